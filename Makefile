@@ -1,0 +1,38 @@
+# Quick start: `make demo` plays a game, `make test` runs the whole suite.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+GAME   ?= lupus-in-tabula
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck pytest bench clean mailstack
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/pbem demo --game $(GAME)
+
+mailstack:
+	@command -v dovecot >/dev/null 2>&1 || ./scripts/install-mailstack.sh
+
+lint: $(STAMP)
+	$(BIN)/ruff check pbem tests bench
+	$(BIN)/ruff format --check pbem tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy pbem
+
+pytest: $(STAMP) mailstack
+	$(BIN)/pytest
+
+test: lint typecheck pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/simulate.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

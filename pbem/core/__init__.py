@@ -1,0 +1,1 @@
+"""The game-agnostic kernel: pure, no I/O, no clock, no global random."""

@@ -1,0 +1,94 @@
+"""The error taxonomy.
+
+Every problem with a player's input is a :class:`CommandError` subclass carrying a ``reason``
+(a template key under ``templates/<lang>/reasons/``) and the ``params`` that template needs, so
+the reply is rendered in the player's language and never reveals hidden information
+(LUP-606). The rules raise them; they never change state (an exception means no events).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+class PbemError(Exception):
+    """Base class of every error pbem raises on purpose."""
+
+
+class SetupError(PbemError):
+    """A game cannot be set up as asked (player count, unknown role, deck mismatch...)."""
+
+
+class TranscriptError(PbemError):
+    """A `pbem simulate` transcript line is malformed."""
+
+
+class MailError(PbemError):
+    """An inbound email cannot be read at all (no usable text, broken structure)."""
+
+
+class CommandError(PbemError):
+    """A command that is rejected; nothing changes.
+
+    ``reason`` names the explanation template; ``params`` fill it.
+    """
+
+    default_reason = "rejected"
+
+    def __init__(self, reason: str | None = None, **params: Any) -> None:
+        self.reason = reason or self.default_reason
+        self.params: Mapping[str, Any] = params
+        super().__init__(f"{self.reason} {dict(params)}" if params else self.reason)
+
+
+class UnknownCommand(CommandError):
+    """The first word of the line is not a keyword of this game."""
+
+    default_reason = "unknown_command"
+
+
+class InvalidSyntax(CommandError):
+    """A known keyword with arguments that do not fit its syntax."""
+
+    default_reason = "invalid_syntax"
+
+
+class IllegalNow(CommandError):
+    """A well-formed command the rules do not allow now (phase, role, dead actor...)."""
+
+    default_reason = "illegal_now"
+
+
+class NotAPlayer(CommandError):
+    """The sender is not a player of this game."""
+
+    default_reason = "not_a_player"
+
+
+class TargetError(CommandError):
+    """A name in the command does not designate exactly one player."""
+
+    def __init__(self, reason: str | None = None, *, name: str, **params: Any) -> None:
+        self.name = name
+        super().__init__(reason, name=name, **params)
+
+
+class AmbiguousTarget(TargetError):
+    """The name is a prefix of several players' names."""
+
+    default_reason = "ambiguous_target"
+
+    def __init__(self, *, name: str, candidates: Sequence[str]) -> None:
+        self.candidates = tuple(candidates)
+        super().__init__(name=name, candidates=list(self.candidates))
+
+
+class UnknownTarget(TargetError):
+    """The name matches no player; ``suggestions`` holds close names, if any."""
+
+    default_reason = "unknown_target"
+
+    def __init__(self, *, name: str, suggestions: Sequence[str] = ()) -> None:
+        self.suggestions = tuple(suggestions)
+        super().__init__(name=name, suggestions=list(self.suggestions))
