@@ -1,0 +1,1 @@
+"""Pure email <-> game code: no I/O."""
