@@ -97,6 +97,7 @@ class OutboxSender:
     policy: SenderPolicy = field(default_factory=SenderPolicy)
     cap: GlobalCap = field(default_factory=GlobalCap)
     sent_count: int = 0
+    fault: Callable[[str], None] = field(default=lambda point: None)
     _event: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: bool = False
     _alarm_raised: bool = False
@@ -139,6 +140,8 @@ class OutboxSender:
             res = await self.transport.send(
                 row["mail_from"], row["rcpts"], row["raw"].encode("latin-1")
             )
+            if res.sent:
+                self.fault("after_send")  # sent but not yet removed: a crash here resends
             self._settle(st, row, res)
         return nxt if not due else self.clock()
 

@@ -152,12 +152,17 @@ class AtomicStorage(Storage):
     it is on disk.
     """
 
-    def __init__(self, path: str | Path, fault: FaultHook = _no_fault) -> None:
+    def __init__(
+        self, path: str | Path, fault: FaultHook = _no_fault, readonly: bool = False
+    ) -> None:
         super().__init__()
         self.path = Path(path)
         self.fault = fault
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        clean_stale_temps(self.path.parent)
+        self.readonly = readonly
+        if not readonly:
+            # only the writer cleans: a reader must never remove the writer's in-flight temp
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            clean_stale_temps(self.path.parent)
         self._data: dict[str, dict[str, Any]] | None = None
         if self.path.exists():
             loaded = read_file(self.path)
@@ -175,6 +180,8 @@ class AtomicStorage(Storage):
         return json.loads(json.dumps(self._data))  # type: ignore[no-any-return]
 
     def write(self, data: dict[str, dict[str, Any]]) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only")
         self._data = data
         if self._in_tx:
             self._dirty = True
@@ -206,10 +213,10 @@ class AtomicStorage(Storage):
 class AtomicDB:
     """A TinyDB over :class:`AtomicStorage` with an explicit transaction."""
 
-    def __init__(self, path: Path, fault: FaultHook = _no_fault) -> None:
+    def __init__(self, path: Path, fault: FaultHook = _no_fault, readonly: bool = False) -> None:
         self.path = path
         self.fault = fault
-        self.db = TinyDB(path, storage=AtomicStorage, fault=fault)
+        self.db = TinyDB(path, storage=AtomicStorage, fault=fault, readonly=readonly)
         storage = self.db.storage
         assert isinstance(storage, AtomicStorage)
         self.storage = storage
@@ -285,12 +292,16 @@ class GameStore:
     """One game's files: a bounded head plus immutable segments (flat commit cost)."""
 
     def __init__(
-        self, directory: Path, fault: FaultHook = _no_fault, segment_size: int = SEGMENT_SIZE
+        self,
+        directory: Path,
+        fault: FaultHook = _no_fault,
+        segment_size: int = SEGMENT_SIZE,
+        readonly: bool = False,
     ) -> None:
         self.dir = directory
         self.fault = fault
         self.segment_size = segment_size
-        self.head = AtomicDB(directory / "head.json", fault)
+        self.head = AtomicDB(directory / "head.json", fault, readonly)
 
     # ---- creation and reading -------------------------------------------------------------
 
@@ -442,9 +453,9 @@ class GameStore:
 class DaemonStore:
     """The daemon's own file (``daemon.json``): folder state, non-game ledger, shunt, outbox."""
 
-    def __init__(self, root: Path, fault: FaultHook = _no_fault) -> None:
+    def __init__(self, root: Path, fault: FaultHook = _no_fault, readonly: bool = False) -> None:
         self.root = root
-        self.db = AtomicDB(root / "daemon.json", fault)
+        self.db = AtomicDB(root / "daemon.json", fault, readonly)
 
     def uidvalidity(self, folder: str) -> int | None:
         doc = self.db.get_one("folders", name=folder)
