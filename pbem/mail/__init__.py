@@ -1,0 +1,1 @@
+"""Pure translation between email and the game: inbound text, commands, replies, rendering."""
