@@ -354,7 +354,7 @@ class Table:
             params = self.rules.status(state, player.name)
             reply.extra.append(
                 self.renderer.text(
-                    f"{self._prefix()}/status", player.lang, {"name": player.name, **params}
+                    f"{self.rules.templates}/status", player.lang, {"name": player.name, **params}
                 )
             )
             return state
@@ -375,9 +375,6 @@ class Table:
         return state
 
     # -- helpers ------------------------------------------------------------------------------
-
-    def _prefix(self) -> str:
-        return {"lupus-in-tabula": "lupus"}.get(self.rules.id, self.rules.id)
 
     def _rng(self, offset: int = 0) -> random.Random:
         return random.Random(f"{self.setup.seed}:{len(self.events) + offset}")

@@ -48,6 +48,8 @@ class Rules(ABC, Generic[S]):
 
     id: ClassVar[str]
     title: ClassVar[str]
+    templates: ClassVar[str]
+    """The folder of this game's templates under ``templates/<lang>/``."""
     roles: ClassVar[tuple[str, ...]]
     commands: ClassVar[tuple[CommandSpec, ...]]
     event_types: ClassVar[tuple[type[Event], ...]] = ()

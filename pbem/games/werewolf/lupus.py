@@ -268,6 +268,7 @@ class LupusInTabula(Rules[LupusState]):
 
     id = "lupus-in-tabula"
     title = "Lupus in Tabula"
+    templates = "lupus"
     roles = ROLES
     commands = COMMANDS
     event_types = EVENT_TYPES
