@@ -1,1 +1,1 @@
-"""Pure email <-> game code: no I/O."""
+"""Pure translation between email and the game: inbound text, commands, replies, rendering."""

@@ -1,0 +1,53 @@
+"""Bot players who make random legal moves: for ``make demo``, property tests and benchmarks.
+
+A bot knows only what the rules let it send (``Rules.available``) and the players' names; it
+writes the command line a person would write and mails it, privately or to the list.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from email.message import EmailMessage
+
+from pbem.core.commands import Player, Players, Text, Word
+from pbem.engine import Table
+
+_CHAT = ("Je me méfie de tout le monde.", "I trust nobody tonight.", "Courage !")
+
+
+def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, str]]:
+    """One round of mails: each player may send one command the rules allow him now."""
+    state = table.state
+    rules = table.rules
+    names = list(rules.names(state))
+    for spec in table.setup.players:
+        options = [
+            c
+            for c in rules.available(state, spec.name)
+            if c.verb not in ("help", "status", "cancel")
+        ]
+        if not options or rng.random() < 0.1:
+            continue
+        command = rng.choice(options)
+        words = [command.keyword(spec.lang)]
+        for arg in command.args:
+            if isinstance(arg, Player):
+                words.append(rng.choice(names))
+            elif isinstance(arg, Players):
+                words += rng.sample(names, min(arg.count, len(names)))
+            elif isinstance(arg, Word):
+                words.append(rng.choice(list(arg.choices.values()))[0])
+            elif isinstance(arg, Text):
+                words.append(rng.choice(_CHAT))
+        line = " ".join(words)
+        msg = EmailMessage()
+        msg["From"] = spec.email
+        channel = "list" if command.public else "private"
+        msg["To"] = table.setup.list_address if command.public else table.setup.moderator
+        msg["Subject"] = ""
+        if command.public and rng.random() < 0.5 and command.verb == "vote":
+            msg.set_content(f"Mon vote : **{words[-1]}**\n")
+        else:
+            msg.set_content(line + "\n")
+        yield msg, channel

@@ -1,0 +1,81 @@
+"""The ``pbem`` command: argument parsing and wiring only."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+
+from pbem import __version__
+from pbem.core.errors import PbemError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="pbem", description="Automated game master for play-by-email werewolf games."
+    )
+    parser.add_argument("--version", action="version", version=f"pbem {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("simulate", help="play a JSON Lines transcript on a virtual clock")
+    sim.add_argument("transcript", help="the transcript file, or - for standard input")
+    sim.set_defaults(func=_simulate)
+
+    demo = sub.add_parser("demo", help="watch bots play a whole game")
+    demo.add_argument("--game", default="lupus-in-tabula")
+    demo.add_argument(
+        "--players", type=int, default=0, help="number of players (default: the game's usual)"
+    )
+    demo.add_argument("--seed", type=int, default=None)
+    demo.add_argument("--lang", default="fr", choices=("fr", "en"))
+    demo.set_defaults(func=_demo)
+
+    try:  # the daemon's subcommands, when the daemon is installed alongside
+        daemon_cli = importlib.import_module("pbem.cli_daemon")
+    except ImportError:
+        pass
+    else:
+        daemon_cli.add_commands(sub)
+
+    args = parser.parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from pbem.simulate import simulate
+
+    try:
+        stream = sys.stdin if args.transcript == "-" else open(args.transcript, encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        print(f"pbem simulate: cannot read {args.transcript}: {exc.strerror}", file=sys.stderr)
+        return 2
+    out: list[str] = []
+    try:
+        with stream:
+            for item in simulate(stream):
+                out.append(json.dumps(item, ensure_ascii=False))
+    except PbemError as exc:
+        print(f"pbem simulate: {exc}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print("pbem simulate: the transcript is not UTF-8", file=sys.stderr)
+        return 2
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from pbem.demo import run_demo
+
+    try:
+        return run_demo(args.game, args.players, args.seed, args.lang)
+    except PbemError as exc:
+        print(f"pbem demo: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

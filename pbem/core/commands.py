@@ -1,0 +1,192 @@
+"""Commands: what a player asks for, and the grammar that reads them from a line of text.
+
+A game declares its commands as a table of :class:`CommandSpec` (keywords in French and
+English, argument grammar, channel). :func:`parse_line` turns one line into a :class:`Command`
+with player names already resolved, or raises a :class:`~pbem.core.errors.CommandError`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pbem.core.errors import InvalidSyntax, UnknownCommand
+from pbem.core.ids import PlayerId
+from pbem.core.match import clean_token, fold, match_name
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed command: canonical verb and resolved arguments."""
+
+    verb: str
+    targets: tuple[PlayerId, ...] = ()
+    word: str | None = None
+    text: str = ""
+
+
+class Arg:
+    """One argument of a command's grammar."""
+
+    def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
+        """Consume the tokens this argument needs from the front; return the rest."""
+        raise NotImplementedError
+
+
+@dataclass
+class _Building:
+    targets: list[PlayerId] = field(default_factory=list)
+    word: str | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Player(Arg):
+    """A player's name (exact or unique prefix); ``optional`` if it may be omitted."""
+
+    optional: bool = False
+
+    def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
+        tokens = [t for t in tokens if clean_token(t)]
+        if not tokens:
+            if self.optional:
+                return []
+            raise InvalidSyntax("missing_name")
+        out.targets.append(PlayerId(match_name(tokens[0], names)))
+        return tokens[1:]
+
+
+@dataclass(frozen=True)
+class Players(Arg):
+    """Exactly ``count`` distinct names (``at_most`` allows fewer, at least one)."""
+
+    count: int
+    at_most: bool = False
+
+    def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
+        tokens = [t for t in tokens if clean_token(t) and fold(clean_token(t)) not in _JOINERS]
+        wanted = min(len(tokens), self.count) if self.at_most else self.count
+        if len(tokens) < max(wanted, 1):
+            raise InvalidSyntax("missing_names", count=self.count)
+        chosen = [PlayerId(match_name(t, names)) for t in tokens[:wanted]]
+        if len(set(chosen)) != len(chosen):
+            raise InvalidSyntax("same_name_twice")
+        out.targets.extend(chosen)
+        return tokens[wanted:]
+
+
+_JOINERS = {"et", "and", "&", "+", ","}
+
+
+@dataclass(frozen=True)
+class Word(Arg):
+    """One of a fixed set of words (possibly several tokens long, e.g. ``SALLE DE BAL``).
+
+    ``choices`` maps each canonical value to its accepted spellings.
+    """
+
+    choices: Mapping[str, tuple[str, ...]]
+    optional: bool = False
+
+    def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
+        folded = [fold(clean_token(t)) for t in tokens]
+        best: tuple[int, str] | None = None
+        for value, spellings in self.choices.items():
+            for spelling in spellings:
+                words = fold(spelling).split()
+                if folded[: len(words)] == words and (best is None or len(words) > best[0]):
+                    best = (len(words), value)
+        if best is None:
+            if self.optional:
+                return tokens
+            raise InvalidSyntax("expected_word", choices=[s[0] for s in self.choices.values()])
+        out.word = best[1]
+        return tokens[best[0] :]
+
+
+@dataclass(frozen=True)
+class Text(Arg):
+    """The rest of the line, verbatim (chat relays, messages)."""
+
+    optional: bool = False
+
+    def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
+        out.text = " ".join(tokens).strip()
+        if not out.text and not self.optional:
+            raise InvalidSyntax("missing_text")
+        return []
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """A command of a game: canonical verb, keywords, grammar and channel."""
+
+    verb: str
+    fr: tuple[str, ...]
+    en: tuple[str, ...]
+    args: tuple[Arg, ...] = ()
+    public: bool = False
+    private: bool = True
+
+    def keyword(self, lang: str) -> str:
+        """The keyword shown to a player writing in ``lang``."""
+        return (self.en if lang == "en" else self.fr)[0]
+
+
+# Commands every game understands; their meaning is the kernel's (help, status) or the
+# game's own ``decide`` (pass, cancel).
+HELP = CommandSpec("help", ("AIDE",), ("HELP",))
+STATUS = CommandSpec("status", ("STATUT", "ETAT"), ("STATUS",))
+PASS = CommandSpec("pass", ("RIEN", "PASSE"), ("PASS", "NOTHING"))
+CANCEL = CommandSpec("cancel", ("ANNULER",), ("CANCEL",), (Text(),))
+COMMON_COMMANDS: tuple[CommandSpec, ...] = (HELP, STATUS, PASS, CANCEL)
+
+
+def find_spec(
+    tokens: Sequence[str], specs: Iterable[CommandSpec]
+) -> tuple[CommandSpec, int] | None:
+    """The spec whose keyword (longest first) starts ``tokens``, and the keyword's length."""
+    folded = [fold(clean_token(t)) for t in tokens]
+    best: tuple[CommandSpec, int] | None = None
+    for spec in specs:
+        for keyword in spec.fr + spec.en:
+            words = fold(keyword).split()
+            if folded[: len(words)] == words and (best is None or len(words) > best[1]):
+                best = (spec, len(words))
+    return best
+
+
+def looks_like_command(token: str, specs: Iterable[CommandSpec]) -> list[str]:
+    """Keywords close to ``token``: a typo of a command rather than free text."""
+    keywords = {fold(k): k for s in specs for k in s.fr + s.en if " " not in k}
+    close = difflib.get_close_matches(fold(clean_token(token)), list(keywords), n=2, cutoff=0.75)
+    return [keywords[c] for c in close]
+
+
+def parse_line(line: str, specs: Sequence[CommandSpec], names: Sequence[str]) -> Command | None:
+    """Parse one line into a :class:`Command`.
+
+    Returns None for free text (a line that does not start with a keyword and does not look
+    like a misspelt one). Raises :class:`UnknownCommand` for a misspelt or shouted unknown
+    keyword, :class:`InvalidSyntax` or a target error for bad arguments.
+    """
+    tokens = line.split()
+    if not tokens:
+        return None
+    found = find_spec(tokens, specs)
+    if found is None:
+        first = clean_token(tokens[0])
+        close = looks_like_command(first, specs)
+        if close or (len(first) >= 3 and first.isalpha() and first.isupper()):
+            raise UnknownCommand(word=first, suggestions=close)
+        return None
+    spec, used = found
+    rest = tokens[used:]
+    out = _Building()
+    for arg in spec.args:
+        rest = arg.take(rest, names, out)
+    # A public post may comment on its vote on the same line; a private order must be exact.
+    if rest and not spec.public and any(clean_token(t) for t in rest):
+        raise InvalidSyntax("extra_words", extra=" ".join(rest))
+    return Command(spec.verb, tuple(out.targets), out.word, out.text)

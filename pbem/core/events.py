@@ -1,0 +1,210 @@
+"""Events: the facts a game is made of.
+
+The event log is the source of truth: a game's state is ``fold(evolve, events)``. Every random
+result (a deal, a drawn tie) is recorded in the event that uses it, so a replay never calls the
+RNG. Events are frozen dataclasses whose fields are JSON-able (str, int, bool, None, datetime,
+tuples and mappings of those); :class:`EventCodec` turns them into dicts and back for the store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any, ClassVar
+
+from pbem.core.ids import PlayerId
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """Base class of every event."""
+
+    private: ClassVar[bool] = False
+
+
+@dataclasses.dataclass(frozen=True)
+class GameCreated(Event):
+    """The game exists: its players in seating order, their languages and the options."""
+
+    game: str
+    players: tuple[PlayerId, ...]
+    langs: Mapping[str, str]
+    options: Mapping[str, Any]
+    lang: str
+
+
+@dataclasses.dataclass(frozen=True)
+class RolesDealt(Event):
+    """The deal: every player's card, and the cards left aside (where a game has them)."""
+
+    roles: Mapping[str, str]
+    leftover: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class PhaseStarted(Event):
+    """A phase opens with its deadlines (key -> UTC time)."""
+
+    phase: str
+    number: int
+    deadlines: Mapping[str, datetime]
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionSet(Event):
+    """A pending action of ``actor`` for this phase; replaces his previous one of that verb."""
+
+    actor: PlayerId
+    verb: str
+    targets: tuple[PlayerId, ...] = ()
+    word: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionCleared(Event):
+    """``CANCEL verb``: the pending action is withdrawn."""
+
+    actor: PlayerId
+    verb: str
+
+
+@dataclasses.dataclass(frozen=True)
+class VoteSet(Event):
+    """A vote in a ballot (``target`` None withdraws it); ``seq`` orders arrivals."""
+
+    ballot: str
+    voter: PlayerId
+    target: PlayerId | None
+    seq: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerDied(Event):
+    """A player is eliminated; ``cause`` is a template key (``wolves``, ``lynch``...)."""
+
+    player: PlayerId
+    cause: str
+
+
+@dataclasses.dataclass(frozen=True)
+class RoleChanged(Event):
+    """A player's card changes (the Mythomaniac, Léo, Cole, a bitten human)."""
+
+    player: PlayerId
+    role: str
+
+
+@dataclasses.dataclass(frozen=True)
+class GameEnded(Event):
+    """The outcome; no command is accepted afterwards."""
+
+    termination: str
+    side: str | None
+    winners: tuple[PlayerId, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Resolved(Event):
+    """The trace of a resolution loop: each intent and the hook that vetoed it, for the GM."""
+
+    step: str
+    trace: tuple[Mapping[str, Any], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Notice(Event):
+    """A message the game sends: ``template`` rendered with ``params``.
+
+    ``public`` notices go to the list; the others to the players named in ``to``. Rendering
+    and transport are the mail layer's business; the rules only decide who learns what.
+    """
+
+    template: str
+    to: tuple[PlayerId, ...] = ()
+    public: bool = False
+    params: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    thread: str = ""
+
+
+COMMON_EVENTS: tuple[type[Event], ...] = (
+    GameCreated,
+    RolesDealt,
+    PhaseStarted,
+    ActionSet,
+    ActionCleared,
+    VoteSet,
+    PlayerDied,
+    RoleChanged,
+    GameEnded,
+    Resolved,
+    Notice,
+)
+
+
+def public(template: str, thread: str = "", **params: Any) -> Notice:
+    """A notice to the list."""
+    return Notice(template, (), True, params, thread)
+
+
+def private(template: str, to: Iterable[PlayerId], thread: str = "", **params: Any) -> Notice:
+    """A notice to the players in ``to`` (one mail each)."""
+    return Notice(template, tuple(to), False, params, thread)
+
+
+class EventCodec:
+    """Encodes events to JSON-able dicts and decodes them back, for a fixed set of types."""
+
+    def __init__(self, event_types: Iterable[type[Event]]) -> None:
+        self._types = {t.__name__: t for t in event_types}
+        self._hints = {name: typing.get_type_hints(t) for name, t in self._types.items()}
+
+    def encode(self, event: Event) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": type(event).__name__}
+        for field in dataclasses.fields(event):
+            data[field.name] = _to_json(getattr(event, field.name))
+        return data
+
+    def decode(self, data: Mapping[str, Any]) -> Event:
+        name = data["type"]
+        cls = self._types[name]
+        hints = self._hints[name]
+        kwargs = {
+            f.name: _from_json(data[f.name], hints[f.name])
+            for f in dataclasses.fields(cls)
+            if f.name in data
+        }
+        return cls(**kwargs)
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple | list):
+        return [_to_json(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _to_json(v) for k, v in value.items()}
+    return value
+
+
+def _from_json(value: Any, hint: Any) -> Any:
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is datetime:
+        return datetime.fromisoformat(value)
+    if origin in (types.UnionType, typing.Union):
+        for arg in args:
+            if arg is not type(None):
+                return _from_json(value, arg)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_from_json(v, args[0]) for v in value)
+        return tuple(_from_json(v, a) for v, a in zip(value, args, strict=True))
+    if origin is not None and isinstance(value, dict):
+        inner = args[1] if len(args) == 2 else Any
+        return {k: _from_json(v, inner) for k, v in value.items()}
+    return value

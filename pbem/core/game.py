@@ -1,0 +1,129 @@
+"""The rules protocol every game implements, and the game specification it starts from.
+
+A game is a small subclass of :class:`Rules` (as python-chess' variants are small subclasses
+of ``Board``) listed in the explicit registry ``pbem.games.GAMES``. Rules are pure functions of
+(state, input): time comes in as ``now``, randomness as a seeded ``random.Random``, and the
+result is a list of events; ``evolve`` folds one event into the state.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pbem.core.commands import COMMON_COMMANDS, Command, CommandSpec
+from pbem.core.events import COMMON_EVENTS, Event, EventCodec
+from pbem.core.ids import PlayerId
+from pbem.core.outcome import Outcome
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A registered player: nickname, address, language."""
+
+    name: PlayerId
+    email: str
+    lang: str
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What a game master asks for: players, options, language, optionally a fixed deal."""
+
+    players: tuple[PlayerSpec, ...]
+    options: Mapping[str, Any]
+    lang: str = "fr"
+    roles: Mapping[str, str] | None = None
+    leftover: tuple[str, ...] | None = None
+
+
+class Rules(ABC, Generic[S]):
+    """A game's rules. Subclasses set the class attributes and implement the methods."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    templates: ClassVar[str]
+    """The folder of this game's templates under ``templates/<lang>/``."""
+    roles: ClassVar[tuple[str, ...]]
+    commands: ClassVar[tuple[CommandSpec, ...]]
+    event_types: ClassVar[tuple[type[Event], ...]] = ()
+
+    def __init__(self) -> None:
+        self.codec = EventCodec(COMMON_EVENTS + self.event_types)
+        self.all_commands: tuple[CommandSpec, ...] = self.commands + COMMON_COMMANDS
+
+    # -- building the state -------------------------------------------------------------
+    @abstractmethod
+    def new_state(self) -> S:
+        """The state before any event."""
+
+    @abstractmethod
+    def evolve(self, state: S, event: Event) -> S:
+        """Fold one event into the state. Total: events are facts."""
+
+    def fold(self, events: Iterable[Event], state: S | None = None) -> S:
+        current = self.new_state() if state is None else state
+        for event in events:
+            current = self.evolve(current, event)
+        return current
+
+    # -- deciding -------------------------------------------------------------------------
+    @abstractmethod
+    def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
+        """The opening events (deal, announcements, first phase). Raises SetupError."""
+
+    @abstractmethod
+    def decide(
+        self, state: S, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> list[Event]:
+        """The events a command causes; raises a CommandError (and changes nothing) if refused.
+
+        ``channel`` is ``"private"`` (mail to the moderator) or ``"list"`` (a public post).
+        """
+
+    @abstractmethod
+    def on_deadline(self, state: S, key: str, now: datetime, rng: random.Random) -> list[Event]:
+        """Close the phase whose deadline ``key`` passed; [] if ``key`` is not pending."""
+
+    @abstractmethod
+    def deadlines(self, state: S) -> Mapping[str, datetime]:
+        """Pending deadlines of the current phase (empty once the game is over)."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """The outcome once the game has ended."""
+
+    # -- reading --------------------------------------------------------------------------
+    @abstractmethod
+    def names(self, state: S) -> Sequence[PlayerId]:
+        """Every player's name, in seating order (what target names are matched against)."""
+
+    @abstractmethod
+    def summary(self, state: S) -> dict[str, Any]:
+        """The ``state`` line of ``pbem simulate`` (see DESIGN.md)."""
+
+    @abstractmethod
+    def status(self, state: S, actor: PlayerId) -> dict[str, Any]:
+        """What ``STATUS`` tells ``actor``: only what he already knows."""
+
+    def available(self, state: S, actor: PlayerId) -> list[CommandSpec]:
+        """The commands ``actor`` may send now (the ``HELP`` reply)."""
+        return list(self.all_commands)
+
+    def bold_command(self, state: S, actor: PlayerId, bold: Sequence[str]) -> Command | None:
+        """The command meant by a public post whose only command is a bold text, if any."""
+        return None
+
+    def ready_to_close(self, state: S) -> str | None:
+        """The deadline key to close early because everyone has acted (early_close options)."""
+        return None
+
+    def awaiting(self, state: S) -> frozenset[PlayerId]:
+        """Players expected to act before the current deadline who have not (reminders)."""
+        return frozenset()

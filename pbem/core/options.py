@@ -1,0 +1,94 @@
+"""Typed game options from a mapping (a setup's ``options``), with clear errors.
+
+A game declares its configuration table as a frozen dataclass whose fields carry the spec's
+defaults; :func:`parse_options` validates a user mapping against it: unknown keys, wrong types
+and values outside a ``Literal`` are :class:`~pbem.core.errors.SetupError`\\ s naming the key.
+Durations accept seconds or strings such as ``"18h"``, ``"15min"``, ``"2d"``, ``"90s"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from pbem.core.errors import SetupError
+
+T = TypeVar("T")
+
+_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "j": 86400}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$")
+
+
+def parse_duration(value: Any) -> timedelta:
+    """``"18h"`` -> 18 hours; a bare number is seconds."""
+    if isinstance(value, timedelta):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return timedelta(seconds=value)
+    if isinstance(value, str):
+        m = _DURATION.match(value.lower())
+        if m and (m.group(2) or "s") in _UNITS:
+            return timedelta(seconds=float(m.group(1)) * _UNITS[m.group(2) or "s"])
+    raise ValueError(f"not a duration: {value!r}")
+
+
+def parse_options(cls: type[T], given: Mapping[str, Any] | None) -> T:
+    """Build the options dataclass ``cls`` from ``given``, defaults for what is missing."""
+    given = dict(given or {})
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(given) - set(fields))
+    if unknown:
+        raise SetupError(f"unknown option {unknown[0]!r} (known: {', '.join(sorted(fields))})")
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for name, value in given.items():
+        values[name] = _coerce(name, value, hints[name])
+    return cls(**values)
+
+
+def _coerce(name: str, value: Any, hint: Any) -> Any:
+    origin = typing.get_origin(hint)
+    try:
+        if hint is timedelta:
+            return parse_duration(value)
+        if origin is typing.Literal:
+            if value not in typing.get_args(hint):
+                choices = ", ".join(map(str, typing.get_args(hint)))
+                raise ValueError(f"{value!r} is not one of {choices}")
+            return value
+        if hint is bool:
+            if not isinstance(value, bool):
+                raise ValueError(f"{value!r} is not true or false")
+            return value
+        if hint is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{value!r} is not an integer")
+            return value
+        if hint is float:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{value!r} is not a number")
+            return float(value)
+        if origin is tuple:
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+                raise ValueError(f"{value!r} is not a list of names")
+            return tuple(value)
+        return value
+    except ValueError as exc:
+        raise SetupError(f"option {name!r}: {exc}") from None
+
+
+def options_to_json(options: Any) -> dict[str, Any]:
+    """The options as a JSON-able mapping (durations in seconds)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(options):
+        value = getattr(options, f.name)
+        if isinstance(value, timedelta):
+            value = value.total_seconds()
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value
+    return out

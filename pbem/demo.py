@@ -1,0 +1,107 @@
+"""``make demo``: bots play a whole game through the same pipeline as ``pbem simulate``."""
+
+from __future__ import annotations
+
+import random
+import textwrap
+import time
+from typing import Any
+
+from pbem.bots import bot_mails
+from pbem.engine import Outgoing, Step, Table
+from pbem.simulate import EPOCH
+
+NAMES = (
+    "Alice",
+    "Bruno",
+    "Chloé",
+    "Damien",
+    "Élodie",
+    "Fabien",
+    "Gaëlle",
+    "Hugo",
+    "Inès",
+    "Jules",
+    "Karine",
+    "Léo",
+    "Manon",
+    "Nathan",
+    "Océane",
+    "Paul",
+    "Quentin",
+    "Rose",
+    "Sacha",
+    "Théo",
+    "Ugo",
+    "Valérie",
+    "William",
+    "Yasmine",
+)
+USUAL_PLAYERS = {"lupus-in-tabula": 12, "loup-garou": 16, "chasse-aux-sorcieres": 14, "dracula": 13}
+
+
+def demo_setup(game: str, players: int, seed: int, lang: str) -> dict[str, Any]:
+    count = players or USUAL_PLAYERS.get(game, 12)
+    return {
+        "game": game,
+        "seed": seed,
+        "lang": lang,
+        "players": [{"name": n, "email": f"{n.lower()}@village.example"} for n in NAMES[:count]],
+        "moderator": "mj@village.example",
+        "list": "village@lists.example",
+    }
+
+
+def play(table: Table, rng: random.Random, max_phases: int = 400) -> list[Outgoing]:
+    """Bots act each phase, then the deadline passes; returns every mail sent."""
+    sent: list[Outgoing] = []
+    now = EPOCH
+
+    def commit(step: Step) -> None:
+        table.apply(step)
+        sent.extend(step.outgoing)
+
+    for _ in range(max_phases):
+        if table.finished or not table.deadlines():
+            break
+        for msg, channel in list(bot_mails(table, rng)):
+            commit(table.receive(msg, channel=channel, now=now))  # type: ignore[arg-type]
+            if table.finished:
+                break
+        if table.finished:
+            break
+        key, when = min(table.deadlines().items(), key=lambda kv: kv[1])
+        now = max(now, when)
+        commit(table.on_deadline(key, now))
+    return sent
+
+
+def run_demo(game: str, players: int, seed: int | None, lang: str) -> int:
+    seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
+    table, step = Table.new(demo_setup(game, players, seed, lang), EPOCH)
+    table.apply(step)
+    started = time.perf_counter()
+    sent = list(step.outgoing) + play(table, random.Random(seed))
+    elapsed = time.perf_counter() - started
+    bar = "═" * 72
+    print(bar)
+    print(f"  {table.rules.title} — {len(table.setup.players)} players, seed {seed}")
+    print(bar)
+    for mail in sent:
+        if not mail.public:
+            continue
+        print(f"\n┌─ {mail.subject}")
+        for line in mail.body.rstrip().splitlines():
+            print("│ " + "\n│ ".join(textwrap.wrap(line, 90)) if line else "│")
+        print("└" + "─" * 40)
+    summary = table.summary()
+    private = sum(1 for m in sent if not m.public)
+    print(f"\n{bar}\n  Summary\n{bar}")
+    print(f"  Winners: {summary.get('side')} — {', '.join(summary['winners']) or 'nobody'}")
+    for p in summary["players"]:
+        mark = "alive" if p["alive"] else "dead"
+        print(f"  {p['name']:<10} {p['role']:<13} {p['team']:<12} {mark}")
+    print(
+        f"\n  {len(sent) - private} public posts, {private} private mails, {len(table.events)} events, {elapsed:.2f} s"
+    )
+    return 0

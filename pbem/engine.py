@@ -1,0 +1,474 @@
+"""One game's pure pipeline: email in, events and outgoing mail out.
+
+A :class:`Table` joins a game's rules, the mail parsing and the rendering. The daemon and
+``pbem simulate`` both drive it, so a transcript behaves exactly as the same mails would by
+email. It does no I/O and reads no clock: ``now`` comes in. :meth:`Table.receive` and
+:meth:`Table.on_deadline` compute a :class:`Step` without changing the table; the caller
+commits the step, then :meth:`Table.apply` folds it in. The RNG of a deadline is seeded from
+the game's seed and the length of its log, so a step recomputed after a crash is identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.message import EmailMessage
+from email.utils import getaddresses, parseaddr
+from typing import Any, Literal
+
+from pbem.core.commands import Command, CommandSpec, parse_line
+from pbem.core.errors import CommandError, NotAPlayer, SetupError, UnknownCommand
+from pbem.core.events import Event, Notice
+from pbem.core.game import GameSpec, PlayerSpec, Rules
+from pbem.core.ids import PlayerId
+from pbem.core.match import fold
+from pbem.games import rules_for
+from pbem.mail.inbound import MailText, extract
+from pbem.mail.render import LANGS, Renderer
+
+Channel = Literal["private", "list"]
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One mail to send. ``key`` is stable and unique: the Message-ID derives from it."""
+
+    key: str
+    to: tuple[str, ...]
+    public: bool
+    subject: str
+    body: str
+    in_reply_to: str | None = None
+    thread: str = ""
+    auto: str = "auto-generated"
+
+
+@dataclass(frozen=True)
+class Step:
+    """The result of one input: encoded events to append, mails to send."""
+
+    events: tuple[dict[str, Any], ...] = ()
+    outgoing: tuple[Outgoing, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """A game's fixed parameters (the ``setup`` of a transcript, plus addresses)."""
+
+    game: str
+    game_id: str
+    seed: int
+    lang: str
+    players: tuple[PlayerSpec, ...]
+    options: Mapping[str, Any]
+    roles: Mapping[str, str] | None
+    leftover: tuple[str, ...] | None
+    moderator: str
+    list_address: str
+    timezone: str = "UTC"
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> TableSetup:
+        """Validate a setup mapping; SetupError names the first problem."""
+        known = {
+            "game",
+            "game_id",
+            "seed",
+            "lang",
+            "players",
+            "options",
+            "roles",
+            "leftover",
+            "moderator",
+            "list",
+            "timezone",
+            "start",
+        }
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise SetupError(f"setup: unknown key {unknown[0]!r}")
+        game = data.get("game")
+        if not isinstance(game, str):
+            raise SetupError("setup: 'game' is missing")
+        lang = data.get("lang", "fr")
+        if lang not in LANGS:
+            raise SetupError(f"setup: lang must be one of {', '.join(LANGS)}, not {lang!r}")
+        seed = data.get("seed", 0)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise SetupError("setup: seed must be an integer")
+        raw_players = data.get("players")
+        if not isinstance(raw_players, list) or not raw_players:
+            raise SetupError("setup: 'players' must be a non-empty list")
+        players = tuple(_player(p, lang) for p in raw_players)
+        _check_unique(players)
+        roles = data.get("roles")
+        if roles is not None and not (
+            isinstance(roles, dict) and all(isinstance(v, str) for v in roles.values())
+        ):
+            raise SetupError("setup: 'roles' must map player names to role ids")
+        leftover = data.get("leftover")
+        if leftover is not None and not (
+            isinstance(leftover, list) and all(isinstance(v, str) for v in leftover)
+        ):
+            raise SetupError("setup: 'leftover' must be a list of role ids")
+        options = data.get("options", {})
+        if not isinstance(options, dict):
+            raise SetupError("setup: 'options' must be an object")
+        return cls(
+            game=game,
+            game_id=str(data.get("game_id", game)),
+            seed=seed,
+            lang=lang,
+            players=players,
+            options=options,
+            roles=roles,
+            leftover=tuple(leftover) if leftover is not None else None,
+            moderator=str(data.get("moderator", "moderator")),
+            list_address=str(data.get("list", "list")),
+            timezone=str(data.get("timezone", "UTC")),
+        )
+
+
+def _player(data: Any, lang: str) -> PlayerSpec:
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("name"), str)
+        or not isinstance(data.get("email"), str)
+    ):
+        raise SetupError("setup: each player needs a 'name' and an 'email'")
+    name = data["name"].strip()
+    if not name or any(c.isspace() for c in name):
+        raise SetupError(f"setup: player name {name!r} must be one word (LUP-D28)")
+    plang = data.get("lang", lang)
+    if plang not in LANGS:
+        raise SetupError(f"setup: player {name}: lang must be one of {', '.join(LANGS)}")
+    return PlayerSpec(PlayerId(name), data["email"].strip(), plang)
+
+
+def _check_unique(players: Sequence[PlayerSpec]) -> None:
+    seen_names: set[str] = set()
+    seen_mails: set[str] = set()
+    for p in players:
+        if fold(p.name) in seen_names:
+            raise SetupError(f"setup: two players are called {p.name} (names are case-insensitive)")
+        if p.email.lower() in seen_mails:
+            raise SetupError(f"setup: two players share the address {p.email}")
+        seen_names.add(fold(p.name))
+        seen_mails.add(p.email.lower())
+
+
+@dataclass
+class _Reply:
+    accepted: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.accepted or self.rejected or self.extra)
+
+
+class Table:
+    """One game: rules, log and state, and the translation to and from mail."""
+
+    def __init__(
+        self,
+        setup: TableSetup,
+        rules: Rules[Any],
+        events: list[Event],
+        renderer: Renderer | None = None,
+    ) -> None:
+        self.setup = setup
+        self.rules = rules
+        self.events = events
+        self.state = rules.fold(events)
+        self.renderer = renderer or Renderer(timezone=setup.timezone)
+        self.by_email = {p.email.lower(): p for p in setup.players}
+        self.by_name = {p.name: p for p in setup.players}
+        for spec in setup.players:
+            for reserved in rules.all_commands:
+                if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
+                    raise SetupError(
+                        f"setup: player name {spec.name!r} is a command keyword (LUP-D28)"
+                    )
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def new(
+        cls, setup_data: Mapping[str, Any], now: datetime, renderer: Renderer | None = None
+    ) -> tuple[Table, Step]:
+        """Set up a new game; SetupError if the setup is wrong."""
+        setup = TableSetup.from_mapping(setup_data)
+        rules = rules_for(setup.game)
+        table = cls(setup, rules, [], renderer)
+        spec = GameSpec(setup.players, setup.options, setup.lang, setup.roles, setup.leftover)
+        events = rules.setup(spec, now, random.Random(setup.seed))
+        step = table._step(events, reply=None)
+        return table, step
+
+    @classmethod
+    def load(
+        cls,
+        setup_data: Mapping[str, Any],
+        encoded: Sequence[Mapping[str, Any]],
+        renderer: Renderer | None = None,
+    ) -> Table:
+        """Rebuild a game from its log; never calls the RNG."""
+        setup = TableSetup.from_mapping(setup_data)
+        rules = rules_for(setup.game)
+        return cls(setup, rules, [rules.codec.decode(e) for e in encoded], renderer)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    @property
+    def game_id(self) -> str:
+        return self.setup.game_id
+
+    @property
+    def finished(self) -> bool:
+        return self.rules.outcome(self.state) is not None
+
+    @property
+    def player_emails(self) -> Mapping[str, str]:
+        return {p.name: p.email for p in self.setup.players}
+
+    def deadlines(self) -> Mapping[str, datetime]:
+        return self.rules.deadlines(self.state)
+
+    def summary(self) -> dict[str, Any]:
+        return self.rules.summary(self.state)
+
+    def awaiting(self) -> frozenset[PlayerId]:
+        return self.rules.awaiting(self.state)
+
+    # -- inputs -------------------------------------------------------------------------------
+
+    def apply(self, step: Step) -> None:
+        """Fold a committed step into the table."""
+        new = [self.rules.codec.decode(e) for e in step.events]
+        self.events.extend(new)
+        self.state = self.rules.fold(new, self.state)
+
+    def on_deadline(self, key: str, now: datetime) -> Step:
+        """Close the phase whose deadline ``key`` passed; an empty step if it is not pending."""
+        events = self.rules.on_deadline(self.state, key, now, self._rng())
+        return self._step(events, reply=None)
+
+    def receive(self, msg: EmailMessage, *, channel: Channel, now: datetime) -> Step:
+        """Handle one inbound mail. Bad input gives a reply, never an exception."""
+        sender = parseaddr(str(msg.get("From", "")))[1].lower()
+        player = self.by_email.get(sender)
+        message_id = str(msg.get("Message-ID", "")).strip() or None
+        reply_key = hashlib.sha256(
+            f"{message_id}|{sender}|{len(self.events)}".encode()
+        ).hexdigest()[:16]
+        if player is None:
+            if channel == "list":
+                return Step()  # a post by a non-player on the list is just talk
+            return self._reply_only(
+                sender, self.setup.lang, reply_key, message_id, NotAPlayer(address=sender)
+            )
+        try:
+            text = extract(msg)
+        except CommandError as exc:
+            return self._reply_only(player.email, player.lang, reply_key, message_id, exc)
+        except Exception:
+            text = MailText("", (), (), False, False)
+        state = self.state
+        events: list[Event] = []
+        reply = _Reply()
+        lines = ([text.subject] if channel == "private" and text.subject else []) + list(text.lines)
+        specs = [s for s in self.rules.all_commands if (s.public if channel == "list" else True)]
+        commands_seen = False
+        for line in lines:
+            try:
+                command = parse_line(line, specs, self.rules.names(state))
+            except UnknownCommand as exc:
+                if channel == "list":
+                    continue  # debate text on the list is never a command error
+                reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
+                commands_seen = True
+                continue
+            except CommandError as exc:
+                reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
+                commands_seen = True
+                continue
+            if command is None:
+                if channel == "private":
+                    reply.ignored.append(line)
+                continue
+            commands_seen = True
+            state = self._run(state, player, command, line, now, channel, events, reply)
+        if channel == "list" and not commands_seen and text.bold:
+            try:
+                command = self.rules.bold_command(state, player.name, text.bold)
+            except CommandError as exc:
+                reply.rejected.append(
+                    {
+                        "line": " ".join(f"**{b}**" for b in text.bold),
+                        "reason": self._reason(exc, player.lang),
+                    }
+                )
+                command = None
+            if command is not None:
+                line = " ".join(f"**{b}**" for b in text.bold)
+                state = self._run(state, player, command, line, now, channel, events, reply)
+        early = self.rules.ready_to_close(state)
+        if early is not None:  # early close (LUP-D29) is off unless the options turn it on
+            closing = self.rules.on_deadline(state, early, now, self._rng(len(events)))
+            events += closing
+            state = self.rules.fold(closing, state)
+        if channel == "private" and not reply:
+            reply.extra.append(self.renderer.text("common/no_command", player.lang, {}))
+        return self._step(events, reply=(player, reply, reply_key, message_id) if reply else None)
+
+    def _run(
+        self,
+        state: Any,
+        player: PlayerSpec,
+        command: Command,
+        line: str,
+        now: datetime,
+        channel: Channel,
+        events: list[Event],
+        reply: _Reply,
+    ) -> Any:
+        if command.verb == "help":
+            available = self.rules.available(state, player.name)
+            reply.extra.append(
+                self.renderer.text(
+                    "common/help",
+                    player.lang,
+                    {
+                        "game": self.rules.id,
+                        "commands": [self._syntax(c, player.lang) for c in available],
+                    },
+                )
+            )
+            return state
+        if command.verb == "status":
+            params = self.rules.status(state, player.name)
+            reply.extra.append(
+                self.renderer.text(
+                    f"{self.rules.templates}/status", player.lang, {"name": player.name, **params}
+                )
+            )
+            return state
+        try:
+            new = self.rules.decide(state, player.name, command, now, channel)
+        except CommandError as exc:
+            reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
+            return state
+        events += new
+        state = self.rules.fold(new, state)
+        deadlines = self.rules.deadlines(state)
+        reply.accepted.append(
+            {
+                "line": self._canonical(command, player.lang),
+                "deadline": min(deadlines.values()).isoformat() if deadlines else None,
+            }
+        )
+        return state
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _rng(self, offset: int = 0) -> random.Random:
+        return random.Random(f"{self.setup.seed}:{len(self.events) + offset}")
+
+    def _spec(self, verb: str) -> CommandSpec:
+        return next(s for s in self.rules.all_commands if s.verb == verb)
+
+    def _canonical(self, command: Command, lang: str) -> str:
+        spec = self._spec(command.verb)
+        parts = [spec.keyword(lang)]
+        if command.word:
+            parts.append(command.word.upper())
+        parts += list(command.targets)
+        if command.text:
+            parts.append(command.text)
+        return " ".join(parts)
+
+    def _syntax(self, spec: CommandSpec, lang: str) -> dict[str, str]:
+        return {
+            "verb": spec.verb,
+            "keyword": spec.keyword(lang),
+            "public": "yes" if spec.public else "no",
+        }
+
+    def _reason(self, exc: CommandError, lang: str) -> str:
+        params = dict(exc.params)
+        template = f"reasons/{exc.reason}"
+        if not self.renderer.exists(template, lang):
+            template = "reasons/rejected"
+        return self.renderer.text(template, lang, params)
+
+    def _reply_only(
+        self, to: str, lang: str, key: str, message_id: str | None, exc: CommandError
+    ) -> Step:
+        reply = _Reply(rejected=[{"line": "", "reason": self._reason(exc, lang)}])
+        return Step((), (self._reply_mail(to, lang, reply, key, message_id),))
+
+    def _reply_mail(
+        self, to: str, lang: str, reply: _Reply, key: str, message_id: str | None
+    ) -> Outgoing:
+        subject, body = self.renderer.mail(
+            "common/reply",
+            lang,
+            {
+                "game": self.rules.title,
+                "accepted": reply.accepted,
+                "rejected": reply.rejected,
+                "ignored": reply.ignored,
+                "extra": reply.extra,
+            },
+        )
+        return Outgoing(
+            f"{self.game_id}/reply/{key}",
+            (to,),
+            False,
+            subject,
+            body,
+            message_id,
+            f"{self.game_id}/replies",
+            "auto-replied",
+        )
+
+    def _step(
+        self, events: Sequence[Event], reply: tuple[PlayerSpec, _Reply, str, str | None] | None
+    ) -> Step:
+        base = len(self.events)
+        outgoing: list[Outgoing] = []
+        if reply is not None:
+            player, body, key, message_id = reply
+            outgoing.append(self._reply_mail(player.email, player.lang, body, key, message_id))
+        for index, event in enumerate(events):
+            if isinstance(event, Notice):
+                outgoing += self._notice_mails(event, f"{self.game_id}/{base + index}")
+        encoded = tuple(self.rules.codec.encode(e) for e in events)
+        return Step(encoded, tuple(outgoing))
+
+    def _notice_mails(self, notice: Notice, key: str) -> list[Outgoing]:
+        thread = f"{self.game_id}/{notice.thread}"
+        params = {"game": self.rules.title, **notice.params}
+        if notice.public:
+            subject, body = self.renderer.mail(notice.template, self.setup.lang, params)
+            return [Outgoing(key, (self.setup.list_address,), True, subject, body, None, thread)]
+        mails = []
+        for name in notice.to:
+            player = self.by_name[name]
+            subject, body = self.renderer.mail(
+                notice.template, player.lang, {"name": name, **params}
+            )
+            mails.append(
+                Outgoing(f"{key}/{name}", (player.email,), False, subject, body, None, thread)
+            )
+        return mails
+
+
+def addresses(msg: EmailMessage, header: str) -> list[str]:
+    """The bare addresses in a header, lowercased."""
+    return [a.lower() for _, a in getaddresses([str(v) for v in msg.get_all(header, [])]) if a]

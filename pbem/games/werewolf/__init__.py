@@ -1,0 +1,1 @@
+"""Werewolf-family games: Lupus in Tabula, Loup-Garou, Chasse aux sorcières."""

@@ -1,0 +1,127 @@
+"""Rendering of every outgoing text from ``templates/<lang>/``, with jinja2.
+
+``StrictUndefined``: a missing parameter is a bug, never an empty hole in a player's mail.
+Player-written text only ever arrives as a parameter value (data), never as template source,
+and autoescaping is off because the output is text/plain. A rendered template's first line
+is the Subject, the rest is the body.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import jinja2
+
+LANGS = ("fr", "en")
+
+_DAYS = {
+    "fr": ("lun.", "mar.", "mer.", "jeu.", "ven.", "sam.", "dim."),
+    "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
+}
+_MONTHS = {
+    "fr": (
+        "janv.",
+        "févr.",
+        "mars",
+        "avr.",
+        "mai",
+        "juin",
+        "juil.",
+        "août",
+        "sept.",
+        "oct.",
+        "nov.",
+        "déc.",
+    ),
+    "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
+}
+
+
+def templates_root() -> Path:
+    """``$PBEM_TEMPLATES`` or the ``templates/`` folder beside the package."""
+    env = os.environ.get("PBEM_TEMPLATES")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "templates"
+
+
+class Renderer:
+    """Renders templates by name and language; one instance per process is enough."""
+
+    def __init__(self, root: Path | None = None, timezone: str = "UTC") -> None:
+        self.root = root or templates_root()
+        self.tz = ZoneInfo(timezone)
+        self.envs = {lang: self._env(lang) for lang in LANGS}
+
+    def _env(self, lang: str) -> jinja2.Environment:
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(self.root / lang),
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,
+            keep_trailing_newline=False,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        env.filters["when"] = lambda value: self.when(value, lang)
+        env.filters["names"] = lambda value: join_names(value, lang)
+        env.filters["duration"] = lambda value: duration(value, lang)
+        return env
+
+    def when(self, value: str | datetime | None, lang: str) -> str:
+        """A deadline as players read it: ``dim. 29 nov. 18:00 UTC``."""
+        if value is None:
+            return "—"
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+        local = moment.astimezone(self.tz)
+        day = _DAYS[lang][local.weekday()]
+        month = _MONTHS[lang][local.month - 1]
+        zone = local.tzname() or ""
+        if lang == "fr":
+            return f"{day} {local.day} {month} à {local:%H:%M} {zone}".strip()
+        return f"{day} {local.day} {month} {local:%H:%M} {zone}".strip()
+
+    def exists(self, template: str, lang: str) -> bool:
+        return (self.root / lang / f"{template}.txt").is_file()
+
+    def text(self, template: str, lang: str, params: Mapping[str, Any]) -> str:
+        """Render ``template`` (without the ``.txt``) in ``lang``."""
+        rendered = self.envs[lang].get_template(f"{template}.txt").render(**params)
+        # "-- " is the signature separator mail clients look for: keep its trailing space.
+        lines = (ln if ln == "-- " else ln.rstrip() for ln in rendered.strip("\n").splitlines())
+        return "\n".join(lines)
+
+    def mail(self, template: str, lang: str, params: Mapping[str, Any]) -> tuple[str, str]:
+        """(subject, body): the rendered first line is the subject."""
+        subject, _, body = self.text(template, lang, params).partition("\n")
+        return subject.strip(), body.strip("\n") + "\n"
+
+    def names(self) -> Iterable[str]:
+        """Every template name (for the test that renders them all)."""
+        for lang in LANGS:
+            for path in sorted((self.root / lang).rglob("*.txt")):
+                yield f"{lang}:{path.relative_to(self.root / lang).with_suffix('')}"
+
+
+def join_names(value: Iterable[Any], lang: str) -> str:
+    """``a, b and c`` / ``a, b et c``."""
+    items = [str(v) for v in value]
+    if not items:
+        return "—"
+    if len(items) == 1:
+        return items[0]
+    word = " et " if lang == "fr" else " and "
+    return ", ".join(items[:-1]) + word + items[-1]
+
+
+def duration(seconds: float, lang: str) -> str:
+    """``18 h``, ``1 h 30``, ``45 min``."""
+    total = int(seconds)
+    hours, minutes = divmod(total // 60, 60)
+    if total < 60:
+        return f"{total} s"
+    if hours and minutes:
+        return f"{hours} h {minutes:02d}"
+    return f"{hours} h" if hours else f"{minutes} min"

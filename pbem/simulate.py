@@ -1,0 +1,126 @@
+"""``pbem simulate``: the daemon's pipeline on a virtual clock, from a JSON Lines transcript.
+
+Input lines (blank and ``#`` lines skipped): one ``setup``, then ``mail`` and ``deadline``
+lines. Output: one JSON line per mail sent, then a ``state`` line (DESIGN.md). A phase closes
+only at a ``deadline`` line (or early when the setup's options turn early closing on).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from typing import Any
+
+from pbem.core.errors import PbemError, SetupError, TranscriptError
+from pbem.engine import Outgoing, Step, Table
+
+EPOCH = datetime(2026, 1, 5, 18, 0, tzinfo=UTC)
+"""The virtual clock's start unless the setup gives ``start``."""
+
+
+def read_transcript(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each meaningful line; TranscriptError on bad JSON."""
+    for number, raw in enumerate(lines, 1):
+        text = raw.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            item = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise TranscriptError(f"line {number}: malformed JSON ({exc.msg})") from None
+        if not isinstance(item, dict) or len(item) != 1:
+            raise TranscriptError(
+                f'line {number}: expected one of {{"setup"}}, {{"mail"}}, {{"deadline"}}'
+            )
+        yield number, item
+
+
+def make_mail(
+    data: Any, number: int, moderator: str, list_address: str
+) -> tuple[EmailMessage, str]:
+    """An EmailMessage from a transcript ``mail`` object, and its channel."""
+    if not isinstance(data, dict) or not isinstance(data.get("from"), str):
+        raise TranscriptError(f"line {number}: a mail needs a 'from' address")
+    to = data.get("to", "moderator")
+    if to not in ("moderator", "list", moderator, list_address):
+        raise TranscriptError(f'line {number}: \'to\' must be "moderator" or "list", not {to!r}')
+    channel = "list" if to in ("list", list_address) else "private"
+    msg = EmailMessage()
+    msg["From"] = data["from"]
+    msg["To"] = list_address if channel == "list" else moderator
+    msg["Subject"] = str(data.get("subject", ""))
+    msg["Message-ID"] = f"<transcript-{number}@pbem.invalid>"
+    body = data.get("body", "")
+    html = data.get("html")
+    if not isinstance(body, str) or (html is not None and not isinstance(html, str)):
+        raise TranscriptError(f"line {number}: 'body' and 'html' must be strings")
+    if html is not None and not body:
+        msg.set_content(html, subtype="html")
+    else:
+        msg.set_content(body)
+        if html is not None:
+            msg.add_alternative(html, subtype="html")
+    return msg, channel
+
+
+def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """Run a transcript; yields the output objects. Raises PbemError on a bad transcript."""
+    items = read_transcript(lines)
+    first = next(items, None)
+    if first is None or "setup" not in first[1]:
+        raise TranscriptError("line 1: the transcript must start with a setup line")
+    number, item = first
+    setup = item["setup"]
+    if not isinstance(setup, dict):
+        raise TranscriptError(f"line {number}: setup must be an object")
+    now = EPOCH
+    if "start" in setup:
+        try:
+            now = datetime.fromisoformat(str(setup["start"]))
+        except ValueError:
+            raise SetupError(f"setup: start {setup['start']!r} is not an ISO date") from None
+        if now.tzinfo is None:
+            now = now.replace(tzinfo=UTC)
+    table, step = Table.new(setup, now)
+    yield from _commit(table, step)
+    for number, item in items:
+        kind, value = next(iter(item.items()))
+        if kind == "mail":
+            msg, channel = make_mail(value, number, table.setup.moderator, table.setup.list_address)
+            step = table.receive(msg, channel=channel, now=now)  # type: ignore[arg-type]
+        elif kind == "deadline":
+            pending = table.deadlines()
+            if not pending:
+                raise TranscriptError(f"line {number}: no deadline is pending (the game is over)")
+            key, when = min(pending.items(), key=lambda kv: kv[1])
+            now = max(now, when)
+            step = table.on_deadline(key, now)
+        elif kind == "setup":
+            raise TranscriptError(f"line {number}: a second setup line")
+        else:
+            raise TranscriptError(f"line {number}: unknown line type {kind!r}")
+        yield from _commit(table, step)
+    yield {"state": table.summary()}
+
+
+def _commit(table: Table, step: Step) -> Iterator[dict[str, Any]]:
+    table.apply(step)
+    for mail in step.outgoing:
+        yield mail_line(mail)
+
+
+def mail_line(mail: Outgoing) -> dict[str, Any]:
+    """The output object of one sent mail."""
+    return {
+        "mail": {
+            "to": list(mail.to),
+            "public": mail.public,
+            "subject": mail.subject,
+            "body": mail.body,
+        }
+    }
+
+
+__all__ = ["EPOCH", "PbemError", "simulate"]
