@@ -21,7 +21,7 @@ import hashlib
 import logging
 import re
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -81,7 +81,7 @@ class Engine(Protocol):
 class Scheduler(Protocol):
     """The part of APScheduler's AsyncIOScheduler we use (pbem/adapters/scheduler.py)."""
 
-    def arm(self, job_id: str, when: datetime, callback: Callable[[], None]) -> None: ...
+    def arm(self, job_id: str, when: datetime, callback: Callable[[], Awaitable[None]]) -> None: ...
     def disarm_prefix(self, prefix: str, keep: set[str]) -> None: ...
 
 
@@ -241,8 +241,10 @@ class Service:
             self.scheduler.arm(job_id, when, self._deadline_callback(game.id, key))
         self.scheduler.disarm_prefix(f"{game.id}:", ids)
 
-    def _deadline_callback(self, game_id: str, key: str) -> Callable[[], None]:
-        def fire() -> None:
+    def _deadline_callback(self, game_id: str, key: str) -> Callable[[], Awaitable[None]]:
+        # a coroutine function: AsyncIOScheduler runs it on the loop (a plain function would run
+        # in a thread pool, off the single writer's thread)
+        async def fire() -> None:
             self.submit_nowait("deadline", game_id, key, None)
 
         return fire

@@ -7,11 +7,14 @@ each commit; a job only enqueues a work item, and resolution is a compare-and-se
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from apscheduler.jobstores.memory import MemoryJobStore
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per job is noise
 
 
 class DeadlineScheduler:
@@ -32,7 +35,7 @@ class DeadlineScheduler:
         if self.sched.running:
             self.sched.shutdown(wait=False)
 
-    def arm(self, job_id: str, when: datetime, callback: Callable[[], None]) -> None:
+    def arm(self, job_id: str, when: datetime, callback: Callable[[], Awaitable[None]]) -> None:
         self.sched.add_job(
             callback,
             "date",

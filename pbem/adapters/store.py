@@ -315,6 +315,7 @@ class GameStore:
         outbox: Sequence[Mapping[str, Any]],
         fault: FaultHook = _no_fault,
         segment_size: int = SEGMENT_SIZE,
+        meta_extra: Mapping[str, Any] | None = None,
     ) -> GameStore:
         """Write a new game in a hidden directory, then rename it into place (atomic creation)."""
         games = root / "games"
@@ -324,7 +325,15 @@ class GameStore:
             raise StoreError(f"game {game_id} already exists in {games}")
         tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX + game_id + ".", dir=games))
         data = {
-            "meta": {"1": {"game_id": game_id, "setup": dict(setup), "segments": 0, "seq": 0}},
+            "meta": {
+                "1": {
+                    **(meta_extra or {}),
+                    "game_id": game_id,
+                    "setup": dict(setup),
+                    "segments": 0,
+                    "seq": 0,
+                }
+            },
             "events": {},
             "ledger": {},
             "outbox": {str(i + 1): dict(r) for i, r in enumerate(outbox)},

@@ -296,7 +296,9 @@ class RelayHandler:
             return "451 4.3.0 Try again later"
         if self.mode == "550":
             return "550 5.1.1 User unknown"
-        if address.lower() not in self.known and address.lower() not in self.lists:
+        local, _, domain = address.lower().partition("@")
+        base = local.split("+", 1)[0] + "@" + domain
+        if base not in self.known and address.lower() not in self.lists:
             return "550 5.1.1 No such user here"
         envelope.rcpt_tos.append(address)
         return "250 OK"
