@@ -200,6 +200,7 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         batch=r.get(im, "imap", "batch", int, 50),
         use_idle=r.get(im, "imap", "idle", bool, True),
         poll_interval=r.get(im, "imap", "poll_interval", float, 60.0),
+        idle_renew=min(r.get(im, "imap", "idle_renew", float, 300.0), 29 * 60.0),
     )
     sm = r.table("smtp")
     smtp = SmtpSettings(

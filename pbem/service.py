@@ -774,7 +774,6 @@ class Service:
         out: list[Fetched] = []
         for i in range(0, len(uids), box.s.batch):
             out.extend(await asyncio.to_thread(box.fetch, uids[i : i + box.s.batch]))
-            self.fault("after_fetch")
         return out
 
     async def settle(self, box: ImapMailbox, done: Mapping[int, Disposition]) -> None:
@@ -812,6 +811,7 @@ class Service:
             if nxt is None:
                 break
             t = min(nxt.internaldate, now)
+            self.fault("after_fetch")
             done[nxt.uid] = await self.submit("mail", nxt, t)
             i += 1
         await self.settle(box, done)
@@ -836,6 +836,7 @@ class Service:
                 for f in fetched:
                     if self.stopping:
                         break
+                    self.fault("after_fetch")
                     done[f.uid] = await self.submit("mail", f, None)
                 await self.settle(box, done)
                 if loop.time() - last_beat > self.cfg.heartbeat_seconds:
