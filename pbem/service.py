@@ -222,12 +222,18 @@ class Service:
 
     # ---- deadlines ----------------------------------------------------------------------
 
+    @staticmethod
+    def instance_id(key: str, when: datetime) -> str:
+        """One deadline instance: engines reuse keys (every night is ``night``), so the CAS
+        record is keyed by the key AND the engine's due time."""
+        return f"{key}@{when.isoformat()}"
+
     def effective_deadlines(self, game: Game) -> dict[str, datetime]:
         """The engine's pending deadlines, with outage extensions applied (§5.4)."""
         states = game.store.deadline_states()
         out = {}
         for key, when in game.table.deadlines().items():
-            ext = states.get(key, {}).get("extended_to")
+            ext = states.get(self.instance_id(key, when), {}).get("extended_to")
             out[key] = datetime.fromisoformat(ext) if ext else when
         return out
 
@@ -254,9 +260,11 @@ class Service:
         game = self.games.get(game_id)
         if game is None or game.table.finished:
             return False
-        if key not in game.table.deadlines():
+        due = game.table.deadlines().get(key)
+        if due is None:
             return False  # resolved already, or the phase moved on (a stale timer)
-        state = game.store.deadline_states().get(key, {})
+        rid = self.instance_id(key, due)
+        state = game.store.deadline_states().get(rid, {"deadline": key})
         if state.get("state") == "resolved":
             return False
         if state.get("state") == "resolving" and state.get("now"):
@@ -264,7 +272,7 @@ class Service:
         if now is None:
             now = self.clock()
         game.store.set_deadline_state(
-            {**state, "key": key, "state": "resolving", "now": now.isoformat()}
+            {**state, "key": rid, "state": "resolving", "now": now.isoformat()}
         )
         self.fault("mid_resolve")
         step = game.table.on_deadline(key, now)
@@ -272,7 +280,7 @@ class Service:
         game.store.commit(
             events=step.events,
             outbox=rows,
-            deadline={**state, "key": key, "state": "resolved", "now": now.isoformat()},
+            deadline={**state, "key": rid, "state": "resolved", "now": now.isoformat()},
         )
         self.fault("after_resolve")
         game.table.apply(step)
@@ -284,12 +292,12 @@ class Service:
     def recover_resolving(self) -> None:
         """A kill between ``resolving`` and ``resolved``: redo it with the recorded ``now`` (F2)."""
         for game in list(self.games.values()):
-            for key, st in game.store.deadline_states().items():
+            for rid, st in game.store.deadline_states().items():
                 if st.get("state") == "resolving":
                     log.warning(
-                        "game %s: deadline %s was resolving at a crash: redoing", game.id, key
+                        "game %s: deadline %s was resolving at a crash: redoing", game.id, rid
                     )
-                    self.resolve_deadline(game.id, key)
+                    self.resolve_deadline(game.id, str(st.get("deadline", rid.split("@")[0])))
 
     def passed_deadlines(self, now: datetime) -> list[tuple[datetime, str, str]]:
         out = []
@@ -308,7 +316,8 @@ class Service:
         for when, game_id, key in self.passed_deadlines(now):
             game = self.games[game_id]
             new = now + grace
-            state = game.store.deadline_states().get(key, {})
+            rid = self.instance_id(key, game.table.deadlines()[key])
+            state = game.store.deadline_states().get(rid, {"deadline": key})
             hours = round(down.total_seconds() / 3600, 1)
             body = (
                 f"The game master was unreachable for {hours} h and the deadline "
@@ -338,7 +347,7 @@ class Service:
             )
             game.store.commit(
                 outbox=[row],
-                deadline={**state, "key": key, "state": "open", "extended_to": new.isoformat()},
+                deadline={**state, "key": rid, "state": "open", "extended_to": new.isoformat()},
             )
             log.warning("game %s: deadline %s extended to %s after an outage", game_id, key, new)
             n += 1

@@ -128,7 +128,8 @@ def test_f2_kill_between_resolving_and_resolved(stack: MailStack, tmp_path: Path
         from pbem.adapters.store import GameStore
 
         states = GameStore(tmp_path / "data" / "games" / "g1", readonly=True).deadline_states()
-        assert states["phase-1"]["state"] == "resolving"
+        (rec,) = states.values()
+        assert rec["deadline"] == "phase-1" and rec["state"] == "resolving"
         d.start()
 
         def results() -> list[EmailMessage]:
