@@ -408,6 +408,7 @@ class Service:
                 },
             )
             log.warning("UID %d: %d bytes over the cap: quarantined", f.uid, f.size)
+            self.sender.wake()
         self._count("oversize")
         return "quarantine"
 
@@ -454,6 +455,7 @@ class Service:
             },
         )
         self._count("shunted")
+        self.sender.wake()
         return "quarantine" if quarantined else "keep"
 
     def _admin_alert(
@@ -776,6 +778,7 @@ class Service:
             )
         if stored != box.uidvalidity:
             self.daemon.set_uidvalidity(box.s.inbox, box.uidvalidity)
+            self.sender.wake()
 
     async def fetch_pending(self, box: ImapMailbox) -> list[Fetched]:
         uids = await asyncio.to_thread(box.pending_uids)

@@ -6,6 +6,7 @@ phase and opens the next. Deterministic, pure, does not mutate on ``receive``/``
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -119,6 +120,9 @@ class Table:
                     ),
                 ),
             )
+        boom = os.environ.get("FAKE_ENGINE_BOOM")
+        if boom and os.path.exists(boom) and "BOOM" in _text(msg):
+            raise RuntimeError("the engine crashed on this mail (test poison)")
         words = []
         for line in _text(msg).splitlines():
             if line.startswith(">"):

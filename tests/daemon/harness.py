@@ -32,14 +32,16 @@ def write_config(
     extra_daemon: str = "",
     extra_imap: str = "",
     auth: str = "",
+    moderator: str = MODERATOR,
+    name: str = "pbem",
 ) -> Path:
-    (tmp / "imap.pass").write_text(Dovecot.password(MODERATOR) + "\n")
-    data = tmp / "data"
-    cfg = tmp / "pbem.toml"
+    (tmp / f"{name}-imap.pass").write_text(Dovecot.password(moderator) + "\n")
+    data = tmp / f"data{'' if name == 'pbem' else '-' + name}"
+    cfg = tmp / f"{name}.toml"
     cfg.write_text(
         f"""
 [moderator]
-address = "{MODERATOR}"
+address = "{moderator}"
 admins = ["{ADMIN}"]
 language = "en"
 timezone = "UTC"
@@ -52,8 +54,8 @@ list_id = "game.lists.example.test"
 host = "127.0.0.1"
 port = {stack.dovecot.imap_port}
 tls = "none"
-user = "{MODERATOR}"
-password_file = "imap.pass"
+user = "{moderator}"
+password_file = "{name}-imap.pass"
 timeout = 10
 poll_interval = 1
 {extra_imap}
@@ -110,7 +112,7 @@ class Daemon:
 
     def start(self, **envvars: str) -> Daemon:
         self.runs += 1
-        log = self.cfg.parent / f"daemon-{self.runs}.log"
+        log = self.cfg.parent / f"{self.cfg.stem}-daemon-{self.runs}.log"
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "pbem.cli_daemon", "serve", "-c", str(self.cfg)],
@@ -124,7 +126,7 @@ class Daemon:
     def log(self) -> str:
         return "\n".join(
             p.read_text(errors="replace")[-3000:]
-            for p in sorted(self.cfg.parent.glob("daemon-*.log"))
+            for p in sorted(self.cfg.parent.glob(f"{self.cfg.stem}-daemon-*.log"))
         )
 
     def kill(self) -> None:
