@@ -351,6 +351,7 @@ class Service:
             )
             log.warning("game %s: deadline %s extended to %s after an outage", game_id, key, new)
             n += 1
+        self.sender.wake()
         return n
 
     def _announce_recipients(self, game: Game) -> tuple[str, ...]:
@@ -681,6 +682,7 @@ class Service:
                     self._shunt(key, None, raw, exc, {**row, "failures": 0})
             req.unlink()
             n += 1
+        self.sender.wake()
         return n
 
     # ---- the queue ----------------------------------------------------------------------
@@ -723,6 +725,7 @@ class Service:
                 continue
             if not item.future.done():
                 item.future.set_result(result)
+            self.sender.wake()  # whatever the item committed may have queued mail
 
     def request_stop(self) -> None:
         """SIGTERM: stop taking new items; the one in hand is finished (it runs synchronously)."""
