@@ -65,6 +65,7 @@ class Config:
     retry_base_seconds: float = 60.0
     heartbeat_seconds: float = 60.0
     ledger_retention_days: int = 30
+    group_commit: int = 50
     auth: AuthConfig = field(default_factory=AuthConfig)
     phases: Mapping[str, float] = field(default_factory=dict)
     reminders_hours: tuple[float, ...] = (12.0, 1.0)
@@ -259,6 +260,7 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         retry_base_seconds=r.get(d, "daemon", "retry_base_seconds", float, 60.0),
         heartbeat_seconds=r.get(d, "daemon", "heartbeat_seconds", float, 60.0),
         ledger_retention_days=r.get(d, "daemon", "ledger_retention_days", int, 30),
+        group_commit=max(1, r.get(d, "daemon", "group_commit", int, 50)),
         auth=AuthConfig(tuple(methods), str(authserv) if authserv else None),
         phases=phases,
         reminders_hours=tuple(float(x) for x in rem),

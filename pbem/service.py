@@ -24,7 +24,9 @@ import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
+from email.parser import BytesHeaderParser
+from email.policy import compat32
 from email.utils import getaddresses
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -34,6 +36,7 @@ from pbem.adapters.store import (
     DaemonStore,
     DirLock,
     GameStore,
+    StoreError,
     clean_stale_game_dirs,
     list_games,
 )
@@ -124,7 +127,7 @@ def parse(raw: bytes) -> EmailMessage:
     return msg
 
 
-def _addresses(msg: EmailMessage, *headers: str) -> list[str]:
+def _addresses(msg: Message, *headers: str) -> list[str]:
     vals: list[str] = []
     for h in headers:
         for v in msg.get_all(h, []):
@@ -485,7 +488,10 @@ class Service:
         ]
 
     def _apply_mail(self, key: str, f: Fetched | None, raw: bytes, now: datetime) -> None:
-        msg = parse(raw)
+        # headers only, compat32: cheap string reads for hygiene and routing; the full modern
+        # parse is done only for mail that reaches a game's engine
+        head = BytesHeaderParser(policy=compat32).parsebytes(raw)
+        msg = head
         info = {
             "at": now.isoformat(),
             "uid": f.uid if f else None,
@@ -504,12 +510,15 @@ class Service:
             return
         game = self.route(msg)
         sender = (_addresses(msg, "From") or [""])[0]
+        if game is not None:
+            msg = parse(raw)
         if game is None:
             rows = self._no_game_reply(msg, sender, now)
             self.daemon.commit(outbox=rows, ledger_key=key, ledger_info={**info, "why": "no-game"})
             self.daemon_keys.add(key)
             self.sender.wake()
             return
+        assert isinstance(msg, EmailMessage)
         verdict = check_sender(
             msg,
             game.table.player_emails,
@@ -532,7 +541,7 @@ class Service:
         self.rearm(game)
         self.sender.wake()
 
-    def _channel(self, msg: EmailMessage) -> Channel:
+    def _channel(self, msg: Message) -> Channel:
         list_id = str(msg.get("List-Id", "") or "").lower()
         if self.cfg.list_id and self.cfg.list_id.lower() in list_id:
             return "list"
@@ -546,7 +555,7 @@ class Service:
             return "list"
         return "private"
 
-    def route(self, msg: EmailMessage) -> Game | None:
+    def route(self, msg: Message) -> Game | None:
         """Plus-address, then a ``[tag]`` in the Subject, then the sender's only active game."""
         local, _, domain = self.cfg.moderator.lower().partition("@")
         for addr in _addresses(msg, "To", "Cc", "Delivered-To", "X-Original-To"):
@@ -596,7 +605,7 @@ class Service:
             )
         return rows
 
-    def _no_game_reply(self, msg: EmailMessage, sender: str, now: datetime) -> list[dict[str, Any]]:
+    def _no_game_reply(self, msg: Message, sender: str, now: datetime) -> list[dict[str, Any]]:
         """An error reply for mail that reaches no game: null envelope sender, rate-limited."""
         if not sender or not self.limits.allow(sender, now, error=True):
             return []
@@ -695,10 +704,27 @@ class Service:
     async def submit(self, kind: str, *args: Any) -> Any:
         return await self.submit_nowait(kind, *args)
 
+    def handle_batch(self, batch: Sequence[Fetched]) -> dict[int, Disposition]:
+        """A batch of mails with one durable write per touched file (group commit).
+
+        Each mail is still its own transaction (a poison mail is rolled back alone); the group
+        makes them durable together before any MOVE. A failure of the group write itself
+        propagates: memory is then ahead of the disk, so the daemon must stop (and restart).
+        """
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self.daemon.db.group())
+            for g in self.games.values():
+                stack.enter_context(g.store.head.group())
+            out = {f.uid: self.handle_fetched(f) for f in batch}
+        self.fault("after_group")
+        return out
+
     def run_item(self, item: WorkItem) -> Any:
         """Run one work item synchronously on the loop (the single writer)."""
         if item.kind == "mail":
             return self.handle_fetched(*item.args)
+        if item.kind == "batch":
+            return self.handle_batch(*item.args)
         if item.kind == "deadline":
             game_id, key, now = item.args
             try:
@@ -718,6 +744,20 @@ class Service:
                 break
             try:
                 result = self.run_item(item)
+            except StoreError as exc:
+                # a durable write failed (disk full...): memory may be ahead of the disk, so
+                # stop taking work; nothing unwritten was acknowledged (requirement 2)
+                log.critical("state write failed: %s; stopping", exc)
+                if not item.future.done():
+                    item.future.set_exception(exc)
+                self.request_stop()
+                break
+            except OSError as exc:
+                log.critical("state write failed: %s; stopping", exc)
+                if not item.future.done():
+                    item.future.set_exception(StoreError(str(exc)))
+                self.request_stop()
+                break
             except Exception as exc:  # run_item guards mail; this is a bug: log, go on
                 log.exception("work item %s failed", item.kind)
                 if not item.future.done():
@@ -848,11 +888,12 @@ class Service:
                 await self.submit("call", self.retry_requests)
                 fetched = await self.fetch_pending(box)
                 done: dict[int, Disposition] = {}
-                for f in fetched:
+                for i in range(0, len(fetched), self.cfg.group_commit):
                     if self.stopping:
                         break
                     self.fault("after_fetch")
-                    done[f.uid] = await self.submit("mail", f, None)
+                    batch = fetched[i : i + self.cfg.group_commit]
+                    done.update(await self.submit("batch", batch))
                 await self.settle(box, done)
                 if loop.time() - last_beat > self.cfg.heartbeat_seconds:
                     await self.submit("call", self.heartbeat)
