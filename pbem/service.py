@@ -244,11 +244,80 @@ class Service:
         """Rebuild this game's in-memory jobs from its state (requirement 11)."""
         pending = self.effective_deadlines(game)
         ids = set()
+        now = self.clock()
         for key, when in pending.items():
             job_id = f"{game.id}:{key}"
             ids.add(job_id)
             self.scheduler.arm(job_id, when, self._deadline_callback(game.id, key))
+            for hours in self.cfg.reminders_hours:
+                at = when - timedelta(hours=hours)
+                if at > now:  # a reminder whose time passed (an outage) is not sent late
+                    rid = f"{game.id}:{key}:remind:{hours}"
+                    ids.add(rid)
+                    self.scheduler.arm(rid, at, self._remind_callback(game.id, key, hours))
         self.scheduler.disarm_prefix(f"{game.id}:", ids)
+
+    def _remind_callback(
+        self, game_id: str, key: str, hours: float
+    ) -> Callable[[], Awaitable[None]]:
+        async def fire() -> None:
+            self.submit_nowait("remind", game_id, key, hours)
+
+        return fire
+
+    def send_reminders(self, game_id: str, key: str, hours: float) -> int:
+        """Remind the players who have not acted (``Table.awaiting``), once per deadline
+        instance and lead time: the ``reminded`` list is committed with the mails."""
+        game = self.games.get(game_id)
+        if game is None or game.table.finished:
+            return 0
+        due = game.table.deadlines().get(key)
+        awaiting = getattr(game.table, "awaiting", None)
+        if due is None or awaiting is None:
+            return 0
+        rid = self.instance_id(key, due)
+        state = game.store.deadline_states().get(rid, {"deadline": key})
+        if hours in state.get("reminded", []):
+            return 0
+        now = self.clock()
+        when = self.effective_deadlines(game).get(key, due)
+        left = max(0.0, (when - now).total_seconds() / 3600)
+        rows = []
+        emails = game.table.player_emails
+        for name in sorted(awaiting()):
+            to = emails.get(str(name))
+            if not to:
+                continue
+            body = (
+                f"Reminder, {name}: the deadline of this phase ({key}) is {when:%Y-%m-%d %H:%M} "
+                f"UTC, in about {left:.1f} h, and you have not acted yet.\n\n"
+                f"Rappel, {name} : l'échéance de cette phase ({key}) est le "
+                f"{when:%Y-%m-%d %H:%M} UTC, dans {left:.1f} h environ, et vous n'avez pas "
+                "encore agi.\n"
+            )
+            mid, raw = build(
+                key=f"remind:{game_id}:{rid}:{hours}:{name}",
+                sender=self.cfg.moderator,
+                to=(to,),
+                subject=f"[{game_id}] reminder: {left:.1f} h left",
+                body=body,
+                date=now,
+            )
+            rows.append(
+                make_row(
+                    message_id=mid,
+                    raw=raw,
+                    rcpts=[to],
+                    mail_from=self.cfg.bounce,
+                    now=now,
+                    kind="reminder",
+                    game=game_id,
+                )
+            )
+        reminded = [*state.get("reminded", []), hours]
+        game.store.commit(outbox=rows, deadline={**state, "key": rid, "reminded": reminded})
+        log.info("game %s: %d reminder(s) for %s", game_id, len(rows), key)
+        return len(rows)
 
     def _deadline_callback(self, game_id: str, key: str) -> Callable[[], Awaitable[None]]:
         # a coroutine function: AsyncIOScheduler runs it on the loop (a plain function would run
@@ -732,6 +801,12 @@ class Service:
             except Exception:
                 log.exception("deadline %s:%s failed; it stays open and is retried", game_id, key)
                 return False
+        if item.kind == "remind":
+            try:
+                return self.send_reminders(*item.args)
+            except Exception:
+                log.exception("reminders %s failed", item.args)
+                return 0
         if item.kind == "call":
             return item.args[0]()
         raise ValueError(item.kind)
@@ -871,6 +946,12 @@ class Service:
             i += 1
         await self.settle(box, done)
         self.heartbeat()
+        # forget non-game ledger keys past the retention (RELIABILITY §3.4 step 8); a game's
+        # keys live (segmented) with the game
+        cutoff = self.clock() - timedelta(days=self.cfg.ledger_retention_days)
+        if any(d.get("at", "") < cutoff.isoformat() for d in self.daemon.db.table("ledger").all()):
+            self.daemon.prune_ledger(cutoff.isoformat())
+            self.daemon_keys = self.daemon.ledger_keys()
 
     def heartbeat(self) -> None:
         self.daemon.set_meta("last_seen", self.clock().isoformat())

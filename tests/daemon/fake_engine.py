@@ -51,6 +51,7 @@ class Table:
     phase: int = 1
     deadline: datetime | None = None
     commands: list[tuple[str, str]] = field(default_factory=list)
+    commands_by_phase: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
     finished: bool = False
 
     @property
@@ -93,6 +94,9 @@ class Table:
                 self.deadline = datetime.fromisoformat(e["deadline"])
             elif e["type"] == "cmd":
                 self.commands.append((e["player"], e["word"]))
+                self.commands_by_phase.setdefault(int(e["phase"]), []).append(
+                    (e["player"], e["word"])
+                )
             elif e["type"] == "end":
                 self.finished = True
                 self.deadline = None
@@ -146,6 +150,10 @@ class Table:
             "auto-replied",
         )
         return Step(events, (reply,))
+
+    def awaiting(self) -> frozenset[str]:
+        acted = {p for p, _w in self.commands_by_phase.get(self.phase, [])}
+        return frozenset(n for n in self.player_emails if n not in acted)
 
     def deadlines(self) -> Mapping[str, datetime]:
         if self.finished or self.deadline is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -74,3 +75,26 @@ def test_commands_replies_deadline_and_sigterm(stack: MailStack, tmp_path: Path)
     assert stack.messages(MODERATOR) == []  # everything moved out of INBOX
     st = pbem(cfg, "status", "--json")
     assert st.returncode == 0 and '"g1"' in st.stdout
+
+
+def test_reminders_go_to_players_who_have_not_acted(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path)
+    with cfg.open("a") as f:
+        f.write("\n[phases]\nreminders_hours = [0.001]\n")  # 3.6 s before the deadline
+    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.12)  # deadline in 7.2 s
+    d = Daemon(cfg).start()
+    try:
+        send(stack, mail(A, "CMD acted"))
+
+        def reminders(user: str) -> list[EmailMessage]:
+            return [m for m in stack.messages(user) if "reminder" in str(m["Subject"])]
+
+        wait_for(lambda: reminders(B), timeout=20, what="bob's reminder", log=d.log)
+        assert not reminders(A), "alice acted: no reminder"
+        assert d.stop() == 0
+        d.start()  # a restart does not send it again
+        time.sleep(2)
+        assert len(reminders(B)) == 1
+        assert d.stop() == 0
+    finally:
+        d.kill()
