@@ -19,7 +19,7 @@ from email.message import EmailMessage
 from email.utils import getaddresses, parseaddr
 from typing import Any, Literal
 
-from pbem.core.commands import Command, CommandSpec, parse_line
+from pbem.core.commands import Command, CommandSpec, parse_line, takes_lines
 from pbem.core.errors import CommandError, NotAPlayer, SetupError, UnknownCommand
 from pbem.core.events import Event, Notice
 from pbem.core.game import GameSpec, PlayerSpec, Rules
@@ -284,6 +284,10 @@ class Table:
         lines = ([text.subject] if channel == "private" and text.subject else []) + list(text.lines)
         specs = [s for s in self.rules.all_commands if (s.public if channel == "list" else True)]
         commands_seen = False
+        for index, line in enumerate(lines):
+            if takes_lines(line, specs):  # a multi-line text runs to FIN/END or the end
+                lines = [*lines[:index], "\n".join(lines[index:])]
+                break
         for line in lines:
             try:
                 command = parse_line(line, specs, self.rules.names(state))
