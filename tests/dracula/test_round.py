@@ -11,7 +11,13 @@ def night1(g: Game) -> None:
     """Day 1, then Night 1: Ana (Dracula) in the boudoir with Bob and Cid bites Bob."""
     g.close("day")
     g.night(
-        {"Ana": "boudoir", "Bob": "boudoir", "Cid": "boudoir", "Dan": "ballroom", "Eve": "dungeons"},
+        {
+            "Ana": "boudoir",
+            "Bob": "boudoir",
+            "Cid": "boudoir",
+            "Dan": "ballroom",
+            "Eve": "dungeons",
+        },
         {"Ana": "Bob"},
     )
     g.finish_night()

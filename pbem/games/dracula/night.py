@@ -214,8 +214,6 @@ def bite_status(s: DraculaState, v: PlayerId) -> str:
         return "alone"
     if pos in s.room_of_use("garlic"):
         return "nausea"
-    if s.seat(v).turned == s.number and s.number > 0 and not s.seat(v).dracula:
-        return "young"
     if s.seat(v).dracula and s.number > 1:
         return "may"
     return "must"

@@ -572,8 +572,8 @@ class Dracula(Rules[DraculaState]):
         if s.seat(actor).human:
             raise IllegalNow("not_a_vampire")
         status = night.bite_status(s, actor)
-        if status in ("sanctuary", "alone", "nausea", "young"):
-            raise IllegalNow(f"cannot_bite_{status}")  # DRA-112, DRA-142
+        if status in ("sanctuary", "alone", "nausea"):
+            raise IllegalNow(f"cannot_bite_{status}")  # DRA-112
         target = c.targets[0]
         if target == actor or s.position(target) != s.position(actor) or not s.seat(target).alive:
             raise IllegalNow("not_in_your_room", name=target)  # DRA-111
