@@ -283,6 +283,14 @@ class Table:
         reply = _Reply()
         lines = ([text.subject] if channel == "private" and text.subject else []) + list(text.lines)
         specs = [s for s in self.rules.all_commands if (s.public if channel == "list" else True)]
+        if channel == "list":
+            try:
+                posted = self.rules.on_post(state, player.name, text.lines, now)
+            except CommandError as exc:
+                reply.rejected.append({"line": "", "reason": self._reason(exc, player.lang)})
+                return self._step(events, reply=(player, reply, reply_key, message_id))
+            events += posted
+            state = self.rules.fold(posted, state)
         commands_seen = False
         for index, line in enumerate(lines):
             if takes_lines(line, specs):  # a multi-line text runs to FIN/END or the end

@@ -120,6 +120,17 @@ class Rules(ABC, Generic[S]):
         """The command meant by a public post whose only command is a bold text, if any."""
         return None
 
+    def on_post(
+        self, state: S, actor: PlayerId, lines: Sequence[str], now: datetime
+    ) -> list[Event]:
+        """A player's post reached the list (before its commands are read).
+
+        Returns the events it causes (e.g. "posted today"); raises a CommandError to refuse
+        the whole post (night silence, a post that breaks a format the rules impose), which
+        the engine explains privately to the sender and does not read further.
+        """
+        return []
+
     def ready_to_close(self, state: S) -> str | None:
         """The deadline key to close early because everyone has acted (early_close options)."""
         return None

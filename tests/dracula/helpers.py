@@ -96,11 +96,15 @@ class Game:
         return [n for n in self.notices(template, since_mark) if n.public]
 
     # -- scenario helpers -----------------------------------------------------------------
-    def rooms(self, rooms: Mapping[str, str], default: str = "torture") -> None:
+    def rooms(
+        self, rooms: Mapping[str, str], default: str = "torture", skip: tuple[str, ...] = ()
+    ) -> None:
         """Every player who must choose sends a room (``rooms`` or ``default``)."""
         from pbem.games.dracula.night import must_choose_room
 
         for p in self.state.living():
+            if p in skip:
+                continue
             if must_choose_room(self.state, p) and self.state.order_of(p, "room") is None:
                 self.do(p, f"ROOM {rooms.get(p, default)}")
 
@@ -182,3 +186,32 @@ def advance(g: Game, night: int, *, clear: bool = True) -> Game:
 
 
 QUIET = {"fill_empty_seats": "none"}
+
+
+def table_from(g: Game) -> Any:
+    """A :class:`~pbem.engine.Table` over the game's log, to send it real mails."""
+    from pbem.engine import Table, TableSetup
+
+    setup = TableSetup.from_mapping(
+        {
+            "game": "dracula",
+            "seed": 1,
+            "lang": "en",
+            "players": [{"name": n, "email": f"{n.lower()}@example.org"} for n in NAMES],
+            "moderator": "mj@example.org",
+            "list": "list@example.org",
+        }
+    )
+    return Table(setup, g.rules, list(g.log))
+
+
+def mail(sender: str, body: str, to: str = "list@example.org", subject: str = "") -> Any:
+    from email.message import EmailMessage
+
+    msg = EmailMessage()
+    msg["From"] = f"{sender.lower()}@example.org"
+    msg["To"] = to
+    msg["Subject"] = subject
+    msg["Message-ID"] = f"<{abs(hash((sender, body)))}@test>"
+    msg.set_content(body)
+    return msg

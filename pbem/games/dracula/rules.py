@@ -8,6 +8,7 @@ then the night's sub-steps ``rooms``, ``dracula_room`` (Night 1), ``magnifier``,
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -50,6 +51,7 @@ from pbem.games.dracula.state import (
     Moved,
     Order,
     Paired,
+    Posted,
     RoundScored,
     RoundStarted,
     Telepathy,
@@ -88,6 +90,36 @@ COMMANDS: tuple[CommandSpec, ...] = (
 NIGHT_PHASES = ("rooms", "dracula_room", "magnifier", "bites", "dance_reply", "dawn_curse")
 CHOICE_PHASES = ("rooms", "magnifier")  # ORD-04 / ORD-06: object uses with the room
 NORMAL_USES = {"magnifier": MAGNIFIER, "garlic": GARLIC, "candle": CANDLE, "key": KEY}
+
+
+_BOLD = re.compile(r"\*\*([^*\n]+)\*\*|(?<![\w*])\*([^*\s][^*\n]*?)\*(?![\w*])")
+_ROOM_KEYWORDS = ("piece", "salle", "room")
+
+
+def cursed_declaration(lines: Sequence[str], phrases: Sequence[str]) -> str | None:
+    """AMB-056.3: the room a compliant cursed post declares, or None if it is not compliant.
+
+    The first line begins with the curse phrase (case, accents and the spaces before "!"
+    ignored) and the post names exactly one ordinary room, in bold or on a PIECE/ROOM line.
+    """
+    if not lines:
+        return None
+    first = fold(lines[0]).replace(" ", "")
+    if not any(first.startswith(fold(p).replace(" ", "")) for p in phrases):
+        return None
+    spellings = {" ".join(fold(w).split()): r for r, ws in ROOM_WORDS.items() for w in ws}
+    found: set[str] = set()
+    for line in lines:
+        for a, b in _BOLD.findall(line):
+            key = " ".join(fold(a or b).split())
+            if key in spellings:
+                found.add(spellings[key])
+        words = fold(line).split()
+        if words and words[0] in _ROOM_KEYWORDS:
+            key = " ".join(words[1:])
+            if key in spellings:
+                found.add(spellings[key])
+    return found.pop() if len(found) == 1 else None
 
 
 def faction(state: DraculaState, p: PlayerId) -> str:
@@ -422,6 +454,8 @@ class Dracula(Rules[DraculaState]):
         if c.word == SANCTUARY or c.word is None:
             raise IllegalNow("sanctuary_not_a_room")
         if actor in s.declared:
+            if s.declared[actor] == c.word:
+                return []  # the same room again (a PIECE line of the declaring post)
             raise IllegalNow("declared_already", room=s.declared[actor])  # DRA-377
         return [Declared(actor, c.word)]
 
@@ -782,7 +816,12 @@ class Dracula(Rules[DraculaState]):
         found = [names[fold(x.strip())] for x in bold if fold(x.strip()) in names]
         found = list(dict.fromkeys(found))
         room = next((rooms[fold(x.strip())] for x in bold if fold(x.strip()) in rooms), None)
-        if state.phase == "day" and room is not None and state.seat(actor).cursed:
+        if (
+            state.phase == "day"
+            and room is not None
+            and state.seat(actor).cursed
+            and actor not in state.declared
+        ):
             return Command("declare", word=room)
         if state.phase == "final_choice":
             for x in bold:
@@ -798,6 +837,37 @@ class Dracula(Rules[DraculaState]):
         if len(found) > 1:
             raise InvalidSyntax("several_bold_names", names=found)
         return Command("vote" if state.phase == "day" else "partner", (PlayerId(found[0]),))
+
+    def on_post(
+        self, state: DraculaState, actor: PlayerId, lines: Sequence[str], now: datetime
+    ) -> list[Event]:
+        """Night silence (DRA-082, AMB-009), out-of-play players (DRA-326, DRA-477) and the
+        cursed player's first post of the day (DRA-374 … DRA-377, AMB-056)."""
+        s = state
+        if s.outcome is not None:
+            return []
+        seat = s.seat(actor)
+        fled = actor in s.choices and s.choices[actor].choice == "flee"
+        if not seat.alive or (fled and s.phase in ("final_choice", "flames")):
+            raise IllegalNow("out_of_play")
+        if s.phase in NIGHT_PHASES and s.options.out_of_turn_posts == "reject":
+            raise IllegalNow("night_silence")
+        if s.phase != "day":
+            return []
+        events: list[Event] = []
+        if seat.cursed and actor not in s.posted:
+            room = cursed_declaration(lines, s.options.curse_phrases)
+            if room is None:
+                if s.options.curse_enforcement == "bounce":
+                    raise IllegalNow("cursed_post")  # AMB-056.4
+                events.append(
+                    public("dracula/curse_flag", f"round-{s.round}-day-{s.number}", player=actor)
+                )
+            elif actor not in s.declared:
+                events.append(Declared(actor, room))
+        if actor not in s.posted:
+            events.append(Posted(actor))
+        return events
 
     def awaiting(self, state: DraculaState) -> frozenset[PlayerId]:
         s = state

@@ -106,6 +106,7 @@ class DraculaOptions:
     dance_max_chars: int = 2000  # AMB-058
     curse_phrases: tuple[str, ...] = ("Je suis maudit !", "I am cursed!")  # AMB-056
     curse_default: Literal["random_public", "random_private", "none"] = "random_public"
+    curse_enforcement: Literal["bounce", "flag"] = "bounce"
     out_of_turn_posts: Literal["reject", "flag"] = "reject"  # AMB-009
     dracula_draw: Literal["uniform", "avoid_repeat"] = "uniform"  # AMB-075
 
