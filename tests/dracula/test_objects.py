@@ -148,7 +148,7 @@ def test_candle_report_at_end_of_night_to_everyone_present() -> None:
         "kind": "bite",
         "actor": "Bob",
         "targets": ["Dan"],
-        "items": [],
+        "objects": [],
         "outcome": "vampirised",
     } in lines
     assert any(line["kind"] == "candle" and line["actor"] == "Cid" for line in lines)

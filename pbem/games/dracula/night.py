@@ -500,7 +500,7 @@ def candle_report(s: DraculaState, room: str) -> dict[str, Any]:
                 "kind": f.kind,
                 "actor": f.actor or "",
                 "targets": list(f.targets),
-                "items": list(f.items),
+                "objects": list(f.items),
                 "outcome": f.outcome,
             }
         )
