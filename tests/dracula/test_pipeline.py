@@ -109,7 +109,7 @@ def test_multiline_text_up_to_fin() -> None:
 
 def test_list_vote_with_bold_and_invalid_vote_reason() -> None:
     """DRA-044, AMB-014, AMB-081: a bold name is a vote; an invalid one is explained privately."""
-    lines = night1_lines() + [post("Cid", "Je vote pour **Dan**"), post("Dan", "VOTE Zorglub")]
+    lines = [*night1_lines(), post("Cid", "Je vote pour **Dan**"), post("Dan", "VOTE Zorglub")]
     out = transcript(lines, {"fill_empty_seats": "none"})
     mails = [o["mail"] for o in out if "mail" in o]
     assert mails[-1]["to"] == ["dan@example.org"] and not mails[-1]["public"]
@@ -121,6 +121,7 @@ def test_list_vote_with_bold_and_invalid_vote_reason() -> None:
 
 def test_public_talk_by_day_is_never_checked() -> None:
     """DRA-040, DRA-430: any text may be posted by day; claims are not checked."""
-    lines = night1_lines() + [post("Cid", "Je suis Dracula, croyez-moi.")]
-    out = transcript(lines)
-    assert out[-2].get("mail") is None or "Vos commandes" not in out[-2]["mail"]["subject"]
+    quiet = transcript(night1_lines())
+    talk = transcript([*night1_lines(), post("Cid", "Je suis Dracula, croyez-moi.")])
+    assert len(talk) == len(quiet)  # no reply, no notice: the claim is just talk
+    assert talk[-1] == quiet[-1]  # and the state did not change
