@@ -168,7 +168,8 @@ def test_garlic_nausea_and_livid_complexion() -> None:
 
 
 def test_stake_kills_a_normal_vampire_and_identifies_dracula() -> None:
-    """DRA-015, DRA-320 … DRA-327, DRA-184, DRA-186, DRA-345, AMB-048, AMB-059."""
+    """DRA-015, DRA-146, DRA-320 … DRA-327, DRA-184, DRA-186, DRA-345, AMB-048, AMB-059:
+    the scene is reported with the step-5 notices (ORD-14), not before the bite step closes."""
     g = Game(options=QUIET)
     g.close("day")
     g.night({"Ana": "boudoir", "Bob": "boudoir"}, {"Ana": "Bob"})
@@ -184,6 +185,7 @@ def test_stake_kills_a_normal_vampire_and_identifies_dracula() -> None:
     g.do("Cid", "STAKE Bob")
     g.rooms({})
     g.close("rooms")
+    assert not g.notices("stake_scene", since_mark=False)  # DRA-146: not on receipt
     g.mark()
     g.close("bites")
     scenes = g.notices("stake_scene")[0]

@@ -76,7 +76,8 @@ def test_day1_no_vote_nobody_in_sanctuary() -> None:
 
 
 def test_night1_dracula_chooses_last_and_must_bite() -> None:
-    """DRA-101, DRA-102, AMB-020: Dracula gets the counts, picks a non-empty room, must bite."""
+    """DRA-083, DRA-101, DRA-102, AMB-020: Dracula gets the counts, picks a non-empty room,
+    must bite (the first special case of room choice)."""
     g = Game()
     g.close("day")
     assert g.fails("Ana", "ROOM boudoir") == "dracula_last"
@@ -193,3 +194,55 @@ def test_game_ends_after_last_round_with_best_score() -> None:
     assert set(out.winners) == {p for p, v in g.state.scores.items() if v == best}
     assert g.public("game_end")
     assert g.fails("Bob", "VOTE Cid", "list") == "game_over"
+
+
+def test_five_rooms_in_both_languages() -> None:
+    """DRA-011, DRA-081: four ordinary rooms by their French and English keywords; the
+    sanctuary is a room of the manor but never a room choice."""
+    g = Game()
+    g.close("day")
+    for player, word, room in (
+        ("Bob", "BOUDOIR", "boudoir"),
+        ("Cid", "SALLE DE BAL", "ballroom"),
+        ("Dan", "géôles", "dungeons"),
+        ("Eve", "TORTURE CHAMBER", "torture"),
+        ("Fay", "ballroom", "ballroom"),
+    ):
+        g.do(player, f"ROOM {word}")
+        assert g.state.order_of(player, "room").word == room  # type: ignore[union-attr]
+    assert g.fails("Gus", "PIECE SANCTUAIRE") == "sanctuary_not_a_room"
+
+
+def test_day_presence_in_sanctuary_has_no_effect() -> None:
+    """DRA-018: by day everybody is in the sanctuary, which is not a sanctuary night."""
+    g = Game(options={"fill_empty_seats": "none"})
+    night1(g)
+    g.close("day")  # Day 2 without votes
+    g.night({})
+    g.finish_night()
+    assert not any(g.state.seat(p).sanctuary_used for p in NAMES)
+    g.do("Cid", "VOTE Dan", "list")  # everyone is still eligible
+    assert g.state.votes[-1][:2] == ("Cid", "Dan")
+
+
+def test_no_private_channel_between_players() -> None:
+    """DRA-041, DRA-431, AMB-080: the only texts relayed between players are the listed
+    mechanisms (painting, waltz and its reply, Dracula's telepathy)."""
+    from pbem.core.commands import Text
+    from pbem.games.dracula.rules import COMMANDS
+
+    relays = {c.verb for c in COMMANDS if any(isinstance(a, Text) for a in c.args)}
+    assert relays == {"paint", "dance", "reply", "telepathy"}
+
+
+def test_dracula_is_told_the_telepathy_code_ban() -> None:
+    """DRA-423, AMB-072: the ban on recognition codes is quoted in Dracula's role notice."""
+    from pbem.mail.render import Renderer
+
+    g = Game()
+    role = next(n for n in g.notices("role", since_mark=False) if n.to == ("Ana",))
+    r = Renderer()
+    fr = r.text("dracula/role", "fr", {"game": "Dracula", "name": "Ana", **role.params})
+    en = r.text("dracula/role", "en", {"game": "Dracula", "name": "Ana", **role.params})
+    assert "interdit" in fr and "codes" in fr
+    assert "may not" in en and "codes" in en
