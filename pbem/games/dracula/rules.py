@@ -523,6 +523,8 @@ class Dracula(Rules[DraculaState]):
         obj = NORMAL_USES[verb]
         self._night_order(s, actor, verb, CHOICE_PHASES)
         seat = s.seat(actor)
+        if s.phase == "magnifier" and s.order_of(actor, "magnifier") is None:
+            raise IllegalNow("not_now")  # ORD-06 is the magnifier users' second choice
         if not seat.human:
             raise IllegalNow("humans_only")  # DRA-252
         if obj not in seat.hand:
@@ -652,8 +654,6 @@ class Dracula(Rules[DraculaState]):
         self._night_order(s, actor, "curse", (*NIGHT_PHASES,))
         if GRIMOIRE not in s.seat(actor).hand:
             raise IllegalNow("no_such_object", object=GRIMOIRE)
-        if s.phase == "dance_reply":
-            raise IllegalNow("not_now")
         dead = [t for t in c.targets if not s.seat(t).alive]
         if dead:
             raise IllegalNow("target_not_living", name=dead[0])
@@ -774,13 +774,16 @@ class Dracula(Rules[DraculaState]):
             if actor not in paired and actor not in s.designated:
                 out.add("partner")
         elif s.phase in ("rooms", "magnifier", "dracula_room"):
-            if (s.phase == "dracula_room" and seat.dracula) or (
-                s.phase == "rooms" and night.must_choose_room(s, actor)
+            magnified = s.order_of(actor, "magnifier") is not None
+            if (
+                (s.phase == "dracula_room" and seat.dracula)
+                or (s.phase == "rooms" and night.must_choose_room(s, actor))
+                or (s.phase == "magnifier" and magnified and s.named_partner(actor) is None)
             ):
                 out.add("room")
-            if s.phase == "rooms" and seat.human:
+            if s.phase in CHOICE_PHASES and seat.human and actor not in s.designated:
                 for verb, obj in NORMAL_USES.items():
-                    if obj in seat.hand and actor not in s.designated:
+                    if obj in seat.hand and (verb != "magnifier" or s.phase == "rooms"):
                         out.add(verb)
             if PAINTKIT in seat.hand and actor not in s.designated:
                 out.add("paint")
@@ -802,7 +805,7 @@ class Dracula(Rules[DraculaState]):
             out |= {"flee", "fight"}
         elif s.phase == "flames" and s.flames.get(actor):
             out.add("flame")
-        if GRIMOIRE in seat.hand and s.phase in NIGHT_PHASES and s.phase != "dance_reply":
+        if GRIMOIRE in seat.hand and s.phase in NIGHT_PHASES:
             out.add("curse")
         return {v for v in out if s.order_of(actor, v) is None}
 
