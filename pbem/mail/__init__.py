@@ -1,0 +1,1 @@
+"""Mail in and mail out: reading player mail, composing replies."""
