@@ -224,7 +224,7 @@ def _decode(data: bytes, charset: str | None) -> str:
     if declared is not None:
         try:
             return data.decode(declared)
-        except UnicodeError:
+        except (LookupError, UnicodeError):  # LookupError: not a text codec ("rot13", "zlib")
             pass
     try:
         return data.decode("utf-8")
@@ -240,7 +240,6 @@ def _codec_name(charset: str | None) -> str | None:
         return None
     try:
         info = codecs.lookup(charset)
-        b"".decode(info.name)  # non-text codecs ("rot13", "zlib") raise LookupError here
     except (LookupError, ValueError):  # ValueError: a NUL inside the charset name
         return None
     # "us-ascii" says nothing about stray 8-bit bytes, so guess; and as in the WHATWG Encoding
@@ -269,19 +268,22 @@ _INVISIBLE = re.compile(
 )
 _TO_ASCII = str.maketrans(
     {
-        **dict.fromkeys("“”„‟«»", '"'),
+        **dict.fromkeys("“”„‟", '"'),
         **dict.fromkeys("‘’‚‛‹›", "'"),
         **dict.fromkeys("‐‑‒–—―−", "-"),
         "…": "...",
     }
 )
+# French typography puts (often non-breaking) spaces inside guillemets: « Bob » means "Bob".
+_GUILLEMETS = re.compile(r"«\s*|\s*»")
 _SPACES = re.compile(r"\s+")
 
 
 def _normalise(text: str) -> str:
     """One line as commands see it: NFC, ASCII quotes and dashes, no invisibles, single spaces."""
     text = unicodedata.normalize("NFC", _INVISIBLE.sub("", text))
-    return _SPACES.sub(" ", text.translate(_TO_ASCII)).strip()
+    text = _GUILLEMETS.sub('"', text).translate(_TO_ASCII)
+    return _SPACES.sub(" ", text).strip()
 
 
 def _fold(text: str) -> str:
