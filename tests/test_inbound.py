@@ -97,6 +97,12 @@ def test_html_to_text_blocks_entities_scripts_and_styles() -> None:
     )
 
 
+def test_html_signature_ends_the_text() -> None:
+    result = extract(html("<p>VOTE <b>bob</b></p><div>--&nbsp;<br><b>Alice</b>, the baker</div>"))
+    assert result.lines == ("VOTE bob",)
+    assert result.bold == ("bob",)
+
+
 def test_html_nested_blockquotes_and_stray_closing_tags() -> None:
     body = "<blockquote>a<blockquote>b</blockquote>c</blockquote></blockquote></b>VOTE <b>bob</b>"
     result = extract(html(body))

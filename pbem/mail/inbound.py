@@ -50,7 +50,7 @@ class MailText:
     bold: tuple[str, ...]
     """Texts marked bold within ``lines``, in order: HTML ``<b>``/``<strong>``, plain ``**x**``/``*x*``."""
     truncated: bool
-    """True when the line cap cut the body."""
+    """True when text was left unread: the line cap, or the size limit, cut the body."""
     html_only: bool
     """True when the text came from an HTML part (there was no usable ``text/plain``)."""
 
@@ -330,6 +330,8 @@ def _strip_subject_prefixes(subject: str) -> str:
 
 @dataclass(frozen=True)
 class _Line:
+    """One normalised body line, and the bold runs an HTML source marked in it."""
+
     text: str
     bold: tuple[str, ...] = ()  # HTML only: plain-text bold is read from the markers
 
@@ -465,9 +467,6 @@ _HEADER_FROM = re.compile(r"(?:from|de) ?:")
 _HEADER_NEXT = re.compile(r"(?:sent|envoye|date) ?:")
 
 
-_Ending = Literal["marker", "cap", "end"]
-
-
 def _ends_body(text: str, following: str) -> bool:
     """Whether ``text`` (with the line after it) starts a signature, an END, or older mail."""
     if text == "--":  # "-- " once normalised
@@ -484,6 +483,9 @@ def _ends_body(text: str, following: str) -> bool:
         # Outlook's quoted header block: "From: ..." then "Sent: ..." or "Date: ...".
         or (_HEADER_FROM.match(line) and _HEADER_NEXT.match(after))
     )
+
+
+_Ending = Literal["marker", "cap", "end"]
 
 
 def _select(lines: Iterator[_Line], max_lines: int) -> tuple[list[_Line], _Ending]:
