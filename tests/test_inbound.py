@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import quopri
-import time
 from email.message import EmailMessage, Message
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
@@ -576,18 +575,15 @@ def test_nesting_depth_limit() -> None:
         b"x" * 10_000_000,
     ],
 )
-def test_ten_megabyte_plain_body_is_fast(body: bytes) -> None:
-    start = time.perf_counter()
+def test_ten_megabyte_plain_body_is_read_within_the_cap(body: bytes) -> None:
+    # Speed is measured in bench/, not asserted here: the cap is what keeps it bounded.
     result = extract(raw("Content-Type: text/plain", body))
-    assert time.perf_counter() - start < 2
     assert result.truncated
     assert len(result.lines) == (60 if body.startswith(b"VOTE") else 0)
 
 
-def test_ten_megabyte_html_body_is_fast() -> None:
-    start = time.perf_counter()
+def test_ten_megabyte_html_body_is_read_within_the_cap() -> None:
     result = extract(raw("Content-Type: text/html", b"<p>&gt; a</p>" * 800_000))
-    assert time.perf_counter() - start < 2
     assert result.lines == ()
     assert result.truncated
 
