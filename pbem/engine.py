@@ -27,7 +27,7 @@ from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.games import rules_for
 from pbem.mail.inbound import MailText, extract
-from pbem.mail.render import LANGS, Renderer
+from pbem.mail.render import LANGS, Renderer, shared_renderer
 
 Channel = Literal["private", "list"]
 
@@ -185,7 +185,7 @@ class Table:
         self.rules = rules
         self.events = events
         self.state = rules.fold(events)
-        self.renderer = renderer or Renderer(timezone=setup.timezone)
+        self.renderer = renderer or shared_renderer(setup.timezone)
         self.by_email = {p.email.lower(): p for p in setup.players}
         self.by_name = {p.name: p for p in setup.players}
         for spec in setup.players:
