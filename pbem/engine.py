@@ -281,15 +281,16 @@ class Table:
         state = self.state
         events: list[Event] = []
         reply = _Reply()
-        lines = ([text.subject] if channel == "private" and text.subject else []) + list(text.lines)
+        subject = [text.subject] if channel == "private" and text.subject else []
         specs = [s for s in self.rules.all_commands if (s.public if channel == "list" else True)]
         commands_seen = False
-        for line in lines:
+        for index, line in enumerate(subject + list(text.lines)):
+            in_subject = index < len(subject)
             try:
                 command = parse_line(line, specs, self.rules.names(state))
             except UnknownCommand as exc:
-                if channel == "list":
-                    continue  # debate text on the list is never a command error
+                if channel == "list" or in_subject:
+                    continue  # debate text on the list, or a subject, is never a command error
                 reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
                 commands_seen = True
                 continue
@@ -298,7 +299,7 @@ class Table:
                 commands_seen = True
                 continue
             if command is None:
-                if channel == "private":
+                if channel == "private" and not in_subject:
                     reply.ignored.append(line)
                 continue
             commands_seen = True

@@ -114,3 +114,32 @@ def test_french_replies_and_keywords() -> None:
     assert "✓ TUER p5" in g.reply()
     g.mail("p3", "sonder inconnu")
     assert "n'est pas un joueur" in g.reply()
+
+
+def test_vote_by_bold_name_in_plain_text_and_html() -> None:
+    """LUP-617: the forum convention, the name in bold, is a vote (plain ** or HTML <b>)."""
+    g = Game(lupus_roles(8))
+    g.until("round1")
+    g.post("p3", "I am sure of it, my vote: **p1**")
+    g.post("p4", "", html="<p>Je vote <b>p2</b></p><blockquote>VOTE p5</blockquote>")
+    assert dict(g.state.votes) == {"p3": "p1", "p4": "p2"}
+    g.post("p5", "**p1** or **p2**, I cannot choose")
+    assert "several names in bold" in g.reply()
+    assert "p5" not in g.state.votes
+    g.post("p6", "Just debating, nothing in bold.")
+    assert g.last == [] and "p6" not in g.state.votes
+
+
+def test_non_player_and_ambiguous_names_get_specific_replies() -> None:
+    """LUP-600, LUP-D28: unregistered senders are refused; an ambiguous prefix lists names."""
+    roles = lupus_roles(8)
+    roles["bobby"] = roles.pop("p8")
+    roles["bobo"] = roles.pop("p7")
+    g = Game(roles)
+    g.mail("stranger@else.where", "KILL p5")
+    assert "not registered" in g.last[0].body and g.last[0].to == ("stranger@else.where",)
+    g.mail("p1", "KILL bob")
+    assert '"bob" could be bobby and bobo' in g.reply()
+    events = len(g.table.events)
+    g.mail("p1", "KILL bobb")
+    assert "✓ KILL bobby" in g.reply() and len(g.table.events) > events
