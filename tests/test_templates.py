@@ -164,7 +164,7 @@ def test_player_text_is_data_not_template_source() -> None:
 
 def test_dates_are_localised() -> None:
     renderer = Renderer(timezone="Europe/Paris")
-    assert renderer.when("2026-01-06T12:00:00+00:00", "fr") == "mar. 6 janv. à 13:00 CET"
+    assert renderer.when("2026-01-06T12:00:00+00:00", "fr") == "mardi 6 janvier à 13:00 CET"
     assert renderer.when("2026-01-06T12:00:00+00:00", "en") == "Tue 6 Jan 13:00 CET"
 
 

@@ -21,7 +21,7 @@ import jinja2
 LANGS = ("fr", "en")
 
 _DAYS = {
-    "fr": ("lun.", "mar.", "mer.", "jeu.", "ven.", "sam.", "dim."),
+    "fr": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
     "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
 }
 _MONTHS = {
@@ -73,7 +73,7 @@ class Renderer:
         return env
 
     def when(self, value: str | datetime | None, lang: str) -> str:
-        """A deadline as players read it: ``dim. 29 nov. 18:00 UTC``."""
+        """A deadline as players read it: ``dimanche 29 novembre à 18:00 UTC``."""
         if value is None:
             return "—"
         moment = datetime.fromisoformat(value) if isinstance(value, str) else value
