@@ -26,18 +26,18 @@ _DAYS = {
 }
 _MONTHS = {
     "fr": (
-        "janv.",
-        "févr.",
+        "janvier",
+        "février",
         "mars",
-        "avr.",
+        "avril",
         "mai",
         "juin",
-        "juil.",
+        "juillet",
         "août",
-        "sept.",
-        "oct.",
-        "nov.",
-        "déc.",
+        "septembre",
+        "octobre",
+        "novembre",
+        "décembre",
     ),
     "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
 }
