@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from pbem.core.commands import Command, CommandSpec, Player, Text
+from pbem.core.commands import Command, CommandSpec, Player, Text, find_spec
 from pbem.core.errors import IllegalNow, InvalidSyntax, SetupError
 from pbem.core.events import (
     ActionCleared,
@@ -857,6 +857,10 @@ class LupusInTabula(Rules[LupusState]):
             raise IllegalNow("game_over")  # LUP-750
         verb = command.verb
         seat = state.seat(actor)
+        if verb == "cancel" and self._cancelled_verb(command) == "vote":
+            # LUP-603, LUP-620: CANCEL VOTE is UNVOTE, on the channel and at the time it came
+            # (a ghost withdraws privately; a living voter is sent to the list).
+            return self._decide_vote(state, actor, Command("unvote"), now, channel)
         if verb in ("vote", "unvote"):
             return self._decide_vote(state, actor, command, now, channel)
         if not seat.alive:
@@ -864,6 +868,7 @@ class LupusInTabula(Rules[LupusState]):
         if verb == "pass":
             if state.phase != "night":
                 raise IllegalNow("nothing_to_pass")
+            self._check_probe_not_final(state, actor)
             return [ActionSet(actor, "pass")]
         if verb == "cancel":
             return self._decide_cancel(state, actor, command)
@@ -949,17 +954,26 @@ class LupusInTabula(Rules[LupusState]):
             events.append(private("lupus/seer_relay", others, thread, sender=actor, target=target))
         return events
 
-    def _decide_cancel(self, state: LupusState, actor: PlayerId, command: Command) -> list[Event]:
-        from pbem.core.commands import find_spec
-
+    def _cancelled_verb(self, command: Command) -> str:
         found = find_spec(command.text.split(), self.all_commands)
         if found is None:
             raise InvalidSyntax("cancel_what")
-        verb = found[0].verb
-        if verb in ("vote",):
-            return self._decide_vote(state, actor, Command("unvote"), datetime.min, "list")
+        return found[0].verb
+
+    def _check_probe_not_final(self, state: LupusState, actor: PlayerId) -> None:
+        # LUP-D04 (seer_result_timing = immediate): the first probe is final and already
+        # answered, so neither PASS nor CANCEL SCAN may withdraw it (and open a second one).
+        if state.options.seer_result_timing == "immediate" and state.action(actor, "scan"):
+            raise IllegalNow("already_final")
+
+    def _decide_cancel(self, state: LupusState, actor: PlayerId, command: Command) -> list[Event]:
+        verb = self._cancelled_verb(command)
+        if state.phase != "night":
+            raise IllegalNow("night_only")  # LUP-603, LUP-604: night actions end with the night
         if state.action(actor, verb) is None:
             raise IllegalNow("nothing_to_cancel")
+        if verb == "scan":
+            self._check_probe_not_final(state, actor)
         return [ActionCleared(actor, verb)]
 
     def _decide_vote(
@@ -968,6 +982,8 @@ class LupusInTabula(Rules[LupusState]):
         o = state.options
         seat = state.seat(actor)
         phase = state.phase
+        if not seat.alive and actor not in state.ghosts():
+            raise IllegalNow("dead")  # LUP-607: said first, whatever the phase
         if phase == "debate":
             raise IllegalNow("voting_not_open", opens=_iso(state.deadlines["debate"]))  # LUP-D19
         if phase == "defence":
