@@ -50,7 +50,9 @@ def test_wolves_win_at_dawn_with_the_dead_possessed() -> None:
     assert (s["status"], s["side"]) == ("finished", "werewolves")
     assert s["winners"] == ["p1", "p2", "p4"]
     text = g.public_text()
-    assert "p6 was torn apart" in text and "Victory for the Werewolves! Winners: p1, p2 and p4" in text
+    assert (
+        "p6 was torn apart" in text and "Victory for the Werewolves! Winners: p1, p2 and p4" in text
+    )
     assert "Today:" not in text  # no day schedule after a victory (LUP-730)
 
 
