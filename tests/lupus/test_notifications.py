@@ -30,7 +30,7 @@ def by_subject(mails: list[Outgoing]) -> dict[str, set[str]]:
 def test_opening_is_public_with_players_deck_variant_schedule() -> None:
     """LUP-700: the players, the deck, the ghost variant, the schedule."""
     g = Game(lupus_roles(8), options={"ghost_variant": True})
-    (opening, night) = g.public(g.sent)
+    (opening, _night) = g.public(g.sent)
     assert "Players (8): p1, p2, p3, p4, p5, p6, p7 and p8." in opening.body
     assert "Deck: 2 × Werewolf, 1 × Seer, 5 × Villager." in opening.body
     assert "Ghost variant: on" in opening.body
