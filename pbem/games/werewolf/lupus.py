@@ -584,7 +584,8 @@ class LupusInTabula(Rules[LupusState]):
             "lupus/dawn",
             thread,
             dead=dead,
-            owl=owl if o.owl_pick_announced == "dawn" else None,
+            # LUP-D11 (2), (4): announced at dawn only if it stands (a dead designee lapses).
+            owl=owl if o.owl_pick_announced == "dawn" and owl and after.seat(owl).alive else None,
         )
         return events
 
