@@ -287,3 +287,15 @@ def test_unknown_private_command_is_named() -> None:
     assert "ambiguous" not in g.reply()
     reply = unchanged(g, lambda: g.mail("p3", "just chatting"))
     assert "No command was found" in reply
+
+
+def test_names_matched_case_accent_insensitive_and_by_unique_prefix() -> None:
+    """LUP-D28, LUP-601: "zoe" and "ZOÉ" are Zoé; an ambiguous prefix is refused."""
+    roles = lupus_roles(8)
+    roles["Zoé"] = roles.pop("p8")
+    g = Game(roles)
+    g.mail("p1", "KILL zoe")
+    g.mail("p2", "KILL ZOÉ")
+    assert g.state.action("p1", "kill").targets == g.state.action("p2", "kill").targets
+    assert g.state.action("p2", "kill").targets == ("Zoé",)
+    assert "could be p1, p2, p3" in rejected(g, "p3", "SCAN p")

@@ -211,3 +211,48 @@ def test_victory_notice_is_public_and_last() -> None:
         g.deadline()
     assert g.last[-1].public and "The game is over" in g.last[-1].subject
     assert by_subject(g.last) == {}
+
+
+ALLOWED_PRIVATE = {
+    "Your role: ",  # LUP-701
+    "Night: the pack hunts",  # LUP-711
+    "Night: your vision",
+    "Night: your protection",
+    "Night: your nomination",
+    "Night 1: the Masons",
+    "Night 2: whom do you imitate?",
+    "Night: the voice of the dead",
+    "The pack: ",  # LUP-712 and LUP-613 relays
+    "The other Seer: ",  # LUP-712 and LUP-614 relays
+    "Your vision",  # LUP-720
+    "Your imitation",  # LUP-721
+    " joins you",
+    "The pack's choice",  # LUP-722
+}
+
+
+def test_private_notifications_are_exhaustive() -> None:
+    """LUP-608: over a whole game, every private mail that is not a reply is one of §10.3's
+    notifications or a relay; nothing else carries game information."""
+    g = Game(FULL16, options={"ghost_variant": True})
+    g.mail("p4", "SCAN p11")
+    g.mail("p7", "PROTECT p13")
+    g.mail("p8", "NOMINATE p14")
+    g.mail("p1", "PACK go")
+    kill(g, "p5", WOLVES3)
+    g.until("round1")
+    g.mail("p5", "VOTE p1")
+    votes(g, {"p13": "p1", "p14": "p2"})
+    g.until("round2")
+    votes(g, {"p13": "p1"})
+    g.until("night", 2)
+    g.mail("p12", "COPY p4")
+    g.until("night", 3)
+    g.mail("p12", "SCAN p2")
+    g.mail("p4", "SEERS ok")
+    g.until("night", 4)
+    subjects = {
+        m.subject.split("] ", 1)[1] for m in g.sent if not m.public and m.auto != "auto-replied"
+    }
+    assert len(subjects) >= 12
+    assert all(any(a in s for a in ALLOWED_PRIVATE) for s in subjects), subjects

@@ -236,6 +236,13 @@ def test_owl_designee_dead_lapses() -> None:
     assert g.state.nominees == ("p5", "p6")
 
 
+def test_owl_designee_alone_is_lynched_without_votes() -> None:
+    """LUP-D16, LUP-D11: only the Owl's player and no votes: he is lynched without round 2."""
+    g = owl_day("p9", {})
+    assert not g.alive("p9") and (g.phase, g.number) == ("night", 2)
+    assert "p9 (nominated by the Owl) is the only nominee and is lynched" in g.public_text()
+
+
 def test_owl_choice_applies_to_that_day_only() -> None:
     """LUP-351, LUP-D11 (2): the choice of Night N applies to Day N."""
     g = owl_day("p9", {"p3": "p5", "p4": "p6"})
@@ -255,6 +262,7 @@ def test_masons_learn_each_other_on_night_one() -> None:
     assert sorted(m.to[0] for m in mails) == [address("p4"), address("p5")]
     assert "the other Mason is p5" in g.text_to("p4", g.sent)
     assert "the other Mason is p4" in g.text_to("p5", g.sent)
+    assert "Your role does not have this power" in rejected(g, "p4", "PACK hello p5")
 
 
 # -- Werehamster ------------------------------------------------------------------------------
