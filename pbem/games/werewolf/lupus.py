@@ -1099,8 +1099,10 @@ class LupusInTabula(Rules[LupusState]):
                 allowed.add("seers")
             if state.number != 2:
                 allowed.discard("copy")
-        if state.phase in ("round1", "round2") and (seat.alive or actor in state.ghosts()):
+        if state.phase == "round1" and (seat.alive or actor in state.ghosts()):
             allowed |= {"vote", "unvote"}
+        if state.phase == "round2" and seat.alive and actor not in state.nominees:
+            allowed |= {"vote", "unvote"}  # LUP-408: neither nominees nor ghosts vote in round 2
         return [c for c in self.all_commands if c.verb in allowed]
 
     def bold_command(
