@@ -91,3 +91,18 @@ def test_hamster_killed_by_the_probe_is_a_ghost() -> None:
     g.until("round1")
     g.mail("p4", "VOTE p1")
     assert g.state.votes == {"p4": "p1"}
+
+
+def test_help_offers_vote_only_to_those_who_may_vote() -> None:
+    """LUP-408, LUP-502, LUP-622: HELP in round 2 offers VOTE to neither ghosts nor nominees.
+
+    Bug fixed: HELP listed VOTE to ghosts and nominees in round 2.
+    """
+    g = ghost_game()
+    g.mail("p8", "HELP")
+    assert "VOTE" in g.reply()
+    votes(g, {"p3": "p1", "p4": "p2"})
+    g.until("round2")
+    for player, may in (("p8", False), ("p1", False), ("p3", True)):
+        g.mail(player, "HELP")
+        assert ("VOTE" in g.reply()) is may
