@@ -391,7 +391,14 @@ class LupusInTabula(Rules[LupusState]):
         )
         for p in names:  # LUP-701: own role only; wolves not yet told each other.
             events.append(
-                private("lupus/role", [p], "opening", role=roles[p], faction=faction(state.seat(p)))
+                private(
+                    "lupus/role",
+                    [p],
+                    "opening",
+                    role=roles[p],
+                    faction=faction(state.seat(p)),
+                    immediate=o.seer_result_timing == "immediate",  # LUP-701, LUP-D04
+                )
             )
         events += self._start_night(state, 1, now)
         return events
@@ -410,7 +417,14 @@ class LupusInTabula(Rules[LupusState]):
         wolves = state.holders(WOLF)
         for wolf in wolves:  # LUP-711, LUP-D05: the list every night
             events.append(
-                private("lupus/wolves_prompt", [wolf], thread, wolves=wolves, deadline=_iso(end))
+                private(
+                    "lupus/wolves_prompt",
+                    [wolf],
+                    thread,
+                    wolves=wolves,
+                    deadline=_iso(end),
+                    tie=state.options.wolves_tie,  # the prompt states the tie rule in force
+                )
             )
         seers = state.holders(SEER)
         for seer in seers:
@@ -421,6 +435,9 @@ class LupusInTabula(Rules[LupusState]):
                     thread,
                     partners=[s for s in seers if s != seer],
                     deadline=_iso(end),
+                    # LUP-D04, LUP-D07: the prompt states the options in force.
+                    immediate=state.options.seer_result_timing == "immediate",
+                    require_same=state.options.seer_pair_agreement == "require_same",
                 )
             )
         for role in (BODYGUARD, OWL):
@@ -714,6 +731,7 @@ class LupusInTabula(Rules[LupusState]):
                 deadline=_iso(end),
                 ghosts=state.ghosts(),
                 voters=len(voters),
+                changes=o.vote_changes_allowed,  # LUP-D18: say whether a vote is final
             )
         else:  # LUP-742
             voters = [p for p in state.living() if p not in state.nominees]
