@@ -294,3 +294,38 @@ def test_early_close_off_by_default() -> None:
     g.until("round1")
     votes(g, {p: "p1" for p in g.living() if p != "p1"} | {"p1": "p2"})
     assert g.phase == "round1"
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_prompts_state_the_options_in_force(lang: str) -> None:
+    """LUP-701, LUP-711, LUP-740 with wolves_tie, seer_result_timing, seer_pair_agreement,
+    vote_changes_allowed: what players are told matches the options.
+
+    Bug fixed: the prompts always described the defaults (tie drawn, answer at dawn, last
+    probe counts, votes changeable)."""
+    options = {
+        "wolves_tie": "no_victim",
+        "seer_result_timing": "immediate",
+        "seer_pair_agreement": "require_same",
+        "vote_changes_allowed": False,
+    }
+    texts = {}
+    for opts in ({}, options):
+        g = Game(FULL16, options=opts, lang=lang)
+        g.until("night", 2)
+        g.mail("p12", "COPY p4")
+        g.until("night", 3)
+        texts[bool(opts)] = {p: g.text_to(p, g.sent) for p in ("p1", "p4")} | {
+            "list": g.public_text(g.sent)
+        }
+    default, changed = texts[False], texts[True]
+    if lang == "en":
+        assert "a tie is drawn at random" in default["p1"]
+        assert "a tie means no victim" in changed["p1"]
+        assert "at dawn you learn" in default["p4"] and "you learn at once" in changed["p4"]
+        assert "the last one sent counts" in default["p4"]
+        assert "your latest choices must agree" in changed["p4"]
+        assert "you may change your vote" in default["list"]
+        assert "your first vote is final" in changed["list"]
+    for key in default:
+        assert default[key] != changed[key]
