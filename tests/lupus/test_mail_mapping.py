@@ -299,3 +299,10 @@ def test_names_matched_case_accent_insensitive_and_by_unique_prefix() -> None:
     assert g.state.action("p1", "kill").targets == g.state.action("p2", "kill").targets
     assert g.state.action("p2", "kill").targets == ("Zoé",)
     assert "could be p1, p2, p3" in rejected(g, "p3", "SCAN p")
+
+
+def test_command_in_the_subject_of_a_private_mail() -> None:
+    """LUP-601, LUP-602: a private mail's Subject is read as a command line too ("Re:" off)."""
+    g = Game(lupus_roles(8))
+    g.mail("p3", "", subject="Re: SCAN p1")
+    assert "✓ SCAN p1" in g.reply() and g.state.action("p3", "scan").targets == ("p1",)
