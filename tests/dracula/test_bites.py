@@ -25,6 +25,7 @@ def test_obligations_and_abstention() -> None:
     assert prompts == {"Ana": "may", "Bob": "must"}
     assert g.fails("Bob", "BITE NOBODY") == "must_bite"
     g.do("Ana", "BITE NOBODY")
+    assert g.fails("Ana", "BITE Cid") == "order_final"  # AMB-007: the abstention is final
     g.do("Bob", "BITE Cid")
     assert g.fails("Bob", "BITE Ana") == "order_final"  # one bite per night (DRA-114)
     g.close("bites")

@@ -93,6 +93,9 @@ def check_log(table: Table) -> None:
                     for p in event.to:
                         if p != v and p in vampires_now:
                             assert f"'{v}': 'vampire'" not in text and "dracula'" not in text
+            if event.template not in SIDE_REVEALING | PUBLIC_REVEALING:
+                # no other notice carries anybody's side
+                assert not {"side", "role", "vampires", "humans", "dracula"} & set(event.params)
             if event.public and event.template not in PUBLIC_REVEALING:
                 assert "dracula" not in {str(k) for k in event.params}
         previous = state

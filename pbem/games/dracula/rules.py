@@ -605,6 +605,8 @@ class Dracula(Rules[DraculaState]):
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
         self._night_order(s, actor, "bite", ("bites",))
+        if s.order_of(actor, "abstain") is not None:
+            raise IllegalNow("order_final")  # AMB-007
         if s.seat(actor).human:
             raise IllegalNow("not_a_vampire")
         status = night.bite_status(s, actor)
@@ -619,11 +621,12 @@ class Dracula(Rules[DraculaState]):
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
         self._night_order(s, actor, "bite", ("bites",))
+        self._night_order(s, actor, "abstain", ("bites",))
         if not s.seat(actor).dracula:
             raise IllegalNow("must_bite")  # DRA-113
         if s.number == 1:
             raise IllegalNow("must_bite_night1")  # DRA-101
-        return [Order(actor, "pass")]
+        return [Order(actor, "abstain")]
 
     def _do_dance(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
@@ -793,8 +796,10 @@ class Dracula(Rules[DraculaState]):
             status = night.bite_status(s, actor)
             if not seat.human and status in ("must", "may"):
                 out.add("bite")
-            if status == "may":
+            if status == "may" and s.order_of(actor, "bite") is None:
                 out.add("abstain")
+            if s.order_of(actor, "abstain") is not None:
+                out.discard("bite")
             if PHONOGRAPH in seat.hand and len(s.present(s.position(actor) or "")) > 1:
                 out.add("dance")
             if seat.human and STAKE in seat.hand and s.position(actor) == SANCTUARY:
