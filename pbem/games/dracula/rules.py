@@ -88,7 +88,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
 )
 
 NIGHT_PHASES = ("rooms", "dracula_room", "magnifier", "bites", "dance_reply", "dawn_curse")
-CHOICE_PHASES = ("rooms", "magnifier")  # ORD-04 / ORD-06: object uses with the room
+CHOICE_PHASES = ("rooms", "magnifier")
+EARLY_PHASES = (
+    *NIGHT_PHASES,
+    "final_choice",
+    "flames",
+)  # AMB-001: the day is for talking  # ORD-04 / ORD-06: object uses with the room
 NORMAL_USES = {"magnifier": MAGNIFIER, "garlic": GARLIC, "candle": CANDLE, "key": KEY}
 
 
@@ -397,8 +402,10 @@ class Dracula(Rules[DraculaState]):
         verb = command.verb
         if not seat.alive:
             raise IllegalNow("dead")  # DRA-326
-        if verb == "pass":
-            return [Order(actor, "pass")]
+        if verb == "pass":  # CMD-16, AMB-001: done with the optional actions of this step
+            if s_key := self._pass_key(state):
+                return [Order(actor, s_key)]
+            raise IllegalNow("not_now")
         if verb == "cancel":
             raise IllegalNow("orders_final")  # AMB-007
         handler = getattr(self, f"_do_{verb}")
@@ -877,21 +884,66 @@ class Dracula(Rules[DraculaState]):
             events.append(Posted(actor))
         return events
 
+    @staticmethod
+    def _pass_key(s: DraculaState) -> str | None:
+        return f"pass:{s.phase}" if s.phase in EARLY_PHASES else None
+
     def awaiting(self, state: DraculaState) -> frozenset[PlayerId]:
+        """AMB-001: the players who can still act in this step (mandatory or optional)."""
         s = state
+        done = {p for (p, v) in s.orders if v == self._pass_key(s)}
+        waiting: set[PlayerId]
         if s.phase == "rooms":
-            return frozenset(
-                p for p in s.living() if night.must_choose_room(s, p) and not s.order_of(p, "room")
-            )
-        if s.phase == "bites":
-            return frozenset(
-                v
-                for v in s.vampires()
-                if night.bite_status(s, v) == "must" and not s.order_of(v, "bite")
-            )
-        if s.phase == "final_choice":
-            return frozenset(h for h in s.humans() if h not in s.choices)
-        return frozenset()
+            waiting = {p for p in s.living() if night.must_choose_room(s, p)}
+            waiting = {p for p in waiting if not s.order_of(p, "room")}
+        elif s.phase == "dracula_room":
+            d = s.dracula()
+            waiting = set() if s.order_of(d, "room") else {d}
+        elif s.phase == "magnifier":
+            waiting = {
+                p
+                for p in s.living()
+                if s.order_of(p, "magnifier")
+                and not s.order_of(p, "room")
+                and not s.order_of(p, "key")
+                and s.named_partner(p) is None
+            }
+        elif s.phase == "bites":
+            waiting = set()
+            for v in s.vampires():
+                status = night.bite_status(s, v)
+                acted = s.order_of(v, "bite") or s.order_of(v, "abstain")
+                if status in ("must", "may") and not acted:
+                    waiting.add(v)
+            for p in s.present(SANCTUARY):
+                if s.seat(p).human and STAKE in s.seat(p).hand and not s.order_of(p, "stake"):
+                    waiting.add(p)
+            holder = s.holder(PHONOGRAPH)
+            alone = holder is None or len(s.present(s.position(holder) or "")) <= 1
+            if holder and not alone and not s.order_of(holder, "dance"):
+                waiting.add(holder)
+            grimoire = s.holder(GRIMOIRE)
+            if grimoire and not s.order_of(grimoire, "curse"):
+                waiting.add(grimoire)
+        elif s.phase == "dance_reply":
+            partner = s.dance[1] if s.dance else None
+            waiting = {partner} if partner and not s.order_of(partner, "reply") else set()
+        elif s.phase == "dawn_curse":
+            grimoire = s.holder(GRIMOIRE)
+            waiting = {grimoire} if grimoire and not s.order_of(grimoire, "curse") else set()
+        elif s.phase == "final_choice":
+            waiting = {h for h in s.humans() if h not in s.choices}
+        elif s.phase == "flames":
+            waiting = {PlayerId(f) for f in s.flames if not s.order_of(PlayerId(f), "flame")}
+        else:
+            return frozenset()
+        return frozenset(p for p in waiting if p not in done)
+
+    def ready_to_close(self, state: DraculaState) -> str | None:
+        """AMB-001: with ``early_close``, a step closes once nobody can still act in it."""
+        if not state.options.early_close or state.phase not in EARLY_PHASES:
+            return None
+        return None if self.awaiting(state) else state.phase
 
 
 __all__ = ["SPECIAL_OBJECTS", "Dracula", "DraculaState"]

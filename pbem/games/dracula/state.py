@@ -94,6 +94,7 @@ class DraculaOptions:
     dawn_curse: timedelta = timedelta(hours=1)
     final_choice: timedelta = timedelta(hours=24)
     flames: timedelta = timedelta(hours=12)
+    early_close: bool = False  # AMB-001 (off in transcripts unless asked, DESIGN.md)
     fill_empty_seats: Literal["random", "none"] = "random"  # AMB-013
     allow_self_vote: bool = True  # AMB-011
     missed_bite: Literal["random", "none"] = "random"  # AMB-003
