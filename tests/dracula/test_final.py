@@ -164,3 +164,12 @@ def test_scores_accumulate_over_rounds() -> None:
     assert all(g.state.seat(p).alive and not g.state.seat(p).cursed for p in NAMES)
     assert sum(1 for p in NAMES if g.side(p) == "vampire") == 1
     assert g.state.floor["ballroom"] == ("phonograph",)
+
+
+def test_bold_final_choice() -> None:
+    """AMB-081, DRA-464: **fuir Dan** / **combattre** in bold are the final choices."""
+    g = final()
+    flee = g.rules.bold_command(g.state, "Cid", ["fuir Dan"])
+    fight = g.rules.bold_command(g.state, "Dan", ["FIGHT"])
+    assert flee is not None and flee.verb == "flee" and flee.targets == ("Dan",)
+    assert fight is not None and fight.verb == "fight"

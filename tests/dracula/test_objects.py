@@ -288,3 +288,22 @@ def test_special_objects_are_picked_up_and_killed_holders_lose_them() -> None:
     g.day()
     g.do("Cid", "CURSE Eve")  # reusable (DRA-343)
     assert "grimoire" in g.state.seat("Cid").hand
+
+
+def test_thief_vampirised_tonight_destroys_instead() -> None:
+    """AMB-052, DRA-160, DRA-362: the holder's side is taken after tonight's conversions."""
+    for with_h2 in (True, False):
+        g = advance(Game(options=QUIET), 3)
+        g._apply([Moved(("manual",), "floor:dungeons", "hand:Cid", "test")])
+        g._apply([Moved(("stake",), "gone", "floor:dungeons", "test")])
+        rooms = {"Bob": "dungeons", "Cid": "dungeons", "Eve": "boudoir"}
+        if with_h2:
+            rooms["Dan"] = "dungeons"
+        g.mark()
+        g.night(rooms, {"Bob": "Cid"})
+        g.finish_night()
+        assert g.side("Cid") == "vampire" and "manual" in g.state.seat("Cid").hand  # DRA-344
+        if with_h2:  # Dan is now the only human there: he picks up first (ORD-17)
+            assert "stake" in g.state.seat("Dan").hand and not g.to("Cid", "destroyed")
+        else:
+            assert g.to("Cid", "destroyed")[0].params["objects"] == ["stake"]

@@ -38,9 +38,9 @@ PUBLIC_REVEALING = {
 }
 
 
-def play_game(seed: int, rounds: int) -> Table:
+def play_game(seed: int, rounds: int, options: dict[str, Any] | None = None) -> Table:
     setup = demo_setup("dracula", 13, seed, "fr")
-    setup["options"] = {"rounds": rounds}
+    setup["options"] = {"rounds": rounds, **(options or {})}
     table, step = Table.new(setup, EPOCH)
     table.apply(step)
     play(table, random.Random(seed), max_phases=2000)
@@ -124,11 +124,23 @@ def check_log(table: Table) -> None:
     assert ended == 1  # exactly one outcome
 
 
+OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "early_close": st.booleans(),
+        "fill_empty_seats": st.sampled_from(["random", "none"]),
+        "final_default": st.sampled_from(["flee", "fight"]),
+        "missed_bite": st.sampled_from(["random", "none"]),
+        "curse_enforcement": st.sampled_from(["bounce", "flag"]),
+    },
+)
+
+
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 10**6))
-def test_bots_play_whole_rounds(seed: int) -> None:
+@given(seed=st.integers(0, 10**6), options=OPTIONS)
+def test_bots_play_whole_rounds(seed: int, options: dict[str, Any]) -> None:
     """DRA-003, DRA-026, DRA-256, scores as section 20 says, exactly one outcome."""
-    table = play_game(seed, rounds=2)
+    table = play_game(seed, rounds=2, options=options)
     assert table.finished
     summary = table.summary()
     assert summary["round"] == 2 and summary["status"] == "finished"
