@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pbem.core.commands import Command, CommandSpec, parse_line, takes_lines
 from pbem.core.errors import CommandError, NotAPlayer, SetupError, UnknownCommand
 from pbem.core.events import Event, Notice
-from pbem.core.game import GameSpec, PlayerSpec, Rules
+from pbem.core.game import ADMIN, GameSpec, PlayerSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.games import rules_for
@@ -69,6 +69,7 @@ class TableSetup:
     moderator: str
     list_address: str
     timezone: str = "UTC"
+    admins: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> TableSetup:
@@ -86,6 +87,7 @@ class TableSetup:
             "list",
             "timezone",
             "start",
+            "admins",
         }
         unknown = sorted(set(data) - known)
         if unknown:
@@ -117,6 +119,9 @@ class TableSetup:
         options = data.get("options", {})
         if not isinstance(options, dict):
             raise SetupError("setup: 'options' must be an object")
+        admins = data.get("admins", [])
+        if not isinstance(admins, list) or not all(isinstance(a, str) for a in admins):
+            raise SetupError("setup: 'admins' must be a list of addresses")
         return cls(
             game=game,
             game_id=str(data.get("game_id", game)),
@@ -129,6 +134,7 @@ class TableSetup:
             moderator=str(data.get("moderator", "moderator")),
             list_address=str(data.get("list", "list")),
             timezone=str(data.get("timezone", "UTC")),
+            admins=tuple(a.strip().lower() for a in admins),
         )
 
 
@@ -266,6 +272,8 @@ class Table:
         reply_key = hashlib.sha256(
             f"{message_id}|{sender}|{len(self.events)}".encode()
         ).hexdigest()[:16]
+        if player is None and channel == "private" and sender in self.setup.admins:
+            return self._receive_admin(msg, sender, reply_key, message_id, now)
         if player is None:
             if channel == "list":
                 return Step()  # a post by a non-player on the list is just talk
@@ -339,6 +347,41 @@ class Table:
         if channel == "private" and not reply:
             reply.extra.append(self.renderer.text("common/no_command", player.lang, {}))
         return self._step(events, reply=(player, reply, reply_key, message_id) if reply else None)
+
+    def _receive_admin(
+        self, msg: EmailMessage, sender: str, key: str, message_id: str | None, now: datetime
+    ) -> Step:
+        """An administrator's private mail: only the game's ``admin_commands``."""
+        lang = self.setup.lang
+        try:
+            text = extract(msg)
+        except CommandError as exc:
+            return self._reply_only(sender, lang, key, message_id, exc)
+        state = self.state
+        events: list[Event] = []
+        reply = _Reply()
+        specs = list(self.rules.admin_commands)
+        for line in ([text.subject] if text.subject else []) + list(text.lines):
+            try:
+                command = parse_line(line, specs, self.rules.names(state))
+            except CommandError as exc:
+                reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
+                continue
+            if command is None:
+                continue
+            try:
+                new = self.rules.admin(state, command, now)
+            except CommandError as exc:
+                reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
+                continue
+            events += new
+            state = self.rules.fold(new, state)
+            reply.accepted.append({"line": line, "deadline": None})
+        if not reply:
+            reply.extra.append(self.renderer.text("common/no_command", lang, {}))
+        step = self._step(events, reply=None)
+        mail = self._reply_mail(sender, lang, reply, key, message_id)
+        return Step(step.events, (mail, *step.outgoing))
 
     def _run(
         self,
@@ -473,6 +516,13 @@ class Table:
             return [Outgoing(key, (self.setup.list_address,), True, subject, body, None, thread)]
         mails = []
         for name in notice.to:
+            if name == ADMIN:  # the game's administrators, in the game's language
+                subject, body = self.renderer.mail(notice.template, self.setup.lang, params)
+                mails += [
+                    Outgoing(f"{key}/admin/{i}", (a,), False, subject, body, None, thread)
+                    for i, a in enumerate(self.setup.admins)
+                ]
+                continue
             player = self.by_name[name]
             subject, body = self.renderer.mail(
                 notice.template, player.lang, {"name": name, **params}

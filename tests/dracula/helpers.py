@@ -188,7 +188,7 @@ def advance(g: Game, night: int, *, clear: bool = True) -> Game:
 QUIET = {"fill_empty_seats": "none"}
 
 
-def table_from(g: Game) -> Any:
+def table_from(g: Game, admins: list[str] | None = None) -> Any:
     """A :class:`~pbem.engine.Table` over the game's log, to send it real mails."""
     from pbem.engine import Table, TableSetup
 
@@ -200,6 +200,7 @@ def table_from(g: Game) -> Any:
             "players": [{"name": n, "email": f"{n.lower()}@example.org"} for n in NAMES],
             "moderator": "mj@example.org",
             "list": "list@example.org",
+            "admins": admins or [],
         }
     )
     return Table(setup, g.rules, list(g.log))

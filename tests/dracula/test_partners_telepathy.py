@@ -139,3 +139,41 @@ def test_telepathy_at_night_waits_for_the_morning() -> None:
     sent = g.notices("telepathy")
     assert len(sent) == 1 and sent[0].to == ("Bob",)
     assert sent[0].params["text"] == "Welcome, child"
+
+
+def test_telepathy_held_for_the_administrator() -> None:
+    """DRA-423, AMB-072: with an administrator, the text waits for approval; a refusal does
+    not use up the power; an approval delivers it."""
+    from tests.dracula.helpers import mail, table_from
+
+    g = Game(options={**QUIET, "telepathy_review": "admin"})
+    g.close("day")
+    g.night({"Ana": "boudoir", "Bob": "boudoir"}, {"Ana": "Bob"})
+    g.finish_night()
+    table = table_from(g, admins=["admin@example.org"])
+    step = table.receive(
+        mail("Ana", "TELEPATHIE écrivez 42 partout", to="mj@example.org"),
+        channel="private",
+        now=g.now,
+    )
+    table.apply(step)
+    review = [m for m in step.outgoing if m.to == ("admin@example.org",)]
+    assert review and "42" in review[0].body
+    assert not [m for m in step.outgoing if m.to == ("bob@example.org",)]
+    assert not table.state.telepathy_used
+    refuse = mail("Admin", "REFUSER un code de reconnaissance", to="mj@example.org")
+    step = table.receive(refuse, channel="private", now=g.now)
+    table.apply(step)
+    told = [m for m in step.outgoing if m.to == ("ana@example.org",)]
+    assert told and "code de reconnaissance" in told[-1].body
+    assert not table.state.telepathy_used and table.state.telepathy_pending is None
+    step = table.receive(
+        mail("Ana", "TELEPATHIE mordez", to="mj@example.org"), channel="private", now=g.now
+    )
+    table.apply(step)
+    step = table.receive(
+        mail("Admin", "APPROUVER", to="mj@example.org"), channel="private", now=g.now
+    )
+    table.apply(step)
+    assert [m for m in step.outgoing if m.to == ("bob@example.org",)]
+    assert table.state.telepathy_used

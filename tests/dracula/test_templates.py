@@ -142,6 +142,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "scores": {"A": 1},
     },
     "curse_flag": {"player": "Ana"},
+    "telepathy_review": {"text": "hello", "round": 1},
+    "telepathy_refused": {"reason": "a code"},
 }
 REASON_PARAMS = {
     "address": "x@y.z",

@@ -16,7 +16,7 @@ from typing import Any
 from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word
 from pbem.core.errors import IllegalNow, InvalidSyntax, SetupError
 from pbem.core.events import Event, GameCreated, GameEnded, PhaseStarted, VoteSet, private, public
-from pbem.core.game import GameSpec, Rules
+from pbem.core.game import ADMIN, GameSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.options import options_to_json, parse_options
@@ -55,6 +55,7 @@ from pbem.games.dracula.state import (
     RoundScored,
     RoundStarted,
     Telepathy,
+    TelepathyHeld,
     evolve,
 )
 
@@ -85,6 +86,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "flame", ("FLAMME", "FLAMMES"), ("FLAME", "FLAMES"), (Players(12, True, False),)
     ),  # CMD-19
+)
+
+ADMIN_COMMANDS: tuple[CommandSpec, ...] = (  # AMB-072
+    CommandSpec("approve", ("APPROUVER",), ("APPROVE",)),
+    CommandSpec("refuse", ("REFUSER",), ("REFUSE", "REJECT"), (Text(optional=True),)),
 )
 
 NIGHT_PHASES = ("rooms", "dracula_room", "magnifier", "bites", "dance_reply", "dawn_curse")
@@ -140,6 +146,7 @@ class Dracula(Rules[DraculaState]):
     roles = ROLES
     commands = COMMANDS
     event_types = EVENT_TYPES
+    admin_commands = ADMIN_COMMANDS
 
     def new_state(self) -> DraculaState:
         return DraculaState()
@@ -473,14 +480,47 @@ class Dracula(Rules[DraculaState]):
             raise IllegalNow("not_dracula")
         if s.telepathy_used:
             raise IllegalNow("telepathy_used")  # DRA-420: once per round
+        if s.telepathy_pending is not None:
+            raise IllegalNow("telepathy_pending")  # AMB-072
         recipients = [v for v in s.vampires() if not s.seat(v).dracula]
         at_night = s.phase in NIGHT_PHASES
         if not recipients and not at_night:
             raise IllegalNow("telepathy_nobody")  # AMB-071
-        if at_night:  # DRA-425
-            return [Telepathy(c.text, True)]
+        if s.options.telepathy_review == "admin":  # AMB-072: held for the administrator
+            t = f"round-{s.round}-telepathy"
+            return [
+                TelepathyHeld(c.text),
+                private("dracula/telepathy_review", [ADMIN], t, text=c.text, round=s.round),
+            ]
+        return self._deliver_telepathy(s, c.text)
+
+    def _deliver_telepathy(self, s: DraculaState, text: str) -> list[Event]:
+        """DRA-424, DRA-425: by day as soon as possible, by night in the morning."""
+        recipients = [v for v in s.vampires() if not s.seat(v).dracula]
+        if s.phase in NIGHT_PHASES:
+            return [Telepathy(text, True)]
         t = f"round-{s.round}-day-{s.number}"
-        return [Telepathy(c.text, False), private("dracula/telepathy", recipients, t, text=c.text)]
+        notices = [private("dracula/telepathy", recipients, t, text=text)] if recipients else []
+        return [Telepathy(text, False), *notices]
+
+    def admin(self, state: DraculaState, command: Command, now: datetime) -> list[Event]:
+        """AMB-072: the administrator approves or refuses a held telepathy."""
+        s = state
+        text = s.telepathy_pending
+        if text is None or s.outcome is not None:
+            raise IllegalNow("nothing_to_review")
+        if command.verb == "approve":
+            return [TelepathyHeld(text, True, True), *self._deliver_telepathy(s, text)]
+        reason = command.text
+        return [
+            TelepathyHeld(text, True, False, reason),
+            private(
+                "dracula/telepathy_refused",
+                [s.dracula()],
+                f"round-{s.round}-telepathy",
+                reason=reason,
+            ),
+        ]
 
     # night ------------------------------------------------------------------------------------
 

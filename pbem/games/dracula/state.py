@@ -110,6 +110,7 @@ class DraculaOptions:
     curse_enforcement: Literal["bounce", "flag"] = "bounce"
     out_of_turn_posts: Literal["reject", "flag"] = "reject"  # AMB-009
     dracula_draw: Literal["uniform", "avoid_repeat"] = "uniform"  # AMB-075
+    telepathy_review: Literal["auto", "admin"] = "auto"  # AMB-072 (admin: setup "admins")
 
 
 # -- events of this game ---------------------------------------------------------------------
@@ -234,6 +235,17 @@ class Telepathy(Event):
 
 
 @dataclass(frozen=True)
+class TelepathyHeld(Event):
+    """AMB-072: Dracula's text waits for an administrator's approval (or, ``reviewed``,
+    the review is over: ``approved`` or refused with ``reason``)."""
+
+    text: str
+    reviewed: bool = False
+    approved: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class Danced(Event):
     """DRA-401: the waltz of the night (the reply window needs the pair)."""
 
@@ -281,6 +293,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     Cursed,
     Converted,
     Telepathy,
+    TelepathyHeld,
     Danced,
     FinalChoice,
     FlamesSettled,
@@ -344,6 +357,7 @@ class DraculaState:
     newly_cursed: tuple[PlayerId, ...] = ()
     telepathy_used: bool = False
     telepathy_held: str | None = None
+    telepathy_pending: str | None = None
     dance: tuple[PlayerId, PlayerId] | None = None
     choices: Mapping[PlayerId, FinalChoice] = field(default_factory=dict)
     flames: Mapping[str, int] = field(default_factory=dict)
@@ -476,6 +490,7 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
                 newly_cursed=(),
                 telepathy_used=False,
                 telepathy_held=None,
+                telepathy_pending=None,
                 dance=None,
                 choices={},
                 flames={},
@@ -547,6 +562,8 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
             return replace(
                 state, telepathy_used=True, telepathy_held=event.text if event.held else None
             )
+        case TelepathyHeld():
+            return replace(state, telepathy_pending=None if event.reviewed else event.text)
         case Danced():
             return replace(state, dance=(event.holder, event.partner))
         case FinalChoice():
