@@ -125,3 +125,20 @@ def test_public_talk_by_day_is_never_checked() -> None:
     talk = transcript([*night1_lines(), post("Cid", "Je suis Dracula, croyez-moi.")])
     assert len(talk) == len(quiet)  # no reply, no notice: the claim is just talk
     assert talk[-1] == quiet[-1]  # and the state did not change
+
+
+def test_cli_simulate_transcript(capsys: Any) -> None:
+    """`pbem simulate` plays the shipped Dracula transcript; the state line has round/scores."""
+    from pathlib import Path
+
+    from pbem.cli import main
+
+    path = Path(__file__).parents[1] / "transcripts" / "dracula-night1.jsonl"
+    assert main(["simulate", str(path)]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    state = lines[-1]["state"]
+    assert state["round"] == 1 and state["day"] == 2 and set(state["scores"]) == set(NAMES)
+    roles = {p["name"]: p["role"] for p in state["players"]}
+    assert roles["Ana"] == "dracula" and roles["Bob"] == "vampire"
+    picked = [x["mail"] for x in lines[:-1] if "trouvez" in x["mail"]["subject"]]
+    assert {m["to"][0] for m in picked} == {"cid@example.org", "dan@example.org", "eve@example.org"}
