@@ -175,6 +175,10 @@ def test_stake_kills_a_normal_vampire_and_identifies_dracula() -> None:
     g.close("day")
     g.night({"Ana": "boudoir", "Bob": "boudoir"}, {"Ana": "Bob"})
     g.finish_night()
+    g.day()
+    g.night({"Bob": "dungeons"})
+    g.finish_night()  # stakes are normal objects: usable from Night 3 (DRA-206)
+    g.clear_hands()
     g.give("Bob", "phonograph")
     for voter, target in (("Cid", "Bob"), ("Dan", "Ana"), ("Eve", "Cid")):
         g.do(voter, f"VOTE {target}", "list")
@@ -184,9 +188,11 @@ def test_stake_kills_a_normal_vampire_and_identifies_dracula() -> None:
     assert g.fails("Cid", "STAKE Dan") == "stake_target"  # DRA-321
     assert g.fails("Dan", "STAKE Ana") in ("no_such_object", "stake_in_sanctuary")
     g.do("Cid", "STAKE Bob")
-    g.rooms({})
+    g.rooms({"Dan": "boudoir"})
+    g.mark()
     g.close("rooms")
     assert not g.notices("stake_scene", since_mark=False)  # DRA-146: not on receipt
+    assert g.to("Cid", "optional_prompt")[0].params["what"] == "stake"  # NTF-18
     g.mark()
     g.close("bites")
     scenes = g.notices("stake_scene")[0]
@@ -208,6 +214,10 @@ def test_stake_on_dracula_and_on_a_human() -> None:
     g.close("day")
     g.night({"Ana": "boudoir", "Bob": "boudoir"}, {"Ana": "Bob"})
     g.finish_night()
+    g.day()
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    g.clear_hands()
     for voter, target in (("Cid", "Ana"), ("Dan", "Cid"), ("Eve", "Dan")):
         g.do(voter, f"VOTE {target}", "list")
     g.close("day")

@@ -118,3 +118,19 @@ def test_late_curse_after_dawn_pickup() -> None:
     g.close("dawn_curse")
     assert g.state.seat("Eve").cursed
     assert g.to("Eve", "cursed")
+
+
+def test_flag_mode_posts_the_violation_publicly() -> None:
+    """AMB-056.4 (curse_enforcement = flag), NTF-06: the post goes through, flagged publicly;
+    a later bold room fixes the destination."""
+    g = advance(Game(options={**QUIET, "curse_enforcement": "flag"}), 2)
+    g.give("Cid", "grimoire")
+    g.do("Cid", "CURSE Dan")
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    g.mark()
+    g._apply(g.rules.on_post(g.state, "Dan", ["Bonjour !"], g.now))
+    flag = g.public("curse_flag")
+    assert flag and flag[0].params["player"] == "Dan"
+    cmd = g.rules.bold_command(g.state, "Dan", ["salle de torture"])
+    assert cmd is not None and cmd.verb == "declare" and cmd.word == "torture"

@@ -30,6 +30,10 @@ def test_objects_unusable_on_night2_then_received_at_dawn() -> None:
     """DRA-204, DRA-206, AMB-026: nothing can be used on Night 2; each human is told his object."""
     g = night2()
     assert g.fails("Cid", "GARLIC") == "no_such_object"
+    g.give("Cid", "garlic")  # even an object held on Night 2 waits for Night 3
+    assert g.fails("Cid", "GARLIC") == "objects_from_night3"
+    g.clear_hands()
+    g.give("Eve", "phonograph")
     g.mark()
     g.night({"Bob": "dungeons"})
     g.finish_night()

@@ -576,6 +576,8 @@ class Dracula(Rules[DraculaState]):
             raise IllegalNow("humans_only")  # DRA-252
         if obj not in seat.hand:
             raise IllegalNow("no_such_object", object=obj)
+        if s.number <= 2:
+            raise IllegalNow("objects_from_night3")  # DRA-206, AMB-026
         if actor in s.designated:
             raise IllegalNow("in_sanctuary")  # AMB-041
         if verb == "magnifier" and s.phase != "rooms":
@@ -638,6 +640,8 @@ class Dracula(Rules[DraculaState]):
             raise IllegalNow("humans_only")  # DRA-252
         if STAKE not in seat.hand:
             raise IllegalNow("no_such_object", object=STAKE)
+        if s.number <= 2:
+            raise IllegalNow("objects_from_night3")  # DRA-206, AMB-026
         if s.position(actor) != SANCTUARY:
             raise IllegalNow("stake_in_sanctuary")  # DRA-320
         target = c.targets[0]
