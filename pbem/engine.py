@@ -323,6 +323,8 @@ class Table:
             closing = self.rules.on_deadline(state, early, now, self._rng(len(events)))
             events += closing
             state = self.rules.fold(closing, state)
+            if reply.accepted:
+                reply.extra.append(self.renderer.text("common/closed_early", player.lang, {}))
         if channel == "private" and not reply:
             reply.extra.append(self.renderer.text("common/no_command", player.lang, {}))
         return self._step(events, reply=(player, reply, reply_key, message_id) if reply else None)
@@ -371,6 +373,7 @@ class Table:
             {
                 "line": self._canonical(command, player.lang),
                 "deadline": min(deadlines.values()).isoformat() if deadlines else None,
+                "final": self.rules.final(state, player.name, command.verb),
             }
         )
         return state
