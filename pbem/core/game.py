@@ -142,6 +142,10 @@ class Rules(ABC, Generic[S]):
         """
         return []
 
+    def final(self, state: S, actor: PlayerId, verb: str) -> bool:
+        """Whether an accepted ``verb`` can no longer be changed before the deadline."""
+        return False
+
     def ready_to_close(self, state: S) -> str | None:
         """The deadline key to close early because everyone has acted (early_close options)."""
         return None

@@ -928,6 +928,11 @@ class Dracula(Rules[DraculaState]):
             events.append(Posted(actor))
         return events
 
+    def final(self, state: DraculaState, actor: PlayerId, verb: str) -> bool:
+        """AMB-007 (private orders), DRA-045 (votes), DRA-223 (pairs), DRA-465 (flee/fight),
+        DRA-377 (cursed destination): every accepted order is final."""
+        return verb not in ("help", "status")
+
     @staticmethod
     def _pass_key(s: DraculaState) -> str | None:
         return f"pass:{s.phase}" if s.phase in EARLY_PHASES else None

@@ -357,6 +357,8 @@ class LupusInTabula(Rules[LupusState]):
             deck, warnings = custom_deck(n, specials)
         elif options.deck_mode == "custom":
             deck, warnings = custom_deck(n, options.specials)
+        elif options.specials:
+            raise SetupError("option 'specials' needs deck_mode = custom (LUP-D01)")
         else:
             deck = standard_deck(n)
         if spec.leftover:
@@ -897,19 +899,10 @@ class LupusInTabula(Rules[LupusState]):
             if seat.role != WOLF:
                 raise IllegalNow("not_your_role")
             others = [w for w in state.holders(WOLF) if w != actor]
-            return (
-                [
-                    private(
-                        "lupus/pack_chat",
-                        others,
-                        f"night-{state.number}",
-                        sender=actor,
-                        text=command.text,
-                    )
-                ]
-                if others
-                else []
-            )
+            if not others:
+                raise IllegalNow("nobody_to_hear")  # the relay would reach nobody
+            thread = f"night-{state.number}"
+            return [private("lupus/pack_chat", others, thread, sender=actor, text=command.text)]
         if verb == "seers":  # LUP-614, LUP-D07
             seers = state.holders(SEER)
             if seat.role != SEER or len(seers) < 2:
@@ -1136,6 +1129,12 @@ class LupusInTabula(Rules[LupusState]):
         if len(found) > 1:
             raise InvalidSyntax("several_bold_names", names=found)
         return Command("vote", (PlayerId(found[0]),))
+
+    def final(self, state: LupusState, actor: PlayerId, verb: str) -> bool:
+        """LUP-D18, LUP-D04: a vote when changes are off, an immediate probe, are final."""
+        if verb in ("vote", "unvote"):
+            return not state.options.vote_changes_allowed
+        return verb == "scan" and state.options.seer_result_timing == "immediate"
 
     def ready_to_close(self, state: LupusState) -> str | None:
         """LUP-D29: close early only when everyone has acted (never by default)."""
