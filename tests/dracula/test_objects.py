@@ -311,3 +311,25 @@ def test_thief_vampirised_tonight_destroys_instead() -> None:
             assert "stake" in g.state.seat("Dan").hand and not g.to("Cid", "destroyed")
         else:
             assert g.to("Cid", "destroyed")[0].params["objects"] == ["stake"]
+
+
+def test_phonograph_in_the_sanctuary_and_staked_dancer() -> None:
+    """AMB-058 (dance_in_sanctuary), AMB-049: a holder staked the same night still dances."""
+    g = advance(Game(options=QUIET), 2)
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    for voter, target in (("Cid", "Bob"), ("Dan", "Cid"), ("Eve", "Dan")):
+        g.do(voter, f"VOTE {target}", "list")
+    g.close("day")
+    g.clear_hands()
+    g.give("Bob", "phonograph")
+    g.give("Cid", "stake")
+    g.do("Cid", "STAKE Bob")
+    g.rooms({})
+    g.mark()
+    g.close("rooms")
+    assert sorted(g.to("Bob", "phonograph_prompt")[0].params["others"]) == ["Cid", "Dan"]
+    g.do("Bob", "DANCE Dan adieu")
+    g.close("bites")
+    assert not g.state.seat("Bob").alive
+    assert g.to("Dan", "waltz")[0].params["text"] == "adieu"

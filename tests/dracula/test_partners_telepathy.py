@@ -177,3 +177,39 @@ def test_telepathy_held_for_the_administrator() -> None:
     table.apply(step)
     assert [m for m in step.outgoing if m.to == ("bob@example.org",)]
     assert table.state.telepathy_used
+
+
+def test_night4_magnifier_and_partners() -> None:
+    """AMB-032, AMB-047, DRA-229: a naming partner may use a magnifier for information only;
+    a named partner using one makes both partners undetermined to other users."""
+    g = pairing()
+    g.do("Cid", "PARTNER Gus", "list")
+    g.do("Hal", "PARTNER Ivy", "list")
+    g.close("pairing")
+    g.clear_hands()
+    for p in ("Cid", "Ivy"):
+        g.give(p, "magnifier")
+        g.do(p, "MAGNIFIER")
+    g.rooms({"Bob": "dungeons", "Gus": "boudoir"})
+    g.close("rooms")
+    cid = {r["name"]: r["position"] for r in g.to("Cid", "magnifier_report")[0].params["report"]}
+    assert cid["Ivy"] == "undetermined" and cid["Hal"] == "undetermined"
+    assert cid["Gus"] == "boudoir"
+    assert g.fails("Cid", "ROOM ballroom") == "partner_chooses"
+    g.do("Ivy", "ROOM torture")
+    g.close("magnifier")
+    assert g.state.position("Cid") == "boudoir" and g.state.position("Hal") == "torture"
+
+
+def test_cursed_named_partner_must_use_his_declared_room() -> None:
+    """AMB-034: a cursed named partner chooses his declared room for the pair."""
+    g = pairing()
+    g._apply([__import__("pbem.games.dracula.state", fromlist=["Cursed"]).Cursed("Gus")])
+    g._apply(
+        [__import__("pbem.games.dracula.state", fromlist=["Declared"]).Declared("Gus", "ballroom")]
+    )
+    g.do("Cid", "PARTNER Gus", "list")
+    g.close("pairing")
+    assert g.fails("Gus", "ROOM boudoir") == "declared_room"
+    g.do("Gus", "ROOM ballroom")
+    assert g.state.position("Cid") == "ballroom"
