@@ -204,10 +204,9 @@ def test_night4_magnifier_and_partners() -> None:
 def test_cursed_named_partner_must_use_his_declared_room() -> None:
     """AMB-034: a cursed named partner chooses his declared room for the pair."""
     g = pairing()
-    g._apply([__import__("pbem.games.dracula.state", fromlist=["Cursed"]).Cursed("Gus")])
-    g._apply(
-        [__import__("pbem.games.dracula.state", fromlist=["Declared"]).Declared("Gus", "ballroom")]
-    )
+    from pbem.games.dracula.state import Cursed, Declared
+
+    g._apply([Cursed("Gus"), Declared("Gus", "ballroom")])
     g.do("Cid", "PARTNER Gus", "list")
     g.close("pairing")
     assert g.fails("Gus", "ROOM boudoir") == "declared_room"
