@@ -118,7 +118,7 @@ def test_young_vampire_cannot_bite_the_same_night() -> None:
 
 
 def test_appendix_a3_crucifix() -> None:
-    """Appendix A.3, DRA-270 … DRA-274, DRA-117, AMB-042: two bites countered, 2 counted,
+    """Appendix A.3, DRA-270 … DRA-274, DRA-117, AMB-042, AMB-062: two bites countered, 2 counted,
     the crucifix used up, nobody credited."""
     g = night3()
     g.convert("Cid")

@@ -333,3 +333,25 @@ def test_phonograph_in_the_sanctuary_and_staked_dancer() -> None:
     g.close("bites")
     assert not g.state.seat("Bob").alive
     assert g.to("Dan", "waltz")[0].params["text"] == "adieu"
+
+
+def test_room_objects_not_with_the_key_nor_in_the_sanctuary() -> None:
+    """AMB-041: garlic, candle and painting act on an ordinary room."""
+    g = advance(Game(options=QUIET), 3)
+    g.give("Cid", "key", "garlic", "paintkit")
+    g.do("Cid", "KEY")
+    assert g.fails("Cid", "GARLIC") == "not_with_key"
+    assert g.fails("Cid", "PAINT hello") == "not_with_key"
+    g.give("Dan", "candle", "key")
+    g.do("Dan", "CANDLE")
+    assert g.fails("Dan", "KEY") in ("not_with_key", "order_final")
+
+
+def test_vampire_holder_uses_special_objects() -> None:
+    """AMB-050, DRA-346: special objects work for a vampire holder (here the grimoire)."""
+    g = advance(Game(options=QUIET), 3)
+    g.give("Bob", "grimoire")
+    g.do("Bob", "CURSE Cid")
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    assert g.state.seat("Cid").cursed

@@ -212,3 +212,26 @@ def test_cursed_named_partner_must_use_his_declared_room() -> None:
     assert g.fails("Gus", "ROOM boudoir") == "declared_room"
     g.do("Gus", "ROOM ballroom")
     assert g.state.position("Cid") == "ballroom"
+
+
+def test_naming_partner_paints_where_he_ends_up() -> None:
+    """AMB-033, AMB-044, AMB-057: the painting goes to the room the named partner chose."""
+    g = pairing()
+    g.do("Cid", "PARTNER Gus", "list")
+    g.close("pairing")
+    g.clear_hands()
+    g.give("Cid", "paintkit")
+    g.do("Cid", "PAINT la bête est parmi nous")
+    g.do("Gus", "ROOM ballroom")
+    g.rooms({"Bob": "dungeons"})
+    g.close("rooms")
+    assert g.state.paintings["ballroom"][0] == "Cid"
+
+
+def test_cursed_obligation_does_not_apply_to_the_pairing_window() -> None:
+    """AMB-035: after the Day 4 dusk the cursed declaration is over for the day."""
+    g = pairing()
+    from pbem.games.dracula.state import Cursed
+
+    g._apply([Cursed("Cid")])
+    assert g.rules.on_post(g.state, "Cid", ["On se met ensemble ?"], g.now) == []

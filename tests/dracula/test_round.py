@@ -246,3 +246,13 @@ def test_dracula_is_told_the_telepathy_code_ban() -> None:
     en = r.text("dracula/role", "en", {"game": "Dracula", "name": "Ana", **role.params})
     assert "interdit" in fr and "codes" in fr
     assert "may not" in en and "codes" in en
+
+
+def test_day1_may_last_zero() -> None:
+    """AMB-005, AMB-076: day1 = 0 starts with Night 1 at once; every round recalls the
+    special objects."""
+    g = Game(options={"day1": 0, "rounds": 2})
+    assert g.state.deadlines["day"] == g.now
+    g.close("day")
+    assert g.phase == "rooms"
+    assert g.public("round_start", since_mark=False)[0].params["round"] == 1
