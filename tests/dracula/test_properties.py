@@ -146,3 +146,44 @@ def test_bots_play_whole_rounds(seed: int, options: dict[str, Any]) -> None:
     assert summary["round"] == 2 and summary["status"] == "finished"
     assert sum(summary["scores"].values()) >= 0
     check_log(table)
+
+
+def smart_game(seed: int, options: dict[str, Any]) -> Table:
+    from tests.dracula.smartbots import smart_mails
+
+    setup = demo_setup("dracula", 13, seed, "fr")
+    setup["options"] = {"rounds": 2, **options}
+    table, step = Table.new(setup, EPOCH)
+    table.apply(step)
+    rng = random.Random(seed)
+    now = EPOCH
+    for _ in range(2000):
+        if table.finished or not table.deadlines():
+            break
+        for msg, channel in list(smart_mails(table, rng)):
+            table.apply(table.receive(msg, channel=channel, now=now))  # type: ignore[arg-type]
+            if table.finished:
+                break
+        if table.finished or not table.deadlines():
+            break
+        key, when = min(table.deadlines().items(), key=lambda kv: kv[1])
+        now = max(now, when)
+        table.apply(table.on_deadline(key, now))
+    return table
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), options=OPTIONS)
+def test_informed_bots_play_whole_games(seed: int, options: dict[str, Any]) -> None:
+    """DRA-003, DRA-016, DRA-026, DRA-256, section 20: bots that use their objects, bite
+    those present, stake, dance, curse and burn; every invariant holds, one outcome."""
+    table = smart_game(seed, options)
+    assert table.finished
+    check_log(table)
+    state: Any = table.rules.new_state()
+    for event in table.events:
+        state = table.rules.evolve(state, event)
+        if isinstance(event, PhaseStarted) and event.phase == "bites":
+            assert len(state.present("sanctuary")) <= 4  # DRA-016
+            assert sum(1 for p in state.living() if state.order_of(p, "key")) <= 1
+            assert all(len([*v]) == len(set(v)) for v in [state.designated])
