@@ -74,3 +74,28 @@ def test_status_tells_only_own_state() -> None:
     assert st["role"] == "human" and st["objects"] == ["stake"]
     assert "Ana" not in str({k: v for k, v in st.items() if k != "scores"})
     assert set(st["scores"]) == set(NAMES)
+
+
+def test_early_night_waits_for_the_scheduled_morning() -> None:
+    """AMB-002: with early closing, the morning is still posted at the scheduled end of the
+    night; the list stays silent until then (DRA-082)."""
+    g = advance(Game(options={**QUIET, "early_close": True}), 3)
+    end = g.state.night_end
+    assert end is not None
+    g.rooms({"Bob": "dungeons"})
+    g.close("rooms")  # at its deadline
+    g.do("Ana", "PASS")
+    g.mark()
+    g._apply(g.rules.on_deadline(g.state, "bites", g.now, g.rng))  # closed early, now
+    assert g.phase == "dawn_wait" and not g.public("morning")
+    assert g.fails("Cid", "VOTE Dan", "list") in ("no_sanctuary_vote",)
+    from pbem.core.errors import IllegalNow
+
+    try:
+        g.rules.on_post(g.state, "Cid", ["hello"], g.now)
+    except IllegalNow as exc:
+        assert exc.reason == "night_silence"
+    else:
+        raise AssertionError("posted before the morning")
+    g.close("dawn_wait")
+    assert g.now == end and g.public("morning") and g.phase == "day"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.core.events import Event, PhaseStarted, PlayerDied, private, public
@@ -36,6 +36,7 @@ from pbem.games.dracula.state import (
     DraculaState,
     Fact,
     Moved,
+    NightScheduled,
     Order,
     Painted,
     Telepathy,
@@ -58,6 +59,9 @@ def open_night(b: Batch, number: int, now: datetime, rng: random.Random) -> None
     s = b.state
     end = now + s.options.room_choice
     b.add(PhaseStarted("rooms", number, {"rooms": end}))
+    o = s.options  # AMB-002: the night's scheduled end (Dracula's own choice on Night 1)
+    dracula_step = o.room_choice if number == 1 else timedelta(0)
+    b.add(NightScheduled(end + dracula_step + o.bites))
     t = thread(b.state)
     b.add(public("dracula/night_start", t, round=s.round, night=number, deadline=iso(end)))
     if number == 2:  # DRA-201, AMB-025: a random permutation of the 11 objects

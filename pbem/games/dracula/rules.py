@@ -94,6 +94,7 @@ ADMIN_COMMANDS: tuple[CommandSpec, ...] = (  # AMB-072
 )
 
 NIGHT_PHASES = ("rooms", "dracula_room", "magnifier", "bites", "dance_reply", "dawn_curse")
+SILENT_PHASES = (*NIGHT_PHASES, "dawn_wait")  # DRA-082: from nightfall to the morning
 CHOICE_PHASES = ("rooms", "magnifier")
 EARLY_PHASES = (
     *NIGHT_PHASES,
@@ -292,6 +293,9 @@ class Dracula(Rules[DraculaState]):
                 if result:
                     self._end_round(b, result[0], result[1], now, rng)
                 return b.events
+            case "dawn_wait":
+                self._morning(b, now, rng)
+                return b.events
             case "flames":
                 ending, points = final.close_flames(b, now)
                 self._end_round(b, ending, points, now, rng)
@@ -303,6 +307,16 @@ class Dracula(Rules[DraculaState]):
 
     def _morning(self, b: Batch, now: datetime, rng: random.Random) -> None:
         s = b.state
+        o = s.options
+        if (
+            o.early_close
+            and o.morning_not_before_scheduled
+            and s.phase != "dawn_wait"
+            and s.night_end is not None
+            and now < s.night_end
+        ):  # AMB-002: an early night must not show in the morning's timing
+            b.add(PhaseStarted("dawn_wait", s.number, {"dawn_wait": s.night_end}))
+            return
         no_human = not s.humans()
         last = s.number >= 5
         end = now + s.options.day
@@ -483,7 +497,7 @@ class Dracula(Rules[DraculaState]):
         if s.telepathy_pending is not None:
             raise IllegalNow("telepathy_pending")  # AMB-072
         recipients = [v for v in s.vampires() if not s.seat(v).dracula]
-        at_night = s.phase in NIGHT_PHASES
+        at_night = s.phase in SILENT_PHASES
         if not recipients and not at_night:
             raise IllegalNow("telepathy_nobody")  # AMB-071
         if s.options.telepathy_review == "admin":  # AMB-072: held for the administrator
@@ -497,7 +511,7 @@ class Dracula(Rules[DraculaState]):
     def _deliver_telepathy(self, s: DraculaState, text: str) -> list[Event]:
         """DRA-424, DRA-425: by day as soon as possible, by night in the morning."""
         recipients = [v for v in s.vampires() if not s.seat(v).dracula]
-        if s.phase in NIGHT_PHASES:
+        if s.phase in SILENT_PHASES:
             return [Telepathy(text, True)]
         t = f"round-{s.round}-day-{s.number}"
         notices = [private("dracula/telepathy", recipients, t, text=text)] if recipients else []
@@ -816,7 +830,7 @@ class Dracula(Rules[DraculaState]):
     def _allowed(self, s: DraculaState, actor: PlayerId) -> set[str]:
         seat = s.seat(actor)
         out: set[str] = set()
-        if seat.dracula and not s.telepathy_used and (s.vampires()[1:] or s.phase in NIGHT_PHASES):
+        if seat.dracula and not s.telepathy_used and (s.vampires()[1:] or s.phase in SILENT_PHASES):
             out.add("telepathy")
         if s.phase == "day":
             if s.number >= 2 and not any(v == actor for v, _, _ in s.votes):
@@ -909,7 +923,7 @@ class Dracula(Rules[DraculaState]):
         fled = actor in s.choices and s.choices[actor].choice == "flee"
         if not seat.alive or (fled and s.phase in ("final_choice", "flames")):
             raise IllegalNow("out_of_play")
-        if s.phase in NIGHT_PHASES and s.options.out_of_turn_posts == "reject":
+        if s.phase in SILENT_PHASES and s.options.out_of_turn_posts == "reject":
             raise IllegalNow("night_silence")
         if s.phase != "day":
             return []

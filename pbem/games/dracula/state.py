@@ -95,6 +95,7 @@ class DraculaOptions:
     final_choice: timedelta = timedelta(hours=24)
     flames: timedelta = timedelta(hours=12)
     early_close: bool = False  # AMB-001 (off in transcripts unless asked, DESIGN.md)
+    morning_not_before_scheduled: bool = True  # AMB-002
     fill_empty_seats: Literal["random", "none"] = "random"  # AMB-013
     allow_self_vote: bool = True  # AMB-011
     missed_bite: Literal["random", "none"] = "random"  # AMB-003
@@ -122,6 +123,13 @@ class RoundStarted(Event):
 
     round: int
     dracula: PlayerId
+
+
+@dataclass(frozen=True)
+class NightScheduled(Event):
+    """AMB-002: the scheduled end of the night; no morning before it, even on early close."""
+
+    end: datetime
 
 
 @dataclass(frozen=True)
@@ -281,6 +289,7 @@ class RoundScored(Event):
 
 EVENT_TYPES: tuple[type[Event], ...] = (
     RoundStarted,
+    NightScheduled,
     Order,
     Designated,
     Declared,
@@ -343,6 +352,7 @@ class DraculaState:
     phase: str = "setup"
     number: int = 0  # the day / night of the round
     deadlines: Mapping[str, datetime] = field(default_factory=dict)
+    night_end: datetime | None = None
     seq: int = 0
     votes: tuple[tuple[PlayerId, PlayerId, int], ...] = ()
     designated: tuple[PlayerId, ...] = ()
@@ -523,6 +533,8 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
             for p in event.players:
                 state = _seat(state, p, sanctuary_used=True)
             return state
+        case NightScheduled():
+            return replace(state, night_end=event.end)
         case Order():
             return replace(
                 state, orders={**state.orders, (event.actor, event.verb): event}, seq=state.seq + 1
