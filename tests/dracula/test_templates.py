@@ -215,7 +215,8 @@ def test_every_reason_the_rules_raise_has_a_template() -> None:
     """Each rejection is explained in both languages (NTF-05, AMB-082)."""
     import re
 
-    source = Path("pbem/games/dracula/rules.py").read_text()
+    package = Path(__file__).resolve().parents[2] / "pbem" / "games" / "dracula"
+    source = "".join(p.read_text() for p in package.glob("*.py"))
     reasons = set(re.findall(r'(?:IllegalNow|InvalidSyntax)\(\s*"(\w+)"', source))
     reasons |= {f"cannot_bite_{s}" for s in ("sanctuary", "alone", "nausea")}
     root = templates_root()
