@@ -134,3 +134,12 @@ def test_flag_mode_posts_the_violation_publicly() -> None:
     assert flag and flag[0].params["player"] == "Dan"
     cmd = g.rules.bold_command(g.state, "Dan", ["salle de torture"])
     assert cmd is not None and cmd.verb == "declare" and cmd.word == "torture"
+
+
+def test_night_posts_flagged_publicly_in_flag_mode() -> None:
+    """AMB-009 (out_of_turn_posts = flag), DRA-082: the post is noted publicly."""
+    g = advance(Game(options={**QUIET, "out_of_turn_posts": "flag"}), 3)
+    g.mark()
+    g._apply(g.rules.on_post(g.state, "Eve", ["psst"], g.now))
+    flag = g.public("post_flag")
+    assert flag and flag[0].params == {"player": "Eve", "reason": "night_silence"}

@@ -144,6 +144,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "curse_flag": {"player": "Ana"},
     "telepathy_review": {"text": "hello", "round": 1},
     "telepathy_refused": {"reason": "a code"},
+    "post_flag": {"player": "Ana", "reason": "night_silence"},
 }
 REASON_PARAMS = {
     "address": "x@y.z",

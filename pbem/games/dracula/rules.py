@@ -511,10 +511,14 @@ class Dracula(Orders, Rules[DraculaState]):
             return []
         seat = s.seat(actor)
         fled = actor in s.choices and s.choices[actor].choice == "flee"
-        if not seat.alive or (fled and s.phase in ("final_choice", "flames")):
-            raise IllegalNow("out_of_play")
-        if s.phase in SILENT_PHASES and s.options.out_of_turn_posts == "reject":
-            raise IllegalNow("night_silence")
+        out_of_play = not seat.alive or (fled and s.phase in ("final_choice", "flames"))
+        silent = s.phase in SILENT_PHASES
+        if out_of_play or silent:
+            reason = "out_of_play" if out_of_play else "night_silence"
+            if s.options.out_of_turn_posts == "reject":
+                raise IllegalNow(reason)
+            t = f"round-{s.round}-{s.phase}-{s.number}"  # AMB-009 flag mode: said publicly
+            return [public("dracula/post_flag", t, player=actor, reason=reason)]
         if s.phase != "day":
             return []
         events: list[Event] = []
