@@ -154,6 +154,7 @@ def test_candle_report_at_end_of_night_to_everyone_present() -> None:
         "targets": ["Dan"],
         "objects": [],
         "outcome": "vampirised",
+        "text": "",
     } in lines
     assert any(line["kind"] == "candle" and line["actor"] == "Cid" for line in lines)
 

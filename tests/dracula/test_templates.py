@@ -72,7 +72,14 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "room": "boudoir",
         "present": ["A", "B"],
         "lines": [
-            {"kind": k, "actor": "A", "targets": ["B"], "objects": ["stake"], "outcome": "crucifix"}
+            {
+                "kind": k,
+                "actor": "A",
+                "targets": ["B"],
+                "objects": ["stake"],
+                "outcome": "crucifix",
+                "text": "t",
+            }
             for k in (
                 "bite",
                 "garlic",
@@ -100,6 +107,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "deadline": T,
         "vampirised": 1,
         "cursed": 1,
+        "cursed_total": 2,
         "positions": [
             {"name": "A", "position": "sanctuary", "killed": True},
             {"name": "B", "position": "dead", "killed": False},

@@ -104,7 +104,7 @@ def close_flames(b: Batch, now: datetime) -> list[Any]:
     killers = [f for f, targets in designations.items() if dracula in targets]
     points: dict[str, int] = {p: 0 for p in s.order}
     for h in fled:
-        points[h] = 1  # DRA-466
+        points[h] = s.options.default_flee_points if s.choices[h].default else 1  # DRA-466
     for v in burned:  # DRA-471
         b.add(PlayerDied(v, "burned"))
     killed_fighters: list[PlayerId] = []
@@ -132,7 +132,9 @@ def close_flames(b: Batch, now: datetime) -> list[Any]:
             f"round-{s.round}-final",
             burned=burned,
             dracula_burned=dracula in burned,
-            designations=[{"name": f, "targets": t} for f, t in designations.items()],
+            designations=[{"name": f, "targets": t} for f, t in designations.items()]
+            if s.options.reveal_flame_targets
+            else [],
             killers=killers,
             killed=killed_fighters,
             points={p: n for p, n in points.items() if n},

@@ -247,6 +247,8 @@ def open_bites(b: Batch, now: datetime) -> None:
             )
         )
     holder = s.holder(PHONOGRAPH)
+    if holder is not None and not s.options.dance_in_sanctuary:
+        holder = None if s.position(holder) == SANCTUARY else holder
     if holder is not None:  # DRA-400, AMB-058
         room = s.position(holder) or SANCTUARY
         others = [p for p in s.present(room) if p != holder]
@@ -386,7 +388,8 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
         if f.outcome == "crucifix":
             crossed[f.targets[0]] = crossed.get(f.targets[0], 0) + 1
     for v, n in bitten_vampires.items():  # DRA-143
-        b.add(private("dracula/bitten_too", [v], t, count=n))
+        count = n if before.options.bitten_vampire_gets_count else None
+        b.add(private("dracula/bitten_too", [v], t, count=count))
     for h, n in crossed.items():  # DRA-273
         b.add(private("dracula/crucifix_holder", [h], t, count=n))
     stakes = [f for f in b.state.facts if f.kind == "stake"]
@@ -469,7 +472,7 @@ def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
         b.add(private("dracula/received_object", [p], t, objects=objs))
     for p, objs in picked.items():  # DRA-163, NTF-30
         b.add(private("dracula/picked_up", [p], t, objects=objs))
-    if destroyed and thief is not None:  # NTF-31
+    if destroyed and thief is not None and s.options.notify_destroyed:  # NTF-31
         b.add(private("dracula/destroyed", [thief], t, objects=destroyed))
     for f in s.facts:  # NTF-36
         if f.kind == "paint_void" and f.actor is not None:
@@ -495,17 +498,23 @@ def close_dawn_curse(b: Batch, now: datetime, rng: random.Random) -> None:
 
 def candle_report(s: DraculaState, room: str) -> dict[str, Any]:
     """AMB-046: who was there, the bites, the object uses, the pickups and destructions."""
+    o = s.options
     lines = []
     for f in s.facts:
         if f.room != room or f.kind in ("converted", "paint_void"):
             continue
+        text = ""
+        if f.kind == "paint" and o.candle_shows_paint_text and room in s.paintings:
+            text = s.paintings[room][1]
+        hide = f.kind == "curse" and not o.candle_shows_curse_targets
         lines.append(
             {
                 "kind": f.kind,
                 "actor": f.actor or "",
-                "targets": list(f.targets),
+                "targets": [] if hide else list(f.targets),
                 "objects": list(f.items),
                 "outcome": f.outcome,
+                "text": text,
             }
         )
     return {"room": room, "present": s.present(room), "lines": lines}
@@ -546,11 +555,8 @@ def morning_params(s: DraculaState) -> dict[str, Any]:
         if f.kind == "stake" and f.outcome == "dies"
     ]
     livid = sorted({f.actor for f in s.facts if f.kind == "nausea" and f.actor is not None})
-    cursed = (
-        len(s.newly_cursed)
-        if s.options.cursed_count == "new"
-        else sum(1 for p in s.order if s.seat(p).cursed)
-    )
+    total = sum(1 for p in s.order if s.seat(p).cursed)
+    cursed = total if s.options.cursed_count == "total" else len(s.newly_cursed)
     positions = []
     for p in s.order:
         seat = s.seat(p)
@@ -562,6 +568,7 @@ def morning_params(s: DraculaState) -> dict[str, Any]:
     return {
         "vampirised": len(converted),
         "cursed": cursed,
+        "cursed_total": total if s.options.cursed_count == "both" else None,
         "positions": positions,
         "killed": killed,
         "livid": livid,

@@ -387,6 +387,8 @@ class Orders:
         self._night_order(s, actor, "dance", ("bites",))
         if PHONOGRAPH not in s.seat(actor).hand:
             raise IllegalNow("no_such_object", object=PHONOGRAPH)
+        if s.position(actor) == SANCTUARY and not s.options.dance_in_sanctuary:
+            raise IllegalNow("no_dance_here")  # AMB-058
         target = c.targets[0]
         if target == actor or s.position(target) != s.position(actor) or not s.seat(target).alive:
             raise IllegalNow("not_in_your_room", name=target)  # DRA-401

@@ -100,7 +100,14 @@ class DraculaOptions:
     allow_self_vote: bool = True  # AMB-011
     missed_bite: Literal["random", "none"] = "random"  # AMB-003
     notify_successful_bite: bool = True  # AMB-060
-    cursed_count: Literal["new", "total"] = "new"  # AMB-055
+    cursed_count: Literal["new", "total", "both"] = "new"  # AMB-055
+    bitten_vampire_gets_count: bool = True  # AMB-060
+    notify_destroyed: bool = True  # AMB-052
+    candle_shows_paint_text: bool = False  # AMB-046
+    candle_shows_curse_targets: bool = True  # AMB-046
+    dance_in_sanctuary: bool = True  # AMB-058
+    default_flee_points: int = 1  # AMB-064
+    reveal_flame_targets: bool = True  # AMB-069
     final_default: Literal["flee", "fight"] = "flee"  # AMB-064
     burned_vampires_score: bool = False  # AMB-067
     allow_other_player_counts: bool = False  # AMB-010
