@@ -1512,10 +1512,10 @@ class LoupGarou(Rules[LoupGarouState]):
         self, state: LoupGarouState, actor: PlayerId, command: Command
     ) -> list[Event]:
         """LG-621, LG-321..LG-323, LG-316, LG-331, LG-D37."""
-        if state.number not in THIEF_NIGHTS:
-            raise IllegalNow("thief_nights")  # LG-323
         if state.young_wolf == actor:
             raise IllegalNow("thief_bitten")  # LG-316, LG-D37 (3)
+        if state.number not in THIEF_NIGHTS:
+            raise IllegalNow("thief_nights")  # LG-323
         word = command.word or ""
         if word not in THIEF_NIGHTS[state.number]:
             raise IllegalNow("thief_night2_wolf")  # LG-321: Night 2 is for becoming a Wolf
