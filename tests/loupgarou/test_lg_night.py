@@ -98,7 +98,6 @@ def test_weighted_council_x03() -> None:
     g.send("alice", "MORDRE ivan")
     g.deadline("bite")
     g.deadline("election")
-    g.night(poison=None) if False else None
     g.send("eve", "EMPOISONNER alice")
     g.deadline("council")
     g.deadline("night")
