@@ -59,9 +59,11 @@ class LG:
         seed: int = 1,
         langs: Mapping[str, str] | None = None,
     ) -> None:
+        names = list(roles) if roles is not None else list(NAMES)
+        self.names = names
         players = [
             {"name": n, "email": email(n), **({"lang": langs[n]} if langs and n in langs else {})}
-            for n in NAMES
+            for n in names
         ]
         setup: dict[str, Any] = {
             "game": "loup-garou",
@@ -156,7 +158,7 @@ class LG:
         if bite:
             self.send("alice", f"MORDRE {bite}")
         self.deadline("bite")
-        for n in NAMES:
+        for n in self.names:
             self.send(n, f"MAIRE {mayor}")
         self.deadline("election")
         assert self.state.phase == "night" and self.state.number == 1
@@ -184,3 +186,8 @@ class LG:
             out += self.post(who, f"VOTE {target}")
         out += self.deadline("day")
         return out
+
+
+def small_game(roles: Mapping[str, str], **options: Any) -> LG:
+    """A game with a custom deck of ``roles`` (LG-D01), for short victory scenarios."""
+    return LG(roles=roles, options={"custom_deck": list(roles.values()), **options})

@@ -1003,7 +1003,7 @@ class LoupGarou(Rules[LoupGarouState]):
                 else:
                     emit(TeamChanged(thief, VILLAGERS))
                     thief_result = (thief, "villager")
-        dead = [p for p in state.living() if not s.seat(p).alive]
+        dead = [e.player for e in events if isinstance(e, PlayerDied)]  # LG-D16: in order
         # Step 9: the Ancien's death strips the Villagers at the start of the debates (LG-228).
         elder_dead = any(state.seat(p).role == ELDER for p in dead)
 
@@ -1298,7 +1298,7 @@ class LoupGarou(Rules[LoupGarouState]):
             else:
                 emit(PlayerDied(designated, "lynch"))
             emit(*self._grief(s))  # LG-253
-        dead = [p for p in state.living() if not s.seat(p).alive]
+        dead = [e.player for e in events if isinstance(e, PlayerDied)]
         elder_dead = any(s.seat(p).role == ELDER for p in dead)
         lost: list[PlayerId] = []
         if elder_dead:  # LG-254, LG-386: at once by day
