@@ -101,7 +101,7 @@ def test_tiebreak_default_is_the_mayors_vote_else_random() -> None:
 
 
 def test_village_idiot_x06() -> None:
-    """LG-X06, LG-252, LG-445..LG-449, LG-528, LG-750, LG-101, LG-D30: the Mayor burns instead."""
+    """LG-X06, LG-252, LG-255, LG-445, LG-446, LG-447, LG-528, LG-750, LG-101, LG-D30."""
     g = _day1(mayor="nick")  # seed 1: mallory is the idiot
     assert g.state.idiot == "mallory"
     g.post("judy", "VOTE mallory")

@@ -93,7 +93,7 @@ def test_too_late_rejected() -> None:
 
 
 def test_errors_never_reveal_hidden_information() -> None:
-    """LG-607, LG-102: an invalid target is "not a living player", never a role."""
+    """LG-607, LG-102, LG-319, LG-300: "not a living player", never a role; no power, no action."""
     g = LG()
     g.to_night1()
     g.night(kill="dave")
@@ -205,3 +205,37 @@ def test_simulate_transcript_end_to_end() -> None:
     assert "mayor" in players_out["nick"]["conditions"]
     assert not players_out["judy"]["alive"]
     assert set(state["winners"]) == {p for p, r in players_out.items() if r["team"] == "villagers"}
+
+
+def test_debate_is_free_and_night_orders_are_private() -> None:
+    """LG-005: anything may be said on the list; LG-006: night orders go privately."""
+    g = LG()
+    g.to_night1()
+    g.night()
+    events = len(g.table.events)
+    out = g.post("ivan", "Je suis la Voyante ! bob est un loup, votez bob demain.")
+    assert out == [] and len(g.table.events) == events  # talk: no reply, no event
+    g.deadline("day")
+    out = g.post("alice", "TUER ivan")  # a night order posted on the list is not one
+    assert g.state.action("alice", "kill") is None
+    assert "TUER" in g.reply(g.send("alice", "TUER ivan"))
+
+
+def test_normal_wolf_and_master_sit_in_council() -> None:
+    """LG-300, LG-310, LG-510: the council is every living Wolf; the normal wolf only votes."""
+    g = LG()
+    g.to_night1()
+    assert set(g.state.council) == {"alice", "bob"}
+    assert "pas ce pouvoir" in g.reply(g.send("bob", "SONDER ivan"))
+
+
+def test_mayor_vote_weighs_one() -> None:
+    """LG-520, LG-403: the Mayor leads the debates but his vote is worth 1, like anyone's."""
+    g = LG()
+    g.to_night1(mayor="nick")
+    g.night()
+    g.post("nick", "VOTE bob")
+    g.post("ivan", "VOTE judy")
+    out = g.deadline("day")
+    assert g.state.phase == "tiebreak"
+    assert any("bob 1" in m.body and "judy 1" in m.body for m in g.public(out))

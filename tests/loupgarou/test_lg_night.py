@@ -8,7 +8,7 @@ from pbem.games.werewolf.loupgarou import NIGHT_ORDER
 
 
 def test_night_start_announcement_and_prompts() -> None:
-    """LG-210, LG-710, LG-711, LG-D40: public deadlines, prompts to each power holder."""
+    """LG-210, LG-211, LG-710, LG-711, LG-D40: public deadlines, prompts to each power holder."""
     g = LG()
     g.deadline("bite")
     out = g.deadline("election")
@@ -27,7 +27,7 @@ def test_night_start_announcement_and_prompts() -> None:
 
 
 def test_sub_phases_kill_votes_only_until_t_a() -> None:
-    """LG-213, LG-214, LG-516, LG-604, LG-612: kill votes end at T_A; other actions go on."""
+    """LG-213, LG-214, LG-215, LG-516, LG-604, LG-612: kill votes end at T_A; others go on."""
     g = LG()
     g.to_night1()
     g.send("alice", "TUER ivan")
@@ -226,7 +226,7 @@ def test_same_player_hit_by_wolves_and_potion() -> None:
 
 
 def test_seer_sees_identity_only() -> None:
-    """LG-340..LG-343, LG-328, LG-433, LG-222, LG-720, LG-614, LG-D13."""
+    """LG-340, LG-341, LG-342, LG-343, LG-328, LG-433, LG-222, LG-720, LG-614, LG-D13."""
     g = LG()
     g.to_night1(bite="ivan")
     assert "vous-même" in g.reply(g.send("dave", "SONDER dave"))
@@ -274,7 +274,7 @@ def test_little_girl_question_1_x07() -> None:
 
 
 def test_little_girl_questions_2_3_4() -> None:
-    """LG-362, LG-363, LG-364, LG-617, LG-618, LG-D21, LG-D22: names and conditions."""
+    """LG-360, LG-362, LG-363, LG-364, LG-617, LG-618, LG-D21, LG-D22: one question a night."""
     g = LG()
     g.to_night1(mayor="nick")
     out = g.night(dave="SONDER bob", frank="QUESTION VOYANTE")
@@ -329,7 +329,7 @@ def test_piper_charms() -> None:
 
 
 def test_elder_survives_once_x02() -> None:
-    """LG-X02, LG-380..LG-383, LG-357, LG-224, LG-725, LG-D17."""
+    """LG-X02, LG-380, LG-381, LG-382, LG-383, LG-357, LG-224, LG-725, LG-D17."""
     g = LG()
     g.to_night1()
     g.night()

@@ -123,7 +123,7 @@ def test_wolf_thief_may_still_go_back_after_elder_death() -> None:
 
 
 def test_lovers_night2_x_grief() -> None:
-    """LG-368, LG-420..LG-424, LG-220, LG-226, LG-253, LG-619, LG-724, LG-D23, LG-D24."""
+    """LG-368, LG-420, LG-421, LG-422, LG-423, LG-220, LG-226, LG-253, LG-619, LG-724, LG-D24."""
     g = LG()
     g.to_night1()
     assert "deuxième nuit" in g.reply(g.send("frank", "AMOUREUX ivan judy"))
@@ -182,7 +182,7 @@ def test_lovers_if_missing_random() -> None:
 
 
 def test_elder_night_death_with_potion_on_wolf() -> None:
-    """LG-X10: the Ancien killed on Night 3, the potion that night works; Night 4 no power."""
+    """LG-X10, LG-228, LG-234, LG-385, LG-386, LG-344, LG-358, LG-370, LG-727, LG-D19, LG-D20."""
     g = LG()
     g.to_night1()
     g.night(kill="grace")  # Night 1: the protection is used

@@ -72,7 +72,7 @@ def test_idiot_is_a_secret_simple_villager() -> None:
 
 
 def test_opening_and_role_messages() -> None:
-    """LG-200, LG-700, LG-701, LG-014: public opening with the deck, one private role each."""
+    """LG-200, LG-700, LG-701, LG-014, LG-310, LG-312: opening, roles; no Wolf named yet."""
     g = LG()
     public = g.public()
     assert len(public) == 1
@@ -114,7 +114,7 @@ def test_bite_makes_a_young_wolf_who_keeps_powers() -> None:
 
 
 def test_bite_on_a_wolf_does_nothing_and_no_bite_is_none() -> None:
-    """LG-313, LG-434, LG-D03: biting a Wolf, or not biting, makes no young wolf, no notice."""
+    """LG-313, LG-301, LG-434, LG-D03: biting a Wolf (the normal one), or not biting: nothing."""
     g = LG()
     g.send("alice", "MORDRE bob")
     out = g.deadline("bite")
@@ -163,7 +163,7 @@ def test_bitten_piper_and_thief() -> None:
 
 
 def test_mayor_election_publishes_every_vote() -> None:
-    """LG-205, LG-206, LG-500..LG-506, LG-611, LG-705, LG-706, LG-D05, LG-D06."""
+    """LG-205, LG-206, LG-400, LG-401, LG-500..LG-506 (LG-505), LG-611, LG-705, LG-706, LG-D06."""
     g = LG()
     out = g.deadline("bite")
     assert any(m.public and "MAIRE nom" in m.body for m in out)  # LG-705
