@@ -39,7 +39,7 @@ def test_public_votes_tally_and_lynch() -> None:
 
 
 def test_vote_rejections() -> None:
-    """LG-526, LG-241, LG-606, LG-607, LG-602: invalid votes get a private reply, count nothing."""
+    """LG-526, LG-241, LG-606, LG-607, LG-602, LG-D35: invalid votes (by the dead, at night)."""
     g = _day1()
     g.post("judy", "VOTE bob")
     g.deadline("day")  # bob lynched

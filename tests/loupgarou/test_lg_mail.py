@@ -230,7 +230,7 @@ def test_normal_wolf_and_master_sit_in_council() -> None:
 
 
 def test_mayor_vote_weighs_one() -> None:
-    """LG-520, LG-403: the Mayor leads the debates but his vote is worth 1, like anyone's."""
+    """LG-520, LG-403, LG-D39: the Mayor leads the debates; his vote is worth 1 like anyone's."""
     g = LG()
     g.to_night1(mayor="nick")
     g.night()

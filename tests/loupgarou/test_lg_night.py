@@ -425,3 +425,55 @@ def test_every_player_can_get_help_and_status() -> None:
     assert "MAIRE" not in g.reply(out) and "RIEN" in g.reply(out)
     for n in NAMES:
         assert g.rules.status(g.state, n)["role"] == g.seat(n).role
+
+
+def test_charmed_know_each_other_option() -> None:
+    """LG-D26 alternative: each newly Charmed player learns the other living Charmed."""
+    g = LG(options={"charmed_know_each_other": True})
+    g.to_night1()
+    out = g.night(heidi="ENVOUTER ivan judy")
+    assert any("envoûtés : judy" in m.body for m in g.notices_to("ivan", out))
+
+
+def test_early_close_night() -> None:
+    """LG-D43: a sub-phase closes early only when every living player has acted or passed."""
+    g = LG(options={"early_close": True})
+    g.deadline("bite")
+    for n in g.names:
+        g.send(n, "MAIRE ivan")
+    assert g.state.phase == "night"  # the election closed early: everyone voted
+    for n in g.names[:-1]:
+        g.send(n, "RIEN" if n not in g.state.council else "TUER ivan")
+    assert not g.state.council_closed  # sybil has not answered
+    g.send("sybil", "RIEN")
+    assert g.state.council_closed and g.state.victim == "ivan"
+    for n in g.names[:-1]:
+        g.send(n, "RIEN")
+    assert g.state.phase == "night"
+    g.send("sybil", "RIEN")
+    assert g.state.phase == "day" and not g.alive("ivan")
+
+
+def test_pass_keeps_earlier_orders() -> None:
+    """LG-603, LG-626: RIEN after an order does not withdraw it (ANNULER does)."""
+    g = LG()
+    g.to_night1()
+    g.send("eve", "EMPOISONNER bob")
+    g.send("eve", "RIEN")
+    g.deadline("council")
+    g.deadline("night")
+    assert not g.alive("bob")
+
+
+def test_non_response_defaults() -> None:
+    """LG-D41, LG-D02: nobody acts: no bite, a drawn Mayor, quiet nights, Night 1 after setup."""
+    g = LG()
+    assert g.state.phase == "bite"
+    g.deadline("bite")
+    assert g.state.young_wolf is None and g.state.phase == "election"
+    g.deadline("election")
+    assert g.state.mayor is not None and g.state.phase == "night" and g.state.number == 1
+    out = g.night()
+    assert all(g.alive(n) for n in g.names)
+    assert not g.state.lovers and not g.state.charmed and not g.state.life_used
+    assert any("Personne n'est mort" in m.body for m in g.public(out))

@@ -111,7 +111,7 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
         )
     ],
     "spied": [{}],
-    "charmed": [{}],
+    "charmed": [{"others": []}, {"others": ["a", "b"]}],
     "lovers": [{"other": "a", "role": "witch"}],
     "elder_escaped": [{}],
     "thief_result": [{"result": r} for r in ("wolf", "villager", "last_wolf")],

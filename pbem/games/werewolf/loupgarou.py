@@ -493,11 +493,9 @@ class LoupGarou(Rules[LoupGarouState]):
                     last_tally=None if event.phase == "day" else state.last_tally,
                 )
             case ActionSet():
+                # LG-603: RIEN says "nothing (more) from me"; ANNULER withdraws an order.
                 actions = dict(state.actions)
-                if event.verb == "pass":
-                    actions = {k: v for k, v in actions.items() if k[0] != event.actor}
-                else:
-                    actions.pop((event.actor, "pass"), None)
+                actions.pop((event.actor, event.verb), None)
                 actions[(event.actor, event.verb)] = (state.seq + 1, event)
                 return replace(state, actions=actions, seq=state.seq + 1)
             case ActionCleared():
@@ -1036,8 +1034,11 @@ class LoupGarou(Rules[LoupGarouState]):
             if subjects and (o.notify_spied_when_empty or not empty):  # LG-722, LG-366, LG-367
                 events.append(private("loupgarou/spied", subjects, thread))
         charmed_now = [p for p in newly if s.seat(p).alive]
-        if charmed_now:  # LG-723, LG-425
-            events.append(private("loupgarou/charmed", charmed_now, thread))
+        if charmed_now and not o.charmed_know_each_other:  # LG-723, LG-425, LG-D26
+            events.append(private("loupgarou/charmed", charmed_now, thread, others=[]))
+        for p in charmed_now if o.charmed_know_each_other else []:
+            others = [q for q in s.order if q in s.charmed and q != p and s.seat(q).alive]
+            events.append(private("loupgarou/charmed", [p], thread, others=others))
         if lovers_formed:  # LG-724, LG-D24
             for lover in s.lovers:
                 other = s.lover_of(lover)
@@ -1656,8 +1657,6 @@ class LoupGarou(Rules[LoupGarouState]):
         for c in state.conditions(actor):
             if c == "idiot" and not state.idiot_revealed:
                 continue  # LG-441
-            if c == "charmed" and state.phase == "night" and actor not in state.charmed:
-                continue
             known.append(c)
         wolves: list[PlayerId] = []
         if seat.team == WOLVES and actor in state.council and state.phase != "bite":
