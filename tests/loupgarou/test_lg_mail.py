@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from email.message import EmailMessage
 
-from lg_helpers import LG, NAMES, ROLES, email
-
 from pbem.core.events import Notice
 from pbem.simulate import simulate
+from tests.loupgarou.lg_helpers import LG, NAMES, ROLES, email
 
 # LG-608: the notifications of section 10.3, one template each (no other game information).
 NOTIFICATIONS = {

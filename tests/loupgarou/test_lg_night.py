@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from lg_helpers import LG, NAMES, email
-
 from pbem.games.werewolf.loupgarou import NIGHT_ORDER
+from tests.loupgarou.lg_helpers import LG, NAMES, email
 
 
 def test_night_start_announcement_and_prompts() -> None:

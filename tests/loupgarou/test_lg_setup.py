@@ -7,13 +7,13 @@ from collections import Counter
 from datetime import UTC, datetime
 
 import pytest
-from lg_helpers import LG, NAMES, ROLES, VILLAGERS, email
 
 from pbem.core.errors import SetupError
 from pbem.core.game import GameSpec, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.engine import Table
 from pbem.games.werewolf.loupgarou import DECK, LoupGarou
+from tests.loupgarou.lg_helpers import LG, NAMES, ROLES, VILLAGERS, email
 
 
 def _spec(n: int = 16, **options: object) -> GameSpec:

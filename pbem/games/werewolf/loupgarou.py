@@ -1451,7 +1451,7 @@ class LoupGarou(Rules[LoupGarouState]):
         if state.life_used:
             raise IllegalNow("potion_used")
         if not state.council_closed:
-            raise IllegalNow("victim_not_known", at=_iso(state.deadlines.get("council")))
+            raise IllegalNow("victim_not_known", opens=_iso(state.deadlines.get("council")))
         if state.victim is None:
             raise IllegalNow("no_victim")
         if command.targets and command.targets[0] != state.victim:
