@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import timedelta
-from email.message import EmailMessage
 from typing import Any
 
-from pbem.engine import Outgoing, Table
-from pbem.simulate import EPOCH
+from pbem.engine import Outgoing
+from tests.harness import Game, address
 
 NAMES = (
     "alice",
@@ -45,11 +43,11 @@ VILLAGERS = NAMES[8:]
 
 
 def email(name: str) -> str:
-    return f"{name}@ex.org"
+    return address(name)
 
 
-class LG:
-    """A game with a fixed deal; every mail sent is kept in ``mails``."""
+class LG(Game):
+    """A Loup-Garou game on the shared harness, with a fixed deal (default: ``ROLES``)."""
 
     def __init__(
         self,
@@ -59,49 +57,30 @@ class LG:
         seed: int = 1,
         langs: Mapping[str, str] | None = None,
     ) -> None:
-        names = list(roles) if roles is not None else list(NAMES)
-        self.names = names
-        players = [
-            {"name": n, "email": email(n), **({"lang": langs[n]} if langs and n in langs else {})}
-            for n in names
-        ]
-        setup: dict[str, Any] = {
-            "game": "loup-garou",
-            "seed": seed,
-            "lang": lang,
-            "players": players,
-            "roles": dict(roles or ROLES),
-            "options": dict(options or {}),
-        }
-        self.now = EPOCH
-        self.table, step = Table.new(setup, self.now)
-        self.mails: list[Outgoing] = []
-        self.commit(step)
+        chosen = dict(roles or ROLES)
+        self.names = list(chosen)
+        super().__init__(
+            chosen, game="loup-garou", options=options, lang=lang, seed=seed, langs=langs
+        )
 
     # -- driving -------------------------------------------------------------------------
 
+    @property
+    def mails(self) -> list[Outgoing]:
+        """Every mail sent so far."""
+        return self.sent
+
     def commit(self, step: Any) -> list[Outgoing]:
-        self.table.apply(step)
-        self.mails.extend(step.outgoing)
-        return list(step.outgoing)
+        return self._commit(step)
 
     def send(self, who: str, body: str, to: str = "moderator") -> list[Outgoing]:
-        msg = EmailMessage()
-        msg["From"] = email(who)
-        msg["To"] = "list" if to == "list" else "moderator"
-        msg["Subject"] = ""
-        msg["Message-ID"] = f"<m{len(self.mails)}-{who}@ex.org>"
-        msg.set_content(body + "\n")
-        channel = "list" if to == "list" else "private"
-        return self.commit(self.table.receive(msg, channel=channel, now=self.now))  # type: ignore[arg-type]
+        return self.mail(who, body + "\n", to=to)
 
-    def post(self, who: str, body: str) -> list[Outgoing]:
-        return self.send(who, body, to="list")
-
-    def advance(self, delta: timedelta) -> None:
-        self.now += delta
+    def post(self, sender: str, body: str, **kw: Any) -> list[Outgoing]:
+        return self.send(sender, body, to="list")
 
     def deadline(self, key: str | None = None) -> list[Outgoing]:
+        """Pass the deadline ``key`` (default: the earliest pending one)."""
         pending = self.table.deadlines()
         assert pending, "no deadline pending"
         if key is None:
@@ -109,13 +88,9 @@ class LG:
         else:
             when = pending[key]
         self.now = max(self.now, when)
-        return self.commit(self.table.on_deadline(key, self.now))
+        return self._commit(self.table.on_deadline(key, self.now))
 
     # -- reading -------------------------------------------------------------------------
-
-    @property
-    def state(self) -> Any:
-        return self.table.state
 
     @property
     def rules(self) -> Any:
@@ -123,9 +98,6 @@ class LG:
 
     def seat(self, name: str) -> Any:
         return self.state.seat(name)
-
-    def alive(self, name: str) -> bool:
-        return bool(self.state.seat(name).alive)
 
     def private_to(self, name: str, mails: list[Outgoing] | None = None) -> list[Outgoing]:
         pool = self.mails if mails is None else mails
