@@ -39,6 +39,11 @@ def test_thief_becomes_wolf_night2_x04() -> None:
     assert {m.to[0] for m in joined} == {email("alice"), email("bob"), email("carol")}
     assert any("carol (Voleur) rejoint le conseil" in m.body for m in joined)
     assert any("vous rejoignez le conseil" in m.body for m in g.notices_to("carol", joined))
+    # LG-329: a thief who is a Wolf may still be the Wolves' victim
+    g.send("alice", "TUER carol")
+    g.deadline("council")
+    g.deadline("night")
+    assert not g.alive("carol") and g.seat("carol").cause == "wolves"
 
 
 def test_thief_wolf_counts_at_dawn_and_is_revealed_as_thief_wolf() -> None:
@@ -134,6 +139,7 @@ def test_lovers_night2_x_grief() -> None:
     assert g.state.lovers == ("ivan", "dave")
     to_ivan = [m for m in g.notices_to("ivan", out) if "amoureux" in m.subject]
     assert "amoureux de dave, dont l'identité est Voyante" in to_ivan[0].body
+    assert "pas le droit de vous écrire en privé" in to_ivan[0].body  # LG-423, LG-D36
     assert g.recipients(out, "amoureux") == {"ivan", "dave"}
     # LG-421, LG-423: STATUS shows the lover and his identity
     assert g.rules.status(g.state, "dave")["lover"] == "ivan"

@@ -22,7 +22,7 @@ def _spec(n: int = 16, **options: object) -> GameSpec:
 
 
 def test_deck_has_16_cards_and_initial_teams() -> None:
-    """LG-010 the 16-card deck; LG-011 initial teams; LG-012 uniform random deal."""
+    """LG-010 the 16-card deck; LG-011, LG-320 initial teams; LG-012 uniform random deal."""
     assert sum(DECK.values()) == 16 and DECK["villager"] == 8
     rules = LoupGarou()
     events = rules.setup(_spec(), datetime(2026, 1, 1, tzinfo=UTC), random.Random(5))
@@ -163,7 +163,7 @@ def test_bitten_piper_and_thief() -> None:
 
 
 def test_mayor_election_publishes_every_vote() -> None:
-    """LG-205, LG-206, LG-400, LG-401, LG-500..LG-506 (LG-505), LG-611, LG-705, LG-706, LG-D06."""
+    """LG-205, LG-206, LG-400, LG-401, LG-500, LG-501, LG-502, LG-503, LG-504, LG-505, LG-506, LG-611, LG-705, LG-706, LG-D06."""
     g = LG()
     out = g.deadline("bite")
     assert any(m.public and "MAIRE nom" in m.body for m in out)  # LG-705

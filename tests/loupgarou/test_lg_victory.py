@@ -27,7 +27,7 @@ def test_villagers_win_when_every_wolf_is_dead_checkpoint_b() -> None:
 
 
 def test_villagers_win_at_dawn() -> None:
-    """LG-110, LG-114 (a), LG-115: the Villagers are checked at dawn too."""
+    """LG-110, LG-114 (a), LG-115, LG-235: the Villagers are checked at dawn (checkpoint a)."""
     g = small_game({"alice": "master_wolf", "eve": "witch", "ivan": "villager"})
     g.to_night1()
     g.night(eve="EMPOISONNER alice")
