@@ -238,3 +238,38 @@ def test_mayor_vote_weighs_one() -> None:
     out = g.deadline("day")
     assert g.state.phase == "tiebreak"
     assert any("bob 1" in m.body and "judy 1" in m.body for m in g.public(out))
+
+
+def test_bad_input_changes_nothing_and_is_explained_in_the_players_language() -> None:
+    """LG-602, LG-606, LG-350, LG-323, LG-613, LG-526: the issue's illegal actions, one by one."""
+    g = LG(langs={"eve": "en", "carol": "en"})
+    g.to_night1()
+    g.night(kill="ivan", eve="!SAUVER")  # the life potion is used on Night 1
+    g.deadline("day")
+    g.night()
+    g.deadline("day")
+    cases = [
+        ("eve", "SAVE", "moderator", "already used that potion"),  # a second use (Night 3)
+        ("carol", "BECOME WOLF", "moderator", "only during Night 2 and Night 7"),
+        ("ivan", "LOUPS on y va", "moderator", "conseil des loups"),  # not a council member
+    ]
+    g.deadline("council")
+    for who, line, to, expected in cases:
+        before = (len(g.table.events), g.summary())
+        out = g.send(who, line, to=to)
+        assert expected in g.reply(out), (line, g.reply(out))
+        assert (len(g.table.events), g.summary()) == before
+    g.deadline("night")
+    g.post("judy", "VOTE eve")
+    g.deadline("day")
+    assert not g.alive("eve")
+    g.deadline("council")
+    before = (len(g.table.events), g.summary())
+    out = g.send("eve", "POISON bob")  # a dead witch's potion
+    assert "You have been eliminated" in g.reply(out)
+    assert (len(g.table.events), g.summary()) == before
+    g.deadline("night")
+    before = (len(g.table.events), g.summary())
+    out = g.post("eve", "VOTE bob")  # a vote by a dead player
+    assert "eliminated" in g.reply(out) and not g.public(out)
+    assert (len(g.table.events), g.summary()) == before
