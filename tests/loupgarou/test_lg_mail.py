@@ -19,6 +19,7 @@ NOTIFICATIONS = {
     "wolves_list": "LG-704",
     "election_open": "LG-705",
     "election_result": "LG-706",
+    "election_runoff": "LG-706",
     "night_start": "LG-710",
     "council_prompt": "LG-711",
     "seer_prompt": "LG-711",

@@ -224,3 +224,36 @@ def test_idiot_after_bite_option() -> None:
     g.send("alice", "MORDRE ivan")
     g.deadline("bite")
     assert g.state.idiot in VILLAGERS and g.state.idiot != "ivan"
+
+
+def test_election_runoff_option() -> None:
+    """LG-D05 alternative ``runoff``: a second vote among the tied, then a draw."""
+    g = LG(options={"mayor_election_tie": "runoff"})
+    g.deadline("bite")
+    g.send("ivan", "MAIRE ivan")
+    g.send("judy", "MAIRE judy")
+    out = g.deadline("election")
+    assert g.state.phase == "runoff" and g.state.mayor is None
+    assert any("second tour entre eux seuls" in m.body for m in g.public(out))
+    assert "ex æquo" in g.reply(g.send("nick", "MAIRE nick"))
+    g.send("nick", "MAIRE judy")
+    g.deadline("runoff")
+    assert g.state.mayor == "judy" and g.state.phase == "night"
+
+
+def test_election_concurrent_with_night1_option() -> None:
+    """LG-D02 alternative: the election runs during Night 1; the Wolves' list comes first."""
+    g = LG(options={"election_concurrent_with_night1": True})
+    out = g.deadline("bite")
+    assert g.state.phase == "night" and g.state.number == 1
+    subjects = [m.subject for m in out]
+    first_list = next(i for i, s in enumerate(subjects) if "Les loups de la partie" in s)
+    opened = next(i for i, m in enumerate(out) if m.public and "Élection" in m.subject)
+    assert first_list < opened
+    for n in NAMES:
+        g.send(n, "MAIRE nick")
+    g.send("alice", "TUER ivan")
+    g.deadline("council")
+    g.deadline("night")
+    assert g.state.mayor == "nick" and g.state.phase == "day" and not g.alive("ivan")
+    assert any("nick est élu Maire" in m.subject for m in g.public())

@@ -64,6 +64,9 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
         },
         {"votes": [], "counts": [], "drawn_among": [], "mayor": "a"},
     ],
+    "election_runoff": [
+        {**VOTES, "tied": ["a", "b"], "deadline": T, "votes": [{"voter": "a", "target": None}]}
+    ],
     "night_start": [{"number": 1, "council": T, "end": T}],
     "council_prompt": [
         {

@@ -102,7 +102,7 @@ class LoupGarouOptions:
     election_concurrent_with_night1: bool = False
     bite_window: timedelta = timedelta(hours=24)
     election_window: timedelta = timedelta(hours=24)
-    mayor_election_tie: Literal["random"] = "random"
+    mayor_election_tie: Literal["random", "runoff"] = "random"
     wolves_list_detail: Literal["names_and_identities", "names_only", "names_and_status"] = (
         "names_and_identities"
     )
@@ -158,6 +158,13 @@ class MayorElected(Event):
     mayor: PlayerId
     votes: Mapping[str, str | None]
     drawn_among: tuple[PlayerId, ...] = ()
+
+
+@dataclass(frozen=True)
+class ElectionTied(Event):
+    """LG-D05 ``runoff``: a second private vote limited to ``tied``."""
+
+    tied: tuple[PlayerId, ...]
 
 
 @dataclass(frozen=True)
@@ -261,6 +268,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     IdiotChosen,
     BiteResolved,
     MayorElected,
+    ElectionTied,
     SashOpened,
     MayorChanged,
     CouncilClosed,
@@ -474,7 +482,7 @@ class LoupGarou(Rules[LoupGarouState]):
                 return replace(state, seats=seats, young_wolf=young, council=wolves)
             case PhaseStarted():
                 night = event.phase == "night"
-                fresh = event.phase in ("night", "election", "day")
+                fresh = event.phase in ("night", "election", "runoff", "day")
                 council = state.council
                 if night:
                     council = tuple(state.team(WOLVES))  # LG-510
@@ -484,12 +492,12 @@ class LoupGarou(Rules[LoupGarouState]):
                     number=event.number,
                     deadlines=event.deadlines,
                     actions={} if fresh else state.actions,
-                    votes={} if event.phase in ("election", "day") else state.votes,
+                    votes={} if event.phase in ("election", "runoff", "day") else state.votes,
                     previous_council=state.council if night else state.previous_council,
                     council=council,
                     council_closed=False if night else state.council_closed,
                     victim=None if night else state.victim,
-                    tied=() if event.phase != "tiebreak" else state.tied,
+                    tied=state.tied if event.phase in ("tiebreak", "runoff") else (),
                     last_tally=None if event.phase == "day" else state.last_tally,
                 )
             case ActionSet():
@@ -510,7 +518,10 @@ class LoupGarou(Rules[LoupGarouState]):
                     votes[event.voter] = event.target
                 return replace(state, votes=votes, seq=state.seq + 1)
             case MayorElected():
-                return replace(state, mayor=event.mayor)
+                deadlines = {k: v for k, v in state.deadlines.items() if k != "election"}
+                return replace(state, mayor=event.mayor, deadlines=deadlines, votes={})
+            case ElectionTied():
+                return replace(state, tied=event.tied)
             case SashOpened():
                 deadlines = {**state.deadlines}
                 return replace(
@@ -562,8 +573,10 @@ class LoupGarou(Rules[LoupGarouState]):
 
     def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
         options = parse_options(LoupGarouOptions, spec.options)
-        if options.election_concurrent_with_night1:
-            raise SetupError("election_concurrent_with_night1 = true is not supported yet")
+        if options.election_concurrent_with_night1 and options.mayor_election_tie == "runoff":
+            raise SetupError(
+                "a runoff needs its own window: not with election_concurrent_with_night1"
+            )
         if spec.leftover:
             raise SetupError("Loup-Garou deals every card: no leftover")
         players = tuple(p.name for p in spec.players)
@@ -638,15 +651,19 @@ class LoupGarou(Rules[LoupGarouState]):
         match (state.phase, key):
             case ("bite", "bite"):
                 return self._close_bite(state, now, rng)
-            case ("election", "election"):
+            case ("election", "election") | ("runoff", "runoff") | ("night", "election"):
                 return self._close_election(state, now, rng)
             case ("night", "council"):
                 return self._close_council(state, rng)
             case ("night", "night"):
                 events: list[Event] = []
-                if not state.council_closed:  # both deadlines at once: A closes first
-                    events = self._close_council(state, rng)
+                if "election" in state.deadlines:  # LG-D02: the Mayor is known by dawn
+                    events = self._close_election(state, now, rng)
                     state = self.fold(events, state)
+                if not state.council_closed:  # both deadlines at once: A closes first
+                    closing = self._close_council(state, rng)
+                    events += closing
+                    state = self.fold(closing, state)
                 return events + self._resolve_night(state, now, rng)
             case ("day", "day"):
                 return self._close_day(state, now, rng)
@@ -696,6 +713,10 @@ class LoupGarou(Rules[LoupGarouState]):
                     detail=o.wolves_list_detail,
                 )
             )
+        if o.election_concurrent_with_night1:  # LG-D02 alternative: during Night 1
+            end = now + o.night_council_duration + o.night_witch_duration
+            events.append(public("loupgarou/election_open", "setup", deadline=_iso(end)))
+            return events + self._start_night(after, 1, now, {"election": end})
         end = now + o.election_window
         events.append(PhaseStarted("election", 0, {"election": end}))
         events.append(public("loupgarou/election_open", "setup", deadline=_iso(end)))  # LG-705
@@ -721,9 +742,27 @@ class LoupGarou(Rules[LoupGarouState]):
         self, state: LoupGarouState, now: datetime, rng: random.Random
     ) -> list[Event]:
         """LG-502..LG-506, LG-D05, LG-D06, then Night 1 (LG-207)."""
+        o = state.options
         votes = dict(state.votes)
         top = plurality(votes)
         drawn: tuple[PlayerId, ...] = ()
+        if state.phase == "runoff" and not top:
+            top = list(state.tied)  # nobody voted again: draw among the tied
+        if len(top) > 1 and o.mayor_election_tie == "runoff" and state.phase == "election":
+            tied = tuple(p for p in state.order if p in top)
+            end = now + o.election_window
+            return [
+                ElectionTied(tied),
+                PhaseStarted("runoff", 0, {"runoff": end}),
+                public(
+                    "loupgarou/election_runoff",
+                    "setup",
+                    votes=[{"voter": p, "target": votes.get(p)} for p in state.order],
+                    counts=tally_params(votes)["counts"],
+                    tied=list(tied),
+                    deadline=_iso(end),
+                ),
+            ]
         if len(top) == 1:
             mayor = top[0]
         else:  # LG-D05: a tie, or no vote at all, is drawn
@@ -743,17 +782,25 @@ class LoupGarou(Rules[LoupGarouState]):
                 mayor=mayor,
             ),
         ]
+        if state.phase == "night":  # LG-D02 alternative: the night goes on
+            return events
         return events + self._start_night(after, 1, now)
 
     # -- nights ---------------------------------------------------------------------------------
 
-    def _start_night(self, state: LoupGarouState, number: int, now: datetime) -> list[Event]:
+    def _start_night(
+        self,
+        state: LoupGarouState,
+        number: int,
+        now: datetime,
+        extra: Mapping[str, datetime] | None = None,
+    ) -> list[Event]:
         """LG-210, LG-710, LG-711: the public announcement, then the private prompts."""
         o = state.options
         t_a = now + o.night_council_duration
         t_end = t_a + o.night_witch_duration
         thread = f"night-{number}"
-        started = PhaseStarted("night", number, {"council": t_a, "night": t_end})
+        started = PhaseStarted("night", number, {"council": t_a, "night": t_end, **(extra or {})})
         events: list[Event] = [
             started,
             public(
@@ -1357,15 +1404,18 @@ class LoupGarou(Rules[LoupGarouState]):
         if verb == "cancel":
             return self._decide_cancel(state, actor, command, now, channel)
         if verb == "pass":  # LG-603
-            if state.phase not in ("bite", "election", "night"):
+            if state.phase not in ("bite", "election", "runoff", "night"):
                 raise IllegalNow("nothing_to_pass")
             return [ActionSet(actor, "pass")]
         if verb == "bite":
             return self._decide_bite(state, actor, command)
         if verb == "mayor":
-            if state.phase != "election":
+            if not self._election_open(state):
                 raise IllegalNow("election_closed")  # LG-503
-            return [VoteSet("mayor", actor, command.targets[0], state.seq + 1)]  # LG-501
+            target = command.targets[0]
+            if state.phase == "runoff" and target not in state.tied:
+                raise IllegalNow("not_tied", name=target, tied=list(state.tied))
+            return [VoteSet("mayor", actor, target, state.seq + 1)]  # LG-501
         if state.phase != "night":
             raise IllegalNow("night_only")
         if verb in ("kill", "pack"):
@@ -1385,6 +1435,10 @@ class LoupGarou(Rules[LoupGarouState]):
             "become": self._decide_become,
         }[verb]
         return handler(state, actor, command)
+
+    @staticmethod
+    def _election_open(state: LoupGarouState) -> bool:
+        return state.phase in ("election", "runoff") or "election" in state.deadlines
 
     def _living_target(self, state: LoupGarouState, target: PlayerId) -> None:
         if not state.seat(target).alive:
@@ -1569,7 +1623,7 @@ class LoupGarou(Rules[LoupGarouState]):
         if verb == "vote":
             return self._decide_vote(state, actor, Command("unvote"), now, "list")
         if verb == "mayor":
-            if state.phase != "election" or actor not in state.votes:
+            if not self._election_open(state) or actor not in state.votes:
                 raise IllegalNow("nothing_to_cancel")
             return [VoteSet("mayor", actor, None, state.seq + 1)]
         if verb == "kill" and state.council_closed:
@@ -1679,7 +1733,7 @@ class LoupGarou(Rules[LoupGarouState]):
             "number": state.number,
             "deadlines": {k: _iso(v) for k, v in self.deadlines(state).items()},
             "pending": pending,
-            "vote": state.votes.get(actor) if state.phase in ("day", "election") else None,
+            "vote": state.votes.get(actor) if state.phase != "tiebreak" else None,
             "living": state.living(),
             "mayor": state.mayor,
         }
@@ -1702,9 +1756,9 @@ class LoupGarou(Rules[LoupGarouState]):
             allowed.add("pass")
             if seat.role == MASTER:
                 allowed.add("bite")
-        elif phase == "election":
+        if self._election_open(state):
             allowed |= {"mayor", "pass", "cancel"}
-        elif phase == "night":
+        if phase == "night":
             allowed |= {"pass", "cancel"}
             if actor in state.council:
                 allowed.add("pack")
@@ -1752,8 +1806,8 @@ class LoupGarou(Rules[LoupGarouState]):
         o = state.options
         if state.outcome is not None:
             return None
-        if o.early_close and state.phase in ("bite", "election", "night"):
-            if state.phase == "election":
+        if o.early_close and state.phase in ("bite", "election", "runoff", "night"):
+            if state.phase in ("election", "runoff"):
                 acted = set(state.votes) | {a for a, v in state.actions if v == "pass"}
             elif state.phase == "night" and state.council_closed:
                 acted = {a for (a, _), (seq, _) in state.actions.items() if seq > state.council_seq}
@@ -1770,7 +1824,7 @@ class LoupGarou(Rules[LoupGarouState]):
     def awaiting(self, state: LoupGarouState) -> frozenset[PlayerId]:
         if state.phase == "bite":
             return frozenset(p for p in state.holders(MASTER) if not state.action(p, "bite"))
-        if state.phase == "election":
+        if state.phase in ("election", "runoff"):
             return frozenset(p for p in state.living() if p not in state.votes)
         if state.phase == "night" and not state.council_closed:
             return frozenset(p for p in state.council if not state.action(p, "kill"))
