@@ -49,8 +49,20 @@ def _check_public(table: Table, mails: tuple[Outgoing, ...]) -> None:
                 assert not re.search(rf"(?<!\w){re.escape(p)}(?!\w)", line), (p, line)
 
 
-def play_out(seed: int, lang: str) -> Table:
-    table, step = Table.new(demo_setup("loup-garou", 16, seed, lang), EPOCH)
+OPTIONS: tuple[dict[str, object], ...] = (
+    {},
+    {"early_close": True, "early_close_day": True},
+    {"election_concurrent_with_night1": True},
+    {"mayor_election_tie": "runoff", "lovers_if_missing": "random"},
+    {"seer_result_timing": "immediate", "wolves_tie_fallback": "no_victim"},
+    {"idiot_after_bite": True, "parity_counts_piper": True, "charmed_know_each_other": True},
+)
+
+
+def play_out(seed: int, lang: str, options: dict[str, object] | None = None) -> Table:
+    setup = demo_setup("loup-garou", 16, seed, lang)
+    setup["options"] = dict(options or {})
+    table, step = Table.new(setup, EPOCH)
     table.apply(step)
     rng = random.Random(seed)
     now = EPOCH
@@ -86,10 +98,16 @@ def _apply(table: Table, step: object) -> None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**6), lang=st.sampled_from(["fr", "en"]))
-def test_random_play_ends_with_exactly_one_outcome(seed: int, lang: str) -> None:
+@given(
+    seed=st.integers(0, 10**6),
+    lang=st.sampled_from(["fr", "en"]),
+    options=st.sampled_from(OPTIONS),
+)
+def test_random_play_ends_with_exactly_one_outcome(
+    seed: int, lang: str, options: dict[str, object]
+) -> None:
     """LG-117, LG-116: every random game ends once, with one side (or the draw of LG-D27)."""
-    table = play_out(seed, lang)
+    table = play_out(seed, lang, options)
     assert table.finished
     ended = [e for e in table.events if isinstance(e, GameEnded)]
     assert len(ended) == 1
