@@ -120,6 +120,10 @@ class Rules(ABC, Generic[S]):
         """The command meant by a public post whose only command is a bold text, if any."""
         return None
 
+    def final(self, state: S, actor: PlayerId, verb: str) -> bool:
+        """Whether an accepted ``verb`` can no longer be changed before the deadline."""
+        return False
+
     def ready_to_close(self, state: S) -> str | None:
         """The deadline key to close early because everyone has acted (early_close options)."""
         return None
