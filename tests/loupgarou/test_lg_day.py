@@ -168,6 +168,7 @@ def test_sash_after_night_death_x11() -> None:
     assert "pas un joueur vivant" in g.reply(g.send("nick", "ECHARPE nick"))
     out = g.send("nick", "ECHARPE judy")
     assert g.state.mayor == "judy"
+    assert "(définitif)" in g.reply(out)  # LG-602: the sash cannot be taken back
     assert any("judy est le nouveau Maire (choisi par nick)" in m.body for m in g.public(out))
     assert "sash" not in g.table.deadlines()
     # without an answer: drawn before any tie-break

@@ -274,3 +274,20 @@ def test_bad_input_changes_nothing_and_is_explained_in_the_players_language() ->
     out = g.post("eve", "VOTE bob")  # a vote by a dead player
     assert "eliminated" in g.reply(out) and not g.public(out)
     assert (len(g.table.events), g.summary()) == before
+
+
+def test_reply_names_the_deadline_of_each_order() -> None:
+    """LG-602, LG-213: TUER may change until T_A, SONDER until the end of the night."""
+    g = LG()
+    g.to_night1()
+    t_a, t_end = g.table.deadlines()["council"], g.table.deadlines()["night"]
+    renderer = g.table.renderer
+    kill = g.reply(g.send("alice", "TUER ivan"))
+    scan = g.reply(g.send("dave", "SONDER bob"))
+    assert renderer.when(t_a, "fr") in kill and renderer.when(t_end, "fr") not in kill
+    assert renderer.when(t_end, "fr") in scan
+    g.deadline("council")
+    g.deadline("night")
+    g.deadline("day")  # nobody voted: night 2
+    g.night(kill="nick")  # nick is not the Mayor (ivan is)
+    assert "définitif" not in g.reply(g.post("judy", "VOTE bob"))

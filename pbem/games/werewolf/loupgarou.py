@@ -1786,6 +1786,30 @@ class LoupGarou(Rules[LoupGarouState]):
             allowed.add("decide")
         return allowed
 
+    def changeable_until(
+        self, state: LoupGarouState, actor: PlayerId, verb: str
+    ) -> datetime | None:
+        """LG-602: the deadline that closes this verb (the council's for TUER, LG-213)."""
+        deadlines = self.deadlines(state)
+        key = {
+            "kill": "council",
+            "bite": "bite",
+            "mayor": "runoff" if state.phase == "runoff" else "election",
+            "vote": "day",
+            "unvote": "day",
+        }.get(verb, "night" if state.phase == "night" else None)
+        if key is not None and key in deadlines:
+            return deadlines[key]
+        return min(deadlines.values()) if deadlines else None
+
+    def final(self, state: LoupGarouState, actor: PlayerId, verb: str) -> bool:
+        """A sash, a tie-break, an immediate scan, a vote when changes are off, are final."""
+        if verb in ("sash", "decide"):
+            return True
+        if verb in ("vote", "unvote"):
+            return not state.options.vote_changes_allowed
+        return verb == "scan" and state.options.seer_result_timing == "immediate"
+
     def bold_command(
         self, state: LoupGarouState, actor: PlayerId, bold: Sequence[str]
     ) -> Command | None:
