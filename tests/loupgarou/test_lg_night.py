@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.games.werewolf.loupgarou import NIGHT_ORDER
+from pbem.core.events import Resolved
+from pbem.games.werewolf.loupgarou import NIGHT_ORDER, NIGHT_STEPS
 from tests.loupgarou.lg_helpers import LG, NAMES, email
 
 
@@ -370,9 +371,22 @@ def test_elder_dies_of_poison_or_lynch() -> None:
 
 
 def test_night_order_table() -> None:
-    """LG-220..LG-228 as a table: lovers, charms, seer, girl, wolves, potion, grief, thief."""
-    order = sorted(NIGHT_ORDER, key=lambda k: NIGHT_ORDER[k])
-    assert order == ["lovers", "charm", "scan", "ask", "wolves", "poison", "grief", "become"]
+    """LG-220..LG-228 as a table: lovers, charms, seer, girl, attacks, grief, thief."""
+    assert NIGHT_STEPS == ("lovers", "charm", "scan", "ask", "attacks", "grief", "become")
+    assert NIGHT_ORDER["wolves"] < NIGHT_ORDER["poison"]  # LG-224 before LG-225
+    # the trace of the kernel's loop says why the Ancien survived (DESIGN: veto hooks)
+    g = LG()
+    g.to_night1()
+    g.night(kill="grace", eve="EMPOISONNER bob")
+    traces = [e for e in g.table.events if isinstance(e, Resolved)]
+    assert traces[-1].trace[0]["vetoed_by"] == "elder"
+    assert traces[-1].trace[1] == {
+        "kind": "kill",
+        "target": "bob",
+        "cause": "poison",
+        "actors": [],
+        "vetoed_by": None,
+    }
 
 
 def test_dawn_private_before_public_and_dead_get_nothing() -> None:

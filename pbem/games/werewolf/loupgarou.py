@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -60,17 +60,11 @@ VILLAGERS, WOLVES, PIPER_SIDE, LOVERS = "villagers", "wolves", "pied_piper", "lo
 INITIAL_TEAM: Mapping[str, str] = {WOLF: WOLVES, MASTER: WOLVES, PIPER: PIPER_SIDE}
 # LG-D19: the identities whose powers the Ancien's death takes from a Villager.
 POWERED = (SEER, WITCH, GIRL, THIEF)
-# LG-220..LG-228: the night resolution order (lower runs first).
-NIGHT_ORDER: Mapping[str, int] = {
-    "lovers": 1,
-    "charm": 2,
-    "scan": 3,
-    "ask": 4,
-    "wolves": 5,
-    "poison": 6,
-    "grief": 7,
-    "become": 8,
-}
+# LG-224, LG-225: the priorities of the night's intents in the kernel's loop (lower first).
+NIGHT_ORDER: Mapping[str, int] = {"wolves": 5, "poison": 6}
+# Section 4.3 as a table: the night's steps in the order they resolve (the attacks step runs
+# the kernel's loop on the wolves' and the potion's intents, ordered by NIGHT_ORDER).
+NIGHT_STEPS = ("lovers", "charm", "scan", "ask", "attacks", "grief", "become")
 # LG-115, LG-116: which sides each checkpoint examines, in priority order.
 CHECKPOINTS: Mapping[str, tuple[str, ...]] = {
     "dawn": (LOVERS, PIPER_SIDE, WOLVES, VILLAGERS),
@@ -385,6 +379,35 @@ class LoupGarouState:
         if player in self.lovers and len(self.lovers) == 2:
             return self.lovers[1] if self.lovers[0] == player else self.lovers[0]
         return None
+
+
+@dataclass
+class _Night:
+    """A night being resolved: the state as its steps change it, and what the dawn reports."""
+
+    rules: Rules[LoupGarouState]
+    start: LoupGarouState
+    rng: random.Random
+    s: LoupGarouState = field(init=False)
+    events: list[Event] = field(default_factory=list)
+    lovers_formed: bool = False
+    charm_targets: tuple[PlayerId, ...] = ()
+    newly_charmed: tuple[PlayerId, ...] = ()
+    scan: ActionSet | None = None
+    question: ActionSet | None = None
+    answer: dict[str, Any] | None = None
+    spied: list[PlayerId] = field(default_factory=list)
+    elder_escaped: list[PlayerId] = field(default_factory=list)
+    elder_saved_by_witch: list[PlayerId] = field(default_factory=list)
+    thief_result: tuple[PlayerId, str] | None = None
+
+    def __post_init__(self) -> None:
+        self.s = self.start
+
+    def emit(self, *new: Event) -> None:
+        for event in new:
+            self.s = self.rules.evolve(self.s, event)
+            self.events.append(event)
 
 
 _PLAYER = (Player(),)
@@ -947,59 +970,70 @@ class LoupGarou(Rules[LoupGarouState]):
     def _resolve_night(
         self, state: LoupGarouState, now: datetime, rng: random.Random
     ) -> list[Event]:
-        """LG-215, LG-220..LG-229 in the order of section 4.3, then the dawn (LG-230..LG-235)."""
-        o = state.options
-        n = state.number
-        thread = f"day-{n}"
-        events: list[Event] = []
-        s = state
+        """LG-215, LG-220..LG-229: the steps of NIGHT_STEPS in order, then the dawn (LG-230)."""
+        night = _Night(self, state, rng)
+        steps: Mapping[str, Callable[[_Night], None]] = {
+            "lovers": self._night_lovers,
+            "charm": self._night_charm,
+            "scan": self._night_scan,
+            "ask": self._night_ask,
+            "attacks": self._night_attacks,
+            "grief": self._night_grief,
+            "become": self._night_become,
+        }
+        for step in NIGHT_STEPS:
+            steps[step](night)
+        return self._dawn(night, now)
 
-        def emit(*new: Event) -> None:
-            nonlocal s
-            for event in new:
-                s = self.evolve(s, event)
-                events.append(event)
+    # -- the night's steps, in the order of NIGHT_STEPS (section 4.3) -----------------------
 
-        # Step 1: the Lovers (Night 2 only), before any death (LG-220, LG-D23).
-        lovers_formed = False
-        if n == 2 and not s.lovers:
-            pick = next(iter(s.actions_of("lovers")), None)
-            if pick is not None:
-                emit(LoversFormed(pick.targets))
-                lovers_formed = True
-            elif o.lovers_if_missing == "random":
-                girls = [g for g in s.holders(GIRL) if s.powered(g)]
-                if girls and len(s.living()) >= 2:
-                    emit(
-                        LoversFormed(
-                            tuple(sorted(rng.sample(s.living(), 2), key=s.order.index)), True
-                        )
-                    )
-                    lovers_formed = True
-        # Step 2: charms (LG-221, LG-D25: re-charming has no new effect).
-        charm = next(iter(s.actions_of("charm")), None)
-        charm_targets: tuple[PlayerId, ...] = charm.targets if charm else ()
-        newly = tuple(t for t in charm_targets if t not in s.charmed)
-        if newly:
-            emit(Charmed(newly))
-        # Step 3: the seer's result (LG-222, LG-341).
-        scan = next(iter(s.actions_of("scan")), None)
-        scanned = scan.targets[0] if scan else None
-        # Step 4: the little girl's answer with the final choices (LG-223, LG-D21).
-        question = next(iter(s.actions_of("ask")), None)
-        answer: dict[str, Any] | None = None
-        spied: list[PlayerId] = []
-        if question is not None:
-            answer, spied = self._answer(s, question, scanned, charm_targets)
-        # Steps 5 and 6: the Wolves' victim, then the death potion (LG-224, LG-225, LG-D15).
+    def _night_lovers(self, night: _Night) -> None:
+        """Step 1 (LG-220, LG-368, LG-D23): the Lovers, Night 2 only, before any death."""
+        s = night.s
+        if s.number != 2 or s.lovers:
+            return
+        pick = next(iter(s.actions_of("lovers")), None)
+        if pick is not None:
+            night.emit(LoversFormed(pick.targets))
+        elif s.options.lovers_if_missing == "random":
+            girls = [g for g in s.holders(GIRL) if s.powered(g)]
+            if girls and len(s.living()) >= 2:
+                drawn = sorted(night.rng.sample(s.living(), 2), key=s.order.index)
+                night.emit(LoversFormed(tuple(drawn), True))
+        night.lovers_formed = bool(night.s.lovers)
+
+    def _night_charm(self, night: _Night) -> None:
+        """Step 2 (LG-221, LG-D25): charms; re-charming has no new effect."""
+        charm = next(iter(night.s.actions_of("charm")), None)
+        night.charm_targets = charm.targets if charm else ()
+        night.newly_charmed = tuple(t for t in night.charm_targets if t not in night.s.charmed)
+        if night.newly_charmed:
+            night.emit(Charmed(night.newly_charmed))
+
+    def _night_scan(self, night: _Night) -> None:
+        """Step 3 (LG-222, LG-341): the seer's result is the scanned player's card."""
+        night.scan = next(iter(night.s.actions_of("scan")), None)
+
+    def _night_ask(self, night: _Night) -> None:
+        """Step 4 (LG-223, LG-D21): the little girl's answer, with the night's final choices."""
+        night.question = next(iter(night.s.actions_of("ask")), None)
+        if night.question is not None:
+            scanned = night.scan.targets[0] if night.scan else None
+            night.answer, night.spied = self._answer(
+                night.s, night.question, scanned, night.charm_targets
+            )
+
+    def _night_attacks(self, night: _Night) -> None:
+        """Steps 5 and 6 (LG-224, LG-225, LG-D15): the kernel's loop with two veto hooks."""
+        s = night.s
         save = next(iter(s.actions_of("save")), None)
         poison = next(iter(s.actions_of("poison")), None)
         poisoned = poison.targets[0] if poison else None
         victim = s.victim
         if save is not None:
-            emit(PotionUsed("life"))
+            night.emit(PotionUsed("life"))
         if poison is not None:
-            emit(PotionUsed("death"))
+            night.emit(PotionUsed("death"))
         intents: list[Intent] = []
         if victim is not None:
             cause = "wolves_and_poison" if victim == poisoned else "wolves"
@@ -1022,91 +1056,93 @@ class LoupGarou(Rules[LoupGarouState]):
         def die(st: LoupGarouState, intent: Intent) -> list[Event]:
             return [PlayerDied(intent.target, intent.cause)] if st.seat(intent.target).alive else []
 
-        result = resolve(s, f"night-{n}", intents, [life_potion, elder], die, self.evolve)
-        events += result.events
-        s = result.state
-        elder_escaped = [i.target for i, hook in result.vetoed.items() if hook == "elder"]
-        elder_saved_by_witch = [
-            i.target
-            for i, hook in result.vetoed.items()
-            if hook == "life_potion" and s.seat(i.target).role == ELDER and not s.elder_used
-        ]
-        # Step 7: grief (LG-226, LG-422).
-        emit(*self._grief(s))
-        # Step 8: the thief's transformation, if he is alive (LG-227, LG-324..LG-327, LG-D37).
-        thief_result: tuple[PlayerId, str] | None = None
-        for request in s.actions_of("become"):
+        result = resolve(
+            night.s, f"night-{s.number}", intents, [life_potion, elder], die, self.evolve
+        )
+        night.events += result.events
+        night.s = result.state
+        for intent, hook in result.vetoed.items():
+            if hook == "elder":
+                night.elder_escaped.append(intent.target)
+            elif hook == "life_potion" and night.s.seat(intent.target).role == ELDER:
+                night.elder_saved_by_witch.append(intent.target)  # LG-357, LG-D17
+
+    def _night_grief(self, night: _Night) -> None:
+        """Step 7 (LG-226, LG-422): Lovers die of grief."""
+        night.emit(*self._grief(night.s))
+
+    def _night_become(self, night: _Night) -> None:
+        """Step 8 (LG-227, LG-324..LG-327, LG-D37): the thief's change, if he is alive."""
+        for request in night.s.actions_of("become"):
+            s = night.s
             thief = request.actor
             if not s.seat(thief).alive:
                 continue
             if request.word == "wolf" and s.seat(thief).team == VILLAGERS:
-                emit(TeamChanged(thief, WOLVES))
-                thief_result = (thief, "wolf")
+                night.emit(TeamChanged(thief, WOLVES))
+                night.thief_result = (thief, "wolf")
             elif request.word == "villager" and s.seat(thief).team == WOLVES:
                 if s.team(WOLVES) == [thief]:
-                    thief_result = (thief, "last_wolf")
+                    night.thief_result = (thief, "last_wolf")
                 else:
-                    emit(TeamChanged(thief, VILLAGERS))
-                    thief_result = (thief, "villager")
+                    night.emit(TeamChanged(thief, VILLAGERS))
+                    night.thief_result = (thief, "villager")
+
+    def _dawn(self, night: _Night, now: datetime) -> list[Event]:
+        """LG-230..LG-235: private notices first, the announcement, the Ancien, checkpoint (a)."""
+        state, o, n = night.start, night.start.options, night.start.number
+        thread = f"day-{n}"
+        events = night.events
         dead = [e.player for e in events if isinstance(e, PlayerDied)]  # LG-D16: in order
         # Step 9: the Ancien's death strips the Villagers at the start of the debates (LG-228).
         elder_dead = any(state.seat(p).role == ELDER for p in dead)
+        s = night.s
 
-        def living_alive(who: Sequence[PlayerId]) -> list[PlayerId]:
+        def reached(who: Sequence[PlayerId]) -> list[PlayerId]:
             return [p for p in who if o.send_results_to_dead or s.seat(p).alive]  # LG-D12
 
-        # Dawn, private first (LG-230, LG-720..LG-727).
-        if scanned is not None and scan is not None and o.seer_result_timing == "dawn":
-            to = living_alive([scan.actor])
+        scan = night.scan
+        if scan is not None and o.seer_result_timing == "dawn":
+            to = reached([scan.actor])
             if to:  # LG-720, LG-343
+                target = scan.targets[0]
+                role = state.seat(target).role
                 events.append(
-                    private(
-                        "loupgarou/seer_result",
-                        to,
-                        thread,
-                        target=scanned,
-                        role=state.seat(scanned).role,
-                    )
+                    private("loupgarou/seer_result", to, thread, target=target, role=role)
                 )
+        question, answer = night.question, night.answer
         if question is not None and answer is not None:
-            to = living_alive([question.actor])
+            to = reached([question.actor])
             if to:  # LG-721
                 events.append(private("loupgarou/girl_answer", to, thread, **answer))
             empty = not answer["names"] and answer["question"] != "conditions"
-            subjects = [
-                p
-                for p in spied
-                if s.seat(p).alive and p != question.actor  # LG-D21: never the girl herself
-            ]
-            if subjects and (o.notify_spied_when_empty or not empty):  # LG-722, LG-366, LG-367
+            # LG-D21: never the girl herself; LG-722, LG-366, LG-367: one text for all.
+            subjects = [p for p in night.spied if s.seat(p).alive and p != question.actor]
+            if subjects and (o.notify_spied_when_empty or not empty):
                 events.append(private("loupgarou/spied", subjects, thread))
-        charmed_now = [p for p in newly if s.seat(p).alive]
+        charmed_now = [p for p in night.newly_charmed if s.seat(p).alive]
         if charmed_now and not o.charmed_know_each_other:  # LG-723, LG-425, LG-D26
             events.append(private("loupgarou/charmed", charmed_now, thread, others=[]))
         for p in charmed_now if o.charmed_know_each_other else []:
             others = [q for q in s.order if q in s.charmed and q != p and s.seat(q).alive]
             events.append(private("loupgarou/charmed", [p], thread, others=others))
-        if lovers_formed:  # LG-724, LG-D24
+        if night.lovers_formed:  # LG-724, LG-D24
             for lover in s.lovers:
                 other = s.lover_of(lover)
                 if s.seat(lover).alive and other is not None:
+                    role = s.seat(other).role
                     events.append(
-                        private(
-                            "loupgarou/lovers",
-                            [lover],
-                            thread,
-                            other=other,
-                            role=s.seat(other).role,
-                        )
+                        private("loupgarou/lovers", [lover], thread, other=other, role=role)
                     )
-        told_elder = elder_escaped + (elder_saved_by_witch if o.elder_told_when_witch_saves else [])
-        for escaped in told_elder:  # LG-725, LG-381, LG-D17
+        told = night.elder_escaped + (
+            night.elder_saved_by_witch if o.elder_told_when_witch_saves else []
+        )
+        for escaped in told:  # LG-725, LG-381, LG-D17
             if s.seat(escaped).alive:
                 events.append(private("loupgarou/elder_escaped", [escaped], thread))
-        if thief_result is not None:  # LG-726
-            events.append(
-                private("loupgarou/thief_result", [thief_result[0]], thread, result=thief_result[1])
-            )
+        if night.thief_result is not None:  # LG-726
+            thief, result = night.thief_result
+            events.append(private("loupgarou/thief_result", [thief], thread, result=result))
         lost: list[PlayerId] = []
         if elder_dead:  # LG-727, LG-D19
             lost = [p for p in s.team(VILLAGERS) if s.powered(p)]
@@ -1129,13 +1165,12 @@ class LoupGarou(Rules[LoupGarouState]):
             )
         )
         if lost:
-            emit(PowersLost(tuple(lost)))  # LG-234, LG-386
+            night.emit(PowersLost(tuple(lost)))  # LG-234, LG-386
         if ending:
             return events + ending
         if mayor_died and s.mayor is not None:  # LG-233, LG-D31
-            due = min(now + o.sash_window, t_day - timedelta(hours=1))
-            due = max(due, now)
-            emit(SashOpened(s.mayor, due))
+            due = max(min(now + o.sash_window, t_day - timedelta(hours=1)), now)
+            night.emit(SashOpened(s.mayor, due))
             events.append(private("loupgarou/sash_prompt", [s.mayor], thread, deadline=_iso(due)))
         events.append(PhaseStarted("day", n, {"day": t_day}))
         return events
