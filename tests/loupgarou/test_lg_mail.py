@@ -291,3 +291,39 @@ def test_reply_names_the_deadline_of_each_order() -> None:
     g.deadline("day")  # nobody voted: night 2
     g.night(kill="nick")  # nick is not the Mayor (ivan is)
     assert "définitif" not in g.reply(g.post("judy", "VOTE bob"))
+
+
+def test_transcript_file_through_the_cli() -> None:
+    """LG-001: ``pbem simulate tests/transcripts/loupgarou-day1.jsonl`` (the DESIGN contract)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "transcripts" / "loupgarou-day1.jsonl"
+    out = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "simulate", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+    items = [json.loads(line) for line in out]
+    mails = [i["mail"] for i in items[:-1]]
+    state = items[-1]["state"]
+    assert {"game", "status", "phase", "day", "winners", "players"} <= set(state)
+    players = {p["name"]: p for p in state["players"]}
+    assert players["eve"] == {
+        "name": "eve",
+        "role": "witch",
+        "team": "wolves",
+        "alive": True,
+        "conditions": ["young_wolf"],
+    }
+    assert players["grace"]["alive"]  # the Ancien's protection saved him
+    assert not players["dave"]["alive"] and not players["bob"]["alive"]
+    assert state["phase"] == "night" and state["day"] == 2
+    # the elder was told, privately; the dawn said nothing of it
+    assert any("échappé à la mort" in m["body"] for m in mails if m["to"] == ["grace@example.org"])
+    dawn = next(m for m in mails if m["public"] and "aube" in m["subject"])
+    assert "grace" not in dawn["body"]
+    assert "dave, tué par la potion de mort : identité Voyante" in dawn["body"]
