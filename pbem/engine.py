@@ -432,11 +432,11 @@ class Table:
             return state
         events += new
         state = self.rules.fold(new, state)
-        deadlines = self.rules.deadlines(state)
+        until = self.rules.changeable_until(state, player.name, command.verb)
         reply.accepted.append(
             {
                 "line": self._canonical(command, player.lang),
-                "deadline": min(deadlines.values()).isoformat() if deadlines else None,
+                "deadline": until.isoformat() if until else None,
                 "final": self.rules.final(state, player.name, command.verb),
             }
         )

@@ -142,6 +142,15 @@ class Rules(ABC, Generic[S]):
         """
         return []
 
+    def changeable_until(self, state: S, actor: PlayerId, verb: str) -> datetime | None:
+        """Until when an accepted ``verb`` may still be changed (shown in the reply).
+
+        By default the earliest pending deadline; a game whose phase has several deadlines
+        (a night in sub-phases) names the one that closes this verb.
+        """
+        deadlines = self.deadlines(state)
+        return min(deadlines.values()) if deadlines else None
+
     def final(self, state: S, actor: PlayerId, verb: str) -> bool:
         """Whether an accepted ``verb`` can no longer be changed before the deadline."""
         return False

@@ -199,11 +199,21 @@ def test_template_renders(name: str, lang: str) -> None:
     assert "{{" not in text.replace("{{ not code }}", "")
 
 
+def dracula_reasons() -> set[str]:
+    import re
+
+    package = Path(__file__).resolve().parents[2] / "pbem" / "games" / "dracula"
+    source = "".join(p.read_text() for p in package.glob("*.py"))
+    reasons = set(re.findall(r'(?:IllegalNow|InvalidSyntax)\(\s*"(\w+)"', source))
+    reasons |= {f"cannot_bite_{s}" for s in ("sanctuary", "alone", "nausea")}
+    return reasons
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_reasons_render(lang: str) -> None:
+    """Every reason the Dracula rules raise renders (NTF-05, AMB-082)."""
     r = Renderer()
-    names = [p.stem for p in Path(templates_root() / lang / "reasons").glob("*.txt")]
-    for reason in names:
+    for reason in sorted(dracula_reasons()):
         assert r.text(f"reasons/{reason}", lang, REASON_PARAMS).strip()
 
 
