@@ -16,18 +16,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
-from email.utils import getaddresses, parseaddr
+from email.utils import parseaddr
 from typing import Any, Literal
 
-from pbem.core.commands import Command, CommandSpec, parse_line
-from pbem.core.errors import CommandError, NotAPlayer, SetupError, UnknownCommand
+from pbem.core.commands import Command, CommandSpec, parse_line, takes_lines
+from pbem.core.errors import CommandError, MailError, NotAPlayer, SetupError, UnknownCommand
 from pbem.core.events import Event, Notice
-from pbem.core.game import GameSpec, PlayerSpec, Rules
+from pbem.core.game import ADMIN, GameSpec, PlayerSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.games import rules_for
 from pbem.mail.inbound import MailText, extract
-from pbem.mail.render import LANGS, Renderer
+from pbem.mail.render import LANGS, Renderer, shared_renderer
 
 Channel = Literal["private", "list"]
 
@@ -69,6 +69,7 @@ class TableSetup:
     moderator: str
     list_address: str
     timezone: str = "UTC"
+    admins: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> TableSetup:
@@ -86,6 +87,7 @@ class TableSetup:
             "list",
             "timezone",
             "start",
+            "admins",
         }
         unknown = sorted(set(data) - known)
         if unknown:
@@ -117,6 +119,9 @@ class TableSetup:
         options = data.get("options", {})
         if not isinstance(options, dict):
             raise SetupError("setup: 'options' must be an object")
+        admins = data.get("admins", [])
+        if not isinstance(admins, list) or not all(isinstance(a, str) for a in admins):
+            raise SetupError("setup: 'admins' must be a list of addresses")
         return cls(
             game=game,
             game_id=str(data.get("game_id", game)),
@@ -129,6 +134,7 @@ class TableSetup:
             moderator=str(data.get("moderator", "moderator")),
             list_address=str(data.get("list", "list")),
             timezone=str(data.get("timezone", "UTC")),
+            admins=tuple(a.strip().lower() for a in admins),
         )
 
 
@@ -185,7 +191,7 @@ class Table:
         self.rules = rules
         self.events = events
         self.state = rules.fold(events)
-        self.renderer = renderer or Renderer(timezone=setup.timezone)
+        self.renderer = renderer or shared_renderer(setup.timezone)
         self.by_email = {p.email.lower(): p for p in setup.players}
         self.by_name = {p.name: p for p in setup.players}
         for spec in setup.players:
@@ -263,68 +269,129 @@ class Table:
         sender = parseaddr(str(msg.get("From", "")))[1].lower()
         player = self.by_email.get(sender)
         message_id = str(msg.get("Message-ID", "")).strip() or None
-        reply_key = hashlib.sha256(
-            f"{message_id}|{sender}|{len(self.events)}".encode()
-        ).hexdigest()[:16]
+        key = hashlib.sha256(f"{message_id}|{sender}|{len(self.events)}".encode()).hexdigest()
+        if player is None and channel == "private" and sender in self.setup.admins:
+            return self._receive_admin(msg, sender, key[:16], message_id, now)
         if player is None:
             if channel == "list":
                 return Step()  # a post by a non-player on the list is just talk
-            return self._reply_only(
-                sender, self.setup.lang, reply_key, message_id, NotAPlayer(address=sender)
+            refused = _Reply(
+                rejected=[
+                    {
+                        "line": "",
+                        "reason": self._reason(NotAPlayer(address=sender), self.setup.lang),
+                    }
+                ]
+            )
+            return Step(
+                (), (self._reply_mail(sender, self.setup.lang, refused, key[:16], message_id),)
             )
         try:
             text = extract(msg)
-        except CommandError as exc:
-            return self._reply_only(player.email, player.lang, reply_key, message_id, exc)
-        except Exception:
+        except MailError:
             text = MailText("", (), (), False, False)
+        reply = _Reply()
+        commands = self._read(text, channel, player.lang, reply)
+        if channel == "list" and not commands and not reply.rejected and text.bold:
+            commands = self._bold(text.bold, player, reply)
         state = self.state
         events: list[Event] = []
-        reply = _Reply()
-        lines = ([text.subject] if channel == "private" and text.subject else []) + list(text.lines)
-        specs = [s for s in self.rules.all_commands if (s.public if channel == "list" else True)]
-        commands_seen = False
-        for line in lines:
+        if channel == "list":  # the game may refuse the whole post (Rules.on_post)
             try:
-                command = parse_line(line, specs, self.rules.names(state))
-            except UnknownCommand as exc:
-                if channel == "list":
-                    continue  # debate text on the list is never a command error
-                reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
-                commands_seen = True
-                continue
+                posted = self.rules.on_post(state, player.name, text.lines, now)
             except CommandError as exc:
-                reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
-                commands_seen = True
-                continue
-            if command is None:
-                if channel == "private":
-                    reply.ignored.append(line)
-                continue
-            commands_seen = True
+                bounced = _Reply(rejected=[{"line": "", "reason": self._reason(exc, player.lang)}])
+                return self._step([], reply=(player, bounced, key[:16], message_id))
+            events += posted
+            state = self.rules.fold(posted, state)
+        for line, command in commands:
             state = self._run(state, player, command, line, now, channel, events, reply)
-        if channel == "list" and not commands_seen and text.bold:
-            try:
-                command = self.rules.bold_command(state, player.name, text.bold)
-            except CommandError as exc:
-                reply.rejected.append(
-                    {
-                        "line": " ".join(f"**{b}**" for b in text.bold),
-                        "reason": self._reason(exc, player.lang),
-                    }
-                )
-                command = None
-            if command is not None:
-                line = " ".join(f"**{b}**" for b in text.bold)
-                state = self._run(state, player, command, line, now, channel, events, reply)
         early = self.rules.ready_to_close(state)
         if early is not None:  # early close (LUP-D29) is off unless the options turn it on
             closing = self.rules.on_deadline(state, early, now, self._rng(len(events)))
             events += closing
-            state = self.rules.fold(closing, state)
+            if reply.accepted:
+                reply.extra.append(self.renderer.text("common/closed_early", player.lang, {}))
         if channel == "private" and not reply:
             reply.extra.append(self.renderer.text("common/no_command", player.lang, {}))
-        return self._step(events, reply=(player, reply, reply_key, message_id) if reply else None)
+        return self._step(events, reply=(player, reply, key[:16], message_id) if reply else None)
+
+    def _read(
+        self, text: MailText, channel: Channel, lang: str, reply: _Reply
+    ) -> list[tuple[str, Command]]:
+        """The mail's commands; errors and free text are noted in ``reply``.
+
+        On the list only public commands count and other text is debate, never an error; a
+        private mail's Subject may hold a command but is never reported as ignored text.
+        """
+        specs = [s for s in self.rules.all_commands if s.public or channel == "private"]
+        names = self.rules.names(self.state)
+        subject = [text.subject] if channel == "private" and text.subject else []
+        commands: list[tuple[str, Command]] = []
+        lines = subject + list(text.lines)
+        for index in range(len(subject), len(lines)):
+            if takes_lines(lines[index], specs):  # a multi-line text runs to FIN/END or the end
+                lines = [*lines[:index], "\n".join(lines[index:])]
+                break
+        for index, line in enumerate(lines):
+            quiet = channel == "list" or index < len(subject)
+            try:
+                command = parse_line(line, specs, names)
+            except UnknownCommand as exc:
+                if not quiet:
+                    reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
+                continue
+            except CommandError as exc:
+                reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
+                continue
+            if command is not None:
+                commands.append((line, command))
+            elif channel == "private" and index >= len(subject):
+                reply.ignored.append(line)
+        return commands
+
+    def _bold(
+        self, bold: Sequence[str], player: PlayerSpec, reply: _Reply
+    ) -> list[tuple[str, Command]]:
+        """The forum convention: a public post whose only command is a bold text."""
+        line = " ".join(f"**{b}**" for b in bold)
+        try:
+            command = self.rules.bold_command(self.state, player.name, bold)
+        except CommandError as exc:
+            reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
+            return []
+        return [(line, command)] if command is not None else []
+
+    def _receive_admin(
+        self, msg: EmailMessage, sender: str, key: str, message_id: str | None, now: datetime
+    ) -> Step:
+        """An administrator's private mail: only the game's ``admin_commands``."""
+        lang = self.setup.lang
+        try:
+            text = extract(msg)
+        except MailError:
+            text = MailText("", (), (), False, False)
+        state = self.state
+        events: list[Event] = []
+        reply = _Reply()
+        specs = list(self.rules.admin_commands)
+        for line in ([text.subject] if text.subject else []) + list(text.lines):
+            try:
+                command = parse_line(line, specs, self.rules.names(state))
+                if command is None:
+                    continue
+                new = self.rules.admin(state, command, now)
+            except CommandError as exc:
+                reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
+                continue
+            events += new
+            state = self.rules.fold(new, state)
+            reply.accepted.append({"line": line, "deadline": None, "final": True})
+        if not reply:
+            reply.extra.append(self.renderer.text("common/no_command", lang, {}))
+        step = self._step(events, reply=None)
+        mail = self._reply_mail(sender, lang, reply, key, message_id)
+        return Step(step.events, (mail, *step.outgoing))
 
     def _run(
         self,
@@ -365,11 +432,12 @@ class Table:
             return state
         events += new
         state = self.rules.fold(new, state)
-        deadlines = self.rules.deadlines(state)
+        until = self.rules.changeable_until(state, player.name, command.verb)
         reply.accepted.append(
             {
                 "line": self._canonical(command, player.lang),
-                "deadline": min(deadlines.values()).isoformat() if deadlines else None,
+                "deadline": until.isoformat() if until else None,
+                "final": self.rules.final(state, player.name, command.verb),
             }
         )
         return state
@@ -405,12 +473,6 @@ class Table:
         if not self.renderer.exists(template, lang):
             template = "reasons/rejected"
         return self.renderer.text(template, lang, params)
-
-    def _reply_only(
-        self, to: str, lang: str, key: str, message_id: str | None, exc: CommandError
-    ) -> Step:
-        reply = _Reply(rejected=[{"line": "", "reason": self._reason(exc, lang)}])
-        return Step((), (self._reply_mail(to, lang, reply, key, message_id),))
 
     def _reply_mail(
         self, to: str, lang: str, reply: _Reply, key: str, message_id: str | None
@@ -459,6 +521,13 @@ class Table:
             return [Outgoing(key, (self.setup.list_address,), True, subject, body, None, thread)]
         mails = []
         for name in notice.to:
+            if name == ADMIN:  # the game's administrators, in the game's language
+                subject, body = self.renderer.mail(notice.template, self.setup.lang, params)
+                mails += [
+                    Outgoing(f"{key}/admin/{i}", (a,), False, subject, body, None, thread)
+                    for i, a in enumerate(self.setup.admins)
+                ]
+                continue
             player = self.by_name[name]
             subject, body = self.renderer.mail(
                 notice.template, player.lang, {"name": name, **params}
@@ -467,8 +536,3 @@ class Table:
                 Outgoing(f"{key}/{name}", (player.email,), False, subject, body, None, thread)
             )
         return mails
-
-
-def addresses(msg: EmailMessage, header: str) -> list[str]:
-    """The bare addresses in a header, lowercased."""
-    return [a.lower() for _, a in getaddresses([str(v) for v in msg.get_all(header, [])]) if a]

@@ -19,7 +19,7 @@ def test_setup_announces_deck_and_deals_roles_privately() -> None:
         assert len(roles) == 1
         assert g.state.seats[name].role.split("_")[0] in roles[0].subject.lower().replace("-", "")
     # LUP-701: the werewolves are not told each other in the role message.
-    role_mail = [m for m in g.to("p1", g.sent) if "Your role" in m.subject][0]
+    role_mail = next(m for m in g.to("p1", g.sent) if "Your role" in m.subject)
     assert "p2" not in role_mail.body
 
 
@@ -114,3 +114,65 @@ def test_french_replies_and_keywords() -> None:
     assert "✓ TUER p5" in g.reply()
     g.mail("p3", "sonder inconnu")
     assert "n'est pas un joueur" in g.reply()
+
+
+def test_vote_by_bold_name_in_plain_text_and_html() -> None:
+    """LUP-617: the forum convention, the name in bold, is a vote (plain ** or HTML <b>)."""
+    g = Game(lupus_roles(8))
+    g.until("round1")
+    g.post("p3", "I am sure of it, my vote: **p1**")
+    g.post("p4", "", html="<p>Je vote <b>p2</b></p><blockquote>VOTE p5</blockquote>")
+    assert dict(g.state.votes) == {"p3": "p1", "p4": "p2"}
+    g.post("p5", "**p1** or **p2**, I cannot choose")
+    assert "several names in bold" in g.reply()
+    assert "p5" not in g.state.votes
+    g.post("p6", "Just debating, nothing in bold.")
+    assert g.last == [] and "p6" not in g.state.votes
+
+
+def test_non_player_and_ambiguous_names_get_specific_replies() -> None:
+    """LUP-600, LUP-D28: unregistered senders are refused; an ambiguous prefix lists names."""
+    roles = lupus_roles(8)
+    roles["bobby"] = roles.pop("p8")
+    roles["bobo"] = roles.pop("p7")
+    g = Game(roles)
+    g.mail("stranger@else.where", "KILL p5")
+    assert "not registered" in g.last[0].body and g.last[0].to == ("stranger@else.where",)
+    g.mail("p1", "KILL bob")
+    assert '"bob" could be bobby and bobo' in g.reply()
+    events = len(g.table.events)
+    g.mail("p1", "KILL bobb")
+    assert "✓ KILL bobby" in g.reply() and len(g.table.events) > events
+
+
+def test_final_choices_are_acknowledged_as_final() -> None:
+    """LUP-D18: with vote_changes_allowed off, the receipt says the vote is final."""
+    g = Game(lupus_roles(8), options={"vote_changes_allowed": False})
+    g.until("round1")
+    g.post("p3", "VOTE p1")
+    assert "✓ VOTE p1  (final)" in g.reply()
+
+
+def test_early_close_is_reported_in_the_reply() -> None:
+    """LUP-D29: when the last actor acts, the phase closes at once and he is told."""
+    roles = lupus_roles(8)
+    g = Game(roles, options={"early_close": True})
+    for name in roles:
+        if name != "p8":
+            g.mail(name, "PASS")
+    assert g.phase == "night"
+    g.mail("p8", "PASS")
+    assert g.phase == "debate"
+    assert "closed early" in g.reply()
+
+
+def test_pack_chat_with_no_living_partner_is_refused() -> None:
+    """LUP-613: the relay needs another living werewolf to hear it."""
+    g = Game(lupus_roles(8))
+    g.until("round1")
+    for v in ("p3", "p4", "p5"):
+        g.post(v, "VOTE p2")
+    g.deadline()
+    g.until("night", 2)
+    g.mail("p1", "PACK anyone?")
+    assert "No other living player" in g.reply()
