@@ -44,7 +44,7 @@ from pbem.auth import AuthVerdict, check_sender
 from pbem.config import Config
 from pbem.limits import GlobalCap, SenderLimits
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
-from pbem.mail.hygiene import automatic_reason
+from pbem.mail.inbound import automatic_reason
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 
 log = logging.getLogger(__name__)
@@ -569,7 +569,9 @@ class Service:
         }
         self.fault("after_fetch_parse")
         channel = self._channel(msg)
-        reason = automatic_reason(msg, self.our_addresses, list_post=channel == "list")
+        # RFC 3834 / loop hygiene (pbem.mail.inbound); a MailError (unreadable headers) is
+        # a poison mail: shunted, then quarantined
+        reason = automatic_reason(msg, our_addresses=self.our_addresses)
         if reason is not None:
             # never parsed, never answered (RFC 3834, requirement 8); own list echoes land here
             log.info("mail %s ignored: %s", key[:12], reason)

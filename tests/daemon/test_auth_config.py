@@ -11,8 +11,6 @@ import pytest
 
 from pbem.auth import ar_pass, check_sender, hash_secret, verify_secret
 from pbem.config import AuthConfig, ConfigError, load
-from pbem.mail.hygiene import automatic_reason
-from tests.daemon.conftest import MODERATOR
 from tests.daemon.harness import (
     ROOT,
     Daemon,
@@ -60,17 +58,6 @@ def test_secret_code_layer() -> None:
     assert not v.ok and v.registered == "alice@example.test"
     # list posts are checked by the registered From only (requirement 6)
     assert check_sender(_msg(), PLAYERS, cfg, {"Alice": stored}, channel="list").ok
-
-
-def test_hygiene_reasons() -> None:
-    ours = {MODERATOR}
-    m = mail("bob@example.test", "x", X_Auto_Response_Suppress="OOF")
-    assert automatic_reason(m, ours) is None, "X-Auto-Response-Suppress is human mail (§0.5)"
-    assert automatic_reason(mail("b@x.test", "x", Auto_Submitted="auto-replied"), ours)
-    assert automatic_reason(mail("b@x.test", "x", X_Loop=MODERATOR), ours) == "x-loop"
-    assert automatic_reason(mail("b@x.test", "x", Precedence="bulk"), ours)
-    assert automatic_reason(mail("b@x.test", "x", Precedence="list"), ours, list_post=True) is None
-    assert automatic_reason(mail("mailer-daemon@x.test", "x"), ours) == "robot-sender"
 
 
 def test_forged_command_rejected_and_registered_address_told(
