@@ -69,8 +69,13 @@ def killpg_loop(pgid: int, timeout: float = 5.0) -> None:
 
 
 def cleanup_stale() -> None:
-    """Kill Dovecots left by a SIGKILLed pytest (pitfall 18): only ours, by conf path."""
+    """Kill Dovecots left by a SIGKILLed pytest (pitfall 18): only ours (by conf path), and only
+    those whose owner process is gone: a concurrent test session's servers are left alone."""
     for root in Path(tempfile.gettempdir()).glob(PREFIX + "*"):
+        with contextlib.suppress(OSError, ValueError):
+            owner = int((root / "owner.pid").read_text())
+            if owner != os.getpid() and Path(f"/proc/{owner}").exists():
+                continue
         pidfile = root / "run" / "master.pid"
         conf = str(root / "dovecot.conf")
         with contextlib.suppress(OSError, ValueError):
@@ -164,6 +169,7 @@ class Dovecot:
     def __post_init__(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix=PREFIX))
         os.chmod(self.root, 0o755)  # auth runs as dovecot (pitfall 2)
+        (self.root / "owner.pid").write_text(str(os.getpid()))
         for sub in ("run", "state", "mail"):
             (self.root / sub).mkdir()
         shutil.chown(self.root / "mail", "nobody", "nogroup")  # mail uid 0 refused (pitfall 1)

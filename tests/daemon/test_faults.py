@@ -105,7 +105,7 @@ def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
                 stack.inject(bytes(m), "moderator+g1@example.test", sender=str(m["From"]))
             sent += batch
             d.start()
-            time.sleep(rng.uniform(0.05, 0.6))
+            time.sleep(rng.uniform(0.05, 0.45))
             if d.alive():
                 d.kill()
                 kills += 1

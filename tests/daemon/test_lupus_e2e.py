@@ -21,11 +21,11 @@ from tests.daemon.harness import Daemon, pbem, send, wait_for, write_config
 from tests.daemon.mailstack import MailStack
 
 DURATIONS = {
-    "night_duration": "2s",
+    "night_duration": "1.5s",
     "debate_duration": "1s",
-    "round1_duration": "2s",
+    "round1_duration": "1.5s",
     "defence_duration": "1s",
-    "round2_duration": "2s",
+    "round2_duration": "1.5s",
     "tally_min_interval": "1s",
 }
 
