@@ -31,6 +31,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -57,13 +58,16 @@ class StoreError(PbemError):
     """A state file cannot be used (corrupt, wrong format, locked by another writer)."""
 
 
-def _canonical(data: Any) -> bytes:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+def _payload(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+_ENVELOPE = re.compile(rb'\A\{"format":(\d+),"sha256":"([0-9a-f]{64})","data":')
 
 
 def encode_envelope(data: Any) -> bytes:
-    """The on-disk bytes: format version + checksum of the canonical payload + the payload."""
-    payload = _canonical(data)
+    """The on-disk bytes: format version + sha256 of the payload bytes + the payload."""
+    payload = _payload(data)
     digest = hashlib.sha256(payload).hexdigest()
     return (
         b'{"format":%d,"sha256":"%s","data":' % (FORMAT_VERSION, digest.encode()) + payload + b"}\n"
@@ -71,19 +75,24 @@ def encode_envelope(data: Any) -> bytes:
 
 
 def decode_envelope(raw: bytes, path: Path) -> Any:
-    """Parse and verify an envelope; :class:`StoreError` names the file and the ``.bak``."""
-    try:
-        env = json.loads(raw)
-        data = env["data"]
-        fmt = env["format"]
-        digest = env["sha256"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise StoreError(f"{path}: unreadable ({exc}); previous generation: {path}.bak") from exc
+    """Verify the checksum over the payload bytes as written, then parse; a
+    :class:`StoreError` names the file and its ``.bak``."""
+    m = _ENVELOPE.match(raw)
+    if m is None or not raw.endswith(b"}\n"):
+        raise StoreError(
+            f"{path}: unreadable (not a pbem state file, or cut short); "
+            f"previous generation: {path}.bak"
+        )
+    fmt = int(m.group(1))
     if fmt != FORMAT_VERSION:
         raise StoreError(f"{path}: format {fmt}, this pbem reads format {FORMAT_VERSION}")
-    if hashlib.sha256(_canonical(data)).hexdigest() != digest:
+    payload = raw[m.end() : -2]
+    if hashlib.sha256(payload).hexdigest() != m.group(2).decode():
         raise StoreError(f"{path}: checksum mismatch; previous generation: {path}.bak")
-    return data
+    try:
+        return json.loads(payload)
+    except ValueError as exc:
+        raise StoreError(f"{path}: unreadable ({exc}); previous generation: {path}.bak") from exc
 
 
 def fsync_dir(directory: Path) -> None:
@@ -143,13 +152,25 @@ def clean_stale_temps(directory: Path) -> int:
     return n
 
 
+#: Tables that a commit inside a group only inserts into or removes from (never updates a
+#: document in place): their snapshot can share the documents.
+APPEND_TABLES = frozenset({"events", "ledger", "outbox"})
+
+
 def _snapshot(data: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
-    """A copy deep enough for a rollback: tinydb replaces table dicts and updates documents in
-    place with ``dict.update`` (it never mutates a nested value), so copying each document
-    shallowly suffices, and costs far less than a JSON round trip."""
+    """A copy deep enough for a rollback, in O(small tables).
+
+    tinydb never mutates a table dict it has read: every write builds a new one
+    (``Table._update_table``), so keeping the old table objects suffices for inserts and
+    removals. Only ``update``/``upsert`` change a document in place (``dict.update``), which
+    commits do on the small tables (meta, deadlines, shunt, folders): their documents are copied.
+    """
     if data is None:
         return None
-    return {t: {k: dict(d) for k, d in docs.items()} for t, docs in data.items()}
+    return {
+        t: docs if t in APPEND_TABLES else {k: dict(d) for k, d in docs.items()}
+        for t, docs in data.items()
+    }
 
 
 class AtomicStorage(Storage):

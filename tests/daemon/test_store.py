@@ -142,3 +142,20 @@ def test_group_commit_one_write_and_per_member_rollback(tmp_path: Path) -> None:
             db.table("t").insert({"n": 4})
         raise KeyError("the group fails")
     assert [d["n"] for d in db.table("t").all()] == [1, 3], "a failed group is dropped whole"
+
+
+def test_group_rollback_restores_documents_updated_in_place(tmp_path: Path) -> None:
+    db = AtomicDB(tmp_path / "m.json")
+    with db.transaction():
+        db.table("meta").insert({"seq": 1})
+        db.table("events").insert({"e": 1})
+    with db.group():
+        with pytest.raises(RuntimeError), db.transaction():
+            db.table("meta").update({"seq": 99}, doc_ids=[1])
+            db.table("events").insert({"e": 2})
+            raise RuntimeError("poison")
+        with db.transaction():
+            db.table("events").insert({"e": 3})
+    fresh = AtomicDB(tmp_path / "m.json")
+    assert fresh.table("meta").get(doc_id=1) == {"seq": 1}
+    assert [d["e"] for d in fresh.table("events").all()] == [1, 3]
