@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from email.message import EmailMessage
@@ -142,3 +143,48 @@ def test_check_config_tries_both_servers(stack: MailStack, tmp_path: Path) -> No
     stack.smtp.stop()
     r = pbem(cfg, "check-config")
     assert r.returncode == 1 and "SMTP: FAILED" in r.stderr
+
+
+def test_secret_codes_end_to_end(stack: MailStack, tmp_path: Path) -> None:
+    import json
+
+    cfg = write_config(stack, tmp_path, auth='[auth]\nmethods = ["registered", "secret"]')
+    setup = {
+        "game": "fake",
+        "players": [{"name": n, "email": f"{n}@example.test"} for n in ("alice", "bob")],
+    }
+    (tmp_path / "s.json").write_text(json.dumps(setup))
+    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "g1", "--secrets")
+    assert r.returncode == 0, r.stderr
+    codes = dict(re.findall(r"secret code for (\w+): (\w+)", r.stdout))
+    assert set(codes) == {"alice", "bob"}
+    head = (tmp_path / "data" / "games" / "g1" / "head.json").read_text()
+    assert codes["alice"] not in head, "only the hash is stored"
+    d = Daemon(cfg).start()
+    data = tmp_path / "data"
+    try:
+        send(
+            stack,
+            mail("alice@example.test", f"SECRET {codes['alice']}\nCMD good"),
+            mail("bob@example.test", "CMD nocode"),
+        )
+        wait_for(
+            lambda: [e.get("word") for e in game_state(data, "g1")[0]] == [None, "good"],
+            what="only the command with its code",
+            log=d.log,
+        )
+
+        def direct(user: str) -> list[EmailMessage]:
+            return [m for m in stack.messages(user) if m["List-Id"] is None]
+
+        wait_for(
+            lambda: direct("alice@example.test") and direct("bob@example.test"),
+            what="receipt and notice",
+            log=d.log,
+        )
+        assert codes["alice"] not in direct("alice@example.test")[0].get_content()
+        assert "wrong secret code" in direct("bob@example.test")[0].get_content()
+        assert codes["alice"] not in d.log(), "never logged"
+        assert d.stop() == 0
+    finally:
+        d.kill()
