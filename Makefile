@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 GAME   ?= lupus-in-tabula
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench clean mailstack
+.PHONY: demo demo-daemon test lint typecheck pytest bench clean mailstack
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/pbem demo --game $(GAME)
+
+# the real daemon: embedded SMTP on loopback, local Maildirs, bot players (issue 3 item 8)
+demo-daemon: $(STAMP)
+	$(BIN)/pbem demo-daemon
 
 mailstack:
 	@./scripts/install-mailstack.sh

@@ -56,6 +56,15 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     p.set_defaults(func=cmd_new_game)
 
+    p = sub.add_parser(
+        "demo-daemon",
+        help="a whole Lupus game through the real daemon, embedded SMTP and local Maildirs",
+    )
+    p.add_argument("--players", type=int, default=8)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--lang", default="fr", choices=("fr", "en"))
+    p.set_defaults(func=cmd_demo_daemon)
+
     p = with_config(sub.add_parser("status", help="games, deadlines, outbox and shunt at a glance"))
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)
@@ -175,56 +184,78 @@ def _setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
     return setup
 
 
-def cmd_new_game(args: argparse.Namespace) -> int:
+def create_game(
+    cfg: Any, setup: dict[str, Any], engine: Any, now: datetime, secrets: bool = False
+) -> tuple[Any, list[dict[str, Any]], dict[str, str]]:
+    """Set up a game with the engine and write it (opening mails queued in its outbox).
+
+    Returns the table, the outbox rows and the secret codes (shown once, stored hashed).
+    """
     from pbem.adapters.store import GameStore
     from pbem.auth import hash_secret, new_secret
-    from pbem.daemon import load_engine
     from pbem.mail.envelope import build_outgoing
     from pbem.outbox import make_row
+
+    table, step = engine.new(setup, now)
+    rows = []
+    for seq, out in enumerate(step.outgoing):
+        mid, raw = build_outgoing(out, sender=cfg.moderator, date=now)
+        rows.append(
+            make_row(
+                message_id=mid,
+                raw=raw,
+                rcpts=out.to,
+                mail_from=cfg.bounce,
+                now=now,
+                kind="public" if out.public else "reply",
+                game=setup["game_id"],
+                seq=seq,
+            )
+        )
+    codes = {name: new_secret() for name in table.player_emails} if secrets else {}
+    # the secrets are in the head from its first write: the daemon may load the game at once
+    GameStore.create(
+        cfg.data_dir,
+        setup["game_id"],
+        setup,
+        step.events,
+        rows,
+        meta_extra={"secrets": {n: hash_secret(c) for n, c in codes.items()}},
+    )
+    return table, rows, codes
+
+
+def cmd_new_game(args: argparse.Namespace) -> int:
+    from pbem.daemon import load_engine
 
     try:
         cfg = _load(args)
         setup = _setup_from_args(args, cfg)
-        engine = load_engine(cfg.engine)
-        now = datetime.now(UTC)
-        table, step = engine.new(setup, now)
-        rows = []
-        for out in step.outgoing:
-            mid, raw = build_outgoing(out, sender=cfg.moderator, date=now)
-            rows.append(
-                make_row(
-                    message_id=mid,
-                    raw=raw,
-                    rcpts=out.to,
-                    mail_from=cfg.bounce,
-                    now=now,
-                    kind="public" if out.public else "reply",
-                    game=setup["game_id"],
-                )
-            )
-        codes: dict[str, str] = {}
-        if args.secrets:
-            codes = {name: new_secret() for name in table.player_emails}
-        # the secrets are in the head from its first write: the daemon may load the game at once
-        GameStore.create(
-            cfg.data_dir,
-            setup["game_id"],
-            setup,
-            step.events,
-            rows,
-            meta_extra={"secrets": {n: hash_secret(c) for n, c in codes.items()}},
+        _table, rows, codes = create_game(
+            cfg, setup, load_engine(cfg.engine), datetime.now(UTC), args.secrets
         )
     except (PbemError, OSError, ValueError) as exc:
         return _err("new-game", exc)
     local, _, domain = cfg.moderator.partition("@")
     print(f"game {setup['game_id']} created ({setup['game']}, {len(setup['players'])} players)")
     print(
-        f"players write to {local}+{setup['game_id']}@{domain} or put [{setup['game_id']}] in the Subject"
+        f"players write to {local}+{setup['game_id']}@{domain} "
+        f"or put [{setup['game_id']}] in the Subject"
     )
     for name, code in codes.items():
         print(f"secret code for {name}: {code}")
     print(f"{len(rows)} mail(s) queued; the running daemon sends them")
     return 0
+
+
+def cmd_demo_daemon(args: argparse.Namespace) -> int:
+    from pbem.demo_daemon import run_demo_daemon
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return asyncio.run(run_demo_daemon(args.players, args.seed, args.lang))
+    except PbemError as exc:
+        return _err("demo-daemon", exc)
 
 
 def _status_data(cfg: Any) -> dict[str, Any]:

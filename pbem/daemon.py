@@ -23,7 +23,7 @@ from pbem.adapters.imap import ImapMailbox
 from pbem.adapters.scheduler import DeadlineScheduler
 from pbem.adapters.smtp import SmtpClient
 from pbem.config import Config
-from pbem.service import Engine, Service
+from pbem.service import Engine, Mailbox, Service
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +93,18 @@ def load_engine(spec: str) -> Engine:
     return engine  # type: ignore[no-any-return]
 
 
-async def serve(cfg: Config, engine: Engine | None = None) -> int:
-    """Run until SIGTERM/SIGINT; returns the exit status."""
+async def serve(
+    cfg: Config,
+    engine: Engine | None = None,
+    mailbox: Callable[[], Mailbox] | None = None,
+    on_service: Callable[[Service], None] | None = None,
+) -> int:
+    """Run until SIGTERM/SIGINT (or ``Service.request_stop``); returns the exit status.
+
+    ``mailbox`` makes the inbound mailbox (default: IMAP per the config; the embedded demo
+    passes a local Maildir); ``on_service`` receives the service once it is open.
+    """
+    mk: Callable[[], Mailbox] = mailbox or (lambda: ImapMailbox(cfg.imap))
     loop = asyncio.get_running_loop()
     notifier = Notifier()
     sched = DeadlineScheduler()
@@ -110,16 +120,18 @@ async def serve(cfg: Config, engine: Engine | None = None) -> int:
     svc.open()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, svc.request_stop)
+    if on_service is not None:
+        on_service(svc)
     worker = asyncio.create_task(svc.worker(), name="worker")
     sender = asyncio.create_task(svc.sender.run(), name="sender")
     try:
         await svc.submit("call", svc.recover_resolving)
-        box = await svc.connect_imap(lambda: ImapMailbox(cfg.imap))
+        box = await svc.connect_imap(mk)
         await svc.drain_at_startup(box)
         for game in list(svc.games.values()):
             svc.rearm(game)
         sched.start()
-        await svc.imap_loop(lambda: ImapMailbox(cfg.imap), notifier.max_wait(cfg.imap.idle_renew))
+        await svc.imap_loop(mk, notifier.max_wait(cfg.imap.idle_renew))
     except asyncio.CancelledError:
         pass
     finally:
@@ -134,5 +146,7 @@ async def serve(cfg: Config, engine: Engine | None = None) -> int:
         if svc.mailbox is not None:
             await asyncio.to_thread(svc.mailbox.close)
         svc.close()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
         log.info("stopped")
     return 0

@@ -52,6 +52,7 @@ def make_row(
     kind: str,
     game: str | None = None,
     bypass_cap: bool = False,
+    seq: int = 0,
 ) -> dict[str, Any]:
     """An outbox row. ``raw`` is stored as latin-1 text (a lossless byte round-trip in JSON)."""
     return {
@@ -66,6 +67,7 @@ def make_row(
         "kind": kind,
         "game": game,
         "bypass_cap": bypass_cap,
+        "seq": seq,  # the engine's order within one step: results read in the order written
         "last_error": "",
     }
 
@@ -123,7 +125,14 @@ class OutboxSender:
                     due.append((st, row))
                 elif nxt is None or t < nxt:
                     nxt = t
-        due.sort(key=lambda p: (not p[1].get("bypass_cap"), p[1]["created"], p[1]["message_id"]))
+        due.sort(
+            key=lambda p: (
+                not p[1].get("bypass_cap"),
+                p[1]["created"],
+                p[1].get("seq", 0),
+                p[1]["message_id"],
+            )
+        )
         return due, nxt
 
     async def drain_once(self) -> datetime | None:

@@ -20,6 +20,7 @@ import email.policy
 import hashlib
 import logging
 import re
+import threading
 import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from email.utils import getaddresses
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pbem.adapters.imap import Fetched, ImapDown, ImapMailbox
+from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
 from pbem.adapters.store import (
     DaemonStore,
     DirLock,
@@ -79,6 +80,24 @@ class TableLike(Protocol):
 class Engine(Protocol):
     def new(self, setup: Mapping[str, Any], now: datetime) -> tuple[Any, Any]: ...
     def load(self, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any: ...
+
+
+class Mailbox(Protocol):
+    """The inbound mailbox: :class:`pbem.adapters.imap.Mailbox`, or the local Maildir of
+    :mod:`pbem.adapters.maildir` (the embedded demo). Blocking; run in a worker thread."""
+
+    s: ImapSettings
+    uidvalidity: int
+    interrupt: threading.Event
+
+    @property
+    def connected(self) -> bool: ...
+    def connect(self) -> None: ...
+    def pending_uids(self) -> list[int]: ...
+    def fetch(self, uids: Sequence[int]) -> list[Fetched]: ...
+    def move(self, uids: Sequence[int], name: str) -> None: ...
+    def wait(self, max_seconds: float) -> bool: ...
+    def close(self) -> None: ...
 
 
 class Scheduler(Protocol):
@@ -159,7 +178,7 @@ class Service:
     daemon: DaemonStore = field(init=False)
     sender: OutboxSender = field(init=False)
     lock: DirLock | None = None
-    mailbox: ImapMailbox | None = None
+    mailbox: Mailbox | None = None
     daemon_keys: set[str] = field(default_factory=set)
     stats: dict[str, int] = field(default_factory=dict)
 
@@ -653,7 +672,7 @@ class Service:
     def _rows(self, game: Game, step: Any, now: datetime, *, error: bool) -> list[dict[str, Any]]:
         """Outbox rows for a step; per-sender limits on private automatic replies (§2.5)."""
         rows = []
-        for out in step.outgoing:
+        for seq, out in enumerate(step.outgoing):
             if not out.public and out.auto == "auto-replied":
                 rcpts = [r for r in out.to if self.limits.allow(r, now, error=error)]
                 if not rcpts:
@@ -672,6 +691,7 @@ class Service:
                     now=now,
                     kind="public" if out.public else "reply",
                     game=game.id,
+                    seq=seq,
                 )
             )
         return rows
@@ -856,7 +876,7 @@ class Service:
 
     # ---- IMAP ---------------------------------------------------------------------------
 
-    async def connect_imap(self, mk: Callable[[], ImapMailbox]) -> ImapMailbox:
+    async def connect_imap(self, mk: Callable[[], Mailbox]) -> Mailbox:
         """Connect with capped exponential backoff (F3): never a busy loop."""
         delay = 0.5
         while not self.stopping:
@@ -877,7 +897,7 @@ class Service:
         while not self.stopping and asyncio.get_running_loop().time() < end:
             await asyncio.sleep(min(0.2, end - asyncio.get_running_loop().time()))
 
-    def check_uidvalidity(self, box: ImapMailbox) -> None:
+    def check_uidvalidity(self, box: Mailbox) -> None:
         """A changed UIDVALIDITY: loud log, admin alert, full rescan deduplicated by content (F4)."""
         stored = self.daemon.uidvalidity(box.s.inbox)
         if stored is not None and stored != box.uidvalidity:
@@ -900,7 +920,7 @@ class Service:
             self.daemon.set_uidvalidity(box.s.inbox, box.uidvalidity)
             self.sender.wake()
 
-    async def fetch_pending(self, box: ImapMailbox) -> list[Fetched]:
+    async def fetch_pending(self, box: Mailbox) -> list[Fetched]:
         uids = await asyncio.to_thread(box.pending_uids)
         self.on_alive()
         out: list[Fetched] = []
@@ -908,7 +928,7 @@ class Service:
             out.extend(await asyncio.to_thread(box.fetch, uids[i : i + box.s.batch]))
         return out
 
-    async def settle(self, box: ImapMailbox, done: Mapping[int, Disposition]) -> None:
+    async def settle(self, box: Mailbox, done: Mapping[int, Disposition]) -> None:
         """MOVE after commit: Processed or Quarantine; 'keep' stays for the next attempt."""
         proc = [u for u, d in done.items() if d == "processed"]
         quar = [u for u, d in done.items() if d == "quarantine"]
@@ -917,7 +937,7 @@ class Service:
         if proc or quar:
             self.fault("after_move")
 
-    async def drain_at_startup(self, box: ImapMailbox) -> None:
+    async def drain_at_startup(self, box: Mailbox) -> None:
         """Outage policy (§5.4, requirement 11): drain the mailbox first, interleaving passed
         deadlines by time: mail that arrived before a deadline counts with ``now = INTERNALDATE``;
         or, after a long outage, extend the passed deadlines and tell the players."""
@@ -958,14 +978,14 @@ class Service:
     def heartbeat(self) -> None:
         self.daemon.set_meta("last_seen", self.clock().isoformat())
 
-    async def imap_loop(self, mk: Callable[[], ImapMailbox], max_wait: float) -> None:
+    async def imap_loop(self, mk: Callable[[], Mailbox], max_wait: float) -> None:
         """Fetch, process, move, wait; reconnect with backoff on any drop (F3)."""
         box = self.mailbox
         last_beat = 0.0
         loop = asyncio.get_running_loop()
         while not self.stopping:
             try:
-                if box is None or box.client is None:
+                if box is None or not box.connected:
                     box = await self.connect_imap(mk)
                 await self.submit("call", self.scan_games_and_rearm)
                 await self.submit("call", self.retry_requests)

@@ -115,6 +115,10 @@ class ImapMailbox:
 
     # ---- connection ---------------------------------------------------------------------
 
+    @property
+    def connected(self) -> bool:
+        return self.client is not None
+
     def connect(self) -> None:
         """Log in, read the namespace and capabilities, create our folders, select INBOX."""
         s = self.s
