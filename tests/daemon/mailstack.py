@@ -408,7 +408,9 @@ class MailStack:
             uids = c.search("ALL")
             out = []
             for _uid, data in sorted(c.fetch(uids, ["BODY.PEEK[]"]).items()):
-                raw = data[b"BODY[]"]
+                raw = data.get(b"BODY[]")
+                if not isinstance(raw, bytes):
+                    continue  # moved away by the daemon between SEARCH and FETCH
                 try:
                     m = email.message_from_bytes(raw, policy=email.policy.default)
                     str(m.get("Subject"))
