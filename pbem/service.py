@@ -468,6 +468,8 @@ class Service:
         try:
             self._apply_mail(key, f, f.raw, when)
             self._count("processed")
+            if row is not None:  # it had failed before: a transient error, now applied
+                self.daemon.remove_shunt(key)
             return "processed"
         except Exception as exc:
             return self._shunt(key, f, f.raw, exc, row)
@@ -789,6 +791,9 @@ class Service:
 
     def submit_nowait(self, kind: str, *args: Any) -> asyncio.Future[Any]:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if self.stopping:
+            fut.cancel()  # no new work after SIGTERM: the awaiting loop unwinds
+            return fut
         self.queue.put_nowait(WorkItem(kind, args, fut))
         return fut
 
@@ -835,10 +840,20 @@ class Service:
 
     async def worker(self) -> None:
         """Take items one at a time; on stop, finish the item in hand and leave the rest."""
-        while not self.stopping:
+        try:
+            await self._work()
+        finally:
+            while not self.queue.empty():  # left undone: their submitters unwind
+                self.queue.get_nowait().future.cancel()
+
+    async def _work(self) -> None:
+        while True:
             item = await self.queue.get()
             if item.kind == "stop":
                 break
+            if self.stopping:  # queued before the stop: left for the next run
+                item.future.cancel()
+                continue
             try:
                 result = self.run_item(item)
             except StoreError as exc:
@@ -868,8 +883,8 @@ class Service:
         """SIGTERM: stop taking new items; the one in hand is finished (it runs synchronously)."""
         if self.stopping:
             return
-        self.stopping = True
         self.queue.put_nowait(WorkItem("stop", (), asyncio.get_running_loop().create_future()))
+        self.stopping = True
         if self.mailbox is not None:
             self.mailbox.interrupt.set()
         self.sender.stop()

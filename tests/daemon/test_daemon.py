@@ -98,3 +98,25 @@ def test_reminders_go_to_players_who_have_not_acted(stack: MailStack, tmp_path: 
         assert d.stop() == 0
     finally:
         d.kill()
+
+
+def test_sigterm_mid_burst_is_graceful_and_loses_nothing(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path, extra_daemon="group_commit = 5")
+    new_fake_game(cfg, "g1", ["alice", "bob"])
+    data = tmp_path / "data"
+    burst = [mail(A if i % 2 else B, f"CMD s{i}") for i in range(80)]
+    for m in burst:
+        stack.inject(bytes(m), MODERATOR, sender=str(m["From"]))
+    d = Daemon(cfg).start()
+    try:
+        wait_for(lambda: _cmds(data, "g1"), what="processing started", log=d.log)
+        assert d.stop() == 0, d.log()  # SIGTERM: the item in hand is finished, then exit 0
+        done = len(_cmds(data, "g1"))
+        d.start()
+        wait_for(lambda: len(_cmds(data, "g1")) == 80, what="the rest", log=d.log)
+        words = [w for _p, w in _cmds(data, "g1")]
+        assert sorted(words) == sorted(f"s{i}" for i in range(80)), "0 lost, 0 twice"
+        assert d.stop() == 0
+    finally:
+        d.kill()
+    print(f"SIGTERM after {done} of 80 commands")
