@@ -52,6 +52,8 @@ class Step:
 
     events: tuple[dict[str, Any], ...] = ()
     outgoing: tuple[Outgoing, ...] = ()
+    facts: tuple[Event, ...] = field(default=(), compare=False, repr=False)
+    """The same events, decoded (spares :meth:`Table.apply` a decode when in hand)."""
 
 
 @dataclass(frozen=True)
@@ -255,7 +257,8 @@ class Table:
 
     def apply(self, step: Step) -> None:
         """Fold a committed step into the table."""
-        new = [self.rules.codec.decode(e) for e in step.events]
+        decoded = len(step.facts) == len(step.events)
+        new = list(step.facts) if decoded else [self.rules.codec.decode(e) for e in step.events]
         self.events.extend(new)
         self.state = self.rules.fold(new, self.state)
 
@@ -511,7 +514,7 @@ class Table:
             if isinstance(event, Notice):
                 outgoing += self._notice_mails(event, f"{self.game_id}/{base + index}")
         encoded = tuple(self.rules.codec.encode(e) for e in events)
-        return Step(encoded, tuple(outgoing))
+        return Step(encoded, tuple(outgoing), tuple(events))
 
     def _notice_mails(self, notice: Notice, key: str) -> list[Outgoing]:
         thread = f"{self.game_id}/{notice.thread}"
