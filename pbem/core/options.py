@@ -12,7 +12,7 @@ import dataclasses
 import functools
 import re
 import typing
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -44,7 +44,7 @@ def parse_options(cls: type[T], given: Mapping[str, Any] | None) -> T:
     unknown = sorted(set(given) - set(fields))
     if unknown:
         raise SetupError(f"unknown option {unknown[0]!r} (known: {', '.join(sorted(fields))})")
-    hints = _hints(cls)
+    hints = _hints(typing.cast(Hashable, cls))
     values: dict[str, Any] = {}
     for name, value in given.items():
         values[name] = _coerce(name, value, hints[name])
@@ -52,7 +52,7 @@ def parse_options(cls: type[T], given: Mapping[str, Any] | None) -> T:
 
 
 @functools.cache
-def _hints(cls: Any) -> dict[str, Any]:
+def _hints(cls: Hashable) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
