@@ -53,6 +53,8 @@ class Rules(ABC, Generic[S]):
     roles: ClassVar[tuple[str, ...]]
     commands: ClassVar[tuple[CommandSpec, ...]]
     event_types: ClassVar[tuple[type[Event], ...]] = ()
+    reserved: ClassVar[tuple[str, ...]] = ()
+    """Words a player's nickname may not be besides the command keywords (e.g. role names)."""
 
     def __init__(self) -> None:
         self.codec = EventCodec(COMMON_EVENTS + self.event_types)

@@ -6,9 +6,13 @@ from typing import Any
 
 from pbem.core.errors import SetupError
 from pbem.core.game import Rules
+from pbem.games.werewolf.chasse import ChasseAuxSorcieres
 from pbem.games.werewolf.lupus import LupusInTabula
 
-GAMES: tuple[type[Rules[Any]], ...] = (LupusInTabula,)
+GAMES: tuple[type[Rules[Any]], ...] = (
+    LupusInTabula,
+    ChasseAuxSorcieres,
+)
 
 
 def rules_for(game_id: str) -> Rules[Any]:

@@ -36,7 +36,7 @@ from pbem.core.match import fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.core.resolve import Intent, Veto, resolve
-from pbem.games.werewolf.base import deal, ranked
+from pbem.games.werewolf.base import Seat, deal, ranked
 
 WOLF, VILLAGER, SEER, MEDIUM, POSSESSED = "werewolf", "villager", "seer", "medium", "possessed"
 BODYGUARD, OWL, MASON, HAMSTER, MYTH = "bodyguard", "owl", "mason", "werehamster", "mythomaniac"
@@ -136,17 +136,6 @@ EVENT_TYPES: tuple[type[Event], ...] = (NightResolved, Nominated, DayVerdict, Ta
 
 
 # -- state -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Seat:
-    """One player: current card, the card dealt, life."""
-
-    name: PlayerId
-    role: str
-    dealt: str
-    alive: bool = True
-    cause: str | None = None
 
 
 @dataclass(frozen=True)
