@@ -502,7 +502,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
                 "chasse/opening",
                 "opening",
                 players=list(names),
-                deck={r: counts[r] for r in ROLES if counts[r]},
+                deck={r: counts[r] for r in DECK if counts[r]},  # in the seed's order
                 cards=len(deck),
                 undealt=len(deck) - n,
                 penny=penny if o.penny_public else None,
