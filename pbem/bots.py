@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from email.message import EmailMessage
+from email.policy import compat32
 
 from pbem.core.commands import Player, Players, Text, Word
 from pbem.engine import Table
@@ -41,13 +42,19 @@ def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, 
             elif isinstance(arg, Text):
                 words.append(rng.choice(_CHAT))
         line = " ".join(words)
-        msg = EmailMessage()
-        msg["From"] = spec.email
         channel = "list" if command.public else "private"
-        msg["To"] = table.setup.list_address if command.public else table.setup.moderator
-        msg["Subject"] = ""
         if command.public and rng.random() < 0.5 and command.verb == "vote":
-            msg.set_content(f"Mon vote : **{words[-1]}**\n")
-        else:
-            msg.set_content(line + "\n")
-        yield msg, channel
+            line = f"Mon vote : **{words[-1]}**"
+        to = table.setup.list_address if command.public else table.setup.moderator
+        yield plain_mail(spec.email, to, line + "\n"), channel
+
+
+def plain_mail(sender: str, to: str, body: str) -> EmailMessage:
+    """A minimal text/plain mail, built without the header parsing ``EmailMessage`` does."""
+    msg = EmailMessage(policy=compat32)
+    msg["From"] = sender
+    msg["To"] = to
+    msg.set_payload(body.encode("utf-8"), None)
+    msg["Content-Type"] = 'text/plain; charset="utf-8"'
+    msg["Content-Transfer-Encoding"] = "8bit"
+    return msg

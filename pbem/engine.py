@@ -27,7 +27,7 @@ from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.games import rules_for
 from pbem.mail.inbound import MailText, extract
-from pbem.mail.render import LANGS, Renderer
+from pbem.mail.render import LANGS, Renderer, shared_renderer
 
 Channel = Literal["private", "list"]
 
@@ -185,7 +185,7 @@ class Table:
         self.rules = rules
         self.events = events
         self.state = rules.fold(events)
-        self.renderer = renderer or Renderer(timezone=setup.timezone)
+        self.renderer = renderer or shared_renderer(setup.timezone)
         self.by_email = {p.email.lower(): p for p in setup.players}
         self.by_name = {p.name: p for p in setup.players}
         for spec in setup.players:
@@ -283,15 +283,16 @@ class Table:
         state = self.state
         events: list[Event] = []
         reply = _Reply()
-        lines = ([text.subject] if channel == "private" and text.subject else []) + list(text.lines)
+        subject = [text.subject] if channel == "private" and text.subject else []
         specs = [s for s in self.rules.all_commands if (s.public if channel == "list" else True)]
         commands_seen = False
-        for line in lines:
+        for index, line in enumerate(subject + list(text.lines)):
+            in_subject = index < len(subject)
             try:
                 command = parse_line(line, specs, self.rules.names(state))
             except UnknownCommand as exc:
-                if channel == "list":
-                    continue  # debate text on the list is never a command error
+                if channel == "list" or in_subject:
+                    continue  # debate text on the list, or a subject, is never a command error
                 reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
                 commands_seen = True
                 continue
@@ -300,7 +301,7 @@ class Table:
                 commands_seen = True
                 continue
             if command is None:
-                if channel == "private":
+                if channel == "private" and not in_subject:
                     reply.ignored.append(line)
                 continue
             commands_seen = True

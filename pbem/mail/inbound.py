@@ -1,54 +1,554 @@
-"""Minimal placeholder of the inbound extraction (replaced by the full module)."""
+"""Inbound mail: from a raw message to the text lines that may carry commands.
+
+Pure: no I/O, no clock. Every input here is hostile (RELIABILITY 7.2): unknown charsets, broken
+transfer encodings, missing boundaries, thousands of nested multiparts, control characters. The
+public functions therefore raise nothing but :class:`~pbem.core.errors.MailError`.
+
+What counts as command text (DESIGN, "Mail in, mail out"): the first inline ``text/plain`` part,
+else the first ``text/html`` part turned into text; quoted lines are skipped, and the text ends
+at a signature, an END/FIN line, or the start of a quoted or forwarded older message.
+"""
 
 from __future__ import annotations
 
+import codecs
 import email
 import email.policy
 import re
+import unicodedata
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from email.message import EmailMessage, Message
+from email.utils import getaddresses, parseaddr
+from html.parser import HTMLParser
+from typing import Literal
 
 from pbem.core.errors import MailError
 
-_BOLD = re.compile(r"\*\*([^*\n]+)\*\*|(?<![\w*])\*([^*\s][^*\n]*?)\*(?![\w*])")
+__all__ = ["MailText", "automatic_reason", "extract", "parse_bytes", "subject_tag"]
+
+# Deeper MIME trees are not written by mail clients; only attacks nest this far.
+_MAX_DEPTH = 30
+
+# Text beyond this many characters of the chosen part is not read: commands sit at the top, and
+# it bounds what a huge mail costs (html.parser manages only a few MB of tags per second).
+_MAX_CHARS = 1_000_000
+
+# HTML is converted in slices so that parsing stops once the line cap is hit.
+_HTML_SLICE = 64 * 1024
 
 
 @dataclass(frozen=True)
 class MailText:
+    """The command-bearing text of one inbound mail."""
+
     subject: str
+    """Decoded, normalised Subject without reply/forward prefixes or a leading ``[tag]``."""
     lines: tuple[str, ...]
+    """Body lines that may carry commands, in order, normalised; blank lines dropped."""
     bold: tuple[str, ...]
-    truncated: bool = False
-    html_only: bool = False
+    """Texts marked bold within ``lines``, in order: HTML ``<b>``/``<strong>``, plain ``**x**``/``*x*``."""
+    truncated: bool
+    """True when text was left unread: the line cap, or the size limit, cut the body."""
+    html_only: bool
+    """True when the text came from an HTML part (there was no usable ``text/plain``)."""
+
+
+# --- public API -----------------------------------------------------------------------------
 
 
 def parse_bytes(raw: bytes) -> EmailMessage:
-    try:
-        msg = email.message_from_bytes(raw, policy=email.policy.default)
-    except Exception as exc:
-        raise MailError(str(exc)) from exc
-    assert isinstance(msg, EmailMessage)
-    return msg
+    """Parse a raw RFC 5322 message with the modern email policy.
+
+    Raises :class:`MailError` for anything the stdlib parser chokes on (a deeply nested MIME
+    bomb raises ``RecursionError`` inside the parser itself).
+    """
+    with _as_mail_error("unparsable message"):
+        return email.message_from_bytes(raw, policy=email.policy.default)
 
 
 def extract(msg: Message, *, max_lines: int = 60) -> MailText:
-    body = ""
-    for part in msg.walk():
-        if part.get_content_type() == "text/plain":
-            payload = part.get_payload(decode=True)
-            if isinstance(payload, bytes):
-                body = payload.decode(part.get_content_charset() or "utf-8", "replace")
-            break
-    lines: list[str] = []
-    bold: list[str] = []
-    for raw in body.splitlines():
-        if raw.rstrip() in ("--", "-- ") or raw.strip().upper() in ("FIN", "END"):
-            break
-        line = raw.strip()
-        if not line or line.startswith(">"):
+    """Extract the subject and the command-bearing body lines of ``msg``.
+
+    A message without any text part is not an error: it yields no lines. At most ``max_lines``
+    non-blank lines are kept, from the first million characters of the text part; ``truncated``
+    tells whether text was left unread. Raises only :class:`MailError`.
+    """
+    with _as_mail_error("unreadable message"):
+        if max_lines < 0:
+            raise MailError(f"max_lines must not be negative, got {max_lines}")
+        subject = _strip_subject_prefixes(_subject(msg))
+        source = _text_source(msg)
+        if source is None:
+            return MailText(subject, lines=(), bold=(), truncated=False, html_only=False)
+        text, is_html = source
+        complete = len(text) <= _MAX_CHARS
+        text = text[:_MAX_CHARS]
+        lines = _html_lines(text, complete) if is_html else _plain_lines(text, complete)
+        kept, ending = _select(lines, max_lines)
+        # Unread text past the size limit counts as cut too, unless a marker ended the body.
+        truncated = ending == "cap" or (ending == "end" and not complete)
+        if is_html:
+            bold = [run for line in kept for run in line.bold]
+        else:
+            bold = [run for line in kept for run in _marked_bold(line.text)]
+        return MailText(
+            subject=subject,
+            lines=tuple(line.text for line in kept),
+            bold=tuple(bold),
+            truncated=truncated,
+            html_only=is_html,
+        )
+
+
+def subject_tag(msg: Message) -> str | None:
+    """The ``[tag]`` at the start of the Subject (after any Re:/Fwd:), lowercased, or None.
+
+    Mailing lists prepend their tag, and replies put "Re:" before it; a bracket later in the
+    subject is the player's own text, not routing.
+    """
+    with _as_mail_error("unreadable subject"):
+        subject = _subject(msg)
+        while match := _SUBJECT_PREFIX.match(subject):
+            tag = match.group("tag")
+            if tag is not None and tag.strip():
+                return tag.strip().lower()
+            subject = subject[match.end() :]
+        return None
+
+
+def automatic_reason(msg: Message, *, our_addresses: Collection[str]) -> str | None:
+    """Why this mail must never be parsed nor answered, or None for mail from a human.
+
+    RFC 3834 and loop hygiene (RELIABILITY 2.4, 2.5, requirement 8). The reasons, checked in
+    this order: ``"ours"`` (our own mail echoed back: X-Loop ours and From or Message-ID
+    domain ours), ``"loop"`` (X-Loop ours), ``"bounce"`` (a DSN or a mailer-daemon/postmaster
+    sender), ``"null-sender"`` (``Return-Path: <>``), ``"auto-reply"`` (vacation responders),
+    ``"auto-submitted"`` (any other ``Auto-Submitted`` but ``no``) and ``"bulk"``
+    (``Precedence: bulk`` or ``junk``). ``Precedence: list`` is a normal list post, and
+    ``X-Auto-Response-Suppress`` is set by Outlook on human mail: neither is automatic.
+    """
+    with _as_mail_error("unreadable headers"):
+        ours = {_address(a) for a in our_addresses} - {""}
+        our_domains = {a.rpartition("@")[2] for a in ours if "@" in a}
+        senders = {_address(addr) for _, addr in getaddresses(_headers(msg, "From"))}
+
+        if any(_address(value) in ours for value in _headers(msg, "X-Loop")):
+            id_domains = {_message_id_domain(value) for value in _headers(msg, "Message-ID")}
+            return "ours" if senders & ours or id_domains & our_domains else "loop"
+        if _is_bounce(msg, senders):
+            return "bounce"
+        if any(_address(value) == "" for value in _headers(msg, "Return-Path")):
+            return "null-sender"
+        if _is_auto_reply(msg):
+            return "auto-reply"
+        if any(_token(value) != "no" for value in _headers(msg, "Auto-Submitted")):
+            return "auto-submitted"
+        if any(_token(value) in ("bulk", "junk") for value in _headers(msg, "Precedence")):
+            return "bulk"
+        return None
+
+
+# --- guard ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def _as_mail_error(what: str) -> Iterator[None]:
+    """Turn any failure into MailError.
+
+    The stdlib email package raises a zoo of exceptions on hostile input (LookupError,
+    RecursionError, IndexError in header parsing...); callers handle exactly one type.
+    """
+    try:
+        yield
+    except MailError:
+        raise
+    except Exception as exc:
+        raise MailError(f"{what}: {type(exc).__name__}: {exc}") from exc
+
+
+# --- MIME structure and decoding ------------------------------------------------------------
+
+
+def _parts(msg: Message) -> Iterator[Message]:
+    """Every part of ``msg`` in document order, containers included, at most _MAX_DEPTH deep.
+
+    Iterative, because a recursive walk overflows the stack on nested multipart bombs. Attached
+    messages (``message/*``) are not entered: their text is someone else's older mail.
+    """
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    while stack:
+        part, depth = stack.pop()
+        yield part
+        payload = part.get_payload()
+        # message/* parts also hold a list; they are not entered (see above).
+        if part.get_content_maintype() != "multipart" or not isinstance(payload, list):
             continue
-        lines.append(line)
-        bold += [(a or b).strip() for a, b in _BOLD.findall(line)]
-    subject = str(msg.get("Subject", "") or "")
-    subject = re.sub(r"^((re|fwd?|tr)\s*:\s*)+", "", subject, flags=re.I).strip()
-    return MailText(subject, tuple(lines[:max_lines]), tuple(bold), len(lines) > max_lines)
+        if depth < _MAX_DEPTH:  # deeper parts are ignored
+            children = (child for child in reversed(payload) if isinstance(child, Message))
+            stack.extend((child, depth + 1) for child in children)
+
+
+def _text_source(msg: Message) -> tuple[str, bool] | None:
+    """The decoded text to read, and whether it is HTML; None when there is no text part.
+
+    A blank ``text/plain`` part is passed over: some clients send one next to the real HTML.
+    """
+    html: Message | None = None
+    for part in _parts(msg):
+        if part.is_multipart() or part.get_content_disposition() == "attachment":
+            continue
+        content_type = part.get_content_type()
+        if content_type == "text/plain":
+            text = _part_text(part)
+            if text.strip():
+                return text, False
+        elif content_type == "text/html" and html is None:
+            html = part
+    return (_part_text(html), True) if html is not None else None
+
+
+def _part_text(part: Message) -> str:
+    """The payload of a leaf part, transfer-decoded then charset-decoded, never raising."""
+    # get_payload(decode=True) records bad base64 as a defect instead of raising.
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    return _decode(payload, part.get_content_charset())
+
+
+def _decode(data: bytes, charset: str | None) -> str:
+    """Decode with the declared charset; when it is unknown or lies, guess line by line."""
+    declared = _codec_name(charset)
+    if declared is not None:
+        try:
+            return data.decode(declared)
+        except (LookupError, UnicodeError):  # LookupError: not a text codec ("rot13", "zlib")
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeError:
+        # Per line, so that one stray Latin-1 line in a UTF-8 mail does not turn the accents
+        # of every other line into mojibake (player names are matched on those accents).
+        return "\n".join(_guess(line) for line in data.split(b"\n"))
+
+
+def _codec_name(charset: str | None) -> str | None:
+    """A usable text codec for a declared charset, or None to guess."""
+    if not charset:
+        return None
+    try:
+        info = codecs.lookup(charset)
+    except (LookupError, ValueError):  # ValueError: a NUL inside the charset name
+        return None
+    # "us-ascii" says nothing about stray 8-bit bytes, so guess; and as in the WHATWG Encoding
+    # Standard, "iso-8859-1" is read as windows-1252, whose smart quotes Outlook sends.
+    return {"ascii": None, "iso8859-1": "cp1252"}.get(info.name, info.name)
+
+
+def _guess(data: bytes) -> str:
+    """UTF-8 if valid, else windows-1252, else Latin-1 (which decodes any byte)."""
+    for codec in ("utf-8", "cp1252"):
+        try:
+            return data.decode(codec)
+        except UnicodeError:
+            pass
+    return data.decode("latin-1")
+
+
+# --- normalisation --------------------------------------------------------------------------
+
+# Invisible characters that would hide or reorder text: C0/C1 controls other than the
+# whitespace ones (those become spaces below), soft hyphen, bidi marks and overrides, zero-width
+# characters, word joiners, BOM, interlinear annotations, tag characters, lone surrogates.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]"
+)
+_TO_ASCII = str.maketrans(
+    {
+        **dict.fromkeys("“”„‟", '"'),
+        **dict.fromkeys("‘’‚‛‹›", "'"),
+        **dict.fromkeys("‐‑‒–—―−", "-"),
+        "…": "...",
+    }
+)
+# French typography puts (often non-breaking) spaces inside guillemets: « Bob » means "Bob".
+_GUILLEMETS = re.compile(r"«\s*|\s*»")
+_SPACES = re.compile(r"\s+")
+
+
+def _normalise(text: str) -> str:
+    """One line as commands see it: NFC, ASCII quotes and dashes, no invisibles, single spaces."""
+    text = unicodedata.normalize("NFC", _INVISIBLE.sub("", text))
+    text = _GUILLEMETS.sub('"', text).translate(_TO_ASCII)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _fold(text: str) -> str:
+    """Case- and accent-insensitive form, for matching markers like "FIN" or "a écrit"."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+# --- subject --------------------------------------------------------------------------------
+
+# One leading "Re:", "Fwd:", "TR:", "Réf." (Lotus Notes, French) or "[tag]", in any order and
+# repeated; "Re[2]:" and "Re^2:" are reply counters some clients add.
+_SUBJECT_PREFIX = re.compile(
+    r"(?:(?:re|fwd?|tr)(?:\[\d+\]|\^\d+)?\s?:|r[eé]f\.(?:\s?:)?|\[(?P<tag>[^\[\]]*)\])\s*",
+    re.IGNORECASE,
+)
+
+
+def _subject(msg: Message) -> str:
+    """The Subject decoded (RFC 2047 via the default policy) and normalised, prefixes kept."""
+    values = _headers(msg, "Subject")
+    if not values:
+        return ""
+    try:
+        # Raw 8-bit subjects (old clients send bare Latin-1) arrive as surrogate escapes, which
+        # the policy would turn into U+FFFD; recover the bytes and guess their charset first.
+        raw = _decode(values[0].encode("utf-8", "surrogateescape"), None)
+        decoded = str(email.policy.default.header_fetch_parse("Subject", raw))
+    except Exception:
+        # The header parser has crashed on hostile input before; an undecodable subject must
+        # not cost us the body, so fall back to the raw text (_normalise drops surrogates).
+        decoded = values[0]
+    return _normalise(decoded)
+
+
+def _strip_subject_prefixes(subject: str) -> str:
+    while match := _SUBJECT_PREFIX.match(subject):
+        subject = subject[match.end() :]
+    return subject
+
+
+# --- body lines -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One normalised body line, and the bold runs an HTML source marked in it."""
+
+    text: str
+    bold: tuple[str, ...] = ()  # HTML only: plain-text bold is read from the markers
+
+
+def _plain_lines(text: str, complete: bool) -> Iterator[_Line]:
+    """Plain text to lines; when ``text`` was cut short, its partial last line is left out."""
+    lines = text.splitlines()
+    if not complete and lines:
+        lines.pop()
+    for raw in lines:
+        yield _Line(_normalise(raw))
+
+
+def _html_lines(html: str, complete: bool) -> Iterator[_Line]:
+    """HTML to lines, lazily, so that the caller can stop reading at the line cap.
+
+    When ``html`` was cut short, the line still open at the cut is left out.
+    """
+    parser = _HtmlToLines()
+    for start in range(0, len(html), _HTML_SLICE):
+        parser.feed(html[start : start + _HTML_SLICE])
+        yield from parser.take()
+    if complete:
+        parser.close()
+        yield from parser.take()
+
+
+_BLOCK_TAGS = frozenset(
+    {
+        *("address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt"),
+        *("fieldset", "figcaption", "figure", "footer", "form", "header", "hr", "li", "main"),
+        *("h1", "h2", "h3", "h4", "h5", "h6", "nav", "ol", "p", "pre", "section"),
+        *("table", "tbody", "tfoot", "thead", "tr", "ul"),
+    }
+)
+_CELL_TAGS = frozenset({"td", "th"})
+_HIDDEN_TAGS = frozenset({"script", "style", "template", "title"})
+_BOLD_TAGS = frozenset({"b", "strong"})
+
+
+class _HtmlToLines(HTMLParser):
+    """Collects text lines from HTML with their bold runs; drops blockquotes and hidden content.
+
+    A ``<blockquote>`` holds the quoted older mail, whose commands must not run again.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self._done: list[_Line] = []
+        self._chunks: list[str] = []
+        self._bolds: list[str] = []
+        self._bold_chunks: list[str] = []
+        self._bold_depth = 0
+        self._quote_depth = 0
+        self._hidden_depth = 0
+
+    def take(self) -> list[_Line]:
+        """The lines completed so far (each returned once)."""
+        done, self._done = self._done, []
+        return done
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._tag(tag, +1)
+
+    def handle_endtag(self, tag: str) -> None:
+        self._tag(tag, -1)
+
+    def handle_data(self, data: str) -> None:
+        if self._quote_depth or self._hidden_depth:
+            return
+        self._chunks.append(data)
+        if self._bold_depth:
+            self._bold_chunks.append(data)
+
+    def close(self) -> None:
+        super().close()
+        self._break_line()
+
+    def _tag(self, tag: str, step: int) -> None:
+        # Depths never go below zero: stray closing tags are common in mail HTML.
+        if tag in _BLOCK_TAGS:
+            self._break_line()
+        elif tag in _CELL_TAGS:
+            self._chunks.append(" ")
+        if tag == "blockquote":
+            self._quote_depth = max(0, self._quote_depth + step)
+        elif tag in _HIDDEN_TAGS:
+            self._hidden_depth = max(0, self._hidden_depth + step)
+        elif tag in _BOLD_TAGS:
+            self._bold_depth = max(0, self._bold_depth + step)
+            if not self._bold_depth:
+                self._end_bold()
+
+    def _end_bold(self) -> None:
+        run = _normalise("".join(self._bold_chunks))
+        self._bold_chunks.clear()
+        if run:
+            self._bolds.append(run)
+
+    def _break_line(self) -> None:
+        # A bold run that spans a line break counts as one run on each line.
+        self._end_bold()
+        self._done.append(_Line(_normalise("".join(self._chunks)), tuple(self._bolds)))
+        self._chunks.clear()
+        self._bolds.clear()
+
+
+# "**x**" or "*x*" with no space just inside the stars, so "* item" bullets and "a * b" are
+# not bold; a single star must not touch a word outside ("2*3*4").
+_MARKED_BOLD = re.compile(
+    r"\*\*(?=[^\s*])(?P<double>.+?)(?<=[^\s*])\*\*"
+    r"|(?<![\w*])\*(?=[^\s*])(?P<single>[^*]+?)(?<=[^\s*])\*(?![\w*])"
+)
+
+
+def _marked_bold(line: str) -> list[str]:
+    return [(m.group("double") or m.group("single")).strip() for m in _MARKED_BOLD.finditer(line)]
+
+
+# --- where the command text ends ------------------------------------------------------------
+
+# The patterns below run on _fold()ed text: lowercase, accents removed.
+_END_WORDS = frozenset({"fin", "end"})
+_ATTRIBUTION_START = re.compile(r"(?:on|le) ")
+_ATTRIBUTION_END = re.compile(r"(?:wrote|a ecrit) ?:$")
+# Outlook, Thunderbird, Gmail, Orange and Apple Mail separators before an older message.
+_DIVIDER = re.compile(
+    r"-{2,} ?(?:original message|message d'origine|message original|mail original"
+    r"|forwarded message|message transfere) ?-{2,}$"
+    r"|(?:begin forwarded message|debut du message reexpedie) ?:$"
+)
+_HEADER_FROM = re.compile(r"(?:from|de) ?:")
+_HEADER_NEXT = re.compile(r"(?:sent|envoye|date) ?:")
+
+
+def _ends_body(text: str, following: str) -> bool:
+    """Whether ``text`` (with the line after it) starts a signature, an END, or older mail."""
+    if text == "--":  # "-- " once normalised
+        return True
+    line, after = _fold(text), _fold(following)
+    return bool(
+        line.rstrip(". ") in _END_WORDS
+        or _DIVIDER.match(line)
+        # "On <date>, <who> wrote:", possibly wrapped over two lines; French "Le ... a écrit :".
+        or (
+            _ATTRIBUTION_START.match(line)
+            and (_ATTRIBUTION_END.search(line) or _ATTRIBUTION_END.search(after))
+        )
+        # Outlook's quoted header block: "From: ..." then "Sent: ..." or "Date: ...".
+        or (_HEADER_FROM.match(line) and _HEADER_NEXT.match(after))
+    )
+
+
+_Ending = Literal["marker", "cap", "end"]
+
+
+def _select(lines: Iterator[_Line], max_lines: int) -> tuple[list[_Line], _Ending]:
+    """The kept lines (blanks and ``>`` quotes skipped), and what ended them."""
+    kept: list[_Line] = []
+    current = next(lines, None)
+    while current is not None:
+        following = next(lines, None)  # one line of lookahead, for two-line patterns
+        text = current.text
+        if text and not text.startswith(">"):
+            if _ends_body(text, following.text if following else ""):
+                return kept, "marker"
+            if len(kept) == max_lines:
+                return kept, "cap"
+            kept.append(current)
+        current = following
+    return kept, "end"
+
+
+# --- headers for automatic_reason -----------------------------------------------------------
+
+_AUTO_REPLY_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Mail-Autoreply")
+
+
+def _headers(msg: Message, name: str) -> list[str]:
+    """Raw values of a header, unfolded, without the header-registry parser.
+
+    Raw values keep the checks identical whatever the message's policy, and spare us the
+    structured parsers on attacker-written address headers.
+    """
+    wanted = name.lower()
+    return [_SPACES.sub(" ", str(v)).strip() for k, v in msg.raw_items() if k.lower() == wanted]
+
+
+def _address(value: str) -> str:
+    """The bare address in a header value, lowercased ("" for "<>")."""
+    return parseaddr(value)[1].strip().lower()
+
+
+def _token(value: str) -> str:
+    """The keyword of a header like Auto-Submitted, without parameters or comments."""
+    return re.split(r"[\s;(]", value, maxsplit=1)[0].lower()
+
+
+def _message_id_domain(value: str) -> str:
+    return value.strip().strip("<>").rpartition("@")[2].strip().lower()
+
+
+def _is_bounce(msg: Message, senders: set[str]) -> bool:
+    if any(sender.partition("@")[0] in ("mailer-daemon", "postmaster") for sender in senders):
+        return True
+    for part in _parts(msg):
+        if part.get_content_type() in ("multipart/report", "message/delivery-status"):
+            return True
+    return False
+
+
+def _is_auto_reply(msg: Message) -> bool:
+    if any(_token(v) == "auto-replied" for v in _headers(msg, "Auto-Submitted")):
+        return True
+    if any(_token(v) not in ("no", "false") for h in _AUTO_REPLY_HEADERS for v in _headers(msg, h)):
+        return True
+    if any(_token(v) == "reply" for v in _headers(msg, "X-Autogenerated")):
+        return True
+    precedence = _headers(msg, "Precedence") + _headers(msg, "X-Precedence")
+    return any(_token(v) == "auto_reply" for v in precedence)

@@ -8,6 +8,7 @@ is the Subject, the rest is the body.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -20,23 +21,23 @@ import jinja2
 LANGS = ("fr", "en")
 
 _DAYS = {
-    "fr": ("lun.", "mar.", "mer.", "jeu.", "ven.", "sam.", "dim."),
+    "fr": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
     "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
 }
 _MONTHS = {
     "fr": (
-        "janv.",
-        "févr.",
+        "janvier",
+        "février",
         "mars",
-        "avr.",
+        "avril",
         "mai",
         "juin",
-        "juil.",
+        "juillet",
         "août",
-        "sept.",
-        "oct.",
-        "nov.",
-        "déc.",
+        "septembre",
+        "octobre",
+        "novembre",
+        "décembre",
     ),
     "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
 }
@@ -64,6 +65,7 @@ class Renderer:
             keep_trailing_newline=False,
             trim_blocks=True,
             lstrip_blocks=True,
+            auto_reload=False,  # templates are fixed while the process runs: no stat per mail
         )
         env.filters["when"] = lambda value: self.when(value, lang)
         env.filters["names"] = lambda value: join_names(value, lang)
@@ -71,7 +73,7 @@ class Renderer:
         return env
 
     def when(self, value: str | datetime | None, lang: str) -> str:
-        """A deadline as players read it: ``dim. 29 nov. 18:00 UTC``."""
+        """A deadline as players read it: ``dimanche 29 novembre à 18:00 UTC``."""
         if value is None:
             return "—"
         moment = datetime.fromisoformat(value) if isinstance(value, str) else value
@@ -103,6 +105,12 @@ class Renderer:
         for lang in LANGS:
             for path in sorted((self.root / lang).rglob("*.txt")):
                 yield f"{lang}:{path.relative_to(self.root / lang).with_suffix('')}"
+
+
+@functools.lru_cache(maxsize=8)
+def shared_renderer(timezone: str = "UTC") -> Renderer:
+    """One compiled renderer per timezone, shared by every game of the process."""
+    return Renderer(timezone=timezone)
 
 
 def join_names(value: Iterable[Any], lang: str) -> str:

@@ -1,0 +1,171 @@
+"""Every template renders in both languages with StrictUndefined (a missing name fails)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+
+from pbem.mail.render import LANGS, Renderer, templates_root
+
+ROOT = templates_root()
+
+
+def test_every_template_exists_in_both_languages() -> None:
+    per_lang = {
+        lang: {p.relative_to(ROOT / lang) for p in (ROOT / lang).rglob("*.txt")} for lang in LANGS
+    }
+    assert per_lang["fr"] == per_lang["en"]
+
+
+class Anything:
+    """A permissive value: every attribute, item, iteration and comparison works."""
+
+    def __getattr__(self, name: str) -> Any:
+        return Anything()
+
+    def __getitem__(self, key: Any) -> Any:
+        return Anything()
+
+    def __iter__(self) -> Any:
+        return iter([])
+
+    def __str__(self) -> str:
+        return "x"
+
+    def __len__(self) -> int:
+        return 0
+
+
+def variables(renderer: Renderer, lang: str, name: str) -> set[str]:
+    env = renderer.envs[lang]
+    source = env.loader.get_source(env, f"{name}.txt")[0]  # type: ignore[union-attr]
+    from jinja2 import meta
+
+    return set(meta.find_undeclared_variables(env.parse(source)))
+
+
+GAME_FOLDERS = ("lupus",)
+
+
+def recorded_params() -> dict[str, list[dict[str, Any]]]:
+    """Notice parameters seen in bot games of every game (the real shapes, not guesses)."""
+    import random
+
+    from pbem.demo import demo_setup, play
+    from pbem.engine import Table
+    from pbem.games import GAMES
+    from pbem.simulate import EPOCH
+
+    seen: dict[str, list[dict[str, Any]]] = {}
+    original = Renderer.text
+
+    def spy(self: Renderer, template: str, lang: str, params: Any) -> str:
+        seen.setdefault(template, []).append(dict(params))
+        return original(self, template, lang, params)
+
+    Renderer.text = spy  # type: ignore[method-assign]
+    try:
+        for game in GAMES:
+            for seed in range(12):
+                for options in (
+                    ({}, {"ghost_variant": True}) if game.id == "lupus-in-tabula" else ({},)
+                ):
+                    setup = demo_setup(
+                        game.id, 0 if game.id != "lupus-in-tabula" else 8 + seed, seed, "en"
+                    )
+                    setup["options"] = options
+                    table, step = Table.new(setup, EPOCH)
+                    table.apply(step)
+                    play(table, random.Random(seed))
+        scripted_rare_lupus_notices()
+    finally:
+        Renderer.text = original  # type: ignore[method-assign]
+    return seen
+
+
+def scripted_rare_lupus_notices() -> None:
+    """Notices random bots seldom reach: a Mythomaniac joining, two Seers talking."""
+    from tests.harness import Game, lupus_roles
+
+    for target in ("p1", "p4"):
+        g = Game(lupus_roles(16, p16="mythomaniac"))
+        g.until("night", 2)
+        g.mail("p16", f"COPY {target}")
+        g.until("night", 3)
+        g.mail("p4", "SEERS hello")
+        g.mail("p16", "SCAN p5")
+        g.mail("p16", "STATUS")
+
+
+RECORDED = recorded_params()
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [e for e in Renderer().names() if e.split(":")[1].split("/")[0] in ("common", "reasons")],
+)
+def test_common_template_renders_and_fails_on_a_missing_parameter(entry: str) -> None:
+    lang, name = entry.split(":")
+    renderer = Renderer()
+    needed = variables(renderer, lang, name)
+    params = {v: sample(v) for v in needed}
+    assert renderer.text(name, lang, params).strip()
+    if needed:
+        missing = dict(params)
+        missing.pop(sorted(needed)[0])
+        with pytest.raises(jinja2.UndefinedError):
+            renderer.text(name, lang, missing)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [e for e in Renderer().names() if e.split(":")[1].split("/")[0] in GAME_FOLDERS],
+)
+def test_game_template_renders_with_the_parameters_the_rules_send(entry: str) -> None:
+    lang, name = entry.split(":")
+    renderer = Renderer()
+    examples = RECORDED.get(name, [])
+    assert examples, f"no bot game ever sent {name}: add a scenario test that does"
+    for params in examples[:20]:
+        assert renderer.text(name, lang, {"name": "bob", **params}).strip()
+
+
+def sample(name: str) -> Any:
+    """Plausible values for the kernel's own templates (replies and reasons)."""
+    when = "2026-01-06T12:00:00+00:00"
+    table: dict[str, Any] = {
+        "opens": when,
+        "accepted": [{"line": "KILL bob", "deadline": when}],
+        "rejected": [{"line": "X", "reason": "r"}],
+        "commands": [{"verb": "kill", "keyword": "KILL", "public": "no"}],
+        "count": 2,
+    }
+    if name in table:
+        return table[name]
+    if re.search(r"s$", name) and name not in ("address",):
+        return ["alice", "bob"]
+    return "bob"
+
+
+def test_player_text_is_data_not_template_source() -> None:
+    """A chat relay carrying jinja syntax is sent verbatim."""
+    renderer = Renderer()
+    text = renderer.text(
+        "lupus/pack_chat",
+        "en",
+        {"game": "G", "name": "a", "sender": "bob", "text": "{{ 7*7 }} {% x %}"},
+    )
+    assert "{{ 7*7 }} {% x %}" in text
+
+
+def test_dates_are_localised() -> None:
+    renderer = Renderer(timezone="Europe/Paris")
+    assert renderer.when("2026-01-06T12:00:00+00:00", "fr") == "mardi 6 janvier à 13:00 CET"
+    assert renderer.when("2026-01-06T12:00:00+00:00", "en") == "Tue 6 Jan 13:00 CET"
+
+
+_ = Path
