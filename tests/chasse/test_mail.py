@@ -270,3 +270,28 @@ def test_rejections_are_specific_in_french() -> None:
     assert "Les deux cartes restantes sont des Démons : vous devez en prendre une" in ivan[0]
     assert "Ce rôle n'est pas une des cartes restantes (Démon, Démon)." in ivan[1]
     assert "sous-phase W1 de la nuit" in replies(mails, "alice")[0]
+
+
+def test_cas_d31_early_close_day() -> None:
+    """CAS-D31: a day closes early only with ``early_close_day`` and every living vote in."""
+    voters = [
+        "alice",
+        "bob",
+        "carol",
+        "dave",
+        "erin",
+        "frank",
+        "grace",
+        "heidi",
+        "ivan",
+        "judy",
+        "mallory",
+        "niaj",
+        "olivia",
+    ]
+    lines = [setup_line(early_close_day=True), DEADLINE, DEADLINE, DEADLINE, DEADLINE]
+    lines += [mail(v, "VOTE dave", "list") for v in voters]
+    _, state = run(lines)
+    assert state["phase"] == "day"
+    _, state = run([*lines, mail("peggy", "VOTE dave", "list")])
+    assert state["phase"] == "W1" and state["day"] == 2

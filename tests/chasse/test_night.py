@@ -308,3 +308,42 @@ def test_cas_716_no_victim_told_as_none() -> None:
     mails, _ = run([setup_line(), DEADLINE, DEADLINE, DEADLINE])
     (paige,) = [m for m in mails_to(mails, "heidi") if "Paige, the victim" in m["subject"]]
     assert "no victim tonight" in paige["body"]
+
+
+def test_cas_310_innocents_have_no_power() -> None:
+    """CAS-310: a simple Innocent has no night command: only help, status, pass and cancel."""
+    g = at_w1()
+    assert {c.verb for c in g.rules.available(g.state, "niaj")} == {  # type: ignore[arg-type]
+        "help",
+        "status",
+        "pass",
+        "cancel",
+    }
+    for line in ("SCAN dave", "KILL dave", "SWAP dave", "COUNCIL hi"):
+        assert g.fails("niaj", line).reason == "not_your_role"
+    g.deadline()
+    for line in ("BURN dave", "HEAL"):
+        assert g.fails("niaj", line).reason == "not_your_role"
+
+
+def test_cas_d07_lovers_and_penny_stay_with_the_player_through_swaps() -> None:
+    """CAS-D07: being a Lover or Penny's player belongs to the player: Cole swapping with a
+    Lover who is Penny's player moves the card only; the spent power moves with the card."""
+    g = Game()
+    g.deadline()
+    g.do("carol", "LOVERS peggy niaj")
+    g.deadline()
+    g.do("mallory", "SWAP peggy")
+    g.deadline()
+    assert g.role("mallory") == "innocent" and g.role("peggy") == "cole"
+    assert g.state.lovers == ("peggy", "niaj") and g.state.penny == "peggy"
+    conditions = {p["name"]: p["conditions"] for p in g.rules.summary(g.state)["players"]}
+    assert conditions["peggy"] == ["lover", "penny"] and conditions["mallory"] == []
+    g.do("grace", "BURN olivia")  # Piper spends her power ...
+    g.until("day", 1)
+    g.deadline()
+    g.do("peggy", "SWAP grace")  # ... and the new Cole takes the Piper card: still spent
+    g.deadline()
+    assert g.role("peggy") == "piper"
+    assert notices(g.last, "piper_prompt") == []
+    assert g.fails("peggy", "BURN dave").reason == "power_used"

@@ -4,11 +4,13 @@ CAS-330..CAS-334, CAS-612, CAS-717, CAS-718, CAS-D06)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from itertools import pairwise
 
 from pbem.core.events import PhaseStarted
 from tests.chasse.helpers import (
     DEADLINE,
+    T0,
     Game,
     deal,
     mail,
@@ -219,3 +221,17 @@ def test_cas_332_a_demon_and_a_good_may_be_lovers() -> None:
     assert "in love with niaj" in mails_to(mails, "dave")[-2]["body"] or any(
         "in love with niaj" in m["body"] for m in mails_to(mails, "dave")
     )
+
+
+def test_cas_d02_subphase_durations_are_options() -> None:
+    """CAS-D02: ``leo_duration``, ``coop_duration``, ``w1_duration``, ``w2_duration`` set the
+    sub-phases; the public schedule of Night 1 follows them."""
+    g = Game(leo_duration="1h", coop_duration="2h", w1_duration="3h", w2_duration="4h")
+    (night,) = notices(g.events, "night_start")
+    hours = {
+        k: (datetime.fromisoformat(v) - g.now).total_seconds() / 3600
+        for k, v in night.params["schedule"].items()
+    }
+    assert hours == {"L": 1, "C": 3, "W1": 6, "W2": 10}
+    g.until("day", 1)
+    assert (g.now - T0).total_seconds() / 3600 == 10
