@@ -169,3 +169,21 @@ def test_cas_d30_role_names_are_reserved_nicknames() -> None:
     line["setup"]["roles"] = {("Léo" if k == "alice" else k): v for k, v in DEAL.items()}
     with pytest.raises(SetupError, match=r"reserved|role name"):
         Table.new(line["setup"], EPOCH)
+
+
+def test_cas_012_setup_may_fix_only_the_leftover_cards() -> None:
+    """CAS-012: a setup giving only ``leftover`` deals the 14 other cards at random."""
+    rules = ChasseAuxSorcieres()
+    players = tuple(PlayerSpec(PlayerId(f"p{i}"), f"p{i}@x.org", "fr") for i in range(14))
+    for seed in range(5):
+        spec = GameSpec(players, {}, "fr", None, ("demon", "demon"))
+        events = rules.setup(spec, EPOCH, random.Random(seed))
+        dealt = next(e for e in events if isinstance(e, RolesDealt))
+        assert dealt.leftover == ("demon", "demon")
+        assert Counter(dealt.roles.values())["demon"] == 2
+    with pytest.raises(SetupError, match="leftover"):
+        rules.setup(GameSpec(players, {}, "fr", None, ("demon",)), EPOCH, random.Random(1))
+    with pytest.raises(SetupError, match="leftover"):
+        rules.setup(
+            GameSpec(players, {}, "fr", None, ("phoebe", "phoebe")), EPOCH, random.Random(1)
+        )

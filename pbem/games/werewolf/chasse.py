@@ -470,7 +470,22 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
                     "(CAS-002; give custom_deck for another count)"
                 )
             deck = deck_cards(DECK)
-        roles, leftover = deal(names, deck, rng, spec.roles, ROLES)  # CAS-012
+        if spec.leftover is not None and spec.roles is None:
+            # The cards set aside are fixed; the others are dealt at random (CAS-012).
+            rest = list(deck)
+            for card in spec.leftover:
+                if card not in rest:
+                    raise SetupError(f"leftover: {card!r} is not a card of the deck")
+                rest.remove(card)
+            if len(rest) != n:
+                raise SetupError(
+                    f"leftover: {len(deck) - n} cards are set aside, not {len(spec.leftover)}"
+                )
+            deck = rest + list(spec.leftover)
+            roles, _ = deal(names, rest, rng)
+            leftover = tuple(sorted(spec.leftover))
+        else:
+            roles, leftover = deal(names, deck, rng, spec.roles, ROLES)  # CAS-012
         if spec.leftover is not None and tuple(sorted(spec.leftover)) != leftover:
             raise SetupError(
                 f"leftover: the deal leaves {', '.join(leftover)}, not "
