@@ -192,7 +192,11 @@ def test_cas_215_391_392_393_616_715_cole_swaps_and_both_are_told() -> None:
     events = g.deadline()
     assert g.role("mallory") == "phoebe" and g.role("alice") == "cole"
     (cole,) = notices(events, "cole_result")
-    assert cole.to == ("mallory",) and cole.params == {"role": "phoebe", "target": "alice"}
+    assert cole.to == ("mallory",) and cole.params == {
+        "role": "phoebe",
+        "target": "alice",
+        "spent": False,
+    }
     (target,) = notices(events, "cole_target")
     assert target.to == ("alice",) and target.params == {"swapper": None, "ended": False}
 
@@ -345,5 +349,6 @@ def test_cas_d07_lovers_and_penny_stay_with_the_player_through_swaps() -> None:
     g.do("peggy", "SWAP grace")  # ... and the new Cole takes the Piper card: still spent
     g.deadline()
     assert g.role("peggy") == "piper"
+    assert notices(g.last, "cole_result")[0].params["spent"] is True
     assert notices(g.last, "piper_prompt") == []
     assert g.fails("peggy", "BURN dave").reason == "power_used"

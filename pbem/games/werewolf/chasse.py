@@ -750,7 +750,16 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
         ended = got == DEMON  # CAS-394: Cole became a Demon, the power stops for good
         if ended:
             events.append(PowerSpent(COLE))
-        events.append(private("chasse/cole_result", [cole], thread, role=got, target=target))
+        events.append(
+            private(
+                "chasse/cole_result",
+                [cole],
+                thread,
+                role=got,
+                target=target,
+                spent=got in state.spent,  # CAS-D07: a spent power moves with its card
+            )
+        )
         events.append(
             private(
                 "chasse/cole_target",
