@@ -68,10 +68,11 @@ class Game:
         leftover: Iterable[str] = LEFTOVER,
         penny: str = "peggy",
         seed: int = 1,
+        seating: Iterable[str] = NAMES,
         **options: Any,
     ) -> None:
         self.rules = ChasseAuxSorcieres()
-        players = tuple(PlayerSpec(PlayerId(n), f"{n}@example.org", "en") for n in NAMES)
+        players = tuple(PlayerSpec(PlayerId(n), f"{n}@example.org", "en") for n in seating)
         opts = {"penny_player": penny, **options}
         spec = GameSpec(players, opts, "en", dict(roles or DEAL), tuple(leftover))
         self.now = T0

@@ -258,3 +258,16 @@ def test_cas_225_resolution_order_in_the_trace() -> None:
         ("demons", "paige"),
         ("piper", None),
     ]
+
+
+def test_cas_335_either_lover_dying_kills_the_other() -> None:
+    """CAS-335: whichever of the two Lovers dies first, the other dies of grief."""
+    for victim, partner in (("niaj", "olivia"), ("olivia", "niaj")):
+        g = Game()
+        g.deadline()
+        g.do("carol", "LOVERS niaj olivia")
+        g.deadline()
+        g.do("dave", f"KILL {victim}")
+        g.until("day", 1)
+        assert not g.alive(victim) and not g.alive(partner)
+        assert g.state.seat(partner).cause == "grief"  # type: ignore[arg-type]

@@ -55,6 +55,7 @@ def test_cas_401_penny_vote_counts_double() -> None:
     g.deadline()
     assert verdict(g)["lynched"] == "erin"
     assert verdict(g)["counts"] == [{"name": "erin", "count": 2}, {"name": "dave", "count": 1}]
+    assert {"voter": "peggy", "target": "erin", "weight": 2} in verdict(g)["votes"]
 
 
 def test_cas_402_621_change_and_withdraw() -> None:

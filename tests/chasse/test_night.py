@@ -8,6 +8,7 @@ from __future__ import annotations
 from pbem.core.events import Resolved
 from tests.chasse.helpers import (
     DEADLINE,
+    NAMES,
     Game,
     deal,
     mails_to,
@@ -352,3 +353,17 @@ def test_cas_d07_lovers_and_penny_stay_with_the_player_through_swaps() -> None:
     assert notices(g.last, "cole_result")[0].params["spent"] is True
     assert notices(g.last, "piper_prompt") == []
     assert g.fails("peggy", "BURN dave").reason == "power_used"
+
+
+def test_cas_d10_council_list_order_never_shows_billie() -> None:
+    """CAS-D10, CAS-380: the list is alphabetical, not in seating order (Billie seated first
+    would otherwise stand out)."""
+    seating = ("judy", *(n for n in NAMES if n != "judy"))
+    g = at_w1(seating=seating)
+    assert g.state.order[0] == "judy"
+    assert notices(g.events, "council_prompt")[0].params["council"] == [
+        "dave",
+        "erin",
+        "frank",
+        "judy",
+    ]

@@ -940,7 +940,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
 
     def _tally_params(self, state: ChasseState) -> dict[str, Any]:
         votes = self._valid_votes(state)
-        counts = weighted(votes, {state.penny: 2} if state.penny else {})  # CAS-401
+        counts = weighted(votes, {v: state.weight(v) for v in votes})  # CAS-401
         return {
             "votes": [
                 {"voter": v, "target": t, "weight": state.weight(v)} for v, t in votes.items()
@@ -958,7 +958,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             events += closed
             state = self.fold(closed, state)
         votes = self._valid_votes(state)
-        counts = weighted(votes, {state.penny: 2} if state.penny else {})
+        counts = weighted(votes, {v: state.weight(v) for v in votes})
         tally = self._tally_params(state)
         groups = ranked(counts)
         if not groups:  # CAS-404
