@@ -368,11 +368,11 @@ class Table:
             return state
         events += new
         state = self.rules.fold(new, state)
-        deadlines = self.rules.deadlines(state)
+        until = self.rules.command_deadline(state, command)
         reply.accepted.append(
             {
                 "line": self._canonical(command, player.lang),
-                "deadline": min(deadlines.values()).isoformat() if deadlines else None,
+                "deadline": until.isoformat() if until else None,
             }
         )
         return state

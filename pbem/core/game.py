@@ -118,6 +118,13 @@ class Rules(ABC, Generic[S]):
         """The commands ``actor`` may send now (the ``HELP`` reply)."""
         return list(self.all_commands)
 
+    def command_deadline(self, state: S, command: Command) -> datetime | None:
+        """Until when an accepted ``command`` may be changed (the reply says so): by default
+        the earliest pending deadline; a game with parallel windows (a revenge during a day's
+        vote) names the one that closes this command."""
+        pending = self.deadlines(state)
+        return min(pending.values()) if pending else None
+
     def bold_command(self, state: S, actor: PlayerId, bold: Sequence[str]) -> Command | None:
         """The command meant by a public post whose only command is a bold text, if any."""
         return None

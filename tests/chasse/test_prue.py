@@ -147,3 +147,28 @@ def test_cas_x06_104_revenge_on_the_last_demon_ends_the_game() -> None:
     events = g.do("bob", "REVENGE frank")
     assert g.side == "good"
     assert [n.template for n in notices(events)] == ["chasse/revenge", "chasse/victory"]
+
+
+def test_cas_602_vote_reply_names_t_day_during_a_revenge_window() -> None:
+    """CAS-602: "accepted, until when it can be changed": a vote during Prue's revenge window
+    can be changed until T_day, not until the end of the window."""
+    mails, _ = run(
+        [
+            setup_line(),
+            DEADLINE,
+            DEADLINE,
+            mail("dave", "KILL bob"),
+            DEADLINE,
+            DEADLINE,
+            mail("alice", "VOTE dave", "list"),
+        ]
+    )
+    reply = mails_to(mails, "alice")[-1]["body"]
+    assert "VOTE dave  (until Fri 9 Jan 00:00 UTC" in reply
+
+
+def test_cas_d21_self_vote_allowed() -> None:
+    """CAS-D21: a player may vote for himself."""
+    g = prue_killed_at_night()
+    g.vote("alice", "alice")
+    assert g.state.votes == {"alice": "alice"}
