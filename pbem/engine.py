@@ -16,11 +16,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
-from email.utils import getaddresses, parseaddr
+from email.utils import parseaddr
 from typing import Any, Literal
 
 from pbem.core.commands import Command, CommandSpec, parse_line
-from pbem.core.errors import CommandError, NotAPlayer, SetupError, UnknownCommand
+from pbem.core.errors import CommandError, MailError, NotAPlayer, SetupError, UnknownCommand
 from pbem.core.events import Event, Notice
 from pbem.core.game import GameSpec, PlayerSpec, Rules
 from pbem.core.ids import PlayerId
@@ -265,69 +265,83 @@ class Table:
         sender = parseaddr(str(msg.get("From", "")))[1].lower()
         player = self.by_email.get(sender)
         message_id = str(msg.get("Message-ID", "")).strip() or None
-        reply_key = hashlib.sha256(
-            f"{message_id}|{sender}|{len(self.events)}".encode()
-        ).hexdigest()[:16]
+        key = hashlib.sha256(f"{message_id}|{sender}|{len(self.events)}".encode()).hexdigest()
         if player is None:
             if channel == "list":
                 return Step()  # a post by a non-player on the list is just talk
-            return self._reply_only(
-                sender, self.setup.lang, reply_key, message_id, NotAPlayer(address=sender)
+            refused = _Reply(
+                rejected=[
+                    {
+                        "line": "",
+                        "reason": self._reason(NotAPlayer(address=sender), self.setup.lang),
+                    }
+                ]
+            )
+            return Step(
+                (), (self._reply_mail(sender, self.setup.lang, refused, key[:16], message_id),)
             )
         try:
             text = extract(msg)
-        except CommandError as exc:
-            return self._reply_only(player.email, player.lang, reply_key, message_id, exc)
-        except Exception:
+        except MailError:
             text = MailText("", (), (), False, False)
+        reply = _Reply()
+        commands = self._read(text, channel, player.lang, reply)
+        if channel == "list" and not commands and not reply.rejected and text.bold:
+            commands = self._bold(text.bold, player, reply)
         state = self.state
         events: list[Event] = []
-        reply = _Reply()
-        subject = [text.subject] if channel == "private" and text.subject else []
-        specs = [s for s in self.rules.all_commands if (s.public if channel == "list" else True)]
-        commands_seen = False
-        for index, line in enumerate(subject + list(text.lines)):
-            in_subject = index < len(subject)
-            try:
-                command = parse_line(line, specs, self.rules.names(state))
-            except UnknownCommand as exc:
-                if channel == "list" or in_subject:
-                    continue  # debate text on the list, or a subject, is never a command error
-                reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
-                commands_seen = True
-                continue
-            except CommandError as exc:
-                reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
-                commands_seen = True
-                continue
-            if command is None:
-                if channel == "private" and not in_subject:
-                    reply.ignored.append(line)
-                continue
-            commands_seen = True
+        for line, command in commands:
             state = self._run(state, player, command, line, now, channel, events, reply)
-        if channel == "list" and not commands_seen and text.bold:
-            try:
-                command = self.rules.bold_command(state, player.name, text.bold)
-            except CommandError as exc:
-                reply.rejected.append(
-                    {
-                        "line": " ".join(f"**{b}**" for b in text.bold),
-                        "reason": self._reason(exc, player.lang),
-                    }
-                )
-                command = None
-            if command is not None:
-                line = " ".join(f"**{b}**" for b in text.bold)
-                state = self._run(state, player, command, line, now, channel, events, reply)
         early = self.rules.ready_to_close(state)
         if early is not None:  # early close (LUP-D29) is off unless the options turn it on
             closing = self.rules.on_deadline(state, early, now, self._rng(len(events)))
             events += closing
-            state = self.rules.fold(closing, state)
+            if reply.accepted:
+                reply.extra.append(self.renderer.text("common/closed_early", player.lang, {}))
         if channel == "private" and not reply:
             reply.extra.append(self.renderer.text("common/no_command", player.lang, {}))
-        return self._step(events, reply=(player, reply, reply_key, message_id) if reply else None)
+        return self._step(events, reply=(player, reply, key[:16], message_id) if reply else None)
+
+    def _read(
+        self, text: MailText, channel: Channel, lang: str, reply: _Reply
+    ) -> list[tuple[str, Command]]:
+        """The mail's commands; errors and free text are noted in ``reply``.
+
+        On the list only public commands count and other text is debate, never an error; a
+        private mail's Subject may hold a command but is never reported as ignored text.
+        """
+        specs = [s for s in self.rules.all_commands if s.public or channel == "private"]
+        names = self.rules.names(self.state)
+        subject = [text.subject] if channel == "private" and text.subject else []
+        commands: list[tuple[str, Command]] = []
+        for index, line in enumerate(subject + list(text.lines)):
+            quiet = channel == "list" or index < len(subject)
+            try:
+                command = parse_line(line, specs, names)
+            except UnknownCommand as exc:
+                if not quiet:
+                    reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
+                continue
+            except CommandError as exc:
+                reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
+                continue
+            if command is not None:
+                commands.append((line, command))
+            elif channel == "private" and index >= len(subject):
+                reply.ignored.append(line)
+        return commands
+
+    def _bold(
+        self, bold: Sequence[str], player: PlayerSpec, reply: _Reply
+    ) -> list[tuple[str, Command]]:
+        """The forum convention: a public post whose only command is a bold text."""
+        line = " ".join(f"**{b}**" for b in bold)
+        try:
+            command = self.rules.bold_command(self.state, player.name, bold)
+        except CommandError as exc:
+            reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
+            return []
+        return [(line, command)] if command is not None else []
 
     def _run(
         self,
@@ -368,11 +382,12 @@ class Table:
             return state
         events += new
         state = self.rules.fold(new, state)
-        until = self.rules.command_deadline(state, command)
+        until = self.rules.changeable_until(state, player.name, command.verb)
         reply.accepted.append(
             {
                 "line": self._canonical(command, player.lang),
                 "deadline": until.isoformat() if until else None,
+                "final": self.rules.final(state, player.name, command.verb),
             }
         )
         return state
@@ -408,12 +423,6 @@ class Table:
         if not self.renderer.exists(template, lang):
             template = "reasons/rejected"
         return self.renderer.text(template, lang, params)
-
-    def _reply_only(
-        self, to: str, lang: str, key: str, message_id: str | None, exc: CommandError
-    ) -> Step:
-        reply = _Reply(rejected=[{"line": "", "reason": self._reason(exc, lang)}])
-        return Step((), (self._reply_mail(to, lang, reply, key, message_id),))
 
     def _reply_mail(
         self, to: str, lang: str, reply: _Reply, key: str, message_id: str | None
@@ -470,8 +479,3 @@ class Table:
                 Outgoing(f"{key}/{name}", (player.email,), False, subject, body, None, thread)
             )
         return mails
-
-
-def addresses(msg: EmailMessage, header: str) -> list[str]:
-    """The bare addresses in a header, lowercased."""
-    return [a.lower() for _, a in getaddresses([str(v) for v in msg.get_all(header, [])]) if a]

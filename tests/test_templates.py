@@ -147,7 +147,7 @@ def sample(name: str) -> Any:
     when = "2026-01-06T12:00:00+00:00"
     table: dict[str, Any] = {
         "opens": when,
-        "accepted": [{"line": "KILL bob", "deadline": when}],
+        "accepted": [{"line": "KILL bob", "deadline": when, "final": False}],
         "rejected": [{"line": "X", "reason": "r"}],
         "commands": [{"verb": "kill", "keyword": "KILL", "public": "no"}],
         "count": 2,

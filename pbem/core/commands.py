@@ -139,7 +139,9 @@ class CommandSpec:
 HELP = CommandSpec("help", ("AIDE",), ("HELP",))
 STATUS = CommandSpec("status", ("STATUT", "ETAT"), ("STATUS",))
 PASS = CommandSpec("pass", ("RIEN", "PASSE"), ("PASS", "NOTHING"))
-CANCEL = CommandSpec("cancel", ("ANNULER",), ("CANCEL",), (Text(),))
+# The keyword to cancel is optional in the grammar so that the game answers a bare CANCEL
+# with its own "cancel what?" reason (LUP-621) rather than "the text to send is missing".
+CANCEL = CommandSpec("cancel", ("ANNULER",), ("CANCEL",), (Text(optional=True),))
 COMMON_COMMANDS: tuple[CommandSpec, ...] = (HELP, STATUS, PASS, CANCEL)
 
 

@@ -118,16 +118,22 @@ class Rules(ABC, Generic[S]):
         """The commands ``actor`` may send now (the ``HELP`` reply)."""
         return list(self.all_commands)
 
-    def command_deadline(self, state: S, command: Command) -> datetime | None:
-        """Until when an accepted ``command`` may be changed (the reply says so): by default
-        the earliest pending deadline; a game with parallel windows (a revenge during a day's
-        vote) names the one that closes this command."""
-        pending = self.deadlines(state)
-        return min(pending.values()) if pending else None
-
     def bold_command(self, state: S, actor: PlayerId, bold: Sequence[str]) -> Command | None:
         """The command meant by a public post whose only command is a bold text, if any."""
         return None
+
+    def changeable_until(self, state: S, actor: PlayerId, verb: str) -> datetime | None:
+        """Until when an accepted ``verb`` may still be changed (shown in the reply).
+
+        By default the earliest pending deadline; a game whose phase has several deadlines
+        (a night in sub-phases) names the one that closes this verb.
+        """
+        deadlines = self.deadlines(state)
+        return min(deadlines.values()) if deadlines else None
+
+    def final(self, state: S, actor: PlayerId, verb: str) -> bool:
+        """Whether an accepted ``verb`` can no longer be changed before the deadline."""
+        return False
 
     def ready_to_close(self, state: S) -> str | None:
         """The deadline key to close early because everyone has acted (early_close options)."""

@@ -143,3 +143,36 @@ def test_non_player_and_ambiguous_names_get_specific_replies() -> None:
     events = len(g.table.events)
     g.mail("p1", "KILL bobb")
     assert "✓ KILL bobby" in g.reply() and len(g.table.events) > events
+
+
+def test_final_choices_are_acknowledged_as_final() -> None:
+    """LUP-D18: with vote_changes_allowed off, the receipt says the vote is final."""
+    g = Game(lupus_roles(8), options={"vote_changes_allowed": False})
+    g.until("round1")
+    g.post("p3", "VOTE p1")
+    assert "✓ VOTE p1  (final)" in g.reply()
+
+
+def test_early_close_is_reported_in_the_reply() -> None:
+    """LUP-D29: when the last actor acts, the phase closes at once and he is told."""
+    roles = lupus_roles(8)
+    g = Game(roles, options={"early_close": True})
+    for name in roles:
+        if name != "p8":
+            g.mail(name, "PASS")
+    assert g.phase == "night"
+    g.mail("p8", "PASS")
+    assert g.phase == "debate"
+    assert "closed early" in g.reply()
+
+
+def test_pack_chat_with_no_living_partner_is_refused() -> None:
+    """LUP-613: the relay needs another living werewolf to hear it."""
+    g = Game(lupus_roles(8))
+    g.until("round1")
+    for v in ("p3", "p4", "p5"):
+        g.post(v, "VOTE p2")
+    g.deadline()
+    g.until("night", 2)
+    g.mail("p1", "PACK anyone?")
+    assert "No other living player" in g.reply()

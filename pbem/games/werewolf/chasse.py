@@ -573,10 +573,10 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             out["revenge"] = state.revenge.until
         return out
 
-    def command_deadline(self, state: ChasseState, command: Command) -> datetime | None:
+    def changeable_until(self, state: ChasseState, actor: PlayerId, verb: str) -> datetime | None:
         """The reply's "until": the vote's T_day even while a revenge window is open."""
         pending = self.deadlines(state)
-        if command.verb == "revenge" and "revenge" in pending:
+        if verb == "revenge" and "revenge" in pending:
             return pending["revenge"]
         own = dict(state.deadlines) if state.deadlines else dict(pending)
         return min(own.values()) if own else None

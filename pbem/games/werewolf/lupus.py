@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from pbem.core.commands import Command, CommandSpec, Player, Text
+from pbem.core.commands import Command, CommandSpec, Player, Text, find_spec
 from pbem.core.errors import IllegalNow, InvalidSyntax, SetupError
 from pbem.core.events import (
     ActionCleared,
@@ -346,6 +346,8 @@ class LupusInTabula(Rules[LupusState]):
             deck, warnings = custom_deck(n, specials)
         elif options.deck_mode == "custom":
             deck, warnings = custom_deck(n, options.specials)
+        elif options.specials:
+            raise SetupError("option 'specials' needs deck_mode = custom (LUP-D01)")
         else:
             deck = standard_deck(n)
         if spec.leftover:
@@ -380,7 +382,14 @@ class LupusInTabula(Rules[LupusState]):
         )
         for p in names:  # LUP-701: own role only; wolves not yet told each other.
             events.append(
-                private("lupus/role", [p], "opening", role=roles[p], faction=faction(state.seat(p)))
+                private(
+                    "lupus/role",
+                    [p],
+                    "opening",
+                    role=roles[p],
+                    faction=faction(state.seat(p)),
+                    immediate=o.seer_result_timing == "immediate",  # LUP-701, LUP-D04
+                )
             )
         events += self._start_night(state, 1, now)
         return events
@@ -399,7 +408,14 @@ class LupusInTabula(Rules[LupusState]):
         wolves = state.holders(WOLF)
         for wolf in wolves:  # LUP-711, LUP-D05: the list every night
             events.append(
-                private("lupus/wolves_prompt", [wolf], thread, wolves=wolves, deadline=_iso(end))
+                private(
+                    "lupus/wolves_prompt",
+                    [wolf],
+                    thread,
+                    wolves=wolves,
+                    deadline=_iso(end),
+                    tie=state.options.wolves_tie,  # the prompt states the tie rule in force
+                )
             )
         seers = state.holders(SEER)
         for seer in seers:
@@ -410,6 +426,9 @@ class LupusInTabula(Rules[LupusState]):
                     thread,
                     partners=[s for s in seers if s != seer],
                     deadline=_iso(end),
+                    # LUP-D04, LUP-D07: the prompt states the options in force.
+                    immediate=state.options.seer_result_timing == "immediate",
+                    require_same=state.options.seer_pair_agreement == "require_same",
                 )
             )
         for role in (BODYGUARD, OWL):
@@ -573,7 +592,8 @@ class LupusInTabula(Rules[LupusState]):
             "lupus/dawn",
             thread,
             dead=dead,
-            owl=owl if o.owl_pick_announced == "dawn" else None,
+            # LUP-D11 (2), (4): announced at dawn only if it stands (a dead designee lapses).
+            owl=owl if o.owl_pick_announced == "dawn" and owl and after.seat(owl).alive else None,
         )
         return events
 
@@ -702,6 +722,7 @@ class LupusInTabula(Rules[LupusState]):
                 deadline=_iso(end),
                 ghosts=state.ghosts(),
                 voters=len(voters),
+                changes=o.vote_changes_allowed,  # LUP-D18: say whether a vote is final
             )
         else:  # LUP-742
             voters = [p for p in state.living() if p not in state.nominees]
@@ -846,6 +867,10 @@ class LupusInTabula(Rules[LupusState]):
             raise IllegalNow("game_over")  # LUP-750
         verb = command.verb
         seat = state.seat(actor)
+        if verb == "cancel" and self._cancelled_verb(command) == "vote":
+            # LUP-603, LUP-620: CANCEL VOTE is UNVOTE, on the channel and at the time it came
+            # (a ghost withdraws privately; a living voter is sent to the list).
+            return self._decide_vote(state, actor, Command("unvote"), now, channel)
         if verb in ("vote", "unvote"):
             return self._decide_vote(state, actor, command, now, channel)
         if not seat.alive:
@@ -853,6 +878,7 @@ class LupusInTabula(Rules[LupusState]):
         if verb == "pass":
             if state.phase != "night":
                 raise IllegalNow("nothing_to_pass")
+            self._check_probe_not_final(state, actor)
             return [ActionSet(actor, "pass")]
         if verb == "cancel":
             return self._decide_cancel(state, actor, command)
@@ -862,19 +888,10 @@ class LupusInTabula(Rules[LupusState]):
             if seat.role != WOLF:
                 raise IllegalNow("not_your_role")
             others = [w for w in state.holders(WOLF) if w != actor]
-            return (
-                [
-                    private(
-                        "lupus/pack_chat",
-                        others,
-                        f"night-{state.number}",
-                        sender=actor,
-                        text=command.text,
-                    )
-                ]
-                if others
-                else []
-            )
+            if not others:
+                raise IllegalNow("nobody_to_hear")  # the relay would reach nobody
+            thread = f"night-{state.number}"
+            return [private("lupus/pack_chat", others, thread, sender=actor, text=command.text)]
         if verb == "seers":  # LUP-614, LUP-D07
             seers = state.holders(SEER)
             if seat.role != SEER or len(seers) < 2:
@@ -938,17 +955,26 @@ class LupusInTabula(Rules[LupusState]):
             events.append(private("lupus/seer_relay", others, thread, sender=actor, target=target))
         return events
 
-    def _decide_cancel(self, state: LupusState, actor: PlayerId, command: Command) -> list[Event]:
-        from pbem.core.commands import find_spec
-
+    def _cancelled_verb(self, command: Command) -> str:
         found = find_spec(command.text.split(), self.all_commands)
         if found is None:
             raise InvalidSyntax("cancel_what")
-        verb = found[0].verb
-        if verb in ("vote",):
-            return self._decide_vote(state, actor, Command("unvote"), datetime.min, "list")
+        return found[0].verb
+
+    def _check_probe_not_final(self, state: LupusState, actor: PlayerId) -> None:
+        # LUP-D04 (seer_result_timing = immediate): the first probe is final and already
+        # answered, so neither PASS nor CANCEL SCAN may withdraw it (and open a second one).
+        if state.options.seer_result_timing == "immediate" and state.action(actor, "scan"):
+            raise IllegalNow("already_final")
+
+    def _decide_cancel(self, state: LupusState, actor: PlayerId, command: Command) -> list[Event]:
+        verb = self._cancelled_verb(command)
+        if state.phase != "night":
+            raise IllegalNow("night_only")  # LUP-603, LUP-604: night actions end with the night
         if state.action(actor, verb) is None:
             raise IllegalNow("nothing_to_cancel")
+        if verb == "scan":
+            self._check_probe_not_final(state, actor)
         return [ActionCleared(actor, verb)]
 
     def _decide_vote(
@@ -957,6 +983,8 @@ class LupusInTabula(Rules[LupusState]):
         o = state.options
         seat = state.seat(actor)
         phase = state.phase
+        if not seat.alive and actor not in state.ghosts():
+            raise IllegalNow("dead")  # LUP-607: said first, whatever the phase
         if phase == "debate":
             raise IllegalNow("voting_not_open", opens=_iso(state.deadlines["debate"]))  # LUP-D19
         if phase == "defence":
@@ -1071,8 +1099,10 @@ class LupusInTabula(Rules[LupusState]):
                 allowed.add("seers")
             if state.number != 2:
                 allowed.discard("copy")
-        if state.phase in ("round1", "round2") and (seat.alive or actor in state.ghosts()):
+        if state.phase == "round1" and (seat.alive or actor in state.ghosts()):
             allowed |= {"vote", "unvote"}
+        if state.phase == "round2" and seat.alive and actor not in state.nominees:
+            allowed |= {"vote", "unvote"}  # LUP-408: neither nominees nor ghosts vote in round 2
         return [c for c in self.all_commands if c.verb in allowed]
 
     def bold_command(
@@ -1088,6 +1118,12 @@ class LupusInTabula(Rules[LupusState]):
         if len(found) > 1:
             raise InvalidSyntax("several_bold_names", names=found)
         return Command("vote", (PlayerId(found[0]),))
+
+    def final(self, state: LupusState, actor: PlayerId, verb: str) -> bool:
+        """LUP-D18, LUP-D04: a vote when changes are off, an immediate probe, are final."""
+        if verb in ("vote", "unvote"):
+            return not state.options.vote_changes_allowed
+        return verb == "scan" and state.options.seer_result_timing == "immediate"
 
     def ready_to_close(self, state: LupusState) -> str | None:
         """LUP-D29: close early only when everyone has acted (never by default)."""
