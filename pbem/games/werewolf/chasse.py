@@ -581,6 +581,10 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
         own = dict(state.deadlines) if state.deadlines else dict(pending)
         return min(own.values()) if own else None
 
+    def final(self, state: ChasseState, actor: PlayerId, verb: str) -> bool:
+        """CAS-D18, CAS-D20: a revenge and a tie-break decision take effect at once."""
+        return verb in ("revenge", "choose", "spare")
+
     def on_deadline(
         self, state: ChasseState, key: str, now: datetime, rng: random.Random
     ) -> list[Event]:
