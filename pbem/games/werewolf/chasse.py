@@ -77,6 +77,19 @@ DEMONS, GOOD, LOVERS = "demons", "good", "lovers"
 NIGHT_ONE: tuple[str, ...] = ("L", "C", "W1", "W2")
 LATER_NIGHT: tuple[str, ...] = ("W1", "W2")
 NIGHT_PHASES = frozenset(NIGHT_ONE)
+# CAS-D02: the option giving each sub-phase's duration.
+DURATION_OF: Mapping[str, str] = {
+    "L": "leo_duration",
+    "C": "coop_duration",
+    "W1": "w1_duration",
+    "W2": "w2_duration",
+}
+
+
+def night_sequence(number: int) -> tuple[str, ...]:
+    """CAS-220, CAS-221, CAS-226: the sub-phases of night ``number`` (always the same ones)."""
+    return NIGHT_ONE if number == 1 else LATER_NIGHT
+
 
 # The seed's step numbers are the resolution priorities (CAS-210..CAS-217, CAS-223, CAS-225).
 NIGHT_STEPS: Mapping[str, int] = {
@@ -507,10 +520,6 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
         events: list[Event] = [created, RolesDealt(roles, leftover), PennyGiven(penny)]
         state = self.fold(events)
         o = options
-        t_l = now + o.leo_duration
-        t_c = t_l + o.coop_duration
-        t_w1 = t_c + o.w1_duration
-        t_end = t_w1 + o.w2_duration
         counts = Counter(deck)
         events.append(  # CAS-200, CAS-700, CAS-016
             public(
@@ -534,30 +543,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             role = roles[p]
             events.append(private("chasse/role", [p], "opening", role=role, faction=faction(role)))
         events.append(private("chasse/penny", [penny], "opening"))  # CAS-702
-        started = PhaseStarted("L", 1, {"L": t_l})
-        events += [  # CAS-202, CAS-703
-            started,
-            public(
-                "chasse/night_start",
-                "night-1",
-                number=1,
-                schedule={"L": _iso(t_l), "C": _iso(t_c), "W1": _iso(t_w1), "W2": _iso(t_end)},
-            ),
-        ]
-        state = self.evolve(state, started)
-        leo = state.holder(LEO)
-        if leo is not None:  # CAS-210, CAS-360, CAS-710
-            events.append(
-                private(
-                    "chasse/leo_prompt",
-                    [leo],
-                    "night-1",
-                    leftover=list(state.leftover),
-                    forced=self._leo_forced(state),
-                    deadline=_iso(t_l),
-                )
-            )
-        return events
+        return events + self._start_night(state, 1, now)  # CAS-202, CAS-703
 
     @staticmethod
     def _leo_forced(state: ChasseState) -> bool:
@@ -592,47 +578,136 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             return []
         if key == "revenge":
             return self._revenge_closed(state, now)
+        if state.phase in NIGHT_PHASES:
+            return self._close_subphase(state, now, rng)
         match state.phase:
-            case "L":
-                return self._close_l(state, now)
-            case "C":
-                return self._close_c(state, now, rng)
-            case "W1":
-                return self._close_w1(state, now)
-            case "W2":
-                return self._dawn(state, now)
             case "day":
                 return self._close_day(state, now, rng)
             case "tiebreak":
                 return self._close_tiebreak(state, now, rng)
         return []
 
-    # -- Night 1: L and C ----------------------------------------------------------------------
+    # -- the night, driven by the sub-phase tables ---------------------------------------------
 
-    def _close_l(self, state: ChasseState, now: datetime) -> list[Event]:
-        """CAS-222, CAS-361..CAS-366, CAS-D04: Léo's choice applies at ``T_L``."""
-        events: list[Event] = []
-        leo = state.holder(LEO)
-        if leo is not None:
-            taken = state.action(leo, "take")
-            card = taken.word if taken is not None else None
-            if card is None and self._leo_forced(state):
-                card = DEMON  # CAS-362, CAS-D04: forced, the two cards are identical
-            if card is not None and card in state.leftover:
-                events += exchange_with_leftover(state.leftover, leo, LEO, card)  # CAS-364
-            events.append(  # CAS-711
-                private("chasse/leo_result", [leo], "night-1", role=card or LEO, changed=bool(card))
-            )
-        end = now + state.options.coop_duration
-        started = PhaseStarted("C", 1, {"C": end})
-        events.append(started)
+    def _start_night(self, state: ChasseState, number: int, now: datetime) -> list[Event]:
+        """CAS-202, CAS-238, CAS-703, CAS-712: "Night N falls" with every sub-phase deadline."""
+        schedule: dict[str, str] = {}
+        end = now
+        for phase in night_sequence(number):
+            end += getattr(state.options, DURATION_OF[phase])
+            schedule[phase] = _iso(end)
+        notice = public("chasse/night_start", f"night-{number}", number=number, schedule=schedule)
+        first = night_sequence(number)[0]
+        return [notice, *self._start_subphase(state, first, number, now)]
+
+    def _start_subphase(
+        self, state: ChasseState, phase: str, number: int, now: datetime
+    ) -> list[Event]:
+        end = now + getattr(state.options, DURATION_OF[phase])
+        started = PhaseStarted(phase, number, {phase: end})
+        state = self.evolve(state, started)
+        prompts = {
+            "L": self._prompt_l,
+            "C": self._prompt_c,
+            "W1": self._prompt_w1,
+            "W2": self._prompt_w2,
+        }[phase]
+        return [started, *prompts(state, f"night-{number}", _iso(end))]
+
+    def _close_subphase(self, state: ChasseState, now: datetime, rng: random.Random) -> list[Event]:
+        """Resolve the sub-phase whose deadline passed, then start the next one (or the dawn)."""
+        sequence = night_sequence(state.number)
+        if state.phase == sequence[-1]:
+            return self._dawn(state, now)  # CAS-225
+        resolvers = {"L": self._resolve_l, "C": self._resolve_c, "W1": self._resolve_w1}
+        events = resolvers[state.phase](state, rng)
         after = self.fold(events, state)
-        coop = after.holder(COOP)
-        if coop is not None:  # CAS-211, CAS-717
-            events.append(private("chasse/coop_prompt", [coop], "night-1", deadline=_iso(end)))
+        nxt = sequence[sequence.index(state.phase) + 1]
+        return events + self._start_subphase(after, nxt, state.number, now)
+
+    # -- prompts at the start of each sub-phase ---------------------------------------------------
+
+    def _prompt_l(self, state: ChasseState, thread: str, deadline: str) -> list[Event]:
+        leo = state.holder(LEO)
+        if leo is None:  # CAS-366: the sub-phase runs all the same (CAS-226)
+            return []
+        return [  # CAS-210, CAS-360, CAS-710
+            private(
+                "chasse/leo_prompt",
+                [leo],
+                thread,
+                leftover=list(state.leftover),
+                forced=self._leo_forced(state),
+                deadline=deadline,
+            )
+        ]
+
+    def _prompt_c(self, state: ChasseState, thread: str, deadline: str) -> list[Event]:
+        coop = state.holder(COOP)  # after Léo's exchange (CAS-222, CAS-X02)
+        if coop is None:
+            return []
+        return [private("chasse/coop_prompt", [coop], thread, deadline=deadline)]  # CAS-717
+
+    def _prompt_w1(self, state: ChasseState, thread: str, deadline: str) -> list[Event]:
+        events: list[Event] = []
+        phoebe = state.holder(PHOEBE)
+        if phoebe is not None:  # CAS-213, CAS-713
+            events.append(private("chasse/phoebe_prompt", [phoebe], thread, deadline=deadline))
+        council = state.council()
+        for member in council:  # CAS-214, CAS-302, CAS-381, CAS-D10: one list for all
+            events.append(
+                private(
+                    "chasse/council_prompt",
+                    [member],
+                    thread,
+                    council=council,
+                    billie=state.seat(member).role == BILLIE,
+                    deadline=deadline,
+                )
+            )
+        cole = state.holder(COLE)
+        if cole is not None and state.cole_active():  # CAS-215, CAS-395
+            events.append(private("chasse/cole_prompt", [cole], thread, deadline=deadline))
         return events
 
-    def _close_c(self, state: ChasseState, now: datetime, rng: random.Random) -> list[Event]:
+    def _prompt_w2(self, state: ChasseState, thread: str, deadline: str) -> list[Event]:
+        """CAS-224, CAS-716: Piper and Paige (after the swap) learn the victim."""
+        events: list[Event] = []
+        for card in (PIPER, PAIGE):  # CAS-341, CAS-345, CAS-351, CAS-355
+            holder = state.holder(card)
+            if holder is not None and card not in state.spent:
+                events.append(
+                    private(
+                        f"chasse/{card}_prompt",
+                        [holder],
+                        thread,
+                        victim=state.victim,
+                        self_victim=state.victim == holder,
+                        deadline=deadline,
+                    )
+                )
+        return events
+
+    # -- resolutions -------------------------------------------------------------------------------
+
+    def _resolve_l(self, state: ChasseState, rng: random.Random) -> list[Event]:
+        """CAS-222, CAS-361..CAS-366, CAS-D04: Léo's choice applies at ``T_L``."""
+        leo = state.holder(LEO)
+        if leo is None:
+            return []
+        events: list[Event] = []
+        taken = state.action(leo, "take")
+        card = taken.word if taken is not None else None
+        if card is None and self._leo_forced(state):
+            card = DEMON  # CAS-362, CAS-D04: forced, the two cards are identical
+        if card is not None and card in state.leftover:
+            events += exchange_with_leftover(state.leftover, leo, LEO, card)  # CAS-364
+        events.append(  # CAS-711
+            private("chasse/leo_result", [leo], "night-1", role=card or LEO, changed=bool(card))
+        )
+        return events
+
+    def _resolve_c(self, state: ChasseState, rng: random.Random) -> list[Event]:
         """CAS-223, CAS-330..CAS-334, CAS-D06: the Lovers are formed and told at ``T_C``."""
         events: list[Event] = []
         coop = state.holder(COOP)
@@ -651,48 +726,6 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
                 events.append(
                     private("chasse/lovers", [lover], "night-1", partner=partner, role=role)
                 )
-        after = self.fold(events, state)
-        return events + self._start_w1(after, 1, now, announce=False)
-
-    # -- every night: W1 and W2 ----------------------------------------------------------------
-
-    def _start_w1(
-        self, state: ChasseState, number: int, now: datetime, *, announce: bool
-    ) -> list[Event]:
-        o = state.options
-        t_w1 = now + o.w1_duration
-        t_end = t_w1 + o.w2_duration
-        thread = f"night-{number}"
-        started = PhaseStarted("W1", number, {"W1": t_w1})
-        events: list[Event] = [started]
-        if announce:  # CAS-712, CAS-733, CAS-238
-            events.append(
-                public(
-                    "chasse/night_start",
-                    thread,
-                    number=number,
-                    schedule={"W1": _iso(t_w1), "W2": _iso(t_end)},
-                )
-            )
-        state = self.evolve(state, started)
-        phoebe = state.holder(PHOEBE)
-        if phoebe is not None:  # CAS-213, CAS-713
-            events.append(private("chasse/phoebe_prompt", [phoebe], thread, deadline=_iso(t_w1)))
-        council = state.council()
-        for member in council:  # CAS-214, CAS-302, CAS-381, CAS-D10: one list for all
-            events.append(
-                private(
-                    "chasse/council_prompt",
-                    [member],
-                    thread,
-                    council=council,
-                    billie=state.seat(member).role == BILLIE,
-                    deadline=_iso(t_w1),
-                )
-            )
-        cole = state.holder(COLE)
-        if cole is not None and state.cole_active():  # CAS-215, CAS-395
-            events.append(private("chasse/cole_prompt", [cole], thread, deadline=_iso(t_w1)))
         return events
 
     def _council_victim(self, state: ChasseState) -> tuple[PlayerId | None, tuple[PlayerId, ...]]:
@@ -708,7 +741,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
         seq_action = names[-1] if state.options.council_submission == "last" else names[0]
         return seq_action[1].targets[0], tuple(a.actor for _, a in names)
 
-    def _close_w1(self, state: ChasseState, now: datetime) -> list[Event]:
+    def _resolve_w1(self, state: ChasseState, rng: random.Random) -> list[Event]:
         """CAS-223: step 7 (Phoebe, before the swap), step 8 (the victim), step 9 (Cole)."""
         number = state.number
         thread = f"night-{number}"
@@ -750,7 +783,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
         events += result.events
         if council:  # CAS-715: the council learns the victim fixed (or none)
             events.append(private("chasse/council_victim", council, thread, victim=victim))
-        return events + self._start_w2(result.state, now)
+        return events
 
     def _swap(
         self, state: ChasseState, cole: PlayerId, target: PlayerId, thread: str
@@ -781,26 +814,6 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
                 ended=ended,
             )
         )
-        return events
-
-    def _start_w2(self, state: ChasseState, now: datetime) -> list[Event]:
-        """CAS-224, CAS-716: Piper and Paige (after the swap) learn the victim."""
-        end = now + state.options.w2_duration
-        thread = f"night-{state.number}"
-        events: list[Event] = [PhaseStarted("W2", state.number, {"W2": end})]
-        for card in (PIPER, PAIGE):  # CAS-341, CAS-345, CAS-351, CAS-355
-            holder = state.holder(card)
-            if holder is not None and card not in state.spent:
-                events.append(
-                    private(
-                        f"chasse/{card}_prompt",
-                        [holder],
-                        thread,
-                        victim=state.victim,
-                        self_victim=state.victim == holder,
-                        deadline=_iso(end),
-                    )
-                )
         return events
 
     # -- dawn -----------------------------------------------------------------------------------
@@ -939,9 +952,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             ),
         ]
         if state.revenge.after == "lynch":  # CAS-239
-            return events + self._start_w1(
-                self.fold(events, state), state.number + 1, now, announce=True
-            )
+            return events + self._start_night(self.fold(events, state), state.number + 1, now)
         return events
 
     # -- day ------------------------------------------------------------------------------------
@@ -1079,7 +1090,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
                 PhaseStarted("revenge", state.number, {}),
                 *self._open_revenge(prue, until, "lynch", thread),
             ]
-        return events + self._start_w1(after, state.number + 1, now, announce=True)
+        return events + self._start_night(after, state.number + 1, now)
 
     # -- victory --------------------------------------------------------------------------------
 
@@ -1328,7 +1339,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
         if ended:
             return events + ended
         if pending.after == "lynch":  # CAS-239
-            return events + self._start_w1(after, state.number + 1, now, announce=True)
+            return events + self._start_night(after, state.number + 1, now)
         return events
 
     def _decide_tiebreak(
