@@ -28,10 +28,33 @@ def _pairs(value: Any) -> Iterator[tuple[str, str]]:
             yield from _pairs(v)
 
 
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10**6), lang=st.sampled_from(["fr", "en"]))
-def test_random_legal_play_ends_once_and_keeps_secrets(seed: int, lang: str) -> None:
-    table, step = Table.new(demo_setup("chasse-aux-sorcieres", 0, seed, lang), EPOCH)
+OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "lovers_if_missing": st.sampled_from(["none", "random"]),
+        "lovers_told_partner_role": st.booleans(),
+        "mixed_lovers_victory": st.sampled_from(["survive_to_end", "last_two"]),
+        "council_submission": st.sampled_from(["last", "first"]),
+        "prue_revenge_triggers": st.sampled_from(["demons,lynch", "any"]),
+        "penny_public": st.booleans(),
+        "tie_order": st.sampled_from(
+            ["penny,last_lynched,random", "last_lynched,random", "random"]
+        ),
+        "everyone_dead": st.sampled_from(["good", "draw"]),
+        "attribute_piper_kill": st.booleans(),
+        "early_close": st.booleans(),
+    },
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), lang=st.sampled_from(["fr", "en"]), options=OPTIONS)
+def test_random_legal_play_ends_once_and_keeps_secrets(
+    seed: int, lang: str, options: dict[str, object]
+) -> None:
+    setup = demo_setup("chasse-aux-sorcieres", 0, seed, lang)
+    setup["options"] = options
+    table, step = Table.new(setup, EPOCH)
     table.apply(step)
     sent = list(step.outgoing) + play(table, random.Random(seed))
     rules = table.rules
