@@ -295,3 +295,18 @@ def test_cas_d31_early_close_day() -> None:
     assert state["phase"] == "day"
     _, state = run([*lines, mail("peggy", "VOTE dave", "list")])
     assert state["phase"] == "W1" and state["day"] == 2
+
+
+def test_cas_604_stale_deadline_is_ignored_and_awaiting_lists_the_callers() -> None:
+    """CAS-604: a timer of a closed sub-phase changes nothing; the reminders go to the players
+    called in the current sub-phase who have not answered yet."""
+    g = Game()
+    g.until("W1")
+    assert g.rules.on_deadline(g.state, "L", g.now, g.rng) == []
+    assert g.rules.awaiting(g.state) == {"alice", "dave", "erin", "frank", "judy", "mallory"}
+    g.do("alice", "SCAN dave")
+    g.do("judy", "PASS")
+    assert g.rules.awaiting(g.state) == {"dave", "erin", "frank", "mallory"}
+    g.do("dave", "KILL niaj")
+    g.deadline()
+    assert g.rules.awaiting(g.state) == {"grace", "heidi"}
