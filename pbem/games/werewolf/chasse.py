@@ -531,10 +531,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
                 undealt=len(deck) - n,
                 penny=penny if o.penny_public else None,
                 durations={
-                    "L": o.leo_duration.total_seconds(),
-                    "C": o.coop_duration.total_seconds(),
-                    "W1": o.w1_duration.total_seconds(),
-                    "W2": o.w2_duration.total_seconds(),
+                    **{p: getattr(o, d).total_seconds() for p, d in DURATION_OF.items()},
                     "day": o.day_duration.total_seconds(),
                 },
             )
