@@ -825,8 +825,6 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
         paige = state.holder(PAIGE)
         burn = state.action(piper, "burn") if piper and PIPER not in state.spent else None
         heal = state.action(paige, "heal") if paige and PAIGE not in state.spent else None
-        if heal is not None and state.victim is None:
-            heal = None
         # CAS-D16 (4): usage lines for the powers unused at dusk whose card is not revealed.
         revealed = {state.seat(p).role for p in state.order if not state.alive(p)}
         lines = {
