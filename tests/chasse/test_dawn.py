@@ -145,7 +145,7 @@ def test_cas_617_d14_burn_targets() -> None:
 def test_cas_618_d15_heal_needs_a_victim_and_only_the_victim() -> None:
     """CAS-618, CAS-D15: HEAL needs a victim; a given name must be the victim."""
     g = at_w2()
-    assert g.fails("heidi", "HEAL olivia").reason == "not_the_victim"
+    assert g.fails("heidi", "HEAL olivia").reason == "not_demons_victim"
     g = at_w2(victim=None)
     assert g.fails("heidi", "HEAL").reason == "no_victim_tonight"
 

@@ -21,7 +21,7 @@ REASONS = {
     "not_a_leftover": {"leftover": ["demon", "innocent"]},
     "leo_must_take": {},
     "no_victim_tonight": {},
-    "not_the_victim": {"name": "alice"},
+    "not_demons_victim": {"name": "alice"},
     "target_is_victim": {"name": "alice"},
     "no_revenge_now": {},
     "not_tiebreaker": {},

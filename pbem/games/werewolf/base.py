@@ -65,6 +65,30 @@ def plurality(votes: Mapping[PlayerId, PlayerId]) -> list[PlayerId]:
     return groups[0] if groups else []
 
 
+def weighted_plurality(
+    votes: Mapping[PlayerId, PlayerId], weights: Mapping[PlayerId, float]
+) -> tuple[list[PlayerId], dict[PlayerId, float]]:
+    """The targets with the highest weighted total (a voter absent from ``weights`` weighs 1).
+
+    Returns the leading group (several on a tie, none without votes) and every total, for a
+    council whose members do not all weigh the same (Loup-Garou's thief, LG-512).
+    """
+    totals: dict[PlayerId, float] = {}
+    for voter, target in votes.items():
+        totals[target] = totals.get(target, 0.0) + weights.get(voter, 1.0)
+    groups = ranked(totals)
+    return (groups[0] if groups else []), totals
+
+
+def tally_params(votes: Mapping[PlayerId, PlayerId]) -> dict[str, list[dict[str, object]]]:
+    """A public tally: every voter's current vote, then the count per target, best first."""
+    counts = Counter(votes.values())
+    return {
+        "votes": [{"voter": v, "target": t} for v, t in votes.items()],
+        "counts": [{"name": n, "count": counts[n]} for group in ranked(counts) for n in group],
+    }
+
+
 @dataclass(frozen=True)
 class Seat:
     """One player: current card, the card dealt, life, and the cause of death."""
@@ -119,13 +143,3 @@ def record_action(
         out.pop((event.actor, "pass"), None)
     out[(event.actor, event.verb)] = (seq, event)
     return out
-
-
-def weighted(
-    votes: Mapping[PlayerId, PlayerId], weights: Mapping[PlayerId, int]
-) -> Counter[PlayerId]:
-    """Vote counts where each voter's vote counts ``weights[voter]`` (1 by default)."""
-    counts: Counter[PlayerId] = Counter()
-    for voter, target in votes.items():
-        counts[target] += weights.get(voter, 1)
-    return counts

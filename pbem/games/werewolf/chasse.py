@@ -49,7 +49,7 @@ from pbem.games.werewolf.base import (
     ranked,
     record_action,
     swap_cards,
-    weighted,
+    weighted_plurality,
 )
 
 DEMON, INNOCENT, PHOEBE, PRUE, COOP = "demon", "innocent", "phoebe", "prue", "coop"
@@ -958,7 +958,8 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
 
     def _tally_params(self, state: ChasseState) -> dict[str, Any]:
         votes = self._valid_votes(state)
-        counts = weighted(votes, {v: state.weight(v) for v in votes})  # CAS-401
+        _, totals = weighted_plurality(votes, {v: state.weight(v) for v in votes})  # CAS-401
+        counts = {p: int(n) for p, n in totals.items()}
         return {
             "votes": [
                 {"voter": v, "target": t, "weight": state.weight(v)} for v, t in votes.items()
@@ -976,12 +977,11 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             events += closed
             state = self.fold(closed, state)
         votes = self._valid_votes(state)
-        counts = weighted(votes, {v: state.weight(v) for v in votes})
+        leading, _ = weighted_plurality(votes, {v: state.weight(v) for v in votes})
         tally = self._tally_params(state)
-        groups = ranked(counts)
-        if not groups:  # CAS-404
+        if not leading:  # CAS-404
             return events + self._lynch(state, now, None, "nobody", (), None, tally)
-        top = [p for p in state.order if p in groups[0]]
+        top = [p for p in state.order if p in leading]  # CAS-403: relative majority
         if len(top) == 1:  # CAS-403
             return events + self._lynch(state, now, top[0], "majority", (), None, tally)
         for rule in state.options.tie_order.split(","):  # CAS-405..CAS-407, CAS-D20
@@ -1214,7 +1214,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             if state.victim is None:
                 raise IllegalNow("no_victim_tonight")
             if command.targets and command.targets[0] != state.victim:
-                raise IllegalNow("not_the_victim", name=command.targets[0])
+                raise IllegalNow("not_demons_victim", name=command.targets[0])
             return [ActionSet(actor, "heal", (state.victim,))]
         for target in command.targets:
             if not state.alive(target):

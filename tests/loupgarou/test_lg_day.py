@@ -1,0 +1,227 @@
+"""Days: votes, tally, tie-break, idiot, sash, lynch announcement (LG-240..LG-256, LG-5xx)."""
+
+from __future__ import annotations
+
+from tests.loupgarou.lg_helpers import LG, email
+
+
+def _day1(mayor: str = "ivan", seed: int = 1, **options: object) -> LG:
+    g = LG(seed=seed, options=options)
+    g.to_night1(mayor=mayor)
+    g.night()
+    assert g.state.phase == "day"
+    return g
+
+
+def test_public_votes_tally_and_lynch() -> None:
+    """LG-240, LG-520..LG-524, LG-525, LG-622, LG-741, LG-742, LG-750, LG-D33, LG-D34."""
+    g = _day1()
+    out = g.post("judy", "VOTE bob")
+    tally = g.public(out)
+    assert len(tally) == 1 and "judy → bob" in tally[0].body  # LG-741
+    assert "VOTE bob" in g.reply(out)
+    out = g.post("nick", "Je vote **bob**, il est louche")  # LG-521: the bold convention
+    assert not g.public(out)  # LG-D34: at most one tally per 15 minutes
+    assert g.state.votes["nick"] == "bob"
+    g.post("olivia", "VOTE judy")
+    g.post("olivia", "VOTE olivia")  # LG-522 self-vote; LG-523 change
+    g.post("peggy", "VOTE judy")
+    g.post("peggy", "RETIRER")  # LG-623
+    assert "peggy" not in g.state.votes
+    out = g.deadline("day")
+    final = next(m for m in g.public(out) if "décompte final" in m.subject)
+    assert "bob 2" in final.body and "olivia 1" in final.body  # LG-524, LG-742
+    lynch = next(m for m in g.public(out) if "lynchage" in m.subject)
+    assert "bob est lynché" in lynch.body
+    assert "identité Loup-garou normal, équipe Loups-garous" in lynch.body  # LG-100
+    assert not g.alive("bob")
+    assert g.state.phase == "night" and g.state.number == 2  # LG-256
+
+
+def test_vote_rejections() -> None:
+    """LG-526, LG-241, LG-606, LG-607, LG-602, LG-D35: invalid votes (by the dead, at night)."""
+    g = _day1()
+    g.post("judy", "VOTE bob")
+    g.deadline("day")  # bob lynched
+    g.night()
+    out = g.post("bob", "VOTE judy")  # a dead player's vote
+    assert not g.public(out) and out[0].to == (email("bob"),)
+    assert "éliminé" in g.reply(out)
+    out = g.post("judy", "VOTE bob")  # a vote for a dead player
+    assert "bob n'est pas un joueur vivant" in g.reply(out)
+    out = g.send("judy", "VOTE nick")  # by private mail
+    assert "liste" in g.reply(out)
+    assert g.state.votes == {}
+    g.deadline("day")
+    out = g.post("judy", "VOTE nick")  # LG-526: outside the Day (the night)
+    assert "pas de vote en cours" in g.reply(out)
+
+
+def test_no_vote_no_lynch() -> None:
+    """LG-250, LG-D33: no valid vote, no lynch."""
+    g = _day1()
+    out = g.deadline("day")
+    assert any("Pas de lynchage" in m.body for m in g.public(out))
+    assert g.state.phase == "night"
+
+
+def test_tie_broken_by_the_mayor() -> None:
+    """LG-251, LG-402, LG-527, LG-624, LG-742, LG-D32: the tie is published, the Mayor decides."""
+    g = _day1(mayor="nick")
+    g.post("judy", "VOTE bob")
+    g.post("olivia", "VOTE peggy")
+    out = g.deadline("day")
+    final = next(m for m in g.public(out) if "décompte final" in m.subject)
+    assert "Égalité entre bob et peggy : le Maire nick tranche" in final.body
+    assert g.recipients(out, "trancher") == {"nick"}
+    assert g.state.phase == "tiebreak"
+    assert "Seul le Maire" in g.reply(g.send("judy", "TRANCHER bob"))
+    assert "ex æquo" in g.reply(g.send("nick", "TRANCHER judy"))
+    out = g.post("nick", "TRANCHER peggy")  # public or private
+    assert not g.alive("peggy")
+    assert any("Le Maire a tranché : peggy" in m.body for m in g.public(out))
+
+
+def test_tiebreak_default_is_the_mayors_vote_else_random() -> None:
+    """LG-D32: no answer -> the tied player the Mayor voted for; the Mayor may choose himself."""
+    g = _day1(mayor="nick")
+    g.post("nick", "VOTE nick")
+    g.post("olivia", "VOTE peggy")
+    g.deadline("day")
+    out = g.deadline("tiebreak")
+    assert not g.alive("nick")
+    assert any("pour qui il a voté, nick" in m.body for m in g.public(out))
+    g = _day1(mayor="nick")
+    g.post("judy", "VOTE bob")
+    g.post("olivia", "VOTE peggy")
+    g.deadline("day")
+    out = g.deadline("tiebreak")
+    assert not g.alive("bob") or not g.alive("peggy")
+    assert any("Tirage au sort" in m.body for m in g.public(out))
+
+
+def test_village_idiot_x06() -> None:
+    """LG-X06, LG-252, LG-255, LG-445, LG-446, LG-447, LG-528, LG-750, LG-101, LG-D30."""
+    g = _day1(mayor="nick")  # seed 1: mallory is the idiot
+    assert g.state.idiot == "mallory"
+    g.post("judy", "VOTE mallory")
+    out = g.deadline("day")
+    assert g.alive("mallory") and not g.alive("nick")
+    assert g.seat("nick").cause == "burned"
+    lynch = next(m for m in g.public(out) if "lynchage" in m.subject).body
+    assert "mallory est l'idiot du village ! Le village brûle son Maire à sa place." in lynch
+    assert "nick, brûlé par le village à la place de l'idiot : identité Simple villageois" in lynch
+    assert "conditions : Maire" in lynch
+    assert g.recipients(out, "écharpe") == {"nick"}  # LG-447: LG-404 applies
+    assert g.rules.status(g.state, "mallory")["conditions"] == ["idiot"]  # public now
+    g.send("nick", "ECHARPE mallory")  # the dead Mayor may give the sash to the idiot
+    assert g.state.mayor == "mallory"
+    g.night()
+    g.post("judy", "VOTE mallory")  # the Mayor is the idiot: lynched normally (LG-448, LG-449)
+    g.deadline("day")
+    assert not g.alive("mallory")
+
+
+def test_idiot_who_is_mayor_is_lynched() -> None:
+    """LG-448: the Mayor who is the idiot is lynched normally."""
+    g = _day1(mayor="mallory")
+    g.post("judy", "VOTE mallory")
+    g.deadline("day")
+    assert not g.alive("mallory")
+
+
+def test_idiot_second_lynch_kills_him() -> None:
+    """LG-449, LG-D30 (3), (4): once only; it triggers from a tie-break too."""
+    g = _day1(mayor="nick")
+    g.post("judy", "VOTE mallory")
+    g.post("ivan", "VOTE peggy")
+    g.deadline("day")
+    g.send("nick", "TRANCHER mallory")  # LG-D30 (4)
+    assert g.alive("mallory") and not g.alive("nick")
+    g.deadline("sash")
+    g.night()
+    g.post("judy", "VOTE mallory")
+    g.deadline("day")
+    assert not g.alive("mallory")
+
+
+def test_idiot_attacked_by_wolves_dies() -> None:
+    """LG-X06: the idiot's protection concerns only the lynch."""
+    g = LG()
+    g.to_night1()
+    g.night(kill="mallory")
+    assert not g.alive("mallory")
+    assert "Idiot du village" in g.public()[-1].body  # LG-100: revealed at death
+
+
+def test_sash_after_night_death_x11() -> None:
+    """LG-X11, LG-233, LG-404, LG-625, LG-740, LG-D31: prompt, choice published, or a draw."""
+    g = LG()
+    g.to_night1(mayor="nick")
+    out = g.night(kill="nick")
+    dawn = next(m for m in g.public(out) if "aube" in m.subject).body
+    assert "Le Maire nick est mort : il va désigner son successeur." in dawn
+    prompt = [m for m in g.notices_to("nick", out) if "écharpe" in m.subject]
+    assert len(prompt) == 1
+    assert g.table.deadlines()["sash"] < g.table.deadlines()["day"]
+    assert "éliminé" in g.reply(g.post("nick", "VOTE bob"))  # LG-606: only SASH
+    assert "pas un joueur vivant" in g.reply(g.send("nick", "ECHARPE nick"))
+    out = g.send("nick", "ECHARPE judy")
+    assert g.state.mayor == "judy"
+    assert "(définitif)" in g.reply(out)  # LG-602: the sash cannot be taken back
+    assert any("judy est le nouveau Maire (choisi par nick)" in m.body for m in g.public(out))
+    assert "sash" not in g.table.deadlines()
+    # without an answer: drawn before any tie-break
+    g = LG()
+    g.to_night1(mayor="nick")
+    g.night(kill="nick")
+    out = g.deadline("sash")
+    assert g.state.mayor != "nick" and g.alive(g.state.mayor)
+    assert any("tiré au sort : nick n'a pas choisi" in m.body for m in g.public(out))
+
+
+def test_sash_window_ends_before_the_day() -> None:
+    """LG-D31: for a night death the sash window ends no later than 1 h before T_day."""
+    g = LG(options={"sash_window": "60h"})
+    g.to_night1(mayor="nick")
+    g.night(kill="nick")
+    d = g.table.deadlines()
+    assert (d["day"] - d["sash"]).total_seconds() == 3600
+    g.post("judy", "VOTE bob")
+    g.post("ivan", "VOTE peggy")
+    g.deadline("sash")
+    assert g.state.mayor != "nick"
+
+
+def test_mayor_keeps_powers_after_elder_death() -> None:
+    """LG-387, LG-405: the Mayor's tie-break survives the Ancien's death."""
+    g = LG()
+    g.to_night1(mayor="dave")
+    g.night(eve="EMPOISONNER grace")
+    assert not g.alive("grace")
+    g.post("judy", "VOTE bob")
+    g.post("ivan", "VOTE peggy")
+    g.deadline("day")
+    assert g.state.phase == "tiebreak"
+    g.send("dave", "TRANCHER bob")
+    assert not g.alive("bob")
+
+
+def test_elder_lynched_powers_lost_at_once() -> None:
+    """LG-254, LG-386 (day), LG-727, LG-750: the Villagers lose their powers immediately."""
+    g = _day1()
+    g.post("judy", "VOTE grace")
+    out = g.deadline("day")
+    lynch = next(m for m in g.public(out) if "lynchage" in m.subject).body
+    assert "perdent leurs pouvoirs dès maintenant" in lynch
+    assert g.recipients(out, "perdez vos pouvoirs") == {"carol", "dave", "eve", "frank"}
+    assert "plus de pouvoirs" in g.reply(g.send("dave", "SONDER bob"))
+    assert g.recipients(out, "sondage") == set()  # LG-344: no more prompt
+
+
+def test_early_close_day_option() -> None:
+    """LG-D43: the day closes early only with early_close_day and every living vote."""
+    g = _day1(early_close_day=True)
+    for n in g.state.living():
+        g.post(n, "VOTE bob")
+    assert g.state.phase == "night"

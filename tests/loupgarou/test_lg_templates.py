@@ -1,0 +1,239 @@
+"""Every Loup-Garou template renders in both languages (StrictUndefined), French grammar."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pbem.mail.render import LANGS, Renderer
+
+T = "2026-01-05T18:00:00+00:00"
+DEAD = {
+    "name": "bob",
+    "cause": "grief",
+    "role": "seer",
+    "team": "villagers",
+    "conditions": ["mayor", "lover", "charmed", "young_wolf", "idiot"],
+    "lover": "ivan",
+}
+WOLVES = [
+    {"name": "alice", "role": "master_wolf", "status": "master"},
+    {"name": "bob", "role": "werewolf", "status": "wolf"},
+    {"name": "eve", "role": "witch", "status": "young_wolf"},
+    {"name": "carol", "role": "thief", "status": "thief"},
+]
+VOTES = {"votes": [{"voter": "a", "target": "b"}], "counts": [{"name": "b", "count": 1}]}
+SAMPLES: dict[str, list[dict[str, Any]]] = {
+    "opening": [
+        {
+            "players": ["a", "b"],
+            "deck": [{"role": "villager", "count": 8}, {"role": "seer", "count": 1}],
+            "bite_end": T,
+            "election_end": T,
+        }
+    ],
+    "role": [
+        {"role": r, "team": "villagers", "bite_end": T}
+        for r in (
+            "werewolf",
+            "master_wolf",
+            "villager",
+            "thief",
+            "seer",
+            "witch",
+            "little_girl",
+            "elder",
+            "pied_piper",
+        )
+    ],
+    "bitten": [{"role": "witch"}],
+    "elder_bitten": [{}],
+    "master_elder": [{"elder": "grace"}],
+    "wolves_list": [
+        {"wolves": WOLVES, "detail": d}
+        for d in ("names_and_identities", "names_only", "names_and_status")
+    ],
+    "election_open": [{"deadline": T}],
+    "election_result": [
+        {
+            "votes": [{"voter": "a", "target": None}, {"voter": "b", "target": "a"}],
+            "counts": [{"name": "a", "count": 1}],
+            "drawn_among": ["a", "b"],
+            "mayor": "a",
+        },
+        {"votes": [], "counts": [], "drawn_among": [], "mayor": "a"},
+    ],
+    "election_runoff": [
+        {**VOTES, "tied": ["a", "b"], "deadline": T, "votes": [{"voter": "a", "target": None}]}
+    ],
+    "night_start": [{"number": 1, "council": T, "end": T}],
+    "council_prompt": [
+        {
+            "number": 3,
+            "wolves": WOLVES,
+            "detail": "names_and_identities",
+            "joined": ["carol"],
+            "left": ["carol"],
+            "welcome": True,
+            "deadline": T,
+            "end": T,
+        }
+    ],
+    "seer_prompt": [{"end": T}],
+    "girl_prompt": [{"matchmaking": m, "end": T} for m in (True, False)],
+    "piper_prompt": [{"end": T}],
+    "witch_prompt": [
+        {"life": lf, "death": d, "council": T, "end": T}
+        for lf, d in ((True, True), (True, False), (False, True))
+    ],
+    "thief_prompt": [
+        {"number": 7, "choices": c, "end": T}
+        for c in (["wolf"], ["villager"], ["wolf", "villager"])
+    ],
+    "kill_relay": [{"voter": "a", "target": "b"}],
+    "pack_chat": [{"sender": "a", "text": "{{ 7*7 }} salut"}],
+    "council_result": [
+        {"victim": v, "how": h, "drawn_among": ["a", "b"]}
+        for v, h in (("a", "majority"), ("a", "master"), ("a", "draw"), (None, "none"))
+    ]
+    + [{"victim": None, "how": "tie_no_victim", "drawn_among": []}],
+    "witch_victim": [{"victim": v, "life": True, "death": True, "end": T} for v in ("a", None)],
+    "seer_result": [{"target": "a", "role": r} for r in ("villager", "seer", "elder")],
+    "girl_answer": [
+        {"question": q, "names": n, "conditions": c}
+        for q, n, c in (
+            ("wolves", ["a"], []),
+            ("wolves", [], []),
+            ("seer", ["a"], []),
+            ("seer", [], []),
+            ("piper", ["a", "b"], []),
+            ("piper", [], []),
+            ("conditions", ["a"], ["mayor", "charmed"]),
+            ("conditions", ["a"], []),
+        )
+    ],
+    "spied": [{}],
+    "charmed": [{"others": []}, {"others": ["a", "b"]}],
+    "lovers": [{"other": "a", "role": "witch"}],
+    "elder_escaped": [{}],
+    "thief_result": [{"result": r} for r in ("wolf", "villager", "last_wolf")],
+    "powers_lost": [{"when": w} for w in ("today", "now")],
+    "dawn": [
+        {
+            "day": 2,
+            "dead": [DEAD, {**DEAD, "cause": c}],
+            "elder_dead": True,
+            "mayor_dead": "bob",
+            "deadline": T,
+        }
+        for c in ("wolves", "poison", "wolves_and_poison")
+    ]
+    + [{"day": 1, "dead": [], "elder_dead": False, "mayor_dead": None, "deadline": None}],
+    "sash_prompt": [{"deadline": T}],
+    "new_mayor": [{"mayor": "a", "by": b, "former": "c"} for b in ("c", None)],
+    "tally": [{"day": 1, **VOTES}, {"day": 1, "votes": [], "counts": []}],
+    "final_tally": [
+        {"day": 1, "tied": ["a", "b"], "mayor": "m", "deadline": T, **VOTES},
+        {"day": 1, "tied": [], "mayor": None, "deadline": None, "votes": [], "counts": []},
+    ],
+    "tiebreak_prompt": [{"tied": ["a", "b"], "deadline": T}],
+    "lynch": [
+        {
+            "day": 1,
+            "designated": d,
+            "how": h,
+            "idiot": i,
+            "dead": [{**DEAD, "cause": "burned" if i else "lynch"}],
+            "elder_dead": True,
+            "mayor_dead": "m",
+        }
+        for d, h, i in (
+            ("a", "majority", False),
+            ("a", "mayor", True),
+            ("a", "mayor_vote", False),
+            ("a", "draw", False),
+            (None, "none", False),
+        )
+    ],
+    "victory": [
+        {"side": s, "winners": ["a"], "reveal": [{**DEAD, "alive": False}]}
+        for s in ("villagers", "wolves", "pied_piper", "lovers", None)
+    ],
+    "status": [
+        {
+            "role": "seer",
+            "team": "villagers",
+            "alive": True,
+            "conditions": ["mayor"],
+            "lover": "a",
+            "lover_role": "witch",
+            "wolves": ["x"],
+            "phase": p,
+            "number": 1,
+            "deadlines": {"night": T, "sash": T},
+            "pending": [{"verb": "scan", "word": "", "targets": ["a"]}],
+            "vote": "a",
+            "living": ["a", "b"],
+            "mayor": "a",
+        }
+        for p in ("bite", "election", "night", "day", "tiebreak", "over")
+    ],
+}
+
+
+def test_every_template_has_samples() -> None:
+    renderer = Renderer()
+    for lang in LANGS:
+        files = {p.stem for p in (renderer.root / lang / "loupgarou").glob("*.txt")}
+        assert files == set(SAMPLES), lang
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_template_renders(name: str, lang: str) -> None:
+    renderer = Renderer()
+    for params in SAMPLES[name]:
+        text = renderer.text(
+            f"loupgarou/{name}", lang, {"game": "Loup-Garou", "name": "zoe", **params}
+        )
+        assert text.strip()
+        assert "{{" not in text.replace("{{ 7*7 }}", "") and "49" not in text
+        if name != "status":
+            subject, body = renderer.mail(
+                f"loupgarou/{name}", lang, {"game": "LG", "name": "zoe", **params}
+            )
+            assert subject.startswith("[LG]") and body.strip()
+
+
+def test_french_articles_and_genders() -> None:
+    """French grammar: la Voyante, l'Ancien, le Voleur, un Simple villageois."""
+    r = Renderer()
+
+    def seer(role: str) -> str:
+        return r.text(
+            "loupgarou/seer_result", "fr", {"game": "G", "name": "z", "target": "a", "role": role}
+        )
+
+    assert "a est la Voyante" in seer("seer")
+    assert "a est la Sorcière" in seer("witch")
+    assert "a est la Petite fille" in seer("little_girl")
+    assert "a est l'Ancien" in seer("elder")
+    assert "a est le Voleur" in seer("thief")
+    assert "a est le Joueur de flûte" in seer("pied_piper")
+    assert "a est un Simple villageois" in seer("villager")
+    opening = r.text("loupgarou/opening", "fr", {"game": "G", **SAMPLES["opening"][0]})
+    assert "8 Simples villageois, 1 Voyante" in opening
+
+
+def test_reasons_exist_in_both_languages() -> None:
+    """LG-602: every rejection of this game has its explanation in both languages."""
+    import re
+    from pathlib import Path
+
+    source = Path("pbem/games/werewolf/loupgarou.py").read_text()
+    reasons = set(re.findall(r'(?:IllegalNow|InvalidSyntax)\(\s*"([a-z_0-9]+)"', source))
+    r = Renderer()
+    for lang in LANGS:
+        for reason in reasons:
+            assert r.exists(f"reasons/{reason}", lang), (lang, reason)
