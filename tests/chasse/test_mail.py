@@ -3,6 +3,9 @@ rejection replies in both languages."""
 
 from __future__ import annotations
 
+import pytest
+
+from pbem.core.errors import CommandError
 from pbem.core.events import Notice
 from tests.chasse.helpers import DEADLINE, Game, mail, mails_to, notices, run, setup_line
 
@@ -310,3 +313,33 @@ def test_cas_604_stale_deadline_is_ignored_and_awaiting_lists_the_callers() -> N
     g.do("dave", "KILL niaj")
     g.deadline()
     assert g.rules.awaiting(g.state) == {"grace", "heidi"}
+
+
+def test_cas_005_d28_list_closed_to_the_dead_and_at_night() -> None:
+    """CAS-005, CAS-D28: a post on the list by a dead player, or by anyone at night when
+    ``list_closed_at_night`` (default), is refused with a private explanation; by day the
+    living debate freely; with the option off the night list is open."""
+    g = Game()
+    with pytest.raises(CommandError) as night:
+        g.rules.on_post(g.state, "alice", ["hello"], g.now)  # type: ignore[arg-type]
+    assert night.value.reason == "night_silence"
+    mails, _ = run([setup_line(), mail("alice", "Bonsoir à tous", "list")])
+    assert "At night nobody posts on the list" in replies(mails, "alice")[-1]
+    g.until("W1")
+    g.do("dave", "KILL niaj")
+    g.until("day")
+    assert g.rules.on_post(g.state, "alice", ["I suspect dave"], g.now) == []  # type: ignore[arg-type]
+    mails, _ = run(
+        [
+            setup_line(),
+            DEADLINE,
+            DEADLINE,
+            mail("dave", "KILL niaj"),
+            DEADLINE,
+            DEADLINE,
+            mail("niaj", "I was innocent! VOTE dave", "list"),
+        ]
+    )
+    assert "You have been eliminated" in replies(mails, "niaj")[-1]
+    open_night = Game(list_closed_at_night=False)
+    assert open_night.rules.on_post(open_night.state, "alice", ["hi"], open_night.now) == []  # type: ignore[arg-type]

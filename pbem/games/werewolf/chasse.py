@@ -564,6 +564,19 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
         own = dict(state.deadlines) if state.deadlines else dict(pending)
         return min(own.values()) if own else None
 
+    def on_post(
+        self, state: ChasseState, actor: PlayerId, lines: Sequence[str], now: datetime
+    ) -> list[Event]:
+        """CAS-005, CAS-D28: the dead may no longer communicate, and with
+        ``list_closed_at_night`` nobody posts on the list at night: such a post is refused."""
+        if state.outcome is not None or state.phase == "setup":
+            return []
+        if not state.alive(actor):
+            raise IllegalNow("dead")
+        if state.options.list_closed_at_night and state.phase in NIGHT_PHASES:
+            raise IllegalNow("night_silence")
+        return []
+
     def final(self, state: ChasseState, actor: PlayerId, verb: str) -> bool:
         """CAS-D18, CAS-D20: a revenge and a tie-break decision take effect at once."""
         return verb in ("revenge", "choose", "spare")
