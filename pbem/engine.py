@@ -202,6 +202,8 @@ class Table:
                     raise SetupError(
                         f"setup: player name {spec.name!r} is a command keyword (LUP-D28)"
                     )
+            if fold(spec.name) in {fold(w) for w in rules.reserved}:
+                raise SetupError(f"setup: player name {spec.name!r} is a reserved word")
 
     # -- construction -------------------------------------------------------------------------
 
