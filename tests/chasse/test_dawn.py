@@ -1,5 +1,5 @@
-"""Piper, Paige and the morning: CAS-216, CAS-217, CAS-225, CAS-230..CAS-235, CAS-305,
-CAS-340..CAS-355, CAS-617, CAS-618, CAS-720..CAS-722, CAS-X04, CAS-D14..CAS-D17, CAS-D27."""
+"""Piper, Paige and the morning: CAS-216, CAS-217, CAS-225, CAS-230, CAS-231, CAS-232, CAS-233, CAS-234, CAS-235, CAS-305,
+CAS-340..CAS-355, CAS-617, CAS-618, CAS-720, CAS-721, CAS-722, CAS-X04, CAS-D14..CAS-D17, CAS-D27."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The day: votes, ties, lynch and the next night: CAS-236..CAS-239, CAS-306, CAS-400..CAS-409,
-CAS-620..CAS-623, CAS-730..CAS-733, CAS-X05, CAS-D20, CAS-D21."""
+"""The day: votes, ties, lynch and the next night: CAS-236, CAS-237, CAS-238, CAS-239, CAS-306, CAS-400, CAS-401, CAS-402, CAS-403, CAS-404, CAS-405, CAS-406, CAS-407, CAS-408, CAS-409,
+CAS-620, CAS-621, CAS-622, CAS-623, CAS-730, CAS-731, CAS-732, CAS-733, CAS-X05, CAS-D20, CAS-D21."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The email mapping: CAS-600..CAS-607, CAS-624, CAS-625, CAS-D28, CAS-D29, CAS-D31, and the
+"""The email mapping: CAS-600, CAS-601, CAS-602, CAS-603, CAS-604, CAS-605, CAS-606, CAS-607, CAS-624, CAS-625, CAS-D28, CAS-D29, CAS-D31, and the
 rejection replies in both languages."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Every night's W1 and W2: Phoebe (CAS-213, CAS-315, CAS-613, CAS-D13), the council with Billie
-(CAS-214, CAS-300..CAS-304, CAS-380..CAS-384, CAS-410, CAS-411, CAS-614, CAS-615, CAS-713..CAS-715,
-CAS-X08, CAS-X09, CAS-D09, CAS-D10, CAS-D24), Cole (CAS-215, CAS-390..CAS-397, CAS-616, CAS-X03,
+(CAS-214, CAS-300, CAS-301, CAS-302, CAS-303, CAS-304, CAS-380, CAS-381, CAS-382, CAS-383, CAS-384, CAS-410, CAS-411, CAS-614, CAS-615, CAS-713, CAS-714, CAS-715,
+CAS-X08, CAS-X09, CAS-D09, CAS-D10, CAS-D24), Cole (CAS-215, CAS-390, CAS-391, CAS-392, CAS-393, CAS-394, CAS-395, CAS-396, CAS-397, CAS-616, CAS-X03,
 CAS-D11, CAS-D12) and the W2 prompts (CAS-224, CAS-716)."""
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def test_cas_411_victim_fixed_at_t_w1() -> None:
 
 
 def test_cas_215_391_392_393_616_715_cole_swaps_and_both_are_told() -> None:
-    """CAS-215, CAS-391..CAS-393, CAS-616, CAS-715, CAS-D11: ECHANGER at W1, the cards are
+    """CAS-215, CAS-391, CAS-392, CAS-393, CAS-616, CAS-715, CAS-D11: ECHANGER at W1, the cards are
     exchanged at T_W1; Cole gets his new card, the target "you now hold Cole" without Cole's name."""
     g = at_w1()
     assert recipients(g.events, "cole_prompt") == {"mallory"}  # CAS-713

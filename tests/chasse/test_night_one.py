@@ -1,6 +1,6 @@
-"""Night 1 sub-phases L and C: Léo (CAS-210, CAS-360..CAS-366, CAS-610, CAS-611, CAS-710,
+"""Night 1 sub-phases L and C: Léo (CAS-210, CAS-360, CAS-361, CAS-362, CAS-363, CAS-364, CAS-365, CAS-366, CAS-610, CAS-611, CAS-710,
 CAS-711, CAS-X01, CAS-X02, CAS-D03, CAS-D04, CAS-D05) and Coop (CAS-211, CAS-212,
-CAS-330..CAS-334, CAS-612, CAS-717, CAS-718, CAS-D06)."""
+CAS-330, CAS-331, CAS-332, CAS-333, CAS-334, CAS-612, CAS-717, CAS-718, CAS-D06)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prue's revenge: CAS-235, CAS-239, CAS-320..CAS-325, CAS-619, CAS-722, CAS-X06, CAS-D18."""
+"""Prue's revenge: CAS-235, CAS-239, CAS-320, CAS-321, CAS-322, CAS-323, CAS-324, CAS-325, CAS-619, CAS-722, CAS-X06, CAS-D18."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Deck, deal, Penny and the opening mails: CAS-002..CAS-016, CAS-200..CAS-202, CAS-370..CAS-372,
-CAS-700..CAS-703, CAS-D01, CAS-D19, CAS-D30."""
+"""Deck, deal, Penny and the opening mails: CAS-002..CAS-016, CAS-200, CAS-201, CAS-202, CAS-370, CAS-371, CAS-372,
+CAS-700, CAS-701, CAS-702, CAS-703, CAS-D01, CAS-D19, CAS-D30."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A whole game by mail through ``pbem simulate`` (CAS-001, CAS-004, CAS-200..CAS-202)."""
+"""A whole game by mail through ``pbem simulate`` (CAS-001, CAS-004, CAS-200, CAS-201, CAS-202)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ def _day1(mayor: str = "ivan", seed: int = 1, **options: object) -> LG:
 
 
 def test_public_votes_tally_and_lynch() -> None:
-    """LG-240, LG-520..LG-524, LG-525, LG-622, LG-741, LG-742, LG-750, LG-D33, LG-D34."""
+    """LG-240, LG-520, LG-521, LG-522, LG-523, LG-524, LG-525, LG-622, LG-741, LG-742, LG-750, LG-D33, LG-D34."""
     g = _day1()
     out = g.post("judy", "VOTE bob")
     tally = g.public(out)

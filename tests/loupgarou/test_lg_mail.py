@@ -64,7 +64,7 @@ def test_unregistered_sender_rejected() -> None:
 
 
 def test_keywords_case_and_accents_several_lines() -> None:
-    """LG-601, LG-610..LG-620: case- and accent-insensitive keywords, several lines, free text."""
+    """LG-601, LG-610, LG-611, LG-612, LG-613, LG-614, LG-615, LG-616, LG-617, LG-618, LG-619, LG-620: case- and accent-insensitive keywords, several lines, free text."""
     g = LG()
     g.to_night1()
     out = g.send("heidi", "Bonsoir !\nenvoûter IVAN judy\nmerci")

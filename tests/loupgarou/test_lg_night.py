@@ -371,7 +371,7 @@ def test_elder_dies_of_poison_or_lynch() -> None:
 
 
 def test_night_order_table() -> None:
-    """LG-220..LG-228 as a table: lovers, charms, seer, girl, attacks, grief, thief."""
+    """LG-220, LG-221, LG-222, LG-223, LG-224, LG-225, LG-226, LG-227, LG-228 as a table: lovers, charms, seer, girl, attacks, grief, thief."""
     assert NIGHT_STEPS == ("lovers", "charm", "scan", "ask", "attacks", "grief", "become")
     assert NIGHT_ORDER["wolves"] < NIGHT_ORDER["poison"]  # LG-224 before LG-225
     # the trace of the kernel's loop says why the Ancien survived (DESIGN: veto hooks)

@@ -1,4 +1,4 @@
-"""Thief, lovers, the Ancien's death, young wolves (LG-320..LG-331, LG-368, LG-420..LG-434)."""
+"""Thief, lovers, the Ancien's death, young wolves (LG-320, LG-321, LG-322, LG-323, LG-324, LG-325, LG-326, LG-327, LG-328, LG-329, LG-330, LG-331, LG-368, LG-420..LG-434)."""
 
 from __future__ import annotations
 

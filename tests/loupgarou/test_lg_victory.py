@@ -1,4 +1,4 @@
-"""Victory conditions, checkpoints and priority (LG-110..LG-118, LG-760, LG-D27..LG-D29)."""
+"""Victory conditions, checkpoints and priority (LG-110, LG-111, LG-112, LG-113, LG-114, LG-115, LG-116, LG-117, LG-118, LG-760, LG-D27..LG-D29)."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def test_wolves_victim_dies_at_dawn_and_is_announced_without_role() -> None:
 
 
 def test_full_day_two_rounds_and_lynch() -> None:
-    """LUP-222..LUP-225, LUP-400..LUP-410, LUP-740..LUP-743."""
+    """LUP-222, LUP-223, LUP-224, LUP-225, LUP-400, LUP-401, LUP-402, LUP-403, LUP-404, LUP-405, LUP-406, LUP-407, LUP-408, LUP-409, LUP-410, LUP-740, LUP-741, LUP-742, LUP-743."""
     g = Game(lupus_roles(8))
     g.deadline()  # quiet night
     g.deadline()  # debate ends, round 1 opens
