@@ -126,8 +126,10 @@ def test_idiot_who_is_mayor_is_lynched() -> None:
     """LG-448: the Mayor who is the idiot is lynched normally."""
     g = _day1(mayor="mallory")
     g.post("judy", "VOTE mallory")
-    g.deadline("day")
-    assert not g.alive("mallory")
+    out = g.deadline("day")
+    assert not g.alive("mallory") and g.seat("mallory").cause == "lynch"
+    assert not g.state.idiot_revealed
+    assert not any("idiot du village !" in m.body for m in g.public(out))
 
 
 def test_idiot_second_lynch_kills_him() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbem.core.events import Resolved
-from pbem.games.werewolf.loupgarou import NIGHT_ORDER, NIGHT_STEPS
+from pbem.games.werewolf.loupgarou import NIGHT_ORDER, NIGHT_STEPS, CouncilClosed
 from tests.loupgarou.lg_helpers import LG, NAMES, email
 
 
@@ -124,6 +124,24 @@ def test_thief_half_vote_never_overturns_a_full_vote() -> None:
     g.send("carol", "TUER judy")
     g.deadline("council")
     assert g.state.victim == "ivan"
+
+
+def test_thief_vote_weighs_half_without_the_master() -> None:
+    """LG-330, LG-512, LG-D09: normal->A, thief->B, the master silent: A (1 against 0.5)."""
+    g = LG()
+    g.to_night1()
+    g.deadline("council")
+    g.deadline("night")
+    g.deadline("day")
+    g.night(carol="DEVENIR LOUP")
+    g.deadline("day")
+    assert "carol" in g.state.council
+    g.send("bob", "TUER ivan")
+    g.send("carol", "TUER judy")
+    out = g.deadline("council")
+    closed = [e for e in g.table.events if isinstance(e, CouncilClosed)][-1]
+    assert closed.victim == "ivan" and closed.how == "majority"
+    assert not any("tirage" in m.body for m in out)
 
 
 def test_no_council_vote_no_victim_and_wolves_may_attack_wolves() -> None:
