@@ -227,3 +227,22 @@ def test_early_close_day_option() -> None:
     for n in g.state.living():
         g.post(n, "VOTE bob")
     assert g.state.phase == "night"
+
+
+def test_pending_sash_drawn_before_a_tiebreak() -> None:
+    """LG-D31: never a tie-break without a Mayor: a pending sash is drawn at T_day first."""
+    g = _day1(mayor="nick", sash_window="100h")
+    g.post("judy", "VOTE mallory")  # the idiot: nick is burned, his sash is pending
+    g.deadline("day")
+    assert not g.alive("nick") and g.state.sash_holder == "nick"
+    g.deadline("council")
+    g.deadline("night")
+    g.post("judy", "VOTE bob")
+    g.post("ivan", "VOTE peggy")
+    out = g.deadline("day")
+    subjects = [m.subject for m in g.public(out)]
+    drawn = next(i for i, s in enumerate(subjects) if "nouveau Maire" in s)
+    tally = next(i for i, s in enumerate(subjects) if "décompte final" in s)
+    assert drawn < tally
+    assert g.state.phase == "tiebreak" and g.state.mayor not in (None, "nick")
+    assert g.alive(g.state.mayor)

@@ -206,6 +206,11 @@ def test_witch_self_save_and_both_potions() -> None:
     assert g.seat("bob").cause == "poison"
     dawn = g.public()[-1].body
     assert "tué par la potion de mort" in dawn  # LG-232, LG-355
+    # LG-D14 (1): with no potion left she gets neither the prompt nor the victim
+    g.deadline("day")
+    out = g.deadline("council")
+    assert not g.notices_to("eve", out)
+    assert len([m for m in g.notices_to("eve") if "vos potions" in m.subject]) == 1
 
 
 def test_poison_rules() -> None:

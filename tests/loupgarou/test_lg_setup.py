@@ -199,6 +199,15 @@ def test_election_tie_and_empty_are_drawn() -> None:
     out = g.deadline("election")
     assert g.state.mayor in NAMES
     assert any("Personne n'a voté" in m.body for m in out)
+    mayors = set()
+    for seed in range(8):  # the draw is random, not the first tied name
+        g = LG(seed=seed)
+        g.deadline("bite")
+        g.send("ivan", "MAIRE ivan")
+        g.send("judy", "MAIRE judy")
+        g.deadline("election")
+        mayors.add(g.state.mayor)
+    assert mayors == {"ivan", "judy"}
 
 
 def test_game_id_and_roles_in_state_line() -> None:
