@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.loupgarou.lg_helpers import LG, email
+from tests.loupgarou.lg_helpers import LG, email, small_game
 
 
 def _day1(mayor: str = "ivan", seed: int = 1, **options: object) -> LG:
@@ -246,3 +246,15 @@ def test_pending_sash_drawn_before_a_tiebreak() -> None:
     assert drawn < tally
     assert g.state.phase == "tiebreak" and g.state.mayor not in (None, "nick")
     assert g.alive(g.state.mayor)
+
+
+def test_drawn_successor_is_always_living() -> None:
+    """LG-404, LG-D31: the random successor is a living player (after the night's deaths)."""
+    roles = {"alice": "master_wolf", "eve": "witch"}
+    roles |= {n: "villager" for n in ("ivan", "judy", "nick", "olivia")}
+    for seed in range(20):
+        g = small_game(roles, seed=seed)
+        g.to_night1(mayor="ivan")
+        g.night(kill="ivan", eve="EMPOISONNER judy")
+        g.deadline("sash")
+        assert g.state.mayor in ("alice", "eve", "nick", "olivia")

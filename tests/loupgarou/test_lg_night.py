@@ -180,7 +180,7 @@ def test_witch_told_victim_at_t_a_and_saves() -> None:
     assert "pas encore connue" in g.reply(out)  # only in sub-phase B
     out = g.deadline("council")
     told = [m for m in g.notices_to("eve", out)]
-    assert len(told) == 1 and "la victime des loups cette nuit est ivan" in told[0].body
+    assert len(told) == 1 and "la victime des loups cette nuit est ivan." in told[0].body
     assert "Simple villageois" not in told[0].body  # name only, never the identity
     out = g.send("eve", "SAUVER judy")
     assert "n'est pas la victime" in g.reply(out)

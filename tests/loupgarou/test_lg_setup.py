@@ -102,8 +102,8 @@ def test_bite_makes_a_young_wolf_who_keeps_powers() -> None:
     out = g.deadline("bite")
     assert g.seat("eve").team == "wolves" and g.seat("eve").role == "witch"
     assert g.state.young_wolf == "eve"
-    bitten = g.notices_to("eve", out)
-    assert any("Jeune loup" in m.body and "Sorcière" in m.body for m in bitten)
+    bitten = [m for m in g.notices_to("eve", out) if "mordu" in m.subject]
+    assert len(bitten) == 1 and "Jeune loup" in bitten[0].body and "Sorcière" in bitten[0].body
     # LG-204/LG-704: the list goes to every Wolf, including the young wolf, before LG-705
     lists = [m for m in out if "Les loups de la partie" in m.subject]
     assert {m.to[0] for m in lists} == {email("alice"), email("bob"), email("eve")}
