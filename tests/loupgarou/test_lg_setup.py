@@ -228,11 +228,12 @@ def test_reserved_names_refused() -> None:
 
 def test_idiot_after_bite_option() -> None:
     """LG-D30 (1) alternative: the idiot is drawn after the bite among Villagers."""
-    g = LG(options={"idiot_after_bite": True})
-    assert g.state.idiot is None
-    g.send("alice", "MORDRE ivan")
-    g.deadline("bite")
-    assert g.state.idiot in VILLAGERS and g.state.idiot != "ivan"
+    for seed in range(30):
+        g = LG(options={"idiot_after_bite": True}, seed=seed)
+        assert g.state.idiot is None
+        g.send("alice", "MORDRE ivan")
+        g.deadline("bite")
+        assert g.state.idiot in VILLAGERS and g.state.idiot != "ivan"
 
 
 def test_election_runoff_option() -> None:
