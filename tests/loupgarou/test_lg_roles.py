@@ -149,7 +149,7 @@ def test_lovers_night2_x_grief() -> None:
     out = g.night(frank="AMOUREUX ivan dave\nQUESTION LOUPS")
     assert g.state.lovers == ("ivan", "dave")
     to_ivan = [m for m in g.notices_to("ivan", out) if "amoureux" in m.subject]
-    assert "amoureux de dave, dont l'identité est Voyante" in to_ivan[0].body
+    assert "amoureux de dave, qui est la Voyante" in to_ivan[0].body
     assert "pas le droit de vous écrire en privé" in to_ivan[0].body  # LG-423, LG-D36
     assert g.recipients(out, "amoureux") == {"ivan", "dave"}
     # LG-421, LG-423: STATUS shows the lover and his identity
