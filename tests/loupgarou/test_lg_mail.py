@@ -346,3 +346,15 @@ def test_more_rejections() -> None:
     g.deadline("day")
     assert "nick n'est pas un joueur vivant" in g.reply(g.send("frank", "QUESTION CONDITIONS nick"))
     assert g.state.action("frank", "ask") is None
+
+
+def test_replies_restate_words_in_the_players_language() -> None:
+    """LG-602, LG-617, LG-621: QUESTION LOUPS / ASK WOLVES, DEVENIR LOUP / BECOME WOLF."""
+    g = LG(langs={"carol": "en"})
+    g.to_night1()
+    assert "✓ QUESTION LOUPS" in g.reply(g.send("frank", "question loups"))
+    g.deadline("council")
+    g.deadline("night")
+    g.deadline("day")
+    assert "✓ BECOME WOLF" in g.reply(g.send("carol", "become wolf"))
+    assert "✓ QUESTION CONDITIONS nick" in g.reply(g.send("frank", "QUESTION 4 nick"))

@@ -84,6 +84,17 @@ BECOME: Mapping[str, tuple[str, ...]] = {  # LG-621
     "wolf": ("LOUP", "WOLF", "LOUP-GAROU", "WEREWOLF"),
     "villager": ("VILLAGEOIS", "VILLAGER"),
 }
+# How a reply restates them (French, English).
+QUESTION_LABELS: Mapping[str, tuple[str, str]] = {
+    "wolves": ("LOUPS", "WOLVES"),
+    "seer": ("VOYANTE", "SEER"),
+    "piper": ("FLUTE", "PIPER"),
+    "conditions": ("CONDITIONS", "CONDITIONS"),
+}
+BECOME_LABELS: Mapping[str, tuple[str, str]] = {
+    "wolf": ("LOUP", "WOLF"),
+    "villager": ("VILLAGEOIS", "VILLAGER"),
+}
 # LG-D42: words a nickname may not be (besides the command keywords the engine checks).
 RESERVED = {fold(w) for words in (*QUESTIONS.values(), *BECOME.values()) for w in words}
 
@@ -420,11 +431,16 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("save", ("SAUVER",), ("SAVE",), (Player(optional=True),)),  # LG-615
     CommandSpec("poison", ("EMPOISONNER",), ("POISON",), _PLAYER),  # LG-616
     CommandSpec(
-        "ask", ("QUESTION",), ("ASK",), (Word(QUESTIONS), Player(optional=True))
+        "ask",
+        ("QUESTION",),
+        ("ASK",),
+        (Word(QUESTIONS, labels=QUESTION_LABELS), Player(optional=True)),
     ),  # LG-617, LG-618
     CommandSpec("lovers", ("AMOUREUX",), ("LOVERS",), (Players(2),)),  # LG-619
     CommandSpec("charm", ("ENVOUTER",), ("CHARM",), (Players(2, at_most=True),)),  # LG-620
-    CommandSpec("become", ("DEVENIR",), ("BECOME",), (Word(BECOME),)),  # LG-621
+    CommandSpec(
+        "become", ("DEVENIR",), ("BECOME",), (Word(BECOME, labels=BECOME_LABELS),)
+    ),  # LG-621
     CommandSpec("vote", ("VOTE", "VOTER"), ("VOTE",), _PLAYER, public=True),  # LG-622
     CommandSpec("unvote", ("RETIRER",), ("UNVOTE",), (), public=True),  # LG-623
     CommandSpec("decide", ("TRANCHER",), ("DECIDE",), _PLAYER, public=True),  # LG-624
