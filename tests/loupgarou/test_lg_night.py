@@ -513,3 +513,19 @@ def test_non_response_defaults() -> None:
     assert all(g.alive(n) for n in g.names)
     assert not g.state.lovers and not g.state.charmed and not g.state.life_used
     assert any("Personne n'est mort" in m.body for m in g.public(out))
+
+
+def test_awaiting_for_reminders() -> None:
+    """LG-627 helpers: who is still expected to act (the daemon's reminders)."""
+    g = LG()
+    assert g.table.awaiting() == {"alice"}  # the bite
+    g.send("alice", "MORDRE ivan")
+    assert g.table.awaiting() == frozenset()
+    g.deadline("bite")
+    assert len(g.table.awaiting()) == 16  # every player may vote for the Mayor
+    g.send("nick", "MAIRE nick")
+    assert "nick" not in g.table.awaiting()
+    g.deadline("election")
+    assert g.table.awaiting() == {"alice", "bob", "ivan"}  # the council
+    g.send("bob", "TUER judy")
+    assert g.table.awaiting() == {"alice", "ivan"}
