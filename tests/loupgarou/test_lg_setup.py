@@ -267,3 +267,17 @@ def test_election_concurrent_with_night1_option() -> None:
     g.deadline("night")
     assert g.state.mayor == "nick" and g.state.phase == "day" and not g.alive("ivan")
     assert any("nick est élu Maire" in m.subject for m in g.public())
+
+
+def test_wolves_list_detail_option() -> None:
+    """LG-D04 alternatives: names only, or names and pack status without the card."""
+    g = LG(options={"wolves_list_detail": "names_only"})
+    g.send("alice", "MORDRE eve")
+    out = g.deadline("bite")
+    body = next(m for m in g.notices_to("bob", out) if "loups de la partie" in m.subject).body
+    assert "alice" in body and "eve" in body and "Maître" not in body and "Sorcière" not in body
+    g = LG(options={"wolves_list_detail": "names_and_status"})
+    g.send("alice", "MORDRE eve")
+    out = g.deadline("bite")
+    body = next(m for m in g.notices_to("bob", out) if "loups de la partie" in m.subject).body
+    assert "eve : Jeune loup" in body and "Sorcière" not in body
