@@ -258,3 +258,13 @@ def test_drawn_successor_is_always_living() -> None:
         g.night(kill="ivan", eve="EMPOISONNER judy")
         g.deadline("sash")
         assert g.state.mayor in ("alice", "eve", "nick", "olivia")
+
+
+def test_vote_options() -> None:
+    """LG-D33 ``self_vote_allowed`` / ``vote_changes_allowed`` = false."""
+    g = _day1(self_vote_allowed=False, vote_changes_allowed=False)
+    assert "vous-même" in g.reply(g.post("judy", "VOTE judy"))
+    out = g.post("judy", "VOTE bob")
+    assert "(définitif)" in g.reply(out)
+    assert "ne peut plus changer" in g.reply(g.post("judy", "VOTE nick"))
+    assert g.state.votes == {"judy": "bob"}

@@ -529,3 +529,28 @@ def test_awaiting_for_reminders() -> None:
     assert g.table.awaiting() == {"alice", "bob", "ivan"}  # the council
     g.send("bob", "TUER judy")
     assert g.table.awaiting() == {"alice", "ivan"}
+
+
+def test_bitten_thief_full_weight_option() -> None:
+    """LG-D09 ``thief_weight_when_bitten`` = false: a bitten thief's vote weighs 1."""
+    g = LG(options={"thief_weight_when_bitten": False})
+    g.send("alice", "MORDRE carol")
+    g.deadline("bite")
+    g.deadline("election")
+    g.send("bob", "TUER ivan")
+    g.send("carol", "TUER judy")
+    g.deadline("council")
+    closed = [e for e in g.table.events if isinstance(e, CouncilClosed)][-1]
+    assert closed.how == "draw"  # 1 against 1, the master silent
+
+
+def test_bad_option_values_refused() -> None:
+    """Section 9: options are typed; a wrong value names the key."""
+    import pytest
+
+    from pbem.core.errors import SetupError
+
+    with pytest.raises(SetupError, match="wolves_tie_fallback"):
+        LG(options={"wolves_tie_fallback": "maybe"})
+    with pytest.raises(SetupError, match="unknown option"):
+        LG(options={"no_such_option": True})
