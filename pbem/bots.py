@@ -36,7 +36,8 @@ def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, 
             if isinstance(arg, Player):
                 words.append(rng.choice(names))
             elif isinstance(arg, Players):
-                words += rng.sample(names, min(arg.count, len(names)))
+                most = min(arg.count, len(names))
+                words += rng.sample(names, rng.randint(1, most) if arg.at_most else most)
             elif isinstance(arg, Word):
                 words.append(rng.choice(list(arg.choices.values()))[0])
             elif isinstance(arg, Text):

@@ -19,10 +19,10 @@ from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import Any, Literal
 
-from pbem.core.commands import Command, CommandSpec, Word, parse_line
+from pbem.core.commands import Command, CommandSpec, Word, parse_line, takes_lines
 from pbem.core.errors import CommandError, MailError, NotAPlayer, SetupError, UnknownCommand
 from pbem.core.events import Event, Notice
-from pbem.core.game import GameSpec, PlayerSpec, Rules
+from pbem.core.game import ADMIN, GameSpec, PlayerSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.games import rules_for
@@ -69,6 +69,7 @@ class TableSetup:
     moderator: str
     list_address: str
     timezone: str = "UTC"
+    admins: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> TableSetup:
@@ -86,6 +87,7 @@ class TableSetup:
             "list",
             "timezone",
             "start",
+            "admins",
         }
         unknown = sorted(set(data) - known)
         if unknown:
@@ -117,6 +119,9 @@ class TableSetup:
         options = data.get("options", {})
         if not isinstance(options, dict):
             raise SetupError("setup: 'options' must be an object")
+        admins = data.get("admins", [])
+        if not isinstance(admins, list) or not all(isinstance(a, str) for a in admins):
+            raise SetupError("setup: 'admins' must be a list of addresses")
         return cls(
             game=game,
             game_id=str(data.get("game_id", game)),
@@ -129,6 +134,7 @@ class TableSetup:
             moderator=str(data.get("moderator", "moderator")),
             list_address=str(data.get("list", "list")),
             timezone=str(data.get("timezone", "UTC")),
+            admins=tuple(a.strip().lower() for a in admins),
         )
 
 
@@ -264,6 +270,8 @@ class Table:
         player = self.by_email.get(sender)
         message_id = str(msg.get("Message-ID", "")).strip() or None
         key = hashlib.sha256(f"{message_id}|{sender}|{len(self.events)}".encode()).hexdigest()
+        if player is None and channel == "private" and sender in self.setup.admins:
+            return self._receive_admin(msg, sender, key[:16], message_id, now)
         if player is None:
             if channel == "list":
                 return Step()  # a post by a non-player on the list is just talk
@@ -288,6 +296,14 @@ class Table:
             commands = self._bold(text.bold, player, reply)
         state = self.state
         events: list[Event] = []
+        if channel == "list":  # the game may refuse the whole post (Rules.on_post)
+            try:
+                posted = self.rules.on_post(state, player.name, text.lines, now)
+            except CommandError as exc:
+                bounced = _Reply(rejected=[{"line": "", "reason": self._reason(exc, player.lang)}])
+                return self._step([], reply=(player, bounced, key[:16], message_id))
+            events += posted
+            state = self.rules.fold(posted, state)
         for line, command in commands:
             state = self._run(state, player, command, line, now, channel, events, reply)
         early = self.rules.ready_to_close(state)
@@ -312,7 +328,12 @@ class Table:
         names = self.rules.names(self.state)
         subject = [text.subject] if channel == "private" and text.subject else []
         commands: list[tuple[str, Command]] = []
-        for index, line in enumerate(subject + list(text.lines)):
+        lines = subject + list(text.lines)
+        for index in range(len(subject), len(lines)):
+            if takes_lines(lines[index], specs):  # a multi-line text runs to FIN/END or the end
+                lines = [*lines[:index], "\n".join(lines[index:])]
+                break
+        for index, line in enumerate(lines):
             quiet = channel == "list" or index < len(subject)
             try:
                 command = parse_line(line, specs, names)
@@ -340,6 +361,37 @@ class Table:
             reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
             return []
         return [(line, command)] if command is not None else []
+
+    def _receive_admin(
+        self, msg: EmailMessage, sender: str, key: str, message_id: str | None, now: datetime
+    ) -> Step:
+        """An administrator's private mail: only the game's ``admin_commands``."""
+        lang = self.setup.lang
+        try:
+            text = extract(msg)
+        except MailError:
+            text = MailText("", (), (), False, False)
+        state = self.state
+        events: list[Event] = []
+        reply = _Reply()
+        specs = list(self.rules.admin_commands)
+        for line in ([text.subject] if text.subject else []) + list(text.lines):
+            try:
+                command = parse_line(line, specs, self.rules.names(state))
+                if command is None:
+                    continue
+                new = self.rules.admin(state, command, now)
+            except CommandError as exc:
+                reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
+                continue
+            events += new
+            state = self.rules.fold(new, state)
+            reply.accepted.append({"line": line, "deadline": None, "final": True})
+        if not reply:
+            reply.extra.append(self.renderer.text("common/no_command", lang, {}))
+        step = self._step(events, reply=None)
+        mail = self._reply_mail(sender, lang, reply, key, message_id)
+        return Step(step.events, (mail, *step.outgoing))
 
     def _run(
         self,
@@ -470,6 +522,13 @@ class Table:
             return [Outgoing(key, (self.setup.list_address,), True, subject, body, None, thread)]
         mails = []
         for name in notice.to:
+            if name == ADMIN:  # the game's administrators, in the game's language
+                subject, body = self.renderer.mail(notice.template, self.setup.lang, params)
+                mails += [
+                    Outgoing(f"{key}/admin/{i}", (a,), False, subject, body, None, thread)
+                    for i, a in enumerate(self.setup.admins)
+                ]
+                continue
             player = self.by_name[name]
             subject, body = self.renderer.mail(
                 notice.template, player.lang, {"name": name, **params}

@@ -39,6 +39,7 @@ class _Building:
     targets: list[PlayerId] = field(default_factory=list)
     word: str | None = None
     text: str = ""
+    more: str = ""  # the lines after the command's own line, for a multi-line Text
 
 
 @dataclass(frozen=True)
@@ -59,10 +60,14 @@ class Player(Arg):
 
 @dataclass(frozen=True)
 class Players(Arg):
-    """Exactly ``count`` distinct names (``at_most`` allows fewer, at least one)."""
+    """Exactly ``count`` distinct names (``at_most`` allows fewer, at least one).
+
+    ``distinct=False`` lets a name repeat (Dracula's flames: two flames on one vampire).
+    """
 
     count: int
     at_most: bool = False
+    distinct: bool = True
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
         tokens = [t for t in tokens if clean_token(t) and fold(clean_token(t)) not in _JOINERS]
@@ -70,7 +75,7 @@ class Players(Arg):
         if len(tokens) < max(wanted, 1):
             raise InvalidSyntax("missing_names", count=self.count)
         chosen = [PlayerId(match_name(t, names)) for t in tokens[:wanted]]
-        if len(set(chosen)) != len(chosen):
+        if self.distinct and len(set(chosen)) != len(chosen):
             raise InvalidSyntax("same_name_twice")
         out.targets.extend(chosen)
         return tokens[wanted:]
@@ -114,12 +119,19 @@ class Word(Arg):
 
 @dataclass(frozen=True)
 class Text(Arg):
-    """The rest of the line, verbatim (chat relays, messages)."""
+    """The rest of the line, verbatim (chat relays, messages).
+
+    ``multiline``: also every following line of the mail, up to a ``FIN``/``END`` line or
+    the end of the message (Dracula's paintings, waltzes and telepathy).
+    """
 
     optional: bool = False
+    multiline: bool = False
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
         out.text = " ".join(tokens).strip()
+        if self.multiline and out.more:
+            out.text = f"{out.text}\n{out.more}".strip()
         if not out.text and not self.optional:
             raise InvalidSyntax("missing_text")
         return []
@@ -173,13 +185,21 @@ def looks_like_command(token: str, specs: Iterable[CommandSpec]) -> list[str]:
     return [keywords[c] for c in close]
 
 
+def takes_lines(line: str, specs: Iterable[CommandSpec]) -> bool:
+    """True if ``line`` starts a command whose text goes on over the following lines."""
+    found = find_spec(line.split(), specs)
+    return found is not None and any(isinstance(a, Text) and a.multiline for a in found[0].args)
+
+
 def parse_line(line: str, specs: Sequence[CommandSpec], names: Sequence[str]) -> Command | None:
     """Parse one line into a :class:`Command`.
 
     Returns None for free text (a line that does not start with a keyword and does not look
     like a misspelt one). Raises :class:`UnknownCommand` for a misspelt or shouted unknown
-    keyword, :class:`InvalidSyntax` or a target error for bad arguments.
+    keyword, :class:`InvalidSyntax` or a target error for bad arguments. A ``line`` holding
+    newlines is a command with a multi-line text: only its first line is the command's own.
     """
+    line, _, more = line.partition("\n")
     tokens = line.split()
     if not tokens:
         return None
@@ -192,7 +212,7 @@ def parse_line(line: str, specs: Sequence[CommandSpec], names: Sequence[str]) ->
         return None
     spec, used = found
     rest = tokens[used:]
-    out = _Building()
+    out = _Building(more=more.strip())
     for arg in spec.args:
         rest = arg.take(rest, names, out)
     # A public post may comment on its vote on the same line; a private order must be exact.

@@ -22,6 +22,9 @@ from pbem.core.outcome import Outcome
 
 S = TypeVar("S")
 
+ADMIN = PlayerId("@admin")
+"""The recipient of a notice meant for the game's administrators (``admins`` of the setup)."""
+
 
 @dataclass(frozen=True)
 class PlayerSpec:
@@ -53,6 +56,8 @@ class Rules(ABC, Generic[S]):
     roles: ClassVar[tuple[str, ...]]
     commands: ClassVar[tuple[CommandSpec, ...]]
     event_types: ClassVar[tuple[type[Event], ...]] = ()
+    admin_commands: ClassVar[tuple[CommandSpec, ...]] = ()
+    """Commands an administrator (not a player) may send, e.g. approving a held message."""
 
     def __init__(self) -> None:
         self.codec = EventCodec(COMMON_EVENTS + self.event_types)
@@ -119,6 +124,23 @@ class Rules(ABC, Generic[S]):
     def bold_command(self, state: S, actor: PlayerId, bold: Sequence[str]) -> Command | None:
         """The command meant by a public post whose only command is a bold text, if any."""
         return None
+
+    def admin(self, state: S, command: Command, now: datetime) -> list[Event]:
+        """The events an administrator's command causes; raises a CommandError if refused."""
+        from pbem.core.errors import IllegalNow
+
+        raise IllegalNow("not_now")
+
+    def on_post(
+        self, state: S, actor: PlayerId, lines: Sequence[str], now: datetime
+    ) -> list[Event]:
+        """A player's post reached the list (before its commands are read).
+
+        Returns the events it causes (e.g. "posted today"); raises a CommandError to refuse
+        the whole post (night silence, a post that breaks a format the rules impose), which
+        the engine explains privately to the sender and does not read further.
+        """
+        return []
 
     def changeable_until(self, state: S, actor: PlayerId, verb: str) -> datetime | None:
         """Until when an accepted ``verb`` may still be changed (shown in the reply).

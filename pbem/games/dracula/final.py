@@ -1,0 +1,143 @@
+"""The final phase (section 19) and scoring (sections 18 and 20)."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+from typing import Any
+
+from pbem.core.events import PhaseStarted, PlayerDied, public
+from pbem.core.ids import PlayerId
+from pbem.games.dracula.batch import Batch
+from pbem.games.dracula.night import iso
+from pbem.games.dracula.state import DraculaState, FinalChoice, FlamesSettled
+
+ENDING_ALL_BITTEN, ENDING_DRACULA_BURNED, ENDING_DRACULA_SURVIVES = (
+    "all_bitten",
+    "burned",
+    "survives",
+)
+
+
+def scores_all_bitten(s: DraculaState) -> dict[str, int]:
+    """Ending A: DRA-441 … DRA-444 (dead vampires 0, AMB-068; no bonus, DRA-444)."""
+    return {p: len(s.seat(p).credits) if s.seat(p).alive else 0 for p in s.order}
+
+
+def open_final(b: Batch, now: datetime) -> None:
+    """DRA-460 … DRA-463, NTF-41: every living player's side, not who Dracula is (DRA-462)."""
+    s = b.state
+    end = now + s.options.final_choice
+    b.add(PhaseStarted("final_choice", 5, {"final_choice": end}))
+    b.add(
+        public(
+            "dracula/final_start",
+            f"round-{s.round}-final",
+            round=s.round,
+            humans=s.humans(),
+            vampires=s.vampires(),
+            deadline=iso(end),
+        )
+    )
+
+
+def _flame_destination(
+    s: DraculaState, start: PlayerId, fighters: list[PlayerId], rng: random.Random
+) -> PlayerId | None:
+    """AMB-063: follow the flee designations to a fighter; a cycle loses the flame."""
+    seen = {start}
+    current = start
+    while True:
+        recipient = s.choices[current].recipient
+        if recipient is None or recipient not in s.choices:
+            return rng.choice(fighters) if fighters else None
+        if s.choices[recipient].choice == "fight":
+            return recipient
+        if recipient in seen:
+            return None
+        seen.add(recipient)
+        current = recipient
+
+
+def close_final_choice(b: Batch, now: datetime, rng: random.Random) -> list[Any]:
+    s = b.state
+    for h in s.humans():  # AMB-064: no choice -> the configured default
+        if h not in s.choices:
+            b.add(FinalChoice(h, s.options.final_default, None, default=True))
+    s = b.state
+    fighters = [h for h in s.humans() if s.choices[h].choice == "fight"]
+    flames: dict[str, int] = {f: 1 for f in fighters}  # DRA-463
+    for h in s.humans():
+        if s.choices[h].choice == "flee":  # DRA-467
+            dest = _flame_destination(s, h, fighters, rng)
+            if dest is not None:
+                flames[dest] += 1
+    b.add(FlamesSettled(flames))
+    end = now + s.options.flames
+    fled = [h for h in s.humans() if s.choices[h].choice == "flee"]
+    b.add(
+        public(
+            "dracula/final_recap",
+            f"round-{s.round}-final",
+            fighters=[{"name": f, "flames": flames[f]} for f in fighters],
+            fled=fled,
+            deadline=iso(end) if fighters else None,
+        )
+    )  # DRA-469, NTF-42
+    if fighters:
+        b.add(PhaseStarted("flames", 5, {"flames": end}))
+        return []
+    return close_flames(b, now)
+
+
+def close_flames(b: Batch, now: datetime) -> list[Any]:
+    """DRA-470 … DRA-475; returns [ending, points] for the round end."""
+    s = b.state
+    dracula = s.dracula()
+    fighters = [h for h in s.humans() if s.choices[h].choice == "fight"]
+    fled = [h for h in s.humans() if s.choices[h].choice == "flee"]
+    designations: dict[PlayerId, list[PlayerId]] = {}
+    for f in fighters:
+        order = s.order_of(f, "flame")
+        designations[f] = list(order.targets[: s.flames.get(f, 0)]) if order else []
+    burned = sorted({v for targets in designations.values() for v in targets}, key=s.order.index)
+    killers = [f for f, targets in designations.items() if dracula in targets]
+    points: dict[str, int] = {p: 0 for p in s.order}
+    for h in fled:
+        points[h] = s.options.default_flee_points if s.choices[h].default else 1  # DRA-466
+    for v in burned:  # DRA-471
+        b.add(PlayerDied(v, "burned"))
+    killed_fighters: list[PlayerId] = []
+    if dracula in burned:
+        ending = ENDING_DRACULA_BURNED
+        for v in b.state.vampires():  # DRA-472: all the vampires die
+            b.add(PlayerDied(v, "dracula_dead"))
+        for f in fighters:
+            points[f] = 5 if len(killers) == 1 and f in killers else 2  # DRA-472, DRA-473
+    else:
+        ending = ENDING_DRACULA_SURVIVES
+        for f in fighters:  # DRA-474
+            b.add(PlayerDied(f, "fight"))
+            killed_fighters.append(f)
+        after = b.state
+        for v in s.order:
+            seat = after.seat(v)
+            if seat.human:
+                continue
+            if seat.alive or (seat.cause == "burned" and s.options.burned_vampires_score):
+                points[v] = max(1, len(seat.credits))  # DRA-474, DRA-475, AMB-067
+    b.add(
+        public(
+            "dracula/final_result",
+            f"round-{s.round}-final",
+            burned=burned,
+            dracula_burned=dracula in burned,
+            designations=[{"name": f, "targets": t} for f, t in designations.items()]
+            if s.options.reveal_flame_targets
+            else [],
+            killers=killers,
+            killed=killed_fighters,
+            points={p: n for p, n in points.items() if n},
+        )
+    )  # NTF-43, AMB-069
+    return [ending, points]

@@ -1,0 +1,629 @@
+"""The night, step by step (section 21, ORD-03 … ORD-24).
+
+Each ``close_*`` function closes one deadline-keyed sub-step (room choice, Dracula's Night 1
+choice, magnifier, bites, dance reply, dawn curse) and opens the next one. Notices of a step
+are emitted when the step closes, never on receipt of an order (AMB-002).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from pbem.core.events import Event, PhaseStarted, PlayerDied, private, public
+from pbem.core.ids import PlayerId
+from pbem.core.resolve import Intent, Veto, resolve
+from pbem.games.dracula.batch import Batch
+from pbem.games.dracula.state import (
+    CANDLE,
+    CRUCIFIX,
+    GRIMOIRE,
+    MANUAL,
+    NORMAL_OBJECTS,
+    ORD_BITES,
+    ORD_STAKES,
+    ORDINARY,
+    PHONOGRAPH,
+    SANCTUARY,
+    SPECIAL_OBJECTS,
+    STAKE,
+    Assigned,
+    Converted,
+    Cursed,
+    Danced,
+    DraculaState,
+    Fact,
+    Moved,
+    NightScheduled,
+    Order,
+    Painted,
+    Telepathy,
+    evolve,
+)
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat()
+
+
+def thread(state: DraculaState, part: str = "night") -> str:
+    return f"round-{state.round}-{part}-{state.number}"
+
+
+# -- ORD-03: night falls ----------------------------------------------------------------------
+
+
+def open_night(b: Batch, number: int, now: datetime, rng: random.Random) -> None:
+    s = b.state
+    end = now + s.options.room_choice
+    b.add(PhaseStarted("rooms", number, {"rooms": end}))
+    o = s.options  # AMB-002: the night's scheduled end (Dracula's own choice on Night 1)
+    dracula_step = o.room_choice if number == 1 else timedelta(0)
+    b.add(NightScheduled(end + dracula_step + o.bites))
+    t = thread(b.state)
+    b.add(public("dracula/night_start", t, round=s.round, night=number, deadline=iso(end)))
+    if number == 2:  # DRA-201, AMB-025: a random permutation of the 11 objects
+        humans = b.state.humans()
+        objects = list(NORMAL_OBJECTS)
+        rng.shuffle(objects)
+        chosen = humans if len(humans) <= len(objects) else rng.sample(humans, len(objects))
+        b.add(Assigned({p: o for p, o in zip(chosen, objects, strict=False)}))
+    thief = b.state.holder(MANUAL)
+    if thief is not None:  # DRA-360, AMB-051
+        floor = {room: list(b.state.floor.get(room, ())) for room in ORDINARY}
+        b.add(private("dracula/thief_report", [thief], t, night=number, floor=floor))
+
+
+# -- ORD-04 … ORD-07: room choice -------------------------------------------------------------
+
+
+def must_choose_room(s: DraculaState, p: PlayerId) -> bool:
+    """Players who send a room at ORD-04 (DRA-080, DRA-227, DRA-102, DRA-300)."""
+    if not s.seat(p).alive or p in s.designated:
+        return False
+    if s.number == 1 and s.seat(p).dracula:
+        return False  # DRA-102: later, knowing the counts
+    if s.named_partner(p) is not None:
+        return False  # DRA-227: the named partner chooses
+    if s.order_of(p, "magnifier") is not None:
+        return False  # DRA-300: after the report
+    # DRA-311 (a named partner still names the pair's room, AMB-031)
+    return s.order_of(p, "key") is None or s.naming_partner(p) is not None
+
+
+def _default_room(b: Batch, p: PlayerId, rng: random.Random, rooms: tuple[str, ...]) -> None:
+    s = b.state
+    room = s.declared.get(p) if s.seat(p).cursed else None  # AMB-056.5
+    if room is None:
+        room = rng.choice(rooms)
+    b.add(Order(p, "room", (), room, "", default=True))
+
+
+def close_rooms(b: Batch, now: datetime, rng: random.Random) -> None:
+    s = b.state
+    for p in s.living():  # AMB-003: missing room choice -> a random ordinary room
+        if must_choose_room(s, p) and s.order_of(p, "room") is None:
+            _default_room(b, p, rng, ORDINARY)
+    s = b.state
+    t = thread(s)
+    if s.number == 1:
+        dracula = s.dracula()
+        end = now + s.options.room_choice
+        counts = {room: len(s.present(room)) for room in ORDINARY}
+        b.add(PhaseStarted("dracula_room", 1, {"dracula_room": end}))
+        b.add(private("dracula/dracula_counts", [dracula], t, counts=counts, deadline=iso(end)))
+        return
+    users = [p for p in s.living() if s.order_of(p, "magnifier") is not None]
+    if users:
+        open_magnifier(b, users, now)
+        return
+    fix_positions(b, now)
+
+
+def close_dracula_room(b: Batch, now: datetime, rng: random.Random) -> None:
+    s = b.state
+    dracula = s.dracula()
+    if s.order_of(dracula, "room") is None:  # AMB-003: a random non-empty room
+        rooms = tuple(r for r in ORDINARY if s.present(r)) or ORDINARY
+        _default_room(b, dracula, rng, rooms)
+    fix_positions(b, now)
+
+
+def magnifier_report(
+    s: DraculaState, user: PlayerId, users: list[PlayerId]
+) -> list[dict[str, str]]:
+    """AMB-047: every other living player's position, or undetermined (DRA-303, DRA-304)."""
+    report = []
+    for p in s.living():
+        if p == user:
+            continue
+        pos = s.position(p)
+        named = s.named_partner(p)
+        if p in users or (named is not None and named in users and s.order_of(p, "key") is None):
+            pos = None
+        report.append({"name": p, "position": pos or "undetermined"})
+    return report
+
+
+def open_magnifier(b: Batch, users: list[PlayerId], now: datetime) -> None:
+    s = b.state
+    end = now + s.options.magnifier
+    b.add(PhaseStarted("magnifier", s.number, {"magnifier": end}))
+    for user in users:  # ORD-06: all reports at once, nobody gets a second one
+        b.add(
+            private(
+                "dracula/magnifier_report",
+                [user],
+                thread(s),
+                report=magnifier_report(s, user, users),
+                pairs=[{"naming": a, "named": n} for a, n in s.pairs.items()],
+                deadline=iso(end),
+            )
+        )
+
+
+def close_magnifier(b: Batch, now: datetime, rng: random.Random) -> None:
+    s = b.state
+    for p in s.living():
+        if (
+            s.order_of(p, "magnifier") is not None
+            and s.order_of(p, "room") is None
+            and s.order_of(p, "key") is None
+            and s.named_partner(p) is None
+            and p not in s.designated
+        ):
+            _default_room(b, p, rng, ORDINARY)
+    fix_positions(b, now)
+
+
+def fix_positions(b: Batch, now: datetime) -> None:
+    """ORD-07: positions are final; partner rooms, key users, paintings, garlic, candles."""
+    s = b.state
+    t = thread(s)
+    for naming, named in s.pairs.items():  # DRA-228, NTF-14
+        if s.seat(naming).alive and s.order_of(naming, "key") is None:
+            room = s.position(naming)
+            b.add(private("dracula/partner_room", [naming], t, partner=named, room=room))
+    keys = [p for p in s.living() if s.order_of(p, "key") is not None]
+    for user in keys:  # DRA-313, NTF-15
+        others = [p for p in s.designated if s.seat(p).alive]
+        if others:
+            b.add(private("dracula/key_joined", others, t, user=user))
+    painting = next((o for (_, v), o in s.orders.items() if v == "paint"), None)
+    if painting is not None:  # DRA-390, DRA-391, AMB-057
+        room = s.position(painting.actor)
+        if room in ORDINARY and room not in s.paintings:
+            b.add(Painted(room, painting.actor, painting.text))
+            b.add(Fact("paint", room, painting.actor))
+        else:
+            b.add(Fact("paint_void", room or SANCTUARY, painting.actor))
+    for verb in ("garlic", "candle"):
+        for room, users in s.room_of_use(verb).items():
+            for user in users:
+                b.add(Fact(verb, room, user))
+    open_bites(b, now)
+
+
+# -- ORD-08 … ORD-14: bites ---------------------------------------------------------------------
+
+
+def bite_status(s: DraculaState, v: PlayerId) -> str:
+    """NTF-16: what a vampire may do at the bite step (DRA-110 … DRA-113, AMB-043, AMB-061)."""
+    pos = s.position(v)
+    if pos == SANCTUARY:
+        return "sanctuary"
+    if len(s.present(pos or "")) <= 1:
+        return "alone"
+    if pos in s.room_of_use("garlic"):
+        return "nausea"
+    if s.seat(v).dracula and s.number > 1:
+        return "may"
+    return "must"
+
+
+def open_bites(b: Batch, now: datetime) -> None:
+    s = b.state
+    end = now + s.options.bites
+    b.add(PhaseStarted("bites", s.number, {"bites": end}))
+    s = b.state
+    t = thread(s)
+    for v in s.vampires():
+        room = s.position(v) or SANCTUARY
+        others = [p for p in s.present(room) if p != v]
+        status = bite_status(s, v)
+        if status == "nausea":
+            b.add(Fact("nausea", room, v))
+        b.add(
+            private(
+                "dracula/bite_prompt",
+                [v],
+                t,
+                room=room,
+                others=others,
+                status=status,
+                deadline=iso(end),
+            )
+        )
+    holder = s.holder(PHONOGRAPH)
+    if holder is not None and not s.options.dance_in_sanctuary:
+        holder = None if s.position(holder) == SANCTUARY else holder
+    if holder is not None:  # DRA-400, AMB-058
+        room = s.position(holder) or SANCTUARY
+        others = [p for p in s.present(room) if p != holder]
+        b.add(
+            private(
+                "dracula/phonograph_prompt",
+                [holder],
+                t,
+                room=room,
+                others=others,
+                deadline=iso(end),
+            )
+        )
+    stakers = [p for p in s.present(SANCTUARY) if s.seat(p).human and STAKE in s.seat(p).hand]
+    for p in stakers:  # NTF-18
+        occupants = [o for o in s.present(SANCTUARY) if o != p]
+        b.add(
+            private(
+                "dracula/optional_prompt", [p], t, what="stake", others=occupants, deadline=iso(end)
+            )
+        )
+    grimoire = s.holder(GRIMOIRE)
+    if grimoire is not None and s.order_of(grimoire, "curse") is None:
+        b.add(
+            private(
+                "dracula/optional_prompt", [grimoire], t, what="curse", others=[], deadline=iso(end)
+            )
+        )
+
+
+def _default_bites(b: Batch, rng: random.Random) -> None:
+    """AMB-003: an obliged vampire who sent nothing bites a random player present."""
+    s = b.state
+    if s.options.missed_bite != "random":
+        return
+    for v in s.vampires():
+        if bite_status(s, v) != "must" or s.order_of(v, "bite") is not None:
+            continue
+        room = s.position(v) or SANCTUARY
+        others = [p for p in s.present(room) if p != v]
+        if others:
+            b.add(Order(v, "bite", (rng.choice(others),), None, "", default=True))
+
+
+def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
+    _default_bites(b, rng)
+    before = b.state
+    t = thread(before)
+    garlic_rooms = set(before.room_of_use("garlic"))
+
+    def room_of(p: PlayerId) -> str:
+        return before.position(p) or SANCTUARY
+
+    intents: list[Intent] = []
+    for (actor, verb), order in sorted(
+        before.orders.items(), key=lambda kv: before.order.index(kv[0][0])
+    ):
+        if verb == "stake" and before.seat(actor).alive:
+            intents.append(Intent("stake", order.targets[0], "stake", ORD_STAKES, (actor,)))
+        if verb == "bite" and before.seat(actor).alive:
+            intents.append(Intent("bite", order.targets[0], "bite", ORD_BITES, (actor,)))
+
+    # Veto hooks, in this order; the trace records which one fired (DESIGN.md).
+    def sanctuary(s: DraculaState, i: Intent) -> Veto | None:  # DRA-013, DRA-014
+        if i.kind == "bite" and SANCTUARY in (room_of(i.target), room_of(i.actors[0])):
+            return Veto("sanctuary")
+        return None
+
+    def garlic(s: DraculaState, i: Intent) -> Veto | None:  # DRA-281
+        return Veto("garlic") if i.kind == "bite" and room_of(i.actors[0]) in garlic_rooms else None
+
+    def already_vampire(s: DraculaState, i: Intent) -> Veto | None:  # DRA-115
+        if i.kind == "bite" and not before.seat(i.target).human:
+            fact = Fact("bite", room_of(i.target), i.actors[0], (i.target,), (), "vampire")
+            return Veto("vampire", (fact,))
+        return None
+
+    def crucifix(s: DraculaState, i: Intent) -> Veto | None:  # DRA-270 … DRA-274
+        if i.kind == "bite" and CRUCIFIX in before.seat(i.target).hand:
+            events: list[Event] = [
+                Fact("bite", room_of(i.target), i.actors[0], (i.target,), (), "crucifix")
+            ]
+            if CRUCIFIX in s.seat(i.target).hand:
+                events.append(Moved((CRUCIFIX,), f"hand:{i.target}", "gone", "used"))
+            return Veto("crucifix", tuple(events))
+        return None
+
+    def effect(s: DraculaState, i: Intent) -> list[Event]:
+        actor = i.actors[0]
+        if i.kind == "bite":  # DRA-117; conversions are grouped below (DRA-144)
+            return [Fact("bite", room_of(i.target), actor, (i.target,), (), "vampirised")]
+        target = before.seat(i.target)  # ORD-11: stakes are simultaneous
+        outcome = "survives" if target.human else ("dracula" if target.dracula else "dies")
+        events: list[Event] = [Fact("stake", SANCTUARY, actor, (i.target,), (), outcome)]
+        if outcome == "dies" and s.seat(i.target).alive:  # DRA-324
+            events.append(PlayerDied(i.target, "stake"))
+            specials = tuple(o for o in s.seat(i.target).hand if o in SPECIAL_OBJECTS)
+            if specials:  # DRA-345
+                events.append(Moved(specials, f"hand:{i.target}", "gone", "lost"))
+                events.append(Fact("lost", SANCTUARY, None, (i.target,), specials))
+        return events
+
+    result = resolve(
+        before, "night", intents, [sanctuary, garlic, already_vampire, crucifix], effect, evolve
+    )
+    b.extend(result.events)
+
+    # ORD-13: conversions, grouped by target.
+    biters: dict[PlayerId, list[PlayerId]] = {}
+    for f in b.state.facts:
+        if f.kind == "bite" and f.outcome == "vampirised" and f.actor is not None:
+            biters.setdefault(f.targets[0], []).append(f.actor)
+    for target, who in biters.items():
+        b.add(Converted(target, tuple(who)))
+        b.add(Fact("converted", room_of(target), target))
+        normals = tuple(o for o in b.state.seat(target).hand if o not in SPECIAL_OBJECTS)
+        if normals:  # DRA-253
+            b.add(Moved(normals, f"hand:{target}", f"floor:{room_of(target)}", "dropped"))
+
+    # ORD-14: the step-5 notices, all together.
+    bites = [f for f in b.state.facts if f.kind == "bite" and f.actor is not None]
+    for target, who in biters.items():  # DRA-140, DRA-141
+        b.add(private("dracula/converted", [target], t, count=len(who)))
+    for f in bites:
+        assert f.actor is not None
+        if f.outcome == "vampire":  # DRA-116
+            b.add(private("dracula/bit_vampire", [f.actor], t, target=f.targets[0]))
+        elif f.outcome == "crucifix":  # DRA-272
+            b.add(private("dracula/crucifix_biter", [f.actor], t, target=f.targets[0]))
+        elif f.outcome == "vampirised" and before.options.notify_successful_bite:  # AMB-060
+            b.add(private("dracula/bite_succeeded", [f.actor], t, target=f.targets[0]))
+    bitten_vampires: dict[PlayerId, int] = {}
+    crossed: dict[PlayerId, int] = {}
+    for f in bites:
+        if f.outcome == "vampire":
+            bitten_vampires[f.targets[0]] = bitten_vampires.get(f.targets[0], 0) + 1
+        if f.outcome == "crucifix":
+            crossed[f.targets[0]] = crossed.get(f.targets[0], 0) + 1
+    for v, n in bitten_vampires.items():  # DRA-143
+        count = n if before.options.bitten_vampire_gets_count else None
+        b.add(private("dracula/bitten_too", [v], t, count=count))
+    for h, n in crossed.items():  # DRA-273
+        b.add(private("dracula/crucifix_holder", [h], t, count=n))
+    stakes = [f for f in b.state.facts if f.kind == "stake"]
+    if stakes:  # DRA-322, NTF-25: every sanctuary occupant witnesses
+        occupants = before.present(SANCTUARY)
+        scenes = [{"user": f.actor, "target": f.targets[0], "outcome": f.outcome} for f in stakes]
+        b.add(private("dracula/stake_scene", occupants, t, scenes=scenes))
+        for f in stakes:
+            if f.outcome == "dies":  # DRA-326, NTF-26
+                b.add(private("dracula/staked_dead", [f.targets[0]], t))
+    dance = next((o for (_, v), o in before.orders.items() if v == "dance"), None)
+    if dance is not None:  # AMB-049: a dance ordered by a staked holder still happens
+        b.add(Danced(dance.actor, dance.targets[0]))
+        b.add(Fact("dance", room_of(dance.actor), dance.actor, dance.targets))
+        end = now + before.options.dance_reply
+        b.add(
+            private("dracula/waltz", [dance.targets[0]], t, text=dance.text, deadline=iso(end))
+        )  # DRA-403, DRA-404, NTF-27
+        b.add(PhaseStarted("dance_reply", before.number, {"dance_reply": end}))
+        return
+    dawn(b, now, rng)
+
+
+def close_dance_reply(b: Batch, now: datetime, rng: random.Random) -> None:
+    s = b.state
+    if s.dance is not None:
+        holder, partner = s.dance
+        reply = s.order_of(partner, "reply")
+        if reply is not None:  # DRA-405, AMB-058, NTF-28
+            b.add(private("dracula/waltz_reply", [holder], thread(s), text=reply.text))
+    dawn(b, now, rng)
+
+
+# -- ORD-16 … ORD-21: dawn ---------------------------------------------------------------------
+
+
+def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
+    s = b.state
+    t = thread(s)
+    received: dict[PlayerId, list[str]] = {}
+    for p, obj in sorted(s.assignment.items()):  # ORD-16, DRA-204, DRA-205
+        pid = PlayerId(p)
+        if b.state.seat(pid).human:
+            b.add(Moved((obj,), f"assigned:{p}", f"hand:{p}", "received"))
+            received[pid] = [obj]
+        else:
+            room = s.position(pid) or ORDINARY[0]
+            b.add(Moved((obj,), f"assigned:{p}", f"floor:{room}", "undelivered"))
+    picked: dict[PlayerId, list[str]] = {}
+    thief = b.state.holder(MANUAL)
+    grimoire_before = b.state.holder(GRIMOIRE)
+    for room in ORDINARY:  # ORD-17: DRA-361 before DRA-161
+        s = b.state
+        objects = s.floor.get(room, ())
+        if not objects:
+            continue
+        humans = [p for p in s.present(room) if s.seat(p).human]
+        taker: PlayerId | None = None
+        if thief is not None and thief in humans:
+            taker = thief
+        elif len(humans) == 1:
+            taker = humans[0]
+        if taker is not None:
+            b.add(Moved(objects, f"floor:{room}", f"hand:{taker}", "picked"))
+            b.add(Fact("pickup", room, taker, (), objects))
+            picked.setdefault(taker, []).extend(objects)
+    destroyed: list[str] = []
+    s = b.state
+    if thief is not None and not s.seat(thief).human:  # ORD-18, DRA-362, AMB-052
+        room = s.position(thief) or SANCTUARY
+        objects = s.floor.get(room, ())
+        if room in ORDINARY and objects:
+            b.add(Moved(objects, f"floor:{room}", "gone", "destroyed"))
+            b.add(Fact("destroy", room, thief, (), objects))
+            destroyed = list(objects)
+    s = b.state
+    new_grimoire = s.holder(GRIMOIRE) if grimoire_before is None else None
+    window = s.options.dawn_curse.total_seconds() > 0 and new_grimoire is not None
+    for p, objs in received.items():  # NTF-29
+        b.add(private("dracula/received_object", [p], t, objects=objs))
+    for p, objs in picked.items():  # DRA-163, NTF-30
+        b.add(private("dracula/picked_up", [p], t, objects=objs))
+    if destroyed and thief is not None and s.options.notify_destroyed:  # NTF-31
+        b.add(private("dracula/destroyed", [thief], t, objects=destroyed))
+    for f in s.facts:  # NTF-36
+        if f.kind == "paint_void" and f.actor is not None:
+            b.add(private("dracula/paint_void", [f.actor], t, room=f.room))
+    for room, (_, text) in sorted(s.paintings.items()):  # ORD-20, DRA-165, DRA-392
+        readers = [p for p in s.present(room) if s.seat(p).human]
+        if readers:
+            b.add(private("dracula/painting", readers, t, room=room, text=text))
+    if window and new_grimoire is not None:  # ORD-21, AMB-053, NTF-33
+        end = now + s.options.dawn_curse
+        b.add(private("dracula/dawn_curse", [new_grimoire], t, deadline=iso(end)))
+        b.add(PhaseStarted("dawn_curse", s.number, {"dawn_curse": end}))
+        return
+    end_night(b, now)
+
+
+def close_dawn_curse(b: Batch, now: datetime, rng: random.Random) -> None:
+    end_night(b, now)
+
+
+# -- ORD-22 … ORD-24: end of night and morning ---------------------------------------------------
+
+
+def candle_report(s: DraculaState, room: str) -> dict[str, Any]:
+    """AMB-046: who was there, the bites, the object uses, the pickups and destructions."""
+    o = s.options
+    lines = []
+    for f in s.facts:
+        if f.room != room or f.kind in ("converted", "paint_void"):
+            continue
+        text = ""
+        if f.kind == "paint" and o.candle_shows_paint_text and room in s.paintings:
+            text = s.paintings[room][1]
+        hide = f.kind == "curse" and not o.candle_shows_curse_targets
+        lines.append(
+            {
+                "kind": f.kind,
+                "actor": f.actor or "",
+                "targets": [] if hide else list(f.targets),
+                "objects": list(f.items),
+                "outcome": f.outcome,
+                "text": text,
+            }
+        )
+    return {"room": room, "present": s.present(room), "lines": lines}
+
+
+def end_night(b: Batch, now: datetime) -> None:
+    s = b.state
+    t = thread(s)
+    curse = next((o for (_, v), o in s.orders.items() if v == "curse"), None)
+    if curse is not None:  # DRA-370 … DRA-372
+        b.add(Fact("curse", s.position(curse.actor) or SANCTUARY, curse.actor, curse.targets))
+        for target in curse.targets:
+            b.add(Cursed(target))
+    s = b.state
+    for room in s.room_of_use(CANDLE):  # ORD-22, DRA-292, AMB-045
+        present = s.present(room)
+        if present:
+            b.add(private("dracula/candle_report", present, t, **candle_report(s, room)))
+    for p in s.newly_cursed:  # ORD-23, DRA-373, NTF-35
+        b.add(private("dracula/cursed", [p], t))
+    defaults: dict[PlayerId, list[dict[str, Any]]] = {}
+    for (actor, verb), order in s.orders.items():  # AMB-003, NTF-37
+        if order.default:
+            defaults.setdefault(actor, []).append(
+                {"verb": verb, "word": order.word or "", "targets": list(order.targets)}
+            )
+    for p, items in defaults.items():
+        b.add(private("dracula/defaults", [p], t, defaults=items))
+
+
+def morning_params(s: DraculaState) -> dict[str, Any]:
+    """NTF-38: DRA-181 … DRA-186, AMB-055, AMB-059, AMB-079."""
+    converted = [f for f in s.facts if f.kind == "converted"]
+    lost = lost_objects(s)
+    killed = [
+        {"name": f.targets[0], "objects": lost.get(f.targets[0], [])}
+        for f in s.facts
+        if f.kind == "stake" and f.outcome == "dies"
+    ]
+    livid = sorted({f.actor for f in s.facts if f.kind == "nausea" and f.actor is not None})
+    total = sum(1 for p in s.order if s.seat(p).cursed)
+    cursed = total if s.options.cursed_count == "total" else len(s.newly_cursed)
+    positions = []
+    for p in s.order:
+        seat = s.seat(p)
+        dead_now = any(k["name"] == p for k in killed)
+        if not seat.alive and not dead_now:
+            positions.append({"name": p, "position": "dead", "killed": False})
+        else:
+            positions.append({"name": p, "position": s.position(p) or "-", "killed": dead_now})
+    return {
+        "vampirised": len(converted),
+        "cursed": cursed,
+        "cursed_total": total if s.options.cursed_count == "both" else None,
+        "positions": positions,
+        "killed": killed,
+        "livid": livid,
+        "pairs": [{"naming": a, "named": n} for a, n in s.pairs.items()] if s.number == 4 else [],
+    }
+
+
+def morning(b: Batch, next_deadline: datetime | None) -> None:
+    s = b.state
+    t = thread(s, "morning")
+    b.add(
+        public(
+            "dracula/morning",
+            t,
+            round=s.round,
+            night=s.number,
+            next_day=s.number + 1 if next_deadline is not None else None,
+            deadline=iso(next_deadline) if next_deadline is not None else None,
+            **morning_params(s),
+        )
+    )
+    if s.telepathy_held is not None:  # DRA-425, DRA-187, NTF-39, AMB-071
+        recipients = [v for v in s.vampires() if not s.seat(v).dracula]
+        if recipients:
+            b.add(private("dracula/telepathy", recipients, t, text=s.telepathy_held))
+        b.add(Telepathy(s.telepathy_held, False))
+
+
+def lost_objects(state: DraculaState) -> Mapping[str, list[str]]:
+    return {f.targets[0]: list(f.items) for f in state.facts if f.kind == "lost"}
+
+
+def curse_reminders(b: Batch, deadline: datetime) -> None:
+    s = b.state
+    for p in s.living():  # AMB-056.8, NTF-45
+        if s.seat(p).cursed:
+            b.add(
+                private(
+                    "dracula/curse_reminder",
+                    [p],
+                    thread(s, "day"),
+                    day=s.number,
+                    deadline=iso(deadline),
+                )
+            )
+
+
+__all__ = [
+    "close_bites",
+    "close_dance_reply",
+    "close_dawn_curse",
+    "close_dracula_room",
+    "close_magnifier",
+    "close_rooms",
+    "iso",
+    "morning",
+    "open_night",
+]

@@ -1,0 +1,459 @@
+"""Dracula's orders: the command table (section 23) and what each command may do.
+
+The ``Orders`` mixin holds one ``_do_<verb>`` handler per command; ``Dracula.decide`` dispatches
+to them. A handler raises a CommandError (and changes nothing) or returns the order's events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word
+from pbem.core.errors import IllegalNow, InvalidSyntax
+from pbem.core.events import Event, VoteSet, private
+from pbem.core.game import ADMIN
+from pbem.core.ids import PlayerId
+from pbem.core.match import fold
+from pbem.games.dracula import night
+from pbem.games.dracula.state import (
+    CANDLE,
+    GARLIC,
+    GRIMOIRE,
+    KEY,
+    MAGNIFIER,
+    PAINTKIT,
+    PHONOGRAPH,
+    ROOM_WORDS,
+    SANCTUARY,
+    STAKE,
+    Declared,
+    DraculaState,
+    FinalChoice,
+    Moved,
+    Order,
+    Paired,
+    Telepathy,
+    TelepathyHeld,
+)
+
+ROOMS_AND_SANCTUARY: Mapping[str, tuple[str, ...]] = {
+    **ROOM_WORDS,
+    SANCTUARY: ("SANCTUAIRE", "SANCTUARY"),
+}
+_ROOM = (Word(ROOMS_AND_SANCTUARY),)
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("vote", ("VOTE", "VOTER"), ("VOTE",), (Player(),), public=True),  # CMD-01
+    CommandSpec("partner", ("COEQUIPIER",), ("PARTNER",), (Player(),), public=True),  # CMD-02
+    CommandSpec("room", ("PIECE", "SALLE"), ("ROOM",), _ROOM),  # CMD-04 (private first)
+    CommandSpec("declare", ("PIECE", "SALLE"), ("ROOM",), _ROOM, public=True),  # CMD-03
+    CommandSpec("magnifier", ("LOUPE",), ("MAGNIFIER",)),  # CMD-05
+    CommandSpec("garlic", ("AIL",), ("GARLIC",)),  # CMD-06
+    CommandSpec("candle", ("BOUGIE",), ("CANDLE",)),  # CMD-07
+    CommandSpec("key", ("CLEF", "CLE"), ("KEY",)),  # CMD-08
+    CommandSpec("paint", ("PEINDRE",), ("PAINT",), (Text(multiline=True),)),  # CMD-09
+    CommandSpec("stake", ("PIEU",), ("STAKE",), (Player(),)),  # CMD-10
+    CommandSpec("bite", ("MORDRE",), ("BITE",), (Player(),)),  # CMD-11
+    CommandSpec("abstain", ("MORDRE PERSONNE",), ("BITE NOBODY",)),  # CMD-11
+    CommandSpec("dance", ("DANSER",), ("DANCE",), (Player(), Text(multiline=True))),  # CMD-12
+    CommandSpec("reply", ("REPONDRE",), ("REPLY",), (Text(multiline=True),)),  # CMD-13
+    CommandSpec("curse", ("MAUDIRE",), ("CURSE",), (Players(2, at_most=True),)),  # CMD-14
+    CommandSpec("telepathy", ("TELEPATHIE",), ("TELEPATHY",), (Text(multiline=True),)),  # CMD-15
+    CommandSpec("flee", ("FUIR",), ("FLEE",), (Player(optional=True),), public=True),  # CMD-17
+    CommandSpec("fight", ("COMBATTRE",), ("FIGHT",), (), public=True),  # CMD-18
+    CommandSpec(
+        "flame", ("FLAMME", "FLAMMES"), ("FLAME", "FLAMES"), (Players(12, True, False),)
+    ),  # CMD-19
+)
+
+ADMIN_COMMANDS: tuple[CommandSpec, ...] = (  # AMB-072
+    CommandSpec("approve", ("APPROUVER",), ("APPROVE",)),
+    CommandSpec("refuse", ("REFUSER",), ("REFUSE", "REJECT"), (Text(optional=True),)),
+)
+
+NIGHT_PHASES = ("rooms", "dracula_room", "magnifier", "bites", "dance_reply", "dawn_curse")
+SILENT_PHASES = (*NIGHT_PHASES, "dawn_wait")  # DRA-082: from nightfall to the morning
+CHOICE_PHASES = ("rooms", "magnifier")
+EARLY_PHASES = (
+    *NIGHT_PHASES,
+    "final_choice",
+    "flames",
+)  # AMB-001: the day is for talking  # ORD-04 / ORD-06: object uses with the room
+NORMAL_USES = {"magnifier": MAGNIFIER, "garlic": GARLIC, "candle": CANDLE, "key": KEY}
+
+
+_BOLD = re.compile(r"\*\*([^*\n]+)\*\*|(?<![\w*])\*([^*\s][^*\n]*?)\*(?![\w*])")
+_ROOM_KEYWORDS = ("piece", "salle", "room")
+
+
+def cursed_declaration(lines: Sequence[str], phrases: Sequence[str]) -> str | None:
+    """AMB-056.3: the room a compliant cursed post declares, or None if it is not compliant.
+
+    The first line begins with the curse phrase (case, accents and the spaces before "!"
+    ignored) and the post names exactly one ordinary room, in bold or on a PIECE/ROOM line.
+    """
+    if not lines:
+        return None
+    first = fold(lines[0]).replace(" ", "")
+    if not any(first.startswith(fold(p).replace(" ", "")) for p in phrases):
+        return None
+    spellings = {" ".join(fold(w).split()): r for r, ws in ROOM_WORDS.items() for w in ws}
+    found: set[str] = set()
+    for line in lines:
+        for a, b in _BOLD.findall(line):
+            key = " ".join(fold(a or b).split())
+            if key in spellings:
+                found.add(spellings[key])
+        words = fold(line).split()
+        if words and words[0] in _ROOM_KEYWORDS:
+            key = " ".join(words[1:])
+            if key in spellings:
+                found.add(spellings[key])
+    return found.pop() if len(found) == 1 else None
+
+
+def eligible(s: DraculaState, p: PlayerId) -> bool:
+    """DRA-047, DRA-050, DRA-312: no second designated night; key nights do not count."""
+    return s.seat(p).alive and not s.seat(p).sanctuary_used
+
+
+class Orders:
+    """The command handlers of :class:`~pbem.games.dracula.rules.Dracula`."""
+
+    # day ------------------------------------------------------------------------------------
+
+    def _do_vote(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        if ch != "list":
+            raise IllegalNow("vote_on_list")  # DRA-044
+        if s.phase != "day" or s.number < 2:
+            raise IllegalNow("no_sanctuary_vote")  # DRA-022, AMB-014
+        if any(v == actor for v, _, _ in s.votes):
+            raise IllegalNow("vote_final")  # DRA-045
+        target = c.targets[0]
+        if not s.seat(target).alive:
+            raise IllegalNow("target_not_living", name=target)
+        if not eligible(s, target):
+            raise IllegalNow("not_eligible", name=target)  # DRA-047
+        if target == actor and not s.options.allow_self_vote:
+            raise IllegalNow("not_yourself")
+        return [VoteSet(f"day-{s.number}", actor, target, s.seq + 1)]
+
+    def _do_partner(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        if ch != "list":
+            raise IllegalNow("partner_on_list")  # DRA-222
+        if s.phase != "pairing":
+            raise IllegalNow("no_pairing_now")
+        target = c.targets[0]
+        paired = set(s.pairs) | set(s.pairs.values())
+        if actor in s.designated:
+            raise IllegalNow("in_sanctuary")
+        if actor in paired:
+            raise IllegalNow("already_paired")  # DRA-223, DRA-224
+        if target == actor:
+            raise IllegalNow("not_yourself")
+        if not s.seat(target).alive or target in s.designated or target in paired:
+            raise IllegalNow("partner_unavailable", name=target)
+        return [Paired(actor, target)]
+
+    def _do_declare(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        if not s.seat(actor).cursed:
+            raise IllegalNow("not_cursed")
+        if s.phase != "day":
+            raise IllegalNow("declare_by_day")
+        if c.word == SANCTUARY or c.word is None:
+            raise IllegalNow("sanctuary_not_a_room")
+        if actor in s.declared:
+            if s.declared[actor] == c.word:
+                return []  # the same room again (a PIECE line of the declaring post)
+            raise IllegalNow("declared_already", room=s.declared[actor])  # DRA-377
+        return [Declared(actor, c.word)]
+
+    def _do_telepathy(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        if not s.seat(actor).dracula:
+            raise IllegalNow("not_dracula")
+        if s.telepathy_used:
+            raise IllegalNow("telepathy_used")  # DRA-420: once per round
+        if s.telepathy_pending is not None:
+            raise IllegalNow("telepathy_pending")  # AMB-072
+        recipients = [v for v in s.vampires() if not s.seat(v).dracula]
+        at_night = s.phase in SILENT_PHASES
+        if not recipients and not at_night:
+            raise IllegalNow("telepathy_nobody")  # AMB-071
+        if s.options.telepathy_review == "admin":  # AMB-072: held for the administrator
+            t = f"round-{s.round}-telepathy"
+            return [
+                TelepathyHeld(c.text),
+                private("dracula/telepathy_review", [ADMIN], t, text=c.text, round=s.round),
+            ]
+        return self._deliver_telepathy(s, c.text)
+
+    def _deliver_telepathy(self, s: DraculaState, text: str) -> list[Event]:
+        """DRA-424, DRA-425: by day as soon as possible, by night in the morning."""
+        recipients = [v for v in s.vampires() if not s.seat(v).dracula]
+        if s.phase in SILENT_PHASES:
+            return [Telepathy(text, True)]
+        t = f"round-{s.round}-day-{s.number}"
+        notices = [private("dracula/telepathy", recipients, t, text=text)] if recipients else []
+        return [Telepathy(text, False), *notices]
+
+    def admin(self, state: DraculaState, command: Command, now: datetime) -> list[Event]:
+        """AMB-072: the administrator approves or refuses a held telepathy."""
+        s = state
+        text = s.telepathy_pending
+        if text is None or s.outcome is not None:
+            raise IllegalNow("nothing_to_review")
+        if command.verb == "approve":
+            return [TelepathyHeld(text, True, True), *self._deliver_telepathy(s, text)]
+        reason = command.text
+        return [
+            TelepathyHeld(text, True, False, reason),
+            private(
+                "dracula/telepathy_refused",
+                [s.dracula()],
+                f"round-{s.round}-telepathy",
+                reason=reason,
+            ),
+        ]
+
+    # night ------------------------------------------------------------------------------------
+
+    def _night_order(
+        self, s: DraculaState, actor: PlayerId, verb: str, phases: Sequence[str]
+    ) -> None:
+        if s.phase not in phases:
+            raise IllegalNow("not_now")
+        if s.order_of(actor, verb) is not None:
+            raise IllegalNow("order_final")  # AMB-007
+
+    def _do_room(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        room = c.word or ""
+        if room == SANCTUARY:
+            raise IllegalNow("sanctuary_not_a_room")  # DRA-081
+        if s.phase == "dracula_room":
+            if not s.seat(actor).dracula:
+                raise IllegalNow("not_now")
+            if s.order_of(actor, "room") is not None:
+                raise IllegalNow("order_final")
+            if not s.present(room):
+                raise IllegalNow("empty_room")  # AMB-020
+            return [Order(actor, "room", (), room)]
+        self._night_order(s, actor, "room", CHOICE_PHASES)
+        if actor in s.designated:
+            raise IllegalNow("in_sanctuary")  # DRA-071
+        if s.number == 1 and s.seat(actor).dracula:
+            raise IllegalNow("dracula_last")  # DRA-102
+        if s.named_partner(actor) is not None:
+            raise IllegalNow("partner_chooses", partner=s.named_partner(actor))  # DRA-227
+        magnified = s.order_of(actor, "magnifier") is not None
+        if s.phase == "rooms" and magnified:
+            raise IllegalNow("wait_for_report")  # DRA-302
+        if s.phase == "magnifier" and not magnified:
+            raise IllegalNow("not_now")
+        if s.order_of(actor, "key") is not None and s.naming_partner(actor) is None:
+            raise IllegalNow("key_used")
+        declared = s.declared.get(actor)
+        if s.seat(actor).cursed and declared is not None and declared != room:
+            raise IllegalNow("declared_room", room=declared)  # DRA-378, AMB-056.5
+        return [Order(actor, "room", (), room)]
+
+    def _use_object(self, s: DraculaState, actor: PlayerId, verb: str) -> list[Event]:
+        """CMD-05 … CMD-08: a normal object used with the room choice (AMB-040, AMB-041)."""
+        obj = NORMAL_USES[verb]
+        self._night_order(s, actor, verb, CHOICE_PHASES)
+        seat = s.seat(actor)
+        if s.phase == "magnifier" and s.order_of(actor, "magnifier") is None:
+            raise IllegalNow("not_now")  # ORD-06 is the magnifier users' second choice
+        if not seat.human:
+            raise IllegalNow("humans_only")  # DRA-252
+        if obj not in seat.hand:
+            raise IllegalNow("no_such_object", object=obj)
+        if s.number <= 2:
+            raise IllegalNow("objects_from_night3")  # DRA-206, AMB-026
+        if actor in s.designated:
+            raise IllegalNow("in_sanctuary")  # AMB-041
+        if verb == "magnifier" and s.phase != "rooms":
+            raise IllegalNow("not_now")
+        if verb == "magnifier" and s.order_of(actor, "room") is not None:
+            raise IllegalNow("room_already_chosen")  # DRA-300
+        key = s.order_of(actor, "key") is not None
+        if verb in ("garlic", "candle") and key:
+            raise IllegalNow("not_with_key")
+        if verb == "key" and any(s.order_of(actor, v) for v in ("garlic", "candle", "paint")):
+            raise IllegalNow("not_with_key")
+        if (
+            verb == "key"
+            and s.order_of(actor, "room") is not None
+            and s.naming_partner(actor) is None
+        ):
+            raise IllegalNow("room_already_chosen")
+        return [Order(actor, verb), Moved((obj,), f"hand:{actor}", "gone", "used")]
+
+    def _do_magnifier(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        return self._use_object(s, actor, "magnifier")
+
+    def _do_garlic(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        return self._use_object(s, actor, "garlic")
+
+    def _do_candle(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        return self._use_object(s, actor, "candle")
+
+    def _do_key(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        if any(s.order_of(p, "key") for p in s.living()):
+            raise IllegalNow("order_final")  # one key (DRA-016)
+        return self._use_object(s, actor, "key")
+
+    def _do_paint(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        self._night_order(s, actor, "paint", CHOICE_PHASES)
+        if PAINTKIT not in s.seat(actor).hand:
+            raise IllegalNow("no_such_object", object=PAINTKIT)
+        if actor in s.designated or s.order_of(actor, "key") is not None:
+            raise IllegalNow("not_with_key")  # AMB-041
+        if len(c.text) > s.options.paint_max_chars:
+            raise InvalidSyntax("text_too_long", limit=s.options.paint_max_chars)
+        return [Order(actor, "paint", (), None, c.text)]
+
+    def _do_stake(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        self._night_order(s, actor, "stake", ("rooms", "dracula_room", "magnifier", "bites"))
+        seat = s.seat(actor)
+        if not seat.human:
+            raise IllegalNow("humans_only")  # DRA-252
+        if STAKE not in seat.hand:
+            raise IllegalNow("no_such_object", object=STAKE)
+        if s.number <= 2:
+            raise IllegalNow("objects_from_night3")  # DRA-206, AMB-026
+        if s.position(actor) != SANCTUARY:
+            raise IllegalNow("stake_in_sanctuary")  # DRA-320
+        target = c.targets[0]
+        in_sanctuary = target in s.designated or (
+            s.phase == "bites" and s.order_of(target, "key") is not None
+        )
+        if target == actor or not in_sanctuary or not s.seat(target).alive:
+            raise IllegalNow("stake_target", name=target)  # DRA-321, AMB-048
+        return [Order(actor, "stake", (target,)), Moved((STAKE,), f"hand:{actor}", "gone", "used")]
+
+    def _do_bite(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        self._night_order(s, actor, "bite", ("bites",))
+        if s.order_of(actor, "abstain") is not None:
+            raise IllegalNow("order_final")  # AMB-007
+        if s.seat(actor).human:
+            raise IllegalNow("not_a_vampire")
+        status = night.bite_status(s, actor)
+        if status in ("sanctuary", "alone", "nausea"):
+            raise IllegalNow(f"cannot_bite_{status}")  # DRA-112
+        target = c.targets[0]
+        if target == actor or s.position(target) != s.position(actor) or not s.seat(target).alive:
+            raise IllegalNow("not_in_your_room", name=target)  # DRA-111
+        return [Order(actor, "bite", (target,))]
+
+    def _do_abstain(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        self._night_order(s, actor, "bite", ("bites",))
+        self._night_order(s, actor, "abstain", ("bites",))
+        if not s.seat(actor).dracula:
+            raise IllegalNow("must_bite")  # DRA-113
+        if s.number == 1:
+            raise IllegalNow("must_bite_night1")  # DRA-101
+        return [Order(actor, "abstain")]
+
+    def _do_dance(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        self._night_order(s, actor, "dance", ("bites",))
+        if PHONOGRAPH not in s.seat(actor).hand:
+            raise IllegalNow("no_such_object", object=PHONOGRAPH)
+        if s.position(actor) == SANCTUARY and not s.options.dance_in_sanctuary:
+            raise IllegalNow("no_dance_here")  # AMB-058
+        target = c.targets[0]
+        if target == actor or s.position(target) != s.position(actor) or not s.seat(target).alive:
+            raise IllegalNow("not_in_your_room", name=target)  # DRA-401
+        if len(c.text) > s.options.dance_max_chars:
+            raise InvalidSyntax("text_too_long", limit=s.options.dance_max_chars)
+        return [Order(actor, "dance", (target,), None, c.text)]
+
+    def _do_reply(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        self._night_order(s, actor, "reply", ("dance_reply",))
+        if s.dance is None or s.dance[1] != actor:
+            raise IllegalNow("no_waltz")  # DRA-405
+        if len(c.text) > s.options.dance_max_chars:
+            raise InvalidSyntax("text_too_long", limit=s.options.dance_max_chars)
+        return [Order(actor, "reply", (), None, c.text)]
+
+    def _do_curse(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        self._night_order(s, actor, "curse", (*NIGHT_PHASES,))
+        if GRIMOIRE not in s.seat(actor).hand:
+            raise IllegalNow("no_such_object", object=GRIMOIRE)
+        dead = [t for t in c.targets if not s.seat(t).alive]
+        if dead:
+            raise IllegalNow("target_not_living", name=dead[0])
+        return [Order(actor, "curse", c.targets)]  # DRA-371, DRA-372
+
+    # final phase -------------------------------------------------------------------------------
+
+    def _final_choice(self, s: DraculaState, actor: PlayerId, ch: str) -> None:
+        if ch != "list":
+            raise IllegalNow("final_on_list")  # DRA-464
+        if s.phase != "final_choice":
+            raise IllegalNow("not_now")
+        if not s.seat(actor).human:
+            raise IllegalNow("humans_only")
+        if actor in s.choices:
+            raise IllegalNow("choice_final")  # DRA-465
+
+    def _do_flee(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        self._final_choice(s, actor, ch)
+        recipient = c.targets[0] if c.targets else None
+        if recipient is not None and (recipient == actor or recipient not in s.humans()):
+            recipient = None  # AMB-063: accepted as a flee, the flame goes to a random fighter
+        return [FinalChoice(actor, "flee", recipient)]
+
+    def _do_fight(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        self._final_choice(s, actor, ch)
+        return [FinalChoice(actor, "fight")]
+
+    def _do_flame(
+        self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
+    ) -> list[Event]:
+        self._night_order(s, actor, "flame", ("flames",))
+        held = s.flames.get(actor, 0)
+        if not held:
+            raise IllegalNow("no_flame")
+        if len(c.targets) > held:
+            raise IllegalNow("too_many_flames", count=held)  # DRA-470
+        wrong = [t for t in c.targets if t not in s.vampires()]
+        if wrong:
+            raise IllegalNow("flame_target", name=wrong[0])  # AMB-065
+        return [Order(actor, "flame", c.targets)]

@@ -1,0 +1,606 @@
+"""Dracula (13 players, several rounds): ``../shared/rules/dracula.md``.
+
+Phases are deadline keys: ``day`` (DRA-040 … DRA-050), ``pairing`` (Night 4, DRA-221),
+then the night's sub-steps ``rooms``, ``dracula_room`` (Night 1), ``magnifier``, ``bites``,
+``dance_reply``, ``dawn_curse``, and the final phase ``final_choice`` and ``flames``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pbem.core.commands import Command, CommandSpec
+from pbem.core.errors import IllegalNow, InvalidSyntax, SetupError
+from pbem.core.events import Event, GameCreated, GameEnded, PhaseStarted, private, public
+from pbem.core.game import GameSpec, Rules
+from pbem.core.ids import PlayerId
+from pbem.core.match import fold
+from pbem.core.options import options_to_json, parse_options
+from pbem.core.outcome import Outcome, Termination
+from pbem.games.dracula import final, night
+from pbem.games.dracula.batch import Batch
+from pbem.games.dracula.night import iso
+from pbem.games.dracula.orders import (
+    ADMIN_COMMANDS,
+    CHOICE_PHASES,
+    COMMANDS,
+    EARLY_PHASES,
+    NIGHT_PHASES,
+    NORMAL_USES,
+    SILENT_PHASES,
+    Orders,
+    cursed_declaration,
+    eligible,
+)
+from pbem.games.dracula.state import (
+    DRACULA,
+    EVENT_TYPES,
+    GRIMOIRE,
+    HUMAN,
+    HUMANS,
+    ORDINARY,
+    PAINTKIT,
+    PHONOGRAPH,
+    ROLES,
+    ROOM_WORDS,
+    SANCTUARY,
+    SPECIAL_OBJECTS,
+    STAKE,
+    VAMPIRES,
+    Declared,
+    Designated,
+    DraculaOptions,
+    DraculaState,
+    Order,
+    Paired,
+    Posted,
+    RoundScored,
+    RoundStarted,
+    evolve,
+)
+
+
+def faction(state: DraculaState, p: PlayerId) -> str:
+    return HUMANS if state.seat(p).human else VAMPIRES
+
+
+class Dracula(Orders, Rules[DraculaState]):
+    """Dracula by Superarcanis (2008): rounds of five nights in the manor."""
+
+    id = "dracula"
+    title = "Dracula"
+    templates = "dracula"
+    roles = ROLES
+    commands = COMMANDS
+    event_types = EVENT_TYPES
+    admin_commands = ADMIN_COMMANDS
+
+    def new_state(self) -> DraculaState:
+        return DraculaState()
+
+    def evolve(self, state: DraculaState, event: Event) -> DraculaState:
+        return evolve(state, event)
+
+    # -- setup and rounds ---------------------------------------------------------------------
+
+    def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
+        options = parse_options(DraculaOptions, spec.options)
+        names = tuple(p.name for p in spec.players)
+        if len(names) != 13 and not options.allow_other_player_counts:  # DRA-005, AMB-010
+            raise SetupError(f"Dracula is played by exactly 13 players, not {len(names)} (DRA-005)")
+        if len(names) < 3:
+            raise SetupError("Dracula needs at least 3 players")
+        if options.rounds < 1:
+            raise SetupError("option 'rounds' must be at least 1 (DRA-006)")
+        if spec.leftover:
+            raise SetupError("Dracula has no leftover cards")
+        dracula: PlayerId | None = None
+        if spec.roles is not None:  # a fixed deal for round 1: one Dracula, humans (DRA-007)
+            unknown = [p for p in spec.roles if p not in names]
+            if unknown:
+                raise SetupError(f"roles: not a player: {unknown[0]}")
+            missing = [p for p in names if p not in spec.roles]
+            if missing:
+                raise SetupError(f"roles: no role for {missing[0]}")
+            bad = sorted({r for r in spec.roles.values() if r not in (DRACULA, HUMAN)})
+            if bad:
+                raise SetupError(
+                    f"roles: a round starts with one dracula and humans, not {bad[0]!r}"
+                )
+            draculas = [p for p, r in spec.roles.items() if r == DRACULA]
+            if len(draculas) != 1:
+                raise SetupError("roles: exactly one player is dracula (DRA-007)")
+            dracula = PlayerId(draculas[0])
+        b = Batch(self.new_state())
+        b.add(
+            GameCreated(
+                self.id,
+                names,
+                {p.name: p.lang for p in spec.players},
+                options_to_json(options),
+                spec.lang,
+            )
+        )
+        b.add(
+            public(
+                "dracula/opening",
+                "opening",
+                players=list(names),
+                rounds=options.rounds,
+                durations={
+                    k: getattr(options, k).total_seconds()
+                    for k in ("day1", "day", "pairing", "room_choice", "bites", "final_choice")
+                },
+            )
+        )  # NTF-01, DRA-006
+        self._start_round(b, 1, now, rng, dracula)
+        return b.events
+
+    def _start_round(
+        self, b: Batch, number: int, now: datetime, rng: random.Random, dracula: PlayerId | None
+    ) -> None:
+        s = b.state
+        if dracula is None:  # AMB-075
+            pool = list(s.order)
+            if s.options.dracula_draw == "avoid_repeat" and s.dracula_history:
+                pool = [p for p in pool if p != s.dracula_history[-1]] or pool
+            dracula = rng.choice(pool)
+        b.add(RoundStarted(number, dracula))
+        t = f"round-{number}"
+        for p in s.order:  # NTF-02, AMB-004: own side only
+            b.add(private("dracula/role", [p], t, round=number, dracula=p == dracula))
+        end = now + s.options.day1
+        b.add(
+            public(
+                "dracula/round_start", t, round=number, rounds=s.options.rounds, deadline=iso(end)
+            )
+        )  # NTF-03, DRA-340, DRA-341
+        b.add(PhaseStarted("day", 1, {"day": end}))
+
+    def _end_round(
+        self, b: Batch, ending: str, points: Mapping[str, int], now: datetime, rng: random.Random
+    ) -> None:
+        s = b.state
+        b.add(RoundScored(s.round, ending, dict(points)))
+        s = b.state
+        credits = [
+            {"name": p, "humans": list(s.seat(p).credits)} for p in s.order if s.seat(p).credits
+        ]
+        b.add(
+            public(
+                "dracula/round_end",
+                f"round-{s.round}-end",
+                round=s.round,
+                ending=ending,
+                dracula=s.dracula(),
+                credits=credits,
+                points={p: points.get(p, 0) for p in s.order},
+                scores=dict(s.scores),
+            )
+        )  # NTF-40, DRA-490, AMB-069
+        if s.round < s.options.rounds:
+            self._start_round(b, s.round + 1, now, rng, None)
+            return
+        best = max(s.scores.values())
+        winners = tuple(p for p in s.order if s.scores[p] == best)  # DRA-010, AMB-070
+        b.add(GameEnded(Termination.MATCH_END.value, None, winners))
+        b.add(public("dracula/game_end", "end", scores=dict(s.scores), winners=list(winners)))
+
+    # -- deadlines ------------------------------------------------------------------------------
+
+    def deadlines(self, state: DraculaState) -> Mapping[str, datetime]:
+        return state.deadlines
+
+    def on_deadline(
+        self, state: DraculaState, key: str, now: datetime, rng: random.Random
+    ) -> list[Event]:
+        if key not in state.deadlines or state.outcome is not None:
+            return []
+        b = Batch(state)
+        match key:
+            case "day":
+                self._dusk(b, now, rng)
+            case "pairing":
+                self._close_pairing(b, now, rng)
+            case "rooms":
+                night.close_rooms(b, now, rng)
+            case "dracula_room":
+                night.close_dracula_room(b, now, rng)
+            case "magnifier":
+                night.close_magnifier(b, now, rng)
+            case "bites":
+                night.close_bites(b, now, rng)
+            case "dance_reply":
+                night.close_dance_reply(b, now, rng)
+            case "dawn_curse":
+                night.close_dawn_curse(b, now, rng)
+            case "final_choice":
+                result = final.close_final_choice(b, now, rng)
+                if result:
+                    self._end_round(b, result[0], result[1], now, rng)
+                return b.events
+            case "dawn_wait":
+                self._morning(b, now, rng)
+                return b.events
+            case "flames":
+                ending, points = final.close_flames(b, now)
+                self._end_round(b, ending, points, now, rng)
+                return b.events
+        if b.state.phase in NIGHT_PHASES and b.state.phase == state.phase and key == state.phase:
+            # the sub-step closed without opening another: the night is over (ORD-24, ORD-25)
+            self._morning(b, now, rng)
+        return b.events
+
+    def _morning(self, b: Batch, now: datetime, rng: random.Random) -> None:
+        s = b.state
+        o = s.options
+        if (
+            o.early_close
+            and o.morning_not_before_scheduled
+            and s.phase != "dawn_wait"
+            and s.night_end is not None
+            and now < s.night_end
+        ):  # AMB-002: an early night must not show in the morning's timing
+            b.add(PhaseStarted("dawn_wait", s.number, {"dawn_wait": s.night_end}))
+            return
+        no_human = not s.humans()
+        last = s.number >= 5
+        end = now + s.options.day
+        night.morning(b, None if no_human or last else end)
+        if no_human:  # ORD-25, DRA-440
+            self._end_round(b, final.ENDING_ALL_BITTEN, final.scores_all_bitten(b.state), now, rng)
+        elif last:  # DRA-460
+            final.open_final(b, now)
+        else:  # DRA-188
+            b.add(PhaseStarted("day", s.number + 1, {"day": end}))
+            night.curse_reminders(b, end)
+
+    def _dusk(self, b: Batch, now: datetime, rng: random.Random) -> None:
+        """ORD-01: the designation (DRA-048, DRA-049, AMB-012, AMB-013), cursed defaults."""
+        s = b.state
+        t = f"round-{s.round}-day-{s.number}"
+        counts: dict[PlayerId, int] = {}
+        reached: dict[PlayerId, int] = {}
+        for _, target, seq in s.votes:
+            counts[target] = counts.get(target, 0) + 1
+            reached[target] = seq  # the sequence number of his c-th vote
+        ranking = sorted(counts, key=lambda p: (-counts[p], reached[p]))
+        designated: list[PlayerId] = []
+        drawn: list[PlayerId] = []
+        if s.number >= 2:  # DRA-022, DRA-023
+            designated = [p for p in ranking if s.seat(p).alive][:3]
+            if len(designated) < 3 and s.options.fill_empty_seats == "random":
+                pool = [p for p in s.living() if eligible(s, p) and p not in designated]
+                drawn = rng.sample(pool, min(3 - len(designated), len(pool)))
+                designated += drawn
+            b.add(
+                Designated(
+                    s.number, tuple(designated), {p: counts[p] for p in counts}, tuple(drawn)
+                )
+            )
+        s = b.state
+        cursed_defaults: list[dict[str, str]] = []
+        if s.number >= 1:
+            for p in s.living():  # AMB-056.6
+                if (
+                    s.seat(p).cursed
+                    and p not in s.declared
+                    and p not in designated
+                    and s.options.curse_default != "none"
+                ):
+                    room = rng.choice(ORDINARY)
+                    b.add(Declared(p, room, default=True))
+                    if s.options.curse_default == "random_public":
+                        cursed_defaults.append({"name": p, "room": room})
+                    else:
+                        b.add(private("dracula/curse_default", [p], t, room=room))
+        b.add(
+            public(
+                "dracula/dusk",
+                t,
+                round=s.round,
+                day=s.number,
+                designated=[{"name": p, "votes": counts.get(p, 0)} for p in designated],
+                drawn=drawn,
+                ranking=[{"name": p, "votes": counts[p]} for p in ranking],
+                cursed_defaults=cursed_defaults,
+            )
+        )  # NTF-07, DRA-070, AMB-006, AMB-015
+        if s.number == 4:  # DRA-220, DRA-221
+            end = now + s.options.pairing
+            b.add(PhaseStarted("pairing", 4, {"pairing": end}))
+            must = [p for p in b.state.living() if p not in designated]
+            b.add(public("dracula/pairing_open", t, players=must, deadline=iso(end)))  # NTF-08
+            return
+        night.open_night(b, s.number, now, rng)
+
+    def _close_pairing(self, b: Batch, now: datetime, rng: random.Random) -> None:
+        """AMB-030: the unpaired are paired at random; an odd one out stays alone (DRA-225)."""
+        s = b.state
+        paired = set(s.pairs) | set(s.pairs.values())
+        left = [p for p in s.living() if p not in s.designated and p not in paired]
+        rng.shuffle(left)
+        while len(left) >= 2:
+            a, c = left.pop(), left.pop()
+            b.add(Paired(a, c, drawn=True))
+        s = b.state
+        b.add(
+            public(
+                "dracula/pairs",
+                f"round-{s.round}-day-4",
+                pairs=[{"naming": a, "named": n} for a, n in s.pairs.items()],
+                alone=left,
+            )
+        )  # NTF-09
+        night.open_night(b, 4, now, rng)
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def decide(
+        self, state: DraculaState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> list[Event]:
+        if state.outcome is not None:
+            raise IllegalNow("game_over")
+        seat = state.seat(actor)
+        verb = command.verb
+        if not seat.alive:
+            raise IllegalNow("dead")  # DRA-326
+        if verb == "pass":  # CMD-16, AMB-001: done with the optional actions of this step
+            if s_key := self._pass_key(state):
+                return [Order(actor, s_key)]
+            raise IllegalNow("not_now")
+        if verb == "cancel":
+            raise IllegalNow("orders_final")  # AMB-007
+        handler = getattr(self, f"_do_{verb}")
+        events: list[Event] = handler(state, actor, command, now, channel)
+        return events
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def outcome(self, state: DraculaState) -> Outcome | None:
+        return state.outcome
+
+    def names(self, state: DraculaState) -> Sequence[PlayerId]:
+        return state.order
+
+    def summary(self, state: DraculaState) -> dict[str, Any]:
+        return {
+            "game": self.id,
+            "status": "finished" if state.outcome else "running",
+            "phase": state.phase,
+            "day": state.number,
+            "round": state.round,
+            "winners": list(state.outcome.winners) if state.outcome else [],
+            "scores": dict(state.scores),
+            "players": [
+                {
+                    "name": p,
+                    "role": seat.role,
+                    "team": faction(state, p),
+                    "alive": seat.alive,
+                    "conditions": ["cursed"] if seat.cursed else [],
+                }
+                for p in state.order
+                for seat in [state.seat(p)]
+            ],
+        }
+
+    def status(self, state: DraculaState, actor: PlayerId) -> dict[str, Any]:
+        """CMD-20: only what the player already knows."""
+        seat = state.seat(actor)
+        pending = [
+            {"verb": o.verb, "word": o.word or "", "targets": list(o.targets)}
+            for (who, _), o in state.orders.items()
+            if who == actor
+        ]
+        return {
+            "round": state.round,
+            "role": seat.role,
+            "alive": seat.alive,
+            "objects": list(seat.hand),
+            "cursed": seat.cursed,
+            "declared": state.declared.get(actor),
+            "phase": state.phase,
+            "number": state.number,
+            "deadlines": {k: iso(v) for k, v in state.deadlines.items()},
+            "pending": pending,
+            "scores": dict(state.scores),
+        }
+
+    def available(self, state: DraculaState, actor: PlayerId) -> list[CommandSpec]:
+        allowed = {"help", "status"}
+        seat = state.seat(actor)
+        if state.outcome is None and seat.alive:
+            allowed |= self._allowed(state, actor)
+        return [c for c in self.all_commands if c.verb in allowed]
+
+    def _allowed(self, s: DraculaState, actor: PlayerId) -> set[str]:
+        seat = s.seat(actor)
+        out: set[str] = set()
+        if seat.dracula and not s.telepathy_used and (s.vampires()[1:] or s.phase in SILENT_PHASES):
+            out.add("telepathy")
+        if s.phase == "day":
+            if s.number >= 2 and not any(v == actor for v, _, _ in s.votes):
+                out.add("vote")
+            if seat.cursed and actor not in s.declared:
+                out.add("declare")
+        elif s.phase == "pairing":
+            paired = set(s.pairs) | set(s.pairs.values())
+            if actor not in paired and actor not in s.designated:
+                out.add("partner")
+        elif s.phase in ("rooms", "magnifier", "dracula_room"):
+            magnified = s.order_of(actor, "magnifier") is not None
+            if (
+                (s.phase == "dracula_room" and seat.dracula)
+                or (s.phase == "rooms" and night.must_choose_room(s, actor))
+                or (s.phase == "magnifier" and magnified and s.named_partner(actor) is None)
+            ):
+                out.add("room")
+            if s.phase in CHOICE_PHASES and seat.human and actor not in s.designated:
+                for verb, obj in NORMAL_USES.items():
+                    if obj in seat.hand and (verb != "magnifier" or s.phase == "rooms"):
+                        out.add(verb)
+            if PAINTKIT in seat.hand and actor not in s.designated:
+                out.add("paint")
+            if seat.human and STAKE in seat.hand and s.position(actor) == SANCTUARY:
+                out.add("stake")
+        elif s.phase == "bites":
+            status = night.bite_status(s, actor)
+            if not seat.human and status in ("must", "may"):
+                out.add("bite")
+            if status == "may" and s.order_of(actor, "bite") is None:
+                out.add("abstain")
+            if s.order_of(actor, "abstain") is not None:
+                out.discard("bite")
+            if PHONOGRAPH in seat.hand and len(s.present(s.position(actor) or "")) > 1:
+                out.add("dance")
+            if seat.human and STAKE in seat.hand and s.position(actor) == SANCTUARY:
+                out.add("stake")
+        elif s.phase == "dance_reply" and s.dance is not None and s.dance[1] == actor:
+            out.add("reply")
+        elif s.phase == "final_choice" and seat.human and actor not in s.choices:
+            out |= {"flee", "fight"}
+        elif s.phase == "flames" and s.flames.get(actor):
+            out.add("flame")
+        if GRIMOIRE in seat.hand and s.phase in NIGHT_PHASES:
+            out.add("curse")
+        return {v for v in out if s.order_of(actor, v) is None}
+
+    def bold_command(
+        self, state: DraculaState, actor: PlayerId, bold: Sequence[str]
+    ) -> Command | None:
+        """AMB-081: a bold name is a vote or a pairing; a bold room a cursed destination;
+        a bold flee/fight the final choice."""
+        names = {fold(n): n for n in state.order}
+        rooms = {fold(w): r for r, ws in ROOM_WORDS.items() for w in ws}
+        found = [names[fold(x.strip())] for x in bold if fold(x.strip()) in names]
+        found = list(dict.fromkeys(found))
+        room = next((rooms[fold(x.strip())] for x in bold if fold(x.strip()) in rooms), None)
+        if (
+            state.phase == "day"
+            and room is not None
+            and state.seat(actor).cursed
+            and actor not in state.declared
+        ):
+            return Command("declare", word=room)
+        if state.phase == "final_choice":
+            for x in bold:
+                words = fold(x).split()
+                if words and words[0] in ("combattre", "fight"):
+                    return Command("fight")
+                if words and words[0] in ("fuir", "flee"):
+                    target = next((names[w] for w in words[1:] if w in names), None)
+                    return Command("flee", (PlayerId(target),) if target else ())
+            return None
+        if not found or state.phase not in ("day", "pairing"):
+            return None
+        if len(found) > 1:
+            raise InvalidSyntax("several_bold_names", names=found)
+        return Command("vote" if state.phase == "day" else "partner", (PlayerId(found[0]),))
+
+    def on_post(
+        self, state: DraculaState, actor: PlayerId, lines: Sequence[str], now: datetime
+    ) -> list[Event]:
+        """Night silence (DRA-082, AMB-009), out-of-play players (DRA-326, DRA-477) and the
+        cursed player's first post of the day (DRA-374 … DRA-377, AMB-056)."""
+        s = state
+        if s.outcome is not None:
+            return []
+        seat = s.seat(actor)
+        fled = actor in s.choices and s.choices[actor].choice == "flee"
+        out_of_play = not seat.alive or (fled and s.phase in ("final_choice", "flames"))
+        silent = s.phase in SILENT_PHASES
+        if out_of_play or silent:
+            reason = "out_of_play" if out_of_play else "night_silence"
+            if s.options.out_of_turn_posts == "reject":
+                raise IllegalNow(reason)
+            t = f"round-{s.round}-{s.phase}-{s.number}"  # AMB-009 flag mode: said publicly
+            return [public("dracula/post_flag", t, player=actor, reason=reason)]
+        if s.phase != "day":
+            return []
+        events: list[Event] = []
+        if seat.cursed and actor not in s.posted:
+            room = cursed_declaration(lines, s.options.curse_phrases)
+            if room is None:
+                if s.options.curse_enforcement == "bounce":
+                    raise IllegalNow("cursed_post")  # AMB-056.4
+                events.append(
+                    public("dracula/curse_flag", f"round-{s.round}-day-{s.number}", player=actor)
+                )
+            elif actor not in s.declared:
+                events.append(Declared(actor, room))
+        if actor not in s.posted:
+            events.append(Posted(actor))
+        return events
+
+    def final(self, state: DraculaState, actor: PlayerId, verb: str) -> bool:
+        """AMB-007 (private orders), DRA-045 (votes), DRA-223 (pairs), DRA-465 (flee/fight),
+        DRA-377 (cursed destination): every accepted order is final."""
+        return verb not in ("help", "status")
+
+    @staticmethod
+    def _pass_key(s: DraculaState) -> str | None:
+        return f"pass:{s.phase}" if s.phase in EARLY_PHASES else None
+
+    def awaiting(self, state: DraculaState) -> frozenset[PlayerId]:
+        """AMB-001: the players who can still act in this step (mandatory or optional)."""
+        s = state
+        done = {p for (p, v) in s.orders if v == self._pass_key(s)}
+        waiting: set[PlayerId]
+        if s.phase == "rooms":
+            waiting = {p for p in s.living() if night.must_choose_room(s, p)}
+            waiting = {p for p in waiting if not s.order_of(p, "room")}
+        elif s.phase == "dracula_room":
+            d = s.dracula()
+            waiting = set() if s.order_of(d, "room") else {d}
+        elif s.phase == "magnifier":
+            waiting = {
+                p
+                for p in s.living()
+                if s.order_of(p, "magnifier")
+                and not s.order_of(p, "room")
+                and not s.order_of(p, "key")
+                and s.named_partner(p) is None
+            }
+        elif s.phase == "bites":
+            waiting = set()
+            for v in s.vampires():
+                status = night.bite_status(s, v)
+                acted = s.order_of(v, "bite") or s.order_of(v, "abstain")
+                if status in ("must", "may") and not acted:
+                    waiting.add(v)
+            for p in s.present(SANCTUARY):
+                if s.seat(p).human and STAKE in s.seat(p).hand and not s.order_of(p, "stake"):
+                    waiting.add(p)
+            holder = s.holder(PHONOGRAPH)
+            alone = holder is None or len(s.present(s.position(holder) or "")) <= 1
+            if holder and not alone and not s.order_of(holder, "dance"):
+                waiting.add(holder)
+            grimoire = s.holder(GRIMOIRE)
+            if grimoire and not s.order_of(grimoire, "curse"):
+                waiting.add(grimoire)
+        elif s.phase == "dance_reply":
+            partner = s.dance[1] if s.dance else None
+            waiting = {partner} if partner and not s.order_of(partner, "reply") else set()
+        elif s.phase == "dawn_curse":
+            grimoire = s.holder(GRIMOIRE)
+            waiting = {grimoire} if grimoire and not s.order_of(grimoire, "curse") else set()
+        elif s.phase == "final_choice":
+            waiting = {h for h in s.humans() if h not in s.choices}
+        elif s.phase == "flames":
+            waiting = {PlayerId(f) for f in s.flames if not s.order_of(PlayerId(f), "flame")}
+        else:
+            return frozenset()
+        return frozenset(p for p in waiting if p not in done)
+
+    def ready_to_close(self, state: DraculaState) -> str | None:
+        """AMB-001: with ``early_close``, a step closes once nobody can still act in it."""
+        if not state.options.early_close or state.phase not in EARLY_PHASES:
+            return None
+        return None if self.awaiting(state) else state.phase
+
+
+__all__ = ["SPECIAL_OBJECTS", "Dracula", "DraculaState"]

@@ -1,0 +1,598 @@
+"""Dracula: constants, options, events and the immutable state (``../shared/rules/dracula.md``).
+
+The state is folded from events only (:func:`evolve`); every random result (the deal, the
+Night 2 assignment, a default room, a drawn seat) is recorded in the event that uses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Literal
+
+from pbem.core.events import (
+    Event,
+    GameCreated,
+    GameEnded,
+    PhaseStarted,
+    PlayerDied,
+    RoleChanged,
+    VoteSet,
+)
+from pbem.core.ids import PlayerId
+from pbem.core.options import parse_options
+from pbem.core.outcome import Outcome, Termination
+
+DRACULA, VAMPIRE, HUMAN = "dracula", "vampire", "human"
+ROLES = (DRACULA, VAMPIRE, HUMAN)
+VAMPIRES, HUMANS = "vampires", "humans"
+
+# Section 0.3: rooms and their keywords.
+BOUDOIR, BALLROOM, DUNGEONS, TORTURE, SANCTUARY = (
+    "boudoir",
+    "ballroom",
+    "dungeons",
+    "torture",
+    "sanctuary",
+)
+ORDINARY: tuple[str, ...] = (BOUDOIR, BALLROOM, DUNGEONS, TORTURE)
+ROOM_WORDS: Mapping[str, tuple[str, ...]] = {
+    BOUDOIR: ("BOUDOIR",),
+    BALLROOM: ("BAL", "SALLE DE BAL", "BALLROOM"),
+    DUNGEONS: ("GEOLES", "GEÔLES", "DUNGEONS"),
+    TORTURE: ("TORTURE", "SALLE DE TORTURE", "TORTURE CHAMBER"),
+}
+
+# Objects (DRA-202, DRA-340).
+CRUCIFIX, GARLIC, CANDLE, MAGNIFIER, KEY, STAKE = (
+    "crucifix",
+    "garlic",
+    "candle",
+    "magnifier",
+    "key",
+    "stake",
+)
+MANUAL, GRIMOIRE, PAINTKIT, PHONOGRAPH = "manual", "grimoire", "paintkit", "phonograph"
+NORMAL_OBJECTS: tuple[str, ...] = (
+    CRUCIFIX,
+    GARLIC,
+    CANDLE,
+    CANDLE,
+    MAGNIFIER,
+    MAGNIFIER,
+    MAGNIFIER,
+    KEY,
+    STAKE,
+    STAKE,
+    STAKE,
+)
+SPECIAL_OBJECTS: tuple[str, ...] = (MANUAL, GRIMOIRE, PAINTKIT, PHONOGRAPH)
+START_FLOOR: Mapping[str, tuple[str, ...]] = {  # DRA-340
+    DUNGEONS: (MANUAL,),
+    TORTURE: (GRIMOIRE,),
+    BOUDOIR: (PAINTKIT,),
+    BALLROOM: (PHONOGRAPH,),
+}
+
+# Night resolution order (section 21): the priorities of the resolution loop's intents.
+ORD_STAKES, ORD_BITES = 11, 12
+
+
+@dataclass(frozen=True)
+class DraculaOptions:
+    """The configuration keys of section 22 this implementation honours, with defaults."""
+
+    rounds: int = 3  # DRA-006
+    day1: timedelta = timedelta(hours=12)  # AMB-001, AMB-005
+    day: timedelta = timedelta(hours=24)
+    pairing: timedelta = timedelta(hours=6)
+    room_choice: timedelta = timedelta(hours=12)
+    magnifier: timedelta = timedelta(hours=4)
+    bites: timedelta = timedelta(hours=8)
+    dance_reply: timedelta = timedelta(hours=3)
+    dawn_curse: timedelta = timedelta(hours=1)
+    final_choice: timedelta = timedelta(hours=24)
+    flames: timedelta = timedelta(hours=12)
+    early_close: bool = False  # AMB-001 (off in transcripts unless asked, DESIGN.md)
+    morning_not_before_scheduled: bool = True  # AMB-002
+    fill_empty_seats: Literal["random", "none"] = "random"  # AMB-013
+    allow_self_vote: bool = True  # AMB-011
+    missed_bite: Literal["random", "none"] = "random"  # AMB-003
+    notify_successful_bite: bool = True  # AMB-060
+    cursed_count: Literal["new", "total", "both"] = "new"  # AMB-055
+    bitten_vampire_gets_count: bool = True  # AMB-060
+    notify_destroyed: bool = True  # AMB-052
+    candle_shows_paint_text: bool = False  # AMB-046
+    candle_shows_curse_targets: bool = True  # AMB-046
+    dance_in_sanctuary: bool = True  # AMB-058
+    default_flee_points: int = 1  # AMB-064
+    reveal_flame_targets: bool = True  # AMB-069
+    final_default: Literal["flee", "fight"] = "flee"  # AMB-064
+    burned_vampires_score: bool = False  # AMB-067
+    allow_other_player_counts: bool = False  # AMB-010
+    paint_max_chars: int = 2000  # AMB-057
+    dance_max_chars: int = 2000  # AMB-058
+    curse_phrases: tuple[str, ...] = ("Je suis maudit !", "I am cursed!")  # AMB-056
+    curse_default: Literal["random_public", "random_private", "none"] = "random_public"
+    curse_enforcement: Literal["bounce", "flag"] = "bounce"
+    out_of_turn_posts: Literal["reject", "flag"] = "reject"  # AMB-009
+    dracula_draw: Literal["uniform", "avoid_repeat"] = "uniform"  # AMB-075
+    telepathy_review: Literal["auto", "admin"] = "auto"  # AMB-072 (admin: setup "admins")
+
+
+# -- events of this game ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundStarted(Event):
+    """A round begins: who is Dracula (DRA-007); everything but the scores is reset (AMB-075)."""
+
+    round: int
+    dracula: PlayerId
+
+
+@dataclass(frozen=True)
+class NightScheduled(Event):
+    """AMB-002: the scheduled end of the night; no morning before it, even on early close."""
+
+    end: datetime
+
+
+@dataclass(frozen=True)
+class Order(Event):
+    """A private order of the current night or final phase (``default`` when the daemon drew it)."""
+
+    actor: PlayerId
+    verb: str
+    targets: tuple[PlayerId, ...] = ()
+    word: str | None = None
+    text: str = ""
+    default: bool = False
+
+
+@dataclass(frozen=True)
+class Designated(Event):
+    """Dusk (ORD-01): the sanctuary occupants, their counts, and the seats filled at random."""
+
+    night: int
+    players: tuple[PlayerId, ...]
+    counts: Mapping[str, int]
+    drawn: tuple[PlayerId, ...] = ()
+
+
+@dataclass(frozen=True)
+class Declared(Event):
+    """A cursed player's public destination for the coming night (DRA-375, AMB-056)."""
+
+    player: PlayerId
+    room: str
+    default: bool = False
+
+
+@dataclass(frozen=True)
+class Posted(Event):
+    """A living player's post reached the list today (the cursed player's first post, DRA-374)."""
+
+    player: PlayerId
+
+
+@dataclass(frozen=True)
+class Paired(Event):
+    """Night 4: ``naming`` named ``named`` (DRA-224); ``drawn`` when the daemon paired them."""
+
+    naming: PlayerId
+    named: PlayerId
+    drawn: bool = False
+
+
+@dataclass(frozen=True)
+class Assigned(Event):
+    """Night 2 (DRA-201): the secret object of each human, a random permutation (AMB-025)."""
+
+    objects: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Moved(Event):
+    """Objects change place: ``source``/``dest`` are ``hand:<player>``, ``floor:<room>``,
+    ``assigned`` or ``gone`` (used, destroyed, lost)."""
+
+    objects: tuple[str, ...]
+    source: str
+    dest: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Fact(Event):
+    """Something that happened in a room tonight (bites, uses, pickups): the candle's witness
+    list (AMB-046) and the morning announcement's material."""
+
+    kind: str
+    room: str
+    actor: PlayerId | None = None
+    targets: tuple[PlayerId, ...] = ()
+    items: tuple[str, ...] = ()
+    outcome: str = ""
+
+
+@dataclass(frozen=True)
+class Painted(Event):
+    """DRA-390: a message on the walls of ``room`` for the rest of the round."""
+
+    room: str
+    painter: PlayerId
+    text: str
+
+
+@dataclass(frozen=True)
+class Cursed(Event):
+    """DRA-373: cursed until the end of the round."""
+
+    player: PlayerId
+
+
+@dataclass(frozen=True)
+class Converted(Event):
+    """DRA-117, DRA-144: a human becomes a vampire; every biter is credited."""
+
+    player: PlayerId
+    biters: tuple[PlayerId, ...]
+
+
+@dataclass(frozen=True)
+class Telepathy(Event):
+    """DRA-420: Dracula's one message of the round; ``held`` until morning if sent at night."""
+
+    text: str
+    held: bool
+
+
+@dataclass(frozen=True)
+class TelepathyHeld(Event):
+    """AMB-072: Dracula's text waits for an administrator's approval (or, ``reviewed``,
+    the review is over: ``approved`` or refused with ``reason``)."""
+
+    text: str
+    reviewed: bool = False
+    approved: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Danced(Event):
+    """DRA-401: the waltz of the night (the reply window needs the pair)."""
+
+    holder: PlayerId
+    partner: PlayerId
+
+
+@dataclass(frozen=True)
+class FinalChoice(Event):
+    """DRA-464: flee (with the flame's recipient) or fight, public and final."""
+
+    player: PlayerId
+    choice: str
+    recipient: PlayerId | None = None
+    default: bool = False
+
+
+@dataclass(frozen=True)
+class FlamesSettled(Event):
+    """DRA-469, AMB-063: the flames each fighter holds after the flee/fight step."""
+
+    flames: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class RoundScored(Event):
+    """DRA-009, DRA-490: the points of a round (added to the cumulative table)."""
+
+    round: int
+    ending: str
+    points: Mapping[str, int]
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    RoundStarted,
+    NightScheduled,
+    Order,
+    Designated,
+    Declared,
+    Posted,
+    Paired,
+    Assigned,
+    Moved,
+    Fact,
+    Painted,
+    Cursed,
+    Converted,
+    Telepathy,
+    TelepathyHeld,
+    Danced,
+    FinalChoice,
+    FlamesSettled,
+    RoundScored,
+)
+
+
+# -- state -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One player in the current round."""
+
+    name: PlayerId
+    side: str = HUMAN
+    dracula: bool = False
+    alive: bool = True
+    cause: str | None = None
+    hand: tuple[str, ...] = ()
+    cursed: bool = False
+    sanctuary_used: bool = False  # the one designated night (DRA-050)
+    credits: tuple[PlayerId, ...] = ()  # humans he vampirised (AMB-062)
+    turned: int = 0  # the night he was vampirised (0: never, or Dracula)
+
+    @property
+    def role(self) -> str:
+        """The role id of DESIGN.md: a bitten human is reported as ``vampire``."""
+        return DRACULA if self.dracula else self.side
+
+    @property
+    def human(self) -> bool:
+        return self.side == HUMAN
+
+
+@dataclass(frozen=True)
+class DraculaState:
+    """Everything the rules need; built only by :func:`evolve`."""
+
+    options: DraculaOptions = field(default_factory=DraculaOptions)
+    lang: str = "fr"
+    order: tuple[PlayerId, ...] = ()
+    seats: Mapping[PlayerId, Seat] = field(default_factory=dict)
+    round: int = 0
+    scores: Mapping[str, int] = field(default_factory=dict)
+    dracula_history: tuple[PlayerId, ...] = ()
+    phase: str = "setup"
+    number: int = 0  # the day / night of the round
+    deadlines: Mapping[str, datetime] = field(default_factory=dict)
+    night_end: datetime | None = None
+    seq: int = 0
+    votes: tuple[tuple[PlayerId, PlayerId, int], ...] = ()
+    designated: tuple[PlayerId, ...] = ()
+    orders: Mapping[tuple[PlayerId, str], Order] = field(default_factory=dict)
+    floor: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    assignment: Mapping[str, str] = field(default_factory=dict)
+    paintings: Mapping[str, tuple[PlayerId, str]] = field(default_factory=dict)
+    pairs: Mapping[PlayerId, PlayerId] = field(default_factory=dict)  # naming -> named
+    declared: Mapping[PlayerId, str] = field(default_factory=dict)
+    posted: frozenset[PlayerId] = frozenset()
+    facts: tuple[Fact, ...] = ()
+    newly_cursed: tuple[PlayerId, ...] = ()
+    telepathy_used: bool = False
+    telepathy_held: str | None = None
+    telepathy_pending: str | None = None
+    dance: tuple[PlayerId, PlayerId] | None = None
+    choices: Mapping[PlayerId, FinalChoice] = field(default_factory=dict)
+    flames: Mapping[str, int] = field(default_factory=dict)
+    outcome: Outcome | None = None
+
+    # -- reading helpers --------------------------------------------------------------------
+    def seat(self, name: PlayerId) -> Seat:
+        return self.seats[name]
+
+    def living(self) -> list[PlayerId]:
+        return [p for p in self.order if self.seats[p].alive]
+
+    def humans(self) -> list[PlayerId]:
+        return [p for p in self.living() if self.seats[p].human]
+
+    def vampires(self) -> list[PlayerId]:
+        return [p for p in self.living() if not self.seats[p].human]
+
+    def dracula(self) -> PlayerId:
+        return next(p for p in self.order if self.seats[p].dracula)
+
+    def order_of(self, actor: PlayerId, verb: str) -> Order | None:
+        return self.orders.get((actor, verb))
+
+    def holder(self, obj: str) -> PlayerId | None:
+        """The living holder of a special object, if any."""
+        return next((p for p in self.living() if obj in self.seats[p].hand), None)
+
+    def named_partner(self, naming: PlayerId) -> PlayerId | None:
+        return self.pairs.get(naming)
+
+    def naming_partner(self, named: PlayerId) -> PlayerId | None:
+        return next((a for a, b in self.pairs.items() if b == named), None)
+
+    def position(self, player: PlayerId) -> str | None:
+        """The player's position tonight as far as it is fixed (None: not yet)."""
+        if player in self.designated or self.order_of(player, "key"):
+            return SANCTUARY
+        room = self.order_of(player, "room")
+        if room is not None:
+            return room.word
+        named = self.named_partner(player)
+        if named is not None:
+            pair_room = self.order_of(named, "room")
+            if pair_room is not None:
+                return pair_room.word
+        return None
+
+    def positions(self) -> dict[PlayerId, str]:
+        return {p: pos for p in self.living() if (pos := self.position(p)) is not None}
+
+    def present(self, room: str) -> list[PlayerId]:
+        return [p for p, pos in self.positions().items() if pos == room]
+
+    def room_of_use(self, verb: str) -> dict[str, list[PlayerId]]:
+        """Rooms where an object was used tonight (garlic, candle), with the users."""
+        rooms: dict[str, list[PlayerId]] = {}
+        for (actor, v), _ in self.orders.items():
+            pos = self.position(actor)
+            if v == verb and pos is not None:
+                rooms.setdefault(pos, []).append(actor)
+        return rooms
+
+
+def _hand_of(where: str) -> PlayerId | None:
+    return PlayerId(where[5:]) if where.startswith("hand:") else None
+
+
+def _remove(items: tuple[str, ...], objects: tuple[str, ...]) -> tuple[str, ...]:
+    left = list(items)
+    for obj in objects:
+        if obj in left:
+            left.remove(obj)
+    return tuple(left)
+
+
+def _move(state: DraculaState, event: Moved) -> DraculaState:
+    seats = dict(state.seats)
+    floor = dict(state.floor)
+    assignment = dict(state.assignment)
+    if (p := _hand_of(event.source)) is not None:
+        seats[p] = replace(seats[p], hand=_remove(seats[p].hand, event.objects))
+    elif event.source.startswith("floor:"):
+        room = event.source[6:]
+        floor[room] = _remove(floor.get(room, ()), event.objects)
+    elif event.source.startswith("assigned:"):
+        assignment.pop(event.source[9:], None)
+    if (p := _hand_of(event.dest)) is not None:
+        seats[p] = replace(seats[p], hand=seats[p].hand + event.objects)
+    elif event.dest.startswith("floor:"):
+        room = event.dest[6:]
+        floor[room] = floor.get(room, ()) + event.objects
+    return replace(state, seats=seats, floor=floor, assignment=assignment)
+
+
+def _seat(state: DraculaState, name: PlayerId, **changes: object) -> DraculaState:
+    return replace(state, seats={**state.seats, name: replace(state.seats[name], **changes)})  # type: ignore[arg-type]
+
+
+def evolve(state: DraculaState, event: Event) -> DraculaState:
+    """Fold one event into the state. Total: events are facts."""
+    match event:
+        case GameCreated():
+            return replace(
+                state,
+                options=parse_options(DraculaOptions, event.options),
+                lang=event.lang,
+                order=event.players,
+                scores={str(p): 0 for p in event.players},
+            )
+        case RoundStarted():
+            seats = {p: Seat(p, VAMPIRE if p == event.dracula else HUMAN) for p in state.order}
+            seats[event.dracula] = replace(seats[event.dracula], dracula=True)
+            return replace(
+                state,
+                seats=seats,
+                round=event.round,
+                dracula_history=(*state.dracula_history, event.dracula),
+                number=0,
+                votes=(),
+                designated=(),
+                orders={},
+                floor=dict(START_FLOOR),
+                assignment={},
+                paintings={},
+                pairs={},
+                declared={},
+                posted=frozenset(),
+                facts=(),
+                newly_cursed=(),
+                telepathy_used=False,
+                telepathy_held=None,
+                telepathy_pending=None,
+                dance=None,
+                choices={},
+                flames={},
+            )
+        case PhaseStarted():
+            new_day = event.phase == "day"
+            new_night = event.phase == "rooms"
+            return replace(
+                state,
+                phase=event.phase,
+                number=event.number,
+                deadlines=event.deadlines,
+                votes=() if new_day else state.votes,
+                posted=frozenset() if new_day else state.posted,
+                declared={} if new_day else state.declared,
+                designated=() if new_day and event.number > 0 else state.designated,
+                pairs={} if new_day else state.pairs,
+                orders={} if new_night or event.phase == "final_choice" else state.orders,
+                facts=() if new_night else state.facts,
+                newly_cursed=() if new_night else state.newly_cursed,
+                dance=None if new_night else state.dance,
+            )
+        case VoteSet():
+            votes = state.votes
+            if event.target is not None:
+                votes = (*votes, (event.voter, event.target, state.seq + 1))
+            return replace(state, votes=votes, seq=state.seq + 1)
+        case Designated():
+            state = replace(state, designated=event.players)
+            for p in event.players:
+                state = _seat(state, p, sanctuary_used=True)
+            return state
+        case NightScheduled():
+            return replace(state, night_end=event.end)
+        case Order():
+            return replace(
+                state, orders={**state.orders, (event.actor, event.verb): event}, seq=state.seq + 1
+            )
+        case Declared():
+            return replace(state, declared={**state.declared, event.player: event.room})
+        case Posted():
+            return replace(state, posted=state.posted | {event.player})
+        case Paired():
+            return replace(state, pairs={**state.pairs, event.naming: event.named})
+        case Assigned():
+            return replace(state, assignment=dict(event.objects))
+        case Moved():
+            return _move(state, event)
+        case Fact():
+            return replace(state, facts=(*state.facts, event))
+        case Painted():
+            return replace(
+                state, paintings={**state.paintings, event.room: (event.painter, event.text)}
+            )
+        case Cursed():
+            if state.seat(event.player).cursed:
+                return state
+            state = _seat(state, event.player, cursed=True)
+            return replace(state, newly_cursed=(*state.newly_cursed, event.player))
+        case Converted():
+            state = _seat(state, event.player, side=VAMPIRE, turned=state.number)
+            for biter in event.biters:
+                seat = state.seat(biter)
+                state = _seat(state, biter, credits=(*seat.credits, event.player))
+            return state
+        case RoleChanged():
+            return _seat(state, event.player, side=HUMAN if event.role == HUMAN else VAMPIRE)
+        case PlayerDied():
+            return _seat(state, event.player, alive=False, cause=event.cause)
+        case Telepathy():
+            return replace(
+                state, telepathy_used=True, telepathy_held=event.text if event.held else None
+            )
+        case TelepathyHeld():
+            return replace(state, telepathy_pending=None if event.reviewed else event.text)
+        case Danced():
+            return replace(state, dance=(event.holder, event.partner))
+        case FinalChoice():
+            return replace(state, choices={**state.choices, event.player: event})
+        case FlamesSettled():
+            return replace(state, flames=dict(event.flames))
+        case RoundScored():
+            scores = {str(p): state.scores.get(p, 0) + event.points.get(p, 0) for p in state.order}
+            return replace(state, scores=scores)
+        case GameEnded():
+            outcome = Outcome(Termination(event.termination), event.side, event.winners)
+            return replace(state, phase="over", deadlines={}, outcome=outcome)
+    return state

@@ -1,0 +1,49 @@
+"""The commands CMD-01 … CMD-21 in French and English (section 23)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.core.commands import parse_line
+from pbem.games.dracula import Dracula
+from tests.dracula.helpers import NAMES
+
+PAIRS = [
+    ("VOTE Bob", "VOTE Bob", "vote"),  # CMD-01
+    ("COEQUIPIER Bob", "PARTNER Bob", "partner"),  # CMD-02
+    ("PIÈCE salle de bal", "ROOM ballroom", "room"),  # CMD-04
+    ("LOUPE", "MAGNIFIER", "magnifier"),  # CMD-05
+    ("AIL", "GARLIC", "garlic"),  # CMD-06
+    ("BOUGIE", "CANDLE", "candle"),  # CMD-07
+    ("CLÉ", "KEY", "key"),  # CMD-08
+    ("PEINDRE Bob ment", "PAINT Bob ment", "paint"),  # CMD-09
+    ("PIEU Bob", "STAKE Bob", "stake"),  # CMD-10
+    ("MORDRE Bob", "BITE Bob", "bite"),  # CMD-11
+    ("MORDRE PERSONNE", "BITE NOBODY", "abstain"),  # CMD-11
+    ("DANSER Bob viens", "DANCE Bob viens", "dance"),  # CMD-12
+    ("RÉPONDRE merci", "REPLY merci", "reply"),  # CMD-13
+    ("MAUDIRE Bob Cid", "CURSE Bob Cid", "curse"),  # CMD-14
+    ("TÉLÉPATHIE mordez", "TELEPATHY mordez", "telepathy"),  # CMD-15
+    ("PASSE", "PASS", "pass"),  # CMD-16
+    ("FUIR Bob", "FLEE Bob", "flee"),  # CMD-17
+    ("COMBATTRE", "FIGHT", "fight"),  # CMD-18
+    ("FLAMME Bob Bob", "FLAME Bob Bob", "flame"),  # CMD-19
+    ("ETAT", "STATUS", "status"),  # CMD-20
+    ("AIDE", "HELP", "help"),  # CMD-21
+]
+
+
+@pytest.mark.parametrize(("fr", "en", "verb"), PAIRS)
+def test_french_and_english_keywords_are_equivalent(fr: str, en: str, verb: str) -> None:
+    specs = Dracula().all_commands
+    a = parse_line(fr, specs, NAMES)
+    b = parse_line(en, specs, NAMES)
+    assert a is not None and b is not None
+    assert a == b and a.verb == verb
+
+
+def test_cursed_declaration_on_the_list() -> None:
+    """CMD-03: on the list, PIECE/ROOM is the cursed player's declaration."""
+    specs = [s for s in Dracula().all_commands if s.public]
+    cmd = parse_line("PIECE geoles", specs, NAMES)
+    assert cmd is not None and cmd.verb == "declare" and cmd.word == "dungeons"

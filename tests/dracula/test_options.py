@@ -1,0 +1,135 @@
+"""The configuration keys of section 22 (CONFIG), each changing what it says."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pbem.core.errors import SetupError
+from pbem.core.game import GameSpec
+from pbem.games.dracula import Dracula
+from pbem.games.dracula.state import Moved
+from tests.dracula.helpers import NOW, QUIET, Game, advance, players
+
+
+def test_unknown_option_is_refused() -> None:
+    with pytest.raises(SetupError):
+        Dracula().setup(GameSpec(players(), {"rounds": 2, "nope": 1}, "en"), NOW, random.Random(0))
+
+
+def test_bitten_vampire_count_can_be_withheld() -> None:
+    """AMB-060 bitten_vampire_gets_count = false."""
+    g = advance(Game(options={**QUIET, "bitten_vampire_gets_count": False}), 3)
+    g.convert("Cid")
+    g.night({"Bob": "boudoir", "Cid": "boudoir", "Dan": "boudoir"}, {"Bob": "Cid", "Cid": "Dan"})
+    assert g.to("Cid", "bitten_too", since_mark=False)[0].params["count"] is None
+
+
+def test_destruction_notice_can_be_off() -> None:
+    """AMB-052 notify_destroyed = false."""
+    g = advance(Game(options={**QUIET, "notify_destroyed": False}), 3)
+    g._apply([Moved(("manual",), "floor:dungeons", "hand:Ana", "test")])
+    g._apply([Moved(("stake",), "gone", "floor:dungeons", "test")])
+    g.mark()
+    g.night(
+        {"Ana": "dungeons", "Cid": "dungeons", "Dan": "dungeons", "Bob": "boudoir"},
+        {"Ana": "NOBODY"},
+    )
+    assert g.state.floor["dungeons"] == () and not g.to("Ana", "destroyed")
+
+
+def test_candle_options() -> None:
+    """AMB-046 candle_shows_paint_text = true, candle_shows_curse_targets = false."""
+    g = advance(
+        Game(
+            options={**QUIET, "candle_shows_paint_text": True, "candle_shows_curse_targets": False}
+        ),
+        3,
+    )
+    g.give("Cid", "candle", "paintkit", "grimoire")
+    g.do("Cid", "CANDLE")
+    g.do("Cid", "PAINT Bob ment")
+    g.do("Cid", "CURSE Dan")
+    g.mark()
+    g.night({"Cid": "ballroom", "Dan": "ballroom", "Bob": "dungeons"})
+    lines = g.notices("candle_report")[0].params["lines"]
+    assert any(line["kind"] == "paint" and line["text"] == "Bob ment" for line in lines)
+    assert any(line["kind"] == "curse" and line["targets"] == [] for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("mode", "shown", "total"), [("new", 1, None), ("total", 2, None), ("both", 1, 2)]
+)
+def test_cursed_count_modes(mode: str, shown: int, total: int | None) -> None:
+    """AMB-055 cursed_count = new | total | both."""
+    g = advance(Game(options={**QUIET, "cursed_count": mode}), 2)
+    g.give("Cid", "grimoire")
+    g.do("Cid", "CURSE Eve")
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    g._apply(g.rules.on_post(g.state, "Eve", ["Je suis maudit ! **torture**"], g.now))
+    g.day()
+    g.do("Cid", "CURSE Dan")
+    g.mark()
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    m = g.public("morning")[0].params
+    assert (m["cursed"], m["cursed_total"]) == (shown, total)
+
+
+def test_no_dance_in_the_sanctuary_option() -> None:
+    """AMB-058 dance_in_sanctuary = false."""
+    g = advance(Game(options={**QUIET, "dance_in_sanctuary": False}), 3)
+    g.give("Cid", "key", "phonograph")
+    g.do("Cid", "KEY")
+    g.rooms({"Bob": "dungeons"})
+    g.mark()
+    g.close("rooms")
+    assert not g.to("Cid", "phonograph_prompt")
+
+
+def test_default_flee_points_and_hidden_flame_targets() -> None:
+    """AMB-064 default_flee_points, AMB-069 reveal_flame_targets = false, AMB-067 alternative."""
+    g2 = advance(
+        Game(
+            options={**QUIET, "rounds": 1, "default_flee_points": 0, "reveal_flame_targets": False}
+        ),
+        5,
+    )
+    g2.night({"Bob": "dungeons"})
+    g2.finish_night()
+    for p in ("Fay", "Gus", "Hal", "Ivy", "Jon", "Kim", "Lou", "Max"):
+        g2.convert(p)
+    g2.do("Cid", "FIGHT", "list")
+    g2.mark()
+    g2.close("final_choice")  # Dan and Eve default to flee: 0 points here
+    g2.do("Cid", "FLAME Fay Fay Fay")
+    g2.close("flames")
+    assert g2.public("final_result")[0].params["designations"] == []
+    points = g2.public("round_end")[0].params["points"]
+    assert points["Dan"] == points["Eve"] == 0 and points["Fay"] == 0
+
+
+def test_burned_vampires_may_score() -> None:
+    """AMB-067 burned_vampires_score = true: a burned vampire keeps his points."""
+    g = advance(Game(options={**QUIET, "rounds": 1, "burned_vampires_score": True}), 5)
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    for p in ("Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim", "Lou", "Max"):
+        g.convert(p)
+    g.do("Cid", "FIGHT", "list")
+    g.close("final_choice")
+    g.do("Cid", "FLAME Bob")
+    g.mark()
+    g.close("flames")
+    assert g.public("round_end")[0].params["points"]["Bob"] == 1
+
+
+def test_missed_bite_none_and_no_self_vote() -> None:
+    """AMB-003 missed_bite = none; AMB-011 allow_self_vote = false."""
+    g = advance(Game(options={**QUIET, "missed_bite": "none", "allow_self_vote": False}), 3)
+    g.night({"Bob": "boudoir", "Cid": "boudoir"})
+    g.finish_night()
+    assert g.side("Cid") == "human"
+    assert g.fails("Cid", "VOTE Cid", "list") == "not_yourself"

@@ -1,0 +1,244 @@
+"""Every Dracula template renders in French and English (NTF-01 … NTF-45, reasons)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem.core.events import Notice
+from pbem.mail.render import LANGS, Renderer, templates_root
+from tests.dracula.test_properties import play_game
+
+T = "2026-01-06T18:00:00+00:00"
+SAMPLES: dict[str, dict[str, Any]] = {
+    "opening": {
+        "players": ["Ana", "Bob"],
+        "rounds": 3,
+        "durations": {
+            k: 3600 for k in ("day1", "day", "pairing", "room_choice", "bites", "final_choice")
+        },
+    },
+    "role": {"round": 1, "dracula": True},
+    "round_start": {"round": 1, "rounds": 3, "deadline": T},
+    "telepathy": {"text": "hello"},
+    "dusk": {
+        "round": 1,
+        "day": 2,
+        "designated": [{"name": "Ana", "votes": 2}],
+        "drawn": ["Bob"],
+        "ranking": [{"name": "Ana", "votes": 2}],
+        "cursed_defaults": [{"name": "Cid", "room": "boudoir"}],
+    },
+    "curse_default": {"room": "ballroom"},
+    "pairing_open": {"players": ["Ana", "Bob"], "deadline": T},
+    "pairs": {"pairs": [{"naming": "Ana", "named": "Bob"}], "alone": ["Cid"]},
+    "night_start": {"round": 1, "night": 2, "deadline": T},
+    "thief_report": {"night": 2, "floor": {"boudoir": ["stake"], "ballroom": []}},
+    "dracula_counts": {"counts": {"boudoir": 2, "torture": 0}, "deadline": T},
+    "magnifier_report": {
+        "report": [{"name": "Bob", "position": "undetermined"}],
+        "pairs": [{"naming": "A", "named": "B"}],
+        "deadline": T,
+    },
+    "partner_room": {"partner": "Bob", "room": "dungeons"},
+    "key_joined": {"user": "Bob"},
+    "bite_prompt": {"room": "boudoir", "others": ["Bob"], "status": "must", "deadline": T},
+    "phonograph_prompt": {"room": "boudoir", "others": ["Bob"], "deadline": T},
+    "optional_prompt": {"what": "stake", "others": ["Bob"], "deadline": T},
+    "converted": {"count": 2},
+    "bit_vampire": {"target": "Bob"},
+    "bitten_too": {"count": 1},
+    "crucifix_biter": {"target": "Bob"},
+    "crucifix_holder": {"count": 2},
+    "bite_succeeded": {"target": "Bob"},
+    "stake_scene": {
+        "scenes": [
+            {"user": "A", "target": "B", "outcome": o} for o in ("dies", "survives", "dracula")
+        ]
+    },
+    "staked_dead": {},
+    "waltz": {"text": "{{ not code }}", "deadline": T},
+    "waltz_reply": {"text": "reply"},
+    "received_object": {"objects": ["crucifix"]},
+    "picked_up": {"objects": ["stake", "candle", "grimoire"]},
+    "destroyed": {"objects": ["stake"]},
+    "paint_void": {"room": "boudoir"},
+    "painting": {"room": "boudoir", "text": "Bob ment"},
+    "dawn_curse": {"deadline": T},
+    "candle_report": {
+        "room": "boudoir",
+        "present": ["A", "B"],
+        "lines": [
+            {
+                "kind": k,
+                "actor": "A",
+                "targets": ["B"],
+                "objects": ["stake"],
+                "outcome": "crucifix",
+                "text": "t",
+            }
+            for k in (
+                "bite",
+                "garlic",
+                "nausea",
+                "candle",
+                "paint",
+                "dance",
+                "curse",
+                "pickup",
+                "destroy",
+            )
+        ],
+    },
+    "cursed": {},
+    "defaults": {
+        "defaults": [
+            {"verb": "room", "word": "boudoir", "targets": []},
+            {"verb": "bite", "word": "", "targets": ["Bob"]},
+        ]
+    },
+    "morning": {
+        "round": 1,
+        "night": 4,
+        "next_day": 5,
+        "deadline": T,
+        "vampirised": 1,
+        "cursed": 1,
+        "cursed_total": 2,
+        "positions": [
+            {"name": "A", "position": "sanctuary", "killed": True},
+            {"name": "B", "position": "dead", "killed": False},
+        ],
+        "killed": [{"name": "A", "objects": ["phonograph"]}],
+        "livid": ["C"],
+        "pairs": [{"naming": "A", "named": "B"}],
+    },
+    "curse_reminder": {"day": 3, "deadline": T},
+    "round_end": {
+        "round": 1,
+        "ending": "burned",
+        "dracula": "Ana",
+        "credits": [{"name": "Ana", "humans": ["Bob"]}],
+        "points": {"Ana": 0, "Bob": 5},
+        "scores": {"Ana": 1, "Bob": 5},
+    },
+    "final_start": {"round": 1, "humans": ["A"], "vampires": ["B"], "deadline": T},
+    "final_recap": {"fighters": [{"name": "A", "flames": 2}], "fled": ["C"], "deadline": T},
+    "final_result": {
+        "burned": ["B"],
+        "dracula_burned": True,
+        "designations": [{"name": "A", "targets": ["B"]}],
+        "killers": ["A"],
+        "killed": [],
+        "points": {"A": 5},
+    },
+    "game_end": {"scores": {"A": 5, "B": 2}, "winners": ["A"]},
+    "status": {
+        "round": 1,
+        "role": "human",
+        "alive": True,
+        "objects": ["key"],
+        "cursed": True,
+        "declared": "boudoir",
+        "phase": "rooms",
+        "number": 3,
+        "deadlines": {"rooms": T},
+        "pending": [{"verb": "room", "word": "boudoir", "targets": []}],
+        "scores": {"A": 1},
+    },
+    "curse_flag": {"player": "Ana"},
+    "telepathy_review": {"text": "hello", "round": 1},
+    "telepathy_refused": {"reason": "a code"},
+    "post_flag": {"player": "Ana", "reason": "night_silence"},
+}
+REASON_PARAMS = {
+    "address": "x@y.z",
+    "nominees": ["A"],
+    "opens": T,
+    "word": "FOO",
+    "name": "Bob",
+    "room": "boudoir",
+    "partner": "Bob",
+    "limit": 2000,
+    "count": 2,
+    "object": "key",
+    "names": ["A", "B"],
+    "extra": "x",
+    "choices": ["A"],
+    "candidates": ["A"],
+    "suggestions": [],
+}
+
+
+def template_names() -> list[str]:
+    root = templates_root()
+    return sorted(p.stem for p in (root / "fr" / "dracula").glob("*.txt"))
+
+
+def test_every_template_has_a_sample_and_both_languages() -> None:
+    root = templates_root()
+    for name in template_names():
+        assert name in SAMPLES, name
+        for lang in LANGS:
+            assert (root / lang / "dracula" / f"{name}.txt").is_file(), (lang, name)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", template_names())
+def test_template_renders(name: str, lang: str) -> None:
+    r = Renderer()
+    params = {"game": "Dracula", "name": "Ana", **SAMPLES[name]}
+    text = r.text(f"dracula/{name}", lang, params)
+    if name != "status":
+        subject, body = r.mail(f"dracula/{name}", lang, params)
+        assert subject.startswith("[Dracula]") and "\n" not in subject
+        assert body.strip()
+    assert "{{" not in text.replace("{{ not code }}", "")
+
+
+def dracula_reasons() -> set[str]:
+    import re
+
+    package = Path(__file__).resolve().parents[2] / "pbem" / "games" / "dracula"
+    source = "".join(p.read_text() for p in package.glob("*.py"))
+    reasons = set(re.findall(r'(?:IllegalNow|InvalidSyntax)\(\s*"(\w+)"', source))
+    reasons |= {f"cannot_bite_{s}" for s in ("sanctuary", "alone", "nausea")}
+    return reasons
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_reasons_render(lang: str) -> None:
+    """Every reason the Dracula rules raise renders (NTF-05, AMB-082)."""
+    r = Renderer()
+    for reason in sorted(dracula_reasons()):
+        assert r.text(f"reasons/{reason}", lang, REASON_PARAMS).strip()
+
+
+def test_real_notices_render_in_both_languages() -> None:
+    """The notices of bot games render with their real parameters."""
+    r = Renderer()
+    table = play_game(random.Random(5).randrange(1000), rounds=1)
+    seen = set()
+    for event in table.events:
+        if isinstance(event, Notice):
+            for lang in LANGS:
+                r.mail(event.template, lang, {"game": "Dracula", "name": "Ana", **event.params})
+            seen.add(event.template)
+    assert len(seen) >= 15
+
+
+def test_every_reason_the_rules_raise_has_a_template() -> None:
+    """Each rejection is explained in both languages (NTF-05, AMB-082)."""
+    import re
+
+    package = Path(__file__).resolve().parents[2] / "pbem" / "games" / "dracula"
+    source = "".join(p.read_text() for p in package.glob("*.py"))
+    reasons = set(re.findall(r'(?:IllegalNow|InvalidSyntax)\(\s*"(\w+)"', source))
+    reasons |= {f"cannot_bite_{s}" for s in ("sanctuary", "alone", "nausea")}
+    root = templates_root()
+    for lang in LANGS:
+        for reason in reasons:
+            assert (root / lang / "reasons" / f"{reason}.txt").is_file(), (lang, reason)
