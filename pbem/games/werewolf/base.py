@@ -7,8 +7,9 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from pbem.core.errors import SetupError
+from pbem.core.errors import InvalidSyntax, SetupError
 from pbem.core.ids import PlayerId
+from pbem.core.match import fold
 
 K = TypeVar("K", bound=Hashable)
 
@@ -84,3 +85,17 @@ def tally_params(votes: Mapping[PlayerId, PlayerId]) -> dict[str, list[dict[str,
         "votes": [{"voter": v, "target": t} for v, t in votes.items()],
         "counts": [{"name": n, "count": counts[n]} for group in ranked(counts) for n in group],
     }
+
+
+def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None:
+    """The forum convention: the one player's name set in bold in a public post, if any.
+
+    Several different bold names are refused (InvalidSyntax ``several_bold_names``).
+    """
+    by_fold = {fold(n): n for n in names}
+    found = list(
+        dict.fromkeys(by_fold[fold(b.strip())] for b in bold if fold(b.strip()) in by_fold)
+    )
+    if len(found) > 1:
+        raise InvalidSyntax("several_bold_names", names=found)
+    return PlayerId(found[0]) if found else None

@@ -36,7 +36,13 @@ from pbem.core.match import fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.core.resolve import Intent, Veto, resolve
-from pbem.games.werewolf.base import deal, plurality, tally_params, weighted_plurality
+from pbem.games.werewolf.base import (
+    bold_name,
+    deal,
+    plurality,
+    tally_params,
+    weighted_plurality,
+)
 
 WOLF, MASTER, VILLAGER, THIEF = "werewolf", "master_wolf", "villager", "thief"
 SEER, WITCH, GIRL, ELDER, PIPER = "seer", "witch", "little_girl", "elder", "pied_piper"
@@ -1865,16 +1871,11 @@ class LoupGarou(Rules[LoupGarouState]):
         self, state: LoupGarouState, actor: PlayerId, bold: Sequence[str]
     ) -> Command | None:
         """LG-521: the forum convention, a name in bold in a public post is a vote."""
-        names = {fold(n): n for n in state.order}
-        found = list(
-            dict.fromkeys(names[fold(b.strip())] for b in bold if fold(b.strip()) in names)
-        )
-        if not found:
+        name = bold_name(state.order, bold)
+        if name is None:
             return None
-        if len(found) > 1:
-            raise InvalidSyntax("several_bold_names", names=found)
         verb = "decide" if state.phase == "tiebreak" and state.mayor == actor else "vote"
-        return Command(verb, (PlayerId(found[0]),))
+        return Command(verb, (name,))
 
     def ready_to_close(self, state: LoupGarouState) -> str | None:
         """LG-D43: close early only when every living player has acted (never by default)."""
