@@ -19,7 +19,7 @@ from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import Any, Literal
 
-from pbem.core.commands import Command, CommandSpec, parse_line, takes_lines
+from pbem.core.commands import Command, CommandSpec, Word, parse_line, takes_lines
 from pbem.core.errors import CommandError, MailError, NotAPlayer, SetupError, UnknownCommand
 from pbem.core.events import Event, Notice
 from pbem.core.game import ADMIN, GameSpec, PlayerSpec, Rules
@@ -459,7 +459,8 @@ class Table:
         spec = self._spec(command.verb)
         parts = [spec.keyword(lang)]
         if command.word:
-            parts.append(command.word.upper())
+            words = [a for a in spec.args if isinstance(a, Word)]
+            parts.append(words[0].label(command.word, lang) if words else command.word.upper())
         parts += list(command.targets)
         if command.text:
             parts.append(command.text)

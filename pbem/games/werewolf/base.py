@@ -9,9 +9,10 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from pbem.core.errors import SetupError
+from pbem.core.errors import InvalidSyntax, SetupError
 from pbem.core.events import ActionSet, Event, RoleChanged
 from pbem.core.ids import PlayerId
+from pbem.core.match import fold
 
 K = TypeVar("K", bound=Hashable)
 
@@ -143,3 +144,17 @@ def record_action(
         out.pop((event.actor, "pass"), None)
     out[(event.actor, event.verb)] = (seq, event)
     return out
+
+
+def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None:
+    """The forum convention: the one player's name set in bold in a public post, if any.
+
+    Several different bold names are refused (InvalidSyntax ``several_bold_names``).
+    """
+    by_fold = {fold(n): n for n in names}
+    found = list(
+        dict.fromkeys(by_fold[fold(b.strip())] for b in bold if fold(b.strip()) in by_fold)
+    )
+    if len(found) > 1:
+        raise InvalidSyntax("several_bold_names", names=found)
+    return PlayerId(found[0]) if found else None

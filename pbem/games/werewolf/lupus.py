@@ -36,7 +36,7 @@ from pbem.core.match import fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.core.resolve import Intent, Veto, resolve
-from pbem.games.werewolf.base import Seat, deal, ranked, record_action
+from pbem.games.werewolf.base import Seat, bold_name, deal, ranked, record_action
 
 WOLF, VILLAGER, SEER, MEDIUM, POSSESSED = "werewolf", "villager", "seer", "medium", "possessed"
 BODYGUARD, OWL, MASON, HAMSTER, MYTH = "bodyguard", "owl", "mason", "werehamster", "mythomaniac"
@@ -1104,15 +1104,8 @@ class LupusInTabula(Rules[LupusState]):
         self, state: LupusState, actor: PlayerId, bold: Sequence[str]
     ) -> Command | None:
         """The forum convention: a name in bold in a public post is a vote."""
-        names = {fold(n): n for n in state.order}
-        found = list(
-            dict.fromkeys(names[fold(b.strip())] for b in bold if fold(b.strip()) in names)
-        )
-        if not found:
-            return None
-        if len(found) > 1:
-            raise InvalidSyntax("several_bold_names", names=found)
-        return Command("vote", (PlayerId(found[0]),))
+        name = bold_name(state.order, bold)
+        return Command("vote", (name,)) if name else None
 
     def final(self, state: LupusState, actor: PlayerId, verb: str) -> bool:
         """LUP-D18, LUP-D04: a vote when changes are off, an immediate probe, are final."""
