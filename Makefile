@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/pbem demo --game $(GAME)
 
 mailstack:
-	@command -v dovecot >/dev/null 2>&1 || ./scripts/install-mailstack.sh
+	@./scripts/install-mailstack.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check pbem tests bench

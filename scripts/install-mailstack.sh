@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Installs the real mail servers the tests start on loopback (Dovecot IMAP + LMTP).
+# Installs the real servers and tools the tests use: Dovecot IMAP + LMTP (started on loopback by
+# the fixtures) and systemd-analyze (the unit's verify/security gate). Idempotent and quick when
+# everything is there.
 set -euo pipefail
-if command -v dovecot >/dev/null 2>&1; then exit 0; fi
+pkgs=()
+command -v dovecot >/dev/null 2>&1 || pkgs+=(dovecot-imapd dovecot-lmtpd)
+command -v systemd-analyze >/dev/null 2>&1 || pkgs+=(systemd)
+[ ${#pkgs[@]} -eq 0 ] && exit 0
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends dovecot-imapd dovecot-lmtpd >/dev/null
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null

@@ -1,0 +1,112 @@
+"""1,000 concurrent games: resident memory of the daemon's state and its idle poll cycle
+(issue 3 item 10; targets: under 300 MB, under 100 ms per idle cycle).
+
+Creates N Lupus in Tabula games (8 players each, the real engine) in a data directory, then, in a
+fresh process, opens them as ``pbem serve`` does (load every game, arm every deadline in the
+APScheduler MemoryJobStore) and times idle cycles against a private Dovecot with an empty INBOX:
+new-game scan + shunt-retry spool check + UID SEARCH + NOOP (the IDLE wait itself excluded).
+Run: PYTHONPATH=. python bench/games.py [N]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pbem.adapters.store import GameStore
+from pbem.engine import Table
+
+PLAYERS = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
+
+
+def create(root: Path, n: int) -> None:
+    now = datetime.now(UTC)
+    for i in range(n):
+        gid = f"game{i:04d}"
+        setup = {
+            "game": "lupus-in-tabula",
+            "game_id": gid,
+            "seed": i,
+            "lang": "fr",
+            "players": [{"name": p, "email": f"{p.lower()}{i}@example.test"} for p in PLAYERS],
+            "moderator": "moderator@example.test",
+            "list": "game@lists.example.test",
+        }
+        _table, step = Table.new(setup, now)
+        GameStore.create(root, gid, setup, step.events, [])
+
+
+async def measure(cfg_path: Path) -> None:
+    from pbem.adapters.imap import ImapMailbox
+    from pbem.adapters.scheduler import DeadlineScheduler
+    from pbem.config import load
+    from pbem.service import Service
+
+    cfg = load(cfg_path)
+    sched = DeadlineScheduler()
+    t = time.perf_counter()
+    svc = Service(cfg=cfg, engine=Table, transport=None, scheduler=sched)  # type: ignore[arg-type]
+    svc.open()
+    for g in svc.games.values():
+        svc.rearm(g)
+    sched.start()
+    load_s = time.perf_counter() - t
+    box = ImapMailbox(cfg.imap)
+    await asyncio.to_thread(box.connect)
+    cycles = []
+    for _ in range(50):
+        t = time.perf_counter()
+        svc.scan_games_and_rearm()
+        svc.retry_requests()
+        await asyncio.to_thread(box.pending_uids)
+        await asyncio.to_thread(box._c().noop)
+        cycles.append(time.perf_counter() - t)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"{len(svc.games)} games: loaded and armed in {load_s:.1f} s; "
+        f"{len(sched.jobs())} deadline jobs; peak RSS {rss:.0f} MB (target < 300); "
+        f"idle poll cycle median {statistics.median(cycles) * 1000:.1f} ms, "
+        f"max {max(cycles) * 1000:.1f} ms (target < 100)"
+    )
+    box.close()
+    sched.shutdown()
+    svc.close()
+
+
+def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--measure":
+        asyncio.run(measure(Path(sys.argv[2])))
+        return
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    from tests.daemon.conftest import MODERATOR
+    from tests.daemon.harness import env, write_config
+    from tests.daemon.mailstack import MailStack
+
+    stack = MailStack([MODERATOR]).start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="pbembench") as d:
+            tmp = Path(d)
+            cfg = write_config(stack, tmp, engine="pbem.engine:Table")
+            t = time.perf_counter()
+            create(tmp / "data", n)
+            print(f"created {n} games in {time.perf_counter() - t:.1f} s")
+            r = subprocess.run([sys.executable, __file__, "--measure", str(cfg)], env=env())
+            if r.returncode != 0:
+                print(
+                    "dovecot:",
+                    stack.dovecot.proc and stack.dovecot.proc.poll(),
+                    stack.dovecot.log()[-2000:],
+                )
+    finally:
+        stack.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The only code that touches the network, the disk and the clock."""

@@ -1,0 +1,277 @@
+"""IMAP in (imapclient), blocking: the service runs these calls in a worker thread.
+
+The consumer algorithm of RELIABILITY §3.4: ``UID SEARCH ALL`` on INBOX (it only holds unprocessed
+mail, because processed mail is moved away), ``RFC822.SIZE`` + ``INTERNALDATE`` first so the size
+cap is checked before any body is fetched, then batched ``BODY.PEEK[]`` (never sets ``\\Seen``:
+``\\Seen`` is not our state, requirement 2). Acknowledgement is ``UID MOVE`` after the commit, or
+``UID COPY`` + ``STORE \\Deleted`` + ``UID EXPUNGE`` of our own UIDs when MOVE is missing (a plain
+EXPUNGE would also delete other clients' ``\\Deleted`` mail).
+
+Liveness (§3.4): a killed server can make ``idle_check`` return ``[]`` as if nothing happened, so
+every IDLE is bounded (re-issued well within RFC 2177's 29 minutes), sockets have timeouts, and a
+NOOP round-trip follows every IDLE; errors surface as :class:`ImapDown` for the caller to reconnect.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import imaplib
+import logging
+import select
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from imapclient import IMAPClient
+from imapclient.exceptions import IMAPClientError
+
+from pbem.core.errors import PbemError
+
+log = logging.getLogger(__name__)
+
+#: What a dropped or restarted server raises (imaplib.abort is an IMAP4.error subclass).
+NETWORK_ERRORS: tuple[type[BaseException], ...] = (
+    imaplib.IMAP4.error,
+    IMAPClientError,
+    OSError,
+    socket.timeout,
+    EOFError,
+)
+
+
+class ImapDown(PbemError):
+    """The connection is gone or unusable: reconnect with backoff."""
+
+
+@dataclass(frozen=True)
+class ImapSettings:
+    """How to reach the moderator's mailbox."""
+
+    host: str
+    port: int
+    user: str
+    password: str
+    tls: Literal["none", "starttls", "tls"] = "tls"
+    verify_certs: bool = True
+    timeout: float = 60.0
+    inbox: str = "INBOX"
+    processed: str = "Processed"
+    quarantine: str = "Quarantine"
+    max_size: int = 2_000_000
+    batch: int = 50
+    # re-IDLE (DONE + NOOP round-trip) this often: well under RFC 2177's 29 min, and short
+    # enough that a silently dead link is noticed within minutes (§3.4)
+    idle_renew: float = 5 * 60.0
+    poll_interval: float = 60.0
+    use_idle: bool = True
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """One inbound message as fetched; ``raw`` is None when it is over the size cap."""
+
+    uid: int
+    uidvalidity: int
+    size: int
+    internaldate: datetime
+    raw: bytes | None
+
+
+def _utc(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return datetime.now(UTC)
+
+
+def _at_eof(c: IMAPClient) -> bool:
+    """True if the peer closed a plain socket (a killed server makes idle_check return [])."""
+    try:
+        sock = c.socket()
+        if isinstance(sock, ssl.SSLSocket):
+            return False  # cannot peek through TLS: the bounded IDLE + NOOP catches it
+        r, _, _ = select.select([sock], [], [], 0)
+        return bool(r) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+class ImapMailbox:
+    """One IMAP connection with INBOX selected."""
+
+    def __init__(self, settings: ImapSettings) -> None:
+        self.s = settings
+        self.client: IMAPClient | None = None
+        self.uidvalidity = 0
+        self.delimiter = "/"
+        self.prefix = ""
+        self.has_move = False
+        self.has_idle = False
+        self.interrupt = threading.Event()
+
+    # ---- connection ---------------------------------------------------------------------
+
+    def connect(self) -> None:
+        """Log in, read the namespace and capabilities, create our folders, select INBOX."""
+        s = self.s
+        ctx = ssl.create_default_context()
+        if not s.verify_certs:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        try:
+            c = IMAPClient(
+                s.host, port=s.port, ssl=s.tls == "tls", ssl_context=ctx, timeout=s.timeout
+            )
+            c.normalise_times = False
+            if s.tls == "starttls":
+                c.starttls(ctx)
+            c.login(s.user, s.password)
+            self.client = c
+            self._read_namespace()
+            self.has_move = c.has_capability("MOVE")
+            self.has_idle = c.has_capability("IDLE") and s.use_idle
+            for name in (s.processed, s.quarantine):
+                folder = self.folder(name)
+                if not c.folder_exists(folder):
+                    c.create_folder(folder)
+            info = c.select_folder(s.inbox)
+            self.uidvalidity = int(info[b"UIDVALIDITY"])
+        except NETWORK_ERRORS as exc:
+            self.close()
+            raise ImapDown(f"IMAP {s.host}:{s.port}: {type(exc).__name__}: {exc}") from exc
+
+    def _read_namespace(self) -> None:
+        """The hierarchy delimiter and personal prefix come from the server, never assumed."""
+        c = self._c()
+        try:
+            ns = c.namespace()
+            if ns.personal:
+                prefix, delim = ns.personal[0]
+                self.prefix = prefix or ""
+                self.delimiter = delim or "/"
+                return
+        except NETWORK_ERRORS:
+            pass
+        folders = c.list_folders("", "")
+        if folders and folders[0][1]:
+            d = folders[0][1]
+            self.delimiter = d.decode() if isinstance(d, bytes) else str(d)
+
+    def folder(self, name: str) -> str:
+        """A configured folder path (``/``-separated) in the server's own syntax."""
+        parts = [p for p in name.split("/") if p]
+        full = self.delimiter.join(parts)
+        if self.prefix and not full.startswith(self.prefix):
+            full = self.prefix + full
+        return full
+
+    def close(self) -> None:
+        c, self.client = self.client, None
+        if c is not None:
+            with contextlib.suppress(*NETWORK_ERRORS):
+                c.logout()
+            with contextlib.suppress(*NETWORK_ERRORS):
+                c.shutdown()
+
+    def _c(self) -> IMAPClient:
+        if self.client is None:
+            raise ImapDown("not connected")
+        return self.client
+
+    def _guard(self, what: str, fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except NETWORK_ERRORS as exc:
+            self.close()
+            raise ImapDown(f"{what}: {type(exc).__name__}: {exc}") from exc
+
+    # ---- reading ------------------------------------------------------------------------
+
+    def pending_uids(self) -> list[int]:
+        """UIDs in INBOX, ascending. Also the liveness round-trip that feeds the watchdog."""
+        uids = self._guard("UID SEARCH", self._c().search, "ALL")
+        return sorted(int(u) for u in uids)
+
+    def fetch(self, uids: Sequence[int]) -> list[Fetched]:
+        """Size and arrival time first; the body only of those under the cap (requirement 10)."""
+        if not uids:
+            return []
+        c = self._c()
+        meta = self._guard("FETCH SIZE", c.fetch, list(uids), ["RFC822.SIZE", "INTERNALDATE"])
+        small = [u for u in uids if u in meta and int(meta[u][b"RFC822.SIZE"]) <= self.s.max_size]
+        bodies: dict[int, Any] = {}
+        if small:
+            bodies = self._guard("FETCH BODY.PEEK[]", c.fetch, small, ["BODY.PEEK[]"])
+        out = []
+        for u in uids:
+            if u not in meta:
+                continue  # expunged by someone else meanwhile
+            raw = bodies.get(u, {}).get(b"BODY[]") if u in small else None
+            if u in small and raw is None:
+                continue
+            out.append(
+                Fetched(
+                    uid=u,
+                    uidvalidity=self.uidvalidity,
+                    size=int(meta[u][b"RFC822.SIZE"]),
+                    internaldate=_utc(meta[u].get(b"INTERNALDATE")),
+                    raw=raw,
+                )
+            )
+        return out
+
+    # ---- acknowledging ------------------------------------------------------------------
+
+    def move(self, uids: Sequence[int], name: str) -> None:
+        """Move our own UIDs out of INBOX, after their commit (requirement 2)."""
+        if not uids:
+            return
+        c = self._c()
+        folder = self.folder(name)
+        if self.has_move:
+            self._guard("UID MOVE", c.move, list(uids), folder)
+            return
+        self._guard("UID COPY", c.copy, list(uids), folder)
+        self._guard("UID STORE", c.add_flags, list(uids), [b"\\Deleted"], True)
+        if c.has_capability("UIDPLUS"):
+            self._guard("UID EXPUNGE", c.expunge, list(uids))
+        else:  # pragma: no cover - servers without UIDPLUS are rare; warn loudly
+            log.warning("server lacks UIDPLUS: plain EXPUNGE may remove others' \\Deleted mail")
+            self._guard("EXPUNGE", c.expunge)
+
+    # ---- waiting ------------------------------------------------------------------------
+
+    def wait(self, max_seconds: float) -> bool:
+        """Wait for new mail: IDLE (bounded) where offered, else sleep; then a NOOP round-trip.
+
+        Returns True if the server reported activity. Wakes early when :attr:`interrupt` is set.
+        """
+        c = self._c()
+        limit = min(max_seconds, self.s.idle_renew if self.has_idle else self.s.poll_interval)
+        end = time.monotonic() + limit
+        activity = False
+        if self.has_idle:
+            self._guard("IDLE", c.idle)
+            try:
+                while not self.interrupt.is_set() and time.monotonic() < end:
+                    responses = c.idle_check(timeout=min(1.0, max(0.0, end - time.monotonic())))
+                    if responses:
+                        activity = True
+                        break
+                    if _at_eof(c):
+                        raise ImapDown("IDLE: the server closed the connection")
+            except NETWORK_ERRORS as exc:
+                self.close()
+                raise ImapDown(f"IDLE: {exc}") from exc
+            self._guard("IDLE DONE", c.idle_done)
+        else:
+            while not self.interrupt.is_set() and time.monotonic() < end:
+                time.sleep(min(0.5, max(0.0, end - time.monotonic())))
+        self.interrupt.clear()
+        # a killed server can look idle; only a real round-trip proves the link (§3.4)
+        self._guard("NOOP", c.noop)
+        return activity

@@ -1,0 +1,152 @@
+"""SMTP out (aiosmtplib) over one reused connection, with failures classified (RELIABILITY §7.3).
+
+The adapter never raises for a delivery problem: :meth:`SmtpClient.send` returns a
+:class:`SendResult` saying what to do with each recipient: done, retry later (4xx, timeouts,
+connection errors; an ambiguous timeout after DATA may mean the mail went out, and the retry
+carries the same Message-ID: "better to deliver twice"), or dead (5xx).
+"""
+
+from __future__ import annotations
+
+import logging
+import ssl
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import aiosmtplib
+
+log = logging.getLogger(__name__)
+
+TlsMode = Literal["none", "starttls", "tls"]
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    """How to reach the submission server."""
+
+    host: str
+    port: int
+    tls: TlsMode = "starttls"
+    user: str | None = None
+    password: str | None = None
+    timeout: float = 30.0
+    verify_certs: bool = True
+
+
+@dataclass
+class SendResult:
+    """Per-recipient outcome of one send."""
+
+    sent: list[str] = field(default_factory=list)
+    retry: list[str] = field(default_factory=list)
+    dead: list[str] = field(default_factory=list)
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.retry and not self.dead
+
+
+def _is_permanent(code: int) -> bool:
+    return 500 <= code < 600
+
+
+class SmtpClient:
+    """One reused aiosmtplib connection; reconnects on demand."""
+
+    def __init__(self, settings: SmtpSettings) -> None:
+        self.settings = settings
+        self._smtp: aiosmtplib.SMTP | None = None
+
+    async def _connect(self) -> aiosmtplib.SMTP:
+        s = self.settings
+        ctx = ssl.create_default_context()
+        if not s.verify_certs:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        smtp = aiosmtplib.SMTP(
+            hostname=s.host,
+            port=s.port,
+            timeout=s.timeout,
+            use_tls=s.tls == "tls",
+            start_tls=s.tls == "starttls",
+            tls_context=ctx if s.tls != "none" else None,
+            validate_certs=s.verify_certs,
+        )
+        await smtp.connect()
+        if s.user:
+            await smtp.login(s.user, s.password or "")
+        return smtp
+
+    async def login_check(self) -> None:
+        """Connect (and authenticate) once, then quit: for ``pbem check-config``."""
+        smtp = await self._connect()
+        await smtp.quit()
+
+    async def close(self) -> None:
+        smtp, self._smtp = self._smtp, None
+        if smtp is not None:
+            try:
+                await smtp.quit()
+            except (aiosmtplib.SMTPException, OSError):
+                smtp.close()
+
+    def _drop(self) -> None:
+        if self._smtp is not None:
+            self._smtp.close()
+            self._smtp = None
+
+    async def send(self, mail_from: str, rcpts: Sequence[str], raw: bytes) -> SendResult:
+        """Send ``raw`` to ``rcpts``; a stale reused connection is retried once on a fresh one."""
+        for attempt in (1, 2):
+            fresh = self._smtp is None or not self._smtp.is_connected
+            try:
+                if fresh:
+                    self._drop()
+                    self._smtp = await self._connect()
+                assert self._smtp is not None
+                errors, response = await self._smtp.sendmail(mail_from, list(rcpts), raw)
+            except aiosmtplib.SMTPRecipientsRefused as exc:
+                res = SendResult(detail=str(exc))
+                for refused in exc.recipients:
+                    (res.dead if _is_permanent(refused.code) else res.retry).append(
+                        refused.recipient
+                    )
+                self._reset_after_error()
+                return res
+            except aiosmtplib.SMTPServerDisconnected as exc:
+                self._drop()
+                if attempt == 1 and not fresh:
+                    continue  # the reused connection had gone stale
+                return SendResult(retry=list(rcpts), detail=f"disconnected: {exc}")
+            except aiosmtplib.SMTPAuthenticationError as exc:
+                self._drop()
+                # a configuration problem, not this message's fault: keep it and retry later
+                return SendResult(retry=list(rcpts), detail=f"authentication failed: {exc}")
+            except aiosmtplib.SMTPResponseException as exc:
+                # sender refused, data refused, helo... : the code decides
+                self._reset_after_error()
+                target = "dead" if _is_permanent(exc.code) else "retry"
+                res = SendResult(detail=f"{exc.code} {exc.message}")
+                getattr(res, target).extend(rcpts)
+                return res
+            except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
+                # connect errors, timeouts (outcome unknown), TLS problems: retry later
+                self._drop()
+                return SendResult(retry=list(rcpts), detail=f"{type(exc).__name__}: {exc}")
+            res = SendResult(detail=response)
+            for rcpt in rcpts:
+                err = errors.get(rcpt)
+                if err is None:
+                    res.sent.append(rcpt)
+                elif _is_permanent(err.code):
+                    res.dead.append(rcpt)
+                else:
+                    res.retry.append(rcpt)
+            return res
+        raise AssertionError("unreachable")
+
+    def _reset_after_error(self) -> None:
+        # after a refusal the SMTP transaction state is uncertain: start clean next time
+        self._drop()

@@ -1,0 +1,608 @@
+"""Durable state: tinydb over an atomic, self-checking storage (RELIABILITY §4.5, requirement 3).
+
+Layout of a data directory::
+
+    daemon.json                 the daemon's own file: UIDVALIDITY per folder, ledger of mail that
+                                reached no game, shunt table, outbox of non-game mail, heartbeat
+    games/<game_id>/head.json   a game's small mutable head: setup, recent events, the ledger keys
+                                of the mail that produced them, pending outbox rows, deadline states
+    games/<game_id>/seg-000001.json ...   closed, immutable segments of older events + ledger keys
+
+Why segments: tinydb rewrites the whole file on every write, so a single file per game would make
+the commit cost grow with the history (RELIABILITY §0.1: 44 ms at 10k docs). A commit writes only
+the head, which is bounded by ``SEGMENT_SIZE`` events; when the head is full its events move to a
+new segment (written once, never changed).
+
+Why the ledger key and the outbox rows of a game mail live in that game's head: one inbound mail
+is then ONE ``os.replace`` (its events, its replies and its "processed" mark), which is what makes
+exactly-once hold at every kill point (requirements 1 and 2).
+
+Every file is a JSON envelope ``{"format": 1, "sha256": ..., "data": ...}`` written by
+:func:`atomic_write`: mkstemp in the same directory, one ``write``, ``fsync``, the previous
+generation hard-linked to ``.bak``, ``os.replace``, directory ``fsync``. Stale temp files are
+removed when a file is opened. A single writer (the daemon's asyncio loop) is enforced by an
+``flock`` on the data directory; read-only users (``pbem status``) take no lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tinydb import Query, TinyDB
+from tinydb.storages import Storage
+
+from pbem.core.errors import PbemError
+
+FORMAT_VERSION = 1
+SEGMENT_SIZE = 256
+TMP_PREFIX = ".tmp-"
+
+FaultHook = Callable[[str], None]
+
+
+def _no_fault(point: str) -> None:
+    """Default fault hook: does nothing (tests inject kill -9 at named points)."""
+
+
+class StoreError(PbemError):
+    """A state file cannot be used (corrupt, wrong format, locked by another writer)."""
+
+
+def _canonical(data: Any) -> bytes:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def encode_envelope(data: Any) -> bytes:
+    """The on-disk bytes: format version + checksum of the canonical payload + the payload."""
+    payload = _canonical(data)
+    digest = hashlib.sha256(payload).hexdigest()
+    return (
+        b'{"format":%d,"sha256":"%s","data":' % (FORMAT_VERSION, digest.encode()) + payload + b"}\n"
+    )
+
+
+def decode_envelope(raw: bytes, path: Path) -> Any:
+    """Parse and verify an envelope; :class:`StoreError` names the file and the ``.bak``."""
+    try:
+        env = json.loads(raw)
+        data = env["data"]
+        fmt = env["format"]
+        digest = env["sha256"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise StoreError(f"{path}: unreadable ({exc}); previous generation: {path}.bak") from exc
+    if fmt != FORMAT_VERSION:
+        raise StoreError(f"{path}: format {fmt}, this pbem reads format {FORMAT_VERSION}")
+    if hashlib.sha256(_canonical(data)).hexdigest() != digest:
+        raise StoreError(f"{path}: checksum mismatch; previous generation: {path}.bak")
+    return data
+
+
+def fsync_dir(directory: Path) -> None:
+    """fsync a directory so a rename in it survives a power loss (F7)."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(
+    path: Path, data: Any, fault: FaultHook = _no_fault, keep_bak: bool = True
+) -> None:
+    """Replace ``path`` with the envelope of ``data`` so that a reader sees old or new, never half.
+
+    On ENOSPC the temp file is removed and the old generation stays intact (RELIABILITY §0.1).
+    """
+    blob = encode_envelope(data)
+    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + path.name + ".", dir=path.parent)
+    try:
+        try:
+            view = memoryview(blob)
+            while view:  # one write() in practice; loop only for short writes
+                n = os.write(fd, view)
+                view = view[n:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fault("mid_state_write")
+        if keep_bak and path.exists():
+            bak_tmp = path.with_name(path.name + ".bak-tmp")
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(bak_tmp)
+            os.link(path, bak_tmp)
+            os.replace(bak_tmp, path.with_name(path.name + ".bak"))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def read_file(path: Path) -> Any:
+    """Read and verify one envelope file."""
+    return decode_envelope(path.read_bytes(), path)
+
+
+def clean_stale_temps(directory: Path) -> int:
+    """Remove temp files left by a crash between mkstemp and os.replace."""
+    n = 0
+    for p in directory.glob(TMP_PREFIX + "*"):
+        with contextlib.suppress(FileNotFoundError):
+            p.unlink()
+            n += 1
+    return n
+
+
+def _snapshot(data: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
+    """A copy deep enough for a rollback: tinydb replaces table dicts and updates documents in
+    place with ``dict.update`` (it never mutates a nested value), so copying each document
+    shallowly suffices, and costs far less than a JSON round trip."""
+    if data is None:
+        return None
+    return {t: {k: dict(d) for k, d in docs.items()} for t, docs in data.items()}
+
+
+class AtomicStorage(Storage):
+    """A tinydb storage that writes atomically, and buffers writes inside a transaction.
+
+    Outside :meth:`transaction` every tinydb write is one atomic file replace. Inside, tinydb's
+    writes only update the in-memory copy, and the transaction's exit writes once; an exception
+    discards the buffer (rollback). Unlike CachingMiddleware nothing is ever acknowledged before
+    it is on disk.
+    """
+
+    def __init__(
+        self, path: str | Path, fault: FaultHook = _no_fault, readonly: bool = False
+    ) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.fault = fault
+        self.readonly = readonly
+        if not readonly:
+            # only the writer cleans: a reader must never remove the writer's in-flight temp
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            clean_stale_temps(self.path.parent)
+        self._data: dict[str, dict[str, Any]] | None = None
+        if self.path.exists():
+            loaded = read_file(self.path)
+            if not isinstance(loaded, dict):
+                raise StoreError(f"{self.path}: not a tinydb document")
+            self._data = loaded
+        self._in_tx = False
+        self._dirty = False
+        self._group = False
+        self._group_dirty = False
+
+    def read(self) -> dict[str, dict[str, Any]] | None:
+        # no copy: tinydb rebuilds the tables it writes, and a rollback reloads from disk, so
+        # handing out the live dict is safe and keeps reads O(1) instead of O(file size)
+        return self._data
+
+    def write(self, data: dict[str, dict[str, Any]]) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only")
+        self._data = data
+        if self._in_tx:
+            self._dirty = True
+        else:
+            atomic_write(self.path, data, self.fault)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group tinydb writes into one atomic file replace; roll back on exception.
+
+        Inside :meth:`group` the write is deferred to the group's end, and a failing transaction
+        is rolled back to a snapshot taken at its start (the earlier members of the group stay).
+        """
+        if self._in_tx:
+            raise StoreError("nested transaction")
+        self._in_tx = True
+        self._dirty = False
+        snapshot = _snapshot(self._data) if self._group else None
+        try:
+            yield
+            if self._dirty:
+                assert self._data is not None
+                if self._group:
+                    self._group_dirty = True
+                else:
+                    atomic_write(self.path, self._data, self.fault)
+        except BaseException:
+            if self._group:
+                self._data = snapshot
+            else:
+                # the disk holds the last commit: reload it (rare path: no snapshot per commit)
+                self._data = read_file(self.path) if self.path.exists() else None
+            raise
+        finally:
+            self._in_tx = False
+            self._dirty = False
+
+    @contextlib.contextmanager
+    def group(self) -> Iterator[None]:
+        """Group commit: the transactions inside become durable together, in ONE atomic write
+        at the end (one fsync for a batch of mails). Each mail's events, outbox rows and ledger
+        key still land in the same write, so exactly-once holds; nothing is acknowledged (no
+        IMAP MOVE) before the group is on disk."""
+        if self._group or self._in_tx:
+            raise StoreError("nested group")
+        self._group = True
+        self._group_dirty = False
+        try:
+            yield
+            if self._group_dirty:
+                assert self._data is not None
+                atomic_write(self.path, self._data, self.fault)
+        except BaseException:
+            self._data = read_file(self.path) if self.path.exists() else None
+            raise
+        finally:
+            self._group = False
+            self._group_dirty = False
+
+
+class AtomicDB:
+    """A TinyDB over :class:`AtomicStorage` with an explicit transaction."""
+
+    def __init__(self, path: Path, fault: FaultHook = _no_fault, readonly: bool = False) -> None:
+        self.path = path
+        self.fault = fault
+        self.db = TinyDB(path, storage=AtomicStorage, fault=fault, readonly=readonly)
+        storage = self.db.storage
+        assert isinstance(storage, AtomicStorage)
+        self.storage = storage
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One atomic write for everything done inside; on error, memory matches the disk again."""
+        try:
+            with self.storage.transaction():
+                yield
+        except BaseException:
+            # drop tinydb's caches (query results, next ids) so they follow the restored data
+            self._reset_caches()
+            raise
+
+    @contextlib.contextmanager
+    def group(self) -> Iterator[None]:
+        """See :meth:`AtomicStorage.group`."""
+        try:
+            with self.storage.group():
+                yield
+        except BaseException:
+            self._reset_caches()
+            raise
+
+    def _reset_caches(self) -> None:
+        self.db.clear_cache()
+        for name in list(self.db.tables()):
+            self.db.table(name)._next_id = None
+
+    def table(self, name: str) -> Any:
+        return self.db.table(name)
+
+    def get_one(self, table: str, **match: Any) -> dict[str, Any] | None:
+        """The first document of ``table`` whose fields equal ``match``."""
+        q = Query()
+        cond = None
+        for k, v in match.items():
+            c = q[k] == v
+            cond = c if cond is None else (cond & c)
+        if cond is None:
+            docs = self.table(table).all()
+            return dict(docs[0]) if docs else None
+        doc = self.table(table).get(cond)
+        return dict(doc) if doc is not None else None
+
+    def upsert(self, table: str, doc: Mapping[str, Any], **match: Any) -> None:
+        q = Query()
+        cond = None
+        for k, v in match.items():
+            c = q[k] == v
+            cond = c if cond is None else (cond & c)
+        assert cond is not None
+        self.table(table).upsert(dict(doc), cond)
+
+    def remove(self, table: str, **match: Any) -> None:
+        q = Query()
+        cond = None
+        for k, v in match.items():
+            c = q[k] == v
+            cond = c if cond is None else (cond & c)
+        assert cond is not None
+        self.table(table).remove(cond)
+
+
+class DirLock:
+    """An exclusive flock on the data directory: one writer per data directory (requirement 3)."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / ".lock"
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            os.close(self.fd)
+            raise StoreError(f"{directory} is in use by another pbem writer") from exc
+
+    def release(self) -> None:
+        with contextlib.suppress(OSError):
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+
+
+class GameStore:
+    """One game's files: a bounded head plus immutable segments (flat commit cost)."""
+
+    def __init__(
+        self,
+        directory: Path,
+        fault: FaultHook = _no_fault,
+        segment_size: int = SEGMENT_SIZE,
+        readonly: bool = False,
+    ) -> None:
+        self.dir = directory
+        self.fault = fault
+        self.segment_size = segment_size
+        self.head = AtomicDB(directory / "head.json", fault, readonly)
+
+    # ---- creation and reading -------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        root: Path,
+        game_id: str,
+        setup: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        outbox: Sequence[Mapping[str, Any]],
+        fault: FaultHook = _no_fault,
+        segment_size: int = SEGMENT_SIZE,
+        meta_extra: Mapping[str, Any] | None = None,
+    ) -> GameStore:
+        """Write a new game in a hidden directory, then rename it into place (atomic creation)."""
+        games = root / "games"
+        games.mkdir(parents=True, exist_ok=True)
+        final = games / game_id
+        if final.exists():
+            raise StoreError(f"game {game_id} already exists in {games}")
+        tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX + game_id + ".", dir=games))
+        data = {
+            "meta": {
+                "1": {
+                    **(meta_extra or {}),
+                    "game_id": game_id,
+                    "setup": dict(setup),
+                    "segments": 0,
+                    "seq": 0,
+                }
+            },
+            "events": {},
+            "ledger": {},
+            "outbox": {str(i + 1): dict(r) for i, r in enumerate(outbox)},
+            "deadlines": {},
+        }
+        for i, ev in enumerate(events):
+            data["events"][str(i + 1)] = {"seq": i + 1, "event": dict(ev)}
+        data["meta"]["1"]["seq"] = len(events)
+        atomic_write(tmp / "head.json", data, fault, keep_bak=False)
+        os.replace(tmp, final)
+        fsync_dir(games)
+        store = cls(final, fault, segment_size)
+        store.compact()
+        return store
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        doc = self.head.table("meta").get(doc_id=1)
+        if doc is None:
+            raise StoreError(f"{self.dir}: head has no meta")
+        return dict(doc)
+
+    @property
+    def game_id(self) -> str:
+        return str(self.meta["game_id"])
+
+    @property
+    def setup(self) -> dict[str, Any]:
+        return dict(self.meta["setup"])
+
+    def _segment_path(self, n: int) -> Path:
+        return self.dir / f"seg-{n:06d}.json"
+
+    def events(self) -> list[dict[str, Any]]:
+        """The whole event log, in order: closed segments, then the head."""
+        out: list[dict[str, Any]] = []
+        for n in range(1, int(self.meta["segments"]) + 1):
+            seg = read_file(self._segment_path(n))
+            out.extend(seg["events"])
+        rows = sorted(self.head.table("events").all(), key=lambda d: d["seq"])
+        out.extend(r["event"] for r in rows)
+        return out
+
+    def ledger_keys(self) -> set[str]:
+        """Content hashes of every mail this game has committed (segments + head)."""
+        keys: set[str] = set()
+        for n in range(1, int(self.meta["segments"]) + 1):
+            keys.update(read_file(self._segment_path(n))["ledger"])
+        keys.update(d["key"] for d in self.head.table("ledger").all())
+        return keys
+
+    def outbox(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.head.table("outbox").all()]
+
+    def deadline_states(self) -> dict[str, dict[str, Any]]:
+        return {d["key"]: dict(d) for d in self.head.table("deadlines").all()}
+
+    # ---- the one commit -------------------------------------------------------------------
+
+    def commit(
+        self,
+        *,
+        events: Sequence[Mapping[str, Any]] = (),
+        outbox: Sequence[Mapping[str, Any]] = (),
+        ledger_key: str | None = None,
+        ledger_info: Mapping[str, Any] | None = None,
+        deadline: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Events + outbox rows + ledger key (+ deadline state) in ONE atomic write."""
+        with self.head.transaction():
+            meta = self.meta
+            seq = int(meta["seq"])
+            evt = self.head.table("events")
+            for ev in events:
+                seq += 1
+                evt.insert({"seq": seq, "event": dict(ev)})
+            meta["seq"] = seq
+            self.head.table("meta").update({"seq": seq}, doc_ids=[1])
+            box = self.head.table("outbox")
+            for row in outbox:
+                box.insert(dict(row))
+            if ledger_key is not None:
+                self.head.table("ledger").insert({"key": ledger_key, **(ledger_info or {})})
+            if deadline is not None:
+                self.head.upsert("deadlines", deadline, key=deadline["key"])
+        self.compact()
+
+    def compact(self) -> None:
+        """Move a full head's events and ledger keys to a new immutable segment.
+
+        Two writes, crash-safe in either order: the segment is written first but only counts once
+        the head's ``segments`` number includes it; a crash between leaves an unreferenced segment
+        that the next compaction overwrites.
+        """
+        rows = sorted(self.head.table("events").all(), key=lambda d: d["seq"])
+        if len(rows) < self.segment_size:
+            return
+        ledger = self.head.table("ledger").all()
+        n = int(self.meta["segments"]) + 1
+        atomic_write(
+            self._segment_path(n),
+            {"events": [r["event"] for r in rows], "ledger": [d["key"] for d in ledger]},
+            self.fault,
+            keep_bak=False,
+        )
+        with self.head.transaction():
+            self.head.table("events").remove(doc_ids=[r.doc_id for r in rows])
+            self.head.table("ledger").remove(doc_ids=[d.doc_id for d in ledger])
+            self.head.table("meta").update({"segments": n}, doc_ids=[1])
+
+    def set_deadline_state(self, record: Mapping[str, Any]) -> None:
+        with self.head.transaction():
+            self.head.upsert("deadlines", record, key=record["key"])
+
+    def outbox_done(self, message_id: str) -> None:
+        """Remove a sent row (a small head write; the mail is out)."""
+        with self.head.transaction():
+            self.head.remove("outbox", message_id=message_id)
+
+    def outbox_update(self, message_id: str, changes: Mapping[str, Any]) -> None:
+        with self.head.transaction():
+            q = Query()
+            self.head.table("outbox").update(dict(changes), q.message_id == message_id)
+
+
+class DaemonStore:
+    """The daemon's own file (``daemon.json``): folder state, non-game ledger, shunt, outbox."""
+
+    def __init__(self, root: Path, fault: FaultHook = _no_fault, readonly: bool = False) -> None:
+        self.root = root
+        self.db = AtomicDB(root / "daemon.json", fault, readonly)
+
+    def uidvalidity(self, folder: str) -> int | None:
+        doc = self.db.get_one("folders", name=folder)
+        return None if doc is None else int(doc["uidvalidity"])
+
+    def set_uidvalidity(self, folder: str, value: int) -> None:
+        with self.db.transaction():
+            self.db.upsert("folders", {"name": folder, "uidvalidity": value}, name=folder)
+
+    def ledger_keys(self) -> set[str]:
+        return {d["key"] for d in self.db.table("ledger").all()}
+
+    def commit(
+        self,
+        *,
+        outbox: Sequence[Mapping[str, Any]] = (),
+        ledger_key: str | None = None,
+        ledger_info: Mapping[str, Any] | None = None,
+        shunt: Mapping[str, Any] | None = None,
+    ) -> None:
+        """A non-game mail's ledger key and replies (or a shunt change) in one atomic write."""
+        with self.db.transaction():
+            for row in outbox:
+                self.db.table("outbox").insert(dict(row))
+            if ledger_key is not None:
+                self.db.table("ledger").insert({"key": ledger_key, **(ledger_info or {})})
+            if shunt is not None:
+                self.db.upsert("shunt", shunt, key=shunt["key"])
+
+    def prune_ledger(self, older_than_iso: str) -> int:
+        """Forget non-game keys older than the retention (RELIABILITY §3.4 step 8)."""
+        q = Query()
+        with self.db.transaction():
+            removed = self.db.table("ledger").remove(q.at < older_than_iso)
+        return len(removed)
+
+    def shunt_rows(self) -> list[dict[str, Any]]:
+        return [dict(d) for d in self.db.table("shunt").all()]
+
+    def shunt_row(self, key: str) -> dict[str, Any] | None:
+        return self.db.get_one("shunt", key=key)
+
+    def remove_shunt(self, key: str) -> None:
+        with self.db.transaction():
+            self.db.remove("shunt", key=key)
+
+    def outbox(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.table("outbox").all()]
+
+    def outbox_done(self, message_id: str) -> None:
+        with self.db.transaction():
+            self.db.remove("outbox", message_id=message_id)
+
+    def outbox_update(self, message_id: str, changes: Mapping[str, Any]) -> None:
+        q = Query()
+        with self.db.transaction():
+            self.db.table("outbox").update(dict(changes), q.message_id == message_id)
+
+    def get_meta(self, name: str) -> Any:
+        doc = self.db.get_one("meta", name=name)
+        return None if doc is None else doc["value"]
+
+    def set_meta(self, name: str, value: Any) -> None:
+        with self.db.transaction():
+            self.db.upsert("meta", {"name": name, "value": value}, name=name)
+
+
+def list_games(root: Path) -> list[Path]:
+    """Game directories under ``root/games`` (hidden temp directories excluded, removed if stale)."""
+    games = root / "games"
+    if not games.is_dir():
+        return []
+    out = []
+    for p in sorted(games.iterdir()):
+        if p.name.startswith(TMP_PREFIX):
+            continue
+        if (p / "head.json").exists():
+            out.append(p)
+    return out
+
+
+def clean_stale_game_dirs(root: Path) -> None:
+    """Remove half-created game directories (a crash inside :meth:`GameStore.create`)."""
+    games = root / "games"
+    if games.is_dir():
+        for p in games.glob(TMP_PREFIX + "*"):
+            shutil.rmtree(p, ignore_errors=True)

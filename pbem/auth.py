@@ -1,0 +1,136 @@
+"""Sender authentication layers (RELIABILITY §1.6, requirements 5 and 7). Pure.
+
+Layers the game master chooses in ``[auth] methods``, all of which must pass for a private
+command whose From is a registered address:
+
+- ``registered`` (default): the From is the player's registered address; the receipt the engine
+  sends goes to that address, so a forgery is noticed by the real player.
+- ``secret``: a ``SECRET <code>`` (or ``CODE <code>``) line carries the player's per-game code,
+  stored scrypt-hashed and compared in constant time; the line is removed before parsing, so it is
+  never echoed in a reply nor logged.
+- ``dkim``: the TOPMOST ``Authentication-Results`` header must come from the configured
+  authserv-id and say ``dmarc=pass`` or ``dkim=pass header.d=<From domain>``; lower (forgeable)
+  copies are ignored.
+
+List posts are checked by the registered From only: lists break DKIM (§0.4) and a secret posted
+publicly would be burnt (requirement 6).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import getaddresses
+
+from pbem.config import AuthConfig
+
+_SECRET_LINE = re.compile(r"^\s*(?:SECRET|CODE)\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class AuthVerdict:
+    """``ok``; the registered address of the player the From names (None: not a player's);
+    why not; the message to hand to the engine (secret line removed)."""
+
+    ok: bool
+    registered: str | None
+    reason: str = ""
+    message: EmailMessage | None = None
+
+
+def new_secret() -> str:
+    """A fresh 128-bit code to give a player once."""
+    return secrets.token_hex(16)
+
+
+def hash_secret(code: str, salt: bytes | None = None) -> dict[str, str]:
+    """The stored form of a code: scrypt with a random salt (the code itself is never stored)."""
+    salt = salt or secrets.token_bytes(16)
+    digest = hashlib.scrypt(code.strip().lower().encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
+    return {"salt": salt.hex(), "hash": digest.hex()}
+
+
+def verify_secret(code: str, stored: Mapping[str, str]) -> bool:
+    got = hash_secret(code, bytes.fromhex(stored["salt"]))["hash"]
+    return hmac.compare_digest(got, stored["hash"])
+
+
+def _from(msg: EmailMessage) -> str:
+    try:
+        return (getaddresses([str(msg.get("From", ""))])[0][1] or "").lower()
+    except Exception:
+        return ""
+
+
+def ar_pass(msg: EmailMessage, authserv_id: str, domain: str) -> bool:
+    """True if the topmost Authentication-Results is ours and shows an aligned pass."""
+    headers = msg.get_all("Authentication-Results", [])
+    if not headers:
+        return False
+    top = str(headers[0])
+    serv, _, results = top.partition(";")
+    if serv.strip().split()[0:1] != [authserv_id]:
+        return False
+    for clause in results.split(";"):
+        c = clause.strip().lower()
+        if c.startswith("dmarc=pass"):
+            return True
+        if c.startswith("dkim=pass") and re.search(rf"header\.d={re.escape(domain)}(\s|$)", c):
+            return True
+    return False
+
+
+def _strip_secret(msg: EmailMessage) -> tuple[str | None, EmailMessage]:
+    found: str | None = None
+    new = copy.deepcopy(msg)
+    for part in new.walk():
+        if part.is_multipart() or part.get_content_maintype() != "text":
+            continue
+        try:
+            text = str(part.get_content())
+        except (LookupError, ValueError):
+            continue
+        m = _SECRET_LINE.search(text)
+        if m is None:
+            continue
+        found = found or m.group(1)
+        part.set_content(_SECRET_LINE.sub("", text), subtype=part.get_content_subtype())
+    return found, new
+
+
+def check_sender(
+    msg: EmailMessage,
+    player_emails: Mapping[str, str],
+    cfg: AuthConfig,
+    stored_secrets: Mapping[str, Mapping[str, str]],
+    *,
+    channel: str = "private",
+) -> AuthVerdict:
+    """Apply the configured layers; unknown senders pass through (the engine answers them)."""
+    sender = _from(msg)
+    by_addr = {a.lower(): n for n, a in player_emails.items()}
+    name = by_addr.get(sender)
+    if name is None:
+        return AuthVerdict(True, None)
+    registered = player_emails[name]
+    if channel != "private":
+        return AuthVerdict(True, registered)
+    out = msg
+    if "secret" in cfg.methods:
+        code, out = _strip_secret(msg)
+        stored = stored_secrets.get(name)
+        if stored is None:
+            return AuthVerdict(False, registered, "no secret code is registered for you")
+        if code is None or not verify_secret(code, stored):
+            return AuthVerdict(False, registered, "missing or wrong secret code")
+    if "dkim" in cfg.methods:
+        domain = sender.rpartition("@")[2]
+        if not cfg.authserv_id or not ar_pass(msg, cfg.authserv_id, domain):
+            return AuthVerdict(False, registered, "no DKIM/DMARC pass from our mail server")
+    return AuthVerdict(True, registered, message=out if out is not msg else None)

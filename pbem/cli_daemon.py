@@ -1,0 +1,330 @@
+"""The daemon's subcommands: ``serve``, ``new-game``, ``status``, ``check-config``, ``shunt``.
+
+Only ``serve`` writes existing state (it holds the data directory's lock). ``new-game`` creates a
+new game directory and renames it into place, which the running daemon then picks up;
+``shunt retry`` drops a request file the daemon acts on. Nothing here writes a file the daemon
+owns, so there is one writer per file (requirement 3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import re
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pbem.core.errors import PbemError
+
+_PLAYER = re.compile(r"^\s*(?P<name>[^<>\s]+)\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the daemon's subcommands on ``pbem``'s subparsers."""
+
+    def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument(
+            "-c", "--config", default="/etc/pbem/pbem.toml", help="the TOML configuration"
+        )
+        return p
+
+    p = with_config(sub.add_parser("serve", help="run the mail daemon"))
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(func=cmd_serve)
+
+    p = with_config(sub.add_parser("check-config", help="validate the config and try the servers"))
+    p.add_argument("--offline", action="store_true", help="do not try IMAP and SMTP logins")
+    p.set_defaults(func=cmd_check_config)
+
+    p = with_config(sub.add_parser("new-game", help="create a game the daemon will run"))
+    p.add_argument("--setup", help="a JSON setup file (game, players, options, seed, lang...)")
+    p.add_argument("--game", default="lupus-in-tabula", help="game id (default lupus-in-tabula)")
+    p.add_argument("--id", dest="game_id", help="the game's id (plus-address and [tag])")
+    p.add_argument(
+        "--player", action="append", default=[], help='a player: "Name <email>" (repeat)'
+    )
+    p.add_argument("--option", action="append", default=[], help="an option key=value (repeat)")
+    p.add_argument("--seed", type=int, help="RNG seed (default: random)")
+    p.add_argument("--lang", choices=("fr", "en"), help="language (default: the config's)")
+    p.add_argument(
+        "--secrets", action="store_true", help="give each player a secret code (printed once)"
+    )
+    p.set_defaults(func=cmd_new_game)
+
+    p = with_config(sub.add_parser("status", help="games, deadlines, outbox and shunt at a glance"))
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+
+    p = with_config(sub.add_parser("shunt", help="mail whose handling failed"))
+    ssub = p.add_subparsers(dest="shunt_command", required=True)
+    ssub.add_parser("list", help="list shunted and quarantined mail").set_defaults(func=cmd_shunt)
+    s = ssub.add_parser("show", help="show one (by key prefix)")
+    s.add_argument("key")
+    s.set_defaults(func=cmd_shunt)
+    s = ssub.add_parser("retry", help="ask the daemon to process it again (by key prefix)")
+    s.add_argument("key")
+    s.set_defaults(func=cmd_shunt)
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from pbem.config import load
+
+    return load(args.config)
+
+
+def _err(prog: str, exc: BaseException) -> int:
+    print(f"pbem {prog}: {exc}", file=sys.stderr)
+    return 2
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from pbem.daemon import serve
+
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        cfg = _load(args)
+        return asyncio.run(serve(cfg))
+    except PbemError as exc:
+        return _err("serve", exc)
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    try:
+        cfg = _load(args)
+    except PbemError as exc:
+        return _err("check-config", exc)
+    print(f"{args.config}: configuration is valid")
+    if args.offline:
+        return 0
+    from pbem.adapters.imap import ImapDown, ImapMailbox
+    from pbem.adapters.smtp import SmtpClient
+
+    rc = 0
+    box = ImapMailbox(cfg.imap)
+    try:
+        box.connect()
+        n = len(box.pending_uids())
+        print(
+            f"IMAP {cfg.imap.host}:{cfg.imap.port}: logged in as {cfg.imap.user}; "
+            f"{n} message(s) waiting; delimiter {box.delimiter!r}; "
+            f"IDLE {'yes' if box.has_idle else 'no'}; MOVE {'yes' if box.has_move else 'no'}"
+        )
+    except ImapDown as exc:
+        print(f"IMAP: FAILED: {exc}", file=sys.stderr)
+        rc = 1
+    finally:
+        box.close()
+    try:
+        asyncio.run(SmtpClient(cfg.smtp).login_check())
+        auth = f" as {cfg.smtp.user}" if cfg.smtp.user else ""
+        print(f"SMTP {cfg.smtp.host}:{cfg.smtp.port}: connected ({cfg.smtp.tls}){auth}")
+    except Exception as exc:
+        print(f"SMTP: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        rc = 1
+    return rc
+
+
+def _setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
+    setup: dict[str, Any] = {}
+    if args.setup:
+        setup = json.loads(Path(args.setup).read_text(encoding="utf-8"))
+        if not isinstance(setup, dict):
+            raise PbemError(f"{args.setup}: expected a JSON object")
+    setup.setdefault("game", args.game)
+    if args.player:
+        players = []
+        for spec in args.player:
+            m = _PLAYER.match(spec)
+            if m is None:
+                raise PbemError(f'--player {spec!r}: expected "Name <email>"')
+            players.append({"name": m["name"], "email": m["email"]})
+        setup["players"] = players
+    options = dict(setup.get("options", {}))
+    for opt in args.option:
+        k, sep, v = opt.partition("=")
+        if not sep:
+            raise PbemError(f"--option {opt!r}: expected key=value")
+        options[k.strip()] = (
+            json.loads(v) if v[:1] in '[{"0123456789' or v in ("true", "false") else v
+        )
+    if options:
+        setup["options"] = options
+    if args.seed is not None:
+        setup["seed"] = args.seed
+    setup.setdefault("seed", int.from_bytes(__import__("os").urandom(4), "big"))
+    if args.lang:
+        setup["lang"] = args.lang
+    setup.setdefault("lang", cfg.language)
+    gid = args.game_id or setup.get("game_id") or f"g{datetime.now(UTC):%Y%m%d%H%M%S}"
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", gid):
+        raise PbemError(f"game id {gid!r}: letters, digits, '_', '.', '-' only (it is a tag)")
+    setup["game_id"] = gid
+    setup["moderator"] = cfg.moderator
+    if cfg.list_address:
+        setup.setdefault("list", cfg.list_address)
+    setup.setdefault("timezone", cfg.timezone)
+    return setup
+
+
+def cmd_new_game(args: argparse.Namespace) -> int:
+    from pbem.adapters.store import GameStore
+    from pbem.auth import hash_secret, new_secret
+    from pbem.daemon import load_engine
+    from pbem.mail.envelope import build_outgoing
+    from pbem.outbox import make_row
+
+    try:
+        cfg = _load(args)
+        setup = _setup_from_args(args, cfg)
+        engine = load_engine(cfg.engine)
+        now = datetime.now(UTC)
+        table, step = engine.new(setup, now)
+        rows = []
+        for out in step.outgoing:
+            mid, raw = build_outgoing(out, sender=cfg.moderator, date=now)
+            rows.append(
+                make_row(
+                    message_id=mid,
+                    raw=raw,
+                    rcpts=out.to,
+                    mail_from=cfg.bounce,
+                    now=now,
+                    kind="public" if out.public else "reply",
+                    game=setup["game_id"],
+                )
+            )
+        codes: dict[str, str] = {}
+        if args.secrets:
+            codes = {name: new_secret() for name in table.player_emails}
+        # the secrets are in the head from its first write: the daemon may load the game at once
+        GameStore.create(
+            cfg.data_dir,
+            setup["game_id"],
+            setup,
+            step.events,
+            rows,
+            meta_extra={"secrets": {n: hash_secret(c) for n, c in codes.items()}},
+        )
+    except (PbemError, OSError, ValueError) as exc:
+        return _err("new-game", exc)
+    local, _, domain = cfg.moderator.partition("@")
+    print(f"game {setup['game_id']} created ({setup['game']}, {len(setup['players'])} players)")
+    print(
+        f"players write to {local}+{setup['game_id']}@{domain} or put [{setup['game_id']}] in the Subject"
+    )
+    for name, code in codes.items():
+        print(f"secret code for {name}: {code}")
+    print(f"{len(rows)} mail(s) queued; the running daemon sends them")
+    return 0
+
+
+def _status_data(cfg: Any) -> dict[str, Any]:
+    from pbem.adapters.store import DaemonStore, GameStore, list_games
+
+    out: dict[str, Any] = {"data_dir": str(cfg.data_dir), "games": []}
+    if (cfg.data_dir / "daemon.json").exists():
+        ds = DaemonStore(cfg.data_dir, readonly=True)
+        out["last_seen"] = ds.get_meta("last_seen")
+        rows = ds.outbox()
+        out["outbox_pending"] = sum(r["status"] == "pending" for r in rows)
+        out["dead_letters"] = sum(r["status"] == "dead" for r in rows)
+        out["shunt"] = {
+            "failing": sum(r["status"] == "failing" for r in ds.shunt_rows()),
+            "quarantined": sum(r["status"] == "quarantined" for r in ds.shunt_rows()),
+        }
+    for d in list_games(cfg.data_dir):
+        gs = GameStore(d, readonly=True)
+        states = gs.deadline_states()
+        out["games"].append(
+            {
+                "id": gs.game_id,
+                "game": gs.setup.get("game"),
+                "players": len(gs.setup.get("players", [])),
+                "events": int(gs.meta["seq"]),
+                "outbox_pending": sum(r["status"] == "pending" for r in gs.outbox()),
+                "deadlines": {k: v.get("extended_to") or v.get("state") for k, v in states.items()},
+            }
+        )
+    return out
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    try:
+        cfg = _load(args)
+        data = _status_data(cfg)
+    except (PbemError, OSError) as exc:
+        return _err("status", exc)
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(f"data: {data['data_dir']}   last seen: {data.get('last_seen') or 'never'}")
+    print(
+        f"outbox: {data.get('outbox_pending', 0)} pending, {data.get('dead_letters', 0)} dead; "
+        f"shunt: {data.get('shunt', {})}"
+    )
+    for g in data["games"]:
+        print(
+            f"  {g['id']:<20} {g['game']:<22} {g['players']:>2} players  {g['events']:>6} events  "
+            f"outbox {g['outbox_pending']}"
+        )
+    return 0
+
+
+def _find_shunt(rows: Sequence[dict[str, Any]], prefix: str) -> dict[str, Any]:
+    hits = [r for r in rows if r["key"].startswith(prefix)]
+    if len(hits) != 1:
+        raise PbemError(f"{len(hits)} shunted mails match {prefix!r}")
+    return hits[0]
+
+
+def cmd_shunt(args: argparse.Namespace) -> int:
+    from pbem.adapters.store import DaemonStore
+
+    try:
+        cfg = _load(args)
+        rows = DaemonStore(cfg.data_dir, readonly=True).shunt_rows()
+        if args.shunt_command == "list":
+            for r in sorted(rows, key=lambda r: r.get("at", "")):
+                print(
+                    f"{r['key'][:12]}  {r['status']:<11} failures={r.get('failures', 0)}  "
+                    f"{r.get('at', '')}  {r.get('subject', '')!r}  {r.get('error', '')}"
+                )
+            return 0
+        row = _find_shunt(rows, args.key)
+        if args.shunt_command == "show":
+            eml = cfg.data_dir / "shunt" / f"{row['key']}.eml"
+            print(json.dumps({k: v for k, v in row.items() if k != "traceback"}, indent=2))
+            print(row.get("traceback", ""))
+            if eml.exists():
+                print(eml.read_bytes()[:20000].decode("utf-8", "replace"))
+            return 0
+        spool = cfg.data_dir / "shunt" / "retry"
+        spool.mkdir(parents=True, exist_ok=True)
+        (spool / row["key"]).write_text(datetime.now(UTC).isoformat())
+        print(f"retry of {row['key'][:12]} requested; the running daemon picks it up")
+        return 0
+    except (PbemError, OSError) as exc:
+        return _err("shunt", exc)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Standalone entry (``python -m pbem.cli_daemon``), same subcommands as ``pbem``."""
+    parser = argparse.ArgumentParser(prog="pbem")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_commands(sub)
+    args = parser.parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

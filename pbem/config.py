@@ -1,0 +1,274 @@
+"""The daemon's configuration: one TOML file (tomllib), typed and validated with clear messages.
+
+Passwords never live in the TOML (requirement 12): each comes from ``password_file`` or, under
+systemd, from ``$CREDENTIALS_DIRECTORY/<credential>`` (``LoadCredential=``). A ``password`` key
+in the file is an error, so a secret cannot sneak in by habit.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+import zoneinfo
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pbem.adapters.imap import ImapSettings
+from pbem.adapters.smtp import SmtpSettings
+from pbem.core.errors import PbemError
+
+T = TypeVar("T")
+TLS_MODES = ("none", "starttls", "tls")
+AUTH_METHODS = ("registered", "secret", "dkim")
+
+
+class ConfigError(PbemError):
+    """The configuration is invalid; ``problems`` lists every problem found, one per line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("invalid configuration:\n  " + "\n  ".join(problems))
+
+
+@dataclass(frozen=True)
+class AuthConfig:
+    """Sender authentication layers (RELIABILITY §1.6)."""
+
+    methods: tuple[str, ...] = ("registered",)
+    authserv_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything ``pbem serve`` needs."""
+
+    path: Path
+    moderator: str
+    bounce: str
+    admins: tuple[str, ...]
+    list_address: str | None
+    list_id: str | None
+    language: str
+    timezone: str
+    imap: ImapSettings
+    smtp: SmtpSettings
+    data_dir: Path
+    engine: str = "pbem.engine:Table"
+    outage_threshold_hours: float = 6.0
+    outage_grace_hours: float = 24.0
+    outbound_cap_per_hour: int = 200
+    errors_per_hour: int = 1
+    autos_per_day: int = 10
+    max_failures: int = 3
+    retry_base_seconds: float = 60.0
+    heartbeat_seconds: float = 60.0
+    ledger_retention_days: int = 30
+    group_commit: int = 50
+    auth: AuthConfig = field(default_factory=AuthConfig)
+    phases: Mapping[str, float] = field(default_factory=dict)
+    reminders_hours: tuple[float, ...] = (12.0, 1.0)
+
+
+class _Reader:
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.data = data
+        self.problems: list[str] = []
+
+    def table(self, name: str, required: bool = True) -> Mapping[str, Any]:
+        t = self.data.get(name)
+        if t is None:
+            if required:
+                self.problems.append(f"[{name}]: missing section")
+            return {}
+        if not isinstance(t, Mapping):
+            self.problems.append(f"[{name}]: must be a table")
+            return {}
+        return t
+
+    def get(
+        self, tbl: Mapping[str, Any], sect: str, key: str, typ: type[T], default: T | None = None
+    ) -> T:
+        v = tbl.get(key, default)
+        if v is None:
+            self.problems.append(f"{sect}.{key}: required")
+            return default  # type: ignore[return-value]
+        if typ is float and isinstance(v, int) and not isinstance(v, bool):
+            v = float(v)
+        if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+            self.problems.append(f"{sect}.{key}: expected {typ.__name__}, got {v!r}")
+            return default if default is not None else v  # type: ignore[return-value]
+        return v
+
+    def address(self, tbl: Mapping[str, Any], sect: str, key: str, required: bool = True) -> str:
+        v = tbl.get(key)
+        if v is None and not required:
+            return ""
+        s = self.get(tbl, sect, key, str, "")
+        if s and ("@" not in s or " " in s or s.startswith("@") or s.endswith("@")):
+            self.problems.append(f"{sect}.{key}: {s!r} is not an email address")
+        return s
+
+    def port(self, tbl: Mapping[str, Any], sect: str, default: int) -> int:
+        p = self.get(tbl, sect, "port", int, default)
+        if not 1 <= p <= 65535:
+            self.problems.append(f"{sect}.port: {p} is not a TCP port (1..65535)")
+        return p
+
+    def tls(self, tbl: Mapping[str, Any], sect: str, default: str) -> str:
+        t = self.get(tbl, sect, "tls", str, default)
+        if t not in TLS_MODES:
+            self.problems.append(f"{sect}.tls: {t!r} must be one of {', '.join(TLS_MODES)}")
+        return t
+
+    def password(self, tbl: Mapping[str, Any], sect: str, credential: str, base: Path) -> str:
+        """From ``password_file`` or ``$CREDENTIALS_DIRECTORY/<credential>``; never inline."""
+        if "password" in tbl:
+            self.problems.append(
+                f"{sect}.password: passwords never go in the TOML; use {sect}.password_file "
+                f"or a systemd credential named {credential!r}"
+            )
+            return ""
+        pf = tbl.get("password_file")
+        cred = str(tbl.get("credential", credential))
+        if pf is not None:
+            path = Path(str(pf))
+            path = path if path.is_absolute() else base / path
+        elif os.environ.get("CREDENTIALS_DIRECTORY"):
+            path = Path(os.environ["CREDENTIALS_DIRECTORY"]) / cred
+        elif tbl.get("user"):
+            self.problems.append(
+                f"{sect}: no password source: set {sect}.password_file, or run under systemd "
+                f"with LoadCredential={cred}:<file>"
+            )
+            return ""
+        else:
+            return ""
+        try:
+            return path.read_text().rstrip("\r\n")
+        except OSError as exc:
+            self.problems.append(f"{sect}: cannot read password from {path}: {exc.strerror}")
+            return ""
+
+
+def load(path: str | Path, env_data_dir: str | None = None) -> Config:
+    """Read and validate ``path``; raises :class:`ConfigError` listing every problem."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise ConfigError([f"{path}: cannot read: {exc.strerror}"]) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([f"{path}: not valid TOML: {exc}"]) from exc
+    r = _Reader(data)
+    base = path.parent
+    mod = r.table("moderator")
+    moderator = r.address(mod, "moderator", "address")
+    bounce = r.address(mod, "moderator", "bounce", required=False) or moderator
+    admins_raw = mod.get("admins", [])
+    if not isinstance(admins_raw, list) or not all(
+        isinstance(a, str) and "@" in a for a in admins_raw
+    ):
+        r.problems.append("moderator.admins: expected a list of email addresses")
+        admins_raw = []
+    language = r.get(mod, "moderator", "language", str, "fr")
+    if language not in ("fr", "en"):
+        r.problems.append(f"moderator.language: {language!r} must be 'fr' or 'en'")
+    tz = r.get(mod, "moderator", "timezone", str, "UTC")
+    try:
+        zoneinfo.ZoneInfo(tz)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        r.problems.append(f"moderator.timezone: unknown time zone {tz!r}")
+
+    lst = r.table("list", required=False)
+    list_address = r.address(lst, "list", "address", required=False) or None
+    list_id = lst.get("list_id")
+
+    im = r.table("imap")
+    imap = ImapSettings(
+        host=r.get(im, "imap", "host", str, ""),
+        port=r.port(im, "imap", 993),
+        user=r.get(im, "imap", "user", str, ""),
+        password=r.password(im, "imap", "imap-password", base),
+        tls=r.tls(im, "imap", "tls"),  # type: ignore[arg-type]
+        verify_certs=r.get(im, "imap", "verify_certs", bool, True),
+        timeout=r.get(im, "imap", "timeout", float, 60.0),
+        inbox=r.get(im, "imap", "inbox", str, "INBOX"),
+        processed=r.get(im, "imap", "processed", str, "Processed"),
+        quarantine=r.get(im, "imap", "quarantine", str, "Quarantine"),
+        max_size=r.get(im, "imap", "max_size", int, 2_000_000),
+        batch=r.get(im, "imap", "batch", int, 50),
+        use_idle=r.get(im, "imap", "idle", bool, True),
+        poll_interval=r.get(im, "imap", "poll_interval", float, 60.0),
+        idle_renew=min(r.get(im, "imap", "idle_renew", float, 300.0), 29 * 60.0),
+    )
+    sm = r.table("smtp")
+    smtp = SmtpSettings(
+        host=r.get(sm, "smtp", "host", str, ""),
+        port=r.port(sm, "smtp", 587),
+        tls=r.tls(sm, "smtp", "starttls"),  # type: ignore[arg-type]
+        user=sm.get("user"),
+        password=r.password(sm, "smtp", "smtp-password", base) or None,
+        timeout=r.get(sm, "smtp", "timeout", float, 30.0),
+        verify_certs=r.get(sm, "smtp", "verify_certs", bool, True),
+    )
+    d = r.table("daemon")
+    data_dir = Path(
+        env_data_dir or os.environ.get("STATE_DIRECTORY") or r.get(d, "daemon", "data_dir", str, "")
+    )
+    au = r.table("auth", required=False)
+    methods = au.get("methods", ["registered"])
+    if not isinstance(methods, list) or not methods or any(m not in AUTH_METHODS for m in methods):
+        r.problems.append(f"auth.methods: expected a non-empty list from {', '.join(AUTH_METHODS)}")
+        methods = ["registered"]
+    authserv = au.get("authserv_id")
+    if "dkim" in methods and not authserv:
+        r.problems.append("auth.authserv_id: required when auth.methods has 'dkim'")
+    ph = r.table("phases", required=False)
+    phases = {}
+    for k, v in ph.items():
+        if k == "reminders_hours":
+            continue
+        if not isinstance(v, int | float) or isinstance(v, bool) or v <= 0:
+            r.problems.append(f"phases.{k}: expected a positive number of hours, got {v!r}")
+        else:
+            phases[k] = float(v)
+    rem = ph.get("reminders_hours", [12, 1])
+    if not isinstance(rem, list) or not all(isinstance(x, int | float) for x in rem):
+        r.problems.append("phases.reminders_hours: expected a list of hours")
+        rem = []
+    cfg = Config(
+        path=path,
+        moderator=moderator,
+        bounce=bounce,
+        admins=tuple(admins_raw),
+        list_address=list_address,
+        list_id=str(list_id) if list_id else None,
+        language=language,
+        timezone=tz,
+        imap=imap,
+        smtp=smtp,
+        data_dir=data_dir,
+        engine=r.get(d, "daemon", "engine", str, "pbem.engine:Table"),
+        outage_threshold_hours=r.get(d, "daemon", "outage_threshold_hours", float, 6.0),
+        outage_grace_hours=r.get(d, "daemon", "outage_grace_hours", float, 24.0),
+        outbound_cap_per_hour=r.get(d, "daemon", "outbound_cap_per_hour", int, 200),
+        errors_per_hour=r.get(d, "daemon", "errors_per_hour", int, 1),
+        autos_per_day=r.get(d, "daemon", "autos_per_day", int, 10),
+        max_failures=r.get(d, "daemon", "max_failures", int, 3),
+        retry_base_seconds=r.get(d, "daemon", "retry_base_seconds", float, 60.0),
+        heartbeat_seconds=r.get(d, "daemon", "heartbeat_seconds", float, 60.0),
+        ledger_retention_days=r.get(d, "daemon", "ledger_retention_days", int, 30),
+        group_commit=max(1, r.get(d, "daemon", "group_commit", int, 50)),
+        auth=AuthConfig(tuple(methods), str(authserv) if authserv else None),
+        phases=phases,
+        reminders_hours=tuple(float(x) for x in rem),
+    )
+    if not str(cfg.data_dir):
+        r.problems.append("daemon.data_dir: required (or run under systemd with StateDirectory=)")
+    known = {"moderator", "list", "imap", "smtp", "daemon", "auth", "phases"}
+    r.problems.extend(f"[{k}]: unknown section" for k in data if k not in known)
+    if r.problems:
+        raise ConfigError(r.problems)
+    return cfg

@@ -1,0 +1,138 @@
+"""``pbem serve``: wires the service to real servers, signals, systemd notify and the watchdog.
+
+sd_notify is the tiny datagram protocol of ``$NOTIFY_SOCKET`` (``READY=1``, ``WATCHDOG=1``,
+``STOPPING=1``, ``STATUS=...``), implemented here without a dependency. READY and every
+WATCHDOG ping are sent only after a successful IMAP round-trip (requirement 12): a daemon whose
+mailbox link is dead stops feeding the watchdog and systemd restarts it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import os
+import signal
+import socket
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pbem.adapters.imap import ImapMailbox
+from pbem.adapters.scheduler import DeadlineScheduler
+from pbem.adapters.smtp import SmtpClient
+from pbem.config import Config
+from pbem.service import Engine, Service
+
+log = logging.getLogger(__name__)
+
+
+class Notifier:
+    """systemd's notify protocol: one datagram per message to ``$NOTIFY_SOCKET``."""
+
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path if path is not None else os.environ.get("NOTIFY_SOCKET")
+        self.ready = False
+        usec = os.environ.get("WATCHDOG_USEC")
+        self.watchdog_interval = int(usec) / 1e6 if usec and usec.isdigit() else None
+        self._last_ping = 0.0
+
+    def send(self, text: str) -> None:
+        if not self.path:
+            return
+        addr = "\0" + self.path[1:] if self.path.startswith("@") else self.path
+        with (
+            contextlib.suppress(OSError),
+            socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as s,
+        ):
+            s.connect(addr)
+            s.sendall(text.encode())
+
+    def alive(self) -> None:
+        """Called after each successful IMAP round-trip."""
+        if not self.ready:
+            self.ready = True
+            self.send("READY=1\nSTATUS=mailbox reachable")
+            log.info("ready")
+        now = time.monotonic()
+        if self.watchdog_interval and now - self._last_ping >= self.watchdog_interval / 4:
+            self._last_ping = now
+            self.send("WATCHDOG=1")
+
+    def max_wait(self, default: float) -> float:
+        """IDLE must end (and NOOP round-trip) well within the watchdog interval."""
+        if self.watchdog_interval:
+            return max(1.0, min(default, self.watchdog_interval / 3))
+        return default
+
+
+def fault_from_env(value: str | None = None) -> Callable[[str], None]:
+    """``PBEM_CRASH_AT=point[:n]``: kill -9 ourselves at the n-th hit of a named hook (F1/F2)."""
+    spec = value if value is not None else os.environ.get("PBEM_CRASH_AT", "")
+    if not spec:
+        return lambda point: None
+    point, _, nth = spec.partition(":")
+    target = int(nth) if nth else 1
+    hits = {"n": 0}
+
+    def hook(name: str) -> None:
+        if name == point:
+            hits["n"] += 1
+            if hits["n"] >= target:
+                log.warning("fault injection: SIGKILL at %s #%d", name, hits["n"])
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    return hook
+
+
+def load_engine(spec: str) -> Engine:
+    """``module:Class`` → the Table class (the default is ``pbem.engine:Table``)."""
+    mod, _, attr = spec.partition(":")
+    engine: Any = getattr(importlib.import_module(mod), attr or "Table")
+    return engine  # type: ignore[no-any-return]
+
+
+async def serve(cfg: Config, engine: Engine | None = None) -> int:
+    """Run until SIGTERM/SIGINT; returns the exit status."""
+    loop = asyncio.get_running_loop()
+    notifier = Notifier()
+    sched = DeadlineScheduler()
+    smtp = SmtpClient(cfg.smtp)
+    svc = Service(
+        cfg=cfg,
+        engine=engine or load_engine(cfg.engine),
+        transport=smtp,
+        scheduler=sched,
+        fault=fault_from_env(),
+        on_alive=notifier.alive,
+    )
+    svc.open()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, svc.request_stop)
+    worker = asyncio.create_task(svc.worker(), name="worker")
+    sender = asyncio.create_task(svc.sender.run(), name="sender")
+    try:
+        await svc.submit("call", svc.recover_resolving)
+        box = await svc.connect_imap(lambda: ImapMailbox(cfg.imap))
+        await svc.drain_at_startup(box)
+        for game in list(svc.games.values()):
+            svc.rearm(game)
+        sched.start()
+        await svc.imap_loop(lambda: ImapMailbox(cfg.imap), notifier.max_wait(cfg.imap.idle_renew))
+    except asyncio.CancelledError:
+        pass
+    finally:
+        notifier.send("STOPPING=1")
+        svc.request_stop()
+        sched.shutdown()
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(worker, 30)
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(sender, 10)
+        await smtp.close()
+        if svc.mailbox is not None:
+            await asyncio.to_thread(svc.mailbox.close)
+        svc.close()
+        log.info("stopped")
+    return 0

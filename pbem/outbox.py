@@ -1,0 +1,257 @@
+"""The transactional outbox and its sender task (requirement 9).
+
+Rows are written by the service in the same atomic write as the events that caused them; this
+task only sends and then removes or reschedules them. It runs beside command processing, so a
+slow or dead SMTP server never holds up a commit ("sending never blocks processing").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from pbem.adapters.smtp import SendResult
+from pbem.limits import GlobalCap
+from pbem.mail.envelope import build
+
+log = logging.getLogger(__name__)
+
+
+class OutboxStore(Protocol):
+    """What the sender needs of a store (GameStore and DaemonStore both fit)."""
+
+    def outbox(self) -> list[dict[str, Any]]: ...
+    def outbox_done(self, message_id: str) -> None: ...
+    def outbox_update(self, message_id: str, changes: dict[str, Any]) -> None: ...
+
+
+class AlertStore(OutboxStore, Protocol):
+    """The daemon's store: dead letters and admin alerts are committed there."""
+
+    def commit(self, *, outbox: Sequence[Mapping[str, Any]] = ()) -> None: ...
+
+
+class Transport(Protocol):
+    """What the sender needs of an SMTP client."""
+
+    async def send(self, mail_from: str, rcpts: Sequence[str], raw: bytes) -> SendResult: ...
+
+
+def make_row(
+    *,
+    message_id: str,
+    raw: bytes,
+    rcpts: Sequence[str],
+    mail_from: str,
+    now: datetime,
+    kind: str,
+    game: str | None = None,
+    bypass_cap: bool = False,
+) -> dict[str, Any]:
+    """An outbox row. ``raw`` is stored as latin-1 text (a lossless byte round-trip in JSON)."""
+    return {
+        "message_id": message_id,
+        "raw": raw.decode("latin-1"),
+        "rcpts": list(rcpts),
+        "mail_from": mail_from,
+        "created": now.isoformat(),
+        "next_try": now.isoformat(),
+        "attempts": 0,
+        "status": "pending",
+        "kind": kind,
+        "game": game,
+        "bypass_cap": bypass_cap,
+        "last_error": "",
+    }
+
+
+@dataclass
+class SenderPolicy:
+    """Backoff: ``base * 2**attempts`` capped at ``cap``; give up (dead) after ``give_up``."""
+
+    base: timedelta = timedelta(seconds=60)
+    cap: timedelta = timedelta(hours=1)
+    give_up: timedelta = timedelta(days=3)
+
+    def next_delay(self, attempts: int) -> timedelta:
+        delay: timedelta = self.base * (2 ** min(attempts, 30))
+        return min(self.cap, delay)
+
+
+@dataclass
+class OutboxSender:
+    """Drains every store's outbox over one transport; wakes on :meth:`wake` or when a row is due."""
+
+    transport: Transport
+    stores: Callable[[], Sequence[OutboxStore]]
+    alert_store: AlertStore
+    clock: Callable[[], datetime]
+    moderator: str
+    admins: Sequence[str]
+    bounce_address: str
+    policy: SenderPolicy = field(default_factory=SenderPolicy)
+    cap: GlobalCap = field(default_factory=GlobalCap)
+    sent_count: int = 0
+    fault: Callable[[str], None] = field(default=lambda point: None)
+    _event: asyncio.Event = field(default_factory=asyncio.Event)
+    _stopping: bool = False
+    _alarm_raised: bool = False
+
+    def wake(self) -> None:
+        self._event.set()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._event.set()
+
+    def _due(
+        self, now: datetime
+    ) -> tuple[list[tuple[OutboxStore, dict[str, Any]]], datetime | None]:
+        due: list[tuple[OutboxStore, dict[str, Any]]] = []
+        nxt: datetime | None = None
+        for st in self.stores():
+            for row in st.outbox():
+                if row.get("status") != "pending":
+                    continue
+                t = datetime.fromisoformat(row["next_try"])
+                if t <= now:
+                    due.append((st, row))
+                elif nxt is None or t < nxt:
+                    nxt = t
+        due.sort(key=lambda p: (not p[1].get("bypass_cap"), p[1]["created"], p[1]["message_id"]))
+        return due, nxt
+
+    async def drain_once(self) -> datetime | None:
+        """Send every due row once; return when the next row is due (None: nothing pending)."""
+        now = self.clock()
+        due, nxt = self._due(now)
+        for st, row in due:
+            if self._stopping:
+                break
+            if not row.get("bypass_cap") and not self.cap.try_send(self.clock()):
+                self._raise_alarm()
+                retry_at = self.clock() + timedelta(minutes=1)
+                return retry_at if nxt is None else min(nxt, retry_at)
+            res = await self.transport.send(
+                row["mail_from"], row["rcpts"], row["raw"].encode("latin-1")
+            )
+            if res.sent:
+                self.fault("after_send")  # sent but not yet removed: a crash here resends
+            self._settle(st, row, res)
+        return nxt if not due else self.clock()
+
+    def _settle(self, st: OutboxStore, row: dict[str, Any], res: SendResult) -> None:
+        mid = row["message_id"]
+        now = self.clock()
+        if res.sent:
+            self.sent_count += 1
+        if res.dead:
+            log.error("outbox %s: permanent failure for %s: %s", mid, res.dead, res.detail)
+            self._dead_letter(row, res.dead, res.detail)
+        if not res.retry:
+            st.outbox_done(mid)
+            return
+        attempts = int(row["attempts"]) + 1
+        if now - datetime.fromisoformat(row["created"]) > self.policy.give_up:
+            log.error("outbox %s: giving up after %d attempts: %s", mid, attempts, res.detail)
+            self._dead_letter(row, res.retry, "gave up: " + res.detail)
+            st.outbox_done(mid)
+            return
+        log.warning("outbox %s: will retry (%d): %s", mid, attempts, res.detail)
+        st.outbox_update(
+            mid,
+            {
+                "rcpts": res.retry,
+                "attempts": attempts,
+                "next_try": (now + self.policy.next_delay(attempts - 1)).isoformat(),
+                "last_error": res.detail[:500],
+            },
+        )
+
+    def _dead_letter(self, row: dict[str, Any], rcpts: Sequence[str], detail: str) -> None:
+        """Keep the failed copy (status dead) and tell the admins, unless it was an alert."""
+        now = self.clock()
+        dead = dict(row, rcpts=list(rcpts), status="dead", last_error=detail[:500])
+        dead["message_id"] = row["message_id"] + "#dead:" + ",".join(rcpts)
+        rows = [dead]
+        if row.get("kind") != "alert" and self.admins:
+            rows.append(
+                self._alert_row(f"dead:{dead['message_id']}", now, _dead_text(row, rcpts, detail))
+            )
+        self.alert_store.commit(outbox=rows)
+
+    def _alert_row(self, key: str, now: datetime, text: tuple[str, str]) -> dict[str, Any]:
+        mid, raw = build(
+            key=key,
+            sender=self.moderator,
+            to=tuple(self.admins),
+            subject=text[0],
+            body=text[1],
+            date=now,
+            auto="auto-generated",
+        )
+        return make_row(
+            message_id=mid,
+            raw=raw,
+            rcpts=self.admins,
+            mail_from=self.bounce_address,
+            now=now,
+            kind="alert",
+            bypass_cap=True,
+        )
+
+    def _raise_alarm(self) -> None:
+        if self._alarm_raised:
+            return
+        self._alarm_raised = True
+        log.critical("global outbound cap reached (%d/hour): sending paused", self.cap.per_hour)
+        if self.admins:
+            now = self.clock()
+            self.alert_store.commit(
+                outbox=[
+                    self._alert_row(
+                        f"cap:{now.isoformat()}",
+                        now,
+                        (
+                            "[pbem] outbound cap reached: sending paused",
+                            f"pbem sent {self.cap.per_hour} messages within an hour and paused sending.\n"
+                            "Look for a mail loop; sending resumes when the hour window allows it.\n",
+                        ),
+                    )
+                ]
+            )
+
+    async def run(self) -> None:
+        """The sender task: drain, then sleep until woken or until the next row is due."""
+        while not self._stopping:
+            self._event.clear()
+            try:
+                nxt = await self.drain_once()
+            except Exception:  # never let the sender die: log, back off, go on
+                log.exception("outbox sender failed; retrying in 5 s")
+                nxt = self.clock() + timedelta(seconds=5)
+            if self._stopping:
+                break
+            timeout = 60.0
+            if nxt is not None:
+                timeout = max(0.0, min(60.0, (nxt - self.clock()).total_seconds()))
+            if timeout == 0.0:
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._event.wait(), timeout)
+            if self.cap.window.allowed(self.clock()):
+                self._alarm_raised = False
+
+
+def _dead_text(row: dict[str, Any], rcpts: Sequence[str], detail: str) -> tuple[str, str]:
+    return (
+        f"[pbem] undeliverable: {', '.join(rcpts)}",
+        f"A message could not be delivered and was dead-lettered.\n\n"
+        f"Message-ID: {row['message_id']}\nRecipients: {', '.join(rcpts)}\n"
+        f"Game: {row.get('game') or '-'}\nKind: {row.get('kind')}\nError: {detail}\n",
+    )

@@ -1,0 +1,1006 @@
+"""The one coordinator: a queue of work items (mail, deadlines, shunt retries) and one writer.
+
+Everything that writes state runs synchronously on the asyncio loop thread, one work item at a
+time, with no ``await`` inside a transaction, so there is exactly one writer (requirement 3) and
+a SIGTERM handled by the loop always falls between two items ("finish the item in hand").
+Blocking IMAP calls run in a worker thread that never touches the store; SMTP runs in the
+:class:`~pbem.outbox.OutboxSender` task beside the queue, so sending never blocks processing.
+
+Per inbound mail (RELIABILITY §3.4): key = sha256(raw); skip if in a ledger; else route, check,
+call the pure ``Table.receive``, and commit its events + outbox rows + the ledger key in ONE
+atomic write; only then ``UID MOVE`` to Processed (requirements 1, 2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email
+import email.policy
+import hashlib
+import logging
+import re
+import traceback
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage, Message
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+from email.utils import getaddresses
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pbem.adapters.imap import Fetched, ImapDown, ImapMailbox
+from pbem.adapters.store import (
+    DaemonStore,
+    DirLock,
+    GameStore,
+    StoreError,
+    clean_stale_game_dirs,
+    list_games,
+)
+from pbem.auth import AuthVerdict, check_sender
+from pbem.config import Config
+from pbem.limits import GlobalCap, SenderLimits
+from pbem.mail.envelope import OutgoingLike, build, build_outgoing
+from pbem.mail.inbound import automatic_reason
+from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
+
+log = logging.getLogger(__name__)
+
+Channel = Literal["private", "list"]
+Disposition = Literal["processed", "quarantine", "keep"]
+
+
+# ---- the engine contract, structurally (pbem/engine.py satisfies it) ------------------------
+
+
+class StepLike(Protocol):
+    @property
+    def events(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def outgoing(self) -> Sequence[OutgoingLike]: ...
+
+
+class TableLike(Protocol):
+    game_id: str
+
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def player_emails(self) -> Mapping[str, str]: ...
+    def receive(self, msg: EmailMessage, *, channel: Channel, now: datetime) -> Any: ...
+    def deadlines(self) -> Mapping[str, datetime]: ...
+    def on_deadline(self, key: str, now: datetime) -> Any: ...
+    def apply(self, step: Any) -> None: ...
+
+
+class Engine(Protocol):
+    def new(self, setup: Mapping[str, Any], now: datetime) -> tuple[Any, Any]: ...
+    def load(self, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any: ...
+
+
+class Scheduler(Protocol):
+    """The part of APScheduler's AsyncIOScheduler we use (pbem/adapters/scheduler.py)."""
+
+    def arm(self, job_id: str, when: datetime, callback: Callable[[], Awaitable[None]]) -> None: ...
+    def disarm_prefix(self, prefix: str, keep: set[str]) -> None: ...
+
+
+FaultHook = Callable[[str], None]
+
+
+def _no_fault(point: str) -> None:
+    """Default: no fault injection."""
+
+
+@dataclass
+class Game:
+    """A loaded game: its files, its in-memory table and its ledger keys."""
+
+    store: GameStore
+    table: TableLike
+    keys: set[str]
+
+    @property
+    def id(self) -> str:
+        return self.store.game_id
+
+
+@dataclass
+class WorkItem:
+    kind: str
+    args: tuple[Any, ...]
+    future: asyncio.Future[Any]
+
+
+def content_key(raw: bytes) -> str:
+    """The exactly-once key: sha256 of the raw bytes (never the UID, never the Message-ID)."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+def parse(raw: bytes) -> EmailMessage:
+    """Parse with the modern policy (hostile input may raise: the caller shunts)."""
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def _addresses(msg: Message, *headers: str) -> list[str]:
+    vals: list[str] = []
+    for h in headers:
+        for v in msg.get_all(h, []):
+            try:
+                vals.append(str(v))
+            except Exception:  # a header the policy cannot render: ignore it
+                continue
+    return [a.lower() for _, a in getaddresses(vals) if a]
+
+
+_TAG = re.compile(r"\[([A-Za-z0-9_.-]{1,64})\]")
+
+
+@dataclass
+class Service:
+    """The coordinator. ``engine`` is the Table class; ``scheduler`` arms deadline jobs."""
+
+    cfg: Config
+    engine: Engine
+    transport: Transport
+    scheduler: Scheduler
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    fault: FaultHook = _no_fault
+    on_alive: Callable[[], None] = field(default=lambda: None)
+    games: dict[str, Game] = field(default_factory=dict)
+    queue: asyncio.Queue[WorkItem] = field(default_factory=asyncio.Queue)
+    stopping: bool = False
+    limits: SenderLimits = field(init=False)
+    daemon: DaemonStore = field(init=False)
+    sender: OutboxSender = field(init=False)
+    lock: DirLock | None = None
+    mailbox: ImapMailbox | None = None
+    daemon_keys: set[str] = field(default_factory=set)
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
+
+    # ---- opening ------------------------------------------------------------------------
+
+    @property
+    def root(self) -> Path:
+        return self.cfg.data_dir
+
+    @property
+    def our_addresses(self) -> set[str]:
+        mod = self.cfg.moderator.lower()
+        return {mod, self.cfg.bounce.lower()}
+
+    def open(self) -> None:
+        """Take the writer lock, load the daemon file and every game, recover half deadlines."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.lock = DirLock(self.root)
+        clean_stale_game_dirs(self.root)
+        self.daemon = DaemonStore(self.root, self.fault)
+        self.daemon_keys = self.daemon.ledger_keys()
+        self.sender = OutboxSender(
+            transport=self.transport,
+            stores=self._outbox_stores,
+            alert_store=self.daemon,
+            clock=self.clock,
+            moderator=self.cfg.moderator,
+            admins=self.cfg.admins,
+            bounce_address=self.cfg.bounce,
+            policy=SenderPolicy(base=timedelta(seconds=self.cfg.retry_base_seconds)),
+            cap=GlobalCap(self.cfg.outbound_cap_per_hour),
+            fault=self.fault,
+        )
+        self.scan_games()
+
+    def close(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+    def _outbox_stores(self) -> list[Any]:
+        return [self.daemon, *(g.store for g in self.games.values())]
+
+    def scan_games(self) -> list[str]:
+        """Load games created since the last scan (``pbem new-game`` renames a dir into place)."""
+        added = []
+        for d in list_games(self.root):
+            if d.name in self.games:
+                continue
+            store = GameStore(d, self.fault)
+            table = self.engine.load(store.setup, store.events())
+            game = Game(store, table, store.ledger_keys())
+            self.games[game.id] = game
+            added.append(game.id)
+            log.info("game %s loaded (%d ledger keys)", game.id, len(game.keys))
+        return added
+
+    def knows(self, key: str) -> bool:
+        return key in self.daemon_keys or any(key in g.keys for g in self.games.values())
+
+    # ---- deadlines ----------------------------------------------------------------------
+
+    @staticmethod
+    def instance_id(key: str, when: datetime) -> str:
+        """One deadline instance: engines reuse keys (every night is ``night``), so the CAS
+        record is keyed by the key AND the engine's due time."""
+        return f"{key}@{when.isoformat()}"
+
+    def effective_deadlines(self, game: Game) -> dict[str, datetime]:
+        """The engine's pending deadlines, with outage extensions applied (§5.4)."""
+        states = game.store.deadline_states()
+        out = {}
+        for key, when in game.table.deadlines().items():
+            ext = states.get(self.instance_id(key, when), {}).get("extended_to")
+            out[key] = datetime.fromisoformat(ext) if ext else when
+        return out
+
+    def rearm(self, game: Game) -> None:
+        """Rebuild this game's in-memory jobs from its state (requirement 11)."""
+        pending = self.effective_deadlines(game)
+        ids = set()
+        now = self.clock()
+        for key, when in pending.items():
+            job_id = f"{game.id}:{key}"
+            ids.add(job_id)
+            self.scheduler.arm(job_id, when, self._deadline_callback(game.id, key))
+            for hours in self.cfg.reminders_hours:
+                at = when - timedelta(hours=hours)
+                if at > now:  # a reminder whose time passed (an outage) is not sent late
+                    rid = f"{game.id}:{key}:remind:{hours}"
+                    ids.add(rid)
+                    self.scheduler.arm(rid, at, self._remind_callback(game.id, key, hours))
+        self.scheduler.disarm_prefix(f"{game.id}:", ids)
+
+    def _remind_callback(
+        self, game_id: str, key: str, hours: float
+    ) -> Callable[[], Awaitable[None]]:
+        async def fire() -> None:
+            self.submit_nowait("remind", game_id, key, hours)
+
+        return fire
+
+    def send_reminders(self, game_id: str, key: str, hours: float) -> int:
+        """Remind the players who have not acted (``Table.awaiting``), once per deadline
+        instance and lead time: the ``reminded`` list is committed with the mails."""
+        game = self.games.get(game_id)
+        if game is None or game.table.finished:
+            return 0
+        due = game.table.deadlines().get(key)
+        awaiting = getattr(game.table, "awaiting", None)
+        if due is None or awaiting is None:
+            return 0
+        rid = self.instance_id(key, due)
+        state = game.store.deadline_states().get(rid, {"deadline": key})
+        if hours in state.get("reminded", []):
+            return 0
+        now = self.clock()
+        when = self.effective_deadlines(game).get(key, due)
+        left = max(0.0, (when - now).total_seconds() / 3600)
+        rows = []
+        emails = game.table.player_emails
+        for name in sorted(awaiting()):
+            to = emails.get(str(name))
+            if not to:
+                continue
+            body = (
+                f"Reminder, {name}: the deadline of this phase ({key}) is {when:%Y-%m-%d %H:%M} "
+                f"UTC, in about {left:.1f} h, and you have not acted yet.\n\n"
+                f"Rappel, {name} : l'échéance de cette phase ({key}) est le "
+                f"{when:%Y-%m-%d %H:%M} UTC, dans {left:.1f} h environ, et vous n'avez pas "
+                "encore agi.\n"
+            )
+            mid, raw = build(
+                key=f"remind:{game_id}:{rid}:{hours}:{name}",
+                sender=self.cfg.moderator,
+                to=(to,),
+                subject=f"[{game_id}] reminder: {left:.1f} h left",
+                body=body,
+                date=now,
+            )
+            rows.append(
+                make_row(
+                    message_id=mid,
+                    raw=raw,
+                    rcpts=[to],
+                    mail_from=self.cfg.bounce,
+                    now=now,
+                    kind="reminder",
+                    game=game_id,
+                )
+            )
+        reminded = [*state.get("reminded", []), hours]
+        game.store.commit(outbox=rows, deadline={**state, "key": rid, "reminded": reminded})
+        log.info("game %s: %d reminder(s) for %s", game_id, len(rows), key)
+        return len(rows)
+
+    def _deadline_callback(self, game_id: str, key: str) -> Callable[[], Awaitable[None]]:
+        # a coroutine function: AsyncIOScheduler runs it on the loop (a plain function would run
+        # in a thread pool, off the single writer's thread)
+        async def fire() -> None:
+            self.submit_nowait("deadline", game_id, key, None)
+
+        return fire
+
+    def resolve_deadline(self, game_id: str, key: str, now: datetime | None = None) -> bool:
+        """Compare-and-set open → resolving → resolved; False if nothing was (left) to do."""
+        game = self.games.get(game_id)
+        if game is None or game.table.finished:
+            return False
+        due = game.table.deadlines().get(key)
+        if due is None:
+            return False  # resolved already, or the phase moved on (a stale timer)
+        rid = self.instance_id(key, due)
+        state = game.store.deadline_states().get(rid, {"deadline": key})
+        if state.get("state") == "resolved":
+            return False
+        if state.get("state") == "resolving" and state.get("now"):
+            now = datetime.fromisoformat(state["now"])  # redo from the recorded inputs (§5.4)
+        if now is None:
+            now = self.clock()
+        game.store.set_deadline_state(
+            {**state, "key": rid, "state": "resolving", "now": now.isoformat()}
+        )
+        self.fault("mid_resolve")
+        step = game.table.on_deadline(key, now)
+        rows = self._rows(game, step, now, error=False)
+        game.store.commit(
+            events=step.events,
+            outbox=rows,
+            deadline={**state, "key": rid, "state": "resolved", "now": now.isoformat()},
+        )
+        self.fault("after_resolve")
+        game.table.apply(step)
+        self.rearm(game)
+        self.sender.wake()
+        log.info("game %s: deadline %s resolved (%d events)", game_id, key, len(step.events))
+        return True
+
+    def recover_resolving(self) -> None:
+        """A kill between ``resolving`` and ``resolved``: redo it with the recorded ``now`` (F2)."""
+        for game in list(self.games.values()):
+            for rid, st in game.store.deadline_states().items():
+                if st.get("state") == "resolving":
+                    log.warning(
+                        "game %s: deadline %s was resolving at a crash: redoing", game.id, rid
+                    )
+                    self.resolve_deadline(game.id, str(st.get("deadline", rid.split("@")[0])))
+
+    def passed_deadlines(self, now: datetime) -> list[tuple[datetime, str, str]]:
+        out = []
+        for game in self.games.values():
+            if game.table.finished:
+                continue
+            for key, when in self.effective_deadlines(game).items():
+                if when <= now:
+                    out.append((when, game.id, key))
+        return sorted(out)
+
+    def extend_for_outage(self, now: datetime, down: timedelta) -> int:
+        """A long outage: push passed deadlines to now + grace and tell the players (njudge)."""
+        grace = timedelta(hours=self.cfg.outage_grace_hours)
+        n = 0
+        for when, game_id, key in self.passed_deadlines(now):
+            game = self.games[game_id]
+            new = now + grace
+            rid = self.instance_id(key, game.table.deadlines()[key])
+            state = game.store.deadline_states().get(rid, {"deadline": key})
+            hours = round(down.total_seconds() / 3600, 1)
+            body = (
+                f"The game master was unreachable for {hours} h and the deadline "
+                f"{when.isoformat()} passed meanwhile.\nIt is extended to {new.isoformat()} "
+                f"(UTC). Orders sent before it count.\n\n"
+                f"Le maître du jeu a été injoignable {hours} h ; l'échéance est repoussée au "
+                f"{new.isoformat()} (UTC).\n"
+            )
+            to = self._announce_recipients(game)
+            mid, raw = build(
+                key=f"extend:{game_id}:{key}:{new.isoformat()}",
+                sender=self.cfg.moderator,
+                to=to,
+                subject=f"[{game_id}] deadline extended",
+                body=body,
+                date=now,
+                public=True,
+            )
+            row = make_row(
+                message_id=mid,
+                raw=raw,
+                rcpts=to,
+                mail_from=self.cfg.bounce,
+                now=now,
+                kind="public",
+                game=game_id,
+            )
+            game.store.commit(
+                outbox=[row],
+                deadline={**state, "key": rid, "state": "open", "extended_to": new.isoformat()},
+            )
+            log.warning("game %s: deadline %s extended to %s after an outage", game_id, key, new)
+            n += 1
+        self.sender.wake()
+        return n
+
+    def _announce_recipients(self, game: Game) -> tuple[str, ...]:
+        lst = game.store.setup.get("list") or self.cfg.list_address
+        if lst:
+            return (str(lst),)
+        return tuple(sorted(set(game.table.player_emails.values())))
+
+    # ---- mail ---------------------------------------------------------------------------
+
+    def handle_fetched(self, f: Fetched, now: datetime | None = None) -> Disposition:
+        """One inbound mail under its own guard (requirement 10). Never raises."""
+        if f.raw is None:
+            return self._oversize(f)
+        key = content_key(f.raw)
+        if self.knows(key):
+            self._count("duplicate")
+            return "processed"  # committed before a crash; only the MOVE was missing
+        row = self.daemon.shunt_row(key)
+        if row is not None and row.get("status") == "quarantined":
+            return "quarantine"
+        when = now or self.clock()
+        try:
+            self._apply_mail(key, f, f.raw, when)
+            self._count("processed")
+            return "processed"
+        except Exception as exc:
+            return self._shunt(key, f, f.raw, exc, row)
+
+    def _count(self, what: str) -> None:
+        self.stats[what] = self.stats.get(what, 0) + 1
+
+    def _oversize(self, f: Fetched) -> Disposition:
+        key = f"oversize:{f.uidvalidity}:{f.uid}:{f.size}:{f.internaldate.isoformat()}"
+        if self.daemon.shunt_row(key) is None:
+            now = self.clock()
+            alert = self._admin_alert(
+                f"oversize:{key}",
+                now,
+                f"[pbem] mail over the size cap quarantined ({f.size} bytes)",
+                f"A message of {f.size} bytes (cap {self.cfg.imap.max_size}) arrived at "
+                f"{f.internaldate.isoformat()} (UID {f.uid}) and was moved to the quarantine "
+                "folder without being read.\n",
+            )
+            self.daemon.commit(
+                outbox=alert,
+                shunt={
+                    "key": key,
+                    "status": "quarantined",
+                    "failures": 0,
+                    "uid": f.uid,
+                    "error": f"over the size cap ({f.size} > {self.cfg.imap.max_size})",
+                    "at": now.isoformat(),
+                    "internaldate": f.internaldate.isoformat(),
+                },
+            )
+            log.warning("UID %d: %d bytes over the cap: quarantined", f.uid, f.size)
+            self.sender.wake()
+        self._count("oversize")
+        return "quarantine"
+
+    def _shunt(
+        self,
+        key: str,
+        f: Fetched | None,
+        raw: bytes,
+        exc: BaseException,
+        row: dict[str, Any] | None,
+    ) -> Disposition:
+        """Roll back (the transaction already did), count, keep the bytes; quarantine at N."""
+        now = self.clock()
+        failures = int((row or {}).get("failures", 0)) + 1
+        shunt_dir = self.root / "shunt"
+        shunt_dir.mkdir(exist_ok=True)
+        eml = shunt_dir / f"{key}.eml"
+        if not eml.exists():
+            eml.write_bytes(raw)
+        quarantined = failures >= self.cfg.max_failures
+        tb = "".join(traceback.format_exception(exc))[-4000:]
+        log.error("mail %s failed (%d/%d): %s", key[:12], failures, self.cfg.max_failures, exc)
+        alert: list[dict[str, Any]] = []
+        if quarantined:
+            alert = self._admin_alert(
+                f"quarantine:{key}",
+                now,
+                "[pbem] a mail was quarantined",
+                f"A mail failed {failures} times and was quarantined.\nKey: {key}\n"
+                f"Inspect: pbem shunt show {key[:12]}\nRetry: pbem shunt retry {key[:12]}\n\n{tb}",
+            )
+        self.daemon.commit(
+            outbox=alert,
+            shunt={
+                "key": key,
+                "status": "quarantined" if quarantined else "failing",
+                "failures": failures,
+                "uid": f.uid if f else None,
+                "internaldate": f.internaldate.isoformat() if f else None,
+                "error": f"{type(exc).__name__}: {exc}"[:500],
+                "traceback": tb,
+                "at": now.isoformat(),
+                "subject": _safe_subject(raw),
+            },
+        )
+        self._count("shunted")
+        self.sender.wake()
+        return "quarantine" if quarantined else "keep"
+
+    def _admin_alert(
+        self, key: str, now: datetime, subject: str, body: str
+    ) -> list[dict[str, Any]]:
+        if not self.cfg.admins:
+            return []
+        mid, raw = build(
+            key=key,
+            sender=self.cfg.moderator,
+            to=self.cfg.admins,
+            subject=subject,
+            body=body,
+            date=now,
+        )
+        return [
+            make_row(
+                message_id=mid,
+                raw=raw,
+                rcpts=self.cfg.admins,
+                mail_from=self.cfg.bounce,
+                now=now,
+                kind="alert",
+                bypass_cap=True,
+            )
+        ]
+
+    def _apply_mail(self, key: str, f: Fetched | None, raw: bytes, now: datetime) -> None:
+        # headers only, compat32: cheap string reads for hygiene and routing; the full modern
+        # parse is done only for mail that reaches a game's engine
+        head = BytesHeaderParser(policy=compat32).parsebytes(raw)
+        msg = head
+        info = {
+            "at": now.isoformat(),
+            "uid": f.uid if f else None,
+            "uidvalidity": f.uidvalidity if f else None,
+            "message_id": str(msg.get("Message-ID", ""))[:200],
+        }
+        self.fault("after_fetch_parse")
+        channel = self._channel(msg)
+        # RFC 3834 / loop hygiene (pbem.mail.inbound); a MailError (unreadable headers) is
+        # a poison mail: shunted, then quarantined
+        reason = automatic_reason(msg, our_addresses=self.our_addresses)
+        if reason is not None:
+            # never parsed, never answered (RFC 3834, requirement 8); own list echoes land here
+            log.info("mail %s ignored: %s", key[:12], reason)
+            self._count("automatic")
+            self.daemon.commit(ledger_key=key, ledger_info={**info, "why": reason})
+            self.daemon_keys.add(key)
+            return
+        game = self.route(msg)
+        sender = (_addresses(msg, "From") or [""])[0]
+        if game is not None:
+            msg = parse(raw)
+        if game is None:
+            rows = self._no_game_reply(msg, sender, now)
+            self.daemon.commit(outbox=rows, ledger_key=key, ledger_info={**info, "why": "no-game"})
+            self.daemon_keys.add(key)
+            self.sender.wake()
+            return
+        assert isinstance(msg, EmailMessage)
+        verdict = check_sender(
+            msg,
+            game.table.player_emails,
+            self.cfg.auth,
+            game.store.meta.get("secrets", {}),
+            channel=channel,
+        )
+        if not verdict.ok:
+            rows = self._auth_notice(game, msg, verdict, now)
+            game.store.commit(outbox=rows, ledger_key=key, ledger_info={**info, "why": "auth"})
+            game.keys.add(key)
+            self.sender.wake()
+            return
+        step = game.table.receive(verdict.message or msg, channel=channel, now=now)
+        rows = self._rows(game, step, now, error=not step.events)
+        game.store.commit(events=step.events, outbox=rows, ledger_key=key, ledger_info=info)
+        self.fault("after_state")
+        game.keys.add(key)
+        game.table.apply(step)
+        self.rearm(game)
+        self.sender.wake()
+
+    def _channel(self, msg: Message) -> Channel:
+        list_id = str(msg.get("List-Id", "") or "").lower()
+        if self.cfg.list_id and self.cfg.list_id.lower() in list_id:
+            return "list"
+        lists = {g.store.setup.get("list", "").lower() for g in self.games.values()}
+        lists.discard("")
+        if self.cfg.list_address:
+            lists.add(self.cfg.list_address.lower())
+        if list_id and any(a.replace("@", ".") in list_id for a in lists):
+            return "list"
+        if lists & set(_addresses(msg, "To", "Cc")):
+            return "list"
+        return "private"
+
+    def route(self, msg: Message) -> Game | None:
+        """Plus-address, then a ``[tag]`` in the Subject, then the sender's only active game."""
+        local, _, domain = self.cfg.moderator.lower().partition("@")
+        for addr in _addresses(msg, "To", "Cc", "Delivered-To", "X-Original-To"):
+            a_local, _, a_domain = addr.partition("@")
+            if a_domain == domain and a_local.startswith(local + "+"):
+                tag = a_local[len(local) + 1 :]
+                for gid, g in self.games.items():
+                    if gid.lower() == tag:
+                        return g
+        subject = str(msg.get("Subject", "") or "")
+        for tag in _TAG.findall(subject):
+            for gid, g in self.games.items():
+                if gid.lower() == tag.lower():
+                    return g
+        sender = (_addresses(msg, "From") or [""])[0]
+        mine = [
+            g
+            for g in self.games.values()
+            if not g.table.finished
+            and sender in {e.lower() for e in g.table.player_emails.values()}
+        ]
+        return mine[0] if len(mine) == 1 else None
+
+    def _rows(self, game: Game, step: Any, now: datetime, *, error: bool) -> list[dict[str, Any]]:
+        """Outbox rows for a step; per-sender limits on private automatic replies (§2.5)."""
+        rows = []
+        for out in step.outgoing:
+            if not out.public and out.auto == "auto-replied":
+                rcpts = [r for r in out.to if self.limits.allow(r, now, error=error)]
+                if not rcpts:
+                    log.warning("reply %s suppressed by the per-sender limits", out.key)
+                    self._count("rate_limited")
+                    continue
+            else:
+                rcpts = list(out.to)
+            mid, raw = build_outgoing(out, sender=self.cfg.moderator, date=now)
+            rows.append(
+                make_row(
+                    message_id=mid,
+                    raw=raw,
+                    rcpts=rcpts,
+                    mail_from=self.cfg.bounce,
+                    now=now,
+                    kind="public" if out.public else "reply",
+                    game=game.id,
+                )
+            )
+        return rows
+
+    def _no_game_reply(self, msg: Message, sender: str, now: datetime) -> list[dict[str, Any]]:
+        """An error reply for mail that reaches no game: null envelope sender, rate-limited."""
+        if not sender or not self.limits.allow(sender, now, error=True):
+            return []
+        active = sorted(g.id for g in self.games.values() if not g.table.finished)
+        local, _, domain = self.cfg.moderator.partition("@")
+        hint = "\n".join(
+            f"  {local}+{gid}@{domain}   or   [{gid}] in the Subject" for gid in active
+        )
+        body = (
+            "Your mail reached no game: you are not a player of exactly one running game, and "
+            "it names none.\nAddress a game with:\n" + (hint or "  (no game is running)") + "\n\n"
+            "Votre message n'a atteint aucune partie. Indiquez la partie par l'adresse "
+            "ou par [partie] dans le sujet.\n"
+        )
+        mid_in = str(msg.get("Message-ID", "") or "") or None
+        mid, raw = build(
+            key=f"nogame:{mid_in}:{sender}:{now.isoformat()}",
+            sender=self.cfg.moderator,
+            to=(sender,),
+            subject="Re: " + str(msg.get("Subject", "") or ""),
+            body=body,
+            date=now,
+            auto="auto-replied",
+            in_reply_to=mid_in,
+        )
+        return [
+            make_row(message_id=mid, raw=raw, rcpts=[sender], mail_from="", now=now, kind="reply")
+        ]
+
+    def _auth_notice(
+        self, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
+    ) -> list[dict[str, Any]]:
+        """A rejected command: notice to the REGISTERED address, never Reply-To (requirement 7)."""
+        to = verdict.registered
+        if not to or not self.limits.allow(to, now, error=True):
+            return []
+        mid_in = str(msg.get("Message-ID", "") or "") or None
+        body = (
+            f"A mail claiming to be from you was NOT accepted in game {game.id}: "
+            f"{verdict.reason}.\nFrom: {msg.get('From', '')}\nSubject: {msg.get('Subject', '')}\n"
+            "If you did not send it, someone may be forging your address: tell the game master.\n"
+        )
+        mid, raw = build(
+            key=f"auth:{game.id}:{mid_in}:{now.isoformat()}",
+            sender=self.cfg.moderator,
+            to=(to,),
+            subject=f"[{game.id}] command rejected",
+            body=body,
+            date=now,
+            auto="auto-replied",
+            in_reply_to=mid_in,
+        )
+        return [
+            make_row(
+                message_id=mid,
+                raw=raw,
+                rcpts=[to],
+                mail_from=self.cfg.bounce,
+                now=now,
+                kind="reply",
+                game=game.id,
+            )
+        ]
+
+    # ---- shunt retries (requested by `pbem shunt retry`, a spool file: one writer) ------
+
+    def retry_requests(self) -> int:
+        spool = self.root / "shunt" / "retry"
+        if not spool.is_dir():
+            return 0
+        n = 0
+        for req in sorted(spool.iterdir()):
+            key = req.name
+            eml = self.root / "shunt" / f"{key}.eml"
+            row = self.daemon.shunt_row(key)
+            if row is not None and eml.exists() and not self.knows(key):
+                raw = eml.read_bytes()
+                try:
+                    self._apply_mail(key, None, raw, self.clock())
+                    self.daemon.remove_shunt(key)
+                    log.info("shunted mail %s retried: applied", key[:12])
+                except Exception as exc:
+                    self._shunt(key, None, raw, exc, {**row, "failures": 0})
+            req.unlink()
+            n += 1
+        self.sender.wake()
+        return n
+
+    # ---- the queue ----------------------------------------------------------------------
+
+    def submit_nowait(self, kind: str, *args: Any) -> asyncio.Future[Any]:
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.queue.put_nowait(WorkItem(kind, args, fut))
+        return fut
+
+    async def submit(self, kind: str, *args: Any) -> Any:
+        return await self.submit_nowait(kind, *args)
+
+    def handle_batch(self, batch: Sequence[Fetched]) -> dict[int, Disposition]:
+        """A batch of mails with one durable write per touched file (group commit).
+
+        Each mail is still its own transaction (a poison mail is rolled back alone); the group
+        makes them durable together before any MOVE. A failure of the group write itself
+        propagates: memory is then ahead of the disk, so the daemon must stop (and restart).
+        """
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self.daemon.db.group())
+            for g in self.games.values():
+                stack.enter_context(g.store.head.group())
+            out = {f.uid: self.handle_fetched(f) for f in batch}
+        self.fault("after_group")
+        return out
+
+    def run_item(self, item: WorkItem) -> Any:
+        """Run one work item synchronously on the loop (the single writer)."""
+        if item.kind == "mail":
+            return self.handle_fetched(*item.args)
+        if item.kind == "batch":
+            return self.handle_batch(*item.args)
+        if item.kind == "deadline":
+            game_id, key, now = item.args
+            try:
+                return self.resolve_deadline(game_id, key, now)
+            except Exception:
+                log.exception("deadline %s:%s failed; it stays open and is retried", game_id, key)
+                return False
+        if item.kind == "remind":
+            try:
+                return self.send_reminders(*item.args)
+            except Exception:
+                log.exception("reminders %s failed", item.args)
+                return 0
+        if item.kind == "call":
+            return item.args[0]()
+        raise ValueError(item.kind)
+
+    async def worker(self) -> None:
+        """Take items one at a time; on stop, finish the item in hand and leave the rest."""
+        while not self.stopping:
+            item = await self.queue.get()
+            if item.kind == "stop":
+                break
+            try:
+                result = self.run_item(item)
+            except StoreError as exc:
+                # a durable write failed (disk full...): memory may be ahead of the disk, so
+                # stop taking work; nothing unwritten was acknowledged (requirement 2)
+                log.critical("state write failed: %s; stopping", exc)
+                if not item.future.done():
+                    item.future.set_exception(exc)
+                self.request_stop()
+                break
+            except OSError as exc:
+                log.critical("state write failed: %s; stopping", exc)
+                if not item.future.done():
+                    item.future.set_exception(StoreError(str(exc)))
+                self.request_stop()
+                break
+            except Exception as exc:  # run_item guards mail; this is a bug: log, go on
+                log.exception("work item %s failed", item.kind)
+                if not item.future.done():
+                    item.future.set_exception(exc)
+                continue
+            if not item.future.done():
+                item.future.set_result(result)
+            self.sender.wake()  # whatever the item committed may have queued mail
+
+    def request_stop(self) -> None:
+        """SIGTERM: stop taking new items; the one in hand is finished (it runs synchronously)."""
+        if self.stopping:
+            return
+        self.stopping = True
+        self.queue.put_nowait(WorkItem("stop", (), asyncio.get_running_loop().create_future()))
+        if self.mailbox is not None:
+            self.mailbox.interrupt.set()
+        self.sender.stop()
+
+    # ---- IMAP ---------------------------------------------------------------------------
+
+    async def connect_imap(self, mk: Callable[[], ImapMailbox]) -> ImapMailbox:
+        """Connect with capped exponential backoff (F3): never a busy loop."""
+        delay = 0.5
+        while not self.stopping:
+            box = mk()
+            self.mailbox = box
+            try:
+                await asyncio.to_thread(box.connect)
+                self.check_uidvalidity(box)
+                return box
+            except ImapDown as exc:
+                log.warning("IMAP unavailable (%s); retrying in %.1f s", exc, delay)
+                await self._sleep(delay)
+                delay = min(delay * 2, 60.0)
+        raise asyncio.CancelledError
+
+    async def _sleep(self, seconds: float) -> None:
+        end = asyncio.get_running_loop().time() + seconds
+        while not self.stopping and asyncio.get_running_loop().time() < end:
+            await asyncio.sleep(min(0.2, end - asyncio.get_running_loop().time()))
+
+    def check_uidvalidity(self, box: ImapMailbox) -> None:
+        """A changed UIDVALIDITY: loud log, admin alert, full rescan deduplicated by content (F4)."""
+        stored = self.daemon.uidvalidity(box.s.inbox)
+        if stored is not None and stored != box.uidvalidity:
+            log.critical(
+                "UIDVALIDITY of %s changed %d -> %d: full rescan, dedup by content hash",
+                box.s.inbox,
+                stored,
+                box.uidvalidity,
+            )
+            self.daemon.commit(
+                outbox=self._admin_alert(
+                    f"uidvalidity:{stored}:{box.uidvalidity}",
+                    self.clock(),
+                    "[pbem] mailbox UIDVALIDITY changed",
+                    f"UIDVALIDITY of {box.s.inbox} changed from {stored} to {box.uidvalidity}. "
+                    "Every message is rescanned; duplicates are skipped by content hash.\n",
+                )
+            )
+        if stored != box.uidvalidity:
+            self.daemon.set_uidvalidity(box.s.inbox, box.uidvalidity)
+            self.sender.wake()
+
+    async def fetch_pending(self, box: ImapMailbox) -> list[Fetched]:
+        uids = await asyncio.to_thread(box.pending_uids)
+        self.on_alive()
+        out: list[Fetched] = []
+        for i in range(0, len(uids), box.s.batch):
+            out.extend(await asyncio.to_thread(box.fetch, uids[i : i + box.s.batch]))
+        return out
+
+    async def settle(self, box: ImapMailbox, done: Mapping[int, Disposition]) -> None:
+        """MOVE after commit: Processed or Quarantine; 'keep' stays for the next attempt."""
+        proc = [u for u, d in done.items() if d == "processed"]
+        quar = [u for u, d in done.items() if d == "quarantine"]
+        await asyncio.to_thread(box.move, proc, box.s.processed)
+        await asyncio.to_thread(box.move, quar, box.s.quarantine)
+        if proc or quar:
+            self.fault("after_move")
+
+    async def drain_at_startup(self, box: ImapMailbox) -> None:
+        """Outage policy (§5.4, requirement 11): drain the mailbox first, interleaving passed
+        deadlines by time: mail that arrived before a deadline counts with ``now = INTERNALDATE``;
+        or, after a long outage, extend the passed deadlines and tell the players."""
+        now = self.clock()
+        last = self.daemon.get_meta("last_seen")
+        down = now - datetime.fromisoformat(last) if last else timedelta(0)
+        fetched = sorted(await self.fetch_pending(box), key=lambda f: (f.internaldate, f.uid))
+        if down > timedelta(hours=self.cfg.outage_threshold_hours) and self.passed_deadlines(now):
+            await self.submit("call", lambda: self.extend_for_outage(now, down))
+        done: dict[int, Disposition] = {}
+        i = 0
+        while not self.stopping:
+            dls = self.passed_deadlines(now)
+            nxt = fetched[i] if i < len(fetched) else None
+            if dls and (nxt is None or dls[0][0] <= nxt.internaldate):
+                when, gid, key = dls[0]
+                ok = await self.submit("deadline", gid, key, when)
+                if not ok:
+                    # could not resolve (a bug): do not spin; it is rearmed and retried later
+                    log.error("startup: deadline %s:%s not resolved", gid, key)
+                    break
+                continue
+            if nxt is None:
+                break
+            t = min(nxt.internaldate, now)
+            self.fault("after_fetch")
+            done[nxt.uid] = await self.submit("mail", nxt, t)
+            i += 1
+        await self.settle(box, done)
+        self.heartbeat()
+        # forget non-game ledger keys past the retention (RELIABILITY §3.4 step 8); a game's
+        # keys live (segmented) with the game
+        cutoff = self.clock() - timedelta(days=self.cfg.ledger_retention_days)
+        if any(d.get("at", "") < cutoff.isoformat() for d in self.daemon.db.table("ledger").all()):
+            self.daemon.prune_ledger(cutoff.isoformat())
+            self.daemon_keys = self.daemon.ledger_keys()
+
+    def heartbeat(self) -> None:
+        self.daemon.set_meta("last_seen", self.clock().isoformat())
+
+    async def imap_loop(self, mk: Callable[[], ImapMailbox], max_wait: float) -> None:
+        """Fetch, process, move, wait; reconnect with backoff on any drop (F3)."""
+        box = self.mailbox
+        last_beat = 0.0
+        loop = asyncio.get_running_loop()
+        while not self.stopping:
+            try:
+                if box is None or box.client is None:
+                    box = await self.connect_imap(mk)
+                await self.submit("call", self.scan_games_and_rearm)
+                await self.submit("call", self.retry_requests)
+                fetched = await self.fetch_pending(box)
+                done: dict[int, Disposition] = {}
+                for i in range(0, len(fetched), self.cfg.group_commit):
+                    if self.stopping:
+                        break
+                    self.fault("after_fetch")
+                    batch = fetched[i : i + self.cfg.group_commit]
+                    done.update(await self.submit("batch", batch))
+                await self.settle(box, done)
+                if loop.time() - last_beat > self.cfg.heartbeat_seconds:
+                    await self.submit("call", self.heartbeat)
+                    last_beat = loop.time()
+                if self.stopping:
+                    break
+                if fetched and any(d != "keep" for d in done.values()):
+                    continue  # more may have arrived meanwhile
+                await asyncio.to_thread(box.wait, max_wait)
+                self.on_alive()
+            except ImapDown as exc:
+                log.warning("IMAP dropped: %s", exc)
+                box = None
+                await self._sleep(0.5)
+
+    def scan_games_and_rearm(self) -> None:
+        for gid in self.scan_games():
+            self.rearm(self.games[gid])
+            self.sender.wake()
+
+
+def _safe_subject(raw: bytes) -> str:
+    with contextlib.suppress(Exception):
+        head = raw.split(b"\n\n", 1)[0][:8192]
+        m = email.message_from_bytes(head)
+        return str(m.get("Subject", ""))[:200]
+    return ""

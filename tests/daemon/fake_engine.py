@@ -1,0 +1,183 @@
+"""A tiny Table with the engine contract, for daemon tests that must count applications exactly.
+
+Each ``CMD <word>`` line of a private mail from a player is one event; each deadline closes the
+phase and opens the next. Deterministic, pure, does not mutate on ``receive``/``on_deadline``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from email.utils import getaddresses
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    key: str
+    to: tuple[str, ...]
+    public: bool
+    subject: str
+    body: str
+    in_reply_to: str | None
+    thread: str
+    auto: str
+
+
+@dataclass(frozen=True)
+class Step:
+    events: tuple[dict[str, Any], ...] = ()
+    outgoing: tuple[Outgoing, ...] = ()
+
+
+def _text(msg: EmailMessage) -> str:
+    part = msg.get_body(("plain", "html"))
+    if part is None:
+        return ""
+    try:
+        return str(part.get_content())
+    except (LookupError, ValueError, AssertionError):
+        payload = part.get_payload(decode=True)
+        return payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+
+
+@dataclass
+class Table:
+    setup: Mapping[str, Any]
+    game_id: str
+    phase: int = 1
+    deadline: datetime | None = None
+    commands: list[tuple[str, str]] = field(default_factory=list)
+    commands_by_phase: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    finished: bool = False
+
+    @property
+    def player_emails(self) -> Mapping[str, str]:
+        return {p["name"]: p["email"].lower() for p in self.setup["players"]}
+
+    @property
+    def minutes(self) -> float:
+        return float(self.setup.get("options", {}).get("phase_minutes", 60))
+
+    @classmethod
+    def new(cls, setup: Mapping[str, Any], now: datetime) -> tuple[Table, Step]:
+        t = cls(setup, str(setup["game_id"]))
+        dl = now + timedelta(minutes=float(setup.get("options", {}).get("phase_minutes", 60)))
+        ev = {"type": "phase", "n": 1, "deadline": dl.isoformat()}
+        out = Outgoing(
+            key=f"{t.game_id}:start",
+            to=(setup["list"],),
+            public=True,
+            subject=f"[{t.game_id}] phase 1 begins",
+            body="Phase 1 begins.\n",
+            in_reply_to=None,
+            thread=f"{t.game_id}:1",
+            auto="auto-generated",
+        )
+        step = Step((ev,), (out,))
+        t.apply(step)
+        return t, step
+
+    @classmethod
+    def load(cls, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Table:
+        t = cls(setup, str(setup["game_id"]))
+        t.apply(Step(tuple(dict(e) for e in events)))
+        return t
+
+    def apply(self, step: Step) -> None:
+        for e in step.events:
+            if e["type"] == "phase":
+                self.phase = int(e["n"])
+                self.deadline = datetime.fromisoformat(e["deadline"])
+            elif e["type"] == "cmd":
+                self.commands.append((e["player"], e["word"]))
+                self.commands_by_phase.setdefault(int(e["phase"]), []).append(
+                    (e["player"], e["word"])
+                )
+            elif e["type"] == "end":
+                self.finished = True
+                self.deadline = None
+
+    def receive(
+        self, msg: EmailMessage, *, channel: Literal["private", "list"], now: datetime
+    ) -> Step:
+        sender = (getaddresses([str(msg.get("From", ""))])[0][1] or "").lower()
+        names = {v: k for k, v in self.player_emails.items()}
+        mid = msg.get("Message-ID")
+        name = names.get(sender)
+        if name is None:
+            return Step(
+                (),
+                (
+                    Outgoing(
+                        f"{self.game_id}:err:{mid}:{sender}",
+                        (sender,),
+                        False,
+                        "Re: not a player",
+                        "You are not a player of this game.\n",
+                        mid,
+                        f"{self.game_id}:{self.phase}",
+                        "auto-replied",
+                    ),
+                ),
+            )
+        boom = os.environ.get("FAKE_ENGINE_BOOM")
+        if boom and os.path.exists(boom) and "BOOM" in _text(msg):
+            raise RuntimeError("the engine crashed on this mail (test poison)")
+        words = []
+        for line in _text(msg).splitlines():
+            if line.startswith(">"):
+                continue
+            parts = line.strip().split()
+            if len(parts) == 2 and parts[0].upper() == "CMD":
+                words.append(parts[1])
+        events = tuple(
+            {"type": "cmd", "player": name, "word": w, "phase": self.phase} for w in words
+        )
+        body = ("accepted: " + " ".join(words)) if words else "error: no command"
+        key = f"{self.game_id}:reply:{mid}:{','.join(words)}"
+        reply = Outgoing(
+            key,
+            (self.player_emails[name],),
+            False,
+            f"Re: {msg.get('Subject', '')}",
+            body + "\n",
+            mid,
+            f"{self.game_id}:{self.phase}",
+            "auto-replied",
+        )
+        return Step(events, (reply,))
+
+    def awaiting(self) -> frozenset[str]:
+        acted = {p for p, _w in self.commands_by_phase.get(self.phase, [])}
+        return frozenset(n for n in self.player_emails if n not in acted)
+
+    def deadlines(self) -> Mapping[str, datetime]:
+        if self.finished or self.deadline is None:
+            return {}
+        return {f"phase-{self.phase}": self.deadline}
+
+    def on_deadline(self, key: str, now: datetime) -> Step:
+        if key not in self.deadlines():
+            return Step()
+        n = self.phase + 1
+        last = int(self.setup.get("options", {}).get("phases", 1000))
+        if n > last:
+            ev: dict[str, Any] = {"type": "end"}
+        else:
+            dl = max(now, self.deadline or now) + timedelta(minutes=self.minutes)
+            ev = {"type": "phase", "n": n, "deadline": dl.isoformat()}
+        out = Outgoing(
+            f"{self.game_id}:result:{self.phase}",
+            (self.setup["list"],),
+            True,
+            f"[{self.game_id}] phase {self.phase} result",
+            f"Phase {self.phase} closed with {len(self.commands)} commands.\n",
+            None,
+            f"{self.game_id}:{self.phase}",
+            "auto-generated",
+        )
+        return Step((ev,), (out,))

@@ -1,0 +1,215 @@
+"""Run the real daemon (``pbem serve``) as a child process against a test mail stack."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+from typing import Any
+
+import aiosmtplib
+
+from tests.daemon.conftest import ADMIN, LIST, MODERATOR
+from tests.daemon.mailstack import Dovecot, MailStack
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_config(
+    stack: MailStack,
+    tmp: Path,
+    *,
+    engine: str = "tests.daemon.fake_engine:Table",
+    extra_daemon: str = "",
+    extra_imap: str = "",
+    auth: str = "",
+    moderator: str = MODERATOR,
+    name: str = "pbem",
+) -> Path:
+    (tmp / f"{name}-imap.pass").write_text(Dovecot.password(moderator) + "\n")
+    data = tmp / f"data{'' if name == 'pbem' else '-' + name}"
+    cfg = tmp / f"{name}.toml"
+    cfg.write_text(
+        f"""
+[moderator]
+address = "{moderator}"
+admins = ["{ADMIN}"]
+language = "en"
+timezone = "UTC"
+
+[list]
+address = "{LIST}"
+list_id = "game.lists.example.test"
+
+[imap]
+host = "127.0.0.1"
+port = {stack.dovecot.imap_port}
+tls = "none"
+user = "{moderator}"
+password_file = "{name}-imap.pass"
+timeout = 10
+poll_interval = 1
+{extra_imap}
+
+[smtp]
+host = "127.0.0.1"
+port = {stack.smtp.port}
+tls = "none"
+timeout = 5
+
+[daemon]
+data_dir = "{data}"
+engine = "{engine}"
+retry_base_seconds = 1
+heartbeat_seconds = 1
+{extra_daemon}
+{auth}
+"""
+    )
+    return cfg
+
+
+def env(**extra: str) -> dict[str, str]:
+    e = dict(os.environ)
+    e["PYTHONPATH"] = str(ROOT)
+    e.pop("NOTIFY_SOCKET", None)
+    e.pop("WATCHDOG_USEC", None)
+    e.update(extra)
+    return e
+
+
+def pbem(cfg: Path, *args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pbem.cli_daemon", *args, "-c", str(cfg)]
+        if args[0] != "shunt"
+        else [sys.executable, "-m", "pbem.cli_daemon", "shunt", "-c", str(cfg), *args[1:]],
+        cwd=ROOT,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        **kw,
+    )
+
+
+class Daemon:
+    """``pbem serve`` in a child process; logs to ``<tmp>/daemon-N.log``."""
+
+    def __init__(self, cfg: Path, **envvars: str) -> None:
+        self.cfg = cfg
+        self.envvars = envvars
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.runs = 0
+
+    def start(self, **envvars: str) -> Daemon:
+        self.runs += 1
+        log = self.cfg.parent / f"{self.cfg.stem}-daemon-{self.runs}.log"
+        with open(log, "wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "pbem.cli_daemon", "serve", "-c", str(self.cfg)],
+                cwd=ROOT,
+                env=env(**{**self.envvars, **envvars}),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        return self
+
+    def log(self) -> str:
+        return "\n".join(
+            p.read_text(errors="replace")[-3000:]
+            for p in sorted(self.cfg.parent.glob(f"{self.cfg.stem}-daemon-*.log"))
+        )
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def stop(self) -> int:
+        if self.proc is None:
+            return 0
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        return self.proc.returncode
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def wait_exit(self, timeout: float = 30) -> int | None:
+        assert self.proc is not None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return self.proc.wait(timeout)
+        return None
+
+
+def wait_for(
+    pred: Callable[[], Any],
+    timeout: float = 30,
+    what: str = "",
+    log: Callable[[], str] | None = None,
+) -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}\n{log() if log else ''}")
+
+
+def mail(
+    sender: str, body: str, *, to: str = MODERATOR, subject: str = "orders", **headers: str
+) -> EmailMessage:
+    m = EmailMessage()
+    m["From"] = sender
+    m["To"] = to
+    m["Subject"] = subject
+    m["Message-ID"] = make_msgid(domain="example.test")
+    for k, v in headers.items():
+        m[k.replace("_", "-")] = v
+    m.set_content(body)
+    return m
+
+
+def send(stack: MailStack, *msgs: EmailMessage) -> None:
+    async def go() -> None:
+        async with aiosmtplib.SMTP(hostname="127.0.0.1", port=stack.smtp.port, timeout=10) as s:
+            for m in msgs:
+                await s.send_message(m)
+
+    asyncio.run(go())
+
+
+def game_state(data: Path, game_id: str) -> tuple[list[dict[str, Any]], Mapping[str, Any]]:
+    """Events and meta of a game, read-only (the daemon may be running)."""
+    from pbem.adapters.store import GameStore
+
+    gs = GameStore(data / "games" / game_id, readonly=True)
+    return gs.events(), gs.meta
+
+
+def new_fake_game(cfg: Path, game_id: str, players: list[str], **options: Any) -> None:
+    setup = {
+        "game": "fake",
+        "game_id": game_id,
+        "players": [{"name": p, "email": f"{p}@example.test"} for p in players],
+        "options": options,
+    }
+    path = cfg.parent / f"setup-{game_id}.json"
+    path.write_text(json.dumps(setup))
+    r = pbem(cfg, "new-game", "--setup", str(path), "--id", game_id)
+    assert r.returncode == 0, r.stderr

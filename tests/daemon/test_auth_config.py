@@ -1,0 +1,144 @@
+"""Sender authentication layers (F13 subset, requirements 5 and 7) and the configuration."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from pbem.auth import ar_pass, check_sender, hash_secret, verify_secret
+from pbem.config import AuthConfig, ConfigError, load
+from tests.daemon.harness import (
+    ROOT,
+    Daemon,
+    game_state,
+    mail,
+    new_fake_game,
+    pbem,
+    send,
+    wait_for,
+    write_config,
+)
+from tests.daemon.mailstack import MailStack
+
+PLAYERS = {"Alice": "alice@example.test"}
+
+
+def _msg(*ar: str, body: str = "CMD x") -> EmailMessage:
+    m = mail("alice@example.test", body)
+    for h in ar:
+        m["Authentication-Results"] = h
+    return m
+
+
+def test_authentication_results_only_topmost_of_our_authserv_id() -> None:
+    good = "mx.example.test; dkim=pass header.d=example.test; dmarc=pass"
+    assert ar_pass(_msg(good), "mx.example.test", "example.test")
+    # a forged pass lower in the block is ignored; the top one is ours and fails
+    forged = _msg("mx.example.test; dkim=fail; dmarc=fail", good)
+    assert not ar_pass(forged, "mx.example.test", "example.test")
+    # a pass from another authserv-id is not trusted
+    assert not ar_pass(_msg("evil.example; dmarc=pass"), "mx.example.test", "example.test")
+    # dkim=pass for another domain is not aligned
+    other = _msg("mx.example.test; dkim=pass header.d=lists.example.test")
+    assert not ar_pass(other, "mx.example.test", "example.test")
+
+
+def test_secret_code_layer() -> None:
+    stored = hash_secret("c0ffee")
+    assert verify_secret("c0ffee", stored) and not verify_secret("bad", stored)
+    cfg = AuthConfig(("registered", "secret"))
+    v = check_sender(_msg(body="SECRET c0ffee\nCMD x"), PLAYERS, cfg, {"Alice": stored})
+    assert v.ok and v.message is not None
+    assert "c0ffee" not in v.message.as_string(), "the code never reaches the engine or a reply"
+    v = check_sender(_msg(body="SECRET nope\nCMD x"), PLAYERS, cfg, {"Alice": stored})
+    assert not v.ok and v.registered == "alice@example.test"
+    # list posts are checked by the registered From only (requirement 6)
+    assert check_sender(_msg(), PLAYERS, cfg, {"Alice": stored}, channel="list").ok
+
+
+def test_forged_command_rejected_and_registered_address_told(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    cfg = write_config(
+        stack,
+        tmp_path,
+        auth='[auth]\nmethods = ["registered", "dkim"]\nauthserv_id = "mx.example.test"',
+    )
+    new_fake_game(cfg, "g1", ["alice"])
+    d = Daemon(cfg).start()
+    data = tmp_path / "data"
+    try:
+        forged = mail("alice@example.test", "CMD forged", Reply_To="evil@example.test")
+        forged["Authentication-Results"] = "mx.example.test; dkim=fail; dmarc=fail"
+        genuine = mail("alice@example.test", "CMD genuine")
+        genuine["Authentication-Results"] = "mx.example.test; dmarc=pass"
+        send(stack, forged, genuine)
+        wait_for(
+            lambda: [e.get("word") for e in game_state(data, "g1")[0]] == [None, "genuine"],
+            what="only the genuine command",
+            log=d.log,
+        )
+        wait_for(
+            lambda: any(
+                "rejected" in str(m["Subject"]) for m in stack.messages("alice@example.test")
+            ),
+            what="notice to the registered address",
+            log=d.log,
+        )
+        assert d.stop() == 0
+    finally:
+        d.kill()
+
+
+def test_config_errors_are_clear(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        '[moderator]\naddress = "nope"\nlanguage = "de"\ntimezone = "Mars/Base"\n'
+        '[imap]\nhost = "h"\nport = 99999\ntls = "maybe"\nuser = "u"\npassword = "secret"\n'
+        '[smtp]\nhost = "h"\n[daemon]\ndata_dir = "/tmp/x"\n[bogus]\n'
+    )
+    with pytest.raises(ConfigError) as err:
+        load(bad)
+    text = str(err.value)
+    for needle in (
+        "moderator.address: 'nope' is not an email address",
+        "moderator.language",
+        "unknown time zone 'Mars/Base'",
+        "imap.port: 99999",
+        "imap.tls: 'maybe'",
+        "passwords never go in the TOML",
+        "[bogus]: unknown section",
+    ):
+        assert needle in text, (needle, text)
+    r = pbem(bad, "check-config")
+    assert r.returncode == 2 and "passwords never go in the TOML" in r.stderr
+
+
+def test_example_config_and_credentials_directory(tmp_path: Path) -> None:
+    creds = tmp_path / "creds"
+    creds.mkdir()
+    (creds / "imap-password").write_text("i\n")
+    (creds / "smtp-password").write_text("s\n")
+    env = {"CREDENTIALS_DIRECTORY": str(creds), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
+    code = (
+        "from pbem.config import load; c = load('config/pbem.example.toml');"
+        "print(c.imap.password, c.smtp.password)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["i", "s"]
+
+
+def test_check_config_tries_both_servers(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path)
+    r = pbem(cfg, "check-config")
+    assert r.returncode == 0, r.stderr
+    assert "IMAP 127.0.0.1" in r.stdout and "logged in" in r.stdout and "SMTP" in r.stdout
+    stack.smtp.stop()
+    r = pbem(cfg, "check-config")
+    assert r.returncode == 1 and "SMTP: FAILED" in r.stderr

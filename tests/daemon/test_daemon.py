@@ -1,0 +1,100 @@
+"""The real daemon process against real servers: routing, replies, deadlines, hygiene, SIGTERM."""
+
+from __future__ import annotations
+
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+from tests.daemon.conftest import MODERATOR
+from tests.daemon.harness import (
+    Daemon,
+    game_state,
+    mail,
+    new_fake_game,
+    pbem,
+    send,
+    wait_for,
+    write_config,
+)
+from tests.daemon.mailstack import MailStack
+
+A, B = "alice@example.test", "bob@example.test"
+
+
+def _cmds(data: Path, gid: str) -> list[tuple[str, str]]:
+    return [(e["player"], e["word"]) for e in game_state(data, gid)[0] if e["type"] == "cmd"]
+
+
+def test_commands_replies_deadline_and_sigterm(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path)
+    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.05)
+    d = Daemon(cfg).start()
+    try:
+        send(
+            stack,
+            mail(A, "CMD one\nCMD two"),
+            mail(B, "CMD three", to="moderator+g1@example.test"),
+            mail(A, "bonjour", subject="nothing"),
+        )
+        data = tmp_path / "data"
+        wait_for(lambda: len(_cmds(data, "g1")) == 3, what="3 commands", log=d.log)
+
+        def private() -> list[EmailMessage]:
+            return [m for m in stack.messages(A) if m["List-Id"] is None]
+
+        replies = wait_for(lambda: len(private()) >= 2 and private(), log=d.log)
+        bodies = sorted(m.get_content() for m in replies)
+        assert any("accepted: one two" in b for b in bodies)
+        assert any("error: no command" in b for b in bodies)
+        assert all(m["Auto-Submitted"] == "auto-replied" for m in replies)
+        assert all(m["In-Reply-To"] for m in replies)
+        # the phase deadline (3 s) resolves and the result goes to the list
+        wait_for(
+            lambda: any("phase 1 result" in str(m["Subject"]) for m in stack.messages(A)),
+            timeout=20,
+            what="phase result on the list",
+            log=d.log,
+        )
+        # our own list echo came back to the moderator and was not parsed
+        wait_for(
+            lambda: (
+                any(
+                    "phase 1 result" in str(m["Subject"])
+                    for m in stack.messages(MODERATOR, "Processed")
+                )
+                and not stack.messages(MODERATOR)
+            ),
+            what="the list echo moved to Processed",
+            log=d.log,
+        )
+        assert d.stop() == 0
+    finally:
+        d.kill()
+    assert len(_cmds(data, "g1")) == 3
+    assert stack.messages(MODERATOR) == []  # everything moved out of INBOX
+    st = pbem(cfg, "status", "--json")
+    assert st.returncode == 0 and '"g1"' in st.stdout
+
+
+def test_reminders_go_to_players_who_have_not_acted(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path)
+    with cfg.open("a") as f:
+        f.write("\n[phases]\nreminders_hours = [0.001]\n")  # 3.6 s before the deadline
+    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.12)  # deadline in 7.2 s
+    d = Daemon(cfg).start()
+    try:
+        send(stack, mail(A, "CMD acted"))
+
+        def reminders(user: str) -> list[EmailMessage]:
+            return [m for m in stack.messages(user) if "reminder" in str(m["Subject"])]
+
+        wait_for(lambda: reminders(B), timeout=20, what="bob's reminder", log=d.log)
+        assert not reminders(A), "alice acted: no reminder"
+        assert d.stop() == 0
+        d.start()  # a restart does not send it again
+        time.sleep(2)
+        assert len(reminders(B)) == 1
+        assert d.stop() == 0
+    finally:
+        d.kill()

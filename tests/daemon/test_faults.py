@@ -1,0 +1,243 @@
+"""Fault matrix against the real daemon and servers (RELIABILITY §7.4): F1, F2, F3, F4, F5.
+
+F1: kill -9 at deterministic hook points (``PBEM_CRASH_AT``) and at ≥200 random moments during a
+burst: 0 lost, 0 applied twice, every reply sent at least once (requirement 1).
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import time
+from collections import Counter
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from tests.daemon.conftest import MODERATOR
+from tests.daemon.harness import (
+    Daemon,
+    game_state,
+    mail,
+    new_fake_game,
+    send,
+    wait_for,
+    write_config,
+)
+from tests.daemon.mailstack import MailStack
+
+PLAYERS = ["alice", "bob", "carol", "dave"]
+CAP = "outbound_cap_per_hour = 1000000\nerrors_per_hour = 1000\nautos_per_day = 100000"
+
+
+def _words(data: Path, gid: str = "g1") -> Counter[str]:
+    return Counter(e["word"] for e in game_state(data, gid)[0] if e["type"] == "cmd")
+
+
+def _burst(n: int, start: int = 0) -> list[EmailMessage]:
+    return [
+        mail(f"{PLAYERS[i % len(PLAYERS)]}@example.test", f"CMD w{i}\n", subject=f"order {i}")
+        for i in range(start, start + n)
+    ]
+
+
+def _replied(stack: MailStack, sent: list[EmailMessage]) -> set[str]:
+    got: set[str] = set()
+    for p in PLAYERS:
+        for m in stack.messages(f"{p}@example.test"):
+            if m["List-Id"] is None and m["In-Reply-To"]:
+                got.add(str(m["In-Reply-To"]))
+    return got
+
+
+def _verify(stack: MailStack, d: Daemon, data: Path, sent: list[EmailMessage]) -> None:
+    want = {str(m["Subject"]).split()[1] for m in sent}
+    words = wait_for(
+        lambda: (w := _words(data)) and set(w) >= {f"w{i}" for i in want} and w,
+        timeout=60,
+        what="every command applied",
+        log=d.log,
+    )
+    assert set(words) == {f"w{i}" for i in want}, "lost commands"
+    assert max(words.values()) == 1, f"applied twice: {[k for k, v in words.items() if v > 1]}"
+    ids = {str(m["Message-ID"]) for m in sent}
+    wait_for(lambda: _replied(stack, sent) >= ids, timeout=60, what="every reply", log=d.log)
+    wait_for(lambda: not stack.messages(MODERATOR), timeout=30, what="INBOX drained", log=d.log)
+    _events, _meta = game_state(data, "g1")
+    from pbem.adapters.store import GameStore
+
+    keys = GameStore(data / "games" / "g1", readonly=True).ledger_keys()
+    assert len(keys) == len(sent), "the ledger equals the set of distinct messages"
+
+
+@pytest.mark.parametrize(
+    "point",
+    ["after_fetch:2", "mid_state_write:3", "after_state:2", "after_move:1", "after_send:2"],
+)
+def test_f1_kill_at_hook_points(stack: MailStack, tmp_path: Path, point: str) -> None:
+    cfg = write_config(stack, tmp_path, extra_daemon=CAP)
+    new_fake_game(cfg, "g1", PLAYERS)
+    sent = _burst(6)
+    send(stack, *sent)
+    d = Daemon(cfg).start(PBEM_CRASH_AT=point)
+    try:
+        rc = d.wait_exit(30)
+        assert rc == -9, f"the hook {point} was not hit (rc={rc})\n{d.log()}"
+        d.start()
+        _verify(stack, d, tmp_path / "data", sent)
+        assert d.stop() == 0
+    finally:
+        d.kill()
+
+
+def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path, extra_daemon=CAP)
+    new_fake_game(cfg, "g1", PLAYERS)
+    rng = random.Random(1234)
+    sent: list[EmailMessage] = []
+    d = Daemon(cfg)
+    kills = 0
+    try:
+        for _r in range(200):
+            batch = _burst(3, start=len(sent))
+            for m in batch:
+                stack.inject(bytes(m), "moderator+g1@example.test", sender=str(m["From"]))
+            sent += batch
+            d.start()
+            time.sleep(rng.uniform(0.05, 0.45))
+            if d.alive():
+                d.kill()
+                kills += 1
+        d.start()
+        _verify(stack, d, tmp_path / "data", sent)
+        assert d.stop() == 0
+    finally:
+        d.kill()
+    assert kills >= 200
+    print(f"F1 random: {kills} kill -9, {len(sent)} mails, 0 lost, 0 applied twice")
+
+
+def test_f2_kill_between_resolving_and_resolved(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path, extra_daemon=CAP)
+    new_fake_game(cfg, "g1", PLAYERS, phase_minutes=0.03, phases=1)
+    d = Daemon(cfg).start(PBEM_CRASH_AT="mid_resolve")
+    try:
+        assert d.wait_exit(30) == -9, d.log()
+        events, _meta = game_state(tmp_path / "data", "g1")
+        from pbem.adapters.store import GameStore
+
+        states = GameStore(tmp_path / "data" / "games" / "g1", readonly=True).deadline_states()
+        (rec,) = states.values()
+        assert rec["deadline"] == "phase-1" and rec["state"] == "resolving"
+        d.start()
+
+        def results() -> list[EmailMessage]:
+            return [
+                m for m in stack.messages("alice@example.test") if "result" in str(m["Subject"])
+            ]
+
+        wait_for(results, timeout=30, what="the result mail", log=d.log)
+        time.sleep(1.0)
+        assert len(results()) == 1, "one result mail"
+        events, _ = game_state(tmp_path / "data", "g1")
+        assert [e["type"] for e in events].count("end") == 1, "resolved exactly once"
+        assert d.stop() == 0
+    finally:
+        d.kill()
+
+
+def test_f3_imap_drop_mid_idle_and_server_restart(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path)
+    new_fake_game(cfg, "g1", PLAYERS)
+    d = Daemon(cfg).start()
+    data = tmp_path / "data"
+    try:
+        send(stack, mail("alice@example.test", "CMD a1"))
+        wait_for(lambda: _words(data) == Counter({"a1": 1}), log=d.log)
+        time.sleep(0.5)  # the daemon is in IDLE now
+        assert stack.dovecot.kill_imap_children() >= 1
+        send(stack, mail("alice@example.test", "CMD a2"))
+        wait_for(lambda: "a2" in _words(data), timeout=30, what="after the drop", log=d.log)
+        # the whole server goes away for a while, mail is queued meanwhile, then it is back
+        stack.dovecot.stop()
+        time.sleep(3)
+        assert d.alive()
+        stack.dovecot.start()
+        send(stack, mail("bob@example.test", "CMD b1"))
+        wait_for(lambda: "b1" in _words(data), timeout=60, what="after the restart", log=d.log)
+        assert max(_words(data).values()) == 1
+        log = d.log()
+        # backoff, not a busy loop: a handful of reconnect attempts in 3 s
+        assert 1 <= log.count("IMAP unavailable") <= 8, log
+        assert d.stop() == 0
+    finally:
+        d.kill()
+
+
+def test_f4_uidvalidity_change_rescans_without_duplicates(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path)
+    new_fake_game(cfg, "g1", PLAYERS)
+    data = tmp_path / "data"
+    first = _burst(3)
+    send(stack, *first)
+    # crash after the commit but before the MOVE: the mail stays in INBOX, already applied
+    d = Daemon(cfg).start(PBEM_CRASH_AT="after_state:3")
+    try:
+        assert d.wait_exit(30) == -9, d.log()
+        subprocess.run(
+            [
+                "doveadm",
+                "-c",
+                str(stack.dovecot.conf),
+                "mailbox",
+                "update",
+                "-u",
+                MODERATOR,
+                "--uid-validity",
+                "4242",
+                "INBOX",
+            ],
+            check=True,
+        )
+        more = _burst(2, start=3)
+        send(stack, *more)
+        d.start()
+        _verify(stack, d, data, first + more)
+        assert "UIDVALIDITY of INBOX changed" in d.log()
+        wait_for(
+            lambda: any(
+                "UIDVALIDITY" in str(m["Subject"]) for m in stack.messages("admin@example.test")
+            ),
+            what="the admin alert",
+            log=d.log,
+        )
+        assert d.stop() == 0
+    finally:
+        d.kill()
+
+
+def test_f5_smtp_down_does_not_block_processing(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path)
+    new_fake_game(cfg, "g1", PLAYERS)
+    data = tmp_path / "data"
+    stack.handler.mode = "451"
+    d = Daemon(cfg).start()
+    try:
+        sent = _burst(4)
+        for m in sent:
+            stack.inject(bytes(m), "moderator+g1@example.test", sender=str(m["From"]))
+        wait_for(
+            lambda: len(_words(data)) == 4, what="commands applied while SMTP refuses", log=d.log
+        )
+        assert _replied(stack, sent) == set()
+        stack.handler.mode = "ok"
+        wait_for(
+            lambda: _replied(stack, sent) >= {str(m["Message-ID"]) for m in sent},
+            timeout=60,
+            what="replies after SMTP came back",
+            log=d.log,
+        )
+        assert d.stop() == 0
+    finally:
+        d.kill()

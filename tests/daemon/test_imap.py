@@ -1,0 +1,98 @@
+"""IMAP adapter against a real Dovecot: fetch, size cap, MOVE and its fallback, IDLE, drops (F3)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from pbem.adapters.imap import ImapDown, ImapMailbox, ImapSettings
+from tests.daemon.conftest import MODERATOR
+from tests.daemon.mailstack import Dovecot, MailStack
+
+
+def _mail(i: int, body: str = "VOTE bob") -> bytes:
+    return (
+        f"From: alice@example.test\r\nTo: {MODERATOR}\r\nSubject: m{i}\r\n"
+        f"Message-ID: <m{i}@example.test>\r\n\r\n{body}\r\n"
+    ).encode()
+
+
+def _box(stack: MailStack, **kw: object) -> ImapMailbox:
+    s = ImapSettings(
+        host="127.0.0.1",
+        port=stack.dovecot.imap_port,
+        user=MODERATOR,
+        password=Dovecot.password(MODERATOR),
+        tls="none",
+        timeout=10,
+        **kw,  # type: ignore[arg-type]
+    )
+    box = ImapMailbox(s)
+    box.connect()
+    return box
+
+
+def test_fetch_peek_size_cap_and_move(stack: MailStack) -> None:
+    for i in range(3):
+        stack.inject(_mail(i), MODERATOR)
+    stack.inject(_mail(9, "x" * 5000), MODERATOR)
+    box = _box(stack, max_size=2000, processed="pbem/Processed")
+    assert box.delimiter == "/"
+    uids = box.pending_uids()
+    assert len(uids) == 4
+    got = box.fetch(uids)
+    assert [f.raw is None for f in got] == [False, False, False, True]
+    assert got[0].raw is not None and b"Subject: m0" in got[0].raw
+    assert got[3].size > 5000 and got[0].internaldate.tzinfo is not None
+    # PEEK: nothing marked \Seen
+    flags = box.client.get_flags(uids) if box.client else {}
+    assert all(b"\\Seen" not in f for f in flags.values())
+    box.move(uids[:2], "pbem/Processed")
+    box.has_move = False  # the COPY + \Deleted + UID EXPUNGE fallback
+    box.move(uids[2:3], "pbem/Processed")
+    box.move(uids[3:], "Quarantine")
+    assert box.pending_uids() == []
+    assert len(stack.messages(MODERATOR, "pbem/Processed")) == 3
+    assert len(stack.messages(MODERATOR, "Quarantine")) == 1
+    box.close()
+
+
+def test_idle_wakes_on_new_mail(stack: MailStack) -> None:
+    box = _box(stack)
+    assert box.has_idle
+    t = threading.Timer(0.5, stack.inject, (_mail(1), MODERATOR))
+    t.start()
+    start = time.monotonic()
+    assert box.wait(20) is True
+    assert time.monotonic() - start < 5
+    assert len(box.pending_uids()) == 1
+    t.join()
+    box.close()
+
+
+def test_polling_mode_and_interrupt(stack: MailStack) -> None:
+    box = _box(stack, use_idle=False, poll_interval=30)
+    assert not box.has_idle
+    threading.Timer(0.3, box.interrupt.set).start()
+    start = time.monotonic()
+    box.wait(30)
+    assert time.monotonic() - start < 3
+    box.close()
+
+
+def test_server_drop_mid_idle_raises_imapdown_then_reconnects(stack: MailStack) -> None:
+    box = _box(stack)
+    threading.Timer(0.5, stack.dovecot.kill_imap_children).start()
+    with pytest.raises(ImapDown):
+        box.wait(2)
+    # the whole server restarts on the same ports
+    stack.dovecot.stop()
+    with pytest.raises(ImapDown):
+        box.connect()
+    stack.dovecot.start()
+    stack.inject(_mail(2), MODERATOR)
+    box.connect()
+    assert len(box.pending_uids()) == 1
+    box.close()

@@ -1,0 +1,106 @@
+"""A whole Lupus in Tabula game played by email through the real daemon and real servers.
+
+Bot players (``pbem.bots``) read the game's state, mail their commands by SMTP (private orders to
+the moderator, votes to the list, which fans them out with a List-Id), and the daemon resolves
+each phase at its deadline (seconds here) until a side wins.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from email.utils import make_msgid
+from pathlib import Path
+
+from pbem.adapters.store import GameStore
+from pbem.bots import bot_mails
+from pbem.engine import Table
+from tests.daemon.conftest import LIST, MODERATOR, PLAYERS
+from tests.daemon.harness import Daemon, pbem, send, wait_for, write_config
+from tests.daemon.mailstack import MailStack
+
+DURATIONS = {
+    "night_duration": "1.5s",
+    "debate_duration": "1s",
+    "round1_duration": "1.5s",
+    "defence_duration": "1s",
+    "round2_duration": "1.5s",
+    "tally_min_interval": "1s",
+}
+
+
+def _table(data: Path) -> Table:
+    gs = GameStore(data / "games" / "lupus1", readonly=True)
+    return Table.load(gs.setup, gs.events())
+
+
+def test_whole_lupus_game_by_email(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(
+        stack,
+        tmp_path,
+        engine="pbem.engine:Table",
+        extra_daemon="outbound_cap_per_hour = 100000\nautos_per_day = 1000",
+    )
+    setup = {
+        "game": "lupus-in-tabula",
+        "seed": 11,
+        "lang": "en",
+        "players": [{"name": p.capitalize(), "email": f"{p}@example.test"} for p in PLAYERS],
+        "options": DURATIONS,
+        "list": LIST,
+    }
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "setup.json"), "--id", "lupus1")
+    assert r.returncode == 0, r.stderr
+    data = tmp_path / "data"
+    d = Daemon(cfg).start()
+    rng = random.Random(5)
+    sent_private = 0
+    try:
+        acted: set[tuple[tuple[str, object], ...]] = set()
+        end = time.monotonic() + 150
+        while time.monotonic() < end:
+            table = _table(data)
+            if table.finished:
+                break
+            phase = tuple(sorted(table.deadlines().items()))
+            if phase and phase not in acted:
+                acted.add(phase)
+                mails = [m for m, _channel in bot_mails(table, rng)]
+                for m in mails:
+                    m["Message-ID"] = make_msgid(domain="example.test")  # as a mail client does
+                sent_private += sum(1 for m in mails if m["To"] == MODERATOR)
+                send(stack, *mails)
+            time.sleep(0.2)
+        table = _table(data)
+        assert table.finished, f"the game did not finish\n{d.log()}"
+        summary = table.summary()
+        assert summary["winners"]
+        # the victory post reached every player through the list
+        wait_for(
+            lambda: all(
+                any(
+                    m["List-Id"] and "Precedence" in m and m["Precedence"] == "bulk"
+                    for m in stack.messages(f"{p}@example.test")
+                )
+                for p in PLAYERS
+            ),
+            what="public posts delivered",
+            log=d.log,
+        )
+        wait_for(lambda: not stack.messages(MODERATOR), what="INBOX drained", log=d.log)
+        st = json.loads(pbem(cfg, "status", "--json").stdout)
+        assert st["shunt"] == {"failing": 0, "quarantined": 0}
+        assert d.stop() == 0
+    finally:
+        d.kill()
+    # each private order got its reply (receipts go to the registered address)
+    replies = sum(
+        1
+        for p in PLAYERS
+        for m in stack.messages(f"{p}@example.test")
+        if m["In-Reply-To"] and m["Auto-Submitted"] == "auto-replied"
+    )
+    assert replies >= sent_private > 0
+    print(f"lupus e2e: winners {summary['winners']}, {sent_private} private orders")

@@ -1,0 +1,191 @@
+"""SMTP adapter + outbox sender against aiosmtpd in modes ok / 451 / 550 / hang / down-then-up (F5)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from pbem.adapters.smtp import SmtpClient, SmtpSettings
+from pbem.adapters.store import DaemonStore
+from pbem.limits import GlobalCap
+from pbem.mail.envelope import build
+from pbem.outbox import OutboxSender, SenderPolicy, make_row
+from tests.daemon.conftest import ADMIN, MODERATOR
+from tests.daemon.mailstack import MailStack, SmtpServer
+
+ALICE = "alice@example.test"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def _row(key: str, now: datetime, to: str = ALICE) -> dict[str, object]:
+    mid, raw = build(
+        key=key, sender=MODERATOR, to=(to,), subject=f"subject {key}", body="corps é\n", date=now
+    )
+    return make_row(message_id=mid, raw=raw, rcpts=[to], mail_from=MODERATOR, now=now, kind="reply")
+
+
+def _sender(
+    stack: MailStack, tmp_path: Path, clock: Clock, timeout: float = 5.0, cap: int = 200
+) -> tuple[OutboxSender, DaemonStore, SmtpClient]:
+    store = DaemonStore(tmp_path)
+    client = SmtpClient(SmtpSettings("127.0.0.1", stack.smtp.port, tls="none", timeout=timeout))
+    sender = OutboxSender(
+        transport=client,
+        stores=lambda: [store],
+        alert_store=store,
+        clock=clock,
+        moderator=MODERATOR,
+        admins=[ADMIN],
+        bounce_address=MODERATOR,
+        policy=SenderPolicy(base=timedelta(seconds=10)),
+        cap=GlobalCap(cap),
+    )
+    return sender, store, client
+
+
+def test_ok_reuses_connection_and_headers(stack: MailStack, tmp_path: Path) -> None:
+    clock = Clock()
+    sender, store, client = _sender(stack, tmp_path, clock)
+    store.commit(outbox=[_row(f"k{i}", clock.now) for i in range(5)])
+
+    async def go() -> None:
+        await sender.drain_once()
+        await client.close()
+
+    asyncio.run(go())
+    assert store.outbox() == []
+    got = stack.messages(ALICE)
+    assert len(got) == 5
+    m = got[0]
+    assert m["Auto-Submitted"] == "auto-generated"
+    assert m["X-Loop"] == MODERATOR
+    assert m["X-Auto-Response-Suppress"] == "OOF, AutoReply"
+    assert m["Precedence"] is None
+    assert m.get_content().strip() == "corps é"
+
+
+def test_451_retried_with_backoff_then_sent(stack: MailStack, tmp_path: Path) -> None:
+    clock = Clock()
+    sender, store, client = _sender(stack, tmp_path, clock)
+    store.commit(outbox=[_row("k", clock.now)])
+    stack.handler.mode = "451"
+
+    async def go() -> None:
+        await sender.drain_once()
+        (row,) = store.outbox()
+        assert row["attempts"] == 1 and "451" in row["last_error"]
+        assert datetime.fromisoformat(row["next_try"]) == clock.now + timedelta(seconds=10)
+        await sender.drain_once()  # not due yet: nothing happens
+        assert store.outbox()[0]["attempts"] == 1
+        clock.now += timedelta(seconds=10)
+        await sender.drain_once()
+        assert store.outbox()[0]["attempts"] == 2
+        assert datetime.fromisoformat(store.outbox()[0]["next_try"]) == clock.now + timedelta(
+            seconds=20
+        )
+        stack.handler.mode = "ok"
+        clock.now += timedelta(seconds=20)
+        await sender.drain_once()
+        await client.close()
+
+    asyncio.run(go())
+    assert store.outbox() == []
+    assert len(stack.messages(ALICE)) == 1
+
+
+def test_550_dead_lettered_with_admin_alert(stack: MailStack, tmp_path: Path) -> None:
+    clock = Clock()
+    sender, store, client = _sender(stack, tmp_path, clock)
+    store.commit(outbox=[_row("k", clock.now)])
+    stack.handler.mode = "550"
+
+    async def go() -> None:
+        await sender.drain_once()
+        stack.handler.mode = "ok"
+        await sender.drain_once()  # the alert
+        await client.close()
+
+    asyncio.run(go())
+    rows = store.outbox()
+    assert [r["status"] for r in rows] == ["dead"]
+    assert "550" in rows[0]["last_error"]
+    (alert,) = stack.messages(ADMIN)
+    assert "undeliverable" in alert["Subject"]
+    assert stack.messages(ALICE) == []
+
+
+def test_hang_is_a_timeout_and_retried(stack: MailStack, tmp_path: Path) -> None:
+    clock = Clock()
+    sender, store, client = _sender(stack, tmp_path, clock, timeout=1.0)
+    store.commit(outbox=[_row("k", clock.now)])
+    stack.handler.mode = "hang"
+
+    async def go() -> None:
+        await sender.drain_once()
+        assert store.outbox()[0]["attempts"] == 1
+        stack.handler.mode = "ok"
+        clock.now += timedelta(seconds=10)
+        await sender.drain_once()
+        await client.close()
+
+    asyncio.run(go())
+    assert store.outbox() == []
+    # an ambiguous timeout may deliver twice; the copies share one Message-ID (§7.3)
+    got = stack.messages(ALICE)
+    assert 1 <= len(got) <= 2 and len({m["Message-ID"] for m in got}) == 1
+
+
+def test_down_then_up_and_processing_not_blocked(stack: MailStack, tmp_path: Path) -> None:
+    clock = Clock()
+    sender, store, client = _sender(stack, tmp_path, clock)
+    store.commit(outbox=[_row("k", clock.now)])
+    port = stack.smtp.port
+    stack.smtp.stop()
+
+    async def go() -> None:
+        task = asyncio.create_task(sender.run())
+        await asyncio.sleep(0.3)
+        # the loop is free while SMTP is down: a commit goes through at once
+        store.commit(outbox=[_row("k2", clock.now)])
+        assert store.outbox()[0]["attempts"] >= 1
+        stack.smtp = SmtpServer(stack.handler)
+        stack.smtp.port = port
+        stack.smtp.start()
+        clock.now += timedelta(minutes=5)
+        sender.wake()
+        for _ in range(100):
+            if not store.outbox():
+                break
+            await asyncio.sleep(0.05)
+        sender.stop()
+        await task
+        await client.close()
+
+    asyncio.run(go())
+    assert store.outbox() == []
+    assert len(stack.messages(ALICE)) == 2
+
+
+def test_global_cap_pauses_and_alarms(stack: MailStack, tmp_path: Path) -> None:
+    clock = Clock()
+    sender, store, client = _sender(stack, tmp_path, clock, cap=3)
+    store.commit(outbox=[_row(f"k{i}", clock.now) for i in range(6)])
+
+    async def go() -> None:
+        await sender.drain_once()
+        await sender.drain_once()
+        await client.close()
+
+    asyncio.run(go())
+    assert len(stack.messages(ALICE)) == 3
+    (alarm,) = stack.messages(ADMIN)
+    assert "cap" in alarm["Subject"]
+    assert len(store.outbox()) == 3
