@@ -20,7 +20,14 @@ from email.utils import parseaddr
 from typing import Any, Literal
 
 from pbem.core.commands import Command, CommandSpec, Word, parse_line, takes_lines
-from pbem.core.errors import CommandError, MailError, NotAPlayer, SetupError, UnknownCommand
+from pbem.core.errors import (
+    CommandError,
+    MailError,
+    NotAPlayer,
+    SetupError,
+    UnknownCommand,
+    UnknownTarget,
+)
 from pbem.core.events import Event, Notice
 from pbem.core.game import ADMIN, GameSpec, PlayerSpec, Rules
 from pbem.core.ids import PlayerId
@@ -475,6 +482,8 @@ class Table:
 
     def _reason(self, exc: CommandError, lang: str) -> str:
         params = dict(exc.params)
+        if isinstance(exc, UnknownTarget):  # LG-D42: the rejection lists the valid names
+            params["players"] = list(self.rules.names(self.state))
         template = f"reasons/{exc.reason}"
         if not self.renderer.exists(template, lang):
             template = "reasons/rejected"

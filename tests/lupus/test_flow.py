@@ -176,3 +176,12 @@ def test_pack_chat_with_no_living_partner_is_refused() -> None:
     g.until("night", 2)
     g.mail("p1", "PACK anyone?")
     assert "No other living player" in g.reply()
+
+
+def test_unknown_name_reply_lists_the_players() -> None:
+    """LUP-D28, LG-D42: an unknown name is rejected with the valid names and a suggestion."""
+    g = Game(lupus_roles(8))
+    g.mail("p1", "KILL p9")
+    reply = g.reply()
+    assert '"p9" is not a player.' in reply
+    assert "Players: p1, p2, p3, p4, p5, p6, p7, p8." in reply
