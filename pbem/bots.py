@@ -11,17 +11,26 @@ from collections.abc import Iterator
 from email.message import EmailMessage
 from email.policy import compat32
 
-from pbem.core.commands import Player, Players, Text, Word
+from pbem.core.commands import Command, Player, Players, Text, Word
+from pbem.core.errors import CommandError
+from pbem.core.ids import PlayerId
 from pbem.engine import Table
+from pbem.simulate import EPOCH
 
 _CHAT = ("Je me méfie de tout le monde.", "I trust nobody tonight.", "Courage !")
 
 
 def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, str]]:
-    """One round of mails: each player may send one command the rules allow him now."""
+    """One round of mails: each player may send one command the rules allow him now.
+
+    A single-name command is tried against the rules (``decide`` is pure) on a few names and
+    sent with the first one they accept, so bots make legal moves; players who share a verb
+    tend to agree on the name (a pack's victim, a mob's suspect), as people do.
+    """
     state = table.state
     rules = table.rules
-    names = list(rules.names(state))
+    names: list[str] = list(rules.names(state))
+    favourite: dict[str, str] = {}
     for spec in table.setup.players:
         options = [
             c
@@ -34,7 +43,7 @@ def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, 
         words = [command.keyword(spec.lang)]
         for arg in command.args:
             if isinstance(arg, Player):
-                words.append(rng.choice(names))
+                words.append(_legal_name(table, spec.name, command.verb, names, favourite, rng))
             elif isinstance(arg, Players):
                 most = min(arg.count, len(names))
                 words += rng.sample(names, rng.randint(1, most) if arg.at_most else most)
@@ -48,6 +57,30 @@ def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, 
             line = f"Mon vote : **{words[-1]}**"
         to = table.setup.list_address if command.public else table.setup.moderator
         yield plain_mail(spec.email, to, line + "\n"), channel
+
+
+def _legal_name(
+    table: Table,
+    actor: str,
+    verb: str,
+    names: list[str],
+    favourite: dict[str, str],
+    rng: random.Random,
+) -> str:
+    """A name the rules accept for ``verb`` (the shared favourite first), else a random one."""
+    rules, state = table.rules, table.state
+    channel = "list" if any(c.verb == verb and c.public for c in rules.all_commands) else "private"
+    candidates = rng.sample(names, min(6, len(names)))
+    if verb in favourite and rng.random() < 0.7:
+        candidates.insert(0, favourite[verb])
+    for name in candidates:
+        try:
+            rules.decide(state, PlayerId(actor), Command(verb, (PlayerId(name),)), EPOCH, channel)
+        except CommandError:
+            continue
+        favourite.setdefault(verb, name)
+        return name
+    return candidates[0]
 
 
 def plain_mail(sender: str, to: str, body: str) -> EmailMessage:

@@ -8,7 +8,9 @@ import time
 from typing import Any
 
 from pbem.bots import bot_mails
+from pbem.core.match import fold
 from pbem.engine import Outgoing, Step, Table
+from pbem.games import rules_for
 from pbem.simulate import EPOCH
 
 NAMES = (
@@ -42,11 +44,13 @@ USUAL_PLAYERS = {"lupus-in-tabula": 12, "loup-garou": 16, "chasse-aux-sorcieres"
 
 def demo_setup(game: str, players: int, seed: int, lang: str) -> dict[str, Any]:
     count = players or USUAL_PLAYERS.get(game, 12)
+    reserved = {fold(w) for w in rules_for(game).reserved}
+    names = [n for n in NAMES if fold(n) not in reserved][:count]
     return {
         "game": game,
         "seed": seed,
         "lang": lang,
-        "players": [{"name": n, "email": f"{n.lower()}@village.example"} for n in NAMES[:count]],
+        "players": [{"name": n, "email": f"{n.lower()}@village.example"} for n in names],
         "moderator": "mj@village.example",
         "list": "village@lists.example",
     }

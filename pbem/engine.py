@@ -19,8 +19,15 @@ from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import Any, Literal
 
-from pbem.core.commands import Command, CommandSpec, parse_line, takes_lines
-from pbem.core.errors import CommandError, MailError, NotAPlayer, SetupError, UnknownCommand
+from pbem.core.commands import Command, CommandSpec, Word, parse_line, takes_lines
+from pbem.core.errors import (
+    CommandError,
+    MailError,
+    NotAPlayer,
+    SetupError,
+    UnknownCommand,
+    UnknownTarget,
+)
 from pbem.core.events import Event, Notice
 from pbem.core.game import ADMIN, GameSpec, PlayerSpec, Rules
 from pbem.core.ids import PlayerId
@@ -52,6 +59,8 @@ class Step:
 
     events: tuple[dict[str, Any], ...] = ()
     outgoing: tuple[Outgoing, ...] = ()
+    facts: tuple[Event, ...] = field(default=(), compare=False, repr=False)
+    """The same events, decoded (spares :meth:`Table.apply` a decode when in hand)."""
 
 
 @dataclass(frozen=True)
@@ -200,6 +209,8 @@ class Table:
                     raise SetupError(
                         f"setup: player name {spec.name!r} is a command keyword (LUP-D28)"
                     )
+            if fold(spec.name) in {fold(w) for w in rules.reserved}:
+                raise SetupError(f"setup: player name {spec.name!r} is a reserved word")
 
     # -- construction -------------------------------------------------------------------------
 
@@ -255,7 +266,8 @@ class Table:
 
     def apply(self, step: Step) -> None:
         """Fold a committed step into the table."""
-        new = [self.rules.codec.decode(e) for e in step.events]
+        decoded = len(step.facts) == len(step.events)
+        new = list(step.facts) if decoded else [self.rules.codec.decode(e) for e in step.events]
         self.events.extend(new)
         self.state = self.rules.fold(new, self.state)
 
@@ -454,7 +466,8 @@ class Table:
         spec = self._spec(command.verb)
         parts = [spec.keyword(lang)]
         if command.word:
-            parts.append(command.word.upper())
+            words = [a for a in spec.args if isinstance(a, Word)]
+            parts.append(words[0].label(command.word, lang) if words else command.word.upper())
         parts += list(command.targets)
         if command.text:
             parts.append(command.text)
@@ -469,6 +482,8 @@ class Table:
 
     def _reason(self, exc: CommandError, lang: str) -> str:
         params = dict(exc.params)
+        if isinstance(exc, UnknownTarget):  # LG-D42: the rejection lists the valid names
+            params["players"] = list(self.rules.names(self.state))
         template = f"reasons/{exc.reason}"
         if not self.renderer.exists(template, lang):
             template = "reasons/rejected"
@@ -511,7 +526,7 @@ class Table:
             if isinstance(event, Notice):
                 outgoing += self._notice_mails(event, f"{self.game_id}/{base + index}")
         encoded = tuple(self.rules.codec.encode(e) for e in events)
-        return Step(encoded, tuple(outgoing))
+        return Step(encoded, tuple(outgoing), tuple(events))
 
     def _notice_mails(self, notice: Notice, key: str) -> list[Outgoing]:
         thread = f"{self.game_id}/{notice.thread}"

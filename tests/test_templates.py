@@ -48,7 +48,7 @@ def variables(renderer: Renderer, lang: str, name: str) -> set[str]:
     return set(meta.find_undeclared_variables(env.parse(source)))
 
 
-GAME_FOLDERS = ("lupus",)
+GAME_FOLDERS = ("lupus", "chasse")
 
 
 def recorded_params() -> dict[str, list[dict[str, Any]]]:
@@ -82,6 +82,7 @@ def recorded_params() -> dict[str, list[dict[str, Any]]]:
                     table.apply(step)
                     play(table, random.Random(seed))
         scripted_rare_lupus_notices()
+        scripted_chasse_notices()
     finally:
         Renderer.text = original  # type: ignore[method-assign]
     return seen
@@ -99,6 +100,13 @@ def scripted_rare_lupus_notices() -> None:
         g.mail("p4", "SEERS hello")
         g.mail("p16", "SCAN p5")
         g.mail("p16", "STATUS")
+
+
+def scripted_chasse_notices() -> None:
+    """Chasse aux sorcières: the STATUS reply (bots never ask for it)."""
+    from tests.chasse.helpers import mail, run, setup_line
+
+    run([setup_line(), mail("alice", "STATUS"), mail("peggy", "STATUT")])
 
 
 RECORDED = recorded_params()

@@ -88,11 +88,18 @@ _JOINERS = {"et", "and", "&", "+", ","}
 class Word(Arg):
     """One of a fixed set of words (possibly several tokens long, e.g. ``SALLE DE BAL``).
 
-    ``choices`` maps each canonical value to its accepted spellings.
+    ``choices`` maps each canonical value to its accepted spellings; ``labels`` optionally
+    maps a value to how a reply restates it in French and in English (default: the value).
     """
 
     choices: Mapping[str, tuple[str, ...]]
     optional: bool = False
+    labels: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+    def label(self, value: str, lang: str) -> str:
+        """The value as a player writing in ``lang`` reads it in a reply."""
+        fr, en = self.labels.get(value, (value.upper(), value.upper()))
+        return en if lang == "en" else fr
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
         folded = [fold(clean_token(t)) for t in tokens]

@@ -9,9 +9,10 @@ tuples and mappings of those); :class:`EventCodec` turns them into dicts and bac
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -159,7 +160,7 @@ class EventCodec:
 
     def __init__(self, event_types: Iterable[type[Event]]) -> None:
         self._types = {t.__name__: t for t in event_types}
-        self._hints = {name: typing.get_type_hints(t) for name, t in self._types.items()}
+        self._hints = {name: _hints(typing.cast(Hashable, t)) for name, t in self._types.items()}
 
     def encode(self, event: Event) -> dict[str, Any]:
         data: dict[str, Any] = {"type": type(event).__name__}
@@ -177,6 +178,12 @@ class EventCodec:
             if f.name in data
         }
         return cls(**kwargs)
+
+
+@functools.cache
+def _hints(cls: Hashable) -> dict[str, Any]:
+    """The resolved field types of an event class (resolving them compiles: do it once)."""
+    return typing.get_type_hints(cls)
 
 
 def _to_json(value: Any) -> Any:

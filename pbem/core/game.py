@@ -56,6 +56,8 @@ class Rules(ABC, Generic[S]):
     roles: ClassVar[tuple[str, ...]]
     commands: ClassVar[tuple[CommandSpec, ...]]
     event_types: ClassVar[tuple[type[Event], ...]] = ()
+    reserved: ClassVar[tuple[str, ...]] = ()
+    """Words a player's nickname may not be besides the command keywords (e.g. role names)."""
     admin_commands: ClassVar[tuple[CommandSpec, ...]] = ()
     """Commands an administrator (not a player) may send, e.g. approving a held message."""
 

@@ -7,6 +7,7 @@ and the reply lists them; a name that matches nobody gets "did you mean" suggest
 from __future__ import annotations
 
 import difflib
+import functools
 import unicodedata
 from collections.abc import Iterable, Sequence
 
@@ -15,6 +16,7 @@ from pbem.core.errors import AmbiguousTarget, UnknownTarget
 _STRIP = "*_\"'«»“”‘’.,;:!?()[]<>"
 
 
+@functools.lru_cache(maxsize=8192)
 def fold(text: str) -> str:
     """Return ``text`` without accents, case-folded: the form every comparison uses."""
     decomposed = unicodedata.normalize("NFKD", text)

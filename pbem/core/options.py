@@ -9,9 +9,10 @@ Durations accept seconds or strings such as ``"18h"``, ``"15min"``, ``"2d"``, ``
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import typing
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -43,11 +44,16 @@ def parse_options(cls: type[T], given: Mapping[str, Any] | None) -> T:
     unknown = sorted(set(given) - set(fields))
     if unknown:
         raise SetupError(f"unknown option {unknown[0]!r} (known: {', '.join(sorted(fields))})")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(typing.cast(Hashable, cls))
     values: dict[str, Any] = {}
     for name, value in given.items():
         values[name] = _coerce(name, value, hints[name])
     return cls(**values)
+
+
+@functools.cache
+def _hints(cls: Hashable) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
 
 
 def _coerce(name: str, value: Any, hint: Any) -> Any:

@@ -7,10 +7,11 @@ from typing import Any
 from pbem.core.errors import SetupError
 from pbem.core.game import Rules
 from pbem.games.dracula import Dracula
+from pbem.games.werewolf.chasse import ChasseAuxSorcieres
 from pbem.games.werewolf.loupgarou import LoupGarou
 from pbem.games.werewolf.lupus import LupusInTabula
 
-GAMES: tuple[type[Rules[Any]], ...] = (LupusInTabula, LoupGarou, Dracula)
+GAMES: tuple[type[Rules[Any]], ...] = (LupusInTabula, LoupGarou, Dracula, ChasseAuxSorcieres)
 
 
 def rules_for(game_id: str) -> Rules[Any]:

@@ -118,7 +118,7 @@ def test_young_vampire_cannot_bite_the_same_night() -> None:
 
 
 def test_appendix_a3_crucifix() -> None:
-    """Appendix A.3, DRA-270 … DRA-274, DRA-117, AMB-042, AMB-062: two bites countered, 2 counted,
+    """Appendix A.3, DRA-270, DRA-271, DRA-272, DRA-273, DRA-274, DRA-117, AMB-042, AMB-062: two bites countered, 2 counted,
     the crucifix used up, nobody credited."""
     g = night3()
     g.convert("Cid")
@@ -147,7 +147,7 @@ def test_crucifix_not_used_without_a_bite() -> None:
 
 
 def test_garlic_nausea_and_livid_complexion() -> None:
-    """DRA-280 … DRA-283, DRA-185, AMB-043: vampires in the garlic room cannot bite, are
+    """DRA-280, DRA-281, DRA-282, DRA-283, DRA-185, AMB-043: vampires in the garlic room cannot bite, are
     told of their nausea, and are named in the morning; the garlic user is not named."""
     g = night3()
     g.give("Cid", "garlic")
@@ -169,7 +169,7 @@ def test_garlic_nausea_and_livid_complexion() -> None:
 
 
 def test_stake_kills_a_normal_vampire_and_identifies_dracula() -> None:
-    """DRA-015, DRA-146, DRA-320 … DRA-327, DRA-184, DRA-186, DRA-345, AMB-048, AMB-059:
+    """DRA-015, DRA-146, DRA-320, DRA-321, DRA-322, DRA-323, DRA-324, DRA-325, DRA-326, DRA-327, DRA-184, DRA-186, DRA-345, AMB-048, AMB-059:
     the scene is reported with the step-5 notices (ORD-14), not before the bite step closes."""
     g = Game(options=QUIET)
     g.close("day")

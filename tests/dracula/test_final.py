@@ -29,7 +29,7 @@ def test_final_phase_opens_after_night5_revealing_sides_not_dracula() -> None:
 
 
 def test_appendix_a6_final_phase_dracula_burned_by_one() -> None:
-    """Appendix A.6, DRA-464 … DRA-472, DRA-466: H3 flees (1), H1 burns D with 2 flames (5),
+    """Appendix A.6, DRA-464, DRA-465, DRA-466, DRA-467, DRA-468, DRA-469, DRA-470, DRA-471, DRA-472, DRA-466: H3 flees (1), H1 burns D with 2 flames (5),
     H2 fights (2), all vampires die. DRA-004: finding Dracula is what pays a human most."""
     g = final()
     g.do("Eve", "FLEE Cid", "list")
@@ -134,7 +134,7 @@ def test_fled_humans_leave_the_discussion() -> None:
 
 
 def test_all_humans_bitten_ends_the_round() -> None:
-    """DRA-002, DRA-025, DRA-440 … DRA-444, AMB-068, AMB-077: the night ends, the morning is
+    """DRA-002, DRA-025, DRA-440, DRA-441, DRA-442, DRA-443, DRA-444, AMB-068, AMB-077: the night ends, the morning is
     posted, then the round ends; 1 point per human, none for a dead vampire or no victim."""
     g = advance(Game(options={**QUIET, "rounds": 2}), 3)
     g._apply([Converted("Hal", ("Gus",)), Converted("Gus", ()), PlayerDied("Gus", "stake")])

@@ -131,7 +131,7 @@ def test_human_thief_picks_up_even_with_other_humans() -> None:
 
 
 def test_candle_report_at_end_of_night_to_everyone_present() -> None:
-    """DRA-290 … DRA-293, AMB-045, AMB-046: all present learn who bit whom, uses, pickups."""
+    """DRA-290, DRA-291, DRA-292, DRA-293, AMB-045, AMB-046: all present learn who bit whom, uses, pickups."""
     g = advance(Game(options=QUIET), 3)
     g.give("Cid", "candle")
     g.do("Cid", "CANDLE")
@@ -160,7 +160,7 @@ def test_candle_report_at_end_of_night_to_everyone_present() -> None:
 
 
 def test_magnifier_report_and_late_choice() -> None:
-    """DRA-300 … DRA-304, AMB-047: users learn every position, not each other's; the key user
+    """DRA-300, DRA-301, DRA-302, DRA-303, DRA-304, AMB-047: users learn every position, not each other's; the key user
     appears in the sanctuary; they choose after the report."""
     g = advance(Game(options=QUIET), 3)
     for p in ("Cid", "Dan"):
@@ -183,7 +183,7 @@ def test_magnifier_report_and_late_choice() -> None:
 
 
 def test_sanctuary_key() -> None:
-    """DRA-310 … DRA-314, DRA-016, DRA-304: the key user spends the night in the sanctuary,
+    """DRA-310, DRA-311, DRA-312, DRA-313, DRA-314, DRA-016, DRA-304: the key user spends the night in the sanctuary,
     the occupants are told, and he may be staked there."""
     g = advance(Game(options=QUIET), 3)
     g.give("Cid", "key")
@@ -224,7 +224,7 @@ def test_key_user_joins_designated_and_can_be_staked() -> None:
 
 
 def test_painting() -> None:
-    """DRA-390 … DRA-393, DRA-165, AMB-057: one message per room, read by humans at dawn,
+    """DRA-390, DRA-391, DRA-392, DRA-393, DRA-165, AMB-057: one message per room, read by humans at dawn,
     every dawn of the round; player text stays data."""
     g = advance(Game(options=QUIET), 2)
     g.give("Cid", "paintkit")
@@ -250,7 +250,7 @@ def test_painting() -> None:
 
 
 def test_phonograph_waltz_and_reply() -> None:
-    """DRA-118, DRA-145, DRA-400 … DRA-406, AMB-058: the holder sees his room, dances, the
+    """DRA-118, DRA-145, DRA-400, DRA-401, DRA-402, DRA-403, DRA-404, DRA-405, DRA-406, AMB-058: the holder sees his room, dances, the
     partner gets an anonymous message at step 5 and may reply once; a dancing vampire bites."""
     g = advance(Game(options=QUIET), 3)
     g.give("Bob", "phonograph")

@@ -52,7 +52,7 @@ def expected_points(before: DraculaState, ending: str) -> dict[str, int]:
     s = before
     dracula = s.dracula()
     out = {p: 0 for p in s.order}
-    if ending == "all_bitten":  # DRA-441 … DRA-444
+    if ending == "all_bitten":  # DRA-441, DRA-442, DRA-443, DRA-444
         for p in s.order:
             if s.seat(p).alive:
                 out[p] = len(s.seat(p).credits)

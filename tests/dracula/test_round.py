@@ -130,7 +130,7 @@ def test_night1_bite_converts_and_notifies() -> None:
 
 
 def test_dawn_lone_human_picks_up_everything() -> None:
-    """DRA-161 … DRA-164, DRA-342: a human alone among humans in a room takes the floor objects,
+    """DRA-161, DRA-162, DRA-163, DRA-164, DRA-342: a human alone among humans in a room takes the floor objects,
     whatever the number of vampires; nothing is picked up where two humans are."""
     g = Game()
     g.mark()

@@ -160,6 +160,6 @@ class LG(Game):
         return out
 
 
-def small_game(roles: Mapping[str, str], **options: Any) -> LG:
+def small_game(roles: Mapping[str, str], seed: int = 1, **options: Any) -> LG:
     """A game with a custom deck of ``roles`` (LG-D01), for short victory scenarios."""
-    return LG(roles=roles, options={"custom_deck": list(roles.values()), **options})
+    return LG(roles=roles, options={"custom_deck": list(roles.values()), **options}, seed=seed)

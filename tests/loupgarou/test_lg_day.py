@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.loupgarou.lg_helpers import LG, email
+from tests.loupgarou.lg_helpers import LG, email, small_game
 
 
 def _day1(mayor: str = "ivan", seed: int = 1, **options: object) -> LG:
@@ -14,7 +14,7 @@ def _day1(mayor: str = "ivan", seed: int = 1, **options: object) -> LG:
 
 
 def test_public_votes_tally_and_lynch() -> None:
-    """LG-240, LG-520..LG-524, LG-525, LG-622, LG-741, LG-742, LG-750, LG-D33, LG-D34."""
+    """LG-240, LG-520, LG-521, LG-522, LG-523, LG-524, LG-525, LG-622, LG-741, LG-742, LG-750, LG-D33, LG-D34."""
     g = _day1()
     out = g.post("judy", "VOTE bob")
     tally = g.public(out)
@@ -126,8 +126,10 @@ def test_idiot_who_is_mayor_is_lynched() -> None:
     """LG-448: the Mayor who is the idiot is lynched normally."""
     g = _day1(mayor="mallory")
     g.post("judy", "VOTE mallory")
-    g.deadline("day")
-    assert not g.alive("mallory")
+    out = g.deadline("day")
+    assert not g.alive("mallory") and g.seat("mallory").cause == "lynch"
+    assert not g.state.idiot_revealed
+    assert not any("idiot du village !" in m.body for m in g.public(out))
 
 
 def test_idiot_second_lynch_kills_him() -> None:
@@ -225,3 +227,44 @@ def test_early_close_day_option() -> None:
     for n in g.state.living():
         g.post(n, "VOTE bob")
     assert g.state.phase == "night"
+
+
+def test_pending_sash_drawn_before_a_tiebreak() -> None:
+    """LG-D31: never a tie-break without a Mayor: a pending sash is drawn at T_day first."""
+    g = _day1(mayor="nick", sash_window="100h")
+    g.post("judy", "VOTE mallory")  # the idiot: nick is burned, his sash is pending
+    g.deadline("day")
+    assert not g.alive("nick") and g.state.sash_holder == "nick"
+    g.deadline("council")
+    g.deadline("night")
+    g.post("judy", "VOTE bob")
+    g.post("ivan", "VOTE peggy")
+    out = g.deadline("day")
+    subjects = [m.subject for m in g.public(out)]
+    drawn = next(i for i, s in enumerate(subjects) if "nouveau Maire" in s)
+    tally = next(i for i, s in enumerate(subjects) if "décompte final" in s)
+    assert drawn < tally
+    assert g.state.phase == "tiebreak" and g.state.mayor not in (None, "nick")
+    assert g.alive(g.state.mayor)
+
+
+def test_drawn_successor_is_always_living() -> None:
+    """LG-404, LG-D31: the random successor is a living player (after the night's deaths)."""
+    roles = {"alice": "master_wolf", "eve": "witch"}
+    roles |= {n: "villager" for n in ("ivan", "judy", "nick", "olivia")}
+    for seed in range(20):
+        g = small_game(roles, seed=seed)
+        g.to_night1(mayor="ivan")
+        g.night(kill="ivan", eve="EMPOISONNER judy")
+        g.deadline("sash")
+        assert g.state.mayor in ("alice", "eve", "nick", "olivia")
+
+
+def test_vote_options() -> None:
+    """LG-D33 ``self_vote_allowed`` / ``vote_changes_allowed`` = false."""
+    g = _day1(self_vote_allowed=False, vote_changes_allowed=False)
+    assert "vous-même" in g.reply(g.post("judy", "VOTE judy"))
+    out = g.post("judy", "VOTE bob")
+    assert "(définitif)" in g.reply(out)
+    assert "ne peut plus changer" in g.reply(g.post("judy", "VOTE nick"))
+    assert g.state.votes == {"judy": "bob"}

@@ -64,7 +64,7 @@ def test_unregistered_sender_rejected() -> None:
 
 
 def test_keywords_case_and_accents_several_lines() -> None:
-    """LG-601, LG-610..LG-620: case- and accent-insensitive keywords, several lines, free text."""
+    """LG-601, LG-610, LG-611, LG-612, LG-613, LG-614, LG-615, LG-616, LG-617, LG-618, LG-619, LG-620: case- and accent-insensitive keywords, several lines, free text."""
     g = LG()
     g.to_night1()
     out = g.send("heidi", "Bonsoir !\nenvoûter IVAN judy\nmerci")
@@ -327,3 +327,34 @@ def test_transcript_file_through_the_cli() -> None:
     dawn = next(m for m in mails if m["public"] and "aube" in m["subject"])
     assert "grace" not in dawn["body"]
     assert "dave, tué par la potion de mort : identité Voyante" in dawn["body"]
+
+
+def test_more_rejections() -> None:
+    """LG-615, LG-618, LG-623, LG-625: no victim to save, a dead subject, nothing to
+    withdraw, a sash that is not yours."""
+    g = LG()
+    g.to_night1(mayor="nick")
+    g.deadline("council")  # nobody voted: no victim
+    assert "pas de victime" in g.reply(g.send("eve", "SAUVER"))
+    g.deadline("night")
+    g.deadline("day")
+    g.night(kill="nick")
+    assert g.state.sash_holder == "nick"
+    assert "pas d'écharpe" in g.reply(g.send("judy", "ECHARPE bob"))
+    assert "pas de vote à retirer" in g.reply(g.post("judy", "RETIRER"))
+    g.deadline("sash")
+    g.deadline("day")
+    assert "nick n'est pas un joueur vivant" in g.reply(g.send("frank", "QUESTION CONDITIONS nick"))
+    assert g.state.action("frank", "ask") is None
+
+
+def test_replies_restate_words_in_the_players_language() -> None:
+    """LG-602, LG-617, LG-621: QUESTION LOUPS / ASK WOLVES, DEVENIR LOUP / BECOME WOLF."""
+    g = LG(langs={"carol": "en"})
+    g.to_night1()
+    assert "✓ QUESTION LOUPS" in g.reply(g.send("frank", "question loups"))
+    g.deadline("council")
+    g.deadline("night")
+    g.deadline("day")
+    assert "✓ BECOME WOLF" in g.reply(g.send("carol", "become wolf"))
+    assert "✓ QUESTION CONDITIONS nick" in g.reply(g.send("frank", "QUESTION 4 nick"))

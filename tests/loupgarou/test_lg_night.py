@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbem.core.events import Resolved
-from pbem.games.werewolf.loupgarou import NIGHT_ORDER, NIGHT_STEPS
+from pbem.games.werewolf.loupgarou import NIGHT_ORDER, NIGHT_STEPS, CouncilClosed
 from tests.loupgarou.lg_helpers import LG, NAMES, email
 
 
@@ -126,6 +126,24 @@ def test_thief_half_vote_never_overturns_a_full_vote() -> None:
     assert g.state.victim == "ivan"
 
 
+def test_thief_vote_weighs_half_without_the_master() -> None:
+    """LG-330, LG-512, LG-D09: normal->A, thief->B, the master silent: A (1 against 0.5)."""
+    g = LG()
+    g.to_night1()
+    g.deadline("council")
+    g.deadline("night")
+    g.deadline("day")
+    g.night(carol="DEVENIR LOUP")
+    g.deadline("day")
+    assert "carol" in g.state.council
+    g.send("bob", "TUER ivan")
+    g.send("carol", "TUER judy")
+    out = g.deadline("council")
+    closed = [e for e in g.table.events if isinstance(e, CouncilClosed)][-1]
+    assert closed.victim == "ivan" and closed.how == "majority"
+    assert not any("tirage" in m.body for m in out)
+
+
 def test_no_council_vote_no_victim_and_wolves_may_attack_wolves() -> None:
     """LG-515, LG-511, LG-D10, LG-329: no vote no victim; a Wolf (even himself) is a target."""
     g = LG()
@@ -162,7 +180,7 @@ def test_witch_told_victim_at_t_a_and_saves() -> None:
     assert "pas encore connue" in g.reply(out)  # only in sub-phase B
     out = g.deadline("council")
     told = [m for m in g.notices_to("eve", out)]
-    assert len(told) == 1 and "la victime des loups cette nuit est ivan" in told[0].body
+    assert len(told) == 1 and "la victime des loups cette nuit est ivan." in told[0].body
     assert "Simple villageois" not in told[0].body  # name only, never the identity
     out = g.send("eve", "SAUVER judy")
     assert "n'est pas la victime" in g.reply(out)
@@ -188,6 +206,11 @@ def test_witch_self_save_and_both_potions() -> None:
     assert g.seat("bob").cause == "poison"
     dawn = g.public()[-1].body
     assert "tué par la potion de mort" in dawn  # LG-232, LG-355
+    # LG-D14 (1): with no potion left she gets neither the prompt nor the victim
+    g.deadline("day")
+    out = g.deadline("council")
+    assert not g.notices_to("eve", out)
+    assert len([m for m in g.notices_to("eve") if "vos potions" in m.subject]) == 1
 
 
 def test_poison_rules() -> None:
@@ -371,7 +394,7 @@ def test_elder_dies_of_poison_or_lynch() -> None:
 
 
 def test_night_order_table() -> None:
-    """LG-220..LG-228 as a table: lovers, charms, seer, girl, attacks, grief, thief."""
+    """LG-220, LG-221, LG-222, LG-223, LG-224, LG-225, LG-226, LG-227, LG-228 as a table: lovers, charms, seer, girl, attacks, grief, thief."""
     assert NIGHT_STEPS == ("lovers", "charm", "scan", "ask", "attacks", "grief", "become")
     assert NIGHT_ORDER["wolves"] < NIGHT_ORDER["poison"]  # LG-224 before LG-225
     # the trace of the kernel's loop says why the Ancien survived (DESIGN: veto hooks)
@@ -490,3 +513,44 @@ def test_non_response_defaults() -> None:
     assert all(g.alive(n) for n in g.names)
     assert not g.state.lovers and not g.state.charmed and not g.state.life_used
     assert any("Personne n'est mort" in m.body for m in g.public(out))
+
+
+def test_awaiting_for_reminders() -> None:
+    """LG-627 helpers: who is still expected to act (the daemon's reminders)."""
+    g = LG()
+    assert g.table.awaiting() == {"alice"}  # the bite
+    g.send("alice", "MORDRE ivan")
+    assert g.table.awaiting() == frozenset()
+    g.deadline("bite")
+    assert len(g.table.awaiting()) == 16  # every player may vote for the Mayor
+    g.send("nick", "MAIRE nick")
+    assert "nick" not in g.table.awaiting()
+    g.deadline("election")
+    assert g.table.awaiting() == {"alice", "bob", "ivan"}  # the council
+    g.send("bob", "TUER judy")
+    assert g.table.awaiting() == {"alice", "ivan"}
+
+
+def test_bitten_thief_full_weight_option() -> None:
+    """LG-D09 ``thief_weight_when_bitten`` = false: a bitten thief's vote weighs 1."""
+    g = LG(options={"thief_weight_when_bitten": False})
+    g.send("alice", "MORDRE carol")
+    g.deadline("bite")
+    g.deadline("election")
+    g.send("bob", "TUER ivan")
+    g.send("carol", "TUER judy")
+    g.deadline("council")
+    closed = [e for e in g.table.events if isinstance(e, CouncilClosed)][-1]
+    assert closed.how == "draw"  # 1 against 1, the master silent
+
+
+def test_bad_option_values_refused() -> None:
+    """Section 9: options are typed; a wrong value names the key."""
+    import pytest
+
+    from pbem.core.errors import SetupError
+
+    with pytest.raises(SetupError, match="wolves_tie_fallback"):
+        LG(options={"wolves_tie_fallback": "maybe"})
+    with pytest.raises(SetupError, match="unknown option"):
+        LG(options={"no_such_option": True})

@@ -1,4 +1,4 @@
-"""Thief, lovers, the Ancien's death, young wolves (LG-320..LG-331, LG-368, LG-420..LG-434)."""
+"""Thief, lovers, the Ancien's death, young wolves (LG-320, LG-321, LG-322, LG-323, LG-324, LG-325, LG-326, LG-327, LG-328, LG-329, LG-330, LG-331, LG-368, LG-420..LG-434)."""
 
 from __future__ import annotations
 
@@ -75,6 +75,17 @@ def test_thief_back_to_villager_night7_and_last_wolf_x05() -> None:
     assert any("vous êtes le dernier loup" in m.body for m in g.notices_to("carol", out))
 
 
+def test_villager_thief_night7_may_only_become_a_wolf() -> None:
+    """LG-322, LG-711: on Night 7 a Villager thief is offered DEVENIR LOUP only."""
+    g = LG()
+    g.to_night1()
+    _to_night(g, 7)
+    prompt = [m for m in g.notices_to("carol") if "Nuit 7" in m.subject]
+    assert len(prompt) == 1
+    assert "DEVENIR LOUP" in prompt[0].body and "VILLAGEOIS" not in prompt[0].body
+    assert "déjà un villageois" in g.reply(g.send("carol", "DEVENIR VILLAGEOIS"))
+
+
 def test_thief_leaves_council_night7() -> None:
     """LG-322, LG-326, LG-D38: in the Night 7 council, a Villager from the morning; leaving notice."""
     g = LG()
@@ -138,7 +149,7 @@ def test_lovers_night2_x_grief() -> None:
     out = g.night(frank="AMOUREUX ivan dave\nQUESTION LOUPS")
     assert g.state.lovers == ("ivan", "dave")
     to_ivan = [m for m in g.notices_to("ivan", out) if "amoureux" in m.subject]
-    assert "amoureux de dave, dont l'identité est Voyante" in to_ivan[0].body
+    assert "amoureux de dave, qui est la Voyante" in to_ivan[0].body
     assert "pas le droit de vous écrire en privé" in to_ivan[0].body  # LG-423, LG-D36
     assert g.recipients(out, "amoureux") == {"ivan", "dave"}
     # LG-421, LG-423: STATUS shows the lover and his identity

@@ -102,8 +102,8 @@ def test_bite_makes_a_young_wolf_who_keeps_powers() -> None:
     out = g.deadline("bite")
     assert g.seat("eve").team == "wolves" and g.seat("eve").role == "witch"
     assert g.state.young_wolf == "eve"
-    bitten = g.notices_to("eve", out)
-    assert any("Jeune loup" in m.body and "Sorcière" in m.body for m in bitten)
+    bitten = [m for m in g.notices_to("eve", out) if "mordu" in m.subject]
+    assert len(bitten) == 1 and "Jeune loup" in bitten[0].body and "Sorcière" in bitten[0].body
     # LG-204/LG-704: the list goes to every Wolf, including the young wolf, before LG-705
     lists = [m for m in out if "Les loups de la partie" in m.subject]
     assert {m.to[0] for m in lists} == {email("alice"), email("bob"), email("eve")}
@@ -199,6 +199,15 @@ def test_election_tie_and_empty_are_drawn() -> None:
     out = g.deadline("election")
     assert g.state.mayor in NAMES
     assert any("Personne n'a voté" in m.body for m in out)
+    mayors = set()
+    for seed in range(8):  # the draw is random, not the first tied name
+        g = LG(seed=seed)
+        g.deadline("bite")
+        g.send("ivan", "MAIRE ivan")
+        g.send("judy", "MAIRE judy")
+        g.deadline("election")
+        mayors.add(g.state.mayor)
+    assert mayors == {"ivan", "judy"}
 
 
 def test_game_id_and_roles_in_state_line() -> None:
@@ -219,11 +228,12 @@ def test_reserved_names_refused() -> None:
 
 def test_idiot_after_bite_option() -> None:
     """LG-D30 (1) alternative: the idiot is drawn after the bite among Villagers."""
-    g = LG(options={"idiot_after_bite": True})
-    assert g.state.idiot is None
-    g.send("alice", "MORDRE ivan")
-    g.deadline("bite")
-    assert g.state.idiot in VILLAGERS and g.state.idiot != "ivan"
+    for seed in range(30):
+        g = LG(options={"idiot_after_bite": True}, seed=seed)
+        assert g.state.idiot is None
+        g.send("alice", "MORDRE ivan")
+        g.deadline("bite")
+        assert g.state.idiot in VILLAGERS and g.state.idiot != "ivan"
 
 
 def test_election_runoff_option() -> None:
@@ -257,3 +267,17 @@ def test_election_concurrent_with_night1_option() -> None:
     g.deadline("night")
     assert g.state.mayor == "nick" and g.state.phase == "day" and not g.alive("ivan")
     assert any("nick est élu Maire" in m.subject for m in g.public())
+
+
+def test_wolves_list_detail_option() -> None:
+    """LG-D04 alternatives: names only, or names and pack status without the card."""
+    g = LG(options={"wolves_list_detail": "names_only"})
+    g.send("alice", "MORDRE eve")
+    out = g.deadline("bite")
+    body = next(m for m in g.notices_to("bob", out) if "loups de la partie" in m.subject).body
+    assert "alice" in body and "eve" in body and "Maître" not in body and "Sorcière" not in body
+    g = LG(options={"wolves_list_detail": "names_and_status"})
+    g.send("alice", "MORDRE eve")
+    out = g.deadline("bite")
+    body = next(m for m in g.notices_to("bob", out) if "loups de la partie" in m.subject).body
+    assert "eve : Jeune loup" in body and "Sorcière" not in body

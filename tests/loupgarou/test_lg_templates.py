@@ -177,7 +177,7 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
             "living": ["a", "b"],
             "mayor": "a",
         }
-        for p in ("bite", "election", "night", "day", "tiebreak", "over")
+        for p in ("bite", "election", "runoff", "night", "day", "tiebreak", "over")
     ],
 }
 

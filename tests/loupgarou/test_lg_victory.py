@@ -1,4 +1,4 @@
-"""Victory conditions, checkpoints and priority (LG-110..LG-118, LG-760, LG-D27..LG-D29)."""
+"""Victory conditions, checkpoints and priority (LG-110, LG-111, LG-112, LG-113, LG-114, LG-115, LG-116, LG-117, LG-118, LG-760, LG-D27..LG-D29)."""
 
 from __future__ import annotations
 
@@ -143,3 +143,17 @@ def test_reveal_all_at_end_option() -> None:
     out = g.night(eve="EMPOISONNER alice")
     victory = next(m for m in g.public(out) if "Fin" in m.subject).body
     assert "identités étaient" not in victory
+
+
+def test_team_victory_shared_by_dead_members() -> None:
+    """LG-D28: a team victory includes its dead members."""
+    roles = {"alice": "master_wolf", "bob": "werewolf", "eve": "witch"}
+    roles |= {"ivan": "villager", "judy": "villager"}
+    g = small_game(roles)
+    g.to_night1(mayor="judy")
+    g.night(kill="ivan", eve="EMPOISONNER bob")
+    assert g.state.outcome is None
+    g.deadline("day")
+    g.night(kill="judy")
+    assert g.state.outcome is not None and g.state.outcome.side == "wolves"
+    assert set(g.state.outcome.winners) == {"alice", "bob"}

@@ -44,7 +44,7 @@ def test_wolves_victim_dies_at_dawn_and_is_announced_without_role() -> None:
 
 
 def test_full_day_two_rounds_and_lynch() -> None:
-    """LUP-222..LUP-225, LUP-400..LUP-410, LUP-740..LUP-743."""
+    """LUP-222, LUP-223, LUP-224, LUP-225, LUP-400, LUP-401, LUP-402, LUP-403, LUP-404, LUP-405, LUP-406, LUP-407, LUP-408, LUP-409, LUP-410, LUP-740, LUP-741, LUP-742, LUP-743."""
     g = Game(lupus_roles(8))
     g.deadline()  # quiet night
     g.deadline()  # debate ends, round 1 opens
@@ -176,3 +176,12 @@ def test_pack_chat_with_no_living_partner_is_refused() -> None:
     g.until("night", 2)
     g.mail("p1", "PACK anyone?")
     assert "No other living player" in g.reply()
+
+
+def test_unknown_name_reply_lists_the_players() -> None:
+    """LUP-D28, LG-D42: an unknown name is rejected with the valid names and a suggestion."""
+    g = Game(lupus_roles(8))
+    g.mail("p1", "KILL p9")
+    reply = g.reply()
+    assert '"p9" is not a player.' in reply
+    assert "Players: p1, p2, p3, p4, p5, p6, p7, p8." in reply

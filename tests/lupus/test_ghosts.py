@@ -1,4 +1,4 @@
-"""The ghost variant (LUP-005, LUP-500..LUP-505, LUP-618, LUP-D22)."""
+"""The ghost variant (LUP-005, LUP-500, LUP-501, LUP-502, LUP-503, LUP-504, LUP-505, LUP-618, LUP-D22)."""
 
 from __future__ import annotations
 

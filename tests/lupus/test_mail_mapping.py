@@ -1,4 +1,4 @@
-"""Email mapping: conventions LUP-600..LUP-608 and commands LUP-610..LUP-622.
+"""Email mapping: conventions LUP-600, LUP-601, LUP-602, LUP-603, LUP-604, LUP-605, LUP-606, LUP-607, LUP-608 and commands LUP-610, LUP-611, LUP-612, LUP-613, LUP-614, LUP-615, LUP-616, LUP-617, LUP-618, LUP-619, LUP-620, LUP-621, LUP-622.
 
 Bad input gets a specific private reply in the player's language and changes nothing.
 """

@@ -1,4 +1,4 @@
-"""The night: order, timing, deaths (LUP-004, LUP-201, LUP-210..LUP-217, LUP-D03, LUP-D04,
+"""The night: order, timing, deaths (LUP-004, LUP-201, LUP-210, LUP-211, LUP-212, LUP-213, LUP-214, LUP-215, LUP-216, LUP-217, LUP-D03, LUP-D04,
 LUP-D24, LUP-D27)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The two-round lynch vote (LUP-222..LUP-225, LUP-400..LUP-411, LUP-D16..LUP-D19)."""
+"""The two-round lynch vote (LUP-222, LUP-223, LUP-224, LUP-225, LUP-400, LUP-401, LUP-402, LUP-403, LUP-404, LUP-405, LUP-406, LUP-407, LUP-408, LUP-409, LUP-410, LUP-411, LUP-D16..LUP-D19)."""
 
 from __future__ import annotations
 

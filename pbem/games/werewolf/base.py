@@ -1,14 +1,18 @@
-"""Pieces shared by the werewolf-family games: dealing, vote ranking, council tallies."""
+"""Pieces shared by the werewolf-family games: dealing (with leftover cards), seats, pending
+actions, vote ranking and weighting, card swaps and once-per-game powers that move with the card."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
-from pbem.core.errors import SetupError
+from pbem.core.errors import InvalidSyntax, SetupError
+from pbem.core.events import ActionSet, Event, RoleChanged
 from pbem.core.ids import PlayerId
+from pbem.core.match import fold
 
 K = TypeVar("K", bound=Hashable)
 
@@ -84,3 +88,73 @@ def tally_params(votes: Mapping[PlayerId, PlayerId]) -> dict[str, list[dict[str,
         "votes": [{"voter": v, "target": t} for v, t in votes.items()],
         "counts": [{"name": n, "count": counts[n]} for group in ranked(counts) for n in group],
     }
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One player: current card, the card dealt, life, and the cause of death."""
+
+    name: PlayerId
+    role: str
+    dealt: str
+    alive: bool = True
+    cause: str | None = None
+
+
+@dataclass(frozen=True)
+class PowerSpent(Event):
+    """A once-per-game power is used up. It belongs to the card ``card``: whoever holds that
+    card later (a swap, an exchange) holds a spent power."""
+
+    card: str
+
+
+@dataclass(frozen=True)
+class LeftoverChanged(Event):
+    """The cards set aside after a player exchanged his card with one of them."""
+
+    leftover: tuple[str, ...]
+
+
+def swap_cards(
+    roles: Mapping[PlayerId, str], a: PlayerId, b: PlayerId
+) -> tuple[RoleChanged, RoleChanged]:
+    """The two events of a card swap between players ``a`` and ``b``."""
+    return RoleChanged(a, roles[b]), RoleChanged(b, roles[a])
+
+
+def exchange_with_leftover(
+    leftover: Sequence[str], player: PlayerId, holds: str, takes: str
+) -> tuple[RoleChanged, LeftoverChanged]:
+    """``player`` gives his card ``holds`` and takes ``takes`` from the leftover cards."""
+    left = list(leftover)
+    left.remove(takes)
+    return RoleChanged(player, takes), LeftoverChanged(tuple(sorted([*left, holds])))
+
+
+def record_action(
+    actions: Mapping[tuple[PlayerId, str], tuple[int, ActionSet]], seq: int, event: ActionSet
+) -> dict[tuple[PlayerId, str], tuple[int, ActionSet]]:
+    """Pending actions after ``event``: it replaces the actor's action of that verb; a
+    ``pass`` replaces all of his actions, and any action replaces his ``pass``."""
+    out = dict(actions)
+    if event.verb == "pass":
+        out = {k: v for k, v in out.items() if k[0] != event.actor}
+    else:
+        out.pop((event.actor, "pass"), None)
+    out[(event.actor, event.verb)] = (seq, event)
+    return out
+
+
+def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None:
+    """The forum convention: the one player's name set in bold in a public post, if any.
+
+    Several different bold names are refused (InvalidSyntax ``several_bold_names``).
+    """
+    by_fold = {fold(n): n for n in names}
+    found = list(
+        dict.fromkeys(by_fold[fold(b.strip())] for b in bold if fold(b.strip()) in by_fold)
+    )
+    if len(found) > 1:
+        raise InvalidSyntax("several_bold_names", names=found)
+    return PlayerId(found[0]) if found else None

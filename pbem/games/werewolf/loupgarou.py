@@ -36,7 +36,13 @@ from pbem.core.match import fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.core.resolve import Intent, Veto, resolve
-from pbem.games.werewolf.base import deal, plurality, tally_params, weighted_plurality
+from pbem.games.werewolf.base import (
+    bold_name,
+    deal,
+    plurality,
+    tally_params,
+    weighted_plurality,
+)
 
 WOLF, MASTER, VILLAGER, THIEF = "werewolf", "master_wolf", "villager", "thief"
 SEER, WITCH, GIRL, ELDER, PIPER = "seer", "witch", "little_girl", "elder", "pied_piper"
@@ -82,6 +88,17 @@ QUESTIONS: Mapping[str, tuple[str, ...]] = {  # LG-617, LG-618
 }
 BECOME: Mapping[str, tuple[str, ...]] = {  # LG-621
     "wolf": ("LOUP", "WOLF", "LOUP-GAROU", "WEREWOLF"),
+    "villager": ("VILLAGEOIS", "VILLAGER"),
+}
+# How a reply restates them (French, English).
+QUESTION_LABELS: Mapping[str, tuple[str, str]] = {
+    "wolves": ("LOUPS", "WOLVES"),
+    "seer": ("VOYANTE", "SEER"),
+    "piper": ("FLUTE", "PIPER"),
+    "conditions": ("CONDITIONS", "CONDITIONS"),
+}
+BECOME_LABELS: Mapping[str, tuple[str, str]] = {
+    "wolf": ("LOUP", "WOLF"),
     "villager": ("VILLAGEOIS", "VILLAGER"),
 }
 # LG-D42: words a nickname may not be (besides the command keywords the engine checks).
@@ -420,11 +437,16 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("save", ("SAUVER",), ("SAVE",), (Player(optional=True),)),  # LG-615
     CommandSpec("poison", ("EMPOISONNER",), ("POISON",), _PLAYER),  # LG-616
     CommandSpec(
-        "ask", ("QUESTION",), ("ASK",), (Word(QUESTIONS), Player(optional=True))
+        "ask",
+        ("QUESTION",),
+        ("ASK",),
+        (Word(QUESTIONS, labels=QUESTION_LABELS), Player(optional=True)),
     ),  # LG-617, LG-618
     CommandSpec("lovers", ("AMOUREUX",), ("LOVERS",), (Players(2),)),  # LG-619
     CommandSpec("charm", ("ENVOUTER",), ("CHARM",), (Players(2, at_most=True),)),  # LG-620
-    CommandSpec("become", ("DEVENIR",), ("BECOME",), (Word(BECOME),)),  # LG-621
+    CommandSpec(
+        "become", ("DEVENIR",), ("BECOME",), (Word(BECOME, labels=BECOME_LABELS),)
+    ),  # LG-621
     CommandSpec("vote", ("VOTE", "VOTER"), ("VOTE",), _PLAYER, public=True),  # LG-622
     CommandSpec("unvote", ("RETIRER",), ("UNVOTE",), (), public=True),  # LG-623
     CommandSpec("decide", ("TRANCHER",), ("DECIDE",), _PLAYER, public=True),  # LG-624
@@ -1849,16 +1871,11 @@ class LoupGarou(Rules[LoupGarouState]):
         self, state: LoupGarouState, actor: PlayerId, bold: Sequence[str]
     ) -> Command | None:
         """LG-521: the forum convention, a name in bold in a public post is a vote."""
-        names = {fold(n): n for n in state.order}
-        found = list(
-            dict.fromkeys(names[fold(b.strip())] for b in bold if fold(b.strip()) in names)
-        )
-        if not found:
+        name = bold_name(state.order, bold)
+        if name is None:
             return None
-        if len(found) > 1:
-            raise InvalidSyntax("several_bold_names", names=found)
         verb = "decide" if state.phase == "tiebreak" and state.mayor == actor else "vote"
-        return Command(verb, (PlayerId(found[0]),))
+        return Command(verb, (name,))
 
     def ready_to_close(self, state: LoupGarouState) -> str | None:
         """LG-D43: close early only when every living player has acted (never by default)."""

@@ -36,7 +36,7 @@ from pbem.core.match import fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.core.resolve import Intent, Veto, resolve
-from pbem.games.werewolf.base import deal, ranked
+from pbem.games.werewolf.base import Seat, bold_name, deal, ranked, record_action
 
 WOLF, VILLAGER, SEER, MEDIUM, POSSESSED = "werewolf", "villager", "seer", "medium", "possessed"
 BODYGUARD, OWL, MASON, HAMSTER, MYTH = "bodyguard", "owl", "mason", "werehamster", "mythomaniac"
@@ -136,17 +136,6 @@ EVENT_TYPES: tuple[type[Event], ...] = (NightResolved, Nominated, DayVerdict, Ta
 
 
 # -- state -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Seat:
-    """One player: current card, the card dealt, life."""
-
-    name: PlayerId
-    role: str
-    dealt: str
-    alive: bool = True
-    cause: str | None = None
 
 
 @dataclass(frozen=True)
@@ -304,12 +293,7 @@ class LupusInTabula(Rules[LupusState]):
                     last_tally=None if event.phase in ("round1", "round2") else state.last_tally,
                 )
             case ActionSet():
-                actions = dict(state.actions)
-                if event.verb == "pass":
-                    actions = {k: v for k, v in actions.items() if k[0] != event.actor}
-                else:
-                    actions.pop((event.actor, "pass"), None)
-                actions[(event.actor, event.verb)] = (state.seq + 1, event)
+                actions = record_action(state.actions, state.seq + 1, event)
                 return replace(state, actions=actions, seq=state.seq + 1)
             case ActionCleared():
                 actions = {k: v for k, v in state.actions.items() if k != (event.actor, event.verb)}
@@ -1120,15 +1104,8 @@ class LupusInTabula(Rules[LupusState]):
         self, state: LupusState, actor: PlayerId, bold: Sequence[str]
     ) -> Command | None:
         """The forum convention: a name in bold in a public post is a vote."""
-        names = {fold(n): n for n in state.order}
-        found = list(
-            dict.fromkeys(names[fold(b.strip())] for b in bold if fold(b.strip()) in names)
-        )
-        if not found:
-            return None
-        if len(found) > 1:
-            raise InvalidSyntax("several_bold_names", names=found)
-        return Command("vote", (PlayerId(found[0]),))
+        name = bold_name(state.order, bold)
+        return Command("vote", (name,)) if name else None
 
     def final(self, state: LupusState, actor: PlayerId, verb: str) -> bool:
         """LUP-D18, LUP-D04: a vote when changes are off, an immediate probe, are final."""

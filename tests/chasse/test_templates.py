@@ -1,0 +1,101 @@
+"""Every template of the game renders in both languages (French first-class, English complete)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pbem.core.events import Notice
+from pbem.demo import demo_setup, play
+from pbem.engine import Table
+from pbem.mail.render import Renderer, templates_root
+from pbem.simulate import EPOCH
+from tests.chasse.helpers import Game
+
+ROOT = templates_root()
+OURS = sorted(p.stem for p in (ROOT / "fr" / "chasse").glob("*.txt"))
+REASONS = {
+    "power_used": {},
+    "subphase_only": {"when": "W1"},
+    "not_a_leftover": {"leftover": ["demon", "innocent"]},
+    "leo_must_take": {},
+    "no_victim_tonight": {},
+    "not_demons_victim": {"name": "alice"},
+    "target_is_victim": {"name": "alice"},
+    "no_revenge_now": {},
+    "not_tiebreaker": {},
+    "tiebreak_mode": {"mode": "spare"},
+    "not_tied": {"name": "alice", "tied": ["bob", "carol"]},
+}
+
+
+def test_both_languages_have_the_same_templates() -> None:
+    en = sorted(p.name for p in (ROOT / "en" / "chasse").iterdir())
+    fr = sorted(p.name for p in (ROOT / "fr" / "chasse").iterdir())
+    assert en == fr
+    for reason in REASONS:
+        assert (ROOT / "fr" / "reasons" / f"{reason}.txt").is_file()
+        assert (ROOT / "en" / "reasons" / f"{reason}.txt").is_file()
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_every_notice_template_renders_in_bot_games(lang: str) -> None:
+    """Bots play whole games; every notice template of the game is rendered at least once."""
+    renderer = Renderer()
+    seen: set[str] = set()
+    for seed in range(40):
+        table, step = Table.new(demo_setup("chasse-aux-sorcieres", 0, seed, lang), EPOCH)
+        table.apply(step)
+        play(table, random.Random(seed))
+        for event in table.events:
+            if isinstance(event, Notice):
+                seen.add(event.template.removeprefix("chasse/"))
+                subject, body = renderer.mail(
+                    event.template, lang, {"game": "G", "name": "x", **event.params}
+                )
+                assert subject.startswith("[G]") and body.strip()
+                assert "None" not in subject + body and "{{" not in body
+        if seen >= set(OURS) - {"status"}:
+            break
+    assert seen == set(OURS) - {"status"}
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_status_and_reasons_render(lang: str) -> None:
+    renderer = Renderer()
+    g = Game()
+    text = renderer.text(
+        "chasse/status", lang, {"name": "peggy", **g.rules.status(g.state, "peggy")}
+    )  # type: ignore[arg-type]
+    assert "peggy" in text and "None" not in text
+    for reason, params in REASONS.items():
+        assert renderer.text(f"reasons/{reason}", lang, params).strip()
+
+
+def test_french_texts_are_french() -> None:
+    """A few checks of the French wording (accents, genders of the characters)."""
+    renderer = Renderer()
+    text = renderer.text(
+        "chasse/dawn",
+        "fr",
+        {
+            "game": "G",
+            "day": 1,
+            "dead": [{"name": "bob", "role": "prue"}, {"name": "dave", "role": "demon"}],
+            "grief": [{"name": "niaj", "role": "innocent", "partner": "dave"}],
+            "lines": {"piper": True, "paige": False},
+            "burned": None,
+            "deadline": EPOCH.isoformat(),
+            "revenge": {"prue": "bob", "until": EPOCH.isoformat()},
+        },
+    )
+    assert "bob, qui était Prue" in text and "dave, qui était un Démon" in text
+    assert "niaj, qui aimait dave, meurt de chagrin ; c'était un simple Innocent." in text
+    assert "Piper a utilisé son pouvoir cette nuit." in text
+    assert "Paige n'a pas utilisé son pouvoir cette nuit." in text
+    assert "bob, qui était Prue, a été tuée par les Démons : elle peut répliquer" in text
+    role = renderer.text(
+        "chasse/role", "fr", {"game": "G", "name": "ivan", "role": "billie", "faction": "good"}
+    )
+    assert "ivan, vous êtes Billie." in role and "Force du Bien" in role
