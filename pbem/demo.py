@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import textwrap
 import time
+import unicodedata
 from typing import Any
 
 from pbem.bots import bot_mails
@@ -42,6 +43,11 @@ NAMES = (
 USUAL_PLAYERS = {"lupus-in-tabula": 12, "loup-garou": 16, "chasse-aux-sorcieres": 14, "dracula": 13}
 
 
+def ascii_fold(name: str) -> str:
+    """``Élodie`` -> ``elodie``: mail addresses stay plain ASCII (no SMTPUTF8 needed)."""
+    return unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+
+
 def demo_setup(game: str, players: int, seed: int, lang: str) -> dict[str, Any]:
     count = players or USUAL_PLAYERS.get(game, 12)
     reserved = {fold(w) for w in rules_for(game).reserved}
@@ -50,7 +56,7 @@ def demo_setup(game: str, players: int, seed: int, lang: str) -> dict[str, Any]:
         "game": game,
         "seed": seed,
         "lang": lang,
-        "players": [{"name": n, "email": f"{n.lower()}@village.example"} for n in names],
+        "players": [{"name": n, "email": f"{ascii_fold(n)}@village.example"} for n in names],
         "moderator": "mj@village.example",
         "list": "village@lists.example",
     }

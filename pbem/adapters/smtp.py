@@ -99,6 +99,9 @@ class SmtpClient:
 
     async def send(self, mail_from: str, rcpts: Sequence[str], raw: bytes) -> SendResult:
         """Send ``raw`` to ``rcpts``; a stale reused connection is retried once on a fresh one."""
+        # An address with a non-ASCII local part needs the server's SMTPUTF8 (RFC 6531).
+        utf8 = not all(a.isascii() for a in (mail_from, *rcpts))
+        options = ["SMTPUTF8"] if utf8 else []
         for attempt in (1, 2):
             fresh = self._smtp is None or not self._smtp.is_connected
             try:
@@ -106,7 +109,13 @@ class SmtpClient:
                     self._drop()
                     self._smtp = await self._connect()
                 assert self._smtp is not None
-                errors, response = await self._smtp.sendmail(mail_from, list(rcpts), raw)
+                errors, response = await self._smtp.sendmail(
+                    mail_from, list(rcpts), raw, mail_options=options
+                )
+            except (aiosmtplib.SMTPNotSupported, UnicodeError) as exc:
+                # the server cannot take these addresses: retrying will never help
+                self._drop()
+                return SendResult(dead=list(rcpts), detail=f"{type(exc).__name__}: {exc}")
             except aiosmtplib.SMTPRecipientsRefused as exc:
                 res = SendResult(detail=str(exc))
                 for refused in exc.recipients:
@@ -135,6 +144,10 @@ class SmtpClient:
                 # connect errors, timeouts (outcome unknown), TLS problems: retry later
                 self._drop()
                 return SendResult(retry=list(rcpts), detail=f"{type(exc).__name__}: {exc}")
+            except BaseException:
+                # never reuse a connection left in the middle of a transaction
+                self._drop()
+                raise
             res = SendResult(detail=response)
             for rcpt in rcpts:
                 err = errors.get(rcpt)

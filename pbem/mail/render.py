@@ -81,9 +81,10 @@ class Renderer:
         day = _DAYS[lang][local.weekday()]
         month = _MONTHS[lang][local.month - 1]
         zone = local.tzname() or ""
+        clock = f"{local:%H:%M:%S}" if local.second else f"{local:%H:%M}"  # short demo phases
         if lang == "fr":
-            return f"{day} {local.day} {month} à {local:%H:%M} {zone}".strip()
-        return f"{day} {local.day} {month} {local:%H:%M} {zone}".strip()
+            return f"{day} {local.day} {month} à {clock} {zone}".strip()
+        return f"{day} {local.day} {month} {clock} {zone}".strip()
 
     def exists(self, template: str, lang: str) -> bool:
         return (self.root / lang / f"{template}.txt").is_file()

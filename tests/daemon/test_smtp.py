@@ -189,3 +189,23 @@ def test_global_cap_pauses_and_alarms(stack: MailStack, tmp_path: Path) -> None:
     (alarm,) = stack.messages(ADMIN)
     assert "cap" in alarm["Subject"]
     assert len(store.outbox()) == 3
+
+
+def test_non_ascii_address_without_smtputf8_is_dead_lettered_and_the_next_mail_goes(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """A server without SMTPUTF8 can never take chloé@…: dead letter, and the connection is
+    not left mid-transaction (the next mail is delivered, no 'nested MAIL command')."""
+    clock = Clock()
+    sender, store, client = _sender(stack, tmp_path, clock)
+    store.commit(outbox=[_row("utf8", clock.now, to="chloé@example.test"), _row("k", clock.now)])
+
+    async def go() -> None:
+        await sender.drain_once()
+        await sender.drain_once()
+        await client.close()
+
+    asyncio.run(go())
+    statuses = {r["rcpts"][0]: r["status"] for r in store.outbox()}
+    assert statuses["chloé@example.test"] == "dead"
+    assert len(stack.messages(ALICE)) == 1
