@@ -41,6 +41,7 @@ class AuthVerdict:
     ok: bool
     registered: str | None
     reason: str = ""
+    """A code for the notice template: ``no_secret``, ``bad_secret`` or ``no_dkim``."""
     message: EmailMessage | None = None
 
 
@@ -126,11 +127,11 @@ def check_sender(
         code, out = _strip_secret(msg)
         stored = stored_secrets.get(name)
         if stored is None:
-            return AuthVerdict(False, registered, "no secret code is registered for you")
+            return AuthVerdict(False, registered, "no_secret")
         if code is None or not verify_secret(code, stored):
-            return AuthVerdict(False, registered, "missing or wrong secret code")
+            return AuthVerdict(False, registered, "bad_secret")
     if "dkim" in cfg.methods:
         domain = sender.rpartition("@")[2]
         if not cfg.authserv_id or not ar_pass(msg, cfg.authserv_id, domain):
-            return AuthVerdict(False, registered, "no DKIM/DMARC pass from our mail server")
+            return AuthVerdict(False, registered, "no_dkim")
     return AuthVerdict(True, registered, message=out if out is not msg else None)

@@ -253,6 +253,10 @@ class Table:
     def player_emails(self) -> Mapping[str, str]:
         return {p.name: p.email for p in self.setup.players}
 
+    @property
+    def player_langs(self) -> Mapping[str, str]:
+        return {p.name: p.lang for p in self.setup.players}
+
     def deadlines(self) -> Mapping[str, datetime]:
         return self.rules.deadlines(self.state)
 

@@ -46,6 +46,7 @@ from pbem.config import Config
 from pbem.limits import GlobalCap, SenderLimits
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason
+from pbem.mail.render import shared_renderer
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,8 @@ class TableLike(Protocol):
     def finished(self) -> bool: ...
     @property
     def player_emails(self) -> Mapping[str, str]: ...
+    @property
+    def player_langs(self) -> Mapping[str, str]: ...
     def receive(self, msg: EmailMessage, *, channel: Channel, now: datetime) -> Any: ...
     def deadlines(self) -> Mapping[str, datetime]: ...
     def on_deadline(self, key: str, now: datetime) -> Any: ...
@@ -184,6 +187,7 @@ class Service:
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
+        self.texts = shared_renderer(self.cfg.timezone)  # the daemon's own player-facing texts
 
     # ---- opening ------------------------------------------------------------------------
 
@@ -307,18 +311,22 @@ class Service:
             to = emails.get(str(name))
             if not to:
                 continue
-            body = (
-                f"Reminder, {name}: the deadline of this phase ({key}) is {when:%Y-%m-%d %H:%M} "
-                f"UTC, in about {left:.1f} h, and you have not acted yet.\n\n"
-                f"Rappel, {name} : l'échéance de cette phase ({key}) est le "
-                f"{when:%Y-%m-%d %H:%M} UTC, dans {left:.1f} h environ, et vous n'avez pas "
-                "encore agi.\n"
+            lang = game.table.player_langs.get(str(name), self.cfg.language)
+            subject, body = self.texts.mail(
+                "daemon/reminder",
+                lang,
+                {
+                    "game": game_id,
+                    "name": name,
+                    "deadline": when.isoformat(),
+                    "hours_left": f"{left:.1f}",
+                },
             )
             mid, raw = build(
                 key=f"remind:{game_id}:{rid}:{hours}:{name}",
                 sender=self.cfg.moderator,
                 to=(to,),
-                subject=f"[{game_id}] reminder: {left:.1f} h left",
+                subject=subject,
                 body=body,
                 date=now,
             )
@@ -410,19 +418,21 @@ class Service:
             rid = self.instance_id(key, game.table.deadlines()[key])
             state = game.store.deadline_states().get(rid, {"deadline": key})
             hours = round(down.total_seconds() / 3600, 1)
-            body = (
-                f"The game master was unreachable for {hours} h and the deadline "
-                f"{when.isoformat()} passed meanwhile.\nIt is extended to {new.isoformat()} "
-                f"(UTC). Orders sent before it count.\n\n"
-                f"Le maître du jeu a été injoignable {hours} h ; l'échéance est repoussée au "
-                f"{new.isoformat()} (UTC).\n"
+            subject, body = self._bilingual(
+                "daemon/extended",
+                {
+                    "game": game_id,
+                    "hours_down": hours,
+                    "passed": when.isoformat(),
+                    "deadline": new.isoformat(),
+                },
             )
             to = self._announce_recipients(game)
             mid, raw = build(
                 key=f"extend:{game_id}:{key}:{new.isoformat()}",
                 sender=self.cfg.moderator,
                 to=to,
-                subject=f"[{game_id}] deadline extended",
+                subject=subject,
                 body=body,
                 date=now,
                 public=True,
@@ -698,21 +708,20 @@ class Service:
             )
         return rows
 
+    def _bilingual(self, template: str, params: Mapping[str, Any]) -> tuple[str, str]:
+        """A daemon text for several readers: French first, then English."""
+        fr_subject, fr_body = self.texts.mail(template, "fr", params)
+        en_subject, en_body = self.texts.mail(template, "en", params)
+        return f"{fr_subject} / {en_subject}", f"{fr_body}\n----- English -----\n\n{en_body}"
+
     def _no_game_reply(self, msg: Message, sender: str, now: datetime) -> list[dict[str, Any]]:
         """An error reply for mail that reaches no game: null envelope sender, rate-limited."""
         if not sender or not self.limits.allow(sender, now, error=True):
             return []
         active = sorted(g.id for g in self.games.values() if not g.table.finished)
         local, _, domain = self.cfg.moderator.partition("@")
-        hint = "\n".join(
-            f"  {local}+{gid}@{domain}   or   [{gid}] in the Subject" for gid in active
-        )
-        body = (
-            "Your mail reached no game: you are not a player of exactly one running game, and "
-            "it names none.\nAddress a game with:\n" + (hint or "  (no game is running)") + "\n\n"
-            "Votre message n'a atteint aucune partie. Indiquez la partie par l'adresse "
-            "ou par [partie] dans le sujet.\n"
-        )
+        games = [{"id": gid, "address": f"{local}+{gid}@{domain}"} for gid in active]
+        _, body = self._bilingual("daemon/no_game", {"games": games})
         mid_in = str(msg.get("Message-ID", "") or "") or None
         mid, raw = build(
             key=f"nogame:{mid_in}:{sender}:{now.isoformat()}",
@@ -736,16 +745,23 @@ class Service:
         if not to or not self.limits.allow(to, now, error=True):
             return []
         mid_in = str(msg.get("Message-ID", "") or "") or None
-        body = (
-            f"A mail claiming to be from you was NOT accepted in game {game.id}: "
-            f"{verdict.reason}.\nFrom: {msg.get('From', '')}\nSubject: {msg.get('Subject', '')}\n"
-            "If you did not send it, someone may be forging your address: tell the game master.\n"
+        names = {mail.lower(): name for name, mail in game.table.player_emails.items()}
+        lang = game.table.player_langs.get(names.get(to.lower(), ""), self.cfg.language)
+        subject, body = self.texts.mail(
+            "daemon/auth_rejected",
+            lang,
+            {
+                "game": game.id,
+                "reason": verdict.reason,
+                "sender": str(msg.get("From", "")),
+                "subject": str(msg.get("Subject", "")),
+            },
         )
         mid, raw = build(
             key=f"auth:{game.id}:{mid_in}:{now.isoformat()}",
             sender=self.cfg.moderator,
             to=(to,),
-            subject=f"[{game.id}] command rejected",
+            subject=subject,
             body=body,
             date=now,
             auto="auto-replied",

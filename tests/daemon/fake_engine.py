@@ -59,6 +59,10 @@ class Table:
         return {p["name"]: p["email"].lower() for p in self.setup["players"]}
 
     @property
+    def player_langs(self) -> Mapping[str, str]:
+        return {p["name"]: p.get("lang", "fr") for p in self.setup["players"]}
+
+    @property
     def minutes(self) -> float:
         return float(self.setup.get("options", {}).get("phase_minutes", 60))
 

@@ -85,7 +85,8 @@ def test_forged_command_rejected_and_registered_address_told(
         )
         wait_for(
             lambda: any(
-                "rejected" in str(m["Subject"]) for m in stack.messages("alice@example.test")
+                "refusée" in str(m["Subject"])  # the player's language (fr by default)
+                for m in stack.messages("alice@example.test")
             ),
             what="notice to the registered address",
             log=d.log,
@@ -183,7 +184,7 @@ def test_secret_codes_end_to_end(stack: MailStack, tmp_path: Path) -> None:
             log=d.log,
         )
         assert codes["alice"] not in direct("alice@example.test")[0].get_content()
-        assert "wrong secret code" in direct("bob@example.test")[0].get_content()
+        assert "code secret absent ou faux" in direct("bob@example.test")[0].get_content()
         assert codes["alice"] not in d.log(), "never logged"
         assert d.stop() == 0
     finally:

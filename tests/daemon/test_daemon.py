@@ -87,7 +87,7 @@ def test_reminders_go_to_players_who_have_not_acted(stack: MailStack, tmp_path: 
         send(stack, mail(A, "CMD acted"))
 
         def reminders(user: str) -> list[EmailMessage]:
-            return [m for m in stack.messages(user) if "reminder" in str(m["Subject"])]
+            return [m for m in stack.messages(user) if "Rappel" in str(m["Subject"])]  # fr
 
         wait_for(lambda: reminders(B), timeout=20, what="bob's reminder", log=d.log)
         assert not reminders(A), "alice acted: no reminder"

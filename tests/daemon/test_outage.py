@@ -55,7 +55,7 @@ def test_long_outage_extends_and_tells_players(stack: MailStack, tmp_path: Path)
     try:
         wait_for(
             lambda: any(
-                "deadline extended" in str(m["Subject"])
+                "deadline extended" in str(m["Subject"]).lower()
                 for m in stack.messages("alice@example.test")
             ),
             what="the extension notice",
