@@ -23,7 +23,7 @@ from pbem.adapters.imap import ImapMailbox
 from pbem.adapters.scheduler import DeadlineScheduler
 from pbem.adapters.smtp import SmtpClient
 from pbem.config import Config
-from pbem.service import Engine, Service
+from pbem.service import Engine, Mailbox, Service
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +93,15 @@ def load_engine(spec: str) -> Engine:
     return engine  # type: ignore[no-any-return]
 
 
-async def serve(cfg: Config, engine: Engine | None = None) -> int:
-    """Run until SIGTERM/SIGINT; returns the exit status."""
+async def serve(
+    cfg: Config, engine: Engine | None = None, mailbox: Callable[[], Mailbox] | None = None
+) -> int:
+    """Run until SIGTERM/SIGINT; returns the exit status.
+
+    ``mailbox`` makes the mailbox (default: IMAP per ``cfg.imap``; ``make demo`` passes a
+    local Maildir).
+    """
+    mk: Callable[[], Mailbox] = mailbox or (lambda: ImapMailbox(cfg.imap))
     loop = asyncio.get_running_loop()
     notifier = Notifier()
     sched = DeadlineScheduler()
@@ -114,12 +121,12 @@ async def serve(cfg: Config, engine: Engine | None = None) -> int:
     sender = asyncio.create_task(svc.sender.run(), name="sender")
     try:
         await svc.submit("call", svc.recover_resolving)
-        box = await svc.connect_imap(lambda: ImapMailbox(cfg.imap))
+        box = await svc.connect_imap(mk)
         await svc.drain_at_startup(box)
         for game in list(svc.games.values()):
             svc.rearm(game)
         sched.start()
-        await svc.imap_loop(lambda: ImapMailbox(cfg.imap), notifier.max_wait(cfg.imap.idle_renew))
+        await svc.imap_loop(mk, notifier.max_wait(cfg.imap.idle_renew))
     except asyncio.CancelledError:
         pass
     finally:

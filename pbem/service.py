@@ -20,6 +20,7 @@ import email.policy
 import hashlib
 import logging
 import re
+import threading
 import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from email.utils import getaddresses
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pbem.adapters.imap import Fetched, ImapDown, ImapMailbox
+from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
 from pbem.adapters.store import (
     DaemonStore,
     DirLock,
@@ -83,6 +84,26 @@ class Scheduler(Protocol):
 
     def arm(self, job_id: str, when: datetime, callback: Callable[[], Awaitable[None]]) -> None: ...
     def disarm_prefix(self, prefix: str, keep: set[str]) -> None: ...
+
+
+class Mailbox(Protocol):
+    """What the service needs of a mailbox: ``ImapMailbox``, or ``MaildirMailbox`` for the demo.
+
+    Blocking calls, run in a worker thread; a lost mailbox raises ``ImapDown``.
+    """
+
+    s: ImapSettings
+    uidvalidity: int
+    interrupt: threading.Event
+
+    @property
+    def client(self) -> object | None: ...
+    def connect(self) -> None: ...
+    def close(self) -> None: ...
+    def pending_uids(self) -> list[int]: ...
+    def fetch(self, uids: Sequence[int]) -> list[Fetched]: ...
+    def move(self, uids: Sequence[int], name: str) -> None: ...
+    def wait(self, max_seconds: float) -> bool: ...
 
 
 FaultHook = Callable[[str], None]
@@ -156,7 +177,7 @@ class Service:
     daemon: DaemonStore = field(init=False)
     sender: OutboxSender = field(init=False)
     lock: DirLock | None = None
-    mailbox: ImapMailbox | None = None
+    mailbox: Mailbox | None = None
     daemon_keys: set[str] = field(default_factory=set)
     stats: dict[str, int] = field(default_factory=dict)
 
@@ -739,7 +760,7 @@ class Service:
 
     # ---- IMAP ---------------------------------------------------------------------------
 
-    async def connect_imap(self, mk: Callable[[], ImapMailbox]) -> ImapMailbox:
+    async def connect_imap(self, mk: Callable[[], Mailbox]) -> Mailbox:
         """Connect with capped exponential backoff (F3): never a busy loop."""
         delay = 0.5
         while not self.stopping:
@@ -760,7 +781,7 @@ class Service:
         while not self.stopping and asyncio.get_running_loop().time() < end:
             await asyncio.sleep(min(0.2, end - asyncio.get_running_loop().time()))
 
-    def check_uidvalidity(self, box: ImapMailbox) -> None:
+    def check_uidvalidity(self, box: Mailbox) -> None:
         """A changed UIDVALIDITY: loud log, admin alert, full rescan deduplicated by content (F4)."""
         stored = self.daemon.uidvalidity(box.s.inbox)
         if stored is not None and stored != box.uidvalidity:
@@ -783,7 +804,7 @@ class Service:
             self.daemon.set_uidvalidity(box.s.inbox, box.uidvalidity)
             self.sender.wake()
 
-    async def fetch_pending(self, box: ImapMailbox) -> list[Fetched]:
+    async def fetch_pending(self, box: Mailbox) -> list[Fetched]:
         uids = await asyncio.to_thread(box.pending_uids)
         self.on_alive()
         out: list[Fetched] = []
@@ -791,7 +812,7 @@ class Service:
             out.extend(await asyncio.to_thread(box.fetch, uids[i : i + box.s.batch]))
         return out
 
-    async def settle(self, box: ImapMailbox, done: Mapping[int, Disposition]) -> None:
+    async def settle(self, box: Mailbox, done: Mapping[int, Disposition]) -> None:
         """MOVE after commit: Processed or Quarantine; 'keep' stays for the next attempt."""
         proc = [u for u, d in done.items() if d == "processed"]
         quar = [u for u, d in done.items() if d == "quarantine"]
@@ -800,7 +821,7 @@ class Service:
         if proc or quar:
             self.fault("after_move")
 
-    async def drain_at_startup(self, box: ImapMailbox) -> None:
+    async def drain_at_startup(self, box: Mailbox) -> None:
         """Outage policy (§5.4, requirement 11): drain the mailbox first, interleaving passed
         deadlines by time: mail that arrived before a deadline counts with ``now = INTERNALDATE``;
         or, after a long outage, extend the passed deadlines and tell the players."""
@@ -835,7 +856,7 @@ class Service:
     def heartbeat(self) -> None:
         self.daemon.set_meta("last_seen", self.clock().isoformat())
 
-    async def imap_loop(self, mk: Callable[[], ImapMailbox], max_wait: float) -> None:
+    async def imap_loop(self, mk: Callable[[], Mailbox], max_wait: float) -> None:
         """Fetch, process, move, wait; reconnect with backoff on any drop (F3)."""
         box = self.mailbox
         last_beat = 0.0
