@@ -7,13 +7,22 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck pytest bench clean mailstack
 
+DEMO_STAMP := $(VENV)/.installed-demo
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+# the demo needs only Python: the package and its `demo` extra (aiosmtpd), nothing else
+$(DEMO_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[demo]'
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/pbem demo --game $(GAME)
 
 mailstack:

@@ -69,11 +69,11 @@ GAME_ID = "demo"
 
 #: Phase lengths in seconds; a phase also closes as soon as everyone has acted.
 FAST: dict[str, Any] = {
-    "night_duration": 4,
+    "night_duration": 3,
     "debate_duration": 1,
-    "round1_duration": 4,
+    "round1_duration": 3,
     "defence_duration": 1,
-    "round2_duration": 4,
+    "round2_duration": 3,
     "tally_min_interval": 2,
     "early_close": True,
     "early_close_day": True,
@@ -129,6 +129,7 @@ class MailSystem:
         self.accounts = {a.lower() for a in accounts}
         self.members = [m.lower() for m in members]
         self.posts: list[bytes] = []
+        self.post_times: list[float] = []
         self.messages = 0
         self.deliveries = 0
         self.lock = threading.Lock()
@@ -178,6 +179,7 @@ class MailSystem:
                 jobs += [(m, head + post) for m in [*self.members, LIST]]
                 with self.lock:
                     self.posts.append(post)
+                    self.post_times.append(time.monotonic())
             else:
                 jobs.append((local.split("+", 1)[0] + "@" + domain, head + data))
         for address, payload in jobs:
@@ -216,6 +218,7 @@ _BOLD = {
 }
 _META = ("help", "status", "cancel", "pass", "unvote")
 _HELP_LINE = re.compile(r"^  (\S+)(\s+\(.*\))?$")
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")  # a deadline's time of day, in any language
 
 
 @dataclass(frozen=True)
@@ -322,7 +325,7 @@ class MailBot:
     smtp_port: int
     rng: random.Random
     silence: float = 0.05
-    debounce: float = 0.25
+    debounce: float = 0.15
     acted: set[str] = field(default_factory=set)
     sent: int = 0
     read: int = 0
@@ -384,7 +387,10 @@ class MailBot:
             return
         if str(msg.get("Auto-Submitted", "")).startswith("auto-replied"):
             return  # the receipt of a command we sent
-        # the moderator spoke (a post, a prompt): look at what we can do, once the burst is in
+        if not _CLOCK.search(_text(msg)):
+            # a tally, a result, a relay: only what opens a phase names its deadline's time
+            return
+        # the moderator opened a phase: look at what we can do, once the burst is in
         self._due = time.monotonic() + self.debounce
 
     async def send(self, to: str, body: str) -> str:
@@ -405,8 +411,11 @@ class MailBot:
 WIDTH = 88
 
 
-def render_post(raw: bytes, names: Mapping[str, str]) -> str:
-    """One post of the list for the terminal: a box for the moderator, a line for a player."""
+def render_post(raw: bytes, names: Mapping[str, str], at: float | None = None) -> str:
+    """One post of the list for the terminal: a box for the moderator, a line for a player.
+
+    ``at``: seconds since the start, shown so the deadlines (in seconds) can be seen at work.
+    """
     msg = _parse(raw)
     sender = _address(msg["From"])
     body = _text(msg).rstrip()
@@ -414,7 +423,8 @@ def render_post(raw: bytes, names: Mapping[str, str]) -> str:
         who = names.get(sender, sender)
         text = " / ".join(line.strip() for line in body.splitlines() if line.strip())
         return f"   {who} → list: {text}"
-    out = [f"┌─ {msg['Subject']}"]
+    clock = f"{at:5.1f} s ─ " if at is not None else ""
+    out = [f"┌─ {clock}{msg['Subject']}"]
     for line in body.splitlines():
         wrapped = textwrap.wrap(line, WIDTH, subsequent_indent="  " if line[:1] == " " else "")
         out += ["│ " + w for w in wrapped] if wrapped else ["│"]
@@ -429,13 +439,15 @@ class Printer:
     mail: MailSystem
     names: Mapping[str, str]
     out: TextIO
+    started: float = field(default_factory=time.monotonic)
     done: int = 0
 
     def flush(self) -> None:
         with self.mail.lock:
             posts = self.mail.posts[self.done :]
-        for raw in posts:
-            print(render_post(raw, self.names), file=self.out, flush=True)
+            times = self.mail.post_times[self.done :]
+        for raw, t in zip(posts, times, strict=True):
+            print(render_post(raw, self.names, t - self.started), file=self.out, flush=True)
         self.done += len(posts)
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -595,7 +607,7 @@ async def play_by_mail(
             )
             bots.append(bot)
             tasks.append(asyncio.create_task(bot.run(stop), name=f"bot {name}"))
-        printer = Printer(mail, emails, out)
+        printer = Printer(mail, emails, out, started)
         tasks.append(asyncio.create_task(printer.run(stop), name="printer"))
         data = cfg.data_dir
         end = time.monotonic() + timeout
