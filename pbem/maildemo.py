@@ -144,11 +144,13 @@ class MailSystem:
         return self.root / address.lower() / "Maildir"
 
     def start(self) -> None:
+        """Listen on a free loopback port (no TLS, no AUTH: nothing leaves this machine)."""
         self.port = free_port()
         self.controller = Controller(self, hostname="127.0.0.1", port=self.port, ready_timeout=10)
         self.controller.start()
 
     def stop(self) -> None:
+        """Stop the server and its thread."""
         if self.controller is not None:
             self.controller.stop()
             self.controller = None
@@ -158,6 +160,7 @@ class MailSystem:
     async def handle_RCPT(
         self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: Any
     ) -> str:
+        """Accept our accounts (plus-addresses included) and the list; refuse anyone else."""
         local, _, domain = address.lower().partition("@")
         base = local.split("+", 1)[0] + "@" + domain  # plus-addressing: mj+demo@ is mj@
         if base not in self.accounts and address.lower() != LIST:
@@ -166,6 +169,7 @@ class MailSystem:
         return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        """Deliver to each recipient's Maildir; a list post goes to every member, with List-Id."""
         data: bytes = envelope.original_content or envelope.content
         head = f"Return-Path: <{envelope.mail_from or ''}>\r\n".encode()
         jobs: list[tuple[str, bytes]] = []
@@ -297,14 +301,14 @@ def choose(
                 words.append(rng.choice(_CHAT.get(lang, _CHAT["en"])))
         lines.append(" ".join(words))
     elif any(s.verb == "pass" for s in avail):
-        lines.append(by_kw_verb(avail, "pass").keyword(lang))
+        lines.append(_spec(avail, "pass").keyword(lang))
     chat = [s for s in avail if _is_chat(s)]
     if chat and rng.random() < 0.4:
         lines.append(f"{chat[0].keyword(lang)} {rng.choice(_CHAT.get(lang, _CHAT['en']))}")
     return ("private", "\n".join(lines)) if lines else None
 
 
-def by_kw_verb(specs: Sequence[CommandSpec], verb: str) -> CommandSpec:
+def _spec(specs: Sequence[CommandSpec], verb: str) -> CommandSpec:
     return next(s for s in specs if s.verb == verb)
 
 
@@ -344,6 +348,7 @@ class MailBot:
                 await asyncio.wait_for(stop.wait(), 0.05)
 
     async def step(self) -> None:
+        """Read the new mail, then ask HELP + STATUS if a phase opened and nothing is in flight."""
         for msg in self.new_mail():
             await self.handle(msg)
         now = time.monotonic()
@@ -351,9 +356,8 @@ class MailBot:
             self._asked = None  # the reply never came: ask again if needed
         if self._due is not None and now >= self._due and self._asked is None:
             self._due = None
-            self._asked = await self.send(
-                MODERATOR, "HELP\nSTATUS" if self.lang == "en" else "AIDE\nSTATUT"
-            )
+            ask = [_spec(self.specs, v).keyword(self.lang) for v in ("help", "status")]
+            self._asked = await self.send(MODERATOR, "\n".join(ask))
             self._asked_at = now
 
     def new_mail(self) -> list[EmailMessage]:
@@ -368,6 +372,7 @@ class MailBot:
         return out
 
     async def handle(self, msg: EmailMessage) -> None:
+        """React to one message: play on the reply to our question, note that a phase opened."""
         if _address(msg["From"]) != MODERATOR:
             return  # another player's post on the list
         if self._asked is not None and str(msg.get("In-Reply-To", "")) == self._asked:
@@ -394,6 +399,7 @@ class MailBot:
         self._due = time.monotonic() + self.debounce
 
     async def send(self, to: str, body: str) -> str:
+        """Mail ``body`` by SMTP as a mail client would; returns its Message-ID."""
         msg = EmailMessage()
         msg["From"] = f"{self.name} <{self.email}>"
         msg["To"] = to
@@ -443,6 +449,7 @@ class Printer:
     done: int = 0
 
     def flush(self) -> None:
+        """Print the posts not printed yet."""
         with self.mail.lock:
             posts = self.mail.posts[self.done :]
             times = self.mail.post_times[self.done :]
@@ -451,6 +458,7 @@ class Printer:
         self.done += len(posts)
 
     async def run(self, stop: asyncio.Event) -> None:
+        """Print as the list delivers, until ``stop``."""
         while not stop.is_set():
             self.flush()
             with contextlib.suppress(TimeoutError):
@@ -490,7 +498,7 @@ tls = "none"
 timeout = 10
 
 [daemon]
-data_dir = "{root / "data"}"
+data_dir = {json.dumps(str(root / "data"))}
 retry_base_seconds = 1
 heartbeat_seconds = 5
 # bots write a lot: lift the anti-flood limits meant for people
@@ -651,6 +659,7 @@ async def play_by_mail(
 
 
 def print_summary(result: DemoResult, out: TextIO) -> None:
+    """Winners, roles and what went through the mail system."""
     bar = "═" * 72
     s = result.summary
     print(f"\n{bar}\n  Summary\n{bar}", file=out)
