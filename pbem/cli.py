@@ -28,7 +28,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     demo.add_argument("--game", default="lupus-in-tabula")
     demo.add_argument(
-        "--players", type=int, default=0, help="number of players (default: the game's usual)"
+        "--players",
+        type=int,
+        default=0,
+        help="number of players (default: 10 by email, the game's usual offline)",
     )
     demo.add_argument("--seed", type=int, default=None)
     demo.add_argument("--lang", default="fr", choices=("fr", "en"))
