@@ -5,7 +5,9 @@ BIN    := $(VENV)/bin
 GAME   ?= lupus-in-tabula
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo demo-daemon test lint typecheck pytest bench clean mailstack
+.PHONY: demo test lint typecheck pytest bench clean mailstack
+
+DEMO_STAMP := $(VENV)/.installed-demo
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,12 +15,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
-	$(BIN)/pbem demo --game $(GAME)
+# the demo needs only Python: the package and its `demo` extra (aiosmtpd), nothing else
+$(DEMO_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[demo]'
+	touch $(DEMO_STAMP)
 
-# the real daemon: embedded SMTP on loopback, local Maildirs, bot players (issue 3 item 8)
-demo-daemon: $(STAMP)
-	$(BIN)/pbem demo-daemon
+demo: $(DEMO_STAMP)
+	$(BIN)/pbem demo --game $(GAME)
 
 mailstack:
 	@./scripts/install-mailstack.sh

@@ -23,13 +23,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     sim.add_argument("transcript", help="the transcript file, or - for standard input")
     sim.set_defaults(func=_simulate)
 
-    demo = sub.add_parser("demo", help="watch bots play a whole game")
+    demo = sub.add_parser(
+        "demo", help="watch bots play a whole game by email with the real daemon (or --offline)"
+    )
     demo.add_argument("--game", default="lupus-in-tabula")
     demo.add_argument(
-        "--players", type=int, default=0, help="number of players (default: the game's usual)"
+        "--players",
+        type=int,
+        default=0,
+        help="number of players (default: 10 by email, the game's usual offline)",
     )
     demo.add_argument("--seed", type=int, default=None)
     demo.add_argument("--lang", default="fr", choices=("fr", "en"))
+    demo.add_argument(
+        "--offline", action="store_true", help="in memory, no daemon, no mail (instant)"
+    )
+    demo.add_argument(
+        "--dir", help="keep the mailboxes and the game data here (default: a temp dir)"
+    )
     demo.set_defaults(func=_demo)
 
     try:  # the daemon's subcommands, when the daemon is installed alongside
@@ -70,6 +81,23 @@ def _simulate(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from pbem.demo import run_demo
 
+    if not args.offline:
+        try:
+            from pbem.maildemo import MAIL_DEMO_GAMES, run_mail_demo
+        except ImportError as exc:  # aiosmtpd is the `demo` extra
+            print(
+                f"pbem demo: the daemon demo needs {exc.name} (pip install 'pbem[demo]'); "
+                "playing offline instead",
+                file=sys.stderr,
+            )
+        else:
+            if args.game in MAIL_DEMO_GAMES:
+                return run_mail_demo(args.game, args.players, args.seed, args.lang, args.dir)
+            print(
+                f"pbem demo: the daemon demo plays {', '.join(MAIL_DEMO_GAMES)} only for now; "
+                f"playing {args.game} offline instead",
+                file=sys.stderr,
+            )
     try:
         return run_demo(args.game, args.players, args.seed, args.lang)
     except PbemError as exc:

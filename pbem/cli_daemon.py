@@ -56,15 +56,6 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     p.set_defaults(func=cmd_new_game)
 
-    p = sub.add_parser(
-        "demo-daemon",
-        help="a whole Lupus game through the real daemon, embedded SMTP and local Maildirs",
-    )
-    p.add_argument("--players", type=int, default=8)
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--lang", default="fr", choices=("fr", "en"))
-    p.set_defaults(func=cmd_demo_daemon)
-
     p = with_config(sub.add_parser("status", help="games, deadlines, outbox and shunt at a glance"))
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)
@@ -246,16 +237,6 @@ def cmd_new_game(args: argparse.Namespace) -> int:
         print(f"secret code for {name}: {code}")
     print(f"{len(rows)} mail(s) queued; the running daemon sends them")
     return 0
-
-
-def cmd_demo_daemon(args: argparse.Namespace) -> int:
-    from pbem.demo_daemon import run_demo_daemon
-
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        return asyncio.run(run_demo_daemon(args.players, args.seed, args.lang))
-    except PbemError as exc:
-        return _err("demo-daemon", exc)
 
 
 def _status_data(cfg: Any) -> dict[str, Any]:

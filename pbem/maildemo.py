@@ -1,0 +1,720 @@
+"""``pbem demo``: the real daemon plays a whole game by email on this machine, nothing to install.
+
+What runs, all in this process:
+
+- a mail system: an aiosmtpd server on a free loopback port that delivers every accepted message
+  into ``<dir>/mail/<address>/Maildir`` (the moderator, the admin, each player) and expands the
+  list address to every player and the moderator, adding ``List-Id`` as a real list does;
+- the daemon exactly as ``pbem serve`` wires it (:func:`pbem.daemon.serve`), its SMTP pointed at
+  that server (no auth, no TLS) and its mailbox at the moderator's Maildir
+  (:class:`~pbem.adapters.maildir.MaildirMailbox`); the game is created by ``pbem new-game``;
+- one bot per player (:class:`MailBot`) that reads its own Maildir and answers by SMTP;
+- a printer of the public thread, post by post as the list delivers it.
+
+A bot knows what a player knows: its mail. When the moderator writes (a post on the list, a
+private prompt), it asks ``HELP`` + ``STATUS`` like a newcomer would, and from the reply (the
+commands it can use now, the living players, the nominees, the partners it knows) picks a random
+legal command: night actions and PASS privately, votes on the list (sometimes as ``**name**``).
+The only outside knowledge is the rulebook: which keyword takes which arguments.
+
+Phases last seconds and close early once everyone has acted, so a game takes well under a minute.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import logging
+import mailbox
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import formatdate, make_msgid, parseaddr
+from pathlib import Path
+from typing import Any, TextIO
+
+import aiosmtplib
+from aiosmtpd.controller import Controller
+
+from pbem.core.commands import CommandSpec, Player, Players, Text, Word
+from pbem.demo import NAMES
+
+log = logging.getLogger(__name__)
+
+#: Games the daemon demo can play (its bots read these games' STATUS replies).
+MAIL_DEMO_GAMES = ("lupus-in-tabula",)
+
+DOMAIN = "village.example"
+MODERATOR = f"mj@{DOMAIN}"
+ADMIN = f"admin@{DOMAIN}"
+LIST = f"village@lists.{DOMAIN}"
+LIST_ID = f"village.lists.{DOMAIN}"
+GAME_ID = "demo"
+
+#: Phase lengths in seconds; a phase also closes as soon as everyone has acted.
+FAST: dict[str, Any] = {
+    "night_duration": 3,
+    "debate_duration": 1,
+    "round1_duration": 3,
+    "defence_duration": 1,
+    "round2_duration": 3,
+    "tally_min_interval": 2,
+    "early_close": True,
+    "early_close_day": True,
+}
+
+
+def free_port() -> int:
+    """A free TCP port on loopback (the tiny race until the server binds it is acceptable here)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def email_of(name: str) -> str:
+    """``Chloé`` → ``chloe@village.example``: plain ASCII, so no SMTPUTF8 is needed."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    return f"{plain}@{DOMAIN}"
+
+
+def _parse(raw: bytes) -> EmailMessage:
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def _text(msg: EmailMessage) -> str:
+    part = msg.get_body(("plain",))
+    if part is None:
+        return ""
+    with contextlib.suppress(Exception):
+        return str(part.get_content())
+    return ""
+
+
+def _address(value: object) -> str:
+    return parseaddr(str(value or ""))[1].lower()
+
+
+# ---- the mail system ------------------------------------------------------------------------
+
+
+class MailSystem:
+    """An embedded mail server: aiosmtpd on loopback, a Maildir per address, one mailing list.
+
+    The handler runs on the controller's own thread and event loop, like a separate server.
+    Every post of the list is also kept in order in :attr:`posts` (and in the list's archive
+    Maildir) for the printer and the tests.
+    """
+
+    def __init__(self, root: Path, accounts: Sequence[str], members: Sequence[str]) -> None:
+        self.root = root
+        self.accounts = {a.lower() for a in accounts}
+        self.members = [m.lower() for m in members]
+        self.posts: list[bytes] = []
+        self.post_times: list[float] = []
+        self.messages = 0
+        self.deliveries = 0
+        self.lock = threading.Lock()
+        self.port = 0
+        self.controller: Controller | None = None
+        for a in [*self.accounts, LIST]:
+            self.maildir(a).parent.mkdir(parents=True, exist_ok=True)
+            mailbox.Maildir(self.maildir(a), create=True)
+
+    def maildir(self, address: str) -> Path:
+        """Where mail for ``address`` is delivered."""
+        return self.root / address.lower() / "Maildir"
+
+    def start(self) -> None:
+        """Listen on a free loopback port (no TLS, no AUTH: nothing leaves this machine)."""
+        self.port = free_port()
+        self.controller = Controller(self, hostname="127.0.0.1", port=self.port, ready_timeout=10)
+        self.controller.start()
+
+    def stop(self) -> None:
+        """Stop the server and its thread."""
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller = None
+
+    # aiosmtpd handler hooks
+
+    async def handle_RCPT(
+        self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: Any
+    ) -> str:
+        """Accept our accounts (plus-addresses included) and the list; refuse anyone else."""
+        local, _, domain = address.lower().partition("@")
+        base = local.split("+", 1)[0] + "@" + domain  # plus-addressing: mj+demo@ is mj@
+        if base not in self.accounts and address.lower() != LIST:
+            return "550 5.1.1 No such user here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        """Deliver to each recipient's Maildir; a list post goes to every member, with List-Id."""
+        data: bytes = envelope.original_content or envelope.content
+        head = f"Return-Path: <{envelope.mail_from or ''}>\r\n".encode()
+        jobs: list[tuple[str, bytes]] = []
+        for rcpt in envelope.rcpt_tos:
+            local, _, domain = rcpt.lower().partition("@")
+            if rcpt.lower() == LIST:
+                post = (
+                    f"List-Id: Village <{LIST_ID}>\r\nList-Post: <mailto:{LIST}>\r\n".encode()
+                    + data
+                )
+                jobs += [(m, head + post) for m in [*self.members, LIST]]
+                with self.lock:
+                    self.posts.append(post)
+                    self.post_times.append(time.monotonic())
+            else:
+                jobs.append((local.split("+", 1)[0] + "@" + domain, head + data))
+        for address, payload in jobs:
+            # Maildir delivery: tmp/ then rename into new/, so readers never see half a message
+            mailbox.Maildir(self.maildir(address), create=False).add(payload)
+        with self.lock:
+            self.messages += 1
+            self.deliveries += len(jobs)
+        return "250 OK delivered"
+
+
+# ---- bots -----------------------------------------------------------------------------------
+
+#: The labels of the STATUS reply a bot reads, per language.
+LABELS = {
+    "en": {
+        "phase": "Phase:",
+        "living": "Living players:",
+        "nominees": "Nominees:",
+        "partners": "You know:",
+    },
+    "fr": {
+        "phase": "Phase :",
+        "living": "Joueurs vivants :",
+        "nominees": "Nommés :",
+        "partners": "Vous connaissez :",
+    },
+}
+_CHAT = {
+    "en": ("I trust nobody tonight.", "Stay calm, pack.", "Who is the Seer?"),
+    "fr": ("Je me méfie de tout le monde.", "Du calme, la meute.", "Qui est le Voyant ?"),
+}
+_BOLD = {
+    "en": ("My vote: **{}**", "I am sure it is **{}**.", "**{}**, obviously."),
+    "fr": ("Mon vote : **{}**", "Je suis sûr que c'est **{}**.", "**{}**, évidemment."),
+}
+_META = ("help", "status", "cancel", "pass", "unvote")
+_HELP_LINE = re.compile(r"^  (\S+)(\s+\(.*\))?$")
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")  # a deadline's time of day, in any language
+
+
+@dataclass(frozen=True)
+class View:
+    """What one HELP + STATUS reply tells a player."""
+
+    commands: tuple[str, ...]
+    phase: str
+    living: tuple[str, ...]
+    nominees: tuple[str, ...]
+    partners: tuple[str, ...]
+
+
+def _names_in(line: str, roster: Sequence[str]) -> tuple[str, ...]:
+    return tuple(n for n in roster if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", line))
+
+
+def read_reply(body: str, roster: Sequence[str], keywords: Sequence[str], lang: str) -> View | None:
+    """Read a reply to ``HELP`` + ``STATUS``; None if it holds no STATUS (e.g. the game is over)."""
+    labels = LABELS.get(lang, LABELS["en"])
+    known = {k.upper() for k in keywords}
+    commands: list[str] = []
+    found: dict[str, str] = {}
+    for line in body.splitlines():
+        m = _HELP_LINE.match(line)
+        if m and m[1].upper() in known:
+            commands.append(m[1].upper())
+            continue
+        for what, label in labels.items():
+            if line.startswith(label):
+                found[what] = line[len(label) :]
+    if "phase" not in found or "living" not in found:
+        return None
+    return View(
+        commands=tuple(commands),
+        phase=found["phase"].split(",")[0].strip(),
+        living=_names_in(found["living"], roster),
+        nominees=_names_in(found.get("nominees", ""), roster),
+        partners=_names_in(found.get("partners", ""), roster),
+    )
+
+
+def choose(
+    view: View, me: str, specs: Sequence[CommandSpec], lang: str, rng: random.Random
+) -> tuple[str, str] | None:
+    """A random legal move for what ``view`` says: ``("private" | "list", text)`` or None."""
+    by_kw = {s.keyword(lang).upper(): s for s in specs}
+    avail = [by_kw[c] for c in view.commands if c in by_kw]
+    others = [p for p in view.living if p != me and p not in view.partners] or [
+        p for p in view.living if p != me
+    ]
+    vote = next((s for s in avail if s.verb == "vote"), None)
+    if vote is not None:
+        if me in view.nominees:
+            return None  # a nominee does not vote in round 2
+        pool = list(view.nominees) or others
+        if not pool:
+            return None
+        target = rng.choice(pool)
+        if rng.random() < 0.4:
+            return "list", rng.choice(_BOLD.get(lang, _BOLD["en"])).format(target)
+        return "list", f"{vote.keyword(lang)} {target}"
+    lines = []
+    actions = [s for s in avail if s.verb not in _META and not _is_chat(s)]
+    if actions and others:
+        spec = rng.choice(actions)
+        words = [spec.keyword(lang)]
+        for arg in spec.args:
+            if isinstance(arg, Player):
+                words.append(rng.choice(others))
+            elif isinstance(arg, Players):
+                words += rng.sample(others, min(arg.count, len(others)))
+            elif isinstance(arg, Word):
+                words.append(rng.choice(list(arg.choices.values()))[0])
+            elif isinstance(arg, Text):
+                words.append(rng.choice(_CHAT.get(lang, _CHAT["en"])))
+        lines.append(" ".join(words))
+    elif any(s.verb == "pass" for s in avail):
+        lines.append(_spec(avail, "pass").keyword(lang))
+    chat = [s for s in avail if _is_chat(s)]
+    if chat and rng.random() < 0.4:
+        lines.append(f"{chat[0].keyword(lang)} {rng.choice(_CHAT.get(lang, _CHAT['en']))}")
+    return ("private", "\n".join(lines)) if lines else None
+
+
+def _spec(specs: Sequence[CommandSpec], verb: str) -> CommandSpec:
+    return next(s for s in specs if s.verb == verb)
+
+
+def _is_chat(spec: CommandSpec) -> bool:
+    return len(spec.args) == 1 and isinstance(spec.args[0], Text)
+
+
+@dataclass
+class MailBot:
+    """A player who reads its Maildir and writes by SMTP (see the module docstring)."""
+
+    name: str
+    email: str
+    lang: str
+    maildir: Path
+    roster: tuple[str, ...]
+    specs: tuple[CommandSpec, ...]
+    smtp_port: int
+    rng: random.Random
+    silence: float = 0.05
+    debounce: float = 0.15
+    acted: set[str] = field(default_factory=set)
+    sent: int = 0
+    read: int = 0
+    _asked: str | None = None
+    _asked_at: float = 0.0
+    _due: float | None = None
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Read mail every 50 ms until ``stop``; never raises (a bot must not kill the demo)."""
+        while not stop.is_set():
+            try:
+                await self.step()
+            except Exception:  # an SMTP hiccup: log it and go on, as a mail client would
+                log.exception("bot %s", self.name)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.05)
+
+    async def step(self) -> None:
+        """Read the new mail, then ask HELP + STATUS if a phase opened and nothing is in flight."""
+        for msg in self.new_mail():
+            await self.handle(msg)
+        now = time.monotonic()
+        if self._asked is not None and now - self._asked_at > 5:
+            self._asked = None  # the reply never came: ask again if needed
+        if self._due is not None and now >= self._due and self._asked is None:
+            self._due = None
+            ask = [_spec(self.specs, v).keyword(self.lang) for v in ("help", "status")]
+            self._asked = await self.send(MODERATOR, "\n".join(ask))
+            self._asked_at = now
+
+    def new_mail(self) -> list[EmailMessage]:
+        """Unread messages in arrival order, marked read (moved to ``cur/``) like a mail client."""
+        new = self.maildir / "new"
+        files = sorted((p.stat().st_mtime, p.name, p) for p in new.iterdir())
+        out = []
+        for _mtime, name, path in files:
+            out.append(_parse(path.read_bytes()))
+            os.replace(path, self.maildir / "cur" / f"{name}:2,S")
+        self.read += len(out)
+        return out
+
+    async def handle(self, msg: EmailMessage) -> None:
+        """React to one message: play on the reply to our question, note that a phase opened."""
+        if _address(msg["From"]) != MODERATOR:
+            return  # another player's post on the list
+        if self._asked is not None and str(msg.get("In-Reply-To", "")) == self._asked:
+            self._asked = None
+            view = read_reply(
+                _text(msg), self.roster, [s.keyword(self.lang) for s in self.specs], self.lang
+            )
+            if view is None or view.phase in self.acted or self.name not in view.living:
+                return
+            self.acted.add(view.phase)
+            if self.rng.random() < self.silence:
+                return  # sometimes a player just does not answer: the deadline handles it
+            move = choose(view, self.name, self.specs, self.lang, self.rng)
+            if move is not None:
+                channel, text = move
+                await self.send(LIST if channel == "list" else MODERATOR, text)
+            return
+        if str(msg.get("Auto-Submitted", "")).startswith("auto-replied"):
+            return  # the receipt of a command we sent
+        if not _CLOCK.search(_text(msg)):
+            # a tally, a result, a relay: only what opens a phase names its deadline's time
+            return
+        # the moderator opened a phase: look at what we can do, once the burst is in
+        self._due = time.monotonic() + self.debounce
+
+    async def send(self, to: str, body: str) -> str:
+        """Mail ``body`` by SMTP as a mail client would; returns its Message-ID."""
+        msg = EmailMessage()
+        msg["From"] = f"{self.name} <{self.email}>"
+        msg["To"] = to
+        msg["Subject"] = ""
+        msg["Date"] = formatdate(localtime=False)
+        msg["Message-ID"] = mid = make_msgid(domain=DOMAIN)
+        msg.set_content(body + "\n")
+        await aiosmtplib.send(msg, hostname="127.0.0.1", port=self.smtp_port, timeout=10)
+        self.sent += 1
+        return mid
+
+
+# ---- the printer ----------------------------------------------------------------------------
+
+WIDTH = 88
+
+
+def render_post(raw: bytes, names: Mapping[str, str], at: float | None = None) -> str:
+    """One post of the list for the terminal: a box for the moderator, a line for a player.
+
+    ``at``: seconds since the start, shown so the deadlines (in seconds) can be seen at work.
+    """
+    msg = _parse(raw)
+    sender = _address(msg["From"])
+    body = _text(msg).rstrip()
+    if sender != MODERATOR:
+        who = names.get(sender, sender)
+        text = " / ".join(line.strip() for line in body.splitlines() if line.strip())
+        return f"   {who} → list: {text}"
+    clock = f"{at:5.1f} s ─ " if at is not None else ""
+    out = [f"┌─ {clock}{msg['Subject']}"]
+    for line in body.splitlines():
+        wrapped = textwrap.wrap(line, WIDTH, subsequent_indent="  " if line[:1] == " " else "")
+        out += ["│ " + w for w in wrapped] if wrapped else ["│"]
+    out.append("└" + "─" * 40)
+    return "\n".join(out)
+
+
+@dataclass
+class Printer:
+    """Prints the list's posts in the order the list delivered them."""
+
+    mail: MailSystem
+    names: Mapping[str, str]
+    out: TextIO
+    started: float = field(default_factory=time.monotonic)
+    done: int = 0
+
+    def flush(self) -> None:
+        """Print the posts not printed yet."""
+        with self.mail.lock:
+            posts = self.mail.posts[self.done :]
+            times = self.mail.post_times[self.done :]
+        for raw, t in zip(posts, times, strict=True):
+            print(render_post(raw, self.names, t - self.started), file=self.out, flush=True)
+        self.done += len(posts)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Print as the list delivers, until ``stop``."""
+        while not stop.is_set():
+            self.flush()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.1)
+        self.flush()
+
+
+# ---- wiring ---------------------------------------------------------------------------------
+
+
+def write_config(root: Path, smtp_port: int, lang: str) -> Path:
+    """The daemon's TOML for the demo (``pbem status -c <dir>/pbem.toml`` works on it too)."""
+    path = root / "pbem.toml"
+    path.write_text(
+        f"""# Written by `pbem demo`: the daemon against the embedded mail system of this directory.
+[moderator]
+address = "{MODERATOR}"
+admins = ["{ADMIN}"]
+language = "{lang}"
+timezone = "UTC"
+
+[list]
+address = "{LIST}"
+list_id = "{LIST_ID}"
+
+# The demo reads the moderator's Maildir ({root / "mail" / MODERATOR / "Maildir"}) instead of
+# IMAP: only the folder names, the size cap and the poll interval below are used.
+[imap]
+host = "127.0.0.1"
+tls = "none"
+poll_interval = 1
+
+[smtp]
+host = "127.0.0.1"
+port = {smtp_port}
+tls = "none"
+timeout = 10
+
+[daemon]
+data_dir = {json.dumps(str(root / "data"))}
+retry_base_seconds = 1
+heartbeat_seconds = 5
+# bots write a lot: lift the anti-flood limits meant for people
+outbound_cap_per_hour = 100000
+errors_per_hour = 100000
+autos_per_day = 100000
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def create_game(
+    config: Path, game: str, names: Sequence[str], seed: int, lang: str, options: Mapping[str, Any]
+) -> str:
+    """``pbem new-game`` itself (the daemon's own path); returns what it printed."""
+    from pbem.cli_daemon import main as daemon_cli
+
+    setup = {
+        "game": game,
+        "seed": seed,
+        "lang": lang,
+        "players": [{"name": n, "email": email_of(n)} for n in names],
+        "options": dict(options),
+    }
+    path = config.parent / "setup.json"
+    path.write_text(json.dumps(setup, ensure_ascii=False, indent=1), encoding="utf-8")
+    buf, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
+        rc = daemon_cli(["new-game", "-c", str(config), "--setup", str(path), "--id", GAME_ID])
+    if rc != 0:
+        raise RuntimeError(f"pbem new-game failed: {err.getvalue().strip()}")
+    return buf.getvalue()
+
+
+@dataclass
+class DemoResult:
+    """What happened: for the summary and the tests."""
+
+    root: Path
+    finished: bool
+    summary: dict[str, Any]
+    posts: list[bytes]
+    elapsed: float
+    messages: int
+    deliveries: int
+    daemon_status: int | None
+    bots: list[MailBot]
+
+
+def _load_table(data: Path) -> Any:
+    from pbem.adapters.store import GameStore
+    from pbem.engine import Table
+
+    gs = GameStore(data / "games" / GAME_ID, readonly=True)
+    return Table.load(gs.setup, gs.events()), gs
+
+
+async def play_by_mail(
+    root: Path,
+    *,
+    game: str = "lupus-in-tabula",
+    players: int = 10,
+    seed: int = 1,
+    lang: str = "en",
+    options: Mapping[str, Any] | None = None,
+    out: TextIO = sys.stdout,
+    timeout: float = 180.0,
+) -> DemoResult:
+    """Run the whole demo in ``root``; stops the daemon with SIGTERM once the game is over."""
+    from pbem.adapters.maildir import MaildirMailbox
+    from pbem.config import load
+    from pbem.daemon import serve
+    from pbem.games import rules_for
+
+    started = time.monotonic()
+    names = list(NAMES[:players])
+    emails = {email_of(n): n for n in names}
+    mail = MailSystem(root / "mail", [MODERATOR, ADMIN, *emails], [*emails, MODERATOR])
+    mail.start()
+    stop = asyncio.Event()
+    tasks: list[asyncio.Task[None]] = []
+    daemon: asyncio.Task[int] | None = None
+    bots: list[MailBot] = []
+    finished = False
+    try:
+        config = write_config(root, mail.port, lang)
+        cfg = load(config)
+        created = create_game(config, game, names, seed, lang, {**FAST, **(options or {})})
+        for line in created.splitlines():
+            print(f"  pbem new-game: {line}", file=out)
+        print(
+            f"  SMTP on 127.0.0.1:{mail.port}; mailboxes in {root / 'mail'}; "
+            f"daemon data in {cfg.data_dir}\n",
+            file=out,
+            flush=True,
+        )
+        moderator_box = mail.maildir(MODERATOR)
+        daemon = asyncio.create_task(
+            serve(cfg, mailbox=lambda: MaildirMailbox(moderator_box, cfg.imap)), name="daemon"
+        )
+        specs = tuple(rules_for(game).all_commands)
+        rng = random.Random(seed)
+        for email, name in emails.items():
+            bot = MailBot(
+                name=name,
+                email=email,
+                lang=lang,
+                maildir=mail.maildir(email),
+                roster=tuple(names),
+                specs=specs,
+                smtp_port=mail.port,
+                rng=random.Random(rng.random()),
+            )
+            bots.append(bot)
+            tasks.append(asyncio.create_task(bot.run(stop), name=f"bot {name}"))
+        printer = Printer(mail, emails, out, started)
+        tasks.append(asyncio.create_task(printer.run(stop), name="printer"))
+        data = cfg.data_dir
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and not daemon.done():
+            table, gs = _load_table(data)
+            # the victory post is committed: wait until the daemon has sent everything
+            if table.finished and all(r.get("status") != "pending" for r in gs.outbox()):
+                finished = True
+                break
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(0.3)  # the list's last deliveries
+    finally:
+        stop.set()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        status: int | None = None
+        if daemon is not None:
+            if not daemon.done():
+                # the daemon's own SIGTERM path: finish the work item in hand, stop cleanly
+                os.kill(os.getpid(), signal.SIGTERM)
+            try:
+                status = await asyncio.wait_for(daemon, 30)
+            except (TimeoutError, asyncio.CancelledError):
+                status = None
+            except Exception:
+                log.exception("the daemon failed")
+                status = 1
+        mail.stop()
+    table, _gs = _load_table(cfg.data_dir)
+    return DemoResult(
+        root=root,
+        finished=finished,
+        summary=table.summary(),
+        posts=list(mail.posts),
+        elapsed=time.monotonic() - started,
+        messages=mail.messages,
+        deliveries=mail.deliveries,
+        daemon_status=status,
+        bots=bots,
+    )
+
+
+def print_summary(result: DemoResult, out: TextIO) -> None:
+    """Winners, roles and what went through the mail system."""
+    bar = "═" * 72
+    s = result.summary
+    print(f"\n{bar}\n  Summary\n{bar}", file=out)
+    if result.finished:
+        print(f"  Winners: {s.get('side')} — {', '.join(s['winners']) or 'nobody'}", file=out)
+    else:
+        print(f"  The game did not finish (phase {s.get('phase')}, day {s.get('day')}).", file=out)
+    for p in s["players"]:
+        mark = "alive" if p["alive"] else "dead"
+        print(f"  {p['name']:<10} {p['role']:<13} {p['team']:<12} {mark}", file=out)
+    sent = sum(b.sent for b in result.bots)
+    print(
+        f"\n  {len(result.posts)} posts on the list, {result.messages} messages through SMTP "
+        f"({sent} written by the bots), {result.deliveries} Maildir deliveries; "
+        f"{result.elapsed:.1f} s; daemon exit status {result.daemon_status}",
+        file=out,
+    )
+
+
+def run_mail_demo(
+    game: str,
+    players: int,
+    seed: int | None,
+    lang: str,
+    directory: str | None = None,
+    out: TextIO = sys.stdout,
+) -> int:
+    """``pbem demo``: returns 0 when the game was played to its end and the daemon stopped."""
+    seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
+    count = players or 10
+    if not 8 <= count <= len(NAMES):
+        print(f"pbem demo: --players must be between 8 and {len(NAMES)}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    root = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="pbem-demo-"))
+    root.mkdir(parents=True, exist_ok=True)
+    if (root / "data").exists():
+        print(f"pbem demo: {root} already holds a game; choose an empty --dir", file=sys.stderr)
+        return 2
+    bar = "═" * 72
+    print(bar, file=out)
+    print(
+        f"  {game} by email — {count} bot players, seed {seed}: the real daemon, an embedded "
+        "SMTP server, Maildir mailboxes",
+        file=out,
+    )
+    print(bar, file=out, flush=True)
+    try:
+        result = asyncio.run(
+            play_by_mail(root, game=game, players=count, seed=seed, lang=lang, out=out)
+        )
+        print_summary(result, out)
+    finally:
+        if directory is None:
+            shutil.rmtree(root, ignore_errors=True)
+        else:
+            print(f"  Everything is kept in {root} (pbem status -c {root / 'pbem.toml'})", file=out)
+    return 0 if result.finished and result.daemon_status == 0 else 1

@@ -1,0 +1,146 @@
+"""``pbem demo``: the real daemon, the embedded SMTP server, Maildirs and mail-reading bots play a
+whole Lupus game; the daemon is stopped by its own SIGTERM path at the end."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import mailbox
+import random
+from email import policy
+from email.parser import BytesParser
+from pathlib import Path
+
+from pbem.games import rules_for
+from pbem.maildemo import (
+    LIST,
+    LIST_ID,
+    MODERATOR,
+    View,
+    choose,
+    email_of,
+    play_by_mail,
+    read_reply,
+    render_post,
+)
+
+QUICK = {
+    "night_duration": 3,
+    "debate_duration": 0.5,
+    "round1_duration": 3,
+    "defence_duration": 0.5,
+    "round2_duration": 3,
+}
+
+
+def _subjects(path: Path) -> list[str]:
+    out = []
+    box = mailbox.Maildir(path, create=False)
+    for key in list(box.iterkeys()):
+        raw = box.get_bytes(key)
+        out.append(str(BytesParser(policy=policy.default).parsebytes(raw)["Subject"]))
+    return out
+
+
+def test_a_whole_game_by_email_with_the_real_daemon(tmp_path: Path) -> None:
+    out = io.StringIO()
+    result = asyncio.run(
+        play_by_mail(tmp_path, players=8, seed=4, lang="en", options=QUICK, out=out, timeout=150)
+    )
+    text = out.getvalue()
+    assert result.finished, text[-3000:]
+    assert result.daemon_status == 0  # stopped by SIGTERM, cleanly
+    assert result.summary["status"] == "finished" and result.summary["winners"]
+    names = [p["name"] for p in result.summary["players"]]
+    assert len(names) == 8
+    mail = tmp_path / "mail"
+    for name in names:
+        subjects = _subjects(mail / email_of(name) / "Maildir")
+        assert any("Your role" in s for s in subjects), (name, subjects)
+        # and every player got the public thread through the list
+        assert any("The game is over" in s for s in subjects), name
+    victory = [
+        p
+        for p in result.posts
+        if b"The game is over" in p and f"<{LIST_ID}>".encode() in p.split(b"\r\n\r\n")[0]
+    ]
+    assert len(victory) == 1
+    assert any("The game is over" in s for s in _subjects(mail / LIST / "Maildir"))
+    assert "The game is over" in text and "Winners:" in text  # printed as it went
+    # the bots played by mail: orders to the moderator, votes on the list
+    assert sum(b.sent for b in result.bots) > 2 * len(names)
+    assert any(b"VOTE " in p or b"**" in p for p in result.posts)
+    # the daemon consumed its whole INBOX and moved it all to Processed, nothing quarantined
+    box = mail / MODERATOR / "Maildir"
+    assert not list((box / "new").iterdir()) and not list((box / "cur").iterdir())
+    assert list((box / ".Processed" / "new").iterdir())
+    assert not list((box / ".Quarantine" / "new").iterdir())
+
+
+ROSTER = ("Alice", "Bruno", "Chloé", "Damien", "Hugo", "Ugo")
+EN_REPLY = """Commands you can use now:
+  KILL
+  PACK
+  HELP
+  STATUS
+  PASS
+  CANCEL
+Names may be shortened to a unique beginning; case and accents do not matter.
+
+Your situation, Alice: Werewolf (the Werewolves), alive.
+You know: Damien.
+Phase: night 1, ends Tue 6 Jan 12:00 UTC.
+Living players: Alice, Chloé, Damien and Hugo.
+"""
+
+
+def test_a_bot_reads_help_and_status_and_picks_a_legal_move() -> None:
+    specs = rules_for("lupus-in-tabula").all_commands
+    keywords = [s.keyword("en") for s in specs]
+    view = read_reply(EN_REPLY, ROSTER, keywords, "en")
+    assert view == View(
+        commands=("KILL", "PACK", "HELP", "STATUS", "PASS", "CANCEL"),
+        phase="night 1",
+        living=("Alice", "Chloé", "Damien", "Hugo"),  # "Ugo" is not read inside "Hugo"
+        nominees=(),
+        partners=("Damien",),
+    )
+    rng = random.Random(1)
+    for _ in range(50):
+        move = choose(view, "Alice", specs, "en", rng)
+        assert move is not None
+        channel, text = move
+        assert channel == "private"
+        kill = text.splitlines()[0].split()
+        assert kill[0] == "KILL" and kill[1] in ("Chloé", "Hugo")  # not herself, not Damien
+    assert read_reply("Accepted:\n  ✓ PASS\n", ROSTER, keywords, "en") is None
+
+
+def test_a_bot_votes_for_a_nominee_on_the_list_in_french() -> None:
+    specs = rules_for("lupus-in-tabula").all_commands
+    keywords = [s.keyword("fr") for s in specs]
+    body = (
+        "Commandes possibles maintenant :\n  VOTE   (à poster sur la liste)\n  RETIRER\n  AIDE\n\n"
+        "Phase : second tour 1, jusqu'au mar. 6 janv. à 12:00 UTC.\n"
+        "Nommés : Bruno et Chloé.\nJoueurs vivants : Alice, Bruno, Chloé et Hugo.\n"
+    )
+    view = read_reply(body, ROSTER, keywords, "fr")
+    assert view is not None and view.nominees == ("Bruno", "Chloé")
+    rng = random.Random(2)
+    for _ in range(30):
+        move = choose(view, "Alice", specs, "fr", rng)
+        assert move is not None and move[0] == "list"
+        assert "Bruno" in move[1] or "Chloé" in move[1]
+    assert choose(view, "Bruno", specs, "fr", rng) is None  # a nominee does not vote
+
+
+def test_posts_are_rendered_as_a_thread() -> None:
+    raw = (
+        f"From: {MODERATOR}\r\nTo: {LIST}\r\nSubject: [Lupus in Tabula] Day 1: dawn\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n\r\nDawn rises.\r\n\r\n  Alice: Werewolf\r\n"
+    ).encode()
+    text = render_post(raw, {}, 3.25)
+    assert text.splitlines()[0] == "┌─   3.2 s ─ [Lupus in Tabula] Day 1: dawn"
+    assert "│   Alice: Werewolf" in text
+    vote = f"From: Bob <bob@x.example>\r\nTo: {LIST}\r\nSubject: \r\n\r\nVOTE Alice\r\n".encode()
+    assert render_post(vote, {"bob@x.example": "Bob"}) == "   Bob → list: VOTE Alice"
