@@ -8,6 +8,7 @@ import random
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,3 +160,42 @@ def test_group_rollback_restores_documents_updated_in_place(tmp_path: Path) -> N
     fresh = AtomicDB(tmp_path / "m.json")
     assert fresh.table("meta").get(doc_id=1) == {"seq": 1}
     assert [d["e"] for d in fresh.table("events").all()] == [1, 3]
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Any:
+    """A real 2 MiB tmpfs (we are root in CI): writes fail with ENOSPC when it is full."""
+    import subprocess
+
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_disk_full_keeps_the_last_commit_and_resumes(tiny_disk: Path) -> None:
+    """Requirement 3 / F6: on ENOSPC the failing commit raises, the files stay readable at the
+    last commit (nothing half-written), and committing works again once space returns."""
+    import errno
+
+    gs = GameStore.create(tiny_disk, "g1", {"game": "x"}, [{"e": 0}], [], segment_size=10_000)
+    filler = "x" * 20_000
+    committed = 0
+    with pytest.raises(OSError) as err:
+        for i in range(1, 10_000):
+            gs.commit(events=[{"e": i, "pad": filler}], ledger_key=f"k{i}")
+            committed = i
+    assert err.value.errno == errno.ENOSPC
+    assert not list((tiny_disk / "games" / "g1").glob(".tmp-*")), "no temp file left behind"
+    reopened = GameStore(tiny_disk / "games" / "g1", segment_size=10_000)
+    assert [e["e"] for e in reopened.events()] == list(range(committed + 1))
+    assert reopened.ledger_keys() == {f"k{i}" for i in range(1, committed + 1)}
+    # space returns: the next commit succeeds on top of the last good one
+    for bak in (tiny_disk / "games" / "g1").glob("*.bak"):
+        bak.unlink()
+    small = GameStore(tiny_disk / "games" / "g1", segment_size=10_000)
+    small.commit(events=[{"e": "after"}], ledger_key="after")
+    assert GameStore(tiny_disk / "games" / "g1").events()[-1] == {"e": "after"}
