@@ -6,13 +6,22 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from pbem.core.errors import InvalidSyntax, SetupError
-from pbem.core.events import ActionSet, Event, RoleChanged
+from pbem.core.events import (
+    ActionCleared,
+    ActionSet,
+    Event,
+    GameEnded,
+    PlayerDied,
+    RoleChanged,
+    VoteSet,
+)
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
+from pbem.core.outcome import Outcome, Termination
 
 K = TypeVar("K", bound=Hashable)
 
@@ -158,3 +167,52 @@ def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None
     if len(found) > 1:
         raise InvalidSyntax("several_bold_names", names=found)
     return PlayerId(found[0]) if found else None
+
+
+Actions = Mapping[tuple[PlayerId, str], tuple[int, ActionSet]]
+"""Pending actions of a phase: (actor, verb) -> (arrival sequence, the action)."""
+
+
+class VillageState(Protocol):
+    """What the werewolf-family states share, for :func:`fold_shared`."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def seats(self) -> Mapping[PlayerId, Any]: ...
+    @property
+    def actions(self) -> Actions: ...
+    @property
+    def votes(self) -> Mapping[PlayerId, PlayerId]: ...
+    @property
+    def seq(self) -> int: ...
+
+
+V = TypeVar("V", bound=VillageState)
+
+
+def fold_shared(state: V, event: Event) -> V | None:
+    """Fold the common events every werewolf-family game treats alike; None for the others.
+
+    A withdrawn action, a vote (a withdrawal when ``target`` is None; a changed vote moves to
+    the end of the arrival order), a death, a card change, the end of the game.
+    """
+    match event:
+        case ActionCleared():
+            key = (event.actor, event.verb)
+            return replace(state, actions={k: v for k, v in state.actions.items() if k != key})
+        case VoteSet():
+            votes = {k: v for k, v in state.votes.items() if k != event.voter}
+            if event.target is not None:
+                votes[event.voter] = event.target
+            return replace(state, votes=votes, seq=state.seq + 1)
+        case PlayerDied():
+            seat = replace(state.seats[event.player], alive=False, cause=event.cause)
+            return replace(state, seats={**state.seats, event.player: seat})
+        case RoleChanged():
+            seat = replace(state.seats[event.player], role=event.role)
+            return replace(state, seats={**state.seats, event.player: seat})
+        case GameEnded():
+            outcome = Outcome(Termination(event.termination), event.side, event.winners)
+            return replace(state, phase="over", deadlines={}, outcome=outcome)
+    return None

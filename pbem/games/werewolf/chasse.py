@@ -28,7 +28,6 @@ from pbem.core.events import (
     GameEnded,
     PhaseStarted,
     PlayerDied,
-    RoleChanged,
     RolesDealt,
     VoteSet,
     private,
@@ -41,11 +40,13 @@ from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.werewolf.base import (
+    Actions,
     LeftoverChanged,
     PowerSpent,
     Seat,
     deal,
     exchange_with_leftover,
+    fold_shared,
     ranked,
     record_action,
     swap_cards,
@@ -263,8 +264,6 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 
 # -- state -----------------------------------------------------------------------------------
 
-Actions = Mapping[tuple[PlayerId, str], tuple[int, ActionSet]]
-
 
 @dataclass(frozen=True)
 class ChasseState:
@@ -387,6 +386,11 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
         return ChasseState()
 
     def evolve(self, state: ChasseState, event: Event) -> ChasseState:
+        shared = fold_shared(state, event)
+        if shared is not None and isinstance(event, GameEnded):
+            return replace(shared, revenge=None, tie=None)  # CAS-105: pending windows end
+        if shared is not None:
+            return shared
         match event:
             case GameCreated():
                 return replace(
@@ -417,20 +421,6 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             case ActionSet():
                 actions = record_action(state.actions, state.seq + 1, event)
                 return replace(state, actions=actions, seq=state.seq + 1)
-            case ActionCleared():
-                actions = {k: v for k, v in state.actions.items() if k != (event.actor, event.verb)}
-                return replace(state, actions=actions)
-            case VoteSet():
-                votes = {k: v for k, v in state.votes.items() if k != event.voter}
-                if event.target is not None:
-                    votes[event.voter] = event.target
-                return replace(state, votes=votes, seq=state.seq + 1)
-            case PlayerDied():
-                seat = replace(state.seats[event.player], alive=False, cause=event.cause)
-                return replace(state, seats={**state.seats, event.player: seat})
-            case RoleChanged():
-                seat = replace(state.seats[event.player], role=event.role)
-                return replace(state, seats={**state.seats, event.player: seat})
             case LeftoverChanged():
                 return replace(state, leftover=event.leftover)
             case PowerSpent():
@@ -450,11 +440,6 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
                 return replace(state, revenge=None)
             case TallyPosted():
                 return replace(state, last_tally=event.at)
-            case GameEnded():
-                outcome = Outcome(Termination(event.termination), event.side, event.winners)
-                return replace(
-                    state, phase="over", deadlines={}, outcome=outcome, revenge=None, tie=None
-                )
         return state
 
     # -- setup ------------------------------------------------------------------------------

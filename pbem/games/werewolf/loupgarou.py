@@ -39,6 +39,7 @@ from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.werewolf.base import (
     bold_name,
     deal,
+    fold_shared,
     plurality,
     tally_params,
     weighted_plurality,
@@ -501,6 +502,9 @@ class LoupGarou(Rules[LoupGarouState]):
         return LoupGarouState()
 
     def evolve(self, state: LoupGarouState, event: Event) -> LoupGarouState:
+        shared = fold_shared(state, event)
+        if shared is not None:
+            return shared
         match event:
             case GameCreated():
                 return replace(
@@ -551,17 +555,6 @@ class LoupGarou(Rules[LoupGarouState]):
                 actions.pop((event.actor, event.verb), None)
                 actions[(event.actor, event.verb)] = (state.seq + 1, event)
                 return replace(state, actions=actions, seq=state.seq + 1)
-            case ActionCleared():
-                actions = {k: v for k, v in state.actions.items() if k != (event.actor, event.verb)}
-                return replace(state, actions=actions)
-            case VoteSet():
-                votes = dict(state.votes)
-                if event.target is None:
-                    votes.pop(event.voter, None)
-                else:
-                    votes.pop(event.voter, None)
-                    votes[event.voter] = event.target
-                return replace(state, votes=votes, seq=state.seq + 1)
             case MayorElected():
                 deadlines = {k: v for k, v in state.deadlines.items() if k != "election"}
                 return replace(state, mayor=event.mayor, deadlines=deadlines, votes={})
@@ -603,15 +596,8 @@ class LoupGarou(Rules[LoupGarouState]):
                 return replace(state, idiot_revealed=True)
             case LynchTied():
                 return replace(state, tied=event.tied)
-            case PlayerDied():
-                seats = dict(state.seats)
-                seats[event.player] = replace(seats[event.player], alive=False, cause=event.cause)
-                return replace(state, seats=seats)
             case TallyPosted():
                 return replace(state, last_tally=event.at)
-            case GameEnded():
-                outcome = Outcome(Termination(event.termination), event.side, event.winners)
-                return replace(state, outcome=outcome, phase="over", deadlines={})
         return state
 
     # -- setup (LG-200..LG-207) --------------------------------------------------------------

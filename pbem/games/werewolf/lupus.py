@@ -36,7 +36,7 @@ from pbem.core.match import fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.core.resolve import Intent, Veto, resolve
-from pbem.games.werewolf.base import Seat, bold_name, deal, ranked, record_action
+from pbem.games.werewolf.base import Seat, bold_name, deal, fold_shared, ranked, record_action
 
 WOLF, VILLAGER, SEER, MEDIUM, POSSESSED = "werewolf", "villager", "seer", "medium", "possessed"
 BODYGUARD, OWL, MASON, HAMSTER, MYTH = "bodyguard", "owl", "mason", "werehamster", "mythomaniac"
@@ -268,6 +268,9 @@ class LupusInTabula(Rules[LupusState]):
         return LupusState()
 
     def evolve(self, state: LupusState, event: Event) -> LupusState:
+        shared = fold_shared(state, event)
+        if shared is not None:
+            return shared
         match event:
             case GameCreated():
                 return replace(
@@ -295,20 +298,6 @@ class LupusInTabula(Rules[LupusState]):
             case ActionSet():
                 actions = record_action(state.actions, state.seq + 1, event)
                 return replace(state, actions=actions, seq=state.seq + 1)
-            case ActionCleared():
-                actions = {k: v for k, v in state.actions.items() if k != (event.actor, event.verb)}
-                return replace(state, actions=actions)
-            case VoteSet():
-                votes = {k: v for k, v in state.votes.items() if k != event.voter}
-                if event.target is not None:
-                    votes[event.voter] = event.target
-                return replace(state, votes=votes, seq=state.seq + 1)
-            case PlayerDied():
-                seat = replace(state.seats[event.player], alive=False, cause=event.cause)
-                return replace(state, seats={**state.seats, event.player: seat})
-            case RoleChanged():
-                seat = replace(state.seats[event.player], role=event.role)
-                return replace(state, seats={**state.seats, event.player: seat})
             case NightResolved():
                 return replace(state, owl_pick=event.owl_pick)
             case Nominated():
@@ -318,9 +307,6 @@ class LupusInTabula(Rules[LupusState]):
                 return replace(state, lynched={**state.lynched, event.day: event.lynched})
             case TallyPosted():
                 return replace(state, last_tally=event.at)
-            case GameEnded():
-                outcome = Outcome(Termination(event.termination), event.side, event.winners)
-                return replace(state, phase="over", deadlines={}, outcome=outcome)
         return state
 
     # -- setup ------------------------------------------------------------------------------
