@@ -133,6 +133,15 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return rc
 
 
+def _option_value(text: str) -> Any:
+    """``--option`` values: JSON when they parse (numbers, true/false, lists), else the text
+    (``18h``, ``random``)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def _setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
     setup: dict[str, Any] = {}
     if args.setup:
@@ -148,14 +157,13 @@ def _setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
                 raise PbemError(f'--player {spec!r}: expected "Name <email>"')
             players.append({"name": m["name"], "email": m["email"]})
         setup["players"] = players
-    options = dict(setup.get("options", {}))
+    # the config's defaults for this game, under the setup file's and the command line's
+    options = {**cfg.game_options.get(setup["game"], {}), **setup.get("options", {})}
     for opt in args.option:
         k, sep, v = opt.partition("=")
         if not sep:
             raise PbemError(f"--option {opt!r}: expected key=value")
-        options[k.strip()] = (
-            json.loads(v) if v[:1] in '[{"0123456789' or v in ("true", "false") else v
-        )
+        options[k.strip()] = _option_value(v)
     if options:
         setup["options"] = options
     if args.seed is not None:

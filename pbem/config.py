@@ -67,7 +67,8 @@ class Config:
     ledger_retention_days: int = 30
     group_commit: int = 50
     auth: AuthConfig = field(default_factory=AuthConfig)
-    phases: Mapping[str, float] = field(default_factory=dict)
+    game_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per game id, option defaults for ``pbem new-game`` (``[games."lupus-in-tabula"]``)."""
     reminders_hours: tuple[float, ...] = (12.0, 1.0)
 
 
@@ -152,6 +153,12 @@ class _Reader:
             return ""
 
 
+def _game_ids() -> list[str]:
+    from pbem.games import GAMES
+
+    return [g.id for g in GAMES]
+
+
 def load(path: str | Path, env_data_dir: str | None = None) -> Config:
     """Read and validate ``path``; raises :class:`ConfigError` listing every problem."""
     path = Path(path)
@@ -226,15 +233,23 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
     if "dkim" in methods and not authserv:
         r.problems.append("auth.authserv_id: required when auth.methods has 'dkim'")
     ph = r.table("phases", required=False)
-    phases = {}
-    for k, v in ph.items():
+    for k in ph:
         if k == "reminders_hours":
             continue
-        if not isinstance(v, int | float) or isinstance(v, bool) or v <= 0:
-            r.problems.append(f"phases.{k}: expected a positive number of hours, got {v!r}")
-        else:
-            phases[k] = float(v)
+        r.problems.append(
+            f"phases.{k}: phase durations are options of each game: set them in "
+            f'[games."<game id>"] (e.g. night_duration = "18h")'
+        )
     rem = ph.get("reminders_hours", [12, 1])
+    game_options: dict[str, dict[str, Any]] = {}
+    for game, options in r.table("games", required=False).items():
+        known_games = _game_ids()
+        if game not in known_games:
+            r.problems.append(f"games.{game}: unknown game (known: {', '.join(known_games)})")
+        elif not isinstance(options, dict):
+            r.problems.append(f"games.{game}: expected a table of the game's options")
+        else:
+            game_options[game] = dict(options)
     if not isinstance(rem, list) or not all(isinstance(x, int | float) for x in rem):
         r.problems.append("phases.reminders_hours: expected a list of hours")
         rem = []
@@ -262,12 +277,12 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         ledger_retention_days=r.get(d, "daemon", "ledger_retention_days", int, 30),
         group_commit=max(1, r.get(d, "daemon", "group_commit", int, 50)),
         auth=AuthConfig(tuple(methods), str(authserv) if authserv else None),
-        phases=phases,
+        game_options=game_options,
         reminders_hours=tuple(float(x) for x in rem),
     )
     if not str(cfg.data_dir):
         r.problems.append("daemon.data_dir: required (or run under systemd with StateDirectory=)")
-    known = {"moderator", "list", "imap", "smtp", "daemon", "auth", "phases"}
+    known = {"moderator", "list", "imap", "smtp", "daemon", "auth", "phases", "games"}
     r.problems.extend(f"[{k}]: unknown section" for k in data if k not in known)
     if r.problems:
         raise ConfigError(r.problems)

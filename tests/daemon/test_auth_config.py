@@ -189,3 +189,27 @@ def test_secret_codes_end_to_end(stack: MailStack, tmp_path: Path) -> None:
         assert d.stop() == 0
     finally:
         d.kill()
+
+
+def test_game_option_defaults_from_the_config(stack: MailStack, tmp_path: Path) -> None:
+    """Issue 3 item 1: phase durations (any option) per game in the config, used by new-game;
+    the command line overrides them; a bad game id or an old [phases] hour key is explained."""
+    import json
+
+    cfg = write_config(stack, tmp_path, engine="pbem.engine:Table")
+    with open(cfg, "a", encoding="utf-8") as f:
+        f.write('\n[games."lupus-in-tabula"]\nnight_duration = "2h"\nround1_duration = "3h"\n')
+    players = [f"--player=P{i} <p{i}@example.test>" for i in range(1, 9)]
+    r = pbem(cfg, "new-game", "--game", "lupus-in-tabula", "--id", "g9",
+             "--option", "round1_duration=5h", *players)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    head = json.loads((tmp_path / "data" / "games" / "g9" / "head.json").read_text())
+    assert '"night_duration": "2h"' in json.dumps(head) and '"round1_duration": "5h"' in json.dumps(
+        head
+    )
+    bad = tmp_path / "bad.toml"
+    bad.write_text(cfg.read_text() + '\n[games."chess"]\nx = 1\n[phases]\nnight = 24\n')
+    with pytest.raises(ConfigError) as err:
+        load(bad)
+    assert "games.chess: unknown game" in str(err.value)
+    assert "phases.night: phase durations are options of each game" in str(err.value)
