@@ -14,7 +14,7 @@ import types
 import typing
 from collections.abc import Hashable, Iterable, Mapping
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any
 
 from pbem.core.ids import PlayerId
 
@@ -22,8 +22,6 @@ from pbem.core.ids import PlayerId
 @dataclasses.dataclass(frozen=True)
 class Event:
     """Base class of every event."""
-
-    private: ClassVar[bool] = False
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pbem.core.commands import COMMON_COMMANDS, Command, CommandSpec
+from pbem.core.errors import IllegalNow
 from pbem.core.events import COMMON_EVENTS, Event, EventCodec
 from pbem.core.ids import PlayerId
 from pbem.core.outcome import Outcome
@@ -119,6 +120,8 @@ class Rules(ABC, Generic[S]):
     def status(self, state: S, actor: PlayerId) -> dict[str, Any]:
         """What ``STATUS`` tells ``actor``: only what he already knows."""
 
+    # -- optional hooks (the defaults suit a game without the feature) ---------------------
+
     def available(self, state: S, actor: PlayerId) -> list[CommandSpec]:
         """The commands ``actor`` may send now (the ``HELP`` reply)."""
         return list(self.all_commands)
@@ -129,8 +132,6 @@ class Rules(ABC, Generic[S]):
 
     def admin(self, state: S, command: Command, now: datetime) -> list[Event]:
         """The events an administrator's command causes; raises a CommandError if refused."""
-        from pbem.core.errors import IllegalNow
-
         raise IllegalNow("not_now")
 
     def on_post(
