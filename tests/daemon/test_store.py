@@ -169,7 +169,14 @@ def tiny_disk(tmp_path: Path) -> Any:
 
     mount = tmp_path / "disk"
     mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], check=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:  # a container without CAP_SYS_ADMIN: say so rather than fail
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
     try:
         yield mount
     finally:
