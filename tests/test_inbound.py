@@ -820,6 +820,8 @@ def test_parse_once_policy_memo_is_per_message_and_follows_changes() -> None:
     a, b = parse_bytes(_ONCE_SAMPLES[0]), parse_bytes(_ONCE_SAMPLES[0])
     assert a.policy is not b.policy
     assert a["From"] is a["From"]  # parsed once
+    assert type(a["From"]) is type(b["From"])  # one header class per kind, not one per parse
+    assert a["From"] is not b["From"]
     assert str(a["From"]) == str(b["From"])
     assert a.policy.clone(max_line_length=60) is not a.policy
     c = copy.deepcopy(a)

@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage, Message
 from email.policy import EmailPolicy
 from email.utils import getaddresses, parseaddr
@@ -67,6 +68,29 @@ class MailText:
 # --- public API -----------------------------------------------------------------------------
 
 
+class _ClassOnceRegistry(HeaderRegistry):
+    """The default header registry, but the header class for a kind of header is made once.
+
+    ``HeaderRegistry.__getitem__`` builds a new class with ``type()`` for every header it parses
+    (classes are cyclic garbage: the collector runs often); these classes are identical, so one
+    per specialised class serves every message.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._made: dict[type, type] = {}
+
+    def __getitem__(self, name: str) -> type[BaseHeader]:
+        cls = self.registry.get(name.lower(), self.default_class)
+        made = self._made.get(cls)
+        if made is None:
+            made = self._made[cls] = super().__getitem__(name)
+        return made
+
+
+_REGISTRY = _ClassOnceRegistry()
+
+
 class ParseOncePolicy(EmailPolicy):
     """``email.policy.default``, except that each header value is parsed once per message.
 
@@ -81,7 +105,7 @@ class ParseOncePolicy(EmailPolicy):
     _memo: dict[tuple[str, str], object]
 
     def __init__(self, **kw: Any) -> None:
-        super().__init__(**kw)
+        super().__init__(**{"header_factory": _REGISTRY, **kw})
         object.__setattr__(self, "_memo", {})  # policies are read-only once built
 
     def clone(self, **kw: Any) -> ParseOncePolicy:
