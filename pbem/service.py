@@ -45,7 +45,7 @@ from pbem.auth import AuthVerdict, check_sender
 from pbem.config import Config
 from pbem.limits import GlobalCap, SenderLimits
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
-from pbem.mail.inbound import automatic_reason
+from pbem.mail.inbound import automatic_reason, parse_once_policy
 from pbem.mail.render import shared_renderer
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 
@@ -143,8 +143,9 @@ def content_key(raw: bytes) -> str:
 
 
 def parse(raw: bytes) -> EmailMessage:
-    """Parse with the modern policy (hostile input may raise: the caller shunts)."""
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    """Parse with the modern policy, each header parsed once (hostile input may raise: the
+    caller shunts)."""
+    msg = email.message_from_bytes(raw, policy=parse_once_policy())
     assert isinstance(msg, EmailMessage)
     return msg
 

@@ -14,7 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.core.errors import MailError
-from pbem.mail.inbound import MailText, automatic_reason, extract, parse_bytes, subject_tag
+from pbem.mail.inbound import (
+    MailText,
+    ParseOncePolicy,
+    automatic_reason,
+    extract,
+    parse_bytes,
+    subject_tag,
+)
 
 OURS = ("moderator@game.example",)
 
@@ -754,3 +761,71 @@ def test_plain_command_text_round_trips(body: list[str], charset: str, cte: str)
     assert result.truncated == (len(expected) > 60)
     assert result.bold == ()
     assert not result.html_only
+
+
+# --- ParseOncePolicy: the default policy's results, each header parsed once ----------------
+
+_ONCE_SAMPLES = [
+    b'From: =?utf-8?q?Ma=C3=AFa?= <maia@example.test>\r\nTo: a@x, "B, b" <b@y>\r\n'
+    b"Subject: =?utf-8?b?w4lsb8Ovc2U=?= [g1]\r\nMessage-ID: <1@x>\r\n"
+    b'Content-Type: text/plain; charset="utf-8"\r\nContent-Transfer-Encoding: 8bit\r\n\r\n'
+    + "VOTE \u00c9lo\u00efse\r\n".encode(),
+    b"From: alice@example.test\r\nSubject: bare \xe9t\xe9\r\nMIME-Version: 1.0\r\n"
+    b"Content-Type: multipart/alternative; boundary=zz\r\n\r\n--zz\r\n"
+    b"Content-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: quoted-printable"
+    b"\r\n\r\nCMD =E9t=E9\r\n--zz\r\nContent-Type: text/html\r\n\r\n<b>CMD</b>\r\n--zz--\r\n",
+    b"From: <>\r\nTo: undisclosed-recipients:;\r\nContent-Type: text/plain; charset=\r\n"
+    b"Date: not a date\r\nMessage-ID: broken <\r\n\r\nx\r\n",
+]
+
+
+def _reads(msg: EmailMessage) -> list[object]:
+    out: list[object] = []
+    for part in msg.walk():
+        for name in ("From", "To", "Subject", "Message-ID", "Date", "Content-Type", "Nope"):
+            value = part.get(name)
+            defects = [repr(d) for d in getattr(value, "defects", ())]
+            out.append((name, value, type(value).__name__, defects))
+            out.append(part.get_all(name))
+        out.append((part.get_content_type(), part.get_content_charset(), part.get_params()))
+        out.append((part.get_content_disposition(), part.get_filename(), part.is_attachment()))
+        out.append([repr(d) for d in part.defects])
+    body = msg.get_body(("plain", "html"))
+    if body is not None:
+        with contextlib.suppress(LookupError, ValueError, AssertionError):
+            out.append(body.get_content())
+    with contextlib.suppress(MailError):
+        out.append(extract(msg))
+    out.append(automatic_reason(msg, our_addresses=OURS))
+    return out
+
+
+@pytest.mark.parametrize("data", _ONCE_SAMPLES)
+def test_parse_once_policy_reads_like_the_default_policy(data: bytes) -> None:
+    import email
+    import email.policy
+
+    once = parse_bytes(data)
+    assert isinstance(once.policy, ParseOncePolicy)
+    default = email.message_from_bytes(data, policy=email.policy.default)
+    assert isinstance(default, EmailMessage)
+    assert _reads(once) == _reads(default)
+    assert _reads(once) == _reads(default)  # and again, from the memo
+    assert once.as_bytes() == default.as_bytes()
+
+
+def test_parse_once_policy_memo_is_per_message_and_follows_changes() -> None:
+    import copy
+
+    a, b = parse_bytes(_ONCE_SAMPLES[0]), parse_bytes(_ONCE_SAMPLES[0])
+    assert a.policy is not b.policy
+    assert a["From"] is a["From"]  # parsed once
+    assert type(a["From"]) is type(b["From"])  # one header class per kind, not one per parse
+    assert a["From"] is not b["From"]
+    assert str(a["From"]) == str(b["From"])
+    assert a.policy.clone(max_line_length=60) is not a.policy
+    c = copy.deepcopy(a)
+    c.replace_header("Subject", "other")
+    c.set_content("CMD x\n")
+    assert str(c["Subject"]) == "other" and c.get_content() == "CMD x\n"
+    assert str(a["Subject"]) == "\u00c9lo\u00efse [g1]" and "VOTE" in a.get_content()

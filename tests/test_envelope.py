@@ -1,0 +1,163 @@
+"""pbem.mail.envelope.build writes outgoing mail directly; these tests hold it to the bytes the
+former MIMEText + compat32 generator rendering gave, and check that what it writes parses back
+to the same subject, body and headers (non-ASCII included)."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta, timezone
+from email.charset import QP, Charset
+from email.message import EmailMessage
+from email.mime.text import MIMEText
+from email.policy import compat32
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbem.mail import envelope
+from pbem.mail.envelope import _clean, _field, _header, build, message_id, thread_root
+
+_UTF8_QP = Charset("utf-8")
+_UTF8_QP.body_encoding = QP
+_WIRE = compat32.clone(linesep="\r\n", max_line_length=78)
+
+
+def reference_build(
+    *,
+    key: str,
+    sender: str,
+    to: tuple[str, ...],
+    subject: str,
+    body: str,
+    date: datetime,
+    auto: str = "auto-generated",
+    public: bool = False,
+    in_reply_to: str | None = None,
+    thread: str | None = None,
+) -> tuple[str, bytes]:
+    """The former rendering (a MIMEText flattened with the compat32 wire policy)."""
+    domain = envelope.domain_of(sender)
+    mid = message_id(key, domain)
+    msg = MIMEText(body, "plain", _UTF8_QP)  # type: ignore[arg-type]
+    msg["From"] = sender
+    msg["To"] = ", ".join(_clean(t) for t in to)
+    msg["Subject"] = _header(_clean(subject))
+    msg["Date"] = email.utils.format_datetime(date)
+    msg["Message-ID"] = mid
+    refs: list[str] = []
+    if thread and public:
+        refs.append(thread_root(thread, domain))
+    if in_reply_to:
+        refs.append(_clean(in_reply_to))
+    if refs:
+        msg["In-Reply-To"] = refs[-1]
+        msg["References"] = " ".join(refs)
+    msg["Auto-Submitted"] = auto if auto in ("auto-replied", "auto-generated") else "auto-generated"
+    msg["X-Loop"] = sender
+    msg["X-Auto-Response-Suppress"] = "OOF, AutoReply"
+    if public:
+        msg["Precedence"] = "bulk"
+    return mid, msg.as_bytes(policy=_WIRE)
+
+
+DATE = datetime(2026, 11, 29, 20, 5, 7, tzinfo=UTC)
+
+CASES = [
+    {"subject": "Re: orders", "body": "accepted: w1\n", "in_reply_to": "<1@example.test>"},
+    {"subject": "", "body": ""},
+    {"subject": "Re: Élimination de Zoé — « vote »", "body": "Voté : Éloïse ✓\nFIN\n"},
+    {"subject": "x" * 200, "body": "y" * 200 + "\n= trailing   \n\tTab\r\nCR\rend"},
+    {"subject": "a  b\tc\r\nInjected: yes", "body": "From here on\n.\n..\n", "public": True},
+    {"subject": "日本語の件名" * 10, "body": "日本語\n" * 50, "thread": "g1:3", "public": True},
+    {"subject": "=?utf-8?q?not_really?=", "body": "=41\n", "auto": "bogus"},
+    {"subject": "[g1] phase 2 result", "body": "ok", "thread": "g1:2", "public": True},
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_build_gives_the_reference_bytes(case: dict[str, object]) -> None:
+    many = tuple(f"player{i}@example.test" for i in range(12))
+    for to in (("alice@example.test",), many, ("Zoé <zoe@example.test>",)):
+        for sender in ("moderator@example.test", "Le Modérateur <m@example.test>"):
+            kw = {"key": "k1", "sender": sender, "to": to, "date": DATE, **case}
+            assert build(**kw) == reference_build(**kw)  # type: ignore[arg-type]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    subject=st.text(max_size=120),
+    body=st.text(max_size=400),
+    to=st.lists(st.emails(), min_size=1, max_size=5),
+    in_reply_to=st.one_of(st.none(), st.text(max_size=100)),
+    public=st.booleans(),
+    offset=st.integers(min_value=-12 * 60, max_value=14 * 60),
+)
+def test_build_matches_the_reference_on_any_text(
+    subject: str, body: str, to: list[str], in_reply_to: str | None, public: bool, offset: int
+) -> None:
+    date = DATE.astimezone(timezone(timedelta(minutes=offset)))
+    kw = {
+        "key": subject,
+        "sender": "moderator@example.test",
+        "to": tuple(to),
+        "subject": subject,
+        "body": body,
+        "date": date,
+        "public": public,
+        "in_reply_to": in_reply_to,
+        "thread": "g1:1",
+        "auto": "auto-replied",
+    }
+    assert build(**kw) == reference_build(**kw)  # type: ignore[arg-type]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    name=st.sampled_from(["To", "Subject", "In-Reply-To", "X-Auto-Response-Suppress"]),
+    value=st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x7F), max_size=90),
+)
+def test_field_is_the_policys_folding(name: str, value: str) -> None:
+    def outcome(fold: Callable[[str, str], bytes]) -> object:
+        try:
+            return fold(name, value)
+        except Exception as exc:  # the folder refuses some control characters: so must we
+            return type(exc)
+
+    assert outcome(_field) == outcome(_WIRE.fold_binary)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_build_parses_back_to_the_same_message(case: dict[str, object]) -> None:
+    to = ("alice@example.test", "Zoe <zoe@example.test>")
+    kw = {"key": "k1", "sender": "moderator@example.test", "to": to, "date": DATE, **case}
+    mid, raw = build(**kw)  # type: ignore[arg-type]
+    assert b"\n" not in raw.replace(b"\r\n", b"")  # CRLF only
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    # (a word too long to fold goes on a continuation line: one leading space comes back; an
+    # ASCII subject that looks like an RFC 2047 word is decoded by the reader, as before)
+    if "=?" not in str(case["subject"]):
+        assert str(msg["Subject"]).strip() == _clean(str(case["subject"]))
+    lines = str(case["body"]).replace("\r\n", "\n").replace("\r", "\n")
+    assert msg.get_content().replace("\r\n", "\n") == lines
+    assert msg["Message-ID"] == mid
+    assert str(msg["From"]) == "moderator@example.test"
+    assert [a.addr_spec for a in msg["To"].addresses] == ["alice@example.test", "zoe@example.test"]
+    assert msg["Date"].datetime == DATE
+    assert msg["X-Loop"] == "moderator@example.test"
+    assert msg["X-Auto-Response-Suppress"] == "OOF, AutoReply"
+    assert msg["Auto-Submitted"] == (
+        case["auto"] if case.get("auto") in ("auto-replied",) else "auto-generated"
+    )
+    assert (msg["Precedence"] == "bulk") == bool(case.get("public"))
+    refs = []
+    if case.get("thread") and case.get("public"):
+        refs.append(thread_root(str(case["thread"]), "example.test"))
+    if case.get("in_reply_to"):
+        refs.append(str(case["in_reply_to"]))
+    assert msg["In-Reply-To"] == (refs[-1] if refs else None)
+    assert msg["References"] == (" ".join(refs) if refs else None)
+    assert msg.get_content_type() == "text/plain" and msg.get_content_charset() == "utf-8"
