@@ -107,6 +107,7 @@ class ImapMailbox:
         self.s = settings
         self.client: IMAPClient | None = None
         self.uidvalidity = 0
+        self.seen_uid = 0  # the highest UID listed so far: anything above it is new mail
         self.delimiter = "/"
         self.prefix = ""
         self.has_move = False
@@ -144,6 +145,7 @@ class ImapMailbox:
                     c.create_folder(folder)
             info = c.select_folder(s.inbox)
             self.uidvalidity = int(info[b"UIDVALIDITY"])
+            self.seen_uid = 0
         except NETWORK_ERRORS as exc:
             self.close()
             raise ImapDown(f"IMAP {s.host}:{s.port}: {type(exc).__name__}: {exc}") from exc
@@ -197,8 +199,9 @@ class ImapMailbox:
 
     def pending_uids(self) -> list[int]:
         """UIDs in INBOX, ascending. Also the liveness round-trip that feeds the watchdog."""
-        uids = self._guard("UID SEARCH", self._c().search, "ALL")
-        return sorted(int(u) for u in uids)
+        uids = sorted(int(u) for u in self._guard("UID SEARCH", self._c().search, "ALL"))
+        self.seen_uid = max([self.seen_uid, *uids])
+        return uids
 
     def fetch(self, uids: Sequence[int]) -> list[Fetched]:
         """Size and arrival time first; the body only of those under the cap (requirement 10)."""
@@ -259,6 +262,14 @@ class ImapMailbox:
         end = time.monotonic() + limit
         activity = False
         if self.has_idle:
+            # Mail that arrived during our last FETCH or MOVE was announced by an EXISTS that
+            # imapclient drops when IDLE starts: look once more before sleeping on the socket,
+            # or such a mail would wait for the next IDLE renewal.
+            # (Only mail above the last UID listed counts: a mail kept for a retry must not
+            # turn this into a busy loop.)
+            before = self.seen_uid
+            if any(u > before for u in self.pending_uids()):
+                return True
             self._guard("IDLE", c.idle)
             try:
                 while not self.interrupt.is_set() and time.monotonic() < end:

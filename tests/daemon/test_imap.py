@@ -96,3 +96,23 @@ def test_server_drop_mid_idle_raises_imapdown_then_reconnects(stack: MailStack) 
     box.connect()
     assert len(box.pending_uids()) == 1
     box.close()
+
+
+def test_mail_announced_before_idle_is_not_missed(stack: MailStack) -> None:
+    """A mail whose EXISTS arrived during another command (here a NOOP) wakes the next wait at
+    once instead of waiting for the IDLE renewal; a mail kept in INBOX does not (no busy loop)."""
+    stack.inject(_mail(1), MODERATOR)
+    box = _box(stack, idle_renew=8.0)
+    assert box.has_idle
+    box.pending_uids()  # mail 1 is known (e.g. kept for a retry)
+    started = time.monotonic()
+    assert box.wait(1.5) is False, "a known mail is not new mail"
+    assert time.monotonic() - started >= 1.0
+    stack.inject(_mail(2), MODERATOR)
+    time.sleep(0.5)
+    assert box.client is not None
+    box.client.noop()  # the EXISTS of mail 2 arrives here, before IDLE starts
+    started = time.monotonic()
+    assert box.wait(8.0) is True
+    assert time.monotonic() - started < 4.0
+    box.close()
