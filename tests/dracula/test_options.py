@@ -133,3 +133,27 @@ def test_missed_bite_none_and_no_self_vote() -> None:
     g.finish_night()
     assert g.side("Cid") == "human"
     assert g.fails("Cid", "VOTE Cid", "list") == "not_yourself"
+
+
+@pytest.mark.parametrize(
+    ("mode", "second"), [("every_dawn", ["Cid", "Eve"]), ("first_time_per_player", ["Eve"])]
+)
+def test_paint_repeat(mode: str, second: list[str]) -> None:
+    """AMB-057 paint_repeat = every_dawn | first_time_per_player."""
+    g = advance(Game(options={**QUIET, "paint_repeat": mode}), 2)
+    g.give("Cid", "paintkit")
+    g.do("Cid", "PAINT Bob ment")
+    g.mark()
+    g.night({"Cid": "ballroom", "Dan": "ballroom", "Bob": "dungeons"})
+    g.finish_night()
+    assert sorted(g.notices("painting")[0].to) == ["Cid", "Dan"]
+    g.day()
+    g.mark()
+    g.night({"Cid": "ballroom", "Eve": "ballroom", "Bob": "dungeons"})
+    g.finish_night()
+    assert sorted(g.notices("painting")[0].to) == second
+
+
+def test_paint_repeat_is_validated() -> None:
+    with pytest.raises(SetupError):
+        Dracula().setup(GameSpec(players(), {"paint_repeat": "never"}, "en"), NOW, random.Random(0))

@@ -39,6 +39,7 @@ from pbem.games.dracula.state import (
     NightScheduled,
     Order,
     Painted,
+    PaintingRead,
     Telepathy,
     evolve,
 )
@@ -479,6 +480,10 @@ def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
             b.add(private("dracula/paint_void", [f.actor], t, room=f.room))
     for room, (_, text) in sorted(s.paintings.items()):  # ORD-20, DRA-165, DRA-392
         readers = [p for p in s.present(room) if s.seat(p).human]
+        if s.options.paint_repeat == "first_time_per_player":  # AMB-057
+            readers = [p for p in readers if p not in s.painting_readers.get(room, ())]
+            if readers:
+                b.add(PaintingRead(room, tuple(readers)))
         if readers:
             b.add(private("dracula/painting", readers, t, room=room, text=text))
     if window and new_grimoire is not None:  # ORD-21, AMB-053, NTF-33

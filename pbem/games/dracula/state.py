@@ -112,6 +112,7 @@ class DraculaOptions:
     burned_vampires_score: bool = False  # AMB-067
     allow_other_player_counts: bool = False  # AMB-010
     paint_max_chars: int = 2000  # AMB-057
+    paint_repeat: Literal["every_dawn", "first_time_per_player"] = "every_dawn"  # AMB-057
     dance_max_chars: int = 2000  # AMB-058
     curse_phrases: tuple[str, ...] = ("Je suis maudit !", "I am cursed!")  # AMB-056
     curse_default: Literal["random_public", "random_private", "none"] = "random_public"
@@ -227,6 +228,14 @@ class Painted(Event):
 
 
 @dataclass(frozen=True)
+class PaintingRead(Event):
+    """AMB-057 ``paint_repeat = first_time_per_player``: these humans have read ``room``'s text."""
+
+    room: str
+    readers: tuple[PlayerId, ...]
+
+
+@dataclass(frozen=True)
 class Cursed(Event):
     """DRA-373: cursed until the end of the round."""
 
@@ -306,6 +315,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     Moved,
     Fact,
     Painted,
+    PaintingRead,
     Cursed,
     Converted,
     Telepathy,
@@ -367,6 +377,7 @@ class DraculaState:
     floor: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     assignment: Mapping[str, str] = field(default_factory=dict)
     paintings: Mapping[str, tuple[PlayerId, str]] = field(default_factory=dict)
+    painting_readers: Mapping[str, tuple[PlayerId, ...]] = field(default_factory=dict)
     pairs: Mapping[PlayerId, PlayerId] = field(default_factory=dict)  # naming -> named
     declared: Mapping[PlayerId, str] = field(default_factory=dict)
     posted: frozenset[PlayerId] = frozenset()
@@ -500,6 +511,7 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
                 floor=dict(START_FLOOR),
                 assignment={},
                 paintings={},
+                painting_readers={},
                 pairs={},
                 declared={},
                 posted=frozenset(),
@@ -562,6 +574,9 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
             return replace(
                 state, paintings={**state.paintings, event.room: (event.painter, event.text)}
             )
+        case PaintingRead():
+            readers = (*state.painting_readers.get(event.room, ()), *event.readers)
+            return replace(state, painting_readers={**state.painting_readers, event.room: readers})
         case Cursed():
             if state.seat(event.player).cursed:
                 return state
