@@ -157,3 +157,20 @@ def test_paint_repeat(mode: str, second: list[str]) -> None:
 def test_paint_repeat_is_validated() -> None:
     with pytest.raises(SetupError):
         Dracula().setup(GameSpec(players(), {"paint_repeat": "never"}, "en"), NOW, random.Random(0))
+
+
+@pytest.mark.parametrize("mode", ["end_of_night", "immediate"])
+def test_curse_notice(mode: str) -> None:
+    """AMB-054 curse_notice = end_of_night | immediate (NTF-35 at once, not at ORD-23)."""
+    g = advance(Game(options={**QUIET, "curse_notice": mode}), 2)
+    g.give("Cid", "grimoire")
+    g.mark()
+    g.do("Cid", "CURSE Eve")
+    told_at_once = [p for n in g.notices("cursed") for p in n.to]
+    assert told_at_once == (["Eve"] if mode == "immediate" else [])
+    assert not g.state.seat("Eve").cursed  # the curse itself still falls at ORD-23
+    g.mark()
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    assert g.state.seat("Eve").cursed
+    assert [p for n in g.notices("cursed") for p in n.to] == ([] if told_at_once else ["Eve"])

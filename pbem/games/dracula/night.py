@@ -538,8 +538,8 @@ def end_night(b: Batch, now: datetime) -> None:
         present = s.present(room)
         if present:
             b.add(private("dracula/candle_report", present, t, **candle_report(s, room)))
-    for p in s.newly_cursed:  # ORD-23, DRA-373, NTF-35
-        b.add(private("dracula/cursed", [p], t))
+    for p in s.newly_cursed if s.options.curse_notice == "end_of_night" else ():
+        b.add(private("dracula/cursed", [p], t))  # ORD-23, DRA-373, NTF-35, AMB-054
     defaults: dict[PlayerId, list[dict[str, Any]]] = {}
     for (actor, verb), order in s.orders.items():  # AMB-003, NTF-37
         if order.default:

@@ -415,7 +415,11 @@ class Orders:
         dead = [t for t in c.targets if not s.seat(t).alive]
         if dead:
             raise IllegalNow("target_not_living", name=dead[0])
-        return [Order(actor, "curse", c.targets)]  # DRA-371, DRA-372
+        order: list[Event] = [Order(actor, "curse", c.targets)]  # DRA-371, DRA-372
+        if s.options.curse_notice == "immediate":  # AMB-054, NTF-35 at once
+            told = [t for t in dict.fromkeys(c.targets) if not s.seat(t).cursed]
+            order += [private("dracula/cursed", [t], night.thread(s)) for t in told]
+        return order
 
     # final phase -------------------------------------------------------------------------------
 

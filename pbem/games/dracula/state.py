@@ -115,6 +115,7 @@ class DraculaOptions:
     paint_repeat: Literal["every_dawn", "first_time_per_player"] = "every_dawn"  # AMB-057
     dance_max_chars: int = 2000  # AMB-058
     curse_phrases: tuple[str, ...] = ("Je suis maudit !", "I am cursed!")  # AMB-056
+    curse_notice: Literal["end_of_night", "immediate"] = "end_of_night"  # AMB-054
     curse_default: Literal["random_public", "random_private", "none"] = "random_public"
     curse_enforcement: Literal["bounce", "flag"] = "bounce"
     out_of_turn_posts: Literal["reject", "flag"] = "reject"  # AMB-009
