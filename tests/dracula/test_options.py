@@ -174,3 +174,33 @@ def test_curse_notice(mode: str) -> None:
     g.finish_night()
     assert g.state.seat("Eve").cursed
     assert [p for n in g.notices("cursed") for p in n.to] == ([] if told_at_once else ["Eve"])
+
+
+@pytest.mark.parametrize("replies", [1, 3])
+def test_dance_replies(replies: int) -> None:
+    """AMB-058 dance_replies = N: up to N replies, each delivered at the close (AMB-002)."""
+    g = advance(Game(options={**QUIET, "dance_replies": replies}), 3)
+    g.give("Bob", "phonograph")
+    g.rooms({"Bob": "ballroom", "Cid": "ballroom", "Dan": "ballroom"})
+    g.close("rooms")
+    g.do("Bob", "DANCE Cid shall we?")
+    g.do("Bob", "BITE Dan")
+    g.mark()
+    g.close("bites")
+    assert g.to("Cid", "waltz")[0].params["replies"] == replies
+    for i in range(replies):
+        assert "Cid" in g.rules.awaiting(g.state)
+        g.do("Cid", f"REPLY answer {i}")
+    assert g.fails("Cid", "REPLY one too many") == "order_final"
+    assert "Cid" not in g.rules.awaiting(g.state)
+    assert not g.notices("waltz_reply")  # AMB-002: nothing before the close
+    g.close("dance_reply")
+    texts = [n.params["text"] for n in g.to("Bob", "waltz_reply")]
+    assert texts == [f"answer {i}" for i in range(replies)]
+
+
+@pytest.mark.parametrize("bad", [0, -1, "2", True])
+def test_dance_replies_is_validated(bad: object) -> None:
+    """AMB-058: dance_replies is an integer of at least 1."""
+    with pytest.raises(SetupError):
+        Dracula().setup(GameSpec(players(), {"dance_replies": bad}, "en"), NOW, random.Random(0))

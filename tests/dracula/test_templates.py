@@ -60,7 +60,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         ]
     },
     "staked_dead": {},
-    "waltz": {"text": "{{ not code }}", "deadline": T},
+    "waltz": {"text": "{{ not code }}", "deadline": T, "replies": 2},
     "waltz_reply": {"text": "reply"},
     "received_object": {"objects": ["crucifix"]},
     "picked_up": {"objects": ["stake", "candle", "grimoire"]},

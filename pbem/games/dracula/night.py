@@ -407,7 +407,14 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
         b.add(Fact("dance", room_of(dance.actor), dance.actor, dance.targets))
         end = now + before.options.dance_reply
         b.add(
-            private("dracula/waltz", [dance.targets[0]], t, text=dance.text, deadline=iso(end))
+            private(
+                "dracula/waltz",
+                [dance.targets[0]],
+                t,
+                text=dance.text,
+                deadline=iso(end),
+                replies=before.options.dance_replies,
+            )
         )  # DRA-403, DRA-404, NTF-27
         b.add(PhaseStarted("dance_reply", before.number, {"dance_reply": end}))
         return
@@ -418,8 +425,7 @@ def close_dance_reply(b: Batch, now: datetime, rng: random.Random) -> None:
     s = b.state
     if s.dance is not None:
         holder, partner = s.dance
-        reply = s.order_of(partner, "reply")
-        if reply is not None:  # DRA-405, AMB-058, NTF-28
+        for reply in s.replies(partner):  # DRA-405, AMB-058, NTF-28: each one at the close
             b.add(private("dracula/waltz_reply", [holder], thread(s), text=reply.text))
     dawn(b, now, rng)
 

@@ -399,12 +399,17 @@ class Orders:
     def _do_reply(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
-        self._night_order(s, actor, "reply", ("dance_reply",))
+        if s.phase != "dance_reply":
+            raise IllegalNow("not_now")
         if s.dance is None or s.dance[1] != actor:
             raise IllegalNow("no_waltz")  # DRA-405
+        sent = len(s.replies(actor))
+        if sent >= s.options.dance_replies:
+            raise IllegalNow("order_final")  # AMB-058: dance_replies
         if len(c.text) > s.options.dance_max_chars:
             raise InvalidSyntax("text_too_long", limit=s.options.dance_max_chars)
-        return [Order(actor, "reply", (), None, c.text)]
+        verb = "reply" if sent == 0 else f"reply#{sent + 1}"
+        return [Order(actor, verb, (), None, c.text)]
 
     def _do_curse(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str

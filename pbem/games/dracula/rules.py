@@ -95,6 +95,8 @@ class Dracula(Orders, Rules[DraculaState]):
             raise SetupError("Dracula needs at least 3 players")
         if options.rounds < 1:
             raise SetupError("option 'rounds' must be at least 1 (DRA-006)")
+        if options.dance_replies < 1:
+            raise SetupError("option 'dance_replies' must be at least 1 (AMB-058)")
         if spec.leftover:
             raise SetupError("Dracula has no leftover cards")
         dracula: PlayerId | None = None
@@ -460,14 +462,15 @@ class Dracula(Orders, Rules[DraculaState]):
             if seat.human and STAKE in seat.hand and s.position(actor) == SANCTUARY:
                 out.add("stake")
         elif s.phase == "dance_reply" and s.dance is not None and s.dance[1] == actor:
-            out.add("reply")
+            if len(s.replies(actor)) < s.options.dance_replies:  # AMB-058
+                out.add("reply")
         elif s.phase == "final_choice" and seat.human and actor not in s.choices:
             out |= {"flee", "fight"}
         elif s.phase == "flames" and s.flames.get(actor):
             out.add("flame")
         if GRIMOIRE in seat.hand and s.phase in NIGHT_PHASES:
             out.add("curse")
-        return {v for v in out if s.order_of(actor, v) is None}
+        return {v for v in out if v == "reply" or s.order_of(actor, v) is None}
 
     def bold_command(
         self, state: DraculaState, actor: PlayerId, bold: Sequence[str]
@@ -584,7 +587,8 @@ class Dracula(Orders, Rules[DraculaState]):
                 waiting.add(grimoire)
         elif s.phase == "dance_reply":
             partner = s.dance[1] if s.dance else None
-            waiting = {partner} if partner and not s.order_of(partner, "reply") else set()
+            more = partner is not None and len(s.replies(partner)) < s.options.dance_replies
+            waiting = {partner} if partner is not None and more else set()
         elif s.phase == "dawn_curse":
             grimoire = s.holder(GRIMOIRE)
             waiting = {grimoire} if grimoire and not s.order_of(grimoire, "curse") else set()

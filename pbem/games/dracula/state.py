@@ -114,6 +114,7 @@ class DraculaOptions:
     paint_max_chars: int = 2000  # AMB-057
     paint_repeat: Literal["every_dawn", "first_time_per_player"] = "every_dawn"  # AMB-057
     dance_max_chars: int = 2000  # AMB-058
+    dance_replies: int = 1  # AMB-058: replies the dance partner may send (at least 1)
     curse_phrases: tuple[str, ...] = ("Je suis maudit !", "I am cursed!")  # AMB-056
     curse_notice: Literal["end_of_night", "immediate"] = "end_of_night"  # AMB-054
     curse_default: Literal["random_public", "random_private", "none"] = "random_public"
@@ -410,6 +411,11 @@ class DraculaState:
 
     def order_of(self, actor: PlayerId, verb: str) -> Order | None:
         return self.orders.get((actor, verb))
+
+    def replies(self, partner: PlayerId) -> list[Order]:
+        """AMB-058: the dance partner's replies tonight, in order (``reply``, ``reply#2``, …)."""
+        mine = [o for (a, v), o in self.orders.items() if a == partner and v.startswith("reply")]
+        return sorted(mine, key=lambda o: int(o.verb.partition("#")[2] or 1))
 
     def holder(self, obj: str) -> PlayerId | None:
         """The living holder of a special object, if any."""
