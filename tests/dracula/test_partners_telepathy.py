@@ -5,9 +5,9 @@ from __future__ import annotations
 from tests.dracula.helpers import QUIET, Game, advance
 
 
-def pairing() -> Game:
+def pairing(**options: object) -> Game:
     """The Day 4 pairing window, with Dan, Eve, Fay designated for Night 4."""
-    g = advance(Game(options=QUIET), 3)
+    g = advance(Game(options={**QUIET, **options}), 3)
     g.night({"Bob": "dungeons"})
     g.finish_night()
     for voter, target in (("Ana", "Dan"), ("Bob", "Eve"), ("Cid", "Fay")):
@@ -88,6 +88,58 @@ def test_key_escapes_a_partner() -> None:
     g.close("rooms")
     assert g.state.position("Gus") == "sanctuary"
     assert g.state.position("Cid") == "boudoir"
+
+
+def test_key_escape_naming_partner_chooses() -> None:
+    """AMB-031 key_escape_room = naming_partner_chooses: the named partner escaping with the
+    key names nothing; the naming partner is asked at ORD-06 and goes where he chooses."""
+    g = pairing(key_escape_room="naming_partner_chooses")
+    g.do("Cid", "PARTNER Gus", "list")
+    g.close("pairing")
+    g.clear_hands()
+    g.give("Gus", "key")
+    g.do("Gus", "KEY")
+    assert g.fails("Gus", "ROOM boudoir") == "key_used"
+    assert g.fails("Cid", "ROOM ballroom") == "partner_chooses"  # not before ORD-06
+    g.rooms({"Bob": "dungeons"})
+    g.mark()
+    g.close("rooms")
+    assert g.phase == "magnifier"
+    assert g.to("Cid", "partner_key")[0].params["partner"] == "Gus"
+    assert g.rules.awaiting(g.state) == {"Cid"}
+    assert "room" in {c.verb for c in g.rules.available(g.state, "Cid")}
+    g.do("Cid", "ROOM ballroom")
+    g.close("magnifier")
+    assert g.phase == "bites"
+    assert g.state.position("Gus") == "sanctuary"
+    assert g.state.position("Cid") == "ballroom"
+    assert not g.to("Cid", "partner_room")
+
+
+def test_key_escape_naming_partner_chooses_key_after_room() -> None:
+    """AMB-031 naming_partner_chooses: a room chooser who named a room keeps it (no key)."""
+    g = pairing(key_escape_room="naming_partner_chooses")
+    g.do("Cid", "PARTNER Gus", "list")
+    g.close("pairing")
+    g.clear_hands()
+    g.give("Gus", "key")
+    g.do("Gus", "ROOM boudoir")
+    assert g.fails("Gus", "KEY") == "room_already_chosen"
+
+
+def test_key_escape_naming_partner_silent_gets_a_random_room() -> None:
+    """AMB-031 naming_partner_chooses, AMB-003: a silent naming partner gets a random room."""
+    g = pairing(key_escape_room="naming_partner_chooses")
+    g.do("Cid", "PARTNER Gus", "list")
+    g.close("pairing")
+    g.clear_hands()
+    g.give("Gus", "key")
+    g.do("Gus", "KEY")
+    g.rooms({"Bob": "dungeons"})
+    g.close("rooms")
+    g.close("magnifier")
+    assert g.state.order_of("Cid", "room").default  # type: ignore[union-attr]
+    assert g.state.position("Cid") in ("boudoir", "ballroom", "dungeons", "torture")
 
 
 def test_night4_positions_show_pairs_in_the_morning() -> None:

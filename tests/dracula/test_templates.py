@@ -60,6 +60,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         ]
     },
     "staked_dead": {},
+    "partner_key": {"partner": "Bob", "deadline": T},
     "waltz": {"text": "{{ not code }}", "deadline": T, "replies": 2},
     "waltz_reply": {"text": "reply"},
     "received_object": {"objects": ["crucifix"]},

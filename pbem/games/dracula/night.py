@@ -8,7 +8,7 @@ are emitted when the step closes, never on receipt of an order (AMB-002).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -90,8 +90,10 @@ def must_choose_room(s: DraculaState, p: PlayerId) -> bool:
         return False  # DRA-227: the named partner chooses
     if s.order_of(p, "magnifier") is not None:
         return False  # DRA-300: after the report
-    # DRA-311 (a named partner still names the pair's room, AMB-031)
-    return s.order_of(p, "key") is None or s.naming_partner(p) is not None
+    # DRA-311 (a named partner still names the pair's room, AMB-031, unless the naming
+    # partner chooses his own)
+    still_names = s.options.key_escape_room == "named_partner_still_names"
+    return s.order_of(p, "key") is None or (still_names and s.naming_partner(p) is not None)
 
 
 def _default_room(b: Batch, p: PlayerId, rng: random.Random, rooms: tuple[str, ...]) -> None:
@@ -117,8 +119,9 @@ def close_rooms(b: Batch, now: datetime, rng: random.Random) -> None:
         b.add(private("dracula/dracula_counts", [dracula], t, counts=counts, deadline=iso(end)))
         return
     users = [p for p in s.living() if s.order_of(p, "magnifier") is not None]
-    if users:
-        open_magnifier(b, users, now)
+    alone = [p for p in s.living() if s.left_to_choose(p) and s.order_of(p, "room") is None]
+    if users or alone:
+        open_magnifier(b, users, now, alone)
         return
     fix_positions(b, now)
 
@@ -148,10 +151,19 @@ def magnifier_report(
     return report
 
 
-def open_magnifier(b: Batch, users: list[PlayerId], now: datetime) -> None:
+def open_magnifier(
+    b: Batch, users: list[PlayerId], now: datetime, alone: Sequence[PlayerId] = ()
+) -> None:
+    """ORD-06: the magnifier reports; with AMB-031 ``naming_partner_chooses``, the same second
+    choice step asks the naming partners left by a key user to choose their own room."""
     s = b.state
     end = now + s.options.magnifier
     b.add(PhaseStarted("magnifier", s.number, {"magnifier": end}))
+    for naming in alone:
+        partner = s.named_partner(naming)
+        b.add(
+            private("dracula/partner_key", [naming], thread(s), partner=partner, deadline=iso(end))
+        )
     for user in users:  # ORD-06: all reports at once, nobody gets a second one
         b.add(
             private(
@@ -169,13 +181,13 @@ def close_magnifier(b: Batch, now: datetime, rng: random.Random) -> None:
     s = b.state
     for p in s.living():
         if (
-            s.order_of(p, "magnifier") is not None
+            (s.order_of(p, "magnifier") is not None or s.left_to_choose(p))
             and s.order_of(p, "room") is None
             and s.order_of(p, "key") is None
-            and s.named_partner(p) is None
+            and (s.named_partner(p) is None or s.left_to_choose(p))
             and p not in s.designated
         ):
-            _default_room(b, p, rng, ORDINARY)
+            _default_room(b, p, rng, ORDINARY)  # AMB-003, AMB-031
     fix_positions(b, now)
 
 
@@ -185,6 +197,8 @@ def fix_positions(b: Batch, now: datetime) -> None:
     t = thread(s)
     for naming, named in s.pairs.items():  # DRA-228, NTF-14
         if s.seat(naming).alive and s.order_of(naming, "key") is None:
+            if s.left_to_choose(naming):
+                continue  # AMB-031: he chose his own room
             room = s.position(naming)
             b.add(private("dracula/partner_room", [naming], t, partner=named, room=room))
     keys = [p for p in s.living() if s.order_of(p, "key") is not None]

@@ -253,14 +253,18 @@ class Orders:
             raise IllegalNow("in_sanctuary")  # DRA-071
         if s.number == 1 and s.seat(actor).dracula:
             raise IllegalNow("dracula_last")  # DRA-102
-        if s.named_partner(actor) is not None:
+        alone = s.phase == "magnifier" and s.left_to_choose(actor)  # AMB-031
+        if s.named_partner(actor) is not None and not alone:
             raise IllegalNow("partner_chooses", partner=s.named_partner(actor))  # DRA-227
-        magnified = s.order_of(actor, "magnifier") is not None
+        magnified = s.order_of(actor, "magnifier") is not None or alone
         if s.phase == "rooms" and magnified:
             raise IllegalNow("wait_for_report")  # DRA-302
         if s.phase == "magnifier" and not magnified:
             raise IllegalNow("not_now")
-        if s.order_of(actor, "key") is not None and s.naming_partner(actor) is None:
+        still_names = s.options.key_escape_room == "named_partner_still_names"  # AMB-031
+        if s.order_of(actor, "key") is not None and (
+            s.naming_partner(actor) is None or not still_names
+        ):
             raise IllegalNow("key_used")
         declared = s.declared.get(actor)
         if s.seat(actor).cursed and declared is not None and declared != room:
@@ -291,10 +295,11 @@ class Orders:
             raise IllegalNow("not_with_key")
         if verb == "key" and any(s.order_of(actor, v) for v in ("garlic", "candle", "paint")):
             raise IllegalNow("not_with_key")
+        still_names = s.options.key_escape_room == "named_partner_still_names"  # AMB-031
         if (
             verb == "key"
             and s.order_of(actor, "room") is not None
-            and s.naming_partner(actor) is None
+            and (s.naming_partner(actor) is None or not still_names)
         ):
             raise IllegalNow("room_already_chosen")
         return [Order(actor, verb), Moved((obj,), f"hand:{actor}", "gone", "used")]

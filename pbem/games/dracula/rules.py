@@ -439,6 +439,7 @@ class Dracula(Orders, Rules[DraculaState]):
                 (s.phase == "dracula_room" and seat.dracula)
                 or (s.phase == "rooms" and night.must_choose_room(s, actor))
                 or (s.phase == "magnifier" and magnified and s.named_partner(actor) is None)
+                or (s.phase == "magnifier" and s.left_to_choose(actor))  # AMB-031
             ):
                 out.add("room")
             if s.phase in CHOICE_PHASES and seat.human and actor not in s.designated:
@@ -563,10 +564,12 @@ class Dracula(Orders, Rules[DraculaState]):
             waiting = {
                 p
                 for p in s.living()
-                if s.order_of(p, "magnifier")
+                if (
+                    (s.order_of(p, "magnifier") and s.named_partner(p) is None)
+                    or s.left_to_choose(p)
+                )
                 and not s.order_of(p, "room")
                 and not s.order_of(p, "key")
-                and s.named_partner(p) is None
             }
         elif s.phase == "bites":
             waiting = set()

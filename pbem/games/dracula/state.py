@@ -106,6 +106,9 @@ class DraculaOptions:
     candle_shows_paint_text: bool = False  # AMB-046
     candle_shows_curse_targets: bool = True  # AMB-046
     dance_in_sanctuary: bool = True  # AMB-058
+    key_escape_room: Literal["named_partner_still_names", "naming_partner_chooses"] = (
+        "named_partner_still_names"  # AMB-031
+    )
     default_flee_points: int = 1  # AMB-064
     reveal_flame_targets: bool = True  # AMB-069
     final_default: Literal["flee", "fight"] = "flee"  # AMB-064
@@ -426,6 +429,17 @@ class DraculaState:
 
     def naming_partner(self, named: PlayerId) -> PlayerId | None:
         return next((a for a, b in self.pairs.items() if b == named), None)
+
+    def left_to_choose(self, naming: PlayerId) -> bool:
+        """AMB-031 ``key_escape_room = naming_partner_chooses``: the room chooser escaped with
+        the key, so this naming partner chooses his own room (at ORD-06)."""
+        named = self.named_partner(naming)
+        return (
+            self.options.key_escape_room == "naming_partner_chooses"
+            and named is not None
+            and self.order_of(named, "key") is not None
+            and self.seats[naming].alive
+        )
 
     def position(self, player: PlayerId) -> str | None:
         """The player's position tonight as far as it is fixed (None: not yet)."""
