@@ -7,7 +7,16 @@ import pytest
 
 from pbem.core.errors import CommandError
 from pbem.core.events import Notice
-from tests.chasse.helpers import DEADLINE, Game, mail, mails_to, notices, run, setup_line
+from tests.chasse.helpers import (
+    DEADLINE,
+    NAMES,
+    Game,
+    mail,
+    mails_to,
+    notices,
+    run,
+    setup_line,
+)
 
 
 def replies(mails: list[dict[str, object]], who: str) -> list[str]:
@@ -277,21 +286,7 @@ def test_rejections_are_specific_in_french() -> None:
 
 def test_cas_d31_early_close_day() -> None:
     """CAS-D31: a day closes early only with ``early_close_day`` and every living vote in."""
-    voters = [
-        "alice",
-        "bob",
-        "carol",
-        "dave",
-        "erin",
-        "frank",
-        "grace",
-        "heidi",
-        "ivan",
-        "judy",
-        "mallory",
-        "niaj",
-        "olivia",
-    ]
+    voters = NAMES[:13]  # every player but peggy
     lines = [setup_line(early_close_day=True), DEADLINE, DEADLINE, DEADLINE, DEADLINE]
     lines += [mail(v, "VOTE dave", "list") for v in voters]
     _, state = run(lines)
