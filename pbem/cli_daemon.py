@@ -194,16 +194,21 @@ def create_game(
     from pbem.auth import hash_secret, new_secret
     from pbem.mail.envelope import build_outgoing
     from pbem.outbox import make_row
+    from pbem.service import list_headers, list_members
 
     table, step = engine.new(setup, now)
     rows = []
+    relay = cfg.list_mode == "relay"
     for seq, out in enumerate(step.outgoing):
-        mid, raw = build_outgoing(out, sender=cfg.moderator, date=now)
+        public = out.public
+        extra = list_headers(cfg, setup) if public else ()
+        mid, raw = build_outgoing(out, sender=cfg.moderator, date=now, extra=extra)
         rows.append(
             make_row(
                 message_id=mid,
                 raw=raw,
-                rcpts=out.to,
+                # the daemon is the list: the opening post goes to every member directly
+                rcpts=list_members(setup, table.player_emails) if public and relay else out.to,
                 mail_from=cfg.bounce,
                 now=now,
                 kind="public" if out.public else "reply",

@@ -21,6 +21,7 @@ from pbem.core.errors import PbemError
 
 T = TypeVar("T")
 TLS_MODES = ("none", "starttls", "tls")
+LIST_MODES = ("external", "relay")
 AUTH_METHODS = ("registered", "secret", "dkim")
 
 
@@ -70,6 +71,10 @@ class Config:
     game_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Per game id, option defaults for ``pbem new-game`` (``[games."lupus-in-tabula"]``)."""
     reminders_hours: tuple[float, ...] = (12.0, 1.0)
+    list_mode: str = "external"
+    """``external``: a mailing list the daemon is subscribed to distributes the posts;
+    ``relay``: the list address is delivered to the daemon's mailbox and the daemon
+    distributes accepted posts to the players itself (it moderates: holds, refuses)."""
 
 
 class _Reader:
@@ -191,6 +196,14 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
     lst = r.table("list", required=False)
     list_address = r.address(lst, "list", "address", required=False) or None
     list_id = lst.get("list_id")
+    list_mode = r.get(lst, "list", "mode", str, "external")
+    if list_mode not in LIST_MODES:
+        r.problems.append(f"list.mode: {list_mode!r} must be one of {', '.join(LIST_MODES)}")
+    if list_mode == "relay" and not list_address:
+        r.problems.append(
+            'list.address: required with mode = "relay" (the daemon distributes the posts '
+            "sent to it)"
+        )
 
     im = r.table("imap")
     imap = ImapSettings(
@@ -260,6 +273,7 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         admins=tuple(admins_raw),
         list_address=list_address,
         list_id=str(list_id) if list_id else None,
+        list_mode=list_mode,
         language=language,
         timezone=tz,
         imap=imap,

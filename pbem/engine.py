@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pbem.core.commands import Command, CommandSpec, Word, parse_line, takes_lines
 from pbem.core.errors import (
     CommandError,
+    ListClosed,
     MailError,
     NotAPlayer,
     SetupError,
@@ -37,6 +38,7 @@ from pbem.mail.inbound import MailText, extract
 from pbem.mail.render import LANGS, Renderer, shared_renderer
 
 Channel = Literal["private", "list"]
+PostVerdict = Literal["relay", "hold", "refused"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,9 @@ class Step:
     outgoing: tuple[Outgoing, ...] = ()
     facts: tuple[Event, ...] = field(default=(), compare=False, repr=False)
     """The same events, decoded (spares :meth:`Table.apply` a decode when in hand)."""
+    post: PostVerdict | None = None
+    """For a list post: whether a daemon that relays the list distributes it now, holds it
+    until the list reopens, or drops it (the sender has been told why)."""
 
 
 @dataclass(frozen=True)
@@ -280,17 +285,27 @@ class Table:
         events = self.rules.on_deadline(self.state, key, now, self._rng())
         return self._step(events, reply=None)
 
-    def receive(self, msg: EmailMessage, *, channel: Channel, now: datetime) -> Step:
-        """Handle one inbound mail. Bad input gives a reply, never an exception."""
+    def receive(
+        self, msg: EmailMessage, *, channel: Channel, now: datetime, relay: bool = False
+    ) -> Step:
+        """Handle one inbound mail. Bad input gives a reply, never an exception.
+
+        ``relay``: the daemon distributes the list itself, so a list post the rules close for
+        now (:class:`ListClosed`) is held rather than refused, and a non-player's post is
+        refused rather than ignored (it would otherwise reach every player).
+        """
         sender = parseaddr(str(msg.get("From", "")))[1].lower()
         player = self.by_email.get(sender)
         message_id = str(msg.get("Message-ID", "")).strip() or None
         key = hashlib.sha256(f"{message_id}|{sender}|{len(self.events)}".encode()).hexdigest()
         if player is None and channel == "private" and sender in self.setup.admins:
             return self._receive_admin(msg, sender, key[:16], message_id, now)
+        if player is None and channel == "list":
+            if sender in self.setup.admins:  # the game master talks on his own list
+                return Step(post="relay")
+            if not relay:
+                return Step()  # a spectator's post on an external list is just talk
         if player is None:
-            if channel == "list":
-                return Step()  # a post by a non-player on the list is just talk
             refused = _Reply(
                 rejected=[
                     {
@@ -300,7 +315,9 @@ class Table:
                 ]
             )
             return Step(
-                (), (self._reply_mail(sender, self.setup.lang, refused, key[:16], message_id),)
+                (),
+                (self._reply_mail(sender, self.setup.lang, refused, key[:16], message_id),),
+                post="refused" if channel == "list" else None,
             )
         try:
             text = extract(msg)
@@ -315,9 +332,16 @@ class Table:
         if channel == "list":  # the game may refuse the whole post (Rules.on_post)
             try:
                 posted = self.rules.on_post(state, player.name, text.lines, now)
+            except ListClosed as exc:
+                if not relay:
+                    return self._refuse_post(exc, player, key[:16], message_id)
+                # LG-D35: commands posted while the list is closed are ignored; the post
+                # itself waits for the list to reopen
+                held = _Reply(extra=[self.renderer.text("common/post_held", player.lang, {})])
+                step = self._step([], reply=(player, held, key[:16], message_id))
+                return Step(step.events, step.outgoing, post="hold")
             except CommandError as exc:
-                bounced = _Reply(rejected=[{"line": "", "reason": self._reason(exc, player.lang)}])
-                return self._step([], reply=(player, bounced, key[:16], message_id))
+                return self._refuse_post(exc, player, key[:16], message_id)
             events += posted
             state = self.rules.fold(posted, state)
         for line, command in commands:
@@ -330,7 +354,54 @@ class Table:
                 reply.extra.append(self.renderer.text("common/closed_early", player.lang, {}))
         if channel == "private" and not reply:
             reply.extra.append(self.renderer.text("common/no_command", player.lang, {}))
-        return self._step(events, reply=(player, reply, key[:16], message_id) if reply else None)
+        step = self._step(events, reply=(player, reply, key[:16], message_id) if reply else None)
+        if channel == "list":
+            return Step(step.events, step.outgoing, step.facts, post="relay")
+        return step
+
+    def _refuse_post(
+        self, exc: CommandError, player: PlayerSpec, key: str, message_id: str | None
+    ) -> Step:
+        """The rules refuse the whole post: explained privately, never relayed."""
+        bounced = _Reply(rejected=[{"line": "", "reason": self._reason(exc, player.lang)}])
+        step = self._step([], reply=(player, bounced, key, message_id))
+        return Step(step.events, step.outgoing, post="refused")
+
+    def release(self, msg: EmailMessage, now: datetime) -> Step:
+        """A held list post (see ``receive(relay=True)``), asked again whether it may go out.
+
+        ``post="relay"`` once the list has reopened to its sender, ``"hold"`` while it is still
+        closed, ``"refused"`` if he may no longer post at all (he died meanwhile: the dead never
+        speak, CAS-D28), with a private notice. A released post is debate only: the rules read
+        no command in it and it causes no event (LG-D35: commands posted at night are ignored).
+        """
+        sender = parseaddr(str(msg.get("From", "")))[1].lower()
+        player = self.by_email.get(sender)
+        if player is None:
+            return Step(post="relay")  # the game master's own post
+        message_id = str(msg.get("Message-ID", "")).strip() or None
+        try:
+            text = extract(msg)
+        except MailError:
+            text = MailText("", (), (), False, False)
+        try:
+            self.rules.on_post(self.state, player.name, text.lines, now)
+        except ListClosed:
+            return Step(post="hold")
+        except CommandError as exc:
+            key = hashlib.sha256(f"release|{message_id}|{sender}|{len(self.events)}".encode())
+            dropped = _Reply(
+                extra=[
+                    self.renderer.text(
+                        "common/post_dropped",
+                        player.lang,
+                        {"reason": self._reason(exc, player.lang)},
+                    )
+                ]
+            )
+            step = self._step([], reply=(player, dropped, key.hexdigest()[:16], message_id))
+            return Step(step.events, step.outgoing, post="refused")
+        return Step(post="relay")
 
     def _read(
         self, text: MailText, channel: Channel, lang: str, reply: _Reply

@@ -46,6 +46,7 @@ from pbem.config import Config
 from pbem.limits import GlobalCap, SenderLimits
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_once_policy
+from pbem.mail.relay import list_id_for, relay_copy
 from pbem.mail.render import shared_renderer
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 
@@ -74,7 +75,10 @@ class TableLike(Protocol):
     def player_emails(self) -> Mapping[str, str]: ...
     @property
     def player_langs(self) -> Mapping[str, str]: ...
-    def receive(self, msg: EmailMessage, *, channel: Channel, now: datetime) -> Any: ...
+    def receive(
+        self, msg: EmailMessage, *, channel: Channel, now: datetime, relay: bool = False
+    ) -> Any: ...
+    def release(self, msg: EmailMessage, now: datetime) -> Any: ...
     def deadlines(self) -> Mapping[str, datetime]: ...
     def on_deadline(self, key: str, now: datetime) -> Any: ...
     def apply(self, step: Any) -> None: ...
@@ -135,6 +139,29 @@ class WorkItem:
     kind: str
     args: tuple[Any, ...]
     future: asyncio.Future[Any]
+
+
+def game_list_address(cfg: Config, setup: Mapping[str, Any]) -> str:
+    """The game's list: its own (setup ``list``), else the configured one."""
+    return str(setup.get("list") or cfg.list_address or "")
+
+
+def list_members(setup: Mapping[str, Any], player_emails: Mapping[str, str]) -> list[str]:
+    """Who a relayed post or a public result reaches when the daemon is the list: every
+    player, dead or alive (the dead may read), and the game's administrators."""
+    admins = [str(a) for a in setup.get("admins", [])]
+    return sorted({*player_emails.values(), *admins})
+
+
+def list_headers(cfg: Config, setup: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """What a list adds to what it distributes, when the daemon is the list; else nothing."""
+    if cfg.list_mode != "relay":
+        return ()
+    address = game_list_address(cfg, setup)
+    return (
+        ("List-Id", list_id_for(address, cfg.list_id)),
+        ("List-Post", f"<mailto:{address}>"),
+    )
 
 
 def content_key(raw: bytes) -> str:
@@ -200,6 +227,20 @@ class Service:
     def our_addresses(self) -> set[str]:
         mod = self.cfg.moderator.lower()
         return {mod, self.cfg.bounce.lower()}
+
+    @property
+    def relay(self) -> bool:
+        """The daemon distributes the list itself (``[list] mode = relay``)."""
+        return self.cfg.list_mode == "relay"
+
+    def list_address(self, game: Game) -> str:
+        return game_list_address(self.cfg, game.store.setup)
+
+    def list_members(self, game: Game) -> list[str]:
+        return list_members(game.store.setup, game.table.player_emails)
+
+    def list_headers(self, game: Game) -> tuple[tuple[str, str], ...]:
+        return list_headers(self.cfg, game.store.setup)
 
     def open(self) -> None:
         """Take the writer lock, load the daemon file and every game, recover half deadlines."""
@@ -384,6 +425,7 @@ class Service:
         )
         self.fault("after_resolve")
         game.table.apply(step)
+        self.release_held(game, now)
         self.rearm(game)
         self.sender.wake()
         log.info("game %s: deadline %s resolved (%d events)", game_id, key, len(step.events))
@@ -437,11 +479,12 @@ class Service:
                 body=body,
                 date=now,
                 public=True,
+                extra=self.list_headers(game),
             )
             row = make_row(
                 message_id=mid,
                 raw=raw,
-                rcpts=to,
+                rcpts=self.list_members(game) if self.relay else to,
                 mail_from=self.cfg.bounce,
                 now=now,
                 kind="public",
@@ -457,9 +500,9 @@ class Service:
         return n
 
     def _announce_recipients(self, game: Game) -> tuple[str, ...]:
-        lst = game.store.setup.get("list") or self.cfg.list_address
+        lst = self.list_address(game)
         if lst:
-            return (str(lst),)
+            return (lst,)
         return tuple(sorted(set(game.table.player_emails.values())))
 
     # ---- mail ---------------------------------------------------------------------------
@@ -627,7 +670,10 @@ class Service:
             game.table.player_emails,
             self.cfg.auth,
             game.store.meta.get("secrets", {}),
-            channel=channel,
+            # a relayed list post reaches us directly, not through a list that breaks DKIM: it
+            # is authenticated like private mail, so a public vote is as safe as a private
+            # command and its SECRET line is removed before anyone sees it (requirement 6)
+            channel="private" if self.relay else channel,
         )
         if not verdict.ok:
             rows = self._auth_notice(game, msg, verdict, now)
@@ -635,14 +681,87 @@ class Service:
             game.keys.add(key)
             self.sender.wake()
             return
-        step = game.table.receive(verdict.message or msg, channel=channel, now=now)
+        step = game.table.receive(
+            verdict.message or msg, channel=channel, now=now, relay=self.relay
+        )
         rows = self._rows(game, step, now, error=not step.events)
-        game.store.commit(events=step.events, outbox=rows, ledger_key=key, ledger_info=info)
+        hold = None
+        if channel == "list" and self.relay:
+            post = getattr(step, "post", None)
+            sent = raw if verdict.message is None else _as_bytes(verdict.message)
+            if post == "relay" and sent is not None:
+                rows.append(self._relay_row(game, key, msg, sent, now))
+            elif post == "hold" and sent is not None:
+                hold = {"key": key, "raw": sent.decode("latin-1"), "at": now.isoformat()}
+        game.store.commit(
+            events=step.events, outbox=rows, ledger_key=key, ledger_info=info, hold=hold
+        )
         self.fault("after_state")
         game.keys.add(key)
         game.table.apply(step)
+        if step.events:
+            self.release_held(game, now)
         self.rearm(game)
         self.sender.wake()
+
+    # ---- the list, when the daemon relays it itself ------------------------------------
+
+    def _relay_row(
+        self, game: Game, key: str, msg: Message, raw: bytes, now: datetime
+    ) -> dict[str, Any]:
+        """The outbox row that distributes one accepted list post to the list's members."""
+        sender = (_addresses(msg, "From") or [""])[0]
+        names = {a.lower(): n for n, a in game.table.player_emails.items()}
+        poster = names.get(sender) or "MJ"  # otherwise a game administrator
+        address = self.list_address(game)
+        mid, copy = relay_copy(
+            raw,
+            key=key,
+            poster=str(poster),
+            game_tag=game.id,
+            list_address=address,
+            list_id=list_id_for(address, self.cfg.list_id),
+            moderator=self.cfg.moderator,
+            date=now,
+        )
+        return make_row(
+            message_id=mid,
+            raw=copy,
+            rcpts=self.list_members(game),
+            mail_from=self.cfg.bounce,
+            now=now,
+            kind="relay",
+            game=game.id,
+        )
+
+    def release_held(self, game: Game, now: datetime) -> int:
+        """Relay the held posts whose senders may post again (the list reopened), drop those
+        of players who may no longer post, in arrival order; one commit. Returns the number
+        released or dropped."""
+        if not self.relay:
+            return 0
+        rows: list[dict[str, Any]] = []
+        done: list[str] = []
+        for held in game.store.held():
+            raw = str(held["raw"]).encode("latin-1")
+            try:
+                msg = parse(raw)
+                step = game.table.release(msg, now)
+                if step.post == "hold":
+                    continue
+                if step.post == "relay":
+                    rows.append(self._relay_row(game, str(held["key"]), msg, raw, now))
+                else:
+                    rows += self._rows(game, step, now, error=False)
+            except Exception:  # it was parsed once already; a bug must not block the game
+                log.exception("game %s: held post %s could not be released", game.id, held["key"])
+                continue
+            done.append(str(held["key"]))
+        if done:
+            game.store.commit(outbox=rows, unhold=done)
+            log.info("game %s: %d held post(s) released", game.id, len(done))
+            self.sender.wake()
+        return len(done)
 
     def _channel(self, msg: Message) -> Channel:
         list_id = str(msg.get("List-Id", "") or "").lower()
@@ -692,9 +811,16 @@ class Service:
                     log.warning("reply %s suppressed by the per-sender limits", out.key)
                     self._count("rate_limited")
                     continue
+            elif out.public and self.relay:
+                rcpts = self.list_members(game)  # the daemon is the list: to every member
             else:
                 rcpts = list(out.to)
-            mid, raw = build_outgoing(out, sender=self.cfg.moderator, date=now)
+            mid, raw = build_outgoing(
+                out,
+                sender=self.cfg.moderator,
+                date=now,
+                extra=self.list_headers(game) if out.public else (),
+            )
             rows.append(
                 make_row(
                     message_id=mid,
@@ -1048,6 +1174,15 @@ class Service:
         for gid in self.scan_games():
             self.rearm(self.games[gid])
             self.sender.wake()
+
+
+def _as_bytes(msg: EmailMessage) -> bytes | None:
+    """A message rebuilt after a change (its SECRET line removed); None if it cannot be."""
+    try:
+        return msg.as_bytes(policy=email.policy.SMTP)
+    except Exception:
+        log.warning("a list post could not be re-serialised: not relayed")
+        return None
 
 
 def _safe_subject(raw: bytes) -> str:

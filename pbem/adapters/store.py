@@ -466,6 +466,10 @@ class GameStore:
     def deadline_states(self) -> dict[str, dict[str, Any]]:
         return {d["key"]: dict(d) for d in self.head.table("deadlines").all()}
 
+    def held(self) -> list[dict[str, Any]]:
+        """List posts held until the list reopens (``[list] mode = relay``), oldest first."""
+        return sorted((dict(d) for d in self.head.table("held").all()), key=lambda d: d["seq"])
+
     # ---- the one commit -------------------------------------------------------------------
 
     def commit(
@@ -476,8 +480,11 @@ class GameStore:
         ledger_key: str | None = None,
         ledger_info: Mapping[str, Any] | None = None,
         deadline: Mapping[str, Any] | None = None,
+        hold: Mapping[str, Any] | None = None,
+        unhold: Sequence[str] = (),
     ) -> None:
-        """Events + outbox rows + ledger key (+ deadline state) in ONE atomic write."""
+        """Events + outbox rows + ledger key (+ deadline state, + a held list post added or
+        released by key) in ONE atomic write."""
         with self.head.transaction():
             meta = self.meta
             seq = int(meta["seq"])
@@ -494,6 +501,12 @@ class GameStore:
                 self.head.table("ledger").insert({"key": ledger_key, **(ledger_info or {})})
             if deadline is not None:
                 self.head.upsert("deadlines", deadline, key=deadline["key"])
+            if hold is not None:
+                held = self.head.table("held")
+                seq = max((int(d["seq"]) for d in held.all()), default=0) + 1
+                held.insert({**hold, "seq": seq})
+            for key in unhold:
+                self.head.remove("held", key=key)
         self.compact()
 
     def compact(self) -> None:

@@ -60,6 +60,14 @@ class IllegalNow(CommandError):
     default_reason = "illegal_now"
 
 
+class ListClosed(IllegalNow):
+    """The list is closed to this player for now and will reopen (night silence).
+
+    A daemon that relays the list itself holds such a post and relays it once the list reopens
+    (LG-D35, CAS-D28, Dracula AMB-009); with an external list it is refused like any IllegalNow.
+    """
+
+
 class NotAPlayer(CommandError):
     """The sender is not a player of this game."""
 

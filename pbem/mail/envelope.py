@@ -9,6 +9,7 @@ from __future__ import annotations
 import email.quoprimime
 import hashlib
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from email.header import Header
 from email.policy import compat32
@@ -110,6 +111,7 @@ def build(
     public: bool = False,
     in_reply_to: str | None = None,
     thread: str | None = None,
+    extra: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, bytes]:
     """Render one message; returns ``(message_id, bytes)``.
 
@@ -144,12 +146,15 @@ def build(
     if public:
         # only on broadcast results: some providers file private mail marked bulk as spam (§2.4)
         headers.append(("Precedence", "bulk"))
+    headers += [(name, _header(_clean(value))) for name, value in extra]
     head = b"".join(_field(name, value) for name, value in headers)
     return mid, head + b"\r\n" + _qp_body(body)
 
 
-def build_outgoing(out: OutgoingLike, *, sender: str, date: datetime) -> tuple[str, bytes]:
-    """:func:`build` for an engine ``Outgoing``."""
+def build_outgoing(
+    out: OutgoingLike, *, sender: str, date: datetime, extra: Sequence[tuple[str, str]] = ()
+) -> tuple[str, bytes]:
+    """:func:`build` for an engine ``Outgoing``; ``extra`` headers (a relayed list's)."""
     return build(
         key=out.key,
         sender=sender,
@@ -161,4 +166,5 @@ def build_outgoing(out: OutgoingLike, *, sender: str, date: datetime) -> tuple[s
         public=out.public,
         in_reply_to=out.in_reply_to,
         thread=out.thread,
+        extra=extra,
     )

@@ -2,6 +2,10 @@
 
 Each ``CMD <word>`` line of a private mail from a player is one event; each deadline closes the
 phase and opens the next. Deterministic, pure, does not mutate on ``receive``/``on_deadline``.
+
+List posts (for the relay mode): players named in the ``dead`` option may not post (refused);
+even phases are "nights", when the list is closed (held when the daemon relays the list,
+refused otherwise); other posts are relayed, and their ``CMD`` lines count like private ones.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ class Outgoing:
 class Step:
     events: tuple[dict[str, Any], ...] = ()
     outgoing: tuple[Outgoing, ...] = ()
+    post: str | None = None
 
 
 def _text(msg: EmailMessage) -> str:
@@ -105,8 +110,45 @@ class Table:
                 self.finished = True
                 self.deadline = None
 
+    def _notice(self, to: str, mid: str | None, body: str) -> Outgoing:
+        return Outgoing(
+            f"{self.game_id}:notice:{mid}:{self.phase}",
+            (to,),
+            False,
+            "Re: your post",
+            body + "\n",
+            mid,
+            f"{self.game_id}:{self.phase}",
+            "auto-replied",
+        )
+
+    def _list_verdict(self, name: str, relay: bool) -> str:
+        if name in self.setup.get("options", {}).get("dead", []):
+            return "refused: the dead do not post"
+        if self.phase % 2 == 0:
+            return "hold" if relay else "refused: the list is closed at night"
+        return "relay"
+
+    def release(self, msg: EmailMessage, now: datetime) -> Step:
+        sender = (getaddresses([str(msg.get("From", ""))])[0][1] or "").lower()
+        name = {v: k for k, v in self.player_emails.items()}.get(sender)
+        if name is None:
+            return Step(post="relay")
+        verdict = self._list_verdict(name, True)
+        if verdict.startswith("refused"):
+            mid = msg.get("Message-ID")
+            return Step(
+                (), (self._notice(sender, mid, "held post dropped: " + verdict),), "refused"
+            )
+        return Step(post=verdict)
+
     def receive(
-        self, msg: EmailMessage, *, channel: Literal["private", "list"], now: datetime
+        self,
+        msg: EmailMessage,
+        *,
+        channel: Literal["private", "list"],
+        now: datetime,
+        relay: bool = False,
     ) -> Step:
         sender = (getaddresses([str(msg.get("From", ""))])[0][1] or "").lower()
         names = {v: k for k, v in self.player_emails.items()}
@@ -128,6 +170,12 @@ class Table:
                     ),
                 ),
             )
+        if channel == "list":
+            verdict = self._list_verdict(name, relay)
+            if verdict != "relay":
+                note = "held until the list reopens" if verdict == "hold" else verdict
+                post = "hold" if verdict == "hold" else "refused"
+                return Step((), (self._notice(sender, mid, note),), post)
         boom = os.environ.get("FAKE_ENGINE_BOOM")
         if boom and os.path.exists(boom) and "BOOM" in _text(msg):
             raise RuntimeError("the engine crashed on this mail (test poison)")
@@ -153,6 +201,8 @@ class Table:
             f"{self.game_id}:{self.phase}",
             "auto-replied",
         )
+        if channel == "list":
+            return Step(events, (reply,) if words else (), "relay")
         return Step(events, (reply,))
 
     def awaiting(self) -> frozenset[str]:

@@ -34,6 +34,7 @@ def write_config(
     auth: str = "",
     moderator: str = MODERATOR,
     name: str = "pbem",
+    list_mode: str = "external",
 ) -> Path:
     (tmp / f"{name}-imap.pass").write_text(Dovecot.password(moderator) + "\n")
     data = tmp / f"data{'' if name == 'pbem' else '-' + name}"
@@ -49,6 +50,7 @@ timezone = "UTC"
 [list]
 address = "{LIST}"
 list_id = "game.lists.example.test"
+mode = "{list_mode}"
 
 [imap]
 host = "127.0.0.1"

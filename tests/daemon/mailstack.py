@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from pathlib import Path
@@ -288,10 +288,17 @@ class RelayHandler:
     """aiosmtpd handler: mode ``ok`` relays to Dovecot LMTP; ``451``/``550`` refuse at RCPT;
     ``hang`` never answers DATA; the controller being stopped is ``down``."""
 
-    def __init__(self, dovecot: Dovecot | None, known: set[str], lists: list[ListConfig]) -> None:
+    def __init__(
+        self,
+        dovecot: Dovecot | None,
+        known: set[str],
+        lists: list[ListConfig],
+        aliases: Mapping[str, str] | None = None,
+    ) -> None:
         self.dovecot = dovecot
         self.known = known
         self.lists = {lst.address: lst for lst in lists}
+        self.aliases = {k.lower(): v.lower() for k, v in (aliases or {}).items()}
         self.mode = "ok"
         self.received: list[tuple[str, list[str], bytes]] = []
         self.lock = threading.Lock()
@@ -305,7 +312,7 @@ class RelayHandler:
             return "550 5.1.1 User unknown"
         local, _, domain = address.lower().partition("@")
         base = local.split("+", 1)[0] + "@" + domain
-        if base not in self.known and address.lower() not in self.lists:
+        if base not in self.known and address.lower() not in {*self.lists, *self.aliases}:
             return "550 5.1.1 No such user here"
         envelope.rcpt_tos.append(address)
         return "250 OK"
@@ -318,7 +325,9 @@ class RelayHandler:
             self.received.append((envelope.mail_from, list(envelope.rcpt_tos), data))
         if self.dovecot is None:
             return "250 OK"
-        direct = [r for r in envelope.rcpt_tos if r.lower() not in self.lists]
+        direct = [
+            self.aliases.get(r.lower(), r) for r in envelope.rcpt_tos if r.lower() not in self.lists
+        ]
         jobs: list[tuple[list[str], bytes]] = []
         if direct:
             jobs.append((direct, data))
@@ -376,10 +385,15 @@ class SmtpServer:
 class MailStack:
     """Dovecot + relay for a set of users and lists on example.test."""
 
-    def __init__(self, users: Iterable[str], lists: Iterable[ListConfig] = ()) -> None:
+    def __init__(
+        self,
+        users: Iterable[str],
+        lists: Iterable[ListConfig] = (),
+        aliases: Mapping[str, str] | None = None,
+    ) -> None:
         self.users = tuple(u.lower() for u in users)
         self.dovecot = Dovecot(self.users)
-        self.handler = RelayHandler(self.dovecot, set(self.users), list(lists))
+        self.handler = RelayHandler(self.dovecot, set(self.users), list(lists), aliases)
         self.smtp = SmtpServer(self.handler)
 
     def start(self) -> MailStack:

@@ -53,8 +53,31 @@ def test_vote_rejections() -> None:
     assert "liste" in g.reply(out)
     assert g.state.votes == {}
     g.deadline("day")
-    out = g.post("judy", "VOTE nick")  # LG-526: outside the Day (the night)
+    out = g.post("judy", "VOTE nick")  # LG-D35: the list is closed at night (default)
+    assert "La nuit, personne ne poste" in g.reply(out)
+    assert g.state.votes == {}
+
+
+def test_vote_at_night_with_an_open_list() -> None:
+    """LG-526, LG-D35 (``list_closed_at_night = false``): a vote outside the Day is refused."""
+    g = _day1(list_closed_at_night=False)
+    g.post("judy", "VOTE bob")
+    g.deadline("day")
+    g.night()
+    g.deadline("day")
+    out = g.post("judy", "VOTE nick")
     assert "pas de vote en cours" in g.reply(out)
+
+
+def test_dead_players_posts_are_refused() -> None:
+    """LG-D35: a dead player's list post is refused as a whole, with a private reason."""
+    g = _day1()
+    g.post("judy", "VOTE bob")
+    g.deadline("day")  # bob lynched
+    g.night()
+    out = g.post("bob", "Je reviendrai hanter ce village.")
+    assert not g.public(out) and out[0].to == (email("bob"),)
+    assert "éliminé" in g.reply(out)
 
 
 def test_no_vote_no_lynch() -> None:

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.core.errors import IllegalNow, InvalidSyntax, SetupError
+from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import Event, GameCreated, GameEnded, PhaseStarted, private, public
 from pbem.core.game import GameSpec, Rules
 from pbem.core.ids import PlayerId
@@ -519,8 +519,10 @@ class Dracula(Orders, Rules[DraculaState]):
         silent = s.phase in SILENT_PHASES
         if out_of_play or silent:
             reason = "out_of_play" if out_of_play else "night_silence"
-            if s.options.out_of_turn_posts == "reject":
-                raise IllegalNow(reason)
+            if s.options.out_of_turn_posts == "hold_until_morning" and not out_of_play:
+                raise ListClosed(reason)  # a relaying daemon holds it until the morning
+            if s.options.out_of_turn_posts != "flag":
+                raise IllegalNow(reason)  # out of play: never relayed, even when holding
             t = f"round-{s.round}-{s.phase}-{s.number}"  # AMB-009 flag mode: said publicly
             return [public("dracula/post_flag", t, player=actor, reason=reason)]
         if s.phase != "day":

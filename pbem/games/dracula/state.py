@@ -122,7 +122,7 @@ class DraculaOptions:
     curse_notice: Literal["end_of_night", "immediate"] = "end_of_night"  # AMB-054
     curse_default: Literal["random_public", "random_private", "none"] = "random_public"
     curse_enforcement: Literal["bounce", "flag"] = "bounce"
-    out_of_turn_posts: Literal["reject", "flag"] = "reject"  # AMB-009
+    out_of_turn_posts: Literal["reject", "hold_until_morning", "flag"] = "reject"  # AMB-009
     dracula_draw: Literal["uniform", "avoid_repeat"] = "uniform"  # AMB-075
     telepathy_review: Literal["auto", "admin"] = "auto"  # AMB-072 (admin: setup "admins")
 

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word, find_spec
-from pbem.core.errors import IllegalNow, InvalidSyntax, SetupError
+from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import (
     ActionCleared,
     ActionSet,
@@ -552,14 +552,15 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
     def on_post(
         self, state: ChasseState, actor: PlayerId, lines: Sequence[str], now: datetime
     ) -> list[Event]:
-        """CAS-005, CAS-D28: the dead may no longer communicate, and with
-        ``list_closed_at_night`` nobody posts on the list at night: such a post is refused."""
+        """CAS-005, CAS-D28: the dead may no longer communicate (refused, never relayed), and
+        with ``list_closed_at_night`` nobody posts on the list at night: such a post is refused,
+        or held until day by a daemon that relays the list."""
         if state.outcome is not None or state.phase == "setup":
             return []
         if not state.alive(actor):
             raise IllegalNow("dead")
         if state.options.list_closed_at_night and state.phase in NIGHT_PHASES:
-            raise IllegalNow("night_silence")
+            raise ListClosed("night_silence")  # a relaying daemon holds it until day
         return []
 
     def final(self, state: ChasseState, actor: PlayerId, verb: str) -> bool:

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word, find_spec
-from pbem.core.errors import IllegalNow, InvalidSyntax, SetupError
+from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import (
     ActionCleared,
     ActionSet,
@@ -1852,6 +1852,20 @@ class LoupGarou(Rules[LoupGarouState]):
         if verb in ("vote", "unvote"):
             return not state.options.vote_changes_allowed
         return verb == "scan" and state.options.seer_result_timing == "immediate"
+
+    def on_post(
+        self, state: LoupGarouState, actor: PlayerId, lines: Sequence[str], now: datetime
+    ) -> list[Event]:
+        """LG-D35: by day the living debate; a dead player's post is refused (never relayed), and
+        with ``list_closed_at_night`` a post at night waits for the morning (a relaying daemon
+        holds it; commands in it are ignored)."""
+        if state.outcome is not None or state.phase == "setup":
+            return []
+        if not state.seat(actor).alive:
+            raise IllegalNow("dead")
+        if state.options.list_closed_at_night and state.phase == "night":
+            raise ListClosed("night_silence")
+        return []
 
     def bold_command(
         self, state: LoupGarouState, actor: PlayerId, bold: Sequence[str]

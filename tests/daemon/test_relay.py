@@ -1,0 +1,141 @@
+"""``[list] mode = "relay"``: the daemon is the list (issue 3 item 1; LG-D35, CAS-D28, AMB-009).
+
+The list address is delivered to the moderator's mailbox (an alias at the MTA); the daemon
+distributes accepted posts to every member itself, refuses the dead's posts, holds posts made
+while the list is closed and relays them when it reopens, and authenticates list posts like
+private mail (requirement 6: a spoofed or code-less public vote is not counted, and a SECRET
+line never reaches the other players). Real Dovecot and aiosmtpd; the fake engine's even phases
+are "nights" and its ``dead`` option names players who may not post.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
+from tests.daemon.harness import Daemon, game_state, mail, pbem, send, wait_for, write_config
+from tests.daemon.mailstack import DOMAIN, MailStack
+
+MEMBERS = ("alice", "bob", "carol", "dave")
+
+
+@pytest.fixture
+def relay_stack() -> Iterator[MailStack]:
+    """No list server: mail to the list address lands in the moderator's INBOX."""
+    users = [MODERATOR, ADMIN, *(f"{p}@{DOMAIN}" for p in PLAYERS)]
+    s = MailStack(users, aliases={LIST: MODERATOR}).start()
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def _copies(stack: MailStack, user: str) -> list[EmailMessage]:
+    """Relayed posts a member received (From the list, not results from the moderator)."""
+    return [m for m in stack.messages(f"{user}@{DOMAIN}") if LIST in str(m["From"])]
+
+
+def _notices(stack: MailStack, user: str) -> list[str]:
+    return [
+        str(m.get_content())
+        for m in stack.messages(f"{user}@{DOMAIN}")
+        if m["Auto-Submitted"] == "auto-replied"
+    ]
+
+
+def _phase(data: Path) -> int:
+    events, _ = game_state(data, "r1")
+    return max(int(e["n"]) for e in events if e["type"] == "phase")
+
+
+def test_relay_distributes_refuses_holds_and_authenticates(
+    relay_stack: MailStack, tmp_path: Path
+) -> None:
+    stack = relay_stack
+    cfg = write_config(
+        stack, tmp_path, list_mode="relay", auth='[auth]\nmethods = ["registered", "secret"]'
+    )
+    setup = {
+        "game": "fake",
+        "game_id": "r1",
+        "players": [{"name": p, "email": f"{p}@{DOMAIN}"} for p in MEMBERS],
+        "options": {"phase_minutes": 0.15, "dead": ["bob"]},
+        "list": LIST,
+        "admins": [ADMIN],
+    }
+    (tmp_path / "s.json").write_text(json.dumps(setup))
+    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "r1", "--secrets")
+    assert r.returncode == 0, r.stderr
+    codes = dict(re.findall(r"secret code for (\w+): (\w+)", r.stdout))
+    data = tmp_path / "data"
+    d = Daemon(cfg).start()
+    try:
+        # phase 1, a "day": a post with its code is relayed to every member and counted
+        send(
+            stack,
+            mail(f"alice@{DOMAIN}", f"Good morning!\nSECRET {codes['alice']}\nCMD vote1", to=LIST),
+            mail(f"dave@{DOMAIN}", "CMD forged", to=LIST),  # requirement 6: no code
+            mail(f"bob@{DOMAIN}", f"SECRET {codes['bob']}\nBoo from the grave", to=LIST),
+            mail("stranger@example.org", "Buy cheap watches", to=LIST),
+        )
+        wait_for(
+            lambda: all(_copies(stack, p) for p in MEMBERS) and _copies(stack, "admin"),
+            what="alice's post relayed to every member and the game admin",
+            log=d.log,
+        )
+        copy = _copies(stack, "carol")[0]
+        assert copy["List-Id"] == "<game.lists.example.test>"
+        assert copy["Reply-To"] == LIST and copy["X-Loop"] == MODERATOR
+        assert str(copy["From"]).startswith("alice via r1")
+        assert str(copy["Subject"]).startswith("[r1]")
+        body = str(copy.get_content())
+        assert "Good morning!" in body and codes["alice"] not in body, "the code never leaks"
+        assert "SECRET" not in body
+        # the copy names the poster by his game name only: his address is in no header
+        assert f"alice@{DOMAIN}" not in "".join(f"{k}: {v}" for k, v in copy.items())
+        events, _ = game_state(data, "r1")
+        assert [e["word"] for e in events if e["type"] == "cmd"] == ["vote1"]
+        # the code-less vote was not counted; dave is told at his registered address
+        wait_for(lambda: _notices(stack, "dave"), what="auth notice to dave", log=d.log)
+        wait_for(lambda: _notices(stack, "bob"), what="bob refused", log=d.log)
+        assert any("dead do not post" in n for n in _notices(stack, "bob"))
+        for p in MEMBERS:  # only alice's post went out: not dave's, bob's nor the stranger's
+            assert len(_copies(stack, p)) == 1, p
+        # results reach every member, with the list's headers
+        results = [m for m in stack.messages(f"carol@{DOMAIN}") if m["Precedence"] == "bulk"]
+        assert results and results[0]["List-Id"] == "<game.lists.example.test>"
+
+        # phase 2, a "night": carol's post is held, then relayed when phase 3 opens
+        wait_for(lambda: _phase(data) == 2, timeout=30, what="the night", log=d.log)
+        send(stack, mail(f"carol@{DOMAIN}", f"Psst\nSECRET {codes['carol']}", to=LIST))
+        wait_for(
+            lambda: any("held" in n for n in _notices(stack, "carol")),
+            what="carol told her post is held",
+            log=d.log,
+        )
+        if _phase(data) == 2:
+            assert all(len(_copies(stack, p)) == 1 for p in MEMBERS), "held, not relayed"
+        wait_for(
+            lambda: all(len(_copies(stack, p)) == 2 for p in MEMBERS),
+            timeout=40,
+            what="the held post relayed in the morning",
+            log=d.log,
+        )
+        assert _phase(data) >= 3
+        held = [m for m in _copies(stack, "alice") if "Psst" in str(m.get_content())]
+        assert len(held) == 1 and str(held[0]["From"]).startswith("carol via r1")
+        assert d.stop() == 0
+    finally:
+        d.kill()
+    head = json.loads((data / "games" / "r1" / "head.json").read_text())
+    assert not head.get("held"), "nothing left held"
+    # the daemon never sends to the list address itself: that would loop back to its INBOX
+    posters = {f"{p}@{DOMAIN}" for p in MEMBERS} | {"stranger@example.org"}
+    ours = [rcpts for sender, rcpts, _raw in stack.handler.received if sender not in posters]
+    assert ours and not any(LIST in rcpts for rcpts in ours)
