@@ -283,6 +283,8 @@ class Service:
             self.games[game.id] = game
             added.append(game.id)
             log.info("game %s loaded (%d ledger keys)", game.id, len(game.keys))
+            # a crash between a deadline's commit and the release of the posts it reopened
+            self.release_held(game, self.clock())
         return added
 
     def knows(self, key: str) -> bool:
