@@ -19,6 +19,7 @@ from pbem.config import AuthConfig, load
 from pbem.mail import dkim
 from tests.dkim_signer import (
     DIGEST_INFO,
+    RsaKey,
     key_record,
     make_key,
     pkcs1_sign,
@@ -38,6 +39,10 @@ DNS = {
     ("other", "example.test"): key_record(OTHER),
     ("short", "example.test"): key_record(SHORT),
     ("revoked", "example.test"): "v=DKIM1; k=rsa; p=",
+    ("huge_e", "example.test"): key_record(RsaKey(KEY.n, 2**100 + 1, 1)),
+    ("huge_n", "example.test"): key_record(RsaKey(2**9000 + 1, 65537, 1)),
+    ("sha1_only", "example.test"): key_record(KEY, extra=" h=sha1;"),
+    ("not_email", "example.test"): key_record(KEY, extra=" s=other;"),
     ("ed", "example.test"): "v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=",
     ("list", "lists.example.net"): key_record(OTHER),
     ("sel", "evil.example"): key_record(OTHER),
@@ -216,6 +221,10 @@ def test_short_revoked_wrong_or_missing_key_fails_requirement_5() -> None:
     assert results(sign(MAIL, KEY, domain="example.test", selector="ed")) == [
         ("example.test", False, "unsupported_algorithm")
     ]
+    for selector in ("huge_e", "huge_n", "sha1_only", "not_email"):
+        assert results(sign(MAIL, KEY, domain="example.test", selector=selector)) == [
+            ("example.test", False, "bad_key")
+        ], selector
 
 
 def test_rsa_sha1_refused_as_weak() -> None:
