@@ -11,6 +11,9 @@ command whose From is a registered address:
 - ``dkim``: the TOPMOST ``Authentication-Results`` header must come from the configured
   authserv-id and say ``dmarc=pass`` or ``dkim=pass header.d=<From domain>``; lower (forgeable)
   copies are ignored.
+- ``dkim_verify``: the raw message must carry a valid DKIM signature (checked in-process by
+  :mod:`pbem.mail.dkim` over ALL signatures, ``l=`` refused) whose d= is the From domain or a
+  parent of it. Works without a trusted border MTA; needs DNS for the keys.
 
 List posts are checked by the registered From only: lists break DKIM (§0.4) and a secret posted
 publicly would be burnt (requirement 6).
@@ -25,10 +28,12 @@ import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from email.message import EmailMessage
 from email.utils import getaddresses
 
 from pbem.config import AuthConfig
+from pbem.mail.dkim import Resolver, aligned_pass
 
 _SECRET_LINE = re.compile(r"^\s*(?:SECRET|CODE)\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
 
@@ -112,8 +117,15 @@ def check_sender(
     stored_secrets: Mapping[str, Mapping[str, str]],
     *,
     channel: str = "private",
+    raw: bytes | None = None,
+    resolver: Resolver | None = None,
+    now: datetime | None = None,
 ) -> AuthVerdict:
-    """Apply the configured layers; unknown senders pass through (the engine answers them)."""
+    """Apply the configured layers; unknown senders pass through (the engine answers them).
+
+    ``dkim_verify`` needs the bytes as received (``raw``), a DKIM key lookup (``resolver``)
+    and the time for x= expiry (``now``); without any of them it fails closed.
+    """
     sender = _from(msg)
     by_addr = {a.lower(): n for n, a in player_emails.items()}
     name = by_addr.get(sender)
@@ -133,5 +145,11 @@ def check_sender(
     if "dkim" in cfg.methods:
         domain = sender.rpartition("@")[2]
         if not cfg.authserv_id or not ar_pass(msg, cfg.authserv_id, domain):
+            return AuthVerdict(False, registered, "no_dkim")
+    if "dkim_verify" in cfg.methods:
+        domain = sender.rpartition("@")[2]
+        if raw is None or resolver is None or now is None:
+            return AuthVerdict(False, registered, "no_dkim")
+        if not aligned_pass(raw, domain, resolver, now):
             return AuthVerdict(False, registered, "no_dkim")
     return AuthVerdict(True, registered, message=out if out is not msg else None)

@@ -22,7 +22,7 @@ from pbem.core.errors import PbemError
 T = TypeVar("T")
 TLS_MODES = ("none", "starttls", "tls")
 LIST_MODES = ("external", "relay")
-AUTH_METHODS = ("registered", "secret", "dkim")
+AUTH_METHODS = ("registered", "secret", "dkim", "dkim_verify")
 
 
 class ConfigError(PbemError):

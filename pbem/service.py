@@ -32,6 +32,7 @@ from email.utils import getaddresses
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from pbem.adapters.dns import UdpResolver
 from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
 from pbem.adapters.store import (
     DaemonStore,
@@ -44,6 +45,7 @@ from pbem.adapters.store import (
 from pbem.auth import AuthVerdict, check_sender
 from pbem.config import Config
 from pbem.limits import GlobalCap, SenderLimits
+from pbem.mail.dkim import Resolver
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_once_policy
 from pbem.mail.relay import list_id_for, relay_copy
@@ -212,6 +214,7 @@ class Service:
     mailbox: Mailbox | None = None
     daemon_keys: set[str] = field(default_factory=set)
     stats: dict[str, int] = field(default_factory=dict)
+    resolver: Resolver = field(default_factory=UdpResolver)  # DKIM keys for auth "dkim_verify"
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
@@ -676,6 +679,9 @@ class Service:
             # is authenticated like private mail, so a public vote is as safe as a private
             # command and its SECRET line is removed before anyone sees it (requirement 6)
             channel="private" if self.relay else channel,
+            raw=raw,
+            resolver=self.resolver,
+            now=now,
         )
         if not verdict.ok:
             rows = self._auth_notice(game, msg, verdict, now)
