@@ -15,8 +15,10 @@ command whose From is a registered address:
   :mod:`pbem.mail.dkim` over ALL signatures, ``l=`` refused) whose d= is the From domain or a
   parent of it. Works without a trusted border MTA; needs DNS for the keys.
 
-List posts are checked by the registered From only: lists break DKIM (§0.4) and a secret posted
-publicly would be burnt (requirement 6).
+Posts on an external list are checked by the registered From only here: lists break DKIM (§0.4)
+and a secret posted publicly would be burnt. Requirement 6 is met above this layer: the service
+has their commands confirmed from the registered address (``[auth] list_votes``), or, when it
+relays the list itself, authenticates the posts like private mail (they reach it directly).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from pbem.core.errors import PbemError
 T = TypeVar("T")
 TLS_MODES = ("none", "starttls", "tls")
 LIST_MODES = ("external", "relay")
+LIST_VOTES = ("auto", "from", "confirm")
 AUTH_METHODS = ("registered", "secret", "dkim", "dkim_verify")
 
 
@@ -39,6 +40,19 @@ class AuthConfig:
 
     methods: tuple[str, ...] = ("registered",)
     authserv_id: str | None = None
+    list_votes: str = "auto"
+    """How the commands of a post on an EXTERNAL list are authenticated (requirement 6):
+    ``from`` by its registered From alone; ``confirm``: they count once the player confirms
+    them from his registered address (a private reply, checked by ``methods``); ``auto``:
+    ``from`` when ``methods`` is the registered address alone (a list vote is then exactly
+    as strong as a private command), else ``confirm``. A relayed list is authenticated like
+    private mail and ignores this."""
+
+    @property
+    def confirm_list_votes(self) -> bool:
+        if self.list_votes == "auto":
+            return tuple(self.methods) != ("registered",)
+        return self.list_votes == "confirm"
 
 
 @dataclass(frozen=True)
@@ -243,6 +257,9 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         r.problems.append(f"auth.methods: expected a non-empty list from {', '.join(AUTH_METHODS)}")
         methods = ["registered"]
     authserv = au.get("authserv_id")
+    list_votes = r.get(au, "auth", "list_votes", str, "auto")
+    if list_votes not in LIST_VOTES:
+        r.problems.append(f"auth.list_votes: {list_votes!r} must be one of {', '.join(LIST_VOTES)}")
     if "dkim" in methods and not authserv:
         r.problems.append("auth.authserv_id: required when auth.methods has 'dkim'")
     ph = r.table("phases", required=False)
@@ -290,7 +307,7 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         heartbeat_seconds=r.get(d, "daemon", "heartbeat_seconds", float, 60.0),
         ledger_retention_days=r.get(d, "daemon", "ledger_retention_days", int, 30),
         group_commit=max(1, r.get(d, "daemon", "group_commit", int, 50)),
-        auth=AuthConfig(tuple(methods), str(authserv) if authserv else None),
+        auth=AuthConfig(tuple(methods), str(authserv) if authserv else None, list_votes),
         game_options=game_options,
         reminders_hours=tuple(float(x) for x in rem),
     )

@@ -66,6 +66,8 @@ class Step:
     post: PostVerdict | None = None
     """For a list post: whether a daemon that relays the list distributes it now, holds it
     until the list reopens, or drops it (the sender has been told why)."""
+    deferred: tuple[str, ...] = ()
+    """With ``receive(confirm="ask")``: the command lines that wait for a confirmation."""
 
 
 @dataclass(frozen=True)
@@ -286,13 +288,24 @@ class Table:
         return self._step(events, reply=None)
 
     def receive(
-        self, msg: EmailMessage, *, channel: Channel, now: datetime, relay: bool = False
+        self,
+        msg: EmailMessage,
+        *,
+        channel: Channel,
+        now: datetime,
+        relay: bool = False,
+        confirm: Literal["ask", "apply"] | None = None,
     ) -> Step:
         """Handle one inbound mail. Bad input gives a reply, never an exception.
 
         ``relay``: the daemon distributes the list itself, so a list post the rules close for
         now (:class:`ListClosed`) is held rather than refused, and a non-player's post is
         refused rather than ignored (it would otherwise reach every player).
+
+        ``confirm`` (list posts whose commands need a confirmation from the registered
+        address, requirement 6): ``"ask"`` takes the post as posted but runs none of its
+        commands, listing them in ``Step.deferred``; ``"apply"``, once confirmed, runs them
+        without counting the post a second time.
         """
         sender = parseaddr(str(msg.get("From", "")))[1].lower()
         player = self.by_email.get(sender)
@@ -329,7 +342,9 @@ class Table:
             commands = self._bold(text.bold, player, reply)
         state = self.state
         events: list[Event] = []
-        if channel == "list":  # the game may refuse the whole post (Rules.on_post)
+        if channel == "list" and confirm == "apply":
+            pass  # the post itself was taken when it arrived
+        elif channel == "list":  # the game may refuse the whole post (Rules.on_post)
             try:
                 posted = self.rules.on_post(state, player.name, text.lines, now)
             except ListClosed as exc:
@@ -344,6 +359,12 @@ class Table:
                 return self._refuse_post(exc, player, key[:16], message_id)
             events += posted
             state = self.rules.fold(posted, state)
+        if confirm == "ask" and commands:
+            step = self._step(
+                events, reply=(player, reply, key[:16], message_id) if reply else None
+            )
+            deferred = tuple(line for line, _command in commands)
+            return Step(step.events, step.outgoing, step.facts, post="relay", deferred=deferred)
         for line, command in commands:
             state = self._run(state, player, command, line, now, channel, events, reply)
         early = self.rules.ready_to_close(state)

@@ -20,6 +20,7 @@ import email.policy
 import hashlib
 import logging
 import re
+import secrets
 import threading
 import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -78,7 +79,13 @@ class TableLike(Protocol):
     @property
     def player_langs(self) -> Mapping[str, str]: ...
     def receive(
-        self, msg: EmailMessage, *, channel: Channel, now: datetime, relay: bool = False
+        self,
+        msg: EmailMessage,
+        *,
+        channel: Channel,
+        now: datetime,
+        relay: bool = False,
+        confirm: Literal["ask", "apply"] | None = None,
     ) -> Any: ...
     def release(self, msg: EmailMessage, now: datetime) -> Any: ...
     def deadlines(self) -> Mapping[str, datetime]: ...
@@ -191,6 +198,17 @@ def _addresses(msg: Message, *headers: str) -> list[str]:
 
 
 _TAG = re.compile(r"\[([A-Za-z0-9_.-]{1,64})\]")
+_CONFIRM = re.compile(r"CONFIRM-([0-9a-f]{16})\b", re.IGNORECASE)
+
+
+def _visible_text(msg: EmailMessage) -> str:
+    """Subject and text parts, quoted lines included (a plain reply quotes the request)."""
+    out = [str(msg.get("Subject", "") or "")]
+    with contextlib.suppress(Exception):
+        for part in msg.walk():
+            if part.get_content_maintype() == "text" and not part.is_multipart():
+                out.append(str(part.get_content())[:100_000])
+    return "\n".join(out)
 
 
 @dataclass
@@ -689,11 +707,30 @@ class Service:
             game.keys.add(key)
             self.sender.wake()
             return
+        if channel == "private" and verdict.registered:
+            pending = self._pending_confirmation(game, msg, verdict.registered)
+            if pending is not None:
+                self._confirm(game, key, info, pending, now)
+                return
+        ask = (
+            channel == "list"
+            and not self.relay
+            and verdict.registered is not None
+            and self.cfg.auth.confirm_list_votes
+        )
         step = game.table.receive(
-            verdict.message or msg, channel=channel, now=now, relay=self.relay
+            verdict.message or msg,
+            channel=channel,
+            now=now,
+            relay=self.relay,
+            confirm="ask" if ask else None,
         )
         rows = self._rows(game, step, now, error=not step.events)
         hold = None
+        deferred: tuple[str, ...] = tuple(getattr(step, "deferred", ()))
+        if ask and deferred:
+            hold, request = self._confirmation_request(game, key, msg, raw, deferred, now)
+            rows.append(request)
         if channel == "list" and self.relay:
             post = getattr(step, "post", None)
             sent = raw if verdict.message is None else _as_bytes(verdict.message)
@@ -709,6 +746,95 @@ class Service:
         game.table.apply(step)
         if step.events:
             self.release_held(game, now)
+        self.rearm(game)
+        self.sender.wake()
+
+    # ---- public votes confirmed through the registered address (requirement 6) ---------
+
+    def _confirmation_request(
+        self, game: Game, key: str, msg: Message, raw: bytes, lines: Sequence[str], now: datetime
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The pending post (kept with the game) and the mail asking its confirmation, sent
+        to the REGISTERED address: a forger never sees the token."""
+        sender = (_addresses(msg, "From") or [""])[0]
+        names = {a.lower(): n for n, a in game.table.player_emails.items()}
+        name = names[sender]
+        to = game.table.player_emails[name]
+        token = secrets.token_hex(8)
+        subject, body = self.texts.mail(
+            "daemon/confirm_vote",
+            game.table.player_langs.get(name, self.cfg.language),
+            {
+                "game": game.id,
+                "token": token,
+                "lines": list(lines),
+                "secret": "secret" in self.cfg.auth.methods,
+            },
+        )
+        mid_in = str(msg.get("Message-ID", "") or "") or None
+        mid, mail = build(
+            key=f"confirm:{game.id}:{key}",
+            sender=self.cfg.moderator,
+            to=(to,),
+            subject=subject,
+            body=body,
+            date=now,
+            auto="auto-replied",
+            in_reply_to=mid_in,
+        )
+        pending = {
+            "key": key,
+            "kind": "confirm",
+            "token": token,
+            "player": to.lower(),
+            "raw": raw.decode("latin-1"),
+            "at": now.isoformat(),
+        }
+        row = make_row(
+            message_id=mid,
+            raw=mail,
+            rcpts=[to],
+            mail_from=self.cfg.bounce,
+            now=now,
+            kind="reply",
+            game=game.id,
+        )
+        return pending, row
+
+    def _pending_confirmation(
+        self, game: Game, msg: EmailMessage, registered: str
+    ) -> dict[str, Any] | None:
+        """The pending list post this private mail confirms: its token, from its poster."""
+        tokens = set(_CONFIRM.findall(_visible_text(msg)))
+        if not tokens:
+            return None
+        for held in game.store.held():
+            if (
+                held.get("kind") == "confirm"
+                and held.get("token") in tokens
+                and held.get("player") == registered.lower()
+            ):
+                return held
+        return None
+
+    def _confirm(
+        self, game: Game, key: str, info: Mapping[str, Any], pending: dict[str, Any], now: datetime
+    ) -> None:
+        """Run the confirmed post's commands now (stale ones are refused by the rules as any
+        late command would be), in one commit with the confirmation's ledger key."""
+        post = parse(str(pending["raw"]).encode("latin-1"))
+        step = game.table.receive(post, channel="list", now=now, confirm="apply")
+        rows = self._rows(game, step, now, error=not step.events)
+        game.store.commit(
+            events=step.events,
+            outbox=rows,
+            ledger_key=key,
+            ledger_info={**info, "why": "confirmation"},
+            unhold=[str(pending["key"])],
+        )
+        self.fault("after_state")
+        game.keys.add(key)
+        game.table.apply(step)
         self.rearm(game)
         self.sender.wake()
 
@@ -751,6 +877,8 @@ class Service:
         rows: list[dict[str, Any]] = []
         done: list[str] = []
         for held in game.store.held():
+            if held.get("kind") == "confirm":
+                continue  # waits for its poster's confirmation, not for the list
             raw = str(held["raw"]).encode("latin-1")
             try:
                 msg = parse(raw)

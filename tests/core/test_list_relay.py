@@ -132,3 +132,22 @@ def test_lupus_relay_mode_strangers_refused_game_master_relayed() -> None:
     assert stranger.post == "refused" and stranger.outgoing[0].to == ("stranger@example.net",)
     assert _post(g.table, "stranger@example.net", "spam", g.now, relay=False).outgoing == ()
     assert _post(g.table, "gm@example.org", "Welcome!", g.now).post == "relay"
+
+
+def test_confirm_ask_then_apply_counts_a_public_vote_once() -> None:
+    """Requirement 6 (``[auth] list_votes = confirm``): ``confirm="ask"`` takes the post but
+    defers its vote; ``"apply"`` counts it, and a vote confirmed after the Day is refused as
+    any late vote is."""
+    g = LG()
+    g.to_night1(mayor="ivan")
+    g.night()
+    asked = g.table.receive(_msg("judy", "VOTE bob"), channel="list", now=g.now, confirm="ask")
+    assert asked.deferred == ("VOTE bob",) and not asked.events and asked.post == "relay"
+    applied = g.table.receive(_msg("judy", "VOTE bob"), channel="list", now=g.now, confirm="apply")
+    g.commit(applied)
+    assert g.state.votes == {"judy": "bob"}
+    chatter = g.table.receive(_msg("nick", "Bonjour"), channel="list", now=g.now, confirm="ask")
+    assert chatter.deferred == ()  # nothing to confirm: no request is sent
+    g.deadline("day")
+    late = g.table.receive(_msg("nick", "VOTE judy"), channel="list", now=g.now, confirm="apply")
+    assert not late.events and "retenu" not in _text(late)

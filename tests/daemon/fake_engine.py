@@ -36,6 +36,7 @@ class Step:
     events: tuple[dict[str, Any], ...] = ()
     outgoing: tuple[Outgoing, ...] = ()
     post: str | None = None
+    deferred: tuple[str, ...] = ()
 
 
 def _text(msg: EmailMessage) -> str:
@@ -149,6 +150,7 @@ class Table:
         channel: Literal["private", "list"],
         now: datetime,
         relay: bool = False,
+        confirm: Literal["ask", "apply"] | None = None,
     ) -> Step:
         sender = (getaddresses([str(msg.get("From", ""))])[0][1] or "").lower()
         names = {v: k for k, v in self.player_emails.items()}
@@ -170,7 +172,7 @@ class Table:
                     ),
                 ),
             )
-        if channel == "list":
+        if channel == "list" and confirm != "apply":
             verdict = self._list_verdict(name, relay)
             if verdict != "relay":
                 note = "held until the list reopens" if verdict == "hold" else verdict
@@ -186,6 +188,8 @@ class Table:
             parts = line.strip().split()
             if len(parts) == 2 and parts[0].upper() == "CMD":
                 words.append(parts[1])
+        if confirm == "ask" and words:
+            return Step(post="relay", deferred=tuple(f"CMD {w}" for w in words))
         events = tuple(
             {"type": "cmd", "player": name, "word": w, "phase": self.phase} for w in words
         )

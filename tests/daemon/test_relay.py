@@ -139,3 +139,65 @@ def test_relay_distributes_refuses_holds_and_authenticates(
     posters = {f"{p}@{DOMAIN}" for p in MEMBERS} | {"stranger@example.org"}
     ours = [rcpts for sender, rcpts, _raw in stack.handler.received if sender not in posters]
     assert ours and not any(LIST in rcpts for rcpts in ours)
+
+
+def test_external_list_votes_count_once_confirmed_from_the_registered_address(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """Requirement 6 on an external list, ``[auth] list_votes = "auto"`` with secret codes
+    (hence ``confirm``): a list vote counts only once its poster confirms it by a private
+    reply from his registered address (with his code); a spoofed post is never counted, its
+    confirmation request goes to the real player; a token confirms once."""
+    cfg = write_config(stack, tmp_path, auth='[auth]\nmethods = ["registered", "secret"]')
+    setup = {
+        "game": "fake",
+        "game_id": "c1",
+        "players": [{"name": p, "email": f"{p}@{DOMAIN}"} for p in MEMBERS],
+        "list": LIST,
+    }
+    (tmp_path / "s.json").write_text(json.dumps(setup))
+    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "c1", "--secrets")
+    assert r.returncode == 0, r.stderr
+    codes = dict(re.findall(r"secret code for (\w+): (\w+)", r.stdout))
+    data = tmp_path / "data"
+
+    def words() -> list[str]:
+        events, _ = game_state(data, "c1")
+        return [e["word"] for e in events if e["type"] == "cmd"]
+
+    def requests(user: str) -> list[EmailMessage]:
+        return [m for m in stack.messages(f"{user}@{DOMAIN}") if "CONFIRM-" in str(m["Subject"])]
+
+    d = Daemon(cfg).start()
+    try:
+        send(
+            stack,
+            mail(f"alice@{DOMAIN}", "I vote\nCMD v1", to=LIST),
+            mail(f"bob@{DOMAIN}", "CMD forged", to=LIST, Received="from evil.example"),
+        )
+        wait_for(lambda: requests("alice") and requests("bob"), what="requests", log=d.log)
+        assert words() == [], "nothing counts before a confirmation"
+        request = requests("alice")[0]
+        assert "CMD v1" in str(request.get_content()) and "SECRET" in str(request.get_content())
+        token = re.search(r"CONFIRM-([0-9a-f]{16})", str(request["Subject"]))
+        assert token is not None
+        no_code = mail(f"alice@{DOMAIN}", "yes", subject=f"Re: {request['Subject']}")
+        send(stack, no_code)
+        wait_for(lambda: _notices(stack, "alice")[1:], what="auth notice", log=d.log)
+        assert words() == [], "a confirmation without the code is refused"
+        reply = mail(
+            f"alice@{DOMAIN}",
+            f"SECRET {codes['alice']}\n> {request.get_content()}",
+            subject=f"Re: {request['Subject']}",
+        )
+        send(stack, reply)
+        wait_for(lambda: words() == ["v1"], what="the confirmed vote", log=d.log)
+        again = mail(
+            f"alice@{DOMAIN}", f"SECRET {codes['alice']}", subject=f"Re: {request['Subject']}"
+        )
+        send(stack, again)
+        wait_for(lambda: not stack.messages(MODERATOR), what="the replay processed", log=d.log)
+        assert words() == ["v1"], "a token confirms once; the spoofed vote never counts"
+        assert d.stop() == 0
+    finally:
+        d.kill()
