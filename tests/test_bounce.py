@@ -86,9 +86,9 @@ def test_mailer_daemon_text_falls_back_to_the_quoted_original_recipient() -> Non
 
 
 def test_hostile_report_gives_nothing_and_does_not_raise() -> None:
-    """RELIABILITY §2.5: broken parts, junk recipients, a bad token: no failure, no exception."""
+    """RELIABILITY §2.5: broken parts, junk recipients, a bad token: no address, no exception."""
     b = parsed("hostile.eml")
-    assert b.failures == () and b.token is None
+    assert {f.address for f in b.failures} == {""} and b.token is None
 
 
 def test_exim_deferred_and_gmail_temporary_are_soft() -> None:
@@ -184,3 +184,17 @@ def test_random_bytes_raise_nothing_but_mail_error(data: bytes) -> None:
             continue
         with contextlib.suppress(MailError):
             parse_bounce(msg, bounce_address=BOUNCE)
+
+
+def test_a_report_without_recipient_keeps_the_failure_for_the_verp_token() -> None:
+    """RELIABILITY §2.5: no Final-Recipient, but Action failed / 5.1.1 to a VERP address: the
+    failure has no address, and the token says whose it is."""
+    raw = (
+        f"From: MAILER-DAEMON@mx.example.net\r\nTo: moderator+bounce-{'a' * 16}@example.test\r\n"
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="N"\r\n\r\n'
+        "--N\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; x\r\n\r\n"
+        "Action: failed\r\nStatus: 5.1.1\r\n\r\n--N--\r\n"
+    ).encode()
+    b = parse_bounce(parse_bytes(raw), bounce_address=BOUNCE)
+    assert [(f.address, f.status, f.hard) for f in b.failures] == [("", "5.1.1", True)]
+    assert b.token == "a" * 16

@@ -66,7 +66,8 @@ class Failure:
     """One recipient a bounce reports as not delivered."""
 
     address: str
-    """The failed recipient, lowercased (Final-Recipient, else Original-Recipient, else text)."""
+    """The failed recipient, lowercased (Final-Recipient, else Original-Recipient, else text);
+    ``""`` when the bounce says a delivery failed but not to whom (a VERP token may tell)."""
     status: str
     """An RFC 3463 status like ``5.1.1``; a bare reply code (``550``) when only that was given;
     ``""`` when unknown."""
@@ -223,12 +224,13 @@ def _report_failure(fields: dict[str, str]) -> Failure | None:
         fields.get("original-recipient", "")
     )
     action = fields.get("action", "").split(" ")[0].lower()
-    if address is None or action not in ("failed", "delayed"):
-        return None  # delivered, relayed, expanded: no problem; or no usable recipient
+    if action not in ("failed", "delayed"):
+        return None  # delivered, relayed, expanded: no problem
     diagnostic = fields.get("diagnostic-code", "")
     status = _status(fields.get("status", "")) or _status(diagnostic)
     hard = action == "failed" and status.startswith("5")
-    return Failure(address, status, action, hard, diagnostic[:300])
+    # no usable recipient: address "" (only a VERP token can then say whose failure it is)
+    return Failure(address or "", status, action, hard, diagnostic[:300])
 
 
 def _status(text: str) -> str:
@@ -387,19 +389,19 @@ def _gmail(text: str) -> list[Failure]:
 def _quoted_original(msg: Message, text: str) -> list[Failure]:
     """A mailer-daemon text naming no address: the single To of the quoted original headers.
 
-    Only with an explicit failure statement (a 5xx/4xx code or permanent/temporary wording), and
-    only when the quoted original had exactly one recipient; anything less certain yields none.
+    Only with an explicit failure statement (a 5xx/4xx code or permanent/temporary wording); the
+    address is taken only when the quoted original had exactly one recipient.
     """
     status = _status(text)
     if not status and not (_PERMANENT_WORDS.search(text) or _TEMPORARY_WORDS.search(text)):
         return []
     recipients = _original_recipients(msg, text)
-    if len(recipients) != 1:
-        return []
     hard = status.startswith("5") or (
         not status and bool(_PERMANENT_WORDS.search(text)) and not _TEMPORARY_WORDS.search(text)
     )
-    return [Failure(recipients[0], status, "failed" if hard else "delayed", hard, "")]
+    # several or no recipients: address "" (only a VERP token can then say whose it is)
+    address = recipients[0] if len(recipients) == 1 else ""
+    return [Failure(address, status, "failed" if hard else "delayed", hard, "")]
 
 
 _QUOTED_START = re.compile(
