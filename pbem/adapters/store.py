@@ -466,6 +466,10 @@ class GameStore:
     def deadline_states(self) -> dict[str, dict[str, Any]]:
         return {d["key"]: dict(d) for d in self.head.table("deadlines").all()}
 
+    def bounce_states(self) -> dict[str, dict[str, Any]]:
+        """Per player, the hard-bounce record (RELIABILITY §2.5): count, window, unreachable."""
+        return {d["player"]: dict(d) for d in self.head.table("bounces").all()}
+
     # ---- the one commit -------------------------------------------------------------------
 
     def commit(
@@ -476,8 +480,10 @@ class GameStore:
         ledger_key: str | None = None,
         ledger_info: Mapping[str, Any] | None = None,
         deadline: Mapping[str, Any] | None = None,
+        bounces: Sequence[Mapping[str, Any]] = (),
     ) -> None:
-        """Events + outbox rows + ledger key (+ deadline state) in ONE atomic write."""
+        """Events + outbox rows + ledger key (+ deadline state, + players' bounce records) in
+        ONE atomic write."""
         with self.head.transaction():
             meta = self.meta
             seq = int(meta["seq"])
@@ -494,6 +500,8 @@ class GameStore:
                 self.head.table("ledger").insert({"key": ledger_key, **(ledger_info or {})})
             if deadline is not None:
                 self.head.upsert("deadlines", deadline, key=deadline["key"])
+            for record in bounces:
+                self.head.upsert("bounces", record, player=record["player"])
         self.compact()
 
     def compact(self) -> None:
