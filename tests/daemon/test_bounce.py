@@ -142,3 +142,117 @@ def _events(data: Path) -> list[dict[str, Any]]:
     from tests.daemon.harness import game_state
 
     return game_state(data, "g1")[0]
+
+
+# ---- in process (no servers): the counting rules ----------------------------------------------
+
+
+class _NoScheduler:
+    def arm(self, job_id: str, when: Any, callback: Any) -> None:
+        pass
+
+    def disarm_prefix(self, prefix: str, keep: set[str]) -> None:
+        pass
+
+
+class _NoTransport:
+    async def send(self, mail_from: str, rcpts: Any, raw: bytes) -> Any:
+        raise AssertionError("nothing is sent in this test")
+
+
+def _service(tmp_path: Path, games: dict[str, list[str]], verp: bool = False) -> Any:
+    from datetime import UTC, datetime
+
+    from pbem.config import load
+    from pbem.service import Service
+    from tests.daemon import fake_engine
+
+    (tmp_path / "imap.pass").write_text("x\n")
+    cfg_path = tmp_path / "pbem.toml"
+    cfg_path.write_text(
+        f'[moderator]\naddress = "{MODERATOR}"\nbounce = "{BOUNCE}"\nadmins = ["{ADMIN}"]\n'
+        f'[list]\naddress = "game@lists.example.test"\n'
+        '[imap]\nhost = "127.0.0.1"\nuser = "m"\npassword_file = "imap.pass"\n'
+        f'[smtp]\nhost = "127.0.0.1"\nverp = {str(verp).lower()}\n'
+        f'[daemon]\ndata_dir = "{tmp_path / "data"}"\nengine = "tests.daemon.fake_engine:Table"\n'
+    )
+    for gid, players in games.items():
+        new_fake_game(cfg_path, gid, players)
+    svc = Service(
+        cfg=load(cfg_path),
+        engine=fake_engine.Table,  # type: ignore[arg-type]
+        transport=_NoTransport(),
+        scheduler=_NoScheduler(),
+        clock=lambda: datetime.now(UTC),
+    )
+    svc.open()
+    return svc
+
+
+def _apply(svc: Any, raw: bytes) -> None:
+    from datetime import UTC, datetime
+
+    from pbem.adapters.imap import Fetched
+
+    now = datetime.now(UTC)
+    assert svc.handle_fetched(Fetched(1, 1, len(raw), now, raw)) == "processed"
+
+
+def _alert_rows(svc: Any, gid: str = "g1") -> list[dict[str, Any]]:
+    return [r for r in svc.games[gid].store.outbox() if r["kind"] == "alert"]
+
+
+def test_count_is_per_phase_and_soft_bounces_are_not_counted(tmp_path: Path) -> None:
+    """RELIABILITY §2.5: N hard bounces 'within a phase': a new deadline window restarts the
+    count (the flag, once set, stays until an accepted command); delays are logged only."""
+    svc = _service(tmp_path, {"g1": ["alice", "bob"]})
+    try:
+        _apply(svc, dsn(1, to=BOUNCE, final=A))
+        _apply(svc, dsn(2, to=BOUNCE, final=A))
+        _apply(svc, dsn(3, to=BOUNCE, final=A, status="4.2.2", action="failed"))  # soft
+        _apply(svc, dsn(4, to=BOUNCE, final=A, status="4.4.1", action="delayed"))
+        game = svc.games["g1"]
+        assert game.store.bounce_states()["alice"]["count"] == 2
+        (key,) = game.table.deadlines()
+        assert svc.resolve_deadline("g1", key)  # phase 2: a new window
+        _apply(svc, dsn(5, to=BOUNCE, final=A))
+        _apply(svc, dsn(6, to=BOUNCE, final=A))
+        rec = game.store.bounce_states()["alice"]
+        assert rec["count"] == 2 and not rec["unreachable"] and _alert_rows(svc) == []
+        _apply(svc, dsn(7, to=BOUNCE, final=A))
+        assert game.store.bounce_states()["alice"]["unreachable"]
+        assert len(_alert_rows(svc)) == 1
+        _apply(svc, dsn(7, to=BOUNCE, final=A))  # the same bytes again: deduplicated
+        assert game.store.bounce_states()["alice"]["count"] == 3
+        # bounces are in the game's ledger, the soft ones in the daemon's
+        assert len(game.keys) == 5 and len(svc.daemon_keys) == 2
+        assert game.table.commands == []  # "CMD evil" in the bounces was never read
+    finally:
+        svc.close()
+
+
+def test_an_address_in_two_games_is_ambiguous_without_verp_and_matched_with_it(
+    tmp_path: Path,
+) -> None:
+    """RELIABILITY §2.4/§2.5: without VERP a failed address registered in two active games is
+    not counted (logged); the VERP token names the game."""
+    from pbem.mail.bounce import verp_address, verp_token
+
+    svc = _service(tmp_path, {"g1": ["alice", "bob"], "g2": ["alice", "carol"]}, verp=True)
+    try:
+        _apply(svc, dsn(1, to=BOUNCE, final=A))
+        assert svc.games["g1"].store.bounce_states() == {}
+        assert svc.games["g2"].store.bounce_states() == {}
+        assert svc._verp_sender({"game": "g2", "kind": "reply"}, "game@lists.example.test") is None
+        assert svc._verp_sender({"game": "g2", "kind": "alert"}, A) is None
+        sender = svc._verp_sender({"game": "g2", "kind": "reply"}, A.upper())
+        assert sender == verp_address(BOUNCE, verp_token(svc.verp_key, "g2", A))
+        _apply(svc, dsn(2, to=sender, final=None))
+        assert svc.games["g2"].store.bounce_states()["alice"]["count"] == 1
+        assert svc.games["g1"].store.bounce_states() == {}
+        # a token from another key (a forgery) matches no one
+        forged = verp_address(BOUNCE, verp_token(b"other", "g2", A))
+        _apply(svc, dsn(3, to=forged, final=None))
+        assert svc.games["g2"].store.bounce_states()["alice"]["count"] == 1
+    finally:
+        svc.close()
