@@ -277,6 +277,11 @@ def _status_data(cfg: Any) -> dict[str, Any]:
                 "events": int(gs.meta["seq"]),
                 "outbox_pending": sum(r["status"] == "pending" for r in gs.outbox()),
                 "deadlines": {k: v.get("extended_to") or v.get("state") for k, v in states.items()},
+                "unreachable": [
+                    {k: b.get(k) for k in ("player", "address", "count", "last_status")}
+                    for b in gs.bounce_states().values()
+                    if b.get("unreachable")
+                ],
             }
         )
     return out
@@ -301,6 +306,11 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"  {g['id']:<20} {g['game']:<22} {g['players']:>2} players  {g['events']:>6} events  "
             f"outbox {g['outbox_pending']}"
         )
+        for u in g["unreachable"]:  # RELIABILITY §2.5: hard bounces flag a player
+            print(
+                f"    unreachable: {u['player']} <{u['address']}> "
+                f"({u['count']} hard bounces, last {u['last_status']})"
+            )
     return 0
 
 

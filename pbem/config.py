@@ -89,6 +89,11 @@ class Config:
     """``external``: a mailing list the daemon is subscribed to distributes the posts;
     ``relay``: the list address is delivered to the daemon's mailbox and the daemon
     distributes accepted posts to the players itself (it moderates: holds, refuses)."""
+    verp: bool = False
+    """``[smtp] verp``: a per-recipient envelope sender on game mail (RELIABILITY §2.4)."""
+    hard_bounces: int = 3
+    """``[daemon] hard_bounces``: hard bounces within one deadline window that flag a player
+    unreachable and alert the admins (RELIABILITY §2.5)."""
 
 
 class _Reader:
@@ -310,7 +315,11 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         auth=AuthConfig(tuple(methods), str(authserv) if authserv else None, list_votes),
         game_options=game_options,
         reminders_hours=tuple(float(x) for x in rem),
+        verp=r.get(sm, "smtp", "verp", bool, False),
+        hard_bounces=r.get(d, "daemon", "hard_bounces", int, 3),
     )
+    if cfg.hard_bounces < 1:
+        r.problems.append(f"daemon.hard_bounces: {cfg.hard_bounces} must be at least 1")
     if not str(cfg.data_dir):
         r.problems.append("daemon.data_dir: required (or run under systemd with StateDirectory=)")
     known = {"moderator", "list", "imap", "smtp", "daemon", "auth", "phases", "games"}

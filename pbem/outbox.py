@@ -100,6 +100,10 @@ class OutboxSender:
     cap: GlobalCap = field(default_factory=GlobalCap)
     sent_count: int = 0
     fault: Callable[[str], None] = field(default=lambda point: None)
+    verp: Callable[[Mapping[str, Any], str], str | None] | None = None
+    """VERP (RELIABILITY §2.4): the envelope sender for one recipient of a row, or None for the
+    row's own ``mail_from``. When it gives one, the row is sent once per recipient (same bytes,
+    same Message-ID), each with its own envelope."""
     _event: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: bool = False
     _alarm_raised: bool = False
@@ -146,13 +150,30 @@ class OutboxSender:
                 self._raise_alarm()
                 retry_at = self.clock() + timedelta(minutes=1)
                 return retry_at if nxt is None else min(nxt, retry_at)
-            res = await self.transport.send(
-                row["mail_from"], row["rcpts"], row["raw"].encode("latin-1")
-            )
+            res = await self._send(row)
             if res.sent:
                 self.fault("after_send")  # sent but not yet removed: a crash here resends
             self._settle(st, row, res)
         return nxt if not due else self.clock()
+
+    async def _send(self, row: Mapping[str, Any]) -> SendResult:
+        """One SMTP transaction for the row; with VERP, one per recipient, results merged."""
+        raw = row["raw"].encode("latin-1")
+        rcpts = list(row["rcpts"])
+        envelopes = [self.verp(row, r) for r in rcpts] if self.verp and row["mail_from"] else []
+        if not any(envelopes):
+            return await self.transport.send(row["mail_from"], rcpts, raw)
+        total = SendResult()
+        details = []
+        for rcpt, sender in zip(rcpts, envelopes, strict=True):
+            res = await self.transport.send(sender or row["mail_from"], [rcpt], raw)
+            total.sent.extend(res.sent)
+            total.retry.extend(res.retry)
+            total.dead.extend(res.dead)
+            if res.detail:
+                details.append(res.detail)
+        total.detail = "; ".join(details)
+        return total
 
     def _settle(self, st: OutboxStore, row: dict[str, Any], res: SendResult) -> None:
         mid = row["message_id"]

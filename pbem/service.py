@@ -18,6 +18,7 @@ import contextlib
 import email
 import email.policy
 import hashlib
+import hmac
 import logging
 import re
 import secrets
@@ -45,10 +46,12 @@ from pbem.adapters.store import (
 )
 from pbem.auth import AuthVerdict, check_sender
 from pbem.config import Config
+from pbem.core.errors import MailError
 from pbem.limits import GlobalCap, SenderLimits
+from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.dkim import Resolver
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
-from pbem.mail.inbound import automatic_reason, parse_once_policy
+from pbem.mail.inbound import automatic_reason, parse_bytes, parse_once_policy
 from pbem.mail.relay import list_id_for, relay_copy
 from pbem.mail.render import shared_renderer
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
@@ -270,6 +273,7 @@ class Service:
         clean_stale_game_dirs(self.root)
         self.daemon = DaemonStore(self.root, self.fault)
         self.daemon_keys = self.daemon.ledger_keys()
+        self.verp_key = self._load_verp_key()
         self.sender = OutboxSender(
             transport=self.transport,
             stores=self._outbox_stores,
@@ -281,6 +285,7 @@ class Service:
             policy=SenderPolicy(base=timedelta(seconds=self.cfg.retry_base_seconds)),
             cap=GlobalCap(self.cfg.outbound_cap_per_hour),
             fault=self.fault,
+            verp=self._verp_sender if self.cfg.verp else None,
         )
         self.scan_games()
 
@@ -670,6 +675,8 @@ class Service:
         # RFC 3834 / loop hygiene (pbem.mail.inbound); a MailError (unreadable headers) is
         # a poison mail: shunted, then quarantined
         reason = automatic_reason(msg, our_addresses=self.our_addresses)
+        if reason == "bounce" and self._handle_bounce(key, raw, info, now):
+            return  # counted against a player (RELIABILITY §2.5); never parsed nor answered
         if reason is not None:
             # never parsed, never answered (RFC 3834, requirement 8); own list echoes land here
             log.info("mail %s ignored: %s", key[:12], reason)
@@ -744,6 +751,7 @@ class Service:
         self.fault("after_state")
         game.keys.add(key)
         game.table.apply(step)
+        self._bounce_clear(game, verdict.registered if step.events else None, now)
         if step.events:
             self.release_held(game, now)
         self.rearm(game)
@@ -835,6 +843,7 @@ class Service:
         self.fault("after_state")
         game.keys.add(key)
         game.table.apply(step)
+        self._bounce_clear(game, str(pending["player"]) if step.events else None, now)
         self.rearm(game)
         self.sender.wake()
 
@@ -1041,6 +1050,141 @@ class Service:
                 game=game.id,
             )
         ]
+
+    # ---- bounces (RELIABILITY §2.4 VERP, §2.5 hard-bounce counting) ---------------------
+
+    def _load_verp_key(self) -> bytes:
+        """The HMAC key of VERP tokens, made once and kept in the daemon file. It is no player
+        secret: it only stops a third party from forging a token for a chosen player."""
+        key = self.daemon.get_meta("verp_key")
+        if not isinstance(key, str):
+            key = secrets.token_hex(32)
+            self.daemon.set_meta("verp_key", key)
+        return bytes.fromhex(key)
+
+    def _verp_sender(self, row: Mapping[str, Any], rcpt: str) -> str | None:
+        """The VERP envelope sender for a registered player of the row's game, else None."""
+        game = self.games.get(str(row.get("game") or ""))
+        if game is None or row.get("kind") == "alert":
+            return None
+        if rcpt.lower() not in {a.lower() for a in game.table.player_emails.values()}:
+            return None
+        return verp_address(self.cfg.bounce, verp_token(self.verp_key, game.id, rcpt))
+
+    def _bounce_window(self, game: Game) -> str:
+        """The counting window: the game's current deadline instances ("within a phase")."""
+        deadlines = game.table.deadlines()
+        return ",".join(sorted(self.instance_id(k, when) for k, when in deadlines.items()))
+
+    def _bounce_matches(self, report: Bounce) -> list[tuple[Game, str, str, Failure]]:
+        """(game, player, registered address, failure): by VERP token, else by the failed
+        addresses among active games' registered addresses."""
+        active = [g for g in self.games.values() if not g.table.finished]
+        if report.token is not None:
+            worst = sorted(report.failures, key=lambda f: (not f.hard, not f.address))
+            for g in active:
+                for name, addr in g.table.player_emails.items():
+                    token = verp_token(self.verp_key, g.id, addr)
+                    if worst and hmac.compare_digest(token, report.token):
+                        return [(g, name, addr.lower(), worst[0])]
+        out = []
+        for f in report.failures:
+            for g in active:
+                for name, addr in g.table.player_emails.items():
+                    if f.address and f.address == addr.lower():
+                        out.append((g, name, f.address, f))
+        return out
+
+    def _handle_bounce(self, key: str, raw: bytes, info: Mapping[str, Any], now: datetime) -> bool:
+        """Count a hard bounce against its player (RELIABILITY §2.5), committed with the mail's
+        ledger key in the game's store; at ``hard_bounces`` within one deadline window, flag the
+        player unreachable and alert the admins, once. No game action (no auto-CD), no reply,
+        no command parsing. False when nothing was counted (a soft bounce, a delay, no player or
+        several games): the caller then ledgers it as an ignored automatic mail."""
+        try:
+            report = parse_bounce(parse_bytes(raw), bounce_address=self.cfg.bounce)
+        except MailError as exc:
+            log.warning("bounce %s unreadable: %s", key[:12], exc)
+            return False
+        matches = self._bounce_matches(report)
+        for game, name, _addr, f in matches:
+            if not f.hard:
+                log.info(
+                    "bounce %s: %s %s for %s (%s): logged only",
+                    key[:12],
+                    f.action,
+                    f.status or "?",
+                    name,
+                    game.id,
+                )
+        matches = [m for m in matches if m[3].hard]
+        games = {m[0].id for m in matches}
+        if len(games) != 1:
+            if report.hard:
+                addrs = ", ".join(sorted({f.address or "?" for f in report.hard}))
+                why = "several games (turn [smtp] verp on)" if games else "no player"
+                log.warning("bounce %s: hard failure for %s matches %s", key[:12], addrs, why)
+            return False
+        game = matches[0][0]
+        window = self._bounce_window(game)
+        states = game.store.bounce_states()
+        records: dict[str, dict[str, Any]] = {}
+        alerts: list[dict[str, Any]] = []
+        for _, name, addr, f in matches:
+            if name in records:
+                continue  # one count per player and bounce
+            rec = dict(states.get(name) or {"player": name, "unreachable": False})
+            count = int(rec.get("count", 0)) + 1 if rec.get("window") == window else 1
+            rec.update(address=addr, window=window, count=count, last_at=now.isoformat())
+            rec["last_status"] = f.status or f.action
+            log.warning(
+                "bounce %s: hard (%s) for %s <%s> in %s: %d/%d",
+                key[:12],
+                rec["last_status"],
+                name,
+                addr,
+                game.id,
+                count,
+                self.cfg.hard_bounces,
+            )
+            if count >= self.cfg.hard_bounces and not rec.get("unreachable"):
+                rec.update(unreachable=True, flagged_at=now.isoformat())
+                alerts += self._admin_alert(
+                    f"unreachable:{game.id}:{name}:{key}",
+                    now,
+                    f"[pbem] {game.id}: player {name} unreachable",
+                    f"Mail to {name} <{addr}> in game {game.id} bounced {count} times in this "
+                    f"phase (last status {rec['last_status']}).\nThe player is flagged "
+                    "unreachable (see pbem status); no game action was taken. The flag clears "
+                    "when the player's next command is accepted.\n"
+                    + (f"\nLast diagnostic: {f.diagnostic}\n" if f.diagnostic else ""),
+                )
+            records[name] = rec
+        game.store.commit(
+            outbox=alerts,
+            ledger_key=key,
+            ledger_info={**info, "why": "bounce"},
+            bounces=list(records.values()),
+        )
+        game.keys.add(key)
+        self._count("bounce")
+        self.sender.wake()
+        return True
+
+    def _bounce_clear(self, game: Game, address: str | None, now: datetime) -> None:
+        """An accepted command from a player: their address works, so the count and the
+        unreachable flag are cleared (a write only when there was something to clear)."""
+        if not address:
+            return
+        for name, rec in game.store.bounce_states().items():
+            if rec.get("address") == address.lower() and (
+                rec.get("count") or rec.get("unreachable")
+            ):
+                rec.update(count=0, unreachable=False, cleared_at=now.isoformat())
+                game.store.commit(bounces=[rec])
+                log.info(
+                    "game %s: %s's mail is accepted again: bounce count cleared", game.id, name
+                )
 
     # ---- shunt retries (requested by `pbem shunt retry`, a spool file: one writer) ------
 

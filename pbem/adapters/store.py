@@ -470,6 +470,10 @@ class GameStore:
         """List posts held until the list reopens (``[list] mode = relay``), oldest first."""
         return sorted((dict(d) for d in self.head.table("held").all()), key=lambda d: d["seq"])
 
+    def bounce_states(self) -> dict[str, dict[str, Any]]:
+        """Per player, the hard-bounce record (RELIABILITY §2.5): count, window, unreachable."""
+        return {d["player"]: dict(d) for d in self.head.table("bounces").all()}
+
     # ---- the one commit -------------------------------------------------------------------
 
     def commit(
@@ -482,9 +486,10 @@ class GameStore:
         deadline: Mapping[str, Any] | None = None,
         hold: Mapping[str, Any] | None = None,
         unhold: Sequence[str] = (),
+        bounces: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         """Events + outbox rows + ledger key (+ deadline state, + a held list post added or
-        released by key) in ONE atomic write."""
+        released by key, + players' bounce records) in ONE atomic write."""
         with self.head.transaction():
             meta = self.meta
             seq = int(meta["seq"])
@@ -507,6 +512,8 @@ class GameStore:
                 held.insert({**hold, "seq": seq})
             for key in unhold:
                 self.head.remove("held", key=key)
+            for record in bounces:
+                self.head.upsert("bounces", record, player=record["player"])
         self.compact()
 
     def compact(self) -> None:

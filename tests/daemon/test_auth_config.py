@@ -101,7 +101,8 @@ def test_config_errors_are_clear(tmp_path: Path) -> None:
     bad.write_text(
         '[moderator]\naddress = "nope"\nlanguage = "de"\ntimezone = "Mars/Base"\n'
         '[imap]\nhost = "h"\nport = 99999\ntls = "maybe"\nuser = "u"\npassword = "secret"\n'
-        '[smtp]\nhost = "h"\n[daemon]\ndata_dir = "/tmp/x"\n[bogus]\n'
+        '[smtp]\nhost = "h"\nverp = "yes"\n[daemon]\ndata_dir = "/tmp/x"\nhard_bounces = 0\n'
+        "[bogus]\n"
     )
     with pytest.raises(ConfigError) as err:
         load(bad)
@@ -114,6 +115,8 @@ def test_config_errors_are_clear(tmp_path: Path) -> None:
         "imap.tls: 'maybe'",
         "passwords never go in the TOML",
         "[bogus]: unknown section",
+        "smtp.verp: expected bool, got 'yes'",
+        "daemon.hard_bounces: 0 must be at least 1",
     ):
         assert needle in text, (needle, text)
     r = pbem(bad, "check-config")
@@ -128,12 +131,12 @@ def test_example_config_and_credentials_directory(tmp_path: Path) -> None:
     env = {"CREDENTIALS_DIRECTORY": str(creds), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
     code = (
         "from pbem.config import load; c = load('config/pbem.example.toml');"
-        "print(c.imap.password, c.smtp.password)"
+        "print(c.imap.password, c.smtp.password, c.verp, c.hard_bounces)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     )
-    assert out.stdout.split() == ["i", "s"]
+    assert out.stdout.split() == ["i", "s", "False", "3"]
 
 
 def test_check_config_tries_both_servers(stack: MailStack, tmp_path: Path) -> None:

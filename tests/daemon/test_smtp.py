@@ -209,3 +209,41 @@ def test_non_ascii_address_without_smtputf8_is_dead_lettered_and_the_next_mail_g
     statuses = {r["rcpts"][0]: r["status"] for r in store.outbox()}
     assert statuses["chloé@example.test"] == "dead"
     assert len(stack.messages(ALICE)) == 1
+
+
+def test_verp_row_is_split_per_recipient_with_its_own_envelope(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """RELIABILITY §2.4: with VERP each player's copy has its own envelope sender (same bytes,
+    same Message-ID); a 550 for one recipient dead-letters that one only."""
+    clock = Clock()
+    sender, store, client = _sender(stack, tmp_path, clock)
+    bob, ghost = "bob@example.test", "ghost@example.test"
+    sender.verp = lambda row, rcpt: None if rcpt == bob else f"moderator+b-{rcpt[:3]}@example.test"
+    mid, raw = build(
+        key="v", sender=MODERATOR, to=(ALICE, bob), subject="s", body="b\n", date=clock.now
+    )
+    row = make_row(
+        message_id=mid,
+        raw=raw,
+        rcpts=[ALICE, bob, ghost],
+        mail_from=MODERATOR,
+        now=clock.now,
+        kind="reply",
+        game="g1",
+    )
+    store.commit(outbox=[row])
+
+    async def go() -> None:
+        await sender.drain_once()
+        await client.close()
+
+    asyncio.run(go())
+    envelopes = [(f, r) for f, r, _ in stack.handler.received]
+    assert envelopes[:2] == [
+        ("moderator+b-ali@example.test", [ALICE]),
+        (MODERATOR, [bob]),
+    ]
+    (dead,) = [r for r in store.outbox() if r["status"] == "dead"]
+    assert dead["rcpts"] == [ghost]
+    assert stack.messages(ALICE)[0]["Message-ID"] == stack.messages(bob)[0]["Message-ID"] == mid
