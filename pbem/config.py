@@ -90,6 +90,9 @@ class Config:
     ``relay``: the list address is delivered to the daemon's mailbox and the daemon
     distributes accepted posts to the players itself (it moderates: holds, refuses)."""
     verp: bool = False
+    coalesce_replies: bool = True
+    """``[smtp] coalesce_replies``: private replies to one player queued together are sent as
+    one digest (RELIABILITY §2.5)."""
     """``[smtp] verp``: a per-recipient envelope sender on game mail (RELIABILITY §2.4)."""
     hard_bounces: int = 3
     """``[daemon] hard_bounces``: hard bounces within one deadline window that flag a player
@@ -316,6 +319,7 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         game_options=game_options,
         reminders_hours=tuple(float(x) for x in rem),
         verp=r.get(sm, "smtp", "verp", bool, False),
+        coalesce_replies=r.get(sm, "smtp", "coalesce_replies", bool, True),
         hard_bounces=r.get(d, "daemon", "hard_bounces", int, 3),
     )
     if cfg.hard_bounces < 1:

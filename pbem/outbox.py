@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from pbem.adapters.smtp import SendResult
 from pbem.limits import GlobalCap
-from pbem.mail.envelope import build
+from pbem.mail.envelope import build, digest
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +104,10 @@ class OutboxSender:
     """VERP (RELIABILITY §2.4): the envelope sender for one recipient of a row, or None for the
     row's own ``mail_from``. When it gives one, the row is sent once per recipient (same bytes,
     same Message-ID), each with its own envelope."""
+    coalesce: bool = True
+    """Private replies to one player of one game that are due together go out as one digest
+    (RELIABILITY §2.5): no delay is added, but a burst, or the backlog of an SMTP outage,
+    reaches a player as one mail rather than dozens."""
     _event: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: bool = False
     _alarm_raised: bool = False
@@ -139,21 +143,62 @@ class OutboxSender:
         )
         return due, nxt
 
+    def _groups(
+        self, due: Sequence[tuple[OutboxStore, dict[str, Any]]]
+    ) -> list[list[tuple[OutboxStore, dict[str, Any]]]]:
+        """Due rows in order, the private replies to one address of one game grouped."""
+        groups: list[list[tuple[OutboxStore, dict[str, Any]]]] = []
+        by_key: dict[tuple[int, str, str], list[tuple[OutboxStore, dict[str, Any]]]] = {}
+        for st, row in due:
+            coalescible = (
+                self.coalesce
+                and row.get("kind") == "reply"
+                and row.get("mail_from")  # not the null-sender replies to strangers
+                and len(row["rcpts"]) == 1
+            )
+            if not coalescible:
+                groups.append([(st, row)])
+                continue
+            key = (id(st), str(row.get("game")), str(row["rcpts"][0]).lower())
+            if key in by_key:
+                by_key[key].append((st, row))
+            else:
+                by_key[key] = [(st, row)]
+                groups.append(by_key[key])
+        return groups
+
+    def _digest_row(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        mids = [str(r["message_id"]) for r in rows]
+        mid, raw = digest(
+            [str(r["raw"]).encode("latin-1") for r in rows],
+            message_ids=mids,
+            sender=self.moderator,
+            to=str(rows[0]["rcpts"][0]),
+            date=self.clock(),
+        )
+        return {**rows[-1], "message_id": mid, "raw": raw.decode("latin-1")}
+
     async def drain_once(self) -> datetime | None:
         """Send every due row once; return when the next row is due (None: nothing pending)."""
         now = self.clock()
         due, nxt = self._due(now)
-        for st, row in due:
+        for group in self._groups(due):
             if self._stopping:
                 break
-            if not row.get("bypass_cap") and not self.cap.try_send(self.clock()):
+            first = group[0][1]
+            if not first.get("bypass_cap") and not self.cap.try_send(self.clock()):
                 self._raise_alarm()
                 retry_at = self.clock() + timedelta(minutes=1)
                 return retry_at if nxt is None else min(nxt, retry_at)
-            res = await self._send(row)
+            if len(group) == 1:
+                res = await self._send(first)
+            else:
+                res = await self._send(self._digest_row([row for _st, row in group]))
+                log.info("%d replies to %s sent as one digest", len(group), first["rcpts"][0])
             if res.sent:
                 self.fault("after_send")  # sent but not yet removed: a crash here resends
-            self._settle(st, row, res)
+            for st, row in group:
+                self._settle(st, row, res)
         return nxt if not due else self.clock()
 
     async def _send(self, row: Mapping[str, Any]) -> SendResult:

@@ -286,6 +286,7 @@ class Service:
             cap=GlobalCap(self.cfg.outbound_cap_per_hour),
             fault=self.fault,
             verp=self._verp_sender if self.cfg.verp else None,
+            coalesce=self.cfg.coalesce_replies,
         )
         self.scan_games()
 

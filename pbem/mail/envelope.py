@@ -112,6 +112,7 @@ def build(
     in_reply_to: str | None = None,
     thread: str | None = None,
     extra: Sequence[tuple[str, str]] = (),
+    references: Sequence[str] = (),
 ) -> tuple[str, bytes]:
     """Render one message; returns ``(message_id, bytes)``.
 
@@ -133,6 +134,7 @@ def build(
     refs: list[str] = []
     if thread and public:
         refs.append(thread_root(thread, domain))
+    refs += [_clean(r) for r in references if r and r != in_reply_to]
     if in_reply_to:
         refs.append(_clean(in_reply_to))
     if refs:
@@ -167,4 +169,44 @@ def build_outgoing(
         in_reply_to=out.in_reply_to,
         thread=out.thread,
         extra=extra,
+    )
+
+
+def digest(
+    parts: Sequence[bytes], *, message_ids: Sequence[str], sender: str, to: str, date: datetime
+) -> tuple[str, bytes]:
+    """Several private replies to one player, queued together, as ONE message (RELIABILITY
+    §2.5: receipts are always sent, but coalesced). Returns ``(message_id, bytes)``.
+
+    The Message-ID derives from the parts' own, so a digest resent after a crash is the same
+    message; it answers the last command (In-Reply-To), and keeps each reply's text in order.
+    """
+    import email as _email
+    import email.policy as _policy
+
+    subjects: list[str] = []
+    bodies: list[str] = []
+    answered: list[str] = []
+    for raw in parts:
+        msg = _email.message_from_bytes(raw, policy=_policy.default)
+        subjects.append(str(msg.get("Subject", "")))
+        replied = str(msg.get("In-Reply-To", "") or "")
+        if replied and replied not in answered:
+            answered.append(replied)
+        body = msg.get_body(("plain",))
+        try:
+            bodies.append(str(body.get_content()) if body is not None else "")
+        except (LookupError, ValueError):  # we wrote these bytes; kept defensive all the same
+            bodies.append("")
+    subject = subjects[-1] if len(set(subjects)) == 1 else subjects[0]
+    return build(
+        key="digest:" + "|".join(message_ids),
+        sender=sender,
+        to=(to,),
+        subject=f"{subject} (×{len(parts)})",
+        body=("\n" + "—" * 20 + "\n\n").join(b.rstrip("\n") + "\n" for b in bodies),
+        date=date,
+        auto="auto-replied",
+        in_reply_to=answered[-1] if answered else None,
+        references=answered[:-1],  # it answers every one of the player's mails
     )

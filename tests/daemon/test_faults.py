@@ -48,6 +48,8 @@ def _replied(stack: MailStack, sent: list[EmailMessage]) -> set[str]:
         for m in stack.messages(f"{p}@example.test"):
             if m["List-Id"] is None and m["In-Reply-To"]:
                 got.add(str(m["In-Reply-To"]))
+                # a digest of several replies (coalesced) answers every mail it names
+                got.update(str(m["References"] or "").split())
     return got
 
 

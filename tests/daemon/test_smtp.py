@@ -47,6 +47,7 @@ def _sender(
         bounce_address=MODERATOR,
         policy=SenderPolicy(base=timedelta(seconds=10)),
         cap=GlobalCap(cap),
+        coalesce=False,  # these tests count transactions; coalescing has its own test
     )
     return sender, store, client
 
@@ -247,3 +248,61 @@ def test_verp_row_is_split_per_recipient_with_its_own_envelope(
     (dead,) = [r for r in store.outbox() if r["status"] == "dead"]
     assert dead["rcpts"] == [ghost]
     assert stack.messages(ALICE)[0]["Message-ID"] == stack.messages(bob)[0]["Message-ID"] == mid
+
+
+def test_replies_due_together_are_coalesced_into_one_digest(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """RELIABILITY §2.5 (receipt coalescing): four replies to alice queued together (a burst,
+    or the backlog of an SMTP outage) reach her as ONE mail holding every reply in order,
+    answering every command (In-Reply-To + References); bob's reply and an alert go alone;
+    the digest's Message-ID derives from its parts, so a resend is the same message."""
+    clock = Clock()
+    sender, store, client = _sender(stack, tmp_path, clock)
+    sender.coalesce = True
+    rows = []
+    for i in range(4):
+        mid, raw = build(
+            key=f"r{i}",
+            sender=MODERATOR,
+            to=(ALICE,),
+            subject="[g] Your commands",
+            body=f"accepted: CMD w{i}\n",
+            date=clock.now,
+            auto="auto-replied",
+            in_reply_to=f"<cmd{i}@example.test>",
+        )
+        rows.append(
+            make_row(
+                message_id=mid,
+                raw=raw,
+                rcpts=[ALICE],
+                mail_from=MODERATOR,
+                now=clock.now,
+                kind="reply",
+                game="g",
+                seq=i,
+            )
+        )
+    rows.append({**_row("bob", clock.now, to="bob@example.test"), "game": "g"})
+    store.commit(outbox=rows)
+    again = sender._digest_row([r for r in rows[:4]])
+
+    async def go() -> None:
+        await sender.drain_once()
+        await client.close()
+
+    asyncio.run(go())
+    assert store.outbox() == []
+    got = stack.messages(ALICE)
+    assert len(got) == 1
+    body = str(got[0].get_content())
+    assert [line for line in body.splitlines() if line.startswith("accepted")] == [
+        f"accepted: CMD w{i}" for i in range(4)
+    ]
+    assert got[0]["In-Reply-To"] == "<cmd3@example.test>"
+    assert str(got[0]["References"]).split() == [f"<cmd{i}@example.test>" for i in range(4)]
+    assert str(got[0]["Subject"]) == "[g] Your commands (×4)"
+    assert got[0]["Auto-Submitted"] == "auto-replied"
+    assert got[0]["Message-ID"] == again["message_id"]
+    assert len(stack.messages("bob@example.test")) == 1
