@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real servers and tools the tests use: Dovecot IMAP + LMTP (started on loopback by
-# the fixtures), systemd-analyze (the unit's verify/security gate) and libfaketime (F14). Idempotent and quick when
-# everything is there.
+# the fixtures), systemd-analyze (the unit's verify/security gate) and libfaketime (the F14
+# clock-jump tests). Idempotent and quick when everything is there.
 set -euo pipefail
 pkgs=()
 command -v dovecot >/dev/null 2>&1 || pkgs+=(dovecot-imapd dovecot-lmtpd)
