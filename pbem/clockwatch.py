@@ -34,6 +34,12 @@ class ClockJump:
     def forward(self) -> bool:
         return self.skew > timedelta(0)
 
+    def then(self, later: ClockJump) -> ClockJump:
+        """This jump followed by a later one, as one (seen before the first was handled): the
+        skews add up; the normal time between the two counts as elapsed."""
+        skew = self.skew + later.skew
+        return ClockJump(self.before, later.after, (later.after - self.before) - skew)
+
     def describe(self) -> str:
         way = "forward" if self.forward else "backward"
         return (

@@ -192,6 +192,7 @@ class Service:
     clockwatch: ClockWatch = field(default_factory=ClockWatch)
     clock_jump: ClockJump | None = None  # detected, not handled yet
     clock_hold: bool = False  # a jump is being handled: scheduler-fired deadlines wait
+    clock_alerted: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
@@ -1072,10 +1073,7 @@ class Service:
         if jump is None:
             return None
         log.critical("clock jump: %s", jump.describe())
-        prev = self.clock_jump
-        if prev is not None:  # two steps before the loop got to the first: one jump
-            jump = ClockJump(prev.before, jump.after, prev.elapsed + jump.elapsed)
-        self.clock_jump = jump
+        self.clock_jump = jump if self.clock_jump is None else self.clock_jump.then(jump)
         if self.mailbox is not None:
             self.mailbox.interrupt.set()
         return jump
@@ -1103,17 +1101,27 @@ class Service:
         jump = self.clock_jump
         if jump is None:
             return
+        self.clock_jump = None
         self.clock_hold = True
         try:
-            self.clock_jump = None
             await self.submit("call", lambda: self._clock_alert(jump))
             if jump.forward:
                 await self.drain_at_startup(box, down=jump.skew)
             await self.submit("call", self.rearm_all)
+        except BaseException:
+            # IMAP dropped (or a stop) half-way: the jump stays pending, and scheduler-fired
+            # deadlines held, until it is handled in full after the reconnection
+            later = self.clock_jump
+            self.clock_jump = jump if later is None else jump.then(later)
+            raise
         finally:
             self.clock_hold = False
 
     def _clock_alert(self, jump: ClockJump) -> None:
+        key = f"clockjump:{jump.before.isoformat()}:{jump.after.isoformat()}"
+        if key in self.clock_alerted:
+            return  # a retry after an IMAP drop
+        self.clock_alerted.add(key)
         if not jump.forward:
             policy = "Deadlines were re-armed; none is resolved twice (compare-and-set)."
         elif jump.skew > timedelta(hours=self.cfg.outage_threshold_hours):
@@ -1125,7 +1133,7 @@ class Service:
             policy = "The mailbox is drained first, then passed deadlines are resolved in order."
         self.daemon.commit(
             outbox=self._admin_alert(
-                f"clockjump:{jump.before.isoformat()}:{jump.after.isoformat()}",
+                key,
                 self.clock(),
                 "[pbem] the wall clock jumped",
                 f"{jump.describe()}.\n{policy}\n",

@@ -10,7 +10,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pbem.adapters.imap import Fetched, ImapSettings
+import pytest
+
+from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
 from pbem.adapters.smtp import SmtpSettings
 from pbem.adapters.store import GameStore
 from pbem.cli_daemon import create_game
@@ -290,5 +292,55 @@ def test_backward_jump_rearms_and_resolves_nothing_twice(tmp_path: Path) -> None
         assert svc.scheduler.jobs["g1:phase-2"] == nxt  # type: ignore[attr-defined]
         alerts = [r for r in svc.daemon.outbox() if r["kind"] == "alert"]
         assert len(alerts) == 1 and b"backward" in _raw(alerts[0])
+
+    _run(svc, body)
+
+
+def test_two_jumps_before_handling_add_up() -> None:
+    w = ClockWatch()
+    w.observe(0.0, T0)
+    a = w.observe(10.0, T0 + timedelta(hours=1, seconds=10))
+    assert w.observe(70.0, T0 + timedelta(hours=1, seconds=70)) is None
+    b = w.observe(80.0, T0 + timedelta(hours=4, seconds=80))
+    assert a is not None and b is not None
+    both = a.then(b)
+    assert both.skew == timedelta(hours=4) and both.elapsed == timedelta(seconds=80)
+    back = w.observe(81.0, T0 + timedelta(seconds=81))  # and all the way back
+    assert back is not None and both.then(back).skew == timedelta(0)
+
+
+class DroppingBox(FakeBox):
+    def __init__(self, mails: list[Fetched]) -> None:
+        super().__init__(mails)
+        self.drops = 1
+
+    def pending_uids(self) -> list[int]:
+        if self.drops:
+            self.drops -= 1
+            raise ImapDown("dropped")
+        return super().pending_uids()
+
+
+def test_jump_survives_an_imap_drop_mid_handling(tmp_path: Path) -> None:
+    clocks = Clocks()
+    svc = _service(tmp_path, clocks)
+    box = DroppingBox([])
+    svc.mailbox = box
+
+    async def body() -> None:
+        svc.note_clock()
+        clocks.jump(timedelta(days=3))
+        svc.note_clock()
+        with pytest.raises(ImapDown):
+            await svc.handle_clock_jump(box)
+        # still pending: a scheduler-fired deadline stays held until the reconnection
+        assert svc.clock_jump is not None and not svc.clock_hold
+        assert await svc.submit("deadline", "g1", "phase-1", None) is False
+        await svc.handle_clock_jump(box)
+        assert svc.clock_jump is None
+        (rec,) = svc.games["g1"].store.deadline_states().values()
+        assert rec.get("extended_to") and _events(svc) == [("phase", 1, None)]
+        alerts = [r for r in svc.daemon.outbox() if r["kind"] == "alert"]
+        assert len(alerts) == 1, "one alert, not one per attempt"
 
     _run(svc, body)
