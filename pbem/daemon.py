@@ -124,6 +124,7 @@ async def serve(
         on_service(svc)
     worker = asyncio.create_task(svc.worker(), name="worker")
     sender = asyncio.create_task(svc.sender.run(), name="sender")
+    clock = asyncio.create_task(svc.watch_clock(), name="clock")
     try:
         await svc.submit("call", svc.recover_resolving)
         box = await svc.connect_imap(mk)
@@ -142,6 +143,8 @@ async def serve(
             await asyncio.wait_for(worker, 30)
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(sender, 10)
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(clock, 5)
         await smtp.close()
         if svc.mailbox is not None:
             await asyncio.to_thread(svc.mailbox.close)

@@ -23,6 +23,7 @@ import logging
 import re
 import secrets
 import threading
+import time
 import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from pbem.adapters.store import (
     list_games,
 )
 from pbem.auth import AuthVerdict, check_sender
+from pbem.clockwatch import ClockJump, ClockWatch
 from pbem.config import Config
 from pbem.core.errors import MailError
 from pbem.limits import GlobalCap, SenderLimits
@@ -236,6 +238,12 @@ class Service:
     daemon_keys: set[str] = field(default_factory=set)
     stats: dict[str, int] = field(default_factory=dict)
     resolver: Resolver = field(default_factory=UdpResolver)  # DKIM keys for auth "dkim_verify"
+    # clock-jump detection (F14): the monotonic clock is injectable like the wall clock
+    monotonic: Callable[[], float] = field(default=time.monotonic)
+    clockwatch: ClockWatch = field(default_factory=ClockWatch)
+    clock_jump: ClockJump | None = None  # detected, not handled yet
+    clock_hold: bool = False  # a jump is being handled: scheduler-fired deadlines wait
+    clock_alerted: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
@@ -1247,12 +1255,17 @@ class Service:
             return self.handle_batch(*item.args)
         if item.kind == "deadline":
             game_id, key, now = item.args
+            if now is None and self.deadlines_held():
+                log.warning("deadline %s:%s held: a clock jump is being handled", game_id, key)
+                return False  # the jump handler resolves or extends it, then rearms
             try:
                 return self.resolve_deadline(game_id, key, now)
             except Exception:
                 log.exception("deadline %s:%s failed; it stays open and is retried", game_id, key)
                 return False
         if item.kind == "remind":
+            if self.deadlines_held():
+                return 0  # a reminder whose time passed in a jump is not sent late (as rearm)
             try:
                 return self.send_reminders(*item.args)
             except Exception:
@@ -1376,13 +1389,17 @@ class Service:
         if proc or quar:
             self.fault("after_move")
 
-    async def drain_at_startup(self, box: Mailbox) -> None:
+    async def drain_at_startup(self, box: Mailbox, down: timedelta | None = None) -> None:
         """Outage policy (§5.4, requirement 11): drain the mailbox first, interleaving passed
         deadlines by time: mail that arrived before a deadline counts with ``now = INTERNALDATE``;
-        or, after a long outage, extend the passed deadlines and tell the players."""
+        or, after a long outage, extend the passed deadlines and tell the players.
+
+        ``down`` is the outage length (default: since the stored ``last_seen``); a forward clock
+        jump in a running daemon passes its size (:meth:`handle_clock_jump`)."""
         now = self.clock()
-        last = self.daemon.get_meta("last_seen")
-        down = now - datetime.fromisoformat(last) if last else timedelta(0)
+        if down is None:
+            last = self.daemon.get_meta("last_seen")
+            down = now - datetime.fromisoformat(last) if last else timedelta(0)
         fetched = sorted(await self.fetch_pending(box), key=lambda f: (f.internaldate, f.uid))
         if down > timedelta(hours=self.cfg.outage_threshold_hours) and self.passed_deadlines(now):
             await self.submit("call", lambda: self.extend_for_outage(now, down))
@@ -1426,6 +1443,9 @@ class Service:
             try:
                 if box is None or not box.connected:
                     box = await self.connect_imap(mk)
+                self.note_clock()
+                if self.clock_jump is not None:
+                    await self.handle_clock_jump(box)
                 await self.submit("call", self.scan_games_and_rearm)
                 await self.submit("call", self.retry_requests)
                 fetched = await self.fetch_pending(box)
@@ -1450,6 +1470,87 @@ class Service:
                 log.warning("IMAP dropped: %s", exc)
                 box = None
                 await self._sleep(0.5)
+
+    # ---- clock jumps (F14): the outage policy, applied while running ----------------------
+
+    def note_clock(self) -> ClockJump | None:
+        """Feed the watch one (monotonic, wall) pair. A jump is logged and kept pending for the
+        IMAP loop, whose wait it interrupts."""
+        jump = self.clockwatch.observe(self.monotonic(), self.clock())
+        if jump is None:
+            return None
+        log.critical("clock jump: %s", jump.describe())
+        self.clock_jump = jump if self.clock_jump is None else self.clock_jump.then(jump)
+        if self.mailbox is not None:
+            self.mailbox.interrupt.set()
+        return jump
+
+    def deadlines_held(self) -> bool:
+        """True while a jump is pending or handled: a scheduler-fired deadline then waits (the
+        scheduler reads the wall clock: after a forward jump it fires every deadline at once,
+        before the mailbox is drained)."""
+        self.note_clock()
+        return self.clock_hold or self.clock_jump is not None
+
+    async def watch_clock(self, period: float = 1.0) -> None:
+        """A cheap ticker (``serve`` runs it beside the loop): jumps are seen within a second
+        even while the IMAP loop sits in a long IDLE."""
+        while not self.stopping:
+            self.note_clock()
+            await self._sleep(period)
+
+    async def handle_clock_jump(self, box: Mailbox) -> None:
+        """The start-up outage policy, for a jump seen while running: alert the admins; a forward
+        jump longer than ``outage_threshold_hours`` is an outage (passed deadlines extended, the
+        players told); a shorter one drains the mailbox, then resolves passed deadlines in order.
+        A backward jump only rearms: resolution is a compare-and-set keyed by the deadline
+        instance, so nothing already resolved is resolved again."""
+        jump = self.clock_jump
+        if jump is None:
+            return
+        self.clock_jump = None
+        self.clock_hold = True
+        try:
+            await self.submit("call", lambda: self._clock_alert(jump))
+            if jump.forward:
+                await self.drain_at_startup(box, down=jump.skew)
+            await self.submit("call", self.rearm_all)
+        except BaseException:
+            # IMAP dropped (or a stop) half-way: the jump stays pending, and scheduler-fired
+            # deadlines held, until it is handled in full after the reconnection
+            later = self.clock_jump
+            self.clock_jump = jump if later is None else jump.then(later)
+            raise
+        finally:
+            self.clock_hold = False
+
+    def _clock_alert(self, jump: ClockJump) -> None:
+        key = f"clockjump:{jump.before.isoformat()}:{jump.after.isoformat()}"
+        if key in self.clock_alerted:
+            return  # a retry after an IMAP drop
+        self.clock_alerted.add(key)
+        if not jump.forward:
+            policy = "Deadlines were re-armed; none is resolved twice (compare-and-set)."
+        elif jump.skew > timedelta(hours=self.cfg.outage_threshold_hours):
+            policy = (
+                f"Treated as an outage (over {self.cfg.outage_threshold_hours} h): passed "
+                f"deadlines are extended by {self.cfg.outage_grace_hours} h and the players told."
+            )
+        else:
+            policy = "The mailbox is drained first, then passed deadlines are resolved in order."
+        self.daemon.commit(
+            outbox=self._admin_alert(
+                key,
+                self.clock(),
+                "[pbem] the wall clock jumped",
+                f"{jump.describe()}.\n{policy}\n",
+            )
+        )
+        self.sender.wake()
+
+    def rearm_all(self) -> None:
+        for game in list(self.games.values()):
+            self.rearm(game)
 
     def scan_games_and_rearm(self) -> None:
         for gid in self.scan_games():

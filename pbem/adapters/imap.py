@@ -88,6 +88,11 @@ def _utc(value: Any) -> datetime:
     return datetime.now(UTC)
 
 
+def _uid_set(uids: Sequence[int]) -> list[str]:
+    """``UID SEARCH`` criteria for exactly these UIDs."""
+    return ["UID", ",".join(str(u) for u in uids)]
+
+
 def _at_eof(c: IMAPClient) -> bool:
     """True if the peer closed a plain socket (a killed server makes idle_check return [])."""
     try:
@@ -237,18 +242,46 @@ class ImapMailbox:
         """Move our own UIDs out of INBOX, after their commit (requirement 2)."""
         if not uids:
             return
+        try:
+            self._move(list(uids), name)
+        except imaplib.IMAP4.abort as exc:
+            self.close()
+            raise ImapDown(f"UID MOVE: {type(exc).__name__}: {exc}") from exc
+        except imaplib.IMAP4.error as exc:
+            if "EXPUNGEISSUED" not in str(exc).upper():
+                self.close()
+                raise ImapDown(f"UID MOVE: {type(exc).__name__}: {exc}") from exc
+            # RFC 5530: another client (a webmail user deleting mail) expunged one of our UIDs
+            # before this session was told; NOOP-and-retry is the advised reply. Retry with the
+            # UIDs still there (the vanished ones were committed already: nothing is lost).
+            left = sorted(
+                int(u) for u in self._guard("UID SEARCH", self._c().search, _uid_set(uids))
+            )
+            log.warning(
+                "UID MOVE to %s: UID(s) %s expunged by another client; moving %s",
+                name,
+                sorted(set(uids) - set(left)),
+                left,
+            )
+            if left:
+                self._guard("UID MOVE", self._move, left, name)
+        except NETWORK_ERRORS as exc:
+            self.close()
+            raise ImapDown(f"UID MOVE: {type(exc).__name__}: {exc}") from exc
+
+    def _move(self, uids: list[int], name: str) -> None:
         c = self._c()
         folder = self.folder(name)
         if self.has_move:
-            self._guard("UID MOVE", c.move, list(uids), folder)
+            c.move(uids, folder)
             return
-        self._guard("UID COPY", c.copy, list(uids), folder)
-        self._guard("UID STORE", c.add_flags, list(uids), [b"\\Deleted"], True)
+        c.copy(uids, folder)
+        c.add_flags(uids, [b"\\Deleted"], True)
         if c.has_capability("UIDPLUS"):
-            self._guard("UID EXPUNGE", c.expunge, list(uids))
+            c.expunge(uids)
         else:  # pragma: no cover - servers without UIDPLUS are rare; warn loudly
             log.warning("server lacks UIDPLUS: plain EXPUNGE may remove others' \\Deleted mail")
-            self._guard("EXPUNGE", c.expunge)
+            c.expunge()
 
     # ---- waiting ------------------------------------------------------------------------
 

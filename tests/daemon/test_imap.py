@@ -116,3 +116,34 @@ def test_mail_announced_before_idle_is_not_missed(stack: MailStack) -> None:
     assert box.wait(8.0) is True
     assert time.monotonic() - started < 4.0
     box.close()
+
+
+def test_move_of_a_uid_another_client_expunged_is_not_a_drop(
+    stack: MailStack, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Dovecot answers ``NO [EXPUNGEISSUED]`` to a UID MOVE (and COPY) naming a UID another
+    session expunged before ours was told (F15): the rest is moved, the link kept."""
+    from imapclient import IMAPClient
+
+    for i in range(6):
+        stack.inject(_mail(i), MODERATOR)
+    box = _box(stack)
+    uids = box.pending_uids()
+    assert len(box.fetch(uids)) == 6
+    with IMAPClient("127.0.0.1", port=stack.dovecot.imap_port, ssl=False, timeout=10) as other:
+        other.login(MODERATOR, Dovecot.password(MODERATOR))
+        other.select_folder("INBOX")
+        other.delete_messages([uids[0]])
+        other.expunge()
+        box.move(uids[:3], "Processed")
+        other.noop()
+        other.delete_messages([uids[3]])
+        other.expunge()
+        box.has_move = False  # the COPY + \Deleted + UID EXPUNGE fallback, same answer
+        box.move(uids[3:], "Processed")
+    assert box.connected
+    assert caplog.text.count("expunged by another client") == 2, caplog.text
+    assert box.pending_uids() == []
+    got = sorted(str(m["Subject"]) for m in stack.messages(MODERATOR, "Processed"))
+    assert got == ["m1", "m2", "m4", "m5"]
+    box.close()
