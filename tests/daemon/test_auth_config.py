@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbem.auth import ar_pass, check_sender, hash_secret, verify_secret
-from pbem.config import AuthConfig, ConfigError, load
+from pbem.config import AuthConfig, ConfigError, load, parse_dns_server
 from tests.daemon.harness import (
     ROOT,
     Daemon,
@@ -216,3 +216,41 @@ def test_game_option_defaults_from_the_config(stack: MailStack, tmp_path: Path) 
         load(bad)
     assert "games.chess: unknown game" in str(err.value)
     assert "phases.night: phase durations are options of each game" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("127.0.0.1", ("127.0.0.1", 53)),
+        ("127.0.0.1:5353", ("127.0.0.1", 5353)),
+        ("::1", ("::1", 53)),
+        ("[::1]", ("::1", 53)),
+        ("[2001:db8::53]:5353", ("2001:db8::53", 5353)),
+    ],
+)
+def test_dns_server_accepted_forms(text: str, expected: tuple[str, int]) -> None:
+    """``[auth] dns_server``: where DKIM keys are asked for (requirement 5)."""
+    assert parse_dns_server(text) == expected
+
+
+def test_dns_server_config(tmp_path: Path) -> None:
+    base = (
+        '[moderator]\naddress = "m@example.test"\n[imap]\nhost = "h"\n[smtp]\nhost = "h"\n'
+        '[daemon]\ndata_dir = "/tmp/x"\n[auth]\nmethods = ["registered", "dkim_verify"]\n'
+    )
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(base)
+    assert (load(cfg).auth.dns_host, load(cfg).auth.dns_port) == (None, 53)
+    cfg.write_text(base + 'dns_server = "127.0.0.1:5353"\n')
+    assert (load(cfg).auth.dns_host, load(cfg).auth.dns_port) == ("127.0.0.1", 5353)
+    for bad, needle in (
+        ('"dns.example.test"', "not a host name"),
+        ('"127.0.0.1:0"', "is not a UDP port"),
+        ('"127.0.0.1:x"', "is not a UDP port"),
+        ('"[::1]5353"', "expected [IPv6]:port"),
+        ("53", "expected a string"),
+    ):
+        cfg.write_text(base + f"dns_server = {bad}\n")
+        with pytest.raises(ConfigError) as err:
+            load(cfg)
+        assert "auth.dns_server: " in str(err.value) and needle in str(err.value), str(err.value)
