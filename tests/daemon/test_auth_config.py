@@ -36,7 +36,7 @@ def _msg(*ar: str, body: str = "CMD x") -> EmailMessage:
 
 
 def test_authentication_results_only_topmost_of_our_authserv_id() -> None:
-    good = "mx.example.test; dkim=pass header.d=example.test; dmarc=pass"
+    good = "mx.example.test; dkim=pass header.d=example.test; dmarc=pass header.from=example.test"
     assert ar_pass(_msg(good), "mx.example.test", "example.test")
     # a forged pass lower in the block is ignored; the top one is ours and fails
     forged = _msg("mx.example.test; dkim=fail; dmarc=fail", good)
@@ -46,6 +46,26 @@ def test_authentication_results_only_topmost_of_our_authserv_id() -> None:
     # dkim=pass for another domain is not aligned
     other = _msg("mx.example.test; dkim=pass header.d=lists.example.test")
     assert not ar_pass(other, "mx.example.test", "example.test")
+
+
+def test_authentication_results_pass_must_name_the_from_domain() -> None:
+    """F13 regression (requirement 5): ``dmarc=pass`` used to count whatever From domain the
+    MTA evaluated; a comment used to be searched for ``header.d=``."""
+    ours = "mx.example.test"
+    for header, ok in (
+        ("mx.example.test; dmarc=pass (p=none dis=none) header.from=example.test", True),
+        ("mx.example.test; dmarc=pass header.from=Example.Test", True),
+        ("mx.example.test; dkim=pass (1024-bit key) header.d=example.test header.s=sel", True),
+        ("mx.example.test; dmarc = pass header.from = example.test", True),
+        # the MTA's pass was for another From (e.g. a From it parsed differently from us)
+        ("mx.example.test; dmarc=pass header.from=evil.test", False),
+        ("mx.example.test; dmarc=pass", False),  # for which From?
+        ("mx.example.test; dkim=pass (header.d=example.test) header.d=evil.test", False),
+        ("mx.example.test; dkim=pass header.d=evil.test header.i=@example.test", False),
+        ("mx.example.test; dkim=pass header.d=sub.example.test", False),
+        ("mx.example.test; dkim=fail header.d=example.test; x-dmarc=pass", False),
+    ):
+        assert ar_pass(_msg(header), ours, "example.test") is ok, header
 
 
 def test_secret_code_layer() -> None:
@@ -76,7 +96,7 @@ def test_forged_command_rejected_and_registered_address_told(
         forged = mail("alice@example.test", "CMD forged", Reply_To="evil@example.test")
         forged["Authentication-Results"] = "mx.example.test; dkim=fail; dmarc=fail"
         genuine = mail("alice@example.test", "CMD genuine")
-        genuine["Authentication-Results"] = "mx.example.test; dmarc=pass"
+        genuine["Authentication-Results"] = "mx.example.test; dmarc=pass header.from=example.test"
         send(stack, forged, genuine)
         wait_for(
             lambda: [e.get("word") for e in game_state(data, "g1")[0]] == [None, "genuine"],

@@ -236,6 +236,13 @@ def test_f13_forged_authentication_results_lower_in_the_header_block(
         "f13 ar-ours-fail": b"Authentication-Results: mx.example.test; dkim=none; dmarc=none\r\n"
         + forged
         + raw("CMD arfail", "f13 ar-ours-fail", Reply_To=BOB),
+        # our MTA's DMARC pass was for the attacker's domain: it read this From as
+        # mallory@evil.test, pbem (Python's parser) reads alice: the pass is not alice's
+        "f13 dmarc-other-from": b"Authentication-Results: mx.example.test; dmarc=pass heade"
+        b"r.from=evil.test\r\n"
+        + raw("CMD dmarcother", "f13 dmarc-other-from", Reply_To=BOB).replace(
+            b"From: alice@example.test\n", b"From: alice@example.test <mallory@evil.test>\n"
+        ),
         # no A-R of ours at all: an ARC-Authentication-Results with our id is not one
         "f13 arc-ar": b"ARC-Authentication-Results: i=1; mx.example.test; dkim=pass header.d=exa"
         b"mple.test\r\n" + raw("CMD arcar", "f13 arc-ar", Reply_To=BOB),
