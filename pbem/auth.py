@@ -36,7 +36,7 @@ from email.message import EmailMessage
 from email.utils import getaddresses
 
 from pbem.config import AuthConfig
-from pbem.mail.dkim import Resolver, aligned_pass
+from pbem.mail.dkim import Resolver, aligned_signatures
 
 _SECRET_LINE = re.compile(r"^\s*(?:SECRET|CODE)\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
 
@@ -51,6 +51,11 @@ class AuthVerdict:
     reason: str = ""
     """A code for the notice template: ``no_secret``, ``bad_secret`` or ``no_dkim``."""
     message: EmailMessage | None = None
+    replay_keys: tuple[str, ...] = ()
+    """With ``dkim_verify``: ``dkim:<sha256 of b=>`` of each valid aligned signature. A
+    signed mail re-delivered by an MTA (or replayed by an attacker) has new bytes, so a new
+    content hash, but the same signatures: a caller that ledgers these keys with the content
+    hash can refuse the replay (RELIABILITY §1.6 layer 4; F13)."""
 
 
 def new_secret() -> str:
@@ -177,10 +182,14 @@ def check_sender(
         domain = sender.rpartition("@")[2]
         if not cfg.authserv_id or not ar_pass(msg, cfg.authserv_id, domain):
             return AuthVerdict(False, registered, "no_dkim")
+    replay_keys: tuple[str, ...] = ()
     if "dkim_verify" in cfg.methods:
         domain = sender.rpartition("@")[2]
         if raw is None or resolver is None or now is None:
             return AuthVerdict(False, registered, "no_dkim")
-        if not aligned_pass(raw, domain, resolver, now):
+        valid = aligned_signatures(raw, domain, resolver, now)
+        if not valid:
             return AuthVerdict(False, registered, "no_dkim")
-    return AuthVerdict(True, registered, message=out if out is not msg else None)
+        replay_keys = tuple(sorted({f"dkim:{r.signature}" for r in valid}))
+    message = out if out is not msg else None
+    return AuthVerdict(True, registered, message=message, replay_keys=replay_keys)

@@ -27,6 +27,8 @@ tests/chasse/test_mail.py::test_cas_604_late_commands_rejected (CAS-604).
 
 from __future__ import annotations
 
+import email
+import email.policy
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -36,6 +38,8 @@ from pathlib import Path
 import pytest
 from imapclient import IMAPClient
 
+from pbem.auth import AuthVerdict, check_sender
+from pbem.config import AuthConfig
 from pbem.mail import dkim
 from tests.daemon.conftest import MODERATOR
 from tests.daemon.harness import (
@@ -307,7 +311,8 @@ def test_f13_replay_of_the_identical_bytes_is_a_no_op(
     strict=True,
     reason="known gap: each MTA delivery adds its own Received line, so a captured signed "
     "mail re-sent by an attacker has new bytes and a new content hash; the ledger does not "
-    "see a replay (a fix: also ledger the verified signature's b= value)",
+    "see a replay. The fix: the service ledgers AuthVerdict.replay_keys (the verified "
+    "signatures' b= hashes) with the content hash and refuses a mail whose key it has seen",
 )
 def test_f13_replay_redelivered_by_the_mta_is_applied_once(
     stack: MailStack, tmp_path: Path, dns: Responder
@@ -330,3 +335,30 @@ def test_f13_replay_redelivered_by_the_mta_is_applied_once(
     finally:
         d.stop()
         d.kill()
+
+
+def test_f13_replay_keys_survive_redelivery() -> None:
+    """The pure half of the MTA-replay fix (requirement 5, RELIABILITY §1.6 layer 4): with
+    ``dkim_verify`` the verdict carries a key per valid aligned signature, the same for the
+    mail as first received and as re-delivered with new trace headers (new bytes), and
+    different for another signed mail of alice's."""
+    cfg = AuthConfig(("registered", "dkim_verify"))
+    keys = {("sel", "example.test"): key_record(ALICE_KEY)}
+
+    def lookup(selector: str, domain: str) -> str | None:
+        return keys.get((selector, domain))
+
+    def verdict(data: bytes) -> AuthVerdict:
+        msg = email.message_from_bytes(data, policy=email.policy.default)
+        assert isinstance(msg, EmailMessage)
+        players = {"alice": ALICE, "bob": BOB}
+        return check_sender(msg, players, cfg, {}, raw=data, resolver=lookup, now=datetime.now(UTC))
+
+    first = signed(raw("CMD good", "f13 keys"))
+    again = b"Received: from mx.evil.test by mx.example.test; Sun, 29 Nov 2026 12:00:00 +0000\r\n"
+    v1, v2 = verdict(first), verdict(again + first)
+    assert v1.ok and v2.ok and len(v1.replay_keys) == 1
+    assert v1.replay_keys == v2.replay_keys and v1.replay_keys[0].startswith("dkim:")
+    other = verdict(signed(raw("CMD good", "f13 keys")))  # same text, a new Message-ID
+    assert other.ok and other.replay_keys != v1.replay_keys
+    assert verdict(raw("CMD good", "f13 keys")).replay_keys == ()  # unsigned: rejected, no key
