@@ -9,8 +9,9 @@ command whose From is a registered address:
   stored scrypt-hashed and compared in constant time; the line is removed before parsing, so it is
   never echoed in a reply nor logged.
 - ``dkim``: the TOPMOST ``Authentication-Results`` header must come from the configured
-  authserv-id and say ``dmarc=pass`` or ``dkim=pass header.d=<From domain>``; lower (forgeable)
-  copies are ignored.
+  authserv-id and say ``dmarc=pass header.from=<From domain>`` or ``dkim=pass
+  header.d=<From domain>``; lower (forgeable) copies are ignored, and so is ARC: an
+  ``ARC-Authentication-Results`` (or a whole ARC set) is never trusted, whoever sealed it.
 - ``dkim_verify``: the raw message must carry a valid DKIM signature (checked in-process by
   :mod:`pbem.mail.dkim` over ALL signatures, ``l=`` refused) whose d= is the From domain or a
   parent of it. Works without a trusted border MTA; needs DNS for the keys.
@@ -35,7 +36,7 @@ from email.message import EmailMessage
 from email.utils import getaddresses
 
 from pbem.config import AuthConfig
-from pbem.mail.dkim import Resolver, aligned_pass
+from pbem.mail.dkim import Resolver, aligned_signatures
 
 _SECRET_LINE = re.compile(r"^\s*(?:SECRET|CODE)\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
 
@@ -50,6 +51,11 @@ class AuthVerdict:
     reason: str = ""
     """A code for the notice template: ``no_secret``, ``bad_secret`` or ``no_dkim``."""
     message: EmailMessage | None = None
+    replay_keys: tuple[str, ...] = ()
+    """With ``dkim_verify``: ``dkim:<sha256 of b=>`` of each valid aligned signature. A
+    signed mail re-delivered by an MTA (or replayed by an attacker) has new bytes, so a new
+    content hash, but the same signatures: a caller that ledgers these keys with the content
+    hash can refuse the replay (RELIABILITY §1.6 layer 4; F13)."""
 
 
 def new_secret() -> str:
@@ -76,8 +82,35 @@ def _from(msg: EmailMessage) -> str:
         return ""
 
 
+_COMMENT = re.compile(r"\([^()]*\)")
+
+
+def _clause(text: str) -> tuple[str, dict[str, str]]:
+    """``method=result`` and the ``ptype.property=value`` pairs of one resinfo (RFC 8601 §2.2),
+    lower-cased, comments removed (a comment is free text: never read as a property)."""
+    text = text.lower()
+    while True:
+        stripped = _COMMENT.sub(" ", text)
+        if stripped == text:
+            break
+        text = stripped
+    words = re.sub(r"\s*=\s*", "=", text).split()
+    props: dict[str, str] = {}
+    for word in words[1:]:
+        name, eq, value = word.partition("=")
+        if eq:
+            props.setdefault(name, value.strip('"'))
+    return (words[0] if words else ""), props
+
+
 def ar_pass(msg: EmailMessage, authserv_id: str, domain: str) -> bool:
-    """True if the topmost Authentication-Results is ours and shows an aligned pass."""
+    """True if the topmost Authentication-Results is ours and shows an aligned pass:
+    ``dkim=pass header.d=<domain>`` or ``dmarc=pass header.from=<domain>``.
+
+    A ``dmarc=pass`` must name the From domain it was evaluated for (as OpenDMARC, rspamd,
+    Gmail and Microsoft all write it): a pass the MTA gave another From domain (a From it
+    parsed differently from us, e.g. ``alice@example.org <mallory@evil.example>``) is not ours.
+    """
     headers = msg.get_all("Authentication-Results", [])
     if not headers:
         return False
@@ -85,11 +118,12 @@ def ar_pass(msg: EmailMessage, authserv_id: str, domain: str) -> bool:
     serv, _, results = top.partition(";")
     if serv.strip().split()[0:1] != [authserv_id]:
         return False
+    domain = domain.lower()
     for clause in results.split(";"):
-        c = clause.strip().lower()
-        if c.startswith("dmarc=pass"):
+        result, props = _clause(clause)
+        if result == "dmarc=pass" and props.get("header.from") == domain:
             return True
-        if c.startswith("dkim=pass") and re.search(rf"header\.d={re.escape(domain)}(\s|$)", c):
+        if result == "dkim=pass" and props.get("header.d") == domain:
             return True
     return False
 
@@ -148,10 +182,14 @@ def check_sender(
         domain = sender.rpartition("@")[2]
         if not cfg.authserv_id or not ar_pass(msg, cfg.authserv_id, domain):
             return AuthVerdict(False, registered, "no_dkim")
+    replay_keys: tuple[str, ...] = ()
     if "dkim_verify" in cfg.methods:
         domain = sender.rpartition("@")[2]
         if raw is None or resolver is None or now is None:
             return AuthVerdict(False, registered, "no_dkim")
-        if not aligned_pass(raw, domain, resolver, now):
+        valid = aligned_signatures(raw, domain, resolver, now)
+        if not valid:
             return AuthVerdict(False, registered, "no_dkim")
-    return AuthVerdict(True, registered, message=out if out is not msg else None)
+        replay_keys = tuple(sorted({f"dkim:{r.signature}" for r in valid}))
+    message = out if out is not msg else None
+    return AuthVerdict(True, registered, message=message, replay_keys=replay_keys)

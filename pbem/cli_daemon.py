@@ -130,7 +130,25 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     except Exception as exc:
         print(f"SMTP: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
         rc = 1
+    if "dkim_verify" in cfg.auth.methods:
+        rc = max(rc, _check_dns(cfg))
     return rc
+
+
+def _check_dns(cfg: Any) -> int:
+    """One TXT query to the resolver DKIM keys are asked from (an NXDOMAIN is an answer)."""
+    from pbem.adapters.dns import UdpResolver, system_nameserver
+
+    resolver = UdpResolver(cfg.auth.dns_host, cfg.auth.dns_port)
+    server = f"{resolver.nameserver or system_nameserver()} port {resolver.port}"
+    name = "_domainkey." + cfg.moderator.rpartition("@")[2]
+    try:
+        records = resolver.txt(name)
+    except (OSError, ValueError) as exc:
+        print(f"DNS {server}: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(f"DNS {server}: answered ({len(records)} TXT record(s) for {name})")
+    return 0
 
 
 def _option_value(text: str) -> Any:

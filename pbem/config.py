@@ -7,6 +7,7 @@ in the file is an error, so a secret cannot sneak in by habit.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 import zoneinfo
@@ -47,6 +48,10 @@ class AuthConfig:
     ``from`` when ``methods`` is the registered address alone (a list vote is then exactly
     as strong as a private command), else ``confirm``. A relayed list is authenticated like
     private mail and ignores this."""
+    dns_host: str | None = None
+    """``[auth] dns_server``: the resolver asked for DKIM keys (``dkim_verify``), an IP
+    address; None: the first ``nameserver`` of /etc/resolv.conf, read at each query."""
+    dns_port: int = 53
 
     @property
     def confirm_list_votes(self) -> bool:
@@ -180,6 +185,33 @@ class _Reader:
             return ""
 
 
+def parse_dns_server(text: str) -> tuple[str, int]:
+    """``host[:port]`` of ``[auth] dns_server``: an IPv4 address, an IPv6 one (bare, or in
+    brackets to add a port: ``[::1]:5353``), port 53 by default. ValueError says what is wrong.
+
+    A host name is refused: resolving the resolver's own name would need a resolver.
+    """
+    text = text.strip()
+    host, port = text, "53"
+    if text.startswith("["):
+        host, sep, rest = text[1:].partition("]")
+        if not sep or (rest and not rest.startswith(":")):
+            raise ValueError(f"{text!r}: expected [IPv6]:port")
+        port = rest[1:] if rest else "53"
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        raise ValueError(
+            f"{text!r}: expected an IP address with an optional port (127.0.0.1:5353, "
+            "[::1]:5353), not a host name"
+        ) from None
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(f"{text!r}: port {port!r} is not a UDP port (1..65535)")
+    return host, int(port)
+
+
 def _game_ids() -> list[str]:
     from pbem.games import GAMES
 
@@ -268,6 +300,17 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
     list_votes = r.get(au, "auth", "list_votes", str, "auto")
     if list_votes not in LIST_VOTES:
         r.problems.append(f"auth.list_votes: {list_votes!r} must be one of {', '.join(LIST_VOTES)}")
+    dns_host: str | None = None
+    dns_port = 53
+    dns_server = au.get("dns_server")
+    if dns_server is not None:
+        if not isinstance(dns_server, str):
+            r.problems.append(f"auth.dns_server: expected a string, got {dns_server!r}")
+        else:
+            try:
+                dns_host, dns_port = parse_dns_server(dns_server)
+            except ValueError as exc:
+                r.problems.append(f"auth.dns_server: {exc}")
     if "dkim" in methods and not authserv:
         r.problems.append("auth.authserv_id: required when auth.methods has 'dkim'")
     ph = r.table("phases", required=False)
@@ -315,7 +358,13 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         heartbeat_seconds=r.get(d, "daemon", "heartbeat_seconds", float, 60.0),
         ledger_retention_days=r.get(d, "daemon", "ledger_retention_days", int, 30),
         group_commit=max(1, r.get(d, "daemon", "group_commit", int, 50)),
-        auth=AuthConfig(tuple(methods), str(authserv) if authserv else None, list_votes),
+        auth=AuthConfig(
+            tuple(methods),
+            str(authserv) if authserv else None,
+            list_votes,
+            dns_host=dns_host,
+            dns_port=dns_port,
+        ),
         game_options=game_options,
         reminders_hours=tuple(float(x) for x in rem),
         verp=r.get(sm, "smtp", "verp", bool, False),

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pbem.adapters.dns import UdpResolver
 from pbem.adapters.imap import ImapMailbox
 from pbem.adapters.scheduler import DeadlineScheduler
 from pbem.adapters.smtp import SmtpClient
@@ -116,6 +117,8 @@ async def serve(
         scheduler=sched,
         fault=fault_from_env(),
         on_alive=notifier.alive,
+        # DKIM keys (auth "dkim_verify") from [auth] dns_server, else resolv.conf's first
+        resolver=UdpResolver(cfg.auth.dns_host, cfg.auth.dns_port),
     )
     svc.open()
     for sig in (signal.SIGTERM, signal.SIGINT):

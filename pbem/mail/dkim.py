@@ -54,6 +54,10 @@ class SignatureResult:
     selector: str
     ok: bool
     reason: str
+    signature: str = ""
+    """On a pass, the sha256 (hex) of the signature value b=: the same signed mail, whatever
+    unsigned headers an MTA or a replaying attacker added (new ``Received`` lines, new bytes),
+    has the same one, so it can key a replay ledger (RELIABILITY §1.6 layer 4)."""
 
 
 class _Fail(Exception):
@@ -259,8 +263,9 @@ def _key(record: str | None) -> tuple[int, int]:
 
 def _check(
     fields: list[bytes], body: bytes, sig_field: bytes, resolver: Resolver, now: int
-) -> None:
-    """Raise _Fail(reason) unless ``sig_field`` is a valid signature of the message."""
+) -> bytes:
+    """The signature value of ``sig_field``; raise _Fail(reason) unless it is a valid
+    signature of the message."""
     try:
         tags = parse_tags(sig_field.partition(b":")[2].decode("ascii"))
     except (UnicodeDecodeError, ValueError):
@@ -301,6 +306,7 @@ def _check(
     data = signed_headers(fields, names, sig_field, header_c == "relaxed")
     if not rsa_sha256_verify(n, e, b, data):
         raise _Fail("bad_signature")
+    return b
 
 
 def _sig_ids(field: bytes) -> tuple[str, str]:
@@ -339,11 +345,12 @@ def verify(
         if len(results) == MAX_SIGNATURES:
             break
         try:
-            _check(fields, body, field, resolver, _timestamp(now))
+            b = _check(fields, body, field, resolver, _timestamp(now))
         except _Fail as fail:
             results.append(SignatureResult(domain, selector, False, str(fail.args[0])))
         else:
-            results.append(SignatureResult(domain, selector, True, "pass"))
+            digest = hashlib.sha256(b).hexdigest()
+            results.append(SignatureResult(domain, selector, True, "pass", digest))
     return results
 
 
@@ -358,14 +365,21 @@ def aligned(signing_domain: str, from_domain: str) -> bool:
     return bool(d) and (d == f or (f.endswith("." + d) and "." in d))
 
 
-def aligned_pass(raw: bytes, from_domain: str, resolver: Resolver, now: datetime | int) -> bool:
-    """True if ANY signature aligned with ``from_domain`` is valid (all of them are tried).
+def aligned_signatures(
+    raw: bytes, from_domain: str, resolver: Resolver, now: datetime | int
+) -> list[SignatureResult]:
+    """The valid signatures aligned with ``from_domain`` (all of them are tried).
 
-    A message with several From fields fails outright (RFC 6376 §8.15): which one a reader sees
-    is not necessarily the signed one.
+    A message with several From fields has none (RFC 6376 §8.15): which one a reader sees is
+    not necessarily the signed one.
     """
     fields, _ = split_message(raw)
     if sum(_name(f) == b"from" for f in fields) != 1:
-        return False
+        return []
     results = verify(raw, resolver, now, only=lambda d: aligned(d, from_domain))
-    return any(r.ok for r in results)
+    return [r for r in results if r.ok]
+
+
+def aligned_pass(raw: bytes, from_domain: str, resolver: Resolver, now: datetime | int) -> bool:
+    """True if ANY signature aligned with ``from_domain`` is valid."""
+    return bool(aligned_signatures(raw, from_domain, resolver, now))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbem.auth import ar_pass, check_sender, hash_secret, verify_secret
-from pbem.config import AuthConfig, ConfigError, load
+from pbem.config import AuthConfig, ConfigError, load, parse_dns_server
 from tests.daemon.harness import (
     ROOT,
     Daemon,
@@ -36,7 +36,7 @@ def _msg(*ar: str, body: str = "CMD x") -> EmailMessage:
 
 
 def test_authentication_results_only_topmost_of_our_authserv_id() -> None:
-    good = "mx.example.test; dkim=pass header.d=example.test; dmarc=pass"
+    good = "mx.example.test; dkim=pass header.d=example.test; dmarc=pass header.from=example.test"
     assert ar_pass(_msg(good), "mx.example.test", "example.test")
     # a forged pass lower in the block is ignored; the top one is ours and fails
     forged = _msg("mx.example.test; dkim=fail; dmarc=fail", good)
@@ -46,6 +46,26 @@ def test_authentication_results_only_topmost_of_our_authserv_id() -> None:
     # dkim=pass for another domain is not aligned
     other = _msg("mx.example.test; dkim=pass header.d=lists.example.test")
     assert not ar_pass(other, "mx.example.test", "example.test")
+
+
+def test_authentication_results_pass_must_name_the_from_domain() -> None:
+    """F13 regression (requirement 5): ``dmarc=pass`` used to count whatever From domain the
+    MTA evaluated; a comment used to be searched for ``header.d=``."""
+    ours = "mx.example.test"
+    for header, ok in (
+        ("mx.example.test; dmarc=pass (p=none dis=none) header.from=example.test", True),
+        ("mx.example.test; dmarc=pass header.from=Example.Test", True),
+        ("mx.example.test; dkim=pass (1024-bit key) header.d=example.test header.s=sel", True),
+        ("mx.example.test; dmarc = pass header.from = example.test", True),
+        # the MTA's pass was for another From (e.g. a From it parsed differently from us)
+        ("mx.example.test; dmarc=pass header.from=evil.test", False),
+        ("mx.example.test; dmarc=pass", False),  # for which From?
+        ("mx.example.test; dkim=pass (header.d=example.test) header.d=evil.test", False),
+        ("mx.example.test; dkim=pass header.d=evil.test header.i=@example.test", False),
+        ("mx.example.test; dkim=pass header.d=sub.example.test", False),
+        ("mx.example.test; dkim=fail header.d=example.test; x-dmarc=pass", False),
+    ):
+        assert ar_pass(_msg(header), ours, "example.test") is ok, header
 
 
 def test_secret_code_layer() -> None:
@@ -76,7 +96,7 @@ def test_forged_command_rejected_and_registered_address_told(
         forged = mail("alice@example.test", "CMD forged", Reply_To="evil@example.test")
         forged["Authentication-Results"] = "mx.example.test; dkim=fail; dmarc=fail"
         genuine = mail("alice@example.test", "CMD genuine")
-        genuine["Authentication-Results"] = "mx.example.test; dmarc=pass"
+        genuine["Authentication-Results"] = "mx.example.test; dmarc=pass header.from=example.test"
         send(stack, forged, genuine)
         wait_for(
             lambda: [e.get("word") for e in game_state(data, "g1")[0]] == [None, "genuine"],
@@ -216,3 +236,41 @@ def test_game_option_defaults_from_the_config(stack: MailStack, tmp_path: Path) 
         load(bad)
     assert "games.chess: unknown game" in str(err.value)
     assert "phases.night: phase durations are options of each game" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("127.0.0.1", ("127.0.0.1", 53)),
+        ("127.0.0.1:5353", ("127.0.0.1", 5353)),
+        ("::1", ("::1", 53)),
+        ("[::1]", ("::1", 53)),
+        ("[2001:db8::53]:5353", ("2001:db8::53", 5353)),
+    ],
+)
+def test_dns_server_accepted_forms(text: str, expected: tuple[str, int]) -> None:
+    """``[auth] dns_server``: where DKIM keys are asked for (requirement 5)."""
+    assert parse_dns_server(text) == expected
+
+
+def test_dns_server_config(tmp_path: Path) -> None:
+    base = (
+        '[moderator]\naddress = "m@example.test"\n[imap]\nhost = "h"\n[smtp]\nhost = "h"\n'
+        '[daemon]\ndata_dir = "/tmp/x"\n[auth]\nmethods = ["registered", "dkim_verify"]\n'
+    )
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(base)
+    assert (load(cfg).auth.dns_host, load(cfg).auth.dns_port) == (None, 53)
+    cfg.write_text(base + 'dns_server = "127.0.0.1:5353"\n')
+    assert (load(cfg).auth.dns_host, load(cfg).auth.dns_port) == ("127.0.0.1", 5353)
+    for bad, needle in (
+        ('"dns.example.test"', "not a host name"),
+        ('"127.0.0.1:0"', "is not a UDP port"),
+        ('"127.0.0.1:x"', "is not a UDP port"),
+        ('"[::1]5353"', "expected [IPv6]:port"),
+        ("53", "expected a string"),
+    ):
+        cfg.write_text(base + f"dns_server = {bad}\n")
+        with pytest.raises(ConfigError) as err:
+            load(cfg)
+        assert "auth.dns_server: " in str(err.value) and needle in str(err.value), str(err.value)
