@@ -723,6 +723,13 @@ class Service:
             game.keys.add(key)
             self.sender.wake()
             return
+        if any(k in game.keys for k in verdict.replay_keys):
+            # the same DKIM signature seen before: a captured mail re-sent (new trace
+            # headers, so a new content key); applied once (requirement 5, RELIABILITY §1.6)
+            log.warning("game %s: mail %s replays a signed mail: ignored", game.id, key[:12])
+            game.store.commit(ledger_key=key, ledger_info={**info, "why": "replay"})
+            game.keys.add(key)
+            return
         if channel == "private" and verdict.registered:
             pending = self._pending_confirmation(game, msg, verdict.registered)
             if pending is not None:
@@ -755,10 +762,16 @@ class Service:
             elif post == "hold" and sent is not None:
                 hold = {"key": key, "raw": sent.decode("latin-1"), "at": now.isoformat()}
         game.store.commit(
-            events=step.events, outbox=rows, ledger_key=key, ledger_info=info, hold=hold
+            events=step.events,
+            outbox=rows,
+            ledger_key=key,
+            ledger_info=info,
+            hold=hold,
+            extra_keys=verdict.replay_keys,
         )
         self.fault("after_state")
         game.keys.add(key)
+        game.keys.update(verdict.replay_keys)
         game.table.apply(step)
         self._bounce_clear(game, verdict.registered if step.events else None, now)
         if step.events:

@@ -487,6 +487,7 @@ class GameStore:
         hold: Mapping[str, Any] | None = None,
         unhold: Sequence[str] = (),
         bounces: Sequence[Mapping[str, Any]] = (),
+        extra_keys: Sequence[str] = (),
     ) -> None:
         """Events + outbox rows + ledger key (+ deadline state, + a held list post added or
         released by key, + players' bounce records) in ONE atomic write."""
@@ -504,6 +505,8 @@ class GameStore:
                 box.insert(dict(row))
             if ledger_key is not None:
                 self.head.table("ledger").insert({"key": ledger_key, **(ledger_info or {})})
+            for extra in extra_keys:  # e.g. a verified DKIM signature: replays are refused
+                self.head.table("ledger").insert({"key": extra, "of": ledger_key})
             if deadline is not None:
                 self.head.upsert("deadlines", deadline, key=deadline["key"])
             if hold is not None:

@@ -35,6 +35,7 @@ def write_config(
     moderator: str = MODERATOR,
     name: str = "pbem",
     list_mode: str = "external",
+    extra_smtp: str = "",
 ) -> Path:
     (tmp / f"{name}-imap.pass").write_text(Dovecot.password(moderator) + "\n")
     data = tmp / f"data{'' if name == 'pbem' else '-' + name}"
@@ -67,6 +68,7 @@ host = "127.0.0.1"
 port = {stack.smtp.port}
 tls = "none"
 timeout = 5
+{extra_smtp}
 
 [daemon]
 data_dir = "{data}"
