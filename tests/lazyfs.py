@@ -35,7 +35,7 @@ import itertools
 import os
 import random
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -513,14 +513,24 @@ def record(base: Path) -> Iterator[Recorder]:
     rec.verify()
 
 
+#: the value of a component a disk does not have (a game not created yet)
+ABSENT = "(absent)"
+#: the component an unreadable disk reports
+ERROR = "ERROR"
+
+State = Mapping[str, str]
+
+
 @dataclass
 class Violation:
     cut: int  # index in the log of the last operation before the power cut
     op: Op
-    step: str
-    state: str
+    step: str  # the step in flight at the cut, or the last one that returned
+    state: str  # which disk: the directory changes that did not make it, the data variants
+    component: str
     got: str
     allowed: list[str]
+    older: bool  # got is what an earlier, returned step left: a returned commit was lost
 
 
 @dataclass
@@ -530,39 +540,41 @@ class Report:
     distinct: int = 0
     sampled: int = 0  # cut points with too many unsynced directory changes to try every subset
     steps: int = 0
-    after: list[str] = field(default_factory=list)  # the state after each step (0: before)
+    after: list[State] = field(default_factory=list)  # the state after each step (0: before)
     violations: list[Violation] = field(default_factory=list)
 
 
 def check(
     rec: Recorder,
-    recover: Callable[[Path], str],
+    recover: Callable[[Path], State],
     workdir: Path,
     seed: int = 7,
     max_subsets: int = 4096,
     max_violations: int | None = None,
 ) -> Report:
     """Cut the power after every operation of ``rec.log``; open each possible disk with
-    ``recover`` (which returns a canonical text of the logical state, or raises).
+    ``recover``, which returns the logical state as components (one per unit that is written
+    atomically, e.g. one per state file) of canonical text, or raises.
 
-    After the cut at operation i, with k steps returned, the recovered state must equal the
-    state after step k, or, if step k+1 was in flight, the state after step k+1. The check
-    stops early once ``max_violations`` are found (negative controls need only a few).
+    After the cut at operation i, with k steps returned, each component must equal its value
+    after step k, or, if step k+1 was in flight, its value after step k+1 (a step that writes
+    several files, a group commit, may be cut between them: each file is old or new). The
+    check stops early once ``max_violations`` are found (negative controls need only a few).
     """
     rng = random.Random(seed)
-    cache: dict[tuple[tuple[str, bytes | None], ...], str] = {}
+    cache: dict[tuple[tuple[str, bytes | None], ...], State] = {}
     counter = itertools.count()
 
-    def outcome(tree: Tree) -> str:
+    def outcome(tree: Tree) -> State:
         key = tuple(tree.items())
         if key not in cache:
             dest = workdir / f"s{next(counter)}"
             dest.mkdir(parents=True)
             materialize(tree, dest)
             try:
-                cache[key] = recover(dest)
+                cache[key] = dict(recover(dest))
             except Exception as exc:  # an unreadable disk is an outcome, reported below
-                cache[key] = f"ERROR {type(exc).__name__}: {exc}"
+                cache[key] = {ERROR: f"{type(exc).__name__}: {exc}"}
             finally:
                 shutil.rmtree(dest)
         return cache[key]
@@ -577,7 +589,7 @@ def check(
             after.append(outcome(model.volatile_tree()))
     report = Report(steps=len(after) - 1, after=after)
     for k, state in enumerate(after):
-        if state.startswith("ERROR"):
+        if ERROR in state:
             raise AssertionError(f"the state after step {k} itself is unreadable: {state}")
 
     # pass 2: every cut point, every disk it may leave
@@ -599,11 +611,17 @@ def check(
         for desc, tree in crash_states(model, rng, max_subsets):
             report.states += 1
             got = outcome(tree)
-            if got not in allowed:
-                report.violations.append(Violation(i, op, label, desc, got, allowed))
-                if max_violations is not None and len(report.violations) >= max_violations:
-                    report.distinct = len(cache)
-                    return report
+            names = [ERROR] if ERROR in got else sorted(set(got).union(*allowed))
+            for name in names:
+                value = got.get(name, ABSENT)
+                ok = [a.get(name, ABSENT) for a in allowed]
+                if value in ok:
+                    continue
+                older = any(a.get(name, ABSENT) == value for a in after[:done])
+                report.violations.append(Violation(i, op, label, desc, name, value, ok, older))
+            if max_violations is not None and len(report.violations) >= max_violations:
+                report.distinct = len(cache)
+                return report
     report.distinct = len(cache)
     return report
 
