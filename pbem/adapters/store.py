@@ -30,6 +30,7 @@ files are removed when a file is opened. A single writer (the daemon's asyncio l
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -368,8 +369,14 @@ class DirLock:
     def __init__(self, directory: Path) -> None:
         make_dirs(directory)
         # the caller may have made the directory itself (Service.open does): make its entry
-        # durable before anything is committed in it
-        fsync_dir(directory.parent)
+        # durable before anything is committed in it. Best effort: a directory made by someone
+        # else (systemd's StateDirectory, under /var/lib/private) may sit in a parent we
+        # cannot open, and then it is not ours to make durable
+        try:
+            fsync_dir(directory.resolve().parent)
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EPERM, errno.EINVAL):
+                raise
         self.path = directory / ".lock"
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:

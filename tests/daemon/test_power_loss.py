@@ -257,3 +257,21 @@ def test_the_model_follows_the_power_loss_rules(tmp_path: Path) -> None:
         os.replace(tmp_path / "d" / "f", tmp_path / "d" / "g")  # not fsynced: either name
         names = {tuple(sorted(dict(t))) for t in disks(rec)}
         assert names == {("d", "d/f"), ("d", "d/g")}
+
+
+def test_dirlock_parent_fsync_is_best_effort(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F7 fix: DirLock fsyncs the data directory's parent, but a parent it may not open
+    (systemd's /var/lib/private under DynamicUser) does not stop the daemon."""
+    real = store.fsync_dir
+    data = tmp_path / "data"
+    data.mkdir()
+
+    def fsync_dir(directory: Path) -> None:
+        if directory == tmp_path:
+            raise PermissionError(13, "Permission denied", str(directory))
+        real(directory)
+
+    monkeypatch.setattr(store, "fsync_dir", fsync_dir)
+    DirLock(data).release()
