@@ -19,14 +19,18 @@ exactly-once hold at every kill point (requirements 1 and 2).
 
 Every file is a JSON envelope ``{"format": 1, "sha256": ..., "data": ...}`` written by
 :func:`atomic_write`: mkstemp in the same directory, one ``write``, ``fsync``, the previous
-generation hard-linked to ``.bak``, ``os.replace``, directory ``fsync``. Stale temp files are
-removed when a file is opened. A single writer (the daemon's asyncio loop) is enforced by an
+generation hard-linked to ``.bak``, ``os.replace``, directory ``fsync``. A directory the store
+creates (the data directory, ``games/``) is fsynced into its parent (:func:`make_dirs`;
+``DirLock`` also fsyncs the data directory's parent, whoever made it), or a power loss could
+drop it with everything committed inside (F7, ``tests/daemon/test_power_loss.py``). Stale temp
+files are removed when a file is opened. A single writer (the daemon's asyncio loop) is enforced by an
 ``flock`` on the data directory; read-only users (``pbem status``) take no lock.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -102,6 +106,21 @@ def fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def make_dirs(directory: Path) -> None:
+    """``mkdir -p``, durably: each directory created is fsynced into its parent (F7), or a
+    power loss could take it, with every file already committed in it, away."""
+    if directory.is_dir():
+        return
+    make_dirs(directory.parent)
+    try:
+        directory.mkdir()
+    except FileExistsError:
+        if directory.is_dir():
+            return
+        raise
+    fsync_dir(directory.parent)
 
 
 def atomic_write(
@@ -191,7 +210,7 @@ class AtomicStorage(Storage):
         self.readonly = readonly
         if not readonly:
             # only the writer cleans: a reader must never remove the writer's in-flight temp
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_dirs(self.path.parent)
             clean_stale_temps(self.path.parent)
         self._data: dict[str, dict[str, Any]] | None = None
         if self.path.exists():
@@ -348,7 +367,16 @@ class DirLock:
     """An exclusive flock on the data directory: one writer per data directory (requirement 3)."""
 
     def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
+        make_dirs(directory)
+        # the caller may have made the directory itself (Service.open does): make its entry
+        # durable before anything is committed in it. Best effort: a directory made by someone
+        # else (systemd's StateDirectory, under /var/lib/private) may sit in a parent we
+        # cannot open, and then it is not ours to make durable
+        try:
+            fsync_dir(directory.resolve().parent)
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EPERM, errno.EINVAL):
+                raise
         self.path = directory / ".lock"
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
@@ -394,7 +422,7 @@ class GameStore:
     ) -> GameStore:
         """Write a new game in a hidden directory, then rename it into place (atomic creation)."""
         games = root / "games"
-        games.mkdir(parents=True, exist_ok=True)
+        make_dirs(games)
         final = games / game_id
         if final.exists():
             raise StoreError(f"game {game_id} already exists in {games}")
