@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pbem.adapters.dns import UdpResolver
-from pbem.adapters.imap import ImapMailbox
+from pbem.adapters.imap import ImapDown, ImapMailbox
 from pbem.adapters.scheduler import DeadlineScheduler
 from pbem.adapters.smtp import SmtpClient
 from pbem.config import Config
@@ -130,8 +130,14 @@ async def serve(
     clock = asyncio.create_task(svc.watch_clock(), name="clock")
     try:
         await svc.submit("call", svc.recover_resolving)
-        box = await svc.connect_imap(mk)
-        await svc.drain_at_startup(box)
+        while True:  # F3: a server that drops during the start-up drain is reconnected
+            box = await svc.connect_imap(mk)
+            try:
+                await svc.drain_at_startup(box)
+                break
+            except ImapDown as exc:  # what was committed is deduplicated by the ledger
+                log.warning("IMAP dropped during the start-up drain (%s): reconnecting", exc)
+                await asyncio.sleep(0.5)
         for game in list(svc.games.values()):
             svc.rearm(game)
         sched.start()

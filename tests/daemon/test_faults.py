@@ -177,6 +177,26 @@ def test_f3_imap_drop_mid_idle_and_server_restart(stack: MailStack, tmp_path: Pa
         d.kill()
 
 
+def test_f3_imap_drop_during_the_startup_drain(stack: MailStack, tmp_path: Path) -> None:
+    """F3 at start-up: the server drops while the daemon drains a backlog (the outage policy
+    runs before the main loop); it reconnects and finishes the drain: the daemon stays up,
+    0 lost, 0 applied twice."""
+    cfg = write_config(stack, tmp_path, extra_daemon="autos_per_day = 1000")
+    new_fake_game(cfg, "g1", PLAYERS)
+    data = tmp_path / "data"
+    sent = _burst(300)
+    send(stack, *sent)
+    d = Daemon(cfg).start()
+    try:
+        wait_for(lambda: sum(_words(data).values()) >= 10, what="the drain under way", log=d.log)
+        assert stack.dovecot.kill_imap_children() >= 1
+        _verify(stack, d, data, sent)
+        assert d.alive(), d.log()
+        assert d.stop() == 0
+    finally:
+        d.kill()
+
+
 def test_f4_uidvalidity_change_rescans_without_duplicates(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path)
     new_fake_game(cfg, "g1", PLAYERS)
