@@ -9,6 +9,9 @@ Blocking IMAP calls run in a worker thread that never touches the store; SMTP ru
 Per inbound mail (RELIABILITY §3.4): key = sha256(raw); skip if in a ledger; else route, check,
 call the pure ``Table.receive``, and commit its events + outbox rows + the ledger key in ONE
 atomic write; only then ``UID MOVE`` to Processed (requirements 1, 2).
+
+The rate-limit windows ride along with the outbox writes (:mod:`pbem.limits`) and are reloaded
+at :meth:`Service.open`.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from pbem.adapters.store import (
 )
 from pbem.auth import AuthVerdict, check_sender
 from pbem.config import Config
-from pbem.limits import GlobalCap, SenderLimits
+from pbem.limits import GlobalCap, SenderLimits, Windows, merge_windows
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_once_policy
 from pbem.mail.render import shared_renderer
@@ -185,9 +188,11 @@ class Service:
     mailbox: Mailbox | None = None
     daemon_keys: set[str] = field(default_factory=set)
     stats: dict[str, int] = field(default_factory=dict)
+    cap: GlobalCap = field(init=False)
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
+        self.cap = GlobalCap(self.cfg.outbound_cap_per_hour)
         self.texts = shared_renderer(self.cfg.timezone)  # the daemon's own player-facing texts
 
     # ---- opening ------------------------------------------------------------------------
@@ -207,6 +212,7 @@ class Service:
         self.lock = DirLock(self.root)
         clean_stale_game_dirs(self.root)
         self.daemon = DaemonStore(self.root, self.fault)
+        self.daemon.limits_hook = self._limit_changes
         self.daemon_keys = self.daemon.ledger_keys()
         self.sender = OutboxSender(
             transport=self.transport,
@@ -217,15 +223,33 @@ class Service:
             admins=self.cfg.admins,
             bounce_address=self.cfg.bounce,
             policy=SenderPolicy(base=timedelta(seconds=self.cfg.retry_base_seconds)),
-            cap=GlobalCap(self.cfg.outbound_cap_per_hour),
+            cap=self.cap,
             fault=self.fault,
         )
         self.scan_games()
+        self.restore_limits()
 
     def close(self) -> None:
         if self.lock is not None:
             self.lock.release()
             self.lock = None
+
+    # ---- rate limits that survive a restart (pbem.limits) --------------------------------
+
+    def _limit_changes(self) -> Windows:
+        """The stores' hook: the windows hit since the last store write, written with it (the
+        reply rows they allowed, or the sent row's removal for the global cap)."""
+        return {**self.limits.changes(), **self.cap.changes()}
+
+    def restore_limits(self) -> None:
+        copies = [
+            self.daemon.limit_windows(),
+            *(g.store.limit_windows() for g in self.games.values()),
+        ]
+        merged = merge_windows(copies)
+        now = self.clock()
+        self.limits.restore(merged, now)
+        self.cap.restore(merged, now)
 
     def _outbox_stores(self) -> list[Any]:
         return [self.daemon, *(g.store for g in self.games.values())]
@@ -237,6 +261,7 @@ class Service:
             if d.name in self.games:
                 continue
             store = GameStore(d, self.fault)
+            store.limits_hook = self._limit_changes
             table = self.engine.load(store.setup, store.events())
             game = Game(store, table, store.ledger_keys())
             self.games[game.id] = game
