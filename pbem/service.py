@@ -10,8 +10,10 @@ Per inbound mail (RELIABILITY §3.4): key = sha256(raw); skip if in a ledger; el
 call the pure ``Table.receive``, and commit its events + outbox rows + the ledger key in ONE
 atomic write; only then ``UID MOVE`` to Processed (requirements 1, 2).
 
-The rate-limit windows ride along with the outbox writes (:mod:`pbem.limits`) and are reloaded
-at :meth:`Service.open`.
+A mail that kills the process instead of raising is caught by the in-flight record written
+before each batch (:mod:`pbem.inflight`): at start-up it is blamed and, at ``max_failures``,
+quarantined like a mail that raised. The rate-limit windows ride along with the outbox writes
+(:mod:`pbem.limits`) and are reloaded at :meth:`Service.open`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import logging
 import re
 import threading
 import traceback
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -46,6 +49,7 @@ from pbem.adapters.store import (
 )
 from pbem.auth import AuthVerdict, check_sender
 from pbem.config import Config
+from pbem.inflight import COMMIT, DONE, Marker, blame, boot_id, record
 from pbem.limits import GlobalCap, SenderLimits, Windows, merge_windows
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_once_policy
@@ -189,6 +193,11 @@ class Service:
     daemon_keys: set[str] = field(default_factory=set)
     stats: dict[str, int] = field(default_factory=dict)
     cap: GlobalCap = field(init=False)
+    #: crash-loop containment (pbem.inflight): suspects {key: since}, handled one per batch
+    suspects: dict[str, str] = field(default_factory=dict)
+    boot: str = ""
+    marker: Marker | None = None
+    _attempt: str | None = None
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
@@ -228,8 +237,12 @@ class Service:
         )
         self.scan_games()
         self.restore_limits()
+        self.recover_inflight()
 
     def close(self) -> None:
+        if self.marker is not None:
+            self.marker.close()
+            self.marker = None
         if self.lock is not None:
             self.lock.release()
             self.lock = None
@@ -250,6 +263,82 @@ class Service:
         now = self.clock()
         self.limits.restore(merged, now)
         self.cap.restore(merged, now)
+
+    # ---- crash-loop containment (pbem.inflight) -------------------------------------------
+
+    def recover_inflight(self) -> None:
+        """Blame the mail in hand when the process died (see :mod:`pbem.inflight`): count one
+        failure (quarantine and admin alert at ``max_failures``), or make suspects; one write."""
+        self.boot = boot_id()
+        self.marker = Marker(self.root / "inflight.pos")
+        rec = self.daemon.get_meta("inflight")
+        if not rec or not rec.get("keys"):
+            self.suspects = dict((rec or {}).get("suspects", {}))
+            return
+        now = self.clock()
+        cutoff = (now - timedelta(days=self.cfg.ledger_retention_days)).isoformat()
+        suspects = {
+            k: at
+            for k, at in dict(rec.get("suspects", {})).items()
+            if not self.knows(k) and at >= cutoff
+        }
+
+        def finished(key: str) -> bool:
+            return self.knows(key) or (self.daemon.shunt_row(key) or {}).get("attempt") == rec["id"]
+
+        culprit, new = blame(rec, self.marker.read(), self.boot, finished)
+        for k in new:
+            suspects.setdefault(k, now.isoformat())
+        shunts: list[dict[str, Any]] = []
+        alerts: list[dict[str, Any]] = []
+        if culprit is not None:
+            suspects.pop(culprit, None)
+            row = self.daemon.shunt_row(culprit) or {}
+            failures = int(row.get("failures", 0)) + 1
+            crashes = int(row.get("crashes", 0)) + 1
+            quarantined = failures >= self.cfg.max_failures
+            error = (
+                f"the daemon process died while handling this mail (crash {crashes}; "
+                "a segfault, abort, stack overflow or OOM kill: see the journal)"
+            )
+            log.error(
+                "mail %s killed the daemon: failure %d/%d%s",
+                culprit[:12],
+                failures,
+                self.cfg.max_failures,
+                ", quarantined" if quarantined else "",
+            )
+            shunts.append(
+                {
+                    **row,
+                    "key": culprit,
+                    "status": "quarantined" if quarantined else "failing",
+                    "failures": failures,
+                    "crashes": crashes,
+                    "error": error,
+                    "traceback": row.get("traceback", ""),
+                    "at": now.isoformat(),
+                    "attempt": None,
+                }
+            )
+            if quarantined:
+                alerts = self._admin_alert(
+                    f"quarantine:{culprit}",
+                    now,
+                    "[pbem] a mail was quarantined",
+                    f"A mail failed {failures} times and was quarantined: {error}.\n"
+                    f"Key: {culprit}\nInspect: pbem shunt show {culprit[:12]}\n"
+                    f"Retry: pbem shunt retry {culprit[:12]}\n",
+                )
+        elif new:
+            log.warning(
+                "%d mail(s) were in hand when the daemon %s: handled one per batch",
+                len(new),
+                "went down with the machine" if rec.get("boot") != self.boot else "died",
+            )
+        self.suspects = suspects
+        cleared = record("", self.boot, [], suspects, now.isoformat())
+        self.daemon.commit(shunts=shunts, outbox=alerts, meta={"inflight": cleared})
 
     def _outbox_stores(self) -> list[Any]:
         return [self.daemon, *(g.store for g in self.games.values())]
@@ -498,6 +587,8 @@ class Service:
             self._count("duplicate")
             return "processed"  # committed before a crash; only the MOVE was missing
         row = self.daemon.shunt_row(key)
+        if row is not None and row.get("crashes") and "subject" not in row:
+            row = self._keep_crash_copy(key, f, row)
         if row is not None and row.get("status") == "quarantined":
             return "quarantine"
         when = now or self.clock()
@@ -509,6 +600,24 @@ class Service:
             return "processed"
         except Exception as exc:
             return self._shunt(key, f, f.raw, exc, row)
+
+    def _keep_crash_copy(self, key: str, f: Fetched, row: dict[str, Any]) -> dict[str, Any]:
+        """A mail blamed for a crash at start-up is seen again: keep its bytes and headers for
+        ``pbem shunt show|retry`` (the blame itself was written at start-up)."""
+        assert f.raw is not None
+        shunt_dir = self.root / "shunt"
+        shunt_dir.mkdir(exist_ok=True)
+        eml = shunt_dir / f"{key}.eml"
+        if not eml.exists():
+            eml.write_bytes(f.raw)
+        row = {
+            **row,
+            "uid": f.uid,
+            "internaldate": f.internaldate.isoformat(),
+            "subject": _safe_subject(f.raw),
+        }
+        self.daemon.commit(shunt=row)
+        return row
 
     def _count(self, what: str) -> None:
         self.stats[what] = self.stats.get(what, 0) + 1
@@ -582,6 +691,9 @@ class Service:
                 "traceback": tb,
                 "at": now.isoformat(),
                 "subject": _safe_subject(raw),
+                "crashes": int((row or {}).get("crashes", 0)),
+                # this batch's id: the failure is on record, the mail is not in flight any more
+                "attempt": self._attempt,
             },
         )
         self._count("shunted")
@@ -816,6 +928,10 @@ class Service:
             key = req.name
             eml = self.root / "shunt" / f"{key}.eml"
             row = self.daemon.shunt_row(key)
+            # consumed BEFORE the retry: a retried mail that kills the process again must not
+            # come back at every start-up (a crash loop); the admin can ask again
+            req.unlink()
+            n += 1
             if row is not None and eml.exists() and not self.knows(key):
                 raw = eml.read_bytes()
                 try:
@@ -824,8 +940,6 @@ class Service:
                     log.info("shunted mail %s retried: applied", key[:12])
                 except Exception as exc:
                     self._shunt(key, None, raw, exc, {**row, "failures": 0})
-            req.unlink()
-            n += 1
         self.sender.wake()
         return n
 
@@ -842,25 +956,71 @@ class Service:
     async def submit(self, kind: str, *args: Any) -> Any:
         return await self.submit_nowait(kind, *args)
 
-    def handle_batch(self, batch: Sequence[Fetched]) -> dict[int, Disposition]:
+    def handle_batch(
+        self, batch: Sequence[Fetched], now: datetime | None = None
+    ) -> dict[int, Disposition]:
         """A batch of mails with one durable write per touched file (group commit).
 
         Each mail is still its own transaction (a poison mail is rolled back alone); the group
         makes them durable together before any MOVE. A failure of the group write itself
         propagates: memory is then ahead of the disk, so the daemon must stop (and restart).
+
+        Crash-loop containment (:mod:`pbem.inflight`): the batch is split, in order, into runs;
+        a suspect or a mail with a failure on record is a run of its own. Each run is announced
+        by one durable in-flight record before it is handled.
         """
-        with contextlib.ExitStack() as stack:
-            stack.enter_context(self.daemon.db.group())
-            for g in self.games.values():
-                stack.enter_context(g.store.head.group())
-            out = {f.uid: self.handle_fetched(f) for f in batch}
+        failing = self.daemon.failing_keys()
+        out: dict[int, Disposition] = {}
+        run: list[tuple[Fetched, str | None]] = []
+        for f in batch:
+            key = content_key(f.raw) if f.raw is not None else None
+            if key is not None and (key in self.suspects or key in failing):
+                if run:
+                    out.update(self._handle_run(run, now))
+                out.update(self._handle_run([(f, key)], now))
+                run = []
+            else:
+                run.append((f, key))
+        if run:
+            out.update(self._handle_run(run, now))
+        return out
+
+    def _handle_run(
+        self, run: Sequence[tuple[Fetched, str | None]], now: datetime | None
+    ) -> dict[int, Disposition]:
+        keys = [k for _f, k in run if k is not None and not self.knows(k)]
+        attempt = uuid.uuid4().hex[:16] if keys else None
+        marker = self.marker
+        if attempt is not None:
+            rec = record(attempt, self.boot, keys, self.suspects, self.clock().isoformat())
+            self.daemon.set_meta("inflight", rec)  # durable before anything is handled
+        self._attempt = attempt
+        try:
+            with contextlib.ExitStack() as stack:
+                stack.enter_context(self.daemon.db.group())
+                for g in self.games.values():
+                    stack.enter_context(g.store.head.group())
+                out: dict[int, Disposition] = {}
+                for f, key in run:
+                    if attempt is not None and marker is not None and key is not None:
+                        marker.set(attempt, key)
+                    out[f.uid] = self.handle_fetched(f, now)
+                    if key is not None:
+                        self.suspects.pop(key, None)
+                if attempt is not None and marker is not None:
+                    marker.set(attempt, COMMIT)
+        finally:
+            self._attempt = None
+        if attempt is not None and marker is not None:
+            marker.set(attempt, DONE)
         self.fault("after_group")
         return out
 
     def run_item(self, item: WorkItem) -> Any:
         """Run one work item synchronously on the loop (the single writer)."""
         if item.kind == "mail":
-            return self.handle_fetched(*item.args)
+            f, now = item.args
+            return self.handle_batch([f], now)[f.uid]
         if item.kind == "batch":
             return self.handle_batch(*item.args)
         if item.kind == "deadline":

@@ -4,7 +4,7 @@ Layout of a data directory::
 
     daemon.json                 the daemon's own file: UIDVALIDITY per folder, ledger of mail that
                                 reached no game, shunt table, outbox of non-game mail, heartbeat,
-                                rate limits
+                                the in-flight batch record (crash-loop containment), rate limits
     games/<game_id>/head.json   a game's small mutable head: setup, recent events, the ledger keys
                                 of the mail that produced them, pending outbox rows, deadline states
     games/<game_id>/seg-000001.json ...   closed, immutable segments of older events + ledger keys
@@ -601,8 +601,11 @@ class DaemonStore:
         ledger_key: str | None = None,
         ledger_info: Mapping[str, Any] | None = None,
         shunt: Mapping[str, Any] | None = None,
+        shunts: Sequence[Mapping[str, Any]] = (),
+        meta: Mapping[str, Any] | None = None,
     ) -> None:
-        """A non-game mail's ledger key and replies (or a shunt change) in one atomic write."""
+        """A non-game mail's ledger key and replies (or shunt changes, meta values) in one
+        atomic write."""
         with self.db.transaction():
             for row in outbox:
                 self.db.table("outbox").insert(dict(row))
@@ -610,6 +613,10 @@ class DaemonStore:
                 self.db.table("ledger").insert({"key": ledger_key, **(ledger_info or {})})
             if shunt is not None:
                 self.db.upsert("shunt", shunt, key=shunt["key"])
+            for sh in shunts:
+                self.db.upsert("shunt", sh, key=sh["key"])
+            for name, value in (meta or {}).items():
+                self.db.upsert("meta", {"name": name, "value": value}, name=name)
             write_limits(self.db, self.limits_hook)
 
     def prune_ledger(self, older_than_iso: str) -> int:
@@ -621,6 +628,10 @@ class DaemonStore:
 
     def shunt_rows(self) -> list[dict[str, Any]]:
         return [dict(d) for d in self.db.table("shunt").all()]
+
+    def failing_keys(self) -> set[str]:
+        """Keys of shunted mail still being retried (not quarantined)."""
+        return {d["key"] for d in self.db.table("shunt").all() if d.get("status") == "failing"}
 
     def shunt_row(self, key: str) -> dict[str, Any] | None:
         return self.db.get_one("shunt", key=key)

@@ -2,11 +2,14 @@
 
 Each ``CMD <word>`` line of a private mail from a player is one event; each deadline closes the
 phase and opens the next. Deterministic, pure, does not mutate on ``receive``/``on_deadline``.
+Test poisons: ``BOOM`` in a mail raises while ``$FAKE_ENGINE_BOOM`` names an existing file;
+``DIE`` kills the process with SIGKILL while ``$FAKE_ENGINE_DIE`` does.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -131,6 +134,10 @@ class Table:
         boom = os.environ.get("FAKE_ENGINE_BOOM")
         if boom and os.path.exists(boom) and "BOOM" in _text(msg):
             raise RuntimeError("the engine crashed on this mail (test poison)")
+        die = os.environ.get("FAKE_ENGINE_DIE")
+        if die and os.path.exists(die) and "DIE" in _text(msg):
+            # a poison that kills the PROCESS (a segfault in a C extension, the OOM killer)
+            os.kill(os.getpid(), signal.SIGKILL)
         words = []
         for line in _text(msg).splitlines():
             if line.startswith(">"):

@@ -1,0 +1,108 @@
+"""Crash-loop containment (RELIABILITY §7.2, requirement 10): blame the mail that kills the process.
+
+A mail whose handling *raises* is rolled back, counted and quarantined at ``max_failures`` by the
+service (``Service._shunt``). A mail that kills the *process* (a segfault in a C extension, a
+stack overflow, ``os.abort``, the OOM killer) leaves nothing behind: under systemd ``Restart=``
+the daemon would fetch it again and die again, forever. Two records close that gap:
+
+* the **in-flight record** (``meta.inflight`` in ``daemon.json``): before a batch is handled, its
+  content keys are written durably, ONE extra atomic write per batch (a group commit of up to
+  ``daemon.group_commit`` mails), never one per mail. It is not cleared when the batch ends: the
+  next batch overwrites it, and a key counts as finished when it is in a ledger or when its shunt
+  row carries the batch's ``attempt`` id (the batch's group commit wrote both). So a clean batch
+  costs exactly one more write.
+* the **position marker** (``inflight.pos`` in the data directory): the key of the mail in hand,
+  then ``commit`` during the group write, then ``done``, written with ``pwrite`` and NOT fsynced:
+  a few microseconds per mail. The kernel keeps the page when the process dies (kill -9, SIGSEGV,
+  abort, OOM), so after a process crash it names the culprit exactly; after a power loss or a
+  kernel crash it may be lost or stale, which the boot id in the in-flight record detects.
+
+At start-up (:func:`blame`), the last in-flight record is compared with the ledgers:
+
+* nothing unfinished: a clean stop, nothing to do;
+* the machine rebooted since (boot id differs): not the mail's fault; the unfinished mails
+  become *suspects* (no failure counted);
+* the batch held one mail, or the marker names an unfinished mail of this batch: that mail is the
+  culprit, one failure is counted (its shunt row, as for a raised exception; quarantine, admin
+  alert and ``pbem shunt list|show|retry`` at ``max_failures``). The other mails of the batch are
+  not blamed at all and go back to normal batches;
+* otherwise (the process died during the group write, or the marker is missing): every unfinished
+  mail becomes a suspect, with no failure counted.
+
+Suspects, and mails with a failure on record, are then handled ONE PER BATCH (their own in-flight
+record), in their place in the arrival order, so a crash while one of them is in hand blames it
+alone. Order is kept rather than pushing suspects to the end because a game reads a player's
+commands in arrival order; the price is that mail after a poison waits for its quarantine (at
+most ``max_failures`` crashes with the marker, one more without it).
+
+A kill from outside while a mail is in hand (an operator's kill -9) is indistinguishable from a
+crash and counts as one failure of that mail; a mail that then succeeds loses its count, so only
+``max_failures`` such coincidences on the same mail quarantine it (and ``pbem shunt retry``
+brings it back).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+MARKER_SIZE = 128
+COMMIT, DONE = "commit", "done"
+
+
+def boot_id() -> str:
+    """This boot's id (Linux); "" where unknown (then a reboot cannot be told from a crash)."""
+    with contextlib.suppress(OSError):
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    return ""
+
+
+class Marker:
+    """The position marker: one fixed-size record rewritten in place, never fsynced."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+
+    def read(self) -> tuple[str, str] | None:
+        """``(batch id, key | "commit" | "done")`` as last written, or None."""
+        raw = os.pread(self.fd, MARKER_SIZE, 0).split(b"\n", 1)[0].decode("ascii", "replace")
+        batch, _, what = raw.strip().partition(" ")
+        return (batch, what) if batch and what else None
+
+    def set(self, batch: str, what: str) -> None:
+        os.pwrite(self.fd, f"{batch} {what}\n".encode().ljust(MARKER_SIZE), 0)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+def record(
+    attempt: str, boot: str, keys: Sequence[str], suspects: Mapping[str, str], at: str
+) -> dict[str, Any]:
+    """The in-flight record written before a batch is handled."""
+    return {"id": attempt, "boot": boot, "keys": list(keys), "suspects": dict(suspects), "at": at}
+
+
+def blame(
+    rec: Mapping[str, Any],
+    marker: tuple[str, str] | None,
+    boot: str,
+    finished: Callable[[str], bool],
+) -> tuple[str | None, list[str]]:
+    """The culprit of a batch that never finished (or None), and the new suspects."""
+    keys = [str(k) for k in rec.get("keys", [])]
+    unfinished = [k for k in keys if not finished(k)]
+    if not unfinished:
+        return None, []
+    if rec.get("boot") != boot:  # a reboot (power loss, kernel crash): not the mail's fault
+        return None, unfinished
+    if len(keys) == 1:
+        return keys[0], []
+    if marker is not None and marker[0] == rec.get("id") and marker[1] in unfinished:
+        return marker[1], []
+    return None, unfinished
