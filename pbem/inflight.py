@@ -22,21 +22,26 @@ At start-up (:func:`blame`), the last in-flight record is compared with the ledg
 * nothing unfinished: a clean stop, nothing to do;
 * the machine rebooted since (boot id differs): not the mail's fault; the unfinished mails
   become *suspects* (no failure counted);
-* the batch held one mail, or the marker names an unfinished mail of this batch: that mail is the
-  culprit, one failure is counted (its shunt row, as for a raised exception; quarantine, admin
-  alert and ``pbem shunt list|show|retry`` at ``max_failures``). The other mails of the batch are
-  not blamed at all and go back to normal batches;
-* otherwise (the process died during the group write, or the marker is missing): every unfinished
-  mail becomes a suspect, with no failure counted.
+* the marker names an unfinished mail of this batch: the process died while that mail was being
+  handled (parse, hygiene, routing, ``Table.receive``: where a poison kills). It is the culprit:
+  one failure is counted in its shunt row, as for a raised exception (quarantine, admin alert
+  and ``pbem shunt list|show|retry`` at ``max_failures``). The other mails of the batch are not
+  blamed at all and go back to normal batches;
+* otherwise (the process died before the first mail, or during the group write, ``commit``):
+  nobody is blamed, even in a batch of one; the unfinished mails become suspects.
+
+Blame needs the marker on purpose: a solo batch also spends milliseconds in two fsynced writes,
+and an outside kill landing there (an operator's kill -9, a systemd stop timeout) must not count
+against the mail. Only the CPU time of handling it is exposed.
 
 Suspects, and mails with a failure on record, are then handled ONE PER BATCH (their own in-flight
 record), in their place in the arrival order, so a crash while one of them is in hand blames it
 alone. Order is kept rather than pushing suspects to the end because a game reads a player's
 commands in arrival order; the price is that mail after a poison waits for its quarantine (at
-most ``max_failures`` crashes with the marker, one more without it).
+most ``max_failures`` crashes). Quarantined mail is only moved: it is never in flight.
 
-A kill from outside while a mail is in hand (an operator's kill -9) is indistinguishable from a
-crash and counts as one failure of that mail; a mail that then succeeds loses its count, so only
+A kill from outside while a mail is being handled is indistinguishable from a crash and counts
+as one failure of that mail; a mail that then succeeds loses its count, so only
 ``max_failures`` such coincidences on the same mail quarantine it (and ``pbem shunt retry``
 brings it back).
 """
@@ -101,8 +106,6 @@ def blame(
         return None, []
     if rec.get("boot") != boot:  # a reboot (power loss, kernel crash): not the mail's fault
         return None, unfinished
-    if len(keys) == 1:
-        return keys[0], []
     if marker is not None and marker[0] == rec.get("id") and marker[1] in unfinished:
         return marker[1], []
     return None, unfinished

@@ -969,12 +969,15 @@ class Service:
         a suspect or a mail with a failure on record is a run of its own. Each run is announced
         by one durable in-flight record before it is handled.
         """
-        failing = self.daemon.failing_keys()
+        shunted = self.daemon.shunt_status()
         out: dict[int, Disposition] = {}
         run: list[tuple[Fetched, str | None]] = []
         for f in batch:
+            # the key of a mail that will be handled (not oversize, not quarantined)
             key = content_key(f.raw) if f.raw is not None else None
-            if key is not None and (key in self.suspects or key in failing):
+            if key is not None and shunted.get(key) == "quarantined":
+                key = None
+            if key is not None and (key in self.suspects or key in shunted):
                 if run:
                     out.update(self._handle_run(run, now))
                 out.update(self._handle_run([(f, key)], now))

@@ -629,9 +629,9 @@ class DaemonStore:
     def shunt_rows(self) -> list[dict[str, Any]]:
         return [dict(d) for d in self.db.table("shunt").all()]
 
-    def failing_keys(self) -> set[str]:
-        """Keys of shunted mail still being retried (not quarantined)."""
-        return {d["key"] for d in self.db.table("shunt").all() if d.get("status") == "failing"}
+    def shunt_status(self) -> dict[str, str]:
+        """Key -> status (``failing``: still retried, ``quarantined``) of every shunted mail."""
+        return {d["key"]: str(d.get("status")) for d in self.db.table("shunt").all()}
 
     def shunt_row(self, key: str) -> dict[str, Any] | None:
         return self.db.get_one("shunt", key=key)

@@ -58,9 +58,12 @@ def test_blame_rules() -> None:
     assert blame(rec, None, "boot", done) == (None, ["k2", "k3"])
     # a reboot since: not the mail's fault, even alone in its batch
     assert blame(rec, ("b1", "k2"), "other", done) == (None, ["k2", "k3"])
+    # a batch of one dies in its writes (an outside kill during an fsync): not blamed either
     solo = record("b2", "boot", ["k9"], {}, T0.isoformat())
-    assert blame(solo, None, "boot", done) == ("k9", [])
-    assert blame(solo, None, "other", done) == (None, ["k9"])
+    assert blame(solo, ("b2", "k9"), "boot", done) == ("k9", [])
+    assert blame(solo, ("b2", COMMIT), "boot", done) == (None, ["k9"])
+    assert blame(solo, ("b1", "done"), "boot", done) == (None, ["k9"])
+    assert blame(solo, ("b2", "k9"), "other", done) == (None, ["k9"])
     assert blame(rec, None, "boot", lambda k: True) == (None, [])
 
 
