@@ -32,13 +32,18 @@ At start-up (:func:`blame`), the last in-flight record is compared with the ledg
 
 Blame needs the marker on purpose: a solo batch also spends milliseconds in two fsynced writes,
 and an outside kill landing there (an operator's kill -9, a systemd stop timeout) must not count
-against the mail. Only the CPU time of handling it is exposed.
+against the mail (the 200 random kills of fault test F1 quarantined a good mail that way). Only
+the CPU time of handling a mail is exposed. A death during the writes is blamed on no mail:
+nothing there depends on a mail's content but JSON encoding, which raises rather than crashes.
 
 Suspects, and mails with a failure on record, are then handled ONE PER BATCH (their own in-flight
-record), in their place in the arrival order, so a crash while one of them is in hand blames it
-alone. Order is kept rather than pushing suspects to the end because a game reads a player's
-commands in arrival order; the price is that mail after a poison waits for its quarantine (at
-most ``max_failures`` crashes). Quarantined mail is only moved: it is never in flight.
+record), in their place in the arrival order. With the marker the culprit of a death while
+handling is already exact, so isolation is the fallback for the deaths it cannot attribute: it
+keeps a second death from taking a whole batch's work with it, and a poison among the suspects is
+then named by the marker alone in its batch. Order is kept rather than pushing suspects to the
+end because a game reads a player's commands in arrival order; the price is that mail after a
+poison waits for its quarantine (``max_failures`` crashes). Quarantined mail is only moved: it is
+never in flight.
 
 A kill from outside while a mail is being handled is indistinguishable from a crash and counts
 as one failure of that mail; a mail that then succeeds loses its count, so only
