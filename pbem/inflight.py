@@ -5,8 +5,9 @@ service (``Service._shunt``). A mail that kills the *process* (a segfault in a C
 stack overflow, ``os.abort``, the OOM killer) leaves nothing behind: under systemd ``Restart=``
 the daemon would fetch it again and die again, forever. Two records close that gap:
 
-* the **in-flight record** (``meta.inflight`` in ``daemon.json``): before a batch is handled, its
-  content keys are written durably, ONE extra atomic write per batch (a group commit of up to
+* the **in-flight record** (``inflight.json`` in the data directory, a small file of its own so
+  its cost does not grow with ``daemon.json``): before a batch is handled, its content keys are
+  written durably, ONE extra atomic write per batch (a group commit of up to
   ``daemon.group_commit`` mails), never one per mail. It is not cleared when the batch ends: the
   next batch overwrites it, and a key counts as finished when it is in a ledger or when its shunt
   row carries the batch's ``attempt`` id (the batch's group commit wrote both). So a clean batch
@@ -59,6 +60,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pbem.adapters.store import FaultHook, StoreError, atomic_write, read_file
+
 MARKER_SIZE = 128
 COMMIT, DONE = "commit", "done"
 
@@ -89,6 +92,27 @@ class Marker:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self.fd)
+
+
+class InflightFile:
+    """``inflight.json``: the durable in-flight record (an atomic, checksummed envelope)."""
+
+    def __init__(self, path: Path, fault: FaultHook) -> None:
+        self.path = path
+        self.fault = fault
+
+    def read(self) -> dict[str, Any] | None:
+        """The last record; None if there is none or it is unreadable (then nobody is blamed)."""
+        if not self.path.exists():
+            return None
+        try:
+            rec = read_file(self.path)
+        except StoreError:
+            return None
+        return rec if isinstance(rec, dict) else None
+
+    def write(self, rec: dict[str, Any]) -> None:
+        atomic_write(self.path, rec, self.fault, keep_bak=False)
 
 
 def record(

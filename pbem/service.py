@@ -49,7 +49,7 @@ from pbem.adapters.store import (
 )
 from pbem.auth import AuthVerdict, check_sender
 from pbem.config import Config
-from pbem.inflight import COMMIT, DONE, Marker, blame, boot_id, record
+from pbem.inflight import COMMIT, DONE, InflightFile, Marker, blame, boot_id, record
 from pbem.limits import GlobalCap, SenderLimits, Windows, merge_windows
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_once_policy
@@ -197,6 +197,7 @@ class Service:
     suspects: dict[str, str] = field(default_factory=dict)
     boot: str = ""
     marker: Marker | None = None
+    inflight: InflightFile | None = None
     _attempt: str | None = None
 
     def __post_init__(self) -> None:
@@ -268,10 +269,13 @@ class Service:
 
     def recover_inflight(self) -> None:
         """Blame the mail in hand when the process died (see :mod:`pbem.inflight`): count one
-        failure (quarantine and admin alert at ``max_failures``), or make suspects; one write."""
+        failure (quarantine and admin alert at ``max_failures``), or make suspects. At most two
+        writes at start-up: the blame (idempotent: the row remembers the batch), the cleared
+        record."""
         self.boot = boot_id()
         self.marker = Marker(self.root / "inflight.pos")
-        rec = self.daemon.get_meta("inflight")
+        self.inflight = InflightFile(self.root / "inflight.json", self.fault)
+        rec = self.inflight.read()
         if not rec or not rec.get("keys"):
             self.suspects = dict((rec or {}).get("suspects", {}))
             return
@@ -287,10 +291,13 @@ class Service:
             return self.knows(key) or (self.daemon.shunt_row(key) or {}).get("attempt") == rec["id"]
 
         culprit, new = blame(rec, self.marker.read(), self.boot, finished)
+        if (
+            culprit is not None
+            and (self.daemon.shunt_row(culprit) or {}).get("blamed") == rec["id"]
+        ):
+            culprit = None  # counted already: we died between that commit and clearing the file
         for k in new:
             suspects.setdefault(k, now.isoformat())
-        shunts: list[dict[str, Any]] = []
-        alerts: list[dict[str, Any]] = []
         if culprit is not None:
             suspects.pop(culprit, None)
             row = self.daemon.shunt_row(culprit) or {}
@@ -308,8 +315,8 @@ class Service:
                 self.cfg.max_failures,
                 ", quarantined" if quarantined else "",
             )
-            shunts.append(
-                {
+            self.daemon.commit(
+                shunt={
                     **row,
                     "key": culprit,
                     "status": "quarantined" if quarantined else "failing",
@@ -319,10 +326,9 @@ class Service:
                     "traceback": row.get("traceback", ""),
                     "at": now.isoformat(),
                     "attempt": None,
-                }
-            )
-            if quarantined:
-                alerts = self._admin_alert(
+                    "blamed": rec["id"],  # counted once, even if we die before the file is cleared
+                },
+                outbox=self._admin_alert(
                     f"quarantine:{culprit}",
                     now,
                     "[pbem] a mail was quarantined",
@@ -330,6 +336,9 @@ class Service:
                     f"Key: {culprit}\nInspect: pbem shunt show {culprit[:12]}\n"
                     f"Retry: pbem shunt retry {culprit[:12]}\n",
                 )
+                if quarantined
+                else [],
+            )
         elif new:
             log.warning(
                 "%d mail(s) were in hand when the daemon %s: handled one per batch",
@@ -337,8 +346,7 @@ class Service:
                 "went down with the machine" if rec.get("boot") != self.boot else "died",
             )
         self.suspects = suspects
-        cleared = record("", self.boot, [], suspects, now.isoformat())
-        self.daemon.commit(shunts=shunts, outbox=alerts, meta={"inflight": cleared})
+        self.inflight.write(record("", self.boot, [], suspects, now.isoformat()))
 
     def _outbox_stores(self) -> list[Any]:
         return [self.daemon, *(g.store for g in self.games.values())]
@@ -994,9 +1002,9 @@ class Service:
         keys = [k for _f, k in run if k is not None and not self.knows(k)]
         attempt = uuid.uuid4().hex[:16] if keys else None
         marker = self.marker
-        if attempt is not None:
+        if attempt is not None and self.inflight is not None:
             rec = record(attempt, self.boot, keys, self.suspects, self.clock().isoformat())
-            self.daemon.set_meta("inflight", rec)  # durable before anything is handled
+            self.inflight.write(rec)  # durable before anything is handled
         self._attempt = attempt
         try:
             with contextlib.ExitStack() as stack:

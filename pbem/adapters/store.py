@@ -4,7 +4,8 @@ Layout of a data directory::
 
     daemon.json                 the daemon's own file: UIDVALIDITY per folder, ledger of mail that
                                 reached no game, shunt table, outbox of non-game mail, heartbeat,
-                                the in-flight batch record (crash-loop containment), rate limits
+                                rate limits
+    inflight.json, inflight.pos the batch in hand and the mail in hand (``pbem.inflight``)
     games/<game_id>/head.json   a game's small mutable head: setup, recent events, the ledger keys
                                 of the mail that produced them, pending outbox rows, deadline states
     games/<game_id>/seg-000001.json ...   closed, immutable segments of older events + ledger keys
@@ -601,11 +602,8 @@ class DaemonStore:
         ledger_key: str | None = None,
         ledger_info: Mapping[str, Any] | None = None,
         shunt: Mapping[str, Any] | None = None,
-        shunts: Sequence[Mapping[str, Any]] = (),
-        meta: Mapping[str, Any] | None = None,
     ) -> None:
-        """A non-game mail's ledger key and replies (or shunt changes, meta values) in one
-        atomic write."""
+        """A non-game mail's ledger key and replies (or a shunt change) in one atomic write."""
         with self.db.transaction():
             for row in outbox:
                 self.db.table("outbox").insert(dict(row))
@@ -613,10 +611,6 @@ class DaemonStore:
                 self.db.table("ledger").insert({"key": ledger_key, **(ledger_info or {})})
             if shunt is not None:
                 self.db.upsert("shunt", shunt, key=shunt["key"])
-            for sh in shunts:
-                self.db.upsert("shunt", sh, key=sh["key"])
-            for name, value in (meta or {}).items():
-                self.db.upsert("meta", {"name": name, "value": value}, name=name)
             write_limits(self.db, self.limits_hook)
 
     def prune_ledger(self, older_than_iso: str) -> int:

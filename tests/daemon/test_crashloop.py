@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from pbem.adapters.store import DaemonStore
 from pbem.inflight import COMMIT, Marker, blame, record
 from pbem.service import content_key
 from tests.daemon import fake_engine
@@ -101,6 +100,23 @@ def test_poison_that_kills_is_blamed_alone_and_quarantined(world: World) -> None
     assert world.words()["later"] == 1
 
 
+def test_blame_is_counted_once_if_start_up_dies_before_clearing_the_record(world: World) -> None:
+    world.new_game()
+    burst = _burst(poison_at=1, n=3)
+    svc = world.start()
+    with pytest.raises(Died):
+        svc.handle_batch(world.fetched(*burst))
+    assert svc.inflight is not None
+    rec = svc.inflight.read()
+    assert rec is not None
+    svc = world.start()
+    assert [r["failures"] for r in world.daemon_store().shunt_rows()] == [1]
+    assert svc.inflight is not None
+    svc.inflight.write(rec)  # as if start-up died between the blame and clearing the file
+    world.start()
+    assert [r["failures"] for r in world.daemon_store().shunt_rows()] == [1]
+
+
 def test_mail_blamed_once_by_a_kill_from_outside_is_cleared_when_it_succeeds(
     world: World,
 ) -> None:
@@ -174,11 +190,10 @@ def test_a_reboot_blames_nobody(world: World) -> None:
     with pytest.raises(Died):
         svc.handle_batch(world.fetched(*burst))
     # the machine went down instead: the boot id in the in-flight record differs
-    svc.close()
-    ds = DaemonStore(world.cfg.data_dir)
-    rec = ds.get_meta("inflight")
-    ds.set_meta("inflight", {**rec, "boot": "another-boot"})
-    world.svc = None
+    assert svc.inflight is not None
+    rec = svc.inflight.read()
+    assert rec is not None
+    svc.inflight.write({**rec, "boot": "another-boot"})
     svc = world.start()
     assert world.daemon_store().shunt_rows() == []
     assert list(svc.suspects) == [content_key(bytes(burst[0]))]
