@@ -229,10 +229,14 @@ def _game_words(data: Path) -> Counter[str]:
     return Counter(e["word"] for e in game_state(data, "g1")[0] if e["type"] == "cmd")
 
 
-def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path) -> None:
+@pytest.mark.parametrize("arrival", ["before_start", "while_running"])
+def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path, arrival: str) -> None:
     """A mail that SIGKILLs ``pbem serve``: restarted like systemd would, the daemon dies at most
     max_failures times, quarantines it, alerts the admins, applies every other mail of the burst
-    exactly once, then runs stably; ``pbem shunt list|show|retry`` work on it."""
+    exactly once, then runs stably; ``pbem shunt list|show|retry`` work on it.
+
+    ``before_start``: the burst is drained at start-up (one mail per work item);
+    ``while_running``: the first death is in a group-commit batch of the IMAP loop."""
     cfg = write_config(stack, tmp_path, extra_daemon=CAP, extra_imap="idle_renew = 1")
     new_fake_game(cfg, "g1", PLAYERS)
     data = tmp_path / "data"
@@ -244,13 +248,19 @@ def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path) -> None:
     ]
     poison = mail("bob@example.test", "CMD poison\nDIE\n", subject="poison")
     burst.insert(3, poison)
-    send(stack, *burst)
     d = Daemon(cfg, FAKE_ENGINE_DIE=str(die))
+    if arrival == "before_start":
+        send(stack, *burst)
+    else:
+        d.start()
+        wait_for(lambda: "ready" in d.log(), what="the daemon ready", log=d.log)
+        send(stack, *burst)
     crashes = 0
     try:
         for _restart in range(10):  # systemd Restart=always
-            d.start()
-            rc = d.wait_exit(20)
+            if not d.alive():
+                d.start()
+            rc = d.wait_exit(10)
             if rc is None:
                 break  # it stays up
             assert rc == -9, d.log()
