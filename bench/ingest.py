@@ -5,7 +5,8 @@ ratio against a raw imapclient batched fetch + stdlib parse of the same messages
 Both sides run against a private Dovecot on loopback (tests/daemon/mailstack.py). The pipeline
 side is the daemon's own code path: ``Service.fetch_pending`` → ``handle_batch`` (per mail: hash,
 ledger check, parse, hygiene, routing, ``Table.receive``, its events + outbox rows + ledger key in
-one transaction; the batch made durable by one group commit) → ``settle`` (UID MOVE). The table is the test fake (one event per command), so the
+one transaction; the batch announced by one in-flight write (crash-loop containment) and made
+durable by one group commit) → ``settle`` (UID MOVE). The table is the test fake (one event per command), so the
 figure is the daemon's overhead, not a game's rules.
 Run: PYTHONPATH=. python bench/ingest.py [N]
 """

@@ -1,15 +1,29 @@
 """Rate limits (RELIABILITY §2.5, requirement 8). Pure: the time is an argument.
 
-State is in memory: after a restart the windows start empty, which can only let a few more
-replies through; the global cap still bounds a runaway loop.
+The windows survive a restart, so a crash loop or a restart cannot reset the caps. Each store
+write that carries outbox changes also carries the windows changed since the previous write
+(:meth:`SenderLimits.changes`, :meth:`GlobalCap.changes`): a reply row and the limit hit that
+allowed it land in the same atomic write, and a sent row's removal carries the global cap's hit.
+A store keeps, per window name, the whole current window (POSIX seconds, newest last) in its
+``limits`` table (see ``pbem.adapters.store``); at start-up the service merges every store's copy
+with :func:`merge_windows` (per timestamp, the largest multiplicity seen in any store) and
+:meth:`SenderLimits.restore` / :meth:`GlobalCap.restore` drop what has expired. A window keeps at
+most ``limit`` timestamps (the newest decide), so what is persisted stays small.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+
+#: window name -> its timestamps (POSIX seconds, oldest first)
+Windows = dict[str, list[float]]
+
+ERR, AUTO, CAP = "err:", "auto:", "cap"
+#: the longest span of any window: a persisted window older than this is dead
+MAX_SPAN = timedelta(days=1)
 
 
 @dataclass
@@ -31,6 +45,38 @@ class Window:
     def hit(self, now: datetime) -> None:
         self._trim(now)
         self.times.append(now)
+        # only the newest ``limit`` hits decide: if that many are inside the span the window is
+        # full, and older ones expire first
+        while len(self.times) > max(1, self.limit):
+            self.times.popleft()
+
+    def export(self) -> list[float]:
+        return [t.timestamp() for t in self.times]
+
+    def restore(self, times: Iterable[float], now: datetime) -> None:
+        """Replace the timestamps (a restart); expired ones are dropped."""
+        self.times = deque(sorted(datetime.fromtimestamp(t, UTC) for t in times))
+        self._trim(now)
+        while len(self.times) > max(1, self.limit):
+            self.times.popleft()
+
+
+def merge_windows(copies: Iterable[Mapping[str, Sequence[float]]]) -> Windows:
+    """Merge the windows persisted by several stores: each store holds, per name, the whole
+    window as it was at that store's last write, so a timestamp is counted as many times as the
+    store that saw it most often (Counter union), never once per store."""
+    merged: dict[str, Counter[float]] = {}
+    for copy in copies:
+        for name, times in copy.items():
+            c = merged.setdefault(name, Counter())
+            c |= Counter(float(t) for t in times)
+    return {name: sorted(c.elements()) for name, c in merged.items()}
+
+
+def prune_windows(windows: Mapping[str, Sequence[float]], now: datetime) -> Windows:
+    """Drop windows whose newest timestamp is older than :data:`MAX_SPAN`."""
+    cutoff = (now - MAX_SPAN).timestamp()
+    return {k: list(v) for k, v in windows.items() if v and max(v) > cutoff}
 
 
 @dataclass
@@ -45,6 +91,7 @@ class SenderLimits:
     autos_per_day: int = 10
     _err: dict[str, Window] = field(default_factory=dict)
     _auto: dict[str, Window] = field(default_factory=dict)
+    _dirty: set[str] = field(default_factory=set)
 
     def _w(self, table: dict[str, Window], addr: str, factory: Callable[[], Window]) -> Window:
         w = table.get(addr)
@@ -52,17 +99,45 @@ class SenderLimits:
             w = table[addr] = factory()
         return w
 
+    def _new_err(self) -> Window:
+        return Window(self.errors_per_hour, timedelta(hours=1))
+
+    def _new_auto(self) -> Window:
+        return Window(self.autos_per_day, timedelta(days=1))
+
     def allow(self, addr: str, now: datetime, *, error: bool) -> bool:
         """Record and allow a reply to ``addr``, or refuse it (nothing recorded)."""
         addr = addr.lower()
-        auto = self._w(self._auto, addr, lambda: Window(self.autos_per_day, timedelta(days=1)))
+        auto = self._w(self._auto, addr, self._new_auto)
         if error:
-            err = self._w(self._err, addr, lambda: Window(self.errors_per_hour, timedelta(hours=1)))
+            err = self._w(self._err, addr, self._new_err)
             if not err.allowed(now) or not auto.allowed(now):
                 return False
             err.hit(now)
+            self._dirty.add(ERR + addr)
         auto.hit(now)
+        self._dirty.add(AUTO + addr)
         return True
+
+    def changes(self) -> Windows:
+        """The windows hit since the last call (whole windows), for the next store write."""
+        out: Windows = {}
+        for name in self._dirty:
+            table = self._err if name.startswith(ERR) else self._auto
+            w = table.get(name.partition(":")[2])
+            if w is not None:
+                out[name] = w.export()
+        self._dirty.clear()
+        return out
+
+    def restore(self, windows: Mapping[str, Sequence[float]], now: datetime) -> None:
+        """Load persisted windows (start-up)."""
+        for name, times in windows.items():
+            kind, _, addr = name.partition(":")
+            if kind + ":" == ERR:
+                self._w(self._err, addr, self._new_err).restore(times, now)
+            elif kind + ":" == AUTO:
+                self._w(self._auto, addr, self._new_auto).restore(times, now)
 
 
 @dataclass
@@ -72,6 +147,7 @@ class GlobalCap:
     per_hour: int = 200
     window: Window = field(init=False)
     tripped: bool = False
+    _dirty: bool = False
 
     def __post_init__(self) -> None:
         self.window = Window(self.per_hour, timedelta(hours=1))
@@ -79,6 +155,17 @@ class GlobalCap:
     def try_send(self, now: datetime) -> bool:
         if self.window.allowed(now):
             self.window.hit(now)
+            self._dirty = True
             self.tripped = False
             return True
         return False
+
+    def changes(self) -> Windows:
+        if not self._dirty:
+            return {}
+        self._dirty = False
+        return {CAP: self.window.export()}
+
+    def restore(self, windows: Mapping[str, Sequence[float]], now: datetime) -> None:
+        if CAP in windows:
+            self.window.restore(windows[CAP], now)

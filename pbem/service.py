@@ -9,6 +9,11 @@ Blocking IMAP calls run in a worker thread that never touches the store; SMTP ru
 Per inbound mail (RELIABILITY §3.4): key = sha256(raw); skip if in a ledger; else route, check,
 call the pure ``Table.receive``, and commit its events + outbox rows + the ledger key in ONE
 atomic write; only then ``UID MOVE`` to Processed (requirements 1, 2).
+
+A mail that kills the process instead of raising is caught by the in-flight record written
+before each batch (:mod:`pbem.inflight`): at start-up it is blamed and, at ``max_failures``,
+quarantined like a mail that raised. The rate-limit windows ride along with the outbox writes
+(:mod:`pbem.limits`) and are reloaded at :meth:`Service.open`.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import secrets
 import threading
 import time
 import traceback
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -49,7 +55,8 @@ from pbem.auth import AuthVerdict, check_sender
 from pbem.clockwatch import ClockJump, ClockWatch
 from pbem.config import Config
 from pbem.core.errors import MailError
-from pbem.limits import GlobalCap, SenderLimits
+from pbem.inflight import COMMIT, DONE, InflightFile, Marker, blame, boot_id, record
+from pbem.limits import GlobalCap, SenderLimits, Windows, merge_windows
 from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.dkim import Resolver
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
@@ -244,9 +251,17 @@ class Service:
     clock_jump: ClockJump | None = None  # detected, not handled yet
     clock_hold: bool = False  # a jump is being handled: scheduler-fired deadlines wait
     clock_alerted: set[str] = field(default_factory=set)
+    cap: GlobalCap = field(init=False)
+    #: crash-loop containment (pbem.inflight): suspects {key: since}, handled one per batch
+    suspects: dict[str, str] = field(default_factory=dict)
+    boot: str = ""
+    marker: Marker | None = None
+    inflight: InflightFile | None = None
+    _attempt: str | None = None
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
+        self.cap = GlobalCap(self.cfg.outbound_cap_per_hour)
         self.texts = shared_renderer(self.cfg.timezone)  # the daemon's own player-facing texts
 
     # ---- opening ------------------------------------------------------------------------
@@ -280,6 +295,7 @@ class Service:
         self.lock = DirLock(self.root)
         clean_stale_game_dirs(self.root)
         self.daemon = DaemonStore(self.root, self.fault)
+        self.daemon.limits_hook = self._limit_changes
         self.daemon_keys = self.daemon.ledger_keys()
         self.verp_key = self._load_verp_key()
         self.sender = OutboxSender(
@@ -291,17 +307,122 @@ class Service:
             admins=self.cfg.admins,
             bounce_address=self.cfg.bounce,
             policy=SenderPolicy(base=timedelta(seconds=self.cfg.retry_base_seconds)),
-            cap=GlobalCap(self.cfg.outbound_cap_per_hour),
+            cap=self.cap,
             fault=self.fault,
             verp=self._verp_sender if self.cfg.verp else None,
             coalesce=self.cfg.coalesce_replies,
         )
         self.scan_games()
+        self.restore_limits()
+        self.recover_inflight()
 
     def close(self) -> None:
+        if self.marker is not None:
+            self.marker.close()
+            self.marker = None
         if self.lock is not None:
             self.lock.release()
             self.lock = None
+
+    # ---- rate limits that survive a restart (pbem.limits) --------------------------------
+
+    def _limit_changes(self) -> Windows:
+        """The stores' hook: the windows hit since the last store write, written with it (the
+        reply rows they allowed, or the sent row's removal for the global cap)."""
+        return {**self.limits.changes(), **self.cap.changes()}
+
+    def restore_limits(self) -> None:
+        copies = [
+            self.daemon.limit_windows(),
+            *(g.store.limit_windows() for g in self.games.values()),
+        ]
+        merged = merge_windows(copies)
+        now = self.clock()
+        self.limits.restore(merged, now)
+        self.cap.restore(merged, now)
+
+    # ---- crash-loop containment (pbem.inflight) -------------------------------------------
+
+    def recover_inflight(self) -> None:
+        """Blame the mail in hand when the process died (see :mod:`pbem.inflight`): count one
+        failure (quarantine and admin alert at ``max_failures``), or make suspects. At most two
+        writes at start-up: the blame (idempotent: the row remembers the batch), the cleared
+        record."""
+        self.boot = boot_id()
+        self.marker = Marker(self.root / "inflight.pos")
+        self.inflight = InflightFile(self.root / "inflight.json", self.fault)
+        rec = self.inflight.read()
+        if not rec or not rec.get("keys"):
+            self.suspects = dict((rec or {}).get("suspects", {}))
+            return
+        now = self.clock()
+        cutoff = (now - timedelta(days=self.cfg.ledger_retention_days)).isoformat()
+        suspects = {
+            k: at
+            for k, at in dict(rec.get("suspects", {})).items()
+            if not self.knows(k) and at >= cutoff
+        }
+
+        def finished(key: str) -> bool:
+            return self.knows(key) or (self.daemon.shunt_row(key) or {}).get("attempt") == rec["id"]
+
+        culprit, new = blame(rec, self.marker.read(), self.boot, finished)
+        if (
+            culprit is not None
+            and (self.daemon.shunt_row(culprit) or {}).get("blamed") == rec["id"]
+        ):
+            culprit = None  # counted already: we died between that commit and clearing the file
+        for k in new:
+            suspects.setdefault(k, now.isoformat())
+        if culprit is not None:
+            suspects.pop(culprit, None)
+            row = self.daemon.shunt_row(culprit) or {}
+            failures = int(row.get("failures", 0)) + 1
+            crashes = int(row.get("crashes", 0)) + 1
+            quarantined = failures >= self.cfg.max_failures
+            error = (
+                f"the daemon process died while handling this mail (crash {crashes}; "
+                "a segfault, abort, stack overflow or OOM kill: see the journal)"
+            )
+            log.error(
+                "mail %s killed the daemon: failure %d/%d%s",
+                culprit[:12],
+                failures,
+                self.cfg.max_failures,
+                ", quarantined" if quarantined else "",
+            )
+            self.daemon.commit(
+                shunt={
+                    **row,
+                    "key": culprit,
+                    "status": "quarantined" if quarantined else "failing",
+                    "failures": failures,
+                    "crashes": crashes,
+                    "error": error,
+                    "traceback": row.get("traceback", ""),
+                    "at": now.isoformat(),
+                    "attempt": None,
+                    "blamed": rec["id"],  # counted once, even if we die before the file is cleared
+                },
+                outbox=self._admin_alert(
+                    f"quarantine:{culprit}",
+                    now,
+                    "[pbem] a mail was quarantined",
+                    f"A mail failed {failures} times and was quarantined: {error}.\n"
+                    f"Key: {culprit}\nInspect: pbem shunt show {culprit[:12]}\n"
+                    f"Retry: pbem shunt retry {culprit[:12]}\n",
+                )
+                if quarantined
+                else [],
+            )
+        elif new:
+            log.warning(
+                "%d mail(s) were in hand when the daemon %s: handled one per batch",
+                len(new),
+                "went down with the machine" if rec.get("boot") != self.boot else "died",
+            )
+        self.suspects = suspects
+        self.inflight.write(record("", self.boot, [], suspects, now.isoformat()))
 
     def _outbox_stores(self) -> list[Any]:
         return [self.daemon, *(g.store for g in self.games.values())]
@@ -313,6 +434,7 @@ class Service:
             if d.name in self.games:
                 continue
             store = GameStore(d, self.fault)
+            store.limits_hook = self._limit_changes
             table = self.engine.load(store.setup, store.events())
             game = Game(store, table, store.ledger_keys())
             self.games[game.id] = game
@@ -553,6 +675,8 @@ class Service:
             self._count("duplicate")
             return "processed"  # committed before a crash; only the MOVE was missing
         row = self.daemon.shunt_row(key)
+        if row is not None and row.get("crashes") and "subject" not in row:
+            row = self._keep_crash_copy(key, f, row)
         if row is not None and row.get("status") == "quarantined":
             return "quarantine"
         when = now or self.clock()
@@ -564,6 +688,24 @@ class Service:
             return "processed"
         except Exception as exc:
             return self._shunt(key, f, f.raw, exc, row)
+
+    def _keep_crash_copy(self, key: str, f: Fetched, row: dict[str, Any]) -> dict[str, Any]:
+        """A mail blamed for a crash at start-up is seen again: keep its bytes and headers for
+        ``pbem shunt show|retry`` (the blame itself was written at start-up)."""
+        assert f.raw is not None
+        shunt_dir = self.root / "shunt"
+        shunt_dir.mkdir(exist_ok=True)
+        eml = shunt_dir / f"{key}.eml"
+        if not eml.exists():
+            eml.write_bytes(f.raw)
+        row = {
+            **row,
+            "uid": f.uid,
+            "internaldate": f.internaldate.isoformat(),
+            "subject": _safe_subject(f.raw),
+        }
+        self.daemon.commit(shunt=row)
+        return row
 
     def _count(self, what: str) -> None:
         self.stats[what] = self.stats.get(what, 0) + 1
@@ -637,6 +779,9 @@ class Service:
                 "traceback": tb,
                 "at": now.isoformat(),
                 "subject": _safe_subject(raw),
+                "crashes": int((row or {}).get("crashes", 0)),
+                # this batch's id: the failure is on record, the mail is not in flight any more
+                "attempt": self._attempt,
             },
         )
         self._count("shunted")
@@ -1219,6 +1364,10 @@ class Service:
             key = req.name
             eml = self.root / "shunt" / f"{key}.eml"
             row = self.daemon.shunt_row(key)
+            # consumed BEFORE the retry: a retried mail that kills the process again must not
+            # come back at every start-up (a crash loop); the admin can ask again
+            req.unlink()
+            n += 1
             if row is not None and eml.exists() and not self.knows(key):
                 raw = eml.read_bytes()
                 try:
@@ -1227,8 +1376,6 @@ class Service:
                     log.info("shunted mail %s retried: applied", key[:12])
                 except Exception as exc:
                     self._shunt(key, None, raw, exc, {**row, "failures": 0})
-            req.unlink()
-            n += 1
         self.sender.wake()
         return n
 
@@ -1245,25 +1392,74 @@ class Service:
     async def submit(self, kind: str, *args: Any) -> Any:
         return await self.submit_nowait(kind, *args)
 
-    def handle_batch(self, batch: Sequence[Fetched]) -> dict[int, Disposition]:
+    def handle_batch(
+        self, batch: Sequence[Fetched], now: datetime | None = None
+    ) -> dict[int, Disposition]:
         """A batch of mails with one durable write per touched file (group commit).
 
         Each mail is still its own transaction (a poison mail is rolled back alone); the group
         makes them durable together before any MOVE. A failure of the group write itself
         propagates: memory is then ahead of the disk, so the daemon must stop (and restart).
+
+        Crash-loop containment (:mod:`pbem.inflight`): the batch is split, in order, into runs;
+        a suspect or a mail with a failure on record is a run of its own. Each run is announced
+        by one durable in-flight record before it is handled.
         """
-        with contextlib.ExitStack() as stack:
-            stack.enter_context(self.daemon.db.group())
-            for g in self.games.values():
-                stack.enter_context(g.store.head.group())
-            out = {f.uid: self.handle_fetched(f) for f in batch}
+        shunted = self.daemon.shunt_status()
+        out: dict[int, Disposition] = {}
+        run: list[tuple[Fetched, str | None]] = []
+        for f in batch:
+            # the key of a mail that will be handled (not oversize, not quarantined)
+            key = content_key(f.raw) if f.raw is not None else None
+            if key is not None and shunted.get(key) == "quarantined":
+                key = None
+            if key is not None and (key in self.suspects or key in shunted):
+                if run:
+                    out.update(self._handle_run(run, now))
+                out.update(self._handle_run([(f, key)], now))
+                run = []
+            else:
+                run.append((f, key))
+        if run:
+            out.update(self._handle_run(run, now))
+        return out
+
+    def _handle_run(
+        self, run: Sequence[tuple[Fetched, str | None]], now: datetime | None
+    ) -> dict[int, Disposition]:
+        keys = [k for _f, k in run if k is not None and not self.knows(k)]
+        attempt = uuid.uuid4().hex[:16] if keys else None
+        marker = self.marker
+        if attempt is not None and self.inflight is not None:
+            rec = record(attempt, self.boot, keys, self.suspects, self.clock().isoformat())
+            self.inflight.write(rec)  # durable before anything is handled
+        self._attempt = attempt
+        try:
+            with contextlib.ExitStack() as stack:
+                stack.enter_context(self.daemon.db.group())
+                for g in self.games.values():
+                    stack.enter_context(g.store.head.group())
+                out: dict[int, Disposition] = {}
+                for f, key in run:
+                    if attempt is not None and marker is not None and key is not None:
+                        marker.set(attempt, key)
+                    out[f.uid] = self.handle_fetched(f, now)
+                    if key is not None:
+                        self.suspects.pop(key, None)
+                if attempt is not None and marker is not None:
+                    marker.set(attempt, COMMIT)
+        finally:
+            self._attempt = None
+        if attempt is not None and marker is not None:
+            marker.set(attempt, DONE)
         self.fault("after_group")
         return out
 
     def run_item(self, item: WorkItem) -> Any:
         """Run one work item synchronously on the loop (the single writer)."""
         if item.kind == "mail":
-            return self.handle_fetched(*item.args)
+            f, now = item.args
+            return self.handle_batch([f], now)[f.uid]
         if item.kind == "batch":
             return self.handle_batch(*item.args)
         if item.kind == "deadline":

@@ -3,7 +3,9 @@
 Layout of a data directory::
 
     daemon.json                 the daemon's own file: UIDVALIDITY per folder, ledger of mail that
-                                reached no game, shunt table, outbox of non-game mail, heartbeat
+                                reached no game, shunt table, outbox of non-game mail, heartbeat,
+                                rate limits
+    inflight.json, inflight.pos the batch in hand and the mail in hand (``pbem.inflight``)
     games/<game_id>/head.json   a game's small mutable head: setup, recent events, the ledger keys
                                 of the mail that produced them, pending outbox rows, deadline states
     games/<game_id>/seg-000001.json ...   closed, immutable segments of older events + ledger keys
@@ -39,19 +41,24 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tinydb import Query, TinyDB
 from tinydb.storages import Storage
+from tinydb.table import Document
 
 from pbem.core.errors import PbemError
+from pbem.limits import prune_windows
 
 FORMAT_VERSION = 1
 SEGMENT_SIZE = 256
 TMP_PREFIX = ".tmp-"
 
 FaultHook = Callable[[str], None]
+#: returns the rate-limit windows changed since its last call (``pbem.limits``)
+LimitsHook = Callable[[], Mapping[str, list[float]]]
 
 
 def _no_fault(point: str) -> None:
@@ -190,6 +197,33 @@ def _snapshot(data: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any
         t: docs if t in APPEND_TABLES else {k: dict(d) for k, d in docs.items()}
         for t, docs in data.items()
     }
+
+
+def write_limits(db: AtomicDB, hook: LimitsHook | None) -> None:
+    """Inside a transaction: store the rate-limit windows changed since the last write (one
+    document, ``limits`` table, doc 1), dropping windows dead for a day at most once an hour.
+    A no-op without changes, so a write that allowed no reply costs nothing more."""
+    changes = hook() if hook is not None else None
+    if not changes:
+        return
+    table = db.table("limits")
+    doc = table.get(doc_id=1)
+    windows = dict(doc["windows"]) if doc is not None else {}
+    windows.update(changes)
+    newest = max((v[-1] for v in changes.values() if v), default=0.0)
+    pruned = float(doc.get("pruned", 0.0)) if doc is not None else 0.0
+    if newest - pruned > 3600:
+        windows = prune_windows(windows, datetime.fromtimestamp(newest, UTC))
+        pruned = newest
+    if doc is None:
+        table.insert(Document({"windows": windows, "pruned": pruned}, doc_id=1))
+    else:
+        table.update({"windows": windows, "pruned": pruned}, doc_ids=[1])
+
+
+def read_limits(db: AtomicDB) -> dict[str, list[float]]:
+    doc = db.table("limits").get(doc_id=1)
+    return dict(doc["windows"]) if doc is not None else {}
 
 
 class AtomicStorage(Storage):
@@ -405,6 +439,8 @@ class GameStore:
         self.fault = fault
         self.segment_size = segment_size
         self.head = AtomicDB(directory / "head.json", fault, readonly)
+        #: set by the service: rate-limit hits ride along with the outbox writes
+        self.limits_hook: LimitsHook | None = None
 
     # ---- creation and reading -------------------------------------------------------------
 
@@ -545,6 +581,7 @@ class GameStore:
                 self.head.remove("held", key=key)
             for record in bounces:
                 self.head.upsert("bounces", record, player=record["player"])
+            write_limits(self.head, self.limits_hook)
         self.compact()
 
     def compact(self) -> None:
@@ -578,11 +615,16 @@ class GameStore:
         """Remove a sent row (a small head write; the mail is out)."""
         with self.head.transaction():
             self.head.remove("outbox", message_id=message_id)
+            write_limits(self.head, self.limits_hook)
 
     def outbox_update(self, message_id: str, changes: Mapping[str, Any]) -> None:
         with self.head.transaction():
             q = Query()
             self.head.table("outbox").update(dict(changes), q.message_id == message_id)
+            write_limits(self.head, self.limits_hook)
+
+    def limit_windows(self) -> dict[str, list[float]]:
+        return read_limits(self.head)
 
 
 class DaemonStore:
@@ -591,6 +633,7 @@ class DaemonStore:
     def __init__(self, root: Path, fault: FaultHook = _no_fault, readonly: bool = False) -> None:
         self.root = root
         self.db = AtomicDB(root / "daemon.json", fault, readonly)
+        self.limits_hook: LimitsHook | None = None
 
     def uidvalidity(self, folder: str) -> int | None:
         doc = self.db.get_one("folders", name=folder)
@@ -619,6 +662,7 @@ class DaemonStore:
                 self.db.table("ledger").insert({"key": ledger_key, **(ledger_info or {})})
             if shunt is not None:
                 self.db.upsert("shunt", shunt, key=shunt["key"])
+            write_limits(self.db, self.limits_hook)
 
     def prune_ledger(self, older_than_iso: str) -> int:
         """Forget non-game keys older than the retention (RELIABILITY §3.4 step 8)."""
@@ -629,6 +673,10 @@ class DaemonStore:
 
     def shunt_rows(self) -> list[dict[str, Any]]:
         return [dict(d) for d in self.db.table("shunt").all()]
+
+    def shunt_status(self) -> dict[str, str]:
+        """Key -> status (``failing``: still retried, ``quarantined``) of every shunted mail."""
+        return {d["key"]: str(d.get("status")) for d in self.db.table("shunt").all()}
 
     def shunt_row(self, key: str) -> dict[str, Any] | None:
         return self.db.get_one("shunt", key=key)
@@ -643,11 +691,16 @@ class DaemonStore:
     def outbox_done(self, message_id: str) -> None:
         with self.db.transaction():
             self.db.remove("outbox", message_id=message_id)
+            write_limits(self.db, self.limits_hook)
 
     def outbox_update(self, message_id: str, changes: Mapping[str, Any]) -> None:
         q = Query()
         with self.db.transaction():
             self.db.table("outbox").update(dict(changes), q.message_id == message_id)
+            write_limits(self.db, self.limits_hook)
+
+    def limit_windows(self) -> dict[str, list[float]]:
+        return read_limits(self.db)
 
     def get_meta(self, name: str) -> Any:
         doc = self.db.get_one("meta", name=name)

@@ -6,11 +6,15 @@ phase and opens the next. Deterministic, pure, does not mutate on ``receive``/``
 List posts (for the relay mode): players named in the ``dead`` option may not post (refused);
 even phases are "nights", when the list is closed (held when the daemon relays the list,
 refused otherwise); other posts are relayed, and their ``CMD`` lines count like private ones.
+
+Test poisons: ``BOOM`` in a mail raises while ``$FAKE_ENGINE_BOOM`` names an existing file;
+``DIE`` kills the process with SIGKILL while ``$FAKE_ENGINE_DIE`` does.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -181,6 +185,10 @@ class Table:
         boom = os.environ.get("FAKE_ENGINE_BOOM")
         if boom and os.path.exists(boom) and "BOOM" in _text(msg):
             raise RuntimeError("the engine crashed on this mail (test poison)")
+        die = os.environ.get("FAKE_ENGINE_DIE")
+        if die and os.path.exists(die) and "DIE" in _text(msg):
+            # a poison that kills the PROCESS (a segfault in a C extension, the OOM killer)
+            os.kill(os.getpid(), signal.SIGKILL)
         words = []
         for line in _text(msg).splitlines():
             if line.startswith(">"):

@@ -1,0 +1,158 @@
+"""In-process daemon tests: the coordinator on a tmp data directory, opened by successive
+:class:`Service` instances ("processes"). A "process death" is a BaseException raised while a
+mail is in hand: no guard catches it and nothing of the batch reaches the disk, as with SIGKILL.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem.adapters.imap import Fetched, ImapSettings
+from pbem.adapters.smtp import SendResult, SmtpSettings
+from pbem.adapters.store import DaemonStore, GameStore
+from pbem.cli_daemon import create_game
+from pbem.config import Config
+from pbem.service import Service
+from tests.daemon import fake_engine
+from tests.daemon.conftest import ADMIN, LIST, MODERATOR
+from tests.daemon.harness import mail
+
+T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+PLAYERS = ["alice", "bob", "carol"]
+
+
+class Died(BaseException):
+    """Stands for the death of the process: not an Exception, so no guard catches it."""
+
+
+class DyingTable(fake_engine.Table):
+    """The fake engine, dying on ``DIE`` in a mail."""
+
+    def receive(self, msg: EmailMessage, *, channel: Any, now: datetime) -> fake_engine.Step:
+        if "DIE" in fake_engine._text(msg):
+            raise Died
+        return super().receive(msg, channel=channel, now=now)
+
+
+class NoScheduler:
+    def arm(self, job_id: str, when: datetime, callback: Any) -> None:
+        pass
+
+    def disarm_prefix(self, prefix: str, keep: set[str]) -> None:
+        pass
+
+
+class Accept:
+    """A transport that accepts everything and records what it sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[list[str]] = []
+
+    async def send(self, mail_from: str, rcpts: Sequence[str], raw: bytes) -> SendResult:
+        self.sent.append(list(rcpts))
+        return SendResult(sent=list(rcpts))
+
+
+def make_cfg(tmp: Path, **daemon: Any) -> Config:
+    return Config(
+        path=tmp / "pbem.toml",
+        moderator=MODERATOR,
+        bounce=MODERATOR.replace("moderator@", "moderator-bounce@"),
+        admins=(ADMIN,),
+        list_address=LIST,
+        list_id="game.lists.example.test",
+        language="en",
+        timezone="UTC",
+        imap=ImapSettings(host="127.0.0.1", port=1, user=MODERATOR, password="x"),
+        smtp=SmtpSettings(host="127.0.0.1", port=1),
+        data_dir=tmp / "data",
+        engine="tests.daemon.fake_engine:Table",
+        **daemon,
+    )
+
+
+class World:
+    """One data directory, opened by successive Service instances ("processes")."""
+
+    def __init__(self, tmp: Path, engine: Any = DyingTable, **daemon: Any) -> None:
+        self.cfg = make_cfg(tmp, **daemon)
+        self.engine = engine
+        self.now = T0
+        self.transport = Accept()
+        self.faults: list[str] = []
+        self.fault_at: dict[str, Callable[[], None]] = {}
+        self.svc: Service | None = None
+        self.uid = 0
+
+    def clock(self) -> datetime:
+        return self.now
+
+    def fault(self, point: str) -> None:
+        self.faults.append(point)
+        action = self.fault_at.get(point)
+        if action is not None:
+            action()
+
+    def start(self) -> Service:
+        if self.svc is not None:
+            self.svc.close()
+        self.svc = Service(
+            cfg=self.cfg,
+            engine=self.engine,
+            transport=self.transport,
+            scheduler=NoScheduler(),
+            clock=self.clock,
+            fault=self.fault,
+        )
+        self.svc.open()
+        return self.svc
+
+    def new_game(self, gid: str = "g1") -> None:
+        setup = {
+            "game": "fake",
+            "game_id": gid,
+            "players": [{"name": p, "email": f"{p}@example.test"} for p in PLAYERS],
+            "options": {},
+            "list": LIST,
+        }
+        create_game(self.cfg, setup, self.engine, self.now)
+
+    def fetched(self, *msgs: EmailMessage) -> list[Fetched]:
+        out = []
+        for m in msgs:
+            self.uid += 1
+            raw = bytes(m)
+            out.append(Fetched(self.uid, 1, len(raw), self.now, raw))
+        return out
+
+    def words(self, gid: str = "g1") -> Counter[str]:
+        gs = GameStore(self.cfg.data_dir / "games" / gid, readonly=True)
+        return Counter(e["word"] for e in gs.events() if e["type"] == "cmd")
+
+    def daemon_store(self) -> DaemonStore:
+        return DaemonStore(self.cfg.data_dir, readonly=True)
+
+    def close(self) -> None:
+        if self.svc is not None:
+            self.svc.close()
+            self.svc = None
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    w = World(tmp_path)
+    try:
+        yield w
+    finally:
+        w.close()
+
+
+def cmd(player: str, word: str) -> EmailMessage:
+    return mail(f"{player}@example.test", f"CMD {word}\n", to="moderator+g1@example.test")
