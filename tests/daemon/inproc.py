@@ -35,10 +35,12 @@ class Died(BaseException):
 class DyingTable(fake_engine.Table):
     """The fake engine, dying on ``DIE`` in a mail."""
 
-    def receive(self, msg: EmailMessage, *, channel: Any, now: datetime) -> fake_engine.Step:
+    def receive(
+        self, msg: EmailMessage, *, channel: Any, now: datetime, **kw: Any
+    ) -> fake_engine.Step:
         if "DIE" in fake_engine._text(msg):
             raise Died
-        return super().receive(msg, channel=channel, now=now)
+        return super().receive(msg, channel=channel, now=now, **kw)
 
 
 class NoScheduler:
