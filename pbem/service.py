@@ -971,7 +971,7 @@ class Service:
             rcpts=[to],
             mail_from=self.cfg.bounce,
             now=now,
-            kind="reply",
+            kind="confirm",  # its Subject carries the token: never in a digest
             game=game.id,
         )
         return pending, row
@@ -1213,7 +1213,7 @@ class Service:
                 rcpts=[to],
                 mail_from=self.cfg.bounce,
                 now=now,
-                kind="reply",
+                kind="notice",  # a forgery warning stands alone, never in a digest
                 game=game.id,
             )
         ]
