@@ -825,7 +825,10 @@ class Service:
             "message_id": str(msg.get("Message-ID", ""))[:200],
         }
         self.fault("after_fetch_parse")
-        channel = self._channel(msg)
+        # each address header parsed once per mail (hygiene, channel and routing all read them)
+        rcpts = _addresses(msg, "To", "Cc")
+        sender = (_addresses(msg, "From") or [""])[0]
+        channel = self._channel(msg, rcpts)
         # RFC 3834 / loop hygiene (pbem.mail.inbound); a MailError (unreadable headers) is
         # a poison mail: shunted, then quarantined
         reason = automatic_reason(msg, our_addresses=self.our_addresses)
@@ -838,8 +841,7 @@ class Service:
             self.daemon.commit(ledger_key=key, ledger_info={**info, "why": reason})
             self.daemon_keys.add(key)
             return
-        game = self.route(msg)
-        sender = (_addresses(msg, "From") or [""])[0]
+        game = self.route(msg, rcpts, sender)
         if game is not None:
             msg = parse(raw)
         if game is None:
@@ -1075,7 +1077,7 @@ class Service:
             self.sender.wake()
         return len(done)
 
-    def _channel(self, msg: Message) -> Channel:
+    def _channel(self, msg: Message, rcpts: Sequence[str] | None = None) -> Channel:
         list_id = str(msg.get("List-Id", "") or "").lower()
         if self.cfg.list_id and self.cfg.list_id.lower() in list_id:
             return "list"
@@ -1085,26 +1087,37 @@ class Service:
             lists.add(self.cfg.list_address.lower())
         if list_id and any(a.replace("@", ".") in list_id for a in lists):
             return "list"
-        if lists & set(_addresses(msg, "To", "Cc")):
+        if lists & set(_addresses(msg, "To", "Cc") if rcpts is None else rcpts):
             return "list"
         return "private"
 
-    def route(self, msg: Message) -> Game | None:
-        """Plus-address, then a ``[tag]`` in the Subject, then the sender's only active game."""
+    def route(
+        self, msg: Message, rcpts: Sequence[str] | None = None, sender: str | None = None
+    ) -> Game | None:
+        """Plus-address, then the list address of exactly one game, then a ``[tag]`` in the
+        Subject, then the sender's only active game. ``rcpts`` (To and Cc) and ``sender``
+        are the mail's, when already read."""
         local, _, domain = self.cfg.moderator.lower().partition("@")
-        for addr in _addresses(msg, "To", "Cc", "Delivered-To", "X-Original-To"):
+        to_cc = _addresses(msg, "To", "Cc") if rcpts is None else list(rcpts)
+        for addr in to_cc + _addresses(msg, "Delivered-To", "X-Original-To"):
             a_local, _, a_domain = addr.partition("@")
             if a_domain == domain and a_local.startswith(local + "+"):
                 tag = a_local[len(local) + 1 :]
                 for gid, g in self.games.items():
                     if gid.lower() == tag:
                         return g
+        listed = [
+            g for g in self.games.values() if str(g.store.setup.get("list", "")).lower() in to_cc
+        ]
+        if len(listed) == 1:  # a game with a list of its own (several games may share one)
+            return listed[0]
         subject = str(msg.get("Subject", "") or "")
         for tag in _TAG.findall(subject):
             for gid, g in self.games.items():
                 if gid.lower() == tag.lower():
                     return g
-        sender = (_addresses(msg, "From") or [""])[0]
+        if sender is None:
+            sender = (_addresses(msg, "From") or [""])[0]
         mine = [
             g
             for g in self.games.values()

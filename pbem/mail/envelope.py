@@ -7,6 +7,7 @@ outbox, so a retry resends exactly the same message with the same Message-ID (re
 from __future__ import annotations
 
 import email.quoprimime
+import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -38,6 +39,7 @@ class OutgoingLike(Protocol):
     def auto(self) -> str: ...
 
 
+@functools.lru_cache(maxsize=256)  # called for every reply, nearly always with the moderator
 def domain_of(address: str) -> str:
     """The domain part of an address (lower-cased), or ``localhost``."""
     addr = getaddresses([address])[0][1] or address

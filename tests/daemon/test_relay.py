@@ -201,3 +201,25 @@ def test_external_list_votes_count_once_confirmed_from_the_registered_address(
         assert d.stop() == 0
     finally:
         d.kill()
+
+
+def test_a_post_reaches_the_game_whose_own_list_it_was_sent_to(tmp_path: Path) -> None:
+    """Routing: a player in two games posts to the second game's own list (no tag, no
+    plus-address): it reaches that game. In-process (tests/daemon/inproc.py)."""
+    from pbem.cli_daemon import create_game
+    from tests.daemon.inproc import PLAYERS as P3
+    from tests.daemon.inproc import World
+
+    world = World(tmp_path)
+    for gid, lst in (("g1", f"one@lists.{DOMAIN}"), ("g2", f"two@lists.{DOMAIN}")):
+        setup = {
+            "game": "fake",
+            "game_id": gid,
+            "players": [{"name": p, "email": f"{p}@{DOMAIN}"} for p in P3],
+            "list": lst,
+        }
+        create_game(world.cfg, setup, world.engine, world.now)
+    svc = world.start()
+    post = mail(f"{P3[0]}@{DOMAIN}", "CMD second", to=f"two@lists.{DOMAIN}")
+    assert svc.handle_batch(world.fetched(post)) == {world.uid: "processed"}
+    assert world.words("g2") == {"second": 1} and not world.words("g1")
