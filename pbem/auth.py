@@ -51,6 +51,9 @@ class AuthVerdict:
     reason: str = ""
     """A code for the notice template: ``no_secret``, ``bad_secret`` or ``no_dkim``."""
     message: EmailMessage | None = None
+    strong: bool = True
+    """Whether the stronger layers for irreversible commands (``[auth] final_methods``) passed
+    too; when not, the engine refuses the commands the rules call final (requirement 5)."""
     replay_keys: tuple[str, ...] = ()
     """With ``dkim_verify``: ``dkim:<sha256 of b=>`` of each valid aligned signature. A
     signed mail re-delivered by an MTA (or replayed by an attacker) has new bytes, so a new
@@ -170,26 +173,36 @@ def check_sender(
     registered = player_emails[name]
     if channel != "private":
         return AuthVerdict(True, registered)
+    required = tuple(cfg.methods)
+    layers = (*required, *(m for m in cfg.final_methods or () if m not in required))
     out = msg
-    if "secret" in cfg.methods:
+    failed: dict[str, str] = {}
+    replay_keys: tuple[str, ...] = ()
+    if "secret" in layers:  # the line is removed whichever layer asks for it
         code, out = _strip_secret(msg)
         stored = stored_secrets.get(name)
         if stored is None:
-            return AuthVerdict(False, registered, "no_secret")
-        if code is None or not verify_secret(code, stored):
-            return AuthVerdict(False, registered, "bad_secret")
-    if "dkim" in cfg.methods:
+            failed["secret"] = "no_secret"
+        elif code is None or not verify_secret(code, stored):
+            failed["secret"] = "bad_secret"
+    if "dkim" in layers:
         domain = sender.rpartition("@")[2]
         if not cfg.authserv_id or not ar_pass(msg, cfg.authserv_id, domain):
-            return AuthVerdict(False, registered, "no_dkim")
-    replay_keys: tuple[str, ...] = ()
-    if "dkim_verify" in cfg.methods:
+            failed["dkim"] = "no_dkim"
+    if "dkim_verify" in layers:
         domain = sender.rpartition("@")[2]
-        if raw is None or resolver is None or now is None:
-            return AuthVerdict(False, registered, "no_dkim")
-        valid = aligned_signatures(raw, domain, resolver, now)
+        valid = (
+            aligned_signatures(raw, domain, resolver, now)
+            if raw is not None and resolver is not None and now is not None
+            else []
+        )
         if not valid:
-            return AuthVerdict(False, registered, "no_dkim")
+            failed["dkim_verify"] = "no_dkim"
         replay_keys = tuple(sorted({f"dkim:{r.signature}" for r in valid}))
+    for layer in required:
+        if layer in failed:
+            return AuthVerdict(False, registered, failed[layer])
     message = out if out is not msg else None
-    return AuthVerdict(True, registered, message=message, replay_keys=replay_keys)
+    return AuthVerdict(
+        True, registered, message=message, strong=not failed, replay_keys=replay_keys
+    )

@@ -48,6 +48,9 @@ class AuthConfig:
     ``from`` when ``methods`` is the registered address alone (a list vote is then exactly
     as strong as a private command), else ``confirm``. A relayed list is authenticated like
     private mail and ignores this."""
+    final_methods: tuple[str, ...] | None = None
+    """Extra layers an irreversible command (one the rules call final) needs, on top of
+    ``methods`` (requirement 5: e.g. ``["registered", "secret"]``); None: ``methods`` only."""
     dns_host: str | None = None
     """``[auth] dns_server``: the resolver asked for DKIM keys (``dkim_verify``), an IP
     address; None: the first ``nameserver`` of /etc/resolv.conf, read at each query."""
@@ -56,7 +59,8 @@ class AuthConfig:
     @property
     def confirm_list_votes(self) -> bool:
         if self.list_votes == "auto":
-            return tuple(self.methods) != ("registered",)
+            weakest = ("registered",)
+            return tuple(self.methods) != weakest or self.final_methods not in (None, weakest)
         return self.list_votes == "confirm"
 
 
@@ -298,6 +302,15 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         methods = ["registered"]
     authserv = au.get("authserv_id")
     list_votes = r.get(au, "auth", "list_votes", str, "auto")
+    final_raw = au.get("final_methods")
+    final_methods: tuple[str, ...] | None = None
+    if final_raw is not None:
+        if not isinstance(final_raw, list) or any(m not in AUTH_METHODS for m in final_raw):
+            r.problems.append(f"auth.final_methods: expected a list from {', '.join(AUTH_METHODS)}")
+        else:
+            final_methods = tuple(str(m) for m in final_raw)
+            if "dkim" in final_methods and not authserv:
+                r.problems.append("auth.authserv_id: required when auth.final_methods has 'dkim'")
     if list_votes not in LIST_VOTES:
         r.problems.append(f"auth.list_votes: {list_votes!r} must be one of {', '.join(LIST_VOTES)}")
     dns_host: str | None = None
@@ -364,6 +377,7 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
             list_votes,
             dns_host=dns_host,
             dns_port=dns_port,
+            final_methods=final_methods,
         ),
         game_options=game_options,
         reminders_hours=tuple(float(x) for x in rem),

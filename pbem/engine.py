@@ -295,6 +295,7 @@ class Table:
         now: datetime,
         relay: bool = False,
         confirm: Literal["ask", "apply"] | None = None,
+        strong: bool = True,
     ) -> Step:
         """Handle one inbound mail. Bad input gives a reply, never an exception.
 
@@ -306,6 +307,10 @@ class Table:
         address, requirement 6): ``"ask"`` takes the post as posted but runs none of its
         commands, listing them in ``Step.deferred``; ``"apply"``, once confirmed, runs them
         without counting the post a second time.
+
+        ``strong=False``: the sender passed the daemon's authentication for ordinary commands
+        but not the stronger one for irreversible commands, so the commands the rules call
+        final are refused (requirement 5).
         """
         sender = parseaddr(str(msg.get("From", "")))[1].lower()
         player = self.by_email.get(sender)
@@ -366,6 +371,10 @@ class Table:
             deferred = tuple(line for line, _command in commands)
             return Step(step.events, step.outgoing, step.facts, post="relay", deferred=deferred)
         for line, command in commands:
+            if not strong and self.rules.final(state, player.name, command.verb):
+                reason = self.renderer.text("reasons/final_needs_auth", player.lang, {})
+                reply.rejected.append({"line": line, "reason": reason})
+                continue
             state = self._run(state, player, command, line, now, channel, events, reply)
         early = self.rules.ready_to_close(state)
         if early is not None:  # early close (LUP-D29) is off unless the options turn it on

@@ -98,6 +98,7 @@ class TableLike(Protocol):
         now: datetime,
         relay: bool = False,
         confirm: Literal["ask", "apply"] | None = None,
+        strong: bool = True,
     ) -> Any: ...
     def release(self, msg: EmailMessage, now: datetime) -> Any: ...
     def deadlines(self) -> Mapping[str, datetime]: ...
@@ -880,7 +881,7 @@ class Service:
         if channel == "private" and verdict.registered:
             pending = self._pending_confirmation(game, msg, verdict.registered)
             if pending is not None:
-                self._confirm(game, key, info, pending, now)
+                self._confirm(game, key, info, pending, now, strong=verdict.strong)
                 return
         ask = (
             channel == "list"
@@ -894,6 +895,7 @@ class Service:
             now=now,
             relay=self.relay,
             confirm="ask" if ask else None,
+            strong=verdict.strong,
         )
         rows = self._rows(game, step, now, error=not step.events)
         hold = None
@@ -995,12 +997,19 @@ class Service:
         return None
 
     def _confirm(
-        self, game: Game, key: str, info: Mapping[str, Any], pending: dict[str, Any], now: datetime
+        self,
+        game: Game,
+        key: str,
+        info: Mapping[str, Any],
+        pending: dict[str, Any],
+        now: datetime,
+        *,
+        strong: bool,
     ) -> None:
         """Run the confirmed post's commands now (stale ones are refused by the rules as any
         late command would be), in one commit with the confirmation's ledger key."""
         post = parse(str(pending["raw"]).encode("latin-1"))
-        step = game.table.receive(post, channel="list", now=now, confirm="apply")
+        step = game.table.receive(post, channel="list", now=now, confirm="apply", strong=strong)
         rows = self._rows(game, step, now, error=not step.events)
         game.store.commit(
             events=step.events,

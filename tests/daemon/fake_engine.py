@@ -155,6 +155,7 @@ class Table:
         now: datetime,
         relay: bool = False,
         confirm: Literal["ask", "apply"] | None = None,
+        strong: bool = True,
     ) -> Step:
         sender = (getaddresses([str(msg.get("From", ""))])[0][1] or "").lower()
         names = {v: k for k, v in self.player_emails.items()}

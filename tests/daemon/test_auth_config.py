@@ -68,6 +68,25 @@ def test_authentication_results_pass_must_name_the_from_domain() -> None:
         assert ar_pass(_msg(header), ours, "example.test") is ok, header
 
 
+def test_irreversible_commands_need_the_final_layers() -> None:
+    """Requirement 5: ``final_methods`` adds layers for the commands the rules call final.
+    A mail passing ``methods`` only is accepted but weak (its final commands are refused by
+    the engine); with the code it is strong; the code line is removed either way."""
+    stored = hash_secret("c0ffee")
+    cfg = AuthConfig(("registered",), final_methods=("registered", "secret"))
+    weak = check_sender(_msg(body="CMD x"), PLAYERS, cfg, {"Alice": stored})
+    assert weak.ok and not weak.strong
+    wrong = check_sender(_msg(body="SECRET bad\nCMD x"), PLAYERS, cfg, {"Alice": stored})
+    assert wrong.ok and not wrong.strong
+    strong = check_sender(_msg(body="SECRET c0ffee\nCMD x"), PLAYERS, cfg, {"Alice": stored})
+    assert strong.ok and strong.strong and strong.message is not None
+    assert "c0ffee" not in str(strong.message.get_body(("plain",)).get_content())  # type: ignore[union-attr]
+    plain = check_sender(_msg(body="CMD x"), PLAYERS, AuthConfig(), {})
+    assert plain.ok and plain.strong  # no final_methods: methods decide alone
+    # a public vote is then confirmed privately (requirement 6: never weaker than private)
+    assert cfg.confirm_list_votes and not AuthConfig().confirm_list_votes
+
+
 def test_secret_code_layer() -> None:
     stored = hash_secret("c0ffee")
     assert verify_secret("c0ffee", stored) and not verify_secret("bad", stored)
@@ -122,6 +141,7 @@ def test_config_errors_are_clear(tmp_path: Path) -> None:
         '[moderator]\naddress = "nope"\nlanguage = "de"\ntimezone = "Mars/Base"\n'
         '[imap]\nhost = "h"\nport = 99999\ntls = "maybe"\nuser = "u"\npassword = "secret"\n'
         '[smtp]\nhost = "h"\nverp = "yes"\n[daemon]\ndata_dir = "/tmp/x"\nhard_bounces = 0\n'
+        '[list]\nmode = "moderated"\n[auth]\nfinal_methods = ["pgp"]\nlist_votes = "maybe"\n'
         "[bogus]\n"
     )
     with pytest.raises(ConfigError) as err:
@@ -137,6 +157,9 @@ def test_config_errors_are_clear(tmp_path: Path) -> None:
         "[bogus]: unknown section",
         "smtp.verp: expected bool, got 'yes'",
         "daemon.hard_bounces: 0 must be at least 1",
+        "list.mode: 'moderated' must be one of external, relay",
+        "auth.final_methods: expected a list from",
+        "auth.list_votes: 'maybe' must be one of auto, from, confirm",
     ):
         assert needle in text, (needle, text)
     r = pbem(bad, "check-config")
