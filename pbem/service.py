@@ -137,6 +137,7 @@ class Scheduler(Protocol):
 
 
 FaultHook = Callable[[str], None]
+MailTime = datetime | Callable[[Fetched], datetime] | None
 
 
 def _no_fault(point: str) -> None:
@@ -1415,7 +1416,7 @@ class Service:
         return await self.submit_nowait(kind, *args)
 
     def handle_batch(
-        self, batch: Sequence[Fetched], now: datetime | None = None
+        self, batch: Sequence[Fetched], now: MailTime = None
     ) -> dict[int, Disposition]:
         """A batch of mails with one durable write per touched file (group commit).
 
@@ -1426,6 +1427,9 @@ class Service:
         Crash-loop containment (:mod:`pbem.inflight`): the batch is split, in order, into runs;
         a suspect or a mail with a failure on record is a run of its own. Each run is announced
         by one durable in-flight record before it is handled.
+
+        ``now``: the time a mail counts at (default: the clock), or a function of the mail
+        (the start-up drain counts each mail at its arrival, §5.4).
         """
         shunted = self.daemon.shunt_status()
         out: dict[int, Disposition] = {}
@@ -1447,7 +1451,7 @@ class Service:
         return out
 
     def _handle_run(
-        self, run: Sequence[tuple[Fetched, str | None]], now: datetime | None
+        self, run: Sequence[tuple[Fetched, str | None]], now: MailTime
     ) -> dict[int, Disposition]:
         keys = [k for _f, k in run if k is not None and not self.knows(k)]
         attempt = uuid.uuid4().hex[:16] if keys else None
@@ -1465,7 +1469,7 @@ class Service:
                 for f, key in run:
                     if attempt is not None and marker is not None and key is not None:
                         marker.set(attempt, key)
-                    out[f.uid] = self.handle_fetched(f, now)
+                    out[f.uid] = self.handle_fetched(f, now(f) if callable(now) else now)
                     if key is not None:
                         self.suspects.pop(key, None)
                 if attempt is not None and marker is not None:
@@ -1649,10 +1653,16 @@ class Service:
                 continue
             if nxt is None:
                 break
-            t = min(nxt.internaldate, now)
+            # the mails before the next passed deadline, group-committed like the main loop's
+            batch: list[Fetched] = []
+            while i < len(fetched) and len(batch) < self.cfg.group_commit:
+                f = fetched[i]
+                if dls and dls[0][0] <= f.internaldate:
+                    break
+                batch.append(f)
+                i += 1
             self.fault("after_fetch")
-            done[nxt.uid] = await self.submit("mail", nxt, t)
-            i += 1
+            done.update(await self.submit("batch", batch, lambda f: min(f.internaldate, now)))
         await self.settle(box, done)
         self.heartbeat()
         # forget non-game ledger keys past the retention (RELIABILITY §3.4 step 8); a game's

@@ -75,7 +75,7 @@ def _verify(stack: MailStack, d: Daemon, data: Path, sent: list[EmailMessage]) -
 
 @pytest.mark.parametrize(
     "point",
-    ["after_fetch:2", "mid_state_write:3", "after_state:2", "after_move:1", "after_send:2"],
+    ["after_fetch:1", "mid_state_write:3", "after_state:2", "after_move:1", "after_send:2"],
 )
 def test_f1_kill_at_hook_points(stack: MailStack, tmp_path: Path, point: str) -> None:
     cfg = write_config(stack, tmp_path, extra_daemon=CAP)
