@@ -300,6 +300,9 @@ def _status_data(cfg: Any) -> dict[str, Any]:
                     for b in gs.bounce_states().values()
                     if b.get("unreachable")
                 ],
+                # list posts waiting: for the list to reopen (relay mode), for a confirmation
+                "held_posts": sum(h.get("kind") != "confirm" for h in gs.held()),
+                "awaiting_confirmation": sum(h.get("kind") == "confirm" for h in gs.held()),
             }
         )
     return out
@@ -323,6 +326,12 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(
             f"  {g['id']:<20} {g['game']:<22} {g['players']:>2} players  {g['events']:>6} events  "
             f"outbox {g['outbox_pending']}"
+            + (f"  held posts {g['held_posts']}" if g["held_posts"] else "")
+            + (
+                f"  votes awaiting confirmation {g['awaiting_confirmation']}"
+                if g["awaiting_confirmation"]
+                else ""
+            )
         )
         for u in g["unreachable"]:  # RELIABILITY §2.5: hard bounces flag a player
             print(

@@ -119,6 +119,10 @@ def test_relay_distributes_refuses_holds_and_authenticates(
             what="carol told her post is held",
             log=d.log,
         )
+        before = _phase(data)
+        status = json.loads(pbem(cfg, "status", "--json").stdout)
+        if before == _phase(data) == 2:  # still night: the operator sees it waiting
+            assert status["games"][0]["held_posts"] == 1
         if _phase(data) == 2:
             assert all(len(_copies(stack, p)) == 1 for p in MEMBERS), "held, not relayed"
         wait_for(
@@ -177,6 +181,8 @@ def test_external_list_votes_count_once_confirmed_from_the_registered_address(
         )
         wait_for(lambda: requests("alice") and requests("bob"), what="requests", log=d.log)
         assert words() == [], "nothing counts before a confirmation"
+        status = json.loads(pbem(cfg, "status", "--json").stdout)
+        assert status["games"][0]["awaiting_confirmation"] == 2
         request = requests("alice")[0]
         assert "CMD v1" in str(request.get_content()) and "SECRET" in str(request.get_content())
         token = re.search(r"CONFIRM-([0-9a-f]{16})", str(request["Subject"]))
