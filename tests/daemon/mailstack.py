@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import email
 import email.policy
+import errno
 import os
 import shutil
 import signal
@@ -199,6 +200,24 @@ class Dovecot:
         )
 
     def start(self, timeout: float = 10.0) -> None:
+        """Start (or restart, on the same ports). The ports were free when chosen, but an
+        outgoing connection may take one as its local port before we bind it: on the first
+        start such a collision picks new ports and tries again."""
+        for attempt in range(4):
+            try:
+                self._start(timeout)
+                self.started = True
+                return
+            except RuntimeError as exc:
+                if self.started or "in use" not in str(exc) or attempt == 3:
+                    raise
+                self.stop()
+                self.imap_port, self.lmtp_port = free_port(), free_port()
+                self._write_conf()
+
+    started = False
+
+    def _start(self, timeout: float) -> None:
         with open(self.root / "stdout.log", "ab") as out:  # pitfall 21
             self.proc = subprocess.Popen(
                 ["dovecot", "-F", "-c", str(self.conf)],
@@ -371,10 +390,21 @@ class SmtpServer:
         kwargs: dict[str, Any] = {}
         if self.auth is not None:
             kwargs = {"authenticator": self._authenticator, "auth_require_tls": False}
-        self.controller = Controller(
-            self.handler, hostname="127.0.0.1", port=self.port, ready_timeout=10, **kwargs
-        )
-        self.controller.start()
+        for attempt in range(4):  # a port taken meanwhile (see Dovecot.start): first start only
+            self.controller = Controller(
+                self.handler, hostname="127.0.0.1", port=self.port, ready_timeout=10, **kwargs
+            )
+            try:
+                self.controller.start()
+                self.started = True
+                return
+            except OSError as exc:
+                self.controller = None
+                if self.started or exc.errno != errno.EADDRINUSE or attempt == 3:
+                    raise
+                self.port = free_port()
+
+    started = False
 
     def stop(self) -> None:
         if self.controller is not None:
@@ -398,7 +428,11 @@ class MailStack:
 
     def start(self) -> MailStack:
         self.dovecot.start()
-        self.smtp.start()
+        try:
+            self.smtp.start()
+        except BaseException:
+            self.dovecot.destroy()  # never leave a server behind a failed fixture
+            raise
         return self
 
     def close(self) -> None:
