@@ -120,9 +120,11 @@ async def serve(
         # DKIM keys (auth "dkim_verify") from [auth] dns_server, else resolv.conf's first
         resolver=UdpResolver(cfg.auth.dns_host, cfg.auth.dns_port),
     )
-    svc.open()
+    # before open(), which may take a while with many games: a SIGTERM meanwhile is queued
+    # on the loop and honoured at the first await, instead of killing the process
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, svc.request_stop)
+    svc.open()
     if on_service is not None:
         on_service(svc)
     worker = asyncio.create_task(svc.worker(), name="worker")

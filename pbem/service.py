@@ -1559,7 +1559,9 @@ class Service:
         self.stopping = True
         if self.mailbox is not None:
             self.mailbox.interrupt.set()
-        self.sender.stop()
+        sender = getattr(self, "sender", None)  # not made yet if the stop came during open()
+        if sender is not None:
+            sender.stop()
 
     # ---- IMAP ---------------------------------------------------------------------------
 

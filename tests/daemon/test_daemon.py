@@ -117,6 +117,9 @@ def test_sigterm_mid_burst_is_graceful_and_loses_nothing(stack: MailStack, tmp_p
         done = len(_cmds(data, "g1"))
         d.start()
         wait_for(lambda: len(_cmds(data, "g1")) == 80, what="the rest", log=d.log)
+        # (the first run may have finished the burst: wait for this one to be up)
+        second = cfg.parent / f"{cfg.stem}-daemon-{d.runs}.log"
+        wait_for(lambda: "ready" in second.read_text(), what="second run ready", log=d.log)
         words = [w for _p, w in _cmds(data, "g1")]
         assert sorted(words) == sorted(f"s{i}" for i in range(80)), "0 lost, 0 twice"
         assert d.stop() == 0
