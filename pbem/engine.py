@@ -358,18 +358,18 @@ class Table:
                 # LG-D35: commands posted while the list is closed are ignored; the post
                 # itself waits for the list to reopen
                 held = _Reply(extra=[self.renderer.text("common/post_held", player.lang, {})])
-                step = self._step([], reply=(player, held, key[:16], message_id))
-                return Step(step.events, step.outgoing, post="hold")
+                return self._step([], (player, held, key[:16], message_id), post="hold")
             except CommandError as exc:
                 return self._refuse_post(exc, player, key[:16], message_id)
             events += posted
             state = self.rules.fold(posted, state)
         if confirm == "ask" and commands:
-            step = self._step(
-                events, reply=(player, reply, key[:16], message_id) if reply else None
+            return self._step(
+                events,
+                (player, reply, key[:16], message_id) if reply else None,
+                post="relay",
+                deferred=tuple(line for line, _command in commands),
             )
-            deferred = tuple(line for line, _command in commands)
-            return Step(step.events, step.outgoing, step.facts, post="relay", deferred=deferred)
         for line, command in commands:
             if not strong and self.rules.final(state, player.name, command.verb):
                 reason = self.renderer.text("reasons/final_needs_auth", player.lang, {})
@@ -384,18 +384,18 @@ class Table:
                 reply.extra.append(self.renderer.text("common/closed_early", player.lang, {}))
         if channel == "private" and not reply:
             reply.extra.append(self.renderer.text("common/no_command", player.lang, {}))
-        step = self._step(events, reply=(player, reply, key[:16], message_id) if reply else None)
-        if channel == "list":
-            return Step(step.events, step.outgoing, step.facts, post="relay")
-        return step
+        return self._step(
+            events,
+            (player, reply, key[:16], message_id) if reply else None,
+            post="relay" if channel == "list" else None,
+        )
 
     def _refuse_post(
         self, exc: CommandError, player: PlayerSpec, key: str, message_id: str | None
     ) -> Step:
         """The rules refuse the whole post: explained privately, never relayed."""
         bounced = _Reply(rejected=[{"line": "", "reason": self._reason(exc, player.lang)}])
-        step = self._step([], reply=(player, bounced, key, message_id))
-        return Step(step.events, step.outgoing, post="refused")
+        return self._step([], (player, bounced, key, message_id), post="refused")
 
     def release(self, msg: EmailMessage, now: datetime) -> Step:
         """A held list post (see ``receive(relay=True)``), asked again whether it may go out.
@@ -429,8 +429,9 @@ class Table:
                     )
                 ]
             )
-            step = self._step([], reply=(player, dropped, key.hexdigest()[:16], message_id))
-            return Step(step.events, step.outgoing, post="refused")
+            return self._step(
+                [], (player, dropped, key.hexdigest()[:16], message_id), post="refused"
+            )
         return Step(post="relay")
 
     def _read(
@@ -620,7 +621,11 @@ class Table:
         )
 
     def _step(
-        self, events: Sequence[Event], reply: tuple[PlayerSpec, _Reply, str, str | None] | None
+        self,
+        events: Sequence[Event],
+        reply: tuple[PlayerSpec, _Reply, str, str | None] | None,
+        post: PostVerdict | None = None,
+        deferred: tuple[str, ...] = (),
     ) -> Step:
         base = len(self.events)
         outgoing: list[Outgoing] = []
@@ -631,7 +636,7 @@ class Table:
             if isinstance(event, Notice):
                 outgoing += self._notice_mails(event, f"{self.game_id}/{base + index}")
         encoded = tuple(self.rules.codec.encode(e) for e in events)
-        return Step(encoded, tuple(outgoing), tuple(events))
+        return Step(encoded, tuple(outgoing), tuple(events), post, deferred)
 
     def _notice_mails(self, notice: Notice, key: str) -> list[Outgoing]:
         thread = f"{self.game_id}/{notice.thread}"

@@ -6,6 +6,8 @@ outbox, so a retry resends exactly the same message with the same Message-ID (re
 
 from __future__ import annotations
 
+import email
+import email.policy
 import email.quoprimime
 import functools
 import hashlib
@@ -183,14 +185,11 @@ def digest(
     The Message-ID derives from the parts' own, so a digest resent after a crash is the same
     message; it answers the last command (In-Reply-To), and keeps each reply's text in order.
     """
-    import email as _email
-    import email.policy as _policy
-
     subjects: list[str] = []
     bodies: list[str] = []
     answered: list[str] = []
     for raw in parts:
-        msg = _email.message_from_bytes(raw, policy=_policy.default)
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
         subjects.append(str(msg.get("Subject", "")))
         replied = str(msg.get("In-Reply-To", "") or "")
         if replied and replied not in answered:
