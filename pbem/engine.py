@@ -351,7 +351,7 @@ class Table:
             pass  # the post itself was taken when it arrived
         elif channel == "list":  # the game may refuse the whole post (Rules.on_post)
             try:
-                posted = self.rules.on_post(state, player.name, text.lines, now)
+                posted = self.rules.on_post(state, player.name, text.lines, now, moderated=relay)
             except ListClosed as exc:
                 if not relay:
                     return self._refuse_post(exc, player, key[:16], message_id)

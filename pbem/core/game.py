@@ -135,13 +135,23 @@ class Rules(ABC, Generic[S]):
         raise IllegalNow("not_now")
 
     def on_post(
-        self, state: S, actor: PlayerId, lines: Sequence[str], now: datetime
+        self,
+        state: S,
+        actor: PlayerId,
+        lines: Sequence[str],
+        now: datetime,
+        *,
+        moderated: bool = True,
     ) -> list[Event]:
         """A player's post reached the list (before its commands are read).
 
         Returns the events it causes (e.g. "posted today"); raises a CommandError to refuse
         the whole post (night silence, a post that breaks a format the rules impose), which
         the engine explains privately to the sender and does not read further.
+
+        ``moderated=False``: the list is external, so every post has already reached the
+        players whatever the daemon decides; rules that would refuse a post may say so
+        publicly instead (AMB-009).
         """
         return []
 

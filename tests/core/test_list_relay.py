@@ -13,6 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from email.message import EmailMessage
 
+from pbem.core.events import Notice
 from pbem.engine import Step, Table
 from tests.chasse.helpers import DEAL, LEFTOVER
 from tests.dracula.helpers import QUIET, advance, table_from
@@ -101,15 +102,17 @@ def test_loupgarou_day_posts_relayed_with_their_votes_night_posts_held() -> None
 
 def test_dracula_hold_until_morning() -> None:
     """AMB-009 (``out_of_turn_posts = hold_until_morning``), DRA-082: a night post is held
-    and relayed in the morning; with an external list it is refused privately; the default
-    ``reject`` refuses it even when relaying."""
+    and relayed in the morning; on an external list, which the daemon cannot moderate, it is
+    flagged publicly; the default ``reject`` refuses it even when relaying."""
     g = advance(DraculaGame(options={**QUIET, "out_of_turn_posts": "hold_until_morning"}), 3)
     t = table_from(g)
     psst = dracula_mail("Eve", "psst")
     held = t.receive(psst, channel="list", now=g.now, relay=True)
     assert held.post == "hold" and not held.events
-    refused = t.receive(psst, channel="list", now=g.now, relay=False)
-    assert refused.post == "refused"
+    flagged = t.receive(psst, channel="list", now=g.now, relay=False)
+    assert [e.template for e in flagged.facts if isinstance(e, Notice) and e.public] == [
+        "dracula/post_flag"
+    ]
     g.night({"Bob": "dungeons"})
     g.finish_night()
     assert g.phase == "day"
@@ -117,6 +120,35 @@ def test_dracula_hold_until_morning() -> None:
     strict = advance(DraculaGame(options=QUIET), 3)
     rejected = table_from(strict).receive(psst, channel="list", now=strict.now, relay=True)
     assert rejected.post == "refused"
+
+
+def test_dracula_unmoderated_list_flags_what_it_would_refuse() -> None:
+    """AMB-009: "if the daemon cannot moderate the list, it publicly flags the violation";
+    AMB-056.4: ``bounce`` is the curse default only when the daemon moderates the list. With
+    the defaults (``reject``, ``bounce``) a relaying daemon refuses the post privately, while
+    on an external list (already distributed) the violation is said publicly."""
+    night = advance(DraculaGame(options=QUIET), 3)
+    psst = dracula_mail("Eve", "psst")
+    relayed = table_from(night).receive(psst, channel="list", now=night.now, relay=True)
+    assert relayed.post == "refused" and not relayed.events
+    assert relayed.outgoing and relayed.outgoing[0].to == ("eve@example.org",)
+    external = table_from(night).receive(psst, channel="list", now=night.now, relay=False)
+    flags = [e for e in external.facts if isinstance(e, Notice) and e.public]
+    assert [(f.template, f.params["reason"]) for f in flags] == [
+        ("dracula/post_flag", "night_silence")
+    ]
+    day = advance(DraculaGame(options=QUIET), 2)
+    day.give("Cid", "grimoire")
+    day.do("Cid", "CURSE Dan")
+    day.night({"Bob": "dungeons"})
+    day.finish_night()
+    hello = dracula_mail("Dan", "Bonjour !")
+    bounced = table_from(day).receive(hello, channel="list", now=day.now, relay=True)
+    assert bounced.post == "refused" and not bounced.events
+    noted = table_from(day).receive(hello, channel="list", now=day.now, relay=False)
+    assert "dracula/curse_flag" in [
+        e.template for e in noted.facts if isinstance(e, Notice) and e.public
+    ]
 
 
 def test_lupus_relay_mode_strangers_refused_game_master_relayed() -> None:

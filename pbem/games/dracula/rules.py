@@ -506,11 +506,23 @@ class Dracula(Orders, Rules[DraculaState]):
         return Command("vote" if state.phase == "day" else "partner", (PlayerId(found[0]),))
 
     def on_post(
-        self, state: DraculaState, actor: PlayerId, lines: Sequence[str], now: datetime
+        self,
+        state: DraculaState,
+        actor: PlayerId,
+        lines: Sequence[str],
+        now: datetime,
+        *,
+        moderated: bool = True,
     ) -> list[Event]:
         """Night silence (DRA-082, AMB-009), out-of-play players (DRA-326, DRA-477) and the
-        cursed player's first post of the day (DRA-374 … DRA-377, AMB-056)."""
+        cursed player's first post of the day (DRA-374 … DRA-377, AMB-056).
+
+        On a list the daemon cannot moderate, a post it would refuse or hold has already been
+        distributed: it is flagged publicly instead (AMB-009, AMB-056.4 "bounce" is the
+        default only when the daemon moderates the list)."""
         s = state
+        out_of_turn = s.options.out_of_turn_posts if moderated else "flag"
+        curse_enforcement = s.options.curse_enforcement if moderated else "flag"
         if s.outcome is not None:
             return []
         seat = s.seat(actor)
@@ -519,9 +531,9 @@ class Dracula(Orders, Rules[DraculaState]):
         silent = s.phase in SILENT_PHASES
         if out_of_play or silent:
             reason = "out_of_play" if out_of_play else "night_silence"
-            if s.options.out_of_turn_posts == "hold_until_morning" and not out_of_play:
+            if out_of_turn == "hold_until_morning" and not out_of_play:
                 raise ListClosed(reason)  # a relaying daemon holds it until the morning
-            if s.options.out_of_turn_posts != "flag":
+            if out_of_turn != "flag":
                 raise IllegalNow(reason)  # out of play: never relayed, even when holding
             t = f"round-{s.round}-{s.phase}-{s.number}"  # AMB-009 flag mode: said publicly
             return [public("dracula/post_flag", t, player=actor, reason=reason)]
@@ -531,7 +543,7 @@ class Dracula(Orders, Rules[DraculaState]):
         if seat.cursed and actor not in s.posted:
             room = cursed_declaration(lines, s.options.curse_phrases)
             if room is None:
-                if s.options.curse_enforcement == "bounce":
+                if curse_enforcement == "bounce":
                     raise IllegalNow("cursed_post")  # AMB-056.4
                 events.append(
                     public("dracula/curse_flag", f"round-{s.round}-day-{s.number}", player=actor)

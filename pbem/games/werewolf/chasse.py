@@ -550,7 +550,13 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
         return min(own.values()) if own else None
 
     def on_post(
-        self, state: ChasseState, actor: PlayerId, lines: Sequence[str], now: datetime
+        self,
+        state: ChasseState,
+        actor: PlayerId,
+        lines: Sequence[str],
+        now: datetime,
+        *,
+        moderated: bool = True,
     ) -> list[Event]:
         """CAS-005, CAS-D28: the dead may no longer communicate (refused, never relayed), and
         with ``list_closed_at_night`` nobody posts on the list at night: such a post is refused,

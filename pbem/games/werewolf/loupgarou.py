@@ -1854,7 +1854,13 @@ class LoupGarou(Rules[LoupGarouState]):
         return verb == "scan" and state.options.seer_result_timing == "immediate"
 
     def on_post(
-        self, state: LoupGarouState, actor: PlayerId, lines: Sequence[str], now: datetime
+        self,
+        state: LoupGarouState,
+        actor: PlayerId,
+        lines: Sequence[str],
+        now: datetime,
+        *,
+        moderated: bool = True,
     ) -> list[Event]:
         """LG-D35: by day the living debate; a dead player's post is refused (never relayed), and
         with ``list_closed_at_night`` a post at night waits for the morning (a relaying daemon
