@@ -1,8 +1,9 @@
-"""The daemon's subcommands: ``serve``, ``new-game``, ``status``, ``check-config``, ``shunt``.
+"""The daemon's subcommands: ``serve``, ``new-game``, ``status``, ``check-config``, ``deadline``,
+``shunt``.
 
 Only ``serve`` writes existing state (it holds the data directory's lock). ``new-game`` creates a
 new game directory and renames it into place, which the running daemon then picks up;
-``shunt retry`` drops a request file the daemon acts on. Nothing here writes a file the daemon
+``shunt retry`` and ``deadline retry`` drop a request file the daemon acts on. Nothing here writes a file the daemon
 owns, so there is one writer per file (requirement 3).
 """
 
@@ -59,6 +60,18 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p = with_config(sub.add_parser("status", help="games, deadlines, outbox and shunt at a glance"))
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("deadline", help="deadlines whose resolution failed")
+    dsub = p.add_subparsers(dest="deadline_command", required=True)
+    d = with_config(
+        dsub.add_parser("list", help="list stalled deadlines (failed daemon.max_failures times)")
+    )
+    d.set_defaults(func=cmd_deadline)
+    d = with_config(
+        dsub.add_parser("retry", help="ask the daemon to resolve a game's stalled deadlines again")
+    )
+    d.add_argument("game", help="the game's id")
+    d.set_defaults(func=cmd_deadline)
 
     p = with_config(sub.add_parser("shunt", help="mail whose handling failed"))
     ssub = p.add_subparsers(dest="shunt_command", required=True)
@@ -295,6 +308,11 @@ def _status_data(cfg: Any) -> dict[str, Any]:
                 "events": int(gs.meta["seq"]),
                 "outbox_pending": sum(r["status"] == "pending" for r in gs.outbox()),
                 "deadlines": {k: v.get("extended_to") or v.get("state") for k, v in states.items()},
+                "stalled": [
+                    {"deadline": k, "attempts": v.get("attempts"), "error": v.get("error")}
+                    for k, v in states.items()
+                    if v.get("state") == "stalled"
+                ],
                 "unreachable": [
                     {k: b.get(k) for k in ("player", "address", "count", "last_status")}
                     for b in gs.bounce_states().values()
@@ -333,12 +351,45 @@ def cmd_status(args: argparse.Namespace) -> int:
                 else ""
             )
         )
+        for d in g["stalled"]:  # requirement 10 for deadlines: the game is paused there
+            print(
+                f"    stalled: deadline {d['deadline']} after {d['attempts']} attempts "
+                f"({d['error'] or 'the process died'}): pbem deadline retry {g['id']}"
+            )
         for u in g["unreachable"]:  # RELIABILITY §2.5: hard bounces flag a player
             print(
                 f"    unreachable: {u['player']} <{u['address']}> "
                 f"({u['count']} hard bounces, last {u['last_status']})"
             )
     return 0
+
+
+def cmd_deadline(args: argparse.Namespace) -> int:
+    """``deadline list``: the stalled deadlines; ``deadline retry GAME``: a request file the
+    running daemon consumes (it is the single writer of the game's store)."""
+    try:
+        cfg = _load(args)
+        games = _status_data(cfg)["games"]
+        if args.deadline_command == "list":
+            for g in games:
+                for d in g["stalled"]:
+                    print(
+                        f"{g['id']}  {d['deadline']}  attempts={d['attempts']}  "
+                        f"{d['error'] or 'the process died'}"
+                    )
+            return 0
+        game = next((g for g in games if g["id"] == args.game), None)
+        if game is None:
+            raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
+        if not game["stalled"]:
+            raise PbemError(f"game {args.game!r} has no stalled deadline")
+        spool = cfg.data_dir / "deadlines" / "retry"
+        spool.mkdir(parents=True, exist_ok=True)
+        (spool / args.game).write_text(datetime.now(UTC).isoformat())
+        print(f"retry of {args.game}'s stalled deadline requested; the running daemon picks it up")
+        return 0
+    except (PbemError, OSError) as exc:
+        return _err("deadline", exc)
 
 
 def _find_shunt(rows: Sequence[dict[str, Any]], prefix: str) -> dict[str, Any]:

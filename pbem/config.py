@@ -87,6 +87,7 @@ class Config:
     autos_per_day: int = 10
     max_failures: int = 3
     retry_base_seconds: float = 60.0
+    deadline_retry_seconds: float = 60.0
     heartbeat_seconds: float = 60.0
     ledger_retention_days: int = 30
     group_commit: int = 50
@@ -368,6 +369,7 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         autos_per_day=r.get(d, "daemon", "autos_per_day", int, 10),
         max_failures=r.get(d, "daemon", "max_failures", int, 3),
         retry_base_seconds=r.get(d, "daemon", "retry_base_seconds", float, 60.0),
+        deadline_retry_seconds=r.get(d, "daemon", "deadline_retry_seconds", float, 60.0),
         heartbeat_seconds=r.get(d, "daemon", "heartbeat_seconds", float, 60.0),
         ledger_retention_days=r.get(d, "daemon", "ledger_retention_days", int, 30),
         group_commit=max(1, r.get(d, "daemon", "group_commit", int, 50)),

@@ -462,7 +462,10 @@ class Service:
         states = game.store.deadline_states()
         out = {}
         for key, when in game.table.deadlines().items():
-            ext = states.get(self.instance_id(key, when), {}).get("extended_to")
+            st = states.get(self.instance_id(key, when), {})
+            if st.get("state") == "stalled":
+                continue  # paused until an admin's `pbem deadline retry`
+            ext = st.get("extended_to")
             out[key] = datetime.fromisoformat(ext) if ext else when
         return out
 
@@ -567,14 +570,26 @@ class Service:
             return False  # resolved already, or the phase moved on (a stale timer)
         rid = self.instance_id(key, due)
         state = game.store.deadline_states().get(rid, {"deadline": key})
-        if state.get("state") == "resolved":
+        if state.get("state") in ("resolved", "stalled"):
+            return False
+        attempts = int(state.get("attempts", 0))
+        if state.get("state") == "resolving" and attempts >= self.cfg.max_failures:
+            self._stall_deadline(game, rid, state)
             return False
         if state.get("state") == "resolving" and state.get("now"):
             now = datetime.fromisoformat(state["now"])  # redo from the recorded inputs (§5.4)
         if now is None:
             now = self.clock()
+        # the attempt is counted BEFORE the rules run: a resolution that kills the process
+        # leaves its count behind, so a restart loop ends in a stall instead of going on forever
         game.store.set_deadline_state(
-            {**state, "key": rid, "state": "resolving", "now": now.isoformat()}
+            {
+                **state,
+                "key": rid,
+                "state": "resolving",
+                "now": now.isoformat(),
+                "attempts": attempts + 1,
+            }
         )
         self.fault("mid_resolve")
         step = game.table.on_deadline(key, now)
@@ -592,15 +607,119 @@ class Service:
         log.info("game %s: deadline %s resolved (%d events)", game_id, key, len(step.events))
         return True
 
+    def _stall_deadline(self, game: Game, rid: str, state: Mapping[str, Any]) -> None:
+        """A deadline whose resolution failed ``max_failures`` times (it raised, or the process
+        died in it: requirement 10 for deadlines): the game is paused there, nothing else is.
+
+        It is no longer armed nor counted as passed (other games and the start-up drain go on),
+        the players are told the game is paused, the admins get the error and the way out
+        (``pbem deadline retry``). The game's mail is still read: orders keep counting."""
+        now = self.clock()
+        key = str(state.get("deadline", rid.split("@")[0]))
+        error = str(state.get("error") or "the daemon process died while resolving it")
+        log.error(
+            "game %s: deadline %s failed %d times: stalled (%s)",
+            game.id,
+            key,
+            int(state.get("attempts", 0)),
+            error,
+        )
+        alert = self._admin_alert(
+            f"stalled:{game.id}:{rid}",
+            now,
+            f"[pbem] game {game.id}: deadline {key} stalled",
+            f"The deadline {rid} of game {game.id} failed {state.get('attempts')} times and "
+            f"is stalled: the game is paused; other games go on.\nLast error: {error}\n\n"
+            f"{state.get('traceback', '')}\n"
+            f"Once fixed: pbem deadline retry {game.id}\n",
+        )
+        subject, body = self._bilingual("daemon/stalled", {"game": game.id})
+        game.store.commit(
+            outbox=[*alert, self._public_row(game, f"stalled:{game.id}:{rid}", subject, body)],
+            deadline={**state, "key": rid, "state": "stalled", "stalled_at": now.isoformat()},
+        )
+        self.sender.wake()
+
+    def deadline_failed(self, game_id: str, key: str, exc: BaseException) -> None:
+        """A resolution raised: its error is kept for the stall alert, and it is tried again in
+        a minute (not at once: a bug would spin), up to ``max_failures`` attempts."""
+        game = self.games.get(game_id)
+        due = game.table.deadlines().get(key) if game is not None else None
+        if game is None or due is None:
+            return
+        rid = self.instance_id(key, due)
+        state = game.store.deadline_states().get(rid)
+        if state is None or state.get("state") != "resolving":
+            return
+        tb = "".join(traceback.format_exception(exc))[-4000:]
+        game.store.set_deadline_state({**state, "error": repr(exc)[:500], "traceback": tb})
+        retry_at = self.clock() + timedelta(seconds=self.cfg.deadline_retry_seconds)
+        self.scheduler.arm(f"{game_id}:{key}", retry_at, self._deadline_callback(game_id, key))
+
+    def retry_stalled(self) -> int:
+        """``pbem deadline retry GAME`` (a spool file: the daemon is the single writer): the
+        game's stalled deadlines are opened again with a fresh count, then rearmed."""
+        spool = self.root / "deadlines" / "retry"
+        if not spool.is_dir():
+            return 0
+        n = 0
+        for req in sorted(spool.iterdir()):
+            req.unlink()  # consumed first: a retry that kills the process again is counted anew
+            game = self.games.get(req.name)
+            if game is None:
+                log.warning("deadline retry for unknown game %s ignored", req.name)
+                continue
+            for rid, st in game.store.deadline_states().items():
+                if st.get("state") == "stalled":
+                    game.store.set_deadline_state(
+                        {**st, "key": rid, "state": "open", "attempts": 0, "now": None}
+                    )
+                    log.info("game %s: stalled deadline %s opened again", game.id, rid)
+                    n += 1
+            self.rearm(game)
+        return n
+
+    def _public_row(self, game: Game, key: str, subject: str, body: str) -> dict[str, Any]:
+        """A daemon notice to the game's public thread (the list, or every player)."""
+        now = self.clock()
+        to = self._announce_recipients(game)
+        mid, raw = build(
+            key=key,
+            sender=self.cfg.moderator,
+            to=to,
+            subject=subject,
+            body=body,
+            date=now,
+            public=True,
+            extra=self.list_headers(game),
+        )
+        return make_row(
+            message_id=mid,
+            raw=raw,
+            rcpts=self.list_members(game) if self.relay else to,
+            mail_from=self.cfg.bounce,
+            now=now,
+            kind="public",
+            game=game.id,
+        )
+
     def recover_resolving(self) -> None:
-        """A kill between ``resolving`` and ``resolved``: redo it with the recorded ``now`` (F2)."""
+        """A kill between ``resolving`` and ``resolved``: redo it with the recorded ``now`` (F2).
+
+        A redo that raises is counted like any failed resolution (it stalls its game at
+        ``max_failures``): one game's bug must not keep the daemon from starting."""
         for game in list(self.games.values()):
             for rid, st in game.store.deadline_states().items():
                 if st.get("state") == "resolving":
                     log.warning(
                         "game %s: deadline %s was resolving at a crash: redoing", game.id, rid
                     )
-                    self.resolve_deadline(game.id, str(st.get("deadline", rid.split("@")[0])))
+                    key = str(st.get("deadline", rid.split("@")[0]))
+                    try:
+                        self.resolve_deadline(game.id, key)
+                    except Exception as exc:
+                        log.exception("game %s: deadline %s failed again", game.id, key)
+                        self.deadline_failed(game.id, key, exc)
 
     def passed_deadlines(self, now: datetime) -> list[tuple[datetime, str, str]]:
         out = []
@@ -1495,8 +1614,9 @@ class Service:
                 return False  # the jump handler resolves or extends it, then rearms
             try:
                 return self.resolve_deadline(game_id, key, now)
-            except Exception:
+            except Exception as exc:
                 log.exception("deadline %s:%s failed; it stays open and is retried", game_id, key)
+                self.deadline_failed(game_id, key, exc)
                 return False
         if item.kind == "remind":
             if self.deadlines_held():
@@ -1648,8 +1768,9 @@ class Service:
             if dls and (nxt is None or dls[0][0] <= nxt.internaldate):
                 when, gid, key = dls[0]
                 ok = await self.submit("deadline", gid, key, when)
-                if not ok:
-                    # could not resolve (a bug): do not spin; it is rearmed and retried later
+                if not ok and (when, gid, key) in self.passed_deadlines(now):
+                    # could not resolve (a bug): do not spin; it is retried later, and stalls
+                    # its game after max_failures (then it is no longer "passed")
                     log.error("startup: deadline %s:%s not resolved", gid, key)
                     break
                 continue
@@ -1691,6 +1812,7 @@ class Service:
                     await self.handle_clock_jump(box)
                 await self.submit("call", self.scan_games_and_rearm)
                 await self.submit("call", self.retry_requests)
+                await self.submit("call", self.retry_stalled)
                 fetched = await self.fetch_pending(box)
                 done: dict[int, Disposition] = {}
                 for i in range(0, len(fetched), self.cfg.group_commit):

@@ -8,7 +8,9 @@ even phases are "nights", when the list is closed (held when the daemon relays t
 refused otherwise); other posts are relayed, and their ``CMD`` lines count like private ones.
 
 Test poisons: ``BOOM`` in a mail raises while ``$FAKE_ENGINE_BOOM`` names an existing file;
-``DIE`` kills the process with SIGKILL while ``$FAKE_ENGINE_DIE`` does.
+``DIE`` kills the process with SIGKILL while ``$FAKE_ENGINE_DIE`` does. A game created with the
+option ``deadline_poison = "boom"`` (or ``"die"``) raises (or is SIGKILLed) in ``on_deadline``
+while ``$FAKE_ENGINE_DEADLINE`` names an existing file.
 """
 
 from __future__ import annotations
@@ -230,6 +232,12 @@ class Table:
     def on_deadline(self, key: str, now: datetime) -> Step:
         if key not in self.deadlines():
             return Step()
+        poison = self.setup.get("options", {}).get("deadline_poison")
+        armed = os.environ.get("FAKE_ENGINE_DEADLINE")
+        if poison and armed and os.path.exists(armed):
+            if poison == "die":
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise RuntimeError("the engine crashed resolving this deadline (test poison)")
         n = self.phase + 1
         last = int(self.setup.get("options", {}).get("phases", 1000))
         if n > last:

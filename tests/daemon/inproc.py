@@ -116,12 +116,12 @@ class World:
         self.svc.open()
         return self.svc
 
-    def new_game(self, gid: str = "g1") -> None:
+    def new_game(self, gid: str = "g1", **options: Any) -> None:
         setup = {
             "game": "fake",
             "game_id": gid,
             "players": [{"name": p, "email": f"{p}@example.test"} for p in PLAYERS],
-            "options": {},
+            "options": options,
             "list": LIST,
         }
         create_game(self.cfg, setup, self.engine, self.now)

@@ -1,0 +1,187 @@
+"""Requirement 10 for deadlines: a resolution that raises, or kills the process, is tried
+``max_failures`` times, then its game is paused ("stalled") while every other game goes on; the
+admins get the error, the players a notice, and ``pbem deadline retry`` opens it again.
+
+Without the count, a deadline whose rules crash the process would restart-loop the whole daemon
+under systemd ``Restart=``: every game down for one game's bug.
+"""
+
+from __future__ import annotations
+
+import email
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem.adapters.store import GameStore
+from pbem.service import WorkItem
+from tests.daemon import fake_engine
+from tests.daemon.conftest import ADMIN, LIST
+from tests.daemon.harness import Daemon, new_fake_game, pbem, wait_for, write_config
+from tests.daemon.inproc import T0, World, cmd
+from tests.daemon.mailstack import MailStack
+
+KEY = "phase-1"
+
+
+class Arms:
+    """A scheduler that records what is armed."""
+
+    def __init__(self) -> None:
+        self.armed: list[tuple[str, datetime]] = []
+
+    def arm(self, job_id: str, when: datetime, callback: Any) -> None:
+        self.armed.append((job_id, when))
+
+    def disarm_prefix(self, prefix: str, keep: set[str]) -> None:
+        pass
+
+
+def _deadline(svc: Any, gid: str) -> Any:
+    return svc.run_item(WorkItem("deadline", (gid, KEY, None), None))  # type: ignore[arg-type]
+
+
+def _states(world: World, gid: str) -> list[dict[str, Any]]:
+    gs = GameStore(world.cfg.data_dir / "games" / gid, readonly=True)
+    return list(gs.deadline_states().values())
+
+
+def _outbox(world: World, gid: str) -> list[dict[str, Any]]:
+    return GameStore(world.cfg.data_dir / "games" / gid, readonly=True).outbox()
+
+
+def test_a_raising_deadline_stalls_its_game_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    armed = tmp_path / "armed"
+    armed.write_text("on")
+    monkeypatch.setenv("FAKE_ENGINE_DEADLINE", str(armed))
+    world = World(tmp_path, engine=fake_engine.Table)
+    world.new_game("g1", deadline_poison="boom")
+    world.new_game("g2")
+    svc = world.start()
+    arms = Arms()
+    svc.scheduler = arms  # type: ignore[assignment]
+    world.now = T0 + timedelta(hours=2)
+    for attempt in (1, 2):
+        assert _deadline(svc, "g1") is False
+        (st,) = _states(world, "g1")
+        assert st["state"] == "resolving" and st["attempts"] == attempt
+        assert "test poison" in st["error"] and "RuntimeError" in st["traceback"]
+        # retried in a minute, not at once (a bug would spin)
+        assert arms.armed[-1] == ("g1:phase-1", world.now + timedelta(seconds=60))
+    # the count survives a restart: the redo (from the start-up drain) is attempt 3
+    svc = world.start()
+    svc.scheduler = arms  # type: ignore[assignment]
+    assert _deadline(svc, "g1") is False
+    (st,) = _states(world, "g1")
+    assert st["state"] == "resolving" and st["attempts"] == 3
+    assert _deadline(svc, "g1") is False
+    (st,) = _states(world, "g1")
+    assert st["state"] == "stalled"
+    kinds = [r["kind"] for r in _outbox(world, "g1") if r["status"] == "pending"]
+    assert kinds.count("alert") == 1 and kinds.count("public") >= 2  # start + the pause
+    alert = next(r for r in _outbox(world, "g1") if r["kind"] == "alert")
+    assert alert["rcpts"] == [ADMIN]
+    body = email.message_from_bytes(alert["raw"].encode("latin-1")).get_payload(decode=True)
+    assert b"pbem deadline retry g1" in body and b"test poison" in body
+    (notice,) = [r for r in _outbox(world, "g1") if "Partie en pause" in r["raw"]]
+    assert notice["kind"] == "public" and notice["rcpts"] == [LIST]
+    # paused: not armed, not "passed" (the start-up drain and the other games go on)
+    g1 = svc.games["g1"]
+    assert svc.effective_deadlines(g1) == {}
+    assert [gid for _w, gid, _k in svc.passed_deadlines(world.now)] == ["g2"]
+    assert _deadline(svc, "g1") is False and len(_states(world, "g1")) == 1
+    assert _deadline(svc, "g2") is True
+    # the paused game's mail still counts
+    done = svc.handle_batch(world.fetched(cmd("alice", "still")))
+    assert list(done.values()) == ["processed"] and world.words("g1")["still"] == 1
+    # a restart keeps it paused and alerts nobody again
+    svc = world.start()
+    assert svc.effective_deadlines(svc.games["g1"]) == {}
+    assert sum(r["kind"] == "alert" for r in _outbox(world, "g1")) == 1
+    # fixed: `pbem deadline retry g1` (a spool file) opens it with a fresh count
+    armed.unlink()
+    spool = world.cfg.data_dir / "deadlines" / "retry"
+    spool.mkdir(parents=True)
+    (spool / "g1").write_text("now")
+    assert svc.retry_stalled() == 1 and not list(spool.iterdir())
+    (st,) = _states(world, "g1")
+    assert st["state"] == "open" and st["attempts"] == 0
+    assert KEY in svc.effective_deadlines(svc.games["g1"])
+    assert _deadline(svc, "g1") is True
+    assert svc.games["g1"].table.phase == 2
+
+
+def test_deadline_cli_errors(tmp_path: Path) -> None:
+    """``pbem deadline retry`` of an unknown game, or of a game with nothing stalled, is refused
+    with a reason and leaves no request behind."""
+    cfg = tmp_path / "pbem.toml"
+    data = tmp_path / "data"
+    (tmp_path / "pw").write_text("x")
+    cfg.write_text(
+        f'[moderator]\naddress = "m@example.test"\n[imap]\nhost = "h"\nuser = "u"\n'
+        f'password_file = "{tmp_path / "pw"}"\n[smtp]\nhost = "h"\n'
+        f'[daemon]\ndata_dir = "{data}"\n'
+    )
+    r = pbem(cfg, "deadline", "retry", "nope")
+    assert r.returncode == 2 and "no game 'nope'" in r.stderr
+    assert pbem(cfg, "deadline", "list").returncode == 0
+    assert not (data / "deadlines" / "retry").exists()
+
+
+def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """The real daemon, SIGKILLed inside the resolution and restarted like systemd would: it
+    dies exactly max_failures times, then stays up with g1 paused and g2 running; the admin
+    alert and the public notice go out; ``pbem status`` and ``pbem deadline list`` show it;
+    after the fix ``pbem deadline retry`` resolves it once."""
+    cfg = write_config(stack, tmp_path, extra_imap="idle_renew = 1")
+    new_fake_game(cfg, "g1", ["alice", "bob"], deadline_poison="die", phase_minutes=0.05)
+    new_fake_game(cfg, "g2", ["carol", "dave"], phase_minutes=0.15)
+    armed = tmp_path / "armed"
+    armed.write_text("on")
+    d = Daemon(cfg, FAKE_ENGINE_DEADLINE=str(armed))
+    d.start()
+    crashes = 0
+    try:
+        for _restart in range(10):  # systemd Restart=always
+            rc = d.wait_exit(15)
+            if rc is None:
+                break  # it stays up
+            assert rc == -9, d.log()
+            crashes += 1
+            d.start()
+        assert crashes == 3, f"{crashes} crashes before the stall\n{d.log()}"
+        wait_for(lambda: "ready" in d.log(), what="the daemon ready", log=d.log)
+        wait_for(
+            lambda: any("stalled" in str(m["Subject"]) for m in stack.messages(ADMIN)),
+            what="the admin alert",
+            log=d.log,
+        )
+        data = tmp_path / "data"
+
+        def phase(gid: str) -> int:
+            gs = GameStore(data / "games" / gid, readonly=True)
+            return max([1, *(int(e["n"]) for e in gs.events() if e["type"] == "phase")])
+
+        wait_for(lambda: phase("g2") >= 2, what="g2 going on", log=d.log)
+        status = pbem(cfg, "status")
+        assert "stalled: deadline phase-1@" in status.stdout and "pbem deadline retry g1" in (
+            status.stdout
+        )
+        listing = pbem(cfg, "deadline", "list")
+        assert listing.stdout.startswith("g1  phase-1@") and "attempts=3" in listing.stdout
+        assert phase("g1") == 1 and d.alive()
+        os.unlink(armed)  # the bug is fixed
+        r = pbem(cfg, "deadline", "retry", "g1")
+        assert r.returncode == 0, r.stderr
+        wait_for(lambda: phase("g1") == 2, what="g1 resolved after the retry", log=d.log)
+        assert pbem(cfg, "deadline", "retry", "g1").returncode == 2  # nothing stalled now
+        assert d.stop() == 0
+    finally:
+        d.kill()
