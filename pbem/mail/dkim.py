@@ -7,9 +7,10 @@ runtime dependencies. Why it checks what it checks (RELIABILITY §0 finding 4):
   top must not hide (or stand in for) the author's own signature below it.
 - A signature with ``l=`` is refused even when it verifies: anything appended after the signed
   length (a second command) would ride on it.
-- Only ``rsa-sha256`` with keys of 1024 bits or more can pass. ``rsa-sha1`` is refused as weak
-  (RFC 8301 §3.1: verifiers MUST NOT consider it valid); ``ed25519-sha256`` (RFC 8463) has no
-  stdlib implementation and is reported ``unsupported_algorithm``, never a pass.
+- ``rsa-sha256`` with keys of 1024 bits or more, and ``ed25519-sha256`` (RFC 8463, verified
+  by :mod:`pbem.mail.ed25519`), can pass. ``rsa-sha1`` is refused as weak (RFC 8301 §3.1:
+  verifiers MUST NOT consider it valid). A key record whose ``k=`` is not the signature's
+  algorithm fails.
 
 The key lookup is an injected callable ``(selector, domain) -> TXT text | None``; the
 production one lives in :mod:`pbem.adapters.dns`. ``None`` (no record, DNS failure) fails the
@@ -27,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from pbem.mail import ed25519
+
 Resolver = Callable[[str, str], str | None]
 """``(selector, domain) -> the TXT record of selector._domainkey.domain``, or None."""
 
@@ -35,6 +38,9 @@ MAX_KEY_BITS = 8192
 """Bigger keys are refused: the RSA operation on them would be a cheap denial of service."""
 MAX_SIGNATURES = 10
 """Signatures verified per message at most: each may cost a DNS query and an RSA operation."""
+
+_ALGORITHMS = {"rsa-sha256": "rsa", "ed25519-sha256": "ed25519"}
+"""The signature algorithms that can pass, with the key type (``k=``) each needs."""
 
 # DigestInfo DER prefix for SHA-256 (RFC 8017 §9.2 note 1)
 _SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
@@ -230,8 +236,9 @@ def _b64(value: str) -> bytes:
         raise _Fail("bad_signature_header") from None
 
 
-def _key(record: str | None) -> tuple[int, int]:
-    """The RSA key of a DKIM key record (RFC 6376 §3.6.1)."""
+def _key(record: str | None, kind: str) -> tuple[int, int] | bytes:
+    """The key of a DKIM key record (RFC 6376 §3.6.1): ``(n, e)`` for ``kind`` "rsa", the raw
+    32-byte public key for "ed25519" (RFC 8463 §4)."""
     if record is None:
         raise _Fail("no_key")
     try:
@@ -240,8 +247,8 @@ def _key(record: str | None) -> tuple[int, int]:
         raise _Fail("bad_key") from None
     if tags.get("v", "DKIM1") != "DKIM1":
         raise _Fail("bad_key")
-    if tags.get("k", "rsa").lower() != "rsa":
-        raise _Fail("unsupported_algorithm")
+    if tags.get("k", "rsa").lower() != kind:
+        raise _Fail("bad_key")  # an Ed25519 key for an RSA signature, or the reverse
     if "h" in tags and "sha256" not in [h.strip().lower() for h in tags["h"].split(":")]:
         raise _Fail("bad_key")
     services = [x.strip().lower() for x in tags.get("s", "*").split(":")]
@@ -253,6 +260,10 @@ def _key(record: str | None) -> tuple[int, int]:
         der = base64.b64decode(re.sub(r"\s+", "", tags["p"]), validate=True)
     except (binascii.Error, ValueError):
         raise _Fail("bad_key") from None
+    if kind == "ed25519":
+        if len(der) != 32:
+            raise _Fail("bad_key")
+        return der
     n, e = parse_rsa_key(der)
     if n.bit_length() < MIN_KEY_BITS:
         raise _Fail("short_key")  # RFC 8301 §3.2: under 1024 bits MUST NOT be considered valid
@@ -278,7 +289,7 @@ def _check(
     algo = tags["a"].lower()
     if algo == "rsa-sha1":
         raise _Fail("weak_algorithm")
-    if algo != "rsa-sha256":
+    if algo not in _ALGORITHMS:
         raise _Fail("unsupported_algorithm")
     header_c, _, body_c = tags.get("c", "simple").lower().partition("/")
     if header_c not in ("simple", "relaxed") or body_c not in ("", "simple", "relaxed"):
@@ -302,9 +313,13 @@ def _check(
     body_hash = hashlib.sha256(canon_body(body, body_c == "relaxed")).digest()
     if not hmac.compare_digest(body_hash, bh):
         raise _Fail("body_hash_mismatch")
-    n, e = _key(resolver(tags["s"], domain))
+    key = _key(resolver(tags["s"], domain), _ALGORITHMS[algo])
     data = signed_headers(fields, names, sig_field, header_c == "relaxed")
-    if not rsa_sha256_verify(n, e, b, data):
+    if isinstance(key, bytes):  # RFC 8463 §3: PureEdDSA over the SHA-256 of the data
+        good = ed25519.verify(key, hashlib.sha256(data).digest(), b)
+    else:
+        good = rsa_sha256_verify(*key, b, data)
+    if not good:
         raise _Fail("bad_signature")
     return b
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from pbem.auth import check_sender
 from pbem.config import AuthConfig, load
-from pbem.mail import dkim
+from pbem.mail import dkim, ed25519
 from tests.dkim_signer import (
     DIGEST_INFO,
     RsaKey,
@@ -114,18 +115,103 @@ RFC8463_DNS = {
 }
 
 
-def test_rfc8463_appendix_a_rsa_signature_verifies_ed25519_is_unsupported_not_passed() -> None:
+def test_rfc8463_appendix_a_both_signatures_verify() -> None:
     """The published vector (RFC 8463 Appendix A, errata-corrected RSA b=), signed by another
-    implementation: the RSA signature passes; the Ed25519 one is reported, never passed."""
+    implementation: the Ed25519 signature and the RSA one both pass, each alone is enough for
+    alignment, and a tampered body fails both."""
     got = dkim.verify(RFC8463, lambda s, d: RFC8463_DNS.get((s, d)), 1528637909)
     assert [(r.selector, r.ok, r.reason) for r in got] == [
-        ("brisbane", False, "unsupported_algorithm"),
+        ("brisbane", True, "pass"),
         ("test", True, "pass"),
     ]
     lookup = RFC8463_DNS.get
     assert dkim.aligned_pass(RFC8463, "football.example.com", lambda s, d: lookup((s, d)), 0)
+    for only in ("brisbane", "test"):
+        one = {k: v for k, v in RFC8463_DNS.items() if k[0] == only}
+        assert dkim.aligned_pass(
+            RFC8463, "football.example.com", lambda s, d, one=one: one.get((s, d)), 0
+        )
     tampered = RFC8463.replace(b"hungry", b"angry")
     assert not dkim.aligned_pass(tampered, "football.example.com", lambda s, d: lookup((s, d)), 0)
+    assert [r.reason for r in dkim.verify(tampered, lambda s, d: lookup((s, d)), 0)] == [
+        "body_hash_mismatch",
+        "body_hash_mismatch",
+    ]
+
+
+def test_rfc8463_ed25519_signature_checked_against_its_key() -> None:
+    """An Ed25519 signature is checked with the key, not just accepted: another Ed25519 key, an
+    RSA key record for it, or a flipped bit in b= fail."""
+    other = "v=DKIM1; k=ed25519; p=" + base64.b64encode(RFC8032[1][0]).decode()
+    cases = {
+        other: "bad_signature",
+        RFC8463_DNS[("test", "football.example.com")]: "bad_key",  # k=rsa for an Ed25519 sig
+    }
+    for record, reason in cases.items():
+        got = dkim.verify(RFC8463, lambda s, d, r=record: r if s == "brisbane" else None, 0)
+        assert (got[0].selector, got[0].ok, got[0].reason) == ("brisbane", False, reason)
+    b_tag = (
+        b"/gCrinpcQOoIfuHNQIbq4pgh9kyIK3AQUdt9OdqQehSwhEIug4D11Bus\r\n"
+        b" Fa3bT3FY5OsU7ZbnKELq+eXdp1Q1Dw=="
+    )
+    assert b_tag in RFC8463
+    raw_b = base64.b64decode(re.sub(rb"\s+", b"", b_tag))
+    flipped = base64.b64encode(bytes([raw_b[0] ^ 1]) + raw_b[1:])
+    mail = RFC8463.replace(b_tag, flipped)
+    got = dkim.verify(mail, lambda s, d: RFC8463_DNS.get((s, d)), 0)
+    assert (got[0].ok, got[0].reason) == (False, "bad_signature")
+
+
+# RFC 8032 §7.1 tests 1-3: (public key, message, signature)
+RFC8032 = [
+    (
+        bytes.fromhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"),
+        b"",
+        bytes.fromhex(
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155"
+            "5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
+        ),
+    ),
+    (
+        bytes.fromhex("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"),
+        bytes.fromhex("72"),
+        bytes.fromhex(
+            "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
+            "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
+        ),
+    ),
+    (
+        bytes.fromhex("fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025"),
+        bytes.fromhex("af82"),
+        bytes.fromhex(
+            "6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac"
+            "18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("public, message, signature", RFC8032)
+def test_ed25519_rfc8032_vectors(public: bytes, message: bytes, signature: bytes) -> None:
+    assert ed25519.verify(public, message, signature)
+    assert not ed25519.verify(public, message + b"x", signature)
+    assert not ed25519.verify(public, message, signature[:63] + bytes([signature[63] ^ 0x10]))
+
+
+def test_ed25519_refuses_malleable_and_malformed_signatures() -> None:
+    """RFC 8032 §5.1.7: S must be below the group order L (S + L would verify the same equation:
+    a second signature for free), points must decode; wrong lengths fail."""
+    public, message, signature = RFC8032[0]
+    order = 2**252 + 27742317777372353535851937790883648493
+    s = int.from_bytes(signature[32:], "little")
+    malleable = signature[:32] + (s + order).to_bytes(32, "little")
+    assert not ed25519.verify(public, message, malleable)
+    assert not ed25519.verify(public[:31], message, signature)
+    assert not ed25519.verify(public, message, signature[:63])
+    off_curve = (2).to_bytes(32, "little")  # y = 2 has no x on the curve
+    assert not ed25519.verify(off_curve, message, signature)
+    non_canonical = (2**255 - 19 + 1).to_bytes(32, "little")  # y >= p
+    assert not ed25519.verify(non_canonical, message, signature)
 
 
 # ---- one signature ------------------------------------------------------------------------
@@ -219,7 +305,7 @@ def test_short_revoked_wrong_or_missing_key_fails_requirement_5() -> None:
         ("example.test", False, "no_key")
     ]
     assert results(sign(MAIL, KEY, domain="example.test", selector="ed")) == [
-        ("example.test", False, "unsupported_algorithm")
+        ("example.test", False, "bad_key")  # an Ed25519 key record for an RSA signature
     ]
     for selector in ("huge_e", "huge_n", "sha1_only", "not_email"):
         assert results(sign(MAIL, KEY, domain="example.test", selector=selector)) == [
