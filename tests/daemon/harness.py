@@ -150,6 +150,18 @@ class Daemon:
                 self.proc.wait(10)
         return self.proc.returncode
 
+    def restart_until_up(self, stable: float = 10, most: int = 10) -> int:
+        """Restart it each time it dies, as systemd ``Restart=always`` would, until it stays up
+        ``stable`` seconds; returns the number of deaths (each must be a SIGKILL). Every exit is
+        collected before the next start, so a death before the call counts too."""
+        for deaths in range(most):
+            rc = self.wait_exit(stable)
+            if rc is None:
+                return deaths
+            assert rc == -9, self.log()
+            self.start()
+        raise AssertionError(f"still dying after {most} restarts\n{self.log()}")
+
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
