@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 GAME   ?= lupus-in-tabula
+LIST   ?= external
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck pytest bench clean mailstack
@@ -23,7 +24,7 @@ $(DEMO_STAMP): pyproject.toml
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(BIN)/pbem demo --game $(GAME)
+	$(BIN)/pbem demo --game $(GAME) --list $(LIST)
 
 mailstack:
 	@./scripts/install-mailstack.sh

@@ -20,6 +20,7 @@ from pbem.maildemo import (
     choose,
     email_of,
     play_by_mail,
+    print_summary,
     read_reply,
     render_post,
 )
@@ -74,6 +75,75 @@ def test_a_whole_game_by_email_with_the_real_daemon(tmp_path: Path) -> None:
     box = mail / MODERATOR / "Maildir"
     assert not list((box / "new").iterdir()) and not list((box / "cur").iterdir())
     assert list((box / ".Processed" / "new").iterdir())
+    assert not list((box / ".Quarantine" / "new").iterdir())
+
+
+def _messages(path: Path) -> list[bytes]:
+    box = mailbox.Maildir(path, create=False)
+    return [box.get_bytes(key) for key in list(box.iterkeys())]
+
+
+def test_a_whole_game_by_email_with_the_daemon_relaying_the_list(tmp_path: Path) -> None:
+    """``--list relay``: the list address lands in the moderator's mailbox and every post the
+    players read is the daemon's own copy, which names its poster only by his game name."""
+    out = io.StringIO()
+    result = asyncio.run(
+        play_by_mail(
+            tmp_path,
+            players=8,
+            seed=4,
+            lang="en",
+            options=QUICK,
+            out=out,
+            timeout=150,
+            list_mode="relay",
+        )
+    )
+    text = out.getvalue()
+    assert result.finished, text[-3000:]
+    assert result.daemon_status == 0
+    assert result.summary["status"] == "finished" and result.summary["winners"]
+    assert 'mode = "relay"' in (tmp_path / "pbem.toml").read_text(encoding="utf-8")
+    mail = tmp_path / "mail"
+    assert not (mail / LIST).exists()  # no list server: the daemon is the list
+    names = [p["name"] for p in result.summary["players"]]
+    emails = {email_of(n) for n in names}
+    parser = BytesParser(policy=policy.default)
+    # what the players posted reached the daemon by the list address, in the moderator's box
+    processed = [
+        parser.parsebytes(raw) for raw in _messages(mail / MODERATOR / "Maildir" / ".Processed")
+    ]
+    to_list = [m for m in processed if LIST in str(m["To"]).lower()]
+    assert to_list and all(str(m["From"]).split("<")[-1].rstrip(">") in emails for m in to_list)
+    relayed_votes = 0
+    for name in names:
+        me = email_of(name)
+        raws = _messages(mail / me / "Maildir")
+        # a copy never names another player's address: not in From, Return-Path, anywhere
+        for raw in raws:
+            for other in emails - {me}:
+                assert other.encode() not in raw.lower(), (name, other, raw[:600])
+        msgs = [parser.parsebytes(raw) for raw in raws]
+        listed = [m for m in msgs if str(m.get("List-Id", "")) == f"<{LIST_ID}>"]
+        relayed = [m for m in listed if " via demo" in str(m["From"])]
+        assert relayed, name  # everyone read the others' posts, relayed by the daemon
+        for m in relayed:
+            assert str(m["From"]).endswith(f"<{LIST}>") and str(m["Reply-To"]) == LIST
+            assert str(m["List-Post"]) == f"<mailto:{LIST}>"
+            assert str(m["Subject"]).startswith("[demo]")
+        relayed_votes += sum(1 for m in relayed if "VOTE " in str(m.get_body(("plain",))))
+        # the daemon's own public posts carry the List-Id it adds as the list
+        assert any("The game is over" in str(m["Subject"]) for m in listed), name
+    assert relayed_votes
+    # the printed thread shows the copies as the players received them
+    assert " via demo: " in text and "→ list:" not in text
+    assert "The game is over" in text
+    summary = io.StringIO()
+    print_summary(result, summary)
+    assert f"{len(result.posts)} posts relayed by the daemon" in summary.getvalue()
+    assert all(b"List-Id: <" + LIST_ID.encode() in p for p in result.posts)
+    box = mail / MODERATOR / "Maildir"
+    assert not list((box / "new").iterdir()) and not list((box / "cur").iterdir())
     assert not list((box / ".Quarantine" / "new").iterdir())
 
 
