@@ -23,6 +23,7 @@ $(DEMO_STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[demo]'
 	touch $(DEMO_STAMP)
 
+# LIST=relay: the daemon is the list ([list] mode = "relay"), not the demo's mail system
 demo: $(DEMO_STAMP)
 	$(BIN)/pbem demo --game $(GAME) --list $(LIST)
 

@@ -122,7 +122,8 @@ def _demo(args: argparse.Namespace) -> int:
     if args.list_mode != "external":
         # the in-memory demo has no mail and no list: the mode changes nothing there
         print(
-            f"pbem demo: --list {args.list_mode} applies to the daemon demo only", file=sys.stderr
+            f"pbem demo: --list {args.list_mode} ignored: it applies to the daemon demo only",
+            file=sys.stderr,
         )
     try:
         return run_demo(args.game, args.players, args.seed, args.lang)

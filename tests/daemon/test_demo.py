@@ -8,14 +8,19 @@ import io
 import mailbox
 import random
 from email import policy
+from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
+
+import aiosmtplib
+import pytest
 
 from pbem.games import rules_for
 from pbem.maildemo import (
     LIST,
     LIST_ID,
     MODERATOR,
+    MailSystem,
     View,
     choose,
     email_of,
@@ -214,3 +219,49 @@ def test_posts_are_rendered_as_a_thread() -> None:
     assert "│   Alice: Werewolf" in text
     vote = f"From: Bob <bob@x.example>\r\nTo: {LIST}\r\nSubject: \r\n\r\nVOTE Alice\r\n".encode()
     assert render_post(vote, {"bob@x.example": "Bob"}) == "   Bob → list: VOTE Alice"
+    # relay mode: the daemon's copy names the poster only by his game name
+    copy = (
+        f'From: "Bob via demo" <{LIST}>\r\nTo: {LIST}\r\nSubject: [demo]\r\n'
+        f"List-Id: <{LIST_ID}>\r\n\r\nVOTE Alice\r\n"
+    ).encode()
+    assert render_post(copy, {"bob@x.example": "Bob"}) == "   Bob via demo: VOTE Alice"
+
+
+def _send(port: int, sender: str, to: str, body: str, **headers: str) -> None:
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = sender, to, "test"
+    for name, value in headers.items():
+        msg[name.replace("_", "-")] = value
+    msg.set_content(body)
+    asyncio.run(aiosmtplib.send(msg, hostname="127.0.0.1", port=port, timeout=10))
+
+
+def test_in_relay_mode_the_list_address_is_an_alias_of_the_moderator(tmp_path: Path) -> None:
+    """No list runs in the mail system: a post to the list lands, as it is, in the moderator's
+    Maildir only; what the daemon distributes with the List-Id is the thread, kept once."""
+    alice, bruno = email_of("Alice"), email_of("Bruno")
+    mail = MailSystem(tmp_path, [MODERATOR, alice, bruno], [alice, bruno, MODERATOR], "relay")
+    mail.start()
+    try:
+        _send(mail.port, alice, LIST, "VOTE Bruno")
+        assert len(_messages(mail.maildir(MODERATOR))) == 1
+        assert _messages(mail.maildir(bruno)) == [] and not (tmp_path / LIST).exists()
+        assert mail.posts == []  # a post is in the thread once the daemon has relayed it
+        copy = {"Message_ID": "<c1@lists.village.example>", "List_Id": f"<{LIST_ID}>"}
+        for rcpt in (alice, bruno):  # one copy per recipient: one post all the same
+            _send(mail.port, f'"Alice via demo" <{LIST}>', rcpt, "VOTE Bruno", **copy)
+        _send(mail.port, MODERATOR, alice, "a private reply")
+        assert len(mail.posts) == 1 and b"VOTE Bruno" in mail.posts[0]
+        assert len(_messages(mail.maildir(bruno))) == 1
+    finally:
+        mail.stop()
+    with pytest.raises(ValueError):
+        MailSystem(tmp_path, [], [], "moderated")
+
+
+def test_the_list_mode_is_ignored_offline(capsys: pytest.CaptureFixture[str]) -> None:
+    from pbem.cli import main
+
+    assert main(["demo", "--offline", "--list", "relay", "--seed", "1", "--lang", "en"]) == 0
+    captured = capsys.readouterr()
+    assert "--list relay ignored" in captured.err and "Winners:" in captured.out
