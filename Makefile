@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 GAME   ?= lupus-in-tabula
+LIST   ?= external
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck pytest bench clean mailstack
@@ -22,8 +23,9 @@ $(DEMO_STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[demo]'
 	touch $(DEMO_STAMP)
 
+# LIST=relay: the daemon is the list ([list] mode = "relay"), not the demo's mail system
 demo: $(DEMO_STAMP)
-	$(BIN)/pbem demo --game $(GAME)
+	$(BIN)/pbem demo --game $(GAME) --list $(LIST)
 
 mailstack:
 	@./scripts/install-mailstack.sh

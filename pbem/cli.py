@@ -24,7 +24,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     sim.set_defaults(func=_simulate)
 
     demo = sub.add_parser(
-        "demo", help="watch bots play a whole game by email with the real daemon (or --offline)"
+        "demo",
+        help="watch bots play a whole game by email with the real daemon (or --offline)",
+        description="Bots play a whole game by email with the real daemon, an embedded SMTP "
+        "server on loopback and local Maildirs; the public thread is printed as it goes. "
+        "Lupus in Tabula is played by email; other games, and --offline, are played in memory.",
     )
     demo.add_argument("--game", default="lupus-in-tabula")
     demo.add_argument(
@@ -40,6 +44,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     demo.add_argument(
         "--dir", help="keep the mailboxes and the game data here (default: a temp dir)"
+    )
+    demo.add_argument(
+        "--list",
+        default="external",
+        choices=("external", "relay"),
+        dest="list_mode",
+        help="who distributes the public list (the daemon's [list] mode): 'external', a "
+        "mailing list run by the demo's mail system that the daemon reads like a subscriber "
+        "(default); 'relay', the list address is delivered to the moderator's mailbox and the "
+        "daemon relays each accepted post to the players itself",
     )
     demo.set_defaults(func=_demo)
 
@@ -92,12 +106,25 @@ def _demo(args: argparse.Namespace) -> int:
             )
         else:
             if args.game in MAIL_DEMO_GAMES:
-                return run_mail_demo(args.game, args.players, args.seed, args.lang, args.dir)
+                return run_mail_demo(
+                    args.game,
+                    args.players,
+                    args.seed,
+                    args.lang,
+                    args.dir,
+                    list_mode=args.list_mode,
+                )
             print(
                 f"pbem demo: the daemon demo plays {', '.join(MAIL_DEMO_GAMES)} only for now; "
                 f"playing {args.game} offline instead",
                 file=sys.stderr,
             )
+    if args.list_mode != "external":
+        # the in-memory demo has no mail and no list: the mode changes nothing there
+        print(
+            f"pbem demo: --list {args.list_mode} ignored: it applies to the daemon demo only",
+            file=sys.stderr,
+        )
     try:
         return run_demo(args.game, args.players, args.seed, args.lang)
     except PbemError as exc:

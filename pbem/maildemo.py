@@ -3,13 +3,21 @@
 What runs, all in this process:
 
 - a mail system: an aiosmtpd server on a free loopback port that delivers every accepted message
-  into ``<dir>/mail/<address>/Maildir`` (the moderator, the admin, each player) and expands the
-  list address to every player and the moderator, adding ``List-Id`` as a real list does;
+  into ``<dir>/mail/<address>/Maildir`` (the moderator, the admin, each player) and routes the
+  list address as ``--list`` says (``[list] mode`` in the daemon's configuration):
+
+  - ``external`` (the default): the mail system is the mailing list; it expands the list address
+    to every player and the moderator, adding ``List-Id`` as a real list does;
+  - ``relay``: the list address is only an alias of the moderator's mailbox; the daemon reads
+    each post there and distributes the accepted ones itself (``From: "Alice via demo"
+    <list>``, ``List-Id``, ``Reply-To``), the way :mod:`pbem.mail.relay` builds them;
+
 - the daemon exactly as ``pbem serve`` wires it (:func:`pbem.daemon.serve`), its SMTP pointed at
   that server (no auth, no TLS) and its mailbox at the moderator's Maildir
   (:class:`~pbem.adapters.maildir.MaildirMailbox`); the game is created by ``pbem new-game``;
 - one bot per player (:class:`MailBot`) that reads its own Maildir and answers by SMTP;
-- a printer of the public thread, post by post as the list delivers it.
+- a printer of the public thread, post by post as the list delivers it (the mail system's list,
+  or in relay mode the daemon's copies as the players receive them).
 
 A bot knows what a player knows: its mail. When the moderator writes (a post on the list, a
 private prompt), it asks ``HELP`` + ``STATUS`` like a newcomer would, and from the reply (the
@@ -44,7 +52,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
-from email.parser import BytesParser
+from email.parser import BytesHeaderParser, BytesParser
 from email.utils import formatdate, make_msgid, parseaddr
 from pathlib import Path
 from typing import Any, TextIO
@@ -52,6 +60,7 @@ from typing import Any, TextIO
 import aiosmtplib
 from aiosmtpd.controller import Controller
 
+from pbem.config import LIST_MODES
 from pbem.core.commands import CommandSpec, Player, Players, Text, Word
 from pbem.demo import NAMES
 
@@ -117,17 +126,28 @@ def _address(value: object) -> str:
 
 
 class MailSystem:
-    """An embedded mail server: aiosmtpd on loopback, a Maildir per address, one mailing list.
+    """An embedded mail server: aiosmtpd on loopback, a Maildir per address, one list address.
 
     The handler runs on the controller's own thread and event loop, like a separate server.
-    Every post of the list is also kept in order in :attr:`posts` (and in the list's archive
-    Maildir) for the printer and the tests.
+    ``list_mode`` ``external``: the list address is a mailing list run here; every post is kept
+    in order in :attr:`posts` (and in the list's archive Maildir). ``relay``: the list address
+    is an alias of the moderator's mailbox; :attr:`posts` holds each message carrying the list's
+    ``List-Id`` that reached a member (the daemon's relayed copies and public results), once.
     """
 
-    def __init__(self, root: Path, accounts: Sequence[str], members: Sequence[str]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        accounts: Sequence[str],
+        members: Sequence[str],
+        list_mode: str = "external",
+    ) -> None:
+        if list_mode not in LIST_MODES:
+            raise ValueError(f"list mode {list_mode!r} is not one of {', '.join(LIST_MODES)}")
         self.root = root
         self.accounts = {a.lower() for a in accounts}
         self.members = [m.lower() for m in members]
+        self.list_mode = list_mode
         self.posts: list[bytes] = []
         self.post_times: list[float] = []
         self.messages = 0
@@ -135,7 +155,10 @@ class MailSystem:
         self.lock = threading.Lock()
         self.port = 0
         self.controller: Controller | None = None
-        for a in [*self.accounts, LIST]:
+        self._seen: set[str] = set()  # relay mode: Message-IDs of the list mail already kept
+        # in relay mode no list runs here, so there is no list archive either
+        archive = [LIST] if list_mode == "external" else []
+        for a in [*self.accounts, *archive]:
             self.maildir(a).parent.mkdir(parents=True, exist_ok=True)
             mailbox.Maildir(self.maildir(a), create=True)
 
@@ -169,13 +192,19 @@ class MailSystem:
         return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        """Deliver to each recipient's Maildir; a list post goes to every member, with List-Id."""
+        """Deliver to each recipient's Maildir; a list post goes to every member, with List-Id
+        (``external``), or to the moderator's mailbox as it is (``relay``)."""
         data: bytes = envelope.original_content or envelope.content
         head = f"Return-Path: <{envelope.mail_from or ''}>\r\n".encode()
         jobs: list[tuple[str, bytes]] = []
+        if self.list_mode == "relay":
+            self._keep_relayed(envelope.rcpt_tos, data)
         for rcpt in envelope.rcpt_tos:
             local, _, domain = rcpt.lower().partition("@")
-            if rcpt.lower() == LIST:
+            if rcpt.lower() == LIST and self.list_mode == "relay":
+                # an alias, as a virtual alias map would have it: the daemon is the list
+                jobs.append((MODERATOR, head + data))
+            elif rcpt.lower() == LIST:
                 post = (
                     f"List-Id: Village <{LIST_ID}>\r\nList-Post: <mailto:{LIST}>\r\n".encode()
                     + data
@@ -193,6 +222,22 @@ class MailSystem:
             self.messages += 1
             self.deliveries += len(jobs)
         return "250 OK delivered"
+
+    def _keep_relayed(self, rcpts: Sequence[str], data: bytes) -> None:
+        """Relay mode: keep, once, a message with the list's List-Id sent to a member."""
+        if not any(r.lower() in self.members for r in rcpts):
+            return
+        head = BytesHeaderParser(policy=policy.default).parsebytes(data)
+        if LIST_ID not in str(head.get("List-Id", "")).lower():
+            return
+        # the daemon may send one copy per recipient (VERP, retries): one post all the same
+        mid = str(head.get("Message-ID", "")) or str(len(self.posts))
+        with self.lock:
+            if mid in self._seen:
+                return
+            self._seen.add(mid)
+            self.posts.append(data)
+            self.post_times.append(time.monotonic())
 
 
 # ---- bots -----------------------------------------------------------------------------------
@@ -426,8 +471,11 @@ def render_post(raw: bytes, names: Mapping[str, str], at: float | None = None) -
     sender = _address(msg["From"])
     body = _text(msg).rstrip()
     if sender != MODERATOR:
-        who = names.get(sender, sender)
         text = " / ".join(line.strip() for line in body.splitlines() if line.strip())
+        if sender == LIST:
+            # the daemon's relayed copy: shown as players see it, "Alice via demo"
+            return f"   {parseaddr(str(msg['From']))[0] or sender}: {text}"
+        who = names.get(sender, sender)
         return f"   {who} → list: {text}"
     clock = f"{at:5.1f} s ─ " if at is not None else ""
     out = [f"┌─ {clock}{msg['Subject']}"]
@@ -469,9 +517,14 @@ class Printer:
 # ---- wiring ---------------------------------------------------------------------------------
 
 
-def write_config(root: Path, smtp_port: int, lang: str) -> Path:
+def write_config(root: Path, smtp_port: int, lang: str, list_mode: str = "external") -> Path:
     """The daemon's TOML for the demo (``pbem status -c <dir>/pbem.toml`` works on it too)."""
     path = root / "pbem.toml"
+    how = (
+        "the daemon distributes the posts itself: the list address is delivered to its mailbox"
+        if list_mode == "relay"
+        else "the embedded mail system runs the list; the daemon reads it like a subscriber"
+    )
     path.write_text(
         f"""# Written by `pbem demo`: the daemon against the embedded mail system of this directory.
 [moderator]
@@ -481,6 +534,8 @@ language = "{lang}"
 timezone = "UTC"
 
 [list]
+# {how}
+mode = "{list_mode}"
 address = "{LIST}"
 list_id = "{LIST_ID}"
 
@@ -547,6 +602,7 @@ class DemoResult:
     deliveries: int
     daemon_status: int | None
     bots: list[MailBot]
+    list_mode: str = "external"
 
 
 def _load_table(data: Path) -> Any:
@@ -567,8 +623,13 @@ async def play_by_mail(
     options: Mapping[str, Any] | None = None,
     out: TextIO = sys.stdout,
     timeout: float = 180.0,
+    list_mode: str = "external",
 ) -> DemoResult:
-    """Run the whole demo in ``root``; stops the daemon with SIGTERM once the game is over."""
+    """Run the whole demo in ``root``; stops the daemon with SIGTERM once the game is over.
+
+    ``list_mode``: who distributes the list, the mail system (``external``) or the daemon
+    (``relay``); see the module docstring.
+    """
     from pbem.adapters.maildir import MaildirMailbox
     from pbem.config import load
     from pbem.daemon import serve
@@ -577,7 +638,9 @@ async def play_by_mail(
     started = time.monotonic()
     names = list(NAMES[:players])
     emails = {email_of(n): n for n in names}
-    mail = MailSystem(root / "mail", [MODERATOR, ADMIN, *emails], [*emails, MODERATOR])
+    mail = MailSystem(
+        root / "mail", [MODERATOR, ADMIN, *emails], [*emails, MODERATOR], list_mode=list_mode
+    )
     mail.start()
     stop = asyncio.Event()
     tasks: list[asyncio.Task[None]] = []
@@ -585,7 +648,7 @@ async def play_by_mail(
     bots: list[MailBot] = []
     finished = False
     try:
-        config = write_config(root, mail.port, lang)
+        config = write_config(root, mail.port, lang, list_mode)
         cfg = load(config)
         created = create_game(config, game, names, seed, lang, {**FAST, **(options or {})})
         for line in created.splitlines():
@@ -655,6 +718,7 @@ async def play_by_mail(
         deliveries=mail.deliveries,
         daemon_status=status,
         bots=bots,
+        list_mode=list_mode,
     )
 
 
@@ -671,8 +735,9 @@ def print_summary(result: DemoResult, out: TextIO) -> None:
         mark = "alive" if p["alive"] else "dead"
         print(f"  {p['name']:<10} {p['role']:<13} {p['team']:<12} {mark}", file=out)
     sent = sum(b.sent for b in result.bots)
+    who = "relayed by the daemon" if result.list_mode == "relay" else "on the list"
     print(
-        f"\n  {len(result.posts)} posts on the list, {result.messages} messages through SMTP "
+        f"\n  {len(result.posts)} posts {who}, {result.messages} messages through SMTP "
         f"({sent} written by the bots), {result.deliveries} Maildir deliveries; "
         f"{result.elapsed:.1f} s; daemon exit status {result.daemon_status}",
         file=out,
@@ -686,8 +751,13 @@ def run_mail_demo(
     lang: str,
     directory: str | None = None,
     out: TextIO = sys.stdout,
+    list_mode: str = "external",
 ) -> int:
-    """``pbem demo``: returns 0 when the game was played to its end and the daemon stopped."""
+    """``pbem demo``: returns 0 when the game was played to its end and the daemon stopped.
+
+    ``list_mode``: ``external`` (a list run by the mail system) or ``relay`` (the daemon is
+    the list).
+    """
     seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
     count = players or 10
     if not 8 <= count <= len(NAMES):
@@ -706,10 +776,14 @@ def run_mail_demo(
         "SMTP server, Maildir mailboxes",
         file=out,
     )
+    if list_mode == "relay":
+        print("  [list] mode = relay: the daemon itself distributes the list", file=out)
     print(bar, file=out, flush=True)
     try:
         result = asyncio.run(
-            play_by_mail(root, game=game, players=count, seed=seed, lang=lang, out=out)
+            play_by_mail(
+                root, game=game, players=count, seed=seed, lang=lang, out=out, list_mode=list_mode
+            )
         )
         print_summary(result, out)
     finally:

@@ -8,18 +8,24 @@ import io
 import mailbox
 import random
 from email import policy
+from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
+
+import aiosmtplib
+import pytest
 
 from pbem.games import rules_for
 from pbem.maildemo import (
     LIST,
     LIST_ID,
     MODERATOR,
+    MailSystem,
     View,
     choose,
     email_of,
     play_by_mail,
+    print_summary,
     read_reply,
     render_post,
 )
@@ -74,6 +80,75 @@ def test_a_whole_game_by_email_with_the_real_daemon(tmp_path: Path) -> None:
     box = mail / MODERATOR / "Maildir"
     assert not list((box / "new").iterdir()) and not list((box / "cur").iterdir())
     assert list((box / ".Processed" / "new").iterdir())
+    assert not list((box / ".Quarantine" / "new").iterdir())
+
+
+def _messages(path: Path) -> list[bytes]:
+    box = mailbox.Maildir(path, create=False)
+    return [box.get_bytes(key) for key in list(box.iterkeys())]
+
+
+def test_a_whole_game_by_email_with_the_daemon_relaying_the_list(tmp_path: Path) -> None:
+    """``--list relay``: the list address lands in the moderator's mailbox and every post the
+    players read is the daemon's own copy, which names its poster only by his game name."""
+    out = io.StringIO()
+    result = asyncio.run(
+        play_by_mail(
+            tmp_path,
+            players=8,
+            seed=4,
+            lang="en",
+            options=QUICK,
+            out=out,
+            timeout=150,
+            list_mode="relay",
+        )
+    )
+    text = out.getvalue()
+    assert result.finished, text[-3000:]
+    assert result.daemon_status == 0
+    assert result.summary["status"] == "finished" and result.summary["winners"]
+    assert 'mode = "relay"' in (tmp_path / "pbem.toml").read_text(encoding="utf-8")
+    mail = tmp_path / "mail"
+    assert not (mail / LIST).exists()  # no list server: the daemon is the list
+    names = [p["name"] for p in result.summary["players"]]
+    emails = {email_of(n) for n in names}
+    parser = BytesParser(policy=policy.default)
+    # what the players posted reached the daemon by the list address, in the moderator's box
+    processed = [
+        parser.parsebytes(raw) for raw in _messages(mail / MODERATOR / "Maildir" / ".Processed")
+    ]
+    to_list = [m for m in processed if LIST in str(m["To"]).lower()]
+    assert to_list and all(str(m["From"]).split("<")[-1].rstrip(">") in emails for m in to_list)
+    relayed_votes = 0
+    for name in names:
+        me = email_of(name)
+        raws = _messages(mail / me / "Maildir")
+        # a copy never names another player's address: not in From, Return-Path, anywhere
+        for raw in raws:
+            for other in emails - {me}:
+                assert other.encode() not in raw.lower(), (name, other, raw[:600])
+        msgs = [parser.parsebytes(raw) for raw in raws]
+        listed = [m for m in msgs if str(m.get("List-Id", "")) == f"<{LIST_ID}>"]
+        relayed = [m for m in listed if " via demo" in str(m["From"])]
+        assert relayed, name  # everyone read the others' posts, relayed by the daemon
+        for m in relayed:
+            assert str(m["From"]).endswith(f"<{LIST}>") and str(m["Reply-To"]) == LIST
+            assert str(m["List-Post"]) == f"<mailto:{LIST}>"
+            assert str(m["Subject"]).startswith("[demo]")
+        relayed_votes += sum(1 for m in relayed if "VOTE " in str(m.get_body(("plain",))))
+        # the daemon's own public posts carry the List-Id it adds as the list
+        assert any("The game is over" in str(m["Subject"]) for m in listed), name
+    assert relayed_votes
+    # the printed thread shows the copies as the players received them
+    assert " via demo: " in text and "→ list:" not in text
+    assert "The game is over" in text
+    summary = io.StringIO()
+    print_summary(result, summary)
+    assert f"{len(result.posts)} posts relayed by the daemon" in summary.getvalue()
+    assert all(b"List-Id: <" + LIST_ID.encode() in p for p in result.posts)
+    box = mail / MODERATOR / "Maildir"
+    assert not list((box / "new").iterdir()) and not list((box / "cur").iterdir())
     assert not list((box / ".Quarantine" / "new").iterdir())
 
 
@@ -144,3 +219,49 @@ def test_posts_are_rendered_as_a_thread() -> None:
     assert "│   Alice: Werewolf" in text
     vote = f"From: Bob <bob@x.example>\r\nTo: {LIST}\r\nSubject: \r\n\r\nVOTE Alice\r\n".encode()
     assert render_post(vote, {"bob@x.example": "Bob"}) == "   Bob → list: VOTE Alice"
+    # relay mode: the daemon's copy names the poster only by his game name
+    copy = (
+        f'From: "Bob via demo" <{LIST}>\r\nTo: {LIST}\r\nSubject: [demo]\r\n'
+        f"List-Id: <{LIST_ID}>\r\n\r\nVOTE Alice\r\n"
+    ).encode()
+    assert render_post(copy, {"bob@x.example": "Bob"}) == "   Bob via demo: VOTE Alice"
+
+
+def _send(port: int, sender: str, to: str, body: str, **headers: str) -> None:
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = sender, to, "test"
+    for name, value in headers.items():
+        msg[name.replace("_", "-")] = value
+    msg.set_content(body)
+    asyncio.run(aiosmtplib.send(msg, hostname="127.0.0.1", port=port, timeout=10))
+
+
+def test_in_relay_mode_the_list_address_is_an_alias_of_the_moderator(tmp_path: Path) -> None:
+    """No list runs in the mail system: a post to the list lands, as it is, in the moderator's
+    Maildir only; what the daemon distributes with the List-Id is the thread, kept once."""
+    alice, bruno = email_of("Alice"), email_of("Bruno")
+    mail = MailSystem(tmp_path, [MODERATOR, alice, bruno], [alice, bruno, MODERATOR], "relay")
+    mail.start()
+    try:
+        _send(mail.port, alice, LIST, "VOTE Bruno")
+        assert len(_messages(mail.maildir(MODERATOR))) == 1
+        assert _messages(mail.maildir(bruno)) == [] and not (tmp_path / LIST).exists()
+        assert mail.posts == []  # a post is in the thread once the daemon has relayed it
+        copy = {"Message_ID": "<c1@lists.village.example>", "List_Id": f"<{LIST_ID}>"}
+        for rcpt in (alice, bruno):  # one copy per recipient: one post all the same
+            _send(mail.port, f'"Alice via demo" <{LIST}>', rcpt, "VOTE Bruno", **copy)
+        _send(mail.port, MODERATOR, alice, "a private reply")
+        assert len(mail.posts) == 1 and b"VOTE Bruno" in mail.posts[0]
+        assert len(_messages(mail.maildir(bruno))) == 1
+    finally:
+        mail.stop()
+    with pytest.raises(ValueError):
+        MailSystem(tmp_path, [], [], "moderated")
+
+
+def test_the_list_mode_is_ignored_offline(capsys: pytest.CaptureFixture[str]) -> None:
+    from pbem.cli import main
+
+    assert main(["demo", "--offline", "--list", "relay", "--seed", "1", "--lang", "en"]) == 0
+    captured = capsys.readouterr()
+    assert "--list relay ignored" in captured.err and "Winners:" in captured.out
