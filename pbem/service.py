@@ -612,8 +612,11 @@ class Service:
                     out.append((when, game.id, key))
         return sorted(out)
 
-    def extend_for_outage(self, now: datetime, down: timedelta) -> int:
-        """A long outage: push passed deadlines to now + grace and tell the players (njudge)."""
+    def extend_for_outage(self, now: datetime, down: timedelta, *, clock_jump: bool = False) -> int:
+        """A long outage: push passed deadlines to now + grace and tell the players (njudge).
+
+        ``clock_jump``: ``down`` is a forward jump of the wall clock in a running daemon, not an
+        outage; the players' mail then says so (the game master was never unreachable)."""
         grace = timedelta(hours=self.cfg.outage_grace_hours)
         n = 0
         for when, game_id, key in self.passed_deadlines(now):
@@ -623,10 +626,10 @@ class Service:
             state = game.store.deadline_states().get(rid, {"deadline": key})
             hours = round(down.total_seconds() / 3600, 1)
             subject, body = self._bilingual(
-                "daemon/extended",
+                "daemon/extended_clock" if clock_jump else "daemon/extended",
                 {
                     "game": game_id,
-                    "hours_down": hours,
+                    "hours_jump" if clock_jump else "hours_down": hours,
                     "passed": when.isoformat(),
                     "deadline": new.isoformat(),
                 },
@@ -655,7 +658,13 @@ class Service:
                 outbox=[row],
                 deadline={**state, "key": rid, "state": "open", "extended_to": new.isoformat()},
             )
-            log.warning("game %s: deadline %s extended to %s after an outage", game_id, key, new)
+            log.warning(
+                "game %s: deadline %s extended to %s after %s",
+                game_id,
+                key,
+                new,
+                "a clock jump" if clock_jump else "an outage",
+            )
             n += 1
         self.sender.wake()
         return n
@@ -1626,20 +1635,25 @@ class Service:
         if proc or quar:
             self.fault("after_move")
 
-    async def drain_at_startup(self, box: Mailbox, down: timedelta | None = None) -> None:
+    async def drain_at_startup(
+        self, box: Mailbox, down: timedelta | None = None, *, clock_jump: bool = False
+    ) -> None:
         """Outage policy (§5.4, requirement 11): drain the mailbox first, interleaving passed
         deadlines by time: mail that arrived before a deadline counts with ``now = INTERNALDATE``;
         or, after a long outage, extend the passed deadlines and tell the players.
 
         ``down`` is the outage length (default: since the stored ``last_seen``); a forward clock
-        jump in a running daemon passes its size (:meth:`handle_clock_jump`)."""
+        jump in a running daemon passes its size and ``clock_jump`` (:meth:`handle_clock_jump`):
+        the players' extension mail then names the jump, not an outage."""
         now = self.clock()
         if down is None:
             last = self.daemon.get_meta("last_seen")
             down = now - datetime.fromisoformat(last) if last else timedelta(0)
         fetched = sorted(await self.fetch_pending(box), key=lambda f: (f.internaldate, f.uid))
         if down > timedelta(hours=self.cfg.outage_threshold_hours) and self.passed_deadlines(now):
-            await self.submit("call", lambda: self.extend_for_outage(now, down))
+            await self.submit(
+                "call", lambda: self.extend_for_outage(now, down, clock_jump=clock_jump)
+            )
         done: dict[int, Disposition] = {}
         i = 0
         while not self.stopping:
@@ -1756,7 +1770,7 @@ class Service:
         try:
             await self.submit("call", lambda: self._clock_alert(jump))
             if jump.forward:
-                await self.drain_at_startup(box, down=jump.skew)
+                await self.drain_at_startup(box, down=jump.skew, clock_jump=True)
             await self.submit("call", self.rearm_all)
         except BaseException:
             # IMAP dropped (or a stop) half-way: the jump stays pending, and scheduler-fired

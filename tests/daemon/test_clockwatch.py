@@ -236,6 +236,69 @@ def _raw(row: dict[str, Any]) -> bytes:
     return raw.encode("latin-1") if isinstance(raw, str) else bytes(raw)
 
 
+def _message(row: dict[str, Any]) -> tuple[str, str]:
+    """(Subject, text body) of an outbox row, decoded."""
+    import email
+    import email.policy
+    from email.message import EmailMessage
+
+    msg = email.message_from_bytes(_raw(row), policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    return str(msg["Subject"]).strip(), msg.get_content()
+
+
+def _extension_mail(svc: Service) -> tuple[str, str]:
+    mails = [_message(r) for r in svc.games["g1"].store.outbox() if r["kind"] == "public"]
+    (mail,) = [m for m in mails if "Deadline extended" in m[0]]  # not the opening post
+    return mail
+
+
+def test_extension_after_a_clock_jump_is_worded_as_a_jump(tmp_path: Path) -> None:
+    """A forward jump under a running daemon extends the passed deadline like an outage, but the
+    players are not told the game master was unreachable: it never was."""
+    clocks = Clocks()
+    svc = _service(tmp_path, clocks)
+    box = FakeBox([])
+    svc.mailbox = box
+
+    async def body() -> None:
+        svc.note_clock()
+        clocks.advance(10)
+        clocks.jump(timedelta(days=3))
+        svc.note_clock()
+        await svc.handle_clock_jump(box)
+        subject, text = _extension_mail(svc)
+        assert subject == "[g1] Échéance repoussée / [g1] Deadline extended"
+        assert text.index("L'horloge du serveur a fait un bond en avant de 72.0 h") < text.index(
+            "The server's clock jumped forward by 72.0 h"
+        )
+        assert "dimanche 1 mars à 13:00 UTC" in text and "Sun 1 Mar 13:00 UTC" in text
+        assert "Thu 5 Mar 12:00:10 UTC" in text, "the new deadline: now + the grace"
+        assert "injoignable" not in text and "unreachable" not in text
+
+    _run(svc, body)
+
+
+def test_extension_after_an_outage_keeps_the_outage_wording(tmp_path: Path) -> None:
+    """At start-up after a long outage (``down`` from ``last_seen``), the same extension says the
+    game master was unreachable, for how long."""
+    clocks = Clocks()
+    svc = _service(tmp_path, clocks)
+    box = FakeBox([])
+    svc.mailbox = box
+
+    async def body() -> None:
+        clocks.advance(3 * 24 * 3600)  # the daemon was down: no jump seen, start-up drain
+        await svc.drain_at_startup(box, down=timedelta(days=3))
+        subject, text = _extension_mail(svc)
+        assert subject == "[g1] Échéance repoussée / [g1] Deadline extended"
+        assert "Le maître du jeu a été injoignable pendant 72.0 h" in text
+        assert "The game master was unreachable for 72.0 h" in text
+        assert "horloge" not in text and "clock" not in text
+
+    _run(svc, body)
+
+
 def test_short_forward_jump_drains_mail_first_then_resolves_in_order(tmp_path: Path) -> None:
     clocks = Clocks()
     svc = _service(tmp_path, clocks)
