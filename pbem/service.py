@@ -62,7 +62,7 @@ from pbem.mail.dkim import Resolver
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_bytes, parse_once_policy
 from pbem.mail.relay import list_id_for, relay_copy
-from pbem.mail.render import shared_renderer
+from pbem.mail.render import bilingual, shared_renderer
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 
 log = logging.getLogger(__name__)
@@ -313,6 +313,7 @@ class Service:
             fault=self.fault,
             verp=self._verp_sender if self.cfg.verp else None,
             coalesce=self.cfg.coalesce_replies,
+            texts=self._bilingual,
         )
         self.scan_games()
         self.restore_limits()
@@ -409,10 +410,14 @@ class Service:
                 outbox=self._admin_alert(
                     f"quarantine:{culprit}",
                     now,
-                    "[pbem] a mail was quarantined",
-                    f"A mail failed {failures} times and was quarantined: {error}.\n"
-                    f"Key: {culprit}\nInspect: pbem shunt show {culprit[:12]}\n"
-                    f"Retry: pbem shunt retry {culprit[:12]}\n",
+                    "daemon/alert_quarantine",
+                    {
+                        "failures": failures,
+                        "crashes": crashes,
+                        "error": "",
+                        "key": culprit,
+                        "short": culprit[:12],
+                    },
                 )
                 if quarantined
                 else [],
@@ -728,10 +733,13 @@ class Service:
             alert = self._admin_alert(
                 f"oversize:{key}",
                 now,
-                f"[pbem] mail over the size cap quarantined ({f.size} bytes)",
-                f"A message of {f.size} bytes (cap {self.cfg.imap.max_size}) arrived at "
-                f"{f.internaldate.isoformat()} (UID {f.uid}) and was moved to the quarantine "
-                "folder without being read.\n",
+                "daemon/alert_oversize",
+                {
+                    "size": f.size,
+                    "cap": self.cfg.imap.max_size,
+                    "internaldate": f.internaldate.isoformat(),
+                    "uid": f.uid,
+                },
             )
             self.daemon.commit(
                 outbox=alert,
@@ -774,9 +782,15 @@ class Service:
             alert = self._admin_alert(
                 f"quarantine:{key}",
                 now,
-                "[pbem] a mail was quarantined",
-                f"A mail failed {failures} times and was quarantined.\nKey: {key}\n"
-                f"Inspect: pbem shunt show {key[:12]}\nRetry: pbem shunt retry {key[:12]}\n\n{tb}",
+                "daemon/alert_quarantine",
+                {
+                    "failures": failures,
+                    "crashes": 0,
+                    "error": f"{type(exc).__name__}: {exc}"[:500],
+                    "key": key,
+                    "short": key[:12],
+                },
+                appendix=tb,
             )
         self.daemon.commit(
             outbox=alert,
@@ -800,10 +814,21 @@ class Service:
         return "quarantine" if quarantined else "keep"
 
     def _admin_alert(
-        self, key: str, now: datetime, subject: str, body: str
+        self,
+        key: str,
+        now: datetime,
+        template: str,
+        params: Mapping[str, Any],
+        appendix: str = "",
     ) -> list[dict[str, Any]]:
+        """An alert to the admins (none when there are none): ``template`` rendered French then
+        English, like the daemon's other mails; ``appendix`` (a traceback: the same in every
+        language) follows both. ``key`` makes its Message-ID, so a redone alert is one mail."""
         if not self.cfg.admins:
             return []
+        subject, body = self._bilingual(template, params)
+        if appendix:
+            body += f"\n-----\n\n{appendix.rstrip()}\n"
         mid, raw = build(
             key=key,
             sender=self.cfg.moderator,
@@ -1181,9 +1206,7 @@ class Service:
 
     def _bilingual(self, template: str, params: Mapping[str, Any]) -> tuple[str, str]:
         """A daemon text for several readers: French first, then English."""
-        fr_subject, fr_body = self.texts.mail(template, "fr", params)
-        en_subject, en_body = self.texts.mail(template, "en", params)
-        return f"{fr_subject} / {en_subject}", f"{fr_body}\n----- English -----\n\n{en_body}"
+        return bilingual(self.texts, template, params)
 
     def _no_game_reply(self, msg: Message, sender: str, now: datetime) -> list[dict[str, Any]]:
         """An error reply for mail that reaches no game: null envelope sender, rate-limited."""
@@ -1351,12 +1374,15 @@ class Service:
                 alerts += self._admin_alert(
                     f"unreachable:{game.id}:{name}:{key}",
                     now,
-                    f"[pbem] {game.id}: player {name} unreachable",
-                    f"Mail to {name} <{addr}> in game {game.id} bounced {count} times in this "
-                    f"phase (last status {rec['last_status']}).\nThe player is flagged "
-                    "unreachable (see pbem status); no game action was taken. The flag clears "
-                    "when the player's next command is accepted.\n"
-                    + (f"\nLast diagnostic: {f.diagnostic}\n" if f.diagnostic else ""),
+                    "daemon/alert_unreachable",
+                    {
+                        "game": game.id,
+                        "player": name,
+                        "address": addr,
+                        "count": count,
+                        "last_status": rec["last_status"],
+                        "diagnostic": f.diagnostic or "",
+                    },
                 )
             records[name] = rec
         game.store.commit(
@@ -1609,9 +1635,8 @@ class Service:
                 outbox=self._admin_alert(
                     f"uidvalidity:{stored}:{box.uidvalidity}",
                     self.clock(),
-                    "[pbem] mailbox UIDVALIDITY changed",
-                    f"UIDVALIDITY of {box.s.inbox} changed from {stored} to {box.uidvalidity}. "
-                    "Every message is rescanned; duplicates are skipped by content hash.\n",
+                    "daemon/alert_uidvalidity",
+                    {"inbox": box.s.inbox, "old": stored, "new": box.uidvalidity},
                 )
             )
         if stored != box.uidvalidity:
@@ -1787,20 +1812,26 @@ class Service:
             return  # a retry after an IMAP drop
         self.clock_alerted.add(key)
         if not jump.forward:
-            policy = "Deadlines were re-armed; none is resolved twice (compare-and-set)."
+            policy = "backward"
         elif jump.skew > timedelta(hours=self.cfg.outage_threshold_hours):
-            policy = (
-                f"Treated as an outage (over {self.cfg.outage_threshold_hours} h): passed "
-                f"deadlines are extended by {self.cfg.outage_grace_hours} h and the players told."
-            )
+            policy = "outage"
         else:
-            policy = "The mailbox is drained first, then passed deadlines are resolved in order."
+            policy = "drain"
         self.daemon.commit(
             outbox=self._admin_alert(
                 key,
                 self.clock(),
-                "[pbem] the wall clock jumped",
-                f"{jump.describe()}.\n{policy}\n",
+                "daemon/alert_clock_jump",
+                {
+                    "forward": jump.forward,
+                    "skew": abs(jump.skew.total_seconds()),
+                    "before": jump.before.isoformat(),
+                    "after": jump.after.isoformat(),
+                    "elapsed": jump.elapsed.total_seconds(),
+                    "policy": policy,
+                    "threshold": self.cfg.outage_threshold_hours,
+                    "grace": self.cfg.outage_grace_hours,
+                },
             )
         )
         self.sender.wake()

@@ -115,8 +115,13 @@ def test_three_hard_bounces_flag_the_player_once_and_none_is_answered(
 
         (alert,) = _alerts(stack)
         body = alert.get_content()
-        assert "g1" in str(alert["Subject"]) and "alice" in str(alert["Subject"])
-        assert A in body and "5.1.1" in body
+        subject = str(alert["Subject"]).strip()
+        # French first, then English, like the daemon's mails to players
+        assert (
+            subject == "[pbem] g1 : joueur alice injoignable / [pbem] g1: player alice unreachable"
+        )
+        assert body.index("est revenu en erreur 3 fois") < body.index("bounced 3 times")
+        assert A in body and "5.1.1" in body and "pbem reachable g1 alice" in body
         assert not _bounces(data)["bob"]["unreachable"]
         st = pbem(cfg, "status")
         assert st.returncode == 0 and f"unreachable: alice <{A}>" in st.stdout, st.stdout

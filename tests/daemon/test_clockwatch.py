@@ -220,7 +220,12 @@ def test_long_forward_jump_extends_and_tells_players(tmp_path: Path) -> None:
         rows = [r for r in svc.games["g1"].store.outbox() if r["kind"] == "public"]
         assert any(b"extended" in _raw(r).lower() and LIST in r["rcpts"] for r in rows)
         alerts = [r for r in svc.daemon.outbox() if r["kind"] == "alert"]
-        assert len(alerts) == 1 and b"jumped" in _raw(alerts[0])
+        assert len(alerts) == 1 and alerts[0]["rcpts"] == [ADMIN]
+        subject, text = _message(alerts[0])
+        # French first, English too, like the players' daemon mails
+        assert subject.index("l'horloge système a sauté") < subject.index("the wall clock jumped")
+        assert "en avant de 72 h" in text and "jumped forward by 72 h" in text
+        assert "Traité comme une panne" in text and "Treated as an outage" in text
         # the extended deadline then resolves once
         clocks.advance(24 * 3600 + 1)
         assert await svc.submit("deadline", "g1", "phase-1", None) is True
@@ -354,7 +359,10 @@ def test_backward_jump_rearms_and_resolves_nothing_twice(tmp_path: Path) -> None
         nxt = svc.games["g1"].table.deadlines()["phase-2"]
         assert svc.scheduler.jobs["g1:phase-2"] == nxt  # type: ignore[attr-defined]
         alerts = [r for r in svc.daemon.outbox() if r["kind"] == "alert"]
-        assert len(alerts) == 1 and b"backward" in _raw(alerts[0])
+        assert len(alerts) == 1
+        _, text = _message(alerts[0])
+        assert "en arrière de 2 h" in text and "jumped backward by 2 h" in text
+        assert "none is resolved twice" in text
 
     _run(svc, body)
 
