@@ -24,6 +24,7 @@ import email
 import email.policy
 import hashlib
 import hmac
+import json
 import logging
 import re
 import secrets
@@ -66,6 +67,10 @@ from pbem.mail.render import bilingual, shared_renderer
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 
 log = logging.getLogger(__name__)
+
+REACHABLE_SPOOL = "reachable"
+"""Under the data directory: ``pbem reachable`` requests, one JSON file each
+(``{"game": ..., "player": ...}``), consumed by the daemon."""
 
 Channel = Literal["private", "list"]
 Disposition = Literal["processed", "quarantine", "keep"]
@@ -1411,6 +1416,48 @@ class Service:
                     "game %s: %s's mail is accepted again: bounce count cleared", game.id, name
                 )
 
+    def reachable_requests(self) -> int:
+        """Act on ``pbem reachable GAME PLAYER`` (request files in ``reachable/``, one writer):
+        clear the player's hard-bounce count and unreachable flag, committed in the game's
+        store. A request for a game or player the daemon does not know is logged and dropped.
+        Returns the number of requests consumed."""
+        spool = self.root / REACHABLE_SPOOL
+        if not spool.is_dir():
+            return 0
+        n = 0
+        for req in sorted(spool.iterdir()):
+            if req.name.startswith("."):
+                continue  # the CLI's file being written (it is renamed into place when whole)
+            try:
+                data = json.loads(req.read_text(encoding="utf-8"))
+                self._mark_reachable(str(data["game"]), str(data["player"]), self.clock())
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                log.warning("reachable request %s unreadable: %s: dropped", req.name, exc)
+            # consumed after the commit: clearing is idempotent, so a crash in between only
+            # clears twice
+            req.unlink(missing_ok=True)
+            n += 1
+        return n
+
+    def _mark_reachable(self, game_id: str, player: str, now: datetime) -> None:
+        game = self.games.get(game_id)
+        if game is None or player not in game.table.player_emails:
+            log.warning("reachable request: no player %r in game %r: ignored", player, game_id)
+            return
+        rec = game.store.bounce_states().get(player)
+        if rec is None or not (rec.get("count") or rec.get("unreachable")):
+            log.info("game %s: %s marked reachable: no bounce to clear", game_id, player)
+            return
+        was = "unreachable" if rec.get("unreachable") else f"{rec.get('count')} hard bounce(s)"
+        rec.update(count=0, unreachable=False, cleared_at=now.isoformat(), cleared_by="operator")
+        game.store.commit(bounces=[rec])
+        log.warning(
+            "game %s: %s marked reachable by the operator (was %s): bounce count cleared",
+            game_id,
+            player,
+            was,
+        )
+
     # ---- shunt retries (requested by `pbem shunt retry`, a spool file: one writer) ------
 
     def retry_requests(self) -> int:
@@ -1730,6 +1777,7 @@ class Service:
                     await self.handle_clock_jump(box)
                 await self.submit("call", self.scan_games_and_rearm)
                 await self.submit("call", self.retry_requests)
+                await self.submit("call", self.reachable_requests)
                 fetched = await self.fetch_pending(box)
                 done: dict[int, Disposition] = {}
                 for i in range(0, len(fetched), self.cfg.group_commit):
