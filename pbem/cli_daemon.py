@@ -1,10 +1,10 @@
 """The daemon's subcommands: ``serve``, ``new-game``, ``status``, ``check-config``, ``deadline``,
-``shunt``.
+``shunt``, ``reachable``.
 
 Only ``serve`` writes existing state (it holds the data directory's lock). ``new-game`` creates a
 new game directory and renames it into place, which the running daemon then picks up;
-``shunt retry`` and ``deadline retry`` drop a request file the daemon acts on. Nothing here writes a file the daemon
-owns, so there is one writer per file (requirement 3).
+``shunt retry``, ``deadline retry`` and ``reachable`` drop a request file the daemon acts on.
+Nothing here writes a file the daemon owns, so there is one writer per file (requirement 3).
 """
 
 from __future__ import annotations
@@ -82,6 +82,15 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     s = ssub.add_parser("retry", help="ask the daemon to process it again (by key prefix)")
     s.add_argument("key")
     s.set_defaults(func=cmd_shunt)
+
+    p = with_config(
+        sub.add_parser(
+            "reachable", help="clear a player's hard bounces and unreachable flag (via the daemon)"
+        )
+    )
+    p.add_argument("game", help="the game's id")
+    p.add_argument("player", help="the player's name (as in pbem status)")
+    p.set_defaults(func=cmd_reachable)
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -427,6 +436,51 @@ def cmd_shunt(args: argparse.Namespace) -> int:
         return 0
     except (PbemError, OSError) as exc:
         return _err("shunt", exc)
+
+
+def cmd_reachable(args: argparse.Namespace) -> int:
+    """Ask the running daemon to clear a player's hard-bounce count and unreachable flag (the
+    operator knows the address works again). The game and player are checked here, so a typo
+    fails at once; the daemon does the write, in the game's store."""
+    import os
+
+    from pbem.adapters.store import GameStore, list_games
+    from pbem.service import REACHABLE_SPOOL
+
+    try:
+        cfg = _load(args)
+        dirs = {d.name: d for d in list_games(cfg.data_dir)}
+        if args.game not in dirs:
+            raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
+        gs = GameStore(dirs[args.game], readonly=True)
+        names = [str(p.get("name")) for p in gs.setup.get("players", [])]
+        if args.player not in names:
+            raise PbemError(
+                f"no player {args.player!r} in game {args.game} (players: {', '.join(names)})"
+            )
+        rec = gs.bounce_states().get(args.player) or {}
+        spool = cfg.data_dir / REACHABLE_SPOOL
+        spool.mkdir(parents=True, exist_ok=True)
+        now = datetime.now(UTC)
+        name = f"{now:%Y%m%dT%H%M%S%f}-{os.getpid()}.json"
+        # written under a dot name and renamed: the daemon never reads half a request
+        tmp = spool / f".{name}"
+        tmp.write_text(
+            json.dumps({"game": args.game, "player": args.player, "at": now.isoformat()})
+        )
+        tmp.rename(spool / name)
+    except (PbemError, OSError, ValueError) as exc:
+        return _err("reachable", exc)
+    state = (
+        "flagged unreachable"
+        if rec.get("unreachable")
+        else f"{rec.get('count') or 0} hard bounce(s) counted"
+    )
+    print(
+        f"{args.player} in {args.game} ({state}): clearing requested; the running daemon "
+        "picks it up"
+    )
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

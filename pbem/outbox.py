@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from pbem.adapters.smtp import SendResult
 from pbem.limits import GlobalCap
 from pbem.mail.envelope import build, digest
+from pbem.mail.render import bilingual, shared_renderer
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +105,11 @@ class OutboxSender:
     """VERP (RELIABILITY §2.4): the envelope sender for one recipient of a row, or None for the
     row's own ``mail_from``. When it gives one, the row is sent once per recipient (same bytes,
     same Message-ID), each with its own envelope."""
+    texts: Callable[[str, Mapping[str, Any]], tuple[str, str]] = field(
+        default=lambda template, params: bilingual(shared_renderer(), template, params)
+    )
+    """(subject, body) of an admin alert from its template: the service passes its own
+    (French then English, in the configured timezone)."""
     coalesce: bool = True
     """Private replies to one player of one game that are due together go out as one digest
     (RELIABILITY §2.5): no delay is added, but a burst, or the backlog of an SMTP outage,
@@ -256,7 +262,20 @@ class OutboxSender:
         rows = [dead]
         if row.get("kind") != "alert" and self.admins:
             rows.append(
-                self._alert_row(f"dead:{dead['message_id']}", now, _dead_text(row, rcpts, detail))
+                self._alert_row(
+                    f"dead:{dead['message_id']}",
+                    now,
+                    self.texts(
+                        "daemon/alert_dead_letter",
+                        {
+                            "message_id": row["message_id"],
+                            "rcpts": list(rcpts),
+                            "game": row.get("game") or "-",
+                            "kind": row.get("kind"),
+                            "error": detail,
+                        },
+                    ),
+                )
             )
         self.alert_store.commit(outbox=rows)
 
@@ -292,11 +311,7 @@ class OutboxSender:
                     self._alert_row(
                         f"cap:{now.isoformat()}",
                         now,
-                        (
-                            "[pbem] outbound cap reached: sending paused",
-                            f"pbem sent {self.cap.per_hour} messages within an hour and paused sending.\n"
-                            "Look for a mail loop; sending resumes when the hour window allows it.\n",
-                        ),
+                        self.texts("daemon/alert_cap", {"per_hour": self.cap.per_hour}),
                     )
                 ]
             )
@@ -321,12 +336,3 @@ class OutboxSender:
                 await asyncio.wait_for(self._event.wait(), timeout)
             if self.cap.window.allowed(self.clock()):
                 self._alarm_raised = False
-
-
-def _dead_text(row: dict[str, Any], rcpts: Sequence[str], detail: str) -> tuple[str, str]:
-    return (
-        f"[pbem] undeliverable: {', '.join(rcpts)}",
-        f"A message could not be delivered and was dead-lettered.\n\n"
-        f"Message-ID: {row['message_id']}\nRecipients: {', '.join(rcpts)}\n"
-        f"Game: {row.get('game') or '-'}\nKind: {row.get('kind')}\nError: {detail}\n",
-    )

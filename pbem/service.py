@@ -24,6 +24,7 @@ import email
 import email.policy
 import hashlib
 import hmac
+import json
 import logging
 import re
 import secrets
@@ -62,10 +63,14 @@ from pbem.mail.dkim import Resolver
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_bytes, parse_once_policy
 from pbem.mail.relay import list_id_for, relay_copy
-from pbem.mail.render import shared_renderer
+from pbem.mail.render import bilingual, shared_renderer
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 
 log = logging.getLogger(__name__)
+
+REACHABLE_SPOOL = "reachable"
+"""Under the data directory: ``pbem reachable`` requests, one JSON file each
+(``{"game": ..., "player": ...}``), consumed by the daemon."""
 
 Channel = Literal["private", "list"]
 Disposition = Literal["processed", "quarantine", "keep"]
@@ -313,6 +318,7 @@ class Service:
             fault=self.fault,
             verp=self._verp_sender if self.cfg.verp else None,
             coalesce=self.cfg.coalesce_replies,
+            texts=self._bilingual,
         )
         self.scan_games()
         self.restore_limits()
@@ -409,10 +415,14 @@ class Service:
                 outbox=self._admin_alert(
                     f"quarantine:{culprit}",
                     now,
-                    "[pbem] a mail was quarantined",
-                    f"A mail failed {failures} times and was quarantined: {error}.\n"
-                    f"Key: {culprit}\nInspect: pbem shunt show {culprit[:12]}\n"
-                    f"Retry: pbem shunt retry {culprit[:12]}\n",
+                    "daemon/alert_quarantine",
+                    {
+                        "failures": failures,
+                        "crashes": crashes,
+                        "error": "",
+                        "key": culprit,
+                        "short": culprit[:12],
+                    },
                 )
                 if quarantined
                 else [],
@@ -627,15 +637,18 @@ class Service:
         alert = self._admin_alert(
             f"stalled:{game.id}:{rid}",
             now,
-            f"[pbem] game {game.id}: deadline {key} stalled",
-            f"The deadline {rid} of game {game.id} failed {state.get('attempts')} times and "
-            f"is stalled: the game is paused; other games go on.\nLast error: {error}\n\n"
-            f"{state.get('traceback', '')}\n"
-            f"Once fixed: pbem deadline retry {game.id}\n",
+            "daemon/alert_stalled",
+            {
+                "game": game.id,
+                "deadline": rid,
+                "attempts": state.get("attempts"),
+                "error": state.get("error") or "",
+            },
+            appendix=str(state.get("traceback", "")),
         )
         subject, body = self._bilingual("daemon/stalled", {"game": game.id})
         game.store.commit(
-            outbox=[*alert, self._public_row(game, f"stalled:{game.id}:{rid}", subject, body)],
+            outbox=[*alert, self._public_row(game, f"stalled:{game.id}:{rid}", subject, body, now)],
             deadline={**state, "key": rid, "state": "stalled", "stalled_at": now.isoformat()},
         )
         self.sender.wake()
@@ -679,9 +692,10 @@ class Service:
             self.rearm(game)
         return n
 
-    def _public_row(self, game: Game, key: str, subject: str, body: str) -> dict[str, Any]:
+    def _public_row(
+        self, game: Game, key: str, subject: str, body: str, now: datetime
+    ) -> dict[str, Any]:
         """A daemon notice to the game's public thread (the list, or every player)."""
-        now = self.clock()
         to = self._announce_recipients(game)
         mid, raw = build(
             key=key,
@@ -731,8 +745,11 @@ class Service:
                     out.append((when, game.id, key))
         return sorted(out)
 
-    def extend_for_outage(self, now: datetime, down: timedelta) -> int:
-        """A long outage: push passed deadlines to now + grace and tell the players (njudge)."""
+    def extend_for_outage(self, now: datetime, down: timedelta, *, clock_jump: bool = False) -> int:
+        """A long outage: push passed deadlines to now + grace and tell the players (njudge).
+
+        ``clock_jump``: ``down`` is a forward jump of the wall clock in a running daemon, not an
+        outage; the players' mail then says so (the game master was never unreachable)."""
         grace = timedelta(hours=self.cfg.outage_grace_hours)
         n = 0
         for when, game_id, key in self.passed_deadlines(now):
@@ -742,39 +759,28 @@ class Service:
             state = game.store.deadline_states().get(rid, {"deadline": key})
             hours = round(down.total_seconds() / 3600, 1)
             subject, body = self._bilingual(
-                "daemon/extended",
+                "daemon/extended_clock" if clock_jump else "daemon/extended",
                 {
                     "game": game_id,
-                    "hours_down": hours,
+                    "hours_jump" if clock_jump else "hours_down": hours,
                     "passed": when.isoformat(),
                     "deadline": new.isoformat(),
                 },
             )
-            to = self._announce_recipients(game)
-            mid, raw = build(
-                key=f"extend:{game_id}:{key}:{new.isoformat()}",
-                sender=self.cfg.moderator,
-                to=to,
-                subject=subject,
-                body=body,
-                date=now,
-                public=True,
-                extra=self.list_headers(game),
-            )
-            row = make_row(
-                message_id=mid,
-                raw=raw,
-                rcpts=self.list_members(game) if self.relay else to,
-                mail_from=self.cfg.bounce,
-                now=now,
-                kind="public",
-                game=game_id,
+            row = self._public_row(
+                game, f"extend:{game_id}:{key}:{new.isoformat()}", subject, body, now
             )
             game.store.commit(
                 outbox=[row],
                 deadline={**state, "key": rid, "state": "open", "extended_to": new.isoformat()},
             )
-            log.warning("game %s: deadline %s extended to %s after an outage", game_id, key, new)
+            log.warning(
+                "game %s: deadline %s extended to %s after %s",
+                game_id,
+                key,
+                new,
+                "a clock jump" if clock_jump else "an outage",
+            )
             n += 1
         self.sender.wake()
         return n
@@ -838,10 +844,13 @@ class Service:
             alert = self._admin_alert(
                 f"oversize:{key}",
                 now,
-                f"[pbem] mail over the size cap quarantined ({f.size} bytes)",
-                f"A message of {f.size} bytes (cap {self.cfg.imap.max_size}) arrived at "
-                f"{f.internaldate.isoformat()} (UID {f.uid}) and was moved to the quarantine "
-                "folder without being read.\n",
+                "daemon/alert_oversize",
+                {
+                    "size": f.size,
+                    "cap": self.cfg.imap.max_size,
+                    "internaldate": f.internaldate.isoformat(),
+                    "uid": f.uid,
+                },
             )
             self.daemon.commit(
                 outbox=alert,
@@ -884,9 +893,15 @@ class Service:
             alert = self._admin_alert(
                 f"quarantine:{key}",
                 now,
-                "[pbem] a mail was quarantined",
-                f"A mail failed {failures} times and was quarantined.\nKey: {key}\n"
-                f"Inspect: pbem shunt show {key[:12]}\nRetry: pbem shunt retry {key[:12]}\n\n{tb}",
+                "daemon/alert_quarantine",
+                {
+                    "failures": failures,
+                    "crashes": 0,
+                    "error": f"{type(exc).__name__}: {exc}"[:500],
+                    "key": key,
+                    "short": key[:12],
+                },
+                appendix=tb,
             )
         self.daemon.commit(
             outbox=alert,
@@ -910,10 +925,21 @@ class Service:
         return "quarantine" if quarantined else "keep"
 
     def _admin_alert(
-        self, key: str, now: datetime, subject: str, body: str
+        self,
+        key: str,
+        now: datetime,
+        template: str,
+        params: Mapping[str, Any],
+        appendix: str = "",
     ) -> list[dict[str, Any]]:
+        """An alert to the admins (none when there are none): ``template`` rendered French then
+        English, like the daemon's other mails; ``appendix`` (a traceback: the same in every
+        language) follows both. ``key`` makes its Message-ID, so a redone alert is one mail."""
         if not self.cfg.admins:
             return []
+        subject, body = self._bilingual(template, params)
+        if appendix:
+            body += f"\n-----\n\n{appendix.rstrip()}\n"
         mid, raw = build(
             key=key,
             sender=self.cfg.moderator,
@@ -1291,9 +1317,7 @@ class Service:
 
     def _bilingual(self, template: str, params: Mapping[str, Any]) -> tuple[str, str]:
         """A daemon text for several readers: French first, then English."""
-        fr_subject, fr_body = self.texts.mail(template, "fr", params)
-        en_subject, en_body = self.texts.mail(template, "en", params)
-        return f"{fr_subject} / {en_subject}", f"{fr_body}\n----- English -----\n\n{en_body}"
+        return bilingual(self.texts, template, params)
 
     def _no_game_reply(self, msg: Message, sender: str, now: datetime) -> list[dict[str, Any]]:
         """An error reply for mail that reaches no game: null envelope sender, rate-limited."""
@@ -1461,12 +1485,15 @@ class Service:
                 alerts += self._admin_alert(
                     f"unreachable:{game.id}:{name}:{key}",
                     now,
-                    f"[pbem] {game.id}: player {name} unreachable",
-                    f"Mail to {name} <{addr}> in game {game.id} bounced {count} times in this "
-                    f"phase (last status {rec['last_status']}).\nThe player is flagged "
-                    "unreachable (see pbem status); no game action was taken. The flag clears "
-                    "when the player's next command is accepted.\n"
-                    + (f"\nLast diagnostic: {f.diagnostic}\n" if f.diagnostic else ""),
+                    "daemon/alert_unreachable",
+                    {
+                        "game": game.id,
+                        "player": name,
+                        "address": addr,
+                        "count": count,
+                        "last_status": rec["last_status"],
+                        "diagnostic": f.diagnostic or "",
+                    },
                 )
             records[name] = rec
         game.store.commit(
@@ -1494,6 +1521,48 @@ class Service:
                 log.info(
                     "game %s: %s's mail is accepted again: bounce count cleared", game.id, name
                 )
+
+    def reachable_requests(self) -> int:
+        """Act on ``pbem reachable GAME PLAYER`` (request files in ``reachable/``, one writer):
+        clear the player's hard-bounce count and unreachable flag, committed in the game's
+        store. A request for a game or player the daemon does not know is logged and dropped.
+        Returns the number of requests consumed."""
+        spool = self.root / REACHABLE_SPOOL
+        if not spool.is_dir():
+            return 0
+        n = 0
+        for req in sorted(spool.iterdir()):
+            if req.name.startswith("."):
+                continue  # the CLI's file being written (it is renamed into place when whole)
+            try:
+                data = json.loads(req.read_text(encoding="utf-8"))
+                self._mark_reachable(str(data["game"]), str(data["player"]), self.clock())
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                log.warning("reachable request %s unreadable: %s: dropped", req.name, exc)
+            # consumed after the commit: clearing is idempotent, so a crash in between only
+            # clears twice
+            req.unlink(missing_ok=True)
+            n += 1
+        return n
+
+    def _mark_reachable(self, game_id: str, player: str, now: datetime) -> None:
+        game = self.games.get(game_id)
+        if game is None or player not in game.table.player_emails:
+            log.warning("reachable request: no player %r in game %r: ignored", player, game_id)
+            return
+        rec = game.store.bounce_states().get(player)
+        if rec is None or not (rec.get("count") or rec.get("unreachable")):
+            log.info("game %s: %s marked reachable: no bounce to clear", game_id, player)
+            return
+        was = "unreachable" if rec.get("unreachable") else f"{rec.get('count')} hard bounce(s)"
+        rec.update(count=0, unreachable=False, cleared_at=now.isoformat(), cleared_by="operator")
+        game.store.commit(bounces=[rec])
+        log.warning(
+            "game %s: %s marked reachable by the operator (was %s): bounce count cleared",
+            game_id,
+            player,
+            was,
+        )
 
     # ---- shunt retries (requested by `pbem shunt retry`, a spool file: one writer) ------
 
@@ -1720,9 +1789,8 @@ class Service:
                 outbox=self._admin_alert(
                     f"uidvalidity:{stored}:{box.uidvalidity}",
                     self.clock(),
-                    "[pbem] mailbox UIDVALIDITY changed",
-                    f"UIDVALIDITY of {box.s.inbox} changed from {stored} to {box.uidvalidity}. "
-                    "Every message is rescanned; duplicates are skipped by content hash.\n",
+                    "daemon/alert_uidvalidity",
+                    {"inbox": box.s.inbox, "old": stored, "new": box.uidvalidity},
                 )
             )
         if stored != box.uidvalidity:
@@ -1746,20 +1814,25 @@ class Service:
         if proc or quar:
             self.fault("after_move")
 
-    async def drain_at_startup(self, box: Mailbox, down: timedelta | None = None) -> None:
+    async def drain_at_startup(
+        self, box: Mailbox, down: timedelta | None = None, *, clock_jump: bool = False
+    ) -> None:
         """Outage policy (§5.4, requirement 11): drain the mailbox first, interleaving passed
         deadlines by time: mail that arrived before a deadline counts with ``now = INTERNALDATE``;
         or, after a long outage, extend the passed deadlines and tell the players.
 
         ``down`` is the outage length (default: since the stored ``last_seen``); a forward clock
-        jump in a running daemon passes its size (:meth:`handle_clock_jump`)."""
+        jump in a running daemon passes its size and ``clock_jump`` (:meth:`handle_clock_jump`):
+        the players' extension mail then names the jump, not an outage."""
         now = self.clock()
         if down is None:
             last = self.daemon.get_meta("last_seen")
             down = now - datetime.fromisoformat(last) if last else timedelta(0)
         fetched = sorted(await self.fetch_pending(box), key=lambda f: (f.internaldate, f.uid))
         if down > timedelta(hours=self.cfg.outage_threshold_hours) and self.passed_deadlines(now):
-            await self.submit("call", lambda: self.extend_for_outage(now, down))
+            await self.submit(
+                "call", lambda: self.extend_for_outage(now, down, clock_jump=clock_jump)
+            )
         done: dict[int, Disposition] = {}
         i = 0
         while not self.stopping:
@@ -1813,6 +1886,7 @@ class Service:
                 await self.submit("call", self.scan_games_and_rearm)
                 await self.submit("call", self.retry_requests)
                 await self.submit("call", self.retry_stalled)
+                await self.submit("call", self.reachable_requests)
                 fetched = await self.fetch_pending(box)
                 done: dict[int, Disposition] = {}
                 for i in range(0, len(fetched), self.cfg.group_commit):
@@ -1878,7 +1952,7 @@ class Service:
         try:
             await self.submit("call", lambda: self._clock_alert(jump))
             if jump.forward:
-                await self.drain_at_startup(box, down=jump.skew)
+                await self.drain_at_startup(box, down=jump.skew, clock_jump=True)
             await self.submit("call", self.rearm_all)
         except BaseException:
             # IMAP dropped (or a stop) half-way: the jump stays pending, and scheduler-fired
@@ -1895,20 +1969,26 @@ class Service:
             return  # a retry after an IMAP drop
         self.clock_alerted.add(key)
         if not jump.forward:
-            policy = "Deadlines were re-armed; none is resolved twice (compare-and-set)."
+            policy = "backward"
         elif jump.skew > timedelta(hours=self.cfg.outage_threshold_hours):
-            policy = (
-                f"Treated as an outage (over {self.cfg.outage_threshold_hours} h): passed "
-                f"deadlines are extended by {self.cfg.outage_grace_hours} h and the players told."
-            )
+            policy = "outage"
         else:
-            policy = "The mailbox is drained first, then passed deadlines are resolved in order."
+            policy = "drain"
         self.daemon.commit(
             outbox=self._admin_alert(
                 key,
                 self.clock(),
-                "[pbem] the wall clock jumped",
-                f"{jump.describe()}.\n{policy}\n",
+                "daemon/alert_clock_jump",
+                {
+                    "forward": jump.forward,
+                    "skew": abs(jump.skew.total_seconds()),
+                    "before": jump.before.isoformat(),
+                    "after": jump.after.isoformat(),
+                    "elapsed": jump.elapsed.total_seconds(),
+                    "policy": policy,
+                    "threshold": self.cfg.outage_threshold_hours,
+                    "grace": self.cfg.outage_grace_hours,
+                },
             )
         )
         self.sender.wake()

@@ -114,6 +114,14 @@ def shared_renderer(timezone: str = "UTC") -> Renderer:
     return Renderer(timezone=timezone)
 
 
+def bilingual(renderer: Renderer, template: str, params: Mapping[str, Any]) -> tuple[str, str]:
+    """(subject, body) of a daemon text for readers of either language: French first, then
+    English (the daemon's own mails and the admins' alerts have no one reader's language)."""
+    fr_subject, fr_body = renderer.mail(template, "fr", params)
+    en_subject, en_body = renderer.mail(template, "en", params)
+    return f"{fr_subject} / {en_subject}", f"{fr_body}\n----- English -----\n\n{en_body}"
+
+
 def join_names(value: Iterable[Any], lang: str) -> str:
     """``a, b and c`` / ``a, b et c``."""
     items = [str(v) for v in value]

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pbem.adapters.store import GameStore
 from tests.daemon.conftest import ADMIN, MODERATOR
 from tests.daemon.harness import Daemon, mail, new_fake_game, pbem, send, wait_for, write_config
 from tests.daemon.mailstack import MailStack
@@ -18,7 +19,10 @@ VERP = re.compile(r"moderator\+bounce-([a-z2-7]{16})@example\.test")
 
 
 def _config(stack: MailStack, tmp_path: Path) -> Path:
-    cfg = write_config(stack, tmp_path, extra_daemon="hard_bounces = 3")
+    # IDLE renewed every second: a `pbem reachable` request is acted on at the loop's next turn
+    cfg = write_config(
+        stack, tmp_path, extra_daemon="hard_bounces = 3", extra_imap="idle_renew = 1.0"
+    )
     text = cfg.read_text()
     text = text.replace(
         f'address = "{MODERATOR}"\n', f'address = "{MODERATOR}"\nbounce = "{BOUNCE}"\n'
@@ -115,12 +119,25 @@ def test_three_hard_bounces_flag_the_player_once_and_none_is_answered(
 
         (alert,) = _alerts(stack)
         body = alert.get_content()
-        assert "g1" in str(alert["Subject"]) and "alice" in str(alert["Subject"])
-        assert A in body and "5.1.1" in body
+        subject = str(alert["Subject"]).strip()
+        # French first, then English, like the daemon's mails to players
+        assert (
+            subject == "[pbem] g1 : joueur alice injoignable / [pbem] g1: player alice unreachable"
+        )
+        assert body.index("est revenu en erreur 3 fois") < body.index("bounced 3 times")
+        assert A in body and "5.1.1" in body and "pbem reachable g1 alice" in body
         assert not _bounces(data)["bob"]["unreachable"]
         st = pbem(cfg, "status")
         assert st.returncode == 0 and f"unreachable: alice <{A}>" in st.stdout, st.stdout
         assert "bob" not in st.stdout
+
+        # the operator clears bob's count: the CLI only drops a request, the daemon writes
+        r = pbem(cfg, "reachable", "g1", "bob")
+        assert r.returncode == 0 and "clearing requested" in r.stdout, r.stderr
+        wait_for(lambda: _bounces(data)["bob"]["count"] == 0, what="bob cleared", log=d.log)
+        assert _bounces(data)["bob"]["cleared_by"] == "operator"
+        assert not list((data / "reachable").iterdir()), "the request is consumed"
+        assert "marked reachable by the operator" in d.log()
 
         # nothing but the one alert went out: no reply to any bounce, and "CMD evil" unread
         out = stack.handler.received[sent_before:]
@@ -229,6 +246,54 @@ def test_count_is_per_phase_and_soft_bounces_are_not_counted(tmp_path: Path) -> 
         assert game.table.commands == []  # "CMD evil" in the bounces was never read
     finally:
         svc.close()
+
+
+def test_operator_clears_the_unreachable_flag_through_the_daemon(tmp_path: Path) -> None:
+    """`pbem reachable GAME PLAYER` drops a request file (the CLI never writes the daemon's
+    store); the daemon consumes it, clears the count and the flag in the game's store, and
+    counting starts again from zero."""
+    svc = _service(tmp_path, {"g1": ["alice", "bob"]})
+    cfg = tmp_path / "pbem.toml"
+    spool = tmp_path / "data" / "reachable"
+    try:
+        for n in (1, 2, 3):
+            _apply(svc, dsn(n, to=BOUNCE, final=A))
+        game = svc.games["g1"]
+        assert game.store.bounce_states()["alice"]["unreachable"]
+        r = pbem(cfg, "reachable", "g1", "alice")
+        assert r.returncode == 0, r.stderr
+        assert "alice in g1 (flagged unreachable): clearing requested" in r.stdout
+        (req,) = spool.iterdir()
+        assert game.store.bounce_states()["alice"]["unreachable"], "the CLI wrote nothing"
+        assert svc.reachable_requests() == 1
+        rec = GameStore(tmp_path / "data" / "games" / "g1", readonly=True).bounce_states()["alice"]
+        assert rec["count"] == 0 and not rec["unreachable"] and rec["cleared_by"] == "operator"
+        assert not req.exists() and svc.reachable_requests() == 0
+        assert "unreachable" not in pbem(cfg, "status").stdout
+        _apply(svc, dsn(4, to=BOUNCE, final=A))
+        assert game.store.bounce_states()["alice"]["count"] == 1, "counting starts again"
+        # requests the daemon cannot act on (a game gone since, a damaged file) are dropped
+        (spool / "x.json").write_text('{"game": "g9", "player": "alice"}')
+        (spool / "y.json").write_text("{not json")
+        assert svc.reachable_requests() == 2 and not list(spool.iterdir())
+        assert game.store.bounce_states()["alice"]["count"] == 1
+    finally:
+        svc.close()
+
+
+def test_reachable_refuses_an_unknown_game_or_player(tmp_path: Path) -> None:
+    """A typo fails at once (exit 2, a clear message) and leaves no request behind."""
+    svc = _service(tmp_path, {"g1": ["alice", "bob"]})
+    svc.close()
+    cfg = tmp_path / "pbem.toml"
+    r = pbem(cfg, "reachable", "g2", "alice")
+    assert r.returncode == 2 and "no game 'g2'" in r.stderr, r.stderr
+    r = pbem(cfg, "reachable", "g1", "carol")
+    assert r.returncode == 2, r.stderr
+    assert "no player 'carol' in game g1 (players: alice, bob)" in r.stderr
+    r = pbem(cfg, "reachable", "g1", A)  # an address is not a player's name
+    assert r.returncode == 2 and "no player" in r.stderr
+    assert not (tmp_path / "data" / "reachable").exists()
 
 
 def test_an_address_in_two_games_is_ambiguous_without_verp_and_matched_with_it(

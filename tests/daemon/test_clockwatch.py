@@ -220,7 +220,12 @@ def test_long_forward_jump_extends_and_tells_players(tmp_path: Path) -> None:
         rows = [r for r in svc.games["g1"].store.outbox() if r["kind"] == "public"]
         assert any(b"extended" in _raw(r).lower() and LIST in r["rcpts"] for r in rows)
         alerts = [r for r in svc.daemon.outbox() if r["kind"] == "alert"]
-        assert len(alerts) == 1 and b"jumped" in _raw(alerts[0])
+        assert len(alerts) == 1 and alerts[0]["rcpts"] == [ADMIN]
+        subject, text = _message(alerts[0])
+        # French first, English too, like the players' daemon mails
+        assert subject.index("l'horloge système a sauté") < subject.index("the wall clock jumped")
+        assert "en avant de 72 h" in text and "jumped forward by 72 h" in text
+        assert "Traité comme une panne" in text and "Treated as an outage" in text
         # the extended deadline then resolves once
         clocks.advance(24 * 3600 + 1)
         assert await svc.submit("deadline", "g1", "phase-1", None) is True
@@ -234,6 +239,69 @@ def test_long_forward_jump_extends_and_tells_players(tmp_path: Path) -> None:
 def _raw(row: dict[str, Any]) -> bytes:
     raw = row["raw"]
     return raw.encode("latin-1") if isinstance(raw, str) else bytes(raw)
+
+
+def _message(row: dict[str, Any]) -> tuple[str, str]:
+    """(Subject, text body) of an outbox row, decoded."""
+    import email
+    import email.policy
+    from email.message import EmailMessage
+
+    msg = email.message_from_bytes(_raw(row), policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    return str(msg["Subject"]).strip(), msg.get_content()
+
+
+def _extension_mail(svc: Service) -> tuple[str, str]:
+    mails = [_message(r) for r in svc.games["g1"].store.outbox() if r["kind"] == "public"]
+    (mail,) = [m for m in mails if "Deadline extended" in m[0]]  # not the opening post
+    return mail
+
+
+def test_extension_after_a_clock_jump_is_worded_as_a_jump(tmp_path: Path) -> None:
+    """A forward jump under a running daemon extends the passed deadline like an outage, but the
+    players are not told the game master was unreachable: it never was."""
+    clocks = Clocks()
+    svc = _service(tmp_path, clocks)
+    box = FakeBox([])
+    svc.mailbox = box
+
+    async def body() -> None:
+        svc.note_clock()
+        clocks.advance(10)
+        clocks.jump(timedelta(days=3))
+        svc.note_clock()
+        await svc.handle_clock_jump(box)
+        subject, text = _extension_mail(svc)
+        assert subject == "[g1] Échéance repoussée / [g1] Deadline extended"
+        assert text.index("L'horloge du serveur a fait un bond en avant de 72.0 h") < text.index(
+            "The server's clock jumped forward by 72.0 h"
+        )
+        assert "dimanche 1 mars à 13:00 UTC" in text and "Sun 1 Mar 13:00 UTC" in text
+        assert "Thu 5 Mar 12:00:10 UTC" in text, "the new deadline: now + the grace"
+        assert "injoignable" not in text and "unreachable" not in text
+
+    _run(svc, body)
+
+
+def test_extension_after_an_outage_keeps_the_outage_wording(tmp_path: Path) -> None:
+    """At start-up after a long outage (``down`` from ``last_seen``), the same extension says the
+    game master was unreachable, for how long."""
+    clocks = Clocks()
+    svc = _service(tmp_path, clocks)
+    box = FakeBox([])
+    svc.mailbox = box
+
+    async def body() -> None:
+        clocks.advance(3 * 24 * 3600)  # the daemon was down: no jump seen, start-up drain
+        await svc.drain_at_startup(box, down=timedelta(days=3))
+        subject, text = _extension_mail(svc)
+        assert subject == "[g1] Échéance repoussée / [g1] Deadline extended"
+        assert "Le maître du jeu a été injoignable pendant 72.0 h" in text
+        assert "The game master was unreachable for 72.0 h" in text
+        assert "horloge" not in text and "clock" not in text
+
+    _run(svc, body)
 
 
 def test_short_forward_jump_drains_mail_first_then_resolves_in_order(tmp_path: Path) -> None:
@@ -291,7 +359,10 @@ def test_backward_jump_rearms_and_resolves_nothing_twice(tmp_path: Path) -> None
         nxt = svc.games["g1"].table.deadlines()["phase-2"]
         assert svc.scheduler.jobs["g1:phase-2"] == nxt  # type: ignore[attr-defined]
         alerts = [r for r in svc.daemon.outbox() if r["kind"] == "alert"]
-        assert len(alerts) == 1 and b"backward" in _raw(alerts[0])
+        assert len(alerts) == 1
+        _, text = _message(alerts[0])
+        assert "en arrière de 2 h" in text and "jumped backward by 2 h" in text
+        assert "none is resolved twice" in text
 
     _run(svc, body)
 

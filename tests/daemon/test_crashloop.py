@@ -8,6 +8,8 @@ engine) and restarts it as systemd ``Restart=`` would.
 
 from __future__ import annotations
 
+import email
+import email.policy
 import os
 from collections import Counter
 from email.message import EmailMessage
@@ -92,7 +94,17 @@ def test_poison_that_kills_is_blamed_alone_and_quarantined(world: World) -> None
     assert "process died" in row["error"] and row["subject"] == "orders"
     assert (world.cfg.data_dir / "shunt" / f"{key}.eml").read_bytes() == bytes(burst[2])
     alerts = [r for r in ds.outbox() if r["kind"] == "alert"]
-    assert len(alerts) == 1 and "quarantined" in alerts[0]["raw"]
+    assert len(alerts) == 1
+    alert = email.message_from_bytes(
+        alerts[0]["raw"].encode("latin-1"), policy=email.policy.default
+    )
+    assert isinstance(alert, EmailMessage)
+    assert str(alert["Subject"]).strip() == (
+        "[pbem] un message a été mis en quarantaine / [pbem] a mail was quarantined"
+    )
+    body = alert.get_content()
+    assert body.index("le démon est mort en le traitant") < body.index("the daemon process died")
+    assert body.count(f"pbem shunt retry {key[:12]}") == 2
     # stable afterwards: the quarantined mail is only moved, new mail is applied
     svc = world.start()
     again = svc.handle_batch(world.fetched(burst[2], cmd("alice", "later")))

@@ -96,7 +96,10 @@ def test_f8_f10_f11_hostile_corpus_and_f9_huge(stack: MailStack, tmp_path: Path)
         # the 10 MB mail is quarantined unread, and the admins are told
         assert any(m.raw_size > 9_000_000 for m in quarantined)  # type: ignore[attr-defined]
         wait_for(
-            lambda: any("size cap" in str(m["Subject"]) for m in stack.messages(ADMIN)),
+            lambda: any(
+                "message trop gros" in str(m["Subject"]) and "size cap" in str(m["Subject"])
+                for m in stack.messages(ADMIN)
+            ),
             what="size alert",
             log=d.log,
         )
@@ -126,11 +129,17 @@ def test_poison_mail_shunted_quarantined_then_retried(stack: MailStack, tmp_path
         words = [e["word"] for e in game_state(data, "g1")[0] if e["type"] == "cmd"]
         assert words == ["ok"], "the poison is rolled back; others proceed"
         assert d.log().count("failed (") == 3, "quarantined after exactly 3 failures"
-        wait_for(
-            lambda: any("quarantined" in str(m["Subject"]) for m in stack.messages(ADMIN)),
+        (alert,) = wait_for(
+            lambda: [m for m in stack.messages(ADMIN) if "quarantined" in str(m["Subject"])],
             what="admin notice",
             log=d.log,
         )
+        # French, English, then the traceback once (the same in both languages)
+        body = alert.get_content()
+        assert "mis en quarantaine" in str(alert["Subject"])
+        assert body.index("Erreur : RuntimeError") < body.index("Error: RuntimeError")
+        assert body.count("Traceback (most recent call last)") == 1
+        assert body.index("Error: RuntimeError") < body.index("Traceback")
         listing = pbem(cfg, "shunt", "list")
         key = listing.stdout.split()[0]
         show = pbem(cfg, "shunt", "show", key)

@@ -119,7 +119,12 @@ def test_550_dead_lettered_with_admin_alert(stack: MailStack, tmp_path: Path) ->
     assert [r["status"] for r in rows] == ["dead"]
     assert "550" in rows[0]["last_error"]
     (alert,) = stack.messages(ADMIN)
-    assert "undeliverable" in alert["Subject"]
+    # French first, then English (templates/*/daemon/alert_dead_letter.txt)
+    subject = str(alert["Subject"]).strip()
+    assert subject == f"[pbem] non distribuable : {ALICE} / [pbem] undeliverable: {ALICE}"
+    body = alert.get_content()
+    assert body.index("n'a pas pu être distribué") < body.index("could not be delivered")
+    assert body.count(rows[0]["message_id"].partition("#")[0]) == 2, "the Message-ID, twice"
     assert stack.messages(ALICE) == []
 
 
@@ -188,7 +193,12 @@ def test_global_cap_pauses_and_alarms(stack: MailStack, tmp_path: Path) -> None:
     asyncio.run(go())
     assert len(stack.messages(ALICE)) == 3
     (alarm,) = stack.messages(ADMIN)
-    assert "cap" in alarm["Subject"]
+    assert str(alarm["Subject"]).strip() == (
+        "[pbem] plafond d'envoi atteint : envois suspendus / "
+        "[pbem] outbound cap reached: sending paused"
+    )
+    body = alarm.get_content()
+    assert "a envoyé 3 messages en une heure" in body and "sent 3 messages within an hour" in body
     assert len(store.outbox()) == 3
 
 
