@@ -130,6 +130,7 @@ async def serve(
     worker = asyncio.create_task(svc.worker(), name="worker")
     sender = asyncio.create_task(svc.sender.run(), name="sender")
     clock = asyncio.create_task(svc.watch_clock(), name="clock")
+    requests = asyncio.create_task(svc.watch_requests(), name="requests")
     try:
         await svc.submit("call", svc.recover_resolving)
         while True:  # F3: a server that drops during the start-up drain is reconnected
@@ -154,8 +155,9 @@ async def serve(
             await asyncio.wait_for(worker, 30)
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(sender, 10)
-        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
-            await asyncio.wait_for(clock, 5)
+        for ticker in (clock, requests):
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                await asyncio.wait_for(ticker, 5)
         await smtp.close()
         if svc.mailbox is not None:
             await asyncio.to_thread(svc.mailbox.close)

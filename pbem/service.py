@@ -26,6 +26,7 @@ import hashlib
 import hmac
 import json
 import logging
+import os
 import re
 import secrets
 import threading
@@ -69,6 +70,8 @@ from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 log = logging.getLogger(__name__)
 
 REACHABLE_SPOOL = "reachable"
+REQUEST_SPOOLS = ("shunt/retry", "deadlines/retry", REACHABLE_SPOOL)
+"""Where the CLI drops its requests to the running daemon (the single writer of the store)."""
 """Under the data directory: ``pbem reachable`` requests, one JSON file each
 (``{"game": ..., "player": ...}``), consumed by the daemon."""
 
@@ -1884,9 +1887,7 @@ class Service:
                 if self.clock_jump is not None:
                     await self.handle_clock_jump(box)
                 await self.submit("call", self.scan_games_and_rearm)
-                await self.submit("call", self.retry_requests)
-                await self.submit("call", self.retry_stalled)
-                await self.submit("call", self.reachable_requests)
+                await self.submit("call", self.operator_requests)
                 fetched = await self.fetch_pending(box)
                 done: dict[int, Disposition] = {}
                 for i in range(0, len(fetched), self.cfg.group_commit):
@@ -1930,6 +1931,32 @@ class Service:
         before the mailbox is drained)."""
         self.note_clock()
         return self.clock_hold or self.clock_jump is not None
+
+    def requests_pending(self) -> bool:
+        """Whether a CLI request file waits in a spool (a few ``scandir`` calls)."""
+        for rel in REQUEST_SPOOLS:
+            with contextlib.suppress(OSError), os.scandir(self.root / rel) as entries:
+                if any(not e.name.startswith(".") for e in entries):
+                    return True
+        return False
+
+    def operator_requests(self) -> int:
+        """Act on every request the CLI dropped: ``pbem shunt retry``, ``pbem deadline retry``,
+        ``pbem reachable``. Returns the number consumed."""
+        return self.retry_requests() + self.retry_stalled() + self.reachable_requests()
+
+    async def watch_requests(self, period: float = 1.0) -> None:
+        """A cheap ticker (``serve`` runs it beside the loop): an operator's request is acted on
+        within a second, not when the IMAP loop next comes round (up to ``idle_renew``)."""
+        while not self.stopping:
+            if self.requests_pending():
+                try:
+                    await self.submit("call", self.operator_requests)
+                except asyncio.CancelledError:
+                    break  # stopping
+                except Exception:  # a request file we cannot consume: say so, keep ticking
+                    log.exception("operator requests failed")
+            await self._sleep(period)
 
     async def watch_clock(self, period: float = 1.0) -> None:
         """A cheap ticker (``serve`` runs it beside the loop): jumps are seen within a second

@@ -140,7 +140,9 @@ def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
     dies exactly max_failures times, then stays up with g1 paused and g2 running; the admin
     alert and the public notice go out; ``pbem status`` and ``pbem deadline list`` show it;
     after the fix ``pbem deadline retry`` resolves it once."""
-    cfg = write_config(stack, tmp_path, extra_imap="idle_renew = 1")
+    # the default IDLE renewal (minutes): the retry request must be seen by the request ticker,
+    # not by the IMAP loop coming round
+    cfg = write_config(stack, tmp_path)
     new_fake_game(cfg, "g1", ["alice", "bob"], deadline_poison="die", phase_minutes=0.05)
     new_fake_game(cfg, "g2", ["carol", "dave"], phase_minutes=0.15)
     armed = tmp_path / "armed"
@@ -173,7 +175,7 @@ def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
         os.unlink(armed)  # the bug is fixed
         r = pbem(cfg, "deadline", "retry", "g1")
         assert r.returncode == 0, r.stderr
-        wait_for(lambda: phase("g1") == 2, what="g1 resolved after the retry", log=d.log)
+        wait_for(lambda: phase("g1") == 2, 10, what="g1 resolved after the retry", log=d.log)
         assert pbem(cfg, "deadline", "retry", "g1").returncode == 2  # nothing stalled now
         assert d.stop() == 0
     finally:
