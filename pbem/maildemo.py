@@ -635,7 +635,8 @@ def render_post(raw: bytes, names: Mapping[str, str], at: float | None = None) -
         who = names.get(sender, sender)
         return f"   {who} → list: {text}"
     clock = f"{at:5.1f} s ─ " if at is not None else ""
-    out = [f"┌─ {clock}{msg['Subject']}"]
+    # a folded, encoded Subject may come back with the folding's leading space
+    out = [f"┌─ {clock}{str(msg['Subject']).strip()}"]
     for line in body.splitlines():
         wrapped = textwrap.wrap(line, WIDTH, subsequent_indent="  " if line[:1] == " " else "")
         out += ["│ " + w for w in wrapped] if wrapped else ["│"]
