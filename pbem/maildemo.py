@@ -19,13 +19,18 @@ What runs, all in this process:
 - a printer of the public thread, post by post as the list delivers it (the mail system's list,
   or in relay mode the daemon's copies as the players receive them).
 
-A bot knows what a player knows: its mail. When the moderator writes (a post on the list, a
-private prompt), it asks ``HELP`` + ``STATUS`` like a newcomer would, and from the reply (the
-commands it can use now, the living players, the nominees, the partners it knows) picks a random
-legal command: night actions and PASS privately, votes on the list (sometimes as ``**name**``).
-The only outside knowledge is the rulebook: which keyword takes which arguments.
+A bot knows what a player knows: its mail. When the moderator opens a phase or a step (a post
+on the list, a private prompt: whatever names a deadline's time), it asks ``HELP`` + ``STATUS``
+like a newcomer would, and from the reply (the commands it can use now and which go on the list,
+the living players, the nominees, the partners it knows; each game words its STATUS its own way)
+picks a random legal-looking command: night actions and PASS privately, votes and other public
+commands on the list (sometimes as ``**name**``), preferring the rooms and targets its prompt
+names; a move refused as a whole, it tries again. The only outside knowledge is the rulebook:
+which keyword takes which arguments, which order a step waits for.
 
-Phases last seconds and close early once everyone has acted, so a game takes well under a minute.
+Every game is played (:data:`MAIL_DEMO_GAMES`), each with its own phase lengths in seconds
+(:data:`FAST_OPTIONS`; Dracula plays one round) and its number of players; phases close early
+once everyone has acted where the game allows it, so a game takes well under a minute.
 """
 
 from __future__ import annotations
