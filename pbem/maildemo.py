@@ -900,20 +900,23 @@ def print_summary(result: DemoResult, out: TextIO) -> None:
     winners = ", ".join(s["winners"]) or "nobody"
     if result.finished and scores:
         best = max(scores.values(), default=0)
-        print(f"  Winners: {winners} ({best} points)", file=out)
+        print(f"  Winners: {winners} ({best} point{'' if best == 1 else 's'})", file=out)
     elif result.finished:
         print(f"  Winners: {s.get('side')} — {winners}", file=out)
     else:
         print(f"  The game did not finish (phase {s.get('phase')}, day {s.get('day')}).", file=out)
     for p in s["players"]:
         mark = "alive" if p["alive"] else "dead"
-        points = f" {scores[p['name']]:>3} points" if p["name"] in scores else ""
+        n = scores.get(p["name"])
+        points = "" if n is None else f" {n:>3} point{'' if n == 1 else 's'}"
         print(f"  {p['name']:<10} {p['role']:<13} {p['team']:<12} {mark:<5}{points}", file=out)
     sent = sum(b.sent for b in result.bots)
+    retried = sum(b.retried for b in result.bots)
     who = "relayed by the daemon" if result.list_mode == "relay" else "on the list"
     print(
         f"\n  {len(result.posts)} posts {who}, {result.messages} messages through SMTP "
-        f"({sent} written by the bots), {result.deliveries} Maildir deliveries; "
+        f"({sent} written by the bots, who tried again {retried} times after a refusal), "
+        f"{result.deliveries} Maildir deliveries; "
         f"{result.elapsed:.1f} s; daemon exit status {result.daemon_status}",
         file=out,
     )

@@ -408,7 +408,7 @@ def test_dracula_plays_a_round_by_email(tmp_path: Path) -> None:
     printed = io.StringIO()
     print_summary(result, printed)
     best = max(summary["scores"].values())
-    assert f"Winners: {', '.join(summary['winners'])} ({best} points)" in printed.getvalue()
+    assert f"Winners: {', '.join(summary['winners'])} ({best} point" in printed.getvalue()
 
 
 DRACULA_ROSTER = ("Alice", "Bruno", "Chloé", "Damien", "Élodie")
