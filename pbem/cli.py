@@ -28,14 +28,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="watch bots play a whole game by email with the real daemon (or --offline)",
         description="Bots play a whole game by email with the real daemon, an embedded SMTP "
         "server on loopback and local Maildirs; the public thread is printed as it goes. "
-        "Lupus in Tabula is played by email; other games, and --offline, are played in memory.",
+        "Every game is played by email (Dracula: one round); --offline plays in memory.",
     )
     demo.add_argument("--game", default="lupus-in-tabula")
     demo.add_argument(
         "--players",
         type=int,
         default=0,
-        help="number of players (default: 10 by email, the game's usual offline)",
+        help="number of players (default: 10 for Lupus by email, the game's usual offline; "
+        "Loup-Garou, Chasse aux sorcières and Dracula are played by 16, 14 and 13)",
     )
     demo.add_argument("--seed", type=int, default=None)
     demo.add_argument("--lang", default="fr", choices=("fr", "en"))
@@ -115,8 +116,8 @@ def _demo(args: argparse.Namespace) -> int:
                     list_mode=args.list_mode,
                 )
             print(
-                f"pbem demo: the daemon demo plays {', '.join(MAIL_DEMO_GAMES)} only for now; "
-                f"playing {args.game} offline instead",
+                f"pbem demo: the daemon demo plays {', '.join(MAIL_DEMO_GAMES)}; "
+                f"trying {args.game} offline instead",
                 file=sys.stderr,
             )
     if args.list_mode != "external":

@@ -48,10 +48,16 @@ def ascii_fold(name: str) -> str:
     return unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
 
 
+def demo_names(game: str, count: int) -> list[str]:
+    """The first ``count`` of :data:`NAMES` that ``game`` accepts (none of its reserved words:
+    Chasse aux sorcières refuses a player called Léo, a role's name)."""
+    reserved = {fold(w) for w in rules_for(game).reserved}
+    return [n for n in NAMES if fold(n) not in reserved][:count]
+
+
 def demo_setup(game: str, players: int, seed: int, lang: str) -> dict[str, Any]:
     count = players or USUAL_PLAYERS.get(game, 12)
-    reserved = {fold(w) for w in rules_for(game).reserved}
-    names = [n for n in NAMES if fold(n) not in reserved][:count]
+    names = demo_names(game, count)
     return {
         "game": game,
         "seed": seed,

@@ -19,13 +19,18 @@ What runs, all in this process:
 - a printer of the public thread, post by post as the list delivers it (the mail system's list,
   or in relay mode the daemon's copies as the players receive them).
 
-A bot knows what a player knows: its mail. When the moderator writes (a post on the list, a
-private prompt), it asks ``HELP`` + ``STATUS`` like a newcomer would, and from the reply (the
-commands it can use now, the living players, the nominees, the partners it knows) picks a random
-legal command: night actions and PASS privately, votes on the list (sometimes as ``**name**``).
-The only outside knowledge is the rulebook: which keyword takes which arguments.
+A bot knows what a player knows: its mail. When the moderator opens a phase or a step (a post
+on the list, a private prompt: whatever names a deadline's time), it asks ``HELP`` + ``STATUS``
+like a newcomer would, and from the reply (the commands it can use now and which go on the list,
+the living players, the nominees, the partners it knows; each game words its STATUS its own way)
+picks a random legal-looking command: night actions and PASS privately, votes and other public
+commands on the list (sometimes as ``**name**``), preferring the rooms and targets its prompt
+names; a move refused as a whole, it tries again. The only outside knowledge is the rulebook:
+which keyword takes which arguments, which order a step waits for.
 
-Phases last seconds and close early once everyone has acted, so a game takes well under a minute.
+Every game is played (:data:`MAIL_DEMO_GAMES`), each with its own phase lengths in seconds
+(:data:`FAST_OPTIONS`; Dracula plays one round) and its number of players; phases close early
+once everyone has acted where the game allows it, so a game takes well under a minute.
 """
 
 from __future__ import annotations
@@ -62,12 +67,12 @@ from aiosmtpd.controller import Controller
 
 from pbem.config import LIST_MODES
 from pbem.core.commands import CommandSpec, Player, Players, Text, Word
-from pbem.demo import NAMES
+from pbem.demo import NAMES, USUAL_PLAYERS, demo_names
 
 log = logging.getLogger(__name__)
 
 #: Games the daemon demo can play (its bots read these games' STATUS replies).
-MAIL_DEMO_GAMES = ("lupus-in-tabula",)
+MAIL_DEMO_GAMES = ("lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula")
 
 DOMAIN = "village.example"
 MODERATOR = f"mj@{DOMAIN}"
@@ -76,17 +81,69 @@ LIST = f"village@lists.{DOMAIN}"
 LIST_ID = f"village.lists.{DOMAIN}"
 GAME_ID = "demo"
 
-#: Phase lengths in seconds; a phase also closes as soon as everyone has acted.
-FAST: dict[str, Any] = {
-    "night_duration": 3,
-    "debate_duration": 1,
-    "round1_duration": 3,
-    "defence_duration": 1,
-    "round2_duration": 3,
-    "tally_min_interval": 2,
-    "early_close": True,
-    "early_close_day": True,
+#: Each game's phase lengths in seconds (its own option names: ``pbem new-game`` refuses
+#: unknown ones), and its early-close options: a phase closes as soon as everyone has acted.
+FAST_OPTIONS: Mapping[str, Mapping[str, Any]] = {
+    "lupus-in-tabula": {
+        "night_duration": 3,
+        "debate_duration": 1,
+        "round1_duration": 3,
+        "defence_duration": 1,
+        "round2_duration": 3,
+        "tally_min_interval": 2,
+        "early_close": True,
+        "early_close_day": True,
+    },
+    "loup-garou": {
+        "bite_window": 2,
+        "election_window": 3,
+        "night_council_duration": 2,
+        # only the witch is told when the council closes: nobody else can close this step
+        "night_witch_duration": 1.5,
+        "day_duration": 3,
+        "sash_window": 1.5,
+        "mayor_tiebreak_window": 1.5,
+        "tally_min_interval": 2,
+        "early_close": True,
+        "early_close_day": True,
+    },
+    "chasse-aux-sorcieres": {
+        # a night's steps close early only once every player has acted again, and only the
+        # roles of a step are told it opened: the steps after the first run their course
+        "leo_duration": 1.5,
+        "coop_duration": 1.5,
+        "w1_duration": 2,
+        "w2_duration": 1.5,
+        "day_duration": 3,
+        "revenge_window": 1.5,
+        "tiebreak_window": 1.5,
+        "tally_min_interval": 2,
+        "early_close": True,
+        "early_close_day": True,
+    },
+    "dracula": {
+        # one round (five days and nights, then the final phase) instead of three
+        "rounds": 1,
+        "day1": 2,
+        "day": 2,
+        "pairing": 2,
+        "room_choice": 2,
+        "magnifier": 1.5,
+        "bites": 2,
+        "dance_reply": 1.5,
+        "dawn_curse": 1.5,
+        "final_choice": 2,
+        "flames": 1.5,
+        # the days have no early close; the night's steps do, and an early night need not
+        # wait for its scheduled end before the morning
+        "early_close": True,
+        "morning_not_before_scheduled": False,
+    },
 }
+#: Lupus' table, under its former name.
+FAST: Mapping[str, Any] = FAST_OPTIONS["lupus-in-tabula"]
+#: Players by default: Lupus plays with 10 here; the others are played by a fixed number.
+DEMO_PLAYERS = {**USUAL_PLAYERS, "lupus-in-tabula": 10}
 
 
 def free_port() -> int:
@@ -242,19 +299,23 @@ class MailSystem:
 
 # ---- bots -----------------------------------------------------------------------------------
 
-#: The labels of the STATUS reply a bot reads, per language.
-LABELS = {
+#: The labels of the STATUS reply a bot reads, per language; each game words its STATUS its
+#: own way (Chasse's players are "in play", Dracula lists everyone in its scores, Loup-Garou's
+#: wolves know "the other Wolves"), so a label may have several spellings.
+LABELS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {
-        "phase": "Phase:",
-        "living": "Living players:",
-        "nominees": "Nominees:",
-        "partners": "You know:",
+        "phase": ("Phase:",),
+        "living": ("Living players:", "Players in play:"),
+        "scores": ("Scores:",),
+        "nominees": ("Nominees:",),
+        "partners": ("You know:", "The other Wolves:"),
     },
     "fr": {
-        "phase": "Phase :",
-        "living": "Joueurs vivants :",
-        "nominees": "Nommés :",
-        "partners": "Vous connaissez :",
+        "phase": ("Phase :",),
+        "living": ("Joueurs vivants :", "Joueurs en jeu :"),
+        "scores": ("Scores :",),
+        "nominees": ("Nommés :",),
+        "partners": ("Vous connaissez :", "Les autres loups :"),
     },
 }
 _CHAT = {
@@ -266,19 +327,37 @@ _BOLD = {
     "fr": ("Mon vote : **{}**", "Je suis sûr que c'est **{}**.", "**{}**, évidemment."),
 }
 _META = ("help", "status", "cancel", "pass", "unvote")
-_HELP_LINE = re.compile(r"^  (\S+)(\s+\(.*\))?$")
+#: What the rulebook says a step waits for (a room at night, a bite, the final choice): a bot
+#: does that first, so a step can close early; anything else it may add on a second line.
+_FIRST = ("room", "bite", "flee", "fight", "flame", "partner")
+_REFUSED = re.compile(r"^  ✗ ", re.MULTILINE)
+_ACCEPTED = re.compile(r"^  ✓ ", re.MULTILINE)
+#: Games whose private prompts name a night action's possible targets (Dracula: who is in
+#: the vampire's room); elsewhere they name one's own team.
+PROMPT_TARGETS = ("dracula",)
+#: How many times a bot tries again in one step after a move refused as a whole.
+RETRIES = 2
+_HELP_LINE = re.compile(r"^  (\S+)(\s+\(.*\))?$")  # "  VOTE   (post it on the list)"
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")  # a deadline's time of day, in any language
 
 
 @dataclass(frozen=True)
 class View:
-    """What one HELP + STATUS reply tells a player."""
+    """What one HELP + STATUS reply tells a player.
+
+    ``public``: the commands HELP says to post on the list (Dracula's ``ROOM`` is a private
+    order at night and a public declaration by day). ``step``: the whole phase line, deadlines
+    included, which tells apart the steps of one phase (a Loup-Garou night's council, then its
+    witch; Dracula's rooms, then its bites).
+    """
 
     commands: tuple[str, ...]
     phase: str
     living: tuple[str, ...]
     nominees: tuple[str, ...]
     partners: tuple[str, ...]
+    public: tuple[str, ...] = ()
+    step: str = field(default="", compare=False)
 
 
 def _names_in(line: str, roster: Sequence[str]) -> tuple[str, ...]:
@@ -286,39 +365,69 @@ def _names_in(line: str, roster: Sequence[str]) -> tuple[str, ...]:
 
 
 def read_reply(body: str, roster: Sequence[str], keywords: Sequence[str], lang: str) -> View | None:
-    """Read a reply to ``HELP`` + ``STATUS``; None if it holds no STATUS (e.g. the game is over)."""
+    """Read a reply to ``HELP`` + ``STATUS``; None if it holds no STATUS (e.g. the game is over).
+
+    The living are read from the living players' line, or, for a game whose STATUS has none
+    (Dracula), from its scores line, which names everyone.
+    """
     labels = LABELS.get(lang, LABELS["en"])
     known = {k.upper() for k in keywords}
     commands: list[str] = []
+    public: list[str] = []
     found: dict[str, str] = {}
     for line in body.splitlines():
         m = _HELP_LINE.match(line)
         if m and m[1].upper() in known:
             commands.append(m[1].upper())
+            if m[2]:
+                public.append(m[1].upper())
             continue
-        for what, label in labels.items():
-            if line.startswith(label):
+        for what, spellings in labels.items():
+            label = next((x for x in spellings if line.startswith(x)), None)
+            if label is not None and what not in found:
                 found[what] = line[len(label) :]
-    if "phase" not in found or "living" not in found:
+    living = found.get("living", found.get("scores"))
+    if "phase" not in found or living is None:
         return None
     return View(
         commands=tuple(commands),
         phase=found["phase"].split(",")[0].strip(),
-        living=_names_in(found["living"], roster),
+        living=_names_in(living, roster),
         nominees=_names_in(found.get("nominees", ""), roster),
         partners=_names_in(found.get("partners", ""), roster),
+        public=tuple(public),
+        step=found["phase"].strip(),
     )
 
 
 def choose(
-    view: View, me: str, specs: Sequence[CommandSpec], lang: str, rng: random.Random
+    view: View,
+    me: str,
+    specs: Sequence[CommandSpec],
+    lang: str,
+    rng: random.Random,
+    prompt: str = "",
+    named: Sequence[str] = (),
 ) -> tuple[str, str] | None:
-    """A random legal move for what ``view`` says: ``("private" | "list", text)`` or None."""
-    by_kw = {s.keyword(lang).upper(): s for s in specs}
-    avail = [by_kw[c] for c in view.commands if c in by_kw]
+    """A random legal move for what ``view`` says: ``("private" | "list", text)`` or None.
+
+    A vote (or another command HELP says to post on the list: a Dracula partner, a public
+    room, a Mayor's decision) goes to the list; night actions go to the moderator, with PASS
+    when there is nothing else to do. ``prompt``: the mail that opened the step; a word it names
+    is preferred (Dracula's rooms, not its sanctuary). ``named``: the players a private prompt
+    offered as targets (the others in a Dracula vampire's room), preferred for a night action.
+    """
+    avail = []
+    for kw in view.commands:
+        # one keyword may name two commands (Dracula's ROOM): HELP says which one is meant
+        same = [s for s in specs if s.keyword(lang).upper() == kw]
+        pick = next((s for s in same if s.public == (kw in view.public)), same[0] if same else None)
+        if pick is not None:
+            avail.append(pick)
     others = [p for p in view.living if p != me and p not in view.partners] or [
         p for p in view.living if p != me
     ]
+    named = [p for p in named if p in others]
     vote = next((s for s in avail if s.verb == "vote"), None)
     if vote is not None:
         if me in view.nominees:
@@ -332,25 +441,53 @@ def choose(
         return "list", f"{vote.keyword(lang)} {target}"
     lines = []
     actions = [s for s in avail if s.verb not in _META and not _is_chat(s)]
-    if actions and others:
+    first = [s for s in actions if s.verb in _FIRST]
+    if first and others:
+        spec = rng.choice(first)
+        extra = [s for s in actions if s not in first and not s.public]
+        if extra and not spec.public and rng.random() < 0.3:
+            lines.append(_words(rng.choice(extra), named or others, lang, rng, prompt))
+        if spec.public:
+            return "list", _words(spec, others, lang, rng, prompt)
+        lines.insert(0, _words(spec, named or others, lang, rng, prompt))
+    elif actions and others:
         spec = rng.choice(actions)
-        words = [spec.keyword(lang)]
-        for arg in spec.args:
-            if isinstance(arg, Player):
-                words.append(rng.choice(others))
-            elif isinstance(arg, Players):
-                words += rng.sample(others, min(arg.count, len(others)))
-            elif isinstance(arg, Word):
-                words.append(rng.choice(list(arg.choices.values()))[0])
-            elif isinstance(arg, Text):
-                words.append(rng.choice(_CHAT.get(lang, _CHAT["en"])))
-        lines.append(" ".join(words))
+        if spec.public:
+            return "list", _words(spec, others, lang, rng, prompt)
+        lines.append(_words(spec, named or others, lang, rng, prompt))
     elif any(s.verb == "pass" for s in avail):
         lines.append(_spec(avail, "pass").keyword(lang))
     chat = [s for s in avail if _is_chat(s)]
-    if chat and rng.random() < 0.4:
+    if chat and (not lines or rng.random() < 0.4):
+        # a reply to a waltz, a painting, the pack's talk: sometimes all there is to do
         lines.append(f"{chat[0].keyword(lang)} {rng.choice(_CHAT.get(lang, _CHAT['en']))}")
     return ("private", "\n".join(lines)) if lines else None
+
+
+def _words(
+    spec: CommandSpec, others: Sequence[str], lang: str, rng: random.Random, prompt: str = ""
+) -> str:
+    """``spec``'s keyword with random arguments: names among ``others``, a word (one that
+    ``prompt`` names, if any), a phrase."""
+    words = [spec.keyword(lang)]
+    for arg in spec.args:
+        if isinstance(arg, Player):
+            words.append(rng.choice(others))
+        elif isinstance(arg, Players):
+            most = min(arg.count, len(others))
+            count = rng.randint(1, min(most, 2)) if arg.at_most else most
+            words += rng.sample(others, count)
+        elif isinstance(arg, Word):
+            spellings = list(arg.choices.values())
+            told = [w for w in spellings if any(_word_in(x, prompt) for x in w)]
+            words.append(rng.choice(told or spellings)[0])
+        elif isinstance(arg, Text):
+            words.append(rng.choice(_CHAT.get(lang, _CHAT["en"])))
+    return " ".join(words)
+
+
+def _word_in(word: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
 
 
 def _spec(specs: Sequence[CommandSpec], verb: str) -> CommandSpec:
@@ -375,12 +512,18 @@ class MailBot:
     rng: random.Random
     silence: float = 0.05
     debounce: float = 0.15
+    prompt_targets: bool = False  # a private prompt names the targets (see choose)
     acted: set[str] = field(default_factory=set)
+    retried: int = 0
     sent: int = 0
     read: int = 0
     _asked: str | None = None
     _asked_at: float = 0.0
     _due: float | None = None
+    _prompt: str = ""  # what the mail(s) opening the step said, public and private
+    _named: tuple[str, ...] = ()  # the players a private prompt named
+    _moves: dict[str, str] = field(default_factory=dict)  # Message-ID of a move -> its step
+    _tries: dict[str, int] = field(default_factory=dict)  # step -> moves refused as a whole
 
     async def run(self, stop: asyncio.Event) -> None:
         """Read mail every 50 ms until ``stop``; never raises (a bot must not kill the demo)."""
@@ -425,22 +568,41 @@ class MailBot:
             view = read_reply(
                 _text(msg), self.roster, [s.keyword(self.lang) for s in self.specs], self.lang
             )
-            if view is None or view.phase in self.acted or self.name not in view.living:
+            if view is None or view.step in self.acted or self.name not in view.living:
                 return
-            self.acted.add(view.phase)
+            self.acted.add(view.step)
             if self.rng.random() < self.silence:
                 return  # sometimes a player just does not answer: the deadline handles it
-            move = choose(view, self.name, self.specs, self.lang, self.rng)
+            move = choose(
+                view, self.name, self.specs, self.lang, self.rng, self._prompt, self._named
+            )
             if move is not None:
                 channel, text = move
-                await self.send(LIST if channel == "list" else MODERATOR, text)
+                mid = await self.send(LIST if channel == "list" else MODERATOR, text)
+                self._moves[mid] = view.step
             return
         if str(msg.get("Auto-Submitted", "")).startswith("auto-replied"):
-            return  # the receipt of a command we sent
-        if not _CLOCK.search(_text(msg)):
+            # the receipt of a command we sent: all refused, a person would try something else
+            step = self._moves.pop(str(msg.get("In-Reply-To", "")), None)
+            body = _text(msg)
+            if step is not None and _REFUSED.search(body) and not _ACCEPTED.search(body):
+                tries = self._tries.get(step, 0)
+                if tries < RETRIES:
+                    self._tries[step] = tries + 1
+                    self.acted.discard(step)
+                    self.retried += 1
+                    self._due = time.monotonic() + self.debounce
+            return
+        text = _text(msg)
+        if not _CLOCK.search(text):
             # a tally, a result, a relay: only what opens a phase names its deadline's time
             return
         # the moderator opened a phase: look at what we can do, once the burst is in
+        if self._due is None:
+            self._prompt, self._named = "", ()
+        self._prompt += text
+        if self.prompt_targets and not msg.get("List-Id"):
+            self._named += _names_in(text, self.roster)
         self._due = time.monotonic() + self.debounce
 
     async def send(self, to: str, body: str) -> str:
@@ -478,7 +640,8 @@ def render_post(raw: bytes, names: Mapping[str, str], at: float | None = None) -
         who = names.get(sender, sender)
         return f"   {who} → list: {text}"
     clock = f"{at:5.1f} s ─ " if at is not None else ""
-    out = [f"┌─ {clock}{msg['Subject']}"]
+    # a folded, encoded Subject may come back with the folding's leading space
+    out = [f"┌─ {clock}{str(msg['Subject']).strip()}"]
     for line in body.splitlines():
         wrapped = textwrap.wrap(line, WIDTH, subsequent_indent="  " if line[:1] == " " else "")
         out += ["│ " + w for w in wrapped] if wrapped else ["│"]
@@ -617,7 +780,7 @@ async def play_by_mail(
     root: Path,
     *,
     game: str = "lupus-in-tabula",
-    players: int = 10,
+    players: int = 0,
     seed: int = 1,
     lang: str = "en",
     options: Mapping[str, Any] | None = None,
@@ -626,6 +789,9 @@ async def play_by_mail(
     list_mode: str = "external",
 ) -> DemoResult:
     """Run the whole demo in ``root``; stops the daemon with SIGTERM once the game is over.
+
+    ``players``: 0 for the game's :data:`DEMO_PLAYERS`; ``options`` complete (and override) the
+    game's :data:`FAST_OPTIONS`.
 
     ``list_mode``: who distributes the list, the mail system (``external``) or the daemon
     (``relay``); see the module docstring.
@@ -636,7 +802,7 @@ async def play_by_mail(
     from pbem.games import rules_for
 
     started = time.monotonic()
-    names = list(NAMES[:players])
+    names = demo_names(game, players or DEMO_PLAYERS.get(game, 10))
     emails = {email_of(n): n for n in names}
     mail = MailSystem(
         root / "mail", [MODERATOR, ADMIN, *emails], [*emails, MODERATOR], list_mode=list_mode
@@ -650,7 +816,9 @@ async def play_by_mail(
     try:
         config = write_config(root, mail.port, lang, list_mode)
         cfg = load(config)
-        created = create_game(config, game, names, seed, lang, {**FAST, **(options or {})})
+        created = create_game(
+            config, game, names, seed, lang, {**FAST_OPTIONS.get(game, {}), **(options or {})}
+        )
         for line in created.splitlines():
             print(f"  pbem new-game: {line}", file=out)
         print(
@@ -675,6 +843,7 @@ async def play_by_mail(
                 specs=specs,
                 smtp_port=mail.port,
                 rng=random.Random(rng.random()),
+                prompt_targets=game in PROMPT_TARGETS,
             )
             bots.append(bot)
             tasks.append(asyncio.create_task(bot.run(stop), name=f"bot {name}"))
@@ -723,22 +892,31 @@ async def play_by_mail(
 
 
 def print_summary(result: DemoResult, out: TextIO) -> None:
-    """Winners, roles and what went through the mail system."""
+    """Winners, roles (Dracula: the scores) and what went through the mail system."""
     bar = "═" * 72
     s = result.summary
+    scores: Mapping[str, int] = s.get("scores") or {}  # a game of points: who scored what
     print(f"\n{bar}\n  Summary\n{bar}", file=out)
-    if result.finished:
-        print(f"  Winners: {s.get('side')} — {', '.join(s['winners']) or 'nobody'}", file=out)
+    winners = ", ".join(s["winners"]) or "nobody"
+    if result.finished and scores:
+        best = max(scores.values(), default=0)
+        print(f"  Winners: {winners} ({best} point{'' if best == 1 else 's'})", file=out)
+    elif result.finished:
+        print(f"  Winners: {s.get('side')} — {winners}", file=out)
     else:
         print(f"  The game did not finish (phase {s.get('phase')}, day {s.get('day')}).", file=out)
     for p in s["players"]:
         mark = "alive" if p["alive"] else "dead"
-        print(f"  {p['name']:<10} {p['role']:<13} {p['team']:<12} {mark}", file=out)
+        n = scores.get(p["name"])
+        points = "" if n is None else f" {n:>3} point{'' if n == 1 else 's'}"
+        print(f"  {p['name']:<10} {p['role']:<13} {p['team']:<12} {mark:<5}{points}", file=out)
     sent = sum(b.sent for b in result.bots)
+    retried = sum(b.retried for b in result.bots)
     who = "relayed by the daemon" if result.list_mode == "relay" else "on the list"
     print(
         f"\n  {len(result.posts)} posts {who}, {result.messages} messages through SMTP "
-        f"({sent} written by the bots), {result.deliveries} Maildir deliveries; "
+        f"({sent} written by the bots, who tried again {retried} times after a refusal), "
+        f"{result.deliveries} Maildir deliveries; "
         f"{result.elapsed:.1f} s; daemon exit status {result.daemon_status}",
         file=out,
     )
@@ -759,8 +937,12 @@ def run_mail_demo(
     the list).
     """
     seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
-    count = players or 10
-    if not 8 <= count <= len(NAMES):
+    count = players or DEMO_PLAYERS.get(game, 10)
+    if game in USUAL_PLAYERS and game != "lupus-in-tabula" and count != USUAL_PLAYERS[game]:
+        # Loup-Garou, Chasse aux sorcières and Dracula are played by a fixed number
+        print(f"pbem demo: {game} is played by {USUAL_PLAYERS[game]} players", file=sys.stderr)
+        return 2
+    if not 8 <= count <= len(demo_names(game, len(NAMES))):
         print(f"pbem demo: --players must be between 8 and {len(NAMES)}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

@@ -1,5 +1,6 @@
 """``pbem demo``: the real daemon, the embedded SMTP server, Maildirs and mail-reading bots play a
-whole Lupus game; the daemon is stopped by its own SIGTERM path at the end."""
+whole game of each game (Lupus in both list modes, Loup-Garou relayed by the daemon, Chasse aux
+sorcières in French, a round of Dracula); the daemon is stopped by its own SIGTERM path."""
 
 from __future__ import annotations
 
@@ -265,3 +266,218 @@ def test_the_list_mode_is_ignored_offline(capsys: pytest.CaptureFixture[str]) ->
     assert main(["demo", "--offline", "--list", "relay", "--seed", "1", "--lang", "en"]) == 0
     captured = capsys.readouterr()
     assert "--list relay ignored" in captured.err and "Winners:" in captured.out
+
+
+# ---- the other games by email ---------------------------------------------------------------
+# Each game's own FAST table, a little tighter: a test stays well under half a minute.
+
+LG_QUICK = {
+    "bite_window": 1.5,
+    "election_window": 2,
+    "night_council_duration": 1.5,
+    "night_witch_duration": 1,
+    "day_duration": 2.5,
+}
+CHASSE_QUICK = {
+    "leo_duration": 1,
+    "coop_duration": 1,
+    "w1_duration": 1.5,
+    "w2_duration": 1,
+    "day_duration": 2.5,
+}
+DRACULA_QUICK = {
+    "day1": 1.2,
+    "day": 1.2,
+    "pairing": 1.2,
+    "room_choice": 1.5,
+    "magnifier": 1,
+    "bites": 1.5,
+    "dance_reply": 1,
+    "dawn_curse": 1,
+    "final_choice": 1.5,
+    "flames": 1,
+}
+
+
+def _bodies(posts: list[bytes]) -> list[tuple[str, str]]:
+    """(Subject, text) of each post of the thread."""
+    parser = BytesParser(policy=policy.default)
+    out = []
+    for raw in posts:
+        msg = parser.parsebytes(raw)
+        body = msg.get_body(("plain",))
+        out.append((str(msg["Subject"]).strip(), str(body.get_content()) if body else ""))
+    return out
+
+
+def _orders_by_mail(root: Path, keyword: str) -> int:
+    """How many mails the daemon read from players with a line starting with ``keyword``."""
+    parser = BytesParser(policy=policy.default)
+    count = 0
+    for raw in _messages(root / "mail" / MODERATOR / "Maildir" / ".Processed"):
+        msg = parser.parsebytes(raw)
+        body = msg.get_body(("plain",))
+        text = str(body.get_content()) if body else ""
+        if any(line.upper().startswith(keyword) for line in text.splitlines()):
+            count += 1
+    return count
+
+
+def test_loup_garou_by_email_with_the_daemon_relaying_the_list(tmp_path: Path) -> None:
+    """16 bots play Loup-Garou to its end; the daemon is the list (night posts are held)."""
+    out = io.StringIO()
+    result = asyncio.run(
+        play_by_mail(
+            tmp_path,
+            game="loup-garou",
+            seed=3,
+            lang="en",
+            options=LG_QUICK,
+            out=out,
+            timeout=120,
+            list_mode="relay",
+        )
+    )
+    text = out.getvalue()
+    assert result.finished, text[-3000:]
+    assert result.daemon_status == 0
+    assert result.summary["status"] == "finished" and result.summary["winners"]
+    assert len(result.summary["players"]) == 16
+    subjects = [s for s, _ in _bodies(result.posts)]
+    # a night and a day were resolved: the dawn names the night's dead, the day ends
+    assert any("Day 1: dawn" in s for s in subjects), subjects
+    assert any(s.endswith(("Day 1: the lynch", "Day 1: final tally")) for s in subjects)
+    assert any("Game over" in s for s in subjects)
+    # the Mayor was elected by mail, the wolves chose by mail, votes were relayed
+    assert _orders_by_mail(tmp_path, "MAYOR ") and _orders_by_mail(tmp_path, "KILL ")
+    assert " via demo: " in text and "Game over" in text
+    assert sum(b.sent for b in result.bots) > 2 * 16
+
+
+def test_chasse_aux_sorcieres_by_email(tmp_path: Path) -> None:
+    """14 bots, none called Léo (a role's name), play Chasse aux sorcières to its end."""
+    out = io.StringIO()
+    result = asyncio.run(
+        play_by_mail(
+            tmp_path,
+            game="chasse-aux-sorcieres",
+            seed=5,
+            lang="fr",
+            options=CHASSE_QUICK,
+            out=out,
+            timeout=120,
+        )
+    )
+    text = out.getvalue()
+    assert result.finished, text[-3000:]
+    assert result.daemon_status == 0
+    assert result.summary["status"] == "finished" and result.summary["winners"]
+    names = [p["name"] for p in result.summary["players"]]
+    assert len(names) == 14 and "Léo" not in names
+    subjects = [s for s, _ in _bodies(result.posts)]
+    assert any("Nuit 1" in s for s in subjects) and any("Jour 1" in s for s in subjects)
+    assert any("Fin de la partie" in s for s in subjects), subjects
+    # the players read their French STATUS and voted on the list
+    assert any(b"VOTE " in p or b"**" in p for p in result.posts)
+    printed = io.StringIO()
+    print_summary(result, printed)
+    assert "Winners: " in printed.getvalue()
+
+
+def test_dracula_plays_a_round_by_email(tmp_path: Path) -> None:
+    """13 bots play one round of Dracula: rooms chosen by mail each night, the round's
+    scores posted, the game over after it."""
+    out = io.StringIO()
+    result = asyncio.run(
+        play_by_mail(
+            tmp_path, game="dracula", seed=2, lang="en", options=DRACULA_QUICK, out=out, timeout=120
+        )
+    )
+    text = out.getvalue()
+    assert result.finished, text[-3000:]
+    assert result.daemon_status == 0
+    summary = result.summary
+    assert summary["status"] == "finished" and summary["round"] == 1 and summary["winners"]
+    assert len(summary["players"]) == 13
+    posts = _bodies(result.posts)
+    round_end = [b for s, b in posts if s.endswith("End of round 1")]
+    assert len(round_end) == 1 and "Cumulative scores:" in round_end[0]
+    assert any(s.endswith("Round 1, night 5") for s, _ in posts)
+    assert any(s.endswith("End of the game") for s, _ in posts)
+    assert _orders_by_mail(tmp_path, "ROOM ") >= 13  # the nights' rooms, chosen by mail
+    printed = io.StringIO()
+    print_summary(result, printed)
+    best = max(summary["scores"].values())
+    assert f"Winners: {', '.join(summary['winners'])} ({best} point" in printed.getvalue()
+
+
+DRACULA_ROSTER = ("Alice", "Bruno", "Chloé", "Damien", "Élodie")
+
+
+def test_a_bot_reads_each_games_status_wording() -> None:
+    """Chasse's players are "in play"; Dracula's STATUS has no living line, only scores;
+    Loup-Garou's wolves know "the other Wolves"."""
+    chasse = [s.keyword("fr") for s in rules_for("chasse-aux-sorcieres").all_commands]
+    body = (
+        "Commandes possibles maintenant :\n  TUER\n  CONSEIL\n  AIDE\n\n"
+        "Phase : conseil des Démons (nuit 2), fin le mar. 6 janv. à 12:00 UTC.\n"
+        "Joueurs en jeu : Alice, Bruno et Hugo.\n"
+    )
+    view = read_reply(body, ROSTER, chasse, "fr")
+    assert view is not None and view.living == ("Alice", "Bruno", "Hugo")
+    assert view.phase == "conseil des Démons (nuit 2)" and view.commands == (
+        "TUER",
+        "CONSEIL",
+        "AIDE",
+    )
+    loupgarou = [s.keyword("en") for s in rules_for("loup-garou").all_commands]
+    body = (
+        "The other Wolves: Damien.\nPhase: night 1, council until Tue 6 Jan 12:00 UTC.\n"
+        "Mayor: Alice.\nLiving players: Alice, Chloé, Damien and Hugo.\n"
+    )
+    view = read_reply(body, ROSTER, loupgarou, "en")
+    assert view is not None and view.partners == ("Damien",)
+    # the witch's step of the same night is another step: the bot may act again
+    later = read_reply(body.replace("council", "end of night"), ROSTER, loupgarou, "en")
+    assert later is not None and later.phase == view.phase and later.step != view.step
+
+
+def test_a_dracula_bot_follows_help_and_its_prompt() -> None:
+    specs = rules_for("dracula").all_commands
+    keywords = [s.keyword("en") for s in specs]
+    day = (
+        "Commands you can use now:\n  VOTE   (post it on the list)\n"
+        "  ROOM   (post it on the list)\n  HELP\n  STATUS\n\n"
+        "Your situation, Alice (round 1): Human, alive.\nObjects: none.\nYou are cursed.\n"
+        "Phase: day 2, until Tue 6 Jan 12:00 UTC.\n"
+        "Scores: Alice 0, Bruno 0, Chloé 0, Damien 0, Élodie 0.\n"
+    )
+    view = read_reply(day, DRACULA_ROSTER, keywords, "en")
+    assert view is not None and view.living == DRACULA_ROSTER and view.public == ("VOTE", "ROOM")
+    night = day.replace("  VOTE   (post it on the list)\n", "").replace(
+        "ROOM   (post it on the list)", "ROOM"
+    )
+    view = read_reply(
+        night.replace("day 2", "night (room choice) 2"), DRACULA_ROSTER, keywords, "en"
+    )
+    assert view is not None and view.public == ()
+    prompt = (
+        "Send me privately ROOM followed by BOUDOIR, BALLROOM, DUNGEONS or TORTURE before 12:00."
+    )
+    rng = random.Random(3)
+    for _ in range(30):
+        move = choose(view, "Alice", specs, "en", rng, prompt)
+        assert move is not None and move[0] == "private"
+        room = move[1].split()
+        assert room[0] == "ROOM" and room[1] in ("BOUDOIR", "BAL", "GEOLES", "TORTURE")
+    bites = read_reply(
+        "Commands you can use now:\n  BITE\n  HELP\n\nPhase: night (bites) 2, until 12:00.\n"
+        "Scores: Alice 0, Bruno 0, Chloé 0, Damien 0, Élodie 0.\n",
+        DRACULA_ROSTER,
+        keywords,
+        "en",
+    )
+    assert bites is not None
+    for _ in range(30):
+        move = choose(bites, "Alice", specs, "en", rng, "", named=("Alice", "Chloé", "Élodie"))
+        assert move is not None and move[1].split()[1] in ("Chloé", "Élodie")
