@@ -11,7 +11,9 @@ import pytest
 from pbem.core.errors import SetupError
 from pbem.core.game import GameSpec, PlayerSpec
 from pbem.core.ids import PlayerId
+from pbem.core.match import fold
 from pbem.engine import Table
+from pbem.games import rules_for
 from pbem.games.werewolf.loupgarou import DECK, LoupGarou
 from tests.loupgarou.lg_helpers import LG, NAMES, ROLES, VILLAGERS, email
 
@@ -224,6 +226,8 @@ def test_reserved_names_refused() -> None:
     players = [{"name": n, "email": email(n)} for n in (*NAMES[:15], "Voyante")]
     with pytest.raises(SetupError):
         Table.new({"game": "loup-garou", "players": players}, datetime(2026, 1, 1, tzinfo=UTC))
+    # published like the other games' (the demos and `pbem new-game` pick names with it)
+    assert "voyante" in {fold(w) for w in rules_for("loup-garou").reserved}
 
 
 def test_idiot_after_bite_option() -> None:

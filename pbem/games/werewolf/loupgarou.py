@@ -495,6 +495,7 @@ class LoupGarou(Rules[LoupGarouState]):
     roles = ROLES
     commands = COMMANDS
     event_types = EVENT_TYPES
+    reserved = tuple(sorted(RESERVED))  # LG-D42: the engine refuses them at setup too
 
     # -- state ----------------------------------------------------------------------------
 
