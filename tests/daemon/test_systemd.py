@@ -11,10 +11,20 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
-from tests.daemon.harness import ROOT, Daemon, wait_for, write_config
+from tests.daemon.harness import (
+    ROOT,
+    Daemon,
+    game_state,
+    mail,
+    new_fake_game,
+    send,
+    wait_for,
+    write_config,
+)
 from tests.daemon.mailstack import MailStack
 
 UNIT = ROOT / "systemd" / "pbem.service"
@@ -141,4 +151,86 @@ def test_watchdog_pings_stop_while_sigstopped_and_resume(stack: MailStack, tmp_p
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
+            d.kill()
+
+
+class WatchdogSupervisor(threading.Thread):
+    """What systemd does for ``Type=notify``, ``WatchdogSec=`` and ``Restart=on-failure``
+    (systemd.service(5)), for a machine without systemd as PID 1: it reads the sd_notify
+    datagrams on ``NOTIFY_SOCKET``; once ``READY=1`` came, a gap longer than ``watchdog``
+    seconds between ``WATCHDOG=1`` pings is a failure: ``SIGABRT`` (the default
+    ``WatchdogSignal=``), ``SIGKILL`` after ``abort_timeout`` (``TimeoutAbortSec=``), then a
+    restart after ``restart_sec`` (``RestartSec=``)."""
+
+    def __init__(
+        self, daemon: Daemon, sock: socket.socket, watchdog: float, restart_sec: float = 0.2
+    ) -> None:
+        super().__init__(daemon=True)
+        self.d, self.sock, self.watchdog, self.restart_sec = daemon, sock, watchdog, restart_sec
+        self.abort_timeout = 1.0
+        self.ready = 0  # READY=1 datagrams seen
+        self.watchdog_kills = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        last: float | None = None  # the last ping (or READY) of the current process
+        while not self.done.is_set():
+            with contextlib.suppress(TimeoutError):
+                msg = self.sock.recv(4096).decode()
+                if "READY=1" in msg:
+                    self.ready += 1
+                    last = time.monotonic()
+                if "WATCHDOG=1" in msg and last is not None:
+                    last = time.monotonic()
+            if last is None or time.monotonic() - last <= self.watchdog:
+                continue
+            assert self.d.proc is not None
+            self.d.proc.send_signal(signal.SIGABRT)  # pending while the process is stopped
+            if self.d.wait_exit(self.abort_timeout) is None:
+                self.d.proc.kill()
+                self.d.proc.wait()
+            self.watchdog_kills += 1
+            last = None
+            time.sleep(self.restart_sec)
+            self.d.start()
+
+
+def test_a_sigstopped_daemon_is_killed_by_the_watchdog_and_restarted(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """Requirement 12, "a SIGSTOPped daemon is restarted", under the supervisor above (systemd's
+    documented watchdog behaviour): the stopped daemon misses its pings, is killed and
+    restarted; the new process sends READY again and applies the mail that arrived meanwhile,
+    once."""
+    cfg = write_config(stack, tmp_path, extra_imap="idle_renew = 1")
+    new_fake_game(cfg, "g1", ["alice", "bob"])
+    path = str(tmp_path / "notify.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(path)
+        sock.settimeout(0.1)
+        d = Daemon(cfg, NOTIFY_SOCKET=path, WATCHDOG_USEC="2000000").start()
+        supervisor = WatchdogSupervisor(d, sock, watchdog=2.0)
+        supervisor.start()
+        try:
+            wait_for(lambda: supervisor.ready == 1, what="READY", log=d.log)
+            assert d.proc is not None
+            first = d.proc.pid
+            d.proc.send_signal(signal.SIGSTOP)
+            send(stack, mail("alice@example.test", "CMD meanwhile\n"))
+            wait_for(lambda: supervisor.watchdog_kills == 1, what="the watchdog kill", log=d.log)
+            wait_for(lambda: supervisor.ready == 2, what="READY from the new process", log=d.log)
+            assert d.proc.pid != first
+            data = tmp_path / "data"
+
+            def words() -> list[str]:
+                return [e["word"] for e in game_state(data, "g1")[0] if e["type"] == "cmd"]
+
+            wait_for(lambda: words() == ["meanwhile"], what="the mail applied", log=d.log)
+            time.sleep(3)  # the new process keeps feeding the watchdog: no second kill
+            assert supervisor.watchdog_kills == 1 and words() == ["meanwhile"]
+            supervisor.done.set()
+            supervisor.join(5)
+            assert d.stop() == 0
+        finally:
+            supervisor.done.set()
             d.kill()
