@@ -12,6 +12,7 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
+from typing import Any
 
 import aiosmtplib
 import pytest
@@ -21,6 +22,7 @@ from pbem.maildemo import (
     LIST,
     LIST_ID,
     MODERATOR,
+    DemoResult,
     MailSystem,
     View,
     choose,
@@ -49,15 +51,19 @@ def _subjects(path: Path) -> list[str]:
     return out
 
 
-def test_a_whole_game_by_email_with_the_real_daemon(tmp_path: Path) -> None:
+def _played(tmp_path: Path, **kw: Any) -> tuple[DemoResult, str]:
+    """A whole demo game by mail, which must end with an outcome and the daemon's exit 0."""
     out = io.StringIO()
-    result = asyncio.run(
-        play_by_mail(tmp_path, players=8, seed=4, lang="en", options=QUICK, out=out, timeout=150)
-    )
+    result = asyncio.run(play_by_mail(tmp_path, out=out, **kw))
     text = out.getvalue()
     assert result.finished, text[-3000:]
     assert result.daemon_status == 0  # stopped by SIGTERM, cleanly
     assert result.summary["status"] == "finished" and result.summary["winners"]
+    return result, text
+
+
+def test_a_whole_game_by_email_with_the_real_daemon(tmp_path: Path) -> None:
+    result, text = _played(tmp_path, players=8, seed=4, lang="en", options=QUICK, timeout=150)
     names = [p["name"] for p in result.summary["players"]]
     assert len(names) == 8
     mail = tmp_path / "mail"
@@ -92,23 +98,9 @@ def _messages(path: Path) -> list[bytes]:
 def test_a_whole_game_by_email_with_the_daemon_relaying_the_list(tmp_path: Path) -> None:
     """``--list relay``: the list address lands in the moderator's mailbox and every post the
     players read is the daemon's own copy, which names its poster only by his game name."""
-    out = io.StringIO()
-    result = asyncio.run(
-        play_by_mail(
-            tmp_path,
-            players=8,
-            seed=4,
-            lang="en",
-            options=QUICK,
-            out=out,
-            timeout=150,
-            list_mode="relay",
-        )
+    result, text = _played(
+        tmp_path, players=8, seed=4, lang="en", options=QUICK, timeout=150, list_mode="relay"
     )
-    text = out.getvalue()
-    assert result.finished, text[-3000:]
-    assert result.daemon_status == 0
-    assert result.summary["status"] == "finished" and result.summary["winners"]
     assert 'mode = "relay"' in (tmp_path / "pbem.toml").read_text(encoding="utf-8")
     mail = tmp_path / "mail"
     assert not (mail / LIST).exists()  # no list server: the daemon is the list
@@ -325,23 +317,15 @@ def _orders_by_mail(root: Path, keyword: str) -> int:
 
 def test_loup_garou_by_email_with_the_daemon_relaying_the_list(tmp_path: Path) -> None:
     """16 bots play Loup-Garou to its end; the daemon is the list (night posts are held)."""
-    out = io.StringIO()
-    result = asyncio.run(
-        play_by_mail(
-            tmp_path,
-            game="loup-garou",
-            seed=3,
-            lang="en",
-            options=LG_QUICK,
-            out=out,
-            timeout=120,
-            list_mode="relay",
-        )
+    result, text = _played(
+        tmp_path,
+        game="loup-garou",
+        seed=3,
+        lang="en",
+        options=LG_QUICK,
+        timeout=120,
+        list_mode="relay",
     )
-    text = out.getvalue()
-    assert result.finished, text[-3000:]
-    assert result.daemon_status == 0
-    assert result.summary["status"] == "finished" and result.summary["winners"]
     assert len(result.summary["players"]) == 16
     subjects = [s for s, _ in _bodies(result.posts)]
     # a night and a day were resolved: the dawn names the night's dead, the day ends
@@ -356,22 +340,9 @@ def test_loup_garou_by_email_with_the_daemon_relaying_the_list(tmp_path: Path) -
 
 def test_chasse_aux_sorcieres_by_email(tmp_path: Path) -> None:
     """14 bots, none called Léo (a role's name), play Chasse aux sorcières to its end."""
-    out = io.StringIO()
-    result = asyncio.run(
-        play_by_mail(
-            tmp_path,
-            game="chasse-aux-sorcieres",
-            seed=5,
-            lang="fr",
-            options=CHASSE_QUICK,
-            out=out,
-            timeout=120,
-        )
+    result, _ = _played(
+        tmp_path, game="chasse-aux-sorcieres", seed=5, lang="fr", options=CHASSE_QUICK, timeout=120
     )
-    text = out.getvalue()
-    assert result.finished, text[-3000:]
-    assert result.daemon_status == 0
-    assert result.summary["status"] == "finished" and result.summary["winners"]
     names = [p["name"] for p in result.summary["players"]]
     assert len(names) == 14 and "Léo" not in names
     subjects = [s for s, _ in _bodies(result.posts)]
@@ -387,15 +358,9 @@ def test_chasse_aux_sorcieres_by_email(tmp_path: Path) -> None:
 def test_dracula_plays_a_round_by_email(tmp_path: Path) -> None:
     """13 bots play one round of Dracula: rooms chosen by mail each night, the round's
     scores posted, the game over after it."""
-    out = io.StringIO()
-    result = asyncio.run(
-        play_by_mail(
-            tmp_path, game="dracula", seed=2, lang="en", options=DRACULA_QUICK, out=out, timeout=120
-        )
+    result, _ = _played(
+        tmp_path, game="dracula", seed=2, lang="en", options=DRACULA_QUICK, timeout=120
     )
-    text = out.getvalue()
-    assert result.finished, text[-3000:]
-    assert result.daemon_status == 0
     summary = result.summary
     assert summary["status"] == "finished" and summary["round"] == 1 and summary["winners"]
     assert len(summary["players"]) == 13
