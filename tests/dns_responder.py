@@ -58,20 +58,34 @@ class Responder:
 
     def __init__(self, handler: Handler, tcp: Handler | None = None) -> None:
         self.handler, self.tcp_handler = handler, tcp
-        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.udp.bind(("127.0.0.1", 0))
-        self.udp.settimeout(0.05)
+        self.udp, self.tcp = self._bind(with_tcp=tcp is not None)
         self.port = self.udp.getsockname()[1]
         self.queries: list[str] = []
         self.stop = threading.Event()
         self.threads = [threading.Thread(target=self._serve_udp, daemon=True)]
-        self.tcp: socket.socket | None = None
-        if tcp is not None:
-            self.tcp = socket.create_server(("127.0.0.1", self.port))
-            self.tcp.settimeout(0.05)
+        if self.tcp is not None:
             self.threads.append(threading.Thread(target=self._serve_tcp, daemon=True))
         for t in self.threads:
             t.start()
+
+    @staticmethod
+    def _bind(with_tcp: bool) -> tuple[socket.socket, socket.socket | None]:
+        """A free UDP port, and the same port in TCP when asked: the TCP port may be taken
+        (another socket's ephemeral port), then both are closed and another port is tried."""
+        for _attempt in range(20):
+            udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            udp.bind(("127.0.0.1", 0))
+            udp.settimeout(0.05)
+            if not with_tcp:
+                return udp, None
+            try:
+                tcp = socket.create_server(("127.0.0.1", udp.getsockname()[1]))
+            except OSError:
+                udp.close()
+                continue
+            tcp.settimeout(0.05)
+            return udp, tcp
+        raise OSError("no loopback port free in both UDP and TCP")
 
     def _serve_udp(self) -> None:
         while not self.stop.is_set():
