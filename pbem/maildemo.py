@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import io
 import json
 import logging
@@ -224,10 +225,22 @@ class MailSystem:
         return self.root / address.lower() / "Maildir"
 
     def start(self) -> None:
-        """Listen on a free loopback port (no TLS, no AUTH: nothing leaves this machine)."""
-        self.port = free_port()
-        self.controller = Controller(self, hostname="127.0.0.1", port=self.port, ready_timeout=10)
-        self.controller.start()
+        """Listen on a free loopback port (no TLS, no AUTH: nothing leaves this machine).
+
+        The port was free when chosen; another socket may take it before the bind, and then
+        another one is chosen."""
+        for attempt in range(4):
+            self.port = free_port()
+            self.controller = Controller(
+                self, hostname="127.0.0.1", port=self.port, ready_timeout=10
+            )
+            try:
+                self.controller.start()
+                return
+            except OSError as exc:
+                self.controller = None
+                if exc.errno != errno.EADDRINUSE or attempt == 3:
+                    raise
 
     def stop(self) -> None:
         """Stop the server and its thread."""
