@@ -651,7 +651,7 @@ class Service:
         )
         subject, body = self._bilingual("daemon/stalled", {"game": game.id})
         game.store.commit(
-            outbox=[*alert, self._public_row(game, f"stalled:{game.id}:{rid}", subject, body, now)],
+            outbox=[*alert, self._public_row(game, f"paused:{game.id}:{rid}", subject, body, now)],
             deadline={**state, "key": rid, "state": "stalled", "stalled_at": now.isoformat()},
         )
         self.sender.wake()

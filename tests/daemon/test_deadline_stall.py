@@ -19,12 +19,13 @@ import pytest
 from pbem.adapters.store import GameStore
 from pbem.service import WorkItem
 from tests.daemon import fake_engine
-from tests.daemon.conftest import ADMIN, LIST
+from tests.daemon.conftest import ADMIN, DOMAIN, LIST
 from tests.daemon.harness import Daemon, new_fake_game, pbem, wait_for, write_config
 from tests.daemon.inproc import T0, World, cmd
 from tests.daemon.mailstack import MailStack
 
 KEY = "phase-1"
+ALICE = f"alice@{DOMAIN}"
 
 
 class Arms:
@@ -90,6 +91,7 @@ def test_a_raising_deadline_stalls_its_game_only(
     assert b"pbem deadline retry g1" in body and b"test poison" in body
     (notice,) = [r for r in _outbox(world, "g1") if "Partie en pause" in r["raw"]]
     assert notice["kind"] == "public" and notice["rcpts"] == [LIST]
+    assert notice["message_id"] != alert["message_id"]  # a sent row is removed by its id
     # paused: not armed, not "passed" (the start-up drain and the other games go on)
     g1 = svc.games["g1"]
     assert svc.effective_deadlines(g1) == {}
@@ -156,6 +158,11 @@ def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
         wait_for(
             lambda: any("stalled" in str(m["Subject"]) for m in stack.messages(ADMIN)),
             what="the admin alert",
+            log=d.log,
+        )
+        wait_for(  # the players' notice, through the list
+            lambda: any("Game paused" in str(m["Subject"]) for m in stack.messages(ALICE)),
+            what="the players told the game is paused",
             log=d.log,
         )
         data = tmp_path / "data"
