@@ -1,0 +1,32 @@
+"""Every mail a game sends has its own key, hence its own Message-ID: the daemon's outbox
+removes a sent row by that id, so two mails sharing one would lose the second (and a
+resent mail must keep its id: keys are derived from the game, never random)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from pbem.demo import demo_setup, play
+from pbem.engine import Table
+from pbem.simulate import EPOCH
+
+
+@pytest.mark.parametrize(
+    "game", ["lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula"]
+)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_mail_of_a_whole_game_has_its_own_key(game: str, seed: int) -> None:
+    table, step = Table.new(demo_setup(game, 0, seed, "fr" if seed % 2 else "en"), EPOCH)
+    table.apply(step)
+    sent = list(step.outgoing) + play(table, random.Random(seed))
+    assert table.finished
+    dups = {k: n for k, n in Counter(o.key for o in sent).items() if n > 1}
+    assert not dups
+    again, step = Table.new(demo_setup(game, 0, seed, "fr" if seed % 2 else "en"), EPOCH)
+    again.apply(step)
+    assert [o.key for o in list(step.outgoing) + play(again, random.Random(seed))] == [
+        o.key for o in sent
+    ]
