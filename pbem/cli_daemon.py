@@ -392,7 +392,9 @@ def cmd_deadline(args: argparse.Namespace) -> int:
             raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
         if not game["stalled"]:
             raise PbemError(f"game {args.game!r} has no stalled deadline")
-        spool = cfg.data_dir / "deadlines" / "retry"
+        from pbem.service import DEADLINE_RETRY_SPOOL
+
+        spool = cfg.data_dir / DEADLINE_RETRY_SPOOL
         spool.mkdir(parents=True, exist_ok=True)
         (spool / args.game).write_text(datetime.now(UTC).isoformat())
         print(f"retry of {args.game}'s stalled deadline requested; the running daemon picks it up")
@@ -429,7 +431,9 @@ def cmd_shunt(args: argparse.Namespace) -> int:
             if eml.exists():
                 print(eml.read_bytes()[:20000].decode("utf-8", "replace"))
             return 0
-        spool = cfg.data_dir / "shunt" / "retry"
+        from pbem.service import SHUNT_RETRY_SPOOL
+
+        spool = cfg.data_dir / SHUNT_RETRY_SPOOL
         spool.mkdir(parents=True, exist_ok=True)
         (spool / row["key"]).write_text(datetime.now(UTC).isoformat())
         print(f"retry of {row['key'][:12]} requested; the running daemon picks it up")

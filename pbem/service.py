@@ -26,7 +26,6 @@ import hashlib
 import hmac
 import json
 import logging
-import os
 import re
 import secrets
 import threading
@@ -69,9 +68,21 @@ from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 
 log = logging.getLogger(__name__)
 
+SHUNT_RETRY_SPOOL = "shunt/retry"
+DEADLINE_RETRY_SPOOL = "deadlines/retry"
 REACHABLE_SPOOL = "reachable"
-REQUEST_SPOOLS = ("shunt/retry", "deadlines/retry", REACHABLE_SPOOL)
+REQUEST_SPOOLS = (SHUNT_RETRY_SPOOL, DEADLINE_RETRY_SPOOL, REACHABLE_SPOOL)
 """Where the CLI drops its requests to the running daemon (the single writer of the store)."""
+
+
+def request_files(spool: Path) -> list[Path]:
+    """The requests waiting in ``spool``, oldest name first; a dot file is one the CLI is still
+    writing (it renames it into place when whole)."""
+    with contextlib.suppress(OSError):
+        return sorted(p for p in spool.iterdir() if not p.name.startswith("."))
+    return []
+
+
 """Under the data directory: ``pbem reachable`` requests, one JSON file each
 (``{"game": ..., "player": ...}``), consumed by the daemon."""
 
@@ -675,11 +686,8 @@ class Service:
     def retry_stalled(self) -> int:
         """``pbem deadline retry GAME`` (a spool file: the daemon is the single writer): the
         game's stalled deadlines are opened again with a fresh count, then rearmed."""
-        spool = self.root / "deadlines" / "retry"
-        if not spool.is_dir():
-            return 0
-        n = 0
-        for req in sorted(spool.iterdir()):
+        requests = request_files(self.root / DEADLINE_RETRY_SPOOL)
+        for req in requests:
             req.unlink()  # consumed first: a retry that kills the process again is counted anew
             game = self.games.get(req.name)
             if game is None:
@@ -691,9 +699,8 @@ class Service:
                         {**st, "key": rid, "state": "open", "attempts": 0, "now": None}
                     )
                     log.info("game %s: stalled deadline %s opened again", game.id, rid)
-                    n += 1
             self.rearm(game)
-        return n
+        return len(requests)
 
     def _public_row(
         self, game: Game, key: str, subject: str, body: str, now: datetime
@@ -1530,13 +1537,8 @@ class Service:
         clear the player's hard-bounce count and unreachable flag, committed in the game's
         store. A request for a game or player the daemon does not know is logged and dropped.
         Returns the number of requests consumed."""
-        spool = self.root / REACHABLE_SPOOL
-        if not spool.is_dir():
-            return 0
-        n = 0
-        for req in sorted(spool.iterdir()):
-            if req.name.startswith("."):
-                continue  # the CLI's file being written (it is renamed into place when whole)
+        requests = request_files(self.root / REACHABLE_SPOOL)
+        for req in requests:
             try:
                 data = json.loads(req.read_text(encoding="utf-8"))
                 self._mark_reachable(str(data["game"]), str(data["player"]), self.clock())
@@ -1545,8 +1547,7 @@ class Service:
             # consumed after the commit: clearing is idempotent, so a crash in between only
             # clears twice
             req.unlink(missing_ok=True)
-            n += 1
-        return n
+        return len(requests)
 
     def _mark_reachable(self, game_id: str, player: str, now: datetime) -> None:
         game = self.games.get(game_id)
@@ -1570,18 +1571,14 @@ class Service:
     # ---- shunt retries (requested by `pbem shunt retry`, a spool file: one writer) ------
 
     def retry_requests(self) -> int:
-        spool = self.root / "shunt" / "retry"
-        if not spool.is_dir():
-            return 0
-        n = 0
-        for req in sorted(spool.iterdir()):
+        requests = request_files(self.root / SHUNT_RETRY_SPOOL)
+        for req in requests:
             key = req.name
             eml = self.root / "shunt" / f"{key}.eml"
             row = self.daemon.shunt_row(key)
             # consumed BEFORE the retry: a retried mail that kills the process again must not
             # come back at every start-up (a crash loop); the admin can ask again
             req.unlink()
-            n += 1
             if row is not None and eml.exists() and not self.knows(key):
                 raw = eml.read_bytes()
                 try:
@@ -1591,7 +1588,7 @@ class Service:
                 except Exception as exc:
                     self._shunt(key, None, raw, exc, {**row, "failures": 0})
         self.sender.wake()
-        return n
+        return len(requests)
 
     # ---- the queue ----------------------------------------------------------------------
 
@@ -1887,7 +1884,6 @@ class Service:
                 if self.clock_jump is not None:
                     await self.handle_clock_jump(box)
                 await self.submit("call", self.scan_games_and_rearm)
-                await self.submit("call", self.operator_requests)
                 fetched = await self.fetch_pending(box)
                 done: dict[int, Disposition] = {}
                 for i in range(0, len(fetched), self.cfg.group_commit):
@@ -1933,12 +1929,8 @@ class Service:
         return self.clock_hold or self.clock_jump is not None
 
     def requests_pending(self) -> bool:
-        """Whether a CLI request file waits in a spool (a few ``scandir`` calls)."""
-        for rel in REQUEST_SPOOLS:
-            with contextlib.suppress(OSError), os.scandir(self.root / rel) as entries:
-                if any(not e.name.startswith(".") for e in entries):
-                    return True
-        return False
+        """Whether a CLI request file waits in a spool (three directory listings)."""
+        return any(request_files(self.root / rel) for rel in REQUEST_SPOOLS)
 
     def operator_requests(self) -> int:
         """Act on every request the CLI dropped: ``pbem shunt retry``, ``pbem deadline retry``,
@@ -1947,7 +1939,7 @@ class Service:
 
     async def watch_requests(self, period: float = 1.0) -> None:
         """A cheap ticker (``serve`` runs it beside the loop): an operator's request is acted on
-        within a second, not when the IMAP loop next comes round (up to ``idle_renew``)."""
+        within a second, even while the IMAP loop sits in IDLE (up to ``idle_renew``)."""
         while not self.stopping:
             if self.requests_pending():
                 try:
