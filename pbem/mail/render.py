@@ -44,9 +44,9 @@ _MONTHS = {
 
 
 def templates_root() -> Path:
-    """``$PBEM_TEMPLATES`` or the ``templates/`` folder beside the package."""
+    """``$PBEM_TEMPLATES`` or the ``templates/`` folder inside the package (package data)."""
     env = os.environ.get("PBEM_TEMPLATES")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "templates"
+    return Path(env) if env else Path(__file__).resolve().parents[1] / "templates"
 
 
 class Renderer:
