@@ -1,6 +1,6 @@
 """Real mail servers for the daemon tests: a private Dovecot (IMAP + LMTP) and an aiosmtpd relay.
 
-Follows ``shared/mailstack.md`` exactly: short ``/tmp/pbemdv*`` roots (unix socket path length),
+Short ``/tmp/pbemdv*`` roots (unix socket path length),
 ports chosen in Python (``port = 0`` disables a Dovecot listener), readiness = both greetings
 read, stop = ``killpg`` repeated until the group is empty, LMTP written by hand (``smtplib.LMTP``
 reads one reply only). Never touches a Dovecot the tests did not start.

@@ -1,4 +1,4 @@
-"""Dracula (13 players, several rounds): ``../shared/rules/dracula.md``.
+"""Dracula (13 players, several rounds): ``docs/rules/dracula.md``.
 
 Phases are deadline keys: ``day`` (DRA-040 … DRA-050), ``pairing`` (Night 4, DRA-221),
 then the night's sub-steps ``rooms``, ``dracula_room`` (Night 1), ``magnifier``, ``bites``,

@@ -1,4 +1,4 @@
-"""Dracula: constants, options, events and the immutable state (``../shared/rules/dracula.md``).
+"""Dracula: constants, options, events and the immutable state (``docs/rules/dracula.md``).
 
 The state is folded from events only (:func:`evolve`); every random result (the deal, the
 Night 2 assignment, a default room, a drawn seat) is recorded in the event that uses it.

@@ -1,5 +1,5 @@
 """Chasse aux sorcières, the Charmed-themed werewolf (14 players, 16 cards):
-``../shared/rules/chasse-aux-sorcieres.md`` (the seed ``002_c7b8f4201bd74b8b.txt`` wins over it).
+``docs/rules/chasse-aux-sorcieres.md`` (the seed ``002_c7b8f4201bd74b8b.txt`` wins over it).
 
 The spec's rule IDs are cited where a line implements a decision that is not obvious. A night is
 a table of email sub-phases (CAS-220, CAS-221): Night 1 runs L, C, W1, W2 and later nights W1, W2;

@@ -1,4 +1,4 @@
-"""Loup-Garou, « règles pas du tout condensées » (16 players): ``../shared/rules/loup-garou.md``.
+"""Loup-Garou, « règles pas du tout condensées » (16 players): ``docs/rules/loup-garou.md``.
 
 The spec's rule IDs are cited where a line implements a decision that is not obvious.
 Phases, each closed by its deadline (LG-604): ``bite`` -> ``election`` -> ``night`` (sub-phase A

@@ -1,4 +1,4 @@
-"""Lupus in Tabula (8 to 24 players): ``../shared/rules/lupus-in-tabula.md``.
+"""Lupus in Tabula (8 to 24 players): ``docs/rules/lupus-in-tabula.md``.
 
 The spec's rule IDs are cited where a line of code implements a decision that is not obvious.
 Phases: night -> debate -> round1 -> defence -> round2 -> night ... (LUP-D19), each closed by its
