@@ -159,15 +159,15 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 def _check_dns(cfg: Any) -> int:
     """One TXT query to the resolver DKIM keys are asked from (an NXDOMAIN is an answer)."""
-    from pbem.adapters.dns import UdpResolver, system_nameserver
+    from pbem.adapters.dns import DnsError, DnsResolver
 
-    resolver = UdpResolver(cfg.auth.dns_host, cfg.auth.dns_port)
-    server = f"{resolver.nameserver or system_nameserver()} port {resolver.port}"
+    resolver = DnsResolver(cfg.auth.dns_host, cfg.auth.dns_port)
     name = "_domainkey." + cfg.moderator.rpartition("@")[2]
     try:
+        server = f"{', '.join(resolver.servers())} port {resolver.port}"
         records = resolver.txt(name)
-    except (OSError, ValueError) as exc:
-        print(f"DNS {server}: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+    except (DnsError, ValueError) as exc:
+        print(f"DNS: FAILED: {exc}", file=sys.stderr)
         return 1
     print(f"DNS {server}: answered ({len(records)} TXT record(s) for {name})")
     return 0

@@ -53,7 +53,7 @@ class AuthConfig:
     ``methods`` (requirement 5: e.g. ``["registered", "secret"]``); None: ``methods`` only."""
     dns_host: str | None = None
     """``[auth] dns_server``: the resolver asked for DKIM keys (``dkim_verify``), an IP
-    address; None: the first ``nameserver`` of /etc/resolv.conf, read at each query."""
+    address; None: every ``nameserver`` of /etc/resolv.conf in turn, read at each query."""
     dns_port: int = 53
 
     @property

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pbem.adapters.dns import UdpResolver
+from pbem.adapters.dns import DnsResolver
 from pbem.adapters.imap import ImapDown, ImapMailbox
 from pbem.adapters.scheduler import DeadlineScheduler
 from pbem.adapters.smtp import SmtpClient
@@ -117,8 +117,8 @@ async def serve(
         scheduler=sched,
         fault=fault_from_env(),
         on_alive=notifier.alive,
-        # DKIM keys (auth "dkim_verify") from [auth] dns_server, else resolv.conf's first
-        resolver=UdpResolver(cfg.auth.dns_host, cfg.auth.dns_port),
+        # DKIM keys (auth "dkim_verify") from [auth] dns_server, else resolv.conf's servers
+        resolver=DnsResolver(cfg.auth.dns_host, cfg.auth.dns_port),
     )
     # before open(), which may take a while with many games: a SIGTERM meanwhile is queued
     # on the loop and honoured at the first await, instead of killing the process

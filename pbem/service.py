@@ -42,7 +42,7 @@ from email.utils import getaddresses
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pbem.adapters.dns import UdpResolver
+from pbem.adapters.dns import DnsResolver
 from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
 from pbem.adapters.store import (
     DaemonStore,
@@ -265,7 +265,7 @@ class Service:
     mailbox: Mailbox | None = None
     daemon_keys: set[str] = field(default_factory=set)
     stats: dict[str, int] = field(default_factory=dict)
-    resolver: Resolver = field(default_factory=UdpResolver)  # DKIM keys for auth "dkim_verify"
+    resolver: Resolver = field(default_factory=DnsResolver)  # DKIM keys for auth "dkim_verify"
     # clock-jump detection (F14): the monotonic clock is injectable like the wall clock
     monotonic: Callable[[], float] = field(default=time.monotonic)
     clockwatch: ClockWatch = field(default_factory=ClockWatch)

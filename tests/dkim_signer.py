@@ -1,8 +1,9 @@
 """A test-only DKIM signer (RFC 6376) and RSA key maker, pure Python, for tests/core/test_dkim.py.
 
-Written apart from pbem.mail.dkim on purpose (its own canonicalization, its own DER and
-padding code), so a bug shared by signer and verifier is less likely to hide; the RFC 8463
-vector in the tests checks the verifier against an outside signer as well.
+Written apart from dkimpy, which verifies in pbem.mail.dkim, on purpose (its own
+canonicalization, its own DER and padding code), so a bug shared by signer and verifier is less
+likely to hide; the RFC 8463 vector and dkimpy's own Ed25519 signer in the tests check the
+verifier against other signers as well. Test-only: pbem itself holds no cryptography.
 """
 
 from __future__ import annotations

@@ -1,167 +1,113 @@
-"""DKIM key lookup: one DNS TXT query over UDP (TCP if truncated), stdlib ``socket`` only.
+"""DKIM key lookup: one TXT query through dnspython's stub resolver.
 
-The fixed stack has no DNS library. This asks the system's recursive resolver (the first
-``nameserver`` of /etc/resolv.conf) for ``<selector>._domainkey.<domain>`` and returns the TXT
-record's text, its strings joined (keys of 2048 bits do not fit one 255-byte string).
+dnspython does the DNS work: it asks every ``nameserver`` of /etc/resolv.conf in turn (its
+``options`` too: ``timeout``, ``attempts``, ``rotate``), retries over TCP an answer truncated
+over UDP, matches answers to queries (id and question), follows a CNAME the resolver returned.
+We add EDNS0 (a 2048-bit key record is about 400 bytes, close to the 512 of plain DNS: with a
+1232-byte payload, the size the DNS flag day of 2020 settled on, it comes back in one datagram)
+and ``[auth] dns_server`` to ask one chosen resolver instead.
 
-Every failure (timeout, refused, NXDOMAIN, SERVFAIL, malformed or mismatched answer) returns
-None, which :mod:`pbem.mail.dkim` treats as "no key": a temporary DNS error is never a pass.
-DNSSEC is not validated: we trust the configured resolver, as any MTA's DKIM check does.
+Every failure (timeout, SERVFAIL, REFUSED, malformed answer, no server answering) gives None
+for a key, which :mod:`pbem.mail.dkim` treats as "no key": a temporary DNS error is never a
+pass. NXDOMAIN and "no TXT record" are answers: no key. DNSSEC is not validated here: we trust
+the configured resolver, as any MTA's DKIM check does.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import secrets
-import socket
-import struct
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import dns.exception
+import dns.name
+import dns.rdatatype
+import dns.resolver
 
 log = logging.getLogger(__name__)
 
-TXT = 16
+RESOLV_CONF = Path("/etc/resolv.conf")
+EDNS_PAYLOAD = 1232
+"""The UDP payload we announce (EDNS0): the DNS flag day 2020 size, no IP fragmentation."""
 _LABEL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?")
-_MAX_ANSWER = 65535
 
 
-def system_nameserver(resolv_conf: Path = Path("/etc/resolv.conf")) -> str:
-    """The first ``nameserver`` of resolv.conf; 127.0.0.1 if there is none or it is unreadable."""
-    try:
-        for line in resolv_conf.read_text().splitlines():
-            words = line.split()
-            if len(words) >= 2 and words[0] == "nameserver":
-                return words[1].partition("%")[0]  # drop an IPv6 zone index
-    except OSError:
-        pass
-    return "127.0.0.1"
+class DnsError(Exception):
+    """No answer could be had: every server timed out, failed or answered garbage."""
 
 
-def build_query(name: str, qid: int) -> bytes:
-    """A recursive query for the TXT records of ``name``; ValueError if it is not a host name."""
+def check_name(name: str) -> dns.name.Name:
+    """``name`` as an absolute DNS name; ValueError unless it is a host name (letters, digits,
+    ``-`` and ``_``): a selector or d= from a hostile signature is never sent as it is."""
     labels = name.rstrip(".").split(".")
     if len(name) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
         raise ValueError(f"not a DNS name: {name[:80]!r}")
-    qname = b"".join(bytes([len(x)]) + x.encode("ascii") for x in labels) + b"\x00"
-    # header: id, flags = RD, 1 question, 0 answers / authority / additional
-    return struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 0) + qname + struct.pack("!HH", TXT, 1)
-
-
-class _Stray(ValueError):
-    """A datagram that is not the answer to our query (another id or question): skipped."""
-
-
-def _skip_name(data: bytes, pos: int) -> int:
-    """The position after a (possibly compressed) name; a pointer ends it."""
-    while True:
-        length = data[pos]
-        if length & 0xC0 == 0xC0:
-            return pos + 2
-        if length & 0xC0:
-            raise ValueError("bad label")
-        pos += 1 + length
-        if length == 0:
-            return pos
-
-
-def parse_response(data: bytes, query: bytes) -> tuple[bool, list[str]]:
-    """``(truncated, TXT records)`` of an answer to ``query``; ValueError if it is not one.
-
-    NXDOMAIN and "no data" give no records; any other error code raises.
-    """
-    try:
-        qid, flags, qdcount, ancount = struct.unpack("!HHHH", data[:8])
-        question = query[12:]
-        if qid != struct.unpack("!H", query[:2])[0] or not flags & 0x8000 or qdcount != 1:
-            raise _Stray("not an answer to our query")
-        # the question is echoed uncompressed; compare it whole (case-insensitive, RFC 4343)
-        if data[12 : 12 + len(question)].lower() != question.lower():
-            raise _Stray("answer to another question")
-        if flags & 0x0200:
-            return True, []
-        rcode = flags & 0x000F
-        if rcode == 3:
-            return False, []  # NXDOMAIN: no key
-        if rcode != 0:
-            raise ValueError(f"rcode {rcode}")
-        pos, records = 12 + len(question), []
-        for _ in range(ancount):
-            pos = _skip_name(data, pos)
-            rtype, rclass, _ttl, rdlength = struct.unpack("!HHIH", data[pos : pos + 10])
-            pos += 10
-            rdata = data[pos : pos + rdlength]
-            if len(rdata) != rdlength:
-                raise ValueError("short record")
-            pos += rdlength
-            if rtype != TXT or rclass != 1:
-                continue  # e.g. the CNAME the resolver followed
-            strings, i = [], 0
-            while i < len(rdata):
-                strings.append(rdata[i + 1 : i + 1 + rdata[i]])
-                i += 1 + rdata[i]
-            if i != len(rdata):
-                raise ValueError("bad TXT record")
-            records.append(b"".join(strings).decode("ascii", "replace"))
-        return False, records
-    except (IndexError, struct.error) as exc:
-        raise ValueError("malformed answer") from exc
+    return dns.name.from_text(name.rstrip(".") + ".")
 
 
 @dataclass
-class UdpResolver:
+class DnsResolver:
     """The production key lookup for :mod:`pbem.mail.dkim`: ``resolver(selector, domain)``."""
 
     nameserver: str | None = None
-    """An IP address; None: the first of /etc/resolv.conf, read at each query."""
+    """An IP address (``[auth] dns_server``); None: every nameserver of ``resolv_conf``."""
     port: int = 53
-    timeout: float = 3.0
+    """The port of the servers asked."""
+    timeout: float = 4.0
+    """Seconds for one look-up, all servers and the TCP retry included."""
+    resolv_conf: Path = RESOLV_CONF
+    """Read at each look-up, as the old stub did: an edited resolv.conf needs no restart."""
+    per_server: float = field(default=2.0, repr=False)
+    """Seconds a silent server is waited for before the next one is asked."""
 
     def __call__(self, selector: str, domain: str) -> str | None:
         try:
             records = self.txt(f"{selector}._domainkey.{domain}")
-        except (OSError, ValueError) as exc:
+        except (DnsError, ValueError) as exc:
             log.info("DKIM key %s._domainkey.%s: %s", selector[:40], domain[:80], exc)
             return None
         # a DKIM key record has a p= tag; with several records the outcome is undefined
         # (RFC 6376 §3.6.2.2): take the first key-like one
         return next((r for r in records if "p=" in r), None)
 
+    def servers(self) -> list[str]:
+        """The servers a look-up asks, in order (for ``pbem check-config``)."""
+        return [str(ns) for ns in self._resolver().nameservers]
+
     def txt(self, name: str) -> list[str]:
-        """The TXT records of ``name``; raises OSError (network, timeout) or ValueError."""
-        server = self.nameserver or system_nameserver()
-        query = build_query(name, secrets.randbits(16))
-        family = socket.AF_INET6 if ":" in server else socket.AF_INET
-        with socket.socket(family, socket.SOCK_DGRAM) as sock:
-            sock.connect((server, self.port))  # connected: datagrams from others are dropped
-            sock.send(query)
-            deadline = time.monotonic() + self.timeout
-            answer = None
-            while answer is None:
-                # one deadline for the whole wait: stray datagrams cannot extend it
-                sock.settimeout(max(deadline - time.monotonic(), 0.001))
-                try:
-                    answer = parse_response(sock.recv(_MAX_ANSWER), query)
-                except _Stray:
-                    continue
-        truncated, records = answer
-        if not truncated:
-            return records
-        with socket.create_connection((server, self.port), timeout=self.timeout) as conn:
-            conn.sendall(struct.pack("!H", len(query)) + query)
-            (length,) = struct.unpack("!H", _recv_exactly(conn, 2))
-            truncated, records = parse_response(_recv_exactly(conn, length), query)
-        if truncated:
-            raise ValueError("truncated over TCP")
-        return records
+        """The TXT records of ``name``, each one's strings joined (a 2048-bit key does not fit
+        one 255-byte string); [] for NXDOMAIN or no TXT record. Raises ValueError for a name
+        that is not a host name (never sent), DnsError when no server gave an answer."""
+        qname = check_name(name)
+        try:
+            answer = self._resolver().resolve(
+                qname, dns.rdatatype.TXT, raise_on_no_answer=False, search=False
+            )
+        except dns.resolver.NXDOMAIN:
+            return []
+        except (dns.exception.DNSException, OSError) as exc:
+            raise DnsError(f"{type(exc).__name__}: {exc}") from exc
+        if answer.rrset is None:
+            return []
+        return [
+            b"".join(rdata.strings).decode("ascii", "replace")
+            for rdata in answer.rrset
+            if rdata.rdtype == dns.rdatatype.TXT
+        ]
 
-
-def _recv_exactly(conn: socket.socket, n: int) -> bytes:
-    data = b""
-    while len(data) < n:
-        chunk = conn.recv(n - len(data))
-        if not chunk:
-            raise ValueError("connection closed mid-answer")
-        data += chunk
-    return data
+    def _resolver(self) -> dns.resolver.Resolver:
+        if self.nameserver is not None:
+            resolver = dns.resolver.Resolver(configure=False)
+            resolver.nameservers = [self.nameserver]
+        else:
+            try:
+                resolver = dns.resolver.Resolver(filename=str(self.resolv_conf))
+            except dns.resolver.NoResolverConfiguration as exc:
+                raise DnsError(f"{self.resolv_conf}: no nameserver ({exc})") from exc
+        resolver.port = self.port
+        resolver.use_edns(0, 0, EDNS_PAYLOAD)
+        resolver.lifetime = self.timeout
+        resolver.timeout = min(self.per_server, self.timeout)
+        resolver.cache = None  # a revoked key is seen at once
+        return resolver

@@ -1,5 +1,5 @@
-"""pbem.adapters.dns: the DKIM key lookup (requirement 5) against a tiny DNS responder on
-loopback, answers built by hand; every failure is None (temperror, never a pass)."""
+"""pbem.adapters.dns: the DKIM key lookup (requirement 5) through dnspython, against DNS
+responders on loopback; every failure is None (temperror, never a pass)."""
 
 from __future__ import annotations
 
@@ -11,18 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from pbem.adapters.dns import build_query, system_nameserver
+from pbem.adapters.dns import EDNS_PAYLOAD, DnsResolver, check_name
 from pbem.mail import dkim
 from tests.dkim_signer import key_record, make_key, sign
-from tests.dns_responder import Handler, Responder, answer, txt_rdata
+from tests.dns_responder import Handler, Responder, answer, cname, key_txt, txt, txt_zone
 
 
 @pytest.fixture
 def serve() -> Iterator[Callable[..., Responder]]:
     started: list[Responder] = []
 
-    def start(handler: Handler, tcp: Handler | None = None) -> Responder:
-        started.append(Responder(handler, tcp))
+    def start(
+        handler: Handler, tcp: Handler | None = None, host: str = "127.0.0.1", port: int = 0
+    ) -> Responder:
+        started.append(Responder(handler, tcp, host, port))
         return started[-1]
 
     yield start
@@ -32,7 +34,7 @@ def serve() -> Iterator[Callable[..., Responder]]:
 
 KEY = make_key(2048)
 RECORD = key_record(KEY).encode()
-KEY_RDATA = txt_rdata(RECORD[:255], RECORD[255:])
+NAME = "sel._domainkey.example.test."
 
 
 def test_multi_string_txt_is_joined_and_a_real_signature_verifies_through_it(
@@ -41,7 +43,7 @@ def test_multi_string_txt_is_joined_and_a_real_signature_verifies_through_it(
     """A 2048-bit key does not fit one 255-byte string: the record comes in pieces."""
     assert len(RECORD) > 255
     pieces = [RECORD[i : i + 200] for i in range(0, len(RECORD), 200)]
-    r = serve(lambda q: [answer(q, [(16, txt_rdata(*pieces))])])
+    r = serve(lambda q: [answer(q, [txt(NAME, *pieces)])])
     resolver = r.resolver()
     assert resolver("sel", "example.test") == RECORD.decode()
     assert r.queries == ["sel._domainkey.example.test"]
@@ -51,17 +53,22 @@ def test_multi_string_txt_is_joined_and_a_real_signature_verifies_through_it(
     assert dkim.aligned_pass(raw, "example.test", resolver, datetime.now(UTC))
 
 
-def test_cname_then_txt_and_a_non_key_txt_skipped(serve: Callable[..., Responder]) -> None:
-    cname = b"\x03key\x07example\x04test\x00"
-    r = serve(lambda q: [answer(q, [(5, cname), (16, txt_rdata(b"spf1 -all")), (16, KEY_RDATA)])])
+def test_cname_followed_and_a_non_key_txt_skipped(serve: Callable[..., Responder]) -> None:
+    target = "key.example.test."
+    chain = [
+        cname(NAME, target),
+        txt(target, b"spf1 -all"),
+        txt(target, RECORD[:255], RECORD[255:]),
+    ]
+    r = serve(lambda q: [answer(q, chain)])
     assert r.resolver()("sel", "example.test") == RECORD.decode()
 
 
 def test_stray_datagram_with_another_id_is_skipped(serve: Callable[..., Responder]) -> None:
     def handler(q: bytes) -> list[bytes]:
         qid = struct.unpack("!H", q[:2])[0]
-        forged = answer(q, [(16, txt_rdata(b"v=DKIM1; p=forged"))], qid=qid ^ 1)
-        return [forged, answer(q, [(16, KEY_RDATA)])]
+        forged = answer(q, [txt(NAME, b"v=DKIM1; p=forged")], qid=qid ^ 1)
+        return [forged, answer(q, [key_txt(q, RECORD)])]
 
     assert serve(handler).resolver()("sel", "example.test") == RECORD.decode()
 
@@ -76,13 +83,17 @@ def test_no_answer_times_out_to_none(serve: Callable[..., Responder]) -> None:
     start = time.monotonic()
     assert r.resolver(timeout=0.3)("sel", "example.test") is None
     assert 0.25 <= time.monotonic() - start < 2
-    assert r.queries == ["sel._domainkey.example.test"]
+    assert r.queries and set(r.queries) == {"sel._domainkey.example.test"}
 
 
 def test_malformed_answers_are_none(serve: Callable[..., Responder]) -> None:
+    def long_string(q: bytes) -> bytes:  # a TXT string longer than its record
+        good = answer(q, [txt(NAME, b"v=DKIM1; p=AAAA")])
+        return good.replace(bytes([len(b"v=DKIM1; p=AAAA")]) + b"v=DKIM1", b"\xff" + b"v=DKIM1")
+
     for bad in (
-        lambda q: answer(q, [(16, KEY_RDATA)])[:-20],  # cut short
-        lambda q: answer(q, [(16, b"\xff" + RECORD[:10])]),  # string longer than its record
+        lambda q: answer(q, [key_txt(q, RECORD)])[:-20],  # cut short
+        long_string,
         lambda q: q,  # the query echoed (QR bit clear): never an answer, so a timeout
     ):
         assert serve(lambda q, bad=bad: [bad(q)]).resolver(timeout=0.3)("s", "example.test") is None
@@ -91,24 +102,51 @@ def test_malformed_answers_are_none(serve: Callable[..., Responder]) -> None:
 def test_truncated_udp_answer_is_retried_over_tcp(serve: Callable[..., Responder]) -> None:
     r = serve(
         lambda q: [answer(q, [], tc=True)],
-        tcp=lambda q: [answer(q, [(16, txt_rdata(RECORD[:255], RECORD[255:]))])],
+        tcp=lambda q: [answer(q, [key_txt(q, RECORD)])],
     )
     assert r.resolver()("sel", "example.test") == RECORD.decode()
 
 
+def test_edns0_announced_so_a_big_key_record_comes_in_one_datagram(
+    serve: Callable[..., Responder],
+) -> None:
+    """A record over 512 bytes (a 4096-bit key, here a 2048-bit one with a note): without EDNS0
+    a server truncates it and the answer needs a TCP retry (no TCP here: it would fail)."""
+    big = key_record(KEY, extra=" n=" + "x" * 400 + ";")
+    r = serve(txt_zone({"sel._domainkey.example.test": big}))
+    assert r.resolver()("sel", "example.test") == big
+    assert r.payloads == [EDNS_PAYLOAD]
+
+
+def test_every_resolv_conf_nameserver_is_asked_in_turn(
+    serve: Callable[..., Responder], tmp_path: Path
+) -> None:
+    """The first nameserver of resolv.conf is silent (or refuses): the next one answers."""
+    good = serve(txt_zone({"sel._domainkey.example.test": RECORD.decode()}))
+    silent = serve(lambda q: [], host="127.0.0.2", port=good.port)
+    refusing = serve(lambda q: [answer(q, [], rcode=5)], host="127.0.0.3", port=good.port)
+    conf = tmp_path / "resolv.conf"
+    conf.write_text(
+        "# local\nsearch example.test\nnameserver 127.0.0.2\nnameserver 127.0.0.3\n"
+        "nameserver 127.0.0.1\n"
+    )
+    resolver = DnsResolver(port=good.port, resolv_conf=conf, timeout=3, per_server=0.3)
+    assert resolver.servers() == ["127.0.0.2", "127.0.0.3", "127.0.0.1"]
+    assert resolver("sel", "example.test") == RECORD.decode()
+    assert silent.queries and refusing.queries and good.queries
+
+
+def test_no_nameserver_configured_is_none(tmp_path: Path) -> None:
+    conf = tmp_path / "resolv.conf"
+    conf.write_text("search example.test\n")
+    assert DnsResolver(resolv_conf=conf)("sel", "example.test") is None
+    assert DnsResolver(resolv_conf=tmp_path / "missing")("sel", "example.test") is None
+
+
 def test_names_that_are_not_host_names_are_never_sent(serve: Callable[..., Responder]) -> None:
-    r = serve(lambda q: [answer(q, [(16, KEY_RDATA)])])
+    r = serve(lambda q: [answer(q, [key_txt(q, RECORD)])])
     for selector, domain in (("a b", "example.test"), ("s", "ex\x00ample.test"), ("s", "a" * 64)):
         assert r.resolver(timeout=0.2)(selector, domain) is None
     assert r.queries == []
     with pytest.raises(ValueError):
-        build_query("x..example.test", 1)
-
-
-def test_nameserver_from_resolv_conf(tmp_path: Path) -> None:
-    conf = tmp_path / "resolv.conf"
-    conf.write_text("# local\nsearch example.test\nnameserver fe80::1%eth0\nnameserver 10.0.0.1\n")
-    assert system_nameserver(conf) == "fe80::1"
-    conf.write_text("search example.test\n")
-    assert system_nameserver(conf) == "127.0.0.1"
-    assert system_nameserver(tmp_path / "missing") == "127.0.0.1"
+        check_name("x..example.test")
