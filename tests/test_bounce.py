@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.core.errors import MailError
+from pbem.mail import bounce
 from pbem.mail.bounce import Bounce, parse_bounce, verp_address, verp_token, verp_token_of
 from pbem.mail.inbound import automatic_reason, parse_bytes
 
@@ -198,3 +199,101 @@ def test_a_report_without_recipient_keeps_the_failure_for_the_verp_token() -> No
     b = parse_bounce(parse_bytes(raw), bounce_address=BOUNCE)
     assert [(f.address, f.status, f.hard) for f in b.failures] == [("", "5.1.1", True)]
     assert b.token == "a" * 16
+
+
+# ---- formats Mailman's detectors (flufl.bounce) recognise, pbem's own readers do not --------
+
+
+@pytest.mark.parametrize(
+    "name, address",
+    [
+        ("exchange-text.eml", "judy@corp.example.test"),  # Microsoft Exchange IMS
+        ("smtp32-text.eml", "kim@example.test"),  # IMail SMTP32
+        ("yahoo-html.eml", "leo@yahoo.example.test"),  # Yahoo, text/html only
+        ("mailbox-full-text.eml", "mia@example.test"),  # a "simple" phrasing
+        ("forwarded-report.eml", "noah@corp.example.test"),  # a DSN forwarded as an attachment
+    ],
+)
+def test_flufl_bounce_detectors_read_the_formats_pbem_has_no_reader_for(
+    name: str, address: str
+) -> None:
+    """RELIABILITY §2.5: the failed recipient of a non-RFC 3464 bounce found by flufl.bounce's
+    detectors; a failure it calls permanent is hard."""
+    b = parsed(name)
+    assert not b.standard
+    assert [(f.address, f.action, f.hard) for f in b.failures] == [(address, "failed", True)]
+
+
+def test_flufl_bounce_detectors_keep_the_verp_token() -> None:
+    assert parsed("exchange-text.eml").token == "judyjudyjudyjudy"
+
+
+def test_detected_address_keeps_the_status_pbem_reads_for_it() -> None:
+    """qmail: flufl.bounce names the recipient, pbem's own reader gives its 5.1.1 and words."""
+    b = parsed("qmail-text.eml")
+    assert [(f.address, f.status, f.hard) for f in b.failures] == [
+        ("quinn@example.de", "5.1.1", True)
+    ]
+    assert "User unknown" in b.failures[0].diagnostic
+
+
+def test_detected_permanent_failure_with_a_4xx_code_in_its_paragraph_is_soft() -> None:
+    """Unknown or contradicted severity never counts: a 4.x.x next to the address wins over the
+    detector's permanent verdict."""
+    msg = parse_bytes(
+        (CORPUS / "mailbox-full-text.eml")
+        .read_bytes()
+        .replace(b"Unable to deliver mail.", b"452 4.2.2 Unable to deliver mail.")
+    )
+    b = parse_bounce(msg)
+    assert [(f.address, f.status, f.action, f.hard) for f in b.failures] == [
+        ("mia@example.test", "4.2.2", "delayed", False)
+    ]
+
+
+def test_detectors_that_find_someone_replace_pbem_text_guesses() -> None:
+    """When the detectors name the recipient, a quoted-original guess of pbem's own readers
+    (here the To of the quoted copy) is not added to it."""
+    raw = (CORPUS / "smtp32-text.eml").read_bytes().replace(b"To: kim@", b"To: other@")
+    b = parse_bounce(parse_bytes(raw))
+    assert [f.address for f in b.failures] == ["kim@example.test"]
+
+
+@pytest.mark.parametrize(
+    "name, address, status",
+    [
+        ("opensmtpd-error.eml", "olga@example.net", "5.0.0"),  # Action: error
+        ("report-merged-block.eml", "paul@example.be", "553"),  # Action: failure, no blank line
+    ],
+)
+def test_rfc3464_deviant_actions_and_a_merged_first_block_are_read(
+    name: str, address: str, status: str
+) -> None:
+    """RELIABILITY §2.5: OpenSMTPD's "Action: error", an MTA's "Action: failure", and a report
+    with no blank line between its per-message and per-recipient fields."""
+    b = parsed(name)
+    assert b.standard
+    assert [(f.address, f.status, f.action, f.hard) for f in b.failures] == [
+        (address, status, "failed", True)
+    ]
+
+
+def test_detectors_get_a_bounded_copy_of_a_huge_bounce() -> None:
+    """Mailman's detectors run some fifty patterns over every line (about 10 s for a megabyte
+    of short lines): they are given the first parts and the first 16 KB of text only, on a
+    copy, and the bounce's own recipient is still found at its top."""
+    parts = b"".join(
+        b"--B\r\nContent-Type: text/plain\r\n\r\n" + b"x@y z\n" * 200 + b"\r\n" for _ in range(1000)
+    )
+    raw = (
+        b"From: MAILER-DAEMON@x.example\r\nContent-Type: multipart/mixed; boundary=B\r\n\r\n"
+        b"--B\r\nContent-Type: text/plain\r\n\r\nUser's mailbox is full: <mia@example.test>\r\n"
+        b"Unable to deliver mail.\r\n" + parts + b"--B--\r\n"
+    )
+    msg = parse_bytes(raw)
+    cut = bounce._trimmed(msg)
+    texts = [p.get_payload() for p in cut.walk() if isinstance(p.get_payload(), str)]
+    assert len(list(cut.walk())) <= bounce._DETECTED_PARTS + 1
+    assert sum(len(t) for t in texts) <= bounce._DETECTED_TEXT
+    assert len(list(msg.walk())) == 1002  # the original is left whole
+    assert [f.address for f in parse_bounce(msg).failures] == ["mia@example.test"]

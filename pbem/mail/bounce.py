@@ -8,16 +8,23 @@ What is understood, in order:
 
 1. RFC 3464 reports: ``message/delivery-status`` (or RFC 6533 ``message/global-delivery-status``)
    parts; per recipient ``Final-Recipient`` (else ``Original-Recipient``), ``Action``, ``Status``
-   (else the enhanced code or reply code in ``Diagnostic-Code``).
-2. When there is no report: the ``X-Failed-Recipients`` header (Exim), then a few common text
-   forms: Exim's "The following address(es) failed:" / "deferred:" block, Postfix's and qmail's
-   ``<addr>: ... said: 550 5.1.1 ...`` paragraphs, Gmail's "wasn't delivered to <addr>" and
-   "Delivery to the following recipient failed permanently:", and last, for a mailer-daemon text
-   that names no address, the one ``To`` recipient of the quoted original headers.
+   (else the enhanced code or reply code in ``Diagnostic-Code``). The deviant actions seen in the
+   field count too: ``failure`` and OpenSMTPD's ``error`` mean failed.
+2. When there is no report, Mailman's detectors (flufl.bounce: qmail, Postfix, Exim, Microsoft
+   Exchange, GroupWise, Yahoo, AOL, SMTP32, Netscape, a report forwarded inside another mail, and
+   some fifty "simple" phrasings) say WHO failed and whether permanently. pbem's own text
+   readers add the status code and the server's words when they name the same address: Exim's
+   "The following address(es) failed:" / "deferred:" block, Postfix's and qmail's ``<addr>:
+   ... said: 550 5.1.1 ...`` paragraphs, Gmail's "wasn't delivered to <addr>", the
+   ``X-Failed-Recipients`` header; else the paragraph of the text naming the address gives them.
+3. When the detectors find no one, pbem's own readers above decide, and last, for a
+   mailer-daemon text that names no address, the one ``To`` recipient of the quoted original.
 
-Hard means a permanent failure: ``Action: failed`` with a 5.x.x status (or a 5xx reply code).
-A 4.x.x status, ``Action: delayed``, an Exim "deferred" block or a Gmail "temporary problem" is
-soft. Unknown severity counts as soft: a bounce only ever adds to a count, so doubt must not.
+Hard means a permanent failure: ``Action: failed`` with a 5.x.x status (or a 5xx reply code),
+or a failure flufl.bounce calls permanent that no 4.x.x code contradicts. A 4.x.x status,
+``Action: delayed``, an Exim "deferred" block, a Gmail "temporary problem" or a warning
+flufl.bounce calls temporary is soft. Unknown severity in pbem's own readers counts as soft: a
+bounce only ever adds to a count, so doubt must not.
 
 VERP (RELIABILITY §2.4): mail to player P of game G is sent with the envelope sender
 ``<bounce-local><sep><token>@<bounce-domain>``, ``sep`` being ``-`` when the bounce local part
@@ -30,12 +37,16 @@ see the envelope cannot forge one for a given player.
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import hmac
+import logging
 import re
 from dataclasses import dataclass
 from email.message import Message
 from email.utils import getaddresses
+
+from flufl.bounce import all_failures
 
 from pbem.mail.inbound import _address, _as_mail_error, _headers, _part_text, _parts
 
@@ -48,10 +59,17 @@ __all__ = [
     "verp_token_of",
 ]
 
+# flufl.bounce logs each detector it runs at INFO, and a detector's crash on hostile input with
+# its traceback: a bounce is counted or logged by the service, in one line
+logging.getLogger("flufl.bounce").setLevel(logging.CRITICAL)
+
 # At most this many recipients are read from one bounce; more is not a real DSN.
 _MAX_FAILURES = 50
 # Only the start of a text bounce is read: the explanation is at the top.
 _MAX_TEXT = 64 * 1024
+# What Mailman's detectors are given at most (they are slower: see _trimmed).
+_DETECTED_TEXT = 16 * 1024
+_DETECTED_PARTS = 20
 # A token: 16 characters of lowercase base32 (80 bits of HMAC-SHA256).
 _TOKEN_LEN = 16
 _TOKEN = re.compile(rf"[a-z2-7]{{{_TOKEN_LEN}}}\Z")
@@ -101,7 +119,7 @@ def parse_bounce(msg: Message, *, bounce_address: str | None = None) -> Bounce:
     with _as_mail_error("unreadable bounce"):
         failures, standard = _from_reports(msg)
         if not standard:
-            failures = _from_text(msg)
+            failures = _from_detectors(msg, _from_text(msg))
         token = verp_token_of(msg, bounce_address) if bounce_address else None
         return Bounce(_dedupe(failures), standard, token)
 
@@ -152,14 +170,22 @@ def verp_token_of(msg: Message, bounce_address: str) -> str | None:
 _REPORT_TYPES = ("message/delivery-status", "message/global-delivery-status")
 
 
+_RECIPIENT_FIELDS = ("final-recipient", "original-recipient", "action")
+
+
 def _from_reports(msg: Message) -> tuple[list[Failure], bool]:
+    """The failures of the delivery-status reports, and whether one was found that reports on a
+    recipient at all (a report without any is left to the detectors and the text)."""
     failures: list[Failure] = []
     found = False
     for part in _parts(msg):
         if part.get_content_type() not in _REPORT_TYPES:
             continue
-        found = True
-        for fields in _status_blocks(part)[1:]:  # the first block is per-message
+        # per-recipient blocks; the per-message one (Reporting-MTA, Arrival-Date) has none of
+        # these fields, and a report that lost the blank line after it still names a recipient
+        blocks = [b for b in _status_blocks(part) if any(k in b for k in _RECIPIENT_FIELDS)]
+        found = found or bool(blocks)
+        for fields in blocks:
             failure = _report_failure(fields)
             if failure is not None:
                 failures.append(failure)
@@ -224,6 +250,8 @@ def _report_failure(fields: dict[str, str]) -> Failure | None:
         fields.get("original-recipient", "")
     )
     action = fields.get("action", "").split(" ")[0].lower()
+    if action.startswith(("fail", "error")):
+        action = "failed"  # "failure" seen in the field, "error" from OpenSMTPD
     if action not in ("failed", "delayed"):
         return None  # delivered, relayed, expanded: no problem
     diagnostic = fields.get("diagnostic-code", "")
@@ -239,6 +267,80 @@ def _status(text: str) -> str:
         return ".".join(m.groups())
     code = _REPLY_CODE.search(" " + text + " ")
     return code.group(0) if code else ""
+
+
+# --- Mailman's detectors (flufl.bounce) ------------------------------------------------------
+
+
+def _detected(msg: Message) -> dict[str, bool]:
+    """flufl.bounce's verdict: each failed address (lowercased) and whether it is permanent.
+
+    A detector that cannot tell calls a failure permanent; one that crashes on hostile input
+    gives nothing (flufl.bounce stops at the first detector that finds anyone)."""
+    try:
+        temporary, permanent = all_failures(_trimmed(msg))
+    except Exception:  # RecursionError on a nested MIME bomb included
+        return {}
+    found: dict[str, bool] = {}
+    for raw, hard in [*((a, False) for a in temporary), *((a, True) for a in permanent)]:
+        address = _clean_address(raw.decode("ascii", "replace"))
+        if address is not None and len(found) < _MAX_FAILURES:
+            found[address] = hard or found.get(address, False)
+    return found
+
+
+def _trimmed(msg: Message) -> Message:
+    """``msg``, or a copy cut to its first _DETECTED_PARTS parts of each container and its first
+    _DETECTED_TEXT characters of part text (then the rest emptied): the detectors run some fifty
+    patterns over every line of every part, about 10 s for a megabyte of short lines, and a
+    bounce explains itself at its top."""
+    parts = list(msg.walk())
+    text = sum(len(p.get_payload()) for p in parts if isinstance(p.get_payload(), str))
+    if len(parts) <= _DETECTED_PARTS and text <= _DETECTED_TEXT:
+        return msg
+    clone = copy.deepcopy(msg)
+    budget = _DETECTED_TEXT
+    for part in clone.walk():
+        payload = part.get_payload()
+        if isinstance(payload, list):
+            part.set_payload(payload[:_DETECTED_PARTS])
+        elif isinstance(payload, str):
+            kept = payload if len(payload) <= budget else payload[:budget].rpartition("\n")[0]
+            part.set_payload(kept)
+            budget -= len(kept)
+    return clone
+
+
+def _from_detectors(msg: Message, own: list[Failure]) -> list[Failure]:
+    """The detectors' recipients, with the status and words pbem's readers (``own``) found for
+    them; ``own`` alone when the detectors find no one."""
+    found = _detected(msg)
+    if not found:
+        return own
+    known = {f.address: f for f in own if f.address}
+    text = _bounce_text(msg)
+    out = []
+    for address, permanent in found.items():
+        failure = known.get(address)
+        if failure is None:
+            words = _mentioning(text, address)
+            status = _status(words)
+            hard = permanent and not status.startswith("4")
+            failure = Failure(address, status, "failed" if hard else "delayed", hard, words[:300])
+        out.append(failure)
+    return out
+
+
+def _mentioning(text: str, address: str) -> str:
+    """The paragraph of ``text`` that names ``address`` (joined), or ""."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if address in line.lower():
+            start = i
+            while start > 0 and lines[start - 1].strip():
+                start -= 1
+            return _paragraph(lines, start)
+    return ""
 
 
 # --- text forms -----------------------------------------------------------------------------
