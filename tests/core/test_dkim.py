@@ -419,6 +419,15 @@ def test_malformed_signatures_fail_cleanly(header: bytes) -> None:
     assert [r.ok for r in dkim.verify(header + MAIL, resolver, NOW)] == [False]
 
 
+def test_header_dkimpy_cannot_parse_fails_closed() -> None:
+    """A header line that is no field (no colon): dkimpy refuses the whole message, so no
+    signature of it can pass; one failed result says why."""
+    signed = sign(MAIL, KEY, domain="example.test")
+    broken = signed.replace(b"To: ", b"not a header field\r\nTo: ")
+    assert results(broken) == [("", False, "bad_message")]
+    assert not passes(broken)
+
+
 @given(st.binary(max_size=400), st.binary(max_size=200))
 def test_verify_never_raises_on_hostile_bytes(head: bytes, key: bytes) -> None:
     raw = b"DKIM-Signature: v=1; a=rsa-sha256; d=example.test; s=sel; h=from;" + head + MAIL
