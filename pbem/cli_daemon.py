@@ -165,9 +165,13 @@ def _check_dns(cfg: Any) -> int:
     name = "_domainkey." + cfg.moderator.rpartition("@")[2]
     try:
         server = f"{', '.join(resolver.servers())} port {resolver.port}"
+    except DnsError as exc:
+        print(f"DNS: FAILED: {exc}", file=sys.stderr)
+        return 1
+    try:
         records = resolver.txt(name)
     except (DnsError, ValueError) as exc:
-        print(f"DNS: FAILED: {exc}", file=sys.stderr)
+        print(f"DNS {server}: FAILED: {exc}", file=sys.stderr)
         return 1
     print(f"DNS {server}: answered ({len(records)} TXT record(s) for {name})")
     return 0

@@ -219,6 +219,10 @@ def test_f13_forgeries_rejected_with_dkim_verify_notice_to_registered_address(
     assert "sel._domainkey.example.test" in dns.queries
     r = pbem(tmp_path / "pbem.toml", "check-config")
     assert r.returncode == 0 and f"DNS 127.0.0.1 port {dns.port}: answered" in r.stdout, r
+    # and a resolver that does not answer fails it
+    dns.close()
+    r = pbem(tmp_path / "pbem.toml", "check-config")
+    assert r.returncode == 1 and f"DNS 127.0.0.1 port {dns.port}: FAILED" in r.stderr, r
 
 
 def test_f13_forged_authentication_results_lower_in_the_header_block(
