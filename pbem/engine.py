@@ -13,13 +13,12 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from email.message import EmailMessage
-from email.utils import parseaddr
 from typing import Any, Literal
 
-from pbem.core.commands import Command, CommandSpec, Word, parse_line, takes_lines
+from pbem.core.commands import Command, CommandSpec, Text, Word, parse_line, takes_lines
 from pbem.core.errors import (
     CommandError,
     ListClosed,
@@ -34,8 +33,10 @@ from pbem.core.game import ADMIN, GameSpec, PlayerSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.games import rules_for
-from pbem.mail.inbound import MailText, extract
+from pbem.mail.address import is_mailable
+from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.mail.render import LANGS, Renderer, shared_renderer
+from pbem.setup_check import check_new_setup
 
 Channel = Literal["private", "list"]
 PostVerdict = Literal["relay", "hold", "refused"]
@@ -227,10 +228,14 @@ class Table:
     ) -> tuple[Table, Step]:
         """Set up a new game; SetupError if the setup is wrong."""
         setup = TableSetup.from_mapping(setup_data)
+        check_new_setup(setup.players, setup.admins, setup.timezone, now)
         rules = rules_for(setup.game)
         table = cls(setup, rules, [], renderer)
         spec = GameSpec(setup.players, setup.options, setup.lang, setup.roles, setup.leftover)
-        events = rules.setup(spec, now, random.Random(setup.seed))
+        try:
+            events = rules.setup(spec, now, random.Random(setup.seed))
+        except OverflowError:  # a deadline past the calendar: the game could never reach it
+            raise SetupError("setup: a deadline of the game falls past the year 9999") from None
         step = table._step(events, reply=None)
         return table, step
 
@@ -312,10 +317,14 @@ class Table:
         but not the stronger one for irreversible commands, so the commands the rules call
         final are refused (requirement 5).
         """
-        sender = parseaddr(str(msg.get("From", "")))[1].lower()
-        player = self.by_email.get(sender)
-        message_id = str(msg.get("Message-ID", "")).strip() or None
+        sender = sender_of(msg)
+        message_id = message_id_of(msg)
         key = hashlib.sha256(f"{message_id}|{sender}|{len(self.events)}".encode()).hexdigest()
+        if not is_mailable(sender):
+            # No From, or one without a domain ("frank@", "alice"): nobody's mail, and no
+            # address to answer (issue 10, items 12 and 20); never relayed either.
+            return Step(post="refused" if channel == "list" else None)
+        player = self.by_email.get(sender)
         if player is None and channel == "private" and sender in self.setup.admins:
             return self._receive_admin(msg, sender, key[:16], message_id, now)
         if player is None and channel == "list":
@@ -345,6 +354,9 @@ class Table:
         commands = self._read(text, channel, player.lang, reply)
         if channel == "list" and not commands and not reply.rejected and text.bold:
             commands = self._bold(text.bold, player, reply)
+            if text.bold_disagreement:  # the HTML was read: say what the text part said
+                params = {"html": list(text.bold), "text": list(text.bold_disagreement)}
+                reply.extra.append(self.renderer.text("common/bold_disagree", player.lang, params))
         state = self.state
         events: list[Event] = []
         if channel == "list" and confirm == "apply":
@@ -405,11 +417,11 @@ class Table:
         speak, CAS-D28), with a private notice. A released post is debate only: the rules read
         no command in it and it causes no event (LG-D35: commands posted at night are ignored).
         """
-        sender = parseaddr(str(msg.get("From", "")))[1].lower()
-        player = self.by_email.get(sender)
+        sender = sender_of(msg)
+        player = self.by_email.get(sender) if is_mailable(sender) else None
         if player is None:
             return Step(post="relay")  # the game master's own post
-        message_id = str(msg.get("Message-ID", "")).strip() or None
+        message_id = message_id_of(msg)
         try:
             text = extract(msg)
         except MailError:
@@ -454,7 +466,7 @@ class Table:
         for index, line in enumerate(lines):
             quiet = channel == "list" or index < len(subject)
             try:
-                command = parse_line(line, specs, names)
+                command = parse_line(line, specs, names, debate=channel == "list")
             except UnknownCommand as exc:
                 if not quiet:
                     reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
@@ -551,13 +563,18 @@ class Table:
         events += new
         state = self.rules.fold(new, state)
         until = self.rules.changeable_until(state, player.name, command.verb)
-        reply.accepted.append(
-            {
-                "line": self._canonical(command, player.lang),
-                "deadline": until.isoformat() if until else None,
-                "final": self.rules.final(state, player.name, command.verb),
-            }
-        )
+        entry = {
+            "line": self._canonical(command, player.lang),
+            "deadline": until.isoformat() if until else None,
+            "final": self.rules.final(state, player.name, command.verb),
+        }
+        spec = self._spec(command.verb)
+        if command.text and any(isinstance(a, Text) and a.multiline for a in spec.args):
+            # a text others will read (Dracula's telepathy, painting, waltz, reply): the sender
+            # sees exactly what is passed on, where the mail's text ended (DRA-421)
+            entry["line"] = self._canonical(replace(command, text=""), player.lang)
+            entry["text"] = command.text
+        reply.accepted.append(entry)
         return state
 
     # -- helpers ------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any
 
 from pbem.core.errors import PbemError, SetupError, TranscriptError
 from pbem.engine import Outgoing, Step, Table
+from pbem.mail.inbound import parse_once_policy
 
 EPOCH = datetime(2026, 1, 5, 18, 0, tzinfo=UTC)
 """The virtual clock's start unless the setup gives ``start``."""
@@ -47,7 +48,18 @@ def make_mail(
     if to not in ("moderator", "list", moderator, list_address):
         raise TranscriptError(f'line {number}: \'to\' must be "moderator" or "list", not {to!r}')
     channel = "list" if to in ("list", list_address) else "private"
-    msg = EmailMessage()
+    for field in ("from", "subject", "body", "html"):
+        value = str(data.get(field, ""))
+        if field in ("from", "subject") and any(c in value for c in "\r\n"):
+            # a header holds one line: a CR or LF would start another header (injection)
+            raise TranscriptError(f"line {number}: {field!r} must not contain CR or LF")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # JSON lets a lone surrogate through ("\ud800")
+            raise TranscriptError(f"line {number}: {field!r} is not valid Unicode") from None
+    # the daemon's parsing policy: a malformed From ("frank@") is data, read as the daemon
+    # reads it from a mailbox, not an exception (issue 10, item 8)
+    msg = EmailMessage(policy=parse_once_policy())
     msg["From"] = data["from"]
     msg["To"] = list_address if channel == "list" else moderator
     msg["Subject"] = str(data.get("subject", ""))
@@ -91,6 +103,8 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
             msg, channel = make_mail(value, number, table.setup.moderator, table.setup.list_address)
             step = table.receive(msg, channel=channel, now=now)  # type: ignore[arg-type]
         elif kind == "deadline":
+            if value is not True:  # only true advances the clock
+                raise TranscriptError(f'line {number}: a deadline line is {{"deadline": true}}')
             pending = table.deadlines()
             if not pending:
                 raise TranscriptError(f"line {number}: no deadline is pending (the game is over)")

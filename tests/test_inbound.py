@@ -63,7 +63,8 @@ def test_text_plain_is_preferred_over_html_in_alternative() -> None:
     msg.add_alternative("<p>VOTE <b>carol</b></p>", subtype="html")
     result = extract(msg)
     assert result.lines == ("VOTE bob",)
-    assert result.bold == ()
+    # the lines are the text part's; bold is what readers see, the HTML's (issue 10, item 1)
+    assert result.bold == ("carol",)
     assert not result.html_only
 
 

@@ -40,6 +40,15 @@ class _Building:
     word: str | None = None
     text: str = ""
     more: str = ""  # the lines after the command's own line, for a multi-line Text
+    prefixed: list[str] = field(default_factory=list)  # names given by a prefix, not in full
+
+
+def _target(token: str, names: Sequence[str], out: _Building) -> PlayerId:
+    """The player ``token`` names; a name given by a prefix only is noted in ``out``."""
+    name = match_name(token, names)
+    if fold(clean_token(token)) != fold(name):
+        out.prefixed.append(clean_token(token))
+    return PlayerId(name)
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,7 @@ class Player(Arg):
             if self.optional:
                 return []
             raise InvalidSyntax("missing_name")
-        out.targets.append(PlayerId(match_name(tokens[0], names)))
+        out.targets.append(_target(tokens[0], names, out))
         return tokens[1:]
 
 
@@ -74,7 +83,7 @@ class Players(Arg):
         wanted = min(len(tokens), self.count) if self.at_most else self.count
         if len(tokens) < max(wanted, 1):
             raise InvalidSyntax("missing_names", count=self.count)
-        chosen = [PlayerId(match_name(t, names)) for t in tokens[:wanted]]
+        chosen = [_target(t, names, out) for t in tokens[:wanted]]
         if self.distinct and len(set(chosen)) != len(chosen):
             raise InvalidSyntax("same_name_twice")
         out.targets.extend(chosen)
@@ -191,13 +200,25 @@ def takes_lines(line: str, specs: Iterable[CommandSpec]) -> bool:
     return found is not None and any(isinstance(a, Text) and a.multiline for a in found[0].args)
 
 
-def parse_line(line: str, specs: Sequence[CommandSpec], names: Sequence[str]) -> Command | None:
+def parse_line(
+    line: str,
+    specs: Sequence[CommandSpec],
+    names: Sequence[str],
+    *,
+    debate: bool = False,
+) -> Command | None:
     """Parse one line into a :class:`Command`.
 
     Returns None for free text (a line that does not start with a keyword and does not look
     like a misspelt one). Raises :class:`UnknownCommand` for a misspelt or shouted unknown
     keyword, :class:`InvalidSyntax` or a target error for bad arguments. A ``line`` holding
     newlines is a command with a multi-line text: only its first line is the command's own.
+
+    ``debate``: the line is from a public post, where a command may be followed by comments.
+    A name given there by a prefix only counts when nothing follows the command: in "Vote
+    blanc pour moi" or "Vote pas trop vite !" the word after VOTE is debate, not Blanche or
+    Pascal (issue 10, item 18), so such a line raises ``InvalidSyntax("prefix_in_debate")``;
+    a full name may be followed by comments.
     """
     line, _, more = line.partition("\n")
     tokens = line.split()
@@ -218,4 +239,12 @@ def parse_line(line: str, specs: Sequence[CommandSpec], names: Sequence[str]) ->
     # A public post may comment on its vote on the same line; a private order must be exact.
     if rest and not spec.public and any(clean_token(t) for t in rest):
         raise InvalidSyntax("extra_words", extra=" ".join(rest))
+    if debate and out.prefixed and any(clean_token(t) for t in rest):
+        keyword = " ".join(tokens[:used])
+        raise InvalidSyntax(
+            "prefix_in_debate",
+            name=out.prefixed[0],
+            names=[t for t in out.targets if fold(t).startswith(fold(out.prefixed[0]))],
+            keyword=keyword,
+        )
     return Command(spec.verb, tuple(out.targets), out.word, out.text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import re
 import typing
 from collections.abc import Hashable, Mapping
@@ -24,17 +25,27 @@ _UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "j": 8640
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$")
 
 
+MAX_DURATION = timedelta(days=365)
+"""The longest phase a game may set: a longer one is a typo (``99999999999d``), and a game's
+deadlines must stay far inside the calendar, or the first one would overflow and stall it."""
+
+
 def parse_duration(value: Any) -> timedelta:
-    """``"18h"`` -> 18 hours; a bare number is seconds."""
+    """``"18h"`` -> 18 hours; a bare number is seconds. At most :data:`MAX_DURATION`."""
+    seconds: float | None = None
     if isinstance(value, timedelta):
-        return value
-    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-        return timedelta(seconds=value)
-    if isinstance(value, str):
+        seconds = value.total_seconds()
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value) if abs(value) < 1e300 else math.copysign(math.inf, value)
+    elif isinstance(value, str):
         m = _DURATION.match(value.lower())
         if m and (m.group(2) or "s") in _UNITS:
-            return timedelta(seconds=float(m.group(1)) * _UNITS[m.group(2) or "s"])
-    raise ValueError(f"not a duration: {value!r}")
+            seconds = float(m.group(1)) * _UNITS[m.group(2) or "s"]
+    if seconds is None or math.isnan(seconds) or seconds < 0:
+        raise ValueError(f"not a duration: {value!r}")
+    if seconds > MAX_DURATION.total_seconds():
+        raise ValueError(f"{value!r} is longer than {MAX_DURATION.days} days")
+    return timedelta(seconds=seconds)
 
 
 def parse_options(cls: type[T], given: Mapping[str, Any] | None) -> T:

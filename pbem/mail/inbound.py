@@ -12,6 +12,7 @@ at a signature, an END/FIN line, or the start of a quoted or forwarded older mes
 from __future__ import annotations
 
 import codecs
+import contextlib
 import email
 import email.policy
 import re
@@ -33,8 +34,10 @@ __all__ = [
     "ParseOncePolicy",
     "automatic_reason",
     "extract",
+    "message_id_of",
     "parse_bytes",
     "parse_once_policy",
+    "sender_of",
     "subject_tag",
 ]
 
@@ -63,6 +66,9 @@ class MailText:
     """True when text was left unread: the line cap, or the size limit, cut the body."""
     html_only: bool
     """True when the text came from an HTML part (there was no usable ``text/plain``)."""
+    bold_disagreement: tuple[str, ...] = ()
+    """The text part's own bold markers when its HTML alternative sets other texts in bold
+    (``bold`` then holds the HTML's, what readers see); empty when they agree."""
 
 
 # --- public API -----------------------------------------------------------------------------
@@ -87,6 +93,20 @@ class _ClassOnceRegistry(HeaderRegistry):
             made = self._made[cls] = super().__getitem__(name)
         return made
 
+    def __call__(self, name: str, value: str) -> BaseHeader:
+        """The header object; for a value its structured parser chokes on, the same value as
+        an unstructured header. Malformed headers are data, never an exception to whoever reads
+        or re-writes them (``From: frank@`` and ``Message-ID: <>`` raise IndexError in the
+        stdlib's parsers)."""
+        try:
+            return super().__call__(name, value)
+        except Exception:
+            # an unstructured header class, under the header's own name
+            return self[_UNPARSABLE](name, value)
+
+
+# Any name the registry has no structured parser for: its header class is unstructured.
+_UNPARSABLE = "X-Pbem-Unparsable"
 
 _REGISTRY = _ClassOnceRegistry()
 
@@ -147,6 +167,10 @@ def extract(msg: Message, *, max_lines: int = 60) -> MailText:
     A message without any text part is not an error: it yields no lines. At most ``max_lines``
     non-blank lines are kept, from the first million characters of the text part; ``truncated``
     tells whether text was left unread. Raises only :class:`MailError`.
+
+    Bold is read from the HTML alternative of the text part when there is one (issue 10, item
+    1): Apple Mail and Outlook put no ``*markers*`` in their text part, so the ``<b>Dave</b>``
+    every reader sees is only in the HTML.
     """
     with _as_mail_error("unreadable message"):
         if max_lines < 0:
@@ -155,24 +179,104 @@ def extract(msg: Message, *, max_lines: int = 60) -> MailText:
         source = _text_source(msg)
         if source is None:
             return MailText(subject, lines=(), bold=(), truncated=False, html_only=False)
-        text, is_html = source
-        complete = len(text) <= _MAX_CHARS
-        text = text[:_MAX_CHARS]
-        lines = _html_lines(text, complete) if is_html else _plain_lines(text, complete)
-        kept, ending = _select(lines, max_lines)
-        # Unread text past the size limit counts as cut too, unless a marker ended the body.
-        truncated = ending == "cap" or (ending == "end" and not complete)
+        part, text, is_html = source
+        kept, truncated = _read_part(text, is_html, max_lines)
         if is_html:
-            bold = [run for line in kept for run in line.bold]
+            bold = tuple(run for line in kept for run in line.bold)
+            disagreement: tuple[str, ...] = ()
         else:
-            bold = [run for line in kept for run in _marked_bold(line.text)]
+            bold = tuple(run for line in kept for run in _marked_bold(line.text))
+            bold, disagreement = _alternative_bold(msg, part, bold, max_lines)
         return MailText(
             subject=subject,
             lines=tuple(line.text for line in kept),
-            bold=tuple(bold),
+            bold=bold,
             truncated=truncated,
             html_only=is_html,
+            bold_disagreement=disagreement,
         )
+
+
+def _read_part(text: str, is_html: bool, max_lines: int) -> tuple[list[_Line], bool]:
+    """The kept lines of a part's decoded text, and whether text was left unread."""
+    complete = len(text) <= _MAX_CHARS
+    text = text[:_MAX_CHARS]
+    lines = _html_lines(text, complete) if is_html else _plain_lines(text, complete)
+    kept, ending = _select(lines, max_lines, paragraphs=not is_html)
+    # Unread text past the size limit counts as cut too, unless a marker ended the body.
+    return kept, ending == "cap" or (ending == "end" and not complete)
+
+
+def _alternative_bold(
+    msg: Message, plain: Message, marked: tuple[str, ...], max_lines: int
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The bold runs of a mail read from its text part ``plain``, and a disagreement.
+
+    When ``plain`` has an HTML alternative that marks something bold, that is what readers see:
+    its runs are the mail's bold. ``marked`` (the text part's own ``*markers*``) is returned as
+    the disagreement when it names other things than the HTML (a forged or hand-edited part);
+    a text part without markers (Apple Mail, Outlook) does not disagree, it just cannot say.
+    """
+    html = _html_alternative(msg, plain)
+    if html is None:
+        return marked, ()
+    kept, _truncated = _read_part(_part_text(html), True, max_lines)
+    shown = tuple(run for line in kept for run in line.bold)
+    if not shown:
+        return marked, ()
+    if marked and {_fold(r) for r in marked} != {_fold(r) for r in shown}:
+        return shown, marked
+    return shown, ()
+
+
+def _html_alternative(msg: Message, plain: Message) -> Message | None:
+    """The ``text/html`` alternative of the text part ``plain``, if any.
+
+    ``plain`` is a child of a ``multipart/alternative``; the HTML is another child, or inside
+    one (Apple Mail and Outlook put it in a ``multipart/related`` with its inline images).
+    """
+    for part in _parts(msg):
+        children = part.get_payload()
+        if part.get_content_type() != "multipart/alternative" or not isinstance(children, list):
+            continue
+        if not any(child is plain for child in children):
+            continue
+        for child in children:
+            if child is plain or not isinstance(child, Message):
+                continue
+            for leaf in _parts(child):
+                if (
+                    leaf.get_content_type() == "text/html"
+                    and leaf.get_content_disposition() != "attachment"
+                ):
+                    return leaf
+        return None
+    return None
+
+
+def sender_of(msg: Message) -> str:
+    """The bare address of the first From, lowercased; "" when there is none or it is unreadable.
+
+    Read from the raw header, never raising: ``From: frank@`` gives ``frank@`` (which
+    :func:`pbem.mail.address.is_mailable` refuses), not an exception (issue 10, item 8).
+    """
+    for value in _headers(msg, "From"):
+        with contextlib.suppress(Exception):
+            found = [addr for _, addr in getaddresses([value]) if addr]
+            if found:
+                return found[0].strip().lower()
+    return ""
+
+
+_MESSAGE_ID = re.compile(r"<[^<>\s]+>")
+
+
+def message_id_of(msg: Message) -> str | None:
+    """The Message-ID (``<...>``), or None when it is missing or malformed (``<>``)."""
+    for value in _headers(msg, "Message-ID"):
+        if _MESSAGE_ID.fullmatch(value):
+            return value
+    return None
 
 
 def subject_tag(msg: Message) -> str | None:
@@ -263,8 +367,8 @@ def _parts(msg: Message) -> Iterator[Message]:
             stack.extend((child, depth + 1) for child in children)
 
 
-def _text_source(msg: Message) -> tuple[str, bool] | None:
-    """The decoded text to read, and whether it is HTML; None when there is no text part.
+def _text_source(msg: Message) -> tuple[Message, str, bool] | None:
+    """The part to read, its decoded text, and whether it is HTML; None without a text part.
 
     A blank ``text/plain`` part is passed over: some clients send one next to the real HTML.
     """
@@ -276,10 +380,10 @@ def _text_source(msg: Message) -> tuple[str, bool] | None:
         if content_type == "text/plain":
             text = _part_text(part)
             if text.strip():
-                return text, False
+                return part, text, False
         elif content_type == "text/html" and html is None:
             html = part
-    return (_part_text(html), True) if html is not None else None
+    return (html, _part_text(html), True) if html is not None else None
 
 
 def _part_text(part: Message) -> str:
@@ -443,6 +547,27 @@ _BLOCK_TAGS = frozenset(
 _CELL_TAGS = frozenset({"td", "th"})
 _HIDDEN_TAGS = frozenset({"script", "style", "template", "title"})
 _BOLD_TAGS = frozenset({"b", "strong"})
+# Elements without an end tag: never pushed on the open-element stacks.
+_VOID_TAGS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+)
+# CSS font-weight in a style attribute, as forums and word processors paste bold.
+_FONT_WEIGHT = re.compile(r"(?:^|;)\s*font-weight\s*:\s*([a-z0-9]+)", re.IGNORECASE)
+
+
+def _css_weight(attrs: list[tuple[str, str | None]]) -> bool | None:
+    """True for a bold ``font-weight`` (``bold``, ``bolder``, 600 and more), False for a normal
+    one (Google Docs wraps pasted text in ``<b style="font-weight:normal">``), None for none."""
+    for name, value in attrs:
+        if name != "style" or not value:
+            continue
+        found = _FONT_WEIGHT.findall(value)
+        if found:
+            weight = found[-1].lower()
+            if weight.isdigit():
+                return int(weight) >= 600
+            return weight in ("bold", "bolder")
+    return None
 
 
 class _HtmlToLines(HTMLParser):
@@ -458,6 +583,9 @@ class _HtmlToLines(HTMLParser):
         self._bolds: list[str] = []
         self._bold_chunks: list[str] = []
         self._bold_depth = 0
+        # per tag name, whether each open element made its text bold: an end tag undoes
+        # exactly what its start tag did (<span style="font-weight:bold">...</span>)
+        self._open: dict[str, list[bool]] = {}
         self._quote_depth = 0
         self._hidden_depth = 0
 
@@ -468,9 +596,21 @@ class _HtmlToLines(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._tag(tag, +1)
+        weight = _css_weight(attrs)
+        bold = weight if weight is not None else tag in _BOLD_TAGS
+        if tag not in _VOID_TAGS:
+            self._open.setdefault(tag, []).append(bold)
+        if bold:
+            self._bold_depth += 1
 
     def handle_endtag(self, tag: str) -> None:
         self._tag(tag, -1)
+        opened = self._open.get(tag)
+        # a stray end tag (common in mail HTML) changes nothing
+        if opened and opened.pop() and self._bold_depth:
+            self._bold_depth -= 1
+            if not self._bold_depth:
+                self._end_bold()
 
     def handle_data(self, data: str) -> None:
         if self._quote_depth or self._hidden_depth:
@@ -493,10 +633,6 @@ class _HtmlToLines(HTMLParser):
             self._quote_depth = max(0, self._quote_depth + step)
         elif tag in _HIDDEN_TAGS:
             self._hidden_depth = max(0, self._hidden_depth + step)
-        elif tag in _BOLD_TAGS:
-            self._bold_depth = max(0, self._bold_depth + step)
-            if not self._bold_depth:
-                self._end_bold()
 
     def _end_bold(self) -> None:
         run = _normalise("".join(self._bold_chunks))
@@ -538,6 +674,50 @@ _DIVIDER = re.compile(
 )
 _HEADER_FROM = re.compile(r"(?:from|de) ?:")
 _HEADER_NEXT = re.compile(r"(?:sent|envoye|date) ?:")
+# Signatures without the "-- " line (issue 10, item 14; DRA-421: a relayed Dracula text must not
+# carry its sender's name): what phones and mail apps append ("Envoyé de mon iPhone", "Sent from
+# my Galaxy", "Get Outlook for Android"), and a closing salutation ("Cordialement,").
+_DEVICE_SIGNATURE = re.compile(
+    r"(?:(?:sent|envoye|expedie)e? (?:from|de|depuis|a partir d[e']|avec|with|using|via) "
+    r"|(?:get|obtenir|telechargez|telecharger) outlook (?:for|pour) )"
+    r".{0,50}\b(?:iphone|ipad|android|smartphone|mobile|portable|tablette|tablet|galaxy|samsung"
+    r"|outlook|yahoo|gmail|mail|proton|blackberry|huawei|xiaomi|pixel|telephone|phone|ios)\b"
+    r".{0,30}$"
+)
+_VALEDICTION = re.compile(
+    r"(?:(?:bien |tres |tres bien )?cordialement|bien a (?:vous|toi)|amities|amicalement|bises"
+    r"|bisous|a\+|(?:best|kind|warm|warmest) regards|regards|cheers|sincerely|yours"
+    r"|salutations(?: distinguees)?)[ ,.!]*$"
+)
+# A telephone number, alone or after its label: the end of a "name, number" signature block.
+_PHONE = re.compile(
+    r"(?:(?:tel|telephone|phone|mobile|mob|portable|port|cell|gsm|fixe|fax|[tmpf])\.? ?:? ?)?"
+    r"\+?[\d(][\d ().\-/]{6,}\d"
+)
+# The lines before a telephone number that belong to its signature (a name, a title): short,
+# without sentence punctuation; at most this many, never the mail's first line.
+_SIGNATURE_LINES = 3
+_SIGNATURE_LINE = re.compile(r"(?=.*[^\W\d_])[^.!?:;,]{1,50}")
+
+
+def _is_phone(line: str) -> bool:
+    """Whether a (folded) line is a telephone number (8 to 16 digits), possibly labelled."""
+    return bool(_PHONE.fullmatch(line)) and 8 <= sum(c.isdigit() for c in line) <= 16
+
+
+def _signature_start(kept: list[_Line], paragraph: int) -> int:
+    """Where the signature block ending at a telephone number begins in ``kept``: the short
+    name-like lines just before it, within its paragraph (``paragraph``: the index of the
+    paragraph's first kept line)."""
+    start = len(kept)
+    floor = max(1, paragraph, len(kept) - _SIGNATURE_LINES)
+    while start > floor and _is_signature_line(kept[start - 1].text):
+        start -= 1
+    return start
+
+
+def _is_signature_line(text: str) -> bool:
+    return len(text.split()) <= 5 and bool(_SIGNATURE_LINE.fullmatch(text))
 
 
 def _ends_body(text: str, following: str) -> bool:
@@ -548,6 +728,8 @@ def _ends_body(text: str, following: str) -> bool:
     return bool(
         line.rstrip(". ") in _END_WORDS
         or _DIVIDER.match(line)
+        or (len(line) <= 100 and _DEVICE_SIGNATURE.match(line))
+        or _VALEDICTION.match(line)
         # "On <date>, <who> wrote:", possibly wrapped over two lines; French "Le ... a écrit :".
         or (
             _ATTRIBUTION_START.match(line)
@@ -561,16 +743,27 @@ def _ends_body(text: str, following: str) -> bool:
 _Ending = Literal["marker", "cap", "end"]
 
 
-def _select(lines: Iterator[_Line], max_lines: int) -> tuple[list[_Line], _Ending]:
-    """The kept lines (blanks and ``>`` quotes skipped), and what ended them."""
+def _select(
+    lines: Iterator[_Line], max_lines: int, *, paragraphs: bool = True
+) -> tuple[list[_Line], _Ending]:
+    """The kept lines (blanks and ``>`` quotes skipped), and what ended them.
+
+    ``paragraphs``: a blank line separates paragraphs (plain text); in HTML every ``<p>``
+    makes one, so blank lines say nothing there.
+    """
     kept: list[_Line] = []
+    paragraph = 0
     current = next(lines, None)
     while current is not None:
         following = next(lines, None)  # one line of lookahead, for two-line patterns
         text = current.text
+        if not text and paragraphs:
+            paragraph = len(kept)
         if text and not text.startswith(">"):
             if _ends_body(text, following.text if following else ""):
                 return kept, "marker"
+            if _is_phone(_fold(text)):
+                return kept[: _signature_start(kept, paragraph)], "marker"
             if len(kept) == max_lines:
                 return kept, "cap"
             kept.append(current)
