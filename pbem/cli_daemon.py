@@ -193,6 +193,11 @@ def _setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
         if not isinstance(setup, dict):
             raise PbemError(f"{args.setup}: expected a JSON object")
     setup.setdefault("game", args.game)
+    # the shape the merges below rely on; the engine checks the rest (pbem.setup_check)
+    if not isinstance(setup["game"], str):
+        raise PbemError("setup: 'game' must be a game id")
+    if not isinstance(setup.get("options", {}), dict):
+        raise PbemError("setup: 'options' must be an object")
     if args.player:
         players = []
         for spec in args.player:

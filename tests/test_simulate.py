@@ -117,3 +117,81 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
         timeout=60,
     )
     assert proc.returncode == 2 and "cannot read" in proc.stderr
+
+
+def run_inproc(
+    lines: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
+    """``pbem simulate`` in this process (no interpreter start-up per case)."""
+    from pbem.cli import main
+
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = main(["simulate", str(path)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+DEADLINE = json.dumps({"deadline": True})
+
+
+def mail_line(**fields: Any) -> str:
+    return json.dumps({"mail": {"from": "alice@example.org", "body": "KILL dave", **fields}})
+
+
+def bad_player(name: str, email: str) -> str:
+    return setup(players=[*PLAYERS[:7], {"name": name, "email": email}])
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        # issue 10, item 19: header injection, overflowing durations and dates, timezones
+        ([setup(), mail_line(**{"from": "alice@example.org\r\nBcc: x@y.org"})], "CR or LF"),
+        ([setup(), mail_line(subject="hi\nBcc: x@y.org")], "CR or LF"),
+        ([setup(), mail_line(body="KILL \ud800dave")], "not valid Unicode"),
+        ([setup(options={"night_duration": "99999999999d"}), DEADLINE], "longer than 365 days"),
+        ([setup(options={"night_duration": 10**15}), DEADLINE], "longer than 365 days"),
+        ([setup(options={"night_duration": 10**400}), DEADLINE], "longer than 365 days"),
+        ([setup(start="9999-12-31T23:00:00+00:00"), DEADLINE], "out of range"),
+        ([setup(timezone="Mars/Olympus")], "unknown timezone 'Mars/Olympus'"),
+        ([setup(timezone="../../etc/passwd")], "unknown timezone"),
+        ([setup(), json.dumps({"deadline": False})], '{"deadline": true}'),
+        ([setup(), json.dumps({"deadline": "soon"})], '{"deadline": true}'),
+        # item 12: an empty or domain-less address would be matched by a mail without a From
+        ([bad_player("hugo", "")], "'' is not a mail address"),
+        ([bad_player("hugo", "hugo")], "'hugo' is not a mail address"),
+        ([bad_player("hugo", "hugo@")], "'hugo@' is not a mail address"),
+        ([setup(admins=["root"])], "admin 'root' is not a mail address"),
+        # item 18: names that can never be targeted, or that end a mail's text
+        ([bad_player("_Neo_", "neo@example.org")], "write it 'Neo'"),
+        ([bad_player("(Zoe)", "zoe@example.org")], "write it 'Zoe'"),
+        ([bad_player("[Kira]", "kira@example.org")], "write it 'Kira'"),
+        ([bad_player("«Lou»", "lou@example.org")], "write it 'Lou'"),
+        ([bad_player("Jean–Luc", "jl@example.org")], "could never be targeted"),
+        ([bad_player("Fin", "fin@example.org")], "ends the text of a mail"),
+        ([bad_player("END", "end@example.org")], "ends the text of a mail"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2_never_a_traceback(
+    lines: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_inproc(lines, tmp_path, capsys)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert message in err
+
+
+
+@pytest.mark.parametrize("sender", ["frank@", "", "<>", "alice", "@example.org"])
+def test_mail_from_a_malformed_or_domainless_sender_is_no_ones_and_unanswered(
+    sender: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 10, items 8, 12 and 20: the mail is nobody's (no kill counted), nothing is sent
+    to its non-address, and the simulation goes on."""
+    quiet = [setup(), DEADLINE]
+    lines = [setup(), mail_line(**{"from": sender}), DEADLINE]
+    code, out, err = run_inproc(lines, tmp_path, capsys)
+    assert code == 0 and err == ""
+    assert run_inproc(quiet, tmp_path, capsys)[1] == out  # exactly as if it had never come

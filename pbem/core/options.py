@@ -36,7 +36,7 @@ def parse_duration(value: Any) -> timedelta:
     if isinstance(value, timedelta):
         seconds = value.total_seconds()
     elif isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = float(value) if abs(value) < 1e300 else math.copysign(math.inf, value)
+        seconds = float(value) if abs(value) < 1e300 else math.inf if value > 0 else -math.inf
     elif isinstance(value, str):
         m = _DURATION.match(value.lower())
         if m and (m.group(2) or "s") in _UNITS:
