@@ -86,10 +86,10 @@ def test_css_font_weight_decides_boldness(style: str, bold: tuple[str, ...]) -> 
 def test_google_docs_normal_weight_b_wrapper_is_not_bold() -> None:
     """Google Docs wraps pasted text in ``<b style="font-weight:normal">``: not bold."""
     raw = (
-        "From: carol@example.org\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
-        '<b style="font-weight:normal" id="docs-internal-guid-1">'
-        '<span>Je pense que </span><span style="font-weight:700">Dave</span></b>'
-    ).encode()
+        b"From: carol@example.org\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
+        b'<b style="font-weight:normal" id="docs-internal-guid-1">'
+        b'<span>Je pense que </span><span style="font-weight:700">Dave</span></b>'
+    )
     assert extract(parse_bytes(raw)).bold == ("Dave",)
 
 

@@ -183,7 +183,6 @@ def test_bad_input_is_one_line_and_status_2_never_a_traceback(
     assert message in err
 
 
-
 @pytest.mark.parametrize("sender", ["frank@", "", "<>", "alice", "@example.org"])
 def test_mail_from_a_malformed_or_domainless_sender_is_no_ones_and_unanswered(
     sender: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
