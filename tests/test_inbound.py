@@ -830,3 +830,42 @@ def test_parse_once_policy_memo_is_per_message_and_follows_changes() -> None:
     c.set_content("CMD x\n")
     assert str(c["Subject"]) == "other" and c.get_content() == "CMD x\n"
     assert str(a["Subject"]) == "\u00c9lo\u00efse [g1]" and "VOTE" in a.get_content()
+
+
+# --- signatures without the "-- " line (issue 10, item 14) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "lines"),
+    [
+        ("VOTE bob\n\nEnvoyé de mon iPhone", ("VOTE bob",)),
+        ("VOTE bob\nEnvoyé depuis mon smartphone Samsung Galaxy.", ("VOTE bob",)),
+        ("VOTE bob\n\nSent from my iPad", ("VOTE bob",)),
+        ("VOTE bob\n\nSent from Mail for Windows", ("VOTE bob",)),
+        ("VOTE bob\n\nObtenir Outlook pour iOS", ("VOTE bob",)),
+        ("VOTE bob\n\nBien cordialement,\nJean", ("VOTE bob",)),
+        ("VOTE bob\nAmitiés\nJean", ("VOTE bob",)),
+        ("VOTE bob\n\nJean Dupont\n06 12 34 56 78\nSCAN carol", ("VOTE bob",)),
+        ("VOTE bob\n\nJean Dupont\nPortable : 06.12.34.56.78", ("VOTE bob",)),
+        ("VOTE bob\nJean Dupont\n+33 (0)6 12 34 56 78", ("VOTE bob",)),
+        # the signature block is the paragraph's short lines, never the paragraph before it
+        ("VOTE bob\nce soir\n\nJean\n0612345678", ("VOTE bob", "ce soir")),
+        # a line ending a sentence is text, not a signature line
+        ("VOTE bob, il ment.\nJean\n0612345678", ("VOTE bob, il ment.",)),
+    ],
+)
+def test_text_ends_at_phone_and_app_signatures(body: str, lines: tuple[str, ...]) -> None:
+    assert extract(plain(body)).lines == lines
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "VOTE bob\nEnvoyé de mon château, à minuit",  # no device named: a sentence
+        "VOTE bob\nle 12 34 56",  # too few digits for a phone number
+        "VOTE p12\nSCAN p3",
+        "VOTE bob\nRendez-vous 2026-01-07 à 12h",
+    ],
+)
+def test_ordinary_lines_are_not_signatures(body: str) -> None:
+    assert extract(plain(body)).lines == tuple(body.splitlines())
