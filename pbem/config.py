@@ -64,6 +64,10 @@ class AuthConfig:
         return self.list_votes == "confirm"
 
 
+STRANGER_POLICIES = ("minimum", "silent", "games")
+"""``[daemon] strangers``: see :attr:`Config.strangers`."""
+
+
 @dataclass(frozen=True)
 class Config:
     """Everything ``pbem serve`` needs."""
@@ -107,6 +111,11 @@ class Config:
     hard_bounces: int = 3
     """``[daemon] hard_bounces``: hard bounces within one deadline window that flag a player
     unreachable and alert the admins (RELIABILITY §2.5)."""
+    strangers: str = "minimum"
+    """``[daemon] strangers``: how mail that reaches no game is answered when its sender plays
+    in no running game. ``minimum`` (default): one short reply naming no game; ``silent``: no
+    reply; ``games``: the list of running games and their addresses (which tells anyone who
+    writes what is being played here). A player of running games is told only his own."""
 
 
 class _Reader:
@@ -386,7 +395,12 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         verp=r.get(sm, "smtp", "verp", bool, False),
         coalesce_replies=r.get(sm, "smtp", "coalesce_replies", bool, True),
         hard_bounces=r.get(d, "daemon", "hard_bounces", int, 3),
+        strangers=r.get(d, "daemon", "strangers", str, "minimum"),
     )
+    if cfg.strangers not in STRANGER_POLICIES:
+        r.problems.append(
+            f"daemon.strangers: {cfg.strangers!r} must be one of {', '.join(STRANGER_POLICIES)}"
+        )
     if cfg.hard_bounces < 1:
         r.problems.append(f"daemon.hard_bounces: {cfg.hard_bounces} must be at least 1")
     if not str(cfg.data_dir):

@@ -58,6 +58,7 @@ from pbem.config import Config
 from pbem.core.errors import MailError
 from pbem.inflight import COMMIT, DONE, InflightFile, Marker, blame, boot_id, record
 from pbem.limits import GlobalCap, SenderLimits, Windows, merge_windows
+from pbem.mail.address import is_mailable
 from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.dkim import Resolver
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
@@ -1330,13 +1331,27 @@ class Service:
         return bilingual(self.texts, template, params)
 
     def _no_game_reply(self, msg: Message, sender: str, now: datetime) -> list[dict[str, Any]]:
-        """An error reply for mail that reaches no game: null envelope sender, rate-limited."""
-        if not sender or not self.limits.allow(sender, now, error=True):
+        """An error reply for mail that reaches no game: null envelope sender, rate-limited.
+
+        A sender without a domain gets nothing (there is no address to answer); a player is
+        told his own running games; a stranger what ``[daemon] strangers`` says (issue 10,
+        item 20: by default no list of the games and their addresses)."""
+        if not is_mailable(sender):
             return []
         active = sorted(g.id for g in self.games.values() if not g.table.finished)
+        mine = [
+            gid
+            for gid in active
+            if sender in {e.lower() for e in self.games[gid].table.player_emails.values()}
+        ]
+        if not mine and self.cfg.strangers == "silent":
+            return []
+        if not self.limits.allow(sender, now, error=True):
+            return []
+        shown = mine or (active if self.cfg.strangers == "games" else [])
         local, _, domain = self.cfg.moderator.partition("@")
-        games = [{"id": gid, "address": f"{local}+{gid}@{domain}"} for gid in active]
-        _, body = self._bilingual("daemon/no_game", {"games": games})
+        games = [{"id": gid, "address": f"{local}+{gid}@{domain}"} for gid in shown]
+        _, body = self._bilingual("daemon/no_game", {"games": games, "player": bool(mine)})
         mid_in = str(msg.get("Message-ID", "") or "") or None
         mid, raw = build(
             key=f"nogame:{mid_in}:{sender}:{now.isoformat()}",

@@ -161,3 +161,59 @@ def test_build_parses_back_to_the_same_message(case: dict[str, object]) -> None:
     assert msg["In-Reply-To"] == (refs[-1] if refs else None)
     assert msg["References"] == (" ".join(refs) if refs else None)
     assert msg.get_content_type() == "text/plain" and msg.get_content_charset() == "utf-8"
+
+
+# --- issue 10, item 20: no header line over 998 bytes ---------------------------------------
+
+LONG_SUBJECTS = {
+    "one-word": "x" * 5000,
+    "words": "ab " * 1700,
+    "accented-word": "é" * 5000,
+    "accent-then-word": "é" + "x" * 5000,
+}
+
+
+def longest_header_line(raw: bytes) -> int:
+    head = raw.split(b"\r\n\r\n", 1)[0]
+    return max(len(line) for line in head.split(b"\r\n"))
+
+
+@pytest.mark.parametrize("shape", sorted(LONG_SUBJECTS))
+def test_5000_character_subject_never_makes_a_header_line_over_998_bytes(shape: str) -> None:
+    from pbem.mail.envelope import digest
+    from pbem.mail.relay import relay_copy
+
+    subject = LONG_SUBJECTS[shape]
+    date = datetime(2026, 1, 5, tzinfo=UTC)
+    _mid, own = build(
+        key="k",
+        sender="mj@example.org",
+        to=("a@example.org",),
+        subject=subject,
+        body="hi",
+        date=date,
+        in_reply_to="<" + "r" * 3000 + "@example.org>",
+    )
+    _mid, merged = digest(
+        [own, own],
+        message_ids=["<1@x>", "<2@x>"],
+        sender="mj@example.org",
+        to="a@example.org",
+        date=date,
+    )
+    post = (
+        b"From: alice@example.org\r\nSubject: " + subject.encode() + b"\r\n"
+        b"References: <" + b"r" * 3000 + b"@example.org>\r\n\r\nhello\r\n"
+    )
+    _mid, relayed = relay_copy(
+        post,
+        key="k",
+        poster="Alice",
+        game_tag="g1",
+        list_address="list@example.org",
+        list_id="<list.example.org>",
+        moderator="mj@example.org",
+        date=date,
+    )
+    for raw in (own, merged, relayed):
+        assert longest_header_line(raw) <= 998

@@ -84,14 +84,23 @@ def _clean(value: str) -> str:
     return " ".join(value.replace("\r", " ").replace("\n", " ").split())
 
 
+# RFC 5322 §2.1.1: a line is at most 998 bytes. Folding happens only between words, so a word
+# longer than this (a 5,000-character Subject without spaces, a hostile References id) is cut.
+_WORD_MAX = 900
+_LONG_WORD = re.compile(rf"\S{{{_WORD_MAX + 1},}}")
+
+
 def _field(name: str, value: str) -> bytes:
     """One header line as ``BytesGenerator`` writes it with the compat32 wire policy.
 
     A short plain value is written as is (what the folder would produce); anything else (long,
-    non-ASCII, RFC 2047 words, odd whitespace) goes through the policy's own folding.
+    non-ASCII, RFC 2047 words, odd whitespace) goes through the policy's own folding. No line
+    of the result is over 998 bytes (issue 10, item 20): a longer word is cut to 900.
     """
     if len(name) + 2 + len(value) <= _LINE_MAX and _PLAIN_VALUE.match(value):
         return b"%s: %s\r\n" % (name.encode("ascii"), value.encode("ascii"))
+    if len(value) > _WORD_MAX:
+        value = _LONG_WORD.sub(lambda m: m.group()[:_WORD_MAX], value)
     return _WIRE.fold_binary(name, value)
 
 
