@@ -261,6 +261,8 @@ def sender_of(msg: Message) -> str:
     :func:`pbem.mail.address.is_mailable` refuses), not an exception (issue 10, item 8).
     """
     for value in _headers(msg, "From"):
+        # raw 8-bit (an RFC 6532 address, or bare Latin-1) arrives as surrogate escapes
+        value = _decode(value.encode("utf-8", "surrogateescape"), None)
         with contextlib.suppress(Exception):
             found = [addr for _, addr in getaddresses([value]) if addr]
             if found:
@@ -268,7 +270,7 @@ def sender_of(msg: Message) -> str:
     return ""
 
 
-_MESSAGE_ID = re.compile(r"<[^<>\s]+>")
+_MESSAGE_ID = re.compile(r"<[!-;=?-~]+>")  # printable ASCII, no angle brackets inside
 
 
 def message_id_of(msg: Message) -> str | None:
