@@ -7,6 +7,7 @@ The fixtures under tests/fixtures/mail/ are shaped like those clients' real mail
 
 from __future__ import annotations
 
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,16 @@ def test_text_and_html_parts_that_disagree_are_reported_in_the_reply() -> None:
     assert "VOTE Dave" in reply
     assert "do not set the same words in bold" in reply
     assert "Dave in bold; the plain-text version, Erin" in reply
+
+
+@pytest.mark.parametrize(
+    ("html", "text"),
+    [("<p>Je vote <b>Dave,</b> bien sûr</p>", "x"), ("<p>x</p>", "Je vote **Dave.** bien sûr")],
+)
+def test_punctuation_inside_the_bold_is_not_part_of_the_name(html: str, text: str) -> None:
+    """Forum habits: the comma or the full stop often ends up inside the bold."""
+    msg = EmailMessage()
+    msg["From"] = "carol@example.org"
+    msg.set_content(text)
+    msg.add_alternative(html, subtype="html")
+    assert extract(msg).bold == ("Dave",)

@@ -637,7 +637,7 @@ class _HtmlToLines(HTMLParser):
             self._hidden_depth = max(0, self._hidden_depth + step)
 
     def _end_bold(self) -> None:
-        run = _normalise("".join(self._bold_chunks))
+        run = _bold_run(_normalise("".join(self._bold_chunks)))
         self._bold_chunks.clear()
         if run:
             self._bolds.append(run)
@@ -659,7 +659,14 @@ _MARKED_BOLD = re.compile(
 
 
 def _marked_bold(line: str) -> list[str]:
-    return [(m.group("double") or m.group("single")).strip() for m in _MARKED_BOLD.finditer(line)]
+    runs = (_bold_run(m.group("double") or m.group("single")) for m in _MARKED_BOLD.finditer(line))
+    return [run for run in runs if run]
+
+
+def _bold_run(text: str) -> str:
+    """A bold run without the punctuation that often ends up inside the bold ("<b>Dave,</b>",
+    "**Dave.**"): no player name starts or ends with it (pbem.core.names)."""
+    return text.strip(" .,;:!?")
 
 
 # --- where the command text ends ------------------------------------------------------------
