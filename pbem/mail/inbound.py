@@ -28,6 +28,7 @@ from html.parser import HTMLParser
 from typing import Any, Literal
 
 from pbem.core.errors import MailError
+from pbem.core.names import END_WORDS
 
 __all__ = [
     "MailText",
@@ -672,7 +673,7 @@ def _bold_run(text: str) -> str:
 # --- where the command text ends ------------------------------------------------------------
 
 # The patterns below run on _fold()ed text: lowercase, accents removed.
-_END_WORDS = frozenset({"fin", "end"})
+_END_WORDS = END_WORDS  # the setup refuses these as player names (a bold name on its own line)
 _ATTRIBUTION_START = re.compile(r"(?:on|le) ")
 _ATTRIBUTION_END = re.compile(r"(?:wrote|a ecrit) ?:$")
 # Outlook, Thunderbird, Gmail, Orange and Apple Mail separators before an older message.
