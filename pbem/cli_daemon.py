@@ -25,14 +25,36 @@ from pbem.core.errors import PbemError
 _PLAYER = re.compile(r"^\s*(?P<name>[^<>\s]+)\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
 
 
+DEFAULT_CONFIG = "/etc/pbem/pbem.toml"
+
+
+def add_global_options(parser: argparse.ArgumentParser) -> None:
+    """``-c/--config`` before the verb (``pbem -c FILE status``); every command that reads the
+    config takes it after its verb too (``pbem status -c FILE``, ``pbem shunt list -c FILE``)."""
+    parser.add_argument(
+        "-c",
+        "--config",
+        default=DEFAULT_CONFIG,
+        metavar="FILE",
+        help=f"the TOML configuration (default {DEFAULT_CONFIG})",
+    )
+
+
+def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The same option after the verb; SUPPRESS keeps a value given before it (argparse copies
+    a subparser's defaults over the parent's)."""
+    p.add_argument(
+        "-c",
+        "--config",
+        default=argparse.SUPPRESS,
+        metavar="FILE",
+        help=f"the TOML configuration (default {DEFAULT_CONFIG})",
+    )
+    return p
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the daemon's subcommands on ``pbem``'s subparsers."""
-
-    def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument(
-            "-c", "--config", default="/etc/pbem/pbem.toml", help="the TOML configuration"
-        )
-        return p
 
     p = with_config(sub.add_parser("serve", help="run the mail daemon"))
     p.add_argument("-v", "--verbose", action="store_true")
@@ -58,10 +80,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(func=cmd_new_game)
 
     p = with_config(sub.add_parser("status", help="games, deadlines, outbox and shunt at a glance"))
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_status)
 
-    p = sub.add_parser("deadline", help="deadlines whose resolution failed")
+    p = with_config(sub.add_parser("deadline", help="deadlines whose resolution failed"))
     dsub = p.add_subparsers(dest="deadline_command", required=True)
     d = with_config(
         dsub.add_parser("list", help="list stalled deadlines (failed daemon.max_failures times)")
@@ -75,11 +97,14 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
     p = with_config(sub.add_parser("shunt", help="mail whose handling failed"))
     ssub = p.add_subparsers(dest="shunt_command", required=True)
-    ssub.add_parser("list", help="list shunted and quarantined mail").set_defaults(func=cmd_shunt)
-    s = ssub.add_parser("show", help="show one (by key prefix)")
+    s = with_config(ssub.add_parser("list", help="list shunted and quarantined mail"))
+    s.set_defaults(func=cmd_shunt)
+    s = with_config(ssub.add_parser("show", help="show one (by key prefix)"))
     s.add_argument("key")
     s.set_defaults(func=cmd_shunt)
-    s = ssub.add_parser("retry", help="ask the daemon to process it again (by key prefix)")
+    s = with_config(
+        ssub.add_parser("retry", help="ask the daemon to process it again (by key prefix)")
+    )
     s.add_argument("key")
     s.set_defaults(func=cmd_shunt)
 
@@ -494,6 +519,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Standalone entry (``python -m pbem.cli_daemon``), same subcommands as ``pbem``."""
     parser = argparse.ArgumentParser(prog="pbem")
+    add_global_options(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     add_commands(sub)
     args = parser.parse_args(argv)
