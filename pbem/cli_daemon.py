@@ -137,8 +137,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    from pbem.adapters.login import EX_CONFIG
+    from pbem.config import ConfigError
+
     try:
         cfg = _load(args)
+    except ConfigError as exc:  # restarting cannot fix the file: the unit does not retry 78
+        _err("serve", exc)
+        return EX_CONFIG
+    try:
         return asyncio.run(serve(cfg))
     except PbemError as exc:
         return _err("serve", exc)
@@ -153,6 +160,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     if args.offline:
         return 0
     from pbem.adapters.imap import ImapDown, ImapMailbox
+    from pbem.adapters.login import LoginRefused
     from pbem.adapters.smtp import SmtpClient
 
     rc = 0
@@ -165,6 +173,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
             f"{n} message(s) waiting; delimiter {box.delimiter!r}; "
             f"IDLE {'yes' if box.has_idle else 'no'}; MOVE {'yes' if box.has_move else 'no'}"
         )
+    except LoginRefused as exc:  # in words: which login, which server, what it said
+        print(f"IMAP: FAILED: {exc}", file=sys.stderr)
+        rc = 1
     except ImapDown as exc:
         print(f"IMAP: FAILED: {exc}", file=sys.stderr)
         rc = 1
@@ -174,6 +185,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
         asyncio.run(SmtpClient(cfg.smtp).login_check())
         auth = f" as {cfg.smtp.user}" if cfg.smtp.user else ""
         print(f"SMTP {cfg.smtp.host}:{cfg.smtp.port}: connected ({cfg.smtp.tls}){auth}")
+    except LoginRefused as exc:
+        print(f"SMTP: FAILED: {exc}", file=sys.stderr)
+        rc = 1
     except Exception as exc:
         print(f"SMTP: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
         rc = 1
