@@ -336,49 +336,15 @@ def cmd_new_game(args: argparse.Namespace) -> int:
 
 
 def _status_data(cfg: Any) -> dict[str, Any]:
-    from pbem.adapters.store import DaemonStore, GameStore, list_games
+    from pbem.status import gather
 
-    out: dict[str, Any] = {"data_dir": str(cfg.data_dir), "games": []}
-    if (cfg.data_dir / "daemon.json").exists():
-        ds = DaemonStore(cfg.data_dir, readonly=True)
-        out["last_seen"] = ds.get_meta("last_seen")
-        rows = ds.outbox()
-        out["outbox_pending"] = sum(r["status"] == "pending" for r in rows)
-        out["dead_letters"] = sum(r["status"] == "dead" for r in rows)
-        out["shunt"] = {
-            "failing": sum(r["status"] == "failing" for r in ds.shunt_rows()),
-            "quarantined": sum(r["status"] == "quarantined" for r in ds.shunt_rows()),
-        }
-    for d in list_games(cfg.data_dir):
-        gs = GameStore(d, readonly=True)
-        states = gs.deadline_states()
-        out["games"].append(
-            {
-                "id": gs.game_id,
-                "game": gs.setup.get("game"),
-                "players": len(gs.setup.get("players", [])),
-                "events": int(gs.meta["seq"]),
-                "outbox_pending": sum(r["status"] == "pending" for r in gs.outbox()),
-                "deadlines": {k: v.get("extended_to") or v.get("state") for k, v in states.items()},
-                "stalled": [
-                    {"deadline": k, "attempts": v.get("attempts"), "error": v.get("error")}
-                    for k, v in states.items()
-                    if v.get("state") == "stalled"
-                ],
-                "unreachable": [
-                    {k: b.get(k) for k in ("player", "address", "count", "last_status")}
-                    for b in gs.bounce_states().values()
-                    if b.get("unreachable")
-                ],
-                # list posts waiting: for the list to reopen (relay mode), for a confirmation
-                "held_posts": sum(h.get("kind") != "confirm" for h in gs.held()),
-                "awaiting_confirmation": sum(h.get("kind") == "confirm" for h in gs.held()),
-            }
-        )
-    return out
+    return gather(cfg)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    """What the game master asks (pbem/status.py); exit 2 when the data directory is missing."""
+    from pbem.status import render
+
     try:
         cfg = _load(args)
         data = _status_data(cfg)
@@ -386,33 +352,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         return _err("status", exc)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
-        return 0
-    print(f"data: {data['data_dir']}   last seen: {data.get('last_seen') or 'never'}")
-    print(
-        f"outbox: {data.get('outbox_pending', 0)} pending, {data.get('dead_letters', 0)} dead; "
-        f"shunt: {data.get('shunt', {})}"
-    )
-    for g in data["games"]:
-        print(
-            f"  {g['id']:<20} {g['game']:<22} {g['players']:>2} players  {g['events']:>6} events  "
-            f"outbox {g['outbox_pending']}"
-            + (f"  held posts {g['held_posts']}" if g["held_posts"] else "")
-            + (
-                f"  votes awaiting confirmation {g['awaiting_confirmation']}"
-                if g["awaiting_confirmation"]
-                else ""
-            )
-        )
-        for d in g["stalled"]:  # requirement 10 for deadlines: the game is paused there
-            print(
-                f"    stalled: deadline {d['deadline']} after {d['attempts']} attempts "
-                f"({d['error'] or 'the process died'}): pbem deadline retry {g['id']}"
-            )
-        for u in g["unreachable"]:  # RELIABILITY §2.5: hard bounces flag a player
-            print(
-                f"    unreachable: {u['player']} <{u['address']}> "
-                f"({u['count']} hard bounces, last {u['last_status']})"
-            )
+    else:
+        sys.stdout.write(render(data))
     return 0
 
 

@@ -17,8 +17,11 @@ import signal
 import socket
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+from pbem import __version__, heartbeat
 from pbem.adapters.dns import DnsResolver
 from pbem.adapters.imap import ImapDown, ImapMailbox
 from pbem.adapters.login import EX_CONFIG, LoginRefused
@@ -113,6 +116,7 @@ async def serve(
     sched = DeadlineScheduler()
     smtp = SmtpClient(cfg.smtp)
     refused: list[LoginRefused] = []
+    beat = Heartbeat(cfg)
 
     def login_refused(exc: LoginRefused) -> None:
         """A server refused our login: stop (a wrong password is not waited out)."""
@@ -126,7 +130,7 @@ async def serve(
         transport=LoginWatch(smtp, login_refused),
         scheduler=sched,
         fault=fault_from_env(),
-        on_alive=notifier.alive,
+        on_alive=beat.chain(notifier.alive),
         # DKIM keys (auth "dkim_verify") from [auth] dns_server, else resolv.conf's servers
         resolver=DnsResolver(cfg.auth.dns_host, cfg.auth.dns_port),
     )
@@ -135,6 +139,13 @@ async def serve(
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, svc.request_stop)
     svc.open()
+    log.info(
+        "pbem %s starting: config %s, data dir %s, %d game(s) loaded",
+        __version__,
+        cfg.path,
+        svc.root,
+        len(svc.games),
+    )
     if on_service is not None:
         on_service(svc)
     worker = asyncio.create_task(svc.worker(), name="worker")
@@ -142,6 +153,7 @@ async def serve(
     clock = asyncio.create_task(svc.watch_clock(), name="clock")
     requests = asyncio.create_task(svc.watch_requests(), name="requests")
     probe = asyncio.create_task(probe_smtp_login(cfg, login_refused), name="smtp-login")
+    beating = asyncio.create_task(beat.run(svc), name="heartbeat")
     try:
         await svc.submit("call", svc.recover_resolving)
         while True:  # F3: a server that drops during the start-up drain is reconnected
@@ -168,7 +180,7 @@ async def serve(
             await asyncio.wait_for(worker, 30)
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(sender, 10)
-        for ticker in (clock, requests, probe):
+        for ticker in (clock, requests, probe, beating):
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(ticker, 5)
         await smtp.close()
@@ -178,9 +190,44 @@ async def serve(
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
         log.info("stopped")
-    if refused:
-        return await stop_for_login(cfg, refused[0])
-    return 0
+    rc = await stop_for_login(cfg, refused[0]) if refused else 0
+    beat.stopped(svc.root, rc)
+    return rc
+
+
+class Heartbeat:
+    """``heartbeat.json`` for ``pbem status`` (:mod:`pbem.heartbeat`): written from the event
+    loop, so a hung loop goes stale like a dead process."""
+
+    def __init__(self, cfg: Config) -> None:
+        now = datetime.now(UTC).isoformat()
+        self.every = heartbeat.interval(cfg.heartbeat_seconds)
+        self.record: dict[str, Any] = {
+            "pid": os.getpid(),
+            "version": __version__,
+            "started": now,
+            "at": now,
+            "mailbox_ok": None,
+        }
+
+    def chain(self, alive: Callable[[], None]) -> Callable[[], None]:
+        """``alive`` (called after each IMAP round-trip), noting the time for ``pbem status``."""
+
+        def both() -> None:
+            alive()
+            self.record["mailbox_ok"] = datetime.now(UTC).isoformat()
+
+        return both
+
+    async def run(self, svc: Service) -> None:
+        while not svc.stopping:
+            self.record["at"] = datetime.now(UTC).isoformat()
+            heartbeat.write(svc.root, self.record)
+            await svc._sleep(self.every)
+
+    def stopped(self, root: Path, rc: int) -> None:
+        now = datetime.now(UTC).isoformat()
+        heartbeat.write(root, {**self.record, "at": now, "stopped": now, "exit": rc})
 
 
 class LoginWatch:
@@ -238,8 +285,6 @@ async def stop_for_login(cfg: Config, exc: LoginRefused) -> int:
 
 async def send_login_alert(cfg: Config, exc: LoginRefused) -> None:
     """Mail the admins, bilingual like the daemon's other alerts; raises when it cannot."""
-    from datetime import UTC, datetime
-
     from pbem.mail.envelope import build
     from pbem.mail.render import bilingual, shared_renderer
 
