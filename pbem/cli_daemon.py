@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import re
 import sys
 from collections.abc import Sequence
@@ -57,8 +56,27 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     """Register the daemon's subcommands on ``pbem``'s subparsers."""
 
     p = with_config(sub.add_parser("serve", help="run the mail daemon"))
-    p.add_argument("-v", "--verbose", action="store_true")
-    p.set_defaults(func=cmd_serve)
+    loud = p.add_mutually_exclusive_group()
+    loud.add_argument(
+        "-v", "--verbose", action="store_const", const=1, dest="verbosity", help="debug lines too"
+    )
+    loud.add_argument(
+        "-q",
+        "--quiet",
+        action="store_const",
+        const=-1,
+        dest="verbosity",
+        help="warnings and errors only",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=("auto", "journal", "plain"),
+        default="auto",
+        help="journal: no time stamps, syslog priority prefixes (<3> for an error) as journald "
+        "reads them; plain: time stamps and level names; auto (default): journal when standard "
+        "error is the journal ($JOURNAL_STREAM), else plain",
+    )
+    p.set_defaults(func=cmd_serve, verbosity=0)
 
     p = with_config(sub.add_parser("check-config", help="validate the config and try the servers"))
     p.add_argument("--offline", action="store_true", help="do not try IMAP and SMTP logins")
@@ -131,12 +149,9 @@ def _err(prog: str, exc: BaseException) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from pbem.daemon import serve
+    from pbem.logsetup import setup
 
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    setup(args.verbosity, args.log_format)
     from pbem.adapters.login import EX_CONFIG
     from pbem.config import ConfigError
 
