@@ -350,10 +350,10 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     return 0
 
 
-def _status_data(cfg: Any) -> dict[str, Any]:
+def _status_data(cfg: Any, require: bool = True) -> dict[str, Any]:
     from pbem.status import gather
 
-    return gather(cfg)
+    return gather(cfg, require=require)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -377,7 +377,7 @@ def cmd_deadline(args: argparse.Namespace) -> int:
     running daemon consumes (it is the single writer of the game's store)."""
     try:
         cfg = _load(args)
-        games = _status_data(cfg)["games"]
+        games = _status_data(cfg, require=False)["games"]
         if args.deadline_command == "list":
             for g in games:
                 for d in g["stalled"]:

@@ -22,13 +22,14 @@ class NoDataDir(PbemError):
     """The data directory does not exist: nothing was ever run with this config."""
 
 
-def gather(cfg: Any, now: datetime | None = None) -> dict[str, Any]:
-    """Everything ``pbem status`` shows, as JSON-able data."""
+def gather(cfg: Any, now: datetime | None = None, *, require: bool = True) -> dict[str, Any]:
+    """Everything ``pbem status`` shows, as JSON-able data. A missing data directory is
+    :class:`NoDataDir`, or no games with ``require=False``."""
     from pbem.adapters.store import DaemonStore, GameStore, list_games
 
     now = now or datetime.now(UTC)
     root = cfg.data_dir
-    if not root.is_dir():
+    if require and not root.is_dir():
         raise NoDataDir(
             f"data directory {root} does not exist: check daemon.data_dir in {cfg.path} "
             "(under systemd, $STATE_DIRECTORY), or start the daemon once"
