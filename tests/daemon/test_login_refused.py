@@ -72,6 +72,15 @@ def test_serve_stops_with_ex_config_on_a_wrong_smtp_password(tmp_path: Path) -> 
         cfg = write_config(
             stack, tmp_path, extra_smtp=f'user = "{MODERATOR}"\npassword_file = "smtp.pass"'
         )
+        r = pbem(cfg, "check-config")
+        assert r.returncode == 1
+        assert re.search(
+            rf"SMTP: FAILED: SMTP login refused for user '{MODERATOR}' at 127\.0\.0\.1:\d+ "
+            r"\(the server said: 535 5\.7\.8 Authentication credentials invalid\): check "
+            r"smtp\.user and the password \(smtp\.password_file or the credential smtp-password\)",
+            r.stderr,
+        ), r.stderr
+        assert "logged in as" in r.stdout  # the IMAP one passed, and says so
         daemon = Daemon(cfg)
         started = time.monotonic()
         daemon.start()
@@ -94,6 +103,24 @@ def test_serve_stops_with_ex_config_on_a_wrong_smtp_password(tmp_path: Path) -> 
         assert daemon.stop() == 0
     finally:
         stack.close()
+
+
+def test_serve_stops_when_the_password_changes_under_it(stack: MailStack, tmp_path: Path) -> None:
+    """The server's password changes while the daemon runs: the next reconnection is refused,
+    and the daemon stops the same way instead of retrying forever."""
+    cfg = write_config(stack, tmp_path)
+    daemon = Daemon(cfg).start()
+    try:
+        wait_for(lambda: "ready" in daemon.log(), what="ready", log=daemon.log)
+        passwd = stack.dovecot.root / "passwd"
+        passwd.write_text(passwd.read_text().replace("moderatorpass", "changed"))
+        assert stack.dovecot.kill_imap_children() >= 1  # the connection drops: reconnect
+        assert daemon.wait_exit(30) == EX_CONFIG, daemon.log()
+        assert "IMAP login refused for user" in daemon.log()
+        alerts = wait_for(lambda: stack.messages(ADMIN), 10, "the admin alert")
+        assert "IMAP login refused" in str(alerts[0]["Subject"])
+    finally:
+        daemon.kill()
 
 
 def test_serve_exits_ex_config_on_an_invalid_config(tmp_path: Path) -> None:
