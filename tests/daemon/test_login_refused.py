@@ -105,6 +105,18 @@ def test_serve_stops_with_ex_config_on_a_wrong_smtp_password(tmp_path: Path) -> 
         stack.close()
 
 
+def _refused(stack: MailStack, user: str, password: str) -> bool:
+    from imapclient import IMAPClient
+    from imapclient.exceptions import LoginError
+
+    with IMAPClient("127.0.0.1", port=stack.dovecot.imap_port, ssl=False, timeout=10) as c:
+        try:
+            c.login(user, password)
+        except LoginError:
+            return True
+        return False
+
+
 def test_serve_stops_when_the_password_changes_under_it(stack: MailStack, tmp_path: Path) -> None:
     """The server's password changes while the daemon runs: the next reconnection is refused,
     and the daemon stops the same way instead of retrying forever."""
@@ -114,6 +126,8 @@ def test_serve_stops_when_the_password_changes_under_it(stack: MailStack, tmp_pa
         wait_for(lambda: "ready" in daemon.log(), what="ready", log=daemon.log)
         passwd = stack.dovecot.root / "passwd"
         passwd.write_text(passwd.read_text().replace("moderatorpass", "changed"))
+        # Dovecot re-reads its passwd file on its own time: wait until it refuses the old one
+        wait_for(lambda: _refused(stack, MODERATOR, "moderatorpass"), 20, "the new password")
         assert stack.dovecot.kill_imap_children() >= 1  # the connection drops: reconnect
         assert daemon.wait_exit(30) == EX_CONFIG, daemon.log()
         assert "IMAP login refused for user" in daemon.log()
