@@ -10,8 +10,17 @@ import time
 from pathlib import Path
 
 from pbem.adapters.login import EX_CONFIG, imap_refusal, server_text, without_code
+from pbem.adapters.store import GameStore
 from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import ROOT, Daemon, pbem, wait_for, write_config
+from tests.daemon.harness import (
+    ROOT,
+    Daemon,
+    mail,
+    new_fake_game,
+    pbem,
+    wait_for,
+    write_config,
+)
 from tests.daemon.mailstack import DOMAIN, ListConfig, MailStack, SmtpServer
 
 
@@ -135,6 +144,37 @@ def test_serve_stops_when_the_password_changes_under_it(stack: MailStack, tmp_pa
         assert "IMAP login refused" in str(alerts[0]["Subject"])
     finally:
         daemon.kill()
+
+
+def test_serve_stops_when_the_smtp_password_changes_under_it(tmp_path: Path) -> None:
+    """The SMTP password is rotated on the server while the daemon runs: the next send is
+    refused, the mail stays in the outbox (sent after the fix), and the daemon stops with 78."""
+    users = [MODERATOR, ADMIN, *(f"{p}@{DOMAIN}" for p in PLAYERS)]
+    stack = MailStack(users, [ListConfig(LIST, users)])
+    stack.smtp = SmtpServer(stack.handler, auth=(MODERATOR, "smtp-right"))
+    stack.start()
+    try:
+        (tmp_path / "smtp.pass").write_text("smtp-right\n")
+        cfg = write_config(
+            stack, tmp_path, extra_smtp=f'user = "{MODERATOR}"\npassword_file = "smtp.pass"'
+        )
+        daemon = Daemon(cfg).start()
+        try:
+            wait_for(lambda: "ready" in daemon.log(), what="ready", log=daemon.log)
+            stack.smtp.auth = (MODERATOR, "rotated")
+            new_fake_game(cfg, "g1", ["alice"])  # its opening post is due at once
+            # a mail wakes the IMAP loop from IDLE, which then scans for new games
+            stack.inject(mail(f"alice@{DOMAIN}", "hello").as_bytes(), MODERATOR)
+            assert daemon.wait_exit(30) == EX_CONFIG, daemon.log()
+        finally:
+            daemon.kill()
+        assert "SMTP login refused for user" in daemon.log()
+        assert stack.handler.received == []
+        gs = GameStore(tmp_path / "data" / "games" / "g1", readonly=True)
+        rows = gs.outbox()  # the opening post (and a reply to alice if she was read first)
+        assert rows and all(r["status"] == "pending" for r in rows)  # kept for after the fix
+    finally:
+        stack.close()
 
 
 def test_serve_exits_ex_config_on_an_invalid_config(tmp_path: Path) -> None:
