@@ -6,7 +6,7 @@ GAME   ?= lupus-in-tabula
 LIST   ?= external
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench clean mailstack
+.PHONY: demo test lint typecheck pytest bench clean mailstack man
 
 DEMO_STAMP := $(VENV)/.installed-demo
 
@@ -41,6 +41,11 @@ pytest: $(STAMP) mailstack
 	$(BIN)/pytest
 
 test: lint typecheck pytest
+
+# the man page and the bash completion are generated from the argparse tree (a test checks them)
+man: $(STAMP)
+	$(BIN)/python -m pbem.manpage > docs/pbem.1
+	$(BIN)/pbem completion bash > completion/pbem.bash
 
 bench: $(STAMP)
 	$(BIN)/python bench/simulate.py

@@ -13,8 +13,19 @@ from pbem.core.errors import PbemError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``pbem`` command; returns its exit status."""
+    args = build_parser().parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line (also read by the man page and completion generators)."""
     parser = argparse.ArgumentParser(
-        prog="pbem", description="Automated game master for play-by-email werewolf games."
+        prog="pbem",
+        description="Automated game master for play-by-email werewolf games.",
+        epilog=_games_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pbem {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -30,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "server on loopback and local Maildirs; the public thread is printed as it goes. "
         "Every game is played by email (Dracula: one round); --offline plays in memory.",
     )
-    demo.add_argument("--game", default="lupus-in-tabula")
+    demo.add_argument("--game", default="lupus-in-tabula", help="the game id (see pbem games)")
     demo.add_argument(
         "--players",
         type=int,
@@ -38,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="number of players (default: 10 for Lupus by email, the game's usual offline; "
         "Loup-Garou, Chasse aux sorcières and Dracula are played by 16, 14 and 13)",
     )
-    demo.add_argument("--seed", type=int, default=None)
+    demo.add_argument("--seed", type=int, default=None, help="RNG seed (default: random)")
     demo.add_argument("--lang", default="fr", choices=("fr", "en"))
     demo.add_argument(
         "--offline", action="store_true", help="in memory, no daemon, no mail (instant)"
@@ -58,16 +69,74 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     demo.set_defaults(func=_demo)
 
+    games = sub.add_parser(
+        "games",
+        help="list the games and each game's options (default and allowed values)",
+        description="The game ids pbem runs and, for each, the options a setup file, "
+        '`pbem new-game --option key=value` or the config\'s [games."<id>"] table accept, '
+        "with their defaults and allowed values.",
+    )
+    games.add_argument("game", nargs="?", help="only this game")
+    games.add_argument("--json", action="store_true", help="machine-readable output")
+    games.set_defaults(func=_games)
+
+    completion = sub.add_parser(
+        "completion",
+        help="print the shell completion script",
+        description="Print the completion script for a shell, e.g. "
+        "`pbem completion bash > /etc/bash_completion.d/pbem`.",
+    )
+    completion.add_argument("shell", choices=("bash",))
+    completion.set_defaults(func=_completion)
+
     try:  # the daemon's subcommands, when the daemon is installed alongside
         daemon_cli = importlib.import_module("pbem.cli_daemon")
     except ImportError:
         pass
     else:
+        daemon_cli.add_global_options(parser)
         daemon_cli.add_commands(sub)
+    return parser
 
-    args = parser.parse_args(argv)
-    result: int = args.func(args)
-    return result
+
+def _games_epilog() -> str:
+    from pbem.games import GAMES
+
+    ids = ", ".join(g.id for g in GAMES)
+    return f"games: {ids}\n`pbem games` lists each game's options, defaults and allowed values."
+
+
+def _games(args: argparse.Namespace) -> int:
+    from pbem.gameinfo import games
+
+    listed = [g for g in games() if args.game in (None, g[0])]
+    if not listed:
+        known = ", ".join(g[0] for g in games())
+        print(f"pbem games: unknown game {args.game!r} (known: {known})", file=sys.stderr)
+        return 2
+    if args.json:
+        data = [
+            {"id": gid, "title": title, "options": [o.as_json() for o in options]}
+            for gid, title, options in listed
+        ]
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    for n, (gid, title, options) in enumerate(listed):
+        if n:
+            print()
+        print(f"{gid}  ({title})")
+        width = max((len(o.name) for o in options), default=0)
+        dwidth = max((len(o.shown_default()) for o in options), default=0)
+        for o in options:
+            print(f"  {o.name:<{width}}  {o.shown_default():<{dwidth}}  {o.allowed()}")
+    return 0
+
+
+def _completion(args: argparse.Namespace) -> int:
+    from pbem.completion import bash_completion
+
+    sys.stdout.write(bash_completion(build_parser()))
+    return 0
 
 
 def _simulate(args: argparse.Namespace) -> int:

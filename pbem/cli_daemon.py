@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import re
 import sys
 from collections.abc import Sequence
@@ -25,18 +24,59 @@ from pbem.core.errors import PbemError
 _PLAYER = re.compile(r"^\s*(?P<name>[^<>\s]+)\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
 
 
+DEFAULT_CONFIG = "/etc/pbem/pbem.toml"
+
+
+def add_global_options(parser: argparse.ArgumentParser) -> None:
+    """``-c/--config`` before the verb (``pbem -c FILE status``); every command that reads the
+    config takes it after its verb too (``pbem status -c FILE``, ``pbem shunt list -c FILE``)."""
+    parser.add_argument(
+        "-c",
+        "--config",
+        default=DEFAULT_CONFIG,
+        metavar="FILE",
+        help=f"the TOML configuration (default {DEFAULT_CONFIG})",
+    )
+
+
+def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The same option after the verb; SUPPRESS keeps a value given before it (argparse copies
+    a subparser's defaults over the parent's)."""
+    p.add_argument(
+        "-c",
+        "--config",
+        default=argparse.SUPPRESS,
+        metavar="FILE",
+        help=f"the TOML configuration (default {DEFAULT_CONFIG})",
+    )
+    return p
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the daemon's subcommands on ``pbem``'s subparsers."""
 
-    def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument(
-            "-c", "--config", default="/etc/pbem/pbem.toml", help="the TOML configuration"
-        )
-        return p
-
     p = with_config(sub.add_parser("serve", help="run the mail daemon"))
-    p.add_argument("-v", "--verbose", action="store_true")
-    p.set_defaults(func=cmd_serve)
+    loud = p.add_mutually_exclusive_group()
+    loud.add_argument(
+        "-v", "--verbose", action="store_const", const=1, dest="verbosity", help="debug lines too"
+    )
+    loud.add_argument(
+        "-q",
+        "--quiet",
+        action="store_const",
+        const=-1,
+        dest="verbosity",
+        help="warnings and errors only",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=("auto", "journal", "plain"),
+        default="auto",
+        help="journal: no time stamps, syslog priority prefixes (<3> for an error) as journald "
+        "reads them; plain: time stamps and level names; auto (default): journal when standard "
+        "error is the journal ($JOURNAL_STREAM), else plain",
+    )
+    p.set_defaults(func=cmd_serve, verbosity=0)
 
     p = with_config(sub.add_parser("check-config", help="validate the config and try the servers"))
     p.add_argument("--offline", action="store_true", help="do not try IMAP and SMTP logins")
@@ -58,10 +98,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(func=cmd_new_game)
 
     p = with_config(sub.add_parser("status", help="games, deadlines, outbox and shunt at a glance"))
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_status)
 
-    p = sub.add_parser("deadline", help="deadlines whose resolution failed")
+    p = with_config(sub.add_parser("deadline", help="deadlines whose resolution failed"))
     dsub = p.add_subparsers(dest="deadline_command", required=True)
     d = with_config(
         dsub.add_parser("list", help="list stalled deadlines (failed daemon.max_failures times)")
@@ -75,11 +115,14 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
     p = with_config(sub.add_parser("shunt", help="mail whose handling failed"))
     ssub = p.add_subparsers(dest="shunt_command", required=True)
-    ssub.add_parser("list", help="list shunted and quarantined mail").set_defaults(func=cmd_shunt)
-    s = ssub.add_parser("show", help="show one (by key prefix)")
+    s = with_config(ssub.add_parser("list", help="list shunted and quarantined mail"))
+    s.set_defaults(func=cmd_shunt)
+    s = with_config(ssub.add_parser("show", help="show one (by key prefix)"))
     s.add_argument("key")
     s.set_defaults(func=cmd_shunt)
-    s = ssub.add_parser("retry", help="ask the daemon to process it again (by key prefix)")
+    s = with_config(
+        ssub.add_parser("retry", help="ask the daemon to process it again (by key prefix)")
+    )
     s.add_argument("key")
     s.set_defaults(func=cmd_shunt)
 
@@ -106,14 +149,18 @@ def _err(prog: str, exc: BaseException) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from pbem.daemon import serve
+    from pbem.logsetup import setup
 
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    setup(args.verbosity, args.log_format)
+    from pbem.adapters.login import EX_CONFIG
+    from pbem.config import ConfigError
+
     try:
         cfg = _load(args)
+    except ConfigError as exc:  # restarting cannot fix the file: the unit does not retry 78
+        _err("serve", exc)
+        return EX_CONFIG
+    try:
         return asyncio.run(serve(cfg))
     except PbemError as exc:
         return _err("serve", exc)
@@ -128,6 +175,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     if args.offline:
         return 0
     from pbem.adapters.imap import ImapDown, ImapMailbox
+    from pbem.adapters.login import LoginRefused
     from pbem.adapters.smtp import SmtpClient
 
     rc = 0
@@ -140,6 +188,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
             f"{n} message(s) waiting; delimiter {box.delimiter!r}; "
             f"IDLE {'yes' if box.has_idle else 'no'}; MOVE {'yes' if box.has_move else 'no'}"
         )
+    except LoginRefused as exc:  # in words: which login, which server, what it said
+        print(f"IMAP: FAILED: {exc}", file=sys.stderr)
+        rc = 1
     except ImapDown as exc:
         print(f"IMAP: FAILED: {exc}", file=sys.stderr)
         rc = 1
@@ -149,6 +200,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
         asyncio.run(SmtpClient(cfg.smtp).login_check())
         auth = f" as {cfg.smtp.user}" if cfg.smtp.user else ""
         print(f"SMTP {cfg.smtp.host}:{cfg.smtp.port}: connected ({cfg.smtp.tls}){auth}")
+    except LoginRefused as exc:
+        print(f"SMTP: FAILED: {exc}", file=sys.stderr)
+        rc = 1
     except Exception as exc:
         print(f"SMTP: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
         rc = 1
@@ -301,50 +355,16 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     return 0
 
 
-def _status_data(cfg: Any) -> dict[str, Any]:
-    from pbem.adapters.store import DaemonStore, GameStore, list_games
+def _status_data(cfg: Any, require: bool = True) -> dict[str, Any]:
+    from pbem.status import gather
 
-    out: dict[str, Any] = {"data_dir": str(cfg.data_dir), "games": []}
-    if (cfg.data_dir / "daemon.json").exists():
-        ds = DaemonStore(cfg.data_dir, readonly=True)
-        out["last_seen"] = ds.get_meta("last_seen")
-        rows = ds.outbox()
-        out["outbox_pending"] = sum(r["status"] == "pending" for r in rows)
-        out["dead_letters"] = sum(r["status"] == "dead" for r in rows)
-        out["shunt"] = {
-            "failing": sum(r["status"] == "failing" for r in ds.shunt_rows()),
-            "quarantined": sum(r["status"] == "quarantined" for r in ds.shunt_rows()),
-        }
-    for d in list_games(cfg.data_dir):
-        gs = GameStore(d, readonly=True)
-        states = gs.deadline_states()
-        out["games"].append(
-            {
-                "id": gs.game_id,
-                "game": gs.setup.get("game"),
-                "players": len(gs.setup.get("players", [])),
-                "events": int(gs.meta["seq"]),
-                "outbox_pending": sum(r["status"] == "pending" for r in gs.outbox()),
-                "deadlines": {k: v.get("extended_to") or v.get("state") for k, v in states.items()},
-                "stalled": [
-                    {"deadline": k, "attempts": v.get("attempts"), "error": v.get("error")}
-                    for k, v in states.items()
-                    if v.get("state") == "stalled"
-                ],
-                "unreachable": [
-                    {k: b.get(k) for k in ("player", "address", "count", "last_status")}
-                    for b in gs.bounce_states().values()
-                    if b.get("unreachable")
-                ],
-                # list posts waiting: for the list to reopen (relay mode), for a confirmation
-                "held_posts": sum(h.get("kind") != "confirm" for h in gs.held()),
-                "awaiting_confirmation": sum(h.get("kind") == "confirm" for h in gs.held()),
-            }
-        )
-    return out
+    return gather(cfg, require=require)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    """What the game master asks (pbem/status.py); exit 2 when the data directory is missing."""
+    from pbem.status import render
+
     try:
         cfg = _load(args)
         data = _status_data(cfg)
@@ -352,33 +372,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         return _err("status", exc)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
-        return 0
-    print(f"data: {data['data_dir']}   last seen: {data.get('last_seen') or 'never'}")
-    print(
-        f"outbox: {data.get('outbox_pending', 0)} pending, {data.get('dead_letters', 0)} dead; "
-        f"shunt: {data.get('shunt', {})}"
-    )
-    for g in data["games"]:
-        print(
-            f"  {g['id']:<20} {g['game']:<22} {g['players']:>2} players  {g['events']:>6} events  "
-            f"outbox {g['outbox_pending']}"
-            + (f"  held posts {g['held_posts']}" if g["held_posts"] else "")
-            + (
-                f"  votes awaiting confirmation {g['awaiting_confirmation']}"
-                if g["awaiting_confirmation"]
-                else ""
-            )
-        )
-        for d in g["stalled"]:  # requirement 10 for deadlines: the game is paused there
-            print(
-                f"    stalled: deadline {d['deadline']} after {d['attempts']} attempts "
-                f"({d['error'] or 'the process died'}): pbem deadline retry {g['id']}"
-            )
-        for u in g["unreachable"]:  # RELIABILITY §2.5: hard bounces flag a player
-            print(
-                f"    unreachable: {u['player']} <{u['address']}> "
-                f"({u['count']} hard bounces, last {u['last_status']})"
-            )
+    else:
+        sys.stdout.write(render(data))
     return 0
 
 
@@ -387,7 +382,7 @@ def cmd_deadline(args: argparse.Namespace) -> int:
     running daemon consumes (it is the single writer of the game's store)."""
     try:
         cfg = _load(args)
-        games = _status_data(cfg)["games"]
+        games = _status_data(cfg, require=False)["games"]
         if args.deadline_command == "list":
             for g in games:
                 for d in g["stalled"]:
@@ -499,6 +494,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Standalone entry (``python -m pbem.cli_daemon``), same subcommands as ``pbem``."""
     parser = argparse.ArgumentParser(prog="pbem")
+    add_global_options(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     add_commands(sub)
     args = parser.parse_args(argv)

@@ -7,11 +7,12 @@ in the file is an error, so a secret cannot sneak in by habit.
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import os
 import tomllib
 import zoneinfo
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -118,12 +119,44 @@ class Config:
     writes what is being played here). A player of running games is told only his own."""
 
 
+class _Section(dict[str, Any]):
+    """A config table that remembers which keys the loader asked for: whatever is left unasked
+    at the end is a key no code reads (a typo such as ``poll_intervall``), reported as an error
+    rather than silently ignored."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        super().__init__(data)
+        self.asked: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.asked.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self.asked.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.asked.add(key)
+        return super().__contains__(key)
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known word, or nothing (difflib)."""
+    close = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 class _Reader:
     def __init__(self, data: Mapping[str, Any]) -> None:
         self.data = data
         self.problems: list[str] = []
+        self.sections: dict[str, _Section] = {}
 
-    def table(self, name: str, required: bool = True) -> Mapping[str, Any]:
+    def table(self, name: str, required: bool = True, keys: bool = True) -> Mapping[str, Any]:
+        """The section ``name``; ``keys=False`` for one whose keys are checked by its own rules
+        (``[games]``: game ids; ``[phases]``), not against what the loader reads."""
         t = self.data.get(name)
         if t is None:
             if required:
@@ -132,7 +165,20 @@ class _Reader:
         if not isinstance(t, Mapping):
             self.problems.append(f"[{name}]: must be a table")
             return {}
-        return t
+        if not keys:
+            return t
+        section = self.sections[name] = _Section(t)
+        return section
+
+    def unknown_keys(self) -> list[str]:
+        """A problem per key of a section that no code asked for, with the closest known key."""
+        out = []
+        for name, section in self.sections.items():
+            for key in section:
+                if key not in section.asked:
+                    hint = did_you_mean(key, section.asked)
+                    out.append(f"{name}.{key}: unknown key{hint}")
+        return out
 
     def get(
         self, tbl: Mapping[str, Any], sect: str, key: str, typ: type[T], default: T | None = None
@@ -171,14 +217,14 @@ class _Reader:
 
     def password(self, tbl: Mapping[str, Any], sect: str, credential: str, base: Path) -> str:
         """From ``password_file`` or ``$CREDENTIALS_DIRECTORY/<credential>``; never inline."""
+        pf = tbl.get("password_file")
+        cred = str(tbl.get("credential", credential))
         if "password" in tbl:
             self.problems.append(
                 f"{sect}.password: passwords never go in the TOML; use {sect}.password_file "
                 f"or a systemd credential named {credential!r}"
             )
             return ""
-        pf = tbl.get("password_file")
-        cred = str(tbl.get("credential", credential))
         if pf is not None:
             path = Path(str(pf))
             path = path if path.is_absolute() else base / path
@@ -230,6 +276,15 @@ def _game_ids() -> list[str]:
     from pbem.games import GAMES
 
     return [g.id for g in GAMES]
+
+
+def _option_names(game_id: str) -> list[str]:
+    """The option names of a game (``pbem games`` lists them with their values)."""
+    from pbem.gameinfo import game_options
+    from pbem.games import GAMES
+
+    rules = next(g for g in GAMES if g.id == game_id)
+    return [o.name for o in game_options(rules.options_type)]
 
 
 def load(path: str | Path, env_data_dir: str | None = None) -> Config:
@@ -336,7 +391,7 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
                 r.problems.append(f"auth.dns_server: {exc}")
     if "dkim" in methods and not authserv:
         r.problems.append("auth.authserv_id: required when auth.methods has 'dkim'")
-    ph = r.table("phases", required=False)
+    ph = r.table("phases", required=False, keys=False)
     for k in ph:
         if k == "reminders_hours":
             continue
@@ -346,7 +401,7 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         )
     rem = ph.get("reminders_hours", [12, 1])
     game_options: dict[str, dict[str, Any]] = {}
-    for game, options in r.table("games", required=False).items():
+    for game, options in r.table("games", required=False, keys=False).items():
         known_games = _game_ids()
         if game not in known_games:
             r.problems.append(f"games.{game}: unknown game (known: {', '.join(known_games)})")
@@ -354,6 +409,12 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
             r.problems.append(f"games.{game}: expected a table of the game's options")
         else:
             game_options[game] = dict(options)
+            known_options = _option_names(game)
+            r.problems.extend(
+                f'games."{game}".{k}: unknown option{did_you_mean(k, known_options)}'
+                for k in options
+                if known_options and k not in known_options
+            )
     if not isinstance(rem, list) or not all(isinstance(x, int | float) for x in rem):
         r.problems.append("phases.reminders_hours: expected a list of hours")
         rem = []
@@ -406,7 +467,10 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
     if not str(cfg.data_dir):
         r.problems.append("daemon.data_dir: required (or run under systemd with StateDirectory=)")
     known = {"moderator", "list", "imap", "smtp", "daemon", "auth", "phases", "games"}
-    r.problems.extend(f"[{k}]: unknown section" for k in data if k not in known)
+    r.problems.extend(
+        f"[{k}]: unknown section{did_you_mean(k, known)}" for k in data if k not in known
+    )
+    r.problems.extend(r.unknown_keys())
     if r.problems:
         raise ConfigError(r.problems)
     return cfg

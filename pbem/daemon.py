@@ -16,14 +16,19 @@ import os
 import signal
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+from pbem import __version__, heartbeat
 from pbem.adapters.dns import DnsResolver
 from pbem.adapters.imap import ImapDown, ImapMailbox
+from pbem.adapters.login import EX_CONFIG, LoginRefused
 from pbem.adapters.scheduler import DeadlineScheduler
-from pbem.adapters.smtp import SmtpClient
+from pbem.adapters.smtp import SendResult, SmtpClient
 from pbem.config import Config
+from pbem.core.errors import PbemError
 from pbem.service import Engine, Mailbox, Service
 
 log = logging.getLogger(__name__)
@@ -110,13 +115,22 @@ async def serve(
     notifier = Notifier()
     sched = DeadlineScheduler()
     smtp = SmtpClient(cfg.smtp)
+    refused: list[LoginRefused] = []
+    beat = Heartbeat(cfg)
+
+    def login_refused(exc: LoginRefused) -> None:
+        """A server refused our login: stop (a wrong password is not waited out)."""
+        if not refused:
+            refused.append(exc)
+        svc.request_stop()
+
     svc = Service(
         cfg=cfg,
         engine=engine or load_engine(cfg.engine),
-        transport=smtp,
+        transport=LoginWatch(smtp, login_refused),
         scheduler=sched,
         fault=fault_from_env(),
-        on_alive=notifier.alive,
+        on_alive=beat.chain(notifier.alive),
         # DKIM keys (auth "dkim_verify") from [auth] dns_server, else resolv.conf's servers
         resolver=DnsResolver(cfg.auth.dns_host, cfg.auth.dns_port),
     )
@@ -125,12 +139,21 @@ async def serve(
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, svc.request_stop)
     svc.open()
+    log.info(
+        "pbem %s starting: config %s, data dir %s, %d game(s) loaded",
+        __version__,
+        cfg.path,
+        svc.root,
+        len(svc.games),
+    )
     if on_service is not None:
         on_service(svc)
     worker = asyncio.create_task(svc.worker(), name="worker")
     sender = asyncio.create_task(svc.sender.run(), name="sender")
     clock = asyncio.create_task(svc.watch_clock(), name="clock")
     requests = asyncio.create_task(svc.watch_requests(), name="requests")
+    probe = asyncio.create_task(probe_smtp_login(cfg, login_refused), name="smtp-login")
+    beating = asyncio.create_task(beat.run(svc), name="heartbeat")
     try:
         await svc.submit("call", svc.recover_resolving)
         while True:  # F3: a server that drops during the start-up drain is reconnected
@@ -147,6 +170,8 @@ async def serve(
         await svc.imap_loop(mk, notifier.max_wait(cfg.imap.idle_renew))
     except asyncio.CancelledError:
         pass
+    except LoginRefused as exc:  # IMAP, at start-up or at a reconnection
+        login_refused(exc)
     finally:
         notifier.send("STOPPING=1")
         svc.request_stop()
@@ -155,7 +180,7 @@ async def serve(
             await asyncio.wait_for(worker, 30)
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(sender, 10)
-        for ticker in (clock, requests):
+        for ticker in (clock, requests, probe, beating):
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(ticker, 5)
         await smtp.close()
@@ -165,4 +190,128 @@ async def serve(
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
         log.info("stopped")
-    return 0
+    rc = await stop_for_login(cfg, refused[0]) if refused else 0
+    beat.stopped(svc.root, rc)
+    return rc
+
+
+class Heartbeat:
+    """``heartbeat.json`` for ``pbem status`` (:mod:`pbem.heartbeat`): written from the event
+    loop, so a hung loop goes stale like a dead process."""
+
+    def __init__(self, cfg: Config) -> None:
+        now = datetime.now(UTC).isoformat()
+        self.every = heartbeat.interval(cfg.heartbeat_seconds)
+        self.record: dict[str, Any] = {
+            "pid": os.getpid(),
+            "version": __version__,
+            "started": now,
+            "at": now,
+            "mailbox_ok": None,
+        }
+
+    def chain(self, alive: Callable[[], None]) -> Callable[[], None]:
+        """``alive`` (called after each IMAP round-trip), noting the time for ``pbem status``."""
+
+        def both() -> None:
+            alive()
+            self.record["mailbox_ok"] = datetime.now(UTC).isoformat()
+
+        return both
+
+    async def run(self, svc: Service) -> None:
+        while not svc.stopping:
+            self.record["at"] = datetime.now(UTC).isoformat()
+            heartbeat.write(svc.root, self.record)
+            await svc._sleep(self.every)
+
+    def stopped(self, root: Path, rc: int) -> None:
+        now = datetime.now(UTC).isoformat()
+        heartbeat.write(root, {**self.record, "at": now, "stopped": now, "exit": rc})
+
+
+class LoginWatch:
+    """The SMTP transport, reporting a refused login to ``on_refused`` (the outbox keeps the
+    mail: it is sent once the password is fixed and the daemon restarted)."""
+
+    def __init__(self, smtp: SmtpClient, on_refused: Callable[[LoginRefused], None]) -> None:
+        self.smtp = smtp
+        self.on_refused = on_refused
+
+    async def send(self, mail_from: str, rcpts: Sequence[str], raw: bytes) -> SendResult:
+        res = await self.smtp.send(mail_from, rcpts, raw)
+        if res.login_refused is not None:
+            self.on_refused(res.login_refused)
+        return res
+
+
+async def probe_smtp_login(cfg: Config, on_refused: Callable[[LoginRefused], None]) -> None:
+    """One SMTP login at start-up, beside the IMAP one: with an empty outbox a wrong SMTP
+    password would otherwise go unnoticed until the first reply is due. Anything but a refusal
+    (the server down, a timeout) is left to the sender's retries."""
+    if not cfg.smtp.user:
+        return
+    try:
+        await SmtpClient(cfg.smtp).login_check()
+    except LoginRefused as exc:
+        on_refused(exc)
+    except Exception as exc:
+        log.warning(
+            "SMTP %s:%d not reachable at start-up (%s): the sender will retry",
+            cfg.smtp.host,
+            cfg.smtp.port,
+            exc,
+        )
+
+
+async def stop_for_login(cfg: Config, exc: LoginRefused) -> int:
+    """The one line saying what to fix, an alert to the admins when SMTP still works (straight
+    to the server: the daemon is stopping), and :data:`EX_CONFIG` so that systemd does not
+    restart it (``RestartPreventExitStatus=78``)."""
+    log.critical(
+        "%s; pbem stops and is not restarted until it is fixed (exit status %d)",
+        exc.describe(),
+        EX_CONFIG,
+    )
+    if exc.protocol != "SMTP" and cfg.admins:
+        try:
+            await send_login_alert(cfg, exc)
+        except Exception as err:
+            log.error("the admins could not be alerted by mail: %s", err)
+        else:
+            log.info("admins alerted: %s", ", ".join(cfg.admins))
+    return EX_CONFIG
+
+
+async def send_login_alert(cfg: Config, exc: LoginRefused) -> None:
+    """Mail the admins, bilingual like the daemon's other alerts; raises when it cannot."""
+    from pbem.mail.envelope import build
+    from pbem.mail.render import bilingual, shared_renderer
+
+    now = datetime.now(UTC)
+    subject, body = bilingual(
+        shared_renderer(cfg.timezone),
+        "daemon/alert_login",
+        {
+            "protocol": exc.protocol,
+            "user": exc.user,
+            "server": exc.server,
+            "reply": exc.reply,
+            "section": exc.section,
+        },
+    )
+    _mid, raw = build(
+        key=f"login-refused:{exc.protocol}:{now.isoformat()}",
+        sender=cfg.moderator,
+        to=cfg.admins,
+        subject=subject,
+        body=body,
+        date=now,
+    )
+    smtp = SmtpClient(cfg.smtp)
+    try:
+        res = await smtp.send(cfg.bounce, list(cfg.admins), raw)
+    finally:
+        await smtp.close()
+    if not res.sent:
+        raise PbemError(res.detail or "not sent")

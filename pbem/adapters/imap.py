@@ -28,8 +28,9 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientError
+from imapclient.exceptions import IMAPClientError, LoginError
 
+from pbem.adapters.login import LoginRefused, imap_refusal, server_text, without_code
 from pbem.core.errors import PbemError
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,7 @@ class ImapMailbox:
             c.normalise_times = False
             if s.tls == "starttls":
                 c.starttls(ctx)
-            c.login(s.user, s.password)
+            self._login(c)
             self.client = c
             self._read_namespace()
             self.has_move = c.has_capability("MOVE")
@@ -153,7 +154,24 @@ class ImapMailbox:
             self.seen_uid = 0
         except NETWORK_ERRORS as exc:
             self.close()
-            raise ImapDown(f"IMAP {s.host}:{s.port}: {type(exc).__name__}: {exc}") from exc
+            reason = f"{type(exc).__name__}: {server_text(exc)}"
+            raise ImapDown(f"IMAP {s.host}:{s.port}: {reason}") from exc
+
+    def _login(self, c: IMAPClient) -> None:
+        """LOGIN; a refusal of the credentials is :class:`LoginRefused` (permanent), not
+        :class:`ImapDown` (retried)."""
+        try:
+            c.login(self.s.user, self.s.password)
+        except LoginError as exc:
+            reply = server_text(exc)
+            dropped = isinstance(exc.__context__, imaplib.IMAP4.abort)
+            if dropped or not imap_refusal(reply):
+                raise  # a connection lost during LOGIN, or [UNAVAILABLE]: an outage
+            with contextlib.suppress(*NETWORK_ERRORS):
+                c.shutdown()
+            raise LoginRefused(
+                "IMAP", self.s.user, f"{self.s.host}:{self.s.port}", without_code(reply)
+            ) from None
 
     def _read_namespace(self) -> None:
         """The hierarchy delimiter and personal prefix come from the server, never assumed."""

@@ -16,6 +16,8 @@ from typing import Literal
 
 import aiosmtplib
 
+from pbem.adapters.login import LoginRefused, server_text
+
 log = logging.getLogger(__name__)
 
 TlsMode = Literal["none", "starttls", "tls"]
@@ -42,6 +44,9 @@ class SendResult:
     retry: list[str] = field(default_factory=list)
     dead: list[str] = field(default_factory=list)
     detail: str = ""
+    login_refused: LoginRefused | None = None
+    """Set when the server refused our AUTH: the mail is kept (``retry``), and the daemon stops
+    (a wrong password is a configuration fault, not an outage)."""
 
     @property
     def ok(self) -> bool:
@@ -76,7 +81,12 @@ class SmtpClient:
         )
         await smtp.connect()
         if s.user:
-            await smtp.login(s.user, s.password or "")
+            try:
+                await smtp.login(s.user, s.password or "")
+            except aiosmtplib.SMTPAuthenticationError as exc:
+                smtp.close()
+                reply = f"{exc.code} {server_text(exc.message)}"
+                raise LoginRefused("SMTP", s.user, f"{s.host}:{s.port}", reply) from None
         return smtp
 
     async def login_check(self) -> None:
@@ -129,10 +139,10 @@ class SmtpClient:
                 if attempt == 1 and not fresh:
                     continue  # the reused connection had gone stale
                 return SendResult(retry=list(rcpts), detail=f"disconnected: {exc}")
-            except aiosmtplib.SMTPAuthenticationError as exc:
+            except LoginRefused as exc:
                 self._drop()
-                # a configuration problem, not this message's fault: keep it and retry later
-                return SendResult(retry=list(rcpts), detail=f"authentication failed: {exc}")
+                # a configuration problem, not this message's fault: keep it for after the fix
+                return SendResult(retry=list(rcpts), detail=str(exc), login_refused=exc)
             except aiosmtplib.SMTPResponseException as exc:
                 # sender refused, data refused, helo... : the code decides
                 self._reset_after_error()

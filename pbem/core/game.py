@@ -55,6 +55,10 @@ class Rules(ABC, Generic[S]):
     templates: ClassVar[str]
     """The folder of this game's templates under ``templates/<lang>/``."""
     roles: ClassVar[tuple[str, ...]]
+    options_type: ClassVar[type[Any] | None] = None
+    """The frozen dataclass of the game's options (its rules' configuration table, read by
+    :func:`pbem.core.options.parse_options`): ``pbem games`` and the config's ``[games]``
+    tables read their names, defaults and allowed values from it."""
     commands: ClassVar[tuple[CommandSpec, ...]]
     event_types: ClassVar[tuple[type[Event], ...]] = ()
     reserved: ClassVar[tuple[str, ...]] = ()

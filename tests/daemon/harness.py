@@ -93,9 +93,7 @@ def env(**extra: str) -> dict[str, str]:
 
 def pbem(cfg: Path, *args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pbem.cli_daemon", *args, "-c", str(cfg)]
-        if args[0] != "shunt"
-        else [sys.executable, "-m", "pbem.cli_daemon", "shunt", "-c", str(cfg), *args[1:]],
+        [sys.executable, "-m", "pbem.cli_daemon", *args, "-c", str(cfg)],
         cwd=ROOT,
         env=env(),
         capture_output=True,

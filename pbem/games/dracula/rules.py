@@ -72,6 +72,7 @@ class Dracula(Orders, Rules[DraculaState]):
 
     id = "dracula"
     title = "Dracula"
+    options_type = DraculaOptions
     templates = "dracula"
     roles = ROLES
     commands = COMMANDS

@@ -374,6 +374,7 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
 
     id = "chasse-aux-sorcieres"
     title = "Chasse aux sorcières"
+    options_type = ChasseOptions
     templates = "chasse"
     roles = ROLES
     commands = COMMANDS

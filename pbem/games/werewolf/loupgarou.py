@@ -491,6 +491,7 @@ class LoupGarou(Rules[LoupGarouState]):
 
     id = "loup-garou"
     title = "Loup-Garou"
+    options_type = LoupGarouOptions
     templates = "loupgarou"
     roles = ROLES
     commands = COMMANDS

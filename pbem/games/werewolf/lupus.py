@@ -257,6 +257,7 @@ class LupusInTabula(Rules[LupusState]):
 
     id = "lupus-in-tabula"
     title = "Lupus in Tabula"
+    options_type = LupusOptions
     templates = "lupus"
     roles = ROLES
     commands = COMMANDS

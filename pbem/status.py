@@ -1,0 +1,228 @@
+"""``pbem status``: what the game master asks, read from the data directory without the daemon's
+lock and without passwords.
+
+Per game: its phase, the next deadline in the configured zone, who has not acted or voted yet
+(the rules' ``awaiting``, what the reminders are sent to), finished or not and the outcome,
+held posts, stalled deadlines, unreachable players; for the daemon: running or not (its
+heartbeat file, :mod:`pbem.heartbeat`), the outbox and the shunt.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from pbem import heartbeat
+from pbem.core.errors import PbemError
+
+
+class NoDataDir(PbemError):
+    """The data directory does not exist: nothing was ever run with this config."""
+
+
+def gather(cfg: Any, now: datetime | None = None, *, require: bool = True) -> dict[str, Any]:
+    """Everything ``pbem status`` shows, as JSON-able data. A missing data directory is
+    :class:`NoDataDir`, or no games with ``require=False``."""
+    from pbem.adapters.store import DaemonStore, GameStore, list_games
+
+    now = now or datetime.now(UTC)
+    root = cfg.data_dir
+    if require and not root.is_dir():
+        raise NoDataDir(
+            f"data directory {root} does not exist: check daemon.data_dir in {cfg.path} "
+            "(under systemd, $STATE_DIRECTORY), or start the daemon once"
+        )
+    out: dict[str, Any] = {
+        "data_dir": str(root),
+        "now": now.isoformat(),
+        "daemon": heartbeat.describe(heartbeat.read(root), now, cfg.heartbeat_seconds),
+        "games": [],
+    }
+    if (root / "daemon.json").exists():
+        ds = DaemonStore(root, readonly=True)
+        out["last_seen"] = ds.get_meta("last_seen")
+        rows = ds.outbox()
+        shunt = ds.shunt_rows()
+        out["outbox_pending"] = sum(r["status"] == "pending" for r in rows)
+        out["dead_letters"] = sum(r["status"] == "dead" for r in rows)
+        out["shunt"] = {
+            "failing": sum(r["status"] == "failing" for r in shunt),
+            "quarantined": sum(r["status"] == "quarantined" for r in shunt),
+        }
+    engine = _engine(cfg)
+    for d in list_games(root):
+        gs = GameStore(d, readonly=True)
+        states = gs.deadline_states()
+        game: dict[str, Any] = {
+            "id": gs.game_id,
+            "game": gs.setup.get("game"),
+            "players": len(gs.setup.get("players", [])),
+            "events": int(gs.meta["seq"]),
+            "outbox_pending": sum(r["status"] == "pending" for r in gs.outbox()),
+            "deadlines": {k: v.get("extended_to") or v.get("state") for k, v in states.items()},
+            "stalled": [
+                {"deadline": k, "attempts": v.get("attempts"), "error": v.get("error")}
+                for k, v in states.items()
+                if v.get("state") == "stalled"
+            ],
+            "unreachable": [
+                {k: b.get(k) for k in ("player", "address", "count", "last_status")}
+                for b in gs.bounce_states().values()
+                if b.get("unreachable")
+            ],
+            # list posts waiting: for the list to reopen (relay mode), for a confirmation
+            "held_posts": sum(h.get("kind") != "confirm" for h in gs.held()),
+            "awaiting_confirmation": sum(h.get("kind") == "confirm" for h in gs.held()),
+        }
+        try:
+            table = engine.load(gs.setup, gs.events())
+        except Exception as exc:  # one broken game must not hide the others
+            game["error"] = f"cannot load: {type(exc).__name__}: {exc}"
+        else:
+            game.update(_play(table, states, cfg.timezone, now))
+        out["games"].append(game)
+    return out
+
+
+def _engine(cfg: Any) -> Any:
+    from pbem.daemon import load_engine
+
+    return load_engine(cfg.engine)
+
+
+def _instance(key: str, when: datetime) -> str:
+    return f"{key}@{when.isoformat()}"  # as Service.instance_id
+
+
+def _play(
+    table: Any, states: Mapping[str, Mapping[str, Any]], tz: str, now: datetime
+) -> dict[str, Any]:
+    """Phase, next deadline, who is awaited, and the outcome, from the rules' own reading."""
+    summary = table.summary() if hasattr(table, "summary") else {}
+    finished = bool(table.finished)
+    out: dict[str, Any] = {
+        "phase": summary.get("phase", getattr(table, "phase", None)),
+        "day": summary.get("day"),
+        "finished": finished,
+    }
+    if finished:
+        out["outcome"] = {
+            k: summary[k] for k in ("winners", "side", "scores") if summary.get(k) is not None
+        }
+        return out
+    pending = []
+    for key, when in table.deadlines().items():
+        st = states.get(_instance(key, when), {})
+        if st.get("state") == "stalled":
+            continue  # paused until `pbem deadline retry`: shown under stalled
+        ext = st.get("extended_to")
+        pending.append((datetime.fromisoformat(ext) if ext else when, key))
+    if pending:
+        when, key = min(pending)
+        local = when.astimezone(zoneinfo.ZoneInfo(tz))
+        out["next_deadline"] = {
+            "key": key,
+            "at": when.astimezone(UTC).isoformat(),
+            "local": f"{local:%a %d %b %Y %H:%M} {local.tzname()}",
+            "in_seconds": round((when - now).total_seconds()),
+        }
+    awaiting = getattr(table, "awaiting", None)
+    if awaiting is not None:
+        out["awaiting"] = sorted(str(p) for p in awaiting())
+    return out
+
+
+def _ago(seconds: float) -> str:
+    return f"{_span(seconds)} ago"
+
+
+def _span(seconds: float) -> str:
+    s = int(abs(seconds))
+    if s < 90:
+        return f"{s} s"
+    if s < 90 * 60:
+        return f"{s // 60} min"
+    if s < 48 * 3600:
+        return f"{s // 3600} h {s % 3600 // 60:02d} min"
+    return f"{s // 86400} d {s % 86400 // 3600} h"
+
+
+def _since(iso: str | None, now: datetime) -> str:
+    if not iso:
+        return "never"
+    return _ago((now - datetime.fromisoformat(iso)).total_seconds())
+
+
+def render(data: Mapping[str, Any]) -> str:
+    """The human reading of :func:`gather`: words, no dict reprs."""
+    now = datetime.fromisoformat(data["now"])
+    d = data["daemon"]
+    lines = []
+    if d["state"] == "never started":
+        lines.append("daemon: never started with this data directory")
+    else:
+        beat = f"last heartbeat {_ago(d['heartbeat_age_seconds'])}"
+        if d["state"] == "running":
+            lines.append(
+                f"daemon: running (pid {d['pid']}), {beat}; mailbox reached "
+                f"{_since(d.get('mailbox_ok'), now)}"
+            )
+        elif d["state"] == "stopped":
+            lines.append(f"daemon: stopped {_since(d['heartbeat'], now)}")
+        else:
+            lines.append(f"daemon: NOT RESPONDING (pid {d['pid']}): {beat}")
+    shunt = data.get("shunt", {})
+    lines.append(
+        f"data: {data['data_dir']}; outbox: {data.get('outbox_pending', 0)} pending, "
+        f"{data.get('dead_letters', 0)} dead; shunt: {shunt.get('failing', 0)} failing, "
+        f"{shunt.get('quarantined', 0)} quarantined"
+    )
+    if not data["games"]:
+        lines.append("no games (pbem new-game creates one)")
+    for g in data["games"]:
+        lines.append("")
+        lines.extend(_render_game(g))
+    return "\n".join(lines) + "\n"
+
+
+def _render_game(g: Mapping[str, Any]) -> list[str]:
+    head = f"{g['id']}  {g['game']}  {g['players']} players"
+    if "error" in g:
+        return [head, f"  {g['error']}"]
+    if g["finished"]:
+        outcome = g.get("outcome", {})
+        who = ", ".join(outcome.get("winners", [])) or "nobody"
+        side = f" ({outcome['side']})" if outcome.get("side") else ""
+        lines = [f"{head}  finished: won by {who}{side}"]
+    else:
+        phase = f"{g['phase']}" + (f", day {g['day']}" if g.get("day") is not None else "")
+        lines = [f"{head}  phase: {phase}"]
+        nd = g.get("next_deadline")
+        if nd:
+            when = nd["in_seconds"]
+            rel = f"in {_span(when)}" if when >= 0 else f"passed {_ago(when)}"
+            lines.append(f"  next deadline: {nd['key']} at {nd['local']} ({rel})")
+        elif not g["stalled"]:
+            lines.append("  next deadline: none")
+        if "awaiting" in g:
+            who = ", ".join(g["awaiting"]) or "nobody: everyone has acted"
+            lines.append(f"  not acted or voted yet: {who}")
+    if g["held_posts"]:
+        lines.append(f"  held posts: {g['held_posts']}")
+    if g["awaiting_confirmation"]:
+        lines.append(f"  votes awaiting confirmation: {g['awaiting_confirmation']}")
+    if g["outbox_pending"]:
+        lines.append(f"  outbox: {g['outbox_pending']} pending")
+    for d in g["stalled"]:  # requirement 10 for deadlines: the game is paused there
+        lines.append(
+            f"  stalled: deadline {d['deadline']} after {d['attempts']} attempts "
+            f"({d['error'] or 'the process died'}): pbem deadline retry {g['id']}"
+        )
+    for u in g["unreachable"]:  # RELIABILITY §2.5: hard bounces flag a player
+        lines.append(
+            f"  unreachable: {u['player']} <{u['address']}> "
+            f"({u['count']} hard bounces, last {u['last_status']})"
+        )
+    return lines

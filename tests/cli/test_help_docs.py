@@ -1,0 +1,107 @@
+"""The command line's documentation stays in step with the parser (issue 12): the shipped man
+page and bash completion are the generators' output, `pbem games` lists every game's options,
+`pbem --help` names the games, and `-c` goes before or after the verb."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pbem.cli import build_parser, main
+from pbem.completion import bash_completion
+from pbem.games import GAMES
+from pbem.manpage import manpage
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_shipped_man_page_is_up_to_date_with_the_parser() -> None:
+    shipped = (ROOT / "docs" / "pbem.1").read_text()
+    assert shipped == manpage(build_parser()), "run `make man` (python -m pbem.manpage)"
+    for needle in ("\\fB\\-c\\fR", "shunt list", "RestartPreventExitStatus", ".SH EXIT STATUS"):
+        assert needle in shipped
+
+
+def test_shipped_bash_completion_is_up_to_date_with_the_parser() -> None:
+    shipped = (ROOT / "completion" / "pbem.bash").read_text()
+    assert shipped == bash_completion(build_parser()), "run `make man` (pbem completion bash)"
+
+
+def _complete(*words: str) -> list[str]:
+    script = (
+        f"source {ROOT / 'completion' / 'pbem.bash'}\n"
+        'COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); _pbem\n'
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    out = subprocess.run(
+        ["bash", "-c", script, "bash", *words], capture_output=True, text=True, check=True
+    )
+    assert out.stderr == ""
+    return out.stdout.split()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is what the script completes")
+def test_bash_completion_completes_verbs_options_and_choices() -> None:
+    assert "shunt" in _complete("pbem", "")
+    assert _complete("pbem", "sh") == ["shunt"]
+    assert _complete("pbem", "-c", "x.toml", "shunt", "") == ["list", "show", "retry"]
+    assert _complete("pbem", "shunt", "list", "--c") == ["--config"]
+    assert _complete("pbem", "new-game", "--lang", "") == ["fr", "en"]
+    assert _complete("pbem", "status", "-c", "/etc/x", "--j") == ["--json"]
+
+
+def test_games_lists_every_game_with_its_options_defaults_and_allowed_values(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["games", "--json"]) == 0
+    data = {g["id"]: g for g in json.loads(capsys.readouterr().out)}
+    assert set(data) == {g.id for g in GAMES}
+    lupus = {o["name"]: o for o in data["lupus-in-tabula"]["options"]}
+    assert lupus["night_duration"]["default"] == "18h"
+    assert lupus["wolves_tie"] == {
+        "name": "wolves_tie",
+        "type": "choice",
+        "default": "random",
+        "allowed": ["random", "no_victim"],
+    }
+    assert lupus["early_close"]["default"] is False
+    assert main(["games", "dracula"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("dracula  (Dracula)\n") and "{" not in text
+    assert main(["games", "nope"]) == 2
+
+
+def test_help_names_the_games_and_pbem_games(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert all(g.id in out for g in GAMES) and "pbem games" in out
+
+
+CONFIG_COMMANDS = (
+    ["serve"],
+    ["check-config"],
+    ["new-game"],
+    ["status"],
+    ["deadline", "list"],
+    ["deadline", "retry", "g1"],
+    ["shunt", "list"],
+    ["shunt", "show", "k"],
+    ["shunt", "retry", "k"],
+    ["reachable", "g1", "Alice"],
+)
+
+
+@pytest.mark.parametrize("verb", CONFIG_COMMANDS, ids=" ".join)
+def test_config_option_before_and_after_the_verb(verb: list[str]) -> None:
+    parser = build_parser()
+    assert parser.parse_args(["-c", "X", *verb]).config == "X"
+    assert parser.parse_args([*verb, "-c", "X"]).config == "X"
+    assert parser.parse_args([*verb, "--config=X"]).config == "X"
+    assert parser.parse_args([*verb]).config == "/etc/pbem/pbem.toml"
+    if len(verb) > 1:  # `pbem shunt -c X list` too
+        assert parser.parse_args([verb[0], "-c", "X", *verb[1:]]).config == "X"

@@ -1,0 +1,107 @@
+"""``pbem status`` answers the game master (issue 12): per game its phase, next deadline in
+the configured zone, who has not acted or voted yet, finished or not and the outcome, held
+posts; whether the daemon is running (its heartbeat file); words by default, JSON for scripts;
+a missing data directory is an error."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pbem.adapters.store import GameStore
+from pbem.demo import demo_setup, play
+from pbem.engine import Table
+from tests.daemon.harness import Daemon, pbem, wait_for, write_config
+from tests.daemon.mailstack import MailStack
+
+NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
+
+
+def _lupus_config(stack: MailStack, tmp: Path) -> Path:
+    cfg = write_config(stack, tmp, engine="pbem.engine:Table")
+    cfg.write_text(cfg.read_text().replace('timezone = "UTC"', 'timezone = "Europe/Paris"'))
+    return cfg
+
+
+def _new_lupus(cfg: Path, game_id: str) -> None:
+    players = [f"--player={n} <{n.lower()}@example.test>" for n in NAMES]
+    r = pbem(cfg, "new-game", "--game", "lupus-in-tabula", "--id", game_id, "--seed", "7", *players)
+    assert r.returncode == 0, r.stderr
+
+
+def test_status_answers_the_game_master_with_the_daemon_running(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    cfg = _lupus_config(stack, tmp_path)
+    _new_lupus(cfg, "village1")
+    r = pbem(cfg, "status")
+    assert r.returncode == 0 and "daemon: never started" in r.stdout, r.stdout
+    d = Daemon(cfg).start()
+    try:
+        wait_for(lambda: "daemon: running" in pbem(cfg, "status").stdout, what="running", log=d.log)
+        text = pbem(cfg, "status").stdout
+        assert re.search(rf"daemon: running \(pid {d.proc.pid}\), last heartbeat \d+ s ago", text)
+        assert "village1  lupus-in-tabula  8 players  phase: night, day 1" in text, text
+        # December in Paris: the deadline is shown in CET, the configured zone
+        assert re.search(r"next deadline: \S+ at \w{3} \d\d \w{3} \d{4} \d\d:\d\d CET \(in ", text)
+        assert "{" not in text and "'" not in text  # words, no dict reprs
+
+        data = json.loads(pbem(cfg, "status", "--json").stdout)
+        game = data["games"][0]
+        gs = GameStore(tmp_path / "data" / "games" / "village1", readonly=True)
+        table = Table.load(gs.setup, gs.events())
+        assert game["awaiting"] == sorted(table.awaiting()) and game["awaiting"]
+        assert f"not acted or voted yet: {', '.join(game['awaiting'])}" in text
+        assert game["finished"] is False and game["phase"] == "night"
+        due = min(table.deadlines().values())
+        assert datetime.fromisoformat(game["next_deadline"]["at"]) == due.astimezone(UTC)
+        assert data["daemon"]["state"] == "running" and data["daemon"]["mailbox_ok"]
+        assert d.stop() == 0
+    finally:
+        d.kill()
+    assert "daemon: stopped" in pbem(cfg, "status").stdout
+
+
+def test_status_reports_a_killed_daemon_as_not_responding(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path)
+    d = Daemon(cfg).start()
+    try:
+        wait_for(lambda: "running" in pbem(cfg, "status").stdout, what="running", log=d.log)
+    finally:
+        d.kill()
+    line = wait_for(
+        lambda: "NOT RESPONDING" in (out := pbem(cfg, "status").stdout) and out,
+        what="the stale heartbeat",
+    )
+    assert f"daemon: NOT RESPONDING (pid {d.proc.pid}): last heartbeat" in line
+
+
+def test_status_exits_non_zero_on_a_missing_data_dir(stack: MailStack, tmp_path: Path) -> None:
+    cfg = write_config(stack, tmp_path)
+    r = pbem(cfg, "status")
+    assert r.returncode == 2
+    assert f"pbem status: data directory {tmp_path / 'data'} does not exist" in r.stderr
+    assert r.stdout == ""
+
+
+def test_status_shows_a_finished_game_and_its_outcome(stack: MailStack, tmp_path: Path) -> None:
+    cfg = _lupus_config(stack, tmp_path)
+    setup = {**demo_setup("lupus-in-tabula", 9, 3, "fr"), "game_id": "done"}
+    table, step = Table.new(setup, datetime(2026, 1, 1, tzinfo=UTC))
+    table.apply(step)
+    play(table, random.Random(3))
+    assert table.finished
+    events = [table.rules.codec.encode(e) for e in table.events]
+    GameStore.create(tmp_path / "data", "done", setup, events, [])
+    data = json.loads(pbem(cfg, "status", "--json").stdout)
+    game = data["games"][0]
+    summary = table.summary()
+    assert game["finished"] is True
+    assert game["outcome"] == {"winners": summary["winners"], "side": summary["side"]}
+    assert "next_deadline" not in game and "awaiting" not in game
+    text = pbem(cfg, "status").stdout
+    won = ", ".join(summary["winners"]) or "nobody"
+    assert f"done  lupus-in-tabula  9 players  finished: won by {won} ({summary['side']})" in text
