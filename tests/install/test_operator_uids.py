@@ -203,6 +203,7 @@ def test_operator_commands_as_root_and_as_the_admin_group(
             log=site.log_text,
         )
         assert stalled[0]["id"] == "g1"
+        assert "g1" in site.ok("operator", "deadline", "list", "-c", str(site.cfg))
         assert site.log_text().count("cannot be removed by the service") == 1
         assert "opened again" not in site.log_text()
         assert _owner(g1 / "head.json")[:2] == (SERVICE, GROUP)  # replaced by the daemon
@@ -229,8 +230,10 @@ def test_operator_commands_as_root_and_as_the_admin_group(
             what="the mail quarantined",
             log=site.log_text,
         )
+        key = listing.split()[0]
+        assert "BOOM" in site.ok("operator", "shunt", "-c", str(site.cfg), "show", key)
         site.armed.unlink()
-        site.ok("root", "shunt", "-c", str(site.cfg), "retry", listing.split()[0])
+        site.ok("root", "shunt", "-c", str(site.cfg), "retry", key)
         wait_for(
             lambda: "retried: applied" in site.log_text(), what="shunt retry", log=site.log_text
         )
