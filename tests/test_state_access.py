@@ -96,3 +96,21 @@ def test_a_request_that_cannot_be_removed_is_reported_once_until_it_changes(
     write_request(spool, "g1", "asked again")  # a new file: seen again, and consumed
     assert requests.pending(spool) == [req]
     assert requests.consume(req) is True and requests.pending(spool) == []
+
+
+def test_root_never_writes_through_a_link_planted_in_a_spool(tmp_path: Path) -> None:
+    """The spools are writable by the service user: one who plants a symbolic link where root's
+    request will be written must not get root to overwrite, or give away, the link's target."""
+    assert os.geteuid() == 0, "run as root (CI does): this test gives files away"
+    state = tmp_path / "state"
+    state.mkdir()
+    os.chown(state, SERVICE, GROUP)
+    state.chmod(0o2770)
+    spool = state / "reachable"
+    make_dirs(spool)
+    victim = tmp_path / "victim"
+    victim.write_text("root's own")
+    (spool / f".r1.{os.getpid()}").symlink_to(victim)
+    req = write_request(spool, "r1", "{}")
+    assert victim.read_text() == "root's own" and victim.stat().st_uid == 0
+    assert req.read_text() == "{}" and req.stat().st_uid == SERVICE

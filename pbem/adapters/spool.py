@@ -31,7 +31,10 @@ def write_request(spool: Path, name: str, text: str) -> Path:
     make_dirs(spool)
     final = spool / name
     tmp = spool / f".{name}.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)  # left by a killed command of the same pid
+    # a new file, never an existing one nor a symbolic link's target (root writes here too)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         try:
             share_like_parent(fd, spool)

@@ -133,7 +133,7 @@ def _tree_owner(directory: Path, st: os.stat_result) -> int:
 
 
 def share_like_parent(target: int | Path, parent: Path, directory: bool = False) -> None:
-    """Give a file (an open descriptor, or a path) or a directory just made in ``parent`` the
+    """Give a file (an open descriptor) or a directory (a path) just made in ``parent`` the
     access the state is shared with: read and write for its owner; for the group too, and
     setgid on a directory, when ``parent`` is group-writable; nothing for others, whatever the
     umask (the daemon's state holds players' addresses and hashed secrets).
@@ -142,12 +142,25 @@ def share_like_parent(target: int | Path, parent: Path, directory: bool = False)
     state directory (the top of the setgid tree ``parent`` is in, else ``parent``) and
     ``parent``'s group, so the service user owns what root made for it; run by a member of
     ``parent``'s group, it gets that group, so the service can read, replace and remove it.
+    A path is opened without following a symbolic link and changed through its descriptor: root
+    never gives away a file someone swapped in meanwhile.
     """
+    if isinstance(target, int):
+        _share_fd(target, parent, directory)
+        return
+    fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        _share_fd(fd, parent, directory)
+    finally:
+        os.close(fd)
+
+
+def _share_fd(fd: int, parent: Path, directory: bool) -> None:
     st = os.stat(parent)
     shared = bool(st.st_mode & stat.S_IWGRP)
     modes = {(True, True): 0o2770, (True, False): 0o700, (False, True): 0o660}
     mode = modes.get((directory, shared), 0o600)
-    mine = os.fstat(target) if isinstance(target, int) else os.stat(target)
+    mine = os.fstat(fd)
     uid, gid = -1, -1
     if os.geteuid() == 0:
         owner = _tree_owner(parent, st) if shared else st.st_uid
@@ -157,16 +170,9 @@ def share_like_parent(target: int | Path, parent: Path, directory: bool = False)
     if uid != -1 or gid != -1:
         # a non-member cannot give a file to a group: the owner's access still holds
         with contextlib.suppress(PermissionError):
-            if isinstance(target, int):
-                os.fchown(target, uid, gid)
-            else:
-                os.chown(target, uid, gid)
+            os.fchown(fd, uid, gid)
     if stat.S_IMODE(mine.st_mode) != mode or uid != -1 or gid != -1:
-        # after chown, which drops a setgid bit
-        if isinstance(target, int):
-            os.fchmod(target, mode)
-        else:
-            os.chmod(target, mode)
+        os.fchmod(fd, mode)  # after chown, which drops a setgid bit
 
 
 def make_dirs(directory: Path) -> None:
