@@ -114,3 +114,25 @@ def test_root_never_writes_through_a_link_planted_in_a_spool(tmp_path: Path) -> 
     req = write_request(spool, "r1", "{}")
     assert victim.read_text() == "root's own" and victim.stat().st_uid == 0
     assert req.read_text() == "{}" and req.stat().st_uid == SERVICE
+
+
+@pytest.mark.parametrize("state_mode", [0o2770, 0o770])
+def test_root_gives_a_game_to_the_service_even_under_a_directory_an_admin_made(
+    tmp_path: Path, state_mode: int
+) -> None:
+    """An admin made ``games/`` (the first ``new-game``); root's next game still goes to the
+    state directory's owner, whether or not that directory carries the setgid bit."""
+    assert os.geteuid() == 0, "run as root (CI does): this test gives files away"
+    admin = 61002
+    state = tmp_path / "state"
+    state.mkdir()
+    os.chown(state, SERVICE, GROUP)
+    state.chmod(state_mode)
+    (state / "games").mkdir()
+    os.chown(state / "games", admin, GROUP)
+    (state / "games").chmod(0o2770)
+    GameStore.create(state, "g2", {"game": "x"}, [], [])
+    g2 = state / "games" / "g2"
+    assert (g2.stat().st_uid, g2.stat().st_gid, _mode(g2)) == (SERVICE, GROUP, 0o2770)
+    head = g2 / "head.json"
+    assert (head.stat().st_uid, head.stat().st_gid, _mode(head)) == (SERVICE, GROUP, 0o660)

@@ -120,13 +120,13 @@ def fsync_dir(directory: Path) -> None:
 
 
 def _tree_owner(directory: Path, st: os.stat_result) -> int:
-    """The owner of the highest setgid directory of ``directory``'s group above it (or of
-    ``directory``): the state directory, even when an admin made the directory in between."""
+    """The owner of the highest directory above ``directory`` still writable by its group (or
+    of ``directory``): the state directory, even when an admin made the directories between."""
     owner = st.st_uid
     path = os.path.abspath(directory)
     while (up := os.path.dirname(path)) != path:
         up_st = os.stat(up)
-        if not (up_st.st_mode & stat.S_ISGID and up_st.st_gid == st.st_gid):
+        if not (up_st.st_mode & stat.S_IWGRP and up_st.st_gid == st.st_gid):
             break
         owner, path = up_st.st_uid, up
     return owner
@@ -139,7 +139,7 @@ def share_like_parent(target: int | Path, parent: Path, directory: bool = False)
     umask (the daemon's state holds players' addresses and hashed secrets).
 
     Run as root (an operator's ``sudo pbem new-game``), the new entry is given the owner of the
-    state directory (the top of the setgid tree ``parent`` is in, else ``parent``) and
+    state directory (the top of the group-writable tree ``parent`` is in) and
     ``parent``'s group, so the service user owns what root made for it; run by a member of
     ``parent``'s group, it gets that group, so the service can read, replace and remove it.
     A path is opened without following a symbolic link and changed through its descriptor: root
