@@ -136,10 +136,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(func=cmd_reachable)
 
 
-def _load(args: argparse.Namespace) -> Any:
+def _load(args: argparse.Namespace, passwords: bool = False) -> Any:
+    """The configuration; the password sources are read only for the commands that log in to
+    a server (``serve``, ``check-config``): an operator needs no password for the others."""
     from pbem.config import load
 
-    return load(args.config)
+    return load(args.config, passwords=passwords)
 
 
 def _err(prog: str, exc: BaseException) -> int:
@@ -156,7 +158,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from pbem.config import ConfigError
 
     try:
-        cfg = _load(args)
+        cfg = _load(args, passwords=True)
     except ConfigError as exc:  # restarting cannot fix the file: the unit does not retry 78
         _err("serve", exc)
         return EX_CONFIG
@@ -168,7 +170,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_check_config(args: argparse.Namespace) -> int:
     try:
-        cfg = _load(args)
+        cfg = _load(args, passwords=True)
     except PbemError as exc:
         return _err("check-config", exc)
     print(f"{args.config}: configuration is valid")
@@ -396,11 +398,10 @@ def cmd_deadline(args: argparse.Namespace) -> int:
             raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
         if not game["stalled"]:
             raise PbemError(f"game {args.game!r} has no stalled deadline")
+        from pbem.adapters.spool import write_request
         from pbem.service import DEADLINE_RETRY_SPOOL
 
-        spool = cfg.data_dir / DEADLINE_RETRY_SPOOL
-        spool.mkdir(parents=True, exist_ok=True)
-        (spool / args.game).write_text(datetime.now(UTC).isoformat())
+        write_request(cfg.data_dir / DEADLINE_RETRY_SPOOL, args.game, datetime.now(UTC).isoformat())
         print(f"retry of {args.game}'s stalled deadline requested; the running daemon picks it up")
         return 0
     except (PbemError, OSError) as exc:
@@ -435,11 +436,10 @@ def cmd_shunt(args: argparse.Namespace) -> int:
             if eml.exists():
                 print(eml.read_bytes()[:20000].decode("utf-8", "replace"))
             return 0
+        from pbem.adapters.spool import write_request
         from pbem.service import SHUNT_RETRY_SPOOL
 
-        spool = cfg.data_dir / SHUNT_RETRY_SPOOL
-        spool.mkdir(parents=True, exist_ok=True)
-        (spool / row["key"]).write_text(datetime.now(UTC).isoformat())
+        write_request(cfg.data_dir / SHUNT_RETRY_SPOOL, row["key"], datetime.now(UTC).isoformat())
         print(f"retry of {row['key'][:12]} requested; the running daemon picks it up")
         return 0
     except (PbemError, OSError) as exc:
@@ -452,6 +452,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
     fails at once; the daemon does the write, in the game's store."""
     import os
 
+    from pbem.adapters.spool import write_request
     from pbem.adapters.store import GameStore, list_games
     from pbem.service import REACHABLE_SPOOL
 
@@ -467,16 +468,12 @@ def cmd_reachable(args: argparse.Namespace) -> int:
                 f"no player {args.player!r} in game {args.game} (players: {', '.join(names)})"
             )
         rec = gs.bounce_states().get(args.player) or {}
-        spool = cfg.data_dir / REACHABLE_SPOOL
-        spool.mkdir(parents=True, exist_ok=True)
         now = datetime.now(UTC)
-        name = f"{now:%Y%m%dT%H%M%S%f}-{os.getpid()}.json"
-        # written under a dot name and renamed: the daemon never reads half a request
-        tmp = spool / f".{name}"
-        tmp.write_text(
-            json.dumps({"game": args.game, "player": args.player, "at": now.isoformat()})
+        write_request(
+            cfg.data_dir / REACHABLE_SPOOL,
+            f"{now:%Y%m%dT%H%M%S%f}-{os.getpid()}.json",
+            json.dumps({"game": args.game, "player": args.player, "at": now.isoformat()}),
         )
-        tmp.rename(spool / name)
     except (PbemError, OSError, ValueError) as exc:
         return _err("reachable", exc)
     state = (

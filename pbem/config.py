@@ -149,10 +149,11 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
 
 
 class _Reader:
-    def __init__(self, data: Mapping[str, Any]) -> None:
+    def __init__(self, data: Mapping[str, Any], passwords: bool = True) -> None:
         self.data = data
         self.problems: list[str] = []
         self.sections: dict[str, _Section] = {}
+        self.passwords = passwords
 
     def table(self, name: str, required: bool = True, keys: bool = True) -> Mapping[str, Any]:
         """The section ``name``; ``keys=False`` for one whose keys are checked by its own rules
@@ -225,18 +226,22 @@ class _Reader:
                 f"or a systemd credential named {credential!r}"
             )
             return ""
+        if not self.passwords:
+            # an operator command that talks to no server: the password files and systemd
+            # credentials are the service's alone (root-only files, $CREDENTIALS_DIRECTORY)
+            return ""
         if pf is not None:
             path = Path(str(pf))
             path = path if path.is_absolute() else base / path
+        elif not tbl.get("user"):
+            return ""  # no login (an SMTP relay that takes none): no password to look for
         elif os.environ.get("CREDENTIALS_DIRECTORY"):
             path = Path(os.environ["CREDENTIALS_DIRECTORY"]) / cred
-        elif tbl.get("user"):
+        else:
             self.problems.append(
                 f"{sect}: no password source: set {sect}.password_file, or run under systemd "
                 f"with LoadCredential={cred}:<file>"
             )
-            return ""
-        else:
             return ""
         try:
             return path.read_text().rstrip("\r\n")
@@ -287,8 +292,13 @@ def _option_names(game_id: str) -> list[str]:
     return [o.name for o in game_options(rules.options_type)]
 
 
-def load(path: str | Path, env_data_dir: str | None = None) -> Config:
-    """Read and validate ``path``; raises :class:`ConfigError` listing every problem."""
+def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool = True) -> Config:
+    """Read and validate ``path``; raises :class:`ConfigError` listing every problem.
+
+    ``passwords=False`` leaves the password sources unread (the settings' passwords are empty):
+    for the commands that talk to no server (``status``, ``new-game``, ``shunt``, ``deadline``,
+    ``reachable``), so an operator needs neither the password files nor the service's
+    credentials. An inline ``password`` key is an error either way."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text())
@@ -296,7 +306,7 @@ def load(path: str | Path, env_data_dir: str | None = None) -> Config:
         raise ConfigError([f"{path}: cannot read: {exc.strerror}"]) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{path}: not valid TOML: {exc}"]) from exc
-    r = _Reader(data)
+    r = _Reader(data, passwords)
     base = path.parent
     mod = r.table("moderator")
     moderator = r.address(mod, "moderator", "address")

@@ -44,6 +44,7 @@ from typing import Any, Literal, Protocol
 
 from pbem.adapters.dns import DnsResolver
 from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
+from pbem.adapters.spool import RequestSpool
 from pbem.adapters.store import (
     DaemonStore,
     DirLock,
@@ -79,9 +80,7 @@ REQUEST_SPOOLS = (SHUNT_RETRY_SPOOL, DEADLINE_RETRY_SPOOL, REACHABLE_SPOOL)
 def request_files(spool: Path) -> list[Path]:
     """The requests waiting in ``spool``, oldest name first; a dot file is one the CLI is still
     writing (it renames it into place when whole)."""
-    with contextlib.suppress(OSError):
-        return sorted(p for p in spool.iterdir() if not p.name.startswith("."))
-    return []
+    return RequestSpool().pending(spool)
 
 
 """Under the data directory: ``pbem reachable`` requests, one JSON file each
@@ -279,6 +278,8 @@ class Service:
     boot: str = ""
     marker: Marker | None = None
     inflight: InflightFile | None = None
+    #: the operator's request files: consumed here, reported once if they cannot be removed
+    requests: RequestSpool = field(default_factory=RequestSpool)
     _attempt: str | None = None
 
     def __post_init__(self) -> None:
@@ -687,9 +688,11 @@ class Service:
     def retry_stalled(self) -> int:
         """``pbem deadline retry GAME`` (a spool file: the daemon is the single writer): the
         game's stalled deadlines are opened again with a fresh count, then rearmed."""
-        requests = request_files(self.root / DEADLINE_RETRY_SPOOL)
+        requests = self.requests.pending(self.root / DEADLINE_RETRY_SPOOL)
         for req in requests:
-            req.unlink()  # consumed first: a retry that kills the process again is counted anew
+            # consumed first: a retry that kills the process again is counted anew
+            if not self.requests.consume(req):
+                continue
             game = self.games.get(req.name)
             if game is None:
                 log.warning("deadline retry for unknown game %s ignored", req.name)
@@ -1552,7 +1555,7 @@ class Service:
         clear the player's hard-bounce count and unreachable flag, committed in the game's
         store. A request for a game or player the daemon does not know is logged and dropped.
         Returns the number of requests consumed."""
-        requests = request_files(self.root / REACHABLE_SPOOL)
+        requests = self.requests.pending(self.root / REACHABLE_SPOOL)
         for req in requests:
             try:
                 data = json.loads(req.read_text(encoding="utf-8"))
@@ -1561,7 +1564,7 @@ class Service:
                 log.warning("reachable request %s unreadable: %s: dropped", req.name, exc)
             # consumed after the commit: clearing is idempotent, so a crash in between only
             # clears twice
-            req.unlink(missing_ok=True)
+            self.requests.consume(req)
         return len(requests)
 
     def _mark_reachable(self, game_id: str, player: str, now: datetime) -> None:
@@ -1586,14 +1589,15 @@ class Service:
     # ---- shunt retries (requested by `pbem shunt retry`, a spool file: one writer) ------
 
     def retry_requests(self) -> int:
-        requests = request_files(self.root / SHUNT_RETRY_SPOOL)
+        requests = self.requests.pending(self.root / SHUNT_RETRY_SPOOL)
         for req in requests:
             key = req.name
             eml = self.root / "shunt" / f"{key}.eml"
             row = self.daemon.shunt_row(key)
             # consumed BEFORE the retry: a retried mail that kills the process again must not
             # come back at every start-up (a crash loop); the admin can ask again
-            req.unlink()
+            if not self.requests.consume(req):
+                continue
             if row is not None and eml.exists() and not self.knows(key):
                 raw = eml.read_bytes()
                 try:
@@ -1945,7 +1949,7 @@ class Service:
 
     def requests_pending(self) -> bool:
         """Whether a CLI request file waits in a spool (three directory listings)."""
-        return any(request_files(self.root / rel) for rel in REQUEST_SPOOLS)
+        return any(self.requests.pending(self.root / rel) for rel in REQUEST_SPOOLS)
 
     def operator_requests(self) -> int:
         """Act on every request the CLI dropped: ``pbem shunt retry``, ``pbem deadline retry``,

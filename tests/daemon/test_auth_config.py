@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -180,6 +181,33 @@ def test_example_config_and_credentials_directory(tmp_path: Path) -> None:
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["i", "s", "False", "3"]
+
+
+def test_operator_commands_need_no_password(tmp_path: Path) -> None:
+    """Under the unit the passwords are the service's credentials only (issue 12): the commands
+    that talk to no server read the config without them; serve and check-config still need
+    them, and an inline password is refused by every command."""
+    example = (ROOT / "config" / "pbem.example.toml").read_text()
+    cfg = tmp_path / "pbem.toml"
+    cfg.write_text(example.replace('"/var/lib/pbem"', f'"{tmp_path / "state"}"'))
+    assert "password_file =" not in cfg.read_text().replace("# password_file", "")
+    r = pbem(
+        cfg, "new-game", "--id", "v1", *(f"--player=P{i} <p{i}@example.org>" for i in range(8))
+    )
+    assert r.returncode == 0, r.stderr
+    status = pbem(cfg, "status", "--json")
+    assert status.returncode == 0, status.stderr
+    assert [g["id"] for g in json.loads(status.stdout)["games"]] == ["v1"]
+    for args in (("shunt", "list"), ("deadline", "list")):
+        r = pbem(cfg, *args)
+        assert r.returncode == 0, r.stderr
+    r = pbem(cfg, "reachable", "v1", "P1")
+    assert r.returncode == 0, r.stderr
+    r = pbem(cfg, "check-config", "--offline")
+    assert r.returncode == 2 and "no password source" in r.stderr
+    cfg.write_text(cfg.read_text().replace("[smtp]\n", '[smtp]\npassword = "oops"\n'))
+    r = pbem(cfg, "status")
+    assert r.returncode == 2 and "passwords never go in the TOML" in r.stderr
 
 
 def test_check_config_tries_both_servers(stack: MailStack, tmp_path: Path) -> None:

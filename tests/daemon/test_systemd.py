@@ -63,7 +63,8 @@ def test_unit_security_exposure_at_most_2(tmp_path: Path) -> None:
     assert m, r.stdout + r.stderr
     assert float(m.group(1)) <= 2.0, r.stdout
     for line in (
-        "DynamicUser=yes",
+        "User=pbem",
+        "UMask=0007",
         "ProtectSystem=strict",
         "NoNewPrivileges=yes",
         "LoadCredential=",

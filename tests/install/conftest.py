@@ -1,0 +1,160 @@
+"""Fixtures for the real install: pbem built as a packager builds it (sdist, then the wheel from
+the sdist), installed into a fresh venv outside the checkout, once per session.
+
+Everything lives under one world-traversable directory in /tmp, and the venv is made from an
+interpreter every uid can run, because tests/install/test_operator_uids.py runs the installed
+pbem as other uids (a pyenv Python under /root is out of their reach: the system's python3 of
+the same version is used then).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.daemon.conftest import stack  # noqa: F401  (the real Dovecot + aiosmtpd fixture)
+from tests.daemon.mailstack import cleanup_stale
+
+ROOT = Path(__file__).resolve().parents[2]
+NOBODY = 65534
+SKIP = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    cleanup_stale()
+
+
+@dataclass
+class Installed:
+    """The built artefacts and the venv pbem was installed into."""
+
+    root: Path  # world-traversable: other uids use the venv and the files put here
+    sdist: Path
+    wheel: Path
+    venv: Path
+    build_log: str
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def pbem(self) -> Path:
+        return self.venv / "bin" / "pbem"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """A clean environment: nothing pointing back at the checkout."""
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("PYTHON", "PBEM_", "VIRTUAL_ENV", "CREDENTIALS_DIRECTORY"))
+            and k not in ("STATE_DIRECTORY", "NOTIFY_SOCKET", "WATCHDOG_USEC")
+        }
+        env["PATH"] = f"{self.venv / 'bin'}:/usr/sbin:/usr/bin:/sbin:/bin"
+        env.update(extra)
+        return env
+
+
+def _runs_as_nobody(python: str) -> bool:
+    want = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    try:
+        r = subprocess.run(
+            [
+                "setpriv",
+                f"--reuid={NOBODY}",
+                f"--regid={NOBODY}",
+                "--clear-groups",
+                "--",
+                "sh",  # as the tests run it (setpriv's own exec may reach what a shell's cannot)
+                "-c",
+                'exec "$@"',
+                "sh",
+                python,
+                "-c",
+                "import sys, venv; print('%d.%d' % sys.version_info[:2])",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except OSError:
+        return False
+    return r.returncode == 0 and r.stdout.strip() == want
+
+
+def shared_python() -> str:
+    """An interpreter of this Python version that other uids can run."""
+    major, minor = sys.version_info[:2]
+    base = getattr(sys, "_base_executable", sys.executable)
+    for candidate in (
+        base,
+        f"/usr/bin/python{major}.{minor}",
+        f"/usr/local/bin/python{major}.{minor}",
+    ):
+        if os.path.exists(candidate) and _runs_as_nobody(candidate):
+            return candidate
+    raise AssertionError(
+        f"no Python {major}.{minor} that another uid can run (this one, {base}, is in a private "
+        "directory): install the system's python3"
+    )
+
+
+def _run(cmd: list[str]) -> str:
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, f"{cmd}\n{r.stdout}\n{r.stderr}"
+    return str(r.stdout + r.stderr)
+
+
+@pytest.fixture(scope="session")
+def installed() -> Iterator[Installed]:
+    root = Path(tempfile.mkdtemp(prefix="pbem-install-"))
+    root.chmod(0o755)
+    try:
+        seconds: dict[str, float] = {}
+        t = time.monotonic()
+        src = root / "src"
+        shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*SKIP))
+        dist = root / "dist"
+        # the sdist, then the wheel built from the unpacked sdist: what a packager does (with
+        # the dev venv's setuptools, which meets [build-system]: no download, 3x faster)
+        build_log = _run(
+            [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(src)]
+        )
+        seconds["build"] = time.monotonic() - t
+        (sdist,) = dist.glob("pbem-*.tar.gz")
+        (wheel,) = dist.glob("pbem-*.whl")
+        t = time.monotonic()
+        wheelhouse = root / "wheelhouse"
+        # wheels of every dependency (one published as an sdist only, like dkimpy, is built
+        # here, then kept by pip's wheel cache): the install below needs no index
+        _run([sys.executable, "-m", "pip", "wheel", "-q", "-w", str(wheelhouse), f"{wheel}[demo]"])
+        seconds["wheelhouse"] = time.monotonic() - t
+        t = time.monotonic()
+        venv = root / "venv"
+        _run([shared_python(), "-m", "venv", "--without-pip", str(venv)])
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "--python",
+                str(venv / "bin" / "python"),
+                "install",
+                "-q",
+                "--no-index",
+                "--find-links",
+                str(wheelhouse),
+                f"{wheel}[demo]",
+            ]
+        )
+        seconds["install"] = time.monotonic() - t
+        shutil.rmtree(src)
+        yield Installed(root, sdist, wheel, venv, build_log, seconds)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
