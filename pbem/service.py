@@ -1956,17 +1956,28 @@ class Service:
         ``pbem reachable``. Returns the number consumed."""
         return self.retry_requests() + self.retry_stalled() + self.reachable_requests()
 
+    def new_games_pending(self) -> bool:
+        """Whether ``pbem new-game`` has put a game in place that is not loaded yet (one
+        directory listing)."""
+        return any(d.name not in self.games for d in list_games(self.root))
+
     async def watch_requests(self, period: float = 1.0) -> None:
-        """A cheap ticker (``serve`` runs it beside the loop): an operator's request is acted on
-        within a second, even while the IMAP loop sits in IDLE (up to ``idle_renew``)."""
+        """A cheap ticker (``serve`` runs it beside the loop): an operator's request, and a game
+        an operator created, are acted on within a second, even while the IMAP loop sits in
+        IDLE (up to ``idle_renew``)."""
         while not self.stopping:
-            if self.requests_pending():
+            for pending, work in (
+                (self.requests_pending, self.operator_requests),
+                (self.new_games_pending, self.scan_games_and_rearm),
+            ):
+                if not pending():
+                    continue
                 try:
-                    await self.submit("call", self.operator_requests)
+                    await self.submit("call", work)
                 except asyncio.CancelledError:
-                    break  # stopping
+                    return  # stopping
                 except Exception:  # a request file we cannot consume: say so, keep ticking
-                    log.exception("operator requests failed")
+                    log.exception("an operator request or a new game could not be handled")
             await self._sleep(period)
 
     async def watch_clock(self, period: float = 1.0) -> None:

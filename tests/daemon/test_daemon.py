@@ -126,3 +126,30 @@ def test_sigterm_mid_burst_is_graceful_and_loses_nothing(stack: MailStack, tmp_p
     finally:
         d.kill()
     print(f"SIGTERM after {done} of 80 commands")
+
+
+def test_a_game_created_while_the_daemon_idles_opens_within_seconds(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """``pbem new-game`` while the IMAP loop sits in a long IDLE: the request ticker loads the
+    game and mails its opening at once, not at the next IDLE renewal (10 min here)."""
+    from pbem import heartbeat
+
+    cfg = write_config(stack, tmp_path, extra_imap="idle_renew = 600")
+    data = tmp_path / "data"
+    d = Daemon(cfg).start()
+    try:
+        wait_for(
+            lambda: (heartbeat.read(data) or {}).get("mailbox_ok"),
+            what="the mailbox reached (the loop then idles)",
+            log=d.log,
+        )
+        new_fake_game(cfg, "late", ["alice", "bob"])
+        wait_for(
+            lambda: any("phase 1 begins" in str(m["Subject"]) for m in stack.messages(A)),
+            timeout=20,
+            what="the new game's opening mail",
+            log=d.log,
+        )
+    finally:
+        d.stop()
