@@ -93,6 +93,9 @@ class Config:
     max_failures: int = 3
     retry_base_seconds: float = 60.0
     deadline_retry_seconds: float = 60.0
+    deadline_fetch_wait_seconds: float = 300.0
+    """``[daemon] deadline_fetch_wait_seconds``: how long a due deadline waits for the mailbox
+    to be read (its mail applied first) before it is resolved without (the server is down)."""
     heartbeat_seconds: float = 60.0
     ledger_retention_days: int = 30
     group_commit: int = 50
@@ -450,6 +453,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         max_failures=r.get(d, "daemon", "max_failures", int, 3),
         retry_base_seconds=r.get(d, "daemon", "retry_base_seconds", float, 60.0),
         deadline_retry_seconds=r.get(d, "daemon", "deadline_retry_seconds", float, 60.0),
+        deadline_fetch_wait_seconds=r.get(d, "daemon", "deadline_fetch_wait_seconds", float, 300.0),
         heartbeat_seconds=r.get(d, "daemon", "heartbeat_seconds", float, 60.0),
         ledger_retention_days=r.get(d, "daemon", "ledger_retention_days", int, 30),
         group_commit=max(1, r.get(d, "daemon", "group_commit", int, 50)),

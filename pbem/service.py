@@ -281,6 +281,9 @@ class Service:
     #: the operator's request files: consumed here, reported once if they cannot be removed
     requests: RequestSpool = field(default_factory=RequestSpool)
     _attempt: str | None = None
+    #: scheduler-fired deadlines the IMAP loop resolves after fetching (issue 10 item 4)
+    due: set[tuple[str, str]] = field(default_factory=set)
+    imap_looping: bool = False
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
@@ -582,9 +585,45 @@ class Service:
         # a coroutine function: AsyncIOScheduler runs it on the loop (a plain function would run
         # in a thread pool, off the single writer's thread)
         async def fire() -> None:
-            self.submit_nowait("deadline", game_id, key, None)
+            self.deadline_due(game_id, key)
 
         return fire
+
+    def deadline_due(self, game_id: str, key: str) -> None:
+        """A deadline's time has come. The mail that reached the server before it must be applied
+        first (issue 10 item 4: orders delivered seconds before a deadline were refused): the
+        IMAP loop is woken to fetch, then resolves it in order (:meth:`apply_in_order`). Without
+        a running loop, or if the mailbox cannot be read within ``deadline_fetch_wait_seconds``
+        (the server is down), it is resolved without."""
+        if not self.imap_looping:
+            self.submit_nowait("deadline", game_id, key, None)
+            return
+        self.due.add((game_id, key))
+        if self.mailbox is not None:
+            self.mailbox.interrupt.set()
+        wait = self.cfg.deadline_fetch_wait_seconds
+        asyncio.get_running_loop().call_later(wait, self._deadline_unfetched, game_id, key)
+
+    def _deadline_unfetched(self, game_id: str, key: str) -> None:
+        if (game_id, key) not in self.due:
+            return  # the loop resolved it
+        self.due.discard((game_id, key))
+        log.warning("deadline %s:%s: mailbox not read in time; resolved without", game_id, key)
+        self.submit_nowait("deadline", game_id, key, None)
+
+    def due_deadlines(self) -> list[tuple[datetime, str, str]]:
+        """The scheduler-fired deadlines waiting for the IMAP loop, by due time."""
+        out = []
+        now = self.clock()
+        for game_id, key in sorted(self.due):
+            game = self.games.get(game_id)
+            when = self.effective_deadlines(game).get(key) if game is not None else None
+            if when is None or when > now:
+                # resolved meanwhile, stalled, or extended (a clock jump): rearmed if pending
+                self.due.discard((game_id, key))
+                continue
+            out.append((when, game_id, key))
+        return sorted(out)
 
     def resolve_deadline(self, game_id: str, key: str, now: datetime | None = None) -> bool:
         """Compare-and-set open → resolving → resolved; False if nothing was (left) to do."""
@@ -1890,8 +1929,46 @@ class Service:
     def heartbeat(self) -> None:
         self.daemon.set_meta("last_seen", self.clock().isoformat())
 
+    async def apply_in_order(
+        self, fetched: Sequence[Fetched], due: list[tuple[datetime, str, str]]
+    ) -> dict[int, Disposition]:
+        """Apply fetched mail in group-committed batches; each due deadline is resolved after
+        the mail that reached the server at or before it (INTERNALDATE, which then counts as
+        its time, as in the start-up drain) and before the rest."""
+        if due:
+            fetched = sorted(fetched, key=lambda f: (f.internaldate, f.uid))
+        now = self.clock()
+        done: dict[int, Disposition] = {}
+        i = 0
+        while not self.stopping:
+            if due and (i == len(fetched) or due[0][0] < fetched[i].internaldate):
+                _when, game_id, key = due.pop(0)
+                self.due.discard((game_id, key))
+                await self.submit("deadline", game_id, key, None)
+                continue
+            if i == len(fetched):
+                break
+            limit = due[0][0] if due else None
+            batch: list[Fetched] = []
+            while i < len(fetched) and len(batch) < self.cfg.group_commit:
+                if limit is not None and fetched[i].internaldate > limit:
+                    break
+                batch.append(fetched[i])
+                i += 1
+            self.fault("after_fetch")
+            at: MailTime = None if limit is None else (lambda f: min(f.internaldate, now))
+            done.update(await self.submit("batch", batch, at))
+        return done
+
     async def imap_loop(self, mk: Callable[[], Mailbox], max_wait: float) -> None:
         """Fetch, process, move, wait; reconnect with backoff on any drop (F3)."""
+        self.imap_looping = True
+        try:
+            await self._imap_loop(mk, max_wait)
+        finally:
+            self.imap_looping = False
+
+    async def _imap_loop(self, mk: Callable[[], Mailbox], max_wait: float) -> None:
         box = self.mailbox
         last_beat = 0.0
         loop = asyncio.get_running_loop()
@@ -1903,14 +1980,9 @@ class Service:
                 if self.clock_jump is not None:
                     await self.handle_clock_jump(box)
                 await self.submit("call", self.scan_games_and_rearm)
+                due = self.due_deadlines()  # taken BEFORE the fetch, which then sees their mail
                 fetched = await self.fetch_pending(box)
-                done: dict[int, Disposition] = {}
-                for i in range(0, len(fetched), self.cfg.group_commit):
-                    if self.stopping:
-                        break
-                    self.fault("after_fetch")
-                    batch = fetched[i : i + self.cfg.group_commit]
-                    done.update(await self.submit("batch", batch))
+                done = await self.apply_in_order(fetched, due)
                 await self.settle(box, done)
                 if loop.time() - last_beat > self.cfg.heartbeat_seconds:
                     await self.submit("call", self.heartbeat)

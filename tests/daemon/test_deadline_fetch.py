@@ -1,0 +1,61 @@
+"""Issue 10 item 4: orders already in the mailbox at a deadline count for the phase they were
+sent in. A scheduler-fired deadline first has the IMAP loop fetch, and applies the mail that
+reached the server (INTERNALDATE) at or before it, then resolves, then applies the rest.
+
+Measured before the fix: two orders delivered 6 s before the deadline, in polling mode, were
+applied after it (refused as "only possible at night" by a real game).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tests.daemon.conftest import MODERATOR
+from tests.daemon.harness import Daemon, game_state, mail, new_fake_game, wait_for, write_config
+from tests.daemon.mailstack import MailStack
+
+
+def test_orders_in_the_mailbox_at_a_deadline_count_before_it(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    cfg = write_config(stack, tmp_path)
+    # polling with a long interval: the next regular fetch is long after the deadline
+    cfg.write_text(
+        cfg.read_text().replace("poll_interval = 1", "poll_interval = 120\nidle = false")
+    )
+    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.25)  # deadline in 15 s
+    data = tmp_path / "data"
+    deadline = datetime.fromisoformat(game_state(data, "g1")[0][0]["deadline"])
+    d = Daemon(cfg).start()
+    try:
+        wait_for(lambda: " ready" in d.log(), what="the daemon ready", log=d.log)
+        lead = (deadline - datetime.now(UTC)).total_seconds() - 4
+        assert lead > 0, "the daemon took too long to start for this test"
+        time.sleep(lead)  # the event waited for is a time: 4 s before the deadline
+        for who in ("alice", "bob"):
+            m = mail(f"{who}@example.test", f"CMD kill-{who}")
+            stack.inject(bytes(m), MODERATOR, sender=f"{who}@example.test")
+        assert datetime.now(UTC) < deadline, "delivered too late for this test"
+        wait_for(
+            lambda: any(e.get("n") == 2 for e in game_state(data, "g1")[0]),
+            what="the deadline resolved",
+            log=d.log,
+        )
+        kinds = [(e["type"], e.get("word"), e.get("phase")) for e in game_state(data, "g1")[0]]
+        assert sorted(kinds[1:3]) == [("cmd", "kill-alice", 1), ("cmd", "kill-bob", 1)], kinds
+        assert kinds[3] == ("phase", None, None), kinds
+        # the result mail counted them too
+        wait_for(
+            lambda: any(
+                "closed with 2 commands" in str(m.get_content())
+                for m in stack.messages("alice@example.test")
+                if "phase 1 result" in str(m["Subject"])
+            ),
+            what="the phase 1 result with both orders",
+            log=d.log,
+        )
+        assert d.stop() == 0
+    finally:
+        d.kill()
