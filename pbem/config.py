@@ -354,6 +354,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         processed=r.get(im, "imap", "processed", str, "Processed"),
         quarantine=r.get(im, "imap", "quarantine", str, "Quarantine"),
         max_size=r.get(im, "imap", "max_size", int, 2_000_000),
+        text_max_size=r.get(im, "imap", "text_max_size", int, 1_000_000),
         batch=r.get(im, "imap", "batch", int, 50),
         use_idle=r.get(im, "imap", "idle", bool, True),
         poll_interval=r.get(im, "imap", "poll_interval", float, 60.0),

@@ -67,6 +67,7 @@ from pbem.mail.inbound import automatic_reason, parse_bytes, parse_once_policy
 from pbem.mail.relay import list_id_for, relay_copy
 from pbem.mail.render import bilingual, shared_renderer
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
+from pbem.oversize import too_big_reply
 
 log = logging.getLogger(__name__)
 
@@ -860,6 +861,8 @@ class Service:
         if row is not None and row.get("status") == "quarantined":
             return "quarantine"
         when = now or self.clock()
+        if f.text_only:  # over the size cap: its text parts only (issue 10 item 5)
+            log.info("UID %d: %d bytes: read without its attachments", f.uid, f.size)
         try:
             self._apply_mail(key, f, f.raw, when)
             self._count("processed")
@@ -901,12 +904,13 @@ class Service:
                 {
                     "size": f.size,
                     "cap": self.cfg.imap.max_size,
+                    "text_cap": min(self.cfg.imap.text_max_size, self.cfg.imap.max_size),
                     "internaldate": f.internaldate.isoformat(),
                     "uid": f.uid,
                 },
             )
             self.daemon.commit(
-                outbox=alert,
+                outbox=[*alert, *self._too_big_reply(f, now)],
                 shunt={
                     "key": key,
                     "status": "quarantined",
@@ -921,6 +925,21 @@ class Service:
             self.sender.wake()
         self._count("oversize")
         return "quarantine"
+
+    def _too_big_reply(self, f: Fetched, now: datetime) -> list[dict[str, Any]]:
+        """The sender of a mail too large to read is told so (issue 10 item 5), rate-limited."""
+        reply = too_big_reply(
+            f.header or b"",
+            size=f.size,
+            cap=min(self.cfg.imap.text_max_size, self.cfg.imap.max_size),
+            moderator=self.cfg.moderator,
+            our_addresses=self.our_addresses,
+            texts=self._bilingual,
+            now=now,
+        )
+        if reply is None or not self.limits.allow(reply[0], now, error=True):
+            return []
+        return [reply[1]]
 
     def _shunt(
         self,

@@ -28,10 +28,11 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientError, LoginError
+from imapclient.exceptions import IMAPClientError, LoginError, ProtocolError
 
 from pbem.adapters.login import LoginRefused, imap_refusal, server_text, without_code
 from pbem.core.errors import PbemError
+from pbem.mail.partial import MAX_TEXT_PARTS, assemble, sections, text_plan, text_size
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,9 @@ class ImapSettings:
     processed: str = "Processed"
     quarantine: str = "Quarantine"
     max_size: int = 2_000_000
+    # of a mail over max_size, the text parts are read if they are this small together (the
+    # photo or attachments never downloaded); else only its header, to answer the sender
+    text_max_size: int = 1_000_000
     batch: int = 50
     # re-IDLE (DONE + NOOP round-trip) this often: well under RFC 2177's 29 min, and short
     # enough that a silently dead link is noticed within minutes (§3.4)
@@ -72,15 +76,23 @@ class ImapSettings:
     use_idle: bool = True
 
 
+#: the most of a large mail's header that is read (its sender, to answer him)
+HEADER_CAP = 65_536
+
+
 @dataclass(frozen=True)
 class Fetched:
-    """One inbound message as fetched; ``raw`` is None when it is over the size cap."""
+    """One inbound message as fetched; ``raw`` is None when it is over the size cap and its
+    text could not be read apart (``header`` then holds its header, to answer the sender).
+    ``text_only``: ``raw`` is the mail rebuilt from its text parts (:mod:`pbem.mail.partial`)."""
 
     uid: int
     uidvalidity: int
     size: int
     internaldate: datetime
     raw: bytes | None
+    header: bytes | None = None
+    text_only: bool = False
 
 
 def _utc(value: Any) -> datetime:
@@ -236,6 +248,7 @@ class ImapMailbox:
         bodies: dict[int, Any] = {}
         if small:
             bodies = self._guard("FETCH BODY.PEEK[]", c.fetch, small, ["BODY.PEEK[]"])
+        large = {u: self._text_of_large(u) for u in uids if u in meta and u not in small}
         out = []
         for u in uids:
             if u not in meta:
@@ -243,16 +256,59 @@ class ImapMailbox:
             raw = bodies.get(u, {}).get(b"BODY[]") if u in small else None
             if u in small and raw is None:
                 continue
+            text, header = large.get(u, (None, None))
             out.append(
                 Fetched(
                     uid=u,
                     uidvalidity=self.uidvalidity,
                     size=int(meta[u][b"RFC822.SIZE"]),
                     internaldate=_utc(meta[u].get(b"INTERNALDATE")),
-                    raw=raw,
+                    raw=raw if text is None else text,
+                    header=header,
+                    text_only=text is not None,
                 )
             )
         return out
+
+    def _text_of_large(self, uid: int) -> tuple[bytes | None, bytes | None]:
+        """A mail over the cap (issue 10 item 5): its text parts rebuilt into a mail, if they
+        are under ``text_max_size`` (``BODYSTRUCTURE``, then ``BODY.PEEK[<part>]`` of each),
+        and its header (at most :data:`HEADER_CAP` bytes). The attachments are never fetched."""
+        c = self._c()
+        try:
+            info = c.fetch([uid], ["BODYSTRUCTURE", f"BODY.PEEK[HEADER]<0.{HEADER_CAP}>"])
+        except ProtocolError as exc:  # a structure imapclient cannot parse: header only
+            log.warning("UID %d: unreadable BODYSTRUCTURE (%s)", uid, exc)
+            info = self._guard(
+                "FETCH HEADER", c.fetch, [uid], [f"BODY.PEEK[HEADER]<0.{HEADER_CAP}>"]
+            )
+        except NETWORK_ERRORS as exc:
+            self.close()
+            raise ImapDown(f"FETCH BODYSTRUCTURE: {type(exc).__name__}: {exc}") from exc
+        data = info.get(uid, {})
+        header = data.get(b"BODY[HEADER]<0>")
+        if not isinstance(header, bytes):
+            return None, None
+        plan = text_plan(data.get(b"BODYSTRUCTURE"))
+        cap = min(self.s.text_max_size, self.s.max_size)  # max_size bounds memory (F9)
+        if (
+            plan is None
+            or len(header) >= HEADER_CAP
+            or text_size(plan) > cap
+            or len(plan.leaves()) > MAX_TEXT_PARTS
+        ):
+            return None, header
+        wanted = sections(plan)
+        got = self._guard(
+            "FETCH BODY.PEEK[<part>]", c.fetch, [uid], [f"BODY.PEEK[{w}]" for w in wanted]
+        ).get(uid, {})
+        parts = {w: got.get(f"BODY[{w}]".encode()) for w in wanted}
+        if not all(isinstance(v, bytes) for v in parts.values()):
+            return None, header  # expunged meanwhile, or a server that would not say
+        fetched = {w: v for w, v in parts.items() if isinstance(v, bytes)}
+        if sum(map(len, fetched.values())) > cap + HEADER_CAP:
+            return None, header  # part headers bigger than the structure said
+        return assemble(header, plan, fetched), header
 
     # ---- acknowledging ------------------------------------------------------------------
 
