@@ -29,6 +29,7 @@ from pbem.adapters.scheduler import DeadlineScheduler
 from pbem.adapters.smtp import SendResult, SmtpClient
 from pbem.config import Config
 from pbem.core.errors import PbemError
+from pbem.diskfull import DiskFullEpisode, is_disk_full
 from pbem.service import Engine, Mailbox, Service
 
 log = logging.getLogger(__name__)
@@ -109,14 +110,98 @@ async def serve(
 
     ``mailbox`` makes the inbound mailbox (default: IMAP per the config; the embedded demo
     passes a local Maildir); ``on_service`` receives the service once it is open.
+
+    A full disk (:mod:`pbem.diskfull`) does not end it: the service stops, the episode is held
+    (admins told straight by SMTP, the watchdog fed) until there is room, then a fresh service
+    opens the state from disk and goes on.
     """
     mk: Callable[[], Mailbox] = mailbox or (lambda: ImapMailbox(cfg.imap))
     loop = asyncio.get_running_loop()
     notifier = Notifier()
+    beat = Heartbeat(cfg)
+    episode = DiskFullEpisode(cfg)
+    current: list[Service] = []
+
+    def stop() -> None:
+        episode.stop.set()
+        if current:
+            current[-1].request_stop()
+
+    # before open(), which may take a while with many games: a SIGTERM meanwhile is queued
+    # on the loop and honoured at the first await, instead of killing the process
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop)
+    try:
+        while True:
+            done = await _serve_once(cfg, engine, mk, on_service, notifier, beat, episode, current)
+            if isinstance(done, int):
+                return done
+            alive = _Liveness(mk, beat.chain(notifier.alive), episode.stop)
+            try:
+                if episode.stop.is_set() or not await episode.hold(done, alive):
+                    return 0
+            except LoginRefused as exc:  # the IMAP password changed meanwhile
+                return await stop_for_login(cfg, exc)
+    finally:
+        notifier.send("STOPPING=1")
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+        log.info("stopped")
+
+
+class _Liveness:
+    """While the disk is full: an IMAP round-trip (NOOP after a bounded wait) now and then, so
+    readiness and the watchdog stay fed; nothing is fetched nor moved."""
+
+    def __init__(
+        self, mk: Callable[[], Mailbox], alive: Callable[[], None], stop: asyncio.Event
+    ) -> None:
+        self.mk = mk
+        self.alive = alive
+        self.stop = stop
+        self.box: Mailbox | None = None
+
+    async def __call__(self, seconds: float) -> None:
+        end = asyncio.get_running_loop().time() + seconds
+        try:
+            if self.box is None or not self.box.connected:
+                self.box = self.mk()
+                await asyncio.to_thread(self.box.connect)
+            waiter = asyncio.create_task(self.stop.wait())
+            box = self.box
+            waiting = asyncio.create_task(asyncio.to_thread(box.wait, seconds))
+            await asyncio.wait({waiter, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            if not waiting.done():
+                box.interrupt.set()
+            waiter.cancel()
+            await waiting
+            self.alive()
+        except ImapDown as exc:
+            log.warning("IMAP unavailable while the disk is full: %s", exc)
+            self.box = None
+        left = end - asyncio.get_running_loop().time()
+        if left > 0 and not self.stop.is_set():  # early IMAP activity, or the server down
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), left)
+        if self.stop.is_set() and self.box is not None:
+            await asyncio.to_thread(self.box.close)
+
+
+async def _serve_once(
+    cfg: Config,
+    engine: Engine | None,
+    mk: Callable[[], Mailbox],
+    on_service: Callable[[Service], None] | None,
+    notifier: Notifier,
+    beat: Heartbeat,
+    episode: DiskFullEpisode,
+    current: list[Service],
+) -> int | BaseException:
+    """One service, from open to stop: its exit status, or the disk-full error that stopped
+    it (the caller holds the episode, then starts a fresh one)."""
     sched = DeadlineScheduler()
     smtp = SmtpClient(cfg.smtp)
     refused: list[LoginRefused] = []
-    beat = Heartbeat(cfg)
 
     def login_refused(exc: LoginRefused) -> None:
         """A server refused our login: stop (a wrong password is not waited out)."""
@@ -134,11 +219,14 @@ async def serve(
         # DKIM keys (auth "dkim_verify") from [auth] dns_server, else resolv.conf's servers
         resolver=DnsResolver(cfg.auth.dns_host, cfg.auth.dns_port),
     )
-    # before open(), which may take a while with many games: a SIGTERM meanwhile is queued
-    # on the loop and honoured at the first await, instead of killing the process
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, svc.request_stop)
-    svc.open()
+    current[:] = [svc]
+    try:
+        svc.open()
+    except Exception as exc:
+        svc.close()
+        if is_disk_full(exc):
+            return exc
+        raise
     log.info(
         "pbem %s starting: config %s, data dir %s, %d game(s) loaded",
         __version__,
@@ -164,6 +252,7 @@ async def serve(
             except ImapDown as exc:  # what was committed is deduplicated by the ledger
                 log.warning("IMAP dropped during the start-up drain (%s): reconnecting", exc)
                 await asyncio.sleep(0.5)
+        await episode.resumed()
         for game in list(svc.games.values()):
             svc.rearm(game)
         sched.start()
@@ -172,8 +261,13 @@ async def serve(
         pass
     except LoginRefused as exc:  # IMAP, at start-up or at a reconnection
         login_refused(exc)
+    except Exception as exc:
+        # the writer's failure reaches its submitter too; or a write outside the writer's
+        # queue (the UIDVALIDITY record at a reconnection) failed for want of space
+        if svc.disk_full is None and not is_disk_full(exc):
+            raise
+        svc.disk_full = svc.disk_full or exc
     finally:
-        notifier.send("STOPPING=1")
         svc.request_stop()
         sched.shutdown()
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
@@ -187,9 +281,8 @@ async def serve(
         if svc.mailbox is not None:
             await asyncio.to_thread(svc.mailbox.close)
         svc.close()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.remove_signal_handler(sig)
-        log.info("stopped")
+    if svc.disk_full is not None and not refused:
+        return svc.disk_full
     rc = await stop_for_login(cfg, refused[0]) if refused else 0
     beat.stopped(svc.root, rc)
     return rc

@@ -114,6 +114,8 @@ class OutboxSender:
     """Private replies to one player of one game that are due together go out as one digest
     (RELIABILITY §2.5): no delay is added, but a burst, or the backlog of an SMTP outage,
     reaches a player as one mail rather than dozens."""
+    on_error: Callable[[BaseException], None] | None = None
+    """Told of a failed drain (a sent row whose removal could not be written: disk full)."""
     _event: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: bool = False
     _alarm_raised: bool = False
@@ -322,9 +324,11 @@ class OutboxSender:
             self._event.clear()
             try:
                 nxt = await self.drain_once()
-            except Exception:  # never let the sender die: log, back off, go on
+            except Exception as exc:  # never let the sender die: log, back off, go on
                 log.exception("outbox sender failed; retrying in 5 s")
                 nxt = self.clock() + timedelta(seconds=5)
+                if self.on_error is not None:
+                    self.on_error(exc)
             if self._stopping:
                 break
             timeout = 60.0

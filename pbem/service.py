@@ -57,6 +57,7 @@ from pbem.auth import AuthVerdict, check_sender
 from pbem.clockwatch import ClockJump, ClockWatch
 from pbem.config import Config
 from pbem.core.errors import MailError
+from pbem.diskfull import is_disk_full
 from pbem.inflight import COMMIT, DONE, InflightFile, Marker, blame, boot_id, record
 from pbem.limits import GlobalCap, SenderLimits, Windows, merge_windows
 from pbem.mail.address import is_mailable
@@ -282,6 +283,8 @@ class Service:
     #: the operator's request files: consumed here, reported once if they cannot be removed
     requests: RequestSpool = field(default_factory=RequestSpool)
     _attempt: str | None = None
+    #: a state write failed for want of space (pbem.diskfull): the daemon waits for room
+    disk_full: BaseException | None = None
     #: scheduler-fired deadlines the IMAP loop resolves after fetching (issue 10 item 4)
     due: set[tuple[str, str]] = field(default_factory=set)
     imap_looping: bool = False
@@ -339,6 +342,7 @@ class Service:
             verp=self._verp_sender if self.cfg.verp else None,
             coalesce=self.cfg.coalesce_replies,
             texts=self._bilingual,
+            on_error=lambda exc: self._write_failed(exc) if is_disk_full(exc) else None,
         )
         self.scan_games()
         self.restore_limits()
@@ -1794,19 +1798,14 @@ class Service:
                 continue
             try:
                 result = self.run_item(item)
-            except StoreError as exc:
+            except (StoreError, OSError) as exc:
                 # a durable write failed (disk full...): memory may be ahead of the disk, so
-                # stop taking work; nothing unwritten was acknowledged (requirement 2)
-                log.critical("state write failed: %s; stopping", exc)
+                # stop taking work; nothing unwritten was acknowledged (requirement 2). A full
+                # disk is waited out by ``serve`` (pbem.diskfull), which then starts afresh.
+                self._write_failed(exc)
                 if not item.future.done():
-                    item.future.set_exception(exc)
-                self.request_stop()
-                break
-            except OSError as exc:
-                log.critical("state write failed: %s; stopping", exc)
-                if not item.future.done():
-                    item.future.set_exception(StoreError(str(exc)))
-                self.request_stop()
+                    err = exc if isinstance(exc, StoreError) else StoreError(str(exc))
+                    item.future.set_exception(err)
                 break
             except Exception as exc:  # run_item guards mail; this is a bug: log, go on
                 log.exception("work item %s failed", item.kind)
@@ -1816,6 +1815,15 @@ class Service:
             if not item.future.done():
                 item.future.set_result(result)
             self.sender.wake()  # whatever the item committed may have queued mail
+
+    def _write_failed(self, exc: BaseException) -> None:
+        """A state write failed (the writer, or the sender removing a sent row): stop."""
+        if is_disk_full(exc):
+            self.disk_full = self.disk_full or exc
+            log.critical("disk full: %s; pausing until space returns", exc)
+        else:
+            log.critical("state write failed: %s; stopping", exc)
+        self.request_stop()
 
     def request_stop(self) -> None:
         """SIGTERM: stop taking new items; the one in hand is finished (it runs synchronously)."""

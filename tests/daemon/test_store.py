@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
 import signal
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,17 @@ from pbem.adapters.store import (
     atomic_write,
     read_file,
 )
+from tests.daemon.conftest import ADMIN, MODERATOR
+from tests.daemon.harness import (
+    Daemon,
+    game_state,
+    mail,
+    new_fake_game,
+    send,
+    wait_for,
+    write_config,
+)
+from tests.daemon.mailstack import MailStack
 
 
 def test_transaction_is_one_write_and_rolls_back(tmp_path: Path) -> None:
@@ -206,3 +219,81 @@ def test_disk_full_keeps_the_last_commit_and_resumes(tiny_disk: Path) -> None:
     small = GameStore(tiny_disk / "games" / "g1", segment_size=10_000)
     small.commit(events=[{"e": "after"}], ledger_key="after")
     assert GameStore(tiny_disk / "games" / "g1").events()[-1] == {"e": "after"}
+
+
+def _fill(disk: Path) -> Path:
+    """Fill the tmpfs to its last page: the next state write fails with ENOSPC."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for chunk in (1 << 16, 1 << 12, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * chunk)
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC, exc
+    finally:
+        os.close(fd)
+    return filler
+
+
+def test_a_full_disk_pauses_the_daemon_alerts_once_and_resumes(
+    stack: MailStack, tmp_path: Path, tiny_disk: Path
+) -> None:
+    """Issue 10 item 17 on a real full tmpfs: the daemon neither exits (under ``Restart=`` that
+    was a restart every 5 s) nor loses anything; the admins are told once, straight by SMTP
+    (the outbox is on the full disk); the watchdog is fed meanwhile; nothing is fetched nor
+    moved; when space returns the waiting mail is applied and the admins told it is over."""
+    cfg = write_config(stack, tmp_path)
+    data = tiny_disk / "data"
+    cfg.write_text(cfg.read_text().replace(str(tmp_path / "data"), str(data)))
+    new_fake_game(cfg, "g1", ["alice", "bob"])
+
+    def words() -> list[str]:
+        return [str(e["word"]) for e in game_state(data, "g1")[0] if e["type"] == "cmd"]
+
+    def alerts(needle: str) -> int:
+        return sum(needle in str(m["Subject"]) for m in stack.messages(ADMIN))
+
+    path = str(tmp_path / "notify.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(path)
+        sock.settimeout(0.1)
+        got: list[str] = []
+
+        def pings() -> int:
+            try:
+                while True:
+                    got.append(sock.recv(4096).decode())
+            except TimeoutError:
+                pass
+            return sum("WATCHDOG=1" in g for g in got)
+
+        d = Daemon(cfg, NOTIFY_SOCKET=path, WATCHDOG_USEC="4000000").start()
+        try:
+            send(stack, mail("alice@example.test", "CMD before"))
+            wait_for(lambda: words() == ["before"], what="a first order applied", log=d.log)
+            # its reply sent (and its row removed): the next write is the writer's
+            wait_for(lambda: stack.messages("alice@example.test"), what="a reply", log=d.log)
+            wait_for(
+                lambda: not GameStore(data / "games" / "g1", readonly=True).outbox(),
+                what="the outbox empty",
+                log=d.log,
+            )
+            filler = _fill(tiny_disk)
+            send(stack, mail("bob@example.test", "CMD during"))
+            wait_for(lambda: alerts("disk full") == 1, what="the admins told", log=d.log)
+            assert d.alive(), d.log()
+            assert "disk full" in d.log()  # and the journal
+            before = pings()
+            wait_for(lambda: pings() >= before + 2, what="the watchdog fed while full", log=d.log)
+            assert d.alive() and words() == ["before"]
+            assert stack.messages(MODERATOR), "the order waits in INBOX, neither read nor moved"
+            filler.unlink()  # space returns
+            wait_for(lambda: words() == ["before", "during"], what="resumed", log=d.log)
+            wait_for(lambda: alerts("space is back") == 1, what="the end told", log=d.log)
+            assert alerts("disk full") == 1, "once per episode"
+            assert d.alive() and d.runs == 1
+            assert d.stop() == 0
+        finally:
+            d.kill()
