@@ -286,7 +286,8 @@ class Service:
     #: a state write failed for want of space (pbem.diskfull): the daemon waits for room
     disk_full: BaseException | None = None
     #: scheduler-fired deadlines the IMAP loop resolves after fetching (issue 10 item 4)
-    due: set[tuple[str, str]] = field(default_factory=set)
+    #: (game id, key) → the timer resolving it anyway if the mailbox cannot be read
+    due: dict[tuple[str, str], asyncio.TimerHandle] = field(default_factory=dict)
     imap_looping: bool = False
 
     def __post_init__(self) -> None:
@@ -603,16 +604,21 @@ class Service:
         if not self.imap_looping:
             self.submit_nowait("deadline", game_id, key, None)
             return
-        self.due.add((game_id, key))
+        self.undue(game_id, key)
+        wait = self.cfg.deadline_fetch_wait_seconds
+        loop = asyncio.get_running_loop()
+        self.due[game_id, key] = loop.call_later(wait, self._deadline_unfetched, game_id, key)
         if self.mailbox is not None:
             self.mailbox.interrupt.set()
-        wait = self.cfg.deadline_fetch_wait_seconds
-        asyncio.get_running_loop().call_later(wait, self._deadline_unfetched, game_id, key)
+
+    def undue(self, game_id: str, key: str) -> None:
+        """The loop took this deadline (or it needs nothing more): its fallback is cancelled."""
+        timer = self.due.pop((game_id, key), None)
+        if timer is not None:
+            timer.cancel()
 
     def _deadline_unfetched(self, game_id: str, key: str) -> None:
-        if (game_id, key) not in self.due:
-            return  # the loop resolved it
-        self.due.discard((game_id, key))
+        self.due.pop((game_id, key), None)
         log.warning("deadline %s:%s: mailbox not read in time; resolved without", game_id, key)
         self.submit_nowait("deadline", game_id, key, None)
 
@@ -625,7 +631,7 @@ class Service:
             when = self.effective_deadlines(game).get(key) if game is not None else None
             if when is None or when > now:
                 # resolved meanwhile, stalled, or extended (a clock jump): rearmed if pending
-                self.due.discard((game_id, key))
+                self.undue(game_id, key)
                 continue
             out.append((when, game_id, key))
         return sorted(out)
@@ -1970,7 +1976,7 @@ class Service:
         while not self.stopping:
             if due and (i == len(fetched) or due[0][0] < fetched[i].internaldate):
                 _when, game_id, key = due.pop(0)
-                self.due.discard((game_id, key))
+                self.undue(game_id, key)
                 await self.submit("deadline", game_id, key, None)
                 continue
             if i == len(fetched):

@@ -59,3 +59,27 @@ def test_orders_in_the_mailbox_at_a_deadline_count_before_it(
         assert d.stop() == 0
     finally:
         d.kill()
+
+
+def test_a_deadline_is_resolved_without_the_mailbox_when_the_server_is_down(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """The wait for the mailbox is bounded (``deadline_fetch_wait_seconds``): a game does not
+    stop at a deadline because the IMAP server is down."""
+    cfg = write_config(stack, tmp_path, extra_daemon="deadline_fetch_wait_seconds = 2")
+    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.1)  # deadline in 6 s
+    data = tmp_path / "data"
+    d = Daemon(cfg).start()
+    try:
+        wait_for(lambda: " ready" in d.log(), what="the daemon ready", log=d.log)
+        stack.dovecot.stop()
+        wait_for(
+            lambda: any(e.get("n") == 2 for e in game_state(data, "g1")[0]),
+            what="the deadline resolved without the mailbox",
+            log=d.log,
+        )
+        assert "mailbox not read in time" in d.log()
+        stack.dovecot.start()
+        assert d.stop() == 0
+    finally:
+        d.kill()
