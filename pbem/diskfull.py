@@ -19,6 +19,7 @@ at its first write): it holds the episode here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import os
@@ -55,11 +56,10 @@ def is_disk_full(exc: BaseException | None) -> bool:
 def room_needed(data_dir: Path) -> int:
     """Free bytes the next commits need: twice the largest state file, plus :data:`MARGIN`."""
     largest = 0
-    for path in data_dir.rglob("*.json"):
-        try:
-            largest = max(largest, path.stat().st_size)
-        except OSError:
-            continue
+    with contextlib.suppress(OSError):  # a directory we may not list: what was seen counts
+        for path in data_dir.rglob("*.json"):
+            with contextlib.suppress(OSError):
+                largest = max(largest, path.stat().st_size)
     return 2 * largest + MARGIN
 
 
