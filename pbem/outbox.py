@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from pbem.adapters.smtp import SendResult
 from pbem.limits import GlobalCap
-from pbem.mail.envelope import build, digest
+from pbem.mail.envelope import TEST_ID_KEY, build, digest
 from pbem.mail.render import bilingual, shared_renderer
 
 log = logging.getLogger(__name__)
@@ -114,6 +114,9 @@ class OutboxSender:
     """Private replies to one player of one game that are due together go out as one digest
     (RELIABILITY §2.5): no delay is added, but a burst, or the backlog of an SMTP outage,
     reaches a player as one mail rather than dozens."""
+    id_key: bytes = TEST_ID_KEY
+    """The daemon's Message-ID key (:func:`pbem.mail.envelope.message_id`) for the digests and
+    alerts this task writes itself."""
     _event: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: bool = False
     _alarm_raised: bool = False
@@ -181,6 +184,7 @@ class OutboxSender:
             sender=self.moderator,
             to=str(rows[0]["rcpts"][0]),
             date=self.clock(),
+            id_key=self.id_key,
         )
         return {**rows[-1], "message_id": mid, "raw": raw.decode("latin-1")}
 
@@ -288,6 +292,7 @@ class OutboxSender:
             body=text[1],
             date=now,
             auto="auto-generated",
+            id_key=self.id_key,
         )
         return make_row(
             message_id=mid,

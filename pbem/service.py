@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pbem.adapters.dns import DnsResolver
+from pbem.adapters.idkey import message_id_key
 from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
 from pbem.adapters.spool import RequestSpool
 from pbem.adapters.store import (
@@ -66,6 +67,7 @@ from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_bytes, parse_once_policy
 from pbem.mail.relay import list_id_for, relay_copy
 from pbem.mail.render import bilingual, shared_renderer
+from pbem.mail.scrub import without_codes
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 
 log = logging.getLogger(__name__)
@@ -281,6 +283,8 @@ class Service:
     #: the operator's request files: consumed here, reported once if they cannot be removed
     requests: RequestSpool = field(default_factory=RequestSpool)
     _attempt: str | None = None
+    #: the Message-ID key (pbem.adapters.idkey): ids carry no guessable information
+    id_key: bytes = field(init=False, default=b"")
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
@@ -321,6 +325,7 @@ class Service:
         self.daemon.limits_hook = self._limit_changes
         self.daemon_keys = self.daemon.ledger_keys()
         self.verp_key = self._load_verp_key()
+        self.id_key = message_id_key(self.root)
         self.sender = OutboxSender(
             transport=self.transport,
             stores=self._outbox_stores,
@@ -335,6 +340,7 @@ class Service:
             verp=self._verp_sender if self.cfg.verp else None,
             coalesce=self.cfg.coalesce_replies,
             texts=self._bilingual,
+            id_key=self.id_key,
         )
         self.scan_games()
         self.restore_limits()
@@ -561,6 +567,7 @@ class Service:
                 subject=subject,
                 body=body,
                 date=now,
+                id_key=self.id_key,
             )
             rows.append(
                 make_row(
@@ -718,6 +725,7 @@ class Service:
             subject=subject,
             body=body,
             date=now,
+            id_key=self.id_key,
             public=True,
             extra=self.list_headers(game),
         )
@@ -961,6 +969,7 @@ class Service:
             subject=subject,
             body=body,
             date=now,
+            id_key=self.id_key,
         )
         return [
             make_row(
@@ -1065,7 +1074,9 @@ class Service:
             rows.append(request)
         if channel == "list" and self.relay:
             post = getattr(step, "post", None)
-            sent = raw if verdict.message is None else _as_bytes(verdict.message)
+            # the post as received, cleaned of every code wherever it shows (relay_copy),
+            # not only of the text part's SECRET line (issue 10 item 10)
+            sent = _without_codes(raw) if self._codes_in_use else raw
             if post == "relay" and sent is not None:
                 rows.append(self._relay_row(game, key, msg, sent, now))
             elif post == "hold" and sent is not None:
@@ -1118,6 +1129,7 @@ class Service:
             subject=subject,
             body=body,
             date=now,
+            id_key=self.id_key,
             auto="auto-replied",
             in_reply_to=mid_in,
         )
@@ -1204,6 +1216,8 @@ class Service:
             list_id=list_id_for(address, self.cfg.list_id),
             moderator=self.cfg.moderator,
             date=now,
+            id_key=self.id_key,
+            strip_codes=self._codes_in_use,
         )
         return make_row(
             message_id=mid,
@@ -1214,6 +1228,12 @@ class Service:
             kind="relay",
             game=game.id,
         )
+
+    @property
+    def _codes_in_use(self) -> bool:
+        """Players may write a SECRET line: no relayed copy may carry it (issue 10 item 10)."""
+        auth = self.cfg.auth
+        return "secret" in (*auth.methods, *(auth.final_methods or ()))
 
     def release_held(self, game: Game, now: datetime) -> int:
         """Relay the held posts whose senders may post again (the list reopened), drop those
@@ -1313,6 +1333,7 @@ class Service:
                 out,
                 sender=self.cfg.moderator,
                 date=now,
+                id_key=self.id_key,
                 extra=self.list_headers(game) if out.public else (),
             )
             rows.append(
@@ -1363,6 +1384,7 @@ class Service:
             subject="Re: " + str(msg.get("Subject", "") or ""),
             body=body,
             date=now,
+            id_key=self.id_key,
             auto="auto-replied",
             in_reply_to=mid_in,
         )
@@ -1397,6 +1419,7 @@ class Service:
             subject=subject,
             body=body,
             date=now,
+            id_key=self.id_key,
             auto="auto-replied",
             in_reply_to=mid_in,
         )
@@ -2052,12 +2075,13 @@ class Service:
             self.sender.wake()
 
 
-def _as_bytes(msg: EmailMessage) -> bytes | None:
-    """A message rebuilt after a change (its SECRET line removed); None if it cannot be."""
+def _without_codes(raw: bytes) -> bytes | None:
+    """A list post without its secret codes (:mod:`pbem.mail.scrub`); None if it cannot be
+    rebuilt (then it is not relayed: better silent than leaking a code)."""
     try:
-        return msg.as_bytes(policy=email.policy.SMTP)
+        return without_codes(raw)
     except Exception:
-        log.warning("a list post could not be re-serialised: not relayed")
+        log.warning("a list post could not be cleaned of its codes: not relayed")
         return None
 
 
