@@ -114,6 +114,9 @@ class OutboxSender:
     """Private replies to one player of one game that are due together go out as one digest
     (RELIABILITY §2.5): no delay is added, but a burst, or the backlog of an SMTP outage,
     reaches a player as one mail rather than dozens."""
+    chat_cap: GlobalCap | None = None
+    """Relayed chat's own hourly cap (its share of :attr:`cap`): the rest of the global cap
+    is kept for results, prompts and replies (issue 10 item 16)."""
     id_key: bytes = TEST_ID_KEY
     """The daemon's Message-ID key (:func:`pbem.mail.envelope.message_id`) for the digests and
     alerts this task writes itself."""
@@ -145,6 +148,9 @@ class OutboxSender:
         due.sort(
             key=lambda p: (
                 not p[1].get("bypass_cap"),
+                # relayed chat after everything else: results, prompts and replies first, so a
+                # flood of posts never holds the game up (issue 10 item 16)
+                p[1].get("kind") == "relay",
                 p[1]["created"],
                 p[1].get("seq", 0),
                 p[1]["message_id"],
@@ -196,10 +202,19 @@ class OutboxSender:
             if self._stopping:
                 break
             first = group[0][1]
+            chat = self.chat_cap if first.get("kind") == "relay" else None
+            if chat is not None and not chat.window.allowed(self.clock()):
+                # relayed chat has used its share of the hour: it waits, the rest goes on
+                # (nothing else is behind it: it is sorted last)
+                log.warning("relayed chat is at its share of the outbound cap: it waits")
+                retry_at = self.clock() + timedelta(minutes=1)
+                return retry_at if nxt is None else min(nxt, retry_at)
             if not first.get("bypass_cap") and not self.cap.try_send(self.clock()):
                 self._raise_alarm()
                 retry_at = self.clock() + timedelta(minutes=1)
                 return retry_at if nxt is None else min(nxt, retry_at)
+            if chat is not None:
+                chat.try_send(self.clock())
             if len(group) == 1:
                 res = await self._send(first)
             else:
