@@ -52,7 +52,10 @@ def _text(part: Message) -> str:
         pass
     payload = part.get_payload(decode=True)
     if isinstance(payload, bytes):
-        return payload[:_MAX_TEXT].decode(part.get_content_charset() or "utf-8", "replace")
+        try:
+            return payload[:_MAX_TEXT].decode(part.get_content_charset() or "utf-8", "replace")
+        except LookupError:  # an unknown charset
+            return payload[:_MAX_TEXT].decode("utf-8", "replace")
     return ""
 
 

@@ -59,7 +59,10 @@ def _content(part: Message) -> str | None:
         pass
     payload = part.get_payload(decode=True)
     if isinstance(payload, bytes):
-        return payload.decode(part.get_content_charset() or "utf-8", "replace")
+        try:
+            return payload.decode(part.get_content_charset() or "utf-8", "replace")
+        except LookupError:  # an unknown charset
+            return payload.decode("utf-8", "replace")
     return None
 
 
@@ -80,6 +83,9 @@ def find_codes(msg: Message) -> set[str]:
     found: set[str] = set()
     subject = str(msg.get("Subject", "") or "")
     found |= {c.lower() for c in _CODE_WORDS.findall(subject) if len(c) >= MIN_CODE}
+    for part in msg.walk():  # what a multipart holds outside its parts is read too
+        extra = f"{part.preamble or ''}\n{part.epilogue or ''}"
+        found |= {c.lower() for c in _CODE_LINE.findall(extra)}
     for part in _leaves(msg):
         if part.get_content_maintype() != "text":
             continue
@@ -172,6 +178,8 @@ def without_codes(raw: bytes, codes: Iterable[str] = ()) -> bytes:
     elsewhere); see the module's docstring. Byte for byte when there is nothing to remove."""
     msg = message_from_bytes(raw, policy=default)
     found = find_codes(msg) | {c.lower() for c in codes}
+    # the bytes too, for a structure the parser could not split (a broken boundary)
+    found |= {c.lower() for c in _CODE_LINE.findall(_unfolded(raw)) if len(c) >= MIN_CODE}
     has_lines = any(
         _CODE_LINE.search(_content(part) or "")
         for part in _leaves(msg)
@@ -179,8 +187,59 @@ def without_codes(raw: bytes, codes: Iterable[str] = ()) -> bytes:
     )
     if not found and not has_lines:
         return raw
+    try:
+        out = _cleaned(msg, found)
+    except (LookupError, ValueError, TypeError, UnicodeError, IndexError):
+        out = None  # a structure the email package cannot rebuild
+    if out is None or _still_shows(out, found):
+        # the last guard (a code in a broken structure): the cleaned text alone goes out
+        out = _text_only(msg, found)
+    return out
+
+
+def _unfolded(raw: bytes) -> str:
+    """The bytes as text, quoted-printable soft line breaks removed."""
+    return raw.decode("latin-1").replace("=\r\n", "").replace("=\n", "")
+
+
+def _still_shows(raw: bytes, found: set[str]) -> bool:
+    """Whether any code can still be read from ``raw``: in its bytes (quoted-printable soft
+    breaks removed), its decoded headers or any decoded part."""
+    seen = [_unfolded(raw)]
+    msg = message_from_bytes(raw, policy=default)
+    for part in msg.walk():
+        seen.extend(f"{k}: {v}" for k, v in part.items())
+        payload = part.get_payload(decode=True) if not part.is_multipart() else None
+        if isinstance(payload, bytes):
+            seen.append(payload.decode("latin-1"))
+            seen.append(_content(part) or "")
+    return _shows("\n".join(seen), found)
+
+
+def _text_only(msg: Message, found: set[str]) -> bytes:
+    """A plain-text post of the text parts (the HTML's visible text where there is no plain
+    one), cleaned of every code, under the cleaned Subject; a text that still shows one is
+    left out."""
+    literal = _literal(found)
+    plain = [p for p in _leaves(msg) if p.get_content_type() == "text/plain"]
+    html_parts = [p for p in _leaves(msg) if p.get_content_type() == "text/html"]
+    texts = [_content(p) or "" for p in plain] or [
+        _html_text(_content(p) or "") for p in html_parts
+    ]
+    body = "\n".join(_clean_plain(t, literal) for t in texts)
+    out = EmailMessage()
+    subject = _CODE_WORDS.sub("", " ".join(str(msg.get("Subject", "") or "").split()))
+    out["Subject"] = literal.sub("", subject) if literal is not None else subject
+    out.set_content("" if _shows(body, found) else body, cte="quoted-printable")
+    return out.as_bytes(policy=SMTP.clone(utf8=True))
+
+
+def _cleaned(msg: Message, found: set[str]) -> bytes:
+    """The post rebuilt part by part (see the module's docstring)."""
     clean = copy.deepcopy(msg)
     literal = _literal(found)
+    for part in clean.walk():  # no reader needs them ("This is a multi-part message…")
+        part.preamble = part.epilogue = None
     subject = str(clean.get("Subject", "") or "")
     if subject:
         new = _CODE_WORDS.sub("", subject)
@@ -207,4 +266,7 @@ def without_codes(raw: bytes, codes: Iterable[str] = ()) -> bytes:
                 _set_text(leaf, cleaned, subtype)
         elif _shows(_dump(leaf), found) and not _remove(clean, leaf):
             _set_text(leaf, "", "plain")
-    return clean.as_bytes(policy=SMTP)
+    try:
+        return clean.as_bytes(policy=SMTP)
+    except UnicodeError:  # raw 8-bit headers the SMTP policy cannot write
+        return clean.as_bytes(policy=SMTP.clone(utf8=True))
