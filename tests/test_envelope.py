@@ -201,6 +201,7 @@ def test_5000_character_subject_never_makes_a_header_line_over_998_bytes(shape: 
         body="hi",
         date=date,
         in_reply_to="<" + "r" * 3000 + "@example.org>",
+        id_key=TEST_ID_KEY,
     )
     _mid, merged = digest(
         [own, own],
@@ -208,6 +209,7 @@ def test_5000_character_subject_never_makes_a_header_line_over_998_bytes(shape: 
         sender="mj@example.org",
         to="a@example.org",
         date=date,
+        id_key=TEST_ID_KEY,
     )
     post = (
         b"From: alice@example.org\r\nSubject: " + subject.encode() + b"\r\n"
@@ -222,6 +224,7 @@ def test_5000_character_subject_never_makes_a_header_line_over_998_bytes(shape: 
         list_id="<list.example.org>",
         moderator="mj@example.org",
         date=date,
+        id_key=TEST_ID_KEY,
     )
     for raw in (own, merged, relayed):
         assert longest_header_line(raw) <= 998
