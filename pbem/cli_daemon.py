@@ -295,6 +295,7 @@ def create_game(
 
     Returns the table, the outbox rows and the secret codes (shown once, stored hashed).
     """
+    from pbem.adapters.idkey import message_id_key
     from pbem.adapters.store import GameStore
     from pbem.auth import hash_secret, new_secret
     from pbem.mail.envelope import build_outgoing
@@ -304,10 +305,11 @@ def create_game(
     table, step = engine.new(setup, now)
     rows = []
     relay = cfg.list_mode == "relay"
+    id_key = message_id_key(cfg.data_dir)  # the daemon's: a resent opening keeps its id
     for seq, out in enumerate(step.outgoing):
         public = out.public
         extra = list_headers(cfg, setup) if public else ()
-        mid, raw = build_outgoing(out, sender=cfg.moderator, date=now, extra=extra)
+        mid, raw = build_outgoing(out, sender=cfg.moderator, date=now, extra=extra, id_key=id_key)
         rows.append(
             make_row(
                 message_id=mid,

@@ -70,6 +70,22 @@ STRANGER_POLICIES = ("minimum", "silent", "games")
 
 
 @dataclass(frozen=True)
+class ListLimits:
+    """What one poster may put on a list the daemon relays (``[list]``, ``mode = "relay"``)."""
+
+    posts_per_hour: int = 30
+    """Relayed posts per poster and game in any hour (0: no limit); past it a post is not
+    relayed nor counted, and the poster is told when he may post again."""
+    max_post_chars: int = 20_000
+    """Characters of text in one relayed post (0: no cap)."""
+    max_post_bytes: int = 2_000_000
+    """Bytes of one relayed post, attachments included (0: no cap)."""
+    relay_share: float = 0.75
+    """The share of ``[daemon] outbound_cap_per_hour`` relayed chat may use in any hour; the
+    rest is kept for results, prompts and replies, which are also sent first."""
+
+
+@dataclass(frozen=True)
 class Config:
     """Everything ``pbem serve`` needs."""
 
@@ -120,6 +136,8 @@ class Config:
     in no running game. ``minimum`` (default): one short reply naming no game; ``silent``: no
     reply; ``games``: the list of running games and their addresses (which tells anyone who
     writes what is being played here). A player of running games is told only his own."""
+    list_limits: ListLimits = field(default_factory=lambda: ListLimits())
+    """``[list]`` limits on relayed chat (``mode = "relay"``; issue 10 item 16)."""
 
 
 class _Section(dict[str, Any]):
@@ -335,6 +353,17 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
     list_mode = r.get(lst, "list", "mode", str, "external")
     if list_mode not in LIST_MODES:
         r.problems.append(f"list.mode: {list_mode!r} must be one of {', '.join(LIST_MODES)}")
+    list_limits = ListLimits(
+        posts_per_hour=r.get(lst, "list", "posts_per_hour", int, 30),
+        max_post_chars=r.get(lst, "list", "max_post_chars", int, 20_000),
+        max_post_bytes=r.get(lst, "list", "max_post_bytes", int, 2_000_000),
+        relay_share=r.get(lst, "list", "relay_share", float, 0.75),
+    )
+    for key in ("posts_per_hour", "max_post_chars", "max_post_bytes"):
+        if getattr(list_limits, key) < 0:
+            r.problems.append(f"list.{key}: must be 0 (no limit) or more")
+    if not 0 < list_limits.relay_share <= 1:
+        r.problems.append(f"list.relay_share: {list_limits.relay_share} must be in (0, 1]")
     if list_mode == "relay" and not list_address:
         r.problems.append(
             'list.address: required with mode = "relay" (the daemon distributes the posts '
@@ -472,6 +501,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         coalesce_replies=r.get(sm, "smtp", "coalesce_replies", bool, True),
         hard_bounces=r.get(d, "daemon", "hard_bounces", int, 3),
         strangers=r.get(d, "daemon", "strangers", str, "minimum"),
+        list_limits=list_limits,
     )
     if cfg.strangers not in STRANGER_POLICIES:
         r.problems.append(

@@ -378,10 +378,15 @@ async def stop_for_login(cfg: Config, exc: LoginRefused) -> int:
 
 async def send_login_alert(cfg: Config, exc: LoginRefused) -> None:
     """Mail the admins, bilingual like the daemon's other alerts; raises when it cannot."""
-    from pbem.mail.envelope import build
+    from pbem.adapters.idkey import message_id_key
+    from pbem.mail.envelope import TEST_ID_KEY, build
     from pbem.mail.render import bilingual, shared_renderer
 
     now = datetime.now(UTC)
+    try:
+        id_key = message_id_key(cfg.data_dir)
+    except OSError:  # the state directory is out of reach too: this alert names no player
+        id_key = TEST_ID_KEY
     subject, body = bilingual(
         shared_renderer(cfg.timezone),
         "daemon/alert_login",
@@ -400,6 +405,7 @@ async def send_login_alert(cfg: Config, exc: LoginRefused) -> None:
         subject=subject,
         body=body,
         date=now,
+        id_key=id_key,
     )
     smtp = SmtpClient(cfg.smtp)
     try:

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pbem.adapters.idkey import existing_key
 from pbem.adapters.smtp import SmtpClient
 from pbem.config import Config
-from pbem.mail.envelope import build
+from pbem.mail.envelope import TEST_ID_KEY, build
 from pbem.mail.render import bilingual, shared_renderer
 
 log = logging.getLogger(__name__)
@@ -75,8 +76,19 @@ async def mail_admins(cfg: Config, template: str, params: dict[str, object], key
         return True
     now = datetime.now(UTC)
     subject, body = bilingual(shared_renderer(cfg.timezone), template, params)
+    # the key file is read if it is there, never created: the disk is full
+    try:
+        id_key = existing_key(cfg.data_dir) or TEST_ID_KEY
+    except OSError:
+        id_key = TEST_ID_KEY  # an alert that names no player may carry a guessable id
     _mid, raw = build(
-        key=key, sender=cfg.moderator, to=cfg.admins, subject=subject, body=body, date=now
+        key=key,
+        sender=cfg.moderator,
+        to=cfg.admins,
+        subject=subject,
+        body=body,
+        date=now,
+        id_key=id_key,
     )
     client = SmtpClient(cfg.smtp)
     try:

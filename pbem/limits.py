@@ -145,6 +145,8 @@ class GlobalCap:
     """A global outbound cap: past it, sending pauses and an alarm is raised once."""
 
     per_hour: int = 200
+    name: str = CAP
+    """Its persisted window's name (a second cap, e.g. relayed chat's share, has its own)."""
     window: Window = field(init=False)
     tripped: bool = False
     _dirty: bool = False
@@ -164,8 +166,8 @@ class GlobalCap:
         if not self._dirty:
             return {}
         self._dirty = False
-        return {CAP: self.window.export()}
+        return {self.name: self.window.export()}
 
     def restore(self, windows: Mapping[str, Sequence[float]], now: datetime) -> None:
-        if CAP in windows:
-            self.window.restore(windows[CAP], now)
+        if self.name in windows:
+            self.window.restore(windows[self.name], now)

@@ -714,6 +714,8 @@ timezone = "UTC"
 mode = "{list_mode}"
 address = "{LIST}"
 list_id = "{LIST_ID}"
+# phases last seconds and bots post fast: no hourly per-poster limit
+posts_per_hour = 0
 
 # The demo reads the moderator's Maildir ({root / "mail" / MODERATOR / "Maildir"}) instead of
 # IMAP: only the folder names, the size cap and the poll interval below are used.

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from pbem.adapters.smtp import SendResult
 from pbem.limits import GlobalCap
-from pbem.mail.envelope import build, digest
+from pbem.mail.envelope import TEST_ID_KEY, build, digest
 from pbem.mail.render import bilingual, shared_renderer
 
 log = logging.getLogger(__name__)
@@ -116,6 +116,12 @@ class OutboxSender:
     reaches a player as one mail rather than dozens."""
     on_error: Callable[[BaseException], None] | None = None
     """Told of a failed drain (a sent row whose removal could not be written: disk full)."""
+    chat_cap: GlobalCap | None = None
+    """Relayed chat's own hourly cap (its share of :attr:`cap`): the rest of the global cap
+    is kept for results, prompts and replies (issue 10 item 16)."""
+    id_key: bytes = TEST_ID_KEY
+    """The daemon's Message-ID key (:func:`pbem.mail.envelope.message_id`) for the digests and
+    alerts this task writes itself."""
     _event: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: bool = False
     _alarm_raised: bool = False
@@ -144,6 +150,9 @@ class OutboxSender:
         due.sort(
             key=lambda p: (
                 not p[1].get("bypass_cap"),
+                # relayed chat after everything else: results, prompts and replies first, so a
+                # flood of posts never holds the game up (issue 10 item 16)
+                p[1].get("kind") == "relay",
                 p[1]["created"],
                 p[1].get("seq", 0),
                 p[1]["message_id"],
@@ -183,6 +192,7 @@ class OutboxSender:
             sender=self.moderator,
             to=str(rows[0]["rcpts"][0]),
             date=self.clock(),
+            id_key=self.id_key,
         )
         return {**rows[-1], "message_id": mid, "raw": raw.decode("latin-1")}
 
@@ -194,10 +204,19 @@ class OutboxSender:
             if self._stopping:
                 break
             first = group[0][1]
+            chat = self.chat_cap if first.get("kind") == "relay" else None
+            if chat is not None and not chat.window.allowed(self.clock()):
+                # relayed chat has used its share of the hour: it waits, the rest goes on
+                # (nothing else is behind it: it is sorted last)
+                log.warning("relayed chat is at its share of the outbound cap: it waits")
+                retry_at = self.clock() + timedelta(minutes=1)
+                return retry_at if nxt is None else min(nxt, retry_at)
             if not first.get("bypass_cap") and not self.cap.try_send(self.clock()):
                 self._raise_alarm()
                 retry_at = self.clock() + timedelta(minutes=1)
                 return retry_at if nxt is None else min(nxt, retry_at)
+            if chat is not None:
+                chat.try_send(self.clock())
             if len(group) == 1:
                 res = await self._send(first)
             else:
@@ -290,6 +309,7 @@ class OutboxSender:
             body=text[1],
             date=now,
             auto="auto-generated",
+            id_key=self.id_key,
         )
         return make_row(
             message_id=mid,

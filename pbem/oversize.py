@@ -32,6 +32,7 @@ def too_big_reply(
     our_addresses: Collection[str],
     texts: Texts,
     now: datetime,
+    id_key: bytes,
 ) -> tuple[str, dict[str, Any]] | None:
     """``(sender, outbox row)`` telling the sender his mail was too large to be read; None for
     mail never answered (RFC 3834: automatic mail, bounces, our own echoes) or without a
@@ -58,6 +59,7 @@ def too_big_reply(
         body=body,
         date=now,
         auto="auto-replied",
+        id_key=id_key,
         in_reply_to=mid_in,
     )
     row = make_row(message_id=mid, raw=raw, rcpts=[sender], mail_from="", now=now, kind="reply")

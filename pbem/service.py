@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pbem.adapters.dns import DnsResolver
+from pbem.adapters.idkey import message_id_key
 from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
 from pbem.adapters.spool import RequestSpool
 from pbem.adapters.store import (
@@ -60,6 +61,7 @@ from pbem.core.errors import MailError
 from pbem.diskfull import is_disk_full
 from pbem.inflight import COMMIT, DONE, InflightFile, Marker, blame, boot_id, record
 from pbem.limits import GlobalCap, SenderLimits, Windows, merge_windows
+from pbem.listgate import PosterLimits, stop_reason
 from pbem.mail.address import is_mailable
 from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.dkim import Resolver
@@ -67,6 +69,7 @@ from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_bytes, parse_once_policy
 from pbem.mail.relay import list_id_for, relay_copy
 from pbem.mail.render import bilingual, shared_renderer
+from pbem.mail.scrub import without_codes
 from pbem.outbox import OutboxSender, SenderPolicy, Transport, make_row
 from pbem.oversize import too_big_reply
 
@@ -275,6 +278,9 @@ class Service:
     clock_hold: bool = False  # a jump is being handled: scheduler-fired deadlines wait
     clock_alerted: set[str] = field(default_factory=set)
     cap: GlobalCap = field(init=False)
+    #: relayed chat: per-poster limits and its share of the outbound cap (pbem.listgate)
+    posters: PosterLimits = field(init=False)
+    chat_cap: GlobalCap = field(init=False)
     #: crash-loop containment (pbem.inflight): suspects {key: since}, handled one per batch
     suspects: dict[str, str] = field(default_factory=dict)
     boot: str = ""
@@ -289,10 +295,16 @@ class Service:
     #: (game id, key) → the timer resolving it anyway if the mailbox cannot be read
     due: dict[tuple[str, str], asyncio.TimerHandle] = field(default_factory=dict)
     imap_looping: bool = False
+    #: the Message-ID key (pbem.adapters.idkey): ids carry no guessable information
+    id_key: bytes = field(init=False, default=b"")
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
         self.cap = GlobalCap(self.cfg.outbound_cap_per_hour)
+        lim = self.cfg.list_limits
+        self.posters = PosterLimits(lim.posts_per_hour)
+        share = max(1, int(self.cfg.outbound_cap_per_hour * lim.relay_share))
+        self.chat_cap = GlobalCap(share, name="cap:relay")
         self.texts = shared_renderer(self.cfg.timezone)  # the daemon's own player-facing texts
 
     # ---- opening ------------------------------------------------------------------------
@@ -329,6 +341,7 @@ class Service:
         self.daemon.limits_hook = self._limit_changes
         self.daemon_keys = self.daemon.ledger_keys()
         self.verp_key = self._load_verp_key()
+        self.id_key = message_id_key(self.root)
         self.sender = OutboxSender(
             transport=self.transport,
             stores=self._outbox_stores,
@@ -344,6 +357,8 @@ class Service:
             coalesce=self.cfg.coalesce_replies,
             texts=self._bilingual,
             on_error=lambda exc: self._write_failed(exc) if is_disk_full(exc) else None,
+            id_key=self.id_key,
+            chat_cap=self.chat_cap if self.relay else None,
         )
         self.scan_games()
         self.restore_limits()
@@ -362,7 +377,12 @@ class Service:
     def _limit_changes(self) -> Windows:
         """The stores' hook: the windows hit since the last store write, written with it (the
         reply rows they allowed, or the sent row's removal for the global cap)."""
-        return {**self.limits.changes(), **self.cap.changes()}
+        return {
+            **self.limits.changes(),
+            **self.cap.changes(),
+            **self.posters.changes(),
+            **self.chat_cap.changes(),
+        }
 
     def restore_limits(self) -> None:
         copies = [
@@ -373,6 +393,8 @@ class Service:
         now = self.clock()
         self.limits.restore(merged, now)
         self.cap.restore(merged, now)
+        self.posters.restore(merged, now)
+        self.chat_cap.restore(merged, now)
 
     # ---- crash-loop containment (pbem.inflight) -------------------------------------------
 
@@ -570,6 +592,7 @@ class Service:
                 subject=subject,
                 body=body,
                 date=now,
+                id_key=self.id_key,
             )
             rows.append(
                 make_row(
@@ -768,6 +791,7 @@ class Service:
             subject=subject,
             body=body,
             date=now,
+            id_key=self.id_key,
             public=True,
             extra=self.list_headers(game),
         )
@@ -946,6 +970,7 @@ class Service:
             our_addresses=self.our_addresses,
             texts=self._bilingual,
             now=now,
+            id_key=self.id_key,
         )
         if reply is None or not self.limits.allow(reply[0], now, error=True):
             return []
@@ -1029,6 +1054,7 @@ class Service:
             subject=subject,
             body=body,
             date=now,
+            id_key=self.id_key,
         )
         return [
             make_row(
@@ -1106,6 +1132,13 @@ class Service:
             game.store.commit(ledger_key=key, ledger_info={**info, "why": "replay"})
             game.keys.add(key)
             return
+        if (
+            channel == "list"
+            and self.relay
+            and verdict.registered is not None
+            and self._stop_post(game, key, info, msg, raw, verdict.registered, now)
+        ):
+            return  # not relayed nor read: a private mail in it, too long, too many
         if channel == "private" and verdict.registered:
             pending = self._pending_confirmation(game, msg, verdict.registered)
             if pending is not None:
@@ -1133,7 +1166,9 @@ class Service:
             rows.append(request)
         if channel == "list" and self.relay:
             post = getattr(step, "post", None)
-            sent = raw if verdict.message is None else _as_bytes(verdict.message)
+            # the post as received, cleaned of every code wherever it shows (relay_copy),
+            # not only of the text part's SECRET line (issue 10 item 10)
+            sent = _without_codes(raw) if self._codes_in_use else raw
             if post == "relay" and sent is not None:
                 rows.append(self._relay_row(game, key, msg, sent, now))
             elif post == "hold" and sent is not None:
@@ -1143,7 +1178,8 @@ class Service:
             outbox=rows,
             ledger_key=key,
             ledger_info=info,
-            hold=hold,
+            # its phase: a confirmation lapses with it (release_held)
+            hold=hold if hold is None else {"window": self._bounce_window(game), **hold},
             extra_keys=verdict.replay_keys,
         )
         self.fault("after_state")
@@ -1186,6 +1222,7 @@ class Service:
             subject=subject,
             body=body,
             date=now,
+            id_key=self.id_key,
             auto="auto-replied",
             in_reply_to=mid_in,
         )
@@ -1272,6 +1309,8 @@ class Service:
             list_id=list_id_for(address, self.cfg.list_id),
             moderator=self.cfg.moderator,
             date=now,
+            id_key=self.id_key,
+            strip_codes=self._codes_in_use,
         )
         return make_row(
             message_id=mid,
@@ -1283,22 +1322,146 @@ class Service:
             game=game.id,
         )
 
+    def _stop_post(
+        self,
+        game: Game,
+        key: str,
+        info: Mapping[str, Any],
+        msg: EmailMessage,
+        raw: bytes,
+        registered: str,
+        now: datetime,
+    ) -> bool:
+        """A player's list post that must not reach the members (:mod:`pbem.listgate`): it
+        carries one of pbem's private mails (issue 10 item 15: the game master is alerted),
+        it is over the length caps, or its poster is past his hourly limit (item 16). Such a
+        post is neither relayed nor read; its poster is told why. True if it was stopped
+        (then committed with its ledger key)."""
+        lists = {self.list_address(game), self.cfg.list_address or ""} - {""}
+        stop = stop_reason(
+            msg,
+            raw,
+            limits=self.cfg.list_limits,
+            posters=self.posters,
+            game=game.id,
+            poster=registered,
+            now=now,
+            id_key=self.id_key,
+            ours=self.our_addresses,
+            lists=lists,
+        )
+        if stop is None:
+            return False
+        reason, params = stop
+        log.warning("game %s: list post %s not relayed: %s", game.id, key[:12], reason)
+        rows = []
+        # a poster past his limit hears it within the error budget; the other reasons are
+        # rarer and must be heard (the daily budget still bounds them)
+        if self.limits.allow(registered, now, error=reason == "too_many"):
+            names = {a.lower(): n for n, a in game.table.player_emails.items()}
+            name = names.get(registered.lower(), "")
+            lang = game.table.player_langs.get(name, self.cfg.language)
+            subject, body = self.texts.mail(
+                "daemon/post_not_relayed", lang, {"game": game.id, "reason": reason, **params}
+            )
+            mid_in = str(msg.get("Message-ID", "") or "") or None
+            mid, mail = build(
+                key=f"stopped:{game.id}:{key}",
+                sender=self.cfg.moderator,
+                to=(registered,),
+                subject=subject,
+                body=body,
+                date=now,
+                id_key=self.id_key,
+                auto="auto-replied",
+                in_reply_to=mid_in,
+            )
+            rows.append(
+                make_row(
+                    message_id=mid,
+                    raw=mail,
+                    rcpts=[registered],
+                    mail_from=self.cfg.bounce,
+                    now=now,
+                    kind="notice",
+                    game=game.id,
+                )
+            )
+        masters = [str(a) for a in game.store.setup.get("admins", [])] or list(self.cfg.admins)
+        if reason == "private_mail" and masters:
+            names = {a.lower(): n for n, a in game.table.player_emails.items()}
+            subject, body = self._bilingual(
+                "daemon/alert_private_post",
+                {
+                    "game": game.id,
+                    "poster": names.get(registered.lower(), registered),
+                    "how": params["how"],
+                    "subject": " ".join(str(msg.get("Subject", "") or "").split())[:200],
+                },
+            )
+            mid, mail = build(
+                key=f"private-post:{game.id}:{key}",
+                sender=self.cfg.moderator,
+                to=tuple(masters),
+                subject=subject,
+                body=body,
+                date=now,
+                id_key=self.id_key,
+            )
+            rows.append(
+                make_row(
+                    message_id=mid,
+                    raw=mail,
+                    rcpts=masters,
+                    mail_from=self.cfg.bounce,
+                    now=now,
+                    kind="alert",
+                    game=game.id,
+                    bypass_cap=True,
+                )
+            )
+        game.store.commit(outbox=rows, ledger_key=key, ledger_info={**info, "why": reason})
+        self.fault("after_state")
+        game.keys.add(key)
+        self.sender.wake()
+        return True
+
+    @property
+    def _codes_in_use(self) -> bool:
+        """Players may write a SECRET line: no relayed copy may carry it (issue 10 item 10)."""
+        auth = self.cfg.auth
+        return "secret" in (*auth.methods, *(auth.final_methods or ()))
+
     def release_held(self, game: Game, now: datetime) -> int:
         """Relay the held posts whose senders may post again (the list reopened), drop those
         of players who may no longer post, in arrival order; one commit. Returns the number
-        released or dropped."""
+        released or dropped. First, a pending confirmation from a phase that has ended lapses
+        (a late vote would be refused anyway): held posts never outlive their phase."""
+        window = self._bounce_window(game)
+        lapsed = [
+            str(h["key"])
+            for h in game.store.held_entries()
+            if h.get("kind") == "confirm" and h.get("window", window) != window
+        ]
+        if lapsed:
+            game.store.commit(unhold=lapsed)
+            log.info("game %s: %d pending confirmation(s) lapsed", game.id, len(lapsed))
         if not self.relay:
             return 0
         rows: list[dict[str, Any]] = []
         done: list[str] = []
-        for held in game.store.held():
+        still: list[str] = []
+        for held in game.store.held_entries():
             if held.get("kind") == "confirm":
                 continue  # waits for its poster's confirmation, not for the list
-            raw = str(held["raw"]).encode("latin-1")
+            if held.get("window") == window:
+                continue  # the phase it was held in goes on: the list has not reopened
+            raw = game.store.held_raw(held)
             try:
                 msg = parse(raw)
                 step = game.table.release(msg, now)
                 if step.post == "hold":
+                    still.append(str(held["key"]))
                     continue
                 if step.post == "relay":
                     rows.append(self._relay_row(game, str(held["key"]), msg, raw, now))
@@ -1308,6 +1471,8 @@ class Service:
                 log.exception("game %s: held post %s could not be released", game.id, held["key"])
                 continue
             done.append(str(held["key"]))
+        if still:  # asked again only when this phase ends, not after every mail
+            game.store.set_held_window(still, window)
         if done:
             game.store.commit(outbox=rows, unhold=done)
             log.info("game %s: %d held post(s) released", game.id, len(done))
@@ -1381,6 +1546,7 @@ class Service:
                 out,
                 sender=self.cfg.moderator,
                 date=now,
+                id_key=self.id_key,
                 extra=self.list_headers(game) if out.public else (),
             )
             rows.append(
@@ -1431,6 +1597,7 @@ class Service:
             subject="Re: " + str(msg.get("Subject", "") or ""),
             body=body,
             date=now,
+            id_key=self.id_key,
             auto="auto-replied",
             in_reply_to=mid_in,
         )
@@ -1465,6 +1632,7 @@ class Service:
             subject=subject,
             body=body,
             date=now,
+            id_key=self.id_key,
             auto="auto-replied",
             in_reply_to=mid_in,
         )
@@ -2157,12 +2325,13 @@ class Service:
             self.sender.wake()
 
 
-def _as_bytes(msg: EmailMessage) -> bytes | None:
-    """A message rebuilt after a change (its SECRET line removed); None if it cannot be."""
+def _without_codes(raw: bytes) -> bytes | None:
+    """A list post without its secret codes (:mod:`pbem.mail.scrub`); None if it cannot be
+    rebuilt (then it is not relayed: better silent than leaking a code)."""
     try:
-        return msg.as_bytes(policy=email.policy.SMTP)
+        return without_codes(raw)
     except Exception:
-        log.warning("a list post could not be re-serialised: not relayed")
+        log.warning("a list post could not be cleaned of its codes: not relayed")
         return None
 
 

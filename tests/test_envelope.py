@@ -18,7 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.mail import envelope
-from pbem.mail.envelope import _clean, _field, _header, build, message_id, thread_root
+from pbem.mail.envelope import (
+    TEST_ID_KEY,
+    _clean,
+    _field,
+    _header,
+    build,
+    message_id,
+    thread_root,
+)
 
 _UTF8_QP = Charset("utf-8")
 _UTF8_QP.body_encoding = QP
@@ -40,7 +48,7 @@ def reference_build(
 ) -> tuple[str, bytes]:
     """The former rendering (a MIMEText flattened with the compat32 wire policy)."""
     domain = envelope.domain_of(sender)
-    mid = message_id(key, domain)
+    mid = message_id(key, domain, TEST_ID_KEY, public=public)
     msg = MIMEText(body, "plain", _UTF8_QP)  # type: ignore[arg-type]
     msg["From"] = sender
     msg["To"] = ", ".join(_clean(t) for t in to)
@@ -49,7 +57,7 @@ def reference_build(
     msg["Message-ID"] = mid
     refs: list[str] = []
     if thread and public:
-        refs.append(thread_root(thread, domain))
+        refs.append(thread_root(thread, domain, TEST_ID_KEY))
     if in_reply_to:
         refs.append(_clean(in_reply_to))
     if refs:
@@ -83,7 +91,7 @@ def test_build_gives_the_reference_bytes(case: dict[str, object]) -> None:
     for to in (("alice@example.test",), many, ("Zoé <zoe@example.test>",)):
         for sender in ("moderator@example.test", "Le Modérateur <m@example.test>"):
             kw = {"key": "k1", "sender": sender, "to": to, "date": DATE, **case}
-            assert build(**kw) == reference_build(**kw)  # type: ignore[arg-type]
+            assert build(**kw, id_key=TEST_ID_KEY) == reference_build(**kw)  # type: ignore[arg-type]
 
 
 @settings(max_examples=400, deadline=None)
@@ -111,7 +119,7 @@ def test_build_matches_the_reference_on_any_text(
         "thread": "g1:1",
         "auto": "auto-replied",
     }
-    assert build(**kw) == reference_build(**kw)  # type: ignore[arg-type]
+    assert build(**kw, id_key=TEST_ID_KEY) == reference_build(**kw)  # type: ignore[arg-type]
 
 
 @settings(max_examples=500, deadline=None)
@@ -133,7 +141,7 @@ def test_field_is_the_policys_folding(name: str, value: str) -> None:
 def test_build_parses_back_to_the_same_message(case: dict[str, object]) -> None:
     to = ("alice@example.test", "Zoe <zoe@example.test>")
     kw = {"key": "k1", "sender": "moderator@example.test", "to": to, "date": DATE, **case}
-    mid, raw = build(**kw)  # type: ignore[arg-type]
+    mid, raw = build(**kw, id_key=TEST_ID_KEY)  # type: ignore[arg-type]
     assert b"\n" not in raw.replace(b"\r\n", b"")  # CRLF only
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     assert isinstance(msg, EmailMessage)
@@ -155,7 +163,7 @@ def test_build_parses_back_to_the_same_message(case: dict[str, object]) -> None:
     assert (msg["Precedence"] == "bulk") == bool(case.get("public"))
     refs = []
     if case.get("thread") and case.get("public"):
-        refs.append(thread_root(str(case["thread"]), "example.test"))
+        refs.append(thread_root(str(case["thread"]), "example.test", TEST_ID_KEY))
     if case.get("in_reply_to"):
         refs.append(str(case["in_reply_to"]))
     assert msg["In-Reply-To"] == (refs[-1] if refs else None)
@@ -193,6 +201,7 @@ def test_5000_character_subject_never_makes_a_header_line_over_998_bytes(shape: 
         body="hi",
         date=date,
         in_reply_to="<" + "r" * 3000 + "@example.org>",
+        id_key=TEST_ID_KEY,
     )
     _mid, merged = digest(
         [own, own],
@@ -200,6 +209,7 @@ def test_5000_character_subject_never_makes_a_header_line_over_998_bytes(shape: 
         sender="mj@example.org",
         to="a@example.org",
         date=date,
+        id_key=TEST_ID_KEY,
     )
     post = (
         b"From: alice@example.org\r\nSubject: " + subject.encode() + b"\r\n"
@@ -214,6 +224,7 @@ def test_5000_character_subject_never_makes_a_header_line_over_998_bytes(shape: 
         list_id="<list.example.org>",
         moderator="mj@example.org",
         date=date,
+        id_key=TEST_ID_KEY,
     )
     for raw in (own, merged, relayed):
         assert longest_header_line(raw) <= 998

@@ -9,6 +9,9 @@ Layout of a data directory::
     games/<game_id>/head.json   a game's small mutable head: setup, recent events, the ledger keys
                                 of the mail that produced them, pending outbox rows, deadline states
     games/<game_id>/seg-000001.json ...   closed, immutable segments of older events + ledger keys
+    games/<game_id>/held/<key>.eml   the bytes of a held list post (relay mode, confirmations),
+                                referenced by its entry in the head and removed with it: a post
+                                with a photo no longer weighs on every commit of the head
 
 Why segments: tinydb rewrites the whole file on every write, so a single file per game would make
 the commit cost grow with the history (RELIABILITY §0.1: 44 ms at 10k docs). A commit writes only
@@ -59,6 +62,9 @@ from pbem.limits import prune_windows
 FORMAT_VERSION = 1
 SEGMENT_SIZE = 256
 TMP_PREFIX = ".tmp-"
+HELD_DIR = "held"
+"""Under a game's directory: the bytes of its held list posts, one file each."""
+_SAFE_NAME = re.compile(r"[0-9A-Za-z_-]{1,128}")
 
 FaultHook = Callable[[str], None]
 #: returns the rate-limit windows changed since its last call (``pbem.limits``)
@@ -319,6 +325,15 @@ class AtomicStorage(Storage):
         self._dirty = False
         self._group = False
         self._group_dirty = False
+        self._after_group: list[Callable[[], None]] = []
+
+    def when_durable(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once what was committed so far is on disk: now, or inside
+        :meth:`group` after the group's write (never if that write fails)."""
+        if self._group:
+            self._after_group.append(action)
+        else:
+            action()
 
     def read(self) -> dict[str, dict[str, Any]] | None:
         # no copy: tinydb rebuilds the tables it writes, and a rollback reloads from disk, so
@@ -375,6 +390,7 @@ class AtomicStorage(Storage):
             raise StoreError("nested group")
         self._group = True
         self._group_dirty = False
+        self._after_group = []
         try:
             yield
             if self._group_dirty:
@@ -386,6 +402,9 @@ class AtomicStorage(Storage):
         finally:
             self._group = False
             self._group_dirty = False
+            after, self._after_group = self._after_group, []
+        for action in after:  # reached only once the group's write is done
+            action()
 
 
 class AtomicDB:
@@ -504,6 +523,8 @@ class GameStore:
         self.head = AtomicDB(directory / "head.json", fault, readonly)
         #: set by the service: rate-limit hits ride along with the outbox writes
         self.limits_hook: LimitsHook | None = None
+        if not readonly:
+            self._clean_held_bodies()
 
     # ---- creation and reading -------------------------------------------------------------
 
@@ -594,9 +615,70 @@ class GameStore:
     def deadline_states(self) -> dict[str, dict[str, Any]]:
         return {d["key"]: dict(d) for d in self.head.table("deadlines").all()}
 
+    def held_entries(self) -> list[dict[str, Any]]:
+        """The held posts without their bytes (cheap: the head only), oldest first."""
+        docs = sorted(self.head.table("held").all(), key=lambda d: d["seq"])
+        return [{k: v for k, v in d.items() if k != "raw"} for d in docs]
+
+    def held_raw(self, entry: Mapping[str, Any]) -> bytes:
+        """The bytes of one held post (an entry of :meth:`held_entries`)."""
+        if "body" in entry:
+            try:
+                return (self.dir / str(entry["body"])).read_bytes()
+            except FileNotFoundError as exc:
+                raise StoreError(f"{self.dir}: held post {entry['key']}: {exc}") from exc
+        doc = self.head.get_one("held", key=entry["key"]) or {}
+        return str(doc.get("raw", "")).encode("latin-1")  # written before bodies moved out
+
     def held(self) -> list[dict[str, Any]]:
-        """List posts held until the list reopens (``[list] mode = relay``), oldest first."""
-        return sorted((dict(d) for d in self.head.table("held").all()), key=lambda d: d["seq"])
+        """List posts held until the list reopens (``[list] mode = relay``), or waiting for a
+        confirmation, oldest first; each with its ``raw`` bytes (latin-1 text) read back from
+        its file under ``held/``."""
+        return [
+            {**entry, "raw": self.held_raw(entry).decode("latin-1")}
+            for entry in self.held_entries()
+        ]
+
+    def _held_body(self, key: str) -> Path:
+        name = key if _SAFE_NAME.fullmatch(key) else hashlib.sha256(key.encode()).hexdigest()
+        return self.dir / HELD_DIR / f"{name}.eml"
+
+    def _write_held_body(self, key: str, raw: bytes) -> str:
+        """Write a held post's bytes to their own file, durably, BEFORE the head refers to
+        them; returns the path relative to the game directory."""
+        path = self._held_body(key)
+        make_dirs(path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + path.name + ".", dir=path.parent)
+        try:
+            try:
+                view = memoryview(raw)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        fsync_dir(path.parent)
+        return str(path.relative_to(self.dir))
+
+    def _clean_held_bodies(self) -> int:
+        """Remove body files no held entry refers to (a crash between writing a body and the
+        head commit, or between an unhold and the file's removal), and stale temp files."""
+        folder = self.dir / HELD_DIR
+        if not folder.is_dir():
+            return 0
+        referenced = {str(d.get("body")) for d in self.head.table("held").all()}
+        n = 0
+        for path in folder.iterdir():
+            if str(path.relative_to(self.dir)) not in referenced:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                    n += 1
+        return n
 
     def bounce_states(self) -> dict[str, dict[str, Any]]:
         """Per player, the hard-bounce record (RELIABILITY §2.5): count, window, unreachable."""
@@ -640,13 +722,29 @@ class GameStore:
             if hold is not None:
                 held = self.head.table("held")
                 seq = max((int(d["seq"]) for d in held.all()), default=0) + 1
-                held.insert({**hold, "seq": seq})
+                entry = {k: v for k, v in hold.items() if k != "raw"}
+                if "raw" in hold:  # the bytes apart: the head stays small (issue 10 item 16)
+                    raw = str(hold["raw"]).encode("latin-1")
+                    entry["body"] = self._write_held_body(str(hold["key"]), raw)
+                    entry["size"] = len(raw)
+                held.insert({**entry, "seq": seq})
+            gone = []
             for key in unhold:
+                gone += [d.get("body") for d in self.head.table("held").search(Query().key == key)]
                 self.head.remove("held", key=key)
             for record in bounces:
                 self.head.upsert("bounces", record, player=record["player"])
             write_limits(self.head, self.limits_hook)
+        if any(gone):
+            # once the head no longer refers to them (a crash before: orphans, removed at open)
+            self.head.storage.when_durable(lambda: self._remove_bodies(gone))
         self.compact()
+
+    def _remove_bodies(self, bodies: Sequence[Any]) -> None:
+        for body in bodies:
+            if body:
+                with contextlib.suppress(FileNotFoundError):
+                    (self.dir / str(body)).unlink()
 
     def compact(self) -> None:
         """Move a full head's events and ledger keys to a new immutable segment.
@@ -670,6 +768,11 @@ class GameStore:
             self.head.table("events").remove(doc_ids=[r.doc_id for r in rows])
             self.head.table("ledger").remove(doc_ids=[d.doc_id for d in ledger])
             self.head.table("meta").update({"segments": n}, doc_ids=[1])
+
+    def set_held_window(self, keys: Sequence[str], window: str) -> None:
+        """Record the phase (deadline window) in which held posts were last found still held."""
+        with self.head.transaction():
+            self.head.table("held").update({"window": window}, Query().key.one_of(list(keys)))
 
     def set_deadline_state(self, record: Mapping[str, Any]) -> None:
         with self.head.transaction():

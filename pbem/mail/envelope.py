@@ -11,6 +11,7 @@ import email.policy
 import email.quoprimime
 import functools
 import hashlib
+import hmac
 import re
 from collections.abc import Sequence
 from datetime import datetime
@@ -48,14 +49,50 @@ def domain_of(address: str) -> str:
     return addr.rpartition("@")[2].lower() or "localhost"
 
 
-def message_id(key: str, domain: str) -> str:
-    """The Message-ID of an outgoing message: a function of its stable key only."""
-    return f"<{hashlib.sha256(key.encode()).hexdigest()[:32]}@{domain}>"
+TEST_ID_KEY = b"pbem: the fixed Message-ID key of tests and simulations, never of a daemon"
+"""The key of :func:`message_id` where no daemon runs (tests, offline tools). A daemon uses
+its own secret (:func:`pbem.adapters.idkey.message_id_key`)."""
+
+_STEM = 24  # hex digits of the keyed hash of the mail's key
+_TAG = 8  # hex digits telling, to the key's holder only, a public mail from a private one
 
 
-def thread_root(thread: str, domain: str) -> str:
+def _mac(id_key: bytes, text: str) -> str:
+    return hmac.new(id_key, text.encode(), hashlib.sha256).hexdigest()
+
+
+def message_id(key: str, domain: str, id_key: bytes, *, public: bool = False) -> str:
+    """The Message-ID of an outgoing message: a function of its stable key and of the daemon's
+    secret ``id_key`` only, so a resent mail keeps it (requirement 9) but nobody without the
+    key learns anything from it: the engine's keys name the game, the event and the player,
+    and an unkeyed hash of them gave every role away (issue 10 item 13).
+
+    The last digits tag a public mail (a result, a relayed post) apart from a private one, for
+    whoever holds the key (:func:`id_kind`): a relayed post may refer to the first, never to
+    the second."""
+    stem = _mac(id_key, key)[:_STEM]
+    tag = _mac(id_key, ("public:" if public else "private:") + stem)[:_TAG]
+    return f"<{stem}{tag}@{domain}>"
+
+
+_OUR_ID = re.compile(rf"<?([0-9a-f]{{{_STEM}}})([0-9a-f]{{{_TAG}}})@([^>\s]+)>?\Z")
+
+
+def id_kind(mid: str, id_key: bytes) -> str | None:
+    """``"public"`` or ``"private"`` for a Message-ID this key made, else None (anyone else's)."""
+    m = _OUR_ID.match(mid.strip().lower())
+    if m is None:
+        return None
+    stem, tag = m.group(1), m.group(2)
+    for kind in ("public", "private"):
+        if hmac.compare_digest(_mac(id_key, f"{kind}:{stem}")[:_TAG], tag):
+            return kind
+    return None
+
+
+def thread_root(thread: str, domain: str, id_key: bytes) -> str:
     """A stable pseudo Message-ID every post of one phase refers to, so a phase is one thread."""
-    return message_id("thread:" + thread, domain)
+    return message_id("thread:" + thread, domain, id_key, public=True)
 
 
 _WIRE = compat32.clone(linesep="\r\n", max_line_length=78)
@@ -126,8 +163,9 @@ def build(
     thread: str | None = None,
     extra: Sequence[tuple[str, str]] = (),
     references: Sequence[str] = (),
+    id_key: bytes,
 ) -> tuple[str, bytes]:
-    """Render one message; returns ``(message_id, bytes)``.
+    """Render one message; returns ``(message_id, bytes)``; ``id_key``: see :func:`message_id`.
 
     A ``text/plain`` UTF-8 quoted-printable message, byte for byte what ``MIMEText`` flattened
     with the compat32 policy (CRLF, 78 columns) gives, written directly: no ``Message`` object and
@@ -135,7 +173,7 @@ def build(
     writer's thread). tests/test_envelope.py holds the two to the same bytes.
     """
     domain = domain_of(sender)
-    mid = message_id(key, domain)
+    mid = message_id(key, domain, id_key, public=public)
     headers = [
         *_MIME_HEADERS,
         ("From", sender),
@@ -146,7 +184,7 @@ def build(
     ]
     refs: list[str] = []
     if thread and public:
-        refs.append(thread_root(thread, domain))
+        refs.append(thread_root(thread, domain, id_key))
     refs += [_clean(r) for r in references if r and r != in_reply_to]
     if in_reply_to:
         refs.append(_clean(in_reply_to))
@@ -167,7 +205,12 @@ def build(
 
 
 def build_outgoing(
-    out: OutgoingLike, *, sender: str, date: datetime, extra: Sequence[tuple[str, str]] = ()
+    out: OutgoingLike,
+    *,
+    sender: str,
+    date: datetime,
+    extra: Sequence[tuple[str, str]] = (),
+    id_key: bytes,
 ) -> tuple[str, bytes]:
     """:func:`build` for an engine ``Outgoing``; ``extra`` headers (a relayed list's)."""
     return build(
@@ -182,11 +225,18 @@ def build_outgoing(
         in_reply_to=out.in_reply_to,
         thread=out.thread,
         extra=extra,
+        id_key=id_key,
     )
 
 
 def digest(
-    parts: Sequence[bytes], *, message_ids: Sequence[str], sender: str, to: str, date: datetime
+    parts: Sequence[bytes],
+    *,
+    message_ids: Sequence[str],
+    sender: str,
+    to: str,
+    date: datetime,
+    id_key: bytes,
 ) -> tuple[str, bytes]:
     """Several private replies to one player, queued together, as ONE message (RELIABILITY
     §2.5: receipts are always sent, but coalesced). Returns ``(message_id, bytes)``.
@@ -219,4 +269,5 @@ def digest(
         auto="auto-replied",
         in_reply_to=answered[-1] if answered else None,
         references=answered[:-1],  # it answers every one of the player's mails
+        id_key=id_key,
     )

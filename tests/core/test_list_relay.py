@@ -19,8 +19,9 @@ from tests.chasse.helpers import DEAL, LEFTOVER
 from tests.dracula.helpers import QUIET, advance, table_from
 from tests.dracula.helpers import Game as DraculaGame
 from tests.dracula.helpers import mail as dracula_mail
-from tests.harness import Game, address
+from tests.harness import Game, address, lupus_roles
 from tests.loupgarou.lg_helpers import LG
+from tests.lupus.util import kill
 
 
 def _msg(sender: str, body: str) -> EmailMessage:
@@ -183,3 +184,26 @@ def test_confirm_ask_then_apply_counts_a_public_vote_once() -> None:
     g.deadline("day")
     late = g.table.receive(_msg("nick", "VOTE judy"), channel="list", now=g.now, confirm="apply")
     assert not late.events and "retenu" not in _text(late)
+
+
+def test_lupus_relay_mode_refuses_the_posts_of_the_dead_and_of_ghosts() -> None:
+    """LUP-005, LUP-505, LUP-D22: "posts of ghosts and dead players on the list are held if
+    the daemon moderates the list": a relaying daemon never distributes them (``post`` is
+    ``refused``, the reason in private), while the living still post; on an external list
+    (nothing to hold) the post is read as before and its commands refused one by one."""
+    g = Game(lupus_roles(8))
+    kill(g, "p8")
+    g.until("debate")
+    assert not g.alive("p8")
+    dead = _post(g.table, "p8", "I was a villager!", g.now)
+    assert dead.post == "refused" and not dead.events
+    assert dead.outgoing[0].to == (address("p8"),)
+    assert "You have been eliminated" in _text(dead)
+    assert _post(g.table, "p3", "Who did it?", g.now).post == "relay"
+    assert _post(g.table, "p8", "I was a villager!", g.now, relay=False).post == "relay"
+    ghosts = Game(lupus_roles(8), options={"ghost_variant": True})
+    kill(ghosts, "p8")
+    ghosts.until("round1")
+    ghost = _post(ghosts.table, "p8", "Boo\nVOTE p1", ghosts.now)
+    assert ghost.post == "refused" and not ghost.events
+    assert "may not speak on the list" in _text(ghost)

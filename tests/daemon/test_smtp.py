@@ -9,7 +9,7 @@ from pathlib import Path
 from pbem.adapters.smtp import SmtpClient, SmtpSettings
 from pbem.adapters.store import DaemonStore
 from pbem.limits import GlobalCap
-from pbem.mail.envelope import build
+from pbem.mail.envelope import TEST_ID_KEY, build
 from pbem.outbox import OutboxSender, SenderPolicy, make_row
 from tests.daemon.conftest import ADMIN, MODERATOR
 from tests.daemon.mailstack import MailStack, SmtpServer
@@ -27,7 +27,13 @@ class Clock:
 
 def _row(key: str, now: datetime, to: str = ALICE) -> dict[str, object]:
     mid, raw = build(
-        key=key, sender=MODERATOR, to=(to,), subject=f"subject {key}", body="corps é\n", date=now
+        key=key,
+        sender=MODERATOR,
+        to=(to,),
+        subject=f"subject {key}",
+        body="corps é\n",
+        date=now,
+        id_key=TEST_ID_KEY,
     )
     return make_row(message_id=mid, raw=raw, rcpts=[to], mail_from=MODERATOR, now=now, kind="reply")
 
@@ -232,7 +238,13 @@ def test_verp_row_is_split_per_recipient_with_its_own_envelope(
     bob, ghost = "bob@example.test", "ghost@example.test"
     sender.verp = lambda row, rcpt: None if rcpt == bob else f"moderator+b-{rcpt[:3]}@example.test"
     mid, raw = build(
-        key="v", sender=MODERATOR, to=(ALICE, bob), subject="s", body="b\n", date=clock.now
+        key="v",
+        sender=MODERATOR,
+        to=(ALICE, bob),
+        subject="s",
+        body="b\n",
+        date=clock.now,
+        id_key=TEST_ID_KEY,
     )
     row = make_row(
         message_id=mid,
@@ -281,6 +293,7 @@ def test_replies_due_together_are_coalesced_into_one_digest(
             date=clock.now,
             auto="auto-replied",
             in_reply_to=f"<cmd{i}@example.test>",
+            id_key=TEST_ID_KEY,
         )
         rows.append(
             make_row(

@@ -1087,6 +1087,28 @@ class LupusInTabula(Rules[LupusState]):
             allowed |= {"vote", "unvote"}  # LUP-408: neither nominees nor ghosts vote in round 2
         return [c for c in self.all_commands if c.verb in allowed]
 
+    def on_post(
+        self,
+        state: LupusState,
+        actor: PlayerId,
+        lines: Sequence[str],
+        now: datetime,
+        *,
+        moderated: bool = True,
+    ) -> list[Event]:
+        """LUP-005, LUP-505, LUP-D22: the eliminated take no further part in the debates, and
+        "posts of ghosts and dead players on the list are held if the daemon moderates the
+        list": a relaying daemon refuses them (never distributed), with the reason in private.
+
+        On an external list the post has reached everyone already: its commands are refused
+        one by one instead (LUP-607), which tells a ghost to vote privately."""
+        if not moderated or state.outcome is not None or state.phase == "over":
+            return []
+        if actor in state.seats and not state.seat(actor).alive:
+            # a ghost's only act is his private round-1 vote (LUP-D22): say so
+            raise IllegalNow("ghost_vote_private" if actor in state.ghosts() else "dead")
+        return []
+
     def bold_command(
         self, state: LupusState, actor: PlayerId, bold: Sequence[str]
     ) -> Command | None:
