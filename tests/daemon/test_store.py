@@ -119,10 +119,12 @@ def test_kill9_150_trials_always_readable_at_last_commit(tmp_path: Path) -> None
             finally:
                 os._exit(1)
         os.close(w)
+        # the kill lands mid-loop, after the writer's first commit, however busy the machine
+        first = os.read(r, 1 << 20)
         time.sleep(rng.uniform(0.0, 0.03))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        reported = os.read(r, 1 << 20).decode().split()
+        reported = (first + os.read(r, 1 << 20)).decode().split()
         os.close(r)
         gs = GameStore(directory, segment_size=16)
         events = [e["i"] for e in gs.events()]
@@ -133,7 +135,7 @@ def test_kill9_150_trials_always_readable_at_last_commit(tmp_path: Path) -> None
             assert last + 1 <= len(events) <= last + 2
         assert gs.ledger_keys() == {f"k{i}" for i in events}
         json.dumps(gs.outbox())
-    assert len(GameStore(directory).events()) >= trials // 2  # kills landed mid-loop
+    assert len(GameStore(directory).events()) >= trials  # every kill landed mid-loop
 
 
 def test_group_commit_one_write_and_per_member_rollback(tmp_path: Path) -> None:
