@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -83,11 +82,13 @@ def test_commands_replies_deadline_and_sigterm(stack: MailStack, tmp_path: Path)
 def test_reminders_go_to_players_who_have_not_acted(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path)
     with cfg.open("a") as f:
-        f.write("\n[phases]\nreminders_hours = [0.001]\n")  # 3.6 s before the deadline
-    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.12)  # deadline in 7.2 s
+        f.write("\n[phases]\nreminders_hours = [0.002]\n")  # 7.2 s before the deadline
+    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.25)  # deadline in 15 s
+    # alice's order waits in the mailbox: the start-up drain applies it before the reminders
+    # are armed, however long the start takes on a busy machine
+    send(stack, mail(A, "CMD acted"))
     d = Daemon(cfg).start()
     try:
-        send(stack, mail(A, "CMD acted"))
 
         def reminders(user: str) -> list[EmailMessage]:
             return [m for m in stack.messages(user) if "Rappel" in str(m["Subject"])]  # fr
@@ -96,9 +97,10 @@ def test_reminders_go_to_players_who_have_not_acted(stack: MailStack, tmp_path: 
         assert not reminders(A), "alice acted: no reminder"
         assert d.stop() == 0
         d.start()  # a restart does not send it again
-        time.sleep(2)
+        second = cfg.parent / f"{cfg.stem}-daemon-{d.runs}.log"
+        wait_for(lambda: "ready" in second.read_text(), what="second run ready", log=d.log)
+        assert d.stop() == 0  # graceful: its outbox was drained
         assert len(reminders(B)) == 1
-        assert d.stop() == 0
     finally:
         d.kill()
 
