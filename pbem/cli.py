@@ -96,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     else:
         daemon_cli.add_global_options(parser)
         daemon_cli.add_commands(sub)
+    importlib.import_module("pbem.cli_archive").add_commands(sub)  # archive, verify, stats
     return parser
 
 

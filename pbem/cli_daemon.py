@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.core.errors import PbemError
+from pbem.deal import new_salt
 
 _PLAYER = re.compile(r"^\s*(?P<name>[^<>\s]+)\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
 
@@ -274,6 +275,8 @@ def _setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
     if args.seed is not None:
         setup["seed"] = args.seed
     setup.setdefault("seed", int.from_bytes(__import__("os").urandom(4), "big"))
+    # the deal's commitment (pbem/deal.py): a salt from the OS, never from the seeded RNG
+    setup.setdefault("deal_salt", new_salt())
     if args.lang:
         setup["lang"] = args.lang
     setup.setdefault("lang", cfg.language)

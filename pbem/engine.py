@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -28,10 +29,11 @@ from pbem.core.errors import (
     UnknownCommand,
     UnknownTarget,
 )
-from pbem.core.events import Event, Notice
+from pbem.core.events import DealCommitted, Event, Notice
 from pbem.core.game import ADMIN, GameSpec, PlayerSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
+from pbem.deal import canonical_deal, deal_events, digest
 from pbem.games import rules_for
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
@@ -87,6 +89,8 @@ class TableSetup:
     list_address: str
     timezone: str = "UTC"
     admins: tuple[str, ...] = ()
+    deal_salt: str | None = None
+    """The secret salt of the deal's commitment (pbem/deal.py); None: no commitment."""
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> TableSetup:
@@ -105,6 +109,7 @@ class TableSetup:
             "timezone",
             "start",
             "admins",
+            "deal_salt",
         }
         unknown = sorted(set(data) - known)
         if unknown:
@@ -139,6 +144,11 @@ class TableSetup:
         admins = data.get("admins", [])
         if not isinstance(admins, list) or not all(isinstance(a, str) for a in admins):
             raise SetupError("setup: 'admins' must be a list of addresses")
+        deal_salt = data.get("deal_salt")
+        if deal_salt is not None and not (
+            isinstance(deal_salt, str) and re.fullmatch(r"[0-9a-f]{8,128}", deal_salt)
+        ):
+            raise SetupError("setup: 'deal_salt' must be 8 to 128 lowercase hex digits")
         return cls(
             game=game,
             game_id=str(data.get("game_id", game)),
@@ -152,6 +162,7 @@ class TableSetup:
             list_address=str(data.get("list", "list")),
             timezone=str(data.get("timezone", "UTC")),
             admins=tuple(a.strip().lower() for a in admins),
+            deal_salt=deal_salt,
         )
 
 
@@ -236,8 +247,27 @@ class Table:
             events = rules.setup(spec, now, random.Random(setup.seed))
         except OverflowError:  # a deadline past the calendar: the game could never reach it
             raise SetupError("setup: a deadline of the game falls past the year 9999") from None
-        step = table._step(events, reply=None)
-        return table, step
+        if setup.deal_salt is None:
+            return table, table._step(events, reply=None)
+        return table, table._committed(events, setup.deal_salt)
+
+    def _committed(self, events: list[Event], salt: str) -> Step:
+        """The opening step with the deal's commitment: a :class:`DealCommitted` event after
+        the opening ones (their mails keep their keys) and its digest under the opening post."""
+        canonical = canonical_deal(
+            (self.rules.codec.encode(e) for e in deal_events(events)), self.rules.id
+        )
+        committed = DealCommitted(salt, digest(salt, canonical))
+        step = self._step([*events, committed], reply=None)
+        outgoing = list(step.outgoing)
+        first = next((i for i, o in enumerate(outgoing) if o.public), None)
+        if first is not None:
+            _subject, line = self.renderer.mail(
+                "common/deal_commitment", self.setup.lang, {"digest": committed.digest}
+            )
+            opening = outgoing[first]
+            outgoing[first] = replace(opening, body=f"{opening.body.rstrip()}\n\n{line}")
+        return replace(step, outgoing=tuple(outgoing))
 
     @classmethod
     def load(

@@ -54,6 +54,7 @@ from pbem.adapters.store import (
     clean_stale_game_dirs,
     list_games,
 )
+from pbem.archive_mail import archive_rows
 from pbem.auth import AuthVerdict, check_sender
 from pbem.clockwatch import ClockJump, ClockWatch
 from pbem.config import Config
@@ -1561,6 +1562,15 @@ class Service:
                     seq=seq,
                 )
             )
+        # the game ends with this step: everyone gets its archive (issue 14)
+        rows += archive_rows(
+            game.table,
+            step,
+            sender=self.cfg.moderator,
+            mail_from=self.cfg.bounce,
+            now=now,
+            first_seq=len(step.outgoing),
+        )
         return rows
 
     def _bilingual(self, template: str, params: Mapping[str, Any]) -> tuple[str, str]:

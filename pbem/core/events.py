@@ -44,6 +44,19 @@ class RolesDealt(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class DealCommitted(Event):
+    """The deal's commitment: SHA-256 over ``salt:canonical deal`` (see pbem/deal.py).
+
+    The salt comes from the daemon's ``os.urandom`` at game creation (never the game's seeded
+    RNG, which a player who learns the seed could replay); it stays in the log, unpublished,
+    until the archive reveals it with the deal.
+    """
+
+    salt: str
+    digest: str
+
+
+@dataclasses.dataclass(frozen=True)
 class PhaseStarted(Event):
     """A phase opens with its deadlines (key -> UTC time)."""
 
@@ -131,6 +144,7 @@ class Notice(Event):
 COMMON_EVENTS: tuple[type[Event], ...] = (
     GameCreated,
     RolesDealt,
+    DealCommitted,
     PhaseStarted,
     ActionSet,
     ActionCleared,

@@ -1,0 +1,100 @@
+"""The archive mailed to everyone when a game ends.
+
+One mail per player (in his language) and per administrator (in the game's): the plain-text
+archive as the body, the HTML archive as an attachment (``GAME.html``). An attachment rather
+than a ``multipart/alternative`` HTML part, because the HTML part of an alternative is what
+webmail shows, and Gmail and Outlook strip inline SVG and rewrite ``<style>`` there: the
+charts would vanish and the layout break. As an attachment the page opens in a browser
+exactly as designed (and is a file to keep), and every client shows the text body.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from collections.abc import Sequence
+from datetime import datetime
+from email.message import EmailMessage
+from typing import Any
+
+from pbem.archive import archive_files
+from pbem.core.events import GameEnded
+from pbem.engine import Table
+from pbem.mail.envelope import build
+
+
+def ends_game(table: Table, step: Any) -> bool:
+    """Whether ``step`` (not yet applied to ``table``) ends the game."""
+    if table.finished:
+        return False
+    return any(e.get("type") == GameEnded.__name__ for e in getattr(step, "events", ()))
+
+
+def archive_mails(
+    table: Table, step: Any, *, sender: str, now: datetime
+) -> list[tuple[str, bytes, tuple[str, ...]]]:
+    """``(message_id, bytes, recipients)`` of the archive mails for a step that ends the game."""
+    events = [*table.events, *(table.rules.codec.decode(e) for e in step.events)]
+    final = Table(table.setup, table.rules, events, table.renderer)
+    by_lang: dict[str, dict[str, str]] = {}
+    out: list[tuple[str, bytes, tuple[str, ...]]] = []
+    recipients: list[tuple[str, str, str]] = [
+        (str(p.name), p.email, p.lang) for p in table.setup.players
+    ]
+    recipients += [(f"admin{i}", a, table.setup.lang) for i, a in enumerate(table.setup.admins)]
+    for who, address, lang in recipients:
+        if lang not in by_lang:
+            by_lang[lang] = archive_files(final, lang)
+        files = by_lang[lang]
+        subject = files["text"].partition("\n")[0]
+        mid, raw = build(
+            key=f"{table.game_id}/archive/{who}",
+            sender=sender,
+            to=(address,),
+            subject=subject,
+            body=files["text"],
+            date=now,
+        )
+        out.append((mid, with_attachment(raw, files["html"], f"{table.game_id}.html"), (address,)))
+    return out
+
+
+def with_attachment(raw: bytes, html: str, filename: str) -> bytes:
+    """The text/plain message ``raw`` made multipart/mixed with ``html`` attached."""
+    msg = email.message_from_bytes(raw, policy=email.policy.SMTP)
+    assert isinstance(msg, EmailMessage)
+    msg.add_attachment(html, subtype="html", filename=filename, cte="quoted-printable")
+    return msg.as_bytes(policy=email.policy.SMTP)
+
+
+def attachment_names(raw: bytes) -> Sequence[str]:
+    """The attachments' file names of a message (for tests and the status)."""
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    return [str(part.get_filename()) for part in msg.iter_attachments()]
+
+
+def archive_rows(
+    table: Any, step: Any, *, sender: str, mail_from: str, now: datetime, first_seq: int
+) -> list[dict[str, Any]]:
+    """Outbox rows of the archive mails if ``step`` ends ``table``'s game, else none.
+
+    Kind ``archive``: never coalesced into a digest of replies (a digest keeps text only).
+    """
+    from pbem.outbox import make_row
+
+    if not isinstance(table, Table) or not ends_game(table, step):
+        return []
+    return [
+        make_row(
+            message_id=mid,
+            raw=raw,
+            rcpts=rcpts,
+            mail_from=mail_from,
+            now=now,
+            kind="archive",
+            game=table.game_id,
+            seq=first_seq + i,
+        )
+        for i, (mid, raw, rcpts) in enumerate(archive_mails(table, step, sender=sender, now=now))
+    ]

@@ -1,0 +1,154 @@
+"""``pbem archive``, ``pbem verify`` and ``pbem stats``: reading finished games.
+
+They read the daemon's data directory (``-c CONFIG`` or ``--data-dir``) without its lock and
+write nothing in it: the archive goes to ``--out`` (the current directory by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pbem.cli_daemon import DEFAULT_CONFIG, with_config
+from pbem.core.errors import PbemError
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``archive``, ``verify`` and ``stats`` on ``pbem``'s subparsers."""
+
+    def with_data(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        with_config(p)
+        p.add_argument("--data-dir", help="the daemon's data directory (instead of the config's)")
+        return p
+
+    p = with_data(
+        sub.add_parser("archive", help="write a game's archive (HTML and text), or the index")
+    )
+    p.add_argument("game", nargs="?", help="the game's id")
+    p.add_argument("--index", action="store_true", help="every finished game, and index.html")
+    p.add_argument("-o", "--out", default=".", help="the folder to write into (default: .)")
+    p.add_argument("--lang", choices=("fr", "en"), help="default: the game's language")
+    p.set_defaults(func=cmd_archive)
+
+    p = sub.add_parser("verify", help="check the deal commitment of an archive")
+    p.add_argument("file", help="an archive (.html or .txt) or its .deal.json")
+    p.set_defaults(func=cmd_verify)
+
+    p = with_data(sub.add_parser("stats", help="statistics over the finished games"))
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
+
+
+def _data_dir(args: argparse.Namespace) -> Path:
+    if args.data_dir:
+        return Path(args.data_dir)
+    from pbem.config import load
+
+    return Path(load(getattr(args, "config", DEFAULT_CONFIG), passwords=False).data_dir)
+
+
+def load_tables(data_dir: Path) -> list[Any]:
+    """Every game of a data directory, rebuilt from its log (read-only)."""
+    from pbem.adapters.store import GameStore, list_games
+    from pbem.engine import Table
+
+    tables = []
+    for directory in list_games(data_dir):
+        store = GameStore(directory, readonly=True)
+        tables.append(Table.load(store.setup, store.events()))
+    return tables
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    from pbem.archive import render_index
+    from pbem.stats import game_stats
+
+    if bool(args.game) == bool(args.index):
+        print("pbem archive: give a game's id or --index", file=sys.stderr)
+        return 2
+    try:
+        tables = load_tables(_data_dir(args))
+    except (PbemError, OSError) as exc:
+        print(f"pbem archive: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.game:
+        table = next((t for t in tables if t.game_id == args.game), None)
+        if table is None:
+            print(f"pbem archive: no game {args.game!r}", file=sys.stderr)
+            return 2
+        for path in _write(table, out, args.lang):
+            print(path)
+        return 0
+    finished = sorted((t for t in tables if t.finished), key=lambda t: t.game_id)
+    rows = []
+    for table in finished:
+        _write(table, out, args.lang)
+        summary = table.summary()
+        rows.append(
+            {
+                "id": table.game_id,
+                "game": table.rules.title,
+                "players": len(table.setup.players),
+                "side": summary.get("side"),
+                "winners": summary.get("winners", []),
+                "html": f"{table.game_id}.html",
+                "text": f"{table.game_id}.txt",
+            }
+        )
+    lang = args.lang or (finished[0].setup.lang if finished else "fr")
+    index = out / "index.html"
+    index.write_text(render_index(rows, game_stats(finished), lang), encoding="utf-8")
+    print(index)
+    return 0
+
+
+def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
+    from pbem.archive import archive_files
+
+    files = archive_files(table, lang)
+    written = []
+    for kind, suffix in (("html", ".html"), ("text", ".txt"), ("deal", ".deal.json")):
+        if kind in files:
+            path = out / f"{table.game_id}{suffix}"
+            path.write_text(files[kind], encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from pbem.deal import find_reveal
+
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"pbem verify: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    shown = find_reveal(text)
+    if shown is None:
+        print(f"pbem verify: {args.file}: no committed deal in it", file=sys.stderr)
+        return 2
+    if shown.verifies:
+        print(f"OK: the deal matches the commitment {shown.digest}")
+        return 0
+    print(f"FAILED: the deal does not match the commitment {shown.digest}")
+    return 1
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from pbem.stats import game_stats, render_text
+
+    try:
+        stats = game_stats(load_tables(_data_dir(args)))
+    except (PbemError, OSError) as exc:
+        print(f"pbem stats: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(stats, ensure_ascii=False, indent=1))
+    else:
+        sys.stdout.write(render_text(stats))
+    return 0
