@@ -1,0 +1,30 @@
+"""Whole bot-played games in memory (as tests/test_templates.py's recorded_params plays them)."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+from pbem.demo import demo_setup, play
+from pbem.engine import Table
+from pbem.simulate import EPOCH
+
+GAMES = ("lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula")
+SALT = "5eed5a1f00112233445566778899aabb"
+VETO_SEED = {"lupus-in-tabula": 2, "loup-garou": 1, "chasse-aux-sorcieres": 1, "dracula": 0}
+"""A seed whose bot game has a night intent some hook stopped (a protection, an elder...)."""
+
+
+@functools.lru_cache(maxsize=16)
+def whole_game(game: str, lang: str = "en", seed: int | None = None, salt: str | None = SALT) -> Table:
+    """A finished bot game; its deal committed with ``salt`` (None: not committed)."""
+    seed = VETO_SEED[game] if seed is None else seed
+    setup = demo_setup(game, 0, seed, lang)
+    setup["admins"] = ["gm@village.example"]
+    if salt is not None:
+        setup["deal_salt"] = salt
+    table, step = Table.new(setup, EPOCH)
+    table.apply(step)
+    play(table, random.Random(seed))
+    assert table.finished
+    return table
