@@ -40,6 +40,8 @@ from pbem.mail.render import Renderer, join_names, shared_renderer, templates_ro
 
 # Private notices that are prompts, chats or reminders: the archive keeps results, not chatter.
 _QUIET = re.compile(r"(_prompt|_chat|_relay|^role|^status|^defaults|_reminder|^telepathy)$")
+# Bookkeeping events that say nothing a reader wants (who posted, when a tally was posted).
+_NOISE = frozenset({"Posted", "TallyPosted"})
 BAR_WIDTH = 220
 """The width in px of the longest bar of a tally chart."""
 
@@ -111,6 +113,8 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             item = _notice(event, table, renderer, lang)
             if item is not None:
                 current["entries"].append(item)
+            continue
+        if type(event).__name__ in _NOISE:
             continue
         actor, verb = getattr(event, "actor", None), getattr(event, "verb", None)
         if isinstance(actor, str) and isinstance(verb, str):  # ActionSet, Dracula's Order

@@ -16,7 +16,9 @@ VETO_SEED = {"lupus-in-tabula": 2, "loup-garou": 1, "chasse-aux-sorcieres": 1, "
 
 
 @functools.lru_cache(maxsize=16)
-def whole_game(game: str, lang: str = "en", seed: int | None = None, salt: str | None = SALT) -> Table:
+def whole_game(
+    game: str, lang: str = "en", seed: int | None = None, salt: str | None = SALT
+) -> Table:
     """A finished bot game; its deal committed with ``salt`` (None: not committed)."""
     seed = VETO_SEED[game] if seed is None else seed
     setup = demo_setup(game, 0, seed, lang)

@@ -88,7 +88,7 @@ def test_the_seeds_chosen_have_a_night_intent_a_hook_stopped(game: str) -> None:
 class _Checker(HTMLParser):
     """Every start tag closed in order (void elements aside), no script, no external resource."""
 
-    VOID = {"meta", "br", "rect", "img", "link"}
+    VOID = frozenset({"meta", "br", "rect", "img", "link"})
 
     def __init__(self) -> None:
         super().__init__()

@@ -25,7 +25,7 @@ from tests.archive.helpers import GAMES, SALT, whole_game
 def test_the_opening_post_carries_the_commitment_and_the_archive_reveals_it(game: str) -> None:
     setup = demo_setup(game, 0, 3, "fr")
     setup["deal_salt"] = SALT
-    table, step = Table.new(setup, EPOCH)
+    _table, step = Table.new(setup, EPOCH)
     committed = [e for e in step.facts if isinstance(e, DealCommitted)]
     assert len(committed) == 1
     opening = next(o for o in step.outgoing if o.public)

@@ -1,0 +1,111 @@
+"""The archive in a real headless browser: Chromium renders it at a phone's width.
+
+CI installs Chromium with scripts/install-mailstack.sh (``make test`` runs it); the PNG is
+decoded with the standard library (zlib) to check that the page is not blank.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+
+from pbem.archive import archive_files
+from tests.archive.helpers import GAMES, whole_game
+
+WIDTH, HEIGHT = 412, 2000  # a phone's CSS width
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "chromium is not installed: run scripts/install-mailstack.sh (make test does it)"
+    return path
+
+
+def screenshot(page: Path, png: Path, profile: Path) -> None:
+    subprocess.run(
+        [
+            chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            f"--screenshot={png}",
+            f"--window-size={WIDTH},{HEIGHT}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+
+
+def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
+    """(width, height, rows of RGB(A) bytes) of an 8-bit truecolour PNG, unfiltered."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width, height, channels = 8, b"", 0, 0, 0
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour in (2, 6), (depth, colour)
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows: list[bytes] = []
+    previous = bytearray(stride)
+    for y in range(height):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            corner = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                pred = left if pa <= pb and pa <= pc else up if pb <= pc else corner
+                line[i] = (line[i] + pred) & 0xFF
+        rows.append(bytes(line))
+        previous = line
+    return width, height, rows
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_archive_renders_in_headless_chromium_at_a_phones_width(
+    game: str, tmp_path: Path
+) -> None:
+    page = tmp_path / f"{game}.html"
+    page.write_text(archive_files(whole_game(game, "fr"))["html"], encoding="utf-8")
+    png = tmp_path / "shot.png"
+    screenshot(page, png, tmp_path / "profile")
+    width, height, rows = decode_png(png.read_bytes())
+    assert (width, height) == (WIDTH, HEIGHT)
+    channels = len(rows[0]) // width
+    pixels = [row[i : i + 3] for row in rows[::4] for i in range(0, len(row), channels * 2)]
+    colours = set(pixels)
+    white = sum(p == b"\xff\xff\xff" for p in pixels)
+    assert len(colours) > 50  # text, the banner, the table shades: not a blank page
+    assert 0.05 < 1 - white / len(pixels) < 0.9
+    # the winners' banner (dark green #1b6b2a) is painted near the top
+    top = {p for p in pixels[: len(pixels) // 6]}
+    assert b"\x1b\x6b\x2a" in top
