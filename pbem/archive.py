@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -53,6 +53,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     renderer = table.renderer
     summary = table.summary()
     keywords = {s.verb: s.keyword(lang) for s in rules.all_commands}
+    role = _role_namer(renderer, rules.templates, lang)
     initial: dict[str, str] = {}
     changes: list[dict[str, str]] = []
     deaths: dict[str, dict[str, Any]] = {}
@@ -69,7 +70,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         if isinstance(event, GameCreated | DealCommitted):
             continue
         if isinstance(event, RolesDealt):
-            initial.update(event.roles)
+            initial.update({p: role(r) for p, r in event.roles.items()})
             continue
         if isinstance(event, VoteSet):
             current["ballots"].setdefault(event.ballot, {})[event.voter] = event.target
@@ -90,8 +91,9 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             )
             continue
         if isinstance(event, RoleChanged):
-            changes.append({"player": event.player, "role": event.role, "phase": _label(current)})
-            current["entries"].append({"kind": "card", "player": event.player, "role": event.role})
+            new_role = role(event.role)
+            changes.append({"player": event.player, "role": new_role, "phase": _label(current)})
+            current["entries"].append({"kind": "card", "player": event.player, "role": new_role})
             continue
         if isinstance(event, Resolved):
             for entry in event.trace:
@@ -139,7 +141,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             {
                 "name": name,
                 "initial": initial.get(name, "—"),
-                "role": seat.get("role", "—"),
+                "role": role(str(seat.get("role", "—"))),
                 "team": seat.get("team", "—"),
                 "alive": bool(seat.get("alive")),
                 "death": deaths.get(name),
@@ -166,8 +168,24 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         "reveal": shown.to_json() if shown else None,
         "verifies": shown.verifies if shown else None,
         "recipe": shown.recipe if shown else None,
-        "leftover": list(summary.get("leftover", [])),
+        "leftover": [role(str(r)) for r in summary.get("leftover", [])],
     }
+
+
+def _role_namer(renderer: Renderer, folder: str, lang: str) -> Callable[[str], str]:
+    """A role id as the game's own templates name it (``seer`` -> ``Voyant``), else the id."""
+    try:
+        macro = renderer.envs[lang].get_template(f"{folder}/_names.jinja").module.role
+    except (jinja2.TemplateError, AttributeError):
+        return str
+
+    def name(role_id: str) -> str:
+        try:
+            return str(macro(role_id)).strip() or role_id
+        except (jinja2.TemplateError, KeyError, TypeError):
+            return role_id
+
+    return name
 
 
 def _phase(phase: str, number: int, deadline: datetime | None) -> dict[str, Any]:

@@ -533,6 +533,7 @@ class MailBot:
     _asked: str | None = None
     _asked_at: float = 0.0
     _due: float | None = None
+    over: bool = False  # the game's archive arrived: the game is over, nothing more to play
     _prompt: str = ""  # what the mail(s) opening the step said, public and private
     _named: tuple[str, ...] = ()  # the players a private prompt named
     _moves: dict[str, str] = field(default_factory=dict)  # Message-ID of a move -> its step
@@ -555,7 +556,7 @@ class MailBot:
         now = time.monotonic()
         if self._asked is not None and now - self._asked_at > 5:
             self._asked = None  # the reply never came: ask again if needed
-        if self._due is not None and now >= self._due and self._asked is None:
+        if self._due is not None and now >= self._due and self._asked is None and not self.over:
             self._due = None
             ask = [_spec(self.specs, v).keyword(self.lang) for v in ("help", "status")]
             self._asked = await self.send(MODERATOR, "\n".join(ask))
@@ -605,6 +606,9 @@ class MailBot:
                     self.acted.discard(step)
                     self.retried += 1
                     self._due = time.monotonic() + self.debounce
+            return
+        if next(msg.iter_attachments(), None) is not None:
+            self.over = True  # the game's archive (mailed at its end): a keepsake
             return
         text = _text(msg)
         if not _CLOCK.search(text):

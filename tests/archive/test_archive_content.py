@@ -60,8 +60,9 @@ def test_the_archive_of_a_whole_game_shows_every_player_phase_vote_and_winner(
     for event in events:
         if isinstance(event, PlayerDied):
             assert f"{event.player} {'dies' if lang == 'en' else 'meurt'} ({event.cause})" in text
-        if isinstance(event, RoleChanged):
-            assert event.role in text
+        if isinstance(event, RoleChanged):  # the card change, the role named as the game does
+            card = "card becomes" if lang == "en" else f"la carte de {event.player} devient"
+            assert card in text
         if isinstance(event, Resolved):
             for entry in event.trace:
                 if entry["vetoed_by"]:  # why a kill (a bite...) failed

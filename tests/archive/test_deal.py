@@ -137,8 +137,9 @@ def test_the_commitment_does_not_depend_on_later_card_changes() -> None:
     files = archive_files(table)
     shown = find_reveal(files["text"])
     assert shown is not None and shown.verifies
+    names = {"demon": "Demon", "cole": "Cole", "leo": "Léo"}  # as en/chasse/_names.jinja
     for change in changes:
-        assert f"{change.player}'s card becomes {change.role}" in files["text"]
+        assert f"{change.player}'s card becomes {names[change.role]}" in files["text"]
 
 
 def test_a_role_changed_in_the_log_after_the_commitment_is_caught(
@@ -158,3 +159,22 @@ def test_a_role_changed_in_the_log_after_the_commitment_is_caught(
     path.write_text(files["html"], encoding="utf-8")
     assert main(["verify", str(path)]) == 1
     assert "FAILED" in capsys.readouterr().out
+
+
+def test_pbem_simulate_takes_a_fixed_salt_for_a_deterministic_transcript() -> None:
+    """A transcript whose setup fixes ``deal_salt`` prints the same commitment every run; the
+    transcripts without one keep their opening post byte for byte (tests/test_simulate.py)."""
+    from pbem.simulate import simulate
+
+    lines = Path("tests/transcripts/lupus-night1.jsonl").read_text(encoding="utf-8").splitlines()
+    setup = json.loads(lines[0])
+    setup["setup"]["deal_salt"] = SALT
+    salted = [json.dumps(setup), *lines[1:]]
+    first, second = list(simulate(salted)), list(simulate(salted))
+    assert first == second
+    plain = list(simulate(lines))
+    opening = next(o["mail"]["body"] for o in first if "mail" in o and o["mail"]["public"])
+    plain_opening = next(o["mail"]["body"] for o in plain if "mail" in o and o["mail"]["public"])
+    assert "Commitment to the deal" in opening and "Commitment" not in plain_opening
+    assert opening.startswith(plain_opening.rstrip())
+    assert SALT not in json.dumps(first)  # the salt never leaves in a mail
