@@ -175,8 +175,11 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
 def _role_namer(renderer: Renderer, folder: str, lang: str) -> Callable[[str], str]:
     """A role id as the game's own templates name it (``seer`` -> ``Voyant``), else the id."""
     try:
-        macro = renderer.envs[lang].get_template(f"{folder}/_names.jinja").module.role
-    except (jinja2.TemplateError, AttributeError):
+        module = renderer.envs[lang].get_template(f"{folder}/_names.jinja").module
+    except jinja2.TemplateError:
+        return str
+    macro = getattr(module, "role", None)
+    if macro is None:
         return str
 
     def name(role_id: str) -> str:
