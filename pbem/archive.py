@@ -13,6 +13,7 @@ the tallies as inline SVG.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -53,7 +54,8 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     renderer = table.renderer
     summary = table.summary()
     keywords = {s.verb: s.keyword(lang) for s in rules.all_commands}
-    role = _role_namer(renderer, rules.templates, lang)
+    role = _namer(renderer, rules.templates, lang, ("role",))
+    side = _namer(renderer, rules.templates, lang, ("team_short", "side", "team"))
     initial: dict[str, str] = {}
     changes: list[dict[str, str]] = []
     deaths: dict[str, dict[str, Any]] = {}
@@ -85,7 +87,11 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             )
             continue
         if isinstance(event, PlayerDied):
-            deaths[event.player] = {"cause": event.cause, "phase": _label(current)}
+            deaths[event.player] = {
+                "cause": event.cause,
+                "phase": current["phase"],
+                "number": current["number"],
+            }
             current["entries"].append(
                 {"kind": "death", "player": event.player, "cause": event.cause}
             )
@@ -140,9 +146,9 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         cast.append(
             {
                 "name": name,
-                "initial": initial.get(name, "—"),
+                "initial": initial.get(name, role(str(seat.get("role", "—")))),
                 "role": role(str(seat.get("role", "—"))),
-                "team": seat.get("team", "—"),
+                "team": side(str(seat.get("team", "—"))),
                 "alive": bool(seat.get("alive")),
                 "death": deaths.get(name),
                 "conditions": list(seat.get("conditions", [])),
@@ -163,7 +169,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         "days": summary.get("day"),
         "ended": ended is not None,
         "termination": ended.termination if ended else None,
-        "side": ended.side if ended else None,
+        "side": side(ended.side) if ended and ended.side else None,
         "winners": list(ended.winners) if ended else [],
         "reveal": shown.to_json() if shown else None,
         "verifies": shown.verifies if shown else None,
@@ -172,21 +178,24 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     }
 
 
-def _role_namer(renderer: Renderer, folder: str, lang: str) -> Callable[[str], str]:
-    """A role id as the game's own templates name it (``seer`` -> ``Voyant``), else the id."""
+def _namer(
+    renderer: Renderer, folder: str, lang: str, macros: Sequence[str]
+) -> Callable[[str], str]:
+    """An id as the game's own templates name it (``seer`` -> ``Voyant``), with the first of
+    ``macros`` its ``_names.jinja`` defines; the id itself when it has none or no name for it."""
     try:
         module = renderer.envs[lang].get_template(f"{folder}/_names.jinja").module
     except jinja2.TemplateError:
         return str
-    macro = getattr(module, "role", None)
+    macro = next((m for m in (getattr(module, n, None) for n in macros) if m is not None), None)
     if macro is None:
         return str
 
-    def name(role_id: str) -> str:
+    def name(value: str) -> str:
         try:
-            return str(macro(role_id)).strip() or role_id
+            return str(macro(value)).strip() or value
         except (jinja2.TemplateError, KeyError, TypeError):
-            return role_id
+            return value
 
     return name
 
@@ -285,7 +294,9 @@ def _value(value: Any) -> str:
     return str(value)
 
 
+@functools.lru_cache(maxsize=16)
 def _env(lang: str, html: bool, renderer: Renderer) -> jinja2.Environment:
+    """The archive templates' environment (compiled once per renderer: its timezone)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_root() / lang / "archive"),
         undefined=jinja2.StrictUndefined,
