@@ -2,7 +2,7 @@
 # Install: pbem completion bash > /etc/bash_completion.d/pbem
 
 declare -gA _pbem_commands _pbem_options _pbem_takes _pbem_values
-_pbem_commands[pbem]='simulate demo games completion serve check-config new-game status deadline shunt reachable'
+_pbem_commands[pbem]='simulate demo games completion serve check-config new-game status deadline shunt reachable archive verify stats'
 _pbem_options[pbem]='-h --help --version -c --config'
 _pbem_takes[pbem]='-c --config'
 _pbem_commands['pbem simulate']=''
@@ -57,6 +57,16 @@ _pbem_takes['pbem shunt retry']='-c --config'
 _pbem_commands['pbem reachable']=''
 _pbem_options['pbem reachable']='-h --help -c --config'
 _pbem_takes['pbem reachable']='-c --config'
+_pbem_values['pbem archive|--lang']='fr en'
+_pbem_commands['pbem archive']=''
+_pbem_options['pbem archive']='-h --help -c --config --data-dir --index -o --out --lang'
+_pbem_takes['pbem archive']='-c --config --data-dir -o --out --lang'
+_pbem_commands['pbem verify']=''
+_pbem_options['pbem verify']='-h --help'
+_pbem_takes['pbem verify']=''
+_pbem_commands['pbem stats']=''
+_pbem_options['pbem stats']='-h --help -c --config --data-dir --json'
+_pbem_takes['pbem stats']='-c --config --data-dir'
 
 _pbem() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="" path=pbem word i skip=""

@@ -21,7 +21,11 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
     def with_data(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         with_config(p)
-        p.add_argument("--data-dir", help="the daemon's data directory (instead of the config's)")
+        p.add_argument(
+            "--data-dir",
+            metavar="DIR",
+            help="the daemon's data directory (instead of the config's)",
+        )
         return p
 
     p = with_data(
@@ -38,7 +42,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(func=cmd_verify)
 
     p = with_data(sub.add_parser("stats", help="statistics over the finished games"))
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_stats)
 
 
