@@ -31,7 +31,7 @@ def ends_game(table: Table, step: Any) -> bool:
 
 
 def archive_mails(
-    table: Table, step: Any, *, sender: str, now: datetime
+    table: Table, step: Any, *, sender: str, now: datetime, id_key: bytes
 ) -> list[tuple[str, bytes, tuple[str, ...]]]:
     """``(message_id, bytes, recipients)`` of the archive mails for a step that ends the game."""
     events = [*table.events, *(table.rules.codec.decode(e) for e in step.events)]
@@ -54,6 +54,7 @@ def archive_mails(
             subject=subject,
             body=files["text"],
             date=now,
+            id_key=id_key,
         )
         out.append((mid, with_attachment(raw, files["html"], f"{table.game_id}.html"), (address,)))
     return out
@@ -75,7 +76,14 @@ def attachment_names(raw: bytes) -> Sequence[str]:
 
 
 def archive_rows(
-    table: Any, step: Any, *, sender: str, mail_from: str, now: datetime, first_seq: int
+    table: Any,
+    step: Any,
+    *,
+    sender: str,
+    mail_from: str,
+    now: datetime,
+    first_seq: int,
+    id_key: bytes,
 ) -> list[dict[str, Any]]:
     """Outbox rows of the archive mails if ``step`` ends ``table``'s game, else none.
 
@@ -96,5 +104,7 @@ def archive_rows(
             game=table.game_id,
             seq=first_seq + i,
         )
-        for i, (mid, raw, rcpts) in enumerate(archive_mails(table, step, sender=sender, now=now))
+        for i, (mid, raw, rcpts) in enumerate(
+            archive_mails(table, step, sender=sender, now=now, id_key=id_key)
+        )
     ]

@@ -1570,6 +1570,7 @@ class Service:
             mail_from=self.cfg.bounce,
             now=now,
             first_seq=len(step.outgoing),
+            id_key=self.id_key,
         )
         return rows
 
