@@ -2,7 +2,7 @@
 # Install: pbem completion bash > /etc/bash_completion.d/pbem
 
 declare -gA _pbem_commands _pbem_options _pbem_takes _pbem_values
-_pbem_commands[pbem]='simulate demo games completion serve check-config new-game status deadline shunt reachable'
+_pbem_commands[pbem]='simulate demo games completion serve check-config new-game status deadline shunt reachable admin'
 _pbem_options[pbem]='-h --help --version -c --config'
 _pbem_takes[pbem]='-c --config'
 _pbem_commands['pbem simulate']=''
@@ -57,6 +57,9 @@ _pbem_takes['pbem shunt retry']='-c --config'
 _pbem_commands['pbem reachable']=''
 _pbem_options['pbem reachable']='-h --help -c --config'
 _pbem_takes['pbem reachable']='-c --config'
+_pbem_commands['pbem admin']=''
+_pbem_options['pbem admin']='-h --help -c --config'
+_pbem_takes['pbem admin']='-c --config'
 
 _pbem() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="" path=pbem word i skip=""

@@ -546,8 +546,7 @@ class Table:
             text = extract(msg)
         except MailError:
             text = MailText("", (), (), False, False)
-        lines = ([text.subject] if text.subject else []) + list(text.lines)
-        return self.admin_lines(lines, sender, now, key, message_id)
+        return self.admin_lines(text.lines, sender, now, key, message_id, subject=text.subject)
 
     def admin_lines(
         self,
@@ -556,19 +555,24 @@ class Table:
         now: datetime,
         key: str,
         message_id: str | None = None,
+        reply_to: Sequence[str] = (),
+        subject: str = "",
     ) -> Step:
         """The game master's commands, one a line (by mail, or ``pbem admin`` through the
-        daemon), answered like a player's: accepted, rejected, ignored (pbem.desk)."""
+        daemon), answered like a player's: accepted, rejected, ignored (pbem.desk). The reply
+        goes to ``sender``, or to every address of ``reply_to``. A mail's ``subject`` may hold
+        a command too, but is never reported as ignored text."""
         lang = self.setup.lang
         table = self
         events: list[Event] = []
         reply = _Reply()
         specs = [*self.rules.admin_commands, *DESK_SPECS]
-        for line in lines:
+        heading = [subject] if subject else []
+        for index, line in enumerate([*heading, *lines]):
             try:
                 command = parse_line(line, specs, self.rules.names(table.state))
                 if command is None:
-                    if line.strip():
+                    if line.strip() and index >= len(heading):
                         reply.ignored.append(line)
                     continue
                 if is_desk(command.verb):
@@ -588,7 +592,9 @@ class Table:
             reply.extra.append(self.renderer.text("common/no_command", lang, {}))
         step = self._step(events, reply=None)
         mail = self._reply_mail(sender, lang, reply, key, message_id)
-        return Step(step.events, (mail, *step.outgoing))
+        if reply_to:
+            mail = replace(mail, to=tuple(reply_to))
+        return Step(step.events, (mail, *step.outgoing), step.facts)
 
     def _run(
         self,
