@@ -636,6 +636,8 @@ class Table:
         events += new
         state = self.rules.fold(new, state)
         until = self.rules.changeable_until(state, player.name, command.verb)
+        if until is not None:  # a deadline the game master moved is shown where it now falls
+            until = self.desk.moved(until)
         entry = {
             "line": self._canonical(command, player.lang),
             "deadline": until.isoformat() if until else None,

@@ -46,6 +46,10 @@ class Desk:
         elif isinstance(event, PhaseClosed):
             self.closes.append(index)
 
+    def moved(self, due: datetime) -> datetime:
+        """Where a deadline the rules set at ``due`` falls now."""
+        return next((to for (_, was), to in self.moves.items() if was == due), due)
+
     def deadlines(self, ruled: Mapping[str, datetime]) -> dict[str, datetime]:
         """The deadlines in effect: none while paused, each moved one at its new time."""
         if self.paused_at is not None:
