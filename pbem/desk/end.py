@@ -39,6 +39,12 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     return Result(
         (
             GameEnded(Termination.ADMIN.value, side, winners),
-            notice("ended", side=side, winners=list(winners), reveal=seats),
+            notice(
+                "ended",
+                side=side,
+                winners=list(winners),
+                reveal=seats,
+                names=f"{table.rules.templates}/_names.jinja",
+            ),
         )
     )

@@ -23,6 +23,7 @@ HELP = {
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     params = {
         "game": table.rules.title,
+        "names": f"{table.rules.templates}/_names.jinja",
         "cast": cast(table),
         "orders": pending_orders(table.ruled, table.rules.all_commands, table.setup.lang),
         "deadlines": {k: v.isoformat() for k, v in table.deadlines().items()},
