@@ -433,7 +433,9 @@ class Table:
                 continue
             state = self._run(state, player, command, line, now, channel, events, reply)
         early = self.rules.ready_to_close(state)
-        if early is not None:  # early close (LUP-D29) is off unless the options turn it on
+        if (
+            early is not None and not self.paused
+        ):  # a paused game closes nothing by itself  # early close (LUP-D29) is off unless the options turn it on
             closing = self.rules.on_deadline(state, early, now, self._rng(len(events)))
             if closing:  # marked like a deadline's resolution (the desk's ROLLBACK)
                 events += [PhaseClosed(early, len(closing))]

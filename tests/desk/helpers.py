@@ -35,7 +35,9 @@ def deal(game: str) -> dict[str, Any]:
 class DeskGame(Game):
     """The shared harness's game, with ``gm@example.org`` as the game's administrator."""
 
-    def __init__(self, game: str, lang: str = "en", seed: int = 1) -> None:
+    def __init__(
+        self, game: str, lang: str = "en", seed: int = 1, options: dict[str, Any] | None = None
+    ) -> None:
         dealt = deal(game)
         setup: dict[str, Any] = {
             "game": game,
@@ -43,7 +45,7 @@ class DeskGame(Game):
             "lang": lang,
             "players": [{"name": n, "email": address(n)} for n in dealt["roles"]],
             "roles": dealt["roles"],
-            "options": dealt.get("options", {}),
+            "options": {**dealt.get("options", {}), **(options or {})},
             "admins": [ADMIN],
             "list": "list@example.org",
         }
