@@ -115,8 +115,8 @@ def pending_orders(
     actions: dict[tuple[str, str], str] = {}
     votes: dict[tuple[str, str], str] = {}
     for event in events[start + 1 :]:
-        if isinstance(event, ActionSet):
-            actions[(event.actor, event.verb)] = order_text(event, specs, lang)
+        if is_order(event) and not isinstance(event, VoteSet):
+            actions[(event.actor, event.verb)] = order_text(event, specs, lang)  # type: ignore[attr-defined]
         elif isinstance(event, ActionCleared):
             actions.pop((event.actor, event.verb), None)
         elif isinstance(event, VoteSet):
@@ -130,26 +130,49 @@ def pending_orders(
     return out
 
 
-def order_text(
-    event: ActionSet | VoteSet, specs: Sequence[CommandSpec] = (), lang: str = "en"
-) -> str:
+def is_order(event: Event) -> bool:
+    """Whether ``event`` records a player's order: a vote, an ``ActionSet``, or a game's own
+    event of the same shape (Dracula's ``Order``), unless the rules drew it by default."""
+    if isinstance(event, VoteSet | ActionSet):
+        return True
+    return (
+        isinstance(getattr(event, "actor", None), str)
+        and isinstance(getattr(event, "verb", None), str)
+        and isinstance(getattr(event, "targets", None), tuple)
+        and not getattr(event, "default", False)
+    )
+
+
+def order_text(event: Event, specs: Sequence[CommandSpec] = (), lang: str = "en") -> str:
     """An order as its author wrote it: the command's keyword in his language, its targets."""
-    verb = "vote" if isinstance(event, VoteSet) else event.verb
+    if isinstance(event, VoteSet):
+        spec = next((s for s in specs if s.verb == "vote"), None)
+        return f"{spec.keyword(lang) if spec else 'VOTE'} {event.target}"
+    verb: str = getattr(event, "verb", "")
     spec = next((s for s in specs if s.verb == verb), None)
     words = [spec.keyword(lang) if spec else verb.upper()]
-    if isinstance(event, VoteSet):
-        words.append(str(event.target))
-    else:
-        words += [str(t) for t in event.targets]
-        if event.word:
-            words.append(event.word.upper())
+    words += [str(t) for t in getattr(event, "targets", ())]
+    word = getattr(event, "word", None)
+    if word:
+        words.append(str(word).upper())
+    text = getattr(event, "text", "")
+    if text:
+        words.append(str(text))
     return " ".join(words)
 
 
-def as_command(event: ActionSet | VoteSet) -> tuple[PlayerId, Command] | None:
-    """The command that gave an order, to give it again after a rollback."""
+def as_command(event: Event) -> tuple[PlayerId, Command] | None:
+    """The command that gave an order (see :func:`is_order`), to give it again."""
     if isinstance(event, VoteSet):
         if event.target is None:
             return None
         return event.voter, Command("vote", (event.target,))
-    return event.actor, Command(event.verb, event.targets, event.word)
+    if not is_order(event):
+        return None
+    command = Command(
+        getattr(event, "verb", ""),
+        tuple(getattr(event, "targets", ())),
+        getattr(event, "word", None),
+        str(getattr(event, "text", "") or ""),
+    )
+    return PlayerId(getattr(event, "actor", "")), command

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.core.commands import Command, CommandSpec, Text
 from pbem.core.errors import CommandError, IllegalNow
-from pbem.core.events import ActionSet, DeadlineMoved, Event, PhaseClosed, RolledBack, VoteSet
+from pbem.core.events import DeadlineMoved, Event, PhaseClosed, RolledBack, VoteSet
 from pbem.desk.common import (
     Result,
     as_command,
+    is_order,
     notice,
     order_text,
     pending_orders,
@@ -50,11 +51,7 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     assert isinstance(marker, PhaseClosed)
     after = start + 1 + marker.events
     void = voided(table.events)
-    later = [
-        e
-        for i, e in enumerate(table.events[after:], after)
-        if i not in void and isinstance(e, ActionSet | VoteSet)
-    ]
+    later = [e for i, e in enumerate(table.events[after:], after) if i not in void and is_order(e)]
     rolled = RolledBack(start, len(table.events))
     back = table.with_events([rolled])
     ruled = back.rules.deadlines(back.state)

@@ -73,3 +73,20 @@ def test_rollback_without_a_resolution_is_rejected() -> None:
     assert "There is no resolution to roll back." in g.admin_reply()
     g.admin("ROLLBACK soon")
     assert "Unreadable duration" in g.admin_reply()
+
+
+def test_rollback_in_dracula_keeps_the_rooms_chosen_and_drops_dracula_s_later_choice() -> None:
+    """Dracula's orders are its own ``Order`` events, of the same shape as ``ActionSet``."""
+    g = DeskGame("dracula")
+    g.deadline()  # day 1 closes: the humans choose their rooms
+    g.mail("bob", "ROOM BOUDOIR")
+    g.mail("cid", "ROOM BALLROOM")
+    g.deadline()  # the rooms close: Dracula chooses last (DRA: first night)
+    g.mail("ana", "ROOM DUNGEONS")
+    g.admin("ROLLBACK 1h")
+    assert set(g.table.deadlines()) == {"rooms"}
+    assert "Your orders that stand:\n  - ROOM BOUDOIR" in g.text_to("bob")
+    assert "Your orders that stand:\n  - ROOM BALLROOM" in g.text_to("cid")
+    assert "dropped:\n  - ROOM DUNGEONS: On the first night you choose your room last" in (
+        g.text_to("ana")
+    )
