@@ -3,6 +3,7 @@ and a paused game's deadline is neither armed nor resolved."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -11,12 +12,14 @@ from pbem.core.events import Paused
 from pbem.desk.requests import write_admin_request
 from pbem.engine import Table
 from pbem.service import ADMIN_SPOOL
+from pbem.status import gather, render
 from tests.daemon.conftest import LIST
 from tests.daemon.inproc import World
 
 
 def _world(tmp_path: Path) -> World:
     w = World(tmp_path, engine=Table)
+    w.cfg = replace(w.cfg, engine="pbem.engine:Table")  # what `pbem status` loads games with
     setup = {
         "game": "lupus-in-tabula",
         "game_id": "g1",
@@ -42,6 +45,7 @@ def test_an_admin_request_is_applied_once_and_a_paused_deadline_never_fires(
         text = req.read_text()
         assert svc.operator_requests() == 1 and not req.exists()
         assert svc.effective_deadlines(game) == {}  # nothing armed while paused
+        assert "paused by the game master" in render(gather(w.cfg, w.now))
         # the same request again (a crash between its commit and its removal): applied once
         req.write_text(text)
         assert svc.operator_requests() == 1
