@@ -2,7 +2,7 @@
 # Install: pbem completion bash > /etc/bash_completion.d/pbem
 
 declare -gA _pbem_commands _pbem_options _pbem_takes _pbem_values
-_pbem_commands[pbem]='simulate demo games completion serve check-config new-game status deadline shunt reachable archive verify stats'
+_pbem_commands[pbem]='simulate demo games completion serve check-config new-game status deadline shunt reachable admin archive verify stats'
 _pbem_options[pbem]='-h --help --version -c --config'
 _pbem_takes[pbem]='-c --config'
 _pbem_commands['pbem simulate']=''
@@ -57,6 +57,9 @@ _pbem_takes['pbem shunt retry']='-c --config'
 _pbem_commands['pbem reachable']=''
 _pbem_options['pbem reachable']='-h --help -c --config'
 _pbem_takes['pbem reachable']='-c --config'
+_pbem_commands['pbem admin']=''
+_pbem_options['pbem admin']='-h --help -c --config'
+_pbem_takes['pbem admin']='-c --config'
 _pbem_values['pbem archive|--lang']='fr en'
 _pbem_commands['pbem archive']=''
 _pbem_options['pbem archive']='-h --help -c --config --data-dir --index -o --out --lang'

@@ -63,7 +63,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     opening: dict[str, Any] = _phase("setup", 0, None)
     current = opening
     ended: GameEnded | None = None
-    for event in table.events:
+    for event in table.ruled:
         if isinstance(event, PhaseStarted):
             _close(current)
             current = _phase(event.phase, event.number, _first(event.deadlines))
@@ -155,7 +155,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
                 "score": summary.get("scores", {}).get(name),
             }
         )
-    shown = reveal(table.events, rules.codec.encode, rules.id)
+    shown = reveal(table.ruled, rules.codec.encode, rules.id)
     return {
         "lang": lang,
         "game": rules.title,

@@ -1,9 +1,10 @@
 """The daemon's subcommands: ``serve``, ``new-game``, ``status``, ``check-config``, ``deadline``,
-``shunt``, ``reachable``.
+``shunt``, ``reachable``, ``admin``.
 
 Only ``serve`` writes existing state (it holds the data directory's lock). ``new-game`` creates a
 new game directory and renames it into place, which the running daemon then picks up;
-``shunt retry``, ``deadline retry`` and ``reachable`` drop a request file the daemon acts on.
+``shunt retry``, ``deadline retry``, ``reachable`` and ``admin`` drop a request file the daemon
+acts on.
 Nothing here writes a file the daemon owns, so there is one writer per file (requirement 3).
 """
 
@@ -135,6 +136,21 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("game", help="the game's id")
     p.add_argument("player", help="the player's name (as in pbem status)")
     p.set_defaults(func=cmd_reachable)
+
+    p = with_config(
+        sub.add_parser(
+            "admin",
+            help="a game master's command for a game (via the daemon, answered by mail)",
+            description="Queue one of the game master's commands (PAUSE, REPRISE/RESUME, "
+            "PROLONGER/EXTEND 24h, CLORE/CLOSE, ROLES, ANNONCE/ANNOUNCE text, FIN/END [side], "
+            "APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, AIDE/HELP) for the running "
+            "daemon, which applies it as if the game's administrator had mailed it and mails "
+            "the reply to the game's administrators.",
+        )
+    )
+    p.add_argument("game", help="the game's id")
+    p.add_argument("words", nargs="+", metavar="COMMAND", help="the command and its arguments")
+    p.set_defaults(func=cmd_admin)
 
 
 def _load(args: argparse.Namespace, passwords: bool = False) -> Any:
@@ -489,6 +505,32 @@ def cmd_reachable(args: argparse.Namespace) -> int:
     print(
         f"{args.player} in {args.game} ({state}): clearing requested; the running daemon "
         "picks it up"
+    )
+    return 0
+
+
+def cmd_admin(args: argparse.Namespace) -> int:
+    """Queue a game master's command for the running daemon (the single writer)."""
+    from pbem.adapters.store import list_games
+    from pbem.core.commands import find_spec
+    from pbem.desk import DESK_SPECS
+    from pbem.desk.requests import write_admin_request
+    from pbem.service import ADMIN_SPOOL
+
+    line = " ".join(args.words).strip()
+    try:
+        cfg = _load(args)
+        if args.game not in {d.name for d in list_games(cfg.data_dir)}:
+            raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
+        if find_spec(line.split(), DESK_SPECS) is None:
+            keywords = ", ".join(s.en[0] for s in DESK_SPECS)
+            raise PbemError(f"unknown command {args.words[0]!r} (commands: {keywords})")
+        path = write_admin_request(cfg.data_dir / ADMIN_SPOOL, args.game, [line])
+    except (PbemError, OSError) as exc:
+        return _err("admin", exc)
+    print(
+        f"queued for {args.game}: {line} ({path.name}); the running daemon applies it and "
+        "mails the reply to the game's administrators"
     )
     return 0
 

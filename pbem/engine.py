@@ -29,11 +29,13 @@ from pbem.core.errors import (
     UnknownCommand,
     UnknownTarget,
 )
-from pbem.core.events import DealCommitted, Event, Notice
+from pbem.core.events import DealCommitted, Event, Notice, PhaseClosed, RolledBack
 from pbem.core.game import ADMIN, GameSpec, PlayerSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.deal import canonical_deal, deal_events, digest
+from pbem.desk import DESK_SPECS, is_desk, run_desk
+from pbem.desk.kernel import Desk, is_kernel, split
 from pbem.games import rules_for
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
@@ -218,7 +220,12 @@ class Table:
         self.setup = setup
         self.rules = rules
         self.events = events
-        self.state = rules.fold(events)
+        """The whole log, the desk's kernel events and voided events included."""
+        self.ruled: list[Event] = []
+        """The events the rules fold: no kernel event, nothing a rollback voided."""
+        self.desk = Desk()
+        self.state = rules.new_state()
+        self._rebuild()
         self.renderer = renderer or shared_renderer(setup.timezone)
         self.by_email = {p.email.lower(): p for p in setup.players}
         self.by_name = {p.name: p for p in setup.players}
@@ -300,7 +307,17 @@ class Table:
         return {p.name: p.lang for p in self.setup.players}
 
     def deadlines(self) -> Mapping[str, datetime]:
-        return self.rules.deadlines(self.state)
+        """The pending deadlines in effect: the rules' ones, none while the game master has
+        paused the game, each moved where he extended it (pbem.desk.kernel)."""
+        return self.desk.deadlines(self.rules.deadlines(self.state))
+
+    @property
+    def paused(self) -> bool:
+        return self.desk.paused_at is not None
+
+    def with_events(self, events: Sequence[Event]) -> Table:
+        """A copy of this table with ``events`` appended (the desk runs several lines)."""
+        return Table(self.setup, self.rules, [*self.events, *events], self.renderer)
 
     def summary(self) -> dict[str, Any]:
         return self.rules.summary(self.state)
@@ -314,12 +331,34 @@ class Table:
         """Fold a committed step into the table."""
         decoded = len(step.facts) == len(step.events)
         new = list(step.facts) if decoded else [self.rules.codec.decode(e) for e in step.events]
+        base = len(self.events)
         self.events.extend(new)
-        self.state = self.rules.fold(new, self.state)
+        if any(isinstance(e, RolledBack) for e in new):
+            self._rebuild()
+            return
+        for index, event in enumerate(new, base):
+            if is_kernel(event):
+                self.desk.evolve(index, event)
+            else:
+                self.ruled.append(event)
+                self.state = self.rules.evolve(self.state, event)
+
+    def _rebuild(self) -> None:
+        self.ruled, self.desk = split(self.events)
+        self.state = self.rules.fold(self.ruled)
 
     def on_deadline(self, key: str, now: datetime) -> Step:
-        """Close the phase whose deadline ``key`` passed; an empty step if it is not pending."""
+        """Close the phase whose deadline ``key`` passed; an empty step if it is not pending
+        or the game master paused the game (its deadlines do not fire)."""
+        if self.paused:
+            return Step()
+        return self.close(key, now)
+
+    def close(self, key: str, now: datetime) -> Step:
+        """Close the phase of deadline ``key`` now, paused or not (``CLORE``, ``APERCU``)."""
         events = self.rules.on_deadline(self.state, key, now, self._rng())
+        if events:  # marked, so that the game master may roll this resolution back
+            events = [PhaseClosed(key, len(events)), *events]
         return self._step(events, reply=None)
 
     def receive(
@@ -331,6 +370,7 @@ class Table:
         relay: bool = False,
         confirm: Literal["ask", "apply"] | None = None,
         strong: bool = True,
+        admins: Sequence[str] = (),
     ) -> Step:
         """Handle one inbound mail. Bad input gives a reply, never an exception.
 
@@ -346,6 +386,9 @@ class Table:
         ``strong=False``: the sender passed the daemon's authentication for ordinary commands
         but not the stronger one for irreversible commands, so the commands the rules call
         final are refused (requirement 5).
+
+        ``admins``: the daemon's administrators, who run the game master's desk in every game
+        besides the game's own ``admins``.
         """
         sender = sender_of(msg)
         message_id = message_id_of(msg)
@@ -355,7 +398,8 @@ class Table:
             # address to answer (issue 10, items 12 and 20); never relayed either.
             return Step(post="refused" if channel == "list" else None)
         player = self.by_email.get(sender)
-        if player is None and channel == "private" and sender in self.setup.admins:
+        is_admin = sender in self.setup.admins or sender in {a.lower() for a in admins}
+        if player is None and channel == "private" and is_admin:
             return self._receive_admin(msg, sender, key[:16], message_id, now)
         if player is None and channel == "list":
             if sender in self.setup.admins:  # the game master talks on his own list
@@ -419,8 +463,12 @@ class Table:
                 continue
             state = self._run(state, player, command, line, now, channel, events, reply)
         early = self.rules.ready_to_close(state)
-        if early is not None:  # early close (LUP-D29) is off unless the options turn it on
+        if (
+            early is not None and not self.paused
+        ):  # a paused game closes nothing by itself  # early close (LUP-D29) is off unless the options turn it on
             closing = self.rules.on_deadline(state, early, now, self._rng(len(events)))
+            if closing:  # marked like a deadline's resolution (the desk's ROLLBACK)
+                events += [PhaseClosed(early, len(closing))]
             events += closing
             if reply.accepted:
                 reply.extra.append(self.renderer.text("common/closed_early", player.lang, {}))
@@ -525,33 +573,60 @@ class Table:
     def _receive_admin(
         self, msg: EmailMessage, sender: str, key: str, message_id: str | None, now: datetime
     ) -> Step:
-        """An administrator's private mail: only the game's ``admin_commands``."""
-        lang = self.setup.lang
+        """An administrator's private mail: the game's ``admin_commands`` and the desk's."""
         try:
             text = extract(msg)
         except MailError:
             text = MailText("", (), (), False, False)
-        state = self.state
+        return self.admin_lines(text.lines, sender, now, key, message_id, subject=text.subject)
+
+    def admin_lines(
+        self,
+        lines: Sequence[str],
+        sender: str,
+        now: datetime,
+        key: str,
+        message_id: str | None = None,
+        reply_to: Sequence[str] = (),
+        subject: str = "",
+    ) -> Step:
+        """The game master's commands, one a line (by mail, or ``pbem admin`` through the
+        daemon), answered like a player's: accepted, rejected, ignored (pbem.desk). The reply
+        goes to ``sender``, or to every address of ``reply_to``. A mail's ``subject`` may hold
+        a command too, but is never reported as ignored text."""
+        lang = self.setup.lang
+        table = self
         events: list[Event] = []
         reply = _Reply()
-        specs = list(self.rules.admin_commands)
-        for line in ([text.subject] if text.subject else []) + list(text.lines):
+        specs = [*self.rules.admin_commands, *DESK_SPECS]
+        heading = [subject] if subject else []
+        for index, line in enumerate([*heading, *lines]):
             try:
-                command = parse_line(line, specs, self.rules.names(state))
+                command = parse_line(line, specs, self.rules.names(table.state))
                 if command is None:
+                    if line.strip() and index >= len(heading):
+                        reply.ignored.append(line)
                     continue
-                new = self.rules.admin(state, command, now)
+                if is_desk(command.verb):
+                    result = run_desk(table, command, now, sender)
+                    new = list(result.events)
+                    reply.extra += result.reply
+                else:
+                    new = self.rules.admin(table.state, command, now)
             except CommandError as exc:
                 reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
                 continue
             events += new
-            state = self.rules.fold(new, state)
+            if new:
+                table = self.with_events(events)
             reply.accepted.append({"line": line, "deadline": None, "final": True})
         if not reply:
             reply.extra.append(self.renderer.text("common/no_command", lang, {}))
         step = self._step(events, reply=None)
         mail = self._reply_mail(sender, lang, reply, key, message_id)
-        return Step(step.events, (mail, *step.outgoing))
+        if reply_to:
+            mail = replace(mail, to=tuple(reply_to))
+        return Step(step.events, (mail, *step.outgoing), step.facts)
 
     def _run(
         self,
@@ -593,6 +668,8 @@ class Table:
         events += new
         state = self.rules.fold(new, state)
         until = self.rules.changeable_until(state, player.name, command.verb)
+        if until is not None:  # a deadline the game master moved is shown where it now falls
+            until = self.desk.moved(until)
         entry = {
             "line": self._canonical(command, player.lang),
             "deadline": until.isoformat() if until else None,
@@ -610,7 +687,9 @@ class Table:
     # -- helpers ------------------------------------------------------------------------------
 
     def _rng(self, offset: int = 0) -> random.Random:
-        return random.Random(f"{self.setup.seed}:{len(self.events) + offset}")
+        # the rules' events only: a desk act (a pause, an announcement) does not change what
+        # the next resolution draws, and a rolled-back resolution draws the same again
+        return random.Random(f"{self.setup.seed}:{len(self.ruled) + offset}")
 
     def _spec(self, verb: str) -> CommandSpec:
         return next(s for s in self.rules.all_commands if s.verb == verb)
@@ -632,6 +711,10 @@ class Table:
             "keyword": spec.keyword(lang),
             "public": "yes" if spec.public else "no",
         }
+
+    def reason(self, exc: CommandError, lang: str) -> str:
+        """Why ``exc`` refused a command, in ``lang`` (the reply's wording)."""
+        return self._reason(exc, lang)
 
     def _reason(self, exc: CommandError, lang: str) -> str:
         params = dict(exc.params)

@@ -59,6 +59,7 @@ from pbem.auth import AuthVerdict, check_sender
 from pbem.clockwatch import ClockJump, ClockWatch
 from pbem.config import Config
 from pbem.core.errors import MailError
+from pbem.desk.requests import admin_requests
 from pbem.diskfull import is_disk_full
 from pbem.inflight import COMMIT, DONE, InflightFile, Marker, blame, boot_id, record
 from pbem.limits import GlobalCap, SenderLimits, Windows, merge_windows
@@ -79,7 +80,8 @@ log = logging.getLogger(__name__)
 SHUNT_RETRY_SPOOL = "shunt/retry"
 DEADLINE_RETRY_SPOOL = "deadlines/retry"
 REACHABLE_SPOOL = "reachable"
-REQUEST_SPOOLS = (SHUNT_RETRY_SPOOL, DEADLINE_RETRY_SPOOL, REACHABLE_SPOOL)
+ADMIN_SPOOL = "admin"
+REQUEST_SPOOLS = (SHUNT_RETRY_SPOOL, DEADLINE_RETRY_SPOOL, REACHABLE_SPOOL, ADMIN_SPOOL)
 """Where the CLI drops its requests to the running daemon (the single writer of the store)."""
 
 
@@ -124,6 +126,7 @@ class TableLike(Protocol):
         relay: bool = False,
         confirm: Literal["ask", "apply"] | None = None,
         strong: bool = True,
+        admins: Sequence[str] = (),
     ) -> Any: ...
     def release(self, msg: EmailMessage, now: datetime) -> Any: ...
     def deadlines(self) -> Mapping[str, datetime]: ...
@@ -1158,6 +1161,7 @@ class Service:
             relay=self.relay,
             confirm="ask" if ask else None,
             strong=verdict.strong,
+            admins=self.cfg.admins,
         )
         rows = self._rows(game, step, now, error=not step.events)
         hold = None
@@ -2238,7 +2242,12 @@ class Service:
     def operator_requests(self) -> int:
         """Act on every request the CLI dropped: ``pbem shunt retry``, ``pbem deadline retry``,
         ``pbem reachable``. Returns the number consumed."""
-        return self.retry_requests() + self.retry_stalled() + self.reachable_requests()
+        return (
+            self.retry_requests()
+            + self.retry_stalled()
+            + self.reachable_requests()
+            + admin_requests(self, self.root / ADMIN_SPOOL)
+        )
 
     def new_games_pending(self) -> bool:
         """Whether ``pbem new-game`` has put a game in place that is not loaded yet (one

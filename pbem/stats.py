@@ -33,7 +33,7 @@ def game_stats(tables: Iterable[Table]) -> dict[str, Any]:
     in_time: Counter[str] = Counter()
     names: dict[str, str] = {}
     for table in tables:
-        ended = next((e for e in table.events if isinstance(e, GameEnded)), None)
+        ended = next((e for e in table.ruled if isinstance(e, GameEnded)), None)
         if ended is None:
             continue
         game = table.rules.id
@@ -47,11 +47,11 @@ def game_stats(tables: Iterable[Table]) -> dict[str, Any]:
             side_won[(game, ended.side)] += 1
             if ended.side not in teams:
                 side_played[(game, ended.side)] += 1
-        dealt = next((e for e in table.events if isinstance(e, RolesDealt)), None)
+        dealt = next((e for e in table.ruled if isinstance(e, RolesDealt)), None)
         for player, role in dealt.roles.items() if dealt else ():
             role_held[(game, role)] += 1
             role_won[(game, role)] += player in winners
-        phases[game].append(sum(isinstance(e, PhaseStarted) for e in table.events))
+        phases[game].append(sum(isinstance(e, PhaseStarted) for e in table.ruled))
         day = summary.get("day")
         if isinstance(day, int):
             days[game].append(day)
@@ -121,7 +121,7 @@ def _punctuality(table: Table) -> list[tuple[str, bool, bool]]:
     def close() -> None:
         out.extend((p, True, p in acted) for p in sorted(waiting))
 
-    for event in table.events:
+    for event in table.ruled:
         if isinstance(event, PhaseStarted):
             close()
             state = rules.evolve(state, event)

@@ -107,6 +107,8 @@ def _play(
         "day": summary.get("day"),
         "finished": finished,
     }
+    if getattr(table, "paused", False):
+        out["paused"] = True  # by the game master (PAUSE): no deadline runs
     if finished:
         out["outcome"] = {
             k: summary[k] for k in ("winners", "side", "scores") if summary.get(k) is not None
@@ -204,6 +206,8 @@ def _render_game(g: Mapping[str, Any]) -> list[str]:
             when = nd["in_seconds"]
             rel = f"in {_span(when)}" if when >= 0 else f"passed {_ago(when)}"
             lines.append(f"  next deadline: {nd['key']} at {nd['local']} ({rel})")
+        elif g.get("paused"):
+            lines.append("  paused by the game master (pbem admin GAME RESUME)")
         elif not g["stalled"]:
             lines.append("  next deadline: none")
         if "awaiting" in g:

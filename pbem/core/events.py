@@ -141,6 +141,65 @@ class Notice(Event):
     thread: str = ""
 
 
+# -- kernel events: the game master's desk (pbem.desk), handled by the Table, never by a game's
+# rules: the Table leaves them out of the events it folds with the rules.
+
+
+@dataclasses.dataclass(frozen=True)
+class PhaseClosed(Event):
+    """A deadline's resolution begins here; the ``events`` that follow are its own (ROLLBACK)."""
+
+    key: str
+    events: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Paused(Event):
+    """``PAUSE``: the deadlines are frozen from ``at``."""
+
+    at: datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class Resumed(Event):
+    """``RESUME``: the deadlines run again (moved by the pause's length, ``DeadlineMoved``)."""
+
+    at: datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class DeadlineMoved(Event):
+    """The deadline ``key`` the rules set at ``due`` now falls at ``to`` (EXTEND, RESUME)."""
+
+    key: str
+    due: datetime
+    to: datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class RolledBack(Event):
+    """``ROLLBACK``: the log's events ``start`` to ``end`` (indices) are void; they stay in the
+    log as its audit trail, and the rules never see them again."""
+
+    start: int
+    end: int
+
+
+@dataclasses.dataclass(frozen=True)
+class DeskNotice(Notice):
+    """A notice from the game master's desk: mailed like any notice, folded by no game."""
+
+
+KERNEL_EVENTS: tuple[type[Event], ...] = (
+    PhaseClosed,
+    Paused,
+    Resumed,
+    DeadlineMoved,
+    RolledBack,
+    DeskNotice,
+)
+
+
 COMMON_EVENTS: tuple[type[Event], ...] = (
     GameCreated,
     RolesDealt,
@@ -154,6 +213,7 @@ COMMON_EVENTS: tuple[type[Event], ...] = (
     GameEnded,
     Resolved,
     Notice,
+    *KERNEL_EVENTS,
 )
 
 

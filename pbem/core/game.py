@@ -176,6 +176,11 @@ class Rules(ABC, Generic[S]):
         """The deadline key to close early because everyone has acted (early_close options)."""
         return None
 
+    def side_of(self, state: S, player: PlayerId) -> str | None:
+        """The side ``player`` plays for now (the game master's ``ROLES``, ``FIN camp``);
+        None in a game without sides."""
+        return None
+
     def awaiting(self, state: S) -> frozenset[PlayerId]:
         """Players expected to act before the current deadline who have not (reminders)."""
         return frozenset()

@@ -17,6 +17,8 @@ class Termination(enum.Enum):
     """Nobody is left to win (or the rules declare a draw)."""
     MATCH_END = "match_end"
     """A game of several rounds reached its last round (Dracula): the best score wins."""
+    ADMIN = "admin"
+    """The game master ended the game (``FIN``/``END``), with a side or none."""
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,7 @@ class Table:
         relay: bool = False,
         confirm: Literal["ask", "apply"] | None = None,
         strong: bool = True,
+        admins: Sequence[str] = (),
     ) -> Step:
         sender = (getaddresses([str(msg.get("From", ""))])[0][1] or "").lower()
         names = {v: k for k, v in self.player_emails.items()}

@@ -366,6 +366,9 @@ class Dracula(Orders, Rules[DraculaState]):
     def outcome(self, state: DraculaState) -> Outcome | None:
         return state.outcome
 
+    def side_of(self, state: DraculaState, player: PlayerId) -> str | None:
+        return state.seat(player).side
+
     def names(self, state: DraculaState) -> Sequence[PlayerId]:
         return state.order
 

@@ -1477,6 +1477,9 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             return "day" if set(state.living()) <= set(self._valid_votes(state)) else None
         return None
 
+    def side_of(self, state: ChasseState, player: PlayerId) -> str | None:
+        return faction(state.seat(player).role)
+
     def awaiting(self, state: ChasseState) -> frozenset[PlayerId]:
         if state.phase in NIGHT_PHASES:
             acted = {actor for actor, _ in state.actions}

@@ -1905,6 +1905,9 @@ class LoupGarou(Rules[LoupGarouState]):
             return "day"
         return None
 
+    def side_of(self, state: LoupGarouState, player: PlayerId) -> str | None:
+        return state.seats[player].team
+
     def awaiting(self, state: LoupGarouState) -> frozenset[PlayerId]:
         if state.phase == "bite":
             return frozenset(p for p in state.holders(MASTER) if not state.action(p, "bite"))

@@ -1132,6 +1132,9 @@ class LupusInTabula(Rules[LupusState]):
             return state.phase if not self.awaiting(state) else None
         return None
 
+    def side_of(self, state: LupusState, player: PlayerId) -> str | None:
+        return faction(state.seat(player))
+
     def awaiting(self, state: LupusState) -> frozenset[PlayerId]:
         if state.phase == "night":
             acted = {actor for actor, _ in state.actions}

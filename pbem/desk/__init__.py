@@ -1,0 +1,61 @@
+"""The game master's desk: his commands, by mail and from the shell (``pbem admin``).
+
+One small module per command, as Mailman's ``commands/eml_*.py``: each has a ``NAME``, a
+:class:`~pbem.core.commands.CommandSpec` (French and English keywords), a help text in both
+languages and a pure ``run(table, command, now, admin) -> Result``. They are registered in the
+explicit tuple :data:`COMMANDS`. Their facts are kernel events (pbem.desk.kernel) handled by the
+Table for every game alike: no game's rules change.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pbem.core.commands import Command, CommandSpec
+from pbem.desk import (
+    announce,
+    close,
+    end,
+    extend,
+    help,
+    pause,
+    preview,
+    resume,
+    roles,
+    rollback,
+)
+from pbem.desk.common import DeskCommand, Result
+
+if TYPE_CHECKING:
+    from pbem.engine import Table
+
+COMMANDS: tuple[DeskCommand, ...] = (
+    pause,
+    resume,
+    extend,
+    close,
+    roles,
+    announce,
+    end,
+    preview,
+    rollback,
+    help,
+)
+"""Every desk command, in the order ``AIDE``/``HELP`` lists them."""
+
+DESK_SPECS: tuple[CommandSpec, ...] = tuple(c.SPEC for c in COMMANDS)
+_BY_VERB = {c.SPEC.verb: c for c in COMMANDS}
+
+
+def is_desk(verb: str) -> bool:
+    """Whether ``verb`` is one of the desk's commands (not a game's own admin command)."""
+    return verb in _BY_VERB
+
+
+def run_desk(table: Table, command: Command, now: datetime, admin: str) -> Result:
+    """Run a desk command on ``table``; raises a CommandError to reject it."""
+    return _BY_VERB[command.verb].run(table, command, now, admin)
+
+
+__all__ = ["COMMANDS", "DESK_SPECS", "Result", "is_desk", "run_desk"]

@@ -1,0 +1,23 @@
+"""``ANNONCE texte``/``ANNOUNCE text``: a post on the list as the game master."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pbem.core.commands import Command, CommandSpec, Text
+from pbem.desk.common import Result, notice, verb
+
+if TYPE_CHECKING:
+    from pbem.engine import Table
+
+NAME = "announce"
+SPEC = CommandSpec(verb(NAME), ("ANNONCE", "ANNONCER"), ("ANNOUNCE",), (Text(),))
+HELP = {
+    "fr": "ANNONCE texte : publie le texte sur la liste, au nom du meneur.",
+    "en": "ANNOUNCE text: posts the text on the list as the game master.",
+}
+
+
+def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+    return Result((notice("announce", text=command.text),))

@@ -1,0 +1,25 @@
+"""``CLORE``/``CLOSE``: the current phase closes now, exactly as at its deadline."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pbem.core.commands import Command, CommandSpec
+from pbem.desk.common import Result, earliest, running, verb
+
+if TYPE_CHECKING:
+    from pbem.engine import Table
+
+NAME = "close"
+SPEC = CommandSpec(verb(NAME), ("CLORE",), ("CLOSE",))
+HELP = {
+    "fr": "CLORE : clôt la phase en cours maintenant, comme à son échéance.",
+    "en": "CLOSE: closes the current phase now, as at its deadline.",
+}
+
+
+def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+    running(table)
+    key, _ = earliest(table)
+    return Result(table.close(key, now).facts)

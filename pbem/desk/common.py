@@ -1,0 +1,178 @@
+"""What the desk's commands share: their result, their protocol, and generic views of a table
+read from the common events (roles, deaths, pending orders) for any game."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pbem.core.commands import Command, CommandSpec
+from pbem.core.errors import IllegalNow
+from pbem.core.events import (
+    ActionCleared,
+    ActionSet,
+    DeskNotice,
+    Event,
+    PhaseStarted,
+    PlayerDied,
+    RoleChanged,
+    RolesDealt,
+    VoteSet,
+)
+from pbem.core.ids import PlayerId
+
+if TYPE_CHECKING:
+    from pbem.engine import Table
+
+
+@dataclass(frozen=True)
+class Result:
+    """A desk command's effect: events to append, texts for the game master's reply."""
+
+    events: tuple[Event, ...] = ()
+    reply: tuple[str, ...] = ()
+
+
+class DeskCommand(Protocol):
+    """One desk command module."""
+
+    @property
+    def NAME(self) -> str: ...
+    @property
+    def SPEC(self) -> CommandSpec: ...
+    @property
+    def HELP(self) -> Mapping[str, str]: ...
+
+    def run(self, table: Table, command: Command, now: datetime, admin: str) -> Result: ...
+
+
+def verb(name: str) -> str:
+    return f"desk.{name}"
+
+
+def running(table: Table) -> None:
+    """Refuse a command that needs a game still running."""
+    if table.finished:
+        raise IllegalNow("desk_over")
+
+
+def earliest(table: Table) -> tuple[str, datetime]:
+    """The rules' pending deadline that comes first (in effect: moved, and ignoring a pause)."""
+    ruled = table.rules.deadlines(table.state)
+    if not ruled:
+        raise IllegalNow("desk_no_deadline")
+    moved = {k: table.desk.moves.get((k, d), d) for k, d in ruled.items()}
+    key = min(moved, key=lambda k: moved[k])
+    return key, moved[key]
+
+
+def notice(template: str, to: Sequence[PlayerId] = (), **params: Any) -> DeskNotice:
+    """A desk notice: public (on the list) when ``to`` is empty, else to those players."""
+    return DeskNotice(f"desk/{template}", tuple(to), not to, params, "desk")
+
+
+def phase_of(table: Table) -> dict[str, Any]:
+    """The current phase (the last ``PhaseStarted`` the rules folded)."""
+    for event in reversed(table.ruled):
+        if isinstance(event, PhaseStarted):
+            return {"phase": event.phase, "number": event.number}
+    return {"phase": "", "number": 0}
+
+
+def cast(table: Table) -> list[dict[str, Any]]:
+    """Every seat: its card now, the card dealt, alive or not, its side where the game says."""
+    dealt: dict[str, str] = {}
+    now: dict[str, str] = {}
+    dead: dict[str, str] = {}
+    for event in table.ruled:
+        if isinstance(event, RolesDealt):
+            dealt.update({str(k): v for k, v in event.roles.items()})
+            now.update(dealt)
+        elif isinstance(event, RoleChanged):
+            now[event.player] = event.role
+        elif isinstance(event, PlayerDied):
+            dead[event.player] = event.cause
+    return [
+        {
+            "name": p,
+            "role": now.get(p, "") or table.rules.side_of(table.state, p) or "",
+            "dealt": dealt.get(p, ""),
+            "alive": p not in dead,
+            "cause": dead.get(p, ""),
+            "side": table.rules.side_of(table.state, p) or "",
+        }
+        for p in table.rules.names(table.state)
+    ]
+
+
+def pending_orders(
+    events: Sequence[Event], specs: Sequence[CommandSpec] = (), lang: str = "en"
+) -> dict[str, list[str]]:
+    """Each player's orders standing in the current phase (since its ``PhaseStarted``)."""
+    start = max((i for i, e in enumerate(events) if isinstance(e, PhaseStarted)), default=-1)
+    actions: dict[tuple[str, str], str] = {}
+    votes: dict[tuple[str, str], str] = {}
+    for event in events[start + 1 :]:
+        if is_order(event) and not isinstance(event, VoteSet):
+            actions[(event.actor, event.verb)] = order_text(event, specs, lang)  # type: ignore[attr-defined]
+        elif isinstance(event, ActionCleared):
+            actions.pop((event.actor, event.verb), None)
+        elif isinstance(event, VoteSet):
+            if event.target is None:
+                votes.pop((event.voter, event.ballot), None)
+            else:
+                votes[(event.voter, event.ballot)] = order_text(event, specs, lang)
+    out: dict[str, list[str]] = {}
+    for (actor, _), text in [*actions.items(), *votes.items()]:
+        out.setdefault(actor, []).append(text)
+    return out
+
+
+def is_order(event: Event) -> bool:
+    """Whether ``event`` records a player's order: a vote, an ``ActionSet``, or a game's own
+    event of the same shape (Dracula's ``Order``), unless the rules drew it by default."""
+    if isinstance(event, VoteSet | ActionSet):
+        return True
+    return (
+        isinstance(getattr(event, "actor", None), str)
+        and isinstance(getattr(event, "verb", None), str)
+        and isinstance(getattr(event, "targets", None), tuple)
+        and not getattr(event, "default", False)
+    )
+
+
+def order_text(event: Event, specs: Sequence[CommandSpec] = (), lang: str = "en") -> str:
+    """An order as its author wrote it: the command's keyword in his language, its targets."""
+    if isinstance(event, VoteSet):
+        spec = next((s for s in specs if s.verb == "vote"), None)
+        return f"{spec.keyword(lang) if spec else 'VOTE'} {event.target}"
+    verb: str = getattr(event, "verb", "")
+    spec = next((s for s in specs if s.verb == verb), None)
+    words = [spec.keyword(lang) if spec else verb.upper()]
+    words += [str(t) for t in getattr(event, "targets", ())]
+    word = getattr(event, "word", None)
+    if word:
+        words.append(str(word).upper())
+    text = getattr(event, "text", "")
+    if text:
+        words.append(str(text))
+    return " ".join(words)
+
+
+def as_command(event: Event) -> tuple[PlayerId, Command] | None:
+    """The command that gave an order (see :func:`is_order`), to give it again."""
+    if isinstance(event, VoteSet):
+        if event.target is None:
+            return None
+        return event.voter, Command("vote", (event.target,))
+    if not is_order(event):
+        return None
+    command = Command(
+        getattr(event, "verb", ""),
+        tuple(getattr(event, "targets", ())),
+        getattr(event, "word", None),
+        str(getattr(event, "text", "") or ""),
+    )
+    return PlayerId(getattr(event, "actor", "")), command

@@ -1,0 +1,39 @@
+"""``PROLONGER 24h``/``EXTEND 24h``: every deadline of the current phase moves that much later;
+every player is told the new deadline."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pbem.core.commands import Command, CommandSpec, Text
+from pbem.core.errors import IllegalNow
+from pbem.core.events import DeadlineMoved
+from pbem.desk.common import Result, notice, running, verb
+from pbem.desk.kernel import parse_duration
+
+if TYPE_CHECKING:
+    from pbem.engine import Table
+
+NAME = "extend"
+SPEC = CommandSpec(verb(NAME), ("PROLONGER",), ("EXTEND",), (Text(),))
+HELP = {
+    "fr": "PROLONGER 24h : repousse l'échéance de la phase en cours (h, j ou m).",
+    "en": "EXTEND 24h: moves the current phase's deadline later (h, d or m).",
+}
+
+
+def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+    running(table)
+    by = parse_duration(command.text)
+    ruled = table.rules.deadlines(table.state)
+    if not ruled:
+        raise IllegalNow("desk_no_deadline")
+    moves = [
+        DeadlineMoved(key, due, table.desk.moves.get((key, due), due) + by)
+        for key, due in ruled.items()
+    ]
+    deadlines = {m.key: m.to.isoformat() for m in moves}
+    return Result(
+        (*moves, notice("extended", deadlines=deadlines, paused=table.paused)),
+    )

@@ -1,0 +1,35 @@
+"""``REPRISE``/``RESUME``: the deadlines run again, each moved by the pause's length."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pbem.core.commands import Command, CommandSpec
+from pbem.core.errors import IllegalNow
+from pbem.core.events import DeadlineMoved, Resumed
+from pbem.desk.common import Result, notice, running, verb
+
+if TYPE_CHECKING:
+    from pbem.engine import Table
+
+NAME = "resume"
+SPEC = CommandSpec(verb(NAME), ("REPRISE", "REPRENDRE"), ("RESUME",))
+HELP = {
+    "fr": "REPRISE : relance les échéances ; chacun retrouve le temps qui lui restait.",
+    "en": "RESUME: the deadlines run again, with the time that was left.",
+}
+
+
+def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+    running(table)
+    paused_at = table.desk.paused_at
+    if paused_at is None:
+        raise IllegalNow("desk_not_paused")
+    gap = max(now - paused_at, now - now)
+    moves = []
+    for key, due in table.rules.deadlines(table.state).items():
+        current = table.desk.moves.get((key, due), due)
+        moves.append(DeadlineMoved(key, due, current + gap))
+    deadlines = {m.key: m.to.isoformat() for m in moves}
+    return Result((Resumed(now), *moves, notice("resumed", deadlines=deadlines)))

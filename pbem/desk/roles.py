@@ -1,0 +1,34 @@
+"""``ROLES``: the whole table, to the game master only: every seat's card and side, the dead,
+each player's pending orders, the phase and its deadlines."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pbem.core.commands import Command, CommandSpec
+from pbem.desk.common import Result, cast, pending_orders, phase_of, verb
+
+if TYPE_CHECKING:
+    from pbem.engine import Table
+
+NAME = "roles"
+SPEC = CommandSpec(verb(NAME), ("ROLES", "RÔLES"), ("ROLES",))
+HELP = {
+    "fr": "ROLES : toute la table, à vous seul : rôles, camps, morts, ordres en attente.",
+    "en": "ROLES: the whole table, to you only: roles, sides, deaths, pending orders.",
+}
+
+
+def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+    params = {
+        "game": table.rules.title,
+        "names": f"{table.rules.templates}/_names.jinja",
+        "cast": cast(table),
+        "orders": pending_orders(table.ruled, table.rules.all_commands, table.setup.lang),
+        "deadlines": {k: v.isoformat() for k, v in table.deadlines().items()},
+        "paused": table.paused,
+        "finished": table.finished,
+        **phase_of(table),
+    }
+    return Result((), (table.renderer.text("desk/roles", table.setup.lang, params),))

@@ -1,0 +1,63 @@
+"""``pbem admin`` requests in the daemon (in process): applied once, through the one writer,
+and a paused game's deadline is neither armed nor resolved."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+
+from pbem.cli_daemon import create_game
+from pbem.core.events import Paused
+from pbem.desk.requests import write_admin_request
+from pbem.engine import Table
+from pbem.service import ADMIN_SPOOL
+from pbem.status import gather, render
+from tests.daemon.conftest import LIST
+from tests.daemon.inproc import World
+
+
+def _world(tmp_path: Path) -> World:
+    w = World(tmp_path, engine=Table)
+    w.cfg = replace(w.cfg, engine="pbem.engine:Table")  # what `pbem status` loads games with
+    setup = {
+        "game": "lupus-in-tabula",
+        "game_id": "g1",
+        "lang": "en",
+        "players": [{"name": f"p{i}", "email": f"p{i}@example.test"} for i in range(1, 9)],
+        "list": LIST,
+    }
+    create_game(w.cfg, setup, Table, w.now)
+    return w
+
+
+def test_an_admin_request_is_applied_once_and_a_paused_deadline_never_fires(
+    tmp_path: Path,
+) -> None:
+    w = _world(tmp_path)
+    svc = w.start()
+    try:
+        game = svc.games["g1"]
+        (key, due), *_ = svc.effective_deadlines(game).items()
+        left = due - w.now
+        spool = w.cfg.data_dir / ADMIN_SPOOL
+        req = write_admin_request(spool, "g1", ["PAUSE"])
+        text = req.read_text()
+        assert svc.operator_requests() == 1 and not req.exists()
+        assert svc.effective_deadlines(game) == {}  # nothing armed while paused
+        assert "paused by the game master" in render(gather(w.cfg, w.now))
+        # the same request again (a crash between its commit and its removal): applied once
+        req.write_text(text)
+        assert svc.operator_requests() == 1
+        assert sum(isinstance(e, Paused) for e in game.table.events) == 1  # type: ignore[attr-defined]
+        # the deadline passes while paused: it is not resolved
+        w.now = due + timedelta(hours=5)
+        assert not svc.resolve_deadline("g1", key)
+        write_admin_request(spool, "g1", ["RESUME"])
+        assert svc.operator_requests() == 1
+        assert svc.effective_deadlines(game)[key] - w.now == left  # the time left, restored
+        # the reply went to the daemon's admins (the game names none)
+        rows = [r for r in game.store.head.table("outbox").all() if "admin@" in str(r["rcpts"])]
+        assert len(rows) == 2
+    finally:
+        w.close()

@@ -1,0 +1,92 @@
+"""ROLLBACK with orders that arrived after the resolution (issue 14): kept where still legal,
+dropped otherwise, every affected player told."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pbem.core.events import RolledBack
+from tests.desk.helpers import DeskGame
+
+
+def to_night_one() -> DeskGame:
+    g = DeskGame("loup-garou", lang="fr")
+    g.mail("alice", "MORDRE ivan")
+    g.deadline()
+    for name in g.names:
+        g.mail(name, "MAIRE ivan")
+    g.deadline()
+    assert (g.phase, g.number) == ("night", 1)
+    return g
+
+
+def test_rollback_of_a_night_council_reapplies_the_later_orders_where_legal() -> None:
+    g = to_night_one()
+    for wolf in g.table.state.council:
+        g.mail(wolf, "TUER judy")
+    g.deadline()  # the council closes (LG: the wolves' victim is known to the witch)
+    assert "council" not in g.table.deadlines()
+    g.mail("dave", "SONDER alice")  # legal before the council closes too
+    g.mail("eve", "SAUVER")  # the witch saves the victim: only once the victim is known
+    g.advance(60)
+    g.admin("ANNULER RESOLUTION 24h")
+    assert "✓ ANNULER RESOLUTION 24h" in g.admin_reply()
+    assert set(g.table.deadlines()) == {"council", "night"}
+    assert g.table.deadlines()["council"] == g.now + timedelta(hours=24)
+    # the seer's order stands, re-applied; the witch's is dropped with the rules' reason
+    dave = g.text_to("dave")
+    assert "réappliqués :\n  - SONDER alice" in dave
+    assert "Vos ordres qui tiennent :\n  - SONDER alice" in dave
+    eve = g.text_to("eve")
+    assert "abandonnés :\n  - SAUVER judy : La victime des loups n'est pas encore connue" in eve
+    # the wolves' votes sent before the resolution stand
+    assert "Vos ordres qui tiennent :\n  - TUER judy" in g.text_to("alice")
+    assert "Résolution annulée" in g.public_text()
+    # the council closes again on the votes that stand
+    g.deadline()
+    assert "council" not in g.table.deadlines()
+
+
+def test_rollbacks_drop_a_vote_no_longer_legal_and_keep_the_voided_events() -> None:
+    g = DeskGame("lupus-in-tabula")
+    g.mail("p1", "KILL p5")
+    g.mail("p2", "KILL p5")
+    g.deadline()
+    assert not g.alive("p5")
+    log = list(g.table.events)
+    g.deadline()  # the debate closes: round 1 of the votes
+    g.post("p4", "VOTE p6")
+    g.admin("ROLLBACK 2h")  # the debate is open again: voting has not started
+    assert g.phase == "debate"
+    assert "dropped:\n  - VOTE p6: Voting has not started yet" in g.text_to("p4")
+    g.admin("ROLLBACK 2h")  # and the night before it
+    assert g.alive("p5") and g.phase == "night"
+    assert "Your orders that stand:\n  - KILL p5" in g.text_to("p1")
+    rolled = [e for e in g.table.events if isinstance(e, RolledBack)]
+    assert g.table.events[: len(log)] == log  # the audit trail: nothing removed
+    assert [r.end for r in rolled][-1] > len(log) and len(rolled) == 2
+
+
+def test_rollback_without_a_resolution_is_rejected() -> None:
+    g = DeskGame("lupus-in-tabula")
+    g.admin("ROLLBACK 24h")
+    assert "There is no resolution to roll back." in g.admin_reply()
+    g.admin("ROLLBACK soon")
+    assert "Unreadable duration" in g.admin_reply()
+
+
+def test_rollback_in_dracula_keeps_the_rooms_chosen_and_drops_dracula_s_later_choice() -> None:
+    """Dracula's orders are its own ``Order`` events, of the same shape as ``ActionSet``."""
+    g = DeskGame("dracula")
+    g.deadline()  # day 1 closes: the humans choose their rooms
+    g.mail("bob", "ROOM BOUDOIR")
+    g.mail("cid", "ROOM BALLROOM")
+    g.deadline()  # the rooms close: Dracula chooses last (DRA: first night)
+    g.mail("ana", "ROOM DUNGEONS")
+    g.admin("ROLLBACK 1h")
+    assert set(g.table.deadlines()) == {"rooms"}
+    assert "Your orders that stand:\n  - ROOM BOUDOIR" in g.text_to("bob")
+    assert "Your orders that stand:\n  - ROOM BALLROOM" in g.text_to("cid")
+    assert "dropped:\n  - ROOM DUNGEONS: On the first night you choose your room last" in (
+        g.text_to("ana")
+    )
