@@ -105,7 +105,13 @@ class Config:
     outage_grace_hours: float = 24.0
     outbound_cap_per_hour: int = 200
     errors_per_hour: int = 1
+    """``[daemon] errors_per_hour``: error replies to a stranger (no player, no game master)."""
     autos_per_day: int = 10
+    reply_burst: int = 10
+    """``[daemon] reply_burst``: replies that change nothing (HELP, STATUS, rejections) a
+    game's player or game master gets in a row, before ``replies_per_hour`` (a token bucket)."""
+    replies_per_hour: float = 12.0
+    """``[daemon] replies_per_hour``: the pace those replies refill at after the burst."""
     max_failures: int = 3
     retry_base_seconds: float = 60.0
     deadline_retry_seconds: float = 60.0
@@ -480,6 +486,8 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         outbound_cap_per_hour=r.get(d, "daemon", "outbound_cap_per_hour", int, 200),
         errors_per_hour=r.get(d, "daemon", "errors_per_hour", int, 1),
         autos_per_day=r.get(d, "daemon", "autos_per_day", int, 10),
+        reply_burst=r.get(d, "daemon", "reply_burst", int, 10),
+        replies_per_hour=r.get(d, "daemon", "replies_per_hour", float, 12.0),
         max_failures=r.get(d, "daemon", "max_failures", int, 3),
         retry_base_seconds=r.get(d, "daemon", "retry_base_seconds", float, 60.0),
         deadline_retry_seconds=r.get(d, "daemon", "deadline_retry_seconds", float, 60.0),
@@ -507,6 +515,10 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         r.problems.append(
             f"daemon.strangers: {cfg.strangers!r} must be one of {', '.join(STRANGER_POLICIES)}"
         )
+    if cfg.reply_burst < 1:
+        r.problems.append(f"daemon.reply_burst: {cfg.reply_burst} must be at least 1")
+    if cfg.replies_per_hour <= 0:
+        r.problems.append(f"daemon.replies_per_hour: {cfg.replies_per_hour} must be positive")
     if cfg.hard_bounces < 1:
         r.problems.append(f"daemon.hard_bounces: {cfg.hard_bounces} must be at least 1")
     if not str(cfg.data_dir):

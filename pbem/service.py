@@ -59,15 +59,17 @@ from pbem.auth import AuthVerdict, check_sender
 from pbem.clockwatch import ClockJump, ClockWatch
 from pbem.config import Config
 from pbem.core.errors import MailError
+from pbem.dedup import copy_keys
 from pbem.diskfull import is_disk_full
 from pbem.inflight import COMMIT, DONE, InflightFile, Marker, blame, boot_id, record
-from pbem.limits import GlobalCap, SenderLimits, Windows, merge_windows
+from pbem.limits import GlobalCap, SenderLimits, Windows, limit_note, merge_windows
 from pbem.listgate import PosterLimits, stop_reason
 from pbem.mail.address import is_mailable
 from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.dkim import Resolver
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_bytes, parse_once_policy
+from pbem.mail.listpost import Attribution, attribute, rewrite_from
 from pbem.mail.relay import list_id_for, relay_copy
 from pbem.mail.render import bilingual, shared_renderer
 from pbem.mail.scrub import without_codes
@@ -300,7 +302,12 @@ class Service:
     id_key: bytes = field(init=False, default=b"")
 
     def __post_init__(self) -> None:
-        self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
+        self.limits = SenderLimits(
+            self.cfg.errors_per_hour,
+            self.cfg.autos_per_day,
+            self.cfg.reply_burst,
+            self.cfg.replies_per_hour,
+        )
         self.cap = GlobalCap(self.cfg.outbound_cap_per_hour)
         lim = self.cfg.list_limits
         self.posters = PosterLimits(lim.posts_per_hour)
@@ -1039,11 +1046,14 @@ class Service:
         template: str,
         params: Mapping[str, Any],
         appendix: str = "",
+        to: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
         """An alert to the admins (none when there are none): ``template`` rendered French then
         English, like the daemon's other mails; ``appendix`` (a traceback: the same in every
-        language) follows both. ``key`` makes its Message-ID, so a redone alert is one mail."""
-        if not self.cfg.admins:
+        language) follows both. ``key`` makes its Message-ID, so a redone alert is one mail.
+        ``to``: other recipients than the daemon's admins (a game's own game masters too)."""
+        admins = tuple(to) if to is not None else self.cfg.admins
+        if not admins:
             return []
         subject, body = self._bilingual(template, params)
         if appendix:
@@ -1051,7 +1061,7 @@ class Service:
         mid, raw = build(
             key=key,
             sender=self.cfg.moderator,
-            to=self.cfg.admins,
+            to=admins,
             subject=subject,
             body=body,
             date=now,
@@ -1061,7 +1071,7 @@ class Service:
             make_row(
                 message_id=mid,
                 raw=raw,
-                rcpts=self.cfg.admins,
+                rcpts=list(admins),
                 mail_from=self.cfg.bounce,
                 now=now,
                 kind="alert",
@@ -1088,6 +1098,10 @@ class Service:
         # RFC 3834 / loop hygiene (pbem.mail.inbound); a MailError (unreadable headers) is
         # a poison mail: shunted, then quarantined
         reason = automatic_reason(msg, our_addresses=self.our_addresses)
+        if reason == "bulk" and channel == "list" and not self.relay:
+            # Majordomo and others stamp every post `Precedence: bulk`: a post recognised as
+            # our game's list's is read (issue 10 item 3); RFC 3834 governs what we answer
+            reason = None
         if reason == "bounce" and self._handle_bounce(key, raw, info, now):
             return  # counted against a player (RELIABILITY §2.5); never parsed nor answered
         if reason is not None:
@@ -1097,6 +1111,10 @@ class Service:
             self.daemon.commit(ledger_key=key, ledger_info={**info, "why": reason})
             self.daemon_keys.add(key)
             return
+        munged = self._list_rewrite(msg, channel)
+        if munged is not None and munged.author is not None:
+            # the list put its own address in From (DMARC): the post is the author's
+            sender, raw = munged.author, rewrite_from(raw, munged.author)
         game = self.route(msg, rcpts, sender)
         if game is not None:
             msg = parse(raw)
@@ -1126,6 +1144,16 @@ class Service:
             game.keys.add(key)
             self.sender.wake()
             return
+        copies = tuple(sorted({*verdict.replay_keys, *copy_keys(msg, sender)}))
+        if any(k in game.keys for k in copies):
+            # another copy of a mail already applied (the list's copy of a post Cc'd to us, a
+            # reply-all, a redelivery): applied once, never an older order over a newer one
+            log.info(
+                "game %s: mail %s is another copy of a mail applied: ignored", game.id, key[:12]
+            )
+            game.store.commit(ledger_key=key, ledger_info={**info, "why": "copy"})
+            game.keys.add(key)
+            return
         if any(k in game.keys for k in verdict.replay_keys):
             # the same DKIM signature seen before: a captured mail re-sent (new trace
             # headers, so a new content key); applied once (requirement 5, RELIABILITY §1.6)
@@ -1143,7 +1171,7 @@ class Service:
         if channel == "private" and verdict.registered:
             pending = self._pending_confirmation(game, msg, verdict.registered)
             if pending is not None:
-                self._confirm(game, key, info, pending, now, strong=verdict.strong)
+                self._confirm(game, key, info, pending, now, strong=verdict.strong, keys=copies)
                 return
         ask = (
             channel == "list"
@@ -1160,6 +1188,10 @@ class Service:
             strong=verdict.strong,
         )
         rows = self._rows(game, step, now, error=not step.events)
+        notice_keys: tuple[str, ...] = ()
+        if munged is not None and verdict.registered is None:
+            notice_keys, notices = self._unattributed(game, munged, msg, now)
+            rows += notices
         hold = None
         deferred: tuple[str, ...] = tuple(getattr(step, "deferred", ()))
         if ask and deferred:
@@ -1181,11 +1213,11 @@ class Service:
             ledger_info=info,
             # its phase: a confirmation lapses with it (release_held)
             hold=hold if hold is None else {"window": self._bounce_window(game), **hold},
-            extra_keys=verdict.replay_keys,
+            extra_keys=(*copies, *notice_keys),
         )
         self.fault("after_state")
         game.keys.add(key)
-        game.keys.update(verdict.replay_keys)
+        game.keys.update((*copies, *notice_keys))
         game.table.apply(step)
         self._bounce_clear(game, verdict.registered if step.events else None, now)
         if step.events:
@@ -1271,6 +1303,7 @@ class Service:
         now: datetime,
         *,
         strong: bool,
+        keys: Sequence[str] = (),
     ) -> None:
         """Run the confirmed post's commands now (stale ones are refused by the rules as any
         late command would be), in one commit with the confirmation's ledger key."""
@@ -1283,9 +1316,11 @@ class Service:
             ledger_key=key,
             ledger_info={**info, "why": "confirmation"},
             unhold=[str(pending["key"])],
+            extra_keys=keys,
         )
         self.fault("after_state")
         game.keys.add(key)
+        game.keys.update(keys)
         game.table.apply(step)
         self._bounce_clear(game, str(pending["player"]) if step.events else None, now)
         self.rearm(game)
@@ -1480,6 +1515,44 @@ class Service:
             self.sender.wake()
         return len(done)
 
+    def _list_addresses(self) -> set[str]:
+        lists = {str(g.store.setup.get("list", "")).lower() for g in self.games.values()}
+        if self.cfg.list_address:
+            lists.add(self.cfg.list_address.lower())
+        lists.discard("")
+        return lists
+
+    def _list_rewrite(self, msg: Message, channel: Channel) -> Attribution | None:
+        """A post of an external list whose From the list rewrote for DMARC, and its author
+        (:mod:`pbem.mail.listpost`); None for any other mail. A relayed list's posts reach us
+        directly, never rewritten."""
+        if channel != "list" or self.relay:
+            return None
+        players = {a.lower() for g in self.games.values() for a in g.table.player_emails.values()}
+        return attribute(msg, self._list_addresses(), players, self.our_addresses)
+
+    def _unattributed(
+        self, game: Game, munged: Attribution, msg: Message, now: datetime
+    ) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+        """A rewritten list post attributed to no player: the game master is told once per
+        sender (the ledger key, committed with the post, remembers it across restarts)."""
+        who = (munged.author or munged.label).lower()
+        mark = "unattributed:" + hashlib.sha256(f"{game.id}\n{who}".encode()).hexdigest()
+        if mark in game.keys:
+            return (), []
+        log.warning("game %s: list post from %r attributed to no player", game.id, who)
+        shown = msg.get("X-Pbem-List-From") or msg.get("From", "")
+        post = {"shown": str(shown).strip(), "subject": str(msg.get("Subject", "") or "")}
+        admins = tuple(sorted({*self.cfg.admins, *map(str, game.store.setup.get("admins", []))}))
+        alert = self._admin_alert(
+            mark,
+            now,
+            "daemon/alert_unattributed",
+            {"game": game.id, "author": munged.author or "", **post},
+            to=admins,
+        )
+        return (mark,), alert
+
     def _channel(self, msg: Message, rcpts: Sequence[str] | None = None) -> Channel:
         list_id = str(msg.get("List-Id", "") or "").lower()
         if self.cfg.list_id and self.cfg.list_id.lower() in list_id:
@@ -1532,13 +1605,24 @@ class Service:
     def _rows(self, game: Game, step: Any, now: datetime, *, error: bool) -> list[dict[str, Any]]:
         """Outbox rows for a step; per-sender limits on private automatic replies (§2.5)."""
         rows = []
+        members = self._members(game)
         for seq, out in enumerate(step.outgoing):
             if not out.public and out.auto == "auto-replied":
-                rcpts = [r for r in out.to if self.limits.allow(r, now, error=error)]
+                rcpts, resume = [], None
+                for r in out.to:
+                    if error and r.lower() in members:  # a game member: a burst, then a pace
+                        ok, when = self.limits.take(r, now)
+                    else:
+                        ok, when = self.limits.allow(r, now, error=error), None
+                    if ok:
+                        rcpts.append(r)
+                        resume = resume or when
                 if not rcpts:
                     log.warning("reply %s suppressed by the per-sender limits", out.key)
                     self._count("rate_limited")
                     continue
+                if resume is not None:  # this reply spends the last one: say so in it
+                    out = limit_note(out, self.texts, self._lang(game, rcpts[0]), resume)
             elif out.public and self.relay:
                 rcpts = self.list_members(game)  # the daemon is the list: to every member
             else:
@@ -1573,6 +1657,15 @@ class Service:
             id_key=self.id_key,
         )
         return rows
+
+    def _members(self, game: Game) -> set[str]:
+        """Who a game answers by the members' reply budget: its players and game masters."""
+        admins = [*self.cfg.admins, *map(str, game.store.setup.get("admins", []))]
+        return {a.lower() for a in (*game.table.player_emails.values(), *admins)}
+
+    def _lang(self, game: Game, address: str) -> str:
+        names = {a.lower(): n for n, a in game.table.player_emails.items()}
+        return game.table.player_langs.get(names.get(address.lower(), ""), self.cfg.language)
 
     def _bilingual(self, template: str, params: Mapping[str, Any]) -> tuple[str, str]:
         """A daemon text for several readers: French first, then English."""
@@ -1621,7 +1714,8 @@ class Service:
     ) -> list[dict[str, Any]]:
         """A rejected command: notice to the REGISTERED address, never Reply-To (requirement 7)."""
         to = verdict.registered
-        if not to or not self.limits.allow(to, now, error=True):
+        # a bucket of its own: forged mail never spends the real player's replies
+        if not to or not self.limits.take(to, now, notice=True)[0]:
             return []
         mid_in = str(msg.get("Message-ID", "") or "") or None
         names = {mail.lower(): name for name, mail in game.table.player_emails.items()}
