@@ -56,6 +56,14 @@ class AuthConfig:
     """``[auth] dns_server``: the resolver asked for DKIM keys (``dkim_verify``), an IP
     address; None: every ``nameserver`` of /etc/resolv.conf in turn, read at each query."""
     dns_port: int = 53
+    admin_secret: bool = True
+    """``[auth] admin_secret``: a game master's mail needs an admin code (``SECRET <code>``)
+    on top of the transport layers of the strongest player layer (issue 10 item 9). Off, the
+    transport layers alone (and the From) decide: only for a trusted single-admin setup."""
+    admin_secret_hash: Mapping[str, str] | None = None
+    """The daemon-wide admin code (``[auth] admin_secret_file``, or the systemd credential
+    ``admin-secret``), scrypt-hashed at load; a game's own (``new-game --admin-secret``) is
+    accepted too."""
 
     @property
     def confirm_list_votes(self) -> bool:
@@ -304,6 +312,32 @@ def parse_dns_server(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def _admin_code(au: Mapping[str, Any], r: _Reader, base: Path) -> Mapping[str, str] | None:
+    """The daemon-wide admin code, from ``[auth] admin_secret_file`` (relative to the config)
+    or ``$CREDENTIALS_DIRECTORY/admin-secret``; kept scrypt-hashed only."""
+    from pbem.auth import hash_secret
+
+    pf = au.get("admin_secret_file")
+    if pf is not None:
+        path = Path(str(pf))
+        path = path if path.is_absolute() else base / path
+    elif os.environ.get("CREDENTIALS_DIRECTORY"):
+        path = Path(os.environ["CREDENTIALS_DIRECTORY"]) / "admin-secret"
+        if not path.exists():
+            return None
+    else:
+        return None
+    try:
+        code = path.read_text().strip()
+    except OSError as exc:
+        r.problems.append(f"auth.admin_secret_file: cannot read {path}: {exc.strerror}")
+        return None
+    if len(code) < 12:
+        r.problems.append(f"auth.admin_secret_file: {path}: the code must be 12 characters or more")
+        return None
+    return hash_secret(code)
+
+
 def _game_ids() -> list[str]:
     from pbem.games import GAMES
 
@@ -502,6 +536,8 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
             dns_host=dns_host,
             dns_port=dns_port,
             final_methods=final_methods,
+            admin_secret=r.get(au, "auth", "admin_secret", bool, True),
+            admin_secret_hash=_admin_code(au, r, base),
         ),
         game_options=game_options,
         reminders_hours=tuple(float(x) for x in rem),

@@ -1137,9 +1137,15 @@ class Service:
             raw=raw,
             resolver=self.resolver,
             now=now,
+            admins=game.store.setup.get("admins", []),
+            admin_secrets=self._admin_secrets(game),
         )
         if not verdict.ok:
-            rows = self._auth_notice(game, msg, verdict, now)
+            rows = (
+                self._admin_refused(game, msg, verdict, now)
+                if verdict.admin
+                else self._auth_notice(game, msg, verdict, now)
+            )
             game.store.commit(outbox=rows, ledger_key=key, ledger_info={**info, "why": "auth"})
             game.keys.add(key)
             self.sender.wake()
@@ -1708,6 +1714,38 @@ class Service:
         return [
             make_row(message_id=mid, raw=raw, rcpts=[sender], mail_from="", now=now, kind="reply")
         ]
+
+    def _admin_secrets(self, game: Game) -> list[Mapping[str, str]]:
+        """The admin codes a game master's mail may carry: the game's, the daemon's."""
+        own = game.store.meta.get("admin_secret")
+        return [c for c in (own, self.cfg.auth.admin_secret_hash) if c]
+
+    def _admin_refused(
+        self, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
+    ) -> list[dict[str, Any]]:
+        """Mail claiming a game master's address failed the admin layers (issue 10 item 9):
+        refused, nothing answered to the From, the real game masters alerted (a bucket of
+        their own per game: a flood of forgeries is not a flood of alerts)."""
+        mid_in = str(msg.get("Message-ID", "") or "")
+        log.warning(
+            "game %s: mail from a game master's address refused: %s", game.id, verdict.reason
+        )
+        if not self.limits.take(f"admin-alerts@{game.id}", now, notice=True)[0]:
+            return []
+        admins = tuple(sorted({*self.cfg.admins, *map(str, game.store.setup.get("admins", []))}))
+        return self._admin_alert(
+            f"admin-refused:{game.id}:{mid_in}:{now.isoformat()}",
+            now,
+            "daemon/alert_admin_refused",
+            {
+                "game": game.id,
+                "reason": verdict.reason,
+                "sender": str(msg.get("From", "")),
+                "subject": str(msg.get("Subject", "")),
+                "received": " | ".join(str(v) for v in msg.get_all("Received", [])[:2]),
+            },
+            to=admins,
+        )
 
     def _auth_notice(
         self, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
