@@ -58,6 +58,7 @@ from pbem.archive_mail import archive_rows
 from pbem.auth import AuthVerdict, check_sender
 from pbem.clockwatch import ClockJump, ClockWatch
 from pbem.config import Config
+from pbem.confirmations import lapsed, other_lines, phase_of
 from pbem.core.errors import MailError
 from pbem.dedup import copy_keys
 from pbem.diskfull import is_disk_full
@@ -1177,7 +1178,16 @@ class Service:
         if channel == "private" and verdict.registered:
             pending = self._pending_confirmation(game, msg, verdict.registered)
             if pending is not None:
-                self._confirm(game, key, info, pending, now, strong=verdict.strong, keys=copies)
+                self._confirm(
+                    game,
+                    key,
+                    info,
+                    pending,
+                    now,
+                    strong=verdict.strong,
+                    keys=copies,
+                    mail=verdict.message or msg,
+                )
                 return
         ask = (
             channel == "list"
@@ -1272,6 +1282,7 @@ class Service:
             "player": to.lower(),
             "raw": raw.decode("latin-1"),
             "at": now.isoformat(),
+            "phase": phase_of(game.table.deadlines()),  # it lapses with its phase
         }
         row = make_row(
             message_id=mid,
@@ -1310,27 +1321,87 @@ class Service:
         *,
         strong: bool,
         keys: Sequence[str] = (),
+        mail: EmailMessage | None = None,
     ) -> None:
-        """Run the confirmed post's commands now (stale ones are refused by the rules as any
-        late command would be), in one commit with the confirmation's ledger key."""
-        post = parse(str(pending["raw"]).encode("latin-1"))
-        step = game.table.receive(post, channel="list", now=now, confirm="apply", strong=strong)
-        rows = self._rows(game, step, now, error=not step.events)
-        game.store.commit(
-            events=step.events,
-            outbox=rows,
-            ledger_key=key,
-            ledger_info={**info, "why": "confirmation"},
-            unhold=[str(pending["key"])],
-            extra_keys=keys,
-        )
+        """Run the confirmed post's commands now, in one commit with the confirmation's ledger
+        key, unless its phase is over (issue 10 item 11: it lapses with its phase, and the
+        player is told why). The confirming mail's other lines are answered as a private mail
+        (:func:`pbem.confirmations.other_lines`), after the confirmed commands."""
+        steps: list[Any] = []
+        rows: list[dict[str, Any]] = []
+        if lapsed(pending, phase_of(game.table.deadlines())):
+            log.info("game %s: confirmation of %s lapsed with its phase", game.id, pending["key"])
+            rows += self._confirm_lapsed(game, pending, mail, now)
+        else:
+            post = parse(str(pending["raw"]).encode("latin-1"))
+            steps.append(
+                game.table.receive(post, channel="list", now=now, confirm="apply", strong=strong)
+            )
+            rows += self._rows(game, steps[0], now, error=not steps[0].events)
+        rest = other_lines(mail) if mail is not None else None
+        applied = 0
+        try:
+            if rest is not None:
+                for step in steps:  # the rest reads the state after the confirmed commands
+                    game.table.apply(step)
+                    applied += 1
+                step = game.table.receive(rest, channel="private", now=now, strong=strong)
+                rows += self._rows(game, step, now, error=not step.events)
+                steps.append(step)
+            game.store.commit(
+                events=[e for step in steps for e in step.events],
+                outbox=rows,
+                ledger_key=key,
+                ledger_info={**info, "why": "confirmation"},
+                unhold=[str(pending["key"])],
+                extra_keys=keys,
+            )
+        except BaseException:
+            if applied:  # not committed: the table goes back to what the store holds
+                game.table = self.engine.load(game.store.setup, game.store.events())
+            raise
         self.fault("after_state")
         game.keys.add(key)
         game.keys.update(keys)
-        game.table.apply(step)
-        self._bounce_clear(game, str(pending["player"]) if step.events else None, now)
+        for step in steps[applied:]:
+            game.table.apply(step)
+        if any(step.events for step in steps):
+            self._bounce_clear(game, str(pending["player"]), now)
         self.rearm(game)
         self.sender.wake()
+
+    def _confirm_lapsed(
+        self, game: Game, pending: Mapping[str, Any], msg: EmailMessage | None, now: datetime
+    ) -> list[dict[str, Any]]:
+        """The player confirmed a post whose phase is over: nothing counts, and he is told."""
+        to = str(pending["player"])
+        if not self.limits.take(to, now)[0]:
+            return []
+        subject, body = self.texts.mail(
+            "daemon/confirm_lapsed", self._lang(game, to), {"game": game.id, "at": pending["at"]}
+        )
+        mid_in = str(msg.get("Message-ID", "") or "") or None if msg is not None else None
+        mid, raw = build(
+            key=f"lapsed:{game.id}:{pending['key']}",
+            sender=self.cfg.moderator,
+            to=(to,),
+            subject=subject,
+            body=body,
+            date=now,
+            auto="auto-replied",
+            in_reply_to=mid_in,
+        )
+        return [
+            make_row(
+                message_id=mid,
+                raw=raw,
+                rcpts=[to],
+                mail_from=self.cfg.bounce,
+                now=now,
+                kind="reply",
+                game=game.id,
+            )
+        ]
 
     # ---- the list, when the daemon relays it itself ------------------------------------
 
