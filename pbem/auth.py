@@ -188,7 +188,7 @@ def check_sender(
         return AuthVerdict(True, None)
     registered = player_emails[name] if name is not None else None
     if channel != "private":
-        return AuthVerdict(True, registered)
+        return AuthVerdict(True, registered, admin=is_admin)
     required = tuple(cfg.methods)
     layers = (*required, *(m for m in cfg.final_methods or () if m not in required))
     if is_admin:  # the strongest player layer is the floor, the admin code comes on top

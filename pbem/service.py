@@ -1205,7 +1205,7 @@ class Service:
         )
         rows = self._rows(game, step, now, error=not step.events)
         notice_keys: tuple[str, ...] = ()
-        if munged is not None and verdict.registered is None:
+        if munged is not None and verdict.registered is None and not verdict.admin:
             notice_keys, notices = self._unattributed(game, munged, msg, now)
             rows += notices
         hold = None
