@@ -27,7 +27,18 @@ import hashlib
 import re
 from email.message import Message
 
-from pbem.mail.dkim import aligned, parse_tags
+from pbem.mail.dkim import aligned
+
+
+def _tags(value: str) -> dict[str, str]:
+    """The tag=value pairs of a DKIM-Signature, best effort (folding whitespace removed):
+    only d= and b= are read, and nothing here is verified."""
+    tags: dict[str, str] = {}
+    for part in value.split(";"):
+        name, eq, val = part.partition("=")
+        if eq:
+            tags.setdefault(re.sub(r"\s+", "", name), re.sub(r"\s+", "", val))
+    return tags
 
 
 def _message_id(msg: Message) -> str:
@@ -50,8 +61,8 @@ def copy_keys(msg: Message, sender: str) -> tuple[str, ...]:
     domain = sender.rpartition("@")[2]
     for value in msg.get_all("DKIM-Signature", []):
         try:
-            tags = parse_tags(str(value))
-            b = base64.b64decode(re.sub(r"\s+", "", tags.get("b", "")), validate=True)
+            tags = _tags(str(value))
+            b = base64.b64decode(tags.get("b", ""), validate=True)
         except (ValueError, binascii.Error):
             continue  # a malformed signature keys nothing
         if b and domain and aligned(tags.get("d", ""), domain):
