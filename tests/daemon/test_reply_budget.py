@@ -8,10 +8,20 @@ answered ``error: no command``, as a rejection or a STATUS is: no event).
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from tests.daemon.conftest import MODERATOR
-from tests.daemon.harness import Daemon, game_state, mail, new_fake_game, wait_for, write_config
+from tests.daemon.harness import (
+    Daemon,
+    game_state,
+    mail,
+    new_fake_game,
+    pbem,
+    wait_for,
+    write_config,
+)
 from tests.daemon.mailstack import MailStack
 
 
@@ -57,5 +67,44 @@ def test_registered_player_gets_a_burst_of_replies_then_the_limit_said(
         assert len(got) == 3, got
         # the fake engine's players read French
         assert sum("dernière réponse automatique" in r for r in got) == 1, got
+    finally:
+        d.stop()
+
+
+def test_forged_mail_does_not_spend_the_real_players_replies(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """With secret codes, three forged mails in alice's name (no code) get their notices to
+    her registered address, and her own next mail that changes nothing is still answered.
+    Before: the first notice spent the one error reply of the hour; her mail got silence."""
+    cfg = write_config(
+        stack,
+        tmp_path,
+        auth='[auth]\nmethods = ["registered", "secret"]',
+        extra_smtp="coalesce_replies = false",
+    )
+    setup = {
+        "game": "fake",
+        "game_id": "g1",
+        "players": [{"name": p, "email": f"{p}@example.test"} for p in ("alice", "bob")],
+    }
+    (tmp_path / "s.json").write_text(json.dumps(setup))
+    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "g1", "--secrets")
+    assert r.returncode == 0, r.stderr
+    codes = dict(re.findall(r"secret code for (\w+): (\w+)", r.stdout))
+    d = Daemon(cfg).start()
+    try:
+        for n in range(3):
+            forged = mail("alice@example.test", f"CMD forged{n}\n", subject=f"forged {n}")
+            stack.inject(forged.as_bytes(), MODERATOR, sender="mallory@evil.test")
+        own = mail("alice@example.test", f"SECRET {codes['alice']}\nSTATUS\n", subject="mine")
+        stack.inject(own.as_bytes(), MODERATOR)
+        wait_for(
+            lambda: [m for m in stack.messages("alice@example.test") if m["Subject"] == "Re: mine"],
+            what="the answer to her own mail",
+            log=d.log,
+        )
+        events, _ = game_state(tmp_path / "data", "g1")
+        assert not [e for e in events if e.get("type") == "cmd"]
     finally:
         d.stop()
