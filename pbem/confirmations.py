@@ -11,6 +11,7 @@ commands to answer, not noise to drop.
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -50,6 +51,12 @@ ACKS = frozenset(
 def phase_of(deadlines: Mapping[str, datetime]) -> str:
     """The game's current phase, as its pending deadline instances (key@due time)."""
     return ",".join(sorted(f"{key}@{when.isoformat()}" for key, when in deadlines.items()))
+
+
+def lapsed_mark(token: str, player: str) -> str:
+    """The ledger key a pending confirmation leaves when its phase ends unconfirmed, so that a
+    confirmation arriving later is told it lapsed (the record itself is pruned)."""
+    return "lapsed:" + hashlib.sha256(f"{token.lower()}\n{player.lower()}".encode()).hexdigest()
 
 
 def lapsed(pending: Mapping[str, Any], phase: str) -> bool:

@@ -58,7 +58,7 @@ from pbem.archive_mail import archive_rows
 from pbem.auth import AuthVerdict, check_sender
 from pbem.clockwatch import ClockJump, ClockWatch
 from pbem.config import Config
-from pbem.confirmations import lapsed, other_lines, phase_of
+from pbem.confirmations import lapsed, lapsed_mark, other_lines, phase_of
 from pbem.core.errors import MailError
 from pbem.dedup import copy_keys
 from pbem.diskfull import is_disk_full
@@ -1309,6 +1309,9 @@ class Service:
                 and held.get("player") == registered.lower()
             ):
                 return held
+        for token in tokens:  # its phase ended before the confirmation came: lapsed
+            if lapsed_mark(token, registered) in game.keys:
+                return {"key": "", "token": token, "player": registered.lower(), "phase": ""}
         return None
 
     def _confirm(
@@ -1353,7 +1356,7 @@ class Service:
                 outbox=rows,
                 ledger_key=key,
                 ledger_info={**info, "why": "confirmation"},
-                unhold=[str(pending["key"])],
+                unhold=[str(pending["key"])] if pending["key"] else [],
                 extra_keys=keys,
             )
         except BaseException:
@@ -1378,11 +1381,13 @@ class Service:
         if not self.limits.take(to, now)[0]:
             return []
         subject, body = self.texts.mail(
-            "daemon/confirm_lapsed", self._lang(game, to), {"game": game.id, "at": pending["at"]}
+            "daemon/confirm_lapsed",
+            self._lang(game, to),
+            {"game": game.id, "at": pending.get("at") or ""},
         )
         mid_in = str(msg.get("Message-ID", "") or "") or None if msg is not None else None
         mid, raw = build(
-            key=f"lapsed:{game.id}:{pending['key']}",
+            key=f"lapsed:{game.id}:{pending['token']}",
             sender=self.cfg.moderator,
             to=(to,),
             subject=subject,
@@ -1390,6 +1395,7 @@ class Service:
             date=now,
             auto="auto-replied",
             in_reply_to=mid_in,
+            id_key=self.id_key,
         )
         return [
             make_row(
@@ -1551,14 +1557,18 @@ class Service:
         released or dropped. First, a pending confirmation from a phase that has ended lapses
         (a late vote would be refused anyway): held posts never outlive their phase."""
         window = self._bounce_window(game)
-        lapsed = [
-            str(h["key"])
+        ended = [
+            h
             for h in game.store.held_entries()
             if h.get("kind") == "confirm" and h.get("window", window) != window
         ]
-        if lapsed:
-            game.store.commit(unhold=lapsed)
-            log.info("game %s: %d pending confirmation(s) lapsed", game.id, len(lapsed))
+        if ended:
+            # a mark per token stays in the ledger: a confirmation arriving later is refused
+            # with the reason (issue 10 item 11), not taken for an unrelated mail
+            marks = [lapsed_mark(str(h.get("token")), str(h.get("player"))) for h in ended]
+            game.store.commit(unhold=[str(h["key"]) for h in ended], extra_keys=marks)
+            game.keys.update(marks)
+            log.info("game %s: %d pending confirmation(s) lapsed", game.id, len(ended))
         if not self.relay:
             return 0
         rows: list[dict[str, Any]] = []
