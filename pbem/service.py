@@ -1547,9 +1547,11 @@ class Service:
 
     @property
     def _codes_in_use(self) -> bool:
-        """Players may write a SECRET line: no relayed copy may carry it (issue 10 item 10)."""
+        """Players or game masters may write a SECRET line: no relayed copy may carry it
+        (issue 10 item 10)."""
         auth = self.cfg.auth
-        return "secret" in (*auth.methods, *(auth.final_methods or ()))
+        # game masters write one too: their admin code (issue 10 item 9)
+        return auth.admin_secret or "secret" in (*auth.methods, *(auth.final_methods or ()))
 
     def release_held(self, game: Game, now: datetime) -> int:
         """Relay the held posts whose senders may post again (the list reopened), drop those
