@@ -16,6 +16,12 @@ command whose From is a registered address:
   :mod:`pbem.mail.dkim` over ALL signatures, ``l=`` refused) whose d= is the From domain or a
   parent of it. Works without a trusted border MTA; needs DNS for the keys.
 
+A game master's mail (an address in the game's ``admins``) is never taken on its From alone
+(issue 10 item 9): it must pass every transport layer the strongest player layer has (the
+``dkim``/``dkim_verify`` of ``methods`` and ``final_methods``) plus the game masters' own
+secret, a ``SECRET <code>`` line checked against the admin code (per game, ``pbem new-game
+--admin-secret``, or per daemon, ``[auth] admin_secret_file``), stored like the players'.
+
 Posts on an external list are checked by the registered From only here: lists break DKIM (§0.4)
 and a secret posted publicly would be burnt. Requirement 6 is met above this layer: the service
 has their commands confirmed from the registered address (``[auth] list_votes``), or, when it
@@ -29,7 +35,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
@@ -59,6 +65,9 @@ class AuthVerdict:
     signed mail re-delivered by an MTA (or replayed by an attacker) has new bytes, so a new
     content hash, but the same signatures: a caller that ledgers these keys with the content
     hash can refuse the replay (RELIABILITY §1.6 layer 4; F13)."""
+    admin: bool = False
+    """The From is one of the game's masters: on a failure the real ones are alerted, and
+    nothing is answered to the From."""
 
 
 def new_secret() -> str:
@@ -159,28 +168,45 @@ def check_sender(
     raw: bytes | None = None,
     resolver: Resolver | None = None,
     now: datetime | None = None,
+    admins: Collection[str] = (),
+    admin_secrets: Sequence[Mapping[str, str]] = (),
 ) -> AuthVerdict:
     """Apply the configured layers; unknown senders pass through (the engine answers them).
 
     ``dkim_verify`` needs the bytes as received (``raw``), a DKIM key lookup (``resolver``)
     and the time for x= expiry (``now``); without any of them it fails closed.
+
+    ``admins``: the game masters' addresses; their private mail needs the transport layers of
+    the strongest player layer and an admin code matching one of ``admin_secrets`` (none
+    stored: refused, ``no_admin_secret``), unless ``[auth] admin_secret`` is off.
     """
     sender = _from(msg)
     by_addr = {a.lower(): n for n, a in player_emails.items()}
     name = by_addr.get(sender)
-    if name is None:
+    is_admin = name is None and sender in {a.lower() for a in admins}
+    if name is None and not is_admin:
         return AuthVerdict(True, None)
-    registered = player_emails[name]
+    registered = player_emails[name] if name is not None else None
     if channel != "private":
-        return AuthVerdict(True, registered)
+        return AuthVerdict(True, registered, admin=is_admin)
     required = tuple(cfg.methods)
     layers = (*required, *(m for m in cfg.final_methods or () if m not in required))
+    if is_admin:  # the strongest player layer is the floor, the admin code comes on top
+        required = tuple(m for m in layers if m != "secret")
+        required += ("admin_secret",) if cfg.admin_secret else ()
+        layers = required
     out = msg
     failed: dict[str, str] = {}
     replay_keys: tuple[str, ...] = ()
-    if "secret" in layers:  # the line is removed whichever layer asks for it
+    if "secret" in layers or is_admin:  # the line is removed whichever layer asks for it
         code, out = _strip_secret(msg)
-        stored = stored_secrets.get(name)
+    if "admin_secret" in layers:
+        if not admin_secrets:
+            failed["admin_secret"] = "no_admin_secret"
+        elif code is None or not any(verify_secret(code, s) for s in admin_secrets):
+            failed["admin_secret"] = "bad_admin_secret"
+    if "secret" in layers:
+        stored = stored_secrets.get(name or "")
         if stored is None:
             failed["secret"] = "no_secret"
         elif code is None or not verify_secret(code, stored):
@@ -201,8 +227,13 @@ def check_sender(
         replay_keys = tuple(sorted({f"dkim:{r.signature}" for r in valid}))
     for layer in required:
         if layer in failed:
-            return AuthVerdict(False, registered, failed[layer])
+            return AuthVerdict(False, registered, failed[layer], admin=is_admin)
     message = out if out is not msg else None
     return AuthVerdict(
-        True, registered, message=message, strong=not failed, replay_keys=replay_keys
+        True,
+        registered,
+        message=message,
+        strong=not failed,
+        replay_keys=replay_keys,
+        admin=is_admin,
     )

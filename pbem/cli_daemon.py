@@ -97,6 +97,11 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument(
         "--secrets", action="store_true", help="give each player a secret code (printed once)"
     )
+    p.add_argument(
+        "--admin-secret",
+        action="store_true",
+        help="give the game masters an admin code for their mail (printed once)",
+    )
     p.set_defaults(func=cmd_new_game)
 
     p = with_config(sub.add_parser("status", help="games, deadlines, outbox and shunt at a glance"))
@@ -308,11 +313,17 @@ def _setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
 
 
 def create_game(
-    cfg: Any, setup: dict[str, Any], engine: Any, now: datetime, secrets: bool = False
+    cfg: Any,
+    setup: dict[str, Any],
+    engine: Any,
+    now: datetime,
+    secrets: bool = False,
+    admin_code: str | None = None,
 ) -> tuple[Any, list[dict[str, Any]], dict[str, str]]:
     """Set up a game with the engine and write it (opening mails queued in its outbox).
 
     Returns the table, the outbox rows and the secret codes (shown once, stored hashed).
+    ``admin_code``: the game masters' code for their mail (stored hashed, issue 10 item 9).
     """
     from pbem.adapters.idkey import message_id_key
     from pbem.adapters.store import GameStore
@@ -350,7 +361,10 @@ def create_game(
         setup,
         step.events,
         rows,
-        meta_extra={"secrets": {n: hash_secret(c) for n, c in codes.items()}},
+        meta_extra={
+            "secrets": {n: hash_secret(c) for n, c in codes.items()},
+            **({"admin_secret": hash_secret(admin_code)} if admin_code else {}),
+        },
     )
     return table, rows, codes
 
@@ -361,8 +375,11 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     try:
         cfg = _load(args)
         setup = _setup_from_args(args, cfg)
+        from pbem.auth import new_secret
+
+        admin_code = new_secret() if args.admin_secret else None
         _table, rows, codes = create_game(
-            cfg, setup, load_engine(cfg.engine), datetime.now(UTC), args.secrets
+            cfg, setup, load_engine(cfg.engine), datetime.now(UTC), args.secrets, admin_code
         )
     except (PbemError, OSError, ValueError) as exc:
         return _err("new-game", exc)
@@ -374,6 +391,8 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     )
     for name, code in codes.items():
         print(f"secret code for {name}: {code}")
+    if admin_code:
+        print(f"admin code for the game masters (a SECRET line in their mail): {admin_code}")
     print(f"{len(rows)} mail(s) queued; the running daemon sends them")
     return 0
 

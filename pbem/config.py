@@ -56,6 +56,14 @@ class AuthConfig:
     """``[auth] dns_server``: the resolver asked for DKIM keys (``dkim_verify``), an IP
     address; None: every ``nameserver`` of /etc/resolv.conf in turn, read at each query."""
     dns_port: int = 53
+    admin_secret: bool = True
+    """``[auth] admin_secret``: a game master's mail needs an admin code (``SECRET <code>``)
+    on top of the transport layers of the strongest player layer (issue 10 item 9). Off, the
+    transport layers alone (and the From) decide: only for a trusted single-admin setup."""
+    admin_secret_hash: Mapping[str, str] | None = None
+    """The daemon-wide admin code (``[auth] admin_secret_file``, or the systemd credential
+    ``admin-secret``), scrypt-hashed at load; a game's own (``new-game --admin-secret``) is
+    accepted too."""
 
     @property
     def confirm_list_votes(self) -> bool:
@@ -105,7 +113,13 @@ class Config:
     outage_grace_hours: float = 24.0
     outbound_cap_per_hour: int = 200
     errors_per_hour: int = 1
+    """``[daemon] errors_per_hour``: error replies to a stranger (no player, no game master)."""
     autos_per_day: int = 10
+    reply_burst: int = 10
+    """``[daemon] reply_burst``: replies that change nothing (HELP, STATUS, rejections) a
+    game's player or game master gets in a row, before ``replies_per_hour`` (a token bucket)."""
+    replies_per_hour: float = 12.0
+    """``[daemon] replies_per_hour``: the pace those replies refill at after the burst."""
     max_failures: int = 3
     retry_base_seconds: float = 60.0
     deadline_retry_seconds: float = 60.0
@@ -298,6 +312,32 @@ def parse_dns_server(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def _admin_code(au: Mapping[str, Any], r: _Reader, base: Path) -> Mapping[str, str] | None:
+    """The daemon-wide admin code, from ``[auth] admin_secret_file`` (relative to the config)
+    or ``$CREDENTIALS_DIRECTORY/admin-secret``; kept scrypt-hashed only."""
+    from pbem.auth import hash_secret
+
+    pf = au.get("admin_secret_file")
+    if pf is not None:
+        path = Path(str(pf))
+        path = path if path.is_absolute() else base / path
+    elif os.environ.get("CREDENTIALS_DIRECTORY"):
+        path = Path(os.environ["CREDENTIALS_DIRECTORY"]) / "admin-secret"
+        if not path.exists():
+            return None
+    else:
+        return None
+    try:
+        code = path.read_text().strip()
+    except OSError as exc:
+        r.problems.append(f"auth.admin_secret_file: cannot read {path}: {exc.strerror}")
+        return None
+    if len(code) < 12:
+        r.problems.append(f"auth.admin_secret_file: {path}: the code must be 12 characters or more")
+        return None
+    return hash_secret(code)
+
+
 def _game_ids() -> list[str]:
     from pbem.games import GAMES
 
@@ -480,6 +520,8 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         outbound_cap_per_hour=r.get(d, "daemon", "outbound_cap_per_hour", int, 200),
         errors_per_hour=r.get(d, "daemon", "errors_per_hour", int, 1),
         autos_per_day=r.get(d, "daemon", "autos_per_day", int, 10),
+        reply_burst=r.get(d, "daemon", "reply_burst", int, 10),
+        replies_per_hour=r.get(d, "daemon", "replies_per_hour", float, 12.0),
         max_failures=r.get(d, "daemon", "max_failures", int, 3),
         retry_base_seconds=r.get(d, "daemon", "retry_base_seconds", float, 60.0),
         deadline_retry_seconds=r.get(d, "daemon", "deadline_retry_seconds", float, 60.0),
@@ -494,6 +536,8 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
             dns_host=dns_host,
             dns_port=dns_port,
             final_methods=final_methods,
+            admin_secret=r.get(au, "auth", "admin_secret", bool, True),
+            admin_secret_hash=_admin_code(au, r, base),
         ),
         game_options=game_options,
         reminders_hours=tuple(float(x) for x in rem),
@@ -507,6 +551,10 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         r.problems.append(
             f"daemon.strangers: {cfg.strangers!r} must be one of {', '.join(STRANGER_POLICIES)}"
         )
+    if cfg.reply_burst < 1:
+        r.problems.append(f"daemon.reply_burst: {cfg.reply_burst} must be at least 1")
+    if cfg.replies_per_hour <= 0:
+        r.problems.append(f"daemon.replies_per_hour: {cfg.replies_per_hour} must be positive")
     if cfg.hard_bounces < 1:
         r.problems.append(f"daemon.hard_bounces: {cfg.hard_bounces} must be at least 1")
     if not str(cfg.data_dir):

@@ -742,6 +742,8 @@ heartbeat_seconds = 5
 outbound_cap_per_hour = 100000
 errors_per_hour = 100000
 autos_per_day = 100000
+reply_burst = 100000
+replies_per_hour = 100000
 """,
         encoding="utf-8",
     )

@@ -58,17 +58,20 @@ from pbem.archive_mail import archive_rows
 from pbem.auth import AuthVerdict, check_sender
 from pbem.clockwatch import ClockJump, ClockWatch
 from pbem.config import Config
+from pbem.confirmations import lapsed, lapsed_mark, other_lines, phase_of
 from pbem.core.errors import MailError
+from pbem.dedup import copy_keys
 from pbem.desk.requests import admin_requests
 from pbem.diskfull import is_disk_full
 from pbem.inflight import COMMIT, DONE, InflightFile, Marker, blame, boot_id, record
-from pbem.limits import GlobalCap, SenderLimits, Windows, merge_windows
+from pbem.limits import GlobalCap, SenderLimits, Windows, limit_note, merge_windows
 from pbem.listgate import PosterLimits, stop_reason
 from pbem.mail.address import is_mailable
 from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.dkim import Resolver
 from pbem.mail.envelope import OutgoingLike, build, build_outgoing
 from pbem.mail.inbound import automatic_reason, parse_bytes, parse_once_policy
+from pbem.mail.listpost import Attribution, attribute, rewrite_from
 from pbem.mail.relay import list_id_for, relay_copy
 from pbem.mail.render import bilingual, shared_renderer
 from pbem.mail.scrub import without_codes
@@ -303,7 +306,12 @@ class Service:
     id_key: bytes = field(init=False, default=b"")
 
     def __post_init__(self) -> None:
-        self.limits = SenderLimits(self.cfg.errors_per_hour, self.cfg.autos_per_day)
+        self.limits = SenderLimits(
+            self.cfg.errors_per_hour,
+            self.cfg.autos_per_day,
+            self.cfg.reply_burst,
+            self.cfg.replies_per_hour,
+        )
         self.cap = GlobalCap(self.cfg.outbound_cap_per_hour)
         lim = self.cfg.list_limits
         self.posters = PosterLimits(lim.posts_per_hour)
@@ -1042,11 +1050,14 @@ class Service:
         template: str,
         params: Mapping[str, Any],
         appendix: str = "",
+        to: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
         """An alert to the admins (none when there are none): ``template`` rendered French then
         English, like the daemon's other mails; ``appendix`` (a traceback: the same in every
-        language) follows both. ``key`` makes its Message-ID, so a redone alert is one mail."""
-        if not self.cfg.admins:
+        language) follows both. ``key`` makes its Message-ID, so a redone alert is one mail.
+        ``to``: other recipients than the daemon's admins (a game's own game masters too)."""
+        admins = tuple(to) if to is not None else self.cfg.admins
+        if not admins:
             return []
         subject, body = self._bilingual(template, params)
         if appendix:
@@ -1054,7 +1065,7 @@ class Service:
         mid, raw = build(
             key=key,
             sender=self.cfg.moderator,
-            to=self.cfg.admins,
+            to=admins,
             subject=subject,
             body=body,
             date=now,
@@ -1064,7 +1075,7 @@ class Service:
             make_row(
                 message_id=mid,
                 raw=raw,
-                rcpts=self.cfg.admins,
+                rcpts=list(admins),
                 mail_from=self.cfg.bounce,
                 now=now,
                 kind="alert",
@@ -1091,6 +1102,10 @@ class Service:
         # RFC 3834 / loop hygiene (pbem.mail.inbound); a MailError (unreadable headers) is
         # a poison mail: shunted, then quarantined
         reason = automatic_reason(msg, our_addresses=self.our_addresses)
+        if reason == "bulk" and channel == "list" and not self.relay:
+            # Majordomo and others stamp every post `Precedence: bulk`: a post recognised as
+            # our game's list's is read (issue 10 item 3); RFC 3834 governs what we answer
+            reason = None
         if reason == "bounce" and self._handle_bounce(key, raw, info, now):
             return  # counted against a player (RELIABILITY §2.5); never parsed nor answered
         if reason is not None:
@@ -1100,6 +1115,10 @@ class Service:
             self.daemon.commit(ledger_key=key, ledger_info={**info, "why": reason})
             self.daemon_keys.add(key)
             return
+        munged = self._list_rewrite(msg, channel)
+        if munged is not None and munged.author is not None:
+            # the list put its own address in From (DMARC): the post is the author's
+            sender, raw = munged.author, rewrite_from(raw, munged.author)
         game = self.route(msg, rcpts, sender)
         if game is not None:
             msg = parse(raw)
@@ -1122,12 +1141,29 @@ class Service:
             raw=raw,
             resolver=self.resolver,
             now=now,
+            # the daemon's game masters may steer every game (the desk): authenticated alike
+            admins=[*game.store.setup.get("admins", []), *self.cfg.admins],
+            admin_secrets=self._admin_secrets(game),
         )
         if not verdict.ok:
-            rows = self._auth_notice(game, msg, verdict, now)
+            rows = (
+                self._admin_refused(game, msg, verdict, now)
+                if verdict.admin
+                else self._auth_notice(game, msg, verdict, now)
+            )
             game.store.commit(outbox=rows, ledger_key=key, ledger_info={**info, "why": "auth"})
             game.keys.add(key)
             self.sender.wake()
+            return
+        copies = tuple(sorted({*verdict.replay_keys, *copy_keys(msg, sender)}))
+        if any(k in game.keys for k in copies):
+            # another copy of a mail already applied (the list's copy of a post Cc'd to us, a
+            # reply-all, a redelivery): applied once, never an older order over a newer one
+            log.info(
+                "game %s: mail %s is another copy of a mail applied: ignored", game.id, key[:12]
+            )
+            game.store.commit(ledger_key=key, ledger_info={**info, "why": "copy"})
+            game.keys.add(key)
             return
         if any(k in game.keys for k in verdict.replay_keys):
             # the same DKIM signature seen before: a captured mail re-sent (new trace
@@ -1146,7 +1182,16 @@ class Service:
         if channel == "private" and verdict.registered:
             pending = self._pending_confirmation(game, msg, verdict.registered)
             if pending is not None:
-                self._confirm(game, key, info, pending, now, strong=verdict.strong)
+                self._confirm(
+                    game,
+                    key,
+                    info,
+                    pending,
+                    now,
+                    strong=verdict.strong,
+                    keys=copies,
+                    mail=verdict.message or msg,
+                )
                 return
         ask = (
             channel == "list"
@@ -1164,6 +1209,10 @@ class Service:
             admins=self.cfg.admins,
         )
         rows = self._rows(game, step, now, error=not step.events)
+        notice_keys: tuple[str, ...] = ()
+        if munged is not None and verdict.registered is None and not verdict.admin:
+            notice_keys, notices = self._unattributed(game, munged, msg, now)
+            rows += notices
         hold = None
         deferred: tuple[str, ...] = tuple(getattr(step, "deferred", ()))
         if ask and deferred:
@@ -1185,11 +1234,11 @@ class Service:
             ledger_info=info,
             # its phase: a confirmation lapses with it (release_held)
             hold=hold if hold is None else {"window": self._bounce_window(game), **hold},
-            extra_keys=verdict.replay_keys,
+            extra_keys=(*copies, *notice_keys),
         )
         self.fault("after_state")
         game.keys.add(key)
-        game.keys.update(verdict.replay_keys)
+        game.keys.update((*copies, *notice_keys))
         game.table.apply(step)
         self._bounce_clear(game, verdict.registered if step.events else None, now)
         if step.events:
@@ -1238,6 +1287,7 @@ class Service:
             "player": to.lower(),
             "raw": raw.decode("latin-1"),
             "at": now.isoformat(),
+            "phase": phase_of(game.table.deadlines()),  # it lapses with its phase
         }
         row = make_row(
             message_id=mid,
@@ -1264,6 +1314,9 @@ class Service:
                 and held.get("player") == registered.lower()
             ):
                 return held
+        for token in tokens:  # its phase ended before the confirmation came: lapsed
+            if lapsed_mark(token, registered) in game.keys:
+                return {"key": "", "token": token, "player": registered.lower(), "phase": ""}
         return None
 
     def _confirm(
@@ -1275,25 +1328,91 @@ class Service:
         now: datetime,
         *,
         strong: bool,
+        keys: Sequence[str] = (),
+        mail: EmailMessage | None = None,
     ) -> None:
-        """Run the confirmed post's commands now (stale ones are refused by the rules as any
-        late command would be), in one commit with the confirmation's ledger key."""
-        post = parse(str(pending["raw"]).encode("latin-1"))
-        step = game.table.receive(post, channel="list", now=now, confirm="apply", strong=strong)
-        rows = self._rows(game, step, now, error=not step.events)
-        game.store.commit(
-            events=step.events,
-            outbox=rows,
-            ledger_key=key,
-            ledger_info={**info, "why": "confirmation"},
-            unhold=[str(pending["key"])],
-        )
+        """Run the confirmed post's commands now, in one commit with the confirmation's ledger
+        key, unless its phase is over (issue 10 item 11: it lapses with its phase, and the
+        player is told why). The confirming mail's other lines are answered as a private mail
+        (:func:`pbem.confirmations.other_lines`), after the confirmed commands."""
+        steps: list[Any] = []
+        rows: list[dict[str, Any]] = []
+        if lapsed(pending, phase_of(game.table.deadlines())):
+            log.info("game %s: confirmation of %s lapsed with its phase", game.id, pending["key"])
+            rows += self._confirm_lapsed(game, pending, mail, now)
+        else:
+            post = parse(str(pending["raw"]).encode("latin-1"))
+            steps.append(
+                game.table.receive(post, channel="list", now=now, confirm="apply", strong=strong)
+            )
+            rows += self._rows(game, steps[0], now, error=not steps[0].events)
+        rest = other_lines(mail) if mail is not None else None
+        applied = 0
+        try:
+            if rest is not None:
+                for step in steps:  # the rest reads the state after the confirmed commands
+                    game.table.apply(step)
+                    applied += 1
+                step = game.table.receive(rest, channel="private", now=now, strong=strong)
+                rows += self._rows(game, step, now, error=not step.events)
+                steps.append(step)
+            game.store.commit(
+                events=[e for step in steps for e in step.events],
+                outbox=rows,
+                ledger_key=key,
+                ledger_info={**info, "why": "confirmation"},
+                unhold=[str(pending["key"])] if pending["key"] else [],
+                extra_keys=keys,
+            )
+        except BaseException:
+            if applied:  # not committed: the table goes back to what the store holds
+                game.table = self.engine.load(game.store.setup, game.store.events())
+            raise
         self.fault("after_state")
         game.keys.add(key)
-        game.table.apply(step)
-        self._bounce_clear(game, str(pending["player"]) if step.events else None, now)
+        game.keys.update(keys)
+        for step in steps[applied:]:
+            game.table.apply(step)
+        if any(step.events for step in steps):
+            self._bounce_clear(game, str(pending["player"]), now)
         self.rearm(game)
         self.sender.wake()
+
+    def _confirm_lapsed(
+        self, game: Game, pending: Mapping[str, Any], msg: EmailMessage | None, now: datetime
+    ) -> list[dict[str, Any]]:
+        """The player confirmed a post whose phase is over: nothing counts, and he is told."""
+        to = str(pending["player"])
+        if not self.limits.take(to, now)[0]:
+            return []
+        subject, body = self.texts.mail(
+            "daemon/confirm_lapsed",
+            self._lang(game, to),
+            {"game": game.id, "at": pending.get("at") or ""},
+        )
+        mid_in = str(msg.get("Message-ID", "") or "") or None if msg is not None else None
+        mid, raw = build(
+            key=f"lapsed:{game.id}:{pending['token']}",
+            sender=self.cfg.moderator,
+            to=(to,),
+            subject=subject,
+            body=body,
+            date=now,
+            auto="auto-replied",
+            in_reply_to=mid_in,
+            id_key=self.id_key,
+        )
+        return [
+            make_row(
+                message_id=mid,
+                raw=raw,
+                rcpts=[to],
+                mail_from=self.cfg.bounce,
+                now=now,
+                kind="reply",
+                game=game.id,
+            )
+        ]
 
     # ---- the list, when the daemon relays it itself ------------------------------------
 
@@ -1433,9 +1552,11 @@ class Service:
 
     @property
     def _codes_in_use(self) -> bool:
-        """Players may write a SECRET line: no relayed copy may carry it (issue 10 item 10)."""
+        """Players or game masters may write a SECRET line: no relayed copy may carry it
+        (issue 10 item 10)."""
         auth = self.cfg.auth
-        return "secret" in (*auth.methods, *(auth.final_methods or ()))
+        # game masters write one too: their admin code (issue 10 item 9)
+        return auth.admin_secret or "secret" in (*auth.methods, *(auth.final_methods or ()))
 
     def release_held(self, game: Game, now: datetime) -> int:
         """Relay the held posts whose senders may post again (the list reopened), drop those
@@ -1443,14 +1564,18 @@ class Service:
         released or dropped. First, a pending confirmation from a phase that has ended lapses
         (a late vote would be refused anyway): held posts never outlive their phase."""
         window = self._bounce_window(game)
-        lapsed = [
-            str(h["key"])
+        ended = [
+            h
             for h in game.store.held_entries()
             if h.get("kind") == "confirm" and h.get("window", window) != window
         ]
-        if lapsed:
-            game.store.commit(unhold=lapsed)
-            log.info("game %s: %d pending confirmation(s) lapsed", game.id, len(lapsed))
+        if ended:
+            # a mark per token stays in the ledger: a confirmation arriving later is refused
+            # with the reason (issue 10 item 11), not taken for an unrelated mail
+            marks = [lapsed_mark(str(h.get("token")), str(h.get("player"))) for h in ended]
+            game.store.commit(unhold=[str(h["key"]) for h in ended], extra_keys=marks)
+            game.keys.update(marks)
+            log.info("game %s: %d pending confirmation(s) lapsed", game.id, len(ended))
         if not self.relay:
             return 0
         rows: list[dict[str, Any]] = []
@@ -1483,6 +1608,44 @@ class Service:
             log.info("game %s: %d held post(s) released", game.id, len(done))
             self.sender.wake()
         return len(done)
+
+    def _list_addresses(self) -> set[str]:
+        lists = {str(g.store.setup.get("list", "")).lower() for g in self.games.values()}
+        if self.cfg.list_address:
+            lists.add(self.cfg.list_address.lower())
+        lists.discard("")
+        return lists
+
+    def _list_rewrite(self, msg: Message, channel: Channel) -> Attribution | None:
+        """A post of an external list whose From the list rewrote for DMARC, and its author
+        (:mod:`pbem.mail.listpost`); None for any other mail. A relayed list's posts reach us
+        directly, never rewritten."""
+        if channel != "list" or self.relay:
+            return None
+        players = {a.lower() for g in self.games.values() for a in g.table.player_emails.values()}
+        return attribute(msg, self._list_addresses(), players, self.our_addresses)
+
+    def _unattributed(
+        self, game: Game, munged: Attribution, msg: Message, now: datetime
+    ) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+        """A rewritten list post attributed to no player: the game master is told once per
+        sender (the ledger key, committed with the post, remembers it across restarts)."""
+        who = (munged.author or munged.label).lower()
+        mark = "unattributed:" + hashlib.sha256(f"{game.id}\n{who}".encode()).hexdigest()
+        if mark in game.keys:
+            return (), []
+        log.warning("game %s: list post from %r attributed to no player", game.id, who)
+        shown = msg.get("X-Pbem-List-From") or msg.get("From", "")
+        post = {"shown": str(shown).strip(), "subject": str(msg.get("Subject", "") or "")}
+        admins = tuple(sorted({*self.cfg.admins, *map(str, game.store.setup.get("admins", []))}))
+        alert = self._admin_alert(
+            mark,
+            now,
+            "daemon/alert_unattributed",
+            {"game": game.id, "author": munged.author or "", **post},
+            to=admins,
+        )
+        return (mark,), alert
 
     def _channel(self, msg: Message, rcpts: Sequence[str] | None = None) -> Channel:
         list_id = str(msg.get("List-Id", "") or "").lower()
@@ -1536,13 +1699,24 @@ class Service:
     def _rows(self, game: Game, step: Any, now: datetime, *, error: bool) -> list[dict[str, Any]]:
         """Outbox rows for a step; per-sender limits on private automatic replies (§2.5)."""
         rows = []
+        members = self._members(game)
         for seq, out in enumerate(step.outgoing):
             if not out.public and out.auto == "auto-replied":
-                rcpts = [r for r in out.to if self.limits.allow(r, now, error=error)]
+                rcpts, resume = [], None
+                for r in out.to:
+                    if error and r.lower() in members:  # a game member: a burst, then a pace
+                        ok, when = self.limits.take(r, now)
+                    else:
+                        ok, when = self.limits.allow(r, now, error=error), None
+                    if ok:
+                        rcpts.append(r)
+                        resume = resume or when
                 if not rcpts:
                     log.warning("reply %s suppressed by the per-sender limits", out.key)
                     self._count("rate_limited")
                     continue
+                if resume is not None:  # this reply spends the last one: say so in it
+                    out = limit_note(out, self.texts, self._lang(game, rcpts[0]), resume)
             elif out.public and self.relay:
                 rcpts = self.list_members(game)  # the daemon is the list: to every member
             else:
@@ -1577,6 +1751,15 @@ class Service:
             id_key=self.id_key,
         )
         return rows
+
+    def _members(self, game: Game) -> set[str]:
+        """Who a game answers by the members' reply budget: its players and game masters."""
+        admins = [*self.cfg.admins, *map(str, game.store.setup.get("admins", []))]
+        return {a.lower() for a in (*game.table.player_emails.values(), *admins)}
+
+    def _lang(self, game: Game, address: str) -> str:
+        names = {a.lower(): n for n, a in game.table.player_emails.items()}
+        return game.table.player_langs.get(names.get(address.lower(), ""), self.cfg.language)
 
     def _bilingual(self, template: str, params: Mapping[str, Any]) -> tuple[str, str]:
         """A daemon text for several readers: French first, then English."""
@@ -1620,12 +1803,45 @@ class Service:
             make_row(message_id=mid, raw=raw, rcpts=[sender], mail_from="", now=now, kind="reply")
         ]
 
+    def _admin_secrets(self, game: Game) -> list[Mapping[str, str]]:
+        """The admin codes a game master's mail may carry: the game's, the daemon's."""
+        own = game.store.meta.get("admin_secret")
+        return [c for c in (own, self.cfg.auth.admin_secret_hash) if c]
+
+    def _admin_refused(
+        self, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
+    ) -> list[dict[str, Any]]:
+        """Mail claiming a game master's address failed the admin layers (issue 10 item 9):
+        refused, nothing answered to the From, the real game masters alerted (a bucket of
+        their own per game: a flood of forgeries is not a flood of alerts)."""
+        mid_in = str(msg.get("Message-ID", "") or "")
+        log.warning(
+            "game %s: mail from a game master's address refused: %s", game.id, verdict.reason
+        )
+        if not self.limits.take(f"admin-alerts@{game.id}", now, notice=True)[0]:
+            return []
+        admins = tuple(sorted({*self.cfg.admins, *map(str, game.store.setup.get("admins", []))}))
+        return self._admin_alert(
+            f"admin-refused:{game.id}:{mid_in}:{now.isoformat()}",
+            now,
+            "daemon/alert_admin_refused",
+            {
+                "game": game.id,
+                "reason": verdict.reason,
+                "sender": str(msg.get("From", "")),
+                "subject": str(msg.get("Subject", "")),
+                "received": " | ".join(str(v) for v in msg.get_all("Received", [])[:2]),
+            },
+            to=admins,
+        )
+
     def _auth_notice(
         self, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
     ) -> list[dict[str, Any]]:
         """A rejected command: notice to the REGISTERED address, never Reply-To (requirement 7)."""
         to = verdict.registered
-        if not to or not self.limits.allow(to, now, error=True):
+        # a bucket of its own: forged mail never spends the real player's replies
+        if not to or not self.limits.take(to, now, notice=True)[0]:
             return []
         mid_in = str(msg.get("Message-ID", "") or "") or None
         names = {mail.lower(): name for name, mail in game.table.player_emails.items()}

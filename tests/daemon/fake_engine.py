@@ -7,6 +7,9 @@ List posts (for the relay mode): players named in the ``dead`` option may not po
 even phases are "nights", when the list is closed (held when the daemon relays the list,
 refused otherwise); other posts are relayed, and their ``CMD`` lines count like private ones.
 
+A game master (setup ``admins``): each ``ADMIN <word>`` line of his private mail is one
+``admin`` event; his list posts are relayed (as the real engine's are).
+
 Test poisons: ``BOOM`` in a mail raises while ``$FAKE_ENGINE_BOOM`` names an existing file;
 ``DIE`` kills the process with SIGKILL while ``$FAKE_ENGINE_DIE`` does. A game created with the
 option ``deadline_poison = "boom"`` (or ``"die"``) raises (or is SIGKILLed) in ``on_deadline``
@@ -164,6 +167,8 @@ class Table:
         names = {v: k for k, v in self.player_emails.items()}
         mid = msg.get("Message-ID")
         name = names.get(sender)
+        if name is None and sender in {a.lower() for a in self.setup.get("admins", [])}:
+            return self._admin(msg, sender, channel, mid)
         if name is None:
             return Step(
                 (),
@@ -219,6 +224,27 @@ class Table:
         )
         if channel == "list":
             return Step(events, (reply,) if words else (), "relay")
+        return Step(events, (reply,))
+
+    def _admin(self, msg: EmailMessage, sender: str, channel: str, mid: str | None) -> Step:
+        if channel == "list":
+            return Step(post="relay")
+        words = [
+            parts[1]
+            for parts in (line.split() for line in _text(msg).splitlines())
+            if len(parts) == 2 and parts[0].upper() == "ADMIN"
+        ]
+        events = tuple({"type": "admin", "word": w} for w in words)
+        reply = Outgoing(
+            f"{self.game_id}:admin:{mid}",
+            (sender,),
+            False,
+            f"Re: {msg.get('Subject', '')}",
+            "admin accepted: " + " ".join(words) + "\n",
+            mid,
+            f"{self.game_id}:{self.phase}",
+            "auto-replied",
+        )
         return Step(events, (reply,))
 
     def awaiting(self) -> frozenset[str]:

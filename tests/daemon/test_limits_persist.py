@@ -50,12 +50,32 @@ def test_daily_window_is_persisted_with_the_game_rows(world: World) -> None:
     svc.handle_batch(world.fetched(cmd("alice", "a2")))
     head = GameStore(world.cfg.data_dir / "games" / "g1", readonly=True).limit_windows()
     assert len(head["auto:alice@example.test"]) == 2
+
+
+def test_members_reply_budget_is_persisted_with_the_game_rows(world: World) -> None:
+    """Replies that change nothing to a player (issue 10 item 7: a token bucket, a burst then
+    a pace): its hits live in the game's head with the replies, and a restart reads them back,
+    so a restart does not refill the burst."""
+    world.engine = fake_engine.Table
+    world.cfg = make_cfg(world.cfg.data_dir.parent, reply_burst=2, replies_per_hour=1)
+    world.new_game()
+
+    def no_command(i: int) -> EmailMessage:
+        return mail("alice@example.test", f"status {i}", to="moderator+g1@example.test")
+
+    def outbox() -> int:
+        return len(GameStore(world.cfg.data_dir / "games" / "g1", readonly=True).outbox())
+
     svc = world.start()
-    n = len(GameStore(world.cfg.data_dir / "games" / "g1", readonly=True).outbox())
-    svc.handle_batch(
-        world.fetched(mail("alice@example.test", "no command", to="moderator+g1@example.test"))
-    )
-    assert len(GameStore(world.cfg.data_dir / "games" / "g1", readonly=True).outbox()) == n
+    n = outbox()
+    svc.handle_batch(world.fetched(no_command(1)))
+    svc.handle_batch(world.fetched(no_command(2)))
+    assert outbox() == n + 2, "a second reply that changes nothing is answered"
+    head = GameStore(world.cfg.data_dir / "games" / "g1", readonly=True).limit_windows()
+    assert len(head["reply:alice@example.test"]) == 2
+    svc = world.start()
+    svc.handle_batch(world.fetched(no_command(3)))
+    assert outbox() == n + 2
     assert svc.stats.get("rate_limited") == 1
 
 

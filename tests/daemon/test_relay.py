@@ -191,9 +191,10 @@ def test_external_list_votes_count_once_confirmed_from_the_registered_address(
         send(stack, no_code)
         wait_for(lambda: _notices(stack, "alice")[1:], what="auth notice", log=d.log)
         assert words() == [], "a confirmation without the code is refused"
+        quoted = "".join(f"> {line}\n" for line in str(request.get_content()).splitlines())
         reply = mail(
             f"alice@{DOMAIN}",
-            f"SECRET {codes['alice']}\n> {request.get_content()}",
+            f"SECRET {codes['alice']}\n{quoted}",  # every line quoted, as mail clients do
             subject=f"Re: {request['Subject']}",
         )
         send(stack, reply)

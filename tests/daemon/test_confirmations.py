@@ -1,0 +1,103 @@
+"""List votes confirmed through the registered address, through the real daemon (issue 10
+item 11): a pending confirmation belongs to its phase and lapses with it, and the confirming
+mail's other lines are answered.
+
+Real Dovecot + aiosmtpd, ``pbem serve`` with the fake engine on an external list, ``[auth]
+methods = ["registered", "secret"]`` (so ``list_votes = auto`` asks confirmations).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from email.message import EmailMessage
+from pathlib import Path
+
+from tests.daemon.conftest import LIST, MODERATOR
+from tests.daemon.harness import Daemon, game_state, mail, pbem, send, wait_for, write_config
+from tests.daemon.mailstack import DOMAIN, MailStack
+
+ALICE = f"alice@{DOMAIN}"
+
+
+def start(stack: MailStack, tmp_path: Path, **options: float) -> tuple[Daemon, Path, str]:
+    cfg = write_config(
+        stack,
+        tmp_path,
+        auth='[auth]\nmethods = ["registered", "secret"]',
+        extra_smtp="coalesce_replies = false",
+        # polling: a mail that lands between the daemon's last look and its IDLE can wait for
+        # the IDLE renewal (a race of the IMAP loop, not what these tests are about)
+        extra_imap="idle = false",
+    )
+    setup = {
+        "game": "fake",
+        "game_id": "c1",
+        "players": [{"name": p, "email": f"{p}@{DOMAIN}"} for p in ("alice", "bob")],
+        "list": LIST,
+        "options": options,
+    }
+    (tmp_path / "s.json").write_text(json.dumps(setup))
+    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "c1", "--secrets")
+    assert r.returncode == 0, r.stderr
+    codes = dict(re.findall(r"secret code for (\w+): (\w+)", r.stdout))
+    return Daemon(cfg).start(), tmp_path / "data", codes["alice"]
+
+
+def events(data: Path) -> list[dict[str, object]]:
+    return game_state(data, "c1")[0]
+
+
+def words(data: Path) -> list[str]:
+    return [str(e["word"]) for e in events(data) if e["type"] == "cmd"]
+
+
+def request(stack: MailStack) -> EmailMessage | None:
+    got = [m for m in stack.messages(ALICE) if "CONFIRM-" in str(m["Subject"])]
+    return got[0] if got else None
+
+
+def texts(stack: MailStack) -> str:
+    return "\n".join(
+        str(m.get_body(("plain",)).get_content())
+        for m in stack.messages(ALICE)
+        if m["Auto-Submitted"] == "auto-replied"
+    )
+
+
+def test_confirmation_lapses_with_the_phase_of_its_post(stack: MailStack, tmp_path: Path) -> None:
+    """A phase-1 list vote confirmed once phase 2 has begun is not cast in phase 2's ballot:
+    refused, with the reason. Before: it was applied in phase 2."""
+    d, data, code = start(stack, tmp_path, phase_minutes=0.25)
+    try:
+        send(stack, mail(ALICE, "CMD day1", to=LIST))
+        req = wait_for(lambda: request(stack), what="the request", log=d.log)
+        wait_for(
+            lambda: any(e["type"] == "phase" and e["n"] == 2 for e in events(data)),
+            timeout=40,
+            what="phase 2",
+            log=d.log,
+        )
+        send(stack, mail(ALICE, f"SECRET {code}", subject=f"Re: {req['Subject']}"))
+        # the fake engine's players read French
+        wait_for(lambda: "posté est close" in texts(stack), what="the lapse notice", log=d.log)
+        assert words(data) == []
+    finally:
+        d.stop()
+
+
+def test_confirming_mail_other_lines_are_answered(stack: MailStack, tmp_path: Path) -> None:
+    """The reply that confirms a list vote also carries a private order: both count, and the
+    order is answered. Before: the other lines were dropped silently."""
+    d, data, code = start(stack, tmp_path)
+    try:
+        send(stack, mail(ALICE, "CMD listvote", to=LIST))
+        req = wait_for(lambda: request(stack), what="the request", log=d.log)
+        quoted = "".join(f"> {line}\n" for line in str(req.get_content()).splitlines())
+        body = f"SECRET {code}\nOui\nCMD private\n\n{quoted}"
+        stack.inject(mail(ALICE, body, subject=f"Re: {req['Subject']}").as_bytes(), MODERATOR)
+        wait_for(lambda: len(words(data)) == 2, what="both commands", log=d.log)
+        assert words(data) == ["listvote", "private"]
+        wait_for(lambda: "accepted: private" in texts(stack), what="the answer", log=d.log)
+    finally:
+        d.stop()
