@@ -318,6 +318,8 @@ def _admin_code(au: Mapping[str, Any], r: _Reader, base: Path) -> Mapping[str, s
     from pbem.auth import hash_secret
 
     pf = au.get("admin_secret_file")
+    if not r.passwords:
+        return None  # a command that reads no mail: the code is the service's secret alone
     if pf is not None:
         path = Path(str(pf))
         path = path if path.is_absolute() else base / path

@@ -27,7 +27,13 @@ def _got(stack: MailStack, who: str, subject: str) -> list[str]:
 
 
 def test_admin_extends_a_phase_and_ends_the_game_by_mail(stack: MailStack, tmp_path: Path) -> None:
-    cfg = write_config(stack, tmp_path, engine="pbem.engine:Table")
+    (tmp_path / "admin.code").write_text("desk-code-0123456789\n")
+    cfg = write_config(
+        stack,
+        tmp_path,
+        engine="pbem.engine:Table",
+        auth='[auth]\nadmin_secret_file = "admin.code"',
+    )
     setup = {
         "game": "lupus-in-tabula",
         "seed": 3,
@@ -42,7 +48,15 @@ def test_admin_extends_a_phase_and_ends_the_game_by_mail(stack: MailStack, tmp_p
     before = dict(_table(data).deadlines())
     d = Daemon(cfg).start()
     try:
-        send(stack, mail(ADMIN, "EXTEND 24h", to=MODERATOR, subject="[lupus1] desk"))
+        send(
+            stack,
+            mail(
+                ADMIN,
+                "SECRET desk-code-0123456789\nEXTEND 24h",
+                to=MODERATOR,
+                subject="[lupus1] desk",
+            ),
+        )
         wait_for(
             lambda: all(_got(stack, f"{p}@example.test", "Deadline extended") for p in PLAYERS),
             what="every player told the new deadline",
@@ -64,7 +78,15 @@ def test_admin_extends_a_phase_and_ends_the_game_by_mail(stack: MailStack, tmp_p
             log=d.log,
         )
 
-        send(stack, mail(ADMIN, "END NONE", to=MODERATOR, subject="[lupus1] desk"))
+        send(
+            stack,
+            mail(
+                ADMIN,
+                "SECRET desk-code-0123456789\nEND NONE",
+                to=MODERATOR,
+                subject="[lupus1] desk",
+            ),
+        )
         wait_for(
             lambda: all(_got(stack, f"{p}@example.test", "The game is over") for p in PLAYERS),
             what="every player told the game is over",
@@ -75,12 +97,31 @@ def test_admin_extends_a_phase_and_ends_the_game_by_mail(stack: MailStack, tmp_p
         assert "Nobody wins." in final
         for p in PLAYERS:
             assert p.capitalize() in final  # every card revealed
+
+        def archived(who: str) -> bool:
+            return any(
+                part.get_filename() == "lupus1.html"
+                for m in stack.messages(who)
+                for part in m.iter_attachments()
+            )
+
+        wait_for(  # a game ended by the game master is archived like any other
+            lambda: all(archived(f"{p}@example.test") for p in PLAYERS),
+            what="every player's archive",
+            log=d.log,
+        )
         assert d.stop() == 0
     finally:
         d.kill()
 
 
 def test_pbem_admin_refuses_an_unknown_game_or_command(stack: MailStack, tmp_path: Path) -> None:
-    cfg = write_config(stack, tmp_path, engine="pbem.engine:Table")
+    (tmp_path / "admin.code").write_text("desk-code-0123456789\n")
+    cfg = write_config(
+        stack,
+        tmp_path,
+        engine="pbem.engine:Table",
+        auth='[auth]\nadmin_secret_file = "admin.code"',
+    )
     r = pbem(cfg, "admin", "nosuchgame", "PAUSE")
     assert r.returncode != 0 and "no game 'nosuchgame'" in r.stderr
