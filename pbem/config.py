@@ -107,6 +107,12 @@ class Config:
     errors_per_hour: int = 1
     autos_per_day: int = 10
     max_failures: int = 3
+    quarantine_retry_seconds: float = 600.0
+    """``[daemon] quarantine_retry_seconds``: a mail held because the process died while handling
+    it is retried automatically once the process has been up this long (pbem.inflight)."""
+    quarantine_retries: int = 2
+    """``[daemon] quarantine_retries``: at most this many automatic retries per held mail (0:
+    only ``pbem shunt retry``); a poison costs ``max_failures`` + this many deaths at most."""
     retry_base_seconds: float = 60.0
     deadline_retry_seconds: float = 60.0
     deadline_fetch_wait_seconds: float = 300.0
@@ -481,6 +487,8 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         errors_per_hour=r.get(d, "daemon", "errors_per_hour", int, 1),
         autos_per_day=r.get(d, "daemon", "autos_per_day", int, 10),
         max_failures=r.get(d, "daemon", "max_failures", int, 3),
+        quarantine_retry_seconds=r.get(d, "daemon", "quarantine_retry_seconds", float, 600.0),
+        quarantine_retries=r.get(d, "daemon", "quarantine_retries", int, 2),
         retry_base_seconds=r.get(d, "daemon", "retry_base_seconds", float, 60.0),
         deadline_retry_seconds=r.get(d, "daemon", "deadline_retry_seconds", float, 60.0),
         deadline_fetch_wait_seconds=r.get(d, "daemon", "deadline_fetch_wait_seconds", float, 300.0),
@@ -507,6 +515,8 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         r.problems.append(
             f"daemon.strangers: {cfg.strangers!r} must be one of {', '.join(STRANGER_POLICIES)}"
         )
+    if cfg.quarantine_retries < 0:
+        r.problems.append(f"daemon.quarantine_retries: {cfg.quarantine_retries} must be >= 0")
     if cfg.hard_bounces < 1:
         r.problems.append(f"daemon.hard_bounces: {cfg.hard_bounces} must be at least 1")
     if not str(cfg.data_dir):
