@@ -11,8 +11,9 @@ call the pure ``Table.receive``, and commit its events + outbox rows + the ledge
 atomic write; only then ``UID MOVE`` to Processed (requirements 1, 2).
 
 A mail that kills the process instead of raising is caught by the in-flight record written
-before each batch (:mod:`pbem.inflight`): at start-up it is blamed and, at ``max_failures``,
-quarantined like a mail that raised. The rate-limit windows ride along with the outbox writes
+before each batch (:mod:`pbem.inflight`): at start-up it is blamed and, after ``max_failures``
+deaths in consecutive runs, quarantined like a mail that raised, then retried alone once the
+daemon has been stable (an outside kill must not hold a good mail for good). The rate-limit windows ride along with the outbox writes
 (:mod:`pbem.limits`) and are reloaded at :meth:`Service.open`.
 """
 
@@ -517,6 +518,60 @@ class Service:
             else [],
         )
 
+    def _retry_params(self, crashes: int = 1) -> dict[str, Any]:
+        """What the held texts say of the automatic retries (mail held after deaths only)."""
+        retries = self.cfg.quarantine_retries if crashes else 0
+        return {"retries": retries, "wait": self.cfg.quarantine_retry_seconds}
+
+    def _held_notice(
+        self, key: str, raw: bytes, row: Mapping[str, Any], now: datetime
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """The notice telling a held mail's sender (a registered player, :mod:`pbem.held`),
+        French then English, and whether there is one. Its key makes one Message-ID per held
+        mail: a redone commit is one notice."""
+        players = {a for g in self.games.values() for a in g.table.player_emails.values()}
+        who = held_sender(raw, players, self.our_addresses)
+        if who is None:
+            return [], False
+        received = row.get("internaldate") or row.get("at") or now.isoformat()
+        crashes = int(row.get("crashes", 0))
+        subject, body = self._bilingual(
+            "daemon/held",
+            {
+                "subject": who.subject,
+                "received": received,
+                "crashes": crashes,
+                "failures": int(row.get("failures", 0)),
+                **self._retry_params(crashes),
+            },
+        )
+        mid, out = build(
+            key=f"held:{key}",
+            id_key=self.id_key,
+            sender=self.cfg.moderator,
+            to=(who.address,),
+            subject=subject,
+            body=body,
+            date=now,
+            auto="auto-replied",
+            in_reply_to=who.message_id,
+        )
+        notice = make_row(
+            message_id=mid,
+            raw=out,
+            rcpts=[who.address],
+            mail_from=self.cfg.bounce,
+            now=now,
+            kind="notice",  # stands alone, never in a digest
+        )
+        return [notice], True
+
+    def _tell_held(self, key: str, raw: bytes, row: dict[str, Any]) -> None:
+        """Tell the sender of a mail held at start-up (after deaths), once."""
+        notice, told = self._held_notice(key, raw, row, self.clock())
+        self.daemon.commit(outbox=notice, shunt={**row, "told": told})
+        self.sender.wake()
+
     def _outbox_stores(self) -> list[Any]:
         return [self.daemon, *(g.store for g in self.games.values())]
 
@@ -959,60 +1014,6 @@ class Service:
         }
         self.daemon.commit(shunt=row)
         return row
-
-    def _retry_params(self, crashes: int = 1) -> dict[str, Any]:
-        """What the held texts say of the automatic retries (mail held after deaths only)."""
-        retries = self.cfg.quarantine_retries if crashes else 0
-        return {"retries": retries, "wait": self.cfg.quarantine_retry_seconds}
-
-    def _held_notice(
-        self, key: str, raw: bytes, row: Mapping[str, Any], now: datetime
-    ) -> tuple[list[dict[str, Any]], bool]:
-        """The notice telling a held mail's sender (a registered player, :mod:`pbem.held`),
-        French then English, and whether there is one. Its key makes one Message-ID per held
-        mail: a redone commit is one notice."""
-        players = {a for g in self.games.values() for a in g.table.player_emails.values()}
-        who = held_sender(raw, players, self.our_addresses)
-        if who is None:
-            return [], False
-        received = row.get("internaldate") or row.get("at") or now.isoformat()
-        crashes = int(row.get("crashes", 0))
-        subject, body = self._bilingual(
-            "daemon/held",
-            {
-                "subject": who.subject,
-                "received": received,
-                "crashes": crashes,
-                "failures": int(row.get("failures", 0)),
-                **self._retry_params(crashes),
-            },
-        )
-        mid, out = build(
-            key=f"held:{key}",
-            id_key=self.id_key,
-            sender=self.cfg.moderator,
-            to=(who.address,),
-            subject=subject,
-            body=body,
-            date=now,
-            auto="auto-replied",
-            in_reply_to=who.message_id,
-        )
-        notice = make_row(
-            message_id=mid,
-            raw=out,
-            rcpts=[who.address],
-            mail_from=self.cfg.bounce,
-            now=now,
-            kind="notice",  # stands alone, never in a digest
-        )
-        return [notice], True
-
-    def _tell_held(self, key: str, raw: bytes, row: dict[str, Any]) -> None:
-        """Tell the sender of a mail held at start-up (after deaths), once."""
-        notice, told = self._held_notice(key, raw, row, self.clock())
-        self.daemon.commit(outbox=notice, shunt={**row, "told": told})
-        self.sender.wake()
 
     def _count(self, what: str) -> None:
         self.stats[what] = self.stats.get(what, 0) + 1
