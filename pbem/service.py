@@ -13,8 +13,9 @@ atomic write; only then ``UID MOVE`` to Processed (requirements 1, 2).
 A mail that kills the process instead of raising is caught by the in-flight record written
 before each batch (:mod:`pbem.inflight`): at start-up it is blamed and, after ``max_failures``
 deaths in consecutive runs, quarantined like a mail that raised, then retried alone once the
-daemon has been stable (an outside kill must not hold a good mail for good). The rate-limit windows ride along with the outbox writes
-(:mod:`pbem.limits`) and are reloaded at :meth:`Service.open`.
+daemon has been stable (an outside kill must not hold a good mail for good). The rate-limit
+windows ride along with the outbox writes (:mod:`pbem.limits`) and are reloaded at
+:meth:`Service.open`.
 """
 
 from __future__ import annotations
