@@ -58,7 +58,7 @@ So (:func:`count_crash`, :func:`due_for_retry`):
   with nothing in hand, or stopped cleanly) starts the count again at 1. A poison, handled alone
   and first of its run after a death, dies in every run; a bystander must be hit by
   ``max_failures`` outside kills in a row, each landing in the milliseconds it is in hand. (A
-  process killed before it reaches this check, during its imports, leaves no trace and breaks
+  process killed before it numbers its run, during its imports, leaves no trace and counts for
   nothing either way.)
 * **held, then retried once the daemon is stable**: at ``max_failures`` the mail is quarantined
   (admins alerted, its sender told that it is held, with ``pbem shunt list|show|retry``). A mail
@@ -71,6 +71,9 @@ So (:func:`count_crash`, :func:`due_for_retry`):
   A poison thus costs at most ``max_failures + quarantine_retries`` deaths (5), spread out by
   the stable waits; a good mail is held for good only if outside kills hit it
   ``max_failures`` runs in a row AND during every retry.
+
+Start-up also drops the shunt row of a mail already applied: a group writes the games' files
+before ``daemon.json``, and a death in between leaves the row of a mail that is in a ledger.
 
 A death is never a proof: these counts bound how often a coincidence holds a good mail (and for
 how long), while a real poison is still contained after ``max_failures`` deaths in a row.
