@@ -2052,13 +2052,14 @@ class Service:
 
     def held_due(self) -> list[str]:
         """Held mail to retry automatically now (cheap: the ticker asks every second)."""
-        if self.cfg.quarantine_retries <= 0:
+        uptime = self.monotonic() - self.opened_at
+        if self.cfg.quarantine_retries <= 0 or uptime < self.cfg.quarantine_retry_seconds:
             return []
         return [
             k
             for k in due_for_retry(
                 self.daemon.shunt_rows(),
-                self.monotonic() - self.opened_at,
+                uptime,
                 self.cfg.quarantine_retry_seconds,
                 self.cfg.quarantine_retries,
             )
