@@ -6,7 +6,7 @@ GAME   ?= lupus-in-tabula
 LIST   ?= external
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench clean mailstack man
+.PHONY: demo test lint typecheck pytest soak bench clean mailstack man
 
 DEMO_STAMP := $(VENV)/.installed-demo
 
@@ -46,6 +46,10 @@ test: lint typecheck pytest
 man: $(STAMP)
 	$(BIN)/python -m pbem.manpage > docs/pbem.1
 	$(BIN)/pbem completion bash > completion/pbem.bash
+
+# the long form of fault test F1: 200 random kill -9 during a burst of 600 mails (make test: 40)
+soak: $(STAMP) mailstack
+	PBEM_F1_KILLS=200 $(BIN)/pytest tests/daemon/test_faults.py -k random_kills -s
 
 bench: $(STAMP)
 	$(BIN)/python bench/simulate.py

@@ -121,6 +121,12 @@ class Config:
     replies_per_hour: float = 12.0
     """``[daemon] replies_per_hour``: the pace those replies refill at after the burst."""
     max_failures: int = 3
+    quarantine_retry_seconds: float = 600.0
+    """``[daemon] quarantine_retry_seconds``: a mail held because the process died while handling
+    it is retried automatically once the process has been up this long (pbem.inflight)."""
+    quarantine_retries: int = 2
+    """``[daemon] quarantine_retries``: at most this many automatic retries per held mail (0:
+    only ``pbem shunt retry``); a poison costs ``max_failures`` + this many deaths at most."""
     retry_base_seconds: float = 60.0
     deadline_retry_seconds: float = 60.0
     deadline_fetch_wait_seconds: float = 300.0
@@ -525,6 +531,8 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         reply_burst=r.get(d, "daemon", "reply_burst", int, 10),
         replies_per_hour=r.get(d, "daemon", "replies_per_hour", float, 12.0),
         max_failures=r.get(d, "daemon", "max_failures", int, 3),
+        quarantine_retry_seconds=r.get(d, "daemon", "quarantine_retry_seconds", float, 600.0),
+        quarantine_retries=r.get(d, "daemon", "quarantine_retries", int, 2),
         retry_base_seconds=r.get(d, "daemon", "retry_base_seconds", float, 60.0),
         deadline_retry_seconds=r.get(d, "daemon", "deadline_retry_seconds", float, 60.0),
         deadline_fetch_wait_seconds=r.get(d, "daemon", "deadline_fetch_wait_seconds", float, 300.0),
@@ -557,6 +565,8 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         r.problems.append(f"daemon.reply_burst: {cfg.reply_burst} must be at least 1")
     if cfg.replies_per_hour <= 0:
         r.problems.append(f"daemon.replies_per_hour: {cfg.replies_per_hour} must be positive")
+    if cfg.quarantine_retries < 0:
+        r.problems.append(f"daemon.quarantine_retries: {cfg.quarantine_retries} must be >= 0")
     if cfg.hard_bounces < 1:
         r.problems.append(f"daemon.hard_bounces: {cfg.hard_bounces} must be at least 1")
     if not str(cfg.data_dir):

@@ -44,19 +44,47 @@ keeps a second death from taking a whole batch's work with it, and a poison amon
 then named by the marker alone in its batch. Order is kept rather than pushing suspects to the
 end because a game reads a player's commands in arrival order; the price is that mail after a
 poison waits for its quarantine (``max_failures`` crashes). Quarantined mail is only moved: it is
-never in flight.
+never in flight, but for its automatic retries below.
 
-A kill from outside while a mail is being handled is indistinguishable from a crash and counts
-as one failure of that mail; a mail that then succeeds loses its count, so only
-``max_failures`` such coincidences on the same mail quarantine it (and ``pbem shunt retry``
-brings it back).
+**Poison or bystander** (issue 16). A SIGKILL from outside (an operator, the OOM killer on a busy
+host, a watchdog during a slow disk) while a good mail is in hand leaves exactly what a poison's
+own death leaves: the process cannot tell them apart from one death. What tells them apart is
+repetition: a poison kills EVERY time it is handled, an outside kill lands at a random moment.
+So (:func:`count_crash`, :func:`due_for_retry`):
+
+* **consecutive runs only**: each start-up is a numbered *run* (``run`` in the in-flight record).
+  A death counts towards ``max_failures`` only if the same mail's previous counted death was in
+  the run right before; any run in between that ended otherwise (it died with another mail or
+  with nothing in hand, or stopped cleanly) starts the count again at 1. A poison, handled alone
+  and first of its run after a death, dies in every run; a bystander must be hit by
+  ``max_failures`` outside kills in a row, each landing in the milliseconds it is in hand. (A
+  process killed before it numbers its run, during its imports, leaves no trace and counts for
+  nothing either way.)
+* **held, then retried once the daemon is stable**: at ``max_failures`` the mail is quarantined
+  (admins alerted, its sender told that it is held, with ``pbem shunt list|show|retry``). A mail
+  held because of deaths (not one that raised: a traceback is a bug to fix) is retried
+  automatically, alone in its own in-flight batch, once the running process has been up
+  ``daemon.quarantine_retry_seconds`` (600) without dying, at most ``daemon.quarantine_retries``
+  (2) times. Applied: it leaves the quarantine and its sender gets the game's usual reply. A death
+  during that retry (the marker names it) holds it again at once, no alert again: the daemon had
+  been stable for the whole wait, so a death then is the mail's own far more likely than not.
+  A poison thus costs at most ``max_failures + quarantine_retries`` deaths (5), spread out by
+  the stable waits; a good mail is held for good only if outside kills hit it
+  ``max_failures`` runs in a row AND during every retry.
+
+Start-up also drops the shunt row of a mail already applied: a group writes the games' files
+before ``daemon.json``, and a death in between leaves the row of a mail that is in a ledger.
+
+A death is never a proof: these counts bound how often a coincidence holds a good mail (and for
+how long), while a real poison is still contained after ``max_failures`` deaths in a row.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -116,10 +144,23 @@ class InflightFile:
 
 
 def record(
-    attempt: str, boot: str, keys: Sequence[str], suspects: Mapping[str, str], at: str
+    attempt: str,
+    boot: str,
+    keys: Sequence[str],
+    suspects: Mapping[str, str],
+    at: str,
+    run: int = 0,
 ) -> dict[str, Any]:
-    """The in-flight record written before a batch is handled."""
-    return {"id": attempt, "boot": boot, "keys": list(keys), "suspects": dict(suspects), "at": at}
+    """The in-flight record written before a batch is handled (and, cleared, at start-up).
+    ``run`` numbers the process's start-ups: it tells consecutive deaths apart."""
+    return {
+        "id": attempt,
+        "boot": boot,
+        "keys": list(keys),
+        "suspects": dict(suspects),
+        "at": at,
+        "run": run,
+    }
 
 
 def blame(
@@ -138,3 +179,53 @@ def blame(
     if marker is not None and marker[0] == rec.get("id") and marker[1] in unfinished:
         return marker[1], []
     return None, unfinished
+
+
+@dataclass(frozen=True)
+class CrashCount:
+    """A mail's counts after the process died with it in hand (see "Poison or bystander")."""
+
+    failures: int
+    """Deaths in consecutive runs (a retry's death adds one to the held mail's count)."""
+    crashes: int
+    """Every death blamed on it, consecutive or not."""
+    retries: int
+    """Automatic retries of the held mail done so far."""
+    held: bool
+    """Quarantined after this death."""
+    newly_held: bool
+    """This death held it: the admins are alerted, its sender will be told."""
+    retry_died: bool
+    """It was being retried while held (automatically or by ``pbem shunt retry``)."""
+
+
+def count_crash(row: Mapping[str, Any], died_in_run: int, max_failures: int) -> CrashCount:
+    """The counts of the mail in hand when run ``died_in_run`` died; ``row``: its shunt row, or
+    ``{}``. Pure: the policy of the module docstring."""
+    failures = int(row.get("failures", 0))
+    crashes = int(row.get("crashes", 0)) + 1
+    retries = int(row.get("auto_retries", 0))
+    if row.get("status") == "quarantined":  # a retry of a held mail died: held again at once
+        return CrashCount(failures + 1, crashes, retries + 1, True, False, True)
+    consecutive = row.get("crash_run") is not None and row.get("crash_run") == died_in_run - 1
+    failures = failures + 1 if consecutive else 1
+    held = failures >= max_failures
+    return CrashCount(failures, crashes, retries, held, held, False)
+
+
+def due_for_retry(
+    rows: Iterable[Mapping[str, Any]], uptime: float, after: float, retries: int
+) -> list[str]:
+    """Keys of the held mails to retry automatically now, oldest first: held because the process
+    died while handling them (``crashes``), fewer than ``retries`` automatic retries done, and
+    the process up ``after`` seconds (a death would have reset its uptime)."""
+    if retries <= 0 or uptime < after:
+        return []
+    held = [
+        r
+        for r in rows
+        if r.get("status") == "quarantined"
+        and int(r.get("crashes", 0)) > 0
+        and int(r.get("auto_retries", 0)) < retries
+    ]
+    return [str(r["key"]) for r in sorted(held, key=lambda r: str(r.get("at", "")))]

@@ -11,9 +11,11 @@ call the pure ``Table.receive``, and commit its events + outbox rows + the ledge
 atomic write; only then ``UID MOVE`` to Processed (requirements 1, 2).
 
 A mail that kills the process instead of raising is caught by the in-flight record written
-before each batch (:mod:`pbem.inflight`): at start-up it is blamed and, at ``max_failures``,
-quarantined like a mail that raised. The rate-limit windows ride along with the outbox writes
-(:mod:`pbem.limits`) and are reloaded at :meth:`Service.open`.
+before each batch (:mod:`pbem.inflight`): at start-up it is blamed and, after ``max_failures``
+deaths in consecutive runs, quarantined like a mail that raised, then retried alone once the
+daemon has been stable (an outside kill must not hold a good mail for good). The rate-limit
+windows ride along with the outbox writes (:mod:`pbem.limits`) and are reloaded at
+:meth:`Service.open`.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage, Message
@@ -63,7 +65,18 @@ from pbem.core.errors import MailError
 from pbem.dedup import copy_keys
 from pbem.desk.requests import admin_requests
 from pbem.diskfull import is_disk_full
-from pbem.inflight import COMMIT, DONE, InflightFile, Marker, blame, boot_id, record
+from pbem.held import held_sender
+from pbem.inflight import (
+    COMMIT,
+    DONE,
+    InflightFile,
+    Marker,
+    blame,
+    boot_id,
+    count_crash,
+    due_for_retry,
+    record,
+)
 from pbem.limits import GlobalCap, SenderLimits, Windows, limit_note, merge_windows
 from pbem.listgate import PosterLimits, stop_reason
 from pbem.mail.address import is_mailable
@@ -295,6 +308,8 @@ class Service:
     inflight: InflightFile | None = None
     #: the operator's request files: consumed here, reported once if they cannot be removed
     requests: RequestSpool = field(default_factory=RequestSpool)
+    run: int = 0  # this process's start-up number (consecutive deaths, pbem.inflight)
+    opened_at: float = 0.0  # monotonic: the uptime before held mail is retried
     _attempt: str | None = None
     #: a state write failed for want of space (pbem.diskfull): the daemon waits for room
     disk_full: BaseException | None = None
@@ -375,6 +390,7 @@ class Service:
         self.scan_games()
         self.restore_limits()
         self.recover_inflight()
+        self.opened_at = self.monotonic()
 
     def close(self) -> None:
         if self.marker is not None:
@@ -412,17 +428,22 @@ class Service:
 
     def recover_inflight(self) -> None:
         """Blame the mail in hand when the process died (see :mod:`pbem.inflight`): count one
-        failure (quarantine and admin alert at ``max_failures``), or make suspects. At most two
-        writes at start-up: the blame (idempotent: the row remembers the batch), the cleared
-        record."""
+        failure if its previous death was in the run right before (quarantine, admin alert at
+        ``max_failures``), or make suspects. At most two writes at start-up: the blame
+        (idempotent: the row remembers the batch), the cleared record with this run's number."""
         self.boot = boot_id()
         self.marker = Marker(self.root / "inflight.pos")
         self.inflight = InflightFile(self.root / "inflight.json", self.fault)
-        rec = self.inflight.read()
-        if not rec or not rec.get("keys"):
-            self.suspects = dict((rec or {}).get("suspects", {}))
-            return
+        for row in self.daemon.shunt_rows():
+            if self.knows(row["key"]):  # applied, but the group's write of daemon.json was cut
+                self.daemon.remove_shunt(row["key"])
+        rec = self.inflight.read() or {}
+        self.run = int(rec.get("run", 0)) + 1
         now = self.clock()
+        if not rec.get("keys"):
+            self.suspects = dict(rec.get("suspects", {}))
+            self.inflight.write(record("", self.boot, [], self.suspects, now.isoformat(), self.run))
+            return
         cutoff = (now - timedelta(days=self.cfg.ledger_retention_days)).isoformat()
         suspects = {
             k: at
@@ -443,49 +464,7 @@ class Service:
             suspects.setdefault(k, now.isoformat())
         if culprit is not None:
             suspects.pop(culprit, None)
-            row = self.daemon.shunt_row(culprit) or {}
-            failures = int(row.get("failures", 0)) + 1
-            crashes = int(row.get("crashes", 0)) + 1
-            quarantined = failures >= self.cfg.max_failures
-            error = (
-                f"the daemon process died while handling this mail (crash {crashes}; "
-                "a segfault, abort, stack overflow or OOM kill: see the journal)"
-            )
-            log.error(
-                "mail %s killed the daemon: failure %d/%d%s",
-                culprit[:12],
-                failures,
-                self.cfg.max_failures,
-                ", quarantined" if quarantined else "",
-            )
-            self.daemon.commit(
-                shunt={
-                    **row,
-                    "key": culprit,
-                    "status": "quarantined" if quarantined else "failing",
-                    "failures": failures,
-                    "crashes": crashes,
-                    "error": error,
-                    "traceback": row.get("traceback", ""),
-                    "at": now.isoformat(),
-                    "attempt": None,
-                    "blamed": rec["id"],  # counted once, even if we die before the file is cleared
-                },
-                outbox=self._admin_alert(
-                    f"quarantine:{culprit}",
-                    now,
-                    "daemon/alert_quarantine",
-                    {
-                        "failures": failures,
-                        "crashes": crashes,
-                        "error": "",
-                        "key": culprit,
-                        "short": culprit[:12],
-                    },
-                )
-                if quarantined
-                else [],
-            )
+            self._blame_crash(culprit, str(rec["id"]), int(rec.get("run", 0)), now)
         elif new:
             log.warning(
                 "%d mail(s) were in hand when the daemon %s: handled one per batch",
@@ -493,7 +472,117 @@ class Service:
                 "went down with the machine" if rec.get("boot") != self.boot else "died",
             )
         self.suspects = suspects
-        self.inflight.write(record("", self.boot, [], suspects, now.isoformat()))
+        self.inflight.write(record("", self.boot, [], suspects, now.isoformat(), self.run))
+
+    def _blame_crash(self, key: str, batch: str, died_in_run: int, now: datetime) -> None:
+        """One death on the record of the mail in hand (pbem.inflight, "Poison or bystander")."""
+        row = self.daemon.shunt_row(key) or {}
+        n = count_crash(row, died_in_run, self.cfg.max_failures)
+        error = (
+            f"the daemon process died while handling this mail (crash {n.crashes}; "
+            "a segfault, abort, stack overflow or OOM kill: see the journal)"
+        )
+        if n.retry_died:
+            log.error(
+                "held mail %s killed the daemon again when retried (%d/%d automatic retries): "
+                "still held",
+                key[:12],
+                n.retries,
+                self.cfg.quarantine_retries,
+            )
+        else:
+            log.error(
+                "mail %s killed the daemon: failure %d/%d in consecutive runs%s",
+                key[:12],
+                n.failures,
+                self.cfg.max_failures,
+                ", quarantined" if n.held else "",
+            )
+        self.daemon.commit(
+            shunt={
+                **row,
+                "key": key,
+                "status": "quarantined" if n.held else "failing",
+                "failures": n.failures,
+                "crashes": n.crashes,
+                "auto_retries": n.retries,
+                "crash_run": died_in_run,
+                "error": error,
+                "traceback": row.get("traceback", ""),
+                "at": now.isoformat(),
+                "attempt": None,
+                "blamed": batch,  # counted once, even if we die before the file is cleared
+            },
+            outbox=self._admin_alert(
+                f"quarantine:{key}",
+                now,
+                "daemon/alert_quarantine",
+                {
+                    "failures": n.failures,
+                    "crashes": n.crashes,
+                    "error": "",
+                    "key": key,
+                    "short": key[:12],
+                    **self._retry_params(),
+                },
+            )
+            if n.newly_held
+            else [],
+        )
+
+    def _retry_params(self, crashes: int = 1) -> dict[str, Any]:
+        """What the held texts say of the automatic retries (mail held after deaths only)."""
+        retries = self.cfg.quarantine_retries if crashes else 0
+        return {"retries": retries, "wait": self.cfg.quarantine_retry_seconds}
+
+    def _held_notice(
+        self, key: str, raw: bytes, row: Mapping[str, Any], now: datetime
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """The notice telling a held mail's sender (a registered player, :mod:`pbem.held`),
+        French then English, and whether there is one. Its key makes one Message-ID per held
+        mail: a redone commit is one notice."""
+        players = {a for g in self.games.values() for a in g.table.player_emails.values()}
+        who = held_sender(raw, players, self.our_addresses)
+        if who is None:
+            return [], False
+        received = row.get("internaldate") or row.get("at") or now.isoformat()
+        crashes = int(row.get("crashes", 0))
+        subject, body = self._bilingual(
+            "daemon/held",
+            {
+                "subject": who.subject,
+                "received": received,
+                "crashes": crashes,
+                "failures": int(row.get("failures", 0)),
+                **self._retry_params(crashes),
+            },
+        )
+        mid, out = build(
+            key=f"held:{key}",
+            id_key=self.id_key,
+            sender=self.cfg.moderator,
+            to=(who.address,),
+            subject=subject,
+            body=body,
+            date=now,
+            auto="auto-replied",
+            in_reply_to=who.message_id,
+        )
+        notice = make_row(
+            message_id=mid,
+            raw=out,
+            rcpts=[who.address],
+            mail_from=self.cfg.bounce,
+            now=now,
+            kind="notice",  # stands alone, never in a digest
+        )
+        return [notice], True
+
+    def _tell_held(self, key: str, raw: bytes, row: dict[str, Any]) -> None:
+        """Tell the sender of a mail held at start-up (after deaths), once."""
+        notice, told = self._held_notice(key, raw, row, self.clock())
+        self.daemon.commit(outbox=notice, shunt={**row, "told": told})
+        self.sender.wake()
 
     def _outbox_stores(self) -> list[Any]:
         return [self.daemon, *(g.store for g in self.games.values())]
@@ -904,6 +993,8 @@ class Service:
         row = self.daemon.shunt_row(key)
         if row is not None and row.get("crashes") and "subject" not in row:
             row = self._keep_crash_copy(key, f, row)
+        if row is not None and row.get("status") == "quarantined" and "told" not in row:
+            self._tell_held(key, f.raw, row)  # held at start-up, without its bytes at hand
         if row is not None and row.get("status") == "quarantined":
             return "quarantine"
         when = now or self.clock()
@@ -1008,6 +1099,7 @@ class Service:
         tb = "".join(traceback.format_exception(exc))[-4000:]
         log.error("mail %s failed (%d/%d): %s", key[:12], failures, self.cfg.max_failures, exc)
         alert: list[dict[str, Any]] = []
+        told = {"told": bool(row["told"])} if row and "told" in row else {}
         if quarantined:
             alert = self._admin_alert(
                 f"quarantine:{key}",
@@ -1019,9 +1111,16 @@ class Service:
                     "error": f"{type(exc).__name__}: {exc}"[:500],
                     "key": key,
                     "short": key[:12],
+                    **self._retry_params(0),
                 },
                 appendix=tb,
             )
+            if not told:
+                when = f.internaldate.isoformat() if f else (row or {}).get("internaldate")
+                notice, told["told"] = self._held_notice(
+                    key, raw, {"failures": failures, "internaldate": when}, now
+                )
+                alert += notice
         self.daemon.commit(
             outbox=alert,
             shunt={
@@ -1037,6 +1136,7 @@ class Service:
                 "crashes": int((row or {}).get("crashes", 0)),
                 # this batch's id: the failure is on record, the mail is not in flight any more
                 "attempt": self._attempt,
+                **told,
             },
         )
         self._count("shunted")
@@ -2128,17 +2228,10 @@ class Service:
         self, run: Sequence[tuple[Fetched, str | None]], now: MailTime
     ) -> dict[int, Disposition]:
         keys = [k for _f, k in run if k is not None and not self.knows(k)]
-        attempt = uuid.uuid4().hex[:16] if keys else None
+        attempt = self._announce(keys)
         marker = self.marker
-        if attempt is not None and self.inflight is not None:
-            rec = record(attempt, self.boot, keys, self.suspects, self.clock().isoformat())
-            self.inflight.write(rec)  # durable before anything is handled
-        self._attempt = attempt
         try:
-            with contextlib.ExitStack() as stack:
-                stack.enter_context(self.daemon.db.group())
-                for g in self.games.values():
-                    stack.enter_context(g.store.head.group())
+            with self._group():
                 out: dict[int, Disposition] = {}
                 for f, key in run:
                     if attempt is not None and marker is not None and key is not None:
@@ -2154,6 +2247,92 @@ class Service:
             marker.set(attempt, DONE)
         self.fault("after_group")
         return out
+
+    def _announce(self, keys: Sequence[str]) -> str | None:
+        """The in-flight record of a batch about to be handled (None: nothing to handle)."""
+        attempt = uuid.uuid4().hex[:16] if keys else None
+        if attempt is not None and self.inflight is not None:
+            rec = record(
+                attempt, self.boot, keys, self.suspects, self.clock().isoformat(), self.run
+            )
+            self.inflight.write(rec)  # durable before anything is handled
+        self._attempt = attempt
+        return attempt
+
+    @contextlib.contextmanager
+    def _group(self) -> Iterator[None]:
+        """One durable write per touched file at the end (group commit)."""
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self.daemon.db.group())
+            for g in self.games.values():
+                stack.enter_context(g.store.head.group())
+            yield
+
+    # ---- held mail retried once the daemon is stable (pbem.inflight) ----------------------
+
+    def held_due(self) -> list[str]:
+        """Held mail to retry automatically now (cheap: the ticker asks every second)."""
+        uptime = self.monotonic() - self.opened_at
+        if self.cfg.quarantine_retries <= 0 or uptime < self.cfg.quarantine_retry_seconds:
+            return []
+        return [
+            k
+            for k in due_for_retry(
+                self.daemon.shunt_rows(),
+                uptime,
+                self.cfg.quarantine_retry_seconds,
+                self.cfg.quarantine_retries,
+            )
+            if (self.root / "shunt" / f"{k}.eml").exists() and not self.knows(k)
+        ]
+
+    def retry_held(self) -> int:
+        """Retry the held mails that are due, each alone in its own in-flight batch, so that a
+        death names it (and holds it again at start-up, :meth:`_blame_crash`). Applied: it
+        leaves the shunt. Raised: still held, one retry spent. Returns the number applied."""
+        applied = 0
+        for key in self.held_due():
+            row = self.daemon.shunt_row(key)
+            if row is None or self.stopping:
+                continue
+            raw = (self.root / "shunt" / f"{key}.eml").read_bytes()
+            attempt = self._announce([key])
+            assert attempt is not None
+            try:
+                with self._group():
+                    if self.marker is not None:
+                        self.marker.set(attempt, key)
+                    try:
+                        self._apply_mail(key, None, raw, self.clock())
+                        self.daemon.remove_shunt(key)
+                        applied += 1
+                        log.warning("held mail %s retried automatically: applied", key[:12])
+                    except Exception as exc:
+                        retries = int(row.get("auto_retries", 0)) + 1
+                        log.error(
+                            "held mail %s retried automatically (%d/%d): failed again: %s",
+                            key[:12],
+                            retries,
+                            self.cfg.quarantine_retries,
+                            exc,
+                        )
+                        self.daemon.commit(
+                            shunt={
+                                **row,
+                                "auto_retries": retries,
+                                "error": f"{type(exc).__name__}: {exc}"[:500],
+                                "traceback": "".join(traceback.format_exception(exc))[-4000:],
+                                "attempt": attempt,  # finished: not in flight any more
+                            }
+                        )
+                    if self.marker is not None:
+                        self.marker.set(attempt, COMMIT)
+            finally:
+                self._attempt = None
+            if self.marker is not None:
+                self.marker.set(attempt, DONE)
+        self.sender.wake()
+        return applied
 
     def run_item(self, item: WorkItem) -> Any:
         """Run one work item synchronously on the loop (the single writer)."""
@@ -2478,6 +2657,8 @@ class Service:
             for pending, work in (
                 (self.requests_pending, self.operator_requests),
                 (self.new_games_pending, self.scan_games_and_rearm),
+                # held mail, once the daemon has been up long enough (pbem.inflight)
+                (self.held_due, self.retry_held),
             ):
                 if not pending():
                     continue
@@ -2486,7 +2667,7 @@ class Service:
                 except asyncio.CancelledError:
                     return  # stopping
                 except Exception:  # a request file we cannot consume: say so, keep ticking
-                    log.exception("an operator request or a new game could not be handled")
+                    log.exception("an operator request, a new game or a held mail failed")
             await self._sleep(period)
 
     async def watch_clock(self, period: float = 1.0) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -87,6 +87,7 @@ class World:
         self.cfg = make_cfg(tmp, **daemon)
         self.engine = engine
         self.now = T0
+        self.mono = 1000.0  # the monotonic clock; advance it with ``now`` (no clock jump)
         self.transport = Accept()
         self.faults: list[str] = []
         self.fault_at: dict[str, Callable[[], None]] = {}
@@ -95,6 +96,11 @@ class World:
 
     def clock(self) -> datetime:
         return self.now
+
+    def advance(self, seconds: float) -> None:
+        """Time passes: the wall clock and the monotonic clock alike."""
+        self.now += timedelta(seconds=seconds)
+        self.mono += seconds
 
     def fault(self, point: str) -> None:
         self.faults.append(point)
@@ -112,6 +118,7 @@ class World:
             scheduler=NoScheduler(),
             clock=self.clock,
             fault=self.fault,
+            monotonic=lambda: self.mono,
         )
         self.svc.open()
         return self.svc

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.inflight import COMMIT, Marker, blame, record
-from pbem.service import content_key
+from pbem.inflight import COMMIT, Marker, blame, count_crash, due_for_retry, record
+from pbem.service import Service, content_key
 from tests.daemon import fake_engine
 from tests.daemon.conftest import ADMIN, MODERATOR
 from tests.daemon.harness import (
@@ -45,6 +45,29 @@ def _burst(poison_at: int | None, n: int = 5) -> list[EmailMessage]:
     return out
 
 
+def _notices(world: World, to: str) -> list[EmailMessage]:
+    """The daemon's notices to ``to`` waiting in the outbox."""
+    out = []
+    for r in world.daemon_store().outbox():
+        if r["kind"] == "notice" and r["rcpts"] == [to]:
+            m = email.message_from_bytes(r["raw"].encode("latin-1"), policy=email.policy.default)
+            assert isinstance(m, EmailMessage)
+            out.append(m)
+    return out
+
+
+def _kill_while_in_hand(world: World, svc: Service, key: str) -> None:
+    """An outside kill -9 landing while ``key`` is in hand (the marker names it)."""
+
+    def kill() -> None:
+        assert svc.marker is not None
+        pos = svc.marker.read()
+        if pos is not None and pos[1] == key:
+            raise Died
+
+    world.fault_at["after_fetch_parse"] = kill
+
+
 # ---- the blame decision, pure ---------------------------------------------------------------
 
 
@@ -66,6 +89,43 @@ def test_blame_rules() -> None:
     assert blame(solo, ("b1", "done"), "boot", done) == (None, ["k9"])
     assert blame(solo, ("b2", "k9"), "other", done) == (None, ["k9"])
     assert blame(rec, None, "boot", lambda k: True) == (None, [])
+
+
+def test_count_crash_counts_deaths_in_consecutive_runs_only() -> None:
+    """Issue 16: a poison dies in every run; an outside kill rarely lands on the same mail in
+    consecutive runs, so a run that ended otherwise starts the count again."""
+    first = count_crash({}, died_in_run=7, max_failures=3)
+    assert (first.failures, first.crashes, first.held) == (1, 1, False)
+    row = {"status": "failing", "failures": 1, "crashes": 1, "crash_run": 7}
+    second = count_crash(row, died_in_run=8, max_failures=3)
+    assert (second.failures, second.crashes, second.held) == (2, 2, False)
+    third = count_crash({**row, "failures": 2, "crash_run": 8}, died_in_run=9, max_failures=3)
+    assert (third.failures, third.held, third.newly_held) == (3, True, True)
+    # run 9 ended without this mail in hand (another mail, nothing, a clean stop): back to 1
+    gap = count_crash({**row, "failures": 2, "crash_run": 8}, died_in_run=10, max_failures=3)
+    assert (gap.failures, gap.crashes, gap.held) == (1, 2, False)
+    # a held mail dies when retried: held again at once, one retry spent, no new alert
+    held = {"status": "quarantined", "failures": 3, "crashes": 3, "crash_run": 9}
+    again = count_crash({**held, "auto_retries": 1}, died_in_run=30, max_failures=3)
+    assert (again.held, again.newly_held, again.retry_died, again.retries) == (
+        True,
+        False,
+        True,
+        2,
+    )
+
+
+def test_due_for_retry_only_held_crash_mail_once_stable_and_bounded() -> None:
+    rows = [
+        {"key": "b", "status": "quarantined", "crashes": 3, "at": "2026-11-29T12:02"},
+        {"key": "a", "status": "quarantined", "crashes": 3, "at": "2026-11-29T12:01"},
+        {"key": "raised", "status": "quarantined", "crashes": 0, "at": "2026-11-29T12:00"},
+        {"key": "failing", "status": "failing", "crashes": 2, "at": "2026-11-29T12:00"},
+        {"key": "spent", "status": "quarantined", "crashes": 5, "auto_retries": 2, "at": ""},
+    ]
+    assert due_for_retry(rows, uptime=599, after=600, retries=2) == []
+    assert due_for_retry(rows, uptime=600, after=600, retries=2) == ["a", "b"]
+    assert due_for_retry(rows, uptime=6000, after=600, retries=0) == []
 
 
 # ---- crash-loop containment, in-process --------------------------------------------------
@@ -105,11 +165,19 @@ def test_poison_that_kills_is_blamed_alone_and_quarantined(world: World) -> None
     body = alert.get_content()
     assert body.index("le démon est mort en le traitant") < body.index("the daemon process died")
     assert body.count(f"pbem shunt retry {key[:12]}") == 2
+    # its sender (a player) is told, once, French first, in the mail's thread
+    (notice,) = _notices(world, "carol@example.test")
+    assert str(notice["Subject"]) == "Votre message est retenu / Your mail is held"
+    assert notice["In-Reply-To"] == burst[2]["Message-ID"]
+    text = notice.get_content()
+    assert text.index("n'a pas été appliqué") < text.index("was not applied")
+    assert "s'est arrêté brutalement" in text and "« orders »" in text
     # stable afterwards: the quarantined mail is only moved, new mail is applied
     svc = world.start()
     again = svc.handle_batch(world.fetched(burst[2], cmd("alice", "later")))
     assert sorted(again.values()) == ["processed", "quarantine"]
     assert world.words()["later"] == 1
+    assert len(_notices(world, "carol@example.test")) == 1, "told once"
 
 
 def test_blame_is_counted_once_if_start_up_dies_before_clearing_the_record(world: World) -> None:
@@ -193,6 +261,162 @@ def test_death_during_the_group_write_isolates_the_suspects(world: World) -> Non
     # suspects are persisted with the next in-flight record: gone after a restart too
     svc = world.start()
     assert svc.suspects == {}
+
+
+def test_outside_kills_on_one_mail_in_runs_not_consecutive_do_not_hold_it(world: World) -> None:
+    """Issue 16: three outside kills land while the same good mail is in hand, but a run in
+    between died with another mail in hand: the count starts again, nothing is held."""
+    world.engine = fake_engine.Table
+    world.new_game()
+    burst = _burst(poison_at=None)
+    victim, w0 = (content_key(bytes(m)) for m in (burst[1], burst[0]))
+    for in_hand in (victim, w0, victim, victim):
+        svc = world.start()
+        _kill_while_in_hand(world, svc, in_hand)
+        with pytest.raises(Died):
+            svc.handle_batch(world.fetched(*burst))
+        world.fault_at.clear()
+    svc = world.start()
+    rows = {r["key"]: r for r in world.daemon_store().shunt_rows()}
+    assert rows[victim]["status"] == "failing" and rows[victim]["failures"] == 2
+    assert rows[victim]["crashes"] == 3
+    done = svc.handle_batch(world.fetched(*burst))
+    assert list(done.values()) == ["processed"] * 5
+    assert world.words() == Counter({f"w{i}": 1 for i in range(5)})
+    assert world.daemon_store().shunt_rows() == []
+
+
+def test_good_mail_held_by_outside_kills_is_retried_once_the_daemon_is_stable(
+    world: World,
+) -> None:
+    """Issue 16: outside kills hit the same good mail in three runs in a row (the worst case):
+    it is held, its sender told; once the daemon has been up quarantine_retry_seconds it is
+    retried alone and applied exactly once, and leaves the shunt."""
+    world.engine = fake_engine.Table
+    world.new_game()
+    burst = _burst(poison_at=None)
+    victim = content_key(bytes(burst[1]))
+    for _run in range(world.cfg.max_failures):
+        svc = world.start()
+        _kill_while_in_hand(world, svc, victim)
+        with pytest.raises(Died):
+            svc.handle_batch(world.fetched(*burst))
+        world.fault_at.clear()
+    svc = world.start()
+    done = svc.handle_batch(world.fetched(*burst))
+    assert sorted(done.values()) == ["processed"] * 4 + ["quarantine"]
+    (row,) = world.daemon_store().shunt_rows()
+    assert row["key"] == victim and row["status"] == "quarantined" and row["told"] is True
+    (notice,) = _notices(world, "bob@example.test")
+    assert "réessayé automatiquement" in notice.get_content()
+    alert = [r for r in world.daemon_store().outbox() if r["kind"] == "alert"]
+    assert len(alert) == 1
+    world.advance(world.cfg.quarantine_retry_seconds - 1)
+    assert svc.held_due() == [], "not before the daemon has been stable long enough"
+    world.advance(1)
+    assert svc.held_due() == [victim]
+    assert svc.retry_held() == 1
+    assert world.words() == Counter({f"w{i}": 1 for i in range(5)})
+    assert world.daemon_store().shunt_rows() == []
+    assert svc.held_due() == []
+    # the IMAP copy (moved to the quarantine folder) seen again: deduplicated
+    assert svc.handle_batch(world.fetched(burst[1])) == {world.uid: "processed"}
+    assert world.words()["w1"] == 1
+
+
+def test_poison_retried_when_stable_dies_again_and_stays_held_within_the_bound(
+    world: World,
+) -> None:
+    """A real poison: held after max_failures deaths, retried automatically at most
+    quarantine_retries times, each death holding it again at once; one admin alert, one notice
+    to its sender, and the other mails applied once."""
+    world.new_game()
+    burst = _burst(poison_at=2)
+    key = content_key(bytes(burst[2]))
+    deaths = 0
+    for _run in range(10):
+        svc = world.start()
+        try:
+            svc.handle_batch(world.fetched(*burst))
+            world.advance(world.cfg.quarantine_retry_seconds)
+            if not svc.held_due():
+                break
+            svc.retry_held()
+        except Died:
+            deaths += 1
+    assert deaths == world.cfg.max_failures + world.cfg.quarantine_retries
+    (row,) = world.daemon_store().shunt_rows()
+    assert row["key"] == key and row["status"] == "quarantined"
+    assert row["auto_retries"] == world.cfg.quarantine_retries
+    assert row["crashes"] == deaths
+    assert len([r for r in world.daemon_store().outbox() if r["kind"] == "alert"]) == 1
+    assert len(_notices(world, "carol@example.test")) == 1
+    assert world.words() == Counter({"w0": 1, "w1": 1, "w3": 1, "w4": 1})
+
+
+class RaisingTable(fake_engine.Table):
+    """The fake engine, raising on ``BOOM`` in a mail (a bug, not a death)."""
+
+    def receive(self, msg: EmailMessage, **kw: object) -> fake_engine.Step:
+        if "BOOM" in fake_engine._text(msg):
+            raise RuntimeError("boom")
+        return super().receive(msg, **kw)  # type: ignore[arg-type]
+
+
+def test_mail_held_after_raising_tells_its_sender_and_is_not_retried_alone(
+    world: World,
+) -> None:
+    world.engine = RaisingTable
+    world.new_game()
+    boom = mail("alice@example.test", "CMD p1\nBOOM\n", to="moderator+g1@example.test")
+    svc = world.start()
+    for _n in range(world.cfg.max_failures):
+        svc.handle_batch(world.fetched(boom))
+    (row,) = world.daemon_store().shunt_rows()
+    assert row["status"] == "quarantined" and row["told"] is True
+    (notice,) = _notices(world, "alice@example.test")
+    text = notice.get_content()
+    assert "a échoué 3 fois" in text and "Un administrateur l'examinera" in text
+    assert "réessayé automatiquement" not in text, "a bug that raises is not retried alone"
+    world.advance(world.cfg.quarantine_retry_seconds)
+    assert svc.held_due() == []
+
+
+def test_shunt_row_of_a_mail_applied_just_before_a_death_is_dropped(world: World) -> None:
+    """A group writes the game's file, then daemon.json: a death in between leaves the shunt row
+    of a mail that is applied. It must not stay "failing" (or held) for ever: start-up drops
+    it."""
+    world.engine = fake_engine.Table
+    world.new_game()
+    burst = _burst(poison_at=None, n=3)
+    victim = content_key(bytes(burst[1]))
+    svc = world.start()
+    _kill_while_in_hand(world, svc, victim)
+    with pytest.raises(Died):
+        svc.handle_batch(world.fetched(*burst))
+    world.fault_at.clear()
+    svc = world.start()
+    assert [r["key"] for r in world.daemon_store().shunt_rows()] == [victim]
+    group_writes = []
+
+    def die_in_the_victims_daemon_write() -> None:
+        # the victim's solo batch writes the game's file, then daemon.json
+        assert svc.inflight is not None and svc.marker is not None
+        rec = svc.inflight.read()
+        if rec and rec["keys"] == [victim] and svc.marker.read() == (rec["id"], COMMIT):
+            group_writes.append(1)
+            if len(group_writes) == 2:
+                raise Died
+
+    world.fault_at["mid_state_write"] = die_in_the_victims_daemon_write
+    with pytest.raises(Died):
+        svc.handle_batch(world.fetched(*burst))
+    world.fault_at.clear()
+    assert world.words()["w1"] == 1, "the game's write was done"
+    svc = world.start()
+    assert world.daemon_store().shunt_rows() == []
+    svc.handle_batch(world.fetched(*burst))
+    assert world.words() == Counter({"w0": 1, "w1": 1, "w2": 1})
 
 
 def test_a_reboot_blames_nobody(world: World) -> None:
@@ -283,6 +507,15 @@ def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path, arrival: str) 
             what="the admin alert",
             log=d.log,
         )
+        # its sender is told that it is held (issue 16), French first, once
+        (held,) = wait_for(
+            lambda: [m for m in stack.messages("bob@example.test") if "held" in str(m["Subject"])],
+            what="the sender told",
+            log=d.log,
+        )
+        assert str(held["Subject"]) == "Votre message est retenu / Your mail is held"
+        assert held["In-Reply-To"] == poison["Message-ID"]
+        assert "« poison »" in held.get_content()
         # stable: new mail is applied by the same process
         send(stack, mail("carol@example.test", "CMD after\n"))
         wait_for(lambda: _game_words(data)["after"] == 1, what="mail after", log=d.log)

@@ -1,11 +1,13 @@
 """Fault matrix against the real daemon and servers (RELIABILITY §7.4): F1, F2, F3, F4, F5.
 
-F1: kill -9 at deterministic hook points (``PBEM_CRASH_AT``) and at ≥200 random moments during a
-burst: 0 lost, 0 applied twice, every reply sent at least once (requirement 1).
+F1: kill -9 at deterministic hook points (``PBEM_CRASH_AT``) and at random moments during a burst
+(40 kills in ``make test``, 200 in ``make soak``): 0 lost, 0 applied twice, none left held,
+every reply sent at least once (requirement 1, issue 16).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import time
@@ -95,31 +97,111 @@ def test_f1_kill_at_hook_points(stack: MailStack, tmp_path: Path, point: str) ->
         d.kill()
 
 
+F1_KILLS = int(os.environ.get("PBEM_F1_KILLS", "40"))
+"""Kills of the random F1 run: 40 in ``make test``, 200 in ``make soak`` (``PBEM_F1_KILLS``)."""
+F1_LIFETIME = 5.0
+"""A daemon of the kill loop is killed at the latest this long after its start, so none lives
+the ``quarantine_retry_seconds`` (the same) that would retry a held mail mid-loop: a mail held
+by coincidence is retried by the final, unkilled daemon, and the verdict does not depend on
+where the kills fell."""
+
+
+def _marker(data: Path) -> tuple[str, str] | None:
+    """The daemon's position marker (pbem.inflight): (batch id, key | commit | done)."""
+    try:
+        raw = (data / "inflight.pos").read_bytes()[:128]
+    except OSError:
+        return None
+    batch, _, what = raw.split(b"\n", 1)[0].decode("ascii", "replace").strip().partition(" ")
+    return (batch, what) if batch and what else None
+
+
+def _kill_at_random(d: Daemon, data: Path, rng: random.Random) -> str:
+    """kill -9 at a random moment of the daemon's work, aimed by events rather than by guessed
+    delays (a busy machine starts Python slowly): during start-up, while a batch is in hand, or
+    just after a commit (the MOVE, the sending, the next fetch). Returns where it was aimed."""
+    start = time.monotonic()
+    before = _marker(data)
+    aim = rng.choice(["start-up", "in hand", "after commit"])
+    if aim == "start-up":
+        time.sleep(rng.uniform(0, 0.6))  # the random moment itself, not a wait for something
+    else:
+        # the first batch of this process (a new id), in hand or already committed
+        while time.monotonic() - start < F1_LIFETIME and d.alive():
+            now = _marker(data)
+            if now is not None and (before is None or now[0] != before[0]):
+                break
+            time.sleep(0.002)
+        time.sleep(rng.uniform(0, 0.01 if aim == "in hand" else 0.05))
+    d.kill()
+    return aim
+
+
+def _held(data: Path) -> list[dict[str, object]]:
+    from pbem.adapters.store import DaemonStore
+
+    return DaemonStore(data, readonly=True).shunt_rows()
+
+
+@pytest.mark.timeout(600 + 8 * F1_KILLS)
 def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
-    cfg = write_config(stack, tmp_path, extra_daemon=CAP)
+    """F1 (issue 16): kill -9 at F1_KILLS random moments during a burst of 3 mails per kill.
+    Verdict: every command applied exactly once, none left held, every reply sent. Outside
+    kills may hold a good mail (three kills in a row landing while it is in hand); the final
+    daemon retries it once up ``quarantine_retry_seconds``. The waits are bounded and generous:
+    the verdict is read after a clean stop, so a duplicate cannot slip in after it."""
+    cfg = write_config(
+        stack,
+        tmp_path,
+        extra_daemon=f"{CAP}\nquarantine_retry_seconds = {F1_LIFETIME}",
+    )
     new_fake_game(cfg, "g1", PLAYERS)
+    data = tmp_path / "data"
     rng = random.Random(1234)
     sent: list[EmailMessage] = []
     d = Daemon(cfg)
-    kills = 0
+    aims: Counter[str] = Counter()
+    began = time.monotonic()
     try:
-        for _r in range(200):
+        for _r in range(F1_KILLS):
             batch = _burst(3, start=len(sent))
             for m in batch:
                 stack.inject(bytes(m), "moderator+g1@example.test", sender=str(m["From"]))
             sent += batch
             d.start()
-            time.sleep(rng.uniform(0.05, 0.45))
-            if d.alive():
-                d.kill()
-                kills += 1
+            aims[_kill_at_random(d, data, rng)] += 1
+            assert d.wait_exit(30) == -9, d.log()  # it died of our kill, not on its own
+        killing = time.monotonic() - began
         d.start()
-        _verify(stack, d, tmp_path / "data", sent)
-        assert d.stop() == 0
+        want = {f"w{i}" for i in range(len(sent))}
+        wait_for(
+            lambda: set(_words(data)) >= want and not _held(data),
+            timeout=120 + len(sent),
+            what="every command applied and none held",
+            log=d.log,
+        )
+        ids = {str(m["Message-ID"]) for m in sent}
+        wait_for(lambda: _replied(stack, sent) >= ids, timeout=120, what="every reply", log=d.log)
+        wait_for(lambda: not stack.messages(MODERATOR), timeout=60, what="INBOX drained", log=d.log)
+        assert d.stop() == 0, d.log()
     finally:
         d.kill()
-    assert kills >= 200
-    print(f"F1 random: {kills} kill -9, {len(sent)} mails, 0 lost, 0 applied twice")
+    words = _words(data)  # after a clean stop: nothing can be applied any more
+    assert set(words) == want, "lost commands"
+    assert max(words.values()) == 1, f"applied twice: {[k for k, v in words.items() if v > 1]}"
+    from pbem.adapters.store import GameStore
+
+    keys = GameStore(data / "games" / "g1", readonly=True).ledger_keys()
+    assert len(keys) == len(sent), "the ledger equals the set of distinct messages"
+    logs = [p.read_text(errors="replace") for p in tmp_path.glob("pbem-daemon-*.log")]
+    blamed = sum(t.count("killed the daemon: failure") for t in logs)
+    held = sum(t.count(", quarantined") for t in logs)
+    retried = sum(t.count("retried automatically: applied") for t in logs)
+    print(
+        f"F1 random: {F1_KILLS} kill -9 ({dict(aims)}), {len(sent)} mails, 0 lost, "
+        f"0 applied twice; {blamed} blames, {held} held then retried ({retried} applied); "
+        f"kill loop {killing:.0f} s, total {time.monotonic() - began:.0f} s"
+    )
 
 
 def test_f2_kill_between_resolving_and_resolved(stack: MailStack, tmp_path: Path) -> None:
