@@ -36,6 +36,7 @@ from pbem.core.match import fold
 from pbem.deal import canonical_deal, deal_events, digest
 from pbem.games import rules_for
 from pbem.mail.address import is_mailable
+from pbem.mail.grammar import parse_gender
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.mail.render import LANGS, Renderer, shared_renderer
 from pbem.setup_check import check_new_setup
@@ -179,7 +180,13 @@ def _player(data: Any, lang: str) -> PlayerSpec:
     plang = data.get("lang", lang)
     if plang not in LANGS:
         raise SetupError(f"setup: player {name}: lang must be one of {', '.join(LANGS)}")
-    return PlayerSpec(PlayerId(name), data["email"].strip(), plang)
+    try:  # "gender": "f" | "m", or a pronoun: "elle" / "il", "she" / "he" / "they"
+        gender = parse_gender(data.get("gender", data.get("pronoun")))
+    except ValueError:
+        raise SetupError(
+            f"setup: player {name}: gender must be m or f (or pronoun il/elle, he/she/they)"
+        ) from None
+    return PlayerSpec(PlayerId(name), data["email"].strip(), plang, gender)
 
 
 def _check_unique(players: Sequence[PlayerSpec]) -> None:
@@ -222,6 +229,8 @@ class Table:
         self.renderer = renderer or shared_renderer(setup.timezone)
         self.by_email = {p.email.lower(): p for p in setup.players}
         self.by_name = {p.name: p for p in setup.players}
+        self.genders = {p.name: p.gender for p in setup.players if p.gender}
+        """Every text may name any player: the templates agree with these (``g`` filter)."""
         for spec in setup.players:
             for reserved in rules.all_commands:
                 if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
@@ -581,7 +590,9 @@ class Table:
             params = self.rules.status(state, player.name)
             reply.extra.append(
                 self.renderer.text(
-                    f"{self.rules.templates}/status", player.lang, {"name": player.name, **params}
+                    f"{self.rules.templates}/status",
+                    player.lang,
+                    {"name": player.name, "genders": self.genders, **params},
                 )
             )
             return state
@@ -634,7 +645,7 @@ class Table:
         }
 
     def _reason(self, exc: CommandError, lang: str) -> str:
-        params = dict(exc.params)
+        params = {"genders": self.genders, **exc.params}
         if isinstance(exc, UnknownTarget):  # LG-D42: the rejection lists the valid names
             params["players"] = list(self.rules.names(self.state))
         template = f"reasons/{exc.reason}"
@@ -687,7 +698,7 @@ class Table:
 
     def _notice_mails(self, notice: Notice, key: str) -> list[Outgoing]:
         thread = f"{self.game_id}/{notice.thread}"
-        params = {"game": self.rules.title, **notice.params}
+        params = {"game": self.rules.title, "genders": self.genders, **notice.params}
         if notice.public:
             subject, body = self.renderer.mail(notice.template, self.setup.lang, params)
             return [Outgoing(key, (self.setup.list_address,), True, subject, body, None, thread)]
