@@ -25,6 +25,7 @@ from pbem.core.errors import (
     ListClosed,
     MailError,
     NotAPlayer,
+    PartlyRefused,
     SetupError,
     UnknownCommand,
     UnknownTarget,
@@ -598,6 +599,11 @@ class Table:
             return state
         try:
             new = self.rules.decide(state, player.name, command, now, channel)
+        except PartlyRefused as exc:  # the taken part is accepted, the rest explained
+            new = list(exc.events)
+            command = replace(command, targets=tuple(PlayerId(t) for t in exc.kept))
+            refused = {"line": " ".join(exc.refused), "reason": self._reason(exc, player.lang)}
+            reply.rejected.append(refused)
         except CommandError as exc:
             reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
             return state
