@@ -19,7 +19,16 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import Any, Literal
 
-from pbem.core.commands import Command, CommandSpec, Text, Word, parse_line, takes_lines
+from pbem.core.commands import (
+    Command,
+    CommandSpec,
+    Player,
+    Players,
+    Text,
+    Word,
+    parse_line,
+    takes_lines,
+)
 from pbem.core.errors import (
     CommandError,
     ListClosed,
@@ -190,6 +199,27 @@ def _player(data: Any, lang: str) -> PlayerSpec:
     return PlayerSpec(PlayerId(name), data["email"].strip(), plang, gender)
 
 
+def _argument(arg: object, lang: str) -> str:
+    """How AIDE writes one argument: ``nom``, ``nom1 nom2``, ``BOUDOIR|BAL``, ``texte``."""
+    name, text = ("nom", "texte") if lang == "fr" else ("name", "text")
+    if isinstance(arg, Player):
+        return f"[{name}]" if arg.optional else name
+    if isinstance(arg, Players):
+        if arg.count == 1:
+            return name
+        if arg.at_most:
+            return f"{name} [{name}…]" if arg.count > 2 else f"{name} [{name}]"
+        return " ".join(f"{name}{i}" for i in range(1, arg.count + 1))
+    if isinstance(arg, Word):
+        words = "|".join(spellings[0] for spellings in arg.choices.values())
+        return f"[{words}]" if arg.optional else words
+    if isinstance(arg, Text):
+        shown = f"{text} … FIN" if arg.multiline and lang == "fr" else text
+        shown = f"{text} … END" if arg.multiline and lang == "en" else shown
+        return f"[{shown}]" if arg.optional else shown
+    return ""
+
+
 def _check_unique(players: Sequence[PlayerSpec]) -> None:
     seen_names: set[str] = set()
     seen_mails: set[str] = set()
@@ -208,6 +238,8 @@ class _Reply:
     rejected: list[dict[str, Any]] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
+    helped: bool = False
+    """The mail asked for AIDE/HELP: the reply's Subject says so (when it holds nothing else)."""
 
     def __bool__(self) -> bool:
         return bool(self.accepted or self.rejected or self.extra)
@@ -574,15 +606,19 @@ class Table:
         events: list[Event],
         reply: _Reply,
     ) -> Any:
-        if command.verb == "help":
+        if command.verb == "help":  # what this player can send now, how, and until when
             available = self.rules.available(state, player.name)
+            pending = self.rules.deadlines(state)
+            reply.helped = True
             reply.extra.append(
                 self.renderer.text(
                     "common/help",
                     player.lang,
                     {
                         "game": self.rules.id,
+                        "folder": self.rules.templates,
                         "commands": [self._syntax(c, player.lang) for c in available],
+                        "deadline": min(pending.values()).isoformat() if pending else None,
                     },
                 )
             )
@@ -647,6 +683,7 @@ class Table:
         return {
             "verb": spec.verb,
             "keyword": spec.keyword(lang),
+            "args": " ".join(_argument(a, lang) for a in spec.args),
             "public": "yes" if spec.public else "no",
         }
 
@@ -671,6 +708,7 @@ class Table:
                 "rejected": reply.rejected,
                 "ignored": reply.ignored,
                 "extra": reply.extra,
+                "topic": "help" if reply.helped and not (reply.accepted or reply.rejected) else "",
             },
         )
         return Outgoing(

@@ -350,7 +350,8 @@ _ACCEPTED = re.compile(r"^  ✓ ", re.MULTILINE)
 PROMPT_TARGETS = ("dracula",)
 #: How many times a bot tries again in one step after a move refused as a whole.
 RETRIES = 2
-_HELP_LINE = re.compile(r"^  (\S+)(\s+\(.*\))?$")  # "  VOTE   (post it on the list)"
+# "  VOTE name — vote for ... (post it on the list)": the keyword, then what HELP says of it
+_HELP_LINE = re.compile(r"^  (\S+)(?: .*?)?( \((?:post it on the list|à poster sur la liste)\))?$")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")  # a deadline's time of day, in any language
 
 

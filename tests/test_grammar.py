@@ -123,6 +123,8 @@ def _sample(variable: str) -> Any:
         return 3
     if variable in ("elapsed", "skew"):
         return 5400
+    if variable == "topic":
+        return "help"
     if variable in ("inbox", "key", "token"):
         return "INBOX"
     if variable == "games":
