@@ -15,11 +15,12 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from typing import Any, Literal
 
 from pbem.core.commands import (
+    RULES,
     Command,
     CommandSpec,
     Player,
@@ -48,7 +49,8 @@ from pbem.games import rules_for
 from pbem.mail.address import is_mailable
 from pbem.mail.grammar import parse_gender
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
-from pbem.mail.render import LANGS, Renderer, shared_renderer
+from pbem.mail.render import LANGS, Renderer, duration, shared_renderer
+from pbem.rules import options_in_use, rules_page
 from pbem.setup_check import check_new_setup
 
 Channel = Literal["private", "list"]
@@ -199,6 +201,17 @@ def _player(data: Any, lang: str) -> PlayerSpec:
     return PlayerSpec(PlayerId(name), data["email"].strip(), plang, gender)
 
 
+def _option_value(value: Any, lang: str) -> str:
+    """An option's value as the rules page shows it: ``18 h``, ``oui``, ``named_partner``."""
+    if isinstance(value, bool):
+        return ("oui" if value else "non") if lang == "fr" else ("yes" if value else "no")
+    if isinstance(value, timedelta):
+        return duration(value.total_seconds(), lang)
+    if isinstance(value, (list, tuple, frozenset, set)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
 def _argument(arg: object, lang: str) -> str:
     """How AIDE writes one argument: ``nom``, ``nom1 nom2``, ``BOUDOIR|BAL``, ``texte``."""
     name, text = ("nom", "texte") if lang == "fr" else ("name", "text")
@@ -238,8 +251,9 @@ class _Reply:
     rejected: list[dict[str, Any]] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
-    helped: bool = False
-    """The mail asked for AIDE/HELP: the reply's Subject says so (when it holds nothing else)."""
+    topic: str = ""
+    """``help`` or ``rules`` when the mail asked for AIDE or REGLES: the Subject says so (when
+    the reply holds nothing else)."""
 
     def __bool__(self) -> bool:
         return bool(self.accepted or self.rejected or self.extra)
@@ -608,8 +622,10 @@ class Table:
     ) -> Any:
         if command.verb == "help":  # what this player can send now, how, and until when
             available = self.rules.available(state, player.name)
+            if all(c.verb != "rules" for c in available):  # REGLES works in every phase
+                available = [*available, RULES]
             pending = self.rules.deadlines(state)
-            reply.helped = True
+            reply.topic = reply.topic or "help"
             reply.extra.append(
                 self.renderer.text(
                     "common/help",
@@ -619,6 +635,20 @@ class Table:
                         "folder": self.rules.templates,
                         "commands": [self._syntax(c, player.lang) for c in available],
                         "deadline": min(pending.values()).isoformat() if pending else None,
+                    },
+                )
+            )
+            return state
+        if command.verb == "rules":  # the players' rules page, with this game's options
+            used = options_in_use(getattr(state, "options", None))
+            reply.topic = reply.topic or "rules"
+            reply.extra.append(
+                self.renderer.text(
+                    "common/rules",
+                    player.lang,
+                    {
+                        "text": rules_page(self.rules.id, player.lang),
+                        "options": {k: _option_value(v, player.lang) for k, v in used.items()},
                     },
                 )
             )
@@ -708,7 +738,7 @@ class Table:
                 "rejected": reply.rejected,
                 "ignored": reply.ignored,
                 "extra": reply.extra,
-                "topic": "help" if reply.helped and not (reply.accepted or reply.rejected) else "",
+                "topic": "" if reply.accepted or reply.rejected else reply.topic,
             },
         )
         return Outgoing(

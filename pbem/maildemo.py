@@ -339,7 +339,7 @@ _BOLD = {
     "en": ("My vote: **{}**", "I am sure it is **{}**.", "**{}**, obviously."),
     "fr": ("Mon vote : **{}**", "Je suis sûr que c'est **{}**.", "**{}**, évidemment."),
 }
-_META = ("help", "status", "cancel", "pass", "unvote")
+_META = ("help", "status", "cancel", "pass", "unvote", "rules")
 #: What the rulebook says a step waits for (a room at night, a bite, the final choice): a bot
 #: does that first, so a step can close early; anything else it may add on a second line.
 _FIRST = ("room", "bite", "flee", "fight", "flame", "partner")

@@ -151,6 +151,8 @@ def sample(name: str) -> Any:
         "rejected": [{"line": "X", "reason": "r"}],
         "commands": [{"verb": "kill", "keyword": "KILL", "args": "name", "public": "no"}],
         "folder": "lupus",
+        "options": {"ghost_variant": "oui"},
+        "text": "# Lupus in Tabula",
         "deadline": when,
         "topic": "",
         "count": 2,
