@@ -110,13 +110,19 @@ def _examples(lang: str, name: str) -> list[dict[str, Any]]:
                 seen.add(key)
                 unique.append(params)
         return unique[:40]
-    return [{v: _sample(v) for v in variables(RENDERER, lang, name)}]
+    overrides = SAMPLES.get(name, {})
+    return [{v: overrides.get(v, _sample(v)) for v in variables(RENDERER, lang, name)}]
+
+
+# templates whose parameters' names say little of their shape
+SAMPLES: dict[str, dict[str, Any]] = {"common/bold_disagree": {"html": ["Alice"], "text": ["Bob"]}}
 
 
 def _sample(variable: str) -> Any:
     """The kernel's and the daemon's texts: plausible values of the right type."""
-    moments = ("deadline", "passed", "internaldate", "before", "after")
+    moments = ("deadline", "passed", "internaldate", "before", "after", "until")
     numbers = ("count", "attempts", "failures", "crashes", "size", "cap", "per_hour", "uid")
+    numbers += ("limit", "text_cap")
     if variable in moments:
         return "2026-01-06T12:00:00+00:00"
     if variable in numbers or variable.startswith("hours_") or variable in ("grace", "threshold"):
