@@ -15,16 +15,27 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from typing import Any, Literal
 
-from pbem.core.commands import Command, CommandSpec, Text, Word, parse_line, takes_lines
+from pbem.core.commands import (
+    RULES,
+    Command,
+    CommandSpec,
+    Player,
+    Players,
+    Text,
+    Word,
+    parse_line,
+    takes_lines,
+)
 from pbem.core.errors import (
     CommandError,
     ListClosed,
     MailError,
     NotAPlayer,
+    PartlyRefused,
     SetupError,
     UnknownCommand,
     UnknownTarget,
@@ -38,8 +49,10 @@ from pbem.desk import DESK_SPECS, is_desk, run_desk
 from pbem.desk.kernel import Desk, is_kernel, split
 from pbem.games import rules_for
 from pbem.mail.address import is_mailable
+from pbem.mail.grammar import parse_gender
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
-from pbem.mail.render import LANGS, Renderer, shared_renderer
+from pbem.mail.render import LANGS, Renderer, duration, shared_renderer
+from pbem.rules import options_in_use, rules_page
 from pbem.setup_check import check_new_setup
 
 Channel = Literal["private", "list"]
@@ -181,7 +194,45 @@ def _player(data: Any, lang: str) -> PlayerSpec:
     plang = data.get("lang", lang)
     if plang not in LANGS:
         raise SetupError(f"setup: player {name}: lang must be one of {', '.join(LANGS)}")
-    return PlayerSpec(PlayerId(name), data["email"].strip(), plang)
+    try:  # "gender": "f" | "m", or a pronoun: "elle" / "il", "she" / "he" / "they"
+        gender = parse_gender(data.get("gender", data.get("pronoun")))
+    except ValueError:
+        raise SetupError(
+            f"setup: player {name}: gender must be m or f (or pronoun il/elle, he/she/they)"
+        ) from None
+    return PlayerSpec(PlayerId(name), data["email"].strip(), plang, gender)
+
+
+def _option_value(value: Any, lang: str) -> str:
+    """An option's value as the rules page shows it: ``18 h``, ``oui``, ``named_partner``."""
+    if isinstance(value, bool):
+        return ("oui" if value else "non") if lang == "fr" else ("yes" if value else "no")
+    if isinstance(value, timedelta):
+        return duration(value.total_seconds(), lang)
+    if isinstance(value, (list, tuple, frozenset, set)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def _argument(arg: object, lang: str) -> str:
+    """How AIDE writes one argument: ``nom``, ``nom1 nom2``, ``BOUDOIR|BAL``, ``texte``."""
+    name, text = ("nom", "texte") if lang == "fr" else ("name", "text")
+    if isinstance(arg, Player):
+        return f"[{name}]" if arg.optional else name
+    if isinstance(arg, Players):
+        if arg.count == 1:
+            return name
+        if arg.at_most:
+            return f"{name} [{name}…]" if arg.count > 2 else f"{name} [{name}]"
+        return " ".join(f"{name}{i}" for i in range(1, arg.count + 1))
+    if isinstance(arg, Word):
+        words = "|".join(spellings[0] for spellings in arg.choices.values())
+        return f"[{words}]" if arg.optional else words
+    if isinstance(arg, Text):
+        shown = f"{text} … FIN" if arg.multiline and lang == "fr" else text
+        shown = f"{text} … END" if arg.multiline and lang == "en" else shown
+        return f"[{shown}]" if arg.optional else shown
+    return ""
 
 
 def _check_unique(players: Sequence[PlayerSpec]) -> None:
@@ -202,6 +253,9 @@ class _Reply:
     rejected: list[dict[str, Any]] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
+    topic: str = ""
+    """``help`` or ``rules`` when the mail asked for AIDE or REGLES: the Subject says so (when
+    the reply holds nothing else)."""
 
     def __bool__(self) -> bool:
         return bool(self.accepted or self.rejected or self.extra)
@@ -229,6 +283,8 @@ class Table:
         self.renderer = renderer or shared_renderer(setup.timezone)
         self.by_email = {p.email.lower(): p for p in setup.players}
         self.by_name = {p.name: p for p in setup.players}
+        self.genders = {p.name: p.gender for p in setup.players if p.gender}
+        """Every text may name any player: the templates agree with these (``g`` filter)."""
         for spec in setup.players:
             for reserved in rules.all_commands:
                 if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
@@ -639,15 +695,35 @@ class Table:
         events: list[Event],
         reply: _Reply,
     ) -> Any:
-        if command.verb == "help":
+        if command.verb == "help":  # what this player can send now, how, and until when
             available = self.rules.available(state, player.name)
+            if all(c.verb != "rules" for c in available):  # REGLES works in every phase
+                available = [*available, RULES]
+            pending = self.rules.deadlines(state)
+            reply.topic = reply.topic or "help"
             reply.extra.append(
                 self.renderer.text(
                     "common/help",
                     player.lang,
                     {
                         "game": self.rules.id,
+                        "folder": self.rules.templates,
                         "commands": [self._syntax(c, player.lang) for c in available],
+                        "deadline": min(pending.values()).isoformat() if pending else None,
+                    },
+                )
+            )
+            return state
+        if command.verb == "rules":  # the players' rules page, with this game's options
+            used = options_in_use(getattr(state, "options", None))
+            reply.topic = reply.topic or "rules"
+            reply.extra.append(
+                self.renderer.text(
+                    "common/rules",
+                    player.lang,
+                    {
+                        "text": rules_page(self.rules.id, player.lang),
+                        "options": {k: _option_value(v, player.lang) for k, v in used.items()},
                     },
                 )
             )
@@ -656,12 +732,19 @@ class Table:
             params = self.rules.status(state, player.name)
             reply.extra.append(
                 self.renderer.text(
-                    f"{self.rules.templates}/status", player.lang, {"name": player.name, **params}
+                    f"{self.rules.templates}/status",
+                    player.lang,
+                    {"name": player.name, "genders": self.genders, **params},
                 )
             )
             return state
         try:
             new = self.rules.decide(state, player.name, command, now, channel)
+        except PartlyRefused as exc:  # the taken part is accepted, the rest explained
+            new = list(exc.events)
+            command = replace(command, targets=tuple(PlayerId(t) for t in exc.kept))
+            refused = {"line": " ".join(exc.refused), "reason": self._reason(exc, player.lang)}
+            reply.rejected.append(refused)
         except CommandError as exc:
             reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
             return state
@@ -709,6 +792,7 @@ class Table:
         return {
             "verb": spec.verb,
             "keyword": spec.keyword(lang),
+            "args": " ".join(_argument(a, lang) for a in spec.args),
             "public": "yes" if spec.public else "no",
         }
 
@@ -717,7 +801,7 @@ class Table:
         return self._reason(exc, lang)
 
     def _reason(self, exc: CommandError, lang: str) -> str:
-        params = dict(exc.params)
+        params = {"genders": self.genders, **exc.params}
         if isinstance(exc, UnknownTarget):  # LG-D42: the rejection lists the valid names
             params["players"] = list(self.rules.names(self.state))
         template = f"reasons/{exc.reason}"
@@ -737,6 +821,7 @@ class Table:
                 "rejected": reply.rejected,
                 "ignored": reply.ignored,
                 "extra": reply.extra,
+                "topic": "" if reply.accepted or reply.rejected else reply.topic,
             },
         )
         return Outgoing(
@@ -770,7 +855,7 @@ class Table:
 
     def _notice_mails(self, notice: Notice, key: str) -> list[Outgoing]:
         thread = f"{self.game_id}/{notice.thread}"
-        params = {"game": self.rules.title, **notice.params}
+        params = {"game": self.rules.title, "genders": self.genders, **notice.params}
         if notice.public:
             subject, body = self.renderer.mail(notice.template, self.setup.lang, params)
             return [Outgoing(key, (self.setup.list_address,), True, subject, body, None, thread)]

@@ -339,7 +339,7 @@ _BOLD = {
     "en": ("My vote: **{}**", "I am sure it is **{}**.", "**{}**, obviously."),
     "fr": ("Mon vote : **{}**", "Je suis sûr que c'est **{}**.", "**{}**, évidemment."),
 }
-_META = ("help", "status", "cancel", "pass", "unvote")
+_META = ("help", "status", "cancel", "pass", "unvote", "rules")
 #: What the rulebook says a step waits for (a room at night, a bite, the final choice): a bot
 #: does that first, so a step can close early; anything else it may add on a second line.
 _FIRST = ("room", "bite", "flee", "fight", "flame", "partner")
@@ -350,7 +350,8 @@ _ACCEPTED = re.compile(r"^  ✓ ", re.MULTILINE)
 PROMPT_TARGETS = ("dracula",)
 #: How many times a bot tries again in one step after a move refused as a whole.
 RETRIES = 2
-_HELP_LINE = re.compile(r"^  (\S+)(\s+\(.*\))?$")  # "  VOTE   (post it on the list)"
+# "  VOTE name — vote for ... (post it on the list)": the keyword, then what HELP says of it
+_HELP_LINE = re.compile(r"^  (\S+)(?: .*?)?( \((?:post it on the list|à poster sur la liste)\))?$")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")  # a deadline's time of day, in any language
 
 

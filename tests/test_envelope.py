@@ -228,3 +228,50 @@ def test_5000_character_subject_never_makes_a_header_line_over_998_bytes(shape: 
     )
     for raw in (own, merged, relayed):
         assert longest_header_line(raw) <= 998
+
+
+def test_a_digest_puts_private_news_before_the_receipt_and_the_signature_last() -> None:
+    """Issue 15: a seer's result merged with a receipt (« Vos commandes (×2) ») came after the
+    receipt's ``-- `` marker, where mail clients grey it out or cut it when quoting."""
+    from pbem.mail.envelope import digest
+
+    now = datetime(2026, 1, 6, 12, 0, tzinfo=UTC)
+    _mid, receipt = build(
+        key="reply",
+        sender="mj@example.org",
+        to=("alice@example.org",),
+        subject="[village1] Vos commandes",
+        body="Acceptées :\n  ✓ SONDER bob\n\n-- \npbem, maître du jeu.\n",
+        date=now,
+        auto="auto-replied",
+        in_reply_to="<cmd@example.org>",
+        id_key=TEST_ID_KEY,
+    )
+    _mid, result = build(
+        key="notice",
+        sender="mj@example.org",
+        to=("alice@example.org",),
+        subject="[village1] Votre sondage",
+        body="bob est un Loup-garou.\n",
+        date=now,
+        id_key=TEST_ID_KEY,
+    )
+    _mid, raw = digest(
+        [receipt, result],
+        message_ids=["<a@x>", "<b@x>"],
+        sender="mj@example.org",
+        to="alice@example.org",
+        date=now,
+        id_key=TEST_ID_KEY,
+    )
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    body = str(msg.get_content()).replace("\r\n", "\n")
+    news, receipt_at, signature = (
+        body.index("bob est un Loup-garou."),
+        body.index("✓ SONDER bob"),
+        body.index("\n-- \n"),
+    )
+    assert news < receipt_at < signature
+    assert body.count("\n-- \n") == 1
+    assert "Votre sondage\n=============" in body and "Vos commandes\n=============" in body
+    assert str(msg["Subject"]) == "[village1] Votre sondage (×2)"

@@ -149,7 +149,12 @@ def sample(name: str) -> Any:
         "opens": when,
         "accepted": [{"line": "KILL bob", "deadline": when, "final": False}],
         "rejected": [{"line": "X", "reason": "r"}],
-        "commands": [{"verb": "kill", "keyword": "KILL", "public": "no"}],
+        "commands": [{"verb": "kill", "keyword": "KILL", "args": "name", "public": "no"}],
+        "folder": "lupus",
+        "options": {"ghost_variant": "oui"},
+        "text": "# Lupus in Tabula",
+        "deadline": when,
+        "topic": "",
         "count": 2,
     }
     if name in table:

@@ -170,7 +170,8 @@ PASS = CommandSpec("pass", ("RIEN", "PASSE"), ("PASS", "NOTHING"))
 # The keyword to cancel is optional in the grammar so that the game answers a bare CANCEL
 # with its own "cancel what?" reason (LUP-621) rather than "the text to send is missing".
 CANCEL = CommandSpec("cancel", ("ANNULER",), ("CANCEL",), (Text(optional=True),))
-COMMON_COMMANDS: tuple[CommandSpec, ...] = (HELP, STATUS, PASS, CANCEL)
+RULES = CommandSpec("rules", ("REGLES", "REGLE"), ("RULES",))  # the players' rules page
+COMMON_COMMANDS: tuple[CommandSpec, ...] = (HELP, STATUS, PASS, CANCEL, RULES)
 
 
 def find_spec(

@@ -42,6 +42,26 @@ class CommandError(PbemError):
         super().__init__(f"{self.reason} {dict(params)}" if params else self.reason)
 
 
+class PartlyRefused(CommandError):
+    """Part of a command is taken and the rest refused: ``events`` are the taken part's (the
+    one exception that carries events), ``kept`` the targets it keeps, ``refused`` the names
+    the ``reason`` explains (Dracula: curses beyond two distinct targets a night, AMB-053)."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        events: Sequence[Any],
+        kept: Sequence[str],
+        refused: Sequence[str],
+        **params: Any,
+    ) -> None:
+        super().__init__(reason, **params)
+        self.events = tuple(events)
+        self.kept = tuple(kept)
+        self.refused = tuple(refused)
+
+
 class UnknownCommand(CommandError):
     """The first word of the line is not a keyword of this game."""
 

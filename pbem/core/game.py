@@ -29,11 +29,13 @@ ADMIN = PlayerId("@admin")
 
 @dataclass(frozen=True)
 class PlayerSpec:
-    """A registered player: nickname, address, language."""
+    """A registered player: nickname, address, language, grammatical gender if given."""
 
     name: PlayerId
     email: str
     lang: str
+    gender: str | None = None
+    """``"m"``, ``"f"`` or None (not given): the texts agree with it, or are phrased neutrally."""
 
 
 @dataclass(frozen=True)

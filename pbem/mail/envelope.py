@@ -242,32 +242,50 @@ def digest(
     §2.5: receipts are always sent, but coalesced). Returns ``(message_id, bytes)``.
 
     The Message-ID derives from the parts' own, so a digest resent after a crash is the same
-    message; it answers the last command (In-Reply-To), and keeps each reply's text in order.
+    message; it answers the last command (In-Reply-To). Results and prompts come first, then
+    the receipts, each part under its own heading, one signature last.
     """
-    subjects: list[str] = []
-    bodies: list[str] = []
+    news: list[tuple[str, str]] = []  # (subject, text): results and prompts
+    receipts: list[tuple[str, str]] = []  # the answers to the player's commands
+    signature = ""
     answered: list[str] = []
     for raw in parts:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
-        subjects.append(str(msg.get("Subject", "")))
         replied = str(msg.get("In-Reply-To", "") or "")
         if replied and replied not in answered:
             answered.append(replied)
         body = msg.get_body(("plain",))
         try:
-            bodies.append(str(body.get_content()) if body is not None else "")
+            text = str(body.get_content()) if body is not None else ""
         except (LookupError, ValueError):  # we wrote these bytes; kept defensive all the same
-            bodies.append("")
+            text = ""
+        text, marker, sig = text.replace("\r\n", "\n").partition("\n-- \n")
+        signature = sig.strip("\n") if marker else signature
+        part = (str(msg.get("Subject", "")), text.strip("\n"))
+        receipt = str(msg.get("Auto-Submitted", "")) == "auto-replied"
+        (receipts if receipt else news).append(part)
+    # news first: a result or a prompt never hides under a receipt, nor after the "-- "
+    # signature marker that mail clients grey out or cut when quoting (one signature, last)
+    ordered = news + receipts
+    subjects = [subject for subject, _text in ordered]
+    sections = [f"{_heading(subject)}\n\n{text}\n" for subject, text in ordered]
+    body_text = "\n".join(sections) + (f"\n-- \n{signature}\n" if signature else "")
     subject = subjects[-1] if len(set(subjects)) == 1 else subjects[0]
     return build(
         key="digest:" + "|".join(message_ids),
         sender=sender,
         to=(to,),
         subject=f"{subject} (×{len(parts)})",
-        body=("\n" + "—" * 20 + "\n\n").join(b.rstrip("\n") + "\n" for b in bodies),
+        body=body_text,
         date=date,
         auto="auto-replied",
         in_reply_to=answered[-1] if answered else None,
         references=answered[:-1],  # it answers every one of the player's mails
         id_key=id_key,
     )
+
+
+def _heading(subject: str) -> str:
+    """A part's Subject, without its ``[game]`` tag, underlined: one heading per part."""
+    title = subject.split("] ", 1)[1] if subject.startswith("[") and "] " in subject else subject
+    return f"{title}\n{'=' * len(title)}"

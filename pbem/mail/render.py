@@ -18,6 +18,8 @@ from zoneinfo import ZoneInfo
 
 import jinja2
 
+from pbem.mail.grammar import agree, au, de, elide
+
 LANGS = ("fr", "en")
 
 _DAYS = {
@@ -70,6 +72,11 @@ class Renderer:
         env.filters["when"] = lambda value: self.when(value, lang)
         env.filters["names"] = lambda value: join_names(value, lang)
         env.filters["duration"] = lambda value: duration(value, lang)
+        env.filters["g"] = agree
+        if lang == "fr":  # elision and contraction, done once here rather than in each sentence
+            env.filters["elide"] = elide
+            env.filters["de"] = de
+            env.filters["au"] = au
         return env
 
     def when(self, value: str | datetime | None, lang: str) -> str:

@@ -42,7 +42,7 @@ def test_cas_601_602_several_commands_free_text_and_replies() -> None:
         ]
     )
     (body,) = replies(mails, "dave")
-    assert "✓ COUNCIL niaj?" in body and "✓ KILL niaj  (until" in body
+    assert "✓ COUNCIL niaj?" in body and "✓ KILL niaj (until" in body
     assert "✗ KILL dave — You cannot choose yourself." in body
     assert "Hello moderator" in body  # listed as ignored
 

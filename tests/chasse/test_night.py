@@ -91,7 +91,7 @@ def test_cas_380_billie_knows_the_demons_by_mail() -> None:
     assert "You are Billie: the other names on this list are therefore the Demons." in judy["body"]
     (dave,) = [m for m in mails_to(mails, "dave") if "council" in m["subject"]]
     assert "You are Billie" not in dave["body"]
-    assert "Billie, if she is in play, is among these names" in dave["body"]
+    assert "Billie, if in play, is among these names" in dave["body"]
 
 
 def test_cas_384_billie_leftover_council_of_demons_only() -> None:

@@ -49,13 +49,13 @@ def test_cas_722_revenge_by_mail() -> None:
     )
     public = mails_to(mails, "list")
     assert (
-        "bob, who was Prue, was killed by the Demons: she may retaliate before"
+        "bob, who was Prue, was killed by the Demons: they may retaliate before"
         in public[-2]["body"]
     )
     assert public[-1]["body"].strip() == "Prue (bob) strikes erin, who was a Demon."
     (prompt,) = [m for m in mails_to(mails, "bob") if "revenge" in m["subject"]]
     assert "REVENGE name" in prompt["body"]
-    assert "✓ REVENGE erin  (final)" in mails_to(mails, "bob")[-1]["body"]  # CAS-602
+    assert "✓ REVENGE erin (final)" in mails_to(mails, "bob")[-1]["body"]  # CAS-602
 
 
 def test_cas_322_revenge_target_any_other_living_player() -> None:
@@ -165,7 +165,7 @@ def test_cas_602_vote_reply_names_t_day_during_a_revenge_window() -> None:
         ]
     )
     reply = mails_to(mails, "alice")[-1]["body"]
-    assert "VOTE dave  (until Fri 9 Jan 00:00 UTC" in reply
+    assert "VOTE dave (until Fri 9 Jan 00:00 UTC" in reply
 
 
 def test_cas_d21_self_vote_allowed() -> None:

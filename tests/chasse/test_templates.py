@@ -94,7 +94,7 @@ def test_french_texts_are_french() -> None:
     assert "niaj, qui aimait dave, meurt de chagrin ; c'était un simple Innocent." in text
     assert "Piper a utilisé son pouvoir cette nuit." in text
     assert "Paige n'a pas utilisé son pouvoir cette nuit." in text
-    assert "bob, qui était Prue, a été tuée par les Démons : elle peut répliquer" in text
+    assert "bob, qui était Prue, a été victime des Démons et peut répliquer" in text
     role = renderer.text(
         "chasse/role", "fr", {"game": "G", "name": "ivan", "role": "billie", "faction": "good"}
     )

@@ -90,7 +90,7 @@ def test_loupgarou_day_posts_relayed_with_their_votes_night_posts_held() -> None
     assert night.post == "hold" and not night.events
     assert "retenu" in _text(night)
     dead = _post(g.table, "bob", "Je reviens !", g.now)
-    assert dead.post == "refused" and "éliminé" in _text(dead)
+    assert dead.post == "refused" and "hors jeu" in _text(dead)
     g.night()
     assert g.state.phase == "day"
     assert g.table.release(_msg("judy", "VOTE nick"), g.now).post == "relay"

@@ -188,7 +188,8 @@ def test_a_bot_votes_for_a_nominee_on_the_list_in_french() -> None:
     specs = rules_for("lupus-in-tabula").all_commands
     keywords = [s.keyword("fr") for s in specs]
     body = (
-        "Commandes possibles maintenant :\n  VOTE   (à poster sur la liste)\n  RETIRER\n  AIDE\n\n"
+        "Ce que vous pouvez envoyer maintenant :\n  VOTE nom — voter (à poster sur la liste)\n"
+        "  RETIRER — retirer votre vote\n  AIDE — la liste\n\n"
         "Phase : second tour 1, jusqu'au mar. 6 janv. à 12:00 UTC.\n"
         "Nommés : Bruno et Chloé.\nJoueurs vivants : Alice, Bruno, Chloé et Hugo.\n"
     )
@@ -411,16 +412,16 @@ def test_a_dracula_bot_follows_help_and_its_prompt() -> None:
     specs = rules_for("dracula").all_commands
     keywords = [s.keyword("en") for s in specs]
     day = (
-        "Commands you can use now:\n  VOTE   (post it on the list)\n"
-        "  ROOM   (post it on the list)\n  HELP\n  STATUS\n\n"
+        "What you can send now:\n  VOTE name — vote (post it on the list)\n"
+        "  ROOM BOUDOIR|BALLROOM — choose (post it on the list)\n  HELP\n  STATUS\n\n"
         "Your situation, Alice (round 1): Human, alive.\nObjects: none.\nYou are cursed.\n"
         "Phase: day 2, until Tue 6 Jan 12:00 UTC.\n"
         "Scores: Alice 0, Bruno 0, Chloé 0, Damien 0, Élodie 0.\n"
     )
     view = read_reply(day, DRACULA_ROSTER, keywords, "en")
     assert view is not None and view.living == DRACULA_ROSTER and view.public == ("VOTE", "ROOM")
-    night = day.replace("  VOTE   (post it on the list)\n", "").replace(
-        "ROOM   (post it on the list)", "ROOM"
+    night = day.replace("  VOTE name — vote (post it on the list)\n", "").replace(
+        "ROOM BOUDOIR|BALLROOM — choose (post it on the list)", "ROOM BOUDOIR|BALLROOM — choose"
     )
     view = read_reply(
         night.replace("day 2", "night (room choice) 2"), DRACULA_ROSTER, keywords, "en"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pbem.core.errors import PartlyRefused
+from pbem.core.ids import PlayerId
 from tests.dracula.helpers import QUIET, Game, advance, mail, table_from
 
 
@@ -26,12 +28,61 @@ def test_curse_notices_and_morning_count() -> None:
     assert g.state.seat("Dan").cursed and g.state.seat("Cid").cursed  # self-curse (DRA-372)
 
 
-def test_at_most_two_curses_a_night() -> None:
-    """DRA-371: two players at most."""
+def test_at_most_two_distinct_curse_targets_a_night_in_total() -> None:
+    """DRA-371, AMB-053: two distinct targets a night IN TOTAL, over any number of orders; only
+    the extra names are rejected. (Decision: AMB-053 is the spec's reading of DRA-371 « au plus
+    deux joueurs par nuit »: it limits the targets, not the orders, so a second MAUDIRE the
+    same night is taken while it stays within two, and a third name is refused alone.)"""
     g = advance(Game(options=QUIET), 2)
     g.give("Cid", "grimoire")
-    assert g.fails("Cid", "CURSE Dan Eve Fay") == "extra_words"
+    try:
+        g.do("Cid", "CURSE Dan Eve Fay")
+    except PartlyRefused as exc:
+        assert (exc.reason, exc.kept, exc.refused) == ("curse_extra", ("Dan", "Eve"), ("Fay",))
+        g._apply(list(exc.events))
+    else:
+        raise AssertionError("a third name must be refused")
+    assert g.fails("Cid", "CURSE Fay") == "curses_spent"
     assert g.fails("Eve", "CURSE Dan") == "no_such_object"
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    assert g.state.seat("Dan").cursed and g.state.seat("Eve").cursed
+    assert not g.state.seat("Fay").cursed
+
+
+def test_a_second_curse_order_the_same_night_is_taken() -> None:
+    """AMB-053: MAUDIRE Dan, then MAUDIRE Eve the same night: both cursed; a repeat adds
+    nothing; a third target is refused."""
+    g = advance(Game(options=QUIET), 2)
+    g.give("Cid", "grimoire")
+    g.do("Cid", "CURSE Dan")
+    assert "curse" in {c.verb for c in g.rules.available(g.state, PlayerId("Cid"))}
+    assert g.fails("Cid", "CURSE Dan") == "curse_repeated"
+    g.do("Cid", "CURSE Eve")
+    assert "curse" not in {c.verb for c in g.rules.available(g.state, PlayerId("Cid"))}
+    assert g.fails("Cid", "CURSE Fay") == "curses_spent"
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    assert g.state.seat("Dan").cursed and g.state.seat("Eve").cursed
+    assert not g.state.seat("Fay").cursed
+
+
+def test_a_curse_with_three_names_is_answered_kept_and_refused_by_mail() -> None:
+    """AMB-053 through the mail pipeline: the receipt accepts the two names kept and refuses
+    the third with its reason, in one reply."""
+    g = advance(Game(options=QUIET), 2)
+    g.give("Cid", "grimoire")
+    table = table_from(g)
+    step = table.receive(
+        mail("Cid", "CURSE Dan Eve Fay", to="moderator@example.org"), channel="private", now=g.now
+    )
+    (reply,) = [m for m in step.outgoing if "/reply/" in m.key]
+    assert "✓ CURSE Dan Eve" in reply.body
+    assert "✗ Fay — Two targets at most a night" in reply.body
+    table.apply(step)
+    assert [o.targets for (a, v), o in table.state.orders.items() if v == "curse"] == [
+        ("Dan", "Eve")
+    ]
 
 
 def test_cursed_first_post_must_declare() -> None:

@@ -32,8 +32,8 @@ def test_public_votes_tally_and_lynch() -> None:
     final = next(m for m in g.public(out) if "décompte final" in m.subject)
     assert "bob 2" in final.body and "olivia 1" in final.body  # LG-524, LG-742
     lynch = next(m for m in g.public(out) if "lynchage" in m.subject)
-    assert "bob est lynché" in lynch.body
-    assert "identité Loup-garou normal, équipe Loups-garous" in lynch.body  # LG-100
+    assert "Le village a lynché bob" in lynch.body
+    assert "était un Loup-garou normal, dans l'équipe des Loups-garous" in lynch.body  # LG-100
     assert not g.alive("bob")
     assert g.state.phase == "night" and g.state.number == 2  # LG-256
 
@@ -46,7 +46,7 @@ def test_vote_rejections() -> None:
     g.night()
     out = g.post("bob", "VOTE judy")  # a dead player's vote
     assert not g.public(out) and out[0].to == (email("bob"),)
-    assert "éliminé" in g.reply(out)
+    assert "hors jeu" in g.reply(out)
     out = g.post("judy", "VOTE bob")  # a vote for a dead player
     assert "bob n'est pas un joueur vivant" in g.reply(out)
     out = g.send("judy", "VOTE nick")  # by private mail
@@ -77,7 +77,7 @@ def test_dead_players_posts_are_refused() -> None:
     g.night()
     out = g.post("bob", "Je reviendrai hanter ce village.")
     assert not g.public(out) and out[0].to == (email("bob"),)
-    assert "éliminé" in g.reply(out)
+    assert "hors jeu" in g.reply(out)
 
 
 def test_no_vote_no_lynch() -> None:
@@ -102,7 +102,7 @@ def test_tie_broken_by_the_mayor() -> None:
     assert "ex æquo" in g.reply(g.send("nick", "TRANCHER judy"))
     out = g.post("nick", "TRANCHER peggy")  # public or private
     assert not g.alive("peggy")
-    assert any("Le Maire a tranché : peggy" in m.body for m in g.public(out))
+    assert any("le Maire a tranché, et c'est peggy" in m.body for m in g.public(out))
 
 
 def test_tiebreak_default_is_the_mayors_vote_else_random() -> None:
@@ -113,14 +113,14 @@ def test_tiebreak_default_is_the_mayors_vote_else_random() -> None:
     g.deadline("day")
     out = g.deadline("tiebreak")
     assert not g.alive("nick")
-    assert any("pour qui il a voté, nick" in m.body for m in g.public(out))
+    assert any("sa voix désigne nick" in m.body for m in g.public(out))
     g = _day1(mayor="nick")
     g.post("judy", "VOTE bob")
     g.post("olivia", "VOTE peggy")
     g.deadline("day")
     out = g.deadline("tiebreak")
     assert not g.alive("bob") or not g.alive("peggy")
-    assert any("Tirage au sort" in m.body for m in g.public(out))
+    assert any("le sort désigne" in m.body for m in g.public(out))
 
 
 def test_village_idiot_x06() -> None:
@@ -132,9 +132,12 @@ def test_village_idiot_x06() -> None:
     assert g.alive("mallory") and not g.alive("nick")
     assert g.seat("nick").cause == "burned"
     lynch = next(m for m in g.public(out) if "lynchage" in m.subject).body
-    assert "mallory est l'idiot du village ! Le village brûle son Maire à sa place." in lynch
-    assert "nick, brûlé par le village à la place de l'idiot : identité Simple villageois" in lynch
-    assert "conditions : Maire" in lynch
+    assert (
+        "mallory se révèle être l'Idiot du village ! Le village l'épargne et brûle son Maire à sa place."
+        in lynch
+    )
+    assert "Le village a brûlé nick à la place de l'idiot. nick était un Simple villageois" in lynch
+    assert "portait l'écharpe de Maire" in lynch
     assert g.recipients(out, "écharpe") == {"nick"}  # LG-447: LG-404 applies
     assert g.rules.status(g.state, "mallory")["conditions"] == ["idiot"]  # public now
     g.send("nick", "ECHARPE mallory")  # the dead Mayor may give the sash to the idiot
@@ -185,11 +188,11 @@ def test_sash_after_night_death_x11() -> None:
     g.to_night1(mayor="nick")
     out = g.night(kill="nick")
     dawn = next(m for m in g.public(out) if "aube" in m.subject).body
-    assert "Le Maire nick est mort : il va désigner son successeur." in dawn
+    assert "Le village perd son Maire, nick, qui va transmettre l'écharpe" in dawn
     prompt = [m for m in g.notices_to("nick", out) if "écharpe" in m.subject]
     assert len(prompt) == 1
     assert g.table.deadlines()["sash"] < g.table.deadlines()["day"]
-    assert "éliminé" in g.reply(g.post("nick", "VOTE bob"))  # LG-606: only SASH
+    assert "hors jeu" in g.reply(g.post("nick", "VOTE bob"))  # LG-606: only SASH
     assert "pas un joueur vivant" in g.reply(g.send("nick", "ECHARPE nick"))
     out = g.send("nick", "ECHARPE judy")
     assert g.state.mayor == "judy"

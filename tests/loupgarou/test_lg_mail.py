@@ -111,7 +111,7 @@ def test_dead_players_may_only_pass_the_sash() -> None:
     g.to_night1(mayor="dave")
     g.night(kill="dave")
     for line in ("SONDER bob", "QUESTION LOUPS", "RIEN"):
-        assert "éliminé" in g.reply(g.send("dave", line))
+        assert "hors jeu" in g.reply(g.send("dave", line))
     assert "ECHARPE" in g.reply(g.send("dave", "ECHARPE judy"))
 
 
@@ -136,8 +136,8 @@ def test_english_game_and_keywords() -> None:
     out = g.deadline("night")
     assert g.alive("ivan") and not g.alive("bob")
     dawn = next(m for m in g.public(out) if "dawn" in m.subject).body
-    assert "bob, killed by the death potion: identity Werewolf, team Wolves" in dawn
-    assert any("bob is the Werewolf" in m.body for m in g.notices_to("dave", out))
+    assert "The death potion took bob. bob was a Werewolf, on the Wolves team" in dawn
+    assert any("bob is a Werewolf" in m.body for m in g.notices_to("dave", out))
     out = g.post("judy", "VOTE nick")
     assert "UNVOTE" not in g.reply(out) and "VOTE nick" in g.reply(out)
     g.post("judy", "UNVOTE")
@@ -326,7 +326,7 @@ def test_transcript_file_through_the_cli() -> None:
     assert any("échappé à la mort" in m["body"] for m in mails if m["to"] == ["grace@example.org"])
     dawn = next(m for m in mails if m["public"] and "aube" in m["subject"])
     assert "grace" not in dawn["body"]
-    assert "dave, tué par la potion de mort : identité Voyante" in dawn["body"]
+    assert "La potion de mort a emporté dave. dave était la Voyante" in dawn["body"]
 
 
 def test_more_rejections() -> None:

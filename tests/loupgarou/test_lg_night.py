@@ -47,7 +47,7 @@ def test_council_votes_relayed_and_result() -> None:
     g = LG()
     g.to_night1()
     out = g.send("alice", "TUER ivan")
-    relayed = [m for m in out if "Conseil : vote" in m.subject]
+    relayed = [m for m in out if "Conseil : le vote" in m.subject]
     assert {m.to[0] for m in relayed} == {email("alice"), email("bob")}
     assert "alice vote pour tuer ivan" in relayed[0].body
     out = g.deadline("council")
@@ -152,7 +152,7 @@ def test_no_council_vote_no_victim_and_wolves_may_attack_wolves() -> None:
     assert g.state.victim is None
     assert any("Aucun loup n'a voté" in m.body for m in out)
     out = g.deadline("night")
-    assert any("Personne n'est mort" in m.body for m in g.public(out))
+    assert any("personne n'est mort" in m.body for m in g.public(out))
     g.day()
     g.send("alice", "TUER bob")
     g.deadline("council")
@@ -188,7 +188,7 @@ def test_witch_told_victim_at_t_a_and_saves() -> None:
     out = g.deadline("night")
     assert g.alive("ivan") and g.state.life_used
     dawn = g.public(out)[0].body
-    assert "Personne n'est mort" in dawn and "potion" not in dawn  # LG-355: never mentioned
+    assert "personne n'est mort" in dawn and "potion" not in dawn  # LG-355: never mentioned
     # LG-350: a second use is refused
     g.day()
     g.send("alice", "TUER judy")
@@ -205,7 +205,7 @@ def test_witch_self_save_and_both_potions() -> None:
     assert g.state.life_used and g.state.death_used
     assert g.seat("bob").cause == "poison"
     dawn = g.public()[-1].body
-    assert "tué par la potion de mort" in dawn  # LG-232, LG-355
+    assert "La potion de mort a emporté" in dawn  # LG-232, LG-355
     # LG-D14 (1): with no potion left she gets neither the prompt nor the victim
     g.deadline("day")
     out = g.deadline("council")
@@ -241,7 +241,7 @@ def test_same_player_hit_by_wolves_and_potion() -> None:
     g.to_night1()
     g.night(kill="ivan", eve="EMPOISONNER ivan")
     assert g.seat("ivan").cause == "wolves_and_poison"
-    assert "tué par les Loups-garous et par la potion de mort" in g.public()[-1].body
+    assert "Les Loups-garous et la potion de mort ont eu raison" in g.public()[-1].body
     g = LG()
     g.to_night1()
     g.night(kill="eve", eve="EMPOISONNER bob")  # the witch dies the night she poisons
@@ -272,7 +272,7 @@ def test_seer_immediate_option() -> None:
     g = LG(options={"seer_result_timing": "immediate"})
     g.to_night1()
     out = g.send("dave", "SONDER bob")
-    assert any("bob est le Loup-garou normal" in m.body for m in g.notices_to("dave", out))
+    assert any("bob est un Loup-garou normal" in m.body for m in g.notices_to("dave", out))
     assert "définitif" in g.reply(g.send("dave", "SONDER alice"))
 
 
@@ -284,12 +284,12 @@ def test_little_girl_question_1_x07() -> None:
     answer = [m for m in g.notices_to("frank", out) if "réponse" in m.subject]
     assert len(answer) == 1 and "Les loups ont attaqué grace" in answer[0].body
     assert "alice" not in answer[0].body and "Ancien" not in answer[0].body  # LG-365
-    spied = [m for m in out if "espionné" in m.subject]
+    spied = [m for m in out if "vous observe" in m.subject]
     assert {m.to[0] for m in spied} == {email("alice"), email("bob"), email("ivan")}
     # LG-367: the same text as a question-4 subject gets
     g.day()
     out2 = g.night(frank="QUESTION CONDITIONS nick")
-    spied2 = [m for m in out2 if "espionné" in m.subject]
+    spied2 = [m for m in out2 if "vous observe" in m.subject]
     assert [m.to for m in spied2] == [(email("nick"),)]
     assert spied2[0].body.replace("nick", "X") == spied[0].body.replace(
         spied[0].to[0].split("@")[0], "X"
@@ -302,11 +302,11 @@ def test_little_girl_questions_2_3_4() -> None:
     g.to_night1(mayor="nick")
     out = g.night(dave="SONDER bob", frank="QUESTION VOYANTE")
     assert any("La Voyante a sondé bob" in m.body for m in g.notices_to("frank", out))
-    assert g.recipients(out, "espionné") == {"dave"}
+    assert g.recipients(out, "vous observe") == {"dave"}
     g.day()
     out = g.night(heidi="ENVOUTER ivan judy", frank="QUESTION FLUTE")
     assert any("envoûté ivan et judy" in m.body for m in g.notices_to("frank", out))
-    assert g.recipients(out, "espionné") == {"heidi"}
+    assert g.recipients(out, "vous observe") == {"heidi"}
     g.day()
     # Q4 after this night's charms (LG-223)
     out = g.night(heidi="ENVOUTER nick olivia", frank="QUESTION CONDITIONS nick")
@@ -327,11 +327,11 @@ def test_spied_when_empty_and_not_the_girl_herself() -> None:
     g = LG()
     g.to_night1(bite="frank")
     out = g.night(frank="QUESTION LOUPS")
-    assert g.recipients(out, "espionné") == {"alice", "bob"}
+    assert g.recipients(out, "vous observe") == {"alice", "bob"}
     g = LG(options={"notify_spied_when_empty": False})
     g.to_night1()
     out = g.night(frank="QUESTION LOUPS")
-    assert g.recipients(out, "espionné") == set()
+    assert g.recipients(out, "vous observe") == set()
 
 
 def test_piper_charms() -> None:
@@ -342,11 +342,11 @@ def test_piper_charms() -> None:
     assert "2 noms" in g.reply(g.send("heidi", "ENVOUTER ivan"))
     out = g.night(heidi="ENVOUTER ivan judy")
     assert g.state.charmed == {"ivan", "judy"}
-    assert g.recipients(out, "envoûté") == {"ivan", "judy"}
+    assert g.recipients(out, "envoûtement") == {"ivan", "judy"}
     assert "heidi" not in g.notices_to("ivan", out)[0].body  # LG-D26: nothing else
     g.day()
     out = g.night(heidi="ENVOUTER ivan nick")  # re-charming: no new notice
-    assert g.recipients(out, "envoûté") == {"nick"}
+    assert g.recipients(out, "envoûtement") == {"nick"}
     # LG-426: charmed players act normally
     assert "VOTE" in g.reply(g.post("ivan", "VOTE nick"))
 
@@ -368,12 +368,12 @@ def test_elder_survives_once_x02() -> None:
     out = g.night(kill="grace")  # Night 5: his protection
     assert g.alive("grace") and g.state.elder_used
     assert any("échappé à la mort" in m.body for m in g.notices_to("grace", out))
-    assert any("Personne n'est mort" in m.body for m in g.public(out))
+    assert any("personne n'est mort" in m.body for m in g.public(out))
     g.day()
     out = g.night(kill="grace")  # Night 6
     assert not g.alive("grace")
     dawn = g.public(out)[0].body
-    assert "grace, dévoré par les Loups-garous : identité Ancien" in dawn
+    assert "Les Loups-garous ont dévoré grace. grace était l'Ancien" in dawn
     assert "perdent leurs pouvoirs" in dawn
 
 
@@ -419,12 +419,14 @@ def test_dawn_private_before_public_and_dead_get_nothing() -> None:
     out = g.night(kill="ivan", heidi="ENVOUTER ivan judy", dave="SONDER bob")
     first_public = next(i for i, m in enumerate(out) if m.public and "aube" in m.subject)
     privates = [i for i, m in enumerate(out) if not m.public and "/reply/" not in m.key]
-    dawn_privates = [i for i in privates if i > 0 and "envoûté" in out[i].subject]
+    dawn_privates = [i for i in privates if i > 0 and "envoûtement" in out[i].subject]
     assert dawn_privates and max(dawn_privates) < first_public
-    assert g.recipients(out, "envoûté") == {"judy"}  # ivan is dead at dawn
+    assert g.recipients(out, "envoûtement") == {"judy"}  # ivan is dead at dawn
     dawn = out[first_public].body
-    assert "ivan, dévoré par les Loups-garous : identité Simple villageois" in dawn
-    assert "conditions : Maire, Envoûté" in dawn  # LG-100, LG-399: the dead mayor too
+    assert "Les Loups-garous ont dévoré ivan. ivan était un Simple villageois" in dawn
+    assert (
+        "ivan portait l'écharpe de Maire et était sous l'envoûtement du Joueur de flûte" in dawn
+    )  # LG-100, LG-399: the dead mayor too
 
 
 def test_send_results_to_dead_option() -> None:
@@ -512,7 +514,7 @@ def test_non_response_defaults() -> None:
     out = g.night()
     assert all(g.alive(n) for n in g.names)
     assert not g.state.lovers and not g.state.charmed and not g.state.life_used
-    assert any("Personne n'est mort" in m.body for m in g.public(out))
+    assert any("personne n'est mort" in m.body for m in g.public(out))
 
 
 def test_awaiting_for_reminders() -> None:

@@ -55,7 +55,7 @@ def test_thief_wolf_counts_at_dawn_and_is_revealed_as_thief_wolf() -> None:
     g.post("ivan", "VOTE carol")
     out = g.deadline("day")
     lynch = next(m for m in g.public(out) if "lynchage" in m.subject).body
-    assert "identité Voleur, équipe Loups-garous" in lynch
+    assert "était le Voleur, dans l'équipe des Loups-garous" in lynch
 
 
 def test_thief_back_to_villager_night7_and_last_wolf_x05() -> None:
@@ -148,10 +148,10 @@ def test_lovers_night2_x_grief() -> None:
     assert len(prompt) == 1
     out = g.night(frank="AMOUREUX ivan dave\nQUESTION LOUPS")
     assert g.state.lovers == ("ivan", "dave")
-    to_ivan = [m for m in g.notices_to("ivan", out) if "amoureux" in m.subject]
-    assert "amoureux de dave, qui est la Voyante" in to_ivan[0].body
+    to_ivan = [m for m in g.notices_to("ivan", out) if "Cupidon" in m.subject]
+    assert "appartient désormais à dave, qui est la Voyante" in to_ivan[0].body
     assert "pas le droit de vous écrire en privé" in to_ivan[0].body  # LG-423, LG-D36
-    assert g.recipients(out, "amoureux") == {"ivan", "dave"}
+    assert g.recipients(out, "Cupidon") == {"ivan", "dave"}
     # LG-421, LG-423: STATUS shows the lover and his identity
     assert g.rules.status(g.state, "dave")["lover"] == "ivan"
     g.post("judy", "VOTE ivan")
@@ -159,7 +159,7 @@ def test_lovers_night2_x_grief() -> None:
     assert not g.alive("ivan") and not g.alive("dave")
     assert g.seat("dave").cause == "grief"
     lynch = next(m for m in g.public(out) if "lynchage" in m.subject).body
-    assert "dave, mort de chagrin (amoureux de ivan) : identité Voyante" in lynch
+    assert "dave meurt de chagrin, inconsolable de la mort d'ivan. dave était la Voyante" in lynch
 
 
 def test_lovers_formed_before_the_nights_deaths() -> None:
@@ -170,8 +170,8 @@ def test_lovers_formed_before_the_nights_deaths() -> None:
     out = g.night(kill="ivan", frank="AMOUREUX ivan frank")
     assert not g.alive("ivan") and not g.alive("frank")
     dawn = next(m for m in g.public(out) if "aube" in m.subject).body
-    assert dawn.index("ivan, dévoré") < dawn.index("frank, mort de chagrin")  # LG-D16 order
-    assert not g.recipients(out, "amoureux")  # nobody alive to tell
+    assert dawn.index("ont dévoré ivan") < dawn.index("frank meurt de chagrin")  # LG-D16 order
+    assert not g.recipients(out, "Cupidon")  # nobody alive to tell
 
 
 def test_no_lovers_if_little_girl_dead_or_powerless() -> None:

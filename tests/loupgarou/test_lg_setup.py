@@ -104,7 +104,7 @@ def test_bite_makes_a_young_wolf_who_keeps_powers() -> None:
     out = g.deadline("bite")
     assert g.seat("eve").team == "wolves" and g.seat("eve").role == "witch"
     assert g.state.young_wolf == "eve"
-    bitten = [m for m in g.notices_to("eve", out) if "mordu" in m.subject]
+    bitten = [m for m in g.notices_to("eve", out) if "morsure" in m.subject]
     assert len(bitten) == 1 and "Jeune loup" in bitten[0].body and "Sorcière" in bitten[0].body
     # LG-204/LG-704: the list goes to every Wolf, including the young wolf, before LG-705
     lists = [m for m in out if "Les loups de la partie" in m.subject]
@@ -175,7 +175,7 @@ def test_mayor_election_publishes_every_vote() -> None:
     g.send("bob", "MAIRE judy")
     out = g.deadline("election")
     assert g.state.mayor == "ivan"
-    result = next(m for m in out if m.public and "élu" in m.subject)
+    result = next(m for m in out if m.public and "devient Maire" in m.subject)
     assert "ivan → ivan" in result.body and "judy → ivan" in result.body
     assert "alice → pas de vote" in result.body  # LG-503: abstention published
     assert "ivan 2" in result.body and "judy 1" in result.body
@@ -270,7 +270,7 @@ def test_election_concurrent_with_night1_option() -> None:
     g.deadline("council")
     g.deadline("night")
     assert g.state.mayor == "nick" and g.state.phase == "day" and not g.alive("ivan")
-    assert any("nick est élu Maire" in m.subject for m in g.public())
+    assert any("nick devient Maire" in m.subject for m in g.public())
 
 
 def test_wolves_list_detail_option() -> None:

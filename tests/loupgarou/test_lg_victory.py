@@ -17,7 +17,7 @@ def test_villagers_win_when_every_wolf_is_dead_checkpoint_b() -> None:
     assert "ivan" in g.state.outcome.winners and "heidi" not in g.state.outcome.winners
     victory = next(m for m in g.public(out) if "Fin de la partie" in m.subject).body
     assert "Victoire des Villageois" in victory
-    assert "alice : Maître des loups, équipe Loups-garous, conditions : aucune, mort" in victory
+    assert "alice : Maître des loups, équipe Loups-garous, conditions : aucune, hors jeu" in victory
     assert (
         "mallory : Simple villageois, équipe Villageois, conditions : Idiot du village" in victory
     )

@@ -65,7 +65,7 @@ def test_full_day_two_rounds_and_lynch() -> None:
     g.post("p4", "VOTE p1")
     g.deadline()
     assert not g.alive("p1")
-    assert "p1 is lynched" in g.public_text()
+    assert "p1 goes to the gallows" in g.public_text()
     assert "Werewolf" not in g.public_text()  # LUP-410: no role
     assert g.phase == "night" and g.number == 2
 
@@ -150,7 +150,7 @@ def test_final_choices_are_acknowledged_as_final() -> None:
     g = Game(lupus_roles(8), options={"vote_changes_allowed": False})
     g.until("round1")
     g.post("p3", "VOTE p1")
-    assert "✓ VOTE p1  (final)" in g.reply()
+    assert "✓ VOTE p1 (final)" in g.reply()
 
 
 def test_early_close_is_reported_in_the_reply() -> None:

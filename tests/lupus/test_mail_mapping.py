@@ -40,7 +40,7 @@ def test_each_private_command_gets_one_reply_with_deadline(g: Game) -> None:
     g.mail("p3", "scan P1\nPROTECT p2")
     replies = [m for m in g.last if m.auto == "auto-replied"]
     assert len(replies) == 1 and replies[0].to == (address("p3"),)
-    assert "✓ SCAN p1  (until Tue 6 Jan 12:00 UTC" in g.reply()
+    assert "✓ SCAN p1 (until Tue 6 Jan 12:00 UTC" in g.reply()
     assert "✗ PROTECT p2 — Your role does not have this power." in g.reply()
 
 

@@ -169,7 +169,7 @@ def test_day_public_notices() -> None:
     g.deadline()
     subjects = [m.subject.split("] ")[1] for m in g.public()]
     assert subjects == ["Day 1: round 2 result", "Night 2 falls"]
-    assert "p1 is lynched" in g.public_text()
+    assert "p1 goes to the gallows" in g.public_text()
 
 
 def test_no_public_mail_names_a_role_before_the_end() -> None:

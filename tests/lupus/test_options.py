@@ -123,7 +123,7 @@ def test_owl_pick_announced_at_dawn() -> None:
     g = Game(lupus_roles(12, p4="owl"), options={"owl_pick_announced": "dawn"})
     g.mail("p4", "NOMINATE p9")
     g.deadline()
-    assert "The Owl has designated p9: he will be nominated" in g.public_text()
+    assert "The Owl has designated p9, who will be nominated" in g.public_text()
     g.until("night", 2)
     g.mail("p4", "NOMINATE p9")
     kill(g, "p9")

@@ -118,7 +118,7 @@ def test_round2_nominees_do_not_vote_others_choose(g: Game) -> None:
     g.deadline()
     assert not g.alive("p2") and g.alive("p1")
     text = g.public_text()
-    assert "p2 is lynched." in text and "Werewolf" not in text.split("Night 2 falls")[0]
+    assert "p2 goes to the gallows." in text and "Werewolf" not in text.split("Night 2 falls")[0]
 
 
 def test_round2_tie_goes_to_round1_count_then_draw(g: Game) -> None:

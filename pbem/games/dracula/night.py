@@ -548,8 +548,8 @@ def candle_report(s: DraculaState, room: str) -> dict[str, Any]:
 def end_night(b: Batch, now: datetime) -> None:
     s = b.state
     t = thread(s)
-    curse = next((o for (_, v), o in s.orders.items() if v == "curse"), None)
-    if curse is not None:  # DRA-370 … DRA-372
+    curses = [o for (_, v), o in s.orders.items() if v.startswith("curse")]  # AMB-053
+    for curse in curses:  # DRA-370 … DRA-372
         b.add(Fact("curse", s.position(curse.actor) or SANCTUARY, curse.actor, curse.targets))
         for target in curse.targets:
             b.add(Cursed(target))

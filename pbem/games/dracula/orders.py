@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word
-from pbem.core.errors import IllegalNow, InvalidSyntax
+from pbem.core.errors import IllegalNow, InvalidSyntax, PartlyRefused
 from pbem.core.events import Event, VoteSet, private
 from pbem.core.game import ADMIN
 from pbem.core.ids import PlayerId
@@ -58,7 +58,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("abstain", ("MORDRE PERSONNE",), ("BITE NOBODY",)),  # CMD-11
     CommandSpec("dance", ("DANSER",), ("DANCE",), (Player(), Text(multiline=True))),  # CMD-12
     CommandSpec("reply", ("REPONDRE",), ("REPLY",), (Text(multiline=True),)),  # CMD-13
-    CommandSpec("curse", ("MAUDIRE",), ("CURSE",), (Players(2, at_most=True),)),  # CMD-14
+    # CMD-14: any number of names parse; the rules keep two distinct a night (AMB-053)
+    CommandSpec("curse", ("MAUDIRE",), ("CURSE",), (Players(24, at_most=True),)),
     CommandSpec("telepathy", ("TELEPATHIE",), ("TELEPATHY",), (Text(multiline=True),)),  # CMD-15
     CommandSpec("flee", ("FUIR",), ("FLEE",), (Player(optional=True),), public=True),  # CMD-17
     CommandSpec("fight", ("COMBATTRE",), ("FIGHT",), (), public=True),  # CMD-18
@@ -419,16 +420,31 @@ class Orders:
     def _do_curse(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
-        self._night_order(s, actor, "curse", (*NIGHT_PHASES,))
+        if s.phase not in NIGHT_PHASES:
+            raise IllegalNow("not_now")
         if GRIMOIRE not in s.seat(actor).hand:
             raise IllegalNow("no_such_object", object=GRIMOIRE)
         dead = [t for t in c.targets if not s.seat(t).alive]
         if dead:
             raise IllegalNow("target_not_living", name=dead[0])
-        order: list[Event] = [Order(actor, "curse", c.targets)]  # DRA-371, DRA-372
+        # DRA-371, AMB-053: at most two distinct targets a night IN TOTAL, over any number of
+        # orders; only the names beyond the two are refused, the others are taken
+        earlier = [o for (a, v), o in s.orders.items() if a == actor and v.startswith("curse")]
+        tonight = {t for o in earlier for t in o.targets}
+        new = [t for t in dict.fromkeys(c.targets) if t not in tonight]
+        room = 2 - len(tonight)
+        if room <= 0:
+            raise IllegalNow("curses_spent")
+        if not new:
+            raise IllegalNow("curse_repeated", names=list(c.targets))
+        kept, extra = new[:room], new[room:]
+        verb = "curse" if not earlier else f"curse#{len(earlier) + 1}"
+        order: list[Event] = [Order(actor, verb, tuple(kept))]  # DRA-372: oneself included
         if s.options.curse_notice == "immediate":  # AMB-054, NTF-35 at once
-            told = [t for t in dict.fromkeys(c.targets) if not s.seat(t).cursed]
+            told = [t for t in kept if not s.seat(t).cursed]
             order += [private("dracula/cursed", [t], night.thread(s)) for t in told]
+        if extra:
+            raise PartlyRefused("curse_extra", events=order, kept=kept, refused=extra, names=extra)
         return order
 
     # final phase -------------------------------------------------------------------------------

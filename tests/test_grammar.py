@@ -1,0 +1,204 @@
+"""Every template, in both languages, for a masculine, a feminine and an unknown player:
+no forbidden form (contraction, elision, punctuation, agreement).
+
+The parameters are the ones recorded from real bot games (tests/test_templates.py); the
+``genders`` parameter the engine passes is replaced by one that gives every player the
+gender under test, so each sentence naming a player is read three times.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from pbem.mail.grammar import au, de, elide, parse_gender
+from pbem.mail.render import Renderer
+from tests.test_templates import RECORDED, sample, variables
+
+RENDERER = Renderer()
+KERNEL_FOLDERS = ("common", "reasons", "daemon")
+
+
+class Everyone(dict[str, str]):
+    """Every player has the gender under test (None: not given)."""
+
+    def __init__(self, gender: str | None) -> None:
+        super().__init__()
+        self.gender = gender
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self.gender
+
+
+# Forms a careful French (or English) writer never leaves: contraction and elision missed,
+# doubled punctuation and spaces.
+FORBIDDEN = {
+    "fr": [
+        (r"\bde les?\b", "« de le(s) » (du / des)"),
+        (r"\bà les?\b", "« à le(s) » (au / aux)"),
+        (r"\b[Ll]['’]H(ibou|amster)", "elision before an h aspiré"),
+        (
+            r"\b(?:[Ll]e|[Ll]a|[Dd]e|[Qq]ue) (?:[AEIOUÉÈÊaeiouéèêîô]|[Hh](?!ibou|amster))\w",
+            "no elision",
+        ),
+    ],
+    "en": [],
+}
+EVERYWHERE = [
+    (r"[!?]\.", "« !. »"),
+    (r"(?<!\.)\.\.(?!\.)", "« .. »"),
+    (r"\S  +\S", "doubled space"),
+    (r" [,.](?!\.\.)", "space before a comma or a full stop"),  # « PIECE ... » is no fault
+]
+
+MASC_FR = {"mort", "élu", "mordu", "maudit", "pris", "seul", "devenu", "vivant", "tenu"}
+FEM_FR = {w + "e" for w in MASC_FR} | {"prise"}
+
+
+def _french_form(word: str) -> str | None:
+    """``"m"`` / ``"f"`` for a past participle or adjective that shows a gender."""
+    w = word.lower()
+    if w.endswith(("ée", "ées")) or w in FEM_FR:
+        return "f"
+    if w.endswith(("é", "és")) or w in MASC_FR:
+        return "m"
+    return None
+
+
+def agreement_faults(text: str, lang: str, names: set[str], gender: str | None) -> list[str]:
+    """Sentences whose agreement does not fit ``gender`` (unknown: any gendered form)."""
+    faults = []
+    wrong = {"m": {"f"}, "f": {"m"}, None: {"m", "f"}}[gender]
+    if lang == "fr":
+        subjects = [re.escape(n) for n in sorted(names, key=len, reverse=True)] + ["[Vv]ous"]
+        pattern = (
+            rf"\b(?:{'|'.join(subjects)}) (?:est|était|sera|a été|avait été|êtes|étiez|serez"
+            r"|avez été|êtes devenue?|reste|restez)(?: maintenant| déjà| désormais)? (\w+)"
+        )
+        for match in re.finditer(pattern, text):
+            if _french_form(match.group(1)) in wrong:
+                faults.append(match.group(0))
+    else:
+        pronouns = {
+            "m": r"\b(?:she|her|hers|herself)\b",
+            "f": r"\b(?:he|him|his|himself)\b",
+            None: r"\b(?:he|him|his|himself|she|her|hers|herself)\b",
+        }[gender]
+        faults += [m.group(0) for m in re.finditer(pronouns, text, re.IGNORECASE)]
+    return faults
+
+
+def _player_names() -> set[str]:
+    names = set()
+    for examples in RECORDED.values():
+        names |= {str(p["name"]) for p in examples if isinstance(p.get("name"), str)}
+    return {n for n in names if len(n) > 1}
+
+
+NAMES = _player_names()
+
+
+def _examples(lang: str, name: str) -> list[dict[str, Any]]:
+    recorded = RECORDED.get(name)
+    if recorded:
+        seen, unique = set(), []
+        for params in recorded:
+            key = repr(sorted(params.items(), key=lambda kv: kv[0]))
+            if key not in seen:
+                seen.add(key)
+                unique.append(params)
+        return unique[:40]
+    overrides = SAMPLES.get(name, {})
+    return [{v: overrides.get(v, _sample(v)) for v in variables(RENDERER, lang, name)}]
+
+
+# templates whose parameters' names say little of their shape
+SAMPLES: dict[str, dict[str, Any]] = {"common/bold_disagree": {"html": ["Alice"], "text": ["Bob"]}}
+
+
+def _sample(variable: str) -> Any:
+    """The kernel's and the daemon's texts: plausible values of the right type."""
+    moments = ("deadline", "passed", "internaldate", "before", "after", "until")
+    numbers = ("count", "attempts", "failures", "crashes", "size", "cap", "per_hour", "uid")
+    numbers += ("limit", "text_cap")
+    if variable in moments:
+        return "2026-01-06T12:00:00+00:00"
+    if variable in numbers or variable.startswith("hours_") or variable in ("grace", "threshold"):
+        return 3
+    if variable in ("elapsed", "skew"):
+        return 5400
+    if variable == "topic":
+        return "help"
+    if variable in ("inbox", "key", "token"):
+        return "INBOX"
+    if variable == "games":
+        return [{"address": "mj+village1@example.org", "id": "village1"}]
+    return sample(variable)
+
+
+ENTRIES = [
+    e
+    for e in RENDERER.names()
+    if e.split(":")[1] in RECORDED or e.split(":")[1].split("/")[0] in KERNEL_FOLDERS
+]
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_template_reads_correctly_for_every_gender(entry: str) -> None:
+    lang, name = entry.split(":")
+    problems: list[str] = []
+    for params in _examples(lang, name):
+        for gender in ("m", "f", None):
+            text = RENDERER.text(name, lang, {"name": "bob", **params, "genders": Everyone(gender)})
+            for pattern, why in FORBIDDEN[lang] + EVERYWHERE:
+                for match in re.finditer(pattern, text):
+                    problems.append(f"{why}: {match.group(0)!r} ({gender})")
+            problems += [
+                f"agreement ({gender}): {f!r}" for f in agreement_faults(text, lang, NAMES, gender)
+            ]
+    assert not sorted(set(problems)), "\n".join(sorted(set(problems)))
+
+
+@pytest.mark.parametrize(
+    ("phrase", "with_de", "with_a", "elided"),
+    [
+        ("le Voleur", "du Voleur", "au Voleur", "le Voleur"),
+        ("la Voyante", "de la Voyante", "à la Voyante", "la Voyante"),
+        ("le Ancien", "de l'Ancien", "à l'Ancien", "l'Ancien"),
+        ("les Loups-garous", "des Loups-garous", "aux Loups-garous", "les Loups-garous"),
+        ("le Hibou", "du Hibou", "au Hibou", "le Hibou"),  # h aspiré: no elision
+        ("le Hamster-Garou", "du Hamster-Garou", "au Hamster-Garou", "le Hamster-Garou"),
+        ("la Herboriste", "de l'Herboriste", "à l'Herboriste", "l'Herboriste"),  # h muet
+        ("Inès", "d'Inès", "à Inès", "Inès"),
+        ("Leonard", "de Leonard", "à Leonard", "Leonard"),
+        ("le boudoir", "du boudoir", "au boudoir", "le boudoir"),
+    ],
+)
+def test_french_contraction_and_elision(
+    phrase: str, with_de: str, with_a: str, elided: str
+) -> None:
+    assert (de(phrase), au(phrase), elide(phrase)) == (with_de, with_a, elided)
+
+
+@pytest.mark.parametrize(
+    ("given", "gender"),
+    [("f", "f"), ("M", "m"), ("elle", "f"), ("il", "m"), ("she", "f"), ("he", "m"), ("they", None)],
+)
+def test_gender_or_pronoun_read_from_the_setup(given: str, gender: str | None) -> None:
+    assert parse_gender(given) == gender
+
+
+def test_an_unknown_gender_is_a_setup_error() -> None:
+    from pbem.core.errors import SetupError
+    from pbem.engine import TableSetup
+
+    players = [{"name": "alice", "email": "a@x.org", "gender": "dragon"}]
+    with pytest.raises(SetupError, match="alice: gender"):
+        TableSetup.from_mapping({"game": "lupus-in-tabula", "players": players})
+    players[0]["pronoun"] = players[0].pop("gender") and "elle"
+    assert (
+        TableSetup.from_mapping({"game": "lupus-in-tabula", "players": players}).players[0].gender
+        == "f"
+    )

@@ -1,0 +1,63 @@
+"""AIDE / HELP (issue 15): what this player can send now, with each command's argument,
+meaning and deadline, in a mail whose Subject says it is the help."""
+
+from __future__ import annotations
+
+from tests.harness import Game, lupus_roles
+
+
+def test_help_lists_each_command_with_its_argument_meaning_and_deadline() -> None:
+    g = Game(lupus_roles(8), lang="fr")  # night 1: p3 is the Seer
+    (reply,) = [m for m in g.mail("p3", "AIDE") if m.to == ("p3@example.org",)]
+    assert reply.subject == "[Lupus in Tabula] Aide : ce que vous pouvez envoyer"
+    assert "Ce que vous pouvez envoyer maintenant, jusqu'au " in reply.body
+    assert "  SONDER nom — sonder un joueur : le modérateur vous dit s'il est Loup-Garou" in (
+        reply.body
+    )
+    assert "  AIDE — la liste de ce que vous pouvez envoyer maintenant" in reply.body
+    assert "TUER" not in reply.body  # only what this player can send now
+
+
+def test_help_in_english_names_arguments_and_a_help_subject() -> None:
+    g = Game(lupus_roles(8), lang="en")
+    (reply,) = [m for m in g.mail("p1", "HELP") if m.to == ("p1@example.org",)]
+    assert reply.subject == "[Lupus in Tabula] Help: what you can send"
+    assert "  KILL name — vote for the pack's victim" in reply.body
+    assert "  PACK text — send a message to the other Werewolves" in reply.body
+
+
+def test_help_with_other_commands_keeps_the_receipt_subject() -> None:
+    g = Game(lupus_roles(8), lang="en")
+    (reply,) = [m for m in g.mail("p3", "SCAN p1\nHELP") if m.to == ("p3@example.org",)]
+    assert reply.subject == "[Lupus in Tabula] Your commands"
+    assert "✓ SCAN p1" in reply.body and "What you can send now" in reply.body
+
+
+def test_rules_mails_the_players_rules_page_with_this_games_options() -> None:
+    """REGLES / RULES: the game's rules page in the player's language, the options this game
+    changes from the defaults, under a Subject of its own; AIDE lists it."""
+    g = Game(lupus_roles(8), lang="fr", options={"ghost_variant": True})
+    (reply,) = [m for m in g.mail("p3", "REGLES") if m.to == ("p3@example.org",)]
+    assert reply.subject == "[Lupus in Tabula] Les règles du jeu"
+    assert reply.body.startswith("# Lupus in Tabula — les règles pour les joueurs")
+    assert "- ghost_variant : oui" in reply.body
+    g = Game(lupus_roles(8), lang="en")
+    (reply,) = [m for m in g.mail("p3", "RULES") if m.to == ("p3@example.org",)]
+    assert reply.subject == "[Lupus in Tabula] The rules of the game"
+    assert "**Winning.**" in reply.body and "default options" in reply.body
+    (helped,) = [m for m in g.mail("p3", "HELP") if m.to == ("p3@example.org",)]
+    assert "  RULES — the rules of the game, by mail" in helped.body
+
+
+def test_every_game_ships_its_players_rules_page_as_in_the_docs() -> None:
+    """The package's copy (REGLES from a wheel) is the docs' page, in both languages."""
+    from pathlib import Path
+
+    from pbem.games import GAMES
+    from pbem.rules import rules_page
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "players"
+    for game in GAMES:
+        for lang in ("fr", "en"):
+            page = (docs / f"{game.id}.{lang}.md").read_text(encoding="utf-8").strip()
+            assert rules_page(game.id, lang) == page
