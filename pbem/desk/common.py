@@ -82,7 +82,8 @@ def phase_of(table: Table) -> dict[str, Any]:
 
 
 def cast(table: Table) -> list[dict[str, Any]]:
-    """Every seat: its card now, the card dealt, alive or not, its side where the game says."""
+    """Every seat: its card now, the card dealt, alive or not, its side where the game says, its
+    conditions (Mayor, lover, charmed, cursed...) as the rules' summary lists them."""
     dealt: dict[str, str] = {}
     now: dict[str, str] = {}
     dead: dict[str, str] = {}
@@ -94,9 +95,14 @@ def cast(table: Table) -> list[dict[str, Any]]:
             now[event.player] = event.role
         elif isinstance(event, PlayerDied):
             dead[event.player] = event.cause
+    conditions = {
+        str(seat.get("name")): [str(c) for c in seat.get("conditions", [])]
+        for seat in table.summary().get("players", [])
+    }
     return [
         {
             "name": p,
+            "conditions": conditions.get(p, []),
             "role": now.get(p, "") or table.rules.side_of(table.state, p) or "",
             "dealt": dealt.get(p, ""),
             "alive": p not in dead,
