@@ -60,6 +60,11 @@ class AuthConfig:
     """``[auth] admin_secret``: a game master's mail needs an admin code (``SECRET <code>``)
     on top of the transport layers of the strongest player layer (issue 10 item 9). Off, the
     transport layers alone (and the From) decide: only for a trusted single-admin setup."""
+    confirm_requests_per_hour: int = 6
+    """``[auth] confirm_requests_per_hour``: at most this many confirmation requests mailed
+    to one player of one game in any hour (0: no limit). Past it a post in his name is not
+    counted and nothing is mailed: forged posts cannot flood the real player's mailbox
+    (issue 10 item 16)."""
     admin_secret_hash: Mapping[str, str] | None = None
     """The daemon-wide admin code (``[auth] admin_secret_file``, or the systemd credential
     ``admin-secret``), scrypt-hashed at load; a game's own (``new-game --admin-secret``) is
@@ -547,6 +552,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
             dns_port=dns_port,
             final_methods=final_methods,
             admin_secret=r.get(au, "auth", "admin_secret", bool, True),
+            confirm_requests_per_hour=r.get(au, "auth", "confirm_requests_per_hour", int, 6),
             admin_secret_hash=_admin_code(au, r, base),
         ),
         game_options=game_options,
@@ -557,6 +563,8 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         strangers=r.get(d, "daemon", "strangers", str, "minimum"),
         list_limits=list_limits,
     )
+    if cfg.auth.confirm_requests_per_hour < 0:
+        r.problems.append("auth.confirm_requests_per_hour: must be 0 (no limit) or more")
     if cfg.strangers not in STRANGER_POLICIES:
         r.problems.append(
             f"daemon.strangers: {cfg.strangers!r} must be one of {', '.join(STRANGER_POLICIES)}"

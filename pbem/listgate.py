@@ -30,10 +30,19 @@ from pbem.config import ListLimits
 from pbem.limits import Window, Windows
 from pbem.mail.forwarded import private_mail_in
 
-__all__ = ["POST", "PosterLimits", "post_size", "private_mail_in", "stop_reason"]
+__all__ = [
+    "CONFIRM_REQUESTS",
+    "POST",
+    "PosterLimits",
+    "post_size",
+    "private_mail_in",
+    "stop_reason",
+]
 
 POST = "post:"
 """The prefix of the persisted per-poster windows (``post:<game>:<address>``)."""
+CONFIRM_REQUESTS = "confirm-request:"
+"""The prefix of the per-player windows of confirmation requests mailed (external lists)."""
 
 _TAG = re.compile(r"<[^>]*>")
 
@@ -64,12 +73,13 @@ class PosterLimits:
     """At most ``per_hour`` relayed posts per poster and game in any hour (0: no limit)."""
 
     per_hour: int = 30
+    prefix: str = POST
+    """The persisted windows' prefix: one instance per kind of thing counted."""
     _windows: dict[str, Window] = field(default_factory=dict)
     _dirty: set[str] = field(default_factory=set)
 
-    @staticmethod
-    def name(game: str, address: str) -> str:
-        return f"{POST}{game}:{address.lower()}"
+    def name(self, game: str, address: str) -> str:
+        return f"{self.prefix}{game}:{address.lower()}"
 
     def _window(self, name: str) -> Window:
         w = self._windows.get(name)
@@ -105,7 +115,7 @@ class PosterLimits:
     def restore(self, windows: Mapping[str, Sequence[float]], now: datetime) -> None:
         """Load the persisted windows (start-up)."""
         for name, times in windows.items():
-            if name.startswith(POST):
+            if name.startswith(self.prefix):
                 self._window(name).restore(times, now)
 
 

@@ -78,7 +78,7 @@ from pbem.inflight import (
     record,
 )
 from pbem.limits import GlobalCap, SenderLimits, Windows, limit_note, merge_windows
-from pbem.listgate import PosterLimits, stop_reason
+from pbem.listgate import CONFIRM_REQUESTS, PosterLimits, stop_reason
 from pbem.mail.address import is_mailable
 from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.dkim import Resolver
@@ -300,6 +300,7 @@ class Service:
     cap: GlobalCap = field(init=False)
     #: relayed chat: per-poster limits and its share of the outbound cap (pbem.listgate)
     posters: PosterLimits = field(init=False)
+    confirm_requests: PosterLimits = field(init=False)
     chat_cap: GlobalCap = field(init=False)
     #: crash-loop containment (pbem.inflight): suspects {key: since}, handled one per batch
     suspects: dict[str, str] = field(default_factory=dict)
@@ -330,6 +331,9 @@ class Service:
         self.cap = GlobalCap(self.cfg.outbound_cap_per_hour)
         lim = self.cfg.list_limits
         self.posters = PosterLimits(lim.posts_per_hour)
+        self.confirm_requests = PosterLimits(
+            self.cfg.auth.confirm_requests_per_hour, prefix=CONFIRM_REQUESTS
+        )
         share = max(1, int(self.cfg.outbound_cap_per_hour * lim.relay_share))
         self.chat_cap = GlobalCap(share, name="cap:relay")
         self.texts = shared_renderer(self.cfg.timezone)  # the daemon's own player-facing texts
@@ -409,6 +413,7 @@ class Service:
             **self.limits.changes(),
             **self.cap.changes(),
             **self.posters.changes(),
+            **self.confirm_requests.changes(),
             **self.chat_cap.changes(),
         }
 
@@ -422,6 +427,7 @@ class Service:
         self.limits.restore(merged, now)
         self.cap.restore(merged, now)
         self.posters.restore(merged, now)
+        self.confirm_requests.restore(merged, now)
         self.chat_cap.restore(merged, now)
 
     # ---- crash-loop containment (pbem.inflight) -------------------------------------------
@@ -1315,9 +1321,18 @@ class Service:
             rows += notices
         hold = None
         deferred: tuple[str, ...] = tuple(getattr(step, "deferred", ()))
-        if ask and deferred:
-            hold, request = self._confirmation_request(game, key, msg, raw, deferred, now)
-            rows.append(request)
+        if ask and deferred and verdict.registered is not None:
+            if self.confirm_requests.allow(game.id, verdict.registered, now):
+                hold, request = self._confirmation_request(game, key, msg, raw, deferred, now)
+                rows.append(request)
+            else:  # a flood of posts in his name (forged, most likely): nothing more mailed
+                log.warning(
+                    "game %s: confirmation requests to %s over the hourly limit: post %s "
+                    "not counted",
+                    game.id,
+                    verdict.registered,
+                    key[:12],
+                )
         if channel == "list" and self.relay:
             post = getattr(step, "post", None)
             # the post as received, cleaned of every code wherever it shows (relay_copy),

@@ -101,3 +101,46 @@ def test_confirming_mail_other_lines_are_answered(stack: MailStack, tmp_path: Pa
         wait_for(lambda: "accepted: private" in texts(stack), what="the answer", log=d.log)
     finally:
         d.stop()
+
+
+def test_forged_list_posts_cannot_flood_the_player_with_confirmation_requests(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """Issue 10 item 16: a dozen posts in alice's name on the external list (forged: the list
+    breaks DKIM, so each asks a confirmation) mail her at most ``[auth]
+    confirm_requests_per_hour`` requests; the others are not counted. Before: one request a
+    post (40 forged posts, 40 mails)."""
+    cfg = write_config(
+        stack,
+        tmp_path,
+        auth='[auth]\nmethods = ["registered", "secret"]\nconfirm_requests_per_hour = 3',
+        extra_smtp="coalesce_replies = false",
+        extra_imap="idle = false",
+    )
+    setup = {
+        "game": "fake",
+        "game_id": "c1",
+        "players": [{"name": p, "email": f"{p}@{DOMAIN}"} for p in ("alice", "bob")],
+        "list": LIST,
+    }
+    (tmp_path / "s.json").write_text(json.dumps(setup))
+    assert pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "c1").returncode == 0
+    d = Daemon(cfg).start()
+    try:
+        send(stack, *(mail(ALICE, f"CMD forged{i}", to=LIST) for i in range(12)))
+        log = cfg.parent / f"{cfg.stem}-daemon-1.log"
+        wait_for(
+            lambda: log.read_text().count("over the hourly limit") == 9,
+            what="the nine posts past the limit",
+            log=d.log,
+        )
+
+        def requests() -> list[EmailMessage]:
+            return [m for m in stack.messages(ALICE) if "CONFIRM-" in str(m["Subject"])]
+
+        wait_for(lambda: len(requests()) == 3, what="three requests", log=d.log)
+        assert d.stop() == 0
+        assert len(requests()) == 3
+        assert "forged" not in " ".join(words(tmp_path / "data"))
+    finally:
+        d.kill()
