@@ -378,39 +378,16 @@ async def stop_for_login(cfg: Config, exc: LoginRefused) -> int:
 
 async def send_login_alert(cfg: Config, exc: LoginRefused) -> None:
     """Mail the admins, bilingual like the daemon's other alerts; raises when it cannot."""
-    from pbem.adapters.idkey import message_id_key
-    from pbem.mail.envelope import TEST_ID_KEY, build
-    from pbem.mail.render import bilingual, shared_renderer
+    from pbem.direct_alert import send_alert
 
-    now = datetime.now(UTC)
-    try:
-        id_key = message_id_key(cfg.data_dir)
-    except OSError:  # the state directory is out of reach too: this alert names no player
-        id_key = TEST_ID_KEY
-    subject, body = bilingual(
-        shared_renderer(cfg.timezone),
-        "daemon/alert_login",
-        {
-            "protocol": exc.protocol,
-            "user": exc.user,
-            "server": exc.server,
-            "reply": exc.reply,
-            "section": exc.section,
-        },
-    )
-    _mid, raw = build(
-        key=f"login-refused:{exc.protocol}:{now.isoformat()}",
-        sender=cfg.moderator,
-        to=cfg.admins,
-        subject=subject,
-        body=body,
-        date=now,
-        id_key=id_key,
-    )
-    smtp = SmtpClient(cfg.smtp)
-    try:
-        res = await smtp.send(cfg.bounce, list(cfg.admins), raw)
-    finally:
-        await smtp.close()
+    params = {
+        "protocol": exc.protocol,
+        "user": exc.user,
+        "server": exc.server,
+        "reply": exc.reply,
+        "section": exc.section,
+    }
+    key = f"login-refused:{exc.protocol}:{datetime.now(UTC).isoformat()}"
+    res = await send_alert(cfg, "daemon/alert_login", params, key)
     if not res.sent:
         raise PbemError(res.detail or "not sent")

@@ -28,11 +28,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pbem.adapters.idkey import existing_key
-from pbem.adapters.smtp import SmtpClient
 from pbem.config import Config
-from pbem.mail.envelope import TEST_ID_KEY, build
-from pbem.mail.render import bilingual, shared_renderer
+from pbem.direct_alert import send_alert
 
 log = logging.getLogger(__name__)
 
@@ -74,27 +71,7 @@ async def mail_admins(cfg: Config, template: str, params: dict[str, object], key
     True once the server took it for every admin."""
     if not cfg.admins:
         return True
-    now = datetime.now(UTC)
-    subject, body = bilingual(shared_renderer(cfg.timezone), template, params)
-    # the key file is read if it is there, never created: the disk is full
-    try:
-        id_key = existing_key(cfg.data_dir) or TEST_ID_KEY
-    except OSError:
-        id_key = TEST_ID_KEY  # an alert that names no player may carry a guessable id
-    _mid, raw = build(
-        key=key,
-        sender=cfg.moderator,
-        to=cfg.admins,
-        subject=subject,
-        body=body,
-        date=now,
-        id_key=id_key,
-    )
-    client = SmtpClient(cfg.smtp)
-    try:
-        res = await client.send(cfg.bounce, list(cfg.admins), raw)
-    finally:
-        await client.close()
+    res = await send_alert(cfg, template, params, key)
     if not res.ok:
         log.error("disk full: the alert to the admins was not sent (%s); retrying", res.detail)
     return res.ok
