@@ -33,6 +33,15 @@ PLAYERS = ["alice", "bob", "carol", "dave"]
 CAP = "outbound_cap_per_hour = 1000000\nerrors_per_hour = 1000\nautos_per_day = 100000"
 
 
+def _content_keys(data: Path) -> set[str]:
+    """The game's ledger keys of whole mails: a mail's copy keys (``mid:``, ``dkim:``, see
+    pbem.dedup) ride in the ledger too."""
+    from pbem.adapters.store import GameStore
+
+    keys = GameStore(data / "games" / "g1", readonly=True).ledger_keys()
+    return {k for k in keys if ":" not in k}
+
+
 def _words(data: Path, gid: str = "g1") -> Counter[str]:
     return Counter(e["word"] for e in game_state(data, gid)[0] if e["type"] == "cmd")
 
@@ -69,12 +78,7 @@ def _verify(stack: MailStack, d: Daemon, data: Path, sent: list[EmailMessage]) -
     wait_for(lambda: _replied(stack, sent) >= ids, timeout=60, what="every reply", log=d.log)
     wait_for(lambda: not stack.messages(MODERATOR), timeout=30, what="INBOX drained", log=d.log)
     _events, _meta = game_state(data, "g1")
-    from pbem.adapters.store import GameStore
-
-    keys = GameStore(data / "games" / "g1", readonly=True).ledger_keys()
-    # content keys only: a mail's copy keys (mid:, dkim:, pbem.dedup) ride in the ledger too
-    content = {k for k in keys if ":" not in k}
-    assert len(content) == len(sent), "the ledger equals the set of distinct messages"
+    assert len(_content_keys(data)) == len(sent), "the ledger equals the set of distinct messages"
 
 
 @pytest.mark.parametrize(
@@ -189,10 +193,7 @@ def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
     words = _words(data)  # after a clean stop: nothing can be applied any more
     assert set(words) == want, "lost commands"
     assert max(words.values()) == 1, f"applied twice: {[k for k, v in words.items() if v > 1]}"
-    from pbem.adapters.store import GameStore
-
-    keys = GameStore(data / "games" / "g1", readonly=True).ledger_keys()
-    assert len(keys) == len(sent), "the ledger equals the set of distinct messages"
+    assert len(_content_keys(data)) == len(sent), "the ledger equals the set of distinct messages"
     logs = [p.read_text(errors="replace") for p in tmp_path.glob("pbem-daemon-*.log")]
     blamed = sum(t.count("killed the daemon: failure") for t in logs)
     held = sum(t.count(", quarantined") for t in logs)
