@@ -121,8 +121,9 @@ SAMPLES: dict[str, dict[str, Any]] = {"common/bold_disagree": {"html": ["Alice"]
 def _sample(variable: str) -> Any:
     """The kernel's and the daemon's texts: plausible values of the right type."""
     moments = ("deadline", "passed", "internaldate", "before", "after", "until")
+    moments += ("at", "received", "resume")
     numbers = ("count", "attempts", "failures", "crashes", "size", "cap", "per_hour", "uid")
-    numbers += ("limit", "text_cap")
+    numbers += ("limit", "text_cap", "retries", "wait")
     if variable in moments:
         return "2026-01-06T12:00:00+00:00"
     if variable in numbers or variable.startswith("hours_") or variable in ("grace", "threshold"):

@@ -20,7 +20,7 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from pbem.adapters.store import fsync_dir, make_dirs
+from pbem.adapters.store import fsync_dir, make_dirs, share_like_parent
 
 KEY_FILE = "message-id.key"
 _KEY_BYTES = 32
@@ -48,8 +48,8 @@ def existing_key(data_dir: Path) -> bytes | None:
 
 
 def message_id_key(data_dir: Path) -> bytes:
-    """The data directory's Message-ID key, created (durably, readable by the owner only)
-    on first use."""
+    """The data directory's Message-ID key, created durably on first use, with the access of
+    the state it sits in (the service user's, and its admin group's: never others')."""
     path = data_dir / KEY_FILE
     key = _read(path)
     if key is not None:
@@ -59,6 +59,8 @@ def message_id_key(data_dir: Path) -> bytes:
     # not the store's ".tmp-" prefix: the daemon's start-up clean-up must not take it away
     fd, tmp = tempfile.mkstemp(prefix=f".{KEY_FILE}.", dir=data_dir)
     try:
+        # an operator's `sudo pbem new-game` may make it: the service user must read it
+        share_like_parent(fd, data_dir)
         with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(fresh.hex() + "\n")
             f.flush()
