@@ -20,11 +20,13 @@ from tests.daemon.mailstack import DOMAIN, MailStack
 ALICE = f"alice@{DOMAIN}"
 
 
-def start(stack: MailStack, tmp_path: Path, **options: float) -> tuple[Daemon, Path, str]:
+def start(
+    stack: MailStack, tmp_path: Path, auth: str = "", **options: float
+) -> tuple[Daemon, Path, str]:
     cfg = write_config(
         stack,
         tmp_path,
-        auth='[auth]\nmethods = ["registered", "secret"]',
+        auth='[auth]\nmethods = ["registered", "secret"]\n' + auth,
         extra_smtp="coalesce_replies = false",
         # polling: a mail that lands between the daemon's last look and its IDLE can wait for
         # the IDLE renewal (a race of the IMAP loop, not what these tests are about)
@@ -110,25 +112,10 @@ def test_forged_list_posts_cannot_flood_the_player_with_confirmation_requests(
     breaks DKIM, so each asks a confirmation) mail her at most ``[auth]
     confirm_requests_per_hour`` requests; the others are not counted. Before: one request a
     post (40 forged posts, 40 mails)."""
-    cfg = write_config(
-        stack,
-        tmp_path,
-        auth='[auth]\nmethods = ["registered", "secret"]\nconfirm_requests_per_hour = 3',
-        extra_smtp="coalesce_replies = false",
-        extra_imap="idle = false",
-    )
-    setup = {
-        "game": "fake",
-        "game_id": "c1",
-        "players": [{"name": p, "email": f"{p}@{DOMAIN}"} for p in ("alice", "bob")],
-        "list": LIST,
-    }
-    (tmp_path / "s.json").write_text(json.dumps(setup))
-    assert pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "c1").returncode == 0
-    d = Daemon(cfg).start()
+    d, data, _code = start(stack, tmp_path, auth="confirm_requests_per_hour = 3")
+    log = tmp_path / "pbem-daemon-1.log"
     try:
         send(stack, *(mail(ALICE, f"CMD forged{i}", to=LIST) for i in range(12)))
-        log = cfg.parent / f"{cfg.stem}-daemon-1.log"
         wait_for(
             lambda: log.read_text().count("over the hourly limit") == 9,
             what="the nine posts past the limit",
@@ -141,6 +128,6 @@ def test_forged_list_posts_cannot_flood_the_player_with_confirmation_requests(
         wait_for(lambda: len(requests()) == 3, what="three requests", log=d.log)
         assert d.stop() == 0
         assert len(requests()) == 3
-        assert "forged" not in " ".join(words(tmp_path / "data"))
+        assert "forged" not in " ".join(words(data))
     finally:
         d.kill()
