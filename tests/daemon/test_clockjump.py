@@ -76,9 +76,8 @@ def _extended_then_resolved_once(stack: MailStack, data: Path, d: Daemon) -> Non
         what="the extension notice to the players",
         log=d.log,
     )
-    (rec,) = _deadline_records(data)
-    assert rec.get("extended_to"), rec
-    assert _phases(data) == [1], "extended, not resolved"
+    # (the extended deadline is only GRACE_HOURS away: on a busy machine it may already be
+    # resolved when the notice is read, so what is checked is the record, not the moment)
     wait_for(lambda: _phases(data) == [1, 2], what="the extended deadline resolved", log=d.log)
     wait_for(
         lambda: _count(stack, "alice@example.test", "phase 1 result") == 1,
@@ -87,6 +86,7 @@ def _extended_then_resolved_once(stack: MailStack, data: Path, d: Daemon) -> Non
     )
     (rec,) = [r for r in _deadline_records(data) if str(r.get("key", "")).startswith("phase-1@")]
     assert rec["state"] == "resolved"
+    assert rec.get("extended_to"), "extended, then resolved: not resolved at the jump"
     assert _count(stack, "alice@example.test", "deadline extended") == 1
 
 
