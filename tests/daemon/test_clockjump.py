@@ -73,6 +73,7 @@ def _setup(stack: MailStack, tmp_path: Path) -> tuple[Path, Path, Path]:
 def _extended_then_resolved_once(stack: MailStack, data: Path, d: Daemon) -> None:
     wait_for(
         lambda: _count(stack, "alice@example.test", "deadline extended") >= 1,
+        timeout=90,  # a busy machine: the jump is seen, drained, extended, mailed
         what="the extension notice to the players",
         log=d.log,
     )
