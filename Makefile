@@ -44,7 +44,7 @@ test: lint typecheck pytest
 
 # the man page and the bash completion are generated from the argparse tree (a test checks them)
 man: $(STAMP)
-	$(BIN)/python -m pbem.manpage > docs/pbem.1
+	$(BIN)/python -m pbem.cli.manpage > docs/pbem.1
 	$(BIN)/pbem completion bash > completion/pbem.bash
 
 # the long form of fault test F1: 200 random kill -9 during a burst of 600 mails (make test: 40)

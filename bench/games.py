@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pbem.adapters.store import GameStore
-from pbem.engine import Table
+from pbem.table import Table
 
 PLAYERS = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
 
@@ -46,8 +46,8 @@ def create(root: Path, n: int) -> None:
 async def measure(cfg_path: Path) -> None:
     from pbem.adapters.imap import ImapMailbox
     from pbem.adapters.scheduler import DeadlineScheduler
-    from pbem.config import load
-    from pbem.service import Service
+    from pbem.daemon.config import load
+    from pbem.daemon.service import Service
 
     cfg = load(cfg_path)
     sched = DeadlineScheduler()
@@ -93,7 +93,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory(prefix="pbembench") as d:
             tmp = Path(d)
-            cfg = write_config(stack, tmp, engine="pbem.engine:Table")
+            cfg = write_config(stack, tmp, engine="pbem.table:Table")
             t = time.perf_counter()
             create(tmp / "data", n)
             print(f"created {n} games in {time.perf_counter() - t:.1f} s")

@@ -25,7 +25,7 @@ from typing import Any
 from imapclient import IMAPClient
 
 from pbem.adapters.imap import ImapMailbox
-from pbem.config import load
+from pbem.daemon.config import load
 from tests.daemon.conftest import LIST, MODERATOR, PLAYERS
 from tests.daemon.harness import mail, new_fake_game, write_config
 from tests.daemon.mailstack import Dovecot, ListConfig, MailStack
@@ -61,7 +61,7 @@ def raw_fetch_parse(stack: MailStack, batch: int) -> float:
 
 
 async def pipeline(cfg_path: Path) -> tuple[float, int]:
-    from pbem.service import Service
+    from pbem.daemon.service import Service
     from tests.daemon import fake_engine
 
     cfg = load(cfg_path)

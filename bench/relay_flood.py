@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from pbem.adapters.smtp import SendResult
-from pbem.cli_daemon import create_game
+from pbem.cli.daemon import create_game
 from tests.daemon.conftest import LIST
 from tests.daemon.harness import mail
 from tests.daemon.inproc import PLAYERS, World

@@ -20,10 +20,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pbem.demo import demo_setup, play
-from pbem.engine import Table
 from pbem.mail.render import Renderer
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.demo import demo_setup, play
+from pbem.tools.simulate import EPOCH
 
 
 class NullRenderer(Renderer):

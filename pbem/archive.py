@@ -36,8 +36,8 @@ from pbem.core.events import (
     VoteSet,
 )
 from pbem.deal import reveal
-from pbem.engine import Table
 from pbem.mail.render import Renderer, join_names, shared_renderer, templates_root
+from pbem.table import Table
 
 # Private notices that are prompts, chats or reminders: the archive keeps results, not chatter.
 _QUIET = re.compile(r"(_prompt|_chat|_relay|^role|^status|^defaults|_reminder|^telepathy)$")

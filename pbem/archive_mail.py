@@ -19,8 +19,8 @@ from typing import Any
 
 from pbem.archive import archive_files
 from pbem.core.events import GameEnded
-from pbem.engine import Table
 from pbem.mail.envelope import build
+from pbem.table import Table
 
 
 def ends_game(table: Table, step: Any) -> bool:
@@ -89,7 +89,7 @@ def archive_rows(
 
     Kind ``archive``: never coalesced into a digest of replies (a digest keeps text only).
     """
-    from pbem.outbox import make_row
+    from pbem.daemon.outbox import make_row
 
     if not isinstance(table, Table) or not ends_game(table, step):
         return []

@@ -1,4 +1,4 @@
-"""Checks a NEW game's setup must pass, beyond its shape (:class:`pbem.engine.TableSetup`).
+"""Checks a NEW game's setup must pass, beyond its shape (:class:`pbem.table.TableSetup`).
 
 Pure. These are refused when a game is created (``pbem new-game``, ``pbem simulate``), never
 when a running game is loaded: a game already stored keeps working whatever it was created

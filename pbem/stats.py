@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pbem.core.events import GameEnded, PhaseStarted, RolesDealt
-from pbem.engine import Table
+from pbem.table import Table
 
 
 def game_stats(tables: Iterable[Table]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """A game driven by mail, on a virtual clock, for scenario tests.
 
-``Game`` wraps the real pipeline (:class:`pbem.engine.Table`): mails in, deadlines passed,
+``Game`` wraps the real pipeline (:class:`pbem.table.Table`): mails in, deadlines passed,
 every outgoing mail kept, so a test asserts on exactly what players would receive.
 """
 
@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from typing import Any
 
-from pbem.engine import Outgoing, Step, Table
-from pbem.simulate import EPOCH
+from pbem.table import Outgoing, Step, Table
+from pbem.tools.simulate import EPOCH
 
 
 def address(name: str) -> str:

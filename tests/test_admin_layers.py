@@ -1,4 +1,4 @@
-"""The layers a game master's mail must pass (issue 10 item 9, :func:`pbem.auth.check_sender`).
+"""The layers a game master's mail must pass (issue 10 item 9, :func:`pbem.daemon.auth.check_sender`).
 Pure: the admin code, the strongest player layer as a floor, the SECRET line removed."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import email
 import email.policy
 from email.message import EmailMessage
 
-from pbem.auth import check_sender, hash_secret
-from pbem.config import AuthConfig
+from pbem.daemon.auth import check_sender, hash_secret
+from pbem.daemon.config import AuthConfig
 
 ADMIN = "gm@example.test"
 CODE = "0123456789abcdef0123"

@@ -193,7 +193,7 @@ def test_gender_or_pronoun_read_from_the_setup(given: str, gender: str | None) -
 
 def test_an_unknown_gender_is_a_setup_error() -> None:
     from pbem.core.errors import SetupError
-    from pbem.engine import TableSetup
+    from pbem.table import TableSetup
 
     players = [{"name": "alice", "email": "a@x.org", "gender": "dragon"}]
     with pytest.raises(SetupError, match="alice: gender"):

@@ -1,9 +1,9 @@
-"""Whom a held mail's notice goes to (pbem.held, issue 16): registered players only, never an
+"""Whom a held mail's notice goes to (pbem.daemon.held, issue 16): registered players only, never an
 automatic mail, never from a header block that cannot be read."""
 
 from __future__ import annotations
 
-from pbem.held import HeldSender, held_sender
+from pbem.daemon.held import HeldSender, held_sender
 
 PLAYERS = {"alice@example.test"}
 OURS = {"moderator@example.test"}

@@ -1,5 +1,5 @@
 """Pure parts of issue 10 items 2 and 6: who wrote a rewritten list post, and which keys all the
-copies of one mail share (:mod:`pbem.mail.listpost`, :mod:`pbem.dedup`)."""
+copies of one mail share (:mod:`pbem.mail.listpost`, :mod:`pbem.daemon.dedup`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import email
 import email.policy
 from email.message import EmailMessage
 
-from pbem.dedup import copy_keys
+from pbem.daemon.dedup import copy_keys
 from pbem.mail.listpost import attribute, rewrite_from
 
 LIST = "game@lists.example.test"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.engine import Table
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import message_id_of, parse_bytes, sender_of
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.simulate import EPOCH
 from tests.test_sender_identity import setup
 
 VALUES = [

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pbem.cli import main
+from pbem.cli.main import main
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hugo"]
 

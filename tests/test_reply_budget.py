@@ -1,11 +1,11 @@
-"""The members' reply budget (issue 10 item 7, :class:`pbem.limits.TokenBucket`): a burst,
+"""The members' reply budget (issue 10 item 7, :class:`pbem.daemon.limits.TokenBucket`): a burst,
 then a slower pace; persisted like the other windows; forgery notices apart. Pure."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from pbem.limits import SenderLimits, TokenBucket, merge_windows
+from pbem.daemon.limits import SenderLimits, TokenBucket, merge_windows
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 ALICE = "alice@example.test"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from pbem.engine import Table, TableSetup
 from pbem.mail.inbound import parse_bytes
-from pbem.simulate import EPOCH
+from pbem.table import Table, TableSetup
+from pbem.tools.simulate import EPOCH
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hugo"]
 

@@ -21,7 +21,7 @@ def run(lines: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "t.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return subprocess.run(
-        [sys.executable, "-m", "pbem.cli", "simulate", str(path)],
+        [sys.executable, "-m", "pbem.cli.main", "simulate", str(path)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -39,7 +39,7 @@ def test_transcript_gives_mail_lines_then_a_state_line() -> None:
         [
             sys.executable,
             "-m",
-            "pbem.cli",
+            "pbem.cli.main",
             "simulate",
             str(HERE / "transcripts" / "lupus-night1.jsonl"),
         ],
@@ -111,7 +111,7 @@ def test_bad_transcripts_exit_2_with_one_line(
 
 def test_missing_file_exits_2(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "pbem.cli", "simulate", str(tmp_path / "nope")],
+        [sys.executable, "-m", "pbem.cli.main", "simulate", str(tmp_path / "nope")],
         capture_output=True,
         text=True,
         timeout=60,
@@ -123,7 +123,7 @@ def run_inproc(
     lines: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> tuple[int, str, str]:
     """``pbem simulate`` in this process (no interpreter start-up per case)."""
-    from pbem.cli import main
+    from pbem.cli.main import main
 
     path = tmp_path / "t.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

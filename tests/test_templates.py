@@ -55,10 +55,10 @@ def recorded_params() -> dict[str, list[dict[str, Any]]]:
     """Notice parameters seen in bot games of every game (the real shapes, not guesses)."""
     import random
 
-    from pbem.demo import demo_setup, play
-    from pbem.engine import Table
     from pbem.games import GAMES
-    from pbem.simulate import EPOCH
+    from pbem.table import Table
+    from pbem.tools.demo import demo_setup, play
+    from pbem.tools.simulate import EPOCH
 
     seen: dict[str, list[dict[str, Any]]] = {}
     original = Renderer.text

@@ -5,7 +5,7 @@ Layout of a data directory::
     daemon.json                 the daemon's own file: UIDVALIDITY per folder, ledger of mail that
                                 reached no game, shunt table, outbox of non-game mail, heartbeat,
                                 rate limits
-    inflight.json, inflight.pos the batch in hand and the mail in hand (``pbem.inflight``)
+    inflight.json, inflight.pos the batch in hand and the mail in hand (``pbem.daemon.inflight``)
     games/<game_id>/head.json   a game's small mutable head: setup, recent events, the ledger keys
                                 of the mail that produced them, pending outbox rows, deadline states
     games/<game_id>/seg-000001.json ...   closed, immutable segments of older events + ledger keys
@@ -57,7 +57,7 @@ from tinydb.storages import Storage
 from tinydb.table import Document
 
 from pbem.core.errors import PbemError
-from pbem.limits import prune_windows
+from pbem.daemon.limits import prune_windows
 
 FORMAT_VERSION = 1
 SEGMENT_SIZE = 256
@@ -67,7 +67,7 @@ HELD_DIR = "held"
 _SAFE_NAME = re.compile(r"[0-9A-Za-z_-]{1,128}")
 
 FaultHook = Callable[[str], None]
-#: returns the rate-limit windows changed since its last call (``pbem.limits``)
+#: returns the rate-limit windows changed since its last call (``pbem.daemon.limits``)
 LimitsHook = Callable[[], Mapping[str, list[float]]]
 
 

@@ -28,7 +28,7 @@ from pbem.desk import (
 from pbem.desk.common import DeskCommand, Result
 
 if TYPE_CHECKING:
-    from pbem.engine import Table
+    from pbem.table import Table
 
 COMMANDS: tuple[DeskCommand, ...] = (
     pause,

@@ -9,7 +9,7 @@ from pbem.core.commands import Command, CommandSpec, Text
 from pbem.desk.common import Result, notice, verb
 
 if TYPE_CHECKING:
-    from pbem.engine import Table
+    from pbem.table import Table
 
 NAME = "announce"
 SPEC = CommandSpec(verb(NAME), ("ANNONCE", "ANNONCER"), ("ANNOUNCE",), (Text(),))

@@ -9,7 +9,7 @@ from pbem.core.commands import Command, CommandSpec
 from pbem.desk.common import Result, earliest, running, verb
 
 if TYPE_CHECKING:
-    from pbem.engine import Table
+    from pbem.table import Table
 
 NAME = "close"
 SPEC = CommandSpec(verb(NAME), ("CLORE",), ("CLOSE",))

@@ -24,7 +24,7 @@ from pbem.core.events import (
 from pbem.core.ids import PlayerId
 
 if TYPE_CHECKING:
-    from pbem.engine import Table
+    from pbem.table import Table
 
 
 @dataclass(frozen=True)

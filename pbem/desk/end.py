@@ -14,7 +14,7 @@ from pbem.core.outcome import Termination
 from pbem.desk.common import Result, cast, notice, running, verb
 
 if TYPE_CHECKING:
-    from pbem.engine import Table
+    from pbem.table import Table
 
 NAME = "end"
 SPEC = CommandSpec(verb(NAME), ("FIN",), ("END",), (Text(optional=True),))

@@ -13,7 +13,7 @@ from pbem.desk.common import Result, notice, running, verb
 from pbem.desk.kernel import parse_duration
 
 if TYPE_CHECKING:
-    from pbem.engine import Table
+    from pbem.table import Table
 
 NAME = "extend"
 SPEC = CommandSpec(verb(NAME), ("PROLONGER",), ("EXTEND",), (Text(),))

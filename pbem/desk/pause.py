@@ -11,7 +11,7 @@ from pbem.core.events import Paused
 from pbem.desk.common import Result, notice, running, verb
 
 if TYPE_CHECKING:
-    from pbem.engine import Table
+    from pbem.table import Table
 
 NAME = "pause"
 SPEC = CommandSpec(verb(NAME), ("PAUSE",), ("PAUSE",), (Text(optional=True),))

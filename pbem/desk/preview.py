@@ -11,7 +11,7 @@ from pbem.core.commands import Command, CommandSpec
 from pbem.desk.common import Result, earliest, running, verb
 
 if TYPE_CHECKING:
-    from pbem.engine import Step, Table
+    from pbem.table import Step, Table
 
 NAME = "preview"
 SPEC = CommandSpec(verb(NAME), ("APERCU", "APERÇU"), ("PREVIEW",))

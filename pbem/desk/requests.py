@@ -33,7 +33,7 @@ def write_admin_request(spool: Path, game: str, lines: Sequence[str]) -> Path:
 
 def admin_requests(service: Any, spool: Path) -> int:
     """Apply every queued ``pbem admin`` request (``service`` is the running
-    :class:`pbem.service.Service`); returns the number consumed."""
+    :class:`pbem.daemon.service.Service`); returns the number consumed."""
     requests = service.requests.pending(spool)
     for req in requests:
         try:

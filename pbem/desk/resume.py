@@ -11,7 +11,7 @@ from pbem.core.events import DeadlineMoved, Resumed
 from pbem.desk.common import Result, notice, running, verb
 
 if TYPE_CHECKING:
-    from pbem.engine import Table
+    from pbem.table import Table
 
 NAME = "resume"
 SPEC = CommandSpec(verb(NAME), ("REPRISE", "REPRENDRE"), ("RESUME",))

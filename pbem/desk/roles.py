@@ -10,7 +10,7 @@ from pbem.core.commands import Command, CommandSpec
 from pbem.desk.common import Result, cast, pending_orders, phase_of, verb
 
 if TYPE_CHECKING:
-    from pbem.engine import Table
+    from pbem.table import Table
 
 NAME = "roles"
 SPEC = CommandSpec(verb(NAME), ("ROLES", "RÔLES"), ("ROLES",))

@@ -30,7 +30,7 @@ from pbem.desk.common import (
 from pbem.desk.kernel import parse_duration, voided
 
 if TYPE_CHECKING:
-    from pbem.engine import Table
+    from pbem.table import Table
 
 NAME = "rollback"
 SPEC = CommandSpec(

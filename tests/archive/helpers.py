@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 import random
 
-from pbem.demo import demo_setup, play
-from pbem.engine import Table
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.demo import demo_setup, play
+from pbem.tools.simulate import EPOCH
 
 GAMES = ("lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula")
 SALT = "5eed5a1f00112233445566778899aabb"

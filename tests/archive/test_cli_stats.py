@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from pbem.adapters.store import GameStore
-from pbem.bots import bot_mails
-from pbem.cli import main
+from pbem.cli.main import main
 from pbem.core.events import GameEnded, PhaseStarted
-from pbem.demo import demo_setup
-from pbem.engine import Table
-from pbem.simulate import EPOCH
 from pbem.stats import game_stats
+from pbem.table import Table
+from pbem.tools.bots import bot_mails
+from pbem.tools.demo import demo_setup
+from pbem.tools.simulate import EPOCH
 from tests.archive.helpers import SALT
 
 SILENT = "alice@village.example"

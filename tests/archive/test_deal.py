@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from pbem.archive import archive_files
-from pbem.cli import main
+from pbem.cli.main import main
 from pbem.core.errors import SetupError
 from pbem.core.events import DealCommitted, RolesDealt
 from pbem.deal import digest, find_reveal
-from pbem.demo import demo_setup
-from pbem.engine import Table
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.demo import demo_setup
+from pbem.tools.simulate import EPOCH
 from tests.archive.helpers import GAMES, SALT, whole_game
 
 
@@ -113,7 +113,7 @@ def test_new_game_draws_the_salt_from_the_os_not_from_the_seed(tmp_path: Path) -
     import argparse
     from types import SimpleNamespace
 
-    from pbem.cli_daemon import _setup_from_args
+    from pbem.cli.daemon import _setup_from_args
 
     cfg = SimpleNamespace(
         game_options={}, language="fr", moderator="mj@v.example", list_address="", timezone="UTC"
@@ -164,7 +164,7 @@ def test_a_role_changed_in_the_log_after_the_commitment_is_caught(
 def test_pbem_simulate_takes_a_fixed_salt_for_a_deterministic_transcript() -> None:
     """A transcript whose setup fixes ``deal_salt`` prints the same commitment every run; the
     transcripts without one keep their opening post byte for byte (tests/test_simulate.py)."""
-    from pbem.simulate import simulate
+    from pbem.tools.simulate import simulate
 
     lines = Path("tests/transcripts/lupus-night1.jsonl").read_text(encoding="utf-8").splitlines()
     setup = json.loads(lines[0])

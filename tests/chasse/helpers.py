@@ -16,7 +16,7 @@ from pbem.core.events import Event, Notice
 from pbem.core.game import GameSpec, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.games.werewolf.chasse import ChasseAuxSorcieres, ChasseState
-from pbem.simulate import simulate
+from pbem.tools.simulate import simulate
 
 NAMES = (
     "alice",

@@ -150,9 +150,9 @@ def test_cas_607_d27_notifications_only_from_the_mapping() -> None:
     receive only the prompts meant for them (revenge, tie-break)."""
     import random
 
-    from pbem.demo import demo_setup, play
-    from pbem.engine import Table
-    from pbem.simulate import EPOCH
+    from pbem.table import Table
+    from pbem.tools.demo import demo_setup, play
+    from pbem.tools.simulate import EPOCH
 
     mapping = {
         "opening",

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.core.events import ActionSet, GameEnded, Notice, VoteSet
-from pbem.demo import demo_setup, play
-from pbem.engine import Table
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.demo import demo_setup, play
+from pbem.tools.simulate import EPOCH
 
 
 def _pairs(value: Any) -> Iterator[tuple[str, str]]:

@@ -12,9 +12,9 @@ from pbem.core.errors import SetupError
 from pbem.core.events import RolesDealt
 from pbem.core.game import GameSpec, PlayerSpec
 from pbem.core.ids import PlayerId
-from pbem.engine import Table
 from pbem.games.werewolf.chasse import DECK, ChasseAuxSorcieres
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.simulate import EPOCH
 from tests.chasse.helpers import DEAL, NAMES, Game, mails_to, notices, recipients, run, setup_line
 
 

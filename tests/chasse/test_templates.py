@@ -7,10 +7,10 @@ import random
 import pytest
 
 from pbem.core.events import Notice
-from pbem.demo import demo_setup, play
-from pbem.engine import Table
 from pbem.mail.render import Renderer, templates_root
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.demo import demo_setup, play
+from pbem.tools.simulate import EPOCH
 from tests.chasse.helpers import Game
 
 ROOT = templates_root()

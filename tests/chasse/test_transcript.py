@@ -13,7 +13,7 @@ TRANSCRIPT = Path(__file__).parents[1] / "transcripts" / "chasse-partie.jsonl"
 
 def test_cas_001_a_whole_french_game_by_email_through_the_cli() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "pbem.cli", "simulate", str(TRANSCRIPT)],
+        [sys.executable, "-m", "pbem.cli.main", "simulate", str(TRANSCRIPT)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.config import ConfigError, load
+from pbem.daemon.config import ConfigError, load
 
 GOOD = """
 [moderator]

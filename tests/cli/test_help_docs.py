@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from pbem.cli import build_parser, main
-from pbem.completion import bash_completion
+from pbem.cli.completion import bash_completion
+from pbem.cli.main import build_parser, main
+from pbem.cli.manpage import manpage
 from pbem.games import GAMES
-from pbem.manpage import manpage
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_shipped_man_page_is_up_to_date_with_the_parser() -> None:
     shipped = (ROOT / "docs" / "pbem.1").read_text()
-    assert shipped == manpage(build_parser()), "run `make man` (python -m pbem.manpage)"
+    assert shipped == manpage(build_parser()), "run `make man` (python -m pbem.cli.manpage)"
     for needle in ("\\fB\\-c\\fR", "shunt list", "RestartPreventExitStatus", ".SH EXIT STATUS"):
         assert needle in shipped
 

@@ -25,8 +25,8 @@ from dkim.crypto import RSASSA_PKCS1_v1_5_verify
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbem.auth import check_sender
-from pbem.config import AuthConfig, load
+from pbem.daemon.auth import check_sender
+from pbem.daemon.config import AuthConfig, load
 from pbem.mail import dkim
 from tests.dkim_signer import (
     DIGEST_INFO,

@@ -14,7 +14,7 @@ from datetime import datetime
 from email.message import EmailMessage
 
 from pbem.core.events import Notice
-from pbem.engine import Step, Table
+from pbem.table import Step, Table
 from tests.chasse.helpers import DEAL, LEFTOVER
 from tests.dracula.helpers import QUIET, advance, table_from
 from tests.dracula.helpers import Game as DraculaGame

@@ -9,9 +9,9 @@ from collections import Counter
 
 import pytest
 
-from pbem.demo import demo_setup, play
-from pbem.engine import Table
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.demo import demo_setup, play
+from pbem.tools.simulate import EPOCH
 
 
 @pytest.mark.parametrize(

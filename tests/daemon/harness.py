@@ -93,7 +93,7 @@ def env(**extra: str) -> dict[str, str]:
 
 def pbem(cfg: Path, *args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pbem.cli_daemon", *args, "-c", str(cfg)],
+        [sys.executable, "-m", "pbem.cli.daemon", *args, "-c", str(cfg)],
         cwd=ROOT,
         env=env(),
         capture_output=True,
@@ -117,7 +117,7 @@ class Daemon:
         log = self.cfg.parent / f"{self.cfg.stem}-daemon-{self.runs}.log"
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "pbem.cli_daemon", "serve", "-c", str(self.cfg)],
+                [sys.executable, "-m", "pbem.cli.daemon", "serve", "-c", str(self.cfg)],
                 cwd=ROOT,
                 env=env(**{**self.envvars, **envvars}),
                 stdout=out,

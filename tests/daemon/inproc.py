@@ -17,9 +17,9 @@ import pytest
 from pbem.adapters.imap import Fetched, ImapSettings
 from pbem.adapters.smtp import SendResult, SmtpSettings
 from pbem.adapters.store import DaemonStore, GameStore
-from pbem.cli_daemon import create_game
-from pbem.config import Config
-from pbem.service import Service
+from pbem.cli.daemon import create_game
+from pbem.daemon.config import Config
+from pbem.daemon.service import Service
 from tests.daemon import fake_engine
 from tests.daemon.conftest import ADMIN, LIST, MODERATOR
 from tests.daemon.harness import mail

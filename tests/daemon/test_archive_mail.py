@@ -11,10 +11,10 @@ from email.utils import make_msgid
 from pathlib import Path
 
 from pbem.adapters.store import GameStore
-from pbem.bots import bot_mails
-from pbem.cli import main
+from pbem.cli.main import main
 from pbem.deal import find_reveal
-from pbem.engine import Table
+from pbem.table import Table
+from pbem.tools.bots import bot_mails
 from tests.daemon.conftest import ADMIN, LIST, PLAYERS
 from tests.daemon.harness import Daemon, pbem, send, wait_for, write_config
 from tests.daemon.mailstack import MailStack
@@ -30,7 +30,7 @@ def test_everyone_gets_the_archive_when_the_game_ends(stack: MailStack, tmp_path
     cfg = write_config(
         stack,
         tmp_path,
-        engine="pbem.engine:Table",
+        engine="pbem.table:Table",
         extra_daemon="outbound_cap_per_hour = 100000\nautos_per_day = 1000",
     )
     setup = {

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.auth import ar_pass, check_sender, hash_secret, verify_secret
-from pbem.config import AuthConfig, ConfigError, load, parse_dns_server
+from pbem.daemon.auth import ar_pass, check_sender, hash_secret, verify_secret
+from pbem.daemon.config import AuthConfig, ConfigError, load, parse_dns_server
 from tests.daemon.harness import (
     ROOT,
     Daemon,
@@ -174,7 +174,7 @@ def test_example_config_and_credentials_directory(tmp_path: Path) -> None:
     (creds / "smtp-password").write_text("s\n")
     env = {"CREDENTIALS_DIRECTORY": str(creds), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
     code = (
-        "from pbem.config import load; c = load('config/pbem.example.toml');"
+        "from pbem.daemon.config import load; c = load('config/pbem.example.toml');"
         "print(c.imap.password, c.smtp.password, c.verp, c.hard_bounces)"
     )
     out = subprocess.run(
@@ -270,7 +270,7 @@ def test_game_option_defaults_from_the_config(stack: MailStack, tmp_path: Path) 
     the command line overrides them; a bad game id or an old [phases] hour key is explained."""
     import json
 
-    cfg = write_config(stack, tmp_path, engine="pbem.engine:Table")
+    cfg = write_config(stack, tmp_path, engine="pbem.table:Table")
     with open(cfg, "a", encoding="utf-8") as f:
         f.write('\n[games."lupus-in-tabula"]\nnight_duration = "2h"\nround1_duration = "3h"\n')
     players = [f"--player=P{i} <p{i}@example.test>" for i in range(1, 9)]

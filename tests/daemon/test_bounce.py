@@ -136,7 +136,10 @@ def test_three_hard_bounces_flag_the_player_once_and_none_is_answered(
         assert r.returncode == 0 and "clearing requested" in r.stdout, r.stderr
         wait_for(lambda: _bounces(data)["bob"]["count"] == 0, what="bob cleared", log=d.log)
         assert _bounces(data)["bob"]["cleared_by"] == "operator"
-        assert not list((data / "reachable").iterdir()), "the request is consumed"
+        # the request file is removed just after the commit that cleared the count
+        wait_for(
+            lambda: not list((data / "reachable").iterdir()), what="request consumed", log=d.log
+        )
         assert "marked reachable by the operator" in d.log()
 
         # nothing but the one alert went out: no reply to any bounce, and "CMD evil" unread
@@ -180,8 +183,8 @@ class _NoTransport:
 def _service(tmp_path: Path, games: dict[str, list[str]], verp: bool = False) -> Any:
     from datetime import UTC, datetime
 
-    from pbem.config import load
-    from pbem.service import Service
+    from pbem.daemon.config import load
+    from pbem.daemon.service import Service
     from tests.daemon import fake_engine
 
     (tmp_path / "imap.pass").write_text("x\n")

@@ -15,11 +15,11 @@ import pytest
 from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
 from pbem.adapters.smtp import SmtpSettings
 from pbem.adapters.store import GameStore
-from pbem.cli_daemon import create_game
-from pbem.clockwatch import ClockWatch
-from pbem.config import Config
-from pbem.outbox import SendResult
-from pbem.service import Service
+from pbem.cli.daemon import create_game
+from pbem.daemon.clockwatch import ClockWatch
+from pbem.daemon.config import Config
+from pbem.daemon.outbox import SendResult
+from pbem.daemon.service import Service
 from tests.daemon.conftest import ADMIN, LIST, MODERATOR
 from tests.daemon.fake_engine import Table
 from tests.daemon.harness import mail

@@ -1,4 +1,4 @@
-"""Crash-loop containment (pbem.inflight): a mail that kills the process is blamed, counted and
+"""Crash-loop containment (pbem.daemon.inflight): a mail that kills the process is blamed, counted and
 quarantined after ``max_failures`` crashes; the other mails are applied exactly once.
 
 In-process tests (tests/daemon/inproc.py) stand for the death of the process with a
@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from pbem.inflight import COMMIT, Marker, blame, count_crash, due_for_retry, record
-from pbem.service import Service, content_key
+from pbem.daemon.inflight import COMMIT, Marker, blame, count_crash, due_for_retry, record
+from pbem.daemon.message import content_key
+from pbem.daemon.service import Service
 from tests.daemon import fake_engine
 from tests.daemon.conftest import ADMIN, MODERATOR
 from tests.daemon.harness import (

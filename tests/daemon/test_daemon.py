@@ -135,7 +135,7 @@ def test_a_game_created_while_the_daemon_idles_opens_within_seconds(
 ) -> None:
     """``pbem new-game`` while the IMAP loop sits in a long IDLE: the request ticker loads the
     game and mails its opening at once, not at the next IDLE renewal (10 min here)."""
-    from pbem import heartbeat
+    from pbem.daemon import heartbeat
 
     cfg = write_config(stack, tmp_path, extra_imap="idle_renew = 600")
     data = tmp_path / "data"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from pbem.adapters.store import GameStore
-from pbem.service import WorkItem
+from pbem.daemon.ports import WorkItem
 from tests.daemon import fake_engine
 from tests.daemon.conftest import ADMIN, DOMAIN, LIST
 from tests.daemon.harness import Daemon, new_fake_game, pbem, wait_for, write_config

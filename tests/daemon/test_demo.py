@@ -18,7 +18,7 @@ import aiosmtplib
 import pytest
 
 from pbem.games import rules_for
-from pbem.maildemo import (
+from pbem.tools.maildemo import (
     LIST,
     LIST_ID,
     MODERATOR,
@@ -254,7 +254,7 @@ def test_in_relay_mode_the_list_address_is_an_alias_of_the_moderator(tmp_path: P
 
 
 def test_the_list_mode_is_ignored_offline(capsys: pytest.CaptureFixture[str]) -> None:
-    from pbem.cli import main
+    from pbem.cli.main import main
 
     assert main(["demo", "--offline", "--list", "relay", "--seed", "1", "--lang", "en"]) == 0
     captured = capsys.readouterr()

@@ -1,4 +1,4 @@
-"""pbem.diskfull without servers (issue 10 item 17): what counts as a full disk, the sender's
+"""pbem.daemon.diskfull without servers (issue 10 item 17): what counts as a full disk, the sender's
 failed removal of a sent row pausing the daemon like the writer's, and one alert per episode
 across resumes that fail again. The real full tmpfs is in test_store.py."""
 
@@ -13,8 +13,8 @@ from typing import Any
 
 from pbem.adapters.smtp import SendResult
 from pbem.adapters.store import StoreError
-from pbem.diskfull import FIRST_WAIT, DiskFullEpisode, is_disk_full
-from pbem.outbox import OutboxSender, make_row
+from pbem.daemon.diskfull import FIRST_WAIT, DiskFullEpisode, is_disk_full
+from pbem.daemon.outbox import OutboxSender, make_row
 from tests.daemon.inproc import make_cfg
 
 FULL = OSError(errno.ENOSPC, "No space left on device")

@@ -35,7 +35,7 @@ CAP = "outbound_cap_per_hour = 1000000\nerrors_per_hour = 1000\nautos_per_day = 
 
 def _content_keys(data: Path) -> set[str]:
     """The game's ledger keys of whole mails: a mail's copy keys (``mid:``, ``dkim:``, see
-    pbem.dedup) ride in the ledger too."""
+    pbem.daemon.dedup) ride in the ledger too."""
     from pbem.adapters.store import GameStore
 
     keys = GameStore(data / "games" / "g1", readonly=True).ledger_keys()
@@ -111,7 +111,7 @@ where the kills fell."""
 
 
 def _marker(data: Path) -> tuple[str, str] | None:
-    """The daemon's position marker (pbem.inflight): (batch id, key | commit | done)."""
+    """The daemon's position marker (pbem.daemon.inflight): (batch id, key | commit | done)."""
     try:
         raw = (data / "inflight.pos").read_bytes()[:128]
     except OSError:

@@ -38,8 +38,8 @@ from pathlib import Path
 import pytest
 from imapclient import IMAPClient
 
-from pbem.auth import AuthVerdict, check_sender
-from pbem.config import AuthConfig
+from pbem.daemon.auth import AuthVerdict, check_sender
+from pbem.daemon.config import AuthConfig
 from pbem.mail import dkim
 from tests.daemon.conftest import MODERATOR
 from tests.daemon.harness import (

@@ -1,4 +1,4 @@
-"""Rate limits that survive a restart (pbem.limits, requirement 8): the per-sender windows and
+"""Rate limits that survive a restart (pbem.daemon.limits, requirement 8): the per-sender windows and
 the global cap are written with the outbox writes they allowed and reloaded at start-up."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from pbem.adapters.store import GameStore
-from pbem.limits import GlobalCap, SenderLimits, merge_windows
+from pbem.daemon.limits import GlobalCap, SenderLimits, merge_windows
 from tests.daemon import fake_engine
 from tests.daemon.conftest import ADMIN, MODERATOR
 from tests.daemon.harness import Daemon, mail, send, wait_for, write_config

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pbem import __version__
 from pbem.adapters.login import EX_CONFIG
-from pbem.logsetup import journal_stream, setup
+from pbem.daemon.logsetup import journal_stream, setup
 from tests.daemon.harness import Daemon, new_fake_game, write_config
 from tests.daemon.mailstack import MailStack
 
@@ -31,11 +31,11 @@ def test_serve_logs_journal_priorities_without_timestamps_under_systemd(
     assert lines and all(re.match(r"<[0-7]>", ln) for ln in lines), lines
     assert not any(re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", ln) for ln in lines)
     assert (
-        f"<6>pbem.daemon: pbem {__version__} starting: config {cfg}, data dir "
+        f"<6>pbem.daemon.serve: pbem {__version__} starting: config {cfg}, data dir "
         f"{tmp_path / 'data'}, 1 game(s) loaded"
     ) in lines
     (refused,) = [ln for ln in lines if "login refused" in ln]
-    assert refused.startswith("<2>pbem.daemon: IMAP login refused")  # critical
+    assert refused.startswith("<2>pbem.daemon.serve: IMAP login refused")  # critical
 
 
 def test_serve_logs_timestamps_when_stderr_is_not_the_journal(

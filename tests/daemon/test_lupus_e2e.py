@@ -1,6 +1,6 @@
 """A whole Lupus in Tabula game played by email through the real daemon and real servers.
 
-Bot players (``pbem.bots``) read the game's state, mail their commands by SMTP (private orders to
+Bot players (``pbem.tools.bots``) read the game's state, mail their commands by SMTP (private orders to
 the moderator, votes to the list, which fans them out with a List-Id), and the daemon resolves
 each phase at its deadline (seconds here) until a side wins.
 """
@@ -14,8 +14,8 @@ from email.utils import make_msgid
 from pathlib import Path
 
 from pbem.adapters.store import GameStore
-from pbem.bots import bot_mails
-from pbem.engine import Table
+from pbem.table import Table
+from pbem.tools.bots import bot_mails
 from tests.daemon.conftest import LIST, MODERATOR, PLAYERS
 from tests.daemon.harness import Daemon, pbem, send, wait_for, write_config
 from tests.daemon.mailstack import MailStack
@@ -39,7 +39,7 @@ def test_whole_lupus_game_by_email(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(
         stack,
         tmp_path,
-        engine="pbem.engine:Table",
+        engine="pbem.table:Table",
         extra_daemon="outbound_cap_per_hour = 100000\nautos_per_day = 1000",
     )
     setup = {

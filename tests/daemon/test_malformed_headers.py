@@ -12,8 +12,8 @@ from typing import Any
 
 from pbem.adapters.imap import Fetched
 from pbem.adapters.store import GameStore
-from pbem.cli_daemon import create_game
-from pbem.engine import Table
+from pbem.cli.daemon import create_game
+from pbem.table import Table
 from tests.daemon.conftest import LIST, MODERATOR
 from tests.daemon.inproc import World
 

@@ -22,11 +22,11 @@ import pytest
 
 from pbem.adapters.smtp import SendResult
 from pbem.adapters.store import GameStore
-from pbem.cli_daemon import create_game
-from pbem.config import AuthConfig, ListLimits
-from pbem.limits import GlobalCap
+from pbem.cli.daemon import create_game
+from pbem.daemon.config import AuthConfig, ListLimits
+from pbem.daemon.limits import GlobalCap
+from pbem.daemon.outbox import OutboxSender, make_row
 from pbem.mail.envelope import TEST_ID_KEY, build
-from pbem.outbox import OutboxSender, make_row
 from tests.daemon.conftest import ADMIN, LIST, MODERATOR
 from tests.daemon.harness import mail
 from tests.daemon.inproc import PLAYERS, T0, World
@@ -283,7 +283,7 @@ def test_a_pending_confirmation_lapses_with_its_phase(tmp_path: Path) -> None:
 def test_list_limits_are_config_options_with_safe_defaults(tmp_path: Path) -> None:
     """``[list] posts_per_hour``, ``max_post_chars``, ``max_post_bytes``, ``relay_share``:
     on by default; a negative limit or a share outside (0, 1] is refused with its name."""
-    from pbem.config import ConfigError, load
+    from pbem.daemon.config import ConfigError, load
 
     base = (
         '[moderator]\naddress = "m@example.test"\n'

@@ -19,10 +19,10 @@ import pytest
 from pbem.adapters.idkey import KEY_FILE, message_id_key
 from pbem.adapters.imap import Fetched
 from pbem.adapters.store import GameStore
-from pbem.cli_daemon import create_game
-from pbem.config import AuthConfig
-from pbem.engine import Table
+from pbem.cli.daemon import create_game
+from pbem.daemon.config import AuthConfig
 from pbem.mail.envelope import build, id_kind
+from pbem.table import Table
 from tests.daemon.conftest import LIST
 from tests.daemon.inproc import PLAYERS, T0, World, make_cfg
 from tests.test_relay_copy import CLIENTS, CODE, FIXTURES, everything
@@ -50,7 +50,7 @@ def test_relayed_post_of_every_mail_client_carries_no_secret_code(
     Subject too), Outlook and Thunderbird send it (text + HTML alternative): authenticated by
     the code, her vote counted, and the copy every member gets carries the code nowhere."""
     world = relay_world(tmp_path, auth=AuthConfig(("registered", "secret")))
-    monkeypatch.setattr("pbem.auth.new_secret", lambda: CODE)
+    monkeypatch.setattr("pbem.daemon.auth.new_secret", lambda: CODE)
     setup = {
         "game": "fake",
         "game_id": "g1",
@@ -94,7 +94,7 @@ def test_role_mails_message_ids_give_no_role_away(tmp_path: Path) -> None:
     the Message-IDs were sha256(game/event/player), so anyone knowing the game id and the
     names found who got which private mail (the wolves' one gave them away). None of the ids
     may be found again from the game id, an event number and a name."""
-    from pbem.demo import demo_setup
+    from pbem.tools.demo import demo_setup
 
     cfg = make_cfg(tmp_path)
     setup = {**demo_setup("lupus-in-tabula", 0, 3, "fr"), "game_id": "v1"}

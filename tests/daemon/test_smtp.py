@@ -8,9 +8,9 @@ from pathlib import Path
 
 from pbem.adapters.smtp import SmtpClient, SmtpSettings
 from pbem.adapters.store import DaemonStore
-from pbem.limits import GlobalCap
+from pbem.daemon.limits import GlobalCap
+from pbem.daemon.outbox import OutboxSender, SenderPolicy, make_row
 from pbem.mail.envelope import TEST_ID_KEY, build
-from pbem.outbox import OutboxSender, SenderPolicy, make_row
 from tests.daemon.conftest import ADMIN, MODERATOR
 from tests.daemon.mailstack import MailStack, SmtpServer
 

@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pbem.adapters.store import GameStore
-from pbem.demo import demo_setup, play
-from pbem.engine import Table
+from pbem.table import Table
+from pbem.tools.demo import demo_setup, play
 from tests.daemon.harness import Daemon, pbem, wait_for, write_config
 from tests.daemon.mailstack import MailStack
 
@@ -21,7 +21,7 @@ NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
 
 
 def _lupus_config(stack: MailStack, tmp: Path) -> Path:
-    cfg = write_config(stack, tmp, engine="pbem.engine:Table")
+    cfg = write_config(stack, tmp, engine="pbem.table:Table")
     cfg.write_text(cfg.read_text().replace('timezone = "UTC"', 'timezone = "Europe/Paris"'))
     return cfg
 

@@ -69,7 +69,7 @@ def test_no_game_reply_follows_the_strangers_policy(policy: str | None, tmp_path
 
 
 def test_strangers_policy_is_checked_in_the_config(tmp_path: Path) -> None:
-    from pbem.config import ConfigError, load
+    from pbem.daemon.config import ConfigError, load
     from tests.test_new_game_input import config
 
     path = config(tmp_path)

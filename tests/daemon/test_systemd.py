@@ -39,7 +39,10 @@ def _analyze() -> str:
 def _unit_copy(tmp_path: Path) -> Path:
     # verify checks that ExecStart exists: point it at this interpreter, the rest unchanged
     text = re.sub(
-        r"^ExecStart=\S+", f"ExecStart={sys.executable} -m pbem.cli", UNIT.read_text(), flags=re.M
+        r"^ExecStart=\S+",
+        f"ExecStart={sys.executable} -m pbem.cli.main",
+        UNIT.read_text(),
+        flags=re.M,
     )
     out = tmp_path / "pbem.service"
     out.write_text(text)

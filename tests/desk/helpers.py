@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.engine import Outgoing, Table
-from pbem.simulate import EPOCH
+from pbem.table import Outgoing, Table
+from pbem.tools.simulate import EPOCH
 from tests.chasse.helpers import DEAL, LEFTOVER
 from tests.dracula.helpers import NAMES as DRACULA_NAMES
 from tests.harness import Game, address, lupus_roles

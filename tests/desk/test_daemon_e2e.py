@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from pbem.adapters.store import GameStore
-from pbem.engine import Table
+from pbem.table import Table
 from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
 from tests.daemon.harness import Daemon, mail, pbem, send, wait_for, write_config
 from tests.daemon.mailstack import MailStack
@@ -31,7 +31,7 @@ def test_admin_extends_a_phase_and_ends_the_game_by_mail(stack: MailStack, tmp_p
     cfg = write_config(
         stack,
         tmp_path,
-        engine="pbem.engine:Table",
+        engine="pbem.table:Table",
         auth='[auth]\nadmin_secret_file = "admin.code"',
     )
     setup = {
@@ -120,7 +120,7 @@ def test_pbem_admin_refuses_an_unknown_game_or_command(stack: MailStack, tmp_pat
     cfg = write_config(
         stack,
         tmp_path,
-        engine="pbem.engine:Table",
+        engine="pbem.table:Table",
         auth='[auth]\nadmin_secret_file = "admin.code"',
     )
     r = pbem(cfg, "admin", "nosuchgame", "PAUSE")

@@ -7,19 +7,19 @@ from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
-from pbem.cli_daemon import create_game
+from pbem.cli.daemon import create_game
 from pbem.core.events import Paused
+from pbem.daemon.spools import ADMIN_SPOOL
+from pbem.daemon.status import gather, render
 from pbem.desk.requests import write_admin_request
-from pbem.engine import Table
-from pbem.service import ADMIN_SPOOL
-from pbem.status import gather, render
+from pbem.table import Table
 from tests.daemon.conftest import LIST
 from tests.daemon.inproc import World
 
 
 def _world(tmp_path: Path) -> World:
     w = World(tmp_path, engine=Table)
-    w.cfg = replace(w.cfg, engine="pbem.engine:Table")  # what `pbem status` loads games with
+    w.cfg = replace(w.cfg, engine="pbem.table:Table")  # what `pbem status` loads games with
     setup = {
         "game": "lupus-in-tabula",
         "game_id": "g1",

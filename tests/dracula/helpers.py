@@ -189,8 +189,8 @@ QUIET = {"fill_empty_seats": "none"}
 
 
 def table_from(g: Game, admins: list[str] | None = None) -> Any:
-    """A :class:`~pbem.engine.Table` over the game's log, to send it real mails."""
-    from pbem.engine import Table, TableSetup
+    """A :class:`~pbem.table.Table` over the game's log, to send it real mails."""
+    from pbem.table import Table, TableSetup
 
     setup = TableSetup.from_mapping(
         {

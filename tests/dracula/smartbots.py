@@ -7,10 +7,10 @@ import random
 from collections.abc import Iterator
 from email.message import EmailMessage
 
-from pbem.bots import plain_mail
 from pbem.core.ids import PlayerId
-from pbem.engine import Table
 from pbem.games.dracula.state import ORDINARY, ROOM_WORDS, SANCTUARY, DraculaState
+from pbem.table import Table
+from pbem.tools.bots import plain_mail
 
 ROOM_KEY = {r: w[0] for r, w in ROOM_WORDS.items()}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pbem.simulate import simulate
+from pbem.tools.simulate import simulate
 from tests.dracula.helpers import NAMES
 
 
@@ -131,7 +131,7 @@ def test_cli_simulate_transcript(capsys: Any) -> None:
     """`pbem simulate` plays the shipped Dracula transcript; the state line has round/scores."""
     from pathlib import Path
 
-    from pbem.cli import main
+    from pbem.cli.main import main
 
     path = Path(__file__).parents[1] / "transcripts" / "dracula-night1.jsonl"
     assert main(["simulate", str(path)]) == 0

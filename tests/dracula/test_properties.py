@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.core.events import Event, GameEnded, Notice, PhaseStarted
-from pbem.demo import demo_setup, play
-from pbem.engine import Table
 from pbem.games.dracula.state import DraculaState, RoundScored, RoundStarted
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.demo import demo_setup, play
+from pbem.tools.simulate import EPOCH
 
 # Private templates that may tell a vampire something about another player's side: the
 # mechanisms DRA-003 lists (DRA-116, DRA-141, DRA-143, DRA-292, DRA-322/325, AMB-060) and the

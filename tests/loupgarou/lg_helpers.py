@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pbem.engine import Outgoing
+from pbem.table import Outgoing
 from tests.harness import Game, address
 
 NAMES = (

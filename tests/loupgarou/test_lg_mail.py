@@ -6,7 +6,7 @@ import json
 from email.message import EmailMessage
 
 from pbem.core.events import Notice
-from pbem.simulate import simulate
+from pbem.tools.simulate import simulate
 from tests.loupgarou.lg_helpers import LG, NAMES, ROLES, email
 
 # LG-608: the notifications of section 10.3, one template each (no other game information).
@@ -158,9 +158,9 @@ def test_notifications_are_exactly_the_mapping() -> None:
     """LG-608: every notice a game sends is one of section 10.3's (bots play a whole game)."""
     import random
 
-    from pbem.demo import demo_setup, play
-    from pbem.engine import Table
-    from pbem.simulate import EPOCH
+    from pbem.table import Table
+    from pbem.tools.demo import demo_setup, play
+    from pbem.tools.simulate import EPOCH
 
     seen: set[str] = set()
     for seed in range(6):
@@ -301,7 +301,7 @@ def test_transcript_file_through_the_cli() -> None:
 
     path = Path(__file__).parent.parent / "transcripts" / "loupgarou-day1.jsonl"
     out = subprocess.run(
-        [sys.executable, "-m", "pbem.cli", "simulate", str(path)],
+        [sys.executable, "-m", "pbem.cli.main", "simulate", str(path)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -9,11 +9,11 @@ from email.message import EmailMessage
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem.bots import bot_mails
 from pbem.core.events import ActionSet, GameEnded, VoteSet
-from pbem.demo import demo_setup
-from pbem.engine import Outgoing, Table
-from pbem.simulate import EPOCH
+from pbem.table import Outgoing, Table
+from pbem.tools.bots import bot_mails
+from pbem.tools.demo import demo_setup
+from pbem.tools.simulate import EPOCH
 
 SECRET = re.compile(
     r"identité|identity|Envoûté|Charmed|Jeune loup|Young wolf|Amoureux|Lover", re.IGNORECASE

@@ -12,9 +12,9 @@ from pbem.core.errors import SetupError
 from pbem.core.game import GameSpec, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
-from pbem.engine import Table
 from pbem.games import rules_for
 from pbem.games.werewolf.loupgarou import DECK, LoupGarou
+from pbem.table import Table
 from tests.loupgarou.lg_helpers import LG, NAMES, ROLES, VILLAGERS, email
 
 

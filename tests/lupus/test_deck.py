@@ -129,8 +129,8 @@ def test_fixed_deal_cannot_change_the_number_of_werewolves() -> None:
 )
 def test_nicknames_are_unique_words_and_not_keywords(player: str, error: str) -> None:
     """LUP-D28: unique (case-insensitive), without spaces, not a keyword."""
-    from pbem.engine import Table
-    from pbem.simulate import EPOCH
+    from pbem.table import Table
+    from pbem.tools.simulate import EPOCH
 
     players = [{"name": p, "email": f"{i}@x.org"} for i, p in enumerate([*names(7), player])]
     with pytest.raises(SetupError, match=error):

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import pytest
 
-from pbem.engine import Outgoing
+from pbem.table import Outgoing
 from tests.harness import Game, address, lupus_roles
 from tests.lupus.util import FULL16, kill, votes
 

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from pbem.core.errors import MailError
 from pbem.core.events import ActionSet, GameEnded, Notice, PlayerDied, VoteSet
-from pbem.demo import demo_setup, play
-from pbem.engine import Table
 from pbem.mail.inbound import parse_bytes
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.demo import demo_setup, play
+from pbem.tools.simulate import EPOCH
 
 ROLE_WORDS = (
     "Werewolf",

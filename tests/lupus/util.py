@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from pbem.engine import Table
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.simulate import EPOCH
 from tests.harness import Game, address, lupus_roles
 
 # The full 16-player deck of LUP-017 with fixed seats: wolves p1 p2 p3, Seer p4.

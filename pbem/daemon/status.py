@@ -4,7 +4,7 @@ lock and without passwords.
 Per game: its phase, the next deadline in the configured zone, who has not acted or voted yet
 (the rules' ``awaiting``, what the reminders are sent to), finished or not and the outcome,
 held posts, stalled deadlines, unreachable players; for the daemon: running or not (its
-heartbeat file, :mod:`pbem.heartbeat`), the outbox and the shunt.
+heartbeat file, :mod:`pbem.daemon.heartbeat`), the outbox and the shunt.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from pbem import heartbeat
 from pbem.core.errors import PbemError
+from pbem.daemon import heartbeat
 
 
 class NoDataDir(PbemError):
@@ -87,7 +87,7 @@ def gather(cfg: Any, now: datetime | None = None, *, require: bool = True) -> di
 
 
 def _engine(cfg: Any) -> Any:
-    from pbem.daemon import load_engine
+    from pbem.daemon.serve import load_engine
 
     return load_engine(cfg.engine)
 

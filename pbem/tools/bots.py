@@ -14,8 +14,8 @@ from email.policy import compat32
 from pbem.core.commands import Command, Player, Players, Text, Word
 from pbem.core.errors import CommandError
 from pbem.core.ids import PlayerId
-from pbem.engine import Table
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.simulate import EPOCH
 
 _CHAT = ("Je me méfie de tout le monde.", "I trust nobody tonight.", "Courage !")
 

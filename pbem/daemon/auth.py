@@ -41,7 +41,7 @@ from datetime import datetime
 from email.message import EmailMessage
 from email.utils import getaddresses
 
-from pbem.config import AuthConfig
+from pbem.daemon.config import AuthConfig
 from pbem.mail.dkim import Resolver, aligned_signatures
 
 _SECRET_LINE = re.compile(r"^\s*(?:SECRET|CODE)\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)

@@ -90,13 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
     completion.set_defaults(func=_completion)
 
     try:  # the daemon's subcommands, when the daemon is installed alongside
-        daemon_cli = importlib.import_module("pbem.cli_daemon")
+        daemon_cli = importlib.import_module("pbem.cli.daemon")
     except ImportError:
         pass
     else:
         daemon_cli.add_global_options(parser)
         daemon_cli.add_commands(sub)
-    importlib.import_module("pbem.cli_archive").add_commands(sub)  # archive, verify, stats
+    importlib.import_module("pbem.cli.archive").add_commands(sub)  # archive, verify, stats
     return parser
 
 
@@ -134,14 +134,14 @@ def _games(args: argparse.Namespace) -> int:
 
 
 def _completion(args: argparse.Namespace) -> int:
-    from pbem.completion import bash_completion
+    from pbem.cli.completion import bash_completion
 
     sys.stdout.write(bash_completion(build_parser()))
     return 0
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from pbem.simulate import simulate
+    from pbem.tools.simulate import simulate
 
     try:
         stream = sys.stdin if args.transcript == "-" else open(args.transcript, encoding="utf-8")  # noqa: SIM115
@@ -164,11 +164,11 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from pbem.demo import run_demo
+    from pbem.tools.demo import run_demo
 
     if not args.offline:
         try:
-            from pbem.maildemo import MAIL_DEMO_GAMES, run_mail_demo
+            from pbem.tools.maildemo import MAIL_DEMO_GAMES, run_mail_demo
         except ImportError as exc:  # aiosmtpd is the `demo` extra
             print(
                 f"pbem demo: the daemon demo needs {exc.name} (pip install 'pbem[demo]'); "

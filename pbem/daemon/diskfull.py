@@ -2,7 +2,7 @@
 
 When a state write fails for want of space (ENOSPC, EDQUOT), nothing unwritten has been
 acknowledged: the mail stays in INBOX, the outbox rows were never on disk (requirement 2). But
-memory may be ahead of the disk, so the service stops (:meth:`pbem.service.Service._work`).
+memory may be ahead of the disk, so the service stops (:meth:`pbem.daemon.service.Service._work`).
 ``pbem serve`` then does not exit (under ``Restart=`` that was a restart every 5 s, each failing
 at its first write): it holds the episode here.
 
@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pbem.config import Config
-from pbem.direct_alert import send_alert
+from pbem.daemon.config import Config
+from pbem.daemon.direct_alert import send_alert
 
 log = logging.getLogger(__name__)
+
 
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 #: room asked beyond twice the largest state file before resuming

@@ -161,7 +161,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 def _load(args: argparse.Namespace, passwords: bool = False) -> Any:
     """The configuration; the password sources are read only for the commands that log in to
     a server (``serve``, ``check-config``): an operator needs no password for the others."""
-    from pbem.config import load
+    from pbem.daemon.config import load
 
     return load(args.config, passwords=passwords)
 
@@ -172,12 +172,12 @@ def _err(prog: str, exc: BaseException) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from pbem.daemon import serve
-    from pbem.logsetup import setup
+    from pbem.daemon.logsetup import setup
+    from pbem.daemon.serve import serve
 
     setup(args.verbosity, args.log_format)
     from pbem.adapters.login import EX_CONFIG
-    from pbem.config import ConfigError
+    from pbem.daemon.config import ConfigError
 
     try:
         cfg = _load(args, passwords=True)
@@ -327,10 +327,10 @@ def create_game(
     """
     from pbem.adapters.idkey import message_id_key
     from pbem.adapters.store import GameStore
-    from pbem.auth import hash_secret, new_secret
+    from pbem.daemon.auth import hash_secret, new_secret
+    from pbem.daemon.outbox import make_row
+    from pbem.daemon.relay import list_headers, list_members
     from pbem.mail.envelope import build_outgoing
-    from pbem.outbox import make_row
-    from pbem.service import list_headers, list_members
 
     table, step = engine.new(setup, now)
     rows = []
@@ -370,12 +370,12 @@ def create_game(
 
 
 def cmd_new_game(args: argparse.Namespace) -> int:
-    from pbem.daemon import load_engine
+    from pbem.daemon.serve import load_engine
 
     try:
         cfg = _load(args)
         setup = _setup_from_args(args, cfg)
-        from pbem.auth import new_secret
+        from pbem.daemon.auth import new_secret
 
         admin_code = new_secret() if args.admin_secret else None
         _table, rows, codes = create_game(
@@ -398,14 +398,14 @@ def cmd_new_game(args: argparse.Namespace) -> int:
 
 
 def _status_data(cfg: Any, require: bool = True) -> dict[str, Any]:
-    from pbem.status import gather
+    from pbem.daemon.status import gather
 
     return gather(cfg, require=require)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    """What the game master asks (pbem/status.py); exit 2 when the data directory is missing."""
-    from pbem.status import render
+    """What the game master asks (pbem/daemon/status.py); exit 2 when the data directory is missing."""
+    from pbem.daemon.status import render
 
     try:
         cfg = _load(args)
@@ -439,7 +439,7 @@ def cmd_deadline(args: argparse.Namespace) -> int:
         if not game["stalled"]:
             raise PbemError(f"game {args.game!r} has no stalled deadline")
         from pbem.adapters.spool import write_request
-        from pbem.service import DEADLINE_RETRY_SPOOL
+        from pbem.daemon.spools import DEADLINE_RETRY_SPOOL
 
         write_request(cfg.data_dir / DEADLINE_RETRY_SPOOL, args.game, datetime.now(UTC).isoformat())
         print(f"retry of {args.game}'s stalled deadline requested; the running daemon picks it up")
@@ -477,7 +477,7 @@ def cmd_shunt(args: argparse.Namespace) -> int:
                 print(eml.read_bytes()[:20000].decode("utf-8", "replace"))
             return 0
         from pbem.adapters.spool import write_request
-        from pbem.service import SHUNT_RETRY_SPOOL
+        from pbem.daemon.spools import SHUNT_RETRY_SPOOL
 
         write_request(cfg.data_dir / SHUNT_RETRY_SPOOL, row["key"], datetime.now(UTC).isoformat())
         print(f"retry of {row['key'][:12]} requested; the running daemon picks it up")
@@ -494,7 +494,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
 
     from pbem.adapters.spool import write_request
     from pbem.adapters.store import GameStore, list_games
-    from pbem.service import REACHABLE_SPOOL
+    from pbem.daemon.spools import REACHABLE_SPOOL
 
     try:
         cfg = _load(args)
@@ -532,9 +532,9 @@ def cmd_admin(args: argparse.Namespace) -> int:
     """Queue a game master's command for the running daemon (the single writer)."""
     from pbem.adapters.store import list_games
     from pbem.core.commands import find_spec
+    from pbem.daemon.spools import ADMIN_SPOOL
     from pbem.desk import DESK_SPECS
     from pbem.desk.requests import write_admin_request
-    from pbem.service import ADMIN_SPOOL
 
     line = " ".join(args.words).strip()
     try:
@@ -555,7 +555,7 @@ def cmd_admin(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Standalone entry (``python -m pbem.cli_daemon``), same subcommands as ``pbem``."""
+    """Standalone entry (``python -m pbem.cli.daemon``), same subcommands as ``pbem``."""
     parser = argparse.ArgumentParser(prog="pbem")
     add_global_options(parser)
     sub = parser.add_subparsers(dest="command", required=True)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from pbem.adapters.idkey import existing_key
 from pbem.adapters.smtp import SendResult, SmtpClient
-from pbem.config import Config
+from pbem.daemon.config import Config
 from pbem.mail.envelope import TEST_ID_KEY, build
 from pbem.mail.render import bilingual, shared_renderer
 

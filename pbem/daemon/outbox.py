@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pbem.adapters.smtp import SendResult
-from pbem.limits import GlobalCap
+from pbem.daemon.limits import GlobalCap
 from pbem.mail.envelope import TEST_ID_KEY, build, digest
 from pbem.mail.render import bilingual, shared_renderer
 

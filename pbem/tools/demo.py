@@ -8,11 +8,11 @@ import time
 import unicodedata
 from typing import Any
 
-from pbem.bots import bot_mails
 from pbem.core.match import fold
-from pbem.engine import Outgoing, Step, Table
 from pbem.games import rules_for
-from pbem.simulate import EPOCH
+from pbem.table import Outgoing, Step, Table
+from pbem.tools.bots import bot_mails
+from pbem.tools.simulate import EPOCH
 
 NAMES = (
     "Alice",

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pbem.cli_daemon import DEFAULT_CONFIG, with_config
+from pbem.cli.daemon import DEFAULT_CONFIG, with_config
 from pbem.core.errors import PbemError
 
 
@@ -49,7 +49,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 def _data_dir(args: argparse.Namespace) -> Path:
     if args.data_dir:
         return Path(args.data_dir)
-    from pbem.config import load
+    from pbem.daemon.config import load
 
     return Path(load(getattr(args, "config", DEFAULT_CONFIG), passwords=False).data_dir)
 
@@ -57,7 +57,7 @@ def _data_dir(args: argparse.Namespace) -> Path:
 def load_tables(data_dir: Path) -> list[Any]:
     """Every game of a data directory, rebuilt from its log (read-only)."""
     from pbem.adapters.store import GameStore, list_games
-    from pbem.engine import Table
+    from pbem.table import Table
 
     tables = []
     for directory in list_games(data_dir):

@@ -113,7 +113,7 @@ class Config:
     imap: ImapSettings
     smtp: SmtpSettings
     data_dir: Path
-    engine: str = "pbem.engine:Table"
+    engine: str = "pbem.table:Table"
     outage_threshold_hours: float = 6.0
     outage_grace_hours: float = 24.0
     outbound_cap_per_hour: int = 200
@@ -128,7 +128,7 @@ class Config:
     max_failures: int = 3
     quarantine_retry_seconds: float = 600.0
     """``[daemon] quarantine_retry_seconds``: a mail held because the process died while handling
-    it is retried automatically once the process has been up this long (pbem.inflight)."""
+    it is retried automatically once the process has been up this long (pbem.daemon.inflight)."""
     quarantine_retries: int = 2
     """``[daemon] quarantine_retries``: at most this many automatic retries per held mail (0:
     only ``pbem shunt retry``); a poison costs ``max_failures`` + this many deaths at most."""
@@ -326,7 +326,7 @@ def parse_dns_server(text: str) -> tuple[str, int]:
 def _admin_code(au: Mapping[str, Any], r: _Reader, base: Path) -> Mapping[str, str] | None:
     """The daemon-wide admin code, from ``[auth] admin_secret_file`` (relative to the config)
     or ``$CREDENTIALS_DIRECTORY/admin-secret``; kept scrypt-hashed only."""
-    from pbem.auth import hash_secret
+    from pbem.daemon.auth import hash_secret
 
     pf = au.get("admin_secret_file")
     if not r.passwords:
@@ -527,7 +527,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         imap=imap,
         smtp=smtp,
         data_dir=data_dir,
-        engine=r.get(d, "daemon", "engine", str, "pbem.engine:Table"),
+        engine=r.get(d, "daemon", "engine", str, "pbem.table:Table"),
         outage_threshold_hours=r.get(d, "daemon", "outage_threshold_hours", float, 6.0),
         outage_grace_hours=r.get(d, "daemon", "outage_grace_hours", float, 24.0),
         outbound_cap_per_hour=r.get(d, "daemon", "outbound_cap_per_hour", int, 200),

@@ -16,9 +16,9 @@ from email.utils import getaddresses
 from typing import Any
 
 from pbem.core.errors import MailError
+from pbem.daemon.outbox import make_row
 from pbem.mail.envelope import build
 from pbem.mail.inbound import automatic_reason
-from pbem.outbox import make_row
 
 Texts = Callable[[str, Mapping[str, Any]], tuple[str, str]]
 

@@ -21,16 +21,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pbem import __version__, heartbeat
+from pbem import __version__
 from pbem.adapters.dns import DnsResolver
 from pbem.adapters.imap import ImapDown, ImapMailbox
 from pbem.adapters.login import EX_CONFIG, LoginRefused
 from pbem.adapters.scheduler import DeadlineScheduler
 from pbem.adapters.smtp import SendResult, SmtpClient
-from pbem.config import Config
 from pbem.core.errors import PbemError
-from pbem.diskfull import DiskFullEpisode, is_disk_full
-from pbem.service import Engine, Mailbox, Service
+from pbem.daemon import heartbeat
+from pbem.daemon.config import Config
+from pbem.daemon.diskfull import DiskFullEpisode, is_disk_full
+from pbem.daemon.ports import Engine, Mailbox
+from pbem.daemon.service import Service
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +96,7 @@ def fault_from_env(value: str | None = None) -> Callable[[str], None]:
 
 
 def load_engine(spec: str) -> Engine:
-    """``module:Class`` → the Table class (the default is ``pbem.engine:Table``)."""
+    """``module:Class`` → the Table class (the default is ``pbem.table:Table``)."""
     mod, _, attr = spec.partition(":")
     engine: Any = getattr(importlib.import_module(mod), attr or "Table")
     return engine  # type: ignore[no-any-return]
@@ -111,7 +113,7 @@ async def serve(
     ``mailbox`` makes the inbound mailbox (default: IMAP per the config; the embedded demo
     passes a local Maildir); ``on_service`` receives the service once it is open.
 
-    A full disk (:mod:`pbem.diskfull`) does not end it: the service stops, the episode is held
+    A full disk (:mod:`pbem.daemon.diskfull`) does not end it: the service stops, the episode is held
     (admins told straight by SMTP, the watchdog fed) until there is room, then a fresh service
     opens the state from disk and goes on.
     """
@@ -289,7 +291,7 @@ async def _serve_once(
 
 
 class Heartbeat:
-    """``heartbeat.json`` for ``pbem status`` (:mod:`pbem.heartbeat`): written from the event
+    """``heartbeat.json`` for ``pbem status`` (:mod:`pbem.daemon.heartbeat`): written from the event
     loop, so a hung loop goes stale like a dead process."""
 
     def __init__(self, cfg: Config) -> None:
@@ -378,7 +380,7 @@ async def stop_for_login(cfg: Config, exc: LoginRefused) -> int:
 
 async def send_login_alert(cfg: Config, exc: LoginRefused) -> None:
     """Mail the admins, bilingual like the daemon's other alerts; raises when it cannot."""
-    from pbem.direct_alert import send_alert
+    from pbem.daemon.direct_alert import send_alert
 
     params = {
         "protocol": exc.protocol,

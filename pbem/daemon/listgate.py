@@ -13,7 +13,7 @@ items 15 and 16). Pure: the time comes in as an argument.
 
 A refused post is refused as a whole, like a post the rules refuse: relayed votes must be
 public, so a vote is never counted from a post nobody else saw. The windows survive restarts
-as the other limits do (``pbem.limits``: they ride along with the store writes).
+as the other limits do (``pbem.daemon.limits``: they ride along with the store writes).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage, Message
 from typing import Any
 
-from pbem.config import ListLimits
-from pbem.limits import Window, Windows
+from pbem.daemon.config import ListLimits
+from pbem.daemon.limits import Window, Windows
 from pbem.mail.forwarded import private_mail_in
 
 __all__ = [

@@ -12,7 +12,7 @@ What runs, all in this process:
     each post there and distributes the accepted ones itself (``From: "Alice via demo"
     <list>``, ``List-Id``, ``Reply-To``), the way :mod:`pbem.mail.relay` builds them;
 
-- the daemon exactly as ``pbem serve`` wires it (:func:`pbem.daemon.serve`), its SMTP pointed at
+- the daemon exactly as ``pbem serve`` wires it (:func:`pbem.daemon.serve.serve`), its SMTP pointed at
   that server (no auth, no TLS) and its mailbox at the moderator's Maildir
   (:class:`~pbem.adapters.maildir.MaildirMailbox`); the game is created by ``pbem new-game``;
 - one bot per player (:class:`MailBot`) that reads its own Maildir and answers by SMTP;
@@ -66,9 +66,9 @@ from typing import Any, TextIO
 import aiosmtplib
 from aiosmtpd.controller import Controller
 
-from pbem.config import LIST_MODES
 from pbem.core.commands import CommandSpec, Player, Players, Text, Word
-from pbem.demo import NAMES, USUAL_PLAYERS, demo_names
+from pbem.daemon.config import LIST_MODES
+from pbem.tools.demo import NAMES, USUAL_PLAYERS, demo_names
 
 log = logging.getLogger(__name__)
 
@@ -755,7 +755,7 @@ def create_game(
     config: Path, game: str, names: Sequence[str], seed: int, lang: str, options: Mapping[str, Any]
 ) -> str:
     """``pbem new-game`` itself (the daemon's own path); returns what it printed."""
-    from pbem.cli_daemon import main as daemon_cli
+    from pbem.cli.daemon import main as daemon_cli
 
     setup = {
         "game": game,
@@ -792,7 +792,7 @@ class DemoResult:
 
 def _load_table(data: Path) -> Any:
     from pbem.adapters.store import GameStore
-    from pbem.engine import Table
+    from pbem.table import Table
 
     gs = GameStore(data / "games" / GAME_ID, readonly=True)
     return Table.load(gs.setup, gs.events()), gs
@@ -819,8 +819,8 @@ async def play_by_mail(
     (``relay``); see the module docstring.
     """
     from pbem.adapters.maildir import MaildirMailbox
-    from pbem.config import load
-    from pbem.daemon import serve
+    from pbem.daemon.config import load
+    from pbem.daemon.serve import serve
     from pbem.games import rules_for
 
     started = time.monotonic()

@@ -1,0 +1,1 @@
+"""The ``pbem`` command line: argument parsing and wiring, thin."""

@@ -1,0 +1,203 @@
+# mypy: disable-error-code="misc"
+# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
+# wants a supertype of the mixin there and says so under "misc".
+"""Bounces (RELIABILITY §2.4 VERP, §2.5 hard-bounce counting) and ``pbem reachable``."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import secrets
+from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pbem.core.errors import MailError
+from pbem.daemon.ports import Game
+from pbem.daemon.spools import REACHABLE_SPOOL
+from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
+from pbem.mail.inbound import parse_bytes
+
+if TYPE_CHECKING:
+    from pbem.daemon.service import Service
+
+log = logging.getLogger(__name__)
+
+
+class BouncesMixin:
+    """The service's part for the bounces (a mixin of :class:`~pbem.daemon.service.Service`)."""
+
+    def _load_verp_key(self: Service) -> bytes:
+        """The HMAC key of VERP tokens, made once and kept in the daemon file. It is no player
+        secret: it only stops a third party from forging a token for a chosen player."""
+        key = self.daemon.get_meta("verp_key")
+        if not isinstance(key, str):
+            key = secrets.token_hex(32)
+            self.daemon.set_meta("verp_key", key)
+        return bytes.fromhex(key)
+
+    def _verp_sender(self: Service, row: Mapping[str, Any], rcpt: str) -> str | None:
+        """The VERP envelope sender for a registered player of the row's game, else None."""
+        game = self.games.get(str(row.get("game") or ""))
+        if game is None or row.get("kind") == "alert":
+            return None
+        if rcpt.lower() not in {a.lower() for a in game.table.player_emails.values()}:
+            return None
+        return verp_address(self.cfg.bounce, verp_token(self.verp_key, game.id, rcpt))
+
+    def _bounce_window(self: Service, game: Game) -> str:
+        """The counting window: the game's current deadline instances ("within a phase")."""
+        deadlines = game.table.deadlines()
+        return ",".join(sorted(self.instance_id(k, when) for k, when in deadlines.items()))
+
+    def _bounce_matches(self: Service, report: Bounce) -> list[tuple[Game, str, str, Failure]]:
+        """(game, player, registered address, failure): by VERP token, else by the failed
+        addresses among active games' registered addresses."""
+        active = [g for g in self.games.values() if not g.table.finished]
+        if report.token is not None:
+            worst = sorted(report.failures, key=lambda f: (not f.hard, not f.address))
+            for g in active:
+                for name, addr in g.table.player_emails.items():
+                    token = verp_token(self.verp_key, g.id, addr)
+                    if worst and hmac.compare_digest(token, report.token):
+                        return [(g, name, addr.lower(), worst[0])]
+        out = []
+        for f in report.failures:
+            for g in active:
+                for name, addr in g.table.player_emails.items():
+                    if f.address and f.address == addr.lower():
+                        out.append((g, name, f.address, f))
+        return out
+
+    def _handle_bounce(
+        self: Service, key: str, raw: bytes, info: Mapping[str, Any], now: datetime
+    ) -> bool:
+        """Count a hard bounce against its player (RELIABILITY §2.5), committed with the mail's
+        ledger key in the game's store; at ``hard_bounces`` within one deadline window, flag the
+        player unreachable and alert the admins, once. No game action (no auto-CD), no reply,
+        no command parsing. False when nothing was counted (a soft bounce, a delay, no player or
+        several games): the caller then ledgers it as an ignored automatic mail."""
+        try:
+            report = parse_bounce(parse_bytes(raw), bounce_address=self.cfg.bounce)
+        except MailError as exc:
+            log.warning("bounce %s unreadable: %s", key[:12], exc)
+            return False
+        matches = self._bounce_matches(report)
+        for game, name, _addr, f in matches:
+            if not f.hard:
+                log.info(
+                    "bounce %s: %s %s for %s (%s): logged only",
+                    key[:12],
+                    f.action,
+                    f.status or "?",
+                    name,
+                    game.id,
+                )
+        matches = [m for m in matches if m[3].hard]
+        games = {m[0].id for m in matches}
+        if len(games) != 1:
+            if report.hard:
+                addrs = ", ".join(sorted({f.address or "?" for f in report.hard}))
+                why = "several games (turn [smtp] verp on)" if games else "no player"
+                log.warning("bounce %s: hard failure for %s matches %s", key[:12], addrs, why)
+            return False
+        game = matches[0][0]
+        window = self._bounce_window(game)
+        states = game.store.bounce_states()
+        records: dict[str, dict[str, Any]] = {}
+        alerts: list[dict[str, Any]] = []
+        for _, name, addr, f in matches:
+            if name in records:
+                continue  # one count per player and bounce
+            rec = dict(states.get(name) or {"player": name, "unreachable": False})
+            count = int(rec.get("count", 0)) + 1 if rec.get("window") == window else 1
+            rec.update(address=addr, window=window, count=count, last_at=now.isoformat())
+            rec["last_status"] = f.status or f.action
+            log.warning(
+                "bounce %s: hard (%s) for %s <%s> in %s: %d/%d",
+                key[:12],
+                rec["last_status"],
+                name,
+                addr,
+                game.id,
+                count,
+                self.cfg.hard_bounces,
+            )
+            if count >= self.cfg.hard_bounces and not rec.get("unreachable"):
+                rec.update(unreachable=True, flagged_at=now.isoformat())
+                alerts += self._admin_alert(
+                    f"unreachable:{game.id}:{name}:{key}",
+                    now,
+                    "daemon/alert_unreachable",
+                    {
+                        "game": game.id,
+                        "player": name,
+                        "address": addr,
+                        "count": count,
+                        "last_status": rec["last_status"],
+                        "diagnostic": f.diagnostic or "",
+                    },
+                )
+            records[name] = rec
+        game.store.commit(
+            outbox=alerts,
+            ledger_key=key,
+            ledger_info={**info, "why": "bounce"},
+            bounces=list(records.values()),
+        )
+        game.keys.add(key)
+        self._count("bounce")
+        self.sender.wake()
+        return True
+
+    def _bounce_clear(self: Service, game: Game, address: str | None, now: datetime) -> None:
+        """An accepted command from a player: their address works, so the count and the
+        unreachable flag are cleared (a write only when there was something to clear)."""
+        if not address:
+            return
+        for name, rec in game.store.bounce_states().items():
+            if rec.get("address") == address.lower() and (
+                rec.get("count") or rec.get("unreachable")
+            ):
+                rec.update(count=0, unreachable=False, cleared_at=now.isoformat())
+                game.store.commit(bounces=[rec])
+                log.info(
+                    "game %s: %s's mail is accepted again: bounce count cleared", game.id, name
+                )
+
+    def reachable_requests(self: Service) -> int:
+        """Act on ``pbem reachable GAME PLAYER`` (request files in ``reachable/``, one writer):
+        clear the player's hard-bounce count and unreachable flag, committed in the game's
+        store. A request for a game or player the daemon does not know is logged and dropped.
+        Returns the number of requests consumed."""
+        requests = self.requests.pending(self.root / REACHABLE_SPOOL)
+        for req in requests:
+            try:
+                data = json.loads(req.read_text(encoding="utf-8"))
+                self._mark_reachable(str(data["game"]), str(data["player"]), self.clock())
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                log.warning("reachable request %s unreadable: %s: dropped", req.name, exc)
+            # consumed after the commit: clearing is idempotent, so a crash in between only
+            # clears twice
+            self.requests.consume(req)
+        return len(requests)
+
+    def _mark_reachable(self: Service, game_id: str, player: str, now: datetime) -> None:
+        game = self.games.get(game_id)
+        if game is None or player not in game.table.player_emails:
+            log.warning("reachable request: no player %r in game %r: ignored", player, game_id)
+            return
+        rec = game.store.bounce_states().get(player)
+        if rec is None or not (rec.get("count") or rec.get("unreachable")):
+            log.info("game %s: %s marked reachable: no bounce to clear", game_id, player)
+            return
+        was = "unreachable" if rec.get("unreachable") else f"{rec.get('count')} hard bounce(s)"
+        rec.update(count=0, unreachable=False, cleared_at=now.isoformat(), cleared_by="operator")
+        game.store.commit(bounces=[rec])
+        log.warning(
+            "game %s: %s marked reachable by the operator (was %s): bounce count cleared",
+            game_id,
+            player,
+            was,
+        )

@@ -1,0 +1,412 @@
+# mypy: disable-error-code="misc"
+# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
+# wants a supertype of the mixin there and says so under "misc".
+"""Deadlines: arming the scheduler, reminders, resolving a phase, stalls and their retry, and the
+outage policy that extends deadlines missed while the daemon was down."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from pbem.daemon.outbox import make_row
+from pbem.daemon.ports import Game
+from pbem.daemon.spools import DEADLINE_RETRY_SPOOL
+from pbem.mail.envelope import build
+
+if TYPE_CHECKING:
+    from pbem.daemon.service import Service
+
+log = logging.getLogger(__name__)
+
+
+class DeadlinesMixin:
+    """The service's part for the deadlines (a mixin of :class:`~pbem.daemon.service.Service`)."""
+
+    @staticmethod
+    def instance_id(key: str, when: datetime) -> str:
+        """One deadline instance: engines reuse keys (every night is ``night``), so the CAS
+        record is keyed by the key AND the engine's due time."""
+        return f"{key}@{when.isoformat()}"
+
+    def effective_deadlines(self: Service, game: Game) -> dict[str, datetime]:
+        """The engine's pending deadlines, with outage extensions applied (§5.4)."""
+        states = game.store.deadline_states()
+        out = {}
+        for key, when in game.table.deadlines().items():
+            st = states.get(self.instance_id(key, when), {})
+            if st.get("state") == "stalled":
+                continue  # paused until an admin's `pbem deadline retry`
+            ext = st.get("extended_to")
+            out[key] = datetime.fromisoformat(ext) if ext else when
+        return out
+
+    def rearm(self: Service, game: Game) -> None:
+        """Rebuild this game's in-memory jobs from its state (requirement 11)."""
+        pending = self.effective_deadlines(game)
+        ids = set()
+        now = self.clock()
+        for key, when in pending.items():
+            job_id = f"{game.id}:{key}"
+            ids.add(job_id)
+            self.scheduler.arm(job_id, when, self._deadline_callback(game.id, key))
+            for hours in self.cfg.reminders_hours:
+                at = when - timedelta(hours=hours)
+                if at > now:  # a reminder whose time passed (an outage) is not sent late
+                    rid = f"{game.id}:{key}:remind:{hours}"
+                    ids.add(rid)
+                    self.scheduler.arm(rid, at, self._remind_callback(game.id, key, hours))
+        self.scheduler.disarm_prefix(f"{game.id}:", ids)
+
+    def _remind_callback(
+        self: Service, game_id: str, key: str, hours: float
+    ) -> Callable[[], Awaitable[None]]:
+        async def fire() -> None:
+            self.submit_nowait("remind", game_id, key, hours)
+
+        return fire
+
+    def send_reminders(self: Service, game_id: str, key: str, hours: float) -> int:
+        """Remind the players who have not acted (``Table.awaiting``), once per deadline
+        instance and lead time: the ``reminded`` list is committed with the mails."""
+        game = self.games.get(game_id)
+        if game is None or game.table.finished:
+            return 0
+        due = game.table.deadlines().get(key)
+        awaiting = getattr(game.table, "awaiting", None)
+        if due is None or awaiting is None:
+            return 0
+        rid = self.instance_id(key, due)
+        state = game.store.deadline_states().get(rid, {"deadline": key})
+        if hours in state.get("reminded", []):
+            return 0
+        now = self.clock()
+        when = self.effective_deadlines(game).get(key, due)
+        left = max(0.0, (when - now).total_seconds() / 3600)
+        rows = []
+        emails = game.table.player_emails
+        for name in sorted(awaiting()):
+            to = emails.get(str(name))
+            if not to:
+                continue
+            lang = game.table.player_langs.get(str(name), self.cfg.language)
+            subject, body = self.texts.mail(
+                "daemon/reminder",
+                lang,
+                {
+                    "game": game_id,
+                    "name": name,
+                    "deadline": when.isoformat(),
+                    "hours_left": f"{left:.1f}",
+                },
+            )
+            mid, raw = build(
+                key=f"remind:{game_id}:{rid}:{hours}:{name}",
+                sender=self.cfg.moderator,
+                to=(to,),
+                subject=subject,
+                body=body,
+                date=now,
+                id_key=self.id_key,
+            )
+            rows.append(
+                make_row(
+                    message_id=mid,
+                    raw=raw,
+                    rcpts=[to],
+                    mail_from=self.cfg.bounce,
+                    now=now,
+                    kind="reminder",
+                    game=game_id,
+                )
+            )
+        reminded = [*state.get("reminded", []), hours]
+        game.store.commit(outbox=rows, deadline={**state, "key": rid, "reminded": reminded})
+        log.info("game %s: %d reminder(s) for %s", game_id, len(rows), key)
+        return len(rows)
+
+    def _deadline_callback(self: Service, game_id: str, key: str) -> Callable[[], Awaitable[None]]:
+        # a coroutine function: AsyncIOScheduler runs it on the loop (a plain function would run
+        # in a thread pool, off the single writer's thread)
+        async def fire() -> None:
+            self.deadline_due(game_id, key)
+
+        return fire
+
+    def deadline_due(self: Service, game_id: str, key: str) -> None:
+        """A deadline's time has come. The mail that reached the server before it must be applied
+        first (issue 10 item 4: orders delivered seconds before a deadline were refused): the
+        IMAP loop is woken to fetch, then resolves it in order (:meth:`apply_in_order`). Without
+        a running loop, or if the mailbox cannot be read within ``deadline_fetch_wait_seconds``
+        (the server is down), it is resolved without."""
+        if not self.imap_looping:
+            self.submit_nowait("deadline", game_id, key, None)
+            return
+        self.undue(game_id, key)
+        wait = self.cfg.deadline_fetch_wait_seconds
+        loop = asyncio.get_running_loop()
+        self.due[game_id, key] = loop.call_later(wait, self._deadline_unfetched, game_id, key)
+        if self.mailbox is not None:
+            self.mailbox.interrupt.set()
+
+    def undue(self: Service, game_id: str, key: str) -> None:
+        """The loop took this deadline (or it needs nothing more): its fallback is cancelled."""
+        timer = self.due.pop((game_id, key), None)
+        if timer is not None:
+            timer.cancel()
+
+    def _deadline_unfetched(self: Service, game_id: str, key: str) -> None:
+        self.due.pop((game_id, key), None)
+        log.warning("deadline %s:%s: mailbox not read in time; resolved without", game_id, key)
+        self.submit_nowait("deadline", game_id, key, None)
+
+    def due_deadlines(self: Service) -> list[tuple[datetime, str, str]]:
+        """The scheduler-fired deadlines waiting for the IMAP loop, by due time."""
+        out = []
+        now = self.clock()
+        for game_id, key in sorted(self.due):
+            game = self.games.get(game_id)
+            when = self.effective_deadlines(game).get(key) if game is not None else None
+            if when is None or when > now:
+                # resolved meanwhile, stalled, or extended (a clock jump): rearmed if pending
+                self.undue(game_id, key)
+                continue
+            out.append((when, game_id, key))
+        return sorted(out)
+
+    def resolve_deadline(
+        self: Service, game_id: str, key: str, now: datetime | None = None
+    ) -> bool:
+        """Compare-and-set open → resolving → resolved; False if nothing was (left) to do."""
+        game = self.games.get(game_id)
+        if game is None or game.table.finished:
+            return False
+        due = game.table.deadlines().get(key)
+        if due is None:
+            return False  # resolved already, or the phase moved on (a stale timer)
+        rid = self.instance_id(key, due)
+        state = game.store.deadline_states().get(rid, {"deadline": key})
+        if state.get("state") in ("resolved", "stalled"):
+            return False
+        attempts = int(state.get("attempts", 0))
+        if state.get("state") == "resolving" and attempts >= self.cfg.max_failures:
+            self._stall_deadline(game, rid, state)
+            return False
+        if state.get("state") == "resolving" and state.get("now"):
+            now = datetime.fromisoformat(state["now"])  # redo from the recorded inputs (§5.4)
+        if now is None:
+            now = self.clock()
+        # the attempt is counted BEFORE the rules run: a resolution that kills the process
+        # leaves its count behind, so a restart loop ends in a stall instead of going on forever
+        game.store.set_deadline_state(
+            {
+                **state,
+                "key": rid,
+                "state": "resolving",
+                "now": now.isoformat(),
+                "attempts": attempts + 1,
+            }
+        )
+        self.fault("mid_resolve")
+        step = game.table.on_deadline(key, now)
+        rows = self._rows(game, step, now, error=False)
+        game.store.commit(
+            events=step.events,
+            outbox=rows,
+            deadline={**state, "key": rid, "state": "resolved", "now": now.isoformat()},
+        )
+        self.fault("after_resolve")
+        game.table.apply(step)
+        self.release_held(game, now)
+        self.rearm(game)
+        self.sender.wake()
+        log.info("game %s: deadline %s resolved (%d events)", game_id, key, len(step.events))
+        return True
+
+    def _stall_deadline(self: Service, game: Game, rid: str, state: Mapping[str, Any]) -> None:
+        """A deadline whose resolution failed ``max_failures`` times (it raised, or the process
+        died in it: requirement 10 for deadlines): the game is paused there, nothing else is.
+
+        It is no longer armed nor counted as passed (other games and the start-up drain go on),
+        the players are told the game is paused, the admins get the error and the way out
+        (``pbem deadline retry``). The game's mail is still read: orders keep counting."""
+        now = self.clock()
+        key = str(state.get("deadline", rid.split("@")[0]))
+        error = str(state.get("error") or "the daemon process died while resolving it")
+        log.error(
+            "game %s: deadline %s failed %d times: stalled (%s)",
+            game.id,
+            key,
+            int(state.get("attempts", 0)),
+            error,
+        )
+        alert = self._admin_alert(
+            f"stalled:{game.id}:{rid}",
+            now,
+            "daemon/alert_stalled",
+            {
+                "game": game.id,
+                "deadline": rid,
+                "attempts": state.get("attempts"),
+                "error": state.get("error") or "",
+            },
+            appendix=str(state.get("traceback", "")),
+        )
+        subject, body = self._bilingual("daemon/stalled", {"game": game.id})
+        game.store.commit(
+            outbox=[*alert, self._public_row(game, f"paused:{game.id}:{rid}", subject, body, now)],
+            deadline={**state, "key": rid, "state": "stalled", "stalled_at": now.isoformat()},
+        )
+        self.sender.wake()
+
+    def deadline_failed(self: Service, game_id: str, key: str, exc: BaseException) -> None:
+        """A resolution raised: its error is kept for the stall alert, and it is tried again in
+        a minute (not at once: a bug would spin), up to ``max_failures`` attempts."""
+        game = self.games.get(game_id)
+        due = game.table.deadlines().get(key) if game is not None else None
+        if game is None or due is None:
+            return
+        rid = self.instance_id(key, due)
+        state = game.store.deadline_states().get(rid)
+        if state is None or state.get("state") != "resolving":
+            return
+        tb = "".join(traceback.format_exception(exc))[-4000:]
+        game.store.set_deadline_state({**state, "error": repr(exc)[:500], "traceback": tb})
+        retry_at = self.clock() + timedelta(seconds=self.cfg.deadline_retry_seconds)
+        self.scheduler.arm(f"{game_id}:{key}", retry_at, self._deadline_callback(game_id, key))
+
+    def retry_stalled(self: Service) -> int:
+        """``pbem deadline retry GAME`` (a spool file: the daemon is the single writer): the
+        game's stalled deadlines are opened again with a fresh count, then rearmed."""
+        requests = self.requests.pending(self.root / DEADLINE_RETRY_SPOOL)
+        for req in requests:
+            # consumed first: a retry that kills the process again is counted anew
+            if not self.requests.consume(req):
+                continue
+            game = self.games.get(req.name)
+            if game is None:
+                log.warning("deadline retry for unknown game %s ignored", req.name)
+                continue
+            for rid, st in game.store.deadline_states().items():
+                if st.get("state") == "stalled":
+                    game.store.set_deadline_state(
+                        {**st, "key": rid, "state": "open", "attempts": 0, "now": None}
+                    )
+                    log.info("game %s: stalled deadline %s opened again", game.id, rid)
+            self.rearm(game)
+        return len(requests)
+
+    def _public_row(
+        self: Service, game: Game, key: str, subject: str, body: str, now: datetime
+    ) -> dict[str, Any]:
+        """A daemon notice to the game's public thread (the list, or every player)."""
+        to = self._announce_recipients(game)
+        mid, raw = build(
+            key=key,
+            sender=self.cfg.moderator,
+            to=to,
+            subject=subject,
+            body=body,
+            date=now,
+            id_key=self.id_key,
+            public=True,
+            extra=self.list_headers(game),
+        )
+        return make_row(
+            message_id=mid,
+            raw=raw,
+            rcpts=self.list_members(game) if self.relay else to,
+            mail_from=self.cfg.bounce,
+            now=now,
+            kind="public",
+            game=game.id,
+        )
+
+    def recover_resolving(self: Service) -> None:
+        """A kill between ``resolving`` and ``resolved``: redo it with the recorded ``now`` (F2).
+
+        A redo that raises is counted like any failed resolution (it stalls its game at
+        ``max_failures``): one game's bug must not keep the daemon from starting."""
+        for game in list(self.games.values()):
+            for rid, st in game.store.deadline_states().items():
+                if st.get("state") == "resolving":
+                    log.warning(
+                        "game %s: deadline %s was resolving at a crash: redoing", game.id, rid
+                    )
+                    key = str(st.get("deadline", rid.split("@")[0]))
+                    try:
+                        self.resolve_deadline(game.id, key)
+                    except Exception as exc:
+                        log.exception("game %s: deadline %s failed again", game.id, key)
+                        self.deadline_failed(game.id, key, exc)
+
+    def passed_deadlines(self: Service, now: datetime) -> list[tuple[datetime, str, str]]:
+        out = []
+        for game in self.games.values():
+            if game.table.finished:
+                continue
+            for key, when in self.effective_deadlines(game).items():
+                if when <= now:
+                    out.append((when, game.id, key))
+        return sorted(out)
+
+    def extend_for_outage(
+        self: Service, now: datetime, down: timedelta, *, clock_jump: bool = False
+    ) -> int:
+        """A long outage: push passed deadlines to now + grace and tell the players (njudge).
+
+        ``clock_jump``: ``down`` is a forward jump of the wall clock in a running daemon, not an
+        outage; the players' mail then says so (the game master was never unreachable)."""
+        grace = timedelta(hours=self.cfg.outage_grace_hours)
+        n = 0
+        for when, game_id, key in self.passed_deadlines(now):
+            game = self.games[game_id]
+            new = now + grace
+            rid = self.instance_id(key, game.table.deadlines()[key])
+            state = game.store.deadline_states().get(rid, {"deadline": key})
+            hours = round(down.total_seconds() / 3600, 1)
+            subject, body = self._bilingual(
+                "daemon/extended_clock" if clock_jump else "daemon/extended",
+                {
+                    "game": game_id,
+                    "hours_jump" if clock_jump else "hours_down": hours,
+                    "passed": when.isoformat(),
+                    "deadline": new.isoformat(),
+                },
+            )
+            row = self._public_row(
+                game, f"extend:{game_id}:{key}:{new.isoformat()}", subject, body, now
+            )
+            game.store.commit(
+                outbox=[row],
+                deadline={**state, "key": rid, "state": "open", "extended_to": new.isoformat()},
+            )
+            log.warning(
+                "game %s: deadline %s extended to %s after %s",
+                game_id,
+                key,
+                new,
+                "a clock jump" if clock_jump else "an outage",
+            )
+            n += 1
+        self.sender.wake()
+        return n
+
+    def _announce_recipients(self: Service, game: Game) -> tuple[str, ...]:
+        lst = self.list_address(game)
+        if lst:
+            return (lst,)
+        return tuple(sorted(set(game.table.player_emails.values())))
+
+    def rearm_all(self: Service) -> None:
+        for game in list(self.games.values()):
+            self.rearm(game)
+
+    def scan_games_and_rearm(self: Service) -> None:
+        for gid in self.scan_games():
+            self.rearm(self.games[gid])
+            self.sender.wake()

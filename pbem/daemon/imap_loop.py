@@ -1,0 +1,214 @@
+# mypy: disable-error-code="misc"
+# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
+# wants a supertype of the mixin there and says so under "misc".
+"""The IMAP side: connect, fetch, settle (move to Processed or the shunt), the start-up drain and
+the loop that waits in IDLE. Blocking calls run in a worker thread that never touches the store."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from pbem.adapters.imap import Fetched, ImapDown
+from pbem.daemon.ports import Disposition, Mailbox, MailTime
+
+if TYPE_CHECKING:
+    from pbem.daemon.service import Service
+
+log = logging.getLogger(__name__)
+
+
+class ImapLoopMixin:
+    """The service's part for the IMAP loop (a mixin of :class:`~pbem.daemon.service.Service`)."""
+
+    # assigned here, declared on the service: the same types
+    mailbox: Mailbox | None
+
+    async def connect_imap(self: Service, mk: Callable[[], Mailbox]) -> Mailbox:
+        """Connect with capped exponential backoff (F3): never a busy loop."""
+        delay = 0.5
+        while not self.stopping:
+            box = mk()
+            self.mailbox = box
+            try:
+                await asyncio.to_thread(box.connect)
+                self.check_uidvalidity(box)
+                return box
+            except ImapDown as exc:
+                log.warning("IMAP unavailable (%s); retrying in %.1f s", exc, delay)
+                await self._sleep(delay)
+                delay = min(delay * 2, 60.0)
+        raise asyncio.CancelledError
+
+    async def _sleep(self: Service, seconds: float) -> None:
+        end = asyncio.get_running_loop().time() + seconds
+        while not self.stopping and asyncio.get_running_loop().time() < end:
+            await asyncio.sleep(min(0.2, end - asyncio.get_running_loop().time()))
+
+    def check_uidvalidity(self: Service, box: Mailbox) -> None:
+        """A changed UIDVALIDITY: loud log, admin alert, full rescan deduplicated by content (F4)."""
+        stored = self.daemon.uidvalidity(box.s.inbox)
+        if stored is not None and stored != box.uidvalidity:
+            log.critical(
+                "UIDVALIDITY of %s changed %d -> %d: full rescan, dedup by content hash",
+                box.s.inbox,
+                stored,
+                box.uidvalidity,
+            )
+            self.daemon.commit(
+                outbox=self._admin_alert(
+                    f"uidvalidity:{stored}:{box.uidvalidity}",
+                    self.clock(),
+                    "daemon/alert_uidvalidity",
+                    {"inbox": box.s.inbox, "old": stored, "new": box.uidvalidity},
+                )
+            )
+        if stored != box.uidvalidity:
+            self.daemon.set_uidvalidity(box.s.inbox, box.uidvalidity)
+            self.sender.wake()
+
+    async def fetch_pending(self: Service, box: Mailbox) -> list[Fetched]:
+        uids = await asyncio.to_thread(box.pending_uids)
+        self.on_alive()
+        out: list[Fetched] = []
+        for i in range(0, len(uids), box.s.batch):
+            out.extend(await asyncio.to_thread(box.fetch, uids[i : i + box.s.batch]))
+        return out
+
+    async def settle(self: Service, box: Mailbox, done: Mapping[int, Disposition]) -> None:
+        """MOVE after commit: Processed or Quarantine; 'keep' stays for the next attempt."""
+        proc = [u for u, d in done.items() if d == "processed"]
+        quar = [u for u, d in done.items() if d == "quarantine"]
+        await asyncio.to_thread(box.move, proc, box.s.processed)
+        await asyncio.to_thread(box.move, quar, box.s.quarantine)
+        if proc or quar:
+            self.fault("after_move")
+
+    async def drain_at_startup(
+        self: Service, box: Mailbox, down: timedelta | None = None, *, clock_jump: bool = False
+    ) -> None:
+        """Outage policy (§5.4, requirement 11): drain the mailbox first, interleaving passed
+        deadlines by time: mail that arrived before a deadline counts with ``now = INTERNALDATE``;
+        or, after a long outage, extend the passed deadlines and tell the players.
+
+        ``down`` is the outage length (default: since the stored ``last_seen``); a forward clock
+        jump in a running daemon passes its size and ``clock_jump`` (:meth:`handle_clock_jump`):
+        the players' extension mail then names the jump, not an outage."""
+        now = self.clock()
+        if down is None:
+            last = self.daemon.get_meta("last_seen")
+            down = now - datetime.fromisoformat(last) if last else timedelta(0)
+        fetched = sorted(await self.fetch_pending(box), key=lambda f: (f.internaldate, f.uid))
+        if down > timedelta(hours=self.cfg.outage_threshold_hours) and self.passed_deadlines(now):
+            await self.submit(
+                "call", lambda: self.extend_for_outage(now, down, clock_jump=clock_jump)
+            )
+        done: dict[int, Disposition] = {}
+        i = 0
+        while not self.stopping:
+            dls = self.passed_deadlines(now)
+            nxt = fetched[i] if i < len(fetched) else None
+            if dls and (nxt is None or dls[0][0] <= nxt.internaldate):
+                when, gid, key = dls[0]
+                ok = await self.submit("deadline", gid, key, when)
+                if not ok and (when, gid, key) in self.passed_deadlines(now):
+                    # could not resolve (a bug): do not spin; it is retried later, and stalls
+                    # its game after max_failures (then it is no longer "passed")
+                    log.error("startup: deadline %s:%s not resolved", gid, key)
+                    break
+                continue
+            if nxt is None:
+                break
+            # the mails before the next passed deadline, group-committed like the main loop's
+            batch: list[Fetched] = []
+            while i < len(fetched) and len(batch) < self.cfg.group_commit:
+                f = fetched[i]
+                if dls and dls[0][0] <= f.internaldate:
+                    break
+                batch.append(f)
+                i += 1
+            self.fault("after_fetch")
+            done.update(await self.submit("batch", batch, lambda f: min(f.internaldate, now)))
+        await self.settle(box, done)
+        self.heartbeat()
+        # forget non-game ledger keys past the retention (RELIABILITY §3.4 step 8); a game's
+        # keys live (segmented) with the game
+        cutoff = self.clock() - timedelta(days=self.cfg.ledger_retention_days)
+        if any(d.get("at", "") < cutoff.isoformat() for d in self.daemon.db.table("ledger").all()):
+            self.daemon.prune_ledger(cutoff.isoformat())
+            self.daemon_keys = self.daemon.ledger_keys()
+
+    def heartbeat(self: Service) -> None:
+        self.daemon.set_meta("last_seen", self.clock().isoformat())
+
+    async def apply_in_order(
+        self: Service, fetched: Sequence[Fetched], due: list[tuple[datetime, str, str]]
+    ) -> dict[int, Disposition]:
+        """Apply fetched mail in group-committed batches; each due deadline is resolved after
+        the mail that reached the server at or before it (INTERNALDATE, which then counts as
+        its time, as in the start-up drain) and before the rest."""
+        if due:
+            fetched = sorted(fetched, key=lambda f: (f.internaldate, f.uid))
+        now = self.clock()
+        done: dict[int, Disposition] = {}
+        i = 0
+        while not self.stopping:
+            if due and (i == len(fetched) or due[0][0] < fetched[i].internaldate):
+                _when, game_id, key = due.pop(0)
+                self.undue(game_id, key)
+                await self.submit("deadline", game_id, key, None)
+                continue
+            if i == len(fetched):
+                break
+            limit = due[0][0] if due else None
+            batch: list[Fetched] = []
+            while i < len(fetched) and len(batch) < self.cfg.group_commit:
+                if limit is not None and fetched[i].internaldate > limit:
+                    break
+                batch.append(fetched[i])
+                i += 1
+            self.fault("after_fetch")
+            at: MailTime = None if limit is None else (lambda f: min(f.internaldate, now))
+            done.update(await self.submit("batch", batch, at))
+        return done
+
+    async def imap_loop(self: Service, mk: Callable[[], Mailbox], max_wait: float) -> None:
+        """Fetch, process, move, wait; reconnect with backoff on any drop (F3)."""
+        self.imap_looping = True
+        try:
+            await self._imap_loop(mk, max_wait)
+        finally:
+            self.imap_looping = False
+
+    async def _imap_loop(self: Service, mk: Callable[[], Mailbox], max_wait: float) -> None:
+        box = self.mailbox
+        last_beat = 0.0
+        loop = asyncio.get_running_loop()
+        while not self.stopping:
+            try:
+                if box is None or not box.connected:
+                    box = await self.connect_imap(mk)
+                self.note_clock()
+                if self.clock_jump is not None:
+                    await self.handle_clock_jump(box)
+                await self.submit("call", self.scan_games_and_rearm)
+                due = self.due_deadlines()  # taken BEFORE the fetch, which then sees their mail
+                fetched = await self.fetch_pending(box)
+                done = await self.apply_in_order(fetched, due)
+                await self.settle(box, done)
+                if loop.time() - last_beat > self.cfg.heartbeat_seconds:
+                    await self.submit("call", self.heartbeat)
+                    last_beat = loop.time()
+                if self.stopping:
+                    break
+                if fetched and any(d != "keep" for d in done.values()):
+                    continue  # more may have arrived meanwhile
+                await asyncio.to_thread(box.wait, max_wait)
+                self.on_alive()
+            except ImapDown as exc:
+                log.warning("IMAP dropped: %s", exc)
+                box = None
+                await self._sleep(0.5)

@@ -1,0 +1,115 @@
+"""What the service is given: the table and engine contracts, the mailbox and the scheduler,
+structurally (:mod:`pbem.table` and the adapters satisfy them), and its small shared types."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from email.message import EmailMessage
+from typing import Any, Literal, Protocol
+
+from pbem.adapters.imap import Fetched, ImapSettings
+from pbem.adapters.store import GameStore
+from pbem.mail.envelope import OutgoingLike
+
+
+class StepLike(Protocol):
+    @property
+    def events(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def outgoing(self) -> Sequence[OutgoingLike]: ...
+
+
+class TableLike(Protocol):
+    game_id: str
+
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def player_emails(self) -> Mapping[str, str]: ...
+    @property
+    def player_langs(self) -> Mapping[str, str]: ...
+    def receive(
+        self,
+        msg: EmailMessage,
+        *,
+        channel: Channel,
+        now: datetime,
+        relay: bool = False,
+        confirm: Literal["ask", "apply"] | None = None,
+        strong: bool = True,
+        admins: Sequence[str] = (),
+    ) -> Any: ...
+    def release(self, msg: EmailMessage, now: datetime) -> Any: ...
+    def deadlines(self) -> Mapping[str, datetime]: ...
+    def on_deadline(self, key: str, now: datetime) -> Any: ...
+    def apply(self, step: Any) -> None: ...
+
+
+class Engine(Protocol):
+    def new(self, setup: Mapping[str, Any], now: datetime) -> tuple[Any, Any]: ...
+    def load(self, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any: ...
+
+
+class Mailbox(Protocol):
+    """The inbound mailbox: :class:`pbem.adapters.imap.Mailbox`, or the local Maildir of
+    :mod:`pbem.adapters.maildir` (the embedded demo). Blocking; run in a worker thread."""
+
+    s: ImapSettings
+    uidvalidity: int
+    interrupt: threading.Event
+
+    @property
+    def connected(self) -> bool: ...
+    def connect(self) -> None: ...
+    def pending_uids(self) -> list[int]: ...
+    def fetch(self, uids: Sequence[int]) -> list[Fetched]: ...
+    def move(self, uids: Sequence[int], name: str) -> None: ...
+    def wait(self, max_seconds: float) -> bool: ...
+    def close(self) -> None: ...
+
+
+class Scheduler(Protocol):
+    """The part of APScheduler's AsyncIOScheduler we use (pbem/adapters/scheduler.py)."""
+
+    def arm(self, job_id: str, when: datetime, callback: Callable[[], Awaitable[None]]) -> None: ...
+    def disarm_prefix(self, prefix: str, keep: set[str]) -> None: ...
+
+
+FaultHook = Callable[[str], None]
+
+
+MailTime = datetime | Callable[[Fetched], datetime] | None
+
+
+def no_fault(point: str) -> None:
+    """Default: no fault injection."""
+
+
+@dataclass
+class Game:
+    """A loaded game: its files, its in-memory table and its ledger keys."""
+
+    store: GameStore
+    table: TableLike
+    keys: set[str]
+
+    @property
+    def id(self) -> str:
+        return self.store.game_id
+
+
+@dataclass
+class WorkItem:
+    kind: str
+    args: tuple[Any, ...]
+    future: asyncio.Future[Any]
+
+
+Channel = Literal["private", "list"]
+
+
+Disposition = Literal["processed", "quarantine", "keep"]

@@ -1,0 +1,210 @@
+# mypy: disable-error-code="misc"
+# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
+# wants a supertype of the mixin there and says so under "misc".
+"""The queue of work items and its single writer: every state write runs here, one item at a
+time, with no ``await`` inside a transaction (requirement 3)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pbem.adapters.imap import Fetched
+from pbem.adapters.store import StoreError
+from pbem.daemon.diskfull import is_disk_full
+from pbem.daemon.inflight import COMMIT, DONE, record
+from pbem.daemon.message import content_key
+from pbem.daemon.ports import Disposition, MailTime, WorkItem
+
+if TYPE_CHECKING:
+    from pbem.daemon.service import Service
+
+log = logging.getLogger(__name__)
+
+
+class QueueMixin:
+    """The service's part for the queue (a mixin of :class:`~pbem.daemon.service.Service`)."""
+
+    # assigned here, declared on the service: the same types
+    disk_full: BaseException | None
+
+    def submit_nowait(self: Service, kind: str, *args: Any) -> asyncio.Future[Any]:
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if self.stopping:
+            fut.cancel()  # no new work after SIGTERM: the awaiting loop unwinds
+            return fut
+        self.queue.put_nowait(WorkItem(kind, args, fut))
+        return fut
+
+    async def submit(self: Service, kind: str, *args: Any) -> Any:
+        return await self.submit_nowait(kind, *args)
+
+    def handle_batch(
+        self: Service, batch: Sequence[Fetched], now: MailTime = None
+    ) -> dict[int, Disposition]:
+        """A batch of mails with one durable write per touched file (group commit).
+
+        Each mail is still its own transaction (a poison mail is rolled back alone); the group
+        makes them durable together before any MOVE. A failure of the group write itself
+        propagates: memory is then ahead of the disk, so the daemon must stop (and restart).
+
+        Crash-loop containment (:mod:`pbem.daemon.inflight`): the batch is split, in order, into runs;
+        a suspect or a mail with a failure on record is a run of its own. Each run is announced
+        by one durable in-flight record before it is handled.
+
+        ``now``: the time a mail counts at (default: the clock), or a function of the mail
+        (the start-up drain counts each mail at its arrival, §5.4).
+        """
+        shunted = self.daemon.shunt_status()
+        out: dict[int, Disposition] = {}
+        run: list[tuple[Fetched, str | None]] = []
+        for f in batch:
+            # the key of a mail that will be handled (not oversize, not quarantined)
+            key = content_key(f.raw) if f.raw is not None else None
+            if key is not None and shunted.get(key) == "quarantined":
+                key = None
+            if key is not None and (key in self.suspects or key in shunted):
+                if run:
+                    out.update(self._handle_run(run, now))
+                out.update(self._handle_run([(f, key)], now))
+                run = []
+            else:
+                run.append((f, key))
+        if run:
+            out.update(self._handle_run(run, now))
+        return out
+
+    def _handle_run(
+        self: Service, run: Sequence[tuple[Fetched, str | None]], now: MailTime
+    ) -> dict[int, Disposition]:
+        keys = [k for _f, k in run if k is not None and not self.knows(k)]
+        attempt = self._announce(keys)
+        marker = self.marker
+        try:
+            with self._group():
+                out: dict[int, Disposition] = {}
+                for f, key in run:
+                    if attempt is not None and marker is not None and key is not None:
+                        marker.set(attempt, key)
+                    out[f.uid] = self.handle_fetched(f, now(f) if callable(now) else now)
+                    if key is not None:
+                        self.suspects.pop(key, None)
+                if attempt is not None and marker is not None:
+                    marker.set(attempt, COMMIT)
+        finally:
+            self._attempt = None
+        if attempt is not None and marker is not None:
+            marker.set(attempt, DONE)
+        self.fault("after_group")
+        return out
+
+    def _announce(self: Service, keys: Sequence[str]) -> str | None:
+        """The in-flight record of a batch about to be handled (None: nothing to handle)."""
+        attempt = uuid.uuid4().hex[:16] if keys else None
+        if attempt is not None and self.inflight is not None:
+            rec = record(
+                attempt, self.boot, keys, self.suspects, self.clock().isoformat(), self.run
+            )
+            self.inflight.write(rec)  # durable before anything is handled
+        self._attempt = attempt
+        return attempt
+
+    @contextlib.contextmanager
+    def _group(self: Service) -> Iterator[None]:
+        """One durable write per touched file at the end (group commit)."""
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self.daemon.db.group())
+            for g in self.games.values():
+                stack.enter_context(g.store.head.group())
+            yield
+
+    def run_item(self: Service, item: WorkItem) -> Any:
+        """Run one work item synchronously on the loop (the single writer)."""
+        if item.kind == "mail":
+            f, now = item.args
+            return self.handle_batch([f], now)[f.uid]
+        if item.kind == "batch":
+            return self.handle_batch(*item.args)
+        if item.kind == "deadline":
+            game_id, key, now = item.args
+            if now is None and self.deadlines_held():
+                log.warning("deadline %s:%s held: a clock jump is being handled", game_id, key)
+                return False  # the jump handler resolves or extends it, then rearms
+            try:
+                return self.resolve_deadline(game_id, key, now)
+            except Exception as exc:
+                log.exception("deadline %s:%s failed; it stays open and is retried", game_id, key)
+                self.deadline_failed(game_id, key, exc)
+                return False
+        if item.kind == "remind":
+            if self.deadlines_held():
+                return 0  # a reminder whose time passed in a jump is not sent late (as rearm)
+            try:
+                return self.send_reminders(*item.args)
+            except Exception:
+                log.exception("reminders %s failed", item.args)
+                return 0
+        if item.kind == "call":
+            return item.args[0]()
+        raise ValueError(item.kind)
+
+    async def worker(self: Service) -> None:
+        """Take items one at a time; on stop, finish the item in hand and leave the rest."""
+        try:
+            await self._work()
+        finally:
+            while not self.queue.empty():  # left undone: their submitters unwind
+                self.queue.get_nowait().future.cancel()
+
+    async def _work(self: Service) -> None:
+        while True:
+            item = await self.queue.get()
+            if item.kind == "stop":
+                break
+            if self.stopping:  # queued before the stop: left for the next run
+                item.future.cancel()
+                continue
+            try:
+                result = self.run_item(item)
+            except (StoreError, OSError) as exc:
+                # a durable write failed (disk full...): memory may be ahead of the disk, so
+                # stop taking work; nothing unwritten was acknowledged (requirement 2). A full
+                # disk is waited out by ``serve`` (pbem.daemon.diskfull), which then starts afresh.
+                self._write_failed(exc)
+                if not item.future.done():
+                    err = exc if isinstance(exc, StoreError) else StoreError(str(exc))
+                    item.future.set_exception(err)
+                break
+            except Exception as exc:  # run_item guards mail; this is a bug: log, go on
+                log.exception("work item %s failed", item.kind)
+                if not item.future.done():
+                    item.future.set_exception(exc)
+                continue
+            if not item.future.done():
+                item.future.set_result(result)
+            self.sender.wake()  # whatever the item committed may have queued mail
+
+    def _write_failed(self: Service, exc: BaseException) -> None:
+        """A state write failed (the writer, or the sender removing a sent row): stop."""
+        if is_disk_full(exc):
+            self.disk_full = self.disk_full or exc
+            log.critical("disk full: %s; pausing until space returns", exc)
+        else:
+            log.critical("state write failed: %s; stopping", exc)
+        self.request_stop()
+
+    def request_stop(self: Service) -> None:
+        """SIGTERM: stop taking new items; the one in hand is finished (it runs synchronously)."""
+        if self.stopping:
+            return
+        self.queue.put_nowait(WorkItem("stop", (), asyncio.get_running_loop().create_future()))
+        self.stopping = True
+        if self.mailbox is not None:
+            self.mailbox.interrupt.set()
+        sender = getattr(self, "sender", None)  # not made yet if the stop came during open()
+        if sender is not None:
+            sender.stop()

@@ -1,0 +1,249 @@
+"""The one coordinator: a queue of work items (mail, deadlines, shunt retries) and one writer.
+
+Everything that writes state runs synchronously on the asyncio loop thread, one work item at a
+time, with no ``await`` inside a transaction, so there is exactly one writer (requirement 3) and
+a SIGTERM handled by the loop always falls between two items ("finish the item in hand").
+Blocking IMAP calls run in a worker thread that never touches the store; SMTP runs in the
+:class:`~pbem.daemon.outbox.OutboxSender` task beside the queue, so sending never blocks processing.
+
+Per inbound mail (RELIABILITY §3.4): key = sha256(raw); skip if in a ledger; else route, check,
+call the pure ``Table.receive``, and commit its events + outbox rows + the ledger key in ONE
+atomic write; only then ``UID MOVE`` to Processed (requirements 1, 2).
+
+A mail that kills the process instead of raising is caught by the in-flight record written
+before each batch (:mod:`pbem.daemon.inflight`): at start-up it is blamed and, after ``max_failures``
+deaths in consecutive runs, quarantined like a mail that raised, then retried alone once the
+daemon has been stable (an outside kill must not hold a good mail for good). The rate-limit
+windows ride along with the outbox writes (:mod:`pbem.daemon.limits`) and are reloaded at
+:meth:`Service.open`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pbem.adapters.dns import DnsResolver
+from pbem.adapters.idkey import message_id_key
+from pbem.adapters.spool import RequestSpool
+from pbem.adapters.store import DaemonStore, DirLock, GameStore, clean_stale_game_dirs, list_games
+from pbem.daemon.bounces import BouncesMixin
+from pbem.daemon.clock import ClockMixin
+from pbem.daemon.clockwatch import ClockJump, ClockWatch
+from pbem.daemon.config import Config
+from pbem.daemon.confirm import ConfirmationsMixin
+from pbem.daemon.crashloop import CrashLoopMixin
+from pbem.daemon.deadlines import DeadlinesMixin
+from pbem.daemon.diskfull import is_disk_full
+from pbem.daemon.imap_loop import ImapLoopMixin
+from pbem.daemon.inflight import InflightFile, Marker
+from pbem.daemon.intake import IntakeMixin
+from pbem.daemon.limits import GlobalCap, SenderLimits, Windows, merge_windows
+from pbem.daemon.listgate import CONFIRM_REQUESTS, PosterLimits
+from pbem.daemon.outbox import OutboxSender, SenderPolicy, Transport
+from pbem.daemon.ports import (
+    Engine,
+    FaultHook,
+    Game,
+    Mailbox,
+    Scheduler,
+    WorkItem,
+    no_fault,
+)
+from pbem.daemon.queue import QueueMixin
+from pbem.daemon.relay import RelayMixin
+from pbem.daemon.replies import RepliesMixin
+from pbem.daemon.requests import OperatorRequestsMixin
+from pbem.mail.dkim import Resolver
+from pbem.mail.render import shared_renderer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Service(
+    CrashLoopMixin,
+    DeadlinesMixin,
+    IntakeMixin,
+    RepliesMixin,
+    ConfirmationsMixin,
+    RelayMixin,
+    BouncesMixin,
+    OperatorRequestsMixin,
+    QueueMixin,
+    ImapLoopMixin,
+    ClockMixin,
+):
+    """The coordinator. ``engine`` is the Table class; ``scheduler`` arms deadline jobs."""
+
+    cfg: Config
+    engine: Engine
+    transport: Transport
+    scheduler: Scheduler
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    fault: FaultHook = no_fault
+    on_alive: Callable[[], None] = field(default=lambda: None)
+    games: dict[str, Game] = field(default_factory=dict)
+    queue: asyncio.Queue[WorkItem] = field(default_factory=asyncio.Queue)
+    stopping: bool = False
+    limits: SenderLimits = field(init=False)
+    daemon: DaemonStore = field(init=False)
+    sender: OutboxSender = field(init=False)
+    lock: DirLock | None = None
+    mailbox: Mailbox | None = None
+    daemon_keys: set[str] = field(default_factory=set)
+    stats: dict[str, int] = field(default_factory=dict)
+    resolver: Resolver = field(default_factory=DnsResolver)  # DKIM keys for auth "dkim_verify"
+    # clock-jump detection (F14): the monotonic clock is injectable like the wall clock
+    monotonic: Callable[[], float] = field(default=time.monotonic)
+    clockwatch: ClockWatch = field(default_factory=ClockWatch)
+    clock_jump: ClockJump | None = None  # detected, not handled yet
+    clock_hold: bool = False  # a jump is being handled: scheduler-fired deadlines wait
+    clock_alerted: set[str] = field(default_factory=set)
+    cap: GlobalCap = field(init=False)
+    #: relayed chat: per-poster limits and its share of the outbound cap (pbem.daemon.listgate)
+    posters: PosterLimits = field(init=False)
+    confirm_requests: PosterLimits = field(init=False)
+    chat_cap: GlobalCap = field(init=False)
+    #: crash-loop containment (pbem.daemon.inflight): suspects {key: since}, handled one per batch
+    suspects: dict[str, str] = field(default_factory=dict)
+    boot: str = ""
+    marker: Marker | None = None
+    inflight: InflightFile | None = None
+    #: the operator's request files: consumed here, reported once if they cannot be removed
+    requests: RequestSpool = field(default_factory=RequestSpool)
+    run: int = 0  # this process's start-up number (consecutive deaths, pbem.daemon.inflight)
+    opened_at: float = 0.0  # monotonic: the uptime before held mail is retried
+    _attempt: str | None = None
+    #: a state write failed for want of space (pbem.daemon.diskfull): the daemon waits for room
+    disk_full: BaseException | None = None
+    #: scheduler-fired deadlines the IMAP loop resolves after fetching (issue 10 item 4)
+    #: (game id, key) → the timer resolving it anyway if the mailbox cannot be read
+    due: dict[tuple[str, str], asyncio.TimerHandle] = field(default_factory=dict)
+    imap_looping: bool = False
+    #: the Message-ID key (pbem.adapters.idkey): ids carry no guessable information
+    id_key: bytes = field(init=False, default=b"")
+
+    def __post_init__(self) -> None:
+        self.limits = SenderLimits(
+            self.cfg.errors_per_hour,
+            self.cfg.autos_per_day,
+            self.cfg.reply_burst,
+            self.cfg.replies_per_hour,
+        )
+        self.cap = GlobalCap(self.cfg.outbound_cap_per_hour)
+        lim = self.cfg.list_limits
+        self.posters = PosterLimits(lim.posts_per_hour)
+        self.confirm_requests = PosterLimits(
+            self.cfg.auth.confirm_requests_per_hour, prefix=CONFIRM_REQUESTS
+        )
+        share = max(1, int(self.cfg.outbound_cap_per_hour * lim.relay_share))
+        self.chat_cap = GlobalCap(share, name="cap:relay")
+        self.texts = shared_renderer(self.cfg.timezone)  # the daemon's own player-facing texts
+
+    @property
+    def root(self) -> Path:
+        return self.cfg.data_dir
+
+    @property
+    def our_addresses(self) -> set[str]:
+        mod = self.cfg.moderator.lower()
+        return {mod, self.cfg.bounce.lower()}
+
+    @property
+    def relay(self) -> bool:
+        """The daemon distributes the list itself (``[list] mode = relay``)."""
+        return self.cfg.list_mode == "relay"
+
+    def open(self) -> None:
+        """Take the writer lock, load the daemon file and every game, recover half deadlines."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.lock = DirLock(self.root)
+        clean_stale_game_dirs(self.root)
+        self.daemon = DaemonStore(self.root, self.fault)
+        self.daemon.limits_hook = self._limit_changes
+        self.daemon_keys = self.daemon.ledger_keys()
+        self.verp_key = self._load_verp_key()
+        self.id_key = message_id_key(self.root)
+        self.sender = OutboxSender(
+            transport=self.transport,
+            stores=self._outbox_stores,
+            alert_store=self.daemon,
+            clock=self.clock,
+            moderator=self.cfg.moderator,
+            admins=self.cfg.admins,
+            bounce_address=self.cfg.bounce,
+            policy=SenderPolicy(base=timedelta(seconds=self.cfg.retry_base_seconds)),
+            cap=self.cap,
+            fault=self.fault,
+            verp=self._verp_sender if self.cfg.verp else None,
+            coalesce=self.cfg.coalesce_replies,
+            texts=self._bilingual,
+            on_error=lambda exc: self._write_failed(exc) if is_disk_full(exc) else None,
+            id_key=self.id_key,
+            chat_cap=self.chat_cap if self.relay else None,
+        )
+        self.scan_games()
+        self.restore_limits()
+        self.recover_inflight()
+        self.opened_at = self.monotonic()
+
+    def close(self) -> None:
+        if self.marker is not None:
+            self.marker.close()
+            self.marker = None
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+    def _limit_changes(self) -> Windows:
+        """The stores' hook: the windows hit since the last store write, written with it (the
+        reply rows they allowed, or the sent row's removal for the global cap)."""
+        return {
+            **self.limits.changes(),
+            **self.cap.changes(),
+            **self.posters.changes(),
+            **self.confirm_requests.changes(),
+            **self.chat_cap.changes(),
+        }
+
+    def restore_limits(self) -> None:
+        copies = [
+            self.daemon.limit_windows(),
+            *(g.store.limit_windows() for g in self.games.values()),
+        ]
+        merged = merge_windows(copies)
+        now = self.clock()
+        self.limits.restore(merged, now)
+        self.cap.restore(merged, now)
+        self.posters.restore(merged, now)
+        self.confirm_requests.restore(merged, now)
+        self.chat_cap.restore(merged, now)
+
+    def _outbox_stores(self) -> list[Any]:
+        return [self.daemon, *(g.store for g in self.games.values())]
+
+    def scan_games(self) -> list[str]:
+        """Load games created since the last scan (``pbem new-game`` renames a dir into place)."""
+        added = []
+        for d in list_games(self.root):
+            if d.name in self.games:
+                continue
+            store = GameStore(d, self.fault)
+            store.limits_hook = self._limit_changes
+            table = self.engine.load(store.setup, store.events())
+            game = Game(store, table, store.ledger_keys())
+            self.games[game.id] = game
+            added.append(game.id)
+            log.info("game %s loaded (%d ledger keys)", game.id, len(game.keys))
+            # a crash between a deadline's commit and the release of the posts it reopened
+            self.release_held(game, self.clock())
+        return added
+
+    def knows(self, key: str) -> bool:
+        return key in self.daemon_keys or any(key in g.keys for g in self.games.values())
