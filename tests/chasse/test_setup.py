@@ -13,7 +13,8 @@ from pbem.core.events import RolesDealt
 from pbem.core.game import GameSpec, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.engine import Table
-from pbem.games.werewolf.chasse import DECK, ChasseAuxSorcieres
+from pbem.games.chasse import ChasseAuxSorcieres
+from pbem.games.chasse.deck import DECK
 from pbem.simulate import EPOCH
 from tests.chasse.helpers import DEAL, NAMES, Game, mails_to, notices, recipients, run, setup_line
 

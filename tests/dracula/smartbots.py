@@ -10,7 +10,8 @@ from email.message import EmailMessage
 from pbem.bots import plain_mail
 from pbem.core.ids import PlayerId
 from pbem.engine import Table
-from pbem.games.dracula.state import ORDINARY, ROOM_WORDS, SANCTUARY, DraculaState
+from pbem.games.dracula.manor import ORDINARY, ROOM_WORDS, SANCTUARY
+from pbem.games.dracula.state import DraculaState
 
 ROOM_KEY = {r: w[0] for r, w in ROOM_WORDS.items()}
 

@@ -14,7 +14,8 @@ from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.engine import Table
 from pbem.games import rules_for
-from pbem.games.werewolf.loupgarou import DECK, LoupGarou
+from pbem.games.loupgarou import LoupGarou
+from pbem.games.loupgarou.deck import DECK
 from tests.loupgarou.lg_helpers import LG, NAMES, ROLES, VILLAGERS, email
 
 
