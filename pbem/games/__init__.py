@@ -6,10 +6,10 @@ from typing import Any
 
 from pbem.core.errors import SetupError
 from pbem.core.game import Rules
+from pbem.games.chasse import ChasseAuxSorcieres
 from pbem.games.dracula import Dracula
-from pbem.games.werewolf.chasse import ChasseAuxSorcieres
-from pbem.games.werewolf.loupgarou import LoupGarou
-from pbem.games.werewolf.lupus import LupusInTabula
+from pbem.games.loupgarou import LoupGarou
+from pbem.games.lupus import LupusInTabula
 
 GAMES: tuple[type[Rules[Any]], ...] = (LupusInTabula, LoupGarou, Dracula, ChasseAuxSorcieres)
 

@@ -15,7 +15,8 @@ from pbem.core.errors import CommandError
 from pbem.core.events import Event, Notice
 from pbem.core.game import GameSpec, PlayerSpec
 from pbem.core.ids import PlayerId
-from pbem.games.werewolf.chasse import ChasseAuxSorcieres, ChasseState
+from pbem.games.chasse import ChasseAuxSorcieres
+from pbem.games.chasse.state import ChasseState
 from pbem.tools.simulate import simulate
 
 NAMES = (

@@ -12,7 +12,8 @@ from pbem.core.errors import SetupError
 from pbem.core.events import RolesDealt
 from pbem.core.game import GameSpec, PlayerSpec
 from pbem.core.ids import PlayerId
-from pbem.games.werewolf.chasse import DECK, ChasseAuxSorcieres
+from pbem.games.chasse import ChasseAuxSorcieres
+from pbem.games.chasse.deck import DECK
 from pbem.table import Table
 from pbem.tools.simulate import EPOCH
 from tests.chasse.helpers import DEAL, NAMES, Game, mails_to, notices, recipients, run, setup_line

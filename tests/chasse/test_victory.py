@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from pbem.core.events import GameEnded
 from pbem.core.ids import PlayerId
+from pbem.games.chasse.victory import check_victory
 from tests.chasse.helpers import NAMES, Game, notices
 
 GOOD = [
@@ -170,9 +171,9 @@ def test_cas_d08_last_two_option() -> None:
     alive = {"dave", "niaj", "erin"}
     seats = {p: replace(s, alive=p in alive) for p, s in state.seats.items()}
     state = replace(state, seats=seats, lovers=(PlayerId("dave"), PlayerId("niaj")))
-    assert g.rules._victory(state) == []  # one Force of Good left, but the mixed pair lives
+    assert check_victory(state) == []  # one Force of Good left, but the mixed pair lives
     seats = {p: replace(s, alive=p in {"dave", "niaj"}) for p, s in state.seats.items()}
-    (ended, _) = g.rules._victory(replace(state, seats=seats))
+    (ended, _) = check_victory(replace(state, seats=seats))
     assert isinstance(ended, GameEnded) and ended.side == "lovers"
 
 
@@ -181,13 +182,13 @@ def test_cas_d23_no_demon_alive_good_wins_even_with_one_good_left() -> None:
     alive; nobody alive -> the Forces of Good (``everyone_dead`` = good) or a draw."""
     g = Game()
     seats = {p: replace(s, alive=p == "alice") for p, s in g.state.seats.items()}
-    (ended, _) = g.rules._victory(replace(g.state, seats=seats))
+    (ended, _) = check_victory(replace(g.state, seats=seats))
     assert isinstance(ended, GameEnded) and ended.side == "good"
     nobody = {p: replace(s, alive=False) for p, s in g.state.seats.items()}
-    (ended, _) = g.rules._victory(replace(g.state, seats=nobody))
+    (ended, _) = check_victory(replace(g.state, seats=nobody))
     assert isinstance(ended, GameEnded) and ended.side == "good"
     draw = Game(everyone_dead="draw")
-    (ended, _) = draw.rules._victory(replace(draw.state, seats=nobody))
+    (ended, _) = check_victory(replace(draw.state, seats=nobody))
     assert isinstance(ended, GameEnded) and ended.side is None and ended.winners == ()
 
 

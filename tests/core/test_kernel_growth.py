@@ -31,7 +31,7 @@ def test_players_may_repeat_only_when_allowed() -> None:
 
 
 def test_on_post_default_accepts_everything() -> None:
-    from pbem.games.werewolf.lupus import LupusInTabula
+    from pbem.games.lupus import LupusInTabula
 
     rules = LupusInTabula()
     assert rules.on_post(rules.new_state(), "Ana", ["hello"], None) == []  # type: ignore[arg-type]

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from email.message import EmailMessage
 
 from pbem.core.ids import PlayerId
-from pbem.games.dracula.state import ORDINARY, ROOM_WORDS, SANCTUARY, DraculaState
+from pbem.games.dracula.manor import ORDINARY, ROOM_WORDS, SANCTUARY
+from pbem.games.dracula.state import DraculaState
 from pbem.table import Table
 from pbem.tools.bots import plain_mail
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.games.dracula.state import NORMAL_OBJECTS, Assigned, Moved
+from pbem.games.dracula.manor import NORMAL_OBJECTS
+from pbem.games.dracula.state import Assigned, Moved
 from tests.dracula.helpers import NAMES, QUIET, Game, advance
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pbem.core.events import Resolved
-from pbem.games.werewolf.loupgarou import NIGHT_ORDER, NIGHT_STEPS, CouncilClosed
+from pbem.games.loupgarou.roles import NIGHT_ORDER, NIGHT_STEPS
+from pbem.games.loupgarou.state import CouncilClosed
 from tests.loupgarou.lg_helpers import LG, NAMES, email
 
 

@@ -13,7 +13,8 @@ from pbem.core.game import GameSpec, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.games import rules_for
-from pbem.games.werewolf.loupgarou import DECK, LoupGarou
+from pbem.games.loupgarou import LoupGarou
+from pbem.games.loupgarou.deck import DECK
 from pbem.table import Table
 from tests.loupgarou.lg_helpers import LG, NAMES, ROLES, VILLAGERS, email
 

@@ -231,7 +231,7 @@ def test_reasons_exist_in_both_languages() -> None:
     import re
     from pathlib import Path
 
-    source = Path("pbem/games/werewolf/loupgarou.py").read_text()
+    source = "".join(p.read_text() for p in Path("pbem/games/loupgarou").glob("*.py"))
     reasons = set(re.findall(r'(?:IllegalNow|InvalidSyntax)\(\s*"([a-z_0-9]+)"', source))
     r = Renderer()
     for lang in LANGS:

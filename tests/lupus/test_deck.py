@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from pbem.core.errors import SetupError
-from pbem.games.werewolf.lupus import standard_deck
+from pbem.games.lupus.deck import standard_deck
 from tests.harness import Game, lupus_roles
 from tests.lupus.util import names, new_table
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pbem.games.werewolf.lupus import standard_deck
+from pbem.games.lupus.deck import standard_deck
 from tests.harness import Game
 from tests.lupus.util import kill, rejected, votes
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbem.core.outcome import Termination
+from pbem.games.lupus.ending import victory
 from tests.harness import Game, lupus_roles
 from tests.lupus.util import FULL16, kill, rejected, votes
 
@@ -118,6 +119,6 @@ def test_nobody_alive_no_winner() -> None:
     g = Game(lupus_roles(8))
     state = g.state
     seats = {p: replace(s, alive=False) for p, s in state.seats.items()}
-    (ended, notice) = g.table.rules._victory(replace(state, seats=seats))
+    (ended, notice) = victory(replace(state, seats=seats))
     assert (ended.termination, ended.winners) == (Termination.NO_WINNER.value, ())
     assert notice.params["side"] is None

@@ -16,19 +16,20 @@ from pbem.core.events import Event, PhaseStarted, PlayerDied, private, public
 from pbem.core.ids import PlayerId
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.dracula.batch import Batch
-from pbem.games.dracula.state import (
+from pbem.games.dracula.manor import (
     CANDLE,
     CRUCIFIX,
     GRIMOIRE,
     MANUAL,
     NORMAL_OBJECTS,
-    ORD_BITES,
-    ORD_STAKES,
     ORDINARY,
     PHONOGRAPH,
     SANCTUARY,
     SPECIAL_OBJECTS,
     STAKE,
+)
+from pbem.games.dracula.roles import ORD_BITES, ORD_STAKES
+from pbem.games.dracula.state import (
     Assigned,
     Converted,
     Cursed,

@@ -17,7 +17,7 @@ from pbem.core.game import ADMIN
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.games.dracula import night
-from pbem.games.dracula.state import (
+from pbem.games.dracula.manor import (
     CANDLE,
     GARLIC,
     GRIMOIRE,
@@ -28,6 +28,8 @@ from pbem.games.dracula.state import (
     ROOM_WORDS,
     SANCTUARY,
     STAKE,
+)
+from pbem.games.dracula.state import (
     Declared,
     DraculaState,
     FinalChoice,

@@ -22,7 +22,18 @@ from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.games.dracula import final, night
 from pbem.games.dracula.batch import Batch
+from pbem.games.dracula.manor import (
+    GRIMOIRE,
+    ORDINARY,
+    PAINTKIT,
+    PHONOGRAPH,
+    ROOM_WORDS,
+    SANCTUARY,
+    SPECIAL_OBJECTS,
+    STAKE,
+)
 from pbem.games.dracula.night import iso
+from pbem.games.dracula.options import DraculaOptions
 from pbem.games.dracula.orders import (
     ADMIN_COMMANDS,
     CHOICE_PHASES,
@@ -35,24 +46,11 @@ from pbem.games.dracula.orders import (
     cursed_declaration,
     eligible,
 )
+from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
 from pbem.games.dracula.state import (
-    DRACULA,
     EVENT_TYPES,
-    GRIMOIRE,
-    HUMAN,
-    HUMANS,
-    ORDINARY,
-    PAINTKIT,
-    PHONOGRAPH,
-    ROLES,
-    ROOM_WORDS,
-    SANCTUARY,
-    SPECIAL_OBJECTS,
-    STAKE,
-    VAMPIRES,
     Declared,
     Designated,
-    DraculaOptions,
     DraculaState,
     Order,
     Paired,

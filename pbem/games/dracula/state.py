@@ -1,4 +1,4 @@
-"""Dracula: constants, options, events and the immutable state (``docs/rules/dracula.md``).
+"""Dracula: events and the immutable state (``docs/rules/dracula.md``).
 
 The state is folded from events only (:func:`evolve`); every random result (the deal, the
 Night 2 assignment, a default room, a drawn seat) is recorded in the event that uses it.
@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
-from typing import Literal
+from datetime import datetime
 
 from pbem.core.events import (
     Event,
@@ -23,109 +22,16 @@ from pbem.core.events import (
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome, Termination
-
-DRACULA, VAMPIRE, HUMAN = "dracula", "vampire", "human"
-ROLES = (DRACULA, VAMPIRE, HUMAN)
-VAMPIRES, HUMANS = "vampires", "humans"
-
-# Section 0.3: rooms and their keywords.
-BOUDOIR, BALLROOM, DUNGEONS, TORTURE, SANCTUARY = (
-    "boudoir",
-    "ballroom",
-    "dungeons",
-    "torture",
-    "sanctuary",
+from pbem.games.dracula.manor import (
+    SANCTUARY,
+    START_FLOOR,
 )
-ORDINARY: tuple[str, ...] = (BOUDOIR, BALLROOM, DUNGEONS, TORTURE)
-ROOM_WORDS: Mapping[str, tuple[str, ...]] = {
-    BOUDOIR: ("BOUDOIR",),
-    BALLROOM: ("BAL", "SALLE DE BAL", "BALLROOM"),
-    DUNGEONS: ("GEOLES", "GEÔLES", "DUNGEONS"),
-    TORTURE: ("TORTURE", "SALLE DE TORTURE", "TORTURE CHAMBER"),
-}
-
-# Objects (DRA-202, DRA-340).
-CRUCIFIX, GARLIC, CANDLE, MAGNIFIER, KEY, STAKE = (
-    "crucifix",
-    "garlic",
-    "candle",
-    "magnifier",
-    "key",
-    "stake",
+from pbem.games.dracula.options import DraculaOptions
+from pbem.games.dracula.roles import (
+    DRACULA,
+    HUMAN,
+    VAMPIRE,
 )
-MANUAL, GRIMOIRE, PAINTKIT, PHONOGRAPH = "manual", "grimoire", "paintkit", "phonograph"
-NORMAL_OBJECTS: tuple[str, ...] = (
-    CRUCIFIX,
-    GARLIC,
-    CANDLE,
-    CANDLE,
-    MAGNIFIER,
-    MAGNIFIER,
-    MAGNIFIER,
-    KEY,
-    STAKE,
-    STAKE,
-    STAKE,
-)
-SPECIAL_OBJECTS: tuple[str, ...] = (MANUAL, GRIMOIRE, PAINTKIT, PHONOGRAPH)
-START_FLOOR: Mapping[str, tuple[str, ...]] = {  # DRA-340
-    DUNGEONS: (MANUAL,),
-    TORTURE: (GRIMOIRE,),
-    BOUDOIR: (PAINTKIT,),
-    BALLROOM: (PHONOGRAPH,),
-}
-
-# Night resolution order (section 21): the priorities of the resolution loop's intents.
-ORD_STAKES, ORD_BITES = 11, 12
-
-
-@dataclass(frozen=True)
-class DraculaOptions:
-    """The configuration keys of section 22 this implementation honours, with defaults."""
-
-    rounds: int = 3  # DRA-006
-    day1: timedelta = timedelta(hours=12)  # AMB-001, AMB-005
-    day: timedelta = timedelta(hours=24)
-    pairing: timedelta = timedelta(hours=6)
-    room_choice: timedelta = timedelta(hours=12)
-    magnifier: timedelta = timedelta(hours=4)
-    bites: timedelta = timedelta(hours=8)
-    dance_reply: timedelta = timedelta(hours=3)
-    dawn_curse: timedelta = timedelta(hours=1)
-    final_choice: timedelta = timedelta(hours=24)
-    flames: timedelta = timedelta(hours=12)
-    early_close: bool = False  # AMB-001 (off in transcripts unless asked, DESIGN.md)
-    morning_not_before_scheduled: bool = True  # AMB-002
-    fill_empty_seats: Literal["random", "none"] = "random"  # AMB-013
-    allow_self_vote: bool = True  # AMB-011
-    missed_bite: Literal["random", "none"] = "random"  # AMB-003
-    notify_successful_bite: bool = True  # AMB-060
-    cursed_count: Literal["new", "total", "both"] = "new"  # AMB-055
-    bitten_vampire_gets_count: bool = True  # AMB-060
-    notify_destroyed: bool = True  # AMB-052
-    candle_shows_paint_text: bool = False  # AMB-046
-    candle_shows_curse_targets: bool = True  # AMB-046
-    dance_in_sanctuary: bool = True  # AMB-058
-    key_escape_room: Literal["named_partner_still_names", "naming_partner_chooses"] = (
-        "named_partner_still_names"  # AMB-031
-    )
-    default_flee_points: int = 1  # AMB-064
-    reveal_flame_targets: bool = True  # AMB-069
-    final_default: Literal["flee", "fight"] = "flee"  # AMB-064
-    burned_vampires_score: bool = False  # AMB-067
-    allow_other_player_counts: bool = False  # AMB-010
-    paint_max_chars: int = 2000  # AMB-057
-    paint_repeat: Literal["every_dawn", "first_time_per_player"] = "every_dawn"  # AMB-057
-    dance_max_chars: int = 2000  # AMB-058
-    dance_replies: int = 1  # AMB-058: replies the dance partner may send (at least 1)
-    curse_phrases: tuple[str, ...] = ("Je suis maudit !", "I am cursed!")  # AMB-056
-    curse_notice: Literal["end_of_night", "immediate"] = "end_of_night"  # AMB-054
-    curse_default: Literal["random_public", "random_private", "none"] = "random_public"
-    curse_enforcement: Literal["bounce", "flag"] = "bounce"
-    out_of_turn_posts: Literal["reject", "hold_until_morning", "flag"] = "reject"  # AMB-009
-    dracula_draw: Literal["uniform", "avoid_repeat"] = "uniform"  # AMB-075
-    telepathy_review: Literal["auto", "admin"] = "auto"  # AMB-072 (admin: setup "admins")
-
 
 # -- events of this game ---------------------------------------------------------------------
 

@@ -1,0 +1,211 @@
+"""Chasse aux sorcières' events and state, and how each event changes the state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from pbem.core.events import ActionSet, Event, GameCreated, GameEnded, PhaseStarted, RolesDealt
+from pbem.core.ids import PlayerId
+from pbem.core.match import fold
+from pbem.core.options import parse_options
+from pbem.core.outcome import Outcome
+from pbem.games.chasse.options import ChasseOptions
+from pbem.games.chasse.roles import BILLIE, COLE, DEMON
+from pbem.games.chasse.subphases import NIGHT_PHASES
+from pbem.games.village.cards import LeftoverChanged, PowerSpent
+from pbem.games.village.events import LoversFormed, TallyPosted
+from pbem.games.village.state import Actions, Seat, Seats, fold_shared, record_action
+
+
+@dataclass(frozen=True)
+class PennyGiven(Event):
+    """CAS-370, CAS-D19: the player whose vote counts double (drawn at setup)."""
+
+    player: PlayerId
+
+
+@dataclass(frozen=True)
+class VictimFixed(Event):
+    """CAS-411: the council's victim of this night, fixed at ``T_W1`` (None: no victim)."""
+
+    night: int
+    victim: PlayerId | None
+
+
+@dataclass(frozen=True)
+class Verdict(Event):
+    """The lynch of a day (None: nobody) and how it was decided (CAS-403..CAS-407)."""
+
+    day: int
+    lynched: PlayerId | None
+    how: str
+    tied: tuple[PlayerId, ...] = ()
+    decided_by: PlayerId | None = None
+
+
+@dataclass(frozen=True)
+class TieOpened(Event):
+    """CAS-D20: a tie-break: who decides among ``tied``, ``choose`` the victim or ``spare``."""
+
+    tied: tuple[PlayerId, ...]
+    breaker: PlayerId
+    mode: str
+    until: datetime
+    tally: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RevengeOpened(Event):
+    """CAS-D18: Prue may retaliate until ``until``; ``after`` is ``dawn`` or ``lynch``."""
+
+    prue: PlayerId
+    until: datetime
+    after: str
+
+
+@dataclass(frozen=True)
+class RevengeClosed(Event):
+    """Prue's revenge made (``target``) or the window closed without one."""
+
+    prue: PlayerId
+    target: PlayerId | None
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    PennyGiven,
+    LoversFormed,
+    VictimFixed,
+    Verdict,
+    TieOpened,
+    RevengeOpened,
+    RevengeClosed,
+    TallyPosted,
+    PowerSpent,
+    LeftoverChanged,
+)
+
+
+@dataclass(frozen=True)
+class ChasseState(Seats):
+    """Everything the rules need; built only by :meth:`ChasseAuxSorcieres.evolve`."""
+
+    options: ChasseOptions = field(default_factory=ChasseOptions)
+    lang: str = "fr"
+    order: tuple[PlayerId, ...] = ()
+    seats: Mapping[PlayerId, Seat] = field(default_factory=dict)
+    leftover: tuple[str, ...] = ()
+    dealt_leftover: tuple[str, ...] = ()
+    penny: PlayerId | None = None
+    lovers: tuple[PlayerId, ...] = ()
+    phase: str = "setup"
+    number: int = 0
+    deadlines: Mapping[str, datetime] = field(default_factory=dict)
+    actions: Actions = field(default_factory=dict)
+    seq: int = 0
+    votes: Mapping[PlayerId, PlayerId] = field(default_factory=dict)
+    victim: PlayerId | None = None
+    spent: frozenset[str] = frozenset()
+    lynched: tuple[PlayerId, ...] = ()
+    tie: TieOpened | None = None
+    revenge: RevengeOpened | None = None
+    last_tally: datetime | None = None
+    outcome: Outcome | None = None
+
+    def alive(self, name: PlayerId) -> bool:
+        return self.seats[name].alive
+
+    def holder(self, role: str) -> PlayerId | None:
+        found = self.holders(role)
+        return found[0] if found else None
+
+    def council(self) -> list[PlayerId]:
+        """CAS-214, CAS-D10: the living Demons and Billie, in alphabetical order (so that the
+        list's order never shows which one is Billie)."""
+        members = [p for p in self.living() if self.seats[p].role in (DEMON, BILLIE)]
+        return sorted(members, key=fold)
+
+    def partner(self, player: PlayerId) -> PlayerId | None:
+        if player in self.lovers:
+            return next(p for p in self.lovers if p != player)
+        return None
+
+    def cole_active(self) -> bool:
+        """CAS-394, CAS-395: the Cole power runs until Cole becomes a Demon or is eliminated."""
+        return COLE not in self.spent and self.holder(COLE) is not None
+
+    def weight(self, player: PlayerId) -> int:
+        return 2 if player == self.penny else 1  # CAS-401
+
+
+def iso(moment: datetime) -> str:
+    """A moment as the templates show it."""
+    return moment.isoformat()
+
+
+def evolve(state: ChasseState, event: Event) -> ChasseState:
+    """The state after ``event``."""
+    shared = fold_shared(state, event)
+    if shared is not None and isinstance(event, GameEnded):
+        return replace(shared, revenge=None, tie=None)  # CAS-105: pending windows end
+    if shared is not None:
+        return shared
+    match event:
+        case GameCreated():
+            return replace(
+                state,
+                options=parse_options(ChasseOptions, event.options),
+                lang=event.lang,
+                order=event.players,
+            )
+        case RolesDealt():
+            seats = {p: Seat(p, event.roles[p], event.roles[p]) for p in state.order}
+            return replace(
+                state, seats=seats, leftover=event.leftover, dealt_leftover=event.leftover
+            )
+        case PennyGiven():
+            return replace(state, penny=event.player)
+        case PhaseStarted():
+            return replace(
+                state,
+                phase=event.phase,
+                number=event.number,
+                deadlines=event.deadlines,
+                actions={} if event.phase in NIGHT_PHASES else state.actions,
+                victim=None if event.phase in ("L", "W1") else state.victim,
+                votes={} if event.phase == "day" else state.votes,
+                last_tally=None if event.phase == "day" else state.last_tally,
+                tie=state.tie if event.phase == "tiebreak" else None,
+            )
+        case ActionSet():
+            actions = record_action(state.actions, state.seq + 1, event)
+            return replace(state, actions=actions, seq=state.seq + 1)
+        case LeftoverChanged():
+            return replace(state, leftover=event.leftover)
+        case PowerSpent():
+            return replace(state, spent=state.spent | {event.card})
+        case LoversFormed():
+            return replace(state, lovers=event.lovers)
+        case VictimFixed():
+            return replace(state, victim=event.victim)
+        case Verdict():
+            lynched = state.lynched + ((event.lynched,) if event.lynched else ())
+            return replace(state, lynched=lynched, tie=None)
+        case TieOpened():
+            return replace(state, tie=event)
+        case RevengeOpened():
+            return replace(state, revenge=event)
+        case RevengeClosed():
+            return replace(state, revenge=None)
+        case TallyPosted():
+            return replace(state, last_tally=event.at)
+    return state
+
+
+def evolve_all(events: Iterable[Event], state: ChasseState) -> ChasseState:
+    """The state after ``events``, in order."""
+    for event in events:
+        state = evolve(state, event)
+    return state

@@ -1,0 +1,200 @@
+"""Loup-Garou's days: the vote, the Mayor's tie-break and the lynch (LG-240..LG-256,
+LG-520..LG-527)."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+
+from pbem.core.commands import Command
+from pbem.core.errors import IllegalNow
+from pbem.core.events import Event, PhaseStarted, PlayerDied, VoteSet, private, public
+from pbem.core.ids import PlayerId
+from pbem.games.loupgarou import dawn, election, night, orders, victory
+from pbem.games.loupgarou.roles import ELDER, POWERED, VILLAGERS
+from pbem.games.loupgarou.state import (
+    IdiotRevealed,
+    LoupGarouState,
+    LynchDecided,
+    LynchTied,
+    PowersLost,
+    SashOpened,
+    evolve,
+    evolve_all,
+    iso,
+)
+from pbem.games.village.events import TallyPosted
+from pbem.games.village.voting import plurality, tally_params
+
+
+def close_day(state: LoupGarouState, now: datetime, rng: random.Random) -> list[Event]:
+    """LG-250, LG-251, LG-742: the final tally, then the tie-break or the lynch."""
+    o = state.options
+    thread = f"day-{state.number}"
+    events: list[Event] = []
+    s = state
+    if s.sash_holder is not None:  # LG-D31: never a tie-break without a Mayor
+        drawn = election.draw_successor(s, rng)
+        events += drawn
+        s = evolve_all(drawn, s)
+    votes = {v: t for v, t in s.votes.items() if s.seat(v).alive and s.seat(t).alive}
+    top = plurality(votes)
+    mayor = s.mayor if s.mayor is not None and s.seat(s.mayor).alive else None
+    tie = len(top) > 1 and mayor is not None
+    end = now + o.mayor_tiebreak_window
+    events.append(
+        public(
+            "loupgarou/final_tally",
+            thread,
+            day=s.number,
+            tied=[p for p in s.order if p in top] if tie else [],
+            mayor=mayor,
+            deadline=iso(end) if tie else None,
+            **tally_params(votes),
+        )
+    )
+    if tie and mayor is not None:  # LG-527, LG-D32
+        tied = tuple(p for p in s.order if p in top)
+        events += [
+            LynchTied(tied),
+            PhaseStarted("tiebreak", s.number, {"tiebreak": end}),
+            private(
+                "loupgarou/tiebreak_prompt",
+                [mayor],
+                thread,
+                tied=list(tied),
+                deadline=iso(end),
+            ),
+        ]
+        return events
+    if len(top) > 1:  # no living Mayor at all (cannot happen with a living player)
+        return events + lynch(s, rng.choice(top), "draw", now)
+    return events + lynch(s, top[0] if top else None, "majority" if top else "none", now)
+
+
+def close_tiebreak(state: LoupGarouState, now: datetime, rng: random.Random) -> list[Event]:
+    """LG-D32: no answer -> the tied player the Mayor voted for, else a draw."""
+    own = state.votes.get(state.mayor) if state.mayor else None
+    if own in state.tied:
+        return lynch(state, own, "mayor_vote", now)
+    return lynch(state, rng.choice(state.tied), "draw", now)
+
+
+def lynch(
+    state: LoupGarouState, designated: PlayerId | None, how: str, now: datetime
+) -> list[Event]:
+    """LG-252..LG-256: idiot, grief, the Ancien, the announcement, checkpoint (b)."""
+    o = state.options
+    thread = f"day-{state.number}"
+    events: list[Event] = []
+    s = state
+
+    def emit(*new: Event) -> None:
+        nonlocal s
+        for event in new:
+            s = evolve(s, event)
+            events.append(event)
+
+    emit(LynchDecided(s.number, designated, how))
+    idiot = False
+    if designated is not None:
+        mayor = s.mayor if s.mayor is not None and s.seat(s.mayor).alive else None
+        if (
+            s.idiot == designated
+            and not s.idiot_revealed
+            and mayor is not None
+            and designated != mayor  # LG-448
+        ):  # LG-252, LG-445..LG-447
+            idiot = True
+            emit(IdiotRevealed(designated), PlayerDied(mayor, "burned"))
+        else:
+            emit(PlayerDied(designated, "lynch"))
+        emit(*dawn.grief_deaths(s))  # LG-253
+    dead = [e.player for e in events if isinstance(e, PlayerDied)]
+    elder_dead = any(s.seat(p).role == ELDER for p in dead)
+    lost: list[PlayerId] = []
+    if elder_dead:  # LG-254, LG-386: at once by day
+        lost = [p for p in s.team(VILLAGERS) if s.powered(p)]
+    mayor_died = s.mayor is not None and s.mayor in dead
+    ending = victory.checkpoint_events(s, "lynch")  # LG-256
+    events.append(
+        public(
+            "loupgarou/lynch",
+            thread,
+            day=s.number,
+            designated=designated,
+            how=how,
+            idiot=idiot,
+            dead=[dawn.reveal_params(s, p) for p in dead],
+            elder_dead=elder_dead,
+            mayor_dead=s.mayor if mayor_died else None,
+        )
+    )
+    if lost:
+        emit(PowersLost(tuple(lost)))
+        affected = [p for p in lost if s.seat(p).role in POWERED]
+        if affected:  # LG-727
+            events.append(private("loupgarou/powers_lost", affected, thread, when="now"))
+    if ending:
+        return events + ending
+    if mayor_died and s.mayor is not None:  # LG-255, LG-740
+        due = now + o.sash_window
+        emit(SashOpened(s.mayor, due))
+        events.append(private("loupgarou/sash_prompt", [s.mayor], thread, deadline=iso(due)))
+    return events + night.start_night(s, s.number + 1, now)
+
+
+def decide_tiebreak(
+    state: LoupGarouState, actor: PlayerId, command: Command, now: datetime
+) -> list[Event]:
+    """LG-624, LG-402, LG-D32: the Mayor's choice is published and the lynch follows."""
+    if state.phase != "tiebreak":
+        raise IllegalNow("no_tiebreak")
+    if state.mayor != actor:
+        raise IllegalNow("not_mayor")
+    target = command.targets[0]
+    if target not in state.tied:
+        raise IllegalNow("not_tied", name=target, tied=list(state.tied))
+    return lynch(state, target, "mayor", now)
+
+
+def decide_vote(
+    state: LoupGarouState,
+    actor: PlayerId,
+    command: Command,
+    now: datetime,
+    channel: str,
+) -> list[Event]:
+    """LG-520..LG-526, LG-622, LG-623, LG-D33, LG-D34."""
+    o = state.options
+    if state.phase != "day":
+        raise IllegalNow("no_vote_now")  # LG-526
+    if channel != "list":
+        raise IllegalNow("vote_on_list")  # LG-521
+    previous = state.votes.get(actor)
+    if previous is not None and not o.vote_changes_allowed:
+        raise IllegalNow("vote_final")
+    if command.verb == "unvote":
+        if previous is None:
+            raise IllegalNow("no_vote_to_withdraw")
+        target: PlayerId | None = None
+    else:
+        target = command.targets[0]
+        orders.living_target(state, target)
+        if target == actor and not o.self_vote_allowed:
+            raise IllegalNow("not_yourself")
+    vote = VoteSet("lynch", actor, target, state.seq + 1)
+    events: list[Event] = [vote]
+    last = state.last_tally
+    if last is None or now - last >= o.tally_min_interval:  # LG-525, LG-741
+        after = evolve(state, vote)
+        events += [
+            TallyPosted(now),
+            public(
+                "loupgarou/tally",
+                f"day-{state.number}",
+                day=state.number,
+                **tally_params(after.votes),
+            ),
+        ]
+    return events

@@ -1,0 +1,447 @@
+"""Loup-Garou, « règles pas du tout condensées » (16 players): ``docs/rules/loup-garou.md``.
+
+The spec's rule IDs are cited where a line implements a decision that is not obvious.
+Phases, each closed by its deadline (LG-604): ``bite`` -> ``election`` -> ``night`` (sub-phase A
+until the ``council`` deadline, sub-phase B until ``night``, LG-213) -> ``day`` (-> ``tiebreak``)
+-> ``night`` ... The dead Mayor's ``sash`` deadline runs beside them (LG-D31).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pbem.core.commands import Command, CommandSpec, find_spec
+from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
+from pbem.core.events import (
+    ActionCleared,
+    ActionSet,
+    Event,
+    GameCreated,
+    PhaseStarted,
+    RolesDealt,
+    VoteSet,
+    private,
+    public,
+)
+from pbem.core.game import GameSpec, Rules
+from pbem.core.ids import PlayerId
+from pbem.core.match import fold
+from pbem.core.options import options_to_json, parse_options
+from pbem.core.outcome import Outcome
+from pbem.games.loupgarou import day, election, night, orders
+from pbem.games.loupgarou.commands import COMMANDS
+from pbem.games.loupgarou.deck import game_deck
+from pbem.games.loupgarou.options import LoupGarouOptions
+from pbem.games.loupgarou.roles import (
+    GIRL,
+    INITIAL_TEAM,
+    MASTER,
+    NIGHT_ROLES,
+    PIPER,
+    RESERVED,
+    ROLES,
+    SEER,
+    THIEF,
+    VILLAGERS,
+    WITCH,
+    WOLVES,
+)
+from pbem.games.loupgarou.state import EVENT_TYPES, LoupGarouState, evolve, iso
+from pbem.games.village.cards import deal
+from pbem.games.village.voting import bold_name
+
+
+class LoupGarou(Rules[LoupGarouState]):
+    """Loup-Garou, every rule LG-001..LG-760 with the spec's decisions as defaults."""
+
+    id = "loup-garou"
+    title = "Loup-Garou"
+    options_type = LoupGarouOptions
+    templates = "loupgarou"
+    roles = ROLES
+    commands = COMMANDS
+    event_types = EVENT_TYPES
+    reserved = tuple(sorted(RESERVED))  # LG-D42: the engine refuses them at setup too
+
+    # -- state ----------------------------------------------------------------------------
+
+    def evolve(self, state: LoupGarouState, event: Event) -> LoupGarouState:
+        return evolve(state, event)
+
+    def new_state(self) -> LoupGarouState:
+        return LoupGarouState()
+
+    def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
+        options = parse_options(LoupGarouOptions, spec.options)
+        if options.election_concurrent_with_night1 and options.mayor_election_tie == "runoff":
+            raise SetupError(
+                "a runoff needs its own window: not with election_concurrent_with_night1"
+            )
+        if spec.leftover:
+            raise SetupError("Loup-Garou deals every card: no leftover")
+        players = tuple(p.name for p in spec.players)
+        for name in players:
+            if fold(name) in RESERVED:
+                raise SetupError(f"player name {name!r} is a reserved word (LG-D42)")
+        deck = game_deck(options, len(players))
+        roles, _ = deal(players, deck, rng, spec.roles, ROLES)  # LG-012
+        created = GameCreated(
+            self.id,
+            players,
+            {p.name: p.lang for p in spec.players},
+            options_to_json(options),
+            spec.lang,
+        )
+        dealt = RolesDealt(roles)
+        events: list[Event] = [created, dealt]
+        if not options.idiot_after_bite:  # LG-013, LG-D30 (1): before the bite
+            events.append(election.draw_idiot(roles, rng, players))
+        bite_end = now + options.bite_window
+        election_end = bite_end + options.election_window
+        counts = Counter(deck)
+        events.append(  # LG-700
+            public(
+                "loupgarou/opening",
+                "setup",
+                players=list(players),
+                deck=[{"role": r, "count": counts[r]} for r in ROLES if counts[r]],
+                bite_end=iso(bite_end),
+                election_end=iso(election_end),
+            )
+        )
+        for p in players:  # LG-701: identity only; the idiot is not told (LG-441)
+            role = roles[p]
+            events.append(
+                private(
+                    "loupgarou/role",
+                    [p],
+                    "setup",
+                    role=role,
+                    team=INITIAL_TEAM.get(role, VILLAGERS),
+                    bite_end=iso(bite_end) if role == MASTER else None,
+                )
+            )
+        events.append(PhaseStarted("bite", 0, {"bite": bite_end}))  # LG-201
+        return events
+
+    def deadlines(self, state: LoupGarouState) -> Mapping[str, datetime]:
+        if state.outcome is not None:
+            return {}
+        found = dict(state.deadlines)
+        if state.sash_holder is not None and state.sash_due is not None:
+            found["sash"] = state.sash_due
+        return found
+
+    def on_deadline(
+        self, state: LoupGarouState, key: str, now: datetime, rng: random.Random
+    ) -> list[Event]:
+        if key not in self.deadlines(state):
+            return []
+        if key == "sash":
+            return election.draw_successor(state, rng)
+        match (state.phase, key):
+            case ("bite", "bite"):
+                return election.close_bite(state, now, rng)
+            case ("election", "election") | ("runoff", "runoff") | ("night", "election"):
+                return election.close_election(state, now, rng)
+            case ("night", "council"):
+                return night.close_council(state, rng)
+            case ("night", "night"):
+                events: list[Event] = []
+                if "election" in state.deadlines:  # LG-D02: the Mayor is known by dawn
+                    events = election.close_election(state, now, rng)
+                    state = self.fold(events, state)
+                if not state.council_closed:  # both deadlines at once: A closes first
+                    closing = night.close_council(state, rng)
+                    events += closing
+                    state = self.fold(closing, state)
+                return events + night.resolve_night(state, now, rng)
+            case ("day", "day"):
+                return day.close_day(state, now, rng)
+            case ("tiebreak", "tiebreak"):
+                return day.close_tiebreak(state, now, rng)
+        return []
+
+    def decide(
+        self,
+        state: LoupGarouState,
+        actor: PlayerId,
+        command: Command,
+        now: datetime,
+        channel: str,
+    ) -> list[Event]:
+        if state.outcome is not None:
+            raise IllegalNow("game_over")  # LG-760
+        verb = command.verb
+        seat = state.seat(actor)
+        if verb == "sash":
+            return election.decide_sash(state, actor, command)
+        if not seat.alive:
+            raise IllegalNow("dead")  # LG-606, LG-241
+        if verb in ("vote", "unvote"):
+            return day.decide_vote(state, actor, command, now, channel)
+        if verb == "decide":
+            return day.decide_tiebreak(state, actor, command, now)
+        if verb == "cancel":
+            return self._decide_cancel(state, actor, command, now, channel)
+        if verb == "pass":  # LG-603
+            if state.phase not in ("bite", "election", "runoff", "night"):
+                raise IllegalNow("nothing_to_pass")
+            return [ActionSet(actor, "pass")]
+        if verb == "bite":
+            return orders.decide_bite(state, actor, command)
+        if verb == "mayor":
+            if not election.election_open(state):
+                raise IllegalNow("election_closed")  # LG-503
+            target = command.targets[0]
+            if state.phase == "runoff" and target not in state.tied:
+                raise IllegalNow("not_tied", name=target, tied=list(state.tied))
+            return [VoteSet("mayor", actor, target, state.seq + 1)]  # LG-501
+        if state.phase != "night":
+            raise IllegalNow("night_only")
+        if verb in ("kill", "pack"):
+            return orders.decide_council(state, actor, command)
+        role = NIGHT_ROLES[verb]
+        if seat.role != role:
+            raise IllegalNow("not_your_role")
+        if role != PIPER and not state.powered(actor):
+            raise IllegalNow("no_powers")  # LG-385, LG-D19
+        handler = {
+            "scan": orders.decide_scan,
+            "save": orders.decide_save,
+            "poison": orders.decide_poison,
+            "ask": orders.decide_ask,
+            "lovers": orders.decide_lovers,
+            "charm": orders.decide_charm,
+            "become": orders.decide_become,
+        }[verb]
+        return handler(state, actor, command)
+
+    def _decide_cancel(
+        self,
+        state: LoupGarouState,
+        actor: PlayerId,
+        command: Command,
+        now: datetime,
+        channel: str,
+    ) -> list[Event]:
+        """LG-603, LG-626: ``ANNULER <mot-clé>``."""
+        found = find_spec(command.text.split(), self.all_commands)
+        if found is None:
+            raise InvalidSyntax("cancel_what")
+        verb = found[0].verb
+        if verb == "vote":
+            return day.decide_vote(state, actor, Command("unvote"), now, "list")
+        if verb == "mayor":
+            if not election.election_open(state) or actor not in state.votes:
+                raise IllegalNow("nothing_to_cancel")
+            return [VoteSet("mayor", actor, None, state.seq + 1)]
+        if verb == "kill" and state.council_closed:
+            raise IllegalNow("council_closed")
+        if state.action(actor, verb) is None:
+            raise IllegalNow("nothing_to_cancel")
+        return [ActionCleared(actor, verb)]
+
+    def outcome(self, state: LoupGarouState) -> Outcome | None:
+        return state.outcome
+
+    def names(self, state: LoupGarouState) -> Sequence[PlayerId]:
+        return state.order
+
+    def summary(self, state: LoupGarouState) -> dict[str, Any]:
+        return {
+            "game": self.id,
+            "status": "finished" if state.outcome else "running",
+            "phase": state.phase,
+            "day": state.number,
+            "winners": list(state.outcome.winners) if state.outcome else [],
+            "side": state.outcome.side if state.outcome else None,
+            "mayor": state.mayor,
+            "players": [
+                {
+                    "name": p,
+                    "role": s.role,
+                    "team": s.team,
+                    "alive": s.alive,
+                    "conditions": state.conditions(p),
+                }
+                for p in state.order
+                for s in [state.seat(p)]
+            ],
+        }
+
+    def status(self, state: LoupGarouState, actor: PlayerId) -> dict[str, Any]:
+        """LG-627: only what ``actor`` already knows."""
+        seat = state.seat(actor)
+        known = []
+        for c in state.conditions(actor):
+            if c == "idiot" and not state.idiot_revealed:
+                continue  # LG-441
+            known.append(c)
+        wolves: list[PlayerId] = []
+        if seat.team == WOLVES and actor in state.council and state.phase != "bite":
+            wolves = [w for w in state.council if w != actor]
+        pending = [
+            {"verb": a.verb, "word": a.word or "", "targets": list(a.targets)}
+            for (who, _), (_, a) in state.actions.items()
+            if who == actor and a.verb != "pass"
+        ]
+        lover = state.lover_of(actor)
+        return {
+            "role": seat.role,
+            "team": seat.team,
+            "alive": seat.alive,
+            "conditions": known,
+            "lover": lover,
+            "lover_role": state.seat(lover).role if lover else None,
+            "wolves": wolves,
+            "phase": state.phase,
+            "number": state.number,
+            "deadlines": {k: iso(v) for k, v in self.deadlines(state).items()},
+            "pending": pending,
+            "vote": state.votes.get(actor) if state.phase != "tiebreak" else None,
+            "living": state.living(),
+            "mayor": state.mayor,
+        }
+
+    def available(self, state: LoupGarouState, actor: PlayerId) -> list[CommandSpec]:
+        seat = state.seat(actor)
+        allowed = {"help", "status"}
+        if state.outcome is None:
+            if state.sash_holder == actor:
+                allowed.add("sash")
+            if seat.alive:
+                allowed |= self._allowed_alive(state, actor)
+        return [c for c in self.all_commands if c.verb in allowed]
+
+    def _allowed_alive(self, state: LoupGarouState, actor: PlayerId) -> set[str]:
+        seat = state.seat(actor)
+        allowed: set[str] = set()
+        phase = state.phase
+        if phase == "bite":
+            allowed.add("pass")
+            if seat.role == MASTER:
+                allowed.add("bite")
+        if election.election_open(state):
+            allowed |= {"mayor", "pass", "cancel"}
+        if phase == "night":
+            allowed |= {"pass", "cancel"}
+            if actor in state.council:
+                allowed.add("pack")
+                if not state.council_closed:
+                    allowed.add("kill")
+            powered = state.powered(actor)
+            if seat.role == SEER and powered:
+                allowed.add("scan")
+            if seat.role == WITCH and powered:
+                if not state.death_used:
+                    allowed.add("poison")
+                if not state.life_used and state.council_closed and state.victim:
+                    allowed.add("save")
+            if seat.role == GIRL and powered:
+                allowed.add("ask")
+                if state.number == 2:
+                    allowed.add("lovers")
+            if seat.role == PIPER:
+                allowed.add("charm")
+            if seat.role == THIEF and night.thief_choices(state, actor):
+                allowed.add("become")
+        elif phase == "day":
+            allowed |= {"vote", "unvote", "cancel"}
+        elif phase == "tiebreak" and state.mayor == actor:
+            allowed.add("decide")
+        return allowed
+
+    def changeable_until(
+        self, state: LoupGarouState, actor: PlayerId, verb: str
+    ) -> datetime | None:
+        """LG-602: the deadline that closes this verb (the council's for TUER, LG-213)."""
+        deadlines = self.deadlines(state)
+        key = {
+            "kill": "council",
+            "bite": "bite",
+            "mayor": "runoff" if state.phase == "runoff" else "election",
+            "vote": "day",
+            "unvote": "day",
+        }.get(verb, "night" if state.phase == "night" else None)
+        if key is not None and key in deadlines:
+            return deadlines[key]
+        return min(deadlines.values()) if deadlines else None
+
+    def final(self, state: LoupGarouState, actor: PlayerId, verb: str) -> bool:
+        """A sash, a tie-break, an immediate scan, a vote when changes are off, are final."""
+        if verb in ("sash", "decide"):
+            return True
+        if verb in ("vote", "unvote"):
+            return not state.options.vote_changes_allowed
+        return verb == "scan" and state.options.seer_result_timing == "immediate"
+
+    def on_post(
+        self,
+        state: LoupGarouState,
+        actor: PlayerId,
+        lines: Sequence[str],
+        now: datetime,
+        *,
+        moderated: bool = True,
+    ) -> list[Event]:
+        """LG-D35: by day the living debate; a dead player's post is refused (never relayed), and
+        with ``list_closed_at_night`` a post at night waits for the morning (a relaying daemon
+        holds it; commands in it are ignored)."""
+        if state.outcome is not None or state.phase == "setup":
+            return []
+        if not state.seat(actor).alive:
+            raise IllegalNow("dead")
+        if state.options.list_closed_at_night and state.phase == "night":
+            raise ListClosed("night_silence")
+        return []
+
+    def bold_command(
+        self, state: LoupGarouState, actor: PlayerId, bold: Sequence[str]
+    ) -> Command | None:
+        """LG-521: the forum convention, a name in bold in a public post is a vote."""
+        name = bold_name(state.order, bold)
+        if name is None:
+            return None
+        verb = "decide" if state.phase == "tiebreak" and state.mayor == actor else "vote"
+        return Command(verb, (name,))
+
+    def ready_to_close(self, state: LoupGarouState) -> str | None:
+        """LG-D43: close early only when every living player has acted (never by default)."""
+        o = state.options
+        if state.outcome is not None:
+            return None
+        if o.early_close and state.phase in ("bite", "election", "runoff", "night"):
+            if state.phase in ("election", "runoff"):
+                acted = set(state.votes) | {a for a, v in state.actions if v == "pass"}
+            elif state.phase == "night" and state.council_closed:
+                acted = {a for (a, _), (seq, _) in state.actions.items() if seq > state.council_seq}
+            else:
+                acted = {a for a, _ in state.actions}
+            if set(state.living()) <= acted:
+                if state.phase == "night":
+                    return "night" if state.council_closed else "council"
+                return state.phase
+        if state.phase == "day" and o.early_close_day and set(state.living()) <= set(state.votes):
+            return "day"
+        return None
+
+    def side_of(self, state: LoupGarouState, player: PlayerId) -> str | None:
+        return state.seats[player].team
+
+    def awaiting(self, state: LoupGarouState) -> frozenset[PlayerId]:
+        if state.phase == "bite":
+            return frozenset(p for p in state.holders(MASTER) if not state.action(p, "bite"))
+        if state.phase in ("election", "runoff"):
+            return frozenset(p for p in state.living() if p not in state.votes)
+        if state.phase == "night" and not state.council_closed:
+            return frozenset(p for p in state.council if not state.action(p, "kill"))
+        if state.phase == "day":
+            return frozenset(p for p in state.living() if p not in state.votes)
+        if state.phase == "tiebreak" and state.mayor:
+            return frozenset([state.mayor])
+        return frozenset()

@@ -1,0 +1,334 @@
+"""Loup-Garou's events and state, and how each event changes the state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from pbem.core.events import ActionSet, Event, GameCreated, PhaseStarted, RolesDealt
+from pbem.core.ids import PlayerId
+from pbem.core.options import parse_options
+from pbem.core.outcome import Outcome
+from pbem.games.loupgarou.options import LoupGarouOptions
+from pbem.games.loupgarou.roles import CONDITIONS, INITIAL_TEAM, VILLAGERS, WOLVES
+from pbem.games.village.events import LoversFormed, TallyPosted
+from pbem.games.village.state import Seat, Seats, fold_shared
+
+
+@dataclass(frozen=True)
+class IdiotChosen(Event):
+    """LG-013: the secret Village idiot (None when no Simple villageois is left to draw)."""
+
+    player: PlayerId | None
+
+
+@dataclass(frozen=True)
+class BiteResolved(Event):
+    """LG-203, LG-313..LG-317: ``outcome`` is young_wolf, elder, wolf or none."""
+
+    target: PlayerId | None
+    outcome: str
+
+
+@dataclass(frozen=True)
+class MayorElected(Event):
+    """LG-502, LG-505: every player's vote (None: no vote) and the draw, if any (LG-D05)."""
+
+    mayor: PlayerId
+    votes: Mapping[str, str | None]
+    drawn_among: tuple[PlayerId, ...] = ()
+
+
+@dataclass(frozen=True)
+class ElectionTied(Event):
+    """LG-D05 ``runoff``: a second private vote limited to ``tied``."""
+
+    tied: tuple[PlayerId, ...]
+
+
+@dataclass(frozen=True)
+class SashOpened(Event):
+    """LG-404, LG-D31: the dead Mayor ``holder`` names a successor before ``due``."""
+
+    holder: PlayerId
+    due: datetime
+
+
+@dataclass(frozen=True)
+class MayorChanged(Event):
+    """LG-404: the sash passed (``by`` the dead Mayor, or None when drawn, LG-D31)."""
+
+    mayor: PlayerId
+    by: PlayerId | None
+
+
+@dataclass(frozen=True)
+class CouncilClosed(Event):
+    """LG-214, LG-512..LG-516: the victim fixed at ``T_A`` and how a tie was settled."""
+
+    victim: PlayerId | None
+    how: str
+    drawn_among: tuple[PlayerId, ...] = ()
+
+
+@dataclass(frozen=True)
+class PotionUsed(Event):
+    """LG-350: ``potion`` is life or death; each can be used once."""
+
+    potion: str
+
+
+@dataclass(frozen=True)
+class ElderProtectionUsed(Event):
+    """LG-380: the Ancien survived the Wolves once."""
+
+
+@dataclass(frozen=True)
+class Charmed(Event):
+    """LG-221: newly Charmed players."""
+
+    players: tuple[PlayerId, ...]
+
+
+@dataclass(frozen=True)
+class TeamChanged(Event):
+    """LG-227, LG-324: the thief's transformation (a change of team, not of card)."""
+
+    player: PlayerId
+    team: str
+
+
+@dataclass(frozen=True)
+class PowersLost(Event):
+    """LG-385, LG-D19: these players lose their identity's powers for good."""
+
+    players: tuple[PlayerId, ...]
+
+
+@dataclass(frozen=True)
+class IdiotRevealed(Event):
+    """LG-446: the Village idiot's condition triggered and is public from now on."""
+
+    player: PlayerId
+
+
+@dataclass(frozen=True)
+class LynchTied(Event):
+    """LG-527, LG-D32: the Mayor must choose among ``tied``."""
+
+    tied: tuple[PlayerId, ...]
+
+
+@dataclass(frozen=True)
+class LynchDecided(Event):
+    """LG-250..LG-252: who the vote designated (None: no lynch) and how a tie was settled."""
+
+    day: int
+    designated: PlayerId | None
+    how: str
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    IdiotChosen,
+    BiteResolved,
+    MayorElected,
+    ElectionTied,
+    SashOpened,
+    MayorChanged,
+    CouncilClosed,
+    PotionUsed,
+    ElderProtectionUsed,
+    LoversFormed,
+    Charmed,
+    TeamChanged,
+    PowersLost,
+    IdiotRevealed,
+    LynchTied,
+    LynchDecided,
+    TallyPosted,
+)
+
+
+@dataclass(frozen=True)
+class LoupGarouState(Seats):
+    """Everything the rules need; built only by :meth:`LoupGarou.evolve`."""
+
+    options: LoupGarouOptions = field(default_factory=LoupGarouOptions)
+    lang: str = "fr"
+    order: tuple[PlayerId, ...] = ()
+    seats: Mapping[PlayerId, Seat] = field(default_factory=dict)
+    phase: str = "setup"
+    number: int = 0
+    deadlines: Mapping[str, datetime] = field(default_factory=dict)
+    actions: Mapping[tuple[PlayerId, str], tuple[int, ActionSet]] = field(default_factory=dict)
+    seq: int = 0
+    votes: Mapping[PlayerId, PlayerId] = field(default_factory=dict)
+    idiot: PlayerId | None = None
+    idiot_revealed: bool = False
+    young_wolf: PlayerId | None = None
+    mayor: PlayerId | None = None
+    sash_holder: PlayerId | None = None
+    sash_due: datetime | None = None
+    lovers: tuple[PlayerId, ...] = ()
+    charmed: frozenset[PlayerId] = frozenset()
+    elder_used: bool = False
+    life_used: bool = False
+    death_used: bool = False
+    powerless: frozenset[PlayerId] = frozenset()
+    council: tuple[PlayerId, ...] = ()
+    previous_council: tuple[PlayerId, ...] = ()
+    council_closed: bool = False
+    council_seq: int = 0
+    victim: PlayerId | None = None
+    tied: tuple[PlayerId, ...] = ()
+    last_tally: datetime | None = None
+    outcome: Outcome | None = None
+
+    def team(self, team: str, *, alive: bool = True) -> list[PlayerId]:
+        return [
+            p
+            for p in self.order
+            if self.seats[p].team == team and (self.seats[p].alive or not alive)
+        ]
+
+    def actions_of(self, verb: str) -> list[ActionSet]:
+        """The pending actions of ``verb``, in arrival order."""
+        return [
+            a
+            for (_, v), (_, a) in sorted(self.actions.items(), key=lambda kv: kv[1][0])
+            if v == verb
+        ]
+
+    def powered(self, player: PlayerId) -> bool:
+        """LG-385: the identity's powers are still there (the Ancien's death took them)."""
+        return player not in self.powerless
+
+    def conditions(self, player: PlayerId) -> list[str]:
+        """LG-100: the player's conditions, in the spec's order."""
+        has = {
+            "mayor": self.mayor == player,
+            "lover": player in self.lovers,
+            "charmed": player in self.charmed,
+            "young_wolf": self.young_wolf == player,
+            "idiot": self.idiot == player,
+        }
+        return [c for c in CONDITIONS if has[c]]
+
+    def lover_of(self, player: PlayerId) -> PlayerId | None:
+        if player in self.lovers and len(self.lovers) == 2:
+            return self.lovers[1] if self.lovers[0] == player else self.lovers[0]
+        return None
+
+
+def iso(moment: datetime | None) -> str | None:
+    """A moment as the templates show it (None stays None)."""
+    return moment.isoformat() if moment is not None else None
+
+
+def evolve(state: LoupGarouState, event: Event) -> LoupGarouState:
+    """The state after ``event``."""
+    shared = fold_shared(state, event)
+    if shared is not None:
+        return shared
+    match event:
+        case GameCreated():
+            return replace(
+                state,
+                options=parse_options(LoupGarouOptions, event.options),
+                lang=event.lang,
+                order=event.players,
+            )
+        case RolesDealt():
+            seats = {
+                p: Seat(
+                    p, event.roles[p], event.roles[p], INITIAL_TEAM.get(event.roles[p], VILLAGERS)
+                )
+                for p in state.order
+            }
+            return replace(state, seats=seats)
+        case IdiotChosen():
+            return replace(state, idiot=event.player)
+        case BiteResolved():
+            seats = dict(state.seats)
+            young = None
+            if event.outcome == "young_wolf" and event.target is not None:
+                young = event.target
+                seats[young] = replace(seats[young], team=WOLVES)
+            wolves = tuple(p for p in state.order if seats[p].team == WOLVES and seats[p].alive)
+            return replace(state, seats=seats, young_wolf=young, council=wolves)
+        case PhaseStarted():
+            night = event.phase == "night"
+            fresh = event.phase in ("night", "election", "runoff", "day")
+            council = state.council
+            if night:
+                council = tuple(state.team(WOLVES))  # LG-510
+            return replace(
+                state,
+                phase=event.phase,
+                number=event.number,
+                deadlines=event.deadlines,
+                actions={} if fresh else state.actions,
+                votes={} if event.phase in ("election", "runoff", "day") else state.votes,
+                previous_council=state.council if night else state.previous_council,
+                council=council,
+                council_closed=False if night else state.council_closed,
+                victim=None if night else state.victim,
+                tied=state.tied if event.phase in ("tiebreak", "runoff") else (),
+                last_tally=None if event.phase == "day" else state.last_tally,
+            )
+        case ActionSet():
+            # LG-603: RIEN says "nothing (more) from me"; ANNULER withdraws an order.
+            actions = dict(state.actions)
+            actions.pop((event.actor, event.verb), None)
+            actions[(event.actor, event.verb)] = (state.seq + 1, event)
+            return replace(state, actions=actions, seq=state.seq + 1)
+        case MayorElected():
+            deadlines = {k: v for k, v in state.deadlines.items() if k != "election"}
+            return replace(state, mayor=event.mayor, deadlines=deadlines, votes={})
+        case ElectionTied():
+            return replace(state, tied=event.tied)
+        case SashOpened():
+            deadlines = {**state.deadlines}
+            return replace(state, sash_holder=event.holder, sash_due=event.due, deadlines=deadlines)
+        case MayorChanged():
+            return replace(state, mayor=event.mayor, sash_holder=None, sash_due=None)
+        case CouncilClosed():
+            deadlines = {k: v for k, v in state.deadlines.items() if k != "council"}
+            return replace(
+                state,
+                victim=event.victim,
+                council_closed=True,
+                council_seq=state.seq,
+                deadlines=deadlines,
+            )
+        case PotionUsed():
+            if event.potion == "life":
+                return replace(state, life_used=True)
+            return replace(state, death_used=True)
+        case ElderProtectionUsed():
+            return replace(state, elder_used=True)
+        case LoversFormed():
+            return replace(state, lovers=event.lovers)
+        case Charmed():
+            return replace(state, charmed=state.charmed | frozenset(event.players))
+        case TeamChanged():
+            seats = dict(state.seats)
+            seats[event.player] = replace(seats[event.player], team=event.team)
+            return replace(state, seats=seats)
+        case PowersLost():
+            return replace(state, powerless=state.powerless | frozenset(event.players))
+        case IdiotRevealed():
+            return replace(state, idiot_revealed=True)
+        case LynchTied():
+            return replace(state, tied=event.tied)
+        case TallyPosted():
+            return replace(state, last_tally=event.at)
+    return state
+
+
+def evolve_all(events: Iterable[Event], state: LoupGarouState) -> LoupGarouState:
+    """The state after ``events``, in order."""
+    for event in events:
+        state = evolve(state, event)
+    return state

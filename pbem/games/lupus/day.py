@@ -1,0 +1,234 @@
+"""Lupus in Tabula's days: the two ballots, their tallies and verdicts (LUP-400..LUP-420,
+LUP-D16..LUP-D19)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from datetime import datetime
+from typing import Any
+
+from pbem.core.commands import Command
+from pbem.core.errors import IllegalNow
+from pbem.core.events import Event, PhaseStarted, PlayerDied, VoteSet, public
+from pbem.core.ids import PlayerId
+from pbem.games.lupus import ending
+from pbem.games.lupus.state import DayVerdict, LupusState, Nominated, evolve, evolve_all, iso
+from pbem.games.village.events import TallyPosted
+from pbem.games.village.voting import ranked
+
+
+def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
+    """Open the ballot ``round1`` or ``round2`` (LUP-740, LUP-742)."""
+    o = state.options
+    end = now + (o.round1_duration if ballot == "round1" else o.round2_duration)
+    thread = f"day-{state.number}"
+    started = PhaseStarted(ballot, state.number, {ballot: end})
+    if ballot == "round1":  # LUP-740
+        voters = state.living() + state.ghosts()
+        notice = public(
+            "lupus/round1_open",
+            thread,
+            day=state.number,
+            deadline=iso(end),
+            ghosts=state.ghosts(),
+            voters=len(voters),
+            changes=o.vote_changes_allowed,  # LUP-D18: say whether a vote is final
+        )
+    else:  # LUP-742
+        voters = [p for p in state.living() if p not in state.nominees]
+        notice = public(
+            "lupus/round2_open",
+            thread,
+            day=state.number,
+            deadline=iso(end),
+            nominees=list(state.nominees),
+            voters=voters,
+        )
+    return [started, notice]
+
+
+def ballot_tally(state: LupusState) -> dict[str, Any]:
+    """The running tally of the ballot, ghosts' votes marked (LUP-D22)."""
+    ghosts = set(state.ghosts())
+    votes = [{"voter": v, "target": t, "ghost": v in ghosts} for v, t in state.votes.items()]
+    counts = Counter(state.votes.values())
+    return {
+        "votes": votes,
+        "counts": [{"name": n, "count": c} for g in ranked(counts) for n in g for c in [counts[n]]],
+    }
+
+
+def close_round1(state: LupusState, now: datetime, rng: random.Random) -> list[Event]:
+    """Round 1 closes: the nominees (LUP-404, LUP-405, LUP-D16), or a verdict."""
+    o = state.options
+    thread = f"day-{state.number}"
+    counts = Counter(t for t in state.votes.values() if state.seat(t).alive)
+    owl = state.owl_pick if state.owl_pick and state.seat(state.owl_pick).alive else None
+    slots = 2 - (1 if owl else 0)
+    chosen: list[PlayerId] = []
+    draws: list[dict[str, Any]] = []
+    pool = {p: c for p, c in counts.items() if p != owl and c >= 1}  # LUP-D16
+    for group in ranked(pool):
+        room = slots - len(chosen)
+        if room <= 0:
+            break
+        ordered = [p for p in state.order if p in group]
+        if len(ordered) <= room or o.nomination_tie == "all_tied":
+            chosen += ordered
+        else:
+            picked = rng.sample(ordered, room)
+            draws.append({"among": ordered, "chosen": [p for p in ordered if p in picked]})
+            chosen += [p for p in ordered if p in picked]
+            break
+    nominees = ([owl] if owl else []) + chosen
+    nominated = Nominated(
+        tuple(nominees), owl, {str(k): v for k, v in counts.items()}, tuple(draws)
+    )
+    after = evolve(state, nominated)
+    params = ballot_tally(state)
+    events: list[Event] = [nominated]
+    if len(nominees) >= 2:
+        end = now + o.defence_duration
+        events.append(
+            public(
+                "lupus/round1_result",
+                thread,
+                day=state.number,
+                nominees=nominees,
+                owl=owl,
+                draws=draws,
+                lynched=None,
+                outcome="defence",
+                deadline=iso(end),
+                **params,
+            )
+        )
+        return [*events, PhaseStarted("defence", state.number, {"defence": end})]
+    if len(nominees) == 1 and o.single_nominee == "lynch":
+        lynched: PlayerId | None = nominees[0]
+        how = "single"
+    else:
+        lynched, how = None, "nobody" if not nominees else "single_spared"
+    events.append(DayVerdict(state.number, lynched, how))
+    if lynched:
+        events.append(PlayerDied(lynched, "lynch"))
+    after = evolve_all(events[1:], after)
+    return events + ending.after_deaths(
+        after,
+        now,
+        "lupus/round1_result",
+        thread,
+        nominees=nominees,
+        owl=owl,
+        draws=draws,
+        lynched=lynched,
+        outcome=how,
+        deadline=None,
+        **params,
+    )
+
+
+def close_round2(state: LupusState, now: datetime, rng: random.Random) -> list[Event]:
+    """Round 2 closes: the lynch, a tie settled by LUP-D17."""
+    o = state.options
+    thread = f"day-{state.number}"
+    counts = Counter(t for t in state.votes.values() if t in state.nominees)
+    top = [
+        p
+        for p in state.nominees
+        if counts[p] == max((counts[n] for n in state.nominees), default=0)
+    ]
+    drawn: tuple[PlayerId, ...] = ()
+    how = "majority"
+    lynched: PlayerId | None
+    if len(top) == 1:
+        lynched = top[0]
+    elif o.round2_tie == "no_lynch":
+        lynched, how = None, "tie_no_lynch"
+    else:
+        tied = top
+        if o.round2_tie == "round1_then_random":  # LUP-D17
+            best = max(state.round1_counts.get(p, 0) for p in tied)
+            tied = [p for p in tied if state.round1_counts.get(p, 0) == best]
+        if len(tied) == 1:
+            lynched, how = tied[0], "round1"
+        else:
+            drawn = tuple(tied)
+            lynched, how = rng.choice(tied), "draw"
+    verdict = DayVerdict(state.number, lynched, how, drawn)
+    events: list[Event] = [verdict]
+    if lynched:
+        events.append(PlayerDied(lynched, "lynch"))
+    after = evolve_all(events, state)
+    return events + ending.after_deaths(
+        after,
+        now,
+        "lupus/round2_result",
+        thread,
+        lynched=lynched,
+        how=how,
+        drawn_among=list(drawn),
+        nominees=list(state.nominees),
+        **ballot_tally(state),
+    )
+
+
+def decide_vote(
+    state: LupusState, actor: PlayerId, command: Command, now: datetime, channel: str
+) -> list[Event]:
+    """A vote or its withdrawal (LUP-617..LUP-620), with the running tally."""
+    o = state.options
+    seat = state.seat(actor)
+    phase = state.phase
+    if not seat.alive and actor not in state.ghosts():
+        raise IllegalNow("dead")  # LUP-607: said first, whatever the phase
+    if phase == "debate":
+        raise IllegalNow("voting_not_open", opens=iso(state.deadlines["debate"]))  # LUP-D19
+    if phase == "defence":
+        raise IllegalNow("round2_not_open", opens=iso(state.deadlines["defence"]))
+    if phase not in ("round1", "round2"):
+        raise IllegalNow("no_vote_now")
+    ghost = not seat.alive
+    if ghost:
+        if phase == "round2" or actor not in state.ghosts():
+            raise IllegalNow(
+                "dead" if actor not in state.ghosts() else "ghost_round2"
+            )  # LUP-408, LUP-607
+        if channel == "list":
+            raise IllegalNow("ghost_vote_private")  # LUP-D22
+    elif channel != "list":
+        raise IllegalNow("vote_on_list")  # LUP-617: votes are public
+    if phase == "round2" and actor in state.nominees:
+        raise IllegalNow("nominee_no_vote")  # LUP-408
+    previous = state.votes.get(actor)
+    if previous is not None and not o.vote_changes_allowed:
+        raise IllegalNow("vote_final")  # LUP-D18
+    if command.verb == "unvote":
+        if previous is None:
+            raise IllegalNow("no_vote_to_withdraw")
+        target: PlayerId | None = None
+    else:
+        target = command.targets[0]
+        if not state.seat(target).alive:
+            raise IllegalNow("target_not_living", name=target)
+        if phase == "round2" and target not in state.nominees:
+            raise IllegalNow("not_a_nominee", name=target, nominees=list(state.nominees))
+        if target == actor and not o.self_vote_allowed:
+            raise IllegalNow("not_yourself")
+    vote = VoteSet(phase, actor, target, state.seq + 1)
+    events: list[Event] = [vote]
+    last = state.last_tally
+    if last is None or now - last >= o.tally_min_interval:  # LUP-D18 running tally
+        after = evolve(state, vote)
+        events += [
+            TallyPosted(now),
+            public(
+                "lupus/tally",
+                f"day-{state.number}",
+                day=state.number,
+                ballot=phase,
+                **ballot_tally(after),
+            ),
+        ]
+    return events

@@ -1,0 +1,45 @@
+"""Lupus in Tabula's deck: recommended (LUP-017) or custom (LUP-D01)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from pbem.core.errors import SetupError
+from pbem.games.lupus.roles import MASON, SEER, SPECIAL_MINIMUM, VILLAGER, WOLF
+
+
+def standard_deck(n: int) -> list[str]:
+    """LUP-017: the recommended deck for ``n`` players (LUP-D01)."""
+    wolves = 3 if n >= 16 else 2  # LUP-012, LUP-013
+    specials = [role for role, minimum in SPECIAL_MINIMUM.items() if n >= minimum]
+    specials = [s for role in specials for s in ([role, role] if role == MASON else [role])]
+    return [WOLF] * wolves + specials + [VILLAGER] * (n - wolves - len(specials))
+
+
+def custom_deck(n: int, specials: Sequence[str]) -> tuple[list[str], list[str]]:
+    """LUP-D01 custom deck: validated; returns the deck and the below-minimum warnings."""
+    counts = Counter(specials)
+    for role, k in counts.items():
+        if role not in SPECIAL_MINIMUM:
+            raise SetupError(f"custom deck: {role!r} is not a special character")
+        if role == MASON and k != 2:
+            raise SetupError("custom deck: the Masons are always two cards (LUP-016)")
+        if role != MASON and k > 1:
+            raise SetupError(f"custom deck: at most one {role}")
+    if SEER not in counts:
+        raise SetupError("custom deck: the Seer is always in the deck (LUP-011)")
+    wolves = 3 if n >= 16 else 2
+    if wolves + len(specials) > n:
+        raise SetupError(f"custom deck: {wolves + len(specials)} cards for {n} players")
+    warnings = sorted(r for r in counts if n < SPECIAL_MINIMUM[r])
+    order = list(SPECIAL_MINIMUM)
+    ordered = sorted(specials, key=order.index)
+    return [WOLF] * wolves + ordered + [VILLAGER] * (n - wolves - len(specials)), warnings
+
+
+def deck_counts(deck: Sequence[str]) -> dict[str, int]:
+    """The number of cards of each role, in the deck's order."""
+    counts = Counter(deck)
+    order = [WOLF, *SPECIAL_MINIMUM, VILLAGER]
+    return {role: counts[role] for role in order if counts[role]}

@@ -1,0 +1,95 @@
+"""After deaths: the announcement, the victory check (LUP-110..LUP-114) and the end of the game."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pbem.core.events import Event, GameEnded, PhaseStarted, public
+from pbem.core.outcome import Termination
+from pbem.games.lupus import night
+from pbem.games.lupus.roles import HAMSTER, HAMSTER_SIDE, VILLAGERS, WEREWOLVES, WOLF, faction
+from pbem.games.lupus.state import LupusState, iso
+
+
+def after_deaths(
+    state: LupusState, now: datetime, template: str, thread: str, **params: Any
+) -> list[Event]:
+    """Announce, then check victory (LUP-114) and either end or move on."""
+    ended = victory(state)
+    if state.phase == "night":
+        nxt = "debate"
+        o = state.options
+        t_debate = now + o.debate_duration
+        t_r1 = t_debate + o.round1_duration
+        t_def = t_r1 + o.defence_duration
+        t_r2 = t_def + o.round2_duration
+        schedule = {
+            "debate": iso(t_debate),
+            "round1": iso(t_r1),
+            "defence": iso(t_def),
+            "round2": iso(t_r2),
+        }
+        events: list[Event] = [
+            public(
+                template,
+                thread,
+                day=state.number,
+                schedule=None if ended else schedule,
+                **params,
+            )
+        ]
+        if ended:
+            return events + ended
+        return [*events, PhaseStarted(nxt, state.number, {nxt: t_debate})]
+    events = [public(template, thread, day=state.number, **params)]
+    if ended:
+        return events + ended
+    return events + night.start_night(state, state.number + 1, now)
+
+
+def victory(state: LupusState) -> list[Event]:
+    """LUP-110..LUP-113, LUP-D15, LUP-D26: the end of the game, or []."""
+    living = [state.seat(p) for p in state.living()]
+    wolves = sum(1 for s in living if s.role == WOLF)
+    hamster_alive = any(s.role == HAMSTER for s in living)
+    others = sum(
+        1
+        for s in living
+        if s.role != WOLF and (s.role != HAMSTER or state.options.parity_counts_hamster)
+    )
+    if not living:
+        return end_game(state, Termination.NO_WINNER, None)
+    if wolves >= 1 and wolves >= others:
+        side = WEREWOLVES
+    elif wolves == 0:
+        side = VILLAGERS
+    else:
+        return []
+    if hamster_alive:
+        side = HAMSTER_SIDE  # LUP-112, LUP-374
+    return end_game(state, Termination.VICTORY, side)
+
+
+def end_game(state: LupusState, termination: Termination, side: str | None) -> list[Event]:
+    """The end of the game, with every card revealed when the option says so."""
+    winners = tuple(p for p in state.order if side is not None and faction(state.seat(p)) == side)
+    reveal = [
+        {
+            "name": p,
+            "role": state.seat(p).role,
+            "dealt": state.seat(p).dealt,
+            "alive": state.seat(p).alive,
+        }
+        for p in state.order
+    ]
+    return [
+        GameEnded(termination.value, side, winners),
+        public(
+            "lupus/victory",
+            "end",
+            side=side,
+            winners=list(winners),
+            reveal=reveal if state.options.reveal_all_at_end else [],
+        ),
+    ]

@@ -1,0 +1,262 @@
+"""Lupus in Tabula's nights: the prompts, then the night resolved at its deadline in the order of
+LUP-216."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from datetime import datetime
+
+from pbem.core.errors import IllegalNow
+from pbem.core.events import (
+    ActionSet,
+    Event,
+    PhaseStarted,
+    PlayerDied,
+    RoleChanged,
+    private,
+    public,
+)
+from pbem.core.ids import PlayerId
+from pbem.core.match import fold
+from pbem.core.resolve import Intent, Veto, resolve
+from pbem.games.lupus import ending
+from pbem.games.lupus.roles import (
+    BODYGUARD,
+    HAMSTER,
+    MASON,
+    MEDIUM,
+    MYTH,
+    NIGHT_ORDER,
+    OWL,
+    SEER,
+    WOLF,
+)
+from pbem.games.lupus.state import LupusState, NightResolved, evolve, iso
+from pbem.games.village.voting import ranked
+
+
+def start_night(state: LupusState, number: int, now: datetime) -> list[Event]:
+    """Night ``number`` falls: the prompts of every night role (LUP-711)."""
+    end = now + state.options.night_duration
+    thread = f"night-{number}"
+    started = PhaseStarted("night", number, {"night": end})
+    events: list[Event] = [
+        started,
+        public("lupus/night_start", thread, number=number, deadline=iso(end)),
+    ]
+    state = evolve(state, started)
+    wolves = state.holders(WOLF)
+    for wolf in wolves:  # LUP-711, LUP-D05: the list every night
+        events.append(
+            private(
+                "lupus/wolves_prompt",
+                [wolf],
+                thread,
+                wolves=wolves,
+                deadline=iso(end),
+                tie=state.options.wolves_tie,  # the prompt states the tie rule in force
+            )
+        )
+    seers = state.holders(SEER)
+    for seer in seers:
+        events.append(
+            private(
+                "lupus/seer_prompt",
+                [seer],
+                thread,
+                partners=[s for s in seers if s != seer],
+                deadline=iso(end),
+                # LUP-D04, LUP-D07: the prompt states the options in force.
+                immediate=state.options.seer_result_timing == "immediate",
+                require_same=state.options.seer_pair_agreement == "require_same",
+            )
+        )
+    for role in (BODYGUARD, OWL):
+        for holder in state.holders(role):
+            events.append(private(f"lupus/{role}_prompt", [holder], thread, deadline=iso(end)))
+    if number == 1:  # LUP-360, LUP-D12
+        masons = state.holders(MASON)
+        for mason in masons:
+            others = [m for m in masons if m != mason]
+            events.append(private("lupus/masons", [mason], thread, others=others))
+    if number == 2:  # LUP-380
+        for myth in state.holders(MYTH):
+            events.append(private("lupus/myth_prompt", [myth], thread, deadline=iso(end)))
+    if number >= 2:  # LUP-320, LUP-D10
+        for medium in state.holders(MEDIUM):
+            lynched = state.lynched.get(number - 1)
+            was_wolf = lynched is not None and state.seat(lynched).role == WOLF
+            events.append(
+                private(
+                    "lupus/medium_result",
+                    [medium],
+                    thread,
+                    day=number - 1,
+                    lynched=lynched,
+                    was_wolf=was_wolf,
+                )
+            )
+    return events
+
+
+def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[Event]:
+    """The night resolves at its deadline in the order of LUP-216."""
+    o = state.options
+    day = state.number
+    thread = f"day-{day}"
+    events: list[Event] = []
+
+    # LUP-D05: the council's victim, a tie broken by a recorded draw.
+    kill_votes = Counter(
+        a.targets[0]
+        for (actor, verb), (_, a) in state.actions.items()
+        if verb == "kill" and state.seat(actor).role == WOLF
+    )
+    top = ranked(kill_votes)
+    drawn: tuple[PlayerId, ...] = ()
+    victim: PlayerId | None = None
+    if top and len(top[0]) == 1:
+        victim = top[0][0]
+    elif top and o.wolves_tie == "random":
+        drawn = tuple(top[0])
+        victim = rng.choice(drawn)
+
+    probe = night_probe(state)
+    owl = next((a.targets[0] for (_, v), (_, a) in state.actions.items() if v == "nominate"), None)
+    myth_choice = myth_target(state, rng)
+
+    resolved = NightResolved(victim, drawn, probe, owl)
+    intents: list[Intent] = []
+    if probe is not None and state.seat(probe).role == HAMSTER:
+        intents.append(Intent("kill", probe, "probe", NIGHT_ORDER["scan"]))  # LUP-372
+    if victim is not None:
+        intents.append(Intent("kill", victim, "wolves", NIGHT_ORDER["kill"]))
+    protected = {a.targets[0] for (_, v), (_, a) in state.actions.items() if v == "protect"}
+
+    def bodyguard(s: LupusState, intent: Intent) -> Veto | None:
+        # LUP-341, LUP-D09: only against the wolves, not against the Seer's probe.
+        return (
+            Veto("bodyguard") if intent.cause == "wolves" and intent.target in protected else None
+        )
+
+    def werehamster(s: LupusState, intent: Intent) -> Veto | None:
+        is_hamster = s.seat(intent.target).role == HAMSTER
+        return Veto("werehamster") if intent.cause == "wolves" and is_hamster else None  # LUP-371
+
+    def die(s: LupusState, intent: Intent) -> list[Event]:
+        return [PlayerDied(intent.target, intent.cause)] if s.seat(intent.target).alive else []
+
+    after = evolve(state, resolved)
+    result = resolve(after, "night", intents, [bodyguard, werehamster], die, evolve)
+    events += [resolved, *result.events]
+    after = result.state
+
+    # LUP-381, LUP-D14: the Mythomaniac takes the role after the attacks (so a victim of
+    # Night 2 dies unchanged) and acts in it from Night 3.
+    myth_notices: list[Event] = []
+    if myth_choice is not None:
+        myth, target = myth_choice
+        became = state.seat(target).role if state.seat(target).role in (WOLF, SEER) else None
+        if after.seat(myth).alive:
+            partners = [p for p in (after.holders(became) if became else []) if p != myth]
+            if became:
+                change = RoleChanged(myth, became)
+                events.append(change)
+                after = evolve(after, change)
+                if partners:
+                    myth_notices.append(
+                        private("lupus/myth_joined", partners, thread, myth=myth, role=became)
+                    )
+            myth_notices.insert(
+                0,
+                private(
+                    "lupus/myth_result",
+                    [myth],
+                    thread,
+                    target=target,
+                    became=became,
+                    partners=partners,
+                ),
+            )
+
+    # Dawn, private first (LUP-720..LUP-722), then public (LUP-730).
+    if probe is not None and o.seer_result_timing == "dawn":
+        seers = [s for s in state.holders(SEER) if after.seat(s).alive]  # LUP-D06
+        if seers:
+            events.append(
+                private(
+                    "lupus/seer_result",
+                    seers,
+                    thread,
+                    target=probe,
+                    is_wolf=state.seat(probe).role == WOLF,
+                )
+            )
+    events += myth_notices
+    council = [w for w in state.holders(WOLF) if after.seat(w).alive]
+    if council:
+        events.append(
+            private("lupus/wolves_victim", council, thread, victim=victim, drawn_among=list(drawn))
+        )
+    dead = sorted((p for p in state.living() if not after.seat(p).alive), key=fold)
+    events += ending.after_deaths(
+        after,
+        now,
+        "lupus/dawn",
+        thread,
+        dead=dead,
+        # LUP-D11 (2), (4): announced at dawn only if it stands (a dead designee lapses).
+        owl=owl if o.owl_pick_announced == "dawn" and owl and after.seat(owl).alive else None,
+    )
+    return events
+
+
+def night_probe(state: LupusState) -> PlayerId | None:
+    """LUP-D07: the pair's probe is the last one received (or agreed, ``require_same``)."""
+    probes = sorted(
+        (seq, a)
+        for (actor, v), (seq, a) in state.actions.items()
+        if v == "scan" and state.seat(actor).role == SEER
+    )
+    if not probes:
+        return None
+    if (
+        state.options.seer_pair_agreement == "require_same"
+        and len({a.targets[0] for _, a in probes}) > 1
+    ):
+        return None
+    return probes[-1][1].targets[0]
+
+
+def myth_target(state: LupusState, rng: random.Random) -> tuple[PlayerId, PlayerId] | None:
+    """LUP-380, LUP-D14: the Mythomaniac's choice on Night 2 (drawn if missing)."""
+    if state.number != 2:
+        return None
+    for myth in state.holders(MYTH):
+        chosen = state.action(myth, "copy")
+        if chosen is not None:
+            return myth, chosen.targets[0]
+        if state.options.myth_if_missing == "random":  # LUP-D14
+            others = [p for p in state.living() if p != myth]
+            return myth, rng.choice(others)
+    return None
+
+
+def decide_scan(state: LupusState, actor: PlayerId, target: PlayerId, thread: str) -> list[Event]:
+    """The Seer's probe (LUP-610), relayed to the other Seer or answered at once."""
+    seers = state.holders(SEER)
+    others = [s for s in seers if s != actor]
+    if state.options.seer_result_timing == "immediate":
+        # LUP-D04 alternative: the first valid probe of the night is final and answered.
+        if any(state.action(s, "scan") for s in seers):
+            raise IllegalNow("already_final")
+        is_wolf = state.seat(target).role == WOLF
+        return [
+            ActionSet(actor, "scan", (target,)),
+            private("lupus/seer_result", seers, thread, target=target, is_wolf=is_wolf),
+        ]
+    events: list[Event] = [ActionSet(actor, "scan", (target,))]
+    if others:  # LUP-712: each probe relayed to the other Seer
+        events.append(private("lupus/seer_relay", others, thread, sender=actor, target=target))
+    return events

@@ -1,0 +1,379 @@
+"""Lupus in Tabula (8 to 24 players): ``docs/rules/lupus-in-tabula.md``.
+
+The spec's rule IDs are cited where a line of code implements a decision that is not obvious.
+Phases: night -> debate -> round1 -> defence -> round2 -> night ... (LUP-D19), each closed by its
+deadline (LUP-604); the night is one window resolved at ``T_end`` in the order of LUP-216.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pbem.core.commands import Command, CommandSpec, find_spec
+from pbem.core.errors import IllegalNow, InvalidSyntax, SetupError
+from pbem.core.events import (
+    ActionCleared,
+    ActionSet,
+    Event,
+    GameCreated,
+    RolesDealt,
+    private,
+    public,
+)
+from pbem.core.game import GameSpec, Rules
+from pbem.core.ids import PlayerId
+from pbem.core.options import options_to_json, parse_options
+from pbem.core.outcome import Outcome
+from pbem.games.lupus import day, night
+from pbem.games.lupus.commands import COMMANDS
+from pbem.games.lupus.deck import custom_deck, deck_counts, standard_deck
+from pbem.games.lupus.options import LupusOptions
+from pbem.games.lupus.roles import (
+    MASON,
+    MYTH,
+    NIGHT_VERBS,
+    ROLES,
+    SEER,
+    SPECIAL_MINIMUM,
+    WOLF,
+    faction,
+)
+from pbem.games.lupus.state import EVENT_TYPES, LupusState, evolve, iso
+from pbem.games.village.cards import deal
+from pbem.games.village.voting import bold_name
+
+
+class LupusInTabula(Rules[LupusState]):
+    """Lupus in Tabula, every rule LUP-001..LUP-750 with the spec's decisions as defaults."""
+
+    id = "lupus-in-tabula"
+    title = "Lupus in Tabula"
+    options_type = LupusOptions
+    templates = "lupus"
+    roles = ROLES
+    commands = COMMANDS
+    event_types = EVENT_TYPES
+
+    # -- state ----------------------------------------------------------------------------
+
+    def evolve(self, state: LupusState, event: Event) -> LupusState:
+        return evolve(state, event)
+
+    def new_state(self) -> LupusState:
+        return LupusState()
+
+    def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
+        options = parse_options(LupusOptions, spec.options)
+        names = tuple(p.name for p in spec.players)
+        n = len(names)
+        if not 8 <= n <= 24:  # LUP-010, LUP-D02
+            raise SetupError(f"Lupus in Tabula needs 8 to 24 players, not {n} (LUP-010)")
+        warnings: list[str] = []
+        if spec.roles is not None:
+            # A fixed deal is a custom deck: it must respect LUP-D01 like any other.
+            specials = [r for r in spec.roles.values() if r in SPECIAL_MINIMUM]
+            unknown = sorted({r for r in spec.roles.values() if r not in ROLES})
+            if unknown:
+                raise SetupError(f"roles: unknown role {unknown[0]!r} for {self.id}")
+            deck, warnings = custom_deck(n, specials)
+        elif options.deck_mode == "custom":
+            deck, warnings = custom_deck(n, options.specials)
+        elif options.specials:
+            raise SetupError("option 'specials' needs deck_mode = custom (LUP-D01)")
+        else:
+            deck = standard_deck(n)
+        if spec.leftover:
+            raise SetupError("Lupus in Tabula deals every card: no leftover cards")
+        roles, _ = deal(names, deck, rng, spec.roles, ROLES)
+        created = GameCreated(
+            self.id,
+            names,
+            {p.name: p.lang for p in spec.players},
+            options_to_json(options),
+            spec.lang,
+        )
+        events: list[Event] = [created, RolesDealt(roles)]
+        state = self.fold(events)
+        o = options
+        events.append(
+            public(
+                "lupus/opening",
+                "opening",
+                players=list(names),
+                deck=deck_counts(deck),
+                warnings=warnings,
+                ghost_variant=o.ghost_variant,
+                durations={
+                    "night": o.night_duration.total_seconds(),
+                    "debate": o.debate_duration.total_seconds(),
+                    "round1": o.round1_duration.total_seconds(),
+                    "defence": o.defence_duration.total_seconds(),
+                    "round2": o.round2_duration.total_seconds(),
+                },
+            )
+        )
+        for p in names:  # LUP-701: own role only; wolves not yet told each other.
+            events.append(
+                private(
+                    "lupus/role",
+                    [p],
+                    "opening",
+                    role=roles[p],
+                    faction=faction(state.seat(p)),
+                    immediate=o.seer_result_timing == "immediate",  # LUP-701, LUP-D04
+                )
+            )
+        events += night.start_night(state, 1, now)
+        return events
+
+    def deadlines(self, state: LupusState) -> Mapping[str, datetime]:
+        return state.deadlines
+
+    def on_deadline(
+        self, state: LupusState, key: str, now: datetime, rng: random.Random
+    ) -> list[Event]:
+        if key not in state.deadlines or state.outcome is not None:
+            return []
+        match state.phase:
+            case "night":
+                return night.resolve_night(state, now, rng)
+            case "debate":
+                return day.open_round(state, "round1", now)
+            case "round1":
+                return day.close_round1(state, now, rng)
+            case "defence":
+                return day.open_round(state, "round2", now)
+            case "round2":
+                return day.close_round2(state, now, rng)
+        return []
+
+    def decide(
+        self, state: LupusState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> list[Event]:
+        if state.outcome is not None or state.phase == "over":
+            raise IllegalNow("game_over")  # LUP-750
+        verb = command.verb
+        seat = state.seat(actor)
+        if verb == "cancel" and self._cancelled_verb(command) == "vote":
+            # LUP-603, LUP-620: CANCEL VOTE is UNVOTE, on the channel and at the time it came
+            # (a ghost withdraws privately; a living voter is sent to the list).
+            return day.decide_vote(state, actor, Command("unvote"), now, channel)
+        if verb in ("vote", "unvote"):
+            return day.decide_vote(state, actor, command, now, channel)
+        if not seat.alive:
+            raise IllegalNow("dead")  # LUP-607
+        if verb == "pass":
+            if state.phase != "night":
+                raise IllegalNow("nothing_to_pass")
+            self._check_probe_not_final(state, actor)
+            return [ActionSet(actor, "pass")]
+        if verb == "cancel":
+            return self._decide_cancel(state, actor, command)
+        if state.phase != "night":
+            raise IllegalNow("night_only")
+        if verb == "pack":  # LUP-613: a night relay among the werewolves
+            if seat.role != WOLF:
+                raise IllegalNow("not_your_role")
+            others = [w for w in state.holders(WOLF) if w != actor]
+            if not others:
+                raise IllegalNow("nobody_to_hear")  # the relay would reach nobody
+            thread = f"night-{state.number}"
+            return [private("lupus/pack_chat", others, thread, sender=actor, text=command.text)]
+        if verb == "seers":  # LUP-614, LUP-D07
+            seers = state.holders(SEER)
+            if seat.role != SEER or len(seers) < 2:
+                raise IllegalNow("no_second_seer" if seat.role == SEER else "not_your_role")
+            others = [s for s in seers if s != actor]
+            return [
+                private(
+                    "lupus/seers_chat",
+                    others,
+                    f"night-{state.number}",
+                    sender=actor,
+                    text=command.text,
+                )
+            ]
+        role = NIGHT_VERBS[verb]
+        if seat.role != role:
+            raise IllegalNow("not_your_role")
+        if verb == "copy" and state.number != 2:
+            raise IllegalNow("night2_only")  # LUP-380
+        target = command.targets[0]
+        if not state.seat(target).alive:
+            raise IllegalNow("target_not_living", name=target)
+        if target == actor and verb in ("scan", "protect", "copy"):
+            raise IllegalNow("not_yourself")  # LUP-610, LUP-611, LUP-616
+        if (
+            verb == "kill"
+            and state.seat(target).role == WOLF
+            and not state.options.wolves_may_target_wolf
+        ):
+            raise IllegalNow(
+                "target_is_partner", name=target
+            )  # LUP-D05: the wolves know each other
+        thread = f"night-{state.number}"
+        events: list[Event] = [ActionSet(actor, verb, (target,))]
+        if verb == "scan":
+            events = night.decide_scan(state, actor, target, thread)
+        elif verb == "kill":  # LUP-712
+            others = [w for w in state.holders(WOLF) if w != actor]
+            if others:
+                events.append(
+                    private("lupus/wolf_vote_relay", others, thread, voter=actor, target=target)
+                )
+        return events
+
+    def _cancelled_verb(self, command: Command) -> str:
+        found = find_spec(command.text.split(), self.all_commands)
+        if found is None:
+            raise InvalidSyntax("cancel_what")
+        return found[0].verb
+
+    def _check_probe_not_final(self, state: LupusState, actor: PlayerId) -> None:
+        # LUP-D04 (seer_result_timing = immediate): the first probe is final and already
+        # answered, so neither PASS nor CANCEL SCAN may withdraw it (and open a second one).
+        if state.options.seer_result_timing == "immediate" and state.action(actor, "scan"):
+            raise IllegalNow("already_final")
+
+    def _decide_cancel(self, state: LupusState, actor: PlayerId, command: Command) -> list[Event]:
+        verb = self._cancelled_verb(command)
+        if state.phase != "night":
+            raise IllegalNow("night_only")  # LUP-603, LUP-604: night actions end with the night
+        if state.action(actor, verb) is None:
+            raise IllegalNow("nothing_to_cancel")
+        if verb == "scan":
+            self._check_probe_not_final(state, actor)
+        return [ActionCleared(actor, verb)]
+
+    def outcome(self, state: LupusState) -> Outcome | None:
+        return state.outcome
+
+    def names(self, state: LupusState) -> Sequence[PlayerId]:
+        return state.order
+
+    def summary(self, state: LupusState) -> dict[str, Any]:
+        return {
+            "game": self.id,
+            "status": "finished" if state.outcome else "running",
+            "phase": state.phase,
+            "day": state.number,
+            "winners": list(state.outcome.winners) if state.outcome else [],
+            "side": state.outcome.side if state.outcome else None,
+            "players": [
+                {"name": p, "role": s.role, "team": faction(s), "alive": s.alive}
+                for p in state.order
+                for s in [state.seat(p)]
+            ],
+        }
+
+    def status(self, state: LupusState, actor: PlayerId) -> dict[str, Any]:
+        """LUP-622: own role, partners he knows, phase, deadlines, pending, living, nominees."""
+        seat = state.seat(actor)
+        partners: list[PlayerId] = []
+        if seat.role == WOLF:
+            partners = [w for w in state.holders(WOLF, alive=False) if w != actor]
+        elif seat.role == MASON:
+            partners = [m for m in state.holders(MASON, alive=False) if m != actor]
+        elif seat.role == SEER:
+            partners = [s for s in state.holders(SEER, alive=False) if s != actor]
+        pending = [
+            {"verb": a.verb, "targets": list(a.targets)}
+            for (who, _), (_, a) in state.actions.items()
+            if who == actor
+        ]
+        vote = state.votes.get(actor)
+        return {
+            "role": seat.role,
+            "faction": faction(seat),
+            "alive": seat.alive,
+            "partners": partners,
+            "phase": state.phase,
+            "number": state.number,
+            "deadlines": {k: iso(v) for k, v in state.deadlines.items()},
+            "pending": pending,
+            "vote": vote,
+            "living": state.living(),
+            "nominees": list(state.nominees),
+        }
+
+    def available(self, state: LupusState, actor: PlayerId) -> list[CommandSpec]:
+        seat = state.seat(actor)
+        allowed = {"help", "status"}
+        if state.phase == "night" and seat.alive:
+            allowed |= {"pass", "cancel"} | {v for v, r in NIGHT_VERBS.items() if r == seat.role}
+            if seat.role == WOLF:
+                allowed.add("pack")
+            if seat.role == SEER and len(state.holders(SEER)) > 1:
+                allowed.add("seers")
+            if state.number != 2:
+                allowed.discard("copy")
+        if state.phase == "round1" and (seat.alive or actor in state.ghosts()):
+            allowed |= {"vote", "unvote"}
+        if state.phase == "round2" and seat.alive and actor not in state.nominees:
+            allowed |= {"vote", "unvote"}  # LUP-408: neither nominees nor ghosts vote in round 2
+        return [c for c in self.all_commands if c.verb in allowed]
+
+    def on_post(
+        self,
+        state: LupusState,
+        actor: PlayerId,
+        lines: Sequence[str],
+        now: datetime,
+        *,
+        moderated: bool = True,
+    ) -> list[Event]:
+        """LUP-005, LUP-505, LUP-D22: the eliminated take no further part in the debates, and
+        "posts of ghosts and dead players on the list are held if the daemon moderates the
+        list": a relaying daemon refuses them (never distributed), with the reason in private.
+
+        On an external list the post has reached everyone already: its commands are refused
+        one by one instead (LUP-607), which tells a ghost to vote privately."""
+        if not moderated or state.outcome is not None or state.phase == "over":
+            return []
+        if actor in state.seats and not state.seat(actor).alive:
+            # a ghost's only act is his private round-1 vote (LUP-D22): say so
+            raise IllegalNow("ghost_vote_private" if actor in state.ghosts() else "dead")
+        return []
+
+    def bold_command(
+        self, state: LupusState, actor: PlayerId, bold: Sequence[str]
+    ) -> Command | None:
+        """The forum convention: a name in bold in a public post is a vote."""
+        name = bold_name(state.order, bold)
+        return Command("vote", (name,)) if name else None
+
+    def final(self, state: LupusState, actor: PlayerId, verb: str) -> bool:
+        """LUP-D18, LUP-D04: a vote when changes are off, an immediate probe, are final."""
+        if verb in ("vote", "unvote"):
+            return not state.options.vote_changes_allowed
+        return verb == "scan" and state.options.seer_result_timing == "immediate"
+
+    def ready_to_close(self, state: LupusState) -> str | None:
+        """LUP-D29: close early only when everyone has acted (never by default)."""
+        o = state.options
+        if state.phase == "night" and o.early_close:
+            acted = {actor for actor, _ in state.actions}
+            return "night" if set(state.living()) <= acted else None
+        if state.phase in ("round1", "round2") and o.early_close_day:
+            return state.phase if not self.awaiting(state) else None
+        return None
+
+    def side_of(self, state: LupusState, player: PlayerId) -> str | None:
+        return faction(state.seat(player))
+
+    def awaiting(self, state: LupusState) -> frozenset[PlayerId]:
+        if state.phase == "night":
+            acted = {actor for actor, _ in state.actions}
+            powered = [p for p in state.living() if state.seat(p).role in NIGHT_VERBS.values()]
+            powered = [p for p in powered if state.seat(p).role != MYTH or state.number == 2]
+            return frozenset(p for p in powered if p not in acted)
+        if state.phase == "round1":
+            return frozenset(p for p in state.living() + state.ghosts() if p not in state.votes)
+        if state.phase == "round2":
+            return frozenset(
+                p for p in state.living() if p not in state.nominees and p not in state.votes
+            )
+        return frozenset()

@@ -1,0 +1,138 @@
+"""Lupus in Tabula's events and state, and how each event changes the state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from pbem.core.events import ActionSet, Event, GameCreated, PhaseStarted, RolesDealt
+from pbem.core.ids import PlayerId
+from pbem.core.options import parse_options
+from pbem.core.outcome import Outcome
+from pbem.games.lupus.options import LupusOptions
+from pbem.games.village.events import TallyPosted
+from pbem.games.village.state import Seat, Seats, fold_shared, record_action
+
+
+@dataclass(frozen=True)
+class NightResolved(Event):
+    """The night's decisions, with the draws made (LUP-D05), for the dawn notices."""
+
+    victim: PlayerId | None
+    drawn_among: tuple[PlayerId, ...]
+    probe: PlayerId | None
+    owl_pick: PlayerId | None
+
+
+@dataclass(frozen=True)
+class Nominated(Event):
+    """Round-1 result (LUP-404, LUP-405, LUP-D16): nominees, Owl's pick and draws."""
+
+    nominees: tuple[PlayerId, ...]
+    owl: PlayerId | None
+    counts: Mapping[str, int]
+    draws: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class DayVerdict(Event):
+    """Who the day lynched (None: nobody) and how a tie was settled (LUP-D17)."""
+
+    day: int
+    lynched: PlayerId | None
+    how: str
+    drawn_among: tuple[PlayerId, ...] = ()
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (NightResolved, Nominated, DayVerdict, TallyPosted)
+
+
+@dataclass(frozen=True)
+class LupusState(Seats):
+    """Everything the rules need; built only by :meth:`LupusInTabula.evolve`."""
+
+    options: LupusOptions = field(default_factory=LupusOptions)
+    lang: str = "fr"
+    order: tuple[PlayerId, ...] = ()
+    seats: Mapping[PlayerId, Seat] = field(default_factory=dict)
+    phase: str = "setup"
+    number: int = 0
+    deadlines: Mapping[str, datetime] = field(default_factory=dict)
+    actions: Mapping[tuple[PlayerId, str], tuple[int, ActionSet]] = field(default_factory=dict)
+    seq: int = 0
+    votes: Mapping[PlayerId, PlayerId] = field(default_factory=dict)
+    round1_counts: Mapping[str, int] = field(default_factory=dict)
+    nominees: tuple[PlayerId, ...] = ()
+    owl_pick: PlayerId | None = None
+    lynched: Mapping[int, PlayerId | None] = field(default_factory=dict)
+    last_tally: datetime | None = None
+    outcome: Outcome | None = None
+
+    def ghosts(self) -> list[PlayerId]:
+        """Dead players who vote in round 1 (LUP-502, LUP-D22)."""
+        if not self.options.ghost_variant:
+            return []
+        return [
+            p
+            for p in self.order
+            if not self.seats[p].alive
+            and (self.options.ghost_includes_probe_death or self.seats[p].cause != "probe")
+        ]
+
+
+def iso(moment: datetime) -> str:
+    """A moment as the templates show it."""
+    return moment.isoformat()
+
+
+def evolve(state: LupusState, event: Event) -> LupusState:
+    """The state after ``event``."""
+    shared = fold_shared(state, event)
+    if shared is not None:
+        return shared
+    match event:
+        case GameCreated():
+            return replace(
+                state,
+                options=parse_options(LupusOptions, event.options),
+                lang=event.lang,
+                order=event.players,
+            )
+        case RolesDealt():
+            seats = {p: Seat(p, event.roles[p], event.roles[p]) for p in state.order}
+            return replace(state, seats=seats)
+        case PhaseStarted():
+            fresh_night = event.phase == "night"
+            return replace(
+                state,
+                phase=event.phase,
+                number=event.number,
+                deadlines=event.deadlines,
+                actions={} if fresh_night else state.actions,
+                votes={} if event.phase in ("round1", "round2") else state.votes,
+                nominees=() if fresh_night else state.nominees,
+                owl_pick=state.owl_pick if event.phase != "night" else None,
+                last_tally=None if event.phase in ("round1", "round2") else state.last_tally,
+            )
+        case ActionSet():
+            actions = record_action(state.actions, state.seq + 1, event)
+            return replace(state, actions=actions, seq=state.seq + 1)
+        case NightResolved():
+            return replace(state, owl_pick=event.owl_pick)
+        case Nominated():
+            counts = dict(event.counts)
+            return replace(state, nominees=event.nominees, round1_counts=counts)
+        case DayVerdict():
+            return replace(state, lynched={**state.lynched, event.day: event.lynched})
+        case TallyPosted():
+            return replace(state, last_tally=event.at)
+    return state
+
+
+def evolve_all(events: Iterable[Event], state: LupusState) -> LupusState:
+    """The state after ``events``, in order."""
+    for event in events:
+        state = evolve(state, event)
+    return state

@@ -1,0 +1,123 @@
+"""The state every werewolf-family game shares: seats (who holds which card, alive or dead),
+pending actions, votes, and the events every game folds alike."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from pbem.core.events import (
+    ActionCleared,
+    ActionSet,
+    Event,
+    GameEnded,
+    PlayerDied,
+    RoleChanged,
+    VoteSet,
+)
+from pbem.core.ids import PlayerId
+from pbem.core.outcome import Outcome, Termination
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One player: current card, the card dealt, his team where the game tracks it apart from
+    the card (Loup-Garou, LG-011), life, and the cause of death."""
+
+    name: PlayerId
+    role: str
+    dealt: str
+    team: str = ""
+    alive: bool = True
+    cause: str | None = None
+
+
+Actions = Mapping[tuple[PlayerId, str], tuple[int, ActionSet]]
+"""Pending actions of a phase: (actor, verb) -> (arrival sequence, the action)."""
+
+
+def record_action(
+    actions: Mapping[tuple[PlayerId, str], tuple[int, ActionSet]], seq: int, event: ActionSet
+) -> dict[tuple[PlayerId, str], tuple[int, ActionSet]]:
+    """Pending actions after ``event``: it replaces the actor's action of that verb; a
+    ``pass`` replaces all of his actions, and any action replaces his ``pass``."""
+    out = dict(actions)
+    if event.verb == "pass":
+        out = {k: v for k, v in out.items() if k[0] != event.actor}
+    else:
+        out.pop((event.actor, "pass"), None)
+    out[(event.actor, event.verb)] = (seq, event)
+    return out
+
+
+class Seats:
+    """The seat helpers every werewolf-family state shares (a base of the frozen dataclass)."""
+
+    order: tuple[PlayerId, ...]
+    seats: Mapping[PlayerId, Seat]
+    actions: Actions
+
+    def seat(self, name: PlayerId) -> Seat:
+        return self.seats[name]
+
+    def living(self) -> list[PlayerId]:
+        return [p for p in self.order if self.seats[p].alive]
+
+    def holders(self, role: str, *, alive: bool = True) -> list[PlayerId]:
+        """The players holding the card ``role``, in table order (the living ones only when
+        ``alive``)."""
+        return [
+            p
+            for p in self.order
+            if self.seats[p].role == role and (self.seats[p].alive or not alive)
+        ]
+
+    def action(self, actor: PlayerId, verb: str) -> ActionSet | None:
+        found = self.actions.get((actor, verb))
+        return found[1] if found else None
+
+
+class VillageState(Protocol):
+    """What the werewolf-family states share, for :func:`fold_shared`."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def seats(self) -> Mapping[PlayerId, Any]: ...
+    @property
+    def actions(self) -> Actions: ...
+    @property
+    def votes(self) -> Mapping[PlayerId, PlayerId]: ...
+    @property
+    def seq(self) -> int: ...
+
+
+V = TypeVar("V", bound=VillageState)
+
+
+def fold_shared(state: V, event: Event) -> V | None:
+    """Fold the common events every werewolf-family game treats alike; None for the others.
+
+    A withdrawn action, a vote (a withdrawal when ``target`` is None; a changed vote moves to
+    the end of the arrival order), a death, a card change, the end of the game.
+    """
+    match event:
+        case ActionCleared():
+            key = (event.actor, event.verb)
+            return replace(state, actions={k: v for k, v in state.actions.items() if k != key})
+        case VoteSet():
+            votes = {k: v for k, v in state.votes.items() if k != event.voter}
+            if event.target is not None:
+                votes[event.voter] = event.target
+            return replace(state, votes=votes, seq=state.seq + 1)
+        case PlayerDied():
+            seat = replace(state.seats[event.player], alive=False, cause=event.cause)
+            return replace(state, seats={**state.seats, event.player: seat})
+        case RoleChanged():
+            seat = replace(state.seats[event.player], role=event.role)
+            return replace(state, seats={**state.seats, event.player: seat})
+        case GameEnded():
+            outcome = Outcome(Termination(event.termination), event.side, event.winners)
+            return replace(state, phase="over", deadlines={}, outcome=outcome)
+    return None

@@ -1,0 +1,67 @@
+"""Votes of the werewolf-family games: ranking, plurality (plain or weighted), the public
+tally and the forum's bold-name vote."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
+
+from pbem.core.errors import InvalidSyntax
+from pbem.core.ids import PlayerId
+from pbem.core.match import fold
+
+K = TypeVar("K", bound=Hashable)
+
+
+def ranked(counts: Mapping[K, float]) -> list[list[K]]:
+    """Groups of keys with equal counts, best first (keys in first-seen order within a group)."""
+    groups: dict[float, list[K]] = {}
+    for key, n in counts.items():
+        groups.setdefault(n, []).append(key)
+    return [groups[n] for n in sorted(groups, reverse=True)]
+
+
+def plurality(votes: Mapping[PlayerId, PlayerId]) -> list[PlayerId]:
+    """The targets with the most votes (several on a tie, none without votes)."""
+    counts = Counter(votes.values())
+    groups = ranked(counts)
+    return groups[0] if groups else []
+
+
+def weighted_plurality(
+    votes: Mapping[PlayerId, PlayerId], weights: Mapping[PlayerId, float]
+) -> tuple[list[PlayerId], dict[PlayerId, float]]:
+    """The targets with the highest weighted total (a voter absent from ``weights`` weighs 1).
+
+    Returns the leading group (several on a tie, none without votes) and every total, for a
+    council whose members do not all weigh the same (Loup-Garou's thief, LG-512).
+    """
+    totals: dict[PlayerId, float] = {}
+    for voter, target in votes.items():
+        totals[target] = totals.get(target, 0.0) + weights.get(voter, 1.0)
+    groups = ranked(totals)
+    return (groups[0] if groups else []), totals
+
+
+def tally_params(votes: Mapping[PlayerId, PlayerId]) -> dict[str, list[dict[str, object]]]:
+    """A public tally: every voter's current vote, then the count per target, best first."""
+    counts = Counter(votes.values())
+    return {
+        "votes": [{"voter": v, "target": t} for v, t in votes.items()],
+        "counts": [{"name": n, "count": counts[n]} for group in ranked(counts) for n in group],
+    }
+
+
+def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None:
+    """The forum convention: the one player's name set in bold in a public post, if any.
+
+    Several different bold names are refused (InvalidSyntax ``several_bold_names``).
+    """
+    by_fold = {fold(n): n for n in names}
+    found = list(
+        dict.fromkeys(by_fold[fold(b.strip())] for b in bold if fold(b.strip()) in by_fold)
+    )
+    if len(found) > 1:
+        raise InvalidSyntax("several_bold_names", names=found)
+    return PlayerId(found[0]) if found else None

@@ -1,1 +1,0 @@
-"""Werewolf-family games: Lupus in Tabula, Loup-Garou, Chasse aux sorcières."""
