@@ -50,8 +50,10 @@ from pbem.desk.kernel import Desk, is_kernel, split
 from pbem.games import rules_for
 from pbem.mail.address import is_mailable
 from pbem.mail.grammar import parse_gender
+from pbem.mail.html import with_paragraph
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.mail.render import LANGS, Renderer, duration, shared_renderer
+from pbem.mailpages import MailPages
 from pbem.rules import options_in_use, rules_page
 from pbem.setup_check import check_new_setup
 
@@ -71,6 +73,8 @@ class Outgoing:
     in_reply_to: str | None = None
     thread: str = ""
     auto: str = "auto-generated"
+    html: str = ""
+    """The HTML alternative (:mod:`pbem.mailpages`); empty: a text-only mail."""
 
 
 @dataclass(frozen=True)
@@ -285,6 +289,14 @@ class Table:
         self.by_name = {p.name: p for p in setup.players}
         self.genders = {p.name: p.gender for p in setup.players if p.gender}
         """Every text may name any player: the templates agree with these (``g`` filter)."""
+        self.pages = MailPages(
+            rules,
+            self.renderer,
+            tuple(self.by_name),
+            setup.moderator,
+            setup.game_id,
+            setup.list_address,
+        )
         for spec in setup.players:
             for reserved in rules.all_commands:
                 if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
@@ -329,7 +341,11 @@ class Table:
                 "common/deal_commitment", self.setup.lang, {"digest": committed.digest}
             )
             opening = outgoing[first]
-            outgoing[first] = replace(opening, body=f"{opening.body.rstrip()}\n\n{line}")
+            outgoing[first] = replace(
+                opening,
+                body=f"{opening.body.rstrip()}\n\n{line}",
+                html=with_paragraph(opening.html, line),
+            )
         return replace(step, outgoing=tuple(outgoing))
 
     @classmethod
@@ -833,6 +849,7 @@ class Table:
             message_id,
             f"{self.game_id}/replies",
             "auto-replied",
+            self.pages.page(subject, body, lang),
         )
 
     def _step(
@@ -847,24 +864,36 @@ class Table:
         if reply is not None:
             player, body, key, message_id = reply
             outgoing.append(self._reply_mail(player.email, player.lang, body, key, message_id))
+        after = None  # the state the step leads to: the one its prompts' quick actions are for
         for index, event in enumerate(events):
             if isinstance(event, Notice):
-                outgoing += self._notice_mails(event, f"{self.game_id}/{base + index}")
+                if after is None and not any(isinstance(e, RolledBack) for e in events):
+                    after = self.rules.fold((e for e in events if not is_kernel(e)), self.state)
+                outgoing += self._notice_mails(event, f"{self.game_id}/{base + index}", after)
         encoded = tuple(self.rules.codec.encode(e) for e in events)
         return Step(encoded, tuple(outgoing), tuple(events), post, deferred)
 
-    def _notice_mails(self, notice: Notice, key: str) -> list[Outgoing]:
+    def _notice_mails(self, notice: Notice, key: str, after: Any = None) -> list[Outgoing]:
+        """The mails of a notice; ``after``: the state its quick actions are checked on
+        (None: no quick actions)."""
         thread = f"{self.game_id}/{notice.thread}"
         params = {"game": self.rules.title, "genders": self.genders, **notice.params}
+        lang = self.setup.lang
         if notice.public:
-            subject, body = self.renderer.mail(notice.template, self.setup.lang, params)
-            return [Outgoing(key, (self.setup.list_address,), True, subject, body, None, thread)]
+            subject, body = self.renderer.mail(notice.template, lang, params)
+            everyone = tuple(PlayerId(p.name) for p in self.setup.players)
+            html = self._prompt(subject, body, lang, after, everyone, public=True)
+            to = (self.setup.list_address,)
+            return [Outgoing(key, to, True, subject, body, None, thread, html=html)]
         mails = []
         for name in notice.to:
             if name == ADMIN:  # the game's administrators, in the game's language
-                subject, body = self.renderer.mail(notice.template, self.setup.lang, params)
+                subject, body = self.renderer.mail(notice.template, lang, params)
+                html = self.pages.page(subject, body, lang)
                 mails += [
-                    Outgoing(f"{key}/admin/{i}", (a,), False, subject, body, None, thread)
+                    Outgoing(
+                        f"{key}/admin/{i}", (a,), False, subject, body, None, thread, html=html
+                    )
                     for i, a in enumerate(self.setup.admins)
                 ]
                 continue
@@ -872,7 +901,24 @@ class Table:
             subject, body = self.renderer.mail(
                 notice.template, player.lang, {"name": name, **params}
             )
+            html = self._prompt(subject, body, player.lang, after, (name,), public=False)
             mails.append(
-                Outgoing(f"{key}/{name}", (player.email,), False, subject, body, None, thread)
+                Outgoing(
+                    f"{key}/{name}", (player.email,), False, subject, body, None, thread, html=html
+                )
             )
         return mails
+
+    def _prompt(
+        self,
+        subject: str,
+        body: str,
+        lang: str,
+        state: Any,
+        readers: tuple[PlayerId, ...],
+        *,
+        public: bool,
+    ) -> str:
+        if state is None:
+            return self.pages.page(subject, body, lang)
+        return self.pages.prompt(subject, body, lang, state=state, readers=readers, public=public)

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from pbem.mail.html import with_paragraph
+
 #: window name -> its timestamps (POSIX seconds, oldest first)
 Windows = dict[str, list[float]]
 
@@ -278,4 +280,8 @@ def limit_note(out: Out, texts: Any, lang: str, resume: datetime) -> Out:
         return out
     note = texts.text("daemon/reply_limit", lang, {"resume": resume.isoformat()})
     body = str(getattr(out, "body", ""))
-    return dataclasses.replace(out, body=body.rstrip("\n") + "\n\n" + note.strip() + "\n")
+    body = body.rstrip("\n") + "\n\n" + note.strip() + "\n"
+    if getattr(out, "html", ""):  # the HTML alternative says it too (issue 15)
+        html = with_paragraph(str(getattr(out, "html", "")), note.strip())
+        return dataclasses.replace(out, body=body, html=html)
+    return dataclasses.replace(out, body=body)

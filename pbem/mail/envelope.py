@@ -20,6 +20,8 @@ from email.policy import compat32
 from email.utils import format_datetime, getaddresses
 from typing import Protocol
 
+from pbem.mail.html import merged
+
 
 class OutgoingLike(Protocol):
     """The fields of the engine's ``Outgoing`` this module reads (structural, no import)."""
@@ -149,6 +151,31 @@ def _qp_body(body: str) -> bytes:
     return "\r\n".join(_NEWLINES.split(encoded)).encode("ascii")
 
 
+def _alternative(text: bytes, html: str, stem: str) -> tuple[tuple[tuple[str, str], ...], bytes]:
+    """(leading headers, body) of a multipart/alternative message: the text part first, its
+    bytes exactly those of the text-only message, then the HTML (issue 15). The boundary
+    derives from the Message-ID, so a resent mail is the same bytes; quoted-printable never
+    writes ``=_``, so no part can contain it."""
+    boundary = f"=_pbem_{stem}"
+    head = (
+        ("Content-Type", f'multipart/alternative; boundary="{boundary}"'),
+        ("MIME-Version", "1.0"),
+    )
+    part = b"Content-Type: %s\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+    body = b"".join(
+        (
+            b"--%s\r\n" % boundary.encode(),
+            part % b'text/plain; charset="utf-8"',
+            text,
+            b"\r\n--%s\r\n" % boundary.encode(),
+            part % b'text/html; charset="utf-8"',
+            _qp_body(html),
+            b"\r\n--%s--\r\n" % boundary.encode(),
+        )
+    )
+    return head, body
+
+
 def build(
     *,
     key: str,
@@ -164,8 +191,12 @@ def build(
     extra: Sequence[tuple[str, str]] = (),
     references: Sequence[str] = (),
     id_key: bytes,
+    html: str = "",
 ) -> tuple[str, bytes]:
     """Render one message; returns ``(message_id, bytes)``; ``id_key``: see :func:`message_id`.
+
+    With ``html`` (a page from :mod:`pbem.mail.html`), a multipart/alternative message whose
+    text part is the same as without it.
 
     A ``text/plain`` UTF-8 quoted-printable message, byte for byte what ``MIMEText`` flattened
     with the compat32 policy (CRLF, 78 columns) gives, written directly: no ``Message`` object and
@@ -174,8 +205,12 @@ def build(
     """
     domain = domain_of(sender)
     mid = message_id(key, domain, id_key, public=public)
+    payload = _qp_body(body)
+    mime: tuple[tuple[str, str], ...] = _MIME_HEADERS
+    if html:
+        mime, payload = _alternative(payload, html, mid[1 : 1 + _STEM])
     headers = [
-        *_MIME_HEADERS,
+        *mime,
         ("From", sender),
         ("To", ", ".join(_clean(t) for t in to)),
         ("Subject", _header(_clean(subject))),
@@ -201,7 +236,7 @@ def build(
         headers.append(("Precedence", "bulk"))
     headers += [(name, _header(_clean(value))) for name, value in extra]
     head = b"".join(_field(name, value) for name, value in headers)
-    return mid, head + b"\r\n" + _qp_body(body)
+    return mid, head + b"\r\n" + payload
 
 
 def build_outgoing(
@@ -226,6 +261,7 @@ def build_outgoing(
         thread=out.thread,
         extra=extra,
         id_key=id_key,
+        html=str(getattr(out, "html", "")),  # an engine without HTML (a test's fake) has none
     )
 
 
@@ -249,6 +285,7 @@ def digest(
     receipts: list[tuple[str, str]] = []  # the answers to the player's commands
     signature = ""
     answered: list[str] = []
+    pages: list[str] = []  # the parts' HTML alternatives, if they have one
     for raw in parts:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
         replied = str(msg.get("In-Reply-To", "") or "")
@@ -259,6 +296,9 @@ def digest(
             text = str(body.get_content()) if body is not None else ""
         except (LookupError, ValueError):  # we wrote these bytes; kept defensive all the same
             text = ""
+        page = msg.get_body(("html",))
+        if page is not None and page.get_content_type() == "text/html":
+            pages.append(str(page.get_content()))
         text, marker, sig = text.replace("\r\n", "\n").partition("\n-- \n")
         signature = sig.strip("\n") if marker else signature
         part = (str(msg.get("Subject", "")), text.strip("\n"))
@@ -271,12 +311,14 @@ def digest(
     sections = [f"{_heading(subject)}\n\n{text}\n" for subject, text in ordered]
     body_text = "\n".join(sections) + (f"\n-- \n{signature}\n" if signature else "")
     subject = subjects[-1] if len(set(subjects)) == 1 else subjects[0]
+    subject = f"{subject} (×{len(parts)})"
     return build(
         key="digest:" + "|".join(message_ids),
         sender=sender,
         to=(to,),
-        subject=f"{subject} (×{len(parts)})",
+        subject=subject,
         body=body_text,
+        html=merged(subject, body_text, pages) if pages else "",
         date=date,
         auto="auto-replied",
         in_reply_to=answered[-1] if answered else None,

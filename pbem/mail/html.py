@@ -1,0 +1,345 @@
+"""The HTML alternative of an outgoing mail, made from its text part (issue 15).
+
+Pure. The templates write text only, in a few plain conventions that read well as text; this
+module reads those conventions back and writes the same content as small, inline-styled HTML,
+so no template is written twice and the two parts always say the same thing:
+
+- ``Title`` over a line of ``=``: a heading (a merged mail's parts);
+- a line ending in ``:`` followed by lines indented by two spaces: a label and its list; when
+  every item is ``voter → target`` the list is a two-column table (a tally's votes);
+- ``Décompte : Alice 3, Bob 1`` (every item a player's name and a number): a small table;
+- ``-- `` starts the signature, ``----- English -----`` the English half of a bilingual mail;
+- players' names are bold, deadlines (as :meth:`pbem.mail.render.Renderer.when` writes them)
+  are highlighted.
+
+The page is what mail clients keep: no ``<style>`` block (Gmail strips it), no script, no
+external image; tables for layout (Outlook), system fonts, at most 600 px wide, and colours set
+in pairs (text and background) so that a client's dark mode never leaves dark text on dark.
+A mail that asks for a command gets quick actions: one ``mailto:`` link per legal choice
+(RFC 6068), built by :func:`mailto` and placed before the signature.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from pbem.mail.render import _DAYS, _MONTHS
+
+FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif"
+INK = "#1f2328"  # text
+PAPER = "#ffffff"  # background
+MUTED = "#57606a"  # signature, notes
+RULE = "#d0d7de"  # table borders, separators
+HIGHLIGHT = "background-color:#fff3bf;color:#3b2f00"  # a deadline: a pair, dark-mode safe
+BUTTON = (
+    "display:inline-block;margin:0 6px 8px 0;padding:8px 14px;border-radius:6px;"
+    "background-color:#0b5cad;color:#ffffff;text-decoration:none;font-weight:600"
+)
+
+ENGLISH_MARK = "----- English -----"  # pbem.mail.render.bilingual's separator
+SIGNATURE_MARK = "-- "
+
+
+@dataclass(frozen=True)
+class QuickAction:
+    """One tap: ``command`` mailed to ``address`` (the link's text is ``label``)."""
+
+    group: str
+    """What the link does, shown above its row of links (``TUER``, ``VOTE``)."""
+    label: str
+    """The link's text: usually the target's name."""
+    address: str
+    subject: str
+    command: str
+    """The body of the mail the link opens: exactly what the parser accepts."""
+
+    @property
+    def href(self) -> str:
+        return mailto(self.address, self.subject, self.command)
+
+
+def mailto(address: str, subject: str, body: str) -> str:
+    """A ``mailto:`` URI (RFC 6068): every octet outside the unreserved set is
+    percent-encoded from UTF-8 in the header values, line breaks as ``%0D%0A``."""
+    to = quote(address, safe="@+.-_~!$'()*,;:")
+    query = f"subject={quote(subject, safe='')}&body={quote(body.replace(chr(10), chr(13) + chr(10)), safe='')}"
+    return f"mailto:{to}?{query}"
+
+
+_DEADLINE = re.compile(
+    r"(?:(?:{fr_days}) \d{{1,2}} (?:{fr_months}) à |(?:{en_days}) \d{{1,2}} (?:{en_months}) )"
+    r"\d{{2}}:\d{{2}}(?::\d{{2}})?(?: [A-Za-z][\w+-]*)?".format(
+        fr_days="|".join(_DAYS["fr"]),
+        fr_months="|".join(_MONTHS["fr"]),
+        en_days="|".join(_DAYS["en"]),
+        en_months="|".join(_MONTHS["en"]),
+    )
+)
+_UNDERLINE = re.compile(r"=+\Z")
+_COUNT_ITEM = re.compile(r"(.+?) (\d+)\Z")
+
+
+def to_html(
+    subject: str,
+    body: str,
+    *,
+    lang: str = "fr",
+    names: Iterable[str] = (),
+    actions: Sequence[QuickAction] = (),
+    actions_title: str = "",
+    carried: Sequence[str] = (),
+) -> str:
+    """The HTML page of a mail whose Subject is ``subject`` and text part ``body``.
+
+    ``names`` are set in bold wherever they appear; ``actions`` are listed, under
+    ``actions_title``, before the signature (or at the end); ``carried``: quick-action blocks
+    of other pages, as :func:`merged` takes them from the parts of a merged mail."""
+    names = sorted({n for n in names if n}, key=len, reverse=True)
+    text, _mark, signature = body.partition(f"\n{SIGNATURE_MARK}\n")
+    if body.startswith(f"{SIGNATURE_MARK}\n"):
+        text, signature = "", body[len(SIGNATURE_MARK) + 1 :]
+    halves = text.split(f"\n{ENGLISH_MARK}\n")
+    sections = [f'<div lang="{lang}">{_blocks(halves[0], names)}</div>']
+    for half in halves[1:]:  # the bilingual mails: French first, English after
+        sections.append(
+            f'<hr style="border:0;border-top:1px solid {RULE};margin:20px 0">'
+            f'<div lang="en">{_blocks(half, names)}</div>'
+        )
+    if actions:
+        sections.append(_actions(actions, actions_title))
+    sections += [f"{_ACTIONS_START}{block}{_ACTIONS_END}" for block in carried]
+    if signature.strip():
+        sections.append(
+            f'<p style="margin:20px 0 0;font-size:13px;color:{MUTED}">'
+            f"{_inline(signature.strip(), names).replace(chr(10), '<br>')}</p>"
+        )
+    title = _title(subject)
+    return (
+        f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        '<meta name="color-scheme" content="light only">'
+        f"<title>{html.escape(subject)}</title></head>"
+        f'<body style="margin:0;padding:0;background-color:{PAPER};color:{INK}">'
+        f'<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" '
+        f'style="background-color:{PAPER}"><tr><td align="center" style="padding:12px">'
+        '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" '
+        'style="max-width:600px"><tr>'
+        f'<td style="font-family:{FONT};font-size:16px;line-height:1.5;color:{INK};'
+        'text-align:left;word-wrap:break-word;overflow-wrap:anywhere">'
+        f'<h1 style="margin:0 0 12px;font-size:20px;line-height:1.3;color:{INK}">'
+        f"{_inline(title, names)}</h1>"
+        f"{''.join(sections)}{_END}"
+        "</td></tr></table></td></tr></table></body></html>\n"
+    )
+
+
+_END = "<!--end-->"
+
+
+def with_paragraph(page: str, text: str, names: Iterable[str] = ()) -> str:
+    """``page`` with ``text`` added as a last paragraph (a note added to a mail's text after
+    it was rendered: the deal's commitment, the reply budget's last word)."""
+    if not page or _END not in page:
+        return page
+    ordered = sorted(set(names), key=len, reverse=True)
+    added = f'<div style="margin:12px 0 0">{_blocks(text, ordered)}</div>'
+    return page.replace(_END, added + _END, 1)
+
+
+def _title(subject: str) -> str:
+    """The Subject without its ``[game]`` tag and the ``(×2)`` of a merged mail."""
+    title = subject.split("] ", 1)[1] if subject.startswith("[") and "] " in subject else subject
+    return re.sub(r" \(×\d+\)\Z", "", title)
+
+
+def _inline(text: str, names: Sequence[str]) -> str:
+    """Escaped text with the names in bold and the deadlines highlighted."""
+    out: list[str] = []
+    pos = 0
+    for m in _DEADLINE.finditer(text):
+        out.append(_bold_names(text[pos : m.start()], names))
+        out.append(f'<span style="{HIGHLIGHT};padding:0 2px">{_escape(m.group())}</span>')
+        pos = m.end()
+    out.append(_bold_names(text[pos:], names))
+    return "".join(out)
+
+
+def _escape(text: str) -> str:
+    """HTML-escaped, the space before a French « : ; ! ? » and inside « » unbreakable (a
+    narrow column must not start a line with the colon)."""
+    return _NBSP.sub("\u00a0", html.escape(text, quote=False))
+
+
+_NBSP = re.compile(r" (?=[:;!?»])|(?<=«) ")
+
+
+def _bold_names(text: str, names: Sequence[str]) -> str:
+    if not names:
+        return _escape(text)
+    pattern = re.compile(
+        r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w-])"
+    )  # a whole name only: never the "Ann" of "Anne"
+    out, pos = [], 0
+    for m in pattern.finditer(text):
+        out.append(_escape(text[pos : m.start()]))
+        out.append(f"<b>{_escape(m.group())}</b>")
+        pos = m.end()
+    out.append(_escape(text[pos:]))
+    return "".join(out)
+
+
+def _blocks(text: str, names: Sequence[str]) -> str:
+    """The body's paragraphs, headings, lists and tables."""
+    lines = text.strip("\n").split("\n")
+    out: list[str] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            inner = "<br>".join(_inline(line, names) for line in paragraph)
+            out.append(f'<p style="margin:0 0 12px">{inner}</p>')
+            paragraph.clear()
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if not line.strip():
+            flush()
+            i += 1
+        elif _UNDERLINE.match(following) and line.strip() and not line.startswith(" "):
+            flush()
+            out.append(
+                f'<h2 style="margin:18px 0 8px;font-size:17px;line-height:1.3;color:{INK}">'
+                f"{_inline(line, names)}</h2>"
+            )
+            i += 2
+        elif line.startswith("  "):
+            label = paragraph.pop() if paragraph and paragraph[-1].endswith(":") else None
+            flush()
+            if label is not None:  # « Votes : » over its list: the list's caption
+                out.append(_label(label, names))
+            items = []
+            while i < len(lines) and lines[i].startswith("  "):
+                items.append(lines[i])
+                i += 1
+            out.append(_list(items, names))
+        elif (counts := _counts(line, names)) is not None:
+            flush()
+            out.append(counts)
+            i += 1
+        else:
+            paragraph.append(line)
+            i += 1
+    flush()
+    return "".join(out)
+
+
+def _list(items: Sequence[str], names: Sequence[str]) -> str:
+    """Indented lines: a table of ``a → b`` rows, else a list (deeper lines continue an item)."""
+    top = [item.strip() for item in items if not item.startswith("    ")]
+    if top and len(top) == len(items) and all(" → " in item for item in top):
+        rows = "".join(
+            f"<tr>{_cell(left, names)}{_cell('→', names, muted=True)}{_cell(right, names)}</tr>"
+            for left, _arrow, right in (item.partition(" → ") for item in top)
+        )
+        return _table(rows)
+    entries: list[list[str]] = []
+    for item in items:
+        if item.startswith("    ") and entries:
+            entries[-1].append(item.strip())
+        else:
+            entries.append([item.strip()])
+    lis = "".join(
+        '<li style="margin:0 0 4px">'
+        + _inline(entry[0], names)
+        + "".join(
+            f'<br><span style="color:{MUTED}">{_inline(more, names)}</span>' for more in entry[1:]
+        )
+        + "</li>"
+        for entry in entries
+    )
+    return f'<ul style="margin:0 0 12px;padding-left:22px">{lis}</ul>'
+
+
+def _counts(line: str, names: Sequence[str]) -> str | None:
+    """``Label : Alice 3, Bob 1.`` (only players' names with a number) as a small table."""
+    if not names:
+        return None
+    label, colon, rest = line.partition(" : ") if " : " in line else line.partition(": ")
+    if not colon or not rest:
+        return None
+    items = [_COUNT_ITEM.match(part.strip()) for part in rest.rstrip(".").split(", ")]
+    if not all(m is not None and m.group(1) in names for m in items):
+        return None
+    rows = "".join(
+        f"<tr>{_cell(m.group(1), names)}{_cell(m.group(2), names, right=True)}</tr>"
+        for m in items
+        if m is not None
+    )
+    return _label(label, names) + _table(rows)
+
+
+def _label(text: str, names: Sequence[str]) -> str:
+    return f'<p style="margin:0 0 4px;font-weight:600">{_inline(text, names)}</p>'
+
+
+def _cell(text: str, names: Sequence[str], *, muted: bool = False, right: bool = False) -> str:
+    style = f"padding:4px 10px;border-bottom:1px solid {RULE}"
+    if muted:
+        style += f";color:{MUTED}"
+    if right:
+        style += ";text-align:right"
+    return f'<td style="{style}">{_inline(text, names)}</td>'
+
+
+def _table(rows: str) -> str:
+    return (
+        '<table role="presentation" cellpadding="0" cellspacing="0" border="0" '
+        f'style="border-collapse:collapse;margin:0 0 12px;color:{INK}">{rows}</table>'
+    )
+
+
+def _actions(actions: Sequence[QuickAction], title: str) -> str:
+    """The quick actions, one row of links per command."""
+    groups: dict[str, list[QuickAction]] = {}
+    for action in actions:
+        groups.setdefault(action.group, []).append(action)
+    rows = "".join(
+        f'<p style="margin:8px 0 4px;font-weight:600">{html.escape(group)}</p><div>'
+        + "".join(
+            f'<a href="{html.escape(a.href)}" style="{BUTTON}">{html.escape(a.label)}</a>'
+            for a in members
+        )
+        + "</div>"
+        for group, members in groups.items()
+    )
+    heading = (
+        f'<p style="margin:0 0 4px;font-size:13px;color:{MUTED}">{html.escape(title)}</p>'
+        if title
+        else ""
+    )
+    return (
+        f'{_ACTIONS_START}<div style="margin:16px 0 0;padding:12px;border:1px solid {RULE};'
+        f'border-radius:8px">{heading}{rows}</div>{_ACTIONS_END}'
+    )
+
+
+_ACTIONS_START, _ACTIONS_END = "<!--actions-->", "<!--/actions-->"
+_CARRIED = re.compile(re.escape(_ACTIONS_START) + "(.*?)" + re.escape(_ACTIONS_END), re.S)
+_BOLD = re.compile(r"<b>([^<]*)</b>")
+_LANG = re.compile(r'<html lang="([a-z]+)"')
+
+
+def merged(subject: str, body: str, pages: Sequence[str]) -> str:
+    """The page of a merged mail (:func:`pbem.mail.envelope.digest`): its text made HTML as
+    any mail's, the names bold where the parts' pages had them bold, and their quick actions
+    kept (after the last part, above the signature)."""
+    names = {html.unescape(n) for page in pages for n in _BOLD.findall(page)}
+    lang = next((m.group(1) for page in pages if (m := _LANG.search(page))), "fr")
+    blocks = [block for page in pages for block in _CARRIED.findall(page)]
+    return to_html(subject, body, lang=lang, names=names, carried=blocks)

@@ -1,0 +1,68 @@
+"""The HTML alternative of a game's mails: names bold, quick actions where a mail asks for a
+command (issue 15). One per table; the pages themselves are made by :mod:`pbem.mail.html`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from pbem.core.game import Rules
+from pbem.core.ids import PlayerId
+from pbem.mail.html import QuickAction, to_html
+from pbem.mail.render import Renderer
+from pbem.quickactions import game_address, quick_actions
+
+BEFORE_DEADLINE = timedelta(seconds=1)
+"""The moment a prompt's choices are checked at: just before the phase it announces closes
+(the rules' ``decide`` takes a time; any moment of the phase gives the same answer)."""
+
+
+@dataclass(frozen=True)
+class MailPages:
+    """Makes the HTML page of each mail of one game."""
+
+    rules: Rules[Any]
+    renderer: Renderer
+    names: tuple[str, ...]
+    """Every player's name: set in bold wherever a mail names them."""
+    moderator: str
+    game_id: str
+    list_address: str
+
+    def page(self, subject: str, body: str, lang: str) -> str:
+        """A mail that asks for nothing (a receipt, a result)."""
+        return to_html(subject, body, lang=lang, names=self.names)
+
+    def prompt(
+        self,
+        subject: str,
+        body: str,
+        lang: str,
+        *,
+        state: Any,
+        readers: Sequence[PlayerId],
+        public: bool,
+    ) -> str:
+        """A game's notice, with a quick action per legal choice of the commands it names
+        (none once the phase has no deadline: the game is over)."""
+        deadlines = self.rules.deadlines(state)
+        actions: tuple[QuickAction, ...] = ()
+        if deadlines and readers:
+            actions = quick_actions(
+                self.rules,
+                state,
+                body,
+                readers=readers,
+                lang=lang,
+                now=min(deadlines.values()) - BEFORE_DEADLINE,
+                subject=subject,
+                private_address=game_address(self.moderator, self.game_id),
+                list_address=self.list_address,
+                public=public,
+            )
+        title = self.renderer.text("common/quick_actions", lang, {}) if actions else ""
+        return to_html(
+            subject, body, lang=lang, names=self.names, actions=actions, actions_title=title
+        )

@@ -1,0 +1,148 @@
+"""Quick actions: what a mail asks a player to send, one link per legal choice (issue 15).
+
+A night prompt says « envoyez SONDER nom », the first round « postez VOTE nom sur la liste ».
+The commands a mail names by keyword, that the reader may send now, become quick actions:
+one per choice the rules accept, each a ``mailto:`` link whose body is the command exactly as
+the parser reads it. Legality is the rules' own: each candidate command goes through
+``Rules.decide`` on the state the mail announces, and only those it does not refuse are kept,
+so a link never offers a target the reply would refuse (the bodyguard's own name, a dead
+player, a second round's non-nominee).
+
+Pure: ``now`` and the state come in; nothing is applied (``decide`` only returns events).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from pbem.core.commands import Command, CommandSpec, Player, Word
+from pbem.core.errors import CommandError
+from pbem.core.game import Rules
+from pbem.core.ids import PlayerId
+from pbem.mail.html import QuickAction
+
+NOT_ACTIONS = frozenset({"help", "status", "rules", "cancel"})
+"""The kernel's commands: they ask nothing of the game, so no mail offers them as a tap."""
+
+_KEYWORD = re.compile(r"\b[A-Z][A-Z]+\b")
+
+
+def game_address(moderator: str, game_id: str) -> str:
+    """The game's plus-address (``moderator+game@domain``): the daemon routes a mail sent
+    there to the game whatever its Subject (the plus-address is read first)."""
+    local, at, domain = moderator.partition("@")
+    if not at or not game_id:
+        return moderator
+    return f"{local}+{game_id}@{domain}"
+
+
+def reply_subject(subject: str) -> str:
+    """``Re: `` and the mail's Subject: the answer stays in the mail's thread and tag."""
+    return subject if subject.lower().startswith("re:") else f"Re: {subject}"
+
+
+def quick_actions(
+    rules: Rules[Any],
+    state: Any,
+    text: str,
+    *,
+    readers: Sequence[PlayerId],
+    lang: str,
+    now: datetime,
+    subject: str,
+    private_address: str,
+    list_address: str,
+    public: bool,
+) -> tuple[QuickAction, ...]:
+    """The quick actions of a mail whose text part is ``text``.
+
+    ``readers``: who may act on it (the one addressee of a private mail; every player for a
+    public one, where a choice is kept if any reader may make it). A ``public`` mail offers
+    only the commands posted on the list.
+    """
+    asked = set(_KEYWORD.findall(text))
+    names = rules.names(state)
+    actions: list[QuickAction] = []
+    seen: set[tuple[str, str]] = set()
+    for spec in _asked_specs(rules, state, readers, asked, lang, public):
+        for label, command, line in _choices(spec, names, lang):
+            channel = _channel(rules, state, readers, spec, command, now, public)
+            if channel is None or (spec.verb, line) in seen:
+                continue
+            seen.add((spec.verb, line))
+            address = list_address if channel == "list" else private_address
+            actions.append(
+                QuickAction(spec.keyword(lang), label, address, reply_subject(subject), line)
+            )
+    return tuple(actions)
+
+
+def _asked_specs(
+    rules: Rules[Any],
+    state: Any,
+    readers: Sequence[PlayerId],
+    asked: set[str],
+    lang: str,
+    public: bool,
+) -> list[CommandSpec]:
+    specs: list[CommandSpec] = []
+    for reader in readers:
+        for spec in rules.available(state, reader):
+            spellings = spec.en if lang == "en" else spec.fr
+            if spec.verb in NOT_ACTIONS or spec in specs or (public and not spec.public):
+                continue
+            if asked.intersection(spellings) and _simple(spec):
+                specs.append(spec)
+    return specs
+
+
+def _simple(spec: CommandSpec) -> bool:
+    """One tap, one command: no argument, one player, or one word from a fixed set."""
+    return len(spec.args) <= 1 and all(isinstance(a, Player | Word) for a in spec.args)
+
+
+def _choices(
+    spec: CommandSpec, names: Iterable[str], lang: str
+) -> Iterable[tuple[str, Command, str]]:
+    """(label, command, line) for each value of the command's one argument."""
+    keyword = spec.keyword(lang)
+    if not spec.args:
+        yield keyword, Command(spec.verb), keyword
+        return
+    arg = spec.args[0]
+    if isinstance(arg, Player):
+        for name in names:
+            yield name, Command(spec.verb, (PlayerId(name),)), f"{keyword} {name}"
+        if arg.optional:
+            yield keyword, Command(spec.verb), keyword
+    elif isinstance(arg, Word):
+        for value, spellings in arg.choices.items():  # a spelling the parser reads back
+            yield (
+                arg.label(value, lang),
+                Command(spec.verb, word=value),
+                f"{keyword} {spellings[0]}",
+            )
+
+
+def _channel(
+    rules: Rules[Any],
+    state: Any,
+    readers: Sequence[PlayerId],
+    spec: CommandSpec,
+    command: Command,
+    now: datetime,
+    public: bool,
+) -> str | None:
+    """Where ``command`` is accepted for some reader: the list, privately, or nowhere."""
+    channels = [c for c, ok in (("list", spec.public), ("private", spec.private)) if ok]
+    for channel in channels if not public else ["list"]:
+        for reader in readers:
+            try:
+                rules.decide(state, reader, command, now, channel)
+            except CommandError:
+                continue
+            return channel
+    return None
