@@ -1,0 +1,169 @@
+"""The HTML alternative (issue 15): a multipart/alternative whose text part is byte for byte
+the text-only mail's, and a small inline-styled page made from the text's conventions."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from datetime import UTC, datetime
+from email.message import EmailMessage
+
+from pbem.engine import Outgoing
+from pbem.limits import limit_note
+from pbem.mail.envelope import TEST_ID_KEY, build, build_outgoing, digest
+from pbem.mail.html import QuickAction, to_html, with_paragraph
+from pbem.mail.render import Renderer
+
+DATE = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+TALLY = "Votes :\n  Alice → Bob\n  Carole → Bob\nDécompte : Bob 2, Alice 0.\n"
+NAMES = ["Alice", "Bob", "Carole"]
+
+
+def parse(raw: bytes) -> EmailMessage:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def test_the_text_part_is_byte_identical_with_or_without_the_html() -> None:
+    body = "Bonjour Élodie,\n\n= une ligne très longue " + "x" * 120 + "\n-- \npbem\n"
+    common = {
+        "key": "g/1",
+        "sender": "mj@example.org",
+        "to": ("elodie@example.org",),
+        "subject": "[g] Nuit",
+        "body": body,
+        "date": DATE,
+        "id_key": TEST_ID_KEY,
+    }
+    mid_text, text_only = build(**common)  # type: ignore[arg-type]
+    mid_both, both = build(**common, html=to_html("[g] Nuit", body))  # type: ignore[arg-type]
+    assert mid_text == mid_both
+    qp = text_only.split(b"\r\n\r\n", 1)[1]
+    assert qp in both  # the text part's bytes, unchanged, inside the alternative
+    msg = parse(both)
+    assert msg.get_content_type() == "multipart/alternative"
+    kinds = [part.get_content_type() for part in msg.iter_parts()]
+    assert kinds == ["text/plain", "text/html"]  # text first: the least preferred first
+    plain = msg.get_body(("plain",))
+    assert plain is not None and plain.get_content() == parse(text_only).get_content()
+    assert build(**common, html=to_html("[g] Nuit", body))[1] == both  # type: ignore[arg-type]
+
+
+def test_the_page_keeps_only_what_mail_clients_keep() -> None:
+    page = to_html("[g] Jour 2 : décompte", TALLY, names=NAMES)
+    assert "<style" not in page and "<script" not in page and "<img" not in page
+    assert "max-width:600px" in page and "<title>" in page
+    assert "http://" not in page and "https://" not in page  # nothing fetched from outside
+    # every colour comes with its background, so a client's dark mode keeps it readable
+    assert "background-color:#ffffff;color:#1f2328" in page
+
+
+def test_a_tally_is_two_small_tables_and_names_are_bold() -> None:
+    page = to_html("[g] Jour 2 : décompte", TALLY, names=NAMES)
+    assert page.count("<table") == 2 + 2  # the two layout tables, the votes, the count
+    assert "<b>Carole</b></td>" in page
+    rows = re.findall(r"<tr><td[^>]*><b>(\w+)</b></td><td[^>]*>(\d+)</td></tr>", page)
+    assert rows == [("Bob", "2"), ("Alice", "0")]
+
+
+def test_a_whole_name_only_is_bold() -> None:
+    page = to_html("s", "Anne et Ann votent.\n", names=["Ann"])
+    assert "Anne et <b>Ann</b> votent." in page
+
+
+def test_the_deadline_is_highlighted_and_french_punctuation_does_not_wrap_alone() -> None:
+    page = to_html("s", "Votez avant le mardi 1 décembre à 20:00 UTC ; vite !\n", names=[])
+    assert ">mardi 1 décembre à 20:00 UTC</span>\u00a0; vite\u00a0!" in page
+
+
+def test_headings_lists_and_the_signature() -> None:
+    body = "Vos commandes\n=============\n\nAcceptées :\n  ✓ TUER Bob\n  ✗ SONDER Zed\n-- \npbem\n"
+    page = to_html("[g] Vos commandes (×2)", body, names=NAMES)
+    assert "<h1" in page and ">Vos commandes</h1>" in page  # no tag, no (×2)
+    assert re.search(r"<h2[^>]*>Vos commandes</h2>", page)
+    assert re.search(
+        r"<ul[^>]*><li[^>]*>✓ TUER <b>Bob</b></li><li[^>]*>✗ SONDER Zed</li></ul>", page
+    )
+    assert re.search(r">Acceptées\u00a0:</p><ul", page)
+    assert "pbem</p>" in page
+
+
+def test_a_bilingual_mail_keeps_french_first_then_english() -> None:
+    subject, body = "Alerte / Alert", "Bonjour.\n\n----- English -----\n\nHello.\n"
+    page = to_html(subject, body, lang="fr")
+    assert page.index('<div lang="fr">') < page.index("Bonjour") < page.index('<div lang="en">')
+    assert page.index('<div lang="en">') < page.index("Hello")
+
+
+def test_an_engine_mail_is_sent_as_alternative_and_a_fake_engines_as_text() -> None:
+    out = Outgoing("g/2", ("a@example.org",), False, "[g] s", "Alice.\n", html=to_html("s", "x"))
+    _mid, raw = build_outgoing(out, sender="mj@example.org", date=DATE, id_key=TEST_ID_KEY)
+    assert parse(raw).get_content_type() == "multipart/alternative"
+
+    class Fake:  # an engine of its own (tests/daemon/fake_engine.py) has no html field
+        key, to, public, subject, body = "g/3", ("a@example.org",), False, "s", "b\n"
+        in_reply_to, thread, auto = None, "", "auto-generated"
+
+    _mid, raw = build_outgoing(Fake(), sender="mj@example.org", date=DATE, id_key=TEST_ID_KEY)
+    assert parse(raw).get_content_type() == "text/plain"
+
+
+def test_a_merged_mail_keeps_the_parts_quick_actions_and_bold_names() -> None:
+    action = QuickAction("TUER", "Bob", "mj+g@example.org", "Re: [g] Nuit", "TUER Bob")
+    prompt_body = "Envoyez TUER nom, Alice.\n"
+    prompt = build(
+        key="g/p",
+        sender="mj@example.org",
+        to=("alice@example.org",),
+        subject="[g] Nuit",
+        body=prompt_body,
+        date=DATE,
+        id_key=TEST_ID_KEY,
+        html=to_html("[g] Nuit", prompt_body, names=NAMES, actions=[action]),
+    )[1]
+    receipt_body = "Acceptées :\n  ✓ VOTE Bob\n\n-- \npbem\n"
+    receipt = build(
+        key="g/r",
+        sender="mj@example.org",
+        to=("alice@example.org",),
+        subject="[g] Vos commandes",
+        body=receipt_body,
+        date=DATE,
+        auto="auto-replied",
+        id_key=TEST_ID_KEY,
+        html=to_html("[g] Vos commandes", receipt_body, names=NAMES),
+    )[1]
+    _mid, raw = digest(
+        [receipt, prompt],
+        message_ids=["<r@x>", "<p@x>"],
+        sender="mj@example.org",
+        to="alice@example.org",
+        date=DATE,
+        id_key=TEST_ID_KEY,
+    )
+    msg = parse(raw)
+    html = msg.get_body(("html",))
+    assert html is not None
+    page = str(html.get_content())
+    assert action.href.replace("&", "&amp;") in page
+    assert "<b>Alice</b>" in page and "<b>Bob</b>" in page
+    # the prompt (news) comes before the receipt, the quick actions before the signature
+    assert (
+        page.index("Envoyez TUER")
+        < page.index("VOTE")
+        < page.index("mailto:")
+        < page.index("pbem</p>")
+    )
+
+
+def test_the_reply_budgets_note_reaches_the_html_too() -> None:
+    out = Outgoing(
+        "g/4", ("a@example.org",), False, "[g] s", "Alice.\n", html=to_html("s", "Alice.")
+    )
+    noted = limit_note(out, Renderer(), "fr", DATE)
+    assert noted.html != out.html
+    last_words = noted.body.strip().splitlines()[-1]
+    assert last_words.split()[0] in noted.html
+    assert with_paragraph("", "x") == ""  # a text-only mail stays text only

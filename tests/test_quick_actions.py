@@ -1,0 +1,124 @@
+"""Quick actions (issue 15): every ``mailto:`` link of a whole game, sent back as the mail it
+opens, goes through the real inbound parser (pbem.mail.inbound.extract, via Table.receive)
+and the rules, and is accepted; the links reach the right address."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import datetime
+from email.message import EmailMessage
+from html import unescape
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import pytest
+
+from pbem.engine import Step, Table
+from pbem.mail.html import QuickAction, mailto, to_html
+from pbem.mail.inbound import parse_once_policy
+from pbem.mailboxes import GAMES, play_and_deliver
+from pbem.quickactions import game_address
+
+_HREF = re.compile(r'href="(mailto:[^"]+)"')
+
+
+def links(page: str) -> list[str]:
+    return [unescape(h) for h in _HREF.findall(page)]
+
+
+def opened_mail(href: str, sender: str, number: int) -> EmailMessage:
+    """The mail a client writes when the link is tapped (RFC 6068 decoding)."""
+    parts = urlsplit(href)
+    assert parts.scheme == "mailto"
+    query = parse_qs(parts.query, keep_blank_values=True)
+    msg = EmailMessage(policy=parse_once_policy())
+    msg["From"] = sender
+    msg["To"] = unquote(parts.path)
+    msg["Subject"] = query["subject"][0]
+    msg["Message-ID"] = f"<tap-{number}@client.example>"
+    msg.set_content(query["body"][0].replace("\r\n", "\n"))
+    return msg
+
+
+def accepted(step: Step) -> bool:
+    receipt = step.outgoing[0].body if step.outgoing else ""
+    return "✓" in receipt and "✗" not in receipt and bool(step.events)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_quick_action_of_a_whole_game_is_accepted_through_the_real_parser(
+    game: str,
+) -> None:
+    tapped: Counter[str] = Counter()
+
+    def answer(table: Table, step: Step, now: datetime) -> None:
+        private = game_address(table.setup.moderator, table.game_id)
+        for out in step.outgoing:
+            hrefs = links(out.html)
+            if not hrefs:
+                continue
+            if out.public:  # a vote on the list: someone among the living may make it
+                readers = [
+                    p for p in table.setup.players if p.name in table.rules.names(table.state)
+                ]
+            else:
+                readers = [p for p in table.setup.players if p.email in out.to]
+            for href in hrefs:
+                to = unquote(urlsplit(href).path)
+                assert to in (private, table.setup.list_address), href
+                channel = "list" if to == table.setup.list_address else "private"
+                assert channel == "list" or not out.public, "a list post offers list votes only"
+                ok = any(
+                    accepted(
+                        table.receive(
+                            opened_mail(href, reader.email, sum(tapped.values())),
+                            channel=channel,  # type: ignore[arg-type]
+                            now=now,
+                        )
+                    )
+                    for reader in readers
+                )
+                assert ok, (out.subject, href)
+                tapped[channel] += 1
+
+    play_and_deliver(game, "fr", 1, observe=answer)
+    assert tapped["private"] > 10  # night prompts
+    assert tapped["list"] > 10  # votes
+
+
+def test_a_prompt_offers_only_the_targets_the_rules_accept() -> None:
+    """LUP-340: the Bodyguard protects a player other than himself, so his prompt has no link
+    with his own name; dead players are never offered either."""
+    seen = []
+
+    def check(table: Table, step: Step, now: datetime) -> None:
+        living = set(table.rules.names(table.state))
+        for out in step.outgoing:
+            if "votre protection" not in out.subject or not out.html:
+                continue
+            guard = next(p.name for p in table.setup.players if p.email in out.to)
+            targets = {
+                parse_qs(urlsplit(h).query)["body"][0].split(" ", 1)[1] for h in links(out.html)
+            }
+            assert guard not in targets
+            summary = {p["name"]: p["alive"] for p in table.summary()["players"]}
+            assert targets == {n for n in living if summary[n] and n != guard}
+            seen.append(out.subject)
+
+    play_and_deliver("lupus-in-tabula", "fr", 1, observe=check)
+    assert seen
+
+
+def test_mailto_percent_encodes_subject_and_body_as_rfc_6068_says() -> None:
+    href = mailto("mj+village1@example.org", "Re: [village1] Nuit : é & ?", "TUER Zoé\nFIN")
+    assert href == (
+        "mailto:mj+village1@example.org?subject=Re%3A%20%5Bvillage1%5D%20Nuit%20%3A%20%C3%A9"
+        "%20%26%20%3F&body=TUER%20Zo%C3%A9%0D%0AFIN"
+    )
+
+
+def test_quick_actions_are_links_in_the_page_and_the_text_keeps_its_instructions() -> None:
+    action = QuickAction("TUER", "Bob", "mj+g@example.org", "Re: [g] Nuit", "TUER Bob")
+    page = to_html("[g] Nuit", "Envoyez TUER nom.\n", names=["Bob"], actions=[action])
+    assert links(page) == [action.href]
+    assert ">Bob</a>" in page and "Envoyez TUER nom." in page
