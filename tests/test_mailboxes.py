@@ -1,0 +1,77 @@
+"""A whole game of each of the four games as each reader's mailbox (issue 15): every mail as
+the daemon writes it parses, has its text and its HTML part, holds no template leftover, no
+form tests/test_grammar.py forbids, and both parts name the same players."""
+
+from __future__ import annotations
+
+import email
+import mailbox
+import re
+from email.policy import default
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+from pbem.demo import demo_setup
+from pbem.mailboxes import GAME_MASTER, GAMES, write_mailboxes
+from tests.test_grammar import EVERYWHERE, FORBIDDEN
+
+LEFTOVERS = re.compile(r"\{\{|\}\}|\{%|%\}|\bNone\b|\bUndefined\b")
+_ACTIONS = re.compile(r"<!--actions-->.*?<!--/actions-->", re.S)
+_TITLE = re.compile(r"<title>.*?</title>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def visible(page: str) -> str:
+    """The text a reader sees in the page, the quick actions left out (their links name the
+    choices the text leaves to the reader: « TUER nom »)."""
+    return unescape(_TAG.sub(" ", _TITLE.sub("", _ACTIONS.sub("", page))))
+
+
+def named(text: str, names: list[str]) -> set[str]:
+    return {n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text)}
+
+
+def faults(text: str, lang: str) -> list[str]:
+    return [
+        f"{why}: {m.group(0)!r}"
+        for pattern, why in FORBIDDEN[lang] + EVERYWHERE
+        for m in re.finditer(pattern, text)
+    ]
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+@pytest.mark.parametrize("game", GAMES)
+def test_a_whole_game_reads_correctly_in_every_players_mailbox(
+    game: str, lang: str, tmp_path: Path
+) -> None:
+    paths = write_mailboxes(tmp_path, game, lang)
+    assert any(p.name == f"{GAME_MASTER}.mbox" for p in paths)  # the game master's too
+    problems: set[str] = set()
+    count = 0
+    players = [p["name"] for p in demo_setup(game, 0, 1, lang)["players"]]
+    for path in paths:
+        box = mailbox.mbox(path, create=False)
+        raws = [m.as_bytes() for m in box]
+        box.close()
+        for raw in raws:
+            parsed = email.message_from_bytes(raw, policy=default)
+            count += 1
+            assert parsed.get_content_type() == "multipart/alternative", parsed["Subject"]
+            plain, page = parsed.get_body(("plain",)), parsed.get_body(("html",))
+            assert plain is not None and page is not None
+            subject = str(parsed["Subject"])
+            text, html = str(plain.get_content()), str(page.get_content())
+            for where, content in (("text", subject + "\n" + text), ("html", visible(html))):
+                problems.update(
+                    f"{subject}: {where}: leftover {m.group(0)!r}"
+                    for m in LEFTOVERS.finditer(content)
+                )
+            problems.update(f"{subject}: {f}" for f in faults(subject + "\n" + text, lang))
+            said_text = named(subject + "\n" + text, players)
+            said_html = named(visible(html), players)
+            if said_text != said_html:
+                problems.add(f"{subject}: names differ: text {said_text}, html {said_html}")
+    assert count > 100
+    assert not problems, "\n".join(sorted(problems)[:40])
