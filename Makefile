@@ -6,7 +6,7 @@ GAME   ?= lupus-in-tabula
 LIST   ?= external
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest soak bench clean mailstack man
+.PHONY: demo test lint typecheck pytest soak bench clean mailstack man mailbox
 
 DEMO_STAMP := $(VENV)/.installed-demo
 
@@ -50,6 +50,12 @@ man: $(STAMP)
 # the long form of fault test F1: 200 random kill -9 during a burst of 600 mails (make test: 40)
 soak: $(STAMP) mailstack
 	PBEM_F1_KILLS=200 $(BIN)/pytest tests/daemon/test_faults.py -k random_kills -s
+
+# every reader's mailbox of a whole bot game of each game (mbox: text and HTML parts), to open
+# in a mail client: mailboxes/<game>/<address>.mbox (LANG_MAIL=en for the English texts)
+LANG_MAIL ?= fr
+mailbox: $(STAMP)
+	$(BIN)/python -m pbem.mailboxes mailboxes --lang $(LANG_MAIL)
 
 bench: $(STAMP)
 	$(BIN)/python bench/simulate.py

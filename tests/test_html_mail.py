@@ -9,11 +9,12 @@ import re
 from datetime import UTC, datetime
 from email.message import EmailMessage
 
-from pbem.engine import Outgoing
+from pbem.engine import Outgoing, Step, Table
 from pbem.limits import limit_note
 from pbem.mail.envelope import TEST_ID_KEY, build, build_outgoing, digest
 from pbem.mail.html import QuickAction, to_html, with_paragraph
 from pbem.mail.render import Renderer
+from pbem.mailboxes import play_and_deliver
 
 DATE = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 TALLY = "Votes :\n  Alice → Bob\n  Carole → Bob\nDécompte : Bob 2, Alice 0.\n"
@@ -167,3 +168,53 @@ def test_the_reply_budgets_note_reaches_the_html_too() -> None:
     last_words = noted.body.strip().splitlines()[-1]
     assert last_words.split()[0] in noted.html
     assert with_paragraph("", "x") == ""  # a text-only mail stays text only
+
+
+def _reply_quoting(page: str, sender: str, to: str, quoting: str) -> EmailMessage:
+    """A player's answer « D'accord. » above the quoted mail, as Gmail (a blockquote) or
+    Outlook (a header block, no blockquote) quote an HTML mail; ``bare``: not quoted at all,
+    the control (its bold is read)."""
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = sender, to, "Re: le vote"
+    msg["Message-ID"] = f"<quote-{quoting}@client.example>"
+    body = page.split("<body", 1)[1].split(">", 1)[1].rsplit("</body>", 1)[0]
+    msg.set_content("D'accord.\n")
+    quoted = {
+        "gmail": f'<div class="gmail_quote">Le mardi, MJ a écrit :<blockquote>{body}</blockquote></div>',
+        "outlook": "<div><hr><p><b>De :</b> MJ<br><b>Envoyé :</b> mardi<br><b>Objet :</b> vote</p>"
+        f"</div>{body}",
+        "bare": body,
+    }[quoting]
+    msg.add_alternative(f"<div>D'accord.</div>{quoted}", subtype="html")
+    return msg
+
+
+def test_a_reply_quoting_a_mail_with_a_bold_name_votes_for_nobody() -> None:
+    """The HTML puts names in bold, and a bold name alone on the list is a vote (LUP-617): a
+    player who answers a public mail on the list, quoting it, must not vote for the name it
+    shows in bold; the same HTML not quoted is read as a vote (the control)."""
+    checked: set[str] = set()
+
+    def answer(table: Table, step: Step, now: datetime) -> None:
+        for out in step.outgoing:
+            if not out.public or len(set(re.findall(r"<b>([^<]+)</b>", out.html))) != 1:
+                continue
+            living = [p for p in table.setup.players if p.name in table.rules.names(table.state)]
+            for voter in living:
+                replies = {
+                    quoting: table.receive(
+                        _reply_quoting(out.html, voter.email, table.setup.list_address, quoting),
+                        channel="list",
+                        now=now,
+                    )
+                    for quoting in ("bare", "gmail", "outlook")
+                }
+                if not any("✓" in o.body for o in replies["bare"].outgoing):
+                    continue  # this voter cannot vote for that name now: no control
+                for quoting in ("gmail", "outlook"):
+                    assert not any(o.body for o in replies[quoting].outgoing), quoting
+                    checked.add(quoting)
+                return
+
+    play_and_deliver("lupus-in-tabula", "fr", 1, observe=answer)
+    assert checked == {"gmail", "outlook"}

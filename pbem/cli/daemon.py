@@ -339,7 +339,9 @@ def create_game(
     for seq, out in enumerate(step.outgoing):
         public = out.public
         extra = list_headers(cfg, setup) if public else ()
-        mid, raw = build_outgoing(out, sender=cfg.moderator, date=now, extra=extra, id_key=id_key)
+        mid, raw = build_outgoing(
+            out, sender=cfg.moderator, date=now, extra=extra, id_key=id_key, html=cfg.html_mail
+        )
         rows.append(
             make_row(
                 message_id=mid,

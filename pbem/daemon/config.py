@@ -150,6 +150,9 @@ class Config:
     distributes accepted posts to the players itself (it moderates: holds, refuses)."""
     verp: bool = False
     coalesce_replies: bool = True
+    html_mail: bool = True
+    """``[smtp] html``: every game mail has an HTML alternative after its text part, with a
+    quick action per choice where it asks for a command (issue 15); ``false``: text only."""
     """``[smtp] coalesce_replies``: private replies to one player queued together are sent as
     one digest (RELIABILITY §2.5)."""
     """``[smtp] verp``: a per-recipient envelope sender on game mail (RELIABILITY §2.4)."""
@@ -559,6 +562,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         reminders_hours=tuple(float(x) for x in rem),
         verp=r.get(sm, "smtp", "verp", bool, False),
         coalesce_replies=r.get(sm, "smtp", "coalesce_replies", bool, True),
+        html_mail=r.get(sm, "smtp", "html", bool, True),
         hard_bounces=r.get(d, "daemon", "hard_bounces", int, 3),
         strangers=r.get(d, "daemon", "strangers", str, "minimum"),
         list_limits=list_limits,

@@ -63,6 +63,7 @@ class RepliesMixin:
                 date=now,
                 id_key=self.id_key,
                 extra=self.list_headers(game) if out.public else (),
+                html=self.cfg.html_mail,
             )
             rows.append(
                 make_row(

@@ -246,8 +246,10 @@ def build_outgoing(
     date: datetime,
     extra: Sequence[tuple[str, str]] = (),
     id_key: bytes,
+    html: bool = True,
 ) -> tuple[str, bytes]:
-    """:func:`build` for an engine ``Outgoing``; ``extra`` headers (a relayed list's)."""
+    """:func:`build` for an engine ``Outgoing``; ``extra`` headers (a relayed list's);
+    ``html=False`` (``[smtp] html = false``): text only, whatever HTML the engine made."""
     return build(
         key=out.key,
         sender=sender,
@@ -261,7 +263,7 @@ def build_outgoing(
         thread=out.thread,
         extra=extra,
         id_key=id_key,
-        html=str(getattr(out, "html", "")),  # an engine without HTML (a test's fake) has none
+        html=str(getattr(out, "html", "")) if html else "",  # a test's fake engine has none
     )
 
 
