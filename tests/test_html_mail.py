@@ -8,6 +8,7 @@ import email.policy
 import re
 from datetime import UTC, datetime
 from email.message import EmailMessage
+from pathlib import Path
 
 from pbem.engine import Outgoing, Step, Table
 from pbem.limits import limit_note
@@ -218,3 +219,19 @@ def test_a_reply_quoting_a_mail_with_a_bold_name_votes_for_nobody() -> None:
 
     play_and_deliver("lupus-in-tabula", "fr", 1, observe=answer)
     assert checked == {"gmail", "outlook"}
+
+
+def test_smtp_html_false_sends_the_game_mail_as_text_only(tmp_path: Path) -> None:
+    from pbem.config import load
+    from tests.test_new_game_input import config
+
+    path = config(tmp_path)
+    assert load(path, passwords=False).html_mail is True  # the default: HTML alternative
+    path.write_text(path.read_text().replace("[smtp]\n", "[smtp]\nhtml = false\n"))
+    cfg = load(path, passwords=False)
+    assert cfg.html_mail is False
+    out = Outgoing("g/5", ("a@example.org",), False, "[g] s", "Alice.\n", html=to_html("s", "x"))
+    _mid, raw = build_outgoing(
+        out, sender="mj@example.org", date=DATE, id_key=TEST_ID_KEY, html=cfg.html_mail
+    )
+    assert parse(raw).get_content_type() == "text/plain"
