@@ -62,11 +62,15 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     phases: list[dict[str, Any]] = []
     opening: dict[str, Any] = _phase("setup", 0, None)
     current = opening
+    rounds = "round" in summary  # Dracula: a game of rounds, each counting its days from 1
+    round_number = 1 if rounds else 0
     ended: GameEnded | None = None
     for event in table.ruled:
         if isinstance(event, PhaseStarted):
             _close(current)
-            current = _phase(event.phase, event.number, _first(event.deadlines))
+            if rounds and phases and event.number < phases[-1]["number"]:
+                round_number += 1  # the days count from 1 again: a new round
+            current = _phase(event.phase, event.number, _first(event.deadlines), round_number)
             phases.append(current)
             continue
         if isinstance(event, GameCreated | DealCommitted):
@@ -91,6 +95,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
                 "cause": event.cause,
                 "phase": current["phase"],
                 "number": current["number"],
+                "round": current["round"],
             }
             current["entries"].append(
                 {"kind": "death", "player": event.player, "cause": event.cause}
@@ -98,7 +103,15 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             continue
         if isinstance(event, RoleChanged):
             new_role = role(event.role)
-            changes.append({"player": event.player, "role": new_role, "phase": _label(current)})
+            changes.append(
+                {
+                    "player": event.player,
+                    "role": new_role,
+                    "phase": current["phase"],
+                    "number": current["number"],
+                    "round": current["round"],
+                }
+            )
             current["entries"].append({"kind": "card", "player": event.player, "role": new_role})
             continue
         if isinstance(event, Resolved):
@@ -160,6 +173,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         "lang": lang,
         "game": rules.title,
         "game_id": table.game_id,
+        "rules_id": rules.id,
         "players": len(cast),
         "cast": cast,
         "has_scores": "scores" in summary,
@@ -200,19 +214,18 @@ def _namer(
     return name
 
 
-def _phase(phase: str, number: int, deadline: datetime | None) -> dict[str, Any]:
+def _phase(phase: str, number: int, deadline: datetime | None, round_: int = 0) -> dict[str, Any]:
+    """A phase of the timeline; ``round_``: its round in a game of rounds (Dracula), else 0.
+    The templates name it as players read it (``archive/_phases.jinja``: « Nuit 2 »)."""
     return {
         "phase": phase,
         "number": number,
+        "round": round_,
         "deadline": deadline,
         "entries": [],
         "ballots": {},
         "votes": [],
     }
-
-
-def _label(phase: Mapping[str, Any]) -> str:
-    return f"{phase['phase']} {phase['number']}"
 
 
 def _first(deadlines: Mapping[str, datetime]) -> datetime | None:
@@ -298,7 +311,10 @@ def _value(value: Any) -> str:
 def _env(lang: str, html: bool, renderer: Renderer) -> jinja2.Environment:
     """The archive templates' environment (compiled once per renderer: its timezone)."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(templates_root() / lang / "archive"),
+        # the language's texts, then the one copy of what no language changes (CSS, charts)
+        loader=jinja2.FileSystemLoader(
+            [templates_root() / lang / "archive", templates_root() / "shared" / "archive"]
+        ),
         undefined=jinja2.StrictUndefined,
         autoescape=html,
         trim_blocks=True,
