@@ -21,6 +21,7 @@ A mail that asks for a command gets quick actions: one ``mailto:`` link per lega
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterable, Sequence
@@ -169,20 +170,24 @@ def _inline(text: str, names: Sequence[str]) -> str:
 
 
 def _escape(text: str) -> str:
-    """HTML-escaped, the space before a French « : ; ! ? » and inside « » unbreakable (a
-    narrow column must not start a line with the colon)."""
+    """HTML-escaped, the space before a French « : ; ! ? », inside « » and after a count
+    unbreakable (a narrow column must not start a line with the colon)."""
     return _NBSP.sub("\u00a0", html.escape(text, quote=False))
 
 
-_NBSP = re.compile(r" (?=[:;!?»])|(?<=«) ")
+_NBSP = re.compile(r" (?=[:;!?»])|(?<=«) |(?<=\d) (?=[^\W\d])")  # and « 1 Voleur »
+
+
+@functools.lru_cache(maxsize=64)  # one game's names, for every mail of the game
+def _name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    # a whole name only: never the "Ann" of "Anne"
+    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w-])")
 
 
 def _bold_names(text: str, names: Sequence[str]) -> str:
     if not names:
         return _escape(text)
-    pattern = re.compile(
-        r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w-])"
-    )  # a whole name only: never the "Ann" of "Anne"
+    pattern = _name_pattern(tuple(names))
     out, pos = [], 0
     for m in pattern.finditer(text):
         out.append(_escape(text[pos : m.start()]))
