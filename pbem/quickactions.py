@@ -22,12 +22,13 @@ from pbem.core.commands import Command, CommandSpec, Player, Word
 from pbem.core.errors import CommandError
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
+from pbem.core.match import fold
 from pbem.mail.html import QuickAction
 
 NOT_ACTIONS = frozenset({"help", "status", "rules", "cancel"})
 """The kernel's commands: they ask nothing of the game, so no mail offers them as a tap."""
 
-_KEYWORD = re.compile(r"\b[A-Z][A-Z]+\b")
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def game_address(moderator: str, game_id: str) -> str:
@@ -63,7 +64,8 @@ def quick_actions(
     public one, where a choice is kept if any reader may make it). A ``public`` mail offers
     only the commands posted on the list.
     """
-    asked = set(_KEYWORD.findall(text))
+    # the keywords the mail names, in capitals as every prompt writes them (« ÉCHARPE » too)
+    asked = {fold(word) for word in _WORD.findall(text) if word.isupper()}
     names = rules.names(state)
     actions: list[QuickAction] = []
     seen: set[tuple[str, str]] = set()
@@ -74,6 +76,8 @@ def quick_actions(
                 continue
             seen.add((spec.verb, line))
             address = list_address if channel == "list" else private_address
+            if "@" not in address:  # an offline game's "list" or "moderator": nowhere to go
+                continue
             actions.append(
                 QuickAction(spec.keyword(lang), label, address, reply_subject(subject), line)
             )
@@ -94,7 +98,7 @@ def _asked_specs(
             spellings = spec.en if lang == "en" else spec.fr
             if spec.verb in NOT_ACTIONS or spec in specs or (public and not spec.public):
                 continue
-            if asked.intersection(spellings) and _simple(spec):
+            if asked.intersection(fold(s) for s in spellings) and _simple(spec):
                 specs.append(spec)
     return specs
 
