@@ -235,3 +235,14 @@ def test_smtp_html_false_sends_the_game_mail_as_text_only(tmp_path: Path) -> Non
         out, sender="mj@example.org", date=DATE, id_key=TEST_ID_KEY, html=cfg.html_mail
     )
     assert parse(raw).get_content_type() == "text/plain"
+
+
+def test_the_rules_page_reads_as_a_page_headings_lists_and_bold() -> None:
+    """REGLES mails the players' rules page (markdown-like text): its « # » title, « - »
+    lists and « **bold** » become a heading, lists and bold in the HTML."""
+    from pbem.rules import rules_page
+
+    page = to_html("[g] Les règles du jeu", rules_page("lupus-in-tabula", "fr") + "\n", names=[])
+    assert re.search(r"<h2[^>]*>Lupus in Tabula — les règles pour les joueurs</h2>", page)
+    assert "<b>Gagner.</b>" in page and "**" not in page and "<h2" in page
+    assert page.count("<li") >= 10 and '<li style="margin:0 0 4px"><b>Voyant</b>\u00a0:' in page

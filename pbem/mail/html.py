@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import html
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -158,7 +159,14 @@ def _title(subject: str) -> str:
 
 
 def _inline(text: str, names: Sequence[str]) -> str:
-    """Escaped text with the names in bold and the deadlines highlighted."""
+    """Escaped text with ``**bold**`` (the rules pages, a player's chat) and the names in
+    bold, and the deadlines highlighted."""
+    parts = _MARKED_BOLD.split(text)
+    if len(parts) > 1:  # odd parts were between the markers
+        return "".join(
+            f"<b>{_inline(part, ())}</b>" if odd else _inline(part, names)
+            for odd, part in zip(itertools.cycle((False, True)), parts, strict=False)
+        )
     out: list[str] = []
     pos = 0
     for m in _DEADLINE.finditer(text):
@@ -218,11 +226,19 @@ def _blocks(text: str, names: Sequence[str]) -> str:
             i += 1
         elif _UNDERLINE.match(following) and line.strip() and not line.startswith(" "):
             flush()
-            out.append(
-                f'<h2 style="margin:18px 0 8px;font-size:17px;line-height:1.3;color:{INK}">'
-                f"{_inline(line, names)}</h2>"
-            )
+            out.append(_heading(line, names))
             i += 2
+        elif _HASH_HEADING.match(line):  # a rules page's « # Title »
+            flush()
+            out.append(_heading(line.lstrip("#").strip(), names))
+            i += 1
+        elif line.startswith("- "):  # a rules page's list
+            flush()
+            items = []
+            while i < len(lines) and lines[i].startswith("- "):
+                items.append("  " + lines[i][2:])
+                i += 1
+            out.append(_list(items, names))
         elif line.startswith("  "):
             label = paragraph.pop() if paragraph and paragraph[-1].endswith(":") else None
             flush()
@@ -242,6 +258,17 @@ def _blocks(text: str, names: Sequence[str]) -> str:
             i += 1
     flush()
     return "".join(out)
+
+
+def _heading(text: str, names: Sequence[str]) -> str:
+    return (
+        f'<h2 style="margin:18px 0 8px;font-size:17px;line-height:1.3;color:{INK}">'
+        f"{_inline(text, names)}</h2>"
+    )
+
+
+_HASH_HEADING = re.compile(r"#{1,4} \S")
+_MARKED_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 
 
 def _list(items: Sequence[str], names: Sequence[str]) -> str:
