@@ -45,9 +45,10 @@ def accepted(step: Step) -> bool:
     return "✓" in receipt and "✗" not in receipt and bool(step.events)
 
 
+@pytest.mark.parametrize("lang", ["fr", "en"])
 @pytest.mark.parametrize("game", GAMES)
 def test_every_quick_action_of_a_whole_game_is_accepted_through_the_real_parser(
-    game: str,
+    game: str, lang: str
 ) -> None:
     tapped: Counter[str] = Counter()
 
@@ -81,7 +82,7 @@ def test_every_quick_action_of_a_whole_game_is_accepted_through_the_real_parser(
                 assert ok, (out.subject, href)
                 tapped[channel] += 1
 
-    play_and_deliver(game, "fr", 1, observe=answer)
+    play_and_deliver(game, lang, 1, observe=answer)
     assert tapped["private"] > 10  # night prompts
     assert tapped["list"] > 10  # votes
 
@@ -122,3 +123,18 @@ def test_quick_actions_are_links_in_the_page_and_the_text_keeps_its_instructions
     page = to_html("[g] Nuit", "Envoyez TUER nom.\n", names=["Bob"], actions=[action])
     assert links(page) == [action.href]
     assert ">Bob</a>" in page and "Envoyez TUER nom." in page
+
+
+@pytest.mark.parametrize(
+    ("lang", "room"), [("fr", "PIECE BAL"), ("en", "ROOM BALLROOM"), ("en", "ROOM DUNGEONS")]
+)
+def test_a_word_choice_is_written_in_the_readers_language(lang: str, room: str) -> None:
+    """Dracula's rooms (DRA-011): the link writes the room as the reader would."""
+    bodies: set[str] = set()
+
+    def collect(table: Table, step: Step, now: datetime) -> None:
+        for out in step.outgoing:
+            bodies.update(parse_qs(urlsplit(h).query)["body"][0] for h in links(out.html))
+
+    play_and_deliver("dracula", lang, 1, observe=collect)
+    assert room in bodies
