@@ -55,7 +55,7 @@ soak: $(STAMP) mailstack
 # in a mail client: mailboxes/<game>/<address>.mbox (LANG_MAIL=en for the English texts)
 LANG_MAIL ?= fr
 mailbox: $(STAMP)
-	$(BIN)/python -m pbem.mailboxes mailboxes --lang $(LANG_MAIL)
+	$(BIN)/python -m pbem.tools.mailboxes mailboxes --lang $(LANG_MAIL)
 
 bench: $(STAMP)
 	$(BIN)/python bench/simulate.py

@@ -10,12 +10,12 @@ from datetime import UTC, datetime
 from email.message import EmailMessage
 from pathlib import Path
 
-from pbem.engine import Outgoing, Step, Table
-from pbem.limits import limit_note
+from pbem.daemon.limits import limit_note
 from pbem.mail.envelope import TEST_ID_KEY, build, build_outgoing, digest
 from pbem.mail.html import QuickAction, to_html, with_paragraph
 from pbem.mail.render import Renderer
-from pbem.mailboxes import play_and_deliver
+from pbem.table import Outgoing, Step, Table
+from pbem.tools.mailboxes import play_and_deliver
 
 DATE = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 TALLY = "Votes :\n  Alice → Bob\n  Carole → Bob\nDécompte : Bob 2, Alice 0.\n"
@@ -222,7 +222,7 @@ def test_a_reply_quoting_a_mail_with_a_bold_name_votes_for_nobody() -> None:
 
 
 def test_smtp_html_false_sends_the_game_mail_as_text_only(tmp_path: Path) -> None:
-    from pbem.config import load
+    from pbem.daemon.config import load
     from tests.test_new_game_input import config
 
     path = config(tmp_path)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.mailboxes import play_and_deliver
+from pbem.tools.mailboxes import play_and_deliver
 from tests.archive.test_screenshot import chromium, decode_png
 
 PHONE = 390  # an iPhone's CSS width

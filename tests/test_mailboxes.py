@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.demo import demo_setup
-from pbem.mailboxes import GAME_MASTER, GAMES, write_mailboxes
+from pbem.tools.demo import demo_setup
+from pbem.tools.mailboxes import GAME_MASTER, GAMES, write_mailboxes
 from tests.test_grammar import EVERYWHERE, FORBIDDEN
 
 LEFTOVERS = re.compile(r"\{\{|\}\}|\{%|%\}|\bNone\b|\bUndefined\b")

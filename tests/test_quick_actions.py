@@ -13,11 +13,11 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
-from pbem.engine import Step, Table
 from pbem.mail.html import QuickAction, mailto, to_html
 from pbem.mail.inbound import parse_once_policy
-from pbem.mailboxes import GAMES, play_and_deliver
 from pbem.quickactions import game_address
+from pbem.table import Step, Table
+from pbem.tools.mailboxes import GAMES, play_and_deliver
 
 _HREF = re.compile(r'href="(mailto:[^"]+)"')
 

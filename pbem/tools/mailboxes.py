@@ -1,7 +1,7 @@
 """A whole bot-played game as each player's mailbox: the mails exactly as the daemon writes
 them (text and HTML), one mbox per reader, to open in a mail client (issue 15).
 
-``python -m pbem.mailboxes DIR [--game GAME] [--lang fr|en] [--seed N]`` (``make mailbox``)
+``python -m pbem.tools.mailboxes DIR [--game GAME] [--lang fr|en] [--seed N]`` (``make mailbox``)
 writes ``DIR/<game>/<address>.mbox`` for every player and the game master; the public posts
 are in every player's mailbox, as a list delivers them.
 """
@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from pbem.bots import bot_mails
-from pbem.demo import demo_setup
-from pbem.engine import Outgoing, Step, Table
 from pbem.mail.envelope import TEST_ID_KEY, build_outgoing
-from pbem.simulate import EPOCH
+from pbem.table import Outgoing, Step, Table
+from pbem.tools.bots import bot_mails
+from pbem.tools.demo import demo_setup
+from pbem.tools.simulate import EPOCH
 
 GAMES = ("lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula")
 GAME_MASTER = "mj-humain@village.example"
@@ -106,7 +106,7 @@ def write_mailboxes(directory: Path, game: str, lang: str = "fr", seed: int = 1)
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m pbem.mailboxes",
+        prog="python -m pbem.tools.mailboxes",
         description="Write each reader's mailbox of a whole bot-played game (text and HTML).",
     )
     parser.add_argument("directory", type=Path)
