@@ -246,3 +246,14 @@ def test_the_rules_page_reads_as_a_page_headings_lists_and_bold() -> None:
     assert re.search(r"<h2[^>]*>Lupus in Tabula — les règles pour les joueurs</h2>", page)
     assert "<b>Gagner.</b>" in page and "**" not in page and "<h2" in page
     assert page.count("<li") >= 10 and '<li style="margin:0 0 4px"><b>Voyant</b>\u00a0:' in page
+
+
+def test_player_written_text_is_data_in_the_page_never_markup() -> None:
+    """A pack's chat or a painted message is relayed as the player wrote it: in the HTML it is
+    escaped text, whatever it holds (no tag, no attribute, no script reaches the reader)."""
+    said = 'Alice : <img src=x onerror=alert(1)> **<script>x</script>** & "q" <!--end-->'
+    page = to_html("[g] La meute : Alice", said + "\n", names=["Alice"])
+    assert "<img" not in page and "<script" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "<b>&lt;script&gt;x&lt;/script&gt;</b>" in page
+    assert page.count("<!--end-->") == 1  # the text cannot fake the page's own marker
