@@ -5,7 +5,7 @@ The commands a mail names by keyword, that the reader may send now, become quick
 one per choice the rules accept, each a ``mailto:`` link whose body is the command exactly as
 the parser reads it. Legality is the rules' own: each candidate command goes through
 ``Rules.decide`` on the state the mail announces, and only those it does not refuse are kept,
-so a link never offers a target the reply would refuse (the bodyguard's own name, a dead
+so a link never offers a target the reply would refuse (the bodyguard's own name, LUP-340; a dead
 player, a second round's non-nominee).
 
 Pure: ``now`` and the state come in; nothing is applied (``decide`` only returns events).
