@@ -51,6 +51,9 @@ def test_the_text_part_is_byte_identical_with_or_without_the_html() -> None:
     plain = msg.get_body(("plain",))
     assert plain is not None and plain.get_content() == parse(text_only).get_content()
     assert build(**common, html=to_html("[g] Nuit", body))[1] == both  # type: ignore[arg-type]
+    # on the wire: CRLF lines, none longer than 78 octets (quoted-printable soft breaks)
+    assert b"\n" not in both.replace(b"\r\n", b"")
+    assert max(len(line) for line in both.split(b"\r\n")) <= 78
 
 
 def test_the_page_keeps_only_what_mail_clients_keep() -> None:
