@@ -40,14 +40,15 @@ class MailPages:
         subject: str,
         body: str,
         lang: str,
-        *,
         state: Any,
         readers: Sequence[PlayerId],
+        *,
         public: bool,
     ) -> str:
-        """A game's notice, with a quick action per legal choice of the commands it names
-        (none once the phase has no deadline: the game is over)."""
-        deadlines = self.rules.deadlines(state)
+        """A game's notice, with a quick action per legal choice of the commands it names,
+        checked on ``state`` (the one the notice announces; None: no quick actions, and none
+        either once the phase has no deadline: the game is over)."""
+        deadlines = self.rules.deadlines(state) if state is not None else {}
         actions: tuple[QuickAction, ...] = ()
         if deadlines and readers:
             actions = quick_actions(

@@ -882,7 +882,7 @@ class Table:
         if notice.public:
             subject, body = self.renderer.mail(notice.template, lang, params)
             everyone = tuple(PlayerId(p.name) for p in self.setup.players)
-            html = self._prompt(subject, body, lang, after, everyone, public=True)
+            html = self.pages.prompt(subject, body, lang, after, everyone, public=True)
             to = (self.setup.list_address,)
             return [Outgoing(key, to, True, subject, body, None, thread, html=html)]
         mails = []
@@ -901,24 +901,10 @@ class Table:
             subject, body = self.renderer.mail(
                 notice.template, player.lang, {"name": name, **params}
             )
-            html = self._prompt(subject, body, player.lang, after, (name,), public=False)
+            html = self.pages.prompt(subject, body, player.lang, after, (name,), public=False)
             mails.append(
                 Outgoing(
                     f"{key}/{name}", (player.email,), False, subject, body, None, thread, html=html
                 )
             )
         return mails
-
-    def _prompt(
-        self,
-        subject: str,
-        body: str,
-        lang: str,
-        state: Any,
-        readers: tuple[PlayerId, ...],
-        *,
-        public: bool,
-    ) -> str:
-        if state is None:
-            return self.pages.page(subject, body, lang)
-        return self.pages.prompt(subject, body, lang, state=state, readers=readers, public=public)
