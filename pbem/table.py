@@ -192,9 +192,11 @@ def _player(data: Any, lang: str) -> PlayerSpec:
         or not isinstance(data.get("email"), str)
     ):
         raise SetupError("setup: each player needs a 'name' and an 'email'")
-    name = data["name"].strip()
-    if not name or any(c.isspace() for c in name):
-        raise SetupError(f"setup: player name {name!r} must be one word (LUP-D28)")
+    # LUP-D28 as amended by issue 13: a name may hold single spaces (« Jean Pierre »); the
+    # matcher reads it whole (pbem.core.commands), so only runs of blanks are normalised
+    name = " ".join(data["name"].split())
+    if not name:
+        raise SetupError("setup: a player's name is empty")
     plang = data.get("lang", lang)
     if plang not in LANGS:
         raise SetupError(f"setup: player {name}: lang must be one of {', '.join(LANGS)}")

@@ -51,6 +51,31 @@ def _target(token: str, names: Sequence[str], out: _Building) -> PlayerId:
     return PlayerId(name)
 
 
+def _take_target(
+    tokens: Sequence[str], names: Sequence[str], out: _Building
+) -> tuple[PlayerId, int]:
+    """The player the first tokens name, and how many tokens that took.
+
+    LUP-D28 (amended by issue 13): a name may hold spaces (« Jean Pierre »). The longest run of
+    tokens that is a player's whole name wins, so ``VOTE Jean Pierre`` is Jean Pierre even
+    when a Jean plays too; otherwise the first token alone is a name or a unique prefix. The
+    run stops at a joiner (``et``/``and``): ``AMOUREUX Jean et Pierre`` names two players.
+    """
+    longest = max((len(n.split()) for n in names), default=1)
+    run: list[str] = []
+    for token in tokens[:longest]:
+        word = clean_token(token)
+        if not word or fold(word) in _JOINERS:
+            break
+        run.append(word)
+    for size in range(len(run), 1, -1):
+        wanted = fold(" ".join(run[:size]))
+        whole = [n for n in names if fold(n) == wanted]
+        if whole:
+            return PlayerId(whole[0]), size
+    return _target(tokens[0], names, out), 1
+
+
 @dataclass(frozen=True)
 class Player(Arg):
     """A player's name (exact or unique prefix); ``optional`` if it may be omitted."""
@@ -63,8 +88,9 @@ class Player(Arg):
             if self.optional:
                 return []
             raise InvalidSyntax("missing_name")
-        out.targets.append(_target(tokens[0], names, out))
-        return tokens[1:]
+        target, used = _take_target(tokens, names, out)
+        out.targets.append(target)
+        return tokens[used:]
 
 
 @dataclass(frozen=True)
@@ -79,18 +105,24 @@ class Players(Arg):
     distinct: bool = True
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
-        tokens = [t for t in tokens if clean_token(t) and fold(clean_token(t)) not in _JOINERS]
-        wanted = min(len(tokens), self.count) if self.at_most else self.count
-        if len(tokens) < max(wanted, 1):
+        tokens = [t for t in tokens if clean_token(t)]
+        chosen: list[PlayerId] = []
+        while tokens and len(chosen) < self.count:
+            if fold(clean_token(tokens[0])) in _JOINERS:
+                tokens = tokens[1:]
+                continue
+            target, used = _take_target(tokens, names, out)
+            chosen.append(target)
+            tokens = tokens[used:]
+        if not chosen or (len(chosen) < self.count and not self.at_most):
             raise InvalidSyntax("missing_names", count=self.count)
-        chosen = [_target(t, names, out) for t in tokens[:wanted]]
         if self.distinct and len(set(chosen)) != len(chosen):
             raise InvalidSyntax("same_name_twice")
         out.targets.extend(chosen)
-        return tokens[wanted:]
+        return tokens
 
 
-_JOINERS = {"et", "and", "&", "+", ","}
+_JOINERS = {"et", "and", "&", "+", ","}  # pbem.core.names.JOINERS: never in a name
 
 
 @dataclass(frozen=True)

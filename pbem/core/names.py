@@ -16,13 +16,17 @@ import unicodedata
 
 from pbem.core.match import clean_token, fold
 
-__all__ = ["END_WORDS", "name_problem"]
+__all__ = ["END_WORDS", "JOINERS", "name_problem"]
 
 END_WORDS = frozenset({"fin", "end"})
 """A line holding only one of these ends the command text of a mail (pbem.mail.inbound)."""
 
-# Letters and digits, joined by single inner hyphens, apostrophes, dots or underscores.
-_PLAYABLE = re.compile(r"[^\W_]+(?:[-'._][^\W_]+)*")
+# Letters and digits, joined by single inner hyphens, apostrophes, dots, underscores or
+# spaces: « Jean-Pierre », « Marie Claire » (the matcher reads a name of several words whole).
+_PLAYABLE = re.compile(r"[^\W_]+(?:[-'._ ][^\W_]+)*")
+
+JOINERS = frozenset({"et", "and"})
+"""Words that separate two names in a command (``AMOUREUX Jean et Marie``): never in a name."""
 
 
 def name_problem(name: str) -> str | None:
@@ -31,11 +35,13 @@ def name_problem(name: str) -> str | None:
         return "is not in Unicode NFC form (the parser reads every mail in NFC)"
     if fold(name) in END_WORDS:
         return "ends the text of a mail when it stands alone on a line (a bold vote): pick another"
+    if any(fold(word) in JOINERS for word in name.split()):
+        return "holds « et »/« and », which separates two names in a command: pick another"
     if _PLAYABLE.fullmatch(name):
         return None
     cleaned = clean_token(name)
     hint = f" (write it {cleaned!r})" if cleaned and _PLAYABLE.fullmatch(cleaned) else ""
     return (
         "could never be targeted: only letters and digits, joined by single inner hyphens, "
-        f"apostrophes, dots or underscores, are read back from a mail{hint}"
+        f"apostrophes, dots, underscores or spaces, are read back from a mail{hint}"
     )

@@ -125,10 +125,10 @@ def test_fixed_deal_cannot_change_the_number_of_werewolves() -> None:
 
 @pytest.mark.parametrize(
     ("player", "error"),
-    [("VOTE", "keyword"), ("bob smith", "one word"), ("P2", "two players")],
+    [("VOTE", "keyword"), ("bob et marie", "separates two names"), ("P2", "two players")],
 )
-def test_nicknames_are_unique_words_and_not_keywords(player: str, error: str) -> None:
-    """LUP-D28: unique (case-insensitive), without spaces, not a keyword."""
+def test_nicknames_are_unique_and_not_keywords(player: str, error: str) -> None:
+    """LUP-D28 (amended by issue 13): unique (case-insensitive), not a keyword, no « et »."""
     from pbem.table import Table
     from pbem.tools.simulate import EPOCH
 
