@@ -91,6 +91,7 @@ def archive_rows(
     """
     from pbem.daemon.outbox import make_row
 
+    table = getattr(table, "game", None) or table  # a game started from sign-ups (pbem.signup)
     if not isinstance(table, Table) or not ends_game(table, step):
         return []
     return [

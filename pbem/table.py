@@ -110,6 +110,10 @@ class TableSetup:
     admins: tuple[str, ...] = ()
     deal_salt: str | None = None
     """The secret salt of the deal's commitment (pbem/deal.py); None: no commitment."""
+    bench: tuple[Mapping[str, Any], ...] = ()
+    """Volunteers beyond the seats (``pbem open-game``'s sign-ups, pbem.signup): each a
+    ``name``, ``email`` and optional ``pronoun``/``lang``, in the order they signed up; the
+    substitutes a seat may be handed to."""
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> TableSetup:
@@ -129,6 +133,7 @@ class TableSetup:
             "start",
             "admins",
             "deal_salt",
+            "bench",
         }
         unknown = sorted(set(data) - known)
         if unknown:
@@ -168,6 +173,14 @@ class TableSetup:
             isinstance(deal_salt, str) and re.fullmatch(r"[0-9a-f]{8,128}", deal_salt)
         ):
             raise SetupError("setup: 'deal_salt' must be 8 to 128 lowercase hex digits")
+        bench = data.get("bench", [])
+        if not isinstance(bench, list) or not all(
+            isinstance(b, dict)
+            and isinstance(b.get("name"), str)
+            and isinstance(b.get("email"), str)
+            for b in bench
+        ):
+            raise SetupError("setup: 'bench' must be a list of {name, email} objects")
         return cls(
             game=game,
             game_id=str(data.get("game_id", game)),
@@ -182,6 +195,7 @@ class TableSetup:
             timezone=str(data.get("timezone", "UTC")),
             admins=tuple(a.strip().lower() for a in admins),
             deal_salt=deal_salt,
+            bench=tuple(dict(b) for b in bench),
         )
 
 
@@ -358,6 +372,10 @@ class Table:
         renderer: Renderer | None = None,
     ) -> Table:
         """Rebuild a game from its log; never calls the RNG."""
+        if "signup" in setup_data:  # opened by `pbem open-game`: its game follows its start
+            from pbem.signup.engine import started_game
+
+            setup_data, encoded = started_game(setup_data, encoded)
         setup = TableSetup.from_mapping(setup_data)
         rules = rules_for(setup.game)
         return cls(setup, rules, [rules.codec.decode(e) for e in encoded], renderer)

@@ -58,11 +58,15 @@ def load_tables(data_dir: Path) -> list[Any]:
     """Every game of a data directory, rebuilt from its log (read-only)."""
     from pbem.adapters.store import GameStore, list_games
     from pbem.table import Table
+    from pbem.signup.engine import still_signing_up
 
     tables = []
     for directory in list_games(data_dir):
         store = GameStore(directory, readonly=True)
-        tables.append(Table.load(store.setup, store.events()))
+        events = store.events()
+        if still_signing_up(store.setup, events):
+            continue  # opened for sign-ups and not started: no game to archive yet
+        tables.append(Table.load(store.setup, events))
     return tables
 
 

@@ -23,7 +23,8 @@ from typing import Any
 from pbem.core.errors import PbemError
 from pbem.deal import new_salt
 
-_PLAYER = re.compile(r"^\s*(?P<name>[^<>\s]+)\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
+# a name may hold spaces (« Jean Pierre <jp@example.org> », LUP-D28 as amended by issue 13)
+_PLAYER = re.compile(r"^\s*(?P<name>[^<>]*?[^<>\s])\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
 
 
 DEFAULT_CONFIG = "/etc/pbem/pbem.toml"
@@ -103,6 +104,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="give the game masters an admin code for their mail (printed once)",
     )
     p.set_defaults(func=cmd_new_game)
+
+    from pbem.signup.cli import add_open_game
+
+    add_open_game(sub, with_config)  # sign-ups by mail (issue 13)
 
     p = with_config(sub.add_parser("status", help="games, deadlines, outbox and shunt at a glance"))
     p.add_argument("--json", action="store_true", help="machine-readable output")

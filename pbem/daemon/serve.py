@@ -33,6 +33,7 @@ from pbem.daemon.config import Config
 from pbem.daemon.diskfull import DiskFullEpisode, is_disk_full
 from pbem.daemon.ports import Engine, Mailbox
 from pbem.daemon.service import Service
+from pbem.signup.engine import with_signups
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,8 @@ def load_engine(spec: str) -> Engine:
     """``module:Class`` → the Table class (the default is ``pbem.table:Table``)."""
     mod, _, attr = spec.partition(":")
     engine: Any = getattr(importlib.import_module(mod), attr or "Table")
-    return engine  # type: ignore[no-any-return]
+    # a game `pbem open-game` made loads as its lobby until it starts (pbem.signup)
+    return with_signups(engine)
 
 
 async def serve(

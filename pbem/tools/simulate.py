@@ -16,6 +16,7 @@ from typing import Any
 from pbem.core.errors import PbemError, SetupError, TranscriptError
 from pbem.mail.inbound import parse_once_policy
 from pbem.table import Outgoing, Step, Table
+from pbem.signup.table import SignupTable
 
 EPOCH = datetime(2026, 1, 5, 18, 0, tzinfo=UTC)
 """The virtual clock's start unless the setup gives ``start``."""
@@ -95,12 +96,18 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
             raise SetupError(f"setup: start {setup['start']!r} is not an ISO date") from None
         if now.tzinfo is None:
             now = now.replace(tzinfo=UTC)
-    table, step = Table.new(setup, now)
+    table: Table | SignupTable
+    if "signup" in setup:  # opened for sign-ups (pbem.signup): joins and leaves, then the start
+        table, step = SignupTable.open(setup, now)
+    else:
+        table, step = Table.new(setup, now)
+    moderator = str(setup.get("moderator", "moderator"))
+    list_address = str(setup.get("list", "list"))
     yield from _commit(table, step)
     for number, item in items:
         kind, value = next(iter(item.items()))
         if kind == "mail":
-            msg, channel = make_mail(value, number, table.setup.moderator, table.setup.list_address)
+            msg, channel = make_mail(value, number, moderator, list_address)
             step = table.receive(msg, channel=channel, now=now)  # type: ignore[arg-type]
         elif kind == "deadline":
             if value is not True:  # only true advances the clock
@@ -119,7 +126,7 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     yield {"state": table.summary()}
 
 
-def _commit(table: Table, step: Step) -> Iterator[dict[str, Any]]:
+def _commit(table: Table | SignupTable, step: Step) -> Iterator[dict[str, Any]]:
     table.apply(step)
     for mail in step.outgoing:
         yield mail_line(mail)

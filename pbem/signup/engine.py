@@ -1,0 +1,61 @@
+"""How the daemon, ``pbem status`` and the archive load a game opened for sign-ups.
+
+The daemon's engine is the Table class named by ``[daemon] engine``; :func:`with_signups` wraps
+it so that a stored game whose setup has a ``signup`` section loads as a
+:class:`~pbem.signup.table.SignupTable` while it takes sign-ups and as the game's plain Table
+once started. Every other game goes to the configured engine unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pbem.core.errors import SetupError
+
+STARTED = "signup.started"
+
+
+def started_game(
+    setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]
+) -> tuple[Mapping[str, Any], Sequence[Mapping[str, Any]]]:
+    """The setup and log of the game a sign-up started: its setup from ``signup.started``, its
+    events after it. SetupError while it still takes sign-ups (there is no game yet)."""
+    for index, event in enumerate(events):
+        if event.get("type") == STARTED:
+            return event["setup"], events[index + 1 :]
+    raise SetupError(f"game {setup.get('game_id')!r} is still taking sign-ups: no game yet")
+
+
+def still_signing_up(setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a stored game is a lobby that has not started (nothing to archive or count)."""
+    return "signup" in setup and all(e.get("type") != STARTED for e in events)
+
+
+class WithSignups:
+    """An engine (``new``/``load``) that also loads games opened for sign-ups."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def new(self, setup: Mapping[str, Any], now: datetime) -> tuple[Any, Any]:
+        return self.engine.new(setup, now)  # type: ignore[no-any-return]
+
+    def load(self, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any:
+        if "signup" in setup:
+            from pbem.signup.table import load
+
+            return load(setup, events)
+        return self.engine.load(setup, events)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+
+def with_signups(engine: Any) -> WithSignups:
+    """``engine`` that also loads the games ``pbem open-game`` made."""
+    return engine if isinstance(engine, WithSignups) else WithSignups(engine)
+
+
+__all__ = ["WithSignups", "started_game", "still_signing_up", "with_signups"]
