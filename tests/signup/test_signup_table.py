@@ -52,9 +52,11 @@ def test_sign_ups_by_mail_to_the_start_when_full(game: str, seats: int, rule: st
     assert "banc" in to(step, "remi@example.org")[0].subject
     assert any("SHA-256" in o.body or "sha256" in o.body.lower() for o in public(step))
     # the start is what `pbem new-game` does with that setup: same events, same mails
-    fresh, new_step = Table.new(table.lobby.game_setup or {}, EPOCH)
+    _fresh, new_step = Table.new(table.lobby.game_setup or {}, EPOCH)
     started = [e for e in step.events if not str(e.get("type", "")).startswith("signup.")]
     assert started == list(new_step.events)
+    keys = {o.key for o in new_step.outgoing}
+    assert [o for o in step.outgoing if o.key in keys] == list(new_step.outgoing)
     # reloaded from its log (a restart), the game is the plain Table of that game
     stored = [*table.events, *started]
     reloaded = load(lobby_setup(game=game, seats=(seats, seats), deal_salt="00" * 16), stored)

@@ -1,0 +1,119 @@
+"""Sign-ups through the real daemon, Dovecot and SMTP (issue 13): the game master opens a game
+with `pbem open-game`, the list gets the announcement, every player joins by mail (to the
+game's plus-address, or with its [tag] in the Subject), the game starts when full, and each
+player receives his role card and the first night's prompts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pbem.adapters.store import GameStore
+from pbem.engine import Table
+from pbem.signup.engine import with_signups
+from tests.daemon.conftest import MODERATOR, PLAYERS
+from tests.daemon.harness import Daemon, mail, pbem, send, wait_for, write_config
+from tests.daemon.mailstack import MailStack
+
+PLUS = MODERATOR.replace("moderator@", "moderator+village@")
+
+
+def _subjects(stack: MailStack, who: str) -> list[str]:
+    return [str(m["Subject"]) for m in stack.messages(who)]
+
+
+def _text(stack: MailStack, who: str) -> str:
+    """Everything ``who`` received (private replies due together come as one digest)."""
+    return "\n".join(
+        f"{m['Subject']}\n{m.get_body(('plain',)).get_content()}"  # type: ignore[union-attr]
+        for m in stack.messages(who)
+    )
+
+
+def test_a_game_opened_joined_by_mail_and_started_when_full(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    cfg = write_config(
+        stack,
+        tmp_path,
+        engine="pbem.engine:Table",
+        extra_daemon="outbound_cap_per_hour = 100000\nautos_per_day = 1000",
+    )
+    r = pbem(
+        cfg,
+        "open-game",
+        "--id",
+        "village",
+        "--game",
+        "lupus-in-tabula",
+        "--seats",
+        str(len(PLAYERS)),
+        "--deadline",
+        "2d",
+        "--lang",
+        "en",
+        "--count-every",
+        "0",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "opened for sign-ups" in r.stdout
+    d = Daemon(cfg).start()
+    try:
+        wait_for(
+            lambda: all(
+                any("Sign-ups open" in s for s in _subjects(stack, f"{p}@example.test"))
+                for p in PLAYERS
+            ),
+            what="the announcement on the list",
+            log=d.log,
+        )
+        for i, p in enumerate(PLAYERS):
+            pronoun = " she" if i % 2 else ""
+            if i % 2:  # half by the plus-address, half by the [tag] in the Subject
+                send(stack, mail(f"{p}@example.test", f"JOIN {p.capitalize()}{pronoun}", to=PLUS))
+            else:
+                send(
+                    stack,
+                    mail(
+                        f"{p}@example.test",
+                        f"JOIN {p.capitalize()}{pronoun}",
+                        to=MODERATOR,
+                        subject="[village] sign-up",
+                    ),
+                )
+        data = tmp_path / "data"
+
+        def started() -> Table | None:
+            gs = GameStore(data / "games" / "village", readonly=True)
+            table = with_signups(Table).load(gs.setup, gs.events())
+            return table if isinstance(table, Table) else None
+
+        table = wait_for(started, what="the game started when full", log=d.log)
+        assert sorted(table.player_emails.values()) == sorted(f"{p}@example.test" for p in PLAYERS)
+        assert table.genders == {p.capitalize(): "f" for i, p in enumerate(PLAYERS) if i % 2}
+        # every player: a receipt, his role card, and the first night on the list
+        wait_for(
+            lambda: all(
+                "Your sign-up to Lupus in Tabula is recorded" in _text(stack, f"{p}@example.test")
+                and f"{p.capitalize()}, you are " in _text(stack, f"{p}@example.test")
+                and "Night 1" in _text(stack, f"{p}@example.test")
+                for p in PLAYERS
+            ),
+            what="receipts, role cards and the first night on the list",
+            log=d.log,
+        )
+        roles = {p["name"]: p["role"] for p in table.summary()["players"]}
+        wolves = [n for n, role in roles.items() if role == "werewolf"]
+        wait_for(
+            lambda: all(
+                "Choose tonight's victim with KILL" in _text(stack, f"{w.lower()}@example.test")
+                for w in wolves
+            ),
+            what="the wolves' first prompt",
+            log=d.log,
+        )
+        counts = [s for s in _subjects(stack, f"{PLAYERS[0]}@example.test") if "Sign-ups:" in s]
+        assert counts, "the list saw the count move"
+        wait_for(lambda: not stack.messages(MODERATOR), what="INBOX drained", log=d.log)
+        assert d.stop() == 0
+    finally:
+        d.kill()

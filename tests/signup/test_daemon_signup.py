@@ -1,0 +1,97 @@
+"""Sign-ups through the daemon's coordinator (in process): a lobby made by `pbem open-game`'s
+own path, sign-ups by mail committed durably (a new process finds them), `pbem admin` on the
+lobby, and the deadline starting the game through the daemon's compare-and-set."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+
+from pbem.adapters.store import GameStore
+from pbem.cli_daemon import create_game
+from pbem.desk.requests import write_admin_request
+from pbem.engine import Table
+from pbem.service import ADMIN_SPOOL
+from pbem.signup.cli import _Opener, signup_setup
+from pbem.signup.engine import with_signups
+from pbem.signup.table import SIGNUP_DEADLINE, SignupTable
+from pbem.status import gather
+from tests.daemon.conftest import ADMIN, LIST
+from tests.daemon.harness import mail
+from tests.daemon.inproc import World
+
+
+def _args(**kw: object) -> argparse.Namespace:
+    base = dict(
+        setup=None,
+        game="lupus-in-tabula",
+        game_id="v1",
+        seats="8-10",
+        deadline="48h",
+        when_full=True,
+        count_every="0",
+        option=[],
+        seed=3,
+        lang="en",
+        admin=[],
+        player=[],
+    )
+    return argparse.Namespace(**{**base, **kw})
+
+
+def _world(tmp_path: Path) -> World:
+    w = World(tmp_path, engine=with_signups(Table))
+    w.cfg = replace(w.cfg, engine="pbem.engine:Table")  # what `pbem status` loads games with
+    setup = signup_setup(_args(), w.cfg, w.now)
+    create_game(w.cfg, setup, _Opener, w.now)
+    return w
+
+
+def _join(i: int, name: str) -> object:
+    return mail(f"p{i}@example.test", f"JOIN {name}", to="moderator+v1@example.test")
+
+
+def test_sign_ups_are_durable_and_the_deadline_starts_the_game(tmp_path: Path) -> None:
+    w = _world(tmp_path)
+    try:
+        svc = w.start()
+        assert isinstance(svc.games["v1"].table, SignupTable)
+        announce = [r for r in svc.games["v1"].store.outbox() if LIST in str(r["rcpts"])]
+        assert len(announce) == 1  # the announcement, queued by open-game
+        names = ["Jean Pierre", "Anne", "Bea", "Carl", "Dora", "Eve", "Fred", "Gus"]
+        fetched = w.fetched(*(_join(i, n) for i, n in enumerate(names[:5])))  # type: ignore[arg-type]
+        assert set(svc.handle_batch(fetched).values()) == {"processed"}
+        svc = w.start()  # a new process: the sign-ups are on disk
+        table = svc.games["v1"].table
+        assert isinstance(table, SignupTable) and len(table.lobby.seated) == 5
+        fetched = w.fetched(*(_join(i, n) for i, n in enumerate(names) if i >= 5))  # type: ignore[arg-type]
+        svc.handle_batch(fetched)
+        # `pbem admin` on the lobby: the same commands as by mail
+        write_admin_request(w.cfg.data_dir / ADMIN_SPOOL, "v1", ["STATUS"])
+        assert svc.operator_requests() == 1
+        status = gather(w.cfg, w.now)
+        assert [g["phase"] for g in status["games"]] == ["signup"]
+        due = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
+        w.now = due
+        assert svc.resolve_deadline("v1", SIGNUP_DEADLINE, due)
+        assert svc.games["v1"].table.started  # type: ignore[attr-defined]
+        svc = w.start()  # after a restart the started game is the plain Table
+        game = svc.games["v1"].table
+        assert isinstance(game, Table) and list(game.player_emails) == names
+        rows = GameStore(w.cfg.data_dir / "games" / "v1", readonly=True).outbox()
+        assert any("p0@example.test" in str(r["rcpts"]) and r["kind"] == "reply" for r in rows)
+        assert ADMIN in str([r["rcpts"] for r in rows])  # the admin request's reply
+    finally:
+        w.close()
+
+
+def test_open_game_refuses_secret_codes_it_could_not_hand_out(tmp_path: Path) -> None:
+    import pytest
+
+    from pbem.core.errors import SetupError
+
+    w = World(tmp_path, engine=with_signups(Table))
+    cfg = replace(w.cfg, auth=replace(w.cfg.auth, methods=("registered", "secret")))
+    with pytest.raises(SetupError, match="secret codes"):
+        signup_setup(_args(), cfg, w.now)
