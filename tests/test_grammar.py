@@ -86,7 +86,9 @@ def agreement_faults(text: str, lang: str, names: set[str], gender: str | None) 
             "f": r"\b(?:he|him|his|himself)\b",
             None: r"\b(?:he|him|his|himself|she|her|hers|herself)\b",
         }[gender]
-        faults += [m.group(0) for m in re.finditer(pronouns, text, re.IGNORECASE)]
+        # a command's syntax is no sentence: « JOIN name [he|she|they] » names the choices
+        prose = re.sub(r"\[[a-z]+(?:\|[a-z]+)+\]", "", text)
+        faults += [m.group(0) for m in re.finditer(pronouns, prose, re.IGNORECASE)]
     return faults
 
 

@@ -83,6 +83,7 @@ def recorded_params() -> dict[str, list[dict[str, Any]]]:
                     play(table, random.Random(seed))
         scripted_rare_lupus_notices()
         scripted_chasse_notices()
+        scripted_signup_notices()
     finally:
         Renderer.text = original  # type: ignore[method-assign]
     return seen
@@ -107,6 +108,51 @@ def scripted_chasse_notices() -> None:
     from tests.chasse.helpers import mail, run, setup_line
 
     run([setup_line(), mail("alice", "STATUS"), mail("peggy", "STATUT")])
+
+
+def scripted_signup_notices() -> None:
+    """Sign-ups (issue 13), in both languages: every receipt, refusal and notice of a lobby,
+    with volunteers who said il/elle/he/she/they and one who said nothing."""
+    from datetime import timedelta
+
+    from tests.signup.helpers import GM, opened, send
+
+    for lang, join, bench, leave, status, extend, start in (
+        (
+            "fr",
+            "INSCRIPTION",
+            "REMPLACANT",
+            "DESINSCRIPTION",
+            "STATUT",
+            "PROLONGER 24h",
+            "DEMARRER",
+        ),
+        ("en", "JOIN", "SUBSTITUTE", "LEAVE", "STATUS", "EXTEND 24h", "START"),
+    ):
+        table, _ = opened(seats=(9, 10), when_full=False)
+        table.lang = lang
+        pronouns = ("il", "elle", "", "he", "she", "they", "", "elle", "il", "")
+        for i, pronoun in enumerate(pronouns):
+            send(table, f"v{i}@example.org", f"{join} Joueur{i} {pronoun}".strip())
+        send(table, "b@example.org", f"{bench} Banc")
+        send(table, "v1@example.org", status)
+        send(table, "v1@example.org", f"{join} Joueur1")  # already signed up
+        send(table, "x@example.org", f"{join} Joueur")  # a clash with Joueur1...
+        send(table, "x@example.org", "AIDE" if lang == "fr" else "HELP")
+        send(table, "v9@example.org", leave)
+        send(table, GM, "STATUT")
+        send(table, GM, "AIDE")
+        due = table.deadlines()["signup"]
+        send(table, "v8@example.org", leave)
+        send(table, "v7@example.org", leave)
+        table.apply(table.on_deadline("signup", due))  # 7 seated: the GM is asked
+        send(table, GM, extend, now=due)
+        send(table, GM, "ANNULER PARTIE" if lang == "fr" else "CANCEL", now=due)
+        table, _ = opened(seats=(8, 8))
+        table.lang = lang
+        for i in range(9):
+            send(table, f"w{i}@example.org", f"{bench if i == 0 else join} Joueur{i}")
+        send(table, GM, start, now=due - timedelta(hours=1))
 
 
 RECORDED = recorded_params()
