@@ -2,7 +2,7 @@
 # Install: pbem completion bash > /etc/bash_completion.d/pbem
 
 declare -gA _pbem_commands _pbem_options _pbem_takes _pbem_values
-_pbem_commands[pbem]='simulate demo games completion serve check-config new-game status deadline shunt reachable admin archive verify stats'
+_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin archive verify stats'
 _pbem_options[pbem]='-h --help --version -c --config'
 _pbem_takes[pbem]='-c --config'
 _pbem_commands['pbem simulate']=''
@@ -30,6 +30,10 @@ _pbem_values['pbem new-game|--lang']='fr en'
 _pbem_commands['pbem new-game']=''
 _pbem_options['pbem new-game']='-h --help -c --config --setup --game --id --player --option --seed --lang --secrets --admin-secret'
 _pbem_takes['pbem new-game']='-c --config --setup --game --id --player --option --seed --lang'
+_pbem_values['pbem open-game|--lang']='fr en'
+_pbem_commands['pbem open-game']=''
+_pbem_options['pbem open-game']='-h --help -c --config --setup --game --id --seats --deadline --no-start-when-full --count-every --option --seed --lang --admin --admin-secret'
+_pbem_takes['pbem open-game']='-c --config --setup --game --id --seats --deadline --count-every --option --seed --lang --admin'
 _pbem_commands['pbem status']=''
 _pbem_options['pbem status']='-h --help -c --config --json'
 _pbem_takes['pbem status']='-c --config'

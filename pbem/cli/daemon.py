@@ -90,7 +90,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--game", default="lupus-in-tabula", help="game id (default lupus-in-tabula)")
     p.add_argument("--id", dest="game_id", help="the game's id (plus-address and [tag])")
     p.add_argument(
-        "--player", action="append", default=[], help='a player: "Name <email>" (repeat)'
+        "--player",
+        action="append",
+        default=[],
+        help='a player: "Name <email>" (repeat; the name may hold spaces)',
     )
     p.add_argument("--option", action="append", default=[], help="an option key=value (repeat)")
     p.add_argument("--seed", type=int, help="RNG seed (default: random)")
@@ -153,9 +156,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             help="a game master's command for a game (via the daemon, answered by mail)",
             description="Queue one of the game master's commands (PAUSE, REPRISE/RESUME, "
             "PROLONGER/EXTEND 24h, CLORE/CLOSE, ROLES, ANNONCE/ANNOUNCE text, FIN/END [side], "
-            "APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, AIDE/HELP) for the running "
-            "daemon, which applies it as if the game's administrator had mailed it and mails "
-            "the reply to the game's administrators.",
+            "APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, AIDE/HELP; before a game opened "
+            "by open-game starts: PROLONGER/EXTEND 24h, DEMARRER/START, ANNULER PARTIE/CANCEL, "
+            "STATUT/STATUS) for the running daemon, which applies it as if the game's "
+            "administrator had mailed it and mails the reply to the game's administrators.",
         )
     )
     p.add_argument("game", help="the game's id")
