@@ -5,6 +5,7 @@ lobby, and the deadline starting the game through the daemon's compare-and-set."
 from __future__ import annotations
 
 import argparse
+from email.message import EmailMessage
 from dataclasses import replace
 from pathlib import Path
 
@@ -48,7 +49,7 @@ def _world(tmp_path: Path) -> World:
     return w
 
 
-def _join(i: int, name: str) -> object:
+def _join(i: int, name: str) -> EmailMessage:
     return mail(f"p{i}@example.test", f"JOIN {name}", to="moderator+v1@example.test")
 
 
@@ -60,12 +61,12 @@ def test_sign_ups_are_durable_and_the_deadline_starts_the_game(tmp_path: Path) -
         announce = [r for r in svc.games["v1"].store.outbox() if LIST in str(r["rcpts"])]
         assert len(announce) == 1  # the announcement, queued by open-game
         names = ["Jean Pierre", "Anne", "Bea", "Carl", "Dora", "Eve", "Fred", "Gus"]
-        fetched = w.fetched(*(_join(i, n) for i, n in enumerate(names[:5])))  # type: ignore[arg-type]
+        fetched = w.fetched(*(_join(i, n) for i, n in enumerate(names[:5])))
         assert set(svc.handle_batch(fetched).values()) == {"processed"}
         svc = w.start()  # a new process: the sign-ups are on disk
         table = svc.games["v1"].table
         assert isinstance(table, SignupTable) and len(table.lobby.seated) == 5
-        fetched = w.fetched(*(_join(i, n) for i, n in enumerate(names) if i >= 5))  # type: ignore[arg-type]
+        fetched = w.fetched(*(_join(i, n) for i, n in enumerate(names) if i >= 5))
         svc.handle_batch(fetched)
         # `pbem admin` on the lobby: the same commands as by mail
         write_admin_request(w.cfg.data_dir / ADMIN_SPOOL, "v1", ["STATUS"])

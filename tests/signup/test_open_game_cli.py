@@ -21,7 +21,7 @@ def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tupl
 
 def test_open_game_writes_the_lobby_and_queues_the_announcement(
     tmp_path,
-    capsys: pytest.CaptureFixture[str],  # type: ignore[no-untyped-def]
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     rc, out, err = _run(
         tmp_path, capsys, "open-game", "--id", "v2", "--seats", "8-12", "--deadline", "3d"
