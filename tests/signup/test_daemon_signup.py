@@ -5,8 +5,8 @@ lobby, and the deadline starting the game through the daemon's compare-and-set."
 from __future__ import annotations
 
 import argparse
-from email.message import EmailMessage
 from dataclasses import replace
+from email.message import EmailMessage
 from pathlib import Path
 
 from pbem.adapters.store import GameStore

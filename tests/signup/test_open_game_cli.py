@@ -20,7 +20,7 @@ def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tupl
 
 
 def test_open_game_writes_the_lobby_and_queues_the_announcement(
-    tmp_path,
+    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     rc, out, err = _run(
