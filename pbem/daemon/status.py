@@ -130,6 +130,14 @@ def _play(
             "local": f"{local:%a %d %b %Y %H:%M} {local.tzname()}",
             "in_seconds": round((when - now).total_seconds()),
         }
+    if summary.get("phase") == "signup":  # opened by `pbem open-game`, not started yet
+        low, high = summary["seats"]
+        out["signup"] = {
+            "seats": f"{low}" if low == high else f"{low}-{high}",
+            "players": [p["name"] for p in summary["players"]],
+            "bench": [p["name"] for p in summary["bench"]],
+        }
+        return out  # nobody is awaited before the start
     awaiting = getattr(table, "awaiting", None)
     if awaiting is not None:
         out["awaiting"] = sorted(str(p) for p in awaiting())
@@ -213,6 +221,12 @@ def _render_game(g: Mapping[str, Any]) -> list[str]:
         if "awaiting" in g:
             who = ", ".join(g["awaiting"]) or "nobody: everyone has acted"
             lines.append(f"  not acted or voted yet: {who}")
+        if "signup" in g:
+            su = g["signup"]
+            who = ", ".join(su["players"]) or "nobody yet"
+            lines.append(f"  signed up: {len(su['players'])} of {su['seats']} seats: {who}")
+            if su["bench"]:
+                lines.append(f"  bench: {', '.join(su['bench'])}")
     if g["held_posts"]:
         lines.append(f"  held posts: {g['held_posts']}")
     if g["awaiting_confirmation"]:

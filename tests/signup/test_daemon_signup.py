@@ -17,7 +17,7 @@ from pbem.service import ADMIN_SPOOL
 from pbem.signup.cli import _Opener, signup_setup
 from pbem.signup.engine import with_signups
 from pbem.signup.table import SIGNUP_DEADLINE, SignupTable
-from pbem.status import gather
+from pbem.status import gather, render
 from tests.daemon.conftest import ADMIN, LIST
 from tests.daemon.harness import mail
 from tests.daemon.inproc import World
@@ -73,6 +73,7 @@ def test_sign_ups_are_durable_and_the_deadline_starts_the_game(tmp_path: Path) -
         assert svc.operator_requests() == 1
         status = gather(w.cfg, w.now)
         assert [g["phase"] for g in status["games"]] == ["signup"]
+        assert "signed up: 8 of 8-10 seats: Jean Pierre, Anne" in render(status)
         due = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
         w.now = due
         assert svc.resolve_deadline("v1", SIGNUP_DEADLINE, due)
