@@ -203,6 +203,15 @@ class SignupTable:
         """Every count up to the seats the rules accept (``DEMARRER`` may start with fewer)."""
         return legal_counts(self.rules, 1, self.terms.seats_max, self.options, self.lang)
 
+    @cached_property
+    def decks(self) -> list[dict[str, Any]]:
+        """The deck of each count the rules accept within the seats (the announcement's)."""
+        out = []
+        for n in self.legal_in_range:
+            cards, aside = deck(self.rules, n, self.options, self.lang)
+            out.append({"count": n, "cards": cards, "aside": aside})
+        return out
+
     @property
     def legal_in_range(self) -> list[int]:
         return [n for n in self.legal if n >= self.terms.seats_min]
@@ -587,14 +596,7 @@ class SignupTable:
     def _common(self, lobby: lb.Lobby) -> dict[str, Any]:
         """What every sign-up text may show: the game, the seats, the decks, the deadline."""
         local, _, domain = self.moderator.partition("@")
-        decks = [
-            {
-                "count": n,
-                "cards": deck(self.rules, n, self.options, self.lang)[0],
-                "aside": deck(self.rules, n, self.options, self.lang)[1],
-            }
-            for n in self.legal_in_range
-        ]
+        decks = self.decks
         return {
             "game": self.rules.title,
             "game_id": self.game_id,
