@@ -312,7 +312,7 @@ def at_deadline(lobby: Lobby, legal: Sequence[int]) -> Literal["start", "ask", "
 def starts_now(lobby: Lobby, legal: Sequence[int]) -> bool:
     """Whether the lobby starts at once: full, and opened to start when full."""
     return (
-        lobby.status == "open"
+        lobby.status in ("open", "asked")  # full while the game masters decide: it starts
         and lobby.terms.when_full
         and lobby.full
         and len(lobby.seated) in legal

@@ -350,7 +350,8 @@ class SignupTable:
         # over a body saying the same must not sign up twice)
         in_body = any(_verb(line, PLAYER_WORDS) for line in text.lines)
         heading = [text.subject] if text.subject and not in_body else []
-        for index, line in enumerate([*heading, *text.lines]):
+        lines = [*heading, *text.lines]
+        for index, line in enumerate(lines):
             found = _verb(line, PLAYER_WORDS)
             if found is None:
                 if index >= len(heading):
@@ -373,6 +374,8 @@ class SignupTable:
             if verb not in ("help", "status", "rules"):
                 reply.accepted.append({"line": line, "deadline": None, "final": False})
             if lb.starts_now(lobby, self.legal):
+                # the game starts with this mail: what follows was not read as a sign-up
+                reply.ignored += [ln for ln in lines[index + 1 :] if ln.strip()]
                 break
         lang = lang or self.lang
         if not reply.accepted and not reply.rejected and not reply.extra:
@@ -395,6 +398,12 @@ class SignupTable:
         lang: str,
     ) -> tuple[dict[str, Any] | None, tuple[str, dict[str, Any]] | None]:
         """One command: the event it makes (or None) and a text for the receipt."""
+        if verb == "substitute" and lobby.find(sender) is not None:
+            moved = lb.to_bench(lobby, sender)  # a volunteer already in gives up his seat
+            after = lb.evolve(lobby, moved)
+            who = after.find(sender)
+            params = {"name": who.name if who else "", "seat": None, "asked": True}
+            return moved, ("signup/joined", {**params, **self._rank(after, sender)})
         if verb in ("join", "substitute"):
             words, pronoun = lb.parse_pronoun(rest)
             name = " ".join(words) or _display_name(msg, sender)

@@ -205,3 +205,23 @@ def test_opening_refuses_seats_no_count_of_which_the_rules_accept() -> None:
         SignupTable.open(lobby_setup(deadline=timedelta(hours=-1)), EPOCH)
     with pytest.raises(SetupError, match="game master"):
         SignupTable.open({**lobby_setup(), "admins": []}, EPOCH)
+
+
+def test_a_seated_volunteer_may_give_up_his_seat_for_the_bench() -> None:
+    table, _ = opened(seats=(8, 12))
+    send(table, "anne@example.org", "INSCRIPTION Anne")
+    step = send(table, "anne@example.org", "REMPLACANT")
+    assert "banc des remplaçants" in to(step, "anne@example.org")[0].body
+    assert [v.name for v in table.lobby.bench] == ["Anne"] and not table.lobby.seated
+    assert "Anne passe sur le banc des remplaçants." in public(step)[0].body
+    step = send(table, "anne@example.org", "REMPLACANT")
+    assert "déjà sur le banc" in to(step, "anne@example.org")[0].body
+
+
+def test_lines_after_the_sign_up_that_starts_the_game_are_not_read_as_sign_ups() -> None:
+    table, _ = opened(seats=(8, 8))
+    for i, name in enumerate(names(7)):
+        send(table, f"v{i}@example.org", f"INSCRIPTION {name}")
+    step = send(table, "last@example.org", "INSCRIPTION Dernier\nSTATUT")
+    assert table.started
+    assert "· STATUT" in to(step, "last@example.org")[0].body  # listed as ignored
