@@ -402,7 +402,7 @@ class SignupTable:
             moved = lb.to_bench(lobby, sender)  # a volunteer already in gives up his seat
             after = lb.evolve(lobby, moved)
             who = after.find(sender)
-            params = {"name": who.name if who else "", "seat": None, "asked": True}
+            params: dict[str, Any] = {"name": who.name if who else "", "seat": None, "asked": True}
             return moved, ("signup/joined", {**params, **self._rank(after, sender)})
         if verb in ("join", "substitute"):
             words, pronoun = lb.parse_pronoun(rest)
