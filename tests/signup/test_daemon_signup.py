@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -97,3 +98,19 @@ def test_open_game_refuses_secret_codes_it_could_not_hand_out(tmp_path: Path) ->
     cfg = replace(w.cfg, auth=replace(w.cfg.auth, methods=("registered", "secret")))
     with pytest.raises(SetupError, match="secret codes"):
         signup_setup(_args(), cfg, w.now)
+
+
+def test_the_game_master_extends_the_sign_ups_with_pbem_admin(tmp_path: Path) -> None:
+    """`pbem admin v1 EXTEND 24h` on a lobby: the daemon arms the moved deadline."""
+    w = _world(tmp_path)
+    try:
+        svc = w.start()
+        before = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
+        write_admin_request(w.cfg.data_dir / ADMIN_SPOOL, "v1", ["EXTEND 24h"])
+        assert svc.operator_requests() == 1
+        after = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
+        assert after - before == timedelta(hours=24)
+        svc = w.start()  # the extension is an event of the game: it survives a restart
+        assert svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE] == after
+    finally:
+        w.close()

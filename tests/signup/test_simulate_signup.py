@@ -64,3 +64,15 @@ def test_a_transcript_without_enough_volunteers_asks_the_game_master() -> None:
     mails, state = _run(lines)
     assert any(m["to"] == ["gm@example.org"] and "décision" in m["subject"] for m in mails)
     assert state["status"] == "cancelled" and state["players"][0]["name"] == "Anne"
+
+
+@pytest.mark.parametrize(
+    ("signup", "error"),
+    [({"seats": "x"}, "'signup' must be"), ({"seats": [20, 24]}, "Dracula")],
+)
+def test_a_bad_sign_up_setup_is_one_clear_error(signup: dict[str, Any], error: str) -> None:
+    from pbem.core.errors import SetupError
+
+    setup = {**lobby_setup(game="dracula"), "signup": signup}
+    with pytest.raises(SetupError, match=error):
+        list(simulate([json.dumps({"setup": setup})]))
