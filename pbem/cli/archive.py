@@ -57,8 +57,8 @@ def _data_dir(args: argparse.Namespace) -> Path:
 def load_tables(data_dir: Path) -> list[Any]:
     """Every game of a data directory, rebuilt from its log (read-only)."""
     from pbem.adapters.store import GameStore, list_games
-    from pbem.table import Table
     from pbem.signup.engine import still_signing_up
+    from pbem.table import Table
 
     tables = []
     for directory in list_games(data_dir):

@@ -159,8 +159,8 @@ class _Opener:
 
 
 def cmd_open_game(args: argparse.Namespace) -> int:
-    from pbem.auth import new_secret
     from pbem.cli.daemon import _err, _load, create_game
+    from pbem.daemon.auth import new_secret
 
     now = datetime.now(UTC)
     try:

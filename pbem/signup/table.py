@@ -27,7 +27,6 @@ from pbem.core.errors import CommandError, MailError, SetupError
 from pbem.core.match import fold
 from pbem.core.options import parse_options
 from pbem.desk.kernel import parse_duration
-from pbem.table import Outgoing, Step, Table
 from pbem.games import rules_for
 from pbem.mail.address import is_mailable
 from pbem.mail.grammar import parse_gender
@@ -37,6 +36,7 @@ from pbem.rules import options_in_use, rules_page
 from pbem.signup import lobby as lb
 from pbem.signup.decks import deck, legal_counts
 from pbem.signup.engine import started_game, still_signing_up
+from pbem.table import Outgoing, Step, Table
 
 Channel = Literal["private", "list"]
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from pbem.core.errors import PbemError, SetupError, TranscriptError
 from pbem.mail.inbound import parse_once_policy
-from pbem.table import Outgoing, Step, Table
 from pbem.signup.table import SignupTable
+from pbem.table import Outgoing, Step, Table
 
 EPOCH = datetime(2026, 1, 5, 18, 0, tzinfo=UTC)
 """The virtual clock's start unless the setup gives ``start``."""

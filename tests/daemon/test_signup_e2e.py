@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pbem.adapters.store import GameStore
-from pbem.engine import Table
 from pbem.signup.engine import with_signups
+from pbem.table import Table
 from tests.daemon.conftest import MODERATOR, PLAYERS
 from tests.daemon.harness import Daemon, mail, pbem, send, wait_for, write_config
 from tests.daemon.mailstack import MailStack
@@ -35,7 +35,7 @@ def test_a_game_opened_joined_by_mail_and_started_when_full(
     cfg = write_config(
         stack,
         tmp_path,
-        engine="pbem.engine:Table",
+        engine="pbem.table:Table",
         extra_daemon="outbound_cap_per_hour = 100000\nautos_per_day = 1000",
     )
     r = pbem(

@@ -7,9 +7,9 @@ from email.message import EmailMessage
 from itertools import count
 from typing import Any
 
-from pbem.engine import Outgoing, Step
 from pbem.signup.table import SignupTable
-from pbem.simulate import EPOCH
+from pbem.table import Outgoing, Step
+from pbem.tools.simulate import EPOCH
 
 GM = "gm@example.org"
 LIST = "village@lists.example.org"

@@ -11,14 +11,14 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from pbem.adapters.store import GameStore
-from pbem.cli_daemon import create_game
+from pbem.cli.daemon import create_game
+from pbem.daemon.spools import ADMIN_SPOOL
+from pbem.daemon.status import gather, render
 from pbem.desk.requests import write_admin_request
-from pbem.engine import Table
-from pbem.service import ADMIN_SPOOL
 from pbem.signup.cli import _Opener, signup_setup
 from pbem.signup.engine import with_signups
 from pbem.signup.table import SIGNUP_DEADLINE, SignupTable
-from pbem.status import gather, render
+from pbem.table import Table
 from tests.daemon.conftest import ADMIN, LIST
 from tests.daemon.harness import mail
 from tests.daemon.inproc import World
@@ -44,7 +44,7 @@ def _args(**kw: object) -> argparse.Namespace:
 
 def _world(tmp_path: Path) -> World:
     w = World(tmp_path, engine=with_signups(Table))
-    w.cfg = replace(w.cfg, engine="pbem.engine:Table")  # what `pbem status` loads games with
+    w.cfg = replace(w.cfg, engine="pbem.table:Table")  # what `pbem status` loads games with
     setup = signup_setup(_args(), w.cfg, w.now)
     create_game(w.cfg, setup, _Opener, w.now)
     return w

@@ -8,8 +8,8 @@ import pytest
 from pbem.core.commands import CommandSpec, Player, Players, parse_line
 from pbem.core.errors import InvalidSyntax, SetupError
 from pbem.core.names import name_problem
-from pbem.engine import Table
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.simulate import EPOCH
 
 NAMES = ["Jean Pierre", "Jean", "Pierre", "Marie-Ève", "Zoé"]
 VOTE = CommandSpec("vote", ("VOTE",), ("VOTE",), (Player(),), public=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pbem.adapters.store import GameStore
-from pbem.cli import main
+from pbem.cli.main import main
 from tests.test_new_game_input import config
 
 

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from pbem.engine import Table
 from pbem.signup.table import COUNT_DEADLINE, SIGNUP_DEADLINE, SignupTable, load
-from pbem.simulate import EPOCH
+from pbem.table import Table
+from pbem.tools.simulate import EPOCH
 from tests.signup.helpers import GM, LIST, lobby_setup, names, opened, public, send, to
 
 GAMES = [

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pbem.simulate import simulate
+from pbem.tools.simulate import simulate
 from tests.signup.helpers import lobby_setup, names
 
 TRANSCRIPT = Path(__file__).parents[1] / "transcripts" / "signup-lupus.jsonl"
