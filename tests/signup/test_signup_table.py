@@ -11,7 +11,7 @@ import pytest
 from pbem.signup.table import COUNT_DEADLINE, SIGNUP_DEADLINE, SignupTable, load
 from pbem.table import Table
 from pbem.tools.simulate import EPOCH
-from tests.signup.helpers import GM, LIST, lobby_setup, names, opened, public, send, to
+from tests.signup.helpers import GM, LIST, lobby_setup, mail, names, opened, public, send, to
 
 GAMES = [
     ("lupus-in-tabula", 8, "LUP-010"),
@@ -225,3 +225,25 @@ def test_lines_after_the_sign_up_that_starts_the_game_are_not_read_as_sign_ups()
     step = send(table, "last@example.org", "INSCRIPTION Dernier\nSTATUT")
     assert table.started
     assert "· STATUT" in to(step, "last@example.org")[0].body  # listed as ignored
+
+
+def test_a_game_started_from_sign_ups_mails_its_archive_when_it_ends() -> None:
+    """The daemon keeps the lobby's object after the start: the game's end still mails
+    everyone the archive (issue 14), as for a game made by `pbem new-game`."""
+    from pbem.archive_mail import archive_rows
+
+    table, _ = opened(seats=(8, 8))
+    for i, name in enumerate(names(8)):
+        send(table, f"v{i}@example.org", f"INSCRIPTION {name}")
+    assert table.started
+    step = table.receive(mail(GM, "FIN NUL"), channel="private", now=EPOCH)  # as the daemon:
+    rows = archive_rows(  # the rows are made before the step is applied
+        table,
+        step,
+        sender="mj@example.org",
+        mail_from="mj@example.org",
+        now=EPOCH,
+        first_seq=0,
+        id_key=b"k" * 32,
+    )
+    assert {r for row in rows for r in row["rcpts"]} >= {f"v{i}@example.org" for i in range(8)}
