@@ -247,3 +247,31 @@ def test_a_game_started_from_sign_ups_mails_its_archive_when_it_ends() -> None:
         id_key=b"k" * 32,
     )
     assert {r for row in rows for r in row["rcpts"]} >= {f"v{i}@example.org" for i in range(8)}
+
+
+def test_a_sign_up_in_the_subject_alone_counts_once() -> None:
+    table, _ = opened()
+    step = table.receive(
+        mail("a@example.org", "", "[village] INSCRIPTION Anne elle"), channel="private", now=EPOCH
+    )
+    table.apply(step)
+    assert [v.name for v in table.lobby.volunteers] == ["Anne"]
+    step = table.receive(
+        mail("b@example.org", "INSCRIPTION Bruno", "[village] inscription"),
+        channel="private",
+        now=EPOCH,
+    )
+    table.apply(step)
+    assert [v.name for v in table.lobby.volunteers] == ["Anne", "Bruno"]
+    assert "✗" not in to(step, "b@example.org")[0].body  # the Subject was not read twice
+
+
+def test_list_posts_before_the_start_are_the_lobbys_chat() -> None:
+    """A relayed list reaches the people signed up: their posts go out, a stranger's do not."""
+    table, _ = opened()
+    send(table, "a@example.org", "INSCRIPTION Anne")
+    post = mail("a@example.org", "Bonjour à tous !")
+    assert table.receive(post, channel="list", now=EPOCH, relay=True).post == "relay"
+    stranger = mail("z@example.org", "Spam")
+    assert table.receive(stranger, channel="list", now=EPOCH, relay=True).post == "refused"
+    assert table.receive(stranger, channel="list", now=EPOCH).post is None  # external list
