@@ -114,3 +114,31 @@ def test_the_game_master_extends_the_sign_ups_with_pbem_admin(tmp_path: Path) ->
         assert svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE] == after
     finally:
         w.close()
+
+
+def test_the_game_masters_decision_by_mail_needs_the_admin_code(tmp_path: Path) -> None:
+    """The deadline asks the game masters; their START by mail is the desk's: refused without
+    the game's admin code (and nobody answered), applied with it."""
+    w = World(tmp_path, engine=with_signups(Table))
+    w.cfg = replace(w.cfg, engine="pbem.table:Table")
+    create_game(w.cfg, signup_setup(_args(), w.cfg, w.now), _Opener, w.now, False, "code-123456")
+    try:
+        svc = w.start()
+        names = ["Anne", "Bea", "Carl", "Dora", "Eve", "Fred", "Gus", "Hugo"]
+        svc.handle_batch(w.fetched(*(_join(i, n) for i, n in enumerate(names[:7]))))
+        due = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
+        w.now = due
+        assert svc.resolve_deadline("v1", SIGNUP_DEADLINE, due)  # 7: the rules refuse it
+        outbox = svc.games["v1"].store.outbox
+        assert any(ADMIN in r["rcpts"] and r["kind"] == "reply" for r in outbox())  # asked
+        svc.handle_batch(
+            w.fetched(_join(7, "Hugo"))
+        )  # 8 now, a count the rules accept: the GM decides
+        forged = mail(ADMIN, "START", to="moderator+v1@example.test")
+        svc.handle_batch(w.fetched(forged))
+        assert not svc.games["v1"].table.started  # type: ignore[attr-defined]
+        signed = mail(ADMIN, "SECRET code-123456\nSTART", to="moderator+v1@example.test")
+        svc.handle_batch(w.fetched(signed))
+        assert svc.games["v1"].table.started  # type: ignore[attr-defined]
+    finally:
+        w.close()
