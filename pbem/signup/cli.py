@@ -67,6 +67,11 @@ def add_open_game(
     p.add_argument("--seed", type=int, help="RNG seed (default: random)")
     p.add_argument("--lang", choices=("fr", "en"), help="language (default: the config's)")
     p.add_argument(
+        "--list",
+        dest="list_address",
+        help="the game's own list address (default: the setup's, else [list] address)",
+    )
+    p.add_argument(
         "--admin",
         action="append",
         default=[],
@@ -137,6 +142,8 @@ def signup_setup(args: argparse.Namespace, cfg: Any, now: datetime) -> dict[str,
         [a.strip().lower() for a in args.admin] or list(setup.get("admins", [])) or list(cfg.admins)
     )
     setup["admins"] = admins
+    if args.list_address:
+        setup["list"] = args.list_address.strip()
     low, high = parse_seats(args.seats)
     deadline = parse_deadline(args.deadline, now, setup["timezone"]) if args.deadline else None
     setup["signup"] = {

@@ -37,6 +37,7 @@ def _args(**kw: object) -> argparse.Namespace:
         seed=3,
         lang="en",
         admin=[],
+        list_address=None,
         player=[],
     )
     return argparse.Namespace(**{**base, **kw})

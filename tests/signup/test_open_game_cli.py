@@ -24,7 +24,17 @@ def test_open_game_writes_the_lobby_and_queues_the_announcement(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     rc, out, err = _run(
-        tmp_path, capsys, "open-game", "--id", "v2", "--seats", "8-12", "--deadline", "3d"
+        tmp_path,
+        capsys,
+        "open-game",
+        "--id",
+        "v2",
+        "--seats",
+        "8-12",
+        "--deadline",
+        "3d",
+        "--list",
+        "v2@lists.example.org",
     )
     assert rc == 0, err
     assert "opened for sign-ups (lupus-in-tabula, 8-12 seats)" in out
@@ -34,7 +44,7 @@ def test_open_game_writes_the_lobby_and_queues_the_announcement(
     assert store.setup["admins"] == ["admin@example.org"]  # [moderator] admins by default
     assert "players" not in store.setup and store.setup["deal_salt"]
     (row,) = store.outbox()
-    assert row["kind"] == "public"
+    assert row["kind"] == "public" and row["rcpts"] == ["v2@lists.example.org"]
 
 
 @pytest.mark.parametrize(
