@@ -28,6 +28,7 @@ from pbem.daemon.message import (
 from pbem.daemon.outbox import make_row
 from pbem.daemon.oversize import too_big_reply
 from pbem.daemon.ports import Disposition
+from pbem.daemon.signup_auth import auth_for, player_secrets
 from pbem.mail.envelope import build
 from pbem.mail.inbound import automatic_reason
 from pbem.mail.listpost import rewrite_from
@@ -273,8 +274,8 @@ class IntakeMixin:
         verdict = check_sender(
             msg,
             game.table.player_emails,
-            self.cfg.auth,
-            game.store.meta.get("secrets", {}),
+            auth_for(game, self.cfg.auth),  # a lobby's volunteers have no code yet (issue 13)
+            player_secrets(game),
             # a relayed list post reaches us directly, not through a list that breaks DKIM: it
             # is authenticated like private mail, so a public vote is as safe as a private
             # command and its SECRET line is removed before anyone sees it (requirement 6)

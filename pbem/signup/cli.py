@@ -127,13 +127,6 @@ def signup_setup(args: argparse.Namespace, cfg: Any, now: datetime) -> dict[str,
     players, with the ``signup`` terms."""
     from pbem.cli.daemon import _setup_from_args
 
-    if "secret" in (*cfg.auth.methods, *(cfg.auth.final_methods or ())):
-        # a secret code is printed once by `pbem new-game --secrets`: nobody would see the
-        # codes of players who sign up by mail, so they could never send a command
-        raise SetupError(
-            "sign-ups by mail hand out no secret codes: with 'secret' in [auth] methods or "
-            "final_methods, create the game with `pbem new-game --secrets`"
-        )
     setup = _setup_from_args(args, cfg)
     if setup.get("players"):
         raise SetupError("a game opened for sign-ups has no players yet: remove 'players'")
@@ -151,6 +144,9 @@ def signup_setup(args: argparse.Namespace, cfg: Any, now: datetime) -> dict[str,
         "deadline": deadline.astimezone(UTC).isoformat() if deadline else None,
         "when_full": bool(args.when_full),
         "count_every_seconds": parse_every(args.count_every).total_seconds(),
+        # nobody sees codes printed here: with 'secret' among the [auth] layers, the start
+        # mails each player his own (pbem.signup.codes)
+        "secrets": "secret" in (*cfg.auth.methods, *(cfg.auth.final_methods or ())),
     }
     return setup
 

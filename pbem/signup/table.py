@@ -34,6 +34,7 @@ from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.rules import options_in_use, rules_page
 from pbem.signup import lobby as lb
+from pbem.signup.codes import CodeSource, issue_codes, new_code, wants_codes
 from pbem.signup.decks import deck, legal_counts
 from pbem.signup.engine import started_game, still_signing_up
 from pbem.table import Outgoing, Step, Table
@@ -105,6 +106,7 @@ class SignupTable:
         setup: Mapping[str, Any],
         events: Sequence[Mapping[str, Any]] = (),
         renderer: Renderer | None = None,
+        code_source: CodeSource = new_code,
     ) -> None:
         self.base_setup = {k: v for k, v in setup.items() if k != "signup"}
         try:
@@ -128,6 +130,9 @@ class SignupTable:
         self.lobby = lb.opened(self.terms)
         self.game: Table | None = None
         """The game's own Table once started: every call passes through to it."""
+        self.code_source = code_source
+        self.hands_out_codes = wants_codes(setup["signup"])
+        """Whether the start mails each player a secret code (``[auth]`` asks for one)."""
         self._fold(events)
 
     # -- construction -------------------------------------------------------------------------
@@ -557,8 +562,24 @@ class SignupTable:
             )
             for i, v in enumerate(lobby.bench)
         ]
+        codes: list[Outgoing] = []
+        if self.hands_out_codes:
+            # nobody prints these codes to the game master: each player gets his own by mail,
+            # before his role card, so that his first command can carry it (issue 13)
+            issued, hashed = issue_codes([v.name for v in lobby.seated], self.code_source)
+            started["secrets"] = hashed
+            codes = [
+                self._private(
+                    v.email,
+                    v.lang,
+                    "code",
+                    f"code/{i}",
+                    {"name": v.name, "code": issued[v.name], **self._common(lobby)},
+                )
+                for i, v in enumerate(lobby.seated)
+            ]
         encoded = (*self._encode([*events, started]), *opening.events)
-        return Step(encoded, (*mails, *bench, *opening.outgoing))
+        return Step(encoded, (*mails, *codes, *bench, *opening.outgoing))
 
     def _ask_admins(self, lobby: lb.Lobby, why: str) -> list[Outgoing]:
         params = {"why": why, **self._common(lobby)}

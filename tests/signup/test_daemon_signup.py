@@ -5,10 +5,13 @@ lobby, and the deadline starting the game through the daemon's compare-and-set."
 from __future__ import annotations
 
 import argparse
+import re
 from dataclasses import replace
 from datetime import timedelta
+from email import message_from_string, policy
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 from pbem.adapters.store import GameStore
 from pbem.cli.daemon import create_game
@@ -76,6 +79,8 @@ def test_sign_ups_are_durable_and_the_deadline_starts_the_game(tmp_path: Path) -
         status = gather(w.cfg, w.now)
         assert [g["phase"] for g in status["games"]] == ["signup"]
         assert "signed up: 8 of 8-10 seats: Jean Pierre, Anne" in render(status)
+        # the header counts the sign-ups and the seats, not the setup's (empty) players
+        assert "v1  lupus-in-tabula  8 signed up of 8-10 seats" in render(status)
         due = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
         w.now = due
         assert svc.resolve_deadline("v1", SIGNUP_DEADLINE, due)
@@ -83,6 +88,7 @@ def test_sign_ups_are_durable_and_the_deadline_starts_the_game(tmp_path: Path) -
         svc = w.start()  # after a restart the started game is the plain Table
         game = svc.games["v1"].table
         assert isinstance(game, Table) and list(game.player_emails) == names
+        assert "v1  lupus-in-tabula  8 players" in render(gather(w.cfg, w.now))
         rows = GameStore(w.cfg.data_dir / "games" / "v1", readonly=True).outbox()
         assert any("p0@example.test" in str(r["rcpts"]) and r["kind"] == "reply" for r in rows)
         assert ADMIN in str([r["rcpts"] for r in rows])  # the admin request's reply
@@ -90,15 +96,64 @@ def test_sign_ups_are_durable_and_the_deadline_starts_the_game(tmp_path: Path) -
         w.close()
 
 
-def test_open_game_refuses_secret_codes_it_could_not_hand_out(tmp_path: Path) -> None:
-    import pytest
-
-    from pbem.core.errors import SetupError
-
+def test_players_who_signed_up_by_mail_get_their_secret_code_by_mail(tmp_path: Path) -> None:
+    """With 'secret' among the [auth] layers, open-game no longer refuses: sign-ups need no
+    code, the start mails each player his own, and from then on a command carrying the mailed
+    code is accepted while one without it is refused (issue 13)."""
     w = World(tmp_path, engine=with_signups(Table))
-    cfg = replace(w.cfg, auth=replace(w.cfg.auth, methods=("registered", "secret")))
-    with pytest.raises(SetupError, match="secret codes"):
-        signup_setup(_args(), cfg, w.now)
+    w.cfg = replace(
+        w.cfg,
+        engine="pbem.table:Table",
+        auth=replace(w.cfg.auth, methods=("registered", "secret")),
+    )
+    setup = signup_setup(_args(seats="8"), w.cfg, w.now)
+    assert setup["signup"]["secrets"] is True
+    create_game(w.cfg, setup, _Opener, w.now)
+    try:
+        svc = w.start()
+        names = ["Anne", "Bea", "Carl", "Dora", "Eve", "Fred", "Gus", "Hugo"]
+        for i, name in enumerate(names):  # no code before the start: each sign-up counts
+            svc.handle_batch(w.fetched(_join(i, name)))
+        assert svc.games["v1"].table.started  # type: ignore[attr-defined]
+        codes = {}
+        for row in svc.games["v1"].store.outbox():
+            text = row["raw"] if isinstance(row["raw"], str) else ""
+            found = re.search(r"^SECRET ([0-9a-f]{32})\s*$", _body(text), re.MULTILINE)
+            if found:
+                codes[row["rcpts"][0]] = found.group(1)
+        assert sorted(codes) == sorted(f"p{i}@example.test" for i in range(8))
+        assert len(set(codes.values())) == 8
+        svc = w.start()  # after a restart too: the codes are in the log
+        table = svc.games["v1"].table
+        assert isinstance(table, Table)
+        wolf = next(p["name"] for p in table.summary()["players"] if p["role"] == "werewolf")
+        victim = next(n for n in names if n != wolf)
+        address = f"p{names.index(wolf)}@example.test"
+        without = mail(address, f"KILL {victim}", to="moderator+v1@example.test")
+        before = _events(svc)
+        svc.handle_batch(w.fetched(without))
+        assert _events(svc) == before  # refused: no SECRET line
+        other = codes[f"p{names.index(victim)}@example.test"]
+        wrong = mail(address, f"SECRET {other}\nKILL {victim}", to="moderator+v1@example.test")
+        svc.handle_batch(w.fetched(wrong))
+        assert _events(svc) == before  # refused: another player's code
+        right = mail(
+            address, f"SECRET {codes[address]}\nKILL {victim}", to="moderator+v1@example.test"
+        )
+        svc.handle_batch(w.fetched(right))
+        assert _events(svc) > before  # accepted: his own code
+    finally:
+        w.close()
+
+
+def _body(raw: str) -> str:
+    msg = message_from_string(raw, policy=policy.default)
+    part = msg.get_body(("plain",)) if isinstance(msg, EmailMessage) else None
+    return str(part.get_content()) if part is not None else ""
+
+
+def _events(svc: Any) -> int:
+    return len(GameStore(svc.cfg.data_dir / "games" / "v1", readonly=True).events())
 
 
 def test_the_game_master_extends_the_sign_ups_with_pbem_admin(tmp_path: Path) -> None:
