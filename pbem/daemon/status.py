@@ -107,6 +107,10 @@ def _play(
         "day": summary.get("day"),
         "finished": finished,
     }
+    if isinstance(summary.get("players"), list):
+        # a game opened by `pbem open-game` stores no players in its setup: count the table's
+        # (the seated volunteers before the start, the players after it)
+        out["players"] = len(summary["players"])
     if getattr(table, "paused", False):
         out["paused"] = True  # by the game master (PAUSE): no deadline runs
     if finished:
@@ -199,6 +203,8 @@ def render(data: Mapping[str, Any]) -> str:
 
 def _render_game(g: Mapping[str, Any]) -> list[str]:
     head = f"{g['id']}  {g['game']}  {g['players']} players"
+    if "signup" in g:  # a lobby: how many signed up for how many seats
+        head = f"{g['id']}  {g['game']}  {g['players']} signed up of {g['signup']['seats']} seats"
     if "error" in g:
         return [head, f"  {g['error']}"]
     if g["finished"]:
