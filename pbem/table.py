@@ -56,6 +56,7 @@ from pbem.mail.render import LANGS, Renderer, duration, shared_renderer
 from pbem.mailpages import MailPages
 from pbem.rules import options_in_use, rules_page
 from pbem.setup_check import check_new_setup
+from pbem.signup import late as late_signup
 
 Channel = Literal["private", "list"]
 PostVerdict = Literal["relay", "hold", "refused"]
@@ -498,6 +499,10 @@ class Table:
                 return Step(post="relay")
             if not relay:
                 return Step()  # a spectator's post on an external list is just talk
+        if player is None and channel == "private":  # a sign-up word after the start
+            late = self._late_stranger(msg, sender, key[:16], message_id, admins)
+            if late is not None:
+                return late
         if player is None:
             refused = _Reply(
                 rejected=[
@@ -517,7 +522,13 @@ class Table:
         except MailError:
             text = MailText("", (), (), False, False)
         reply = _Reply()
+        leaving = None
+        if channel == "private":  # DESINSCRIPTION/LEAVE after the start: the GMs decide
+            text, leaving = late_signup.take_leave(text)
         commands = self._read(text, channel, player.lang, reply)
+        told = late_signup.game_masters(self, admins) if leaving else []
+        if leaving:
+            reply.extra.append(late_signup.leave_text(self, player.lang, bool(told)))
         if channel == "list" and not commands and not reply.rejected and text.bold:
             commands = self._bold(text.bold, player, reply)
             if text.bold_disagreement:  # the HTML was read: say what the text part said
@@ -566,11 +577,43 @@ class Table:
                 reply.extra.append(self.renderer.text("common/closed_early", player.lang, {}))
         if channel == "private" and not reply:
             reply.extra.append(self.renderer.text("common/no_command", player.lang, {}))
-        return self._step(
+        step = self._step(
             events,
             (player, reply, key[:16], message_id) if reply else None,
             post="relay" if channel == "list" else None,
         )
+        if not told:
+            return step
+        wish = {"kind": "leave", "name": player.name, "address": player.email, "words": ""}
+        notice = late_signup.tell_game_masters(self, told, key[:16], wish)
+        return replace(step, outgoing=(*step.outgoing, *notice))
+
+    def _late_stranger(
+        self,
+        msg: EmailMessage,
+        sender: str,
+        key: str,
+        message_id: str | None,
+        admins: Sequence[str],
+    ) -> Step | None:
+        """A stranger's INSCRIPTION/JOIN or REMPLACANT/SUBSTITUTE once the game runs: told it
+        has started and how to volunteer; a volunteer is passed on to the game masters (issue
+        13). None: his mail holds no sign-up word (the usual "not a player" reply)."""
+        try:
+            text = extract(msg)
+        except MailError:
+            return None
+        found = late_signup.stranger_request(text)
+        if found is None:
+            return None
+        verb, lang, words = found
+        told = late_signup.game_masters(self, admins) if verb == "substitute" else []
+        answer = late_signup.stranger_text(self, verb, lang, bool(told))
+        outgoing = [self._reply_mail(sender, lang, _Reply(extra=[answer]), key, message_id)]
+        if told:
+            params = {"kind": "substitute", "name": "", "address": sender, "words": words}
+            outgoing += late_signup.tell_game_masters(self, told, key, params)
+        return Step((), tuple(outgoing))
 
     def _refuse_post(
         self, exc: CommandError, player: PlayerSpec, key: str, message_id: str | None
