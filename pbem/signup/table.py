@@ -30,6 +30,7 @@ from pbem.desk.kernel import parse_duration
 from pbem.games import rules_for
 from pbem.mail.address import is_mailable
 from pbem.mail.grammar import parse_gender
+from pbem.mail.html import to_html
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.rules import options_in_use, rules_page
@@ -690,6 +691,7 @@ class SignupTable:
             message_id,
             f"{self.game_id}/replies",
             "auto-replied",
+            self._page(subject, body, lang),
         )
 
     def _public(self, template: str, key: str, params: Mapping[str, Any]) -> Outgoing:
@@ -704,6 +706,7 @@ class SignupTable:
             body,
             None,
             f"{self.game_id}/signup",
+            html=self._page(subject, body, self.lang),
         )
 
     def _private(
@@ -718,7 +721,13 @@ class SignupTable:
             body,
             None,
             f"{self.game_id}/signup",
+            html=self._page(subject, body, lang),
         )
+
+    def _page(self, subject: str, body: str, lang: str) -> str:
+        """The HTML alternative the game's mails have (volunteers' names in bold); the
+        daemon sends it unless ``[smtp] html = false``."""
+        return to_html(subject, body, lang=lang, names=[v.name for v in self.lobby.volunteers])
 
     def _encode(self, events: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], ...]:
         return tuple(dict(e) for e in events)
