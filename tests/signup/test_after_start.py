@@ -93,3 +93,9 @@ def test_a_leave_beside_a_command_is_answered_and_the_command_still_runs() -> No
     assert "Commande inconnue" not in reply.body
     assert step.events  # the kill counts
     assert len(to(step, GM)) == 1
+
+
+def test_the_players_help_names_the_wish_to_leave() -> None:
+    table, _ = _started()
+    step = send(table, "v0@example.org", "AIDE")
+    assert "DESINSCRIPTION — demander à quitter la partie" in to(step, "v0@example.org")[0].body
