@@ -126,7 +126,7 @@ def test_quick_actions_are_links_in_the_page_and_the_text_keeps_its_instructions
 
 
 @pytest.mark.parametrize(
-    ("lang", "room"), [("fr", "PIECE BAL"), ("en", "ROOM BALLROOM"), ("en", "ROOM DUNGEONS")]
+    ("lang", "room"), [("fr", "PIECE SALLE DE BAL"), ("en", "ROOM BALLROOM"), ("en", "ROOM DUNGEONS")]
 )
 def test_a_word_choice_is_written_in_the_readers_language(lang: str, room: str) -> None:
     """Dracula's rooms (DRA-011): the link writes the room as the reader would."""
