@@ -134,12 +134,10 @@ def test_forged_list_posts_cannot_flood_the_player_with_confirmation_requests(
         d.kill()
 
 
-def test_the_confirmation_request_has_an_html_alternative(
-    stack: MailStack, tmp_path: Path
-) -> None:
+def test_the_confirmation_request_has_an_html_alternative(stack: MailStack, tmp_path: Path) -> None:
     """Issue 15: the daemon's own mails get the same HTML alternative as the game's (``[smtp]
-    html``, on by default): the request is text first, then HTML saying the same (the code to
-    send back in bold type or not, it is there). Before: text only."""
+    html``, on by default): the request is text first, then HTML saying the same. Before:
+    text only."""
     d, _data, _code = start(stack, tmp_path)
     try:
         send(stack, mail(ALICE, "CMD listvote", to=LIST))
