@@ -92,8 +92,10 @@ def quick_actions(
             found.append(
                 QuickAction(spec.keyword(lang), label, address, reply_subject(subject), line)
             )
-        if not (_pair(spec) and len(found) > MAX_PAIRS):
-            actions += found
+            if _pair(spec) and len(found) > MAX_PAIRS:  # too many to tap: none, and stop here
+                found = []
+                break
+        actions += found
     return tuple(actions)
 
 
