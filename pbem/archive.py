@@ -56,6 +56,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     keywords = {s.verb: s.keyword(lang) for s in rules.all_commands}
     role = _namer(renderer, rules.templates, lang, ("role",))
     side = _namer(renderer, rules.templates, lang, ("team_short", "side", "team"))
+    condition = _namer(renderer, rules.templates, lang, ("cond",))
     initial: dict[str, str] = {}
     changes: list[dict[str, str]] = []
     deaths: dict[str, dict[str, Any]] = {}
@@ -164,7 +165,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
                 "team": side(str(seat.get("team", "—"))),
                 "alive": bool(seat.get("alive")),
                 "death": deaths.get(name),
-                "conditions": list(seat.get("conditions", [])),
+                "conditions": [condition(str(c)) for c in seat.get("conditions", [])],
                 "score": summary.get("scores", {}).get(name),
             }
         )

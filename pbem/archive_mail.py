@@ -53,6 +53,7 @@ def archive_mails(
             to=(address,),
             subject=subject,
             body=files["text"],
+            html="",  # its HTML is the attached archive, not an alternative (see above)
             date=now,
             id_key=id_key,
         )

@@ -13,12 +13,13 @@ Pure: ``now`` and the state come in; nothing is applied (``decide`` only returns
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core.commands import Command, CommandSpec, Player, Word
+from pbem.core.commands import Command, CommandSpec, Player, Players, Word
 from pbem.core.errors import CommandError
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
@@ -29,6 +30,15 @@ NOT_ACTIONS = frozenset({"help", "status", "rules", "cancel"})
 """The kernel's commands: they ask nothing of the game, so no mail offers them as a tap."""
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
+
+MAX_PAIRS = 10
+"""The most links a command naming two players gets (Cupid's AMOUREUX, the Piper's ENVOUTER):
+one per legal pair when there are at most this many (five candidates), else none, and the
+mail's text says how to write it. A link per pair is a list a phone player scans with a
+thumb; 78 pairs for thirteen players is not. A link writing the first name and leaving the
+second to type was weighed and left out: its draft is no command the rules can check, so it
+would break this module's promise (every link is a command the reply accepts), and sent
+unchanged it is refused."""
 
 
 def game_address(moderator: str, game_id: str) -> str:
@@ -70,6 +80,7 @@ def quick_actions(
     actions: list[QuickAction] = []
     seen: set[tuple[str, str]] = set()
     for spec in _asked_specs(rules, state, readers, asked, lang, public):
+        found: list[QuickAction] = []
         for label, command, line in _choices(spec, names, lang):
             channel = _channel(rules, state, readers, spec, command, now, public)
             if channel is None or (spec.verb, line) in seen:
@@ -78,9 +89,13 @@ def quick_actions(
             address = list_address if channel == "list" else private_address
             if "@" not in address:  # an offline game's "list" or "moderator": nowhere to go
                 continue
-            actions.append(
+            found.append(
                 QuickAction(spec.keyword(lang), label, address, reply_subject(subject), line)
             )
+            if _pair(spec) and len(found) > MAX_PAIRS:  # too many to tap: none, and stop here
+                found = []
+                break
+        actions += found
     return tuple(actions)
 
 
@@ -104,8 +119,22 @@ def _asked_specs(
 
 
 def _simple(spec: CommandSpec) -> bool:
-    """One tap, one command: no argument, one player, or one word from a fixed set."""
-    return len(spec.args) <= 1 and all(isinstance(a, Player | Word) for a in spec.args)
+    """One tap, one command: no argument, one player, one word from a fixed set, or two
+    distinct players (a pair: see :data:`MAX_PAIRS`)."""
+    return len(spec.args) <= 1 and all(
+        isinstance(a, Player | Word) or _pair(spec) for a in spec.args
+    )
+
+
+def _pair(spec: CommandSpec) -> bool:
+    """The command names two distinct players (AMOUREUX, ENVOUTER). Dracula's MAUDIRE and
+    FLAMMES take a free number of names (a repeated one for the flames): no links for them."""
+    return (
+        len(spec.args) == 1
+        and isinstance(spec.args[0], Players)
+        and spec.args[0].count == 2
+        and spec.args[0].distinct
+    )
 
 
 def _choices(
@@ -117,7 +146,11 @@ def _choices(
         yield keyword, Command(spec.verb), keyword
         return
     arg = spec.args[0]
-    if isinstance(arg, Player):
+    if isinstance(arg, Players):  # a pair, in the order the game lists its players
+        for first, second in itertools.combinations(names, 2):
+            targets = (PlayerId(first), PlayerId(second))
+            yield f"{first} & {second}", Command(spec.verb, targets), f"{keyword} {first} {second}"
+    elif isinstance(arg, Player):
         for name in names:
             yield name, Command(spec.verb, (PlayerId(name),)), f"{keyword} {name}"
         if arg.optional:

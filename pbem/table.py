@@ -277,6 +277,9 @@ class _Reply:
     topic: str = ""
     """``help`` or ``rules`` when the mail asked for AIDE or REGLES: the Subject says so (when
     the reply holds nothing else)."""
+    helped: str = ""
+    """The player an AIDE answered: his reply's HTML has a quick action per command it lists
+    that has a fixed form (issue 15)."""
 
     def __bool__(self) -> bool:
         return bool(self.accepted or self.rejected or self.extra)
@@ -780,6 +783,7 @@ class Table:
                 available = [*available, RULES]
             pending = self.rules.deadlines(state)
             reply.topic = reply.topic or "help"
+            reply.helped = player.name
             reply.extra.append(
                 self.renderer.text(
                     "common/help",
@@ -912,7 +916,11 @@ class Table:
             message_id,
             f"{self.game_id}/replies",
             "auto-replied",
-            self.pages.page(subject, body, lang),
+            self.pages.prompt(
+                subject, body, lang, self.state, (PlayerId(reply.helped),), public=False
+            )
+            if reply.helped
+            else self.pages.page(subject, body, lang),
         )
 
     def _step(

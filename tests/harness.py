@@ -32,8 +32,10 @@ class Game:
         seed: int = 1,
         leftover: Sequence[str] | None = None,
         langs: Mapping[str, str] | None = None,
+        moderator: str = "moderator",
     ) -> None:
         setup: dict[str, Any] = {
+            "moderator": moderator,
             "game": game,
             "seed": seed,
             "lang": lang,

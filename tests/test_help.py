@@ -3,6 +3,10 @@ meaning and deadline, in a mail whose Subject says it is the help."""
 
 from __future__ import annotations
 
+import re
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
+
 from tests.harness import Game, lupus_roles
 
 
@@ -61,3 +65,17 @@ def test_every_game_ships_its_players_rules_page_as_in_the_docs() -> None:
         for lang in ("fr", "en"):
             page = (docs / f"{game.id}.{lang}.md").read_text(encoding="utf-8").strip()
             assert rules_page(game.id, lang) == page
+
+
+def test_help_offers_a_link_per_choice_of_each_command_it_lists() -> None:
+    """The AIDE reply's HTML has a quick action per legal choice of each command it lists
+    (LUP-320: the Seer scans one other living player a night), none for AIDE itself; its
+    text says what the buttons are."""
+    g = Game(lupus_roles(8), lang="fr", moderator="mj@example.org")
+    (reply,) = [m for m in g.mail("p3", "AIDE") if m.to == ("p3@example.org",)]
+    bodies = {
+        parse_qs(urlsplit(unescape(h)).query)["body"][0]
+        for h in re.findall(r'href="(mailto:[^"]+)"', reply.html)
+    }
+    assert bodies == {"RIEN"} | {f"SONDER p{n}" for n in range(1, 9) if n != 3}
+    assert "bouton" in reply.body

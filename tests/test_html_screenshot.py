@@ -1,5 +1,5 @@
 """The HTML mails in a real headless browser (issue 15): a role card, a prompt with quick
-actions and a tally, each shown in a frame a phone wide (390 CSS px), screenshotted (not
+actions, a tally and one of the daemon's own mails (a confirmation request), each shown in a frame a phone wide (390 CSS px), screenshotted (not
 blank; the quick actions' buttons painted) and measured (no horizontal scroll)."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from pbem.mail.html import alternative
+from pbem.mail.render import shared_renderer
 from pbem.tools.mailboxes import play_and_deliver
 from tests.archive.test_screenshot import chromium, decode_png
 
@@ -35,6 +37,13 @@ def pages() -> dict[str, str]:
             if kind not in found and match(item.mail.subject, item.mail.html):
                 found[kind] = item.mail.html
     assert set(found) == set(wanted)
+    subject, body = shared_renderer().mail(
+        "daemon/confirm_vote",
+        "fr",
+        {"game": "village1", "token": "3f9a0c2d", "lines": ["VOTE Bob"], "secret": True},
+    )
+    # one of the daemon's own mails, as the daemon builds its alternative
+    found["confirmation request"] = alternative(subject, body, enabled=True)
     return found
 
 
@@ -79,7 +88,9 @@ def chromium_run(page: Path, profile: Path, *args: str) -> str:
     return done.stdout
 
 
-@pytest.mark.parametrize("kind", ["role card", "prompt with quick actions", "tally"])
+@pytest.mark.parametrize(
+    "kind", ["role card", "prompt with quick actions", "tally", "confirmation request"]
+)
 def test_the_mail_renders_in_headless_chromium_at_a_phones_width(kind: str, tmp_path: Path) -> None:
     page = tmp_path / "mail.html"
     page.write_text(phone_frame(pages()[kind]), encoding="utf-8")

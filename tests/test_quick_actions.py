@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
+from pbem import quickactions
 from pbem.mail.html import QuickAction, mailto, to_html
 from pbem.mail.inbound import parse_once_policy
 from pbem.quickactions import game_address
@@ -126,7 +127,8 @@ def test_quick_actions_are_links_in_the_page_and_the_text_keeps_its_instructions
 
 
 @pytest.mark.parametrize(
-    ("lang", "room"), [("fr", "PIECE BAL"), ("en", "ROOM BALLROOM"), ("en", "ROOM DUNGEONS")]
+    ("lang", "room"),
+    [("fr", "PIECE SALLE DE BAL"), ("en", "ROOM BALLROOM"), ("en", "ROOM DUNGEONS")],
 )
 def test_a_word_choice_is_written_in_the_readers_language(lang: str, room: str) -> None:
     """Dracula's rooms (DRA-011): the link writes the room as the reader would."""
@@ -138,3 +140,48 @@ def test_a_word_choice_is_written_in_the_readers_language(lang: str, room: str) 
 
     play_and_deliver("dracula", lang, 1, observe=collect)
     assert room in bodies
+
+
+def _pair_links(game: str) -> list[tuple[int, list[str]]]:
+    """(links of the mail, the pair links among them) of each Piper's night prompt (LG-620)."""
+    found: list[tuple[int, list[str]]] = []
+
+    def observe(table: Table, step: Step, now: datetime) -> None:
+        for out in step.outgoing:
+            if "vos envoûtements" not in out.subject:
+                continue
+            piper = next(p for p in table.setup.players if p.email in out.to)
+            bodies = [parse_qs(urlsplit(h).query)["body"][0] for h in links(out.html)]
+            pairs = [b for b in bodies if b.startswith("ENVOUTER ")]
+            for number, body in enumerate(pairs[:3]):  # each one a command the reply accepts
+                href = next(h for h in links(out.html) if body in unquote(h))
+                step_in = table.receive(
+                    opened_mail(href, piper.email, number), channel="private", now=now
+                )
+                assert accepted(step_in), body
+            found.append((len(bodies), pairs))
+
+    play_and_deliver(game, "fr", 1, observe=observe)
+    return found
+
+
+def test_a_command_naming_two_players_offers_a_link_per_pair_when_they_are_few(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LG-620 (the Piper charms two players a night): ENVOUTER gets one link per legal pair,
+    each « ENVOUTER nom1 nom2 », checked by the rules like any other link."""
+    default = quickactions.MAX_PAIRS
+    monkeypatch.setattr(quickactions, "MAX_PAIRS", 1000)
+    prompts = _pair_links("loup-garou")
+    assert prompts and all(pairs for _total, pairs in prompts)
+    first = prompts[0][1]
+    assert len(first) > default and len(first[0].split()) == 3
+
+
+def test_too_many_pairs_offer_no_link_and_the_text_says_how(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With more legal pairs than MAX_PAIRS (78 for thirteen players), no pair link: a phone
+    player cannot scan them; the prompt's text keeps « ENVOUTER nom1 nom2 »."""
+    prompts = _pair_links("loup-garou")
+    assert prompts and all(pairs == [] for _total, pairs in prompts)

@@ -151,8 +151,9 @@ class Config:
     verp: bool = False
     coalesce_replies: bool = True
     html_mail: bool = True
-    """``[smtp] html``: every game mail has an HTML alternative after its text part, with a
-    quick action per choice where it asks for a command (issue 15); ``false``: text only."""
+    """``[smtp] html``: every mail (the game's and the daemon's own) has an HTML alternative
+    after its text part, with a quick action per choice where a game mail asks for a command
+    (issue 15); ``false``: text only."""
     """``[smtp] coalesce_replies``: private replies to one player queued together are sent as
     one digest (RELIABILITY §2.5)."""
     """``[smtp] verp``: a per-recipient envelope sender on game mail (RELIABILITY §2.4)."""

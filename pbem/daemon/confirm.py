@@ -20,6 +20,7 @@ from pbem.daemon.message import header_addresses, parse, visible_text
 from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import Game
 from pbem.mail.envelope import build
+from pbem.mail.html import alternative
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -65,6 +66,7 @@ class ConfirmationsMixin:
             to=(to,),
             subject=subject,
             body=body,
+            html=alternative(subject, body, enabled=self.cfg.html_mail, lang=self._lang(game, to)),
             date=now,
             id_key=self.id_key,
             auto="auto-replied",
@@ -191,6 +193,7 @@ class ConfirmationsMixin:
             to=(to,),
             subject=subject,
             body=body,
+            html=alternative(subject, body, enabled=self.cfg.html_mail, lang=self._lang(game, to)),
             date=now,
             auto="auto-replied",
             in_reply_to=mid_in,

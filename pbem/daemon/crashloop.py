@@ -28,6 +28,7 @@ from pbem.daemon.inflight import (
 from pbem.daemon.message import safe_subject
 from pbem.daemon.outbox import make_row
 from pbem.mail.envelope import build
+from pbem.mail.html import alternative
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -181,6 +182,7 @@ class CrashLoopMixin:
             to=(who.address,),
             subject=subject,
             body=body,
+            html=alternative(subject, body, enabled=self.cfg.html_mail),
             date=now,
             auto="auto-replied",
             in_reply_to=who.message_id,

@@ -17,6 +17,7 @@ from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import Game
 from pbem.daemon.spools import DEADLINE_RETRY_SPOOL
 from pbem.mail.envelope import build
+from pbem.mail.html import alternative
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -110,6 +111,7 @@ class DeadlinesMixin:
                 to=(to,),
                 subject=subject,
                 body=body,
+                html=alternative(subject, body, enabled=self.cfg.html_mail, lang=lang),
                 date=now,
                 id_key=self.id_key,
             )
@@ -311,6 +313,7 @@ class DeadlinesMixin:
             to=to,
             subject=subject,
             body=body,
+            html=alternative(subject, body, enabled=self.cfg.html_mail),
             date=now,
             id_key=self.id_key,
             public=True,

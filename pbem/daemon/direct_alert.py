@@ -15,6 +15,7 @@ from pbem.adapters.idkey import existing_key
 from pbem.adapters.smtp import SendResult, SmtpClient
 from pbem.daemon.config import Config
 from pbem.mail.envelope import TEST_ID_KEY, build
+from pbem.mail.html import alternative
 from pbem.mail.render import bilingual, shared_renderer
 
 
@@ -34,6 +35,7 @@ async def send_alert(
         to=cfg.admins,
         subject=subject,
         body=body,
+        html=alternative(subject, body, enabled=cfg.html_mail),
         date=now,
         id_key=id_key,
     )

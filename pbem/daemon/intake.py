@@ -30,6 +30,7 @@ from pbem.daemon.oversize import too_big_reply
 from pbem.daemon.ports import Disposition
 from pbem.daemon.signup_auth import auth_for, player_secrets
 from pbem.mail.envelope import build
+from pbem.mail.html import alternative
 from pbem.mail.inbound import automatic_reason
 from pbem.mail.listpost import rewrite_from
 
@@ -116,6 +117,7 @@ class IntakeMixin:
             texts=self._bilingual,
             now=now,
             id_key=self.id_key,
+            html=self.cfg.html_mail,
         )
         if reply is None or not self.limits.allow(reply[0], now, error=True):
             return []
@@ -210,6 +212,7 @@ class IntakeMixin:
             to=admins,
             subject=subject,
             body=body,
+            html=alternative(subject, body, enabled=self.cfg.html_mail),
             date=now,
             id_key=self.id_key,
         )

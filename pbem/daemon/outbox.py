@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from pbem.adapters.smtp import SendResult
 from pbem.daemon.limits import GlobalCap
 from pbem.mail.envelope import TEST_ID_KEY, build, digest
+from pbem.mail.html import alternative
 from pbem.mail.render import bilingual, shared_renderer
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,8 @@ class OutboxSender:
     id_key: bytes = TEST_ID_KEY
     """The daemon's Message-ID key (:func:`pbem.mail.envelope.message_id`) for the digests and
     alerts this task writes itself."""
+    html_mail: bool = True
+    """``[smtp] html``: its alerts have an HTML alternative after their text part (issue 15)."""
     _event: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: bool = False
     _alarm_raised: bool = False
@@ -307,6 +310,7 @@ class OutboxSender:
             to=tuple(self.admins),
             subject=text[0],
             body=text[1],
+            html=alternative(text[0], text[1], enabled=self.html_mail),
             date=now,
             auto="auto-generated",
             id_key=self.id_key,

@@ -18,6 +18,7 @@ from typing import Any
 from pbem.core.errors import MailError
 from pbem.daemon.outbox import make_row
 from pbem.mail.envelope import build
+from pbem.mail.html import alternative
 from pbem.mail.inbound import automatic_reason
 
 Texts = Callable[[str, Mapping[str, Any]], tuple[str, str]]
@@ -33,6 +34,7 @@ def too_big_reply(
     texts: Texts,
     now: datetime,
     id_key: bytes,
+    html: bool = True,
 ) -> tuple[str, dict[str, Any]] | None:
     """``(sender, outbox row)`` telling the sender his mail was too large to be read; None for
     mail never answered (RFC 3834: automatic mail, bounces, our own echoes) or without a
@@ -57,6 +59,7 @@ def too_big_reply(
         to=(sender,),
         subject=subject,
         body=body,
+        html=alternative(subject, body, enabled=html),
         date=now,
         auto="auto-replied",
         id_key=id_key,

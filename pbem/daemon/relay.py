@@ -21,6 +21,7 @@ from pbem.daemon.message import header_addresses, parse
 from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import Channel, Game
 from pbem.mail.envelope import build
+from pbem.mail.html import alternative
 from pbem.mail.listpost import Attribution, attribute
 from pbem.mail.relay import list_id_for, relay_copy
 
@@ -147,6 +148,7 @@ class RelayMixin:
                 to=(registered,),
                 subject=subject,
                 body=body,
+                html=alternative(subject, body, enabled=self.cfg.html_mail, lang=lang),
                 date=now,
                 id_key=self.id_key,
                 auto="auto-replied",
@@ -181,6 +183,7 @@ class RelayMixin:
                 to=tuple(masters),
                 subject=subject,
                 body=body,
+                html=alternative(subject, body, enabled=self.cfg.html_mail),
                 date=now,
                 id_key=self.id_key,
             )

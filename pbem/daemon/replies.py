@@ -19,6 +19,7 @@ from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import Game
 from pbem.mail.address import is_mailable
 from pbem.mail.envelope import build, build_outgoing
+from pbem.mail.html import alternative
 from pbem.mail.render import bilingual
 
 if TYPE_CHECKING:
@@ -133,6 +134,9 @@ class RepliesMixin:
             to=(sender,),
             subject="Re: " + str(msg.get("Subject", "") or ""),
             body=body,
+            html=alternative(
+                f"Re: {msg.get('Subject', '') or ''}", body, enabled=self.cfg.html_mail
+            ),
             date=now,
             id_key=self.id_key,
             auto="auto-replied",
@@ -201,6 +205,7 @@ class RepliesMixin:
             to=(to,),
             subject=subject,
             body=body,
+            html=alternative(subject, body, enabled=self.cfg.html_mail, lang=lang),
             date=now,
             id_key=self.id_key,
             auto="auto-replied",

@@ -186,6 +186,7 @@ class Service(
             texts=self._bilingual,
             on_error=lambda exc: self._write_failed(exc) if is_disk_full(exc) else None,
             id_key=self.id_key,
+            html_mail=self.cfg.html_mail,
             chat_cap=self.chat_cap if self.relay else None,
         )
         self.scan_games()

@@ -139,6 +139,13 @@ def to_html(
     )
 
 
+def alternative(subject: str, body: str, *, enabled: bool, lang: str = "fr") -> str:
+    """The HTML alternative of one of the daemon's own mails (an alert, a reminder, a notice,
+    a confirmation request): the same page as a game's mails, with no name to set in bold and
+    no quick action; "" when ``[smtp] html`` is off (``enabled``), so the mail stays text only."""
+    return to_html(subject, body, lang=lang) if enabled else ""
+
+
 _END = "<!--end-->"
 
 

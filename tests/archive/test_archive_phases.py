@@ -55,3 +55,20 @@ def test_the_css_and_chart_macros_exist_once_for_both_languages() -> None:
     style = re.compile(r"<style>.*?</style>", re.S)
     found_fr, found_en = style.search(fr), style.search(en)
     assert found_fr and found_en and found_fr.group() == found_en.group()
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+@pytest.mark.parametrize("game", GAMES)
+def test_the_cast_names_teams_and_conditions_in_the_readers_language(game: str, lang: str) -> None:
+    """The archive's cast names each team and condition as the game's mails do (« humain
+    (Humains) [Malédiction] », DRA-011 and DRA-370's curse), never by its id. Before: « humain
+    (humans) [cursed] » in a French Dracula archive, « [lover, young_wolf] » in Loup-Garou's."""
+    table = whole_game(game, lang)
+    seats = table.summary()["players"]
+    ids = {str(s["team"]) for s in seats} | {str(c) for s in seats for c in s.get("conditions", [])}
+    assert any(s.get("conditions") for s in seats) or game == "lupus-in-tabula"
+    text = archive_files(table)["text"]
+    cast = [line for line in text.splitlines() if line.startswith("- ")]
+    shown = [w for line in cast for w in re.findall(r"\(([^(),]+)\)|\[([^\]]+)\]", line)]
+    words = {w.strip() for pair in shown for part in pair for w in part.split(",") if w.strip()}
+    assert words and not words & ids, sorted(words & ids)

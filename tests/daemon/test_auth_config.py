@@ -25,6 +25,7 @@ from tests.daemon.harness import (
     write_config,
 )
 from tests.daemon.mailstack import MailStack
+from tests.support.mailparts import text_of
 
 PLAYERS = {"Alice": "alice@example.test"}
 
@@ -257,8 +258,8 @@ def test_secret_codes_end_to_end(stack: MailStack, tmp_path: Path) -> None:
             what="receipt and notice",
             log=d.log,
         )
-        assert codes["alice"] not in direct("alice@example.test")[0].get_content()
-        assert "code secret absent ou faux" in direct("bob@example.test")[0].get_content()
+        assert codes["alice"] not in text_of(direct("alice@example.test")[0])
+        assert "code secret absent ou faux" in text_of(direct("bob@example.test")[0])
         assert codes["alice"] not in d.log(), "never logged"
         assert d.stop() == 0
     finally:

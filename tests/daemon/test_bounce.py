@@ -12,6 +12,7 @@ from pbem.adapters.store import GameStore
 from tests.daemon.conftest import ADMIN, MODERATOR
 from tests.daemon.harness import Daemon, mail, new_fake_game, pbem, send, wait_for, write_config
 from tests.daemon.mailstack import MailStack
+from tests.support.mailparts import text_of
 
 A, B = "alice@example.test", "bob@example.test"
 BOUNCE = "moderator+bounce@example.test"
@@ -118,7 +119,7 @@ def test_three_hard_bounces_flag_the_player_once_and_none_is_answered(
         wait_for(lambda: not stack.messages(MODERATOR), what="INBOX drained", log=d.log)
 
         (alert,) = _alerts(stack)
-        body = alert.get_content()
+        body = text_of(alert)
         subject = str(alert["Subject"]).strip()
         # French first, then English, like the daemon's mails to players
         assert (

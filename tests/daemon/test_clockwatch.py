@@ -23,6 +23,7 @@ from pbem.daemon.service import Service
 from tests.daemon.conftest import ADMIN, LIST, MODERATOR
 from tests.daemon.fake_engine import Table
 from tests.daemon.harness import mail
+from tests.support.mailparts import text_of
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -249,7 +250,7 @@ def _message(row: dict[str, Any]) -> tuple[str, str]:
 
     msg = email.message_from_bytes(_raw(row), policy=email.policy.default)
     assert isinstance(msg, EmailMessage)
-    return str(msg["Subject"]).strip(), msg.get_content()
+    return str(msg["Subject"]).strip(), text_of(msg)
 
 
 def _extension_mail(svc: Service) -> tuple[str, str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from tests.daemon.conftest import LIST, MODERATOR
 from tests.daemon.harness import Daemon, game_state, mail, pbem, send, wait_for, write_config
 from tests.daemon.mailstack import DOMAIN, MailStack
+from tests.support.mailparts import html_of, text_of
 
 ALICE = f"alice@{DOMAIN}"
 
@@ -95,7 +96,7 @@ def test_confirming_mail_other_lines_are_answered(stack: MailStack, tmp_path: Pa
     try:
         send(stack, mail(ALICE, "CMD listvote", to=LIST))
         req = wait_for(lambda: request(stack), what="the request", log=d.log)
-        quoted = "".join(f"> {line}\n" for line in str(req.get_content()).splitlines())
+        quoted = "".join(f"> {line}\n" for line in str(text_of(req)).splitlines())
         body = f"SECRET {code}\nOui\nCMD private\n\n{quoted}"
         stack.inject(mail(ALICE, body, subject=f"Re: {req['Subject']}").as_bytes(), MODERATOR)
         wait_for(lambda: len(words(data)) == 2, what="both commands", log=d.log)
@@ -131,3 +132,20 @@ def test_forged_list_posts_cannot_flood_the_player_with_confirmation_requests(
         assert "forged" not in " ".join(words(data))
     finally:
         d.kill()
+
+
+def test_the_confirmation_request_has_an_html_alternative(stack: MailStack, tmp_path: Path) -> None:
+    """Issue 15: the daemon's own mails get the same HTML alternative as the game's (``[smtp]
+    html``, on by default): the request is text first, then HTML saying the same. Before:
+    text only."""
+    d, _data, _code = start(stack, tmp_path)
+    try:
+        send(stack, mail(ALICE, "CMD listvote", to=LIST))
+        req = wait_for(lambda: request(stack), what="the request", log=d.log)
+        assert req.get_content_type() == "multipart/alternative"
+        token = re.search(r"CONFIRM-\w+", str(req["Subject"]))
+        assert token and token.group() in text_of(req)
+        page = html_of(req)
+        assert page is not None and "<h1" in page and "CMD listvote" in page
+    finally:
+        d.stop()

@@ -34,6 +34,7 @@ from tests.daemon.harness import (
 )
 from tests.daemon.inproc import PLAYERS, T0, Died, World, cmd, world
 from tests.daemon.mailstack import MailStack
+from tests.support.mailparts import text_of
 
 __all__ = ["world"]  # the fixture
 
@@ -163,14 +164,14 @@ def test_poison_that_kills_is_blamed_alone_and_quarantined(world: World) -> None
     assert str(alert["Subject"]).strip() == (
         "[pbem] un message a été mis en quarantaine / [pbem] a mail was quarantined"
     )
-    body = alert.get_content()
+    body = text_of(alert)
     assert body.index("le démon est mort en le traitant") < body.index("the daemon process died")
     assert body.count(f"pbem shunt retry {key[:12]}") == 2
     # its sender (a player) is told, once, French first, in the mail's thread
     (notice,) = _notices(world, "carol@example.test")
     assert str(notice["Subject"]) == "Votre message est retenu / Your mail is held"
     assert notice["In-Reply-To"] == burst[2]["Message-ID"]
-    text = notice.get_content()
+    text = text_of(notice)
     assert text.index("n'a pas été appliqué") < text.index("was not applied")
     assert "s'est arrêté brutalement" in text and "« orders »" in text
     # stable afterwards: the quarantined mail is only moved, new mail is applied
@@ -309,7 +310,7 @@ def test_good_mail_held_by_outside_kills_is_retried_once_the_daemon_is_stable(
     (row,) = world.daemon_store().shunt_rows()
     assert row["key"] == victim and row["status"] == "quarantined" and row["told"] is True
     (notice,) = _notices(world, "bob@example.test")
-    assert "réessayé automatiquement" in notice.get_content()
+    assert "réessayé automatiquement" in text_of(notice)
     alert = [r for r in world.daemon_store().outbox() if r["kind"] == "alert"]
     assert len(alert) == 1
     world.advance(world.cfg.quarantine_retry_seconds - 1)
@@ -376,7 +377,7 @@ def test_mail_held_after_raising_tells_its_sender_and_is_not_retried_alone(
     (row,) = world.daemon_store().shunt_rows()
     assert row["status"] == "quarantined" and row["told"] is True
     (notice,) = _notices(world, "alice@example.test")
-    text = notice.get_content()
+    text = text_of(notice)
     assert "a échoué 3 fois" in text and "Un administrateur l'examinera" in text
     assert "réessayé automatiquement" not in text, "a bug that raises is not retried alone"
     world.advance(world.cfg.quarantine_retry_seconds)
@@ -516,7 +517,7 @@ def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path, arrival: str) 
         )
         assert str(held["Subject"]) == "Votre message est retenu / Your mail is held"
         assert held["In-Reply-To"] == poison["Message-ID"]
-        assert "« poison »" in held.get_content()
+        assert "« poison »" in text_of(held)
         # stable: new mail is applied by the same process
         send(stack, mail("carol@example.test", "CMD after\n"))
         wait_for(lambda: _game_words(data)["after"] == 1, what="mail after", log=d.log)

@@ -17,6 +17,7 @@ from tests.daemon.harness import (
     write_config,
 )
 from tests.daemon.mailstack import MailStack
+from tests.support.mailparts import text_of
 
 A, B = "alice@example.test", "bob@example.test"
 
@@ -43,7 +44,7 @@ def test_commands_replies_deadline_and_sigterm(stack: MailStack, tmp_path: Path)
             return [m for m in stack.messages(A) if m["List-Id"] is None]
 
         def both() -> list[EmailMessage]:
-            text = "".join(m.get_content() for m in private())
+            text = "".join(text_of(m) for m in private())
             done = "accepted: one two" in text and "error: no command" in text
             return private() if done else []
 

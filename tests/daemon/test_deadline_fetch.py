@@ -15,6 +15,7 @@ from pathlib import Path
 from tests.daemon.conftest import MODERATOR
 from tests.daemon.harness import Daemon, game_state, mail, new_fake_game, wait_for, write_config
 from tests.daemon.mailstack import MailStack
+from tests.support.mailparts import text_of
 
 
 def test_orders_in_the_mailbox_at_a_deadline_count_before_it(
@@ -49,7 +50,7 @@ def test_orders_in_the_mailbox_at_a_deadline_count_before_it(
         # the result mail counted them too
         wait_for(
             lambda: any(
-                "closed with 2 commands" in str(m.get_content())
+                "closed with 2 commands" in str(text_of(m))
                 for m in stack.messages("alice@example.test")
                 if "phase 1 result" in str(m["Subject"])
             ),

@@ -9,6 +9,7 @@ under systemd ``Restart=``: every game down for one game's bug.
 from __future__ import annotations
 
 import email
+import email.policy
 import os
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,6 +24,7 @@ from tests.daemon.conftest import ADMIN, DOMAIN, LIST
 from tests.daemon.harness import Daemon, new_fake_game, pbem, wait_for, write_config
 from tests.daemon.inproc import T0, World, cmd
 from tests.daemon.mailstack import MailStack
+from tests.support.mailparts import text_of
 
 KEY = "phase-1"
 ALICE = f"alice@{DOMAIN}"
@@ -87,8 +89,10 @@ def test_a_raising_deadline_stalls_its_game_only(
     assert kinds.count("alert") == 1 and kinds.count("public") >= 2  # start + the pause
     alert = next(r for r in _outbox(world, "g1") if r["kind"] == "alert")
     assert alert["rcpts"] == [ADMIN]
-    body = email.message_from_bytes(alert["raw"].encode("latin-1")).get_payload(decode=True)
-    assert b"pbem deadline retry g1" in body and b"test poison" in body
+    body = text_of(
+        email.message_from_bytes(alert["raw"].encode("latin-1"), policy=email.policy.default)
+    )
+    assert "pbem deadline retry g1" in body and "test poison" in body
     (notice,) = [r for r in _outbox(world, "g1") if "Partie en pause" in r["raw"]]
     assert notice["kind"] == "public" and notice["rcpts"] == [LIST]
     assert notice["message_id"] != alert["message_id"]  # a sent row is removed by its id

@@ -54,6 +54,7 @@ from tests.daemon.harness import (
 from tests.daemon.mailstack import Dovecot, MailStack
 from tests.dkim_signer import RsaKey, key_record, make_key, sign
 from tests.dns_responder import Responder, txt_zone
+from tests.support.mailparts import text_of
 
 ALICE = "alice@example.test"
 BOB = "bob@example.test"  # the attacker's Reply-To: a mailbox that must receive nothing
@@ -133,7 +134,7 @@ def direct(stack: MailStack, user: str) -> list[EmailMessage]:
 def notices(stack: MailStack) -> list[str]:
     """The bodies of the auth notices alice received."""
     return [
-        str(m.get_content()).replace("\r\n", "\n")
+        str(text_of(m)).replace("\r\n", "\n")
         for m in direct(stack, ALICE)
         if "refusée" in str(m["Subject"])  # the player's language: fr (fake engine default)
     ]
@@ -210,7 +211,7 @@ def test_f13_forgeries_rejected_with_dkim_verify_notice_to_registered_address(
             what="the receipt",
             log=d.log,
         )
-        assert [str(m.get_content()).strip() for m in receipts] == ["accepted: good"]
+        assert [str(text_of(m)).strip() for m in receipts] == ["accepted: good"]
         assert_reply_to_untouched(stack)
         assert d.stop() == 0
     finally:

@@ -20,6 +20,7 @@ from tests.daemon.harness import (
     write_config,
 )
 from tests.daemon.mailstack import MailStack
+from tests.support.mailparts import text_of
 
 FAST = "idle_renew = 1"
 
@@ -135,7 +136,7 @@ def test_poison_mail_shunted_quarantined_then_retried(stack: MailStack, tmp_path
             log=d.log,
         )
         # French, English, then the traceback once (the same in both languages)
-        body = alert.get_content()
+        body = text_of(alert)
         assert "mis en quarantaine" in str(alert["Subject"])
         assert body.index("Erreur : RuntimeError") < body.index("Error: RuntimeError")
         assert body.count("Traceback (most recent call last)") == 1

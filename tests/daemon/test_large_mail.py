@@ -19,6 +19,7 @@ from pbem.adapters.imap import ImapMailbox, ImapSettings
 from tests.daemon.conftest import ADMIN, MODERATOR
 from tests.daemon.harness import Daemon, game_state, new_fake_game, wait_for, write_config
 from tests.daemon.mailstack import Dovecot, MailStack
+from tests.support.mailparts import text_of
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "mail" / "iphone-photo.eml"
 PHOTO_BYTES = 3_000_000
@@ -129,7 +130,7 @@ def test_a_photo_mail_is_applied_and_answered(stack: MailStack, tmp_path: Path) 
         )
         wait_for(
             lambda: any(
-                "accepted: photo-vote" in str(m.get_content())
+                "accepted: photo-vote" in str(text_of(m))
                 for m in stack.messages("alice@example.test")
             ),
             what="the reply to the sender",
@@ -156,8 +157,7 @@ def test_a_mail_whose_text_is_too_large_is_answered(stack: MailStack, tmp_path: 
             lambda: [
                 m
                 for m in stack.messages("bob@example.test")
-                if "was not read" in str(m.get_content())
-                and "n'a pas été lu" in str(m.get_content())
+                if "was not read" in str(text_of(m)) and "n'a pas été lu" in str(text_of(m))
             ],
             what="the sender told his mail was not read",
             log=d.log,

@@ -22,6 +22,7 @@ from tests.daemon.harness import (
     write_config,
 )
 from tests.daemon.mailstack import DOMAIN, ListConfig, MailStack, SmtpServer
+from tests.support.mailparts import text_of
 
 
 def _wrong_imap_password(cfg: Path) -> None:
@@ -66,7 +67,7 @@ def test_serve_stops_with_ex_config_on_a_wrong_imap_password_and_alerts_the_admi
     assert len(alerts) == 1
     subject = str(alerts[0]["Subject"])
     assert "identifiants IMAP refusés" in subject and "IMAP login refused" in subject
-    body = alerts[0].get_content()
+    body = text_of(alerts[0])
     assert MODERATOR in body and "systemctl restart pbem" in body
     print(f"wrong IMAP password: exit {rc} after {elapsed:.1f} s")
 

@@ -21,6 +21,7 @@ import pytest
 from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
 from tests.daemon.harness import Daemon, game_state, mail, pbem, send, wait_for, write_config
 from tests.daemon.mailstack import DOMAIN, MailStack
+from tests.support.mailparts import text_of
 
 MEMBERS = ("alice", "bob", "carol", "dave")
 
@@ -43,7 +44,7 @@ def _copies(stack: MailStack, user: str) -> list[EmailMessage]:
 
 def _notices(stack: MailStack, user: str) -> list[str]:
     return [
-        str(m.get_content())
+        str(text_of(m))
         for m in stack.messages(f"{user}@{DOMAIN}")
         if m["Auto-Submitted"] == "auto-replied"
     ]
@@ -94,7 +95,7 @@ def test_relay_distributes_refuses_holds_and_authenticates(
         assert copy["Reply-To"] == LIST and copy["X-Loop"] == MODERATOR
         assert str(copy["From"]).startswith("alice via r1")
         assert str(copy["Subject"]).startswith("[r1]")
-        body = str(copy.get_content())
+        body = str(text_of(copy))
         assert "Good morning!" in body and codes["alice"] not in body, "the code never leaks"
         assert "SECRET" not in body
         # the copy names the poster by his game name only: his address is in no header
@@ -132,7 +133,7 @@ def test_relay_distributes_refuses_holds_and_authenticates(
             log=d.log,
         )
         assert _phase(data) >= 3
-        held = [m for m in _copies(stack, "alice") if "Psst" in str(m.get_content())]
+        held = [m for m in _copies(stack, "alice") if "Psst" in str(text_of(m))]
         assert len(held) == 1 and str(held[0]["From"]).startswith("carol via r1")
         assert d.stop() == 0
     finally:
@@ -184,14 +185,14 @@ def test_external_list_votes_count_once_confirmed_from_the_registered_address(
         status = json.loads(pbem(cfg, "status", "--json").stdout)
         assert status["games"][0]["awaiting_confirmation"] == 2
         request = requests("alice")[0]
-        assert "CMD v1" in str(request.get_content()) and "SECRET" in str(request.get_content())
+        assert "CMD v1" in str(text_of(request)) and "SECRET" in str(text_of(request))
         token = re.search(r"CONFIRM-([0-9a-f]{16})", str(request["Subject"]))
         assert token is not None
         no_code = mail(f"alice@{DOMAIN}", "yes", subject=f"Re: {request['Subject']}")
         send(stack, no_code)
         wait_for(lambda: _notices(stack, "alice")[1:], what="auth notice", log=d.log)
         assert words() == [], "a confirmation without the code is refused"
-        quoted = "".join(f"> {line}\n" for line in str(request.get_content()).splitlines())
+        quoted = "".join(f"> {line}\n" for line in str(text_of(request)).splitlines())
         reply = mail(
             f"alice@{DOMAIN}",
             f"SECRET {codes['alice']}\n{quoted}",  # every line quoted, as mail clients do

@@ -30,6 +30,7 @@ from pbem.mail.envelope import TEST_ID_KEY, build
 from tests.daemon.conftest import ADMIN, LIST, MODERATOR
 from tests.daemon.harness import mail
 from tests.daemon.inproc import PLAYERS, T0, World
+from tests.support.mailparts import text_of
 from tests.test_forwarded import FIXTURES
 
 
@@ -54,7 +55,7 @@ def rows(world: World, kind: str) -> list[dict[str, Any]]:
 def text(row: dict[str, Any]) -> str:
     msg = email.message_from_bytes(row["raw"].encode("latin-1"), policy=email.policy.default)
     assert isinstance(msg, EmailMessage)
-    return str(msg["Subject"]) + "\n" + str(msg.get_content())
+    return str(msg["Subject"]) + "\n" + str(text_of(msg))
 
 
 def post(world: World, sender: str, body: str, **headers: str) -> EmailMessage:

@@ -13,6 +13,7 @@ from pbem.daemon.outbox import OutboxSender, SenderPolicy, make_row
 from pbem.mail.envelope import TEST_ID_KEY, build
 from tests.daemon.conftest import ADMIN, MODERATOR
 from tests.daemon.mailstack import MailStack, SmtpServer
+from tests.support.mailparts import text_of
 
 ALICE = "alice@example.test"
 
@@ -76,7 +77,7 @@ def test_ok_reuses_connection_and_headers(stack: MailStack, tmp_path: Path) -> N
     assert m["X-Loop"] == MODERATOR
     assert m["X-Auto-Response-Suppress"] == "OOF, AutoReply"
     assert m["Precedence"] is None
-    assert m.get_content().strip() == "corps é"
+    assert text_of(m).strip() == "corps é"
 
 
 def test_451_retried_with_backoff_then_sent(stack: MailStack, tmp_path: Path) -> None:
@@ -128,7 +129,7 @@ def test_550_dead_lettered_with_admin_alert(stack: MailStack, tmp_path: Path) ->
     # French first, then English (templates/*/daemon/alert_dead_letter.txt)
     subject = str(alert["Subject"]).strip()
     assert subject == f"[pbem] non distribuable : {ALICE} / [pbem] undeliverable: {ALICE}"
-    body = alert.get_content()
+    body = text_of(alert)
     assert body.index("n'a pas pu être distribué") < body.index("could not be delivered")
     assert body.count(rows[0]["message_id"].partition("#")[0]) == 2, "the Message-ID, twice"
     assert stack.messages(ALICE) == []
@@ -203,7 +204,7 @@ def test_global_cap_pauses_and_alarms(stack: MailStack, tmp_path: Path) -> None:
         "[pbem] plafond d'envoi atteint : envois suspendus / "
         "[pbem] outbound cap reached: sending paused"
     )
-    body = alarm.get_content()
+    body = text_of(alarm)
     assert "a envoyé 3 messages en une heure" in body and "sent 3 messages within an hour" in body
     assert len(store.outbox()) == 3
 
@@ -319,7 +320,7 @@ def test_replies_due_together_are_coalesced_into_one_digest(
     assert store.outbox() == []
     got = stack.messages(ALICE)
     assert len(got) == 1
-    body = str(got[0].get_content())
+    body = str(text_of(got[0]))
     assert [line for line in body.splitlines() if line.startswith("accepted")] == [
         f"accepted: CMD w{i}" for i in range(4)
     ]

@@ -142,3 +142,16 @@ def test_cli_simulate_transcript(capsys: Any) -> None:
     assert roles["Ana"] == "dracula" and roles["Bob"] == "vampire"
     picked = [x["mail"] for x in lines[:-1] if "trouvez" in x["mail"]["subject"]]
     assert {m["to"][0] for m in picked} == {"cid@example.org", "dan@example.org", "eve@example.org"}
+
+
+def test_a_receipt_restates_the_room_in_the_players_language() -> None:
+    """DRA-011 (the rooms and their keywords, section 0.3): a French receipt names the room
+    in French (« ✓ PIECE SALLE DE BAL »), an English one in English. Before: « ✓ PIECE
+    BALLROOM » to a French player, the room's internal id."""
+    out = transcript([DEADLINE, private("Cid", "PIECE BAL"), private("Dan", "salle geoles")])
+    receipts = [
+        o["mail"]["body"] for o in out if "mail" in o and "Vos commandes" in o["mail"]["subject"]
+    ]
+    text = "\n".join(receipts)
+    assert "PIECE SALLE DE BAL" in text and "PIECE GEÔLES" in text
+    assert "BALLROOM" not in text and "DUNGEONS" not in text

@@ -20,6 +20,16 @@ ROOM_WORDS: Mapping[str, tuple[str, ...]] = {
     DUNGEONS: ("GEOLES", "GEÔLES", "DUNGEONS"),
     TORTURE: ("TORTURE", "SALLE DE TORTURE", "TORTURE CHAMBER"),
 }
+ROOM_LABELS: Mapping[str, tuple[str, str]] = {
+    # How a receipt or a quick action writes each room (French, English), as the seed names
+    # them (section 0.3, DRA-011): never the internal id (« PIECE BALLROOM » to a French
+    # player). Each label is one of the room's keywords, so a quick action sends it as is.
+    BOUDOIR: ("BOUDOIR", "BOUDOIR"),
+    BALLROOM: ("SALLE DE BAL", "BALLROOM"),
+    DUNGEONS: ("GEÔLES", "DUNGEONS"),
+    TORTURE: ("SALLE DE TORTURE", "TORTURE CHAMBER"),
+    SANCTUARY: ("SANCTUAIRE", "SANCTUARY"),
+}
 
 # Objects (DRA-202, DRA-340).
 CRUCIFIX, GARLIC, CANDLE, MAGNIFIER, KEY, STAKE = (

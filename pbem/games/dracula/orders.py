@@ -25,6 +25,7 @@ from pbem.games.dracula.manor import (
     MAGNIFIER,
     PAINTKIT,
     PHONOGRAPH,
+    ROOM_LABELS,
     ROOM_WORDS,
     SANCTUARY,
     STAKE,
@@ -44,7 +45,7 @@ ROOMS_AND_SANCTUARY: Mapping[str, tuple[str, ...]] = {
     **ROOM_WORDS,
     SANCTUARY: ("SANCTUAIRE", "SANCTUARY"),
 }
-_ROOM = (Word(ROOMS_AND_SANCTUARY),)
+_ROOM = (Word(ROOMS_AND_SANCTUARY, labels=ROOM_LABELS),)
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("vote", ("VOTE", "VOTER"), ("VOTE",), (Player(),), public=True),  # CMD-01
     CommandSpec("partner", ("COEQUIPIER",), ("PARTNER",), (Player(),), public=True),  # CMD-02
