@@ -48,6 +48,7 @@ from pbem.deal import canonical_deal, deal_events, digest
 from pbem.desk import DESK_SPECS, is_desk, run_desk
 from pbem.desk.kernel import Desk, is_kernel, split
 from pbem.games import rules_for
+from pbem.games.idle import idle_after_close
 from pbem.mail.address import is_mailable
 from pbem.mail.grammar import parse_gender
 from pbem.mail.html import with_paragraph
@@ -452,9 +453,12 @@ class Table:
 
     def close(self, key: str, now: datetime) -> Step:
         """Close the phase of deadline ``key`` now, paused or not (``CLORE``, ``APERCU``)."""
+        awaited = tuple(sorted(self.rules.awaiting(self.state)))  # the idle count's fact
         events = self.rules.on_deadline(self.state, key, now, self._rng())
+        if events:  # the idle policy's acts are the resolution's own (docs/seats.md)
+            events += idle_after_close(self, PhaseClosed(key, len(events), awaited), events, now)
         if events:  # marked, so that the game master may roll this resolution back
-            events = [PhaseClosed(key, len(events)), *events]
+            events = [PhaseClosed(key, len(events), awaited), *events]
         return self._step(events, reply=None)
 
     def receive(
@@ -574,7 +578,8 @@ class Table:
         ):  # a paused game closes nothing by itself  # early close (LUP-D29) is off unless the options turn it on
             closing = self.rules.on_deadline(state, early, now, self._rng(len(events)))
             if closing:  # marked like a deadline's resolution (the desk's ROLLBACK)
-                events += [PhaseClosed(early, len(closing))]
+                awaited = tuple(sorted(self.rules.awaiting(state)))
+                events += [PhaseClosed(early, len(closing), awaited)]
             events += closing
             if reply.accepted:
                 reply.extra.append(self.renderer.text("common/closed_early", player.lang, {}))
@@ -856,6 +861,10 @@ class Table:
         # the rules' events only: a desk act (a pause, an announcement) does not change what
         # the next resolution draws, and a rolled-back resolution draws the same again
         return random.Random(f"{self.setup.seed}:{len(self.ruled) + offset}")
+
+    def removal_rng(self) -> random.Random:
+        """The draws of a removal by the game master (a Mayor drawn in a removed one's place)."""
+        return self._rng()
 
     def _spec(self, verb: str) -> CommandSpec:
         return next(s for s in self.rules.all_commands if s.verb == verb)

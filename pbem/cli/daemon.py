@@ -155,7 +155,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "admin",
             help="a game master's command for a game (via the daemon, answered by mail)",
             description="Queue one of the game master's commands (PAUSE, REPRISE/RESUME, "
-            "PROLONGER/EXTEND 24h, CLORE/CLOSE, ROLES, ANNONCE/ANNOUNCE text, FIN/END [side], "
+            "PROLONGER/EXTEND 24h, CLORE/CLOSE, ROLES, ANNONCE/ANNOUNCE text, RETIRER/REMOVE "
+            "name [reason], FIN/END [side], "
             "APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, AIDE/HELP; before a game opened "
             "by open-game starts: PROLONGER/EXTEND 24h, DEMARRER/START, ANNULER PARTIE/CANCEL, "
             "STATUT/STATUS) for the running daemon, which applies it as if the game's "

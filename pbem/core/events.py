@@ -141,16 +141,33 @@ class Notice(Event):
     thread: str = ""
 
 
+@dataclasses.dataclass(frozen=True)
+class SeatRemoved(Event):
+    """A player leaves the game for good: removed by the game master (``RETIRER``) or by the
+    idle policy. The rules see his death as ``PlayerDied(player, "removed")`` right after it;
+    this event records why (the game master's words) and who decided (``by``: an admin's
+    address, or ``"idle"``). See docs/seats.md."""
+
+    player: PlayerId
+    reason: str = ""
+    by: str = ""
+
+
 # -- kernel events: the game master's desk (pbem.desk), handled by the Table, never by a game's
 # rules: the Table leaves them out of the events it folds with the rules.
 
 
 @dataclasses.dataclass(frozen=True)
 class PhaseClosed(Event):
-    """A deadline's resolution begins here; the ``events`` that follow are its own (ROLLBACK)."""
+    """A deadline's resolution begins here; the ``events`` that follow are its own (ROLLBACK).
+
+    ``awaited``: the seats the rules still awaited as the phase closed (``Rules.awaiting``),
+    the fact the idle count is read from (pbem/core/idle.py); empty in logs written before it.
+    """
 
     key: str
     events: int
+    awaited: tuple[PlayerId, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -213,6 +230,7 @@ COMMON_EVENTS: tuple[type[Event], ...] = (
     GameEnded,
     Resolved,
     Notice,
+    SeatRemoved,
     *KERNEL_EVENTS,
 )
 

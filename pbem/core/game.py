@@ -184,5 +184,6 @@ class Rules(ABC, Generic[S]):
         return None
 
     def awaiting(self, state: S) -> frozenset[PlayerId]:
-        """Players expected to act before the current deadline who have not (reminders)."""
+        """Players expected to act before the current deadline who have not (reminders; at a
+        close, the seats whose idle count goes up, pbem/core/idle.py)."""
         return frozenset()

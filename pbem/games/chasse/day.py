@@ -104,7 +104,10 @@ def close_tiebreak(state: ChasseState, now: datetime, rng: random.Random) -> lis
     """CAS-D20, CAS-D29: no answer from the tie-breaker, a random draw among the tied."""
     assert state.tie is not None
     tied = state.tie.tied
-    return lynch_events(state, now, rng.choice(tied), "draw", tied, None, state.tie.tally)
+    living = [p for p in tied if state.alive(p)]  # a tied player removed meanwhile
+    if not living:  # (docs/seats.md): nobody left to lynch
+        return lynch_events(state, now, None, "nobody", tied, None, state.tie.tally)
+    return lynch_events(state, now, rng.choice(living), "draw", tied, None, state.tie.tally)
 
 
 def lynch_events(

@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
+from pbem.core.idle import IdleOptions
+
 
 @dataclass(frozen=True)
-class DraculaOptions:
+class DraculaOptions(IdleOptions):
     """The configuration keys of section 22 this implementation honours, with defaults."""
 
     rounds: int = 3  # DRA-006

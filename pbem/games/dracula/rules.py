@@ -145,14 +145,15 @@ class Dracula(Orders, Rules[DraculaState]):
     ) -> None:
         s = b.state
         if dracula is None:  # AMB-075
-            pool = list(s.order)
+            pool = [p for p in s.order if p not in s.seats or s.seats[p].cause != "removed"]
             if s.options.dracula_draw == "avoid_repeat" and s.dracula_history:
                 pool = [p for p in pool if p != s.dracula_history[-1]] or pool
             dracula = rng.choice(pool)
         b.add(RoundStarted(number, dracula))
         t = f"round-{number}"
-        for p in s.order:  # NTF-02, AMB-004: own side only
-            b.add(private("dracula/role", [p], t, round=number, dracula=p == dracula))
+        for p in s.order:  # NTF-02, AMB-004: own side only (a removed seat has none)
+            if b.state.seat(p).alive:
+                b.add(private("dracula/role", [p], t, round=number, dracula=p == dracula))
         end = now + s.options.day1
         b.add(
             public(

@@ -426,6 +426,9 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
         case RoundStarted():
             seats = {p: Seat(p, VAMPIRE if p == event.dracula else HUMAN) for p in state.order}
             seats[event.dracula] = replace(seats[event.dracula], dracula=True)
+            for p in state.order:  # a removed seat stays out of the match (docs/seats.md)
+                if p in state.seats and state.seats[p].cause == "removed":
+                    seats[p] = replace(seats[p], alive=False, cause="removed")
             return replace(
                 state,
                 seats=seats,

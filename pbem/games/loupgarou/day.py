@@ -75,9 +75,12 @@ def close_day(state: LoupGarouState, now: datetime, rng: random.Random) -> list[
 def close_tiebreak(state: LoupGarouState, now: datetime, rng: random.Random) -> list[Event]:
     """LG-D32: no answer -> the tied player the Mayor voted for, else a draw."""
     own = state.votes.get(state.mayor) if state.mayor else None
-    if own in state.tied:
+    living = [p for p in state.tied if state.seat(p).alive]  # one may have been removed
+    if own in living:
         return lynch(state, own, "mayor_vote", now)
-    return lynch(state, rng.choice(state.tied), "draw", now)
+    if not living:  # every tied player was removed meanwhile (docs/seats.md)
+        return lynch(state, None, "removed", now)
+    return lynch(state, rng.choice(living), "draw", now)
 
 
 def lynch(

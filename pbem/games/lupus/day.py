@@ -142,7 +142,9 @@ def close_round2(state: LupusState, now: datetime, rng: random.Random) -> list[E
     drawn: tuple[PlayerId, ...] = ()
     how = "majority"
     lynched: PlayerId | None
-    if len(top) == 1:
+    if not top:  # every nominee was removed from the game (docs/seats.md)
+        lynched, how = None, "no_nominee"
+    elif len(top) == 1:
         lynched = top[0]
     elif o.round2_tie == "no_lynch":
         lynched, how = None, "tie_no_lynch"

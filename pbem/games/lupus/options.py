@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
+from pbem.core.idle import IdleOptions
+
 
 @dataclass(frozen=True)
-class LupusOptions:
+class LupusOptions(IdleOptions):
     """The configuration table of the spec's section 9, with its defaults."""
 
     deck_mode: Literal["recommended", "custom"] = "recommended"

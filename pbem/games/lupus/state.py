@@ -78,6 +78,7 @@ class LupusState(Seats):
             p
             for p in self.order
             if not self.seats[p].alive
+            and self.seats[p].cause != "removed"  # LUP-501: a removed player is gone (seats.md)
             and (self.options.ghost_includes_probe_death or self.seats[p].cause != "probe")
         ]
 

@@ -1,0 +1,105 @@
+"""Inactive players: the idle policy's options and the idle count, derived from the log.
+
+A seat is *idle* in a phase when the rules still await it (:meth:`Rules.awaiting`) as the
+phase closes: the ``PhaseClosed`` marker records those seats. Its count goes up by one at
+each such close and back to zero at any order it gives (an action, a vote, a withdrawal, an
+explicit pass: every event with an ``actor`` and a ``verb``, or a ``VoteSet``). Phases where
+the rules do not await the seat (a villager's night) change nothing. The count is a pure fold
+of the event log, never a side counter: a replay, a rollback (its events void) or a preview
+sees the same counts. See docs/seats.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pbem.core.events import (
+    Event,
+    PhaseClosed,
+    PlayerDied,
+    RolledBack,
+    SeatRemoved,
+    VoteSet,
+)
+from pbem.core.ids import PlayerId
+
+OnIdle = Literal["offer", "ask", "remove"]
+Reveal = Literal["as_death", "always", "never"]
+
+
+@dataclass(frozen=True)
+class IdleOptions:
+    """The idle policy, shared by every game's options (its fields come first).
+
+    ``idle_warn_after``: closed phases in a row where a living seat was awaited and gave no
+    order before it is privately warned (0: never warned). ``idle_act_after``: the count at
+    which ``on_idle`` applies (0: never): ``offer`` tells the game masters the bench
+    volunteers and the ``REMPLACER`` command (asks them when the bench is empty), ``ask``
+    asks them, ``remove`` removes the seat (``SeatRemoved``). ``removal_reveal``: whether the
+    removal's announcement shows the seat's card: ``as_death`` as a death does in this game
+    (Loup-Garou, Chasse and Dracula show it; Lupus never does, LUP-103), or ``always``/``never``.
+    """
+
+    idle_warn_after: int = 2
+    idle_act_after: int = 3
+    on_idle: OnIdle = "offer"
+    removal_reveal: Reveal = "as_death"
+
+
+def actor_of(event: Event) -> PlayerId | None:
+    """The player whose order ``event`` records (a vote, an action, a pass), else None.
+
+    An order the rules drew by default for a silent player (Dracula's ``default``) is not his.
+    """
+    if isinstance(event, VoteSet):
+        return event.voter
+    actor = getattr(event, "actor", None)
+    if isinstance(actor, str) and isinstance(getattr(event, "verb", None), str):
+        return None if getattr(event, "default", False) else PlayerId(actor)
+    return None
+
+
+def voided(events: Sequence[Event]) -> set[int]:
+    """Indices a rollback voided (the same as pbem.desk.kernel's, kept here: core is pure)."""
+    out: set[int] = set()
+    for event in events:
+        if isinstance(event, RolledBack):
+            out.update(range(event.start, event.end))
+    return out
+
+
+def idle_streaks(events: Sequence[Event]) -> dict[PlayerId, int]:
+    """Each living seat's count of closed phases in a row it was awaited and silent.
+
+    ``events`` is the whole log (kernel events included: each ``PhaseClosed`` marker names the
+    seats the rules still awaited as its phase closed). A linear scan, no rules folded.
+    """
+    void = voided(events)
+    streak: dict[PlayerId, int] = {}
+    out: set[PlayerId] = set()
+    for index, event in enumerate(events):
+        if index in void:
+            continue
+        if isinstance(event, PhaseClosed):
+            for player in event.awaited:
+                if player not in out:
+                    streak[player] = streak.get(player, 0) + 1
+            continue
+        actor = actor_of(event)
+        if actor is not None:
+            streak[actor] = 0
+        if isinstance(event, PlayerDied | SeatRemoved):
+            out.add(event.player)
+            streak.pop(event.player, None)
+    return {p: n for p, n in streak.items() if n}
+
+
+def crossed(
+    before: dict[PlayerId, int], after: dict[PlayerId, int], threshold: int
+) -> list[PlayerId]:
+    """The seats whose count reached ``threshold`` with this close (0: none ever)."""
+    if threshold <= 0:
+        return []
+    return [p for p, n in after.items() if n >= threshold > before.get(p, 0)]

@@ -1,0 +1,117 @@
+"""The idle policy, applied as a phase closes: warnings, then an offer, a question or a removal.
+
+Pure: the Table calls :func:`idle_events` with the log up to the close (its ``PhaseClosed``
+marker included), the state the resolution left and the bench's names; the events returned
+are part of the resolution (a rollback voids them with it). The counts come from the log
+(:func:`pbem.core.idle.idle_streaks`), and each threshold fires once, on the close that
+reaches it. The options (``IdleOptions``, in every game's options) and the decisions are in
+docs/seats.md.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pbem.core.errors import CommandError
+from pbem.core.events import Event, PhaseClosed, private
+from pbem.core.game import ADMIN, Rules
+from pbem.core.idle import IdleOptions, crossed, idle_streaks
+from pbem.core.ids import PlayerId
+from pbem.games.removal import IDLE, THREAD, alive, check_removable, removal_events
+
+QUIET = ("help", "status", "rules", "cancel", "unvote")
+"""Commands that are no answer to what the rules await (the warning does not list them)."""
+
+
+def idle_events(
+    rules: Rules[Any],
+    log: Sequence[Event],
+    awaited: frozenset[PlayerId],
+    state: Any,
+    now: datetime,
+    rng: random.Random,
+    bench: Sequence[str] = (),
+) -> list[Event]:
+    """The idle policy's events after a close.
+
+    ``log``: every event up to and including the close's ``PhaseClosed``; ``awaited``: the
+    seats the rules still awaited as it closed (the ones whose count went up); ``state``: the
+    state after the resolution. Warnings name what the rules await now, and until when.
+    """
+    options = getattr(state, "options", None)
+    if not isinstance(options, IdleOptions) or rules.outcome(state) is not None or not awaited:
+        return []
+    counts = idle_streaks(log)
+    idle = {p: n for p, n in counts.items() if p in awaited}
+    before = {p: n - 1 for p, n in idle.items()}
+    acting = crossed(before, idle, options.idle_act_after)
+    warned = [p for p in crossed(before, idle, options.idle_warn_after) if p not in acting]
+    events: list[Event] = []
+    for player in warned:
+        if alive(rules, state, player):
+            events.append(_warning(rules, state, player, idle[player]))
+    for player in acting:
+        if rules.outcome(state) is not None or not alive(rules, state, player):
+            continue
+        new = _act(rules, state, player, idle[player], options, now, rng, bench)
+        events += new
+        state = rules.fold(new, state)
+    return events
+
+
+def _warning(rules: Rules[Any], state: Any, player: PlayerId, count: int) -> Event:
+    """The private warning: how many phases, what is awaited now and until when (nothing
+    when the rules do not await the seat in the phase that opened: a villager's night)."""
+    awaited = player in rules.awaiting(state)
+    commands = [
+        {"fr": s.keyword("fr"), "en": s.keyword("en")}
+        for s in (rules.available(state, player) if awaited else ())
+        if s.verb not in QUIET and not s.verb.startswith("desk.")
+    ]
+    pending = rules.deadlines(state)
+    deadline = min(pending.values()).isoformat() if pending else None
+    return private(
+        "seats/idle_warning", [player], THREAD, count=count, commands=commands, deadline=deadline
+    )
+
+
+def _act(
+    rules: Rules[Any],
+    state: Any,
+    player: PlayerId,
+    count: int,
+    options: IdleOptions,
+    now: datetime,
+    rng: random.Random,
+    bench: Sequence[str],
+) -> list[Event]:
+    """``on_idle``: remove the seat, offer it to the bench, or ask the game masters."""
+    if options.on_idle == "remove":
+        try:
+            return removal_events(rules, state, player, reason="idle", by=IDLE, now=now, rng=rng)
+        except CommandError:  # a seat the game cannot lose (Dracula): the game masters decide
+            pass
+    params: dict[str, Any] = {"player": player, "count": count, "removable": True}
+    try:
+        check_removable(rules, state, player)
+    except CommandError:
+        params["removable"] = False
+    if options.on_idle == "offer" and bench:
+        return [private("seats/idle_offer", [ADMIN], THREAD, bench=list(bench), **params)]
+    return [private("seats/idle_ask", [ADMIN], THREAD, **params)]
+
+
+def idle_after_close(
+    table: Any, closed: PhaseClosed, resolution: Sequence[Event], now: datetime
+) -> list[Event]:
+    """:func:`idle_events` for a :class:`pbem.table.Table` whose phase closes with the marker
+    ``closed`` and the events ``resolution`` (the wiring the Table needs, kept here)."""
+    log = [*table.events, closed, *resolution]
+    after = table.rules.fold(resolution, table.state)
+    # seeded like the Table's own draws (game seed, log length): a recomputed step is identical
+    rng = random.Random(f"{table.setup.seed}:idle:{len(table.ruled) + len(resolution)}")
+    bench = [str(b["name"]) for b in table.setup.bench]  # the sign-ups' volunteers
+    return idle_events(table.rules, log, frozenset(closed.awaited), after, now, rng, bench)
