@@ -189,7 +189,8 @@ def test_cas_607_d27_notifications_only_from_the_mapping() -> None:
         play(table, random.Random(seed))
         state = table.rules.new_state()
         for event in table.events:
-            if isinstance(event, Notice):
+            # the seats' notices (idle warnings, docs/seats.md) carry no game information
+            if isinstance(event, Notice) and not event.template.startswith("seats/"):
                 assert event.template.removeprefix("chasse/") in mapping
                 if not event.public:
                     for who in event.to:

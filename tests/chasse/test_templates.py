@@ -50,7 +50,8 @@ def test_every_notice_template_renders_in_bot_games(lang: str) -> None:
         play(table, random.Random(seed))
         for event in table.events:
             if isinstance(event, Notice):
-                seen.add(event.template.removeprefix("chasse/"))
+                if not event.template.startswith("seats/"):  # not Chasse's (docs/seats.md)
+                    seen.add(event.template.removeprefix("chasse/"))
                 subject, body = renderer.mail(
                     event.template, lang, {"game": "G", "name": "x", **event.params}
                 )

@@ -61,3 +61,27 @@ def test_an_admin_request_is_applied_once_and_a_paused_deadline_never_fires(
         assert len(rows) == 2
     finally:
         w.close()
+
+
+def test_an_admin_remove_request_removes_the_seat_through_the_daemon(tmp_path: Path) -> None:
+    """``pbem admin g1 RETIRER p4 raison``: applied by the one writer, announced on the list,
+    the seat dead in the stored log (docs/seats.md)."""
+    from pbem.core.events import SeatRemoved
+    from pbem.core.ids import PlayerId
+
+    w = _world(tmp_path)
+    svc = w.start()
+    try:
+        game = svc.games["g1"]
+        write_admin_request(w.cfg.data_dir / ADMIN_SPOOL, "g1", ["RETIRER p4 away"])
+        assert svc.operator_requests() == 1
+        table = game.table  # type: ignore[attr-defined]
+        assert [e for e in table.events if isinstance(e, SeatRemoved)] == [
+            SeatRemoved(PlayerId("p4"), "away", "admin@example.test")
+        ]
+        assert not next(p for p in table.summary()["players"] if p["name"] == "p4")["alive"]
+        rows = game.store.head.table("outbox").all()
+        posts = [r for r in rows if r["kind"] == "public" and LIST in str(r["rcpts"])]
+        assert sum("p4 leaves the game" in r["raw"] for r in posts) == 1
+    finally:
+        w.close()

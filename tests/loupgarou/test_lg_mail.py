@@ -168,7 +168,8 @@ def test_notifications_are_exactly_the_mapping() -> None:
         table.apply(step)
         play(table, random.Random(seed))
         for event in table.events:
-            if isinstance(event, Notice):
+            if isinstance(event, Notice) and not event.template.startswith("seats/"):
+                # the seats' notices (idle warnings, docs/seats.md) carry no game information
                 folder, _, name = event.template.partition("/")
                 assert folder == "loupgarou" and name in NOTIFICATIONS, event.template
                 seen.add(name)

@@ -1,0 +1,100 @@
+"""The idle count: derived from the event log (a pure fold), up by one at each close where the
+rules awaited the seat and it gave no order, back to zero at any order (docs/seats.md)."""
+
+from __future__ import annotations
+
+from pbem.core.idle import idle_streaks
+from pbem.core.ids import PlayerId
+from tests.desk.helpers import ADMIN, DeskGame
+from tests.harness import address
+
+
+def counts(g: DeskGame) -> dict[PlayerId, int]:
+    return idle_streaks(g.table.events)
+
+
+def warnings(g: DeskGame, name: str) -> list[str]:
+    return [m.body for m in g.sent if m.to == (address(name),) and "not played for" in m.subject]
+
+
+def test_only_phases_where_the_seat_is_awaited_count() -> None:
+    """A Lupus villager is awaited in the day's ballots, never at night (LUP-216)."""
+    g = DeskGame("lupus-in-tabula")
+    g.deadline()  # night 1: only the wolves and the seer were awaited
+    assert counts(g) == {PlayerId("p1"): 1, PlayerId("p2"): 1, PlayerId("p3"): 1}
+
+
+def test_an_order_resets_the_count_and_silence_counts_again() -> None:
+    g = DeskGame("lupus-in-tabula")
+    g.mail("p1", "KILL p5")
+    g.deadline()  # night 1: p1 gave an order, p2 and the seer did not
+    assert PlayerId("p1") not in counts(g) and counts(g)[PlayerId("p2")] == 1
+    g.until("round1")
+    g.deadline()  # round 1 closes: p1 voted nothing
+    assert counts(g)[PlayerId("p1")] == 1
+
+
+def test_an_explicit_pass_is_an_answer() -> None:
+    """CAS-603: PASS says "nothing from me this time": the seat is not idle."""
+    passing, silent = DeskGame("chasse-aux-sorcieres"), DeskGame("chasse-aux-sorcieres")
+    phoebe = PlayerId("alice")
+    while phoebe not in silent.table.awaiting():
+        passing.deadline()
+        silent.deadline()
+    passing.mail("alice", "PASS")
+    assert phoebe not in passing.table.awaiting()  # accepted: she has answered
+    passing.deadline()
+    silent.deadline()
+    assert counts(silent)[phoebe] == 1
+    assert phoebe not in counts(passing)
+
+
+def test_warning_after_two_silent_phases_when_nothing_is_awaited_now() -> None:
+    g = DeskGame("lupus-in-tabula")
+    g.until("round1")  # night 1 and the debate: p4 (villager) was never awaited
+    assert warnings(g, "p4") == []
+    g.deadline()  # round 1: 1
+    g.until("round1", 2)
+    assert warnings(g, "p4") == []
+    g.deadline()  # round 1 of day 2: 2; the defence opens, where nobody is awaited
+    (warning,) = warnings(g, "p4")
+    assert "in each of the last 2 phases" in warning
+    assert "Nothing is awaited from you right now" in warning
+
+
+def test_warning_names_what_is_awaited_now_and_until_when() -> None:
+    """The Maître des loups, silent at the bite (LG-203) and the election, is warned as the
+    council opens (LG-220): TUER/KILL, before the council's deadline."""
+    g = DeskGame("loup-garou")
+    g.deadline()  # the bite window: 1
+    g.deadline()  # the Mayor's election: 2
+    assert g.state.phase == "night"
+    (warning,) = warnings(g, "alice")
+    assert "What the game awaits from you now, before " in warning
+    assert "KILL" in warning
+    assert g.table.renderer.when(min(g.table.deadlines().values()), "en") in warning
+
+
+def test_rollback_voids_the_close_and_the_warning_it_gave() -> None:
+    """ROLLBACK: the resolution's idle acts are its own events, voided with it."""
+    g = DeskGame("lupus-in-tabula")
+    while not warnings(g, "p3"):
+        g.deadline()
+    assert counts(g)[PlayerId("p3")] == 2
+    g.admin("ROLLBACK 24h")
+    assert counts(g)[PlayerId("p3")] == 1
+    assert not [e for e in g.table.ruled if getattr(e, "template", "") == "seats/idle_warning"]
+
+
+def test_zero_thresholds_turn_the_policy_off() -> None:
+    g = DeskGame(
+        "lupus-in-tabula",
+        options={"idle_warn_after": 0, "idle_act_after": 0, "on_idle": "remove"},
+    )
+    for _ in range(12):
+        if g.table.finished:
+            break
+        g.deadline()
+    assert not [m for m in g.sent if "not played for" in m.subject]
+    assert not [m for m in g.sent if m.to == (ADMIN,)]
+    assert not [m for m in g.sent if "leaves the game" in m.subject]
