@@ -2,7 +2,8 @@
 
 Pure: the Table calls :func:`idle_events` with the log up to the close (its ``PhaseClosed``
 marker included), the state the resolution left and the bench's names; the events returned
-are part of the resolution (a rollback voids them with it). The counts come from the log
+are part of the resolution (a rollback voids them with it). Warnings and questions are kernel
+notices, so they change nothing the rules draw afterwards; a removal is the rules' business. The counts come from the log
 (:func:`pbem.core.idle.idle_streaks`), and each threshold fires once, on the close that
 reaches it. The options (``IdleOptions``, in every game's options) and the decisions are in
 docs/seats.md.
@@ -16,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.errors import CommandError
-from pbem.core.events import Event, PhaseClosed, private
+from pbem.core.events import DeskNotice, Event, PhaseClosed
 from pbem.core.game import ADMIN, Rules
 from pbem.core.idle import IdleOptions, crossed, idle_streaks
 from pbem.core.ids import PlayerId
@@ -73,9 +74,7 @@ def _warning(rules: Rules[Any], state: Any, player: PlayerId, count: int) -> Eve
     ]
     pending = rules.deadlines(state)
     deadline = min(pending.values()).isoformat() if pending else None
-    return private(
-        "seats/idle_warning", [player], THREAD, count=count, commands=commands, deadline=deadline
-    )
+    return notice("seats/idle_warning", [player], count=count, commands=commands, deadline=deadline)
 
 
 def _act(
@@ -100,8 +99,15 @@ def _act(
     except CommandError:
         params["removable"] = False
     if options.on_idle == "offer" and bench:
-        return [private("seats/idle_offer", [ADMIN], THREAD, bench=list(bench), **params)]
-    return [private("seats/idle_ask", [ADMIN], THREAD, **params)]
+        return [notice("seats/idle_offer", [ADMIN], bench=list(bench), **params)]
+    return [notice("seats/idle_ask", [ADMIN], **params)]
+
+
+def notice(template: str, to: Sequence[PlayerId], **params: Any) -> DeskNotice:
+    """A warning or a question of the idle policy: a kernel notice (``DeskNotice``), folded
+    by no game and out of the count the Table seeds its draws with, so that a warning
+    changes nothing the rules draw afterwards (as the desk's own acts do not)."""
+    return DeskNotice(template, tuple(to), False, params, THREAD)
 
 
 def idle_after_close(

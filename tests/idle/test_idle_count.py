@@ -75,15 +75,30 @@ def test_warning_names_what_is_awaited_now_and_until_when() -> None:
     assert g.table.renderer.when(min(g.table.deadlines().values()), "en") in warning
 
 
-def test_rollback_voids_the_close_and_the_warning_it_gave() -> None:
-    """ROLLBACK: the resolution's idle acts are its own events, voided with it."""
+def test_rollback_voids_the_close_and_closing_again_warns_again() -> None:
+    """ROLLBACK: the voided close no longer counts; the phase closing again counts it anew."""
     g = DeskGame("lupus-in-tabula")
     while not warnings(g, "p3"):
         g.deadline()
     assert counts(g)[PlayerId("p3")] == 2
     g.admin("ROLLBACK 24h")
     assert counts(g)[PlayerId("p3")] == 1
-    assert not [e for e in g.table.ruled if getattr(e, "template", "") == "seats/idle_warning"]
+    g.deadline()
+    assert counts(g)[PlayerId("p3")] == 2 and len(warnings(g, "p3")) == 2
+
+
+def test_warnings_change_nothing_the_rules_draw() -> None:
+    """Warnings are kernel notices: the same game with the policy off draws the same."""
+    on, off = (
+        DeskGame("lupus-in-tabula"),
+        DeskGame("lupus-in-tabula", options={"idle_warn_after": 0, "idle_act_after": 0}),
+    )
+    for g in (on, off):
+        for _ in range(10):
+            if not g.table.finished:
+                g.deadline()
+    assert any("not played for" in m.subject for m in on.sent)
+    assert on.table.ruled[1:] == off.table.ruled[1:]  # all but GameCreated's options
 
 
 def test_zero_thresholds_turn_the_policy_off() -> None:
