@@ -53,6 +53,7 @@ from pbem.mail.grammar import parse_gender
 from pbem.mail.html import with_paragraph
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.mail.render import LANGS, Renderer, duration, shared_renderer
+from pbem.mail.threads import current_thread
 from pbem.mailpages import MailPages
 from pbem.rules import options_in_use, rules_page
 from pbem.setup_check import check_new_setup
@@ -761,7 +762,7 @@ class Table:
         if not reply:
             reply.extra.append(self.renderer.text("common/no_command", lang, {}))
         step = self._step(events, reply=None)
-        mail = self._reply_mail(sender, lang, reply, key, message_id)
+        mail = self._reply_mail(sender, lang, reply, key, message_id, threaded=False)
         if reply_to:
             mail = replace(mail, to=tuple(reply_to))
         return Step(step.events, (mail, *step.outgoing), step.facts)
@@ -893,7 +894,13 @@ class Table:
         return self.renderer.text(template, lang, params)
 
     def _reply_mail(
-        self, to: str, lang: str, reply: _Reply, key: str, message_id: str | None
+        self,
+        to: str,
+        lang: str,
+        reply: _Reply,
+        key: str,
+        message_id: str | None,
+        threaded: bool = True,
     ) -> Outgoing:
         subject, body = self.renderer.mail(
             "common/reply",
@@ -907,6 +914,10 @@ class Table:
                 "topic": "" if reply.accepted or reply.rejected else reply.topic,
             },
         )
+        # a player's receipt belongs to his thread of the phase in play (issue 15); the answers
+        # to AIDE and REGLES alone, and the game master's, keep a Subject of their own
+        topic_only = reply.topic and not (reply.accepted or reply.rejected)
+        thread = current_thread(reversed(self.ruled)) if threaded and not topic_only else ""
         return Outgoing(
             f"{self.game_id}/reply/{key}",
             (to,),
@@ -914,7 +925,7 @@ class Table:
             subject,
             body,
             message_id,
-            f"{self.game_id}/replies",
+            f"{self.game_id}/{thread or 'replies'}",
             "auto-replied",
             self.pages.prompt(
                 subject, body, lang, self.state, (PlayerId(reply.helped),), public=False
