@@ -114,6 +114,7 @@ class DeadlinesMixin:
                 html=alternative(subject, body, enabled=self.cfg.html_mail, lang=lang),
                 date=now,
                 id_key=self.id_key,
+                **self.from_game(game),
             )
             rows.append(
                 make_row(
@@ -318,6 +319,7 @@ class DeadlinesMixin:
             id_key=self.id_key,
             public=True,
             extra=self.list_headers(game),
+            **self.from_game(game, public=True),
         )
         return make_row(
             message_id=mid,
