@@ -102,3 +102,17 @@ def test_the_reply_says_which_game_the_thread_led_to(games: tuple[World, Service
     bobs = [r for r in svc.games["g1"].store.outbox() if r["rcpts"] == ["bob@example.test"]]
     assert bobs and all("rattach" not in str(r["raw"]) for r in bobs)
     world.close()
+
+
+def test_a_player_of_several_games_is_told_a_reply_reaches_its_game(
+    games: tuple[World, Service, str],
+) -> None:
+    """The no-game reply tells a player of several games the simplest way: Reply."""
+    world, svc, _g1_post = games
+    svc.handle_batch(world.fetched(mail("alice@example.test", "CMD w\n", subject="hi")))
+    (row,) = world.daemon_store().outbox()
+    msg = email.message_from_bytes(str(row["raw"]).encode("latin-1"), policy=email.policy.default)
+    text = str(msg.get_body(("plain",)).get_content())  # type: ignore[union-attr]
+    assert "répondez (« Répondre ») à un courriel de la partie voulue" in text
+    assert "answer (Reply) a mail of the game you mean" in text
+    world.close()
