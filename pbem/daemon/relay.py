@@ -360,5 +360,6 @@ class RelayMixin:
         ]
         answered = self.thread_game(msg, sender)  # issue 15 (pbem.daemon.threads)
         if answered is not None:
-            return answered, "sender" if mine == [answered] else "thread"
+            alone = len(mine) == 1 and mine[0] is answered  # he would have reached it anyway
+            return answered, "sender" if alone else "thread"
         return (mine[0], "sender") if len(mine) == 1 else (None, "")
