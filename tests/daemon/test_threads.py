@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.daemon.conftest import LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import Daemon, game_state, pbem, send, write_config
+from tests.daemon.harness import Daemon, game_state, mail, pbem, send, write_config
 from tests.daemon.harness import wait_for as harness_wait
 from tests.daemon.mailstack import MailStack
 
@@ -177,10 +177,11 @@ def test_a_player_in_two_games_answers_each_mail_with_reply_and_reaches_its_game
         assert len(_events(tmp_path, "village1", "ActionSet")) == 1  # nothing in village1
 
         # to the votes: the pack of village1 kills Frank, then both nights and debates close
-        send(stack, _reply(prompt1, "grace", "TUER Frank", client="gmail"))
+        send(stack, mail("grace@example.test", "TUER Frank", to="moderator+village1@example.test"))
         for gid in ("village1", "village2"):
             _close(cfg, gid)  # the night
         posts = {}
+        calls = {"village1": "premier tour du vote", "village2": "round 1 of the vote"}
         for gid, day in (("village1", "Jour 1"), ("village2", "Day 1")):
             wait_for(
                 lambda g=gid, t=day: _find(stack, ALICE, f"[{g}] {t}"),  # type: ignore[misc]
@@ -189,7 +190,7 @@ def test_a_player_in_two_games_answers_each_mail_with_reply_and_reaches_its_game
             )
             _close(cfg, gid)  # the debate: the first round of votes opens
             posts[gid] = wait_for(
-                lambda g=gid, t=day: _find(stack, ALICE, f"[{g}] {t}", "VOTE"),  # type: ignore[misc]
+                lambda g=gid, t=day: _find(stack, ALICE, f"[{g}] {t}", calls[g]),  # type: ignore[misc]
                 what=f"{gid}'s call to vote",
                 log=d.log,
             )
