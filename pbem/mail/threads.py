@@ -1,14 +1,15 @@
 """How a game's mail is filed in its players' mailboxes: one thread per phase on the list, one
-thread per player's private exchanges per phase, who it is from and where a reply goes, and the
+thread per player's private exchanges per turn, who it is from and where a reply goes, and the
 game a reply to the bare moderator address belongs to (issue 15).
 
 Pure: the daemon calls :func:`dress` on each engine ``Outgoing`` before building its bytes
 (:func:`pbem.mail.envelope.build_outgoing`) and :func:`thread_game` when routing a mail.
 
 - **Subject.** Every mail of one thread has the same Subject, « [village1] Jour 2 » on the list
-  and « [village1] Jour 2 (privé) » for a player's own mail of that phase, because Gmail groups
-  a conversation by Subject as well as by References; the mail's own title (« Le vote du
-  village ») becomes the first line of its text. Mail that belongs to no phase (the AIDE and
+  and « [village1] Nuit 2 et jour 2 (privé) » for a player's own mail of that turn
+  (:func:`private_phase`), because Gmail groups a conversation by Subject as well as by
+  References; the mail's own title (« Jour 2 : premier tour du vote ») becomes the first line
+  of its text. Mail that belongs to no phase (the AIDE and
   REGLES answers, the daemon's notices) keeps its title, with the game's id as its tag.
 - **References.** A list post refers to its phase's root (:func:`pbem.mail.envelope.
   thread_root`), a private mail to the root of the player's thread of that phase (a private
