@@ -1,23 +1,25 @@
 """A player in two games at once answers with a plain Reply (issue 15), through the real daemon,
 Dovecot and SMTP: a prompt of each game and a list post of each, the way Gmail and Apple Mail
 write a Reply (To: the Reply-To, In-Reply-To/References, « Re: » Subject, the quote below);
-each order reaches its own game. And a Gmail reply to the bare moderator address, its Subject
+each order reaches its own game, with a real list and with pbem as the list. And a Gmail reply to the bare moderator address, its Subject
 edited (no plus-address, no tag), still reaches its game through References, and says so.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
-from tests.daemon.conftest import LIST, MODERATOR, PLAYERS
+import pytest
+
+from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
 from tests.daemon.harness import Daemon, game_state, mail, pbem, send, write_config
 from tests.daemon.harness import wait_for as harness_wait
-from tests.daemon.mailstack import MailStack
+from tests.daemon.mailstack import DOMAIN, MailStack
 
 ALICE = "alice@example.test"
 NAMES = [p.capitalize() for p in PLAYERS]
@@ -97,14 +99,30 @@ def _close(cfg: Path, gid: str) -> None:
     assert r.returncode == 0, r.stderr
 
 
+@pytest.fixture
+def relay_stack() -> Iterator[MailStack]:
+    """No list server: mail to the list address lands in the moderator's INBOX (pbem is the
+    list, ``[list] mode = "relay"``)."""
+    users = [MODERATOR, ADMIN, *(f"{p}@{DOMAIN}" for p in PLAYERS)]
+    s = MailStack(users, aliases={LIST: MODERATOR}).start()
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("mode", ["external", "relay"])
 def test_a_player_in_two_games_answers_each_mail_with_reply_and_reaches_its_game(
-    stack: MailStack, tmp_path: Path
+    mode: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
+    """Both list modes: a real list that fans the posts out, or pbem itself as the list."""
+    stack: MailStack = request.getfixturevalue("stack" if mode == "external" else "relay_stack")
     cfg = write_config(
         stack,
         tmp_path,
         engine="pbem.table:Table",
         extra_daemon="outbound_cap_per_hour = 100000\nautos_per_day = 1000",
+        list_mode=mode,
     )
     # village1 (French): Alice is the Seer; village2 (English): Alice hunts with the pack
     _new_game(cfg, "village1", "fr", {"Alice": "seer", "Grace": "werewolf", "Heidi": "werewolf"})
@@ -196,6 +214,8 @@ def test_a_player_in_two_games_answers_each_mail_with_reply_and_reaches_its_game
             )
         for gid, post in posts.items():
             assert str(post["From"]) == f"MJ {gid} <{MODERATOR}>" and post["Reply-To"] == LIST
+            if mode == "relay":  # pbem is the list: it says how to post to it
+                assert post["List-Post"] == f"<mailto:{LIST}>"
         # a plain Reply to each list post goes to the list (its Reply-To), which both games use
         send(
             stack,
