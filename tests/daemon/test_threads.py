@@ -1,8 +1,9 @@
 """A player in two games at once answers with a plain Reply (issue 15), through the real daemon,
 Dovecot and SMTP: a prompt of each game and a list post of each, the way Gmail and Apple Mail
 write a Reply (To: the Reply-To, In-Reply-To/References, « Re: » Subject, the quote below);
-each order reaches its own game, with a real list and with pbem as the list. And a Gmail reply to the bare moderator address, its Subject
-edited (no plus-address, no tag), still reaches its game through References, and says so.
+each order reaches its own game, with a real list and with pbem as the list. And a Gmail reply
+to the bare moderator address, its Subject edited (no plus-address, no tag), still reaches its
+game through References, and says so.
 """
 
 from __future__ import annotations
