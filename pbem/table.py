@@ -416,6 +416,12 @@ class Table:
         """A copy of this table with ``events`` appended (the desk runs several lines)."""
         return Table(self.setup, self.rules, [*self.events, *events], self.renderer)
 
+    @property
+    def thread(self) -> str:
+        """The thread key of the phase in play (pbem.mail.threads): a receipt, a reminder
+        join the player's thread of it."""
+        return current_thread(reversed(self.ruled))
+
     def summary(self) -> dict[str, Any]:
         return self.rules.summary(self.state)
 
@@ -917,7 +923,7 @@ class Table:
         # a player's receipt belongs to his thread of the phase in play (issue 15); the answers
         # to AIDE and REGLES alone, and the game master's, keep a Subject of their own
         topic_only = reply.topic and not (reply.accepted or reply.rejected)
-        thread = current_thread(reversed(self.ruled)) if threaded and not topic_only else ""
+        thread = self.thread if threaded and not topic_only else ""
         return Outgoing(
             f"{self.game_id}/reply/{key}",
             (to,),

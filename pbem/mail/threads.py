@@ -65,6 +65,23 @@ M = TypeVar("M", bound=Mail)
 
 
 @dataclass(frozen=True)
+class Note:
+    """One of the daemon's own mails about a game (a reminder), shaped like an engine
+    ``Outgoing`` so that :func:`dress` files it in the reader's thread."""
+
+    key: str
+    to: tuple[str, ...]
+    public: bool
+    subject: str
+    body: str
+    thread: str
+    in_reply_to: str | None = None
+    auto: str = "auto-generated"
+    html: str = ""
+    """Its HTML alternative (pbem.mail.html), if any."""
+
+
+@dataclass(frozen=True)
 class Phase:
     """A phase as players read it, from a notice's thread key (``night-2``, ``round-1-day-3``)."""
 
