@@ -55,11 +55,16 @@ def _new_game(cfg: Path, gid: str, lang: str, roles: dict[str, str]) -> None:
     assert r.returncode == 0, r.stderr
 
 
-def _find(stack: MailStack, user: str, subject: str, text: str = "") -> EmailMessage | None:
+def _find(
+    stack: MailStack, user: str, subject: str, text: str = "", title: str = ""
+) -> EmailMessage | None:
+    """The first mail of ``user`` with this Subject, holding ``text``, under this ``title``
+    (its own title, the first line of its text under a thread's Subject)."""
     for m in stack.messages(user):
         body = m.get_body(("plain",))
         content = str(body.get_content()) if body is not None else ""
-        if str(m["Subject"]) == subject and text in content:
+        first = (content.splitlines() or [""])[0]
+        if str(m["Subject"]) == subject and text in content and first.startswith(title):
             return m
     return None
 
@@ -200,7 +205,11 @@ def test_a_player_in_two_games_answers_each_mail_with_reply_and_reaches_its_game
         for gid in ("village1", "village2"):
             _close(cfg, gid)  # the night
         posts = {}
-        calls = {"village1": "premier tour du vote", "village2": "round 1 of the vote"}
+        # the call to vote by its title (the dawn names the rounds too)
+        calls = {
+            "village1": "Jour 1 : premier tour du vote",
+            "village2": "Day 1: round 1 of the vote",
+        }
         for gid, day in (("village1", "Jour 1"), ("village2", "Day 1")):
             wait_for(
                 lambda g=gid, t=day: _find(stack, ALICE, f"[{g}] {t}"),  # type: ignore[misc]
@@ -209,7 +218,7 @@ def test_a_player_in_two_games_answers_each_mail_with_reply_and_reaches_its_game
             )
             _close(cfg, gid)  # the debate: the first round of votes opens
             posts[gid] = wait_for(
-                lambda g=gid, t=day: _find(stack, ALICE, f"[{g}] {t}", calls[g]),  # type: ignore[misc]
+                lambda g=gid, t=day: _find(stack, ALICE, f"[{g}] {t}", title=calls[g]),  # type: ignore[misc]
                 what=f"{gid}'s call to vote",
                 log=d.log,
             )
