@@ -86,6 +86,12 @@ def _build(out: Outgoing, headers: dict[str, object]) -> tuple[str, bytes]:
     return build_outgoing(out, sender=MODERATOR, date=EPOCH, id_key=TEST_ID_KEY, **headers)  # type: ignore[arg-type]
 
 
+def _plain(msg: EmailMessage) -> str:
+    """The text part (the HTML alternative beside it, pbem.mail.html)."""
+    part = msg.get_body(("plain",))
+    return str(part.get_content()) if part is not None else ""
+
+
 def _refs(msg: EmailMessage) -> list[str]:
     return str(msg.get("References", "")).split()
 
@@ -120,7 +126,7 @@ def test_every_list_post_of_a_phase_has_one_subject_and_root_and_a_new_phase_a_n
     assert str(threads["village1/day-1"][0]["Subject"]) == "[village1] Jour 1"
     dawn = threads["village1/day-1"][0]
     # the post's own title opens its text, where the Subject used to carry it
-    assert dawn.get_content().splitlines()[1].startswith("=")
+    assert _plain(dawn).splitlines()[1].startswith("=")
 
 
 def test_a_players_prompt_receipt_and_result_form_one_private_thread() -> None:
@@ -187,7 +193,7 @@ def test_a_digest_keeps_the_threads_subject_references_from_and_reply_to() -> No
     assert str(msg["From"]) == f"MJ village1 <{MODERATOR}>"
     assert msg["Reply-To"] == "moderator+village1@example.test"
     assert id_game(mid, TEST_ID_KEY) == "village1"
-    text = msg.get_content().replace("\r\n", "\n")
+    text = _plain(msg).replace("\r\n", "\n")
     # each part under its own title (not the thread's Subject twice), the news first
     assert text.index("Nuit : votre vision") < text.index("Vos commandes") < text.index("-- \n")
     assert "(privé)\n" not in text
@@ -311,7 +317,7 @@ def test_a_digest_of_rows_queued_before_the_upgrade_still_goes_out() -> None:
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     assert str(msg["From"]) == MODERATOR and msg["Reply-To"] is None
     assert _refs(msg) == ["<cmd0@example.test>", "<cmd1@example.test>"]
-    text = msg.get_content()
+    text = _plain(msg)
     assert (
         "SONDER Bob0" in text
         and "SONDER Bob1" in text
@@ -376,3 +382,15 @@ def test_the_addressing_policies_are_configured_with_safe_defaults(tmp_path: Pat
     )
     assert load(from_name).from_name == "Meneur {game}"
     assert display_name("Meneur {game}", "v1") == "Meneur v1"
+
+
+def test_quick_actions_answer_in_the_thread_and_name_the_game() -> None:
+    """The HTML alternative's ``mailto:`` quick actions write « Re: » and the thread's Subject
+    (the player's answer stays in the thread, its tag names the game), and its ``<title>``."""
+    prompt = _prompt(_opening())
+    assert "subject=Re%3A%20%5BLupus%20in%20Tabula%5D" in prompt.html  # as the table makes it
+    _mid, msg = _wire(prompt)
+    page = str(msg.get_body(("html",)).get_content())  # type: ignore[union-attr]
+    wanted = "subject=Re%3A%20%5Bvillage1%5D%20Nuit%201%20et%20jour%201%20%28priv%C3%A9%29"
+    assert page.count(wanted) >= 2 and "Lupus%20in%20Tabula" not in page
+    assert "<title>[village1] Nuit 1 et jour 1 (privé)</title>" in page

@@ -23,10 +23,12 @@ Pure: the daemon calls :func:`dress` on each engine ``Outgoing`` before building
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
+from urllib.parse import quote
 
 from pbem.mail.envelope import domain_of, id_game, message_id
 
@@ -231,17 +233,40 @@ def dress(out: M, how: Addressing, renderer: Renders, lang: str, id_key: bytes) 
     phase = phase_of(out.thread) if out.thread.startswith(how.game + "/") else None
     headers = addressed(how, public=out.public)
     if phase is None:
-        mail = dataclasses.replace(out, subject=retag(out.subject, how.game))  # type: ignore[type-var]
+        subject = retag(out.subject, how.game)
+        page = with_subject(getattr(out, "html", ""), out.subject, subject)
+        mail = _replace(out, subject=subject, **({"html": page} if page else {}))
         return Dressed(mail, headers)
     if not out.public:
         phase = private_phase(phase)
     subject = thread_subject(renderer, lang, how.game, phase, private=not out.public)
     body = headed(title_of(out.subject), out.body)
-    mail = dataclasses.replace(out, subject=subject, body=body)  # type: ignore[type-var]
+    page = with_subject(getattr(out, "html", ""), out.subject, subject)
+    mail = _replace(out, subject=subject, body=body, **({"html": page} if page else {}))
     if not out.public and out.to:  # a list post's root is added by build (its thread)
         thread = f"{how.game}/turn-{phase.number}" if phase.kind == "turn" else out.thread
         headers["references"] = (private_root(thread, out.to[0], domain, id_key, how.game),)
     return Dressed(mail, headers)
+
+
+def _replace(out: M, **changes: Any) -> M:
+    return dataclasses.replace(out, **changes)  # type: ignore[type-var]
+
+
+def with_subject(page: str, old: str, new: str) -> str:
+    """A mail's HTML alternative (pbem.mail.html) under its new Subject: its ``<title>``, and
+    the Subject of its quick actions' ``mailto:`` links (« Re: » and the Subject), so that the
+    answer they write stays in the thread and names the game."""
+    if not page or old == new:
+        return page
+    before, after = (f"subject={quote(_re(s), safe='')}" for s in (old, new))
+    page = page.replace(before, after)
+    return page.replace(f"<title>{html.escape(old)}</title>", f"<title>{html.escape(new)}</title>")
+
+
+def _re(subject: str) -> str:
+    """A reply's Subject, as the quick actions write it (pbem.quickactions.reply_subject)."""
+    return subject if subject.lower().startswith("re:") else f"Re: {subject}"
 
 
 def current_thread(notices: Iterable[Any]) -> str:
@@ -279,6 +304,10 @@ def noted(outgoing: Sequence[M], to: str, note: str) -> tuple[M, ...]:
         mine = [t.lower() for t in out.to] == [to.lower()]
         if not out.public and mine and getattr(out, "auto", "") == "auto-replied":
             body = f"{note.strip()}\n\n{out.body}"
-            mails[index] = dataclasses.replace(out, body=body)  # type: ignore[type-var]
+            page = str(getattr(out, "html", ""))
+            if "</h1>" in page:  # the HTML alternative says it too, under its title
+                para = f'<p style="margin:0 0 12px">{html.escape(note.strip())}</p>'
+                page = page.replace("</h1>", "</h1>" + para, 1)
+            mails[index] = _replace(out, body=body, **({"html": page} if page else {}))
             break
     return tuple(mails)

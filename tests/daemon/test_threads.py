@@ -198,6 +198,8 @@ def test_a_player_in_two_games_answers_each_mail_with_reply_and_reaches_its_game
         routed = wait_for(lambda: _answer(stack, changed), what="its receipt", log=d.log)
         text = str(routed.get_body(("plain",)).get_content())
         assert "went to the game village2" in text and "moderator+village2@example.test" in text
+        page = routed.get_body(("html",))  # and the HTML alternative, which Gmail shows
+        assert page is not None and "went to the game village2" in str(page.get_content())
         assert len(_events(tmp_path, "village1", "ActionSet")) == 1  # nothing in village1
 
         # to the votes: the pack of village1 kills Frank, then both nights and debates close
