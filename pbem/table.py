@@ -54,6 +54,7 @@ from pbem.mail.grammar import parse_gender
 from pbem.mail.html import with_paragraph
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.mail.render import LANGS, Renderer, duration, shared_renderer
+from pbem.mail.threads import current_thread
 from pbem.mailpages import MailPages
 from pbem.rules import options_in_use, rules_page
 from pbem.setup_check import check_new_setup
@@ -416,6 +417,12 @@ class Table:
         """A copy of this table with ``events`` appended (the desk runs several lines)."""
         return Table(self.setup, self.rules, [*self.events, *events], self.renderer)
 
+    @property
+    def thread(self) -> str:
+        """The thread key of the phase in play (pbem.mail.threads): a receipt, a reminder
+        join the player's thread of it."""
+        return current_thread(reversed(self.ruled))
+
     def summary(self) -> dict[str, Any]:
         return self.rules.summary(self.state)
 
@@ -766,7 +773,7 @@ class Table:
         if not reply:
             reply.extra.append(self.renderer.text("common/no_command", lang, {}))
         step = self._step(events, reply=None)
-        mail = self._reply_mail(sender, lang, reply, key, message_id)
+        mail = self._reply_mail(sender, lang, reply, key, message_id, threaded=False)
         if reply_to:
             mail = replace(mail, to=tuple(reply_to))
         return Step(step.events, (mail, *step.outgoing), step.facts)
@@ -902,7 +909,13 @@ class Table:
         return self.renderer.text(template, lang, params)
 
     def _reply_mail(
-        self, to: str, lang: str, reply: _Reply, key: str, message_id: str | None
+        self,
+        to: str,
+        lang: str,
+        reply: _Reply,
+        key: str,
+        message_id: str | None,
+        threaded: bool = True,
     ) -> Outgoing:
         subject, body = self.renderer.mail(
             "common/reply",
@@ -916,6 +929,10 @@ class Table:
                 "topic": "" if reply.accepted or reply.rejected else reply.topic,
             },
         )
+        # a player's receipt belongs to his thread of the phase in play (issue 15); the answers
+        # to AIDE and REGLES alone, and the game master's, keep a Subject of their own
+        topic_only = reply.topic and not (reply.accepted or reply.rejected)
+        thread = self.thread if threaded and not topic_only else ""
         return Outgoing(
             f"{self.game_id}/reply/{key}",
             (to,),
@@ -923,7 +940,7 @@ class Table:
             subject,
             body,
             message_id,
-            f"{self.game_id}/replies",
+            f"{self.game_id}/{thread or 'replies'}",
             "auto-replied",
             self.pages.prompt(
                 subject, body, lang, self.state, (PlayerId(reply.helped),), public=False

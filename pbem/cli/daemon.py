@@ -340,7 +340,10 @@ def create_game(
     from pbem.daemon.auth import hash_secret, new_secret
     from pbem.daemon.outbox import make_row
     from pbem.daemon.relay import list_headers, list_members
+    from pbem.daemon.threads import game_addressing
     from pbem.mail.envelope import build_outgoing
+    from pbem.mail.render import shared_renderer
+    from pbem.mail.threads import dress
 
     table, step = engine.new(setup, now)
     rows = []
@@ -349,8 +352,24 @@ def create_game(
     for seq, out in enumerate(step.outgoing):
         public = out.public
         extra = list_headers(cfg, setup) if public else ()
+        # filed in its thread, as the daemon files every game mail (issue 15)
+        langs = {str(a).lower(): table.player_langs.get(n) for n, a in table.player_emails.items()}
+        lang = langs.get(out.to[0].lower()) if out.to and not public else None
+        filed = dress(
+            out,
+            game_addressing(cfg, setup),
+            shared_renderer(cfg.timezone),
+            str(lang or setup.get("lang", "fr")),
+            id_key,
+        )
         mid, raw = build_outgoing(
-            out, sender=cfg.moderator, date=now, extra=extra, id_key=id_key, html=cfg.html_mail
+            filed.mail,
+            sender=cfg.moderator,
+            date=now,
+            extra=extra,
+            id_key=id_key,
+            html=cfg.html_mail,
+            **filed.headers,
         )
         rows.append(
             make_row(
@@ -361,6 +380,7 @@ def create_game(
                 mail_from=cfg.bounce,
                 now=now,
                 kind="public" if out.public else "reply",
+                thread=filed.thread,
                 game=setup["game_id"],
                 seq=seq,
             )

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from pbem.adapters.imap import ImapSettings
 from pbem.adapters.smtp import SmtpSettings
 from pbem.core.errors import PbemError
+from pbem.mail.threads import DEFAULT_FROM_NAME, REPLY_TO_POLICIES
 
 T = TypeVar("T")
 TLS_MODES = ("none", "starttls", "tls")
@@ -167,6 +168,13 @@ class Config:
     writes what is being played here). A player of running games is told only his own."""
     list_limits: ListLimits = field(default_factory=lambda: ListLimits())
     """``[list]`` limits on relayed chat (``mode = "relay"``; issue 10 item 16)."""
+    from_name: str = DEFAULT_FROM_NAME
+    """``[moderator] from_name``: the From's display name of a game's mail, ``{game}`` its id
+    (``"MJ village1" <moderator@…>``), so that a player in several games sees whose it is;
+    ``""``: the bare address (pbem.mail.threads)."""
+    list_reply_to: str = "list"
+    """``[list] reply_to``: ``list`` (default): pbem's list posts carry ``Reply-To`` the list,
+    a plain Reply is public; ``none``: the list's own settings decide (pbem.mail.threads)."""
 
 
 class _Section(dict[str, Any]):
@@ -567,7 +575,13 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         hard_bounces=r.get(d, "daemon", "hard_bounces", int, 3),
         strangers=r.get(d, "daemon", "strangers", str, "minimum"),
         list_limits=list_limits,
+        from_name=r.get(mod, "moderator", "from_name", str, DEFAULT_FROM_NAME),
+        list_reply_to=r.get(lst, "list", "reply_to", str, "list"),
     )
+    if cfg.list_reply_to not in REPLY_TO_POLICIES:
+        r.problems.append(
+            f"list.reply_to: {cfg.list_reply_to!r} must be one of {', '.join(REPLY_TO_POLICIES)}"
+        )
     if cfg.auth.confirm_requests_per_hour < 0:
         r.problems.append("auth.confirm_requests_per_hour: must be 0 (no limit) or more")
     if cfg.strangers not in STRANGER_POLICIES:

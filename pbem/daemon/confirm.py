@@ -71,6 +71,7 @@ class ConfirmationsMixin:
             id_key=self.id_key,
             auto="auto-replied",
             in_reply_to=mid_in,
+            **self.from_game(game),
         )
         pending = {
             "key": key,
@@ -198,6 +199,7 @@ class ConfirmationsMixin:
             auto="auto-replied",
             in_reply_to=mid_in,
             id_key=self.id_key,
+            **self.from_game(game),
         )
         return [
             make_row(

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import Game
 from pbem.daemon.spools import DEADLINE_RETRY_SPOOL
-from pbem.mail.envelope import build
+from pbem.daemon.threads import game_addressing
+from pbem.mail.envelope import build, build_outgoing
 from pbem.mail.html import alternative
+from pbem.mail.threads import Note, dress
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -105,15 +107,19 @@ class DeadlinesMixin:
                     "hours_left": f"{left:.1f}",
                 },
             )
-            mid, raw = build(
-                key=f"remind:{game_id}:{rid}:{hours}:{name}",
+            # in the player's thread of the phase in play, like its prompt (issue 15)
+            thread = f"{game_id}/{getattr(game.table, 'thread', '')}"
+            page = alternative(subject, body, enabled=self.cfg.html_mail, lang=lang)
+            key = f"remind:{game_id}:{rid}:{hours}:{name}"
+            note = Note(key, (to,), False, subject, body, thread, html=page)
+            how = game_addressing(self.cfg, game.store.setup)
+            filed = dress(note, how, self.texts, lang, self.id_key)
+            mid, raw = build_outgoing(
+                filed.mail,
                 sender=self.cfg.moderator,
-                to=(to,),
-                subject=subject,
-                body=body,
-                html=alternative(subject, body, enabled=self.cfg.html_mail, lang=lang),
                 date=now,
                 id_key=self.id_key,
+                **filed.headers,
             )
             rows.append(
                 make_row(
@@ -318,6 +324,7 @@ class DeadlinesMixin:
             id_key=self.id_key,
             public=True,
             extra=self.list_headers(game),
+            **self.from_game(game, public=True),
         )
         return make_row(
             message_id=mid,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import traceback
 from collections.abc import Mapping, Sequence
+from dataclasses import is_dataclass, replace
 from datetime import datetime
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
@@ -33,6 +34,7 @@ from pbem.mail.envelope import build
 from pbem.mail.html import alternative
 from pbem.mail.inbound import automatic_reason
 from pbem.mail.listpost import rewrite_from
+from pbem.mail.threads import noted
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -264,7 +266,7 @@ class IntakeMixin:
         if munged is not None and munged.author is not None:
             # the list put its own address in From (DMARC): the post is the author's
             sender, raw = munged.author, rewrite_from(raw, munged.author)
-        game = self.route(msg, rcpts, sender)
+        game, how = self.route_how(msg, rcpts, sender)
         if game is not None:
             msg = parse(raw)
         if game is None:
@@ -353,6 +355,10 @@ class IntakeMixin:
             strong=verdict.strong,
             admins=self.cfg.admins,
         )
+        if how == "thread" and is_dataclass(step) and not isinstance(step, type):
+            # found only through the mail it answers: the reply says which game it reached
+            note = self.routed_note(game, sender)
+            step = replace(step, outgoing=noted(getattr(step, "outgoing", ()), sender, note))
         rows = self._rows(game, step, now, error=not step.events)
         notice_keys: tuple[str, ...] = ()
         if munged is not None and verdict.registered is None and not verdict.admin:

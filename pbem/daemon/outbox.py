@@ -55,8 +55,11 @@ def make_row(
     game: str | None = None,
     bypass_cap: bool = False,
     seq: int = 0,
+    thread: str = "",
 ) -> dict[str, Any]:
-    """An outbox row. ``raw`` is stored as latin-1 text (a lossless byte round-trip in JSON)."""
+    """An outbox row. ``raw`` is stored as latin-1 text (a lossless byte round-trip in JSON).
+    ``thread``: the player's thread a private mail is filed in (pbem.mail.threads); only
+    replies of one thread are coalesced into a digest."""
     return {
         "message_id": message_id,
         "raw": raw.decode("latin-1"),
@@ -71,6 +74,7 @@ def make_row(
         "bypass_cap": bypass_cap,
         "seq": seq,  # the engine's order within one step: results read in the order written
         "last_error": "",
+        **({"thread": thread} if thread else {}),
     }
 
 
@@ -168,7 +172,7 @@ class OutboxSender:
     ) -> list[list[tuple[OutboxStore, dict[str, Any]]]]:
         """Due rows in order, the private replies to one address of one game grouped."""
         groups: list[list[tuple[OutboxStore, dict[str, Any]]]] = []
-        by_key: dict[tuple[int, str, str], list[tuple[OutboxStore, dict[str, Any]]]] = {}
+        by_key: dict[tuple[int, str, str, str], list[tuple[OutboxStore, dict[str, Any]]]] = {}
         for st, row in due:
             coalescible = (
                 self.coalesce
@@ -179,7 +183,14 @@ class OutboxSender:
             if not coalescible:
                 groups.append([(st, row)])
                 continue
-            key = (id(st), str(row.get("game")), str(row["rcpts"][0]).lower())
+            # one digest per thread: a digest keeps its parts' Subject, so a role card and the
+            # night's prompt queued together stay in their own threads (issue 15)
+            key = (
+                id(st),
+                str(row.get("game")),
+                str(row["rcpts"][0]).lower(),
+                str(row.get("thread", "")),
+            )
             if key in by_key:
                 by_key[key].append((st, row))
             else:

@@ -153,6 +153,7 @@ class RelayMixin:
                 id_key=self.id_key,
                 auto="auto-replied",
                 in_reply_to=mid_in,
+                **self.from_game(game),
             )
             rows.append(
                 make_row(
@@ -320,8 +321,16 @@ class RelayMixin:
         self: Service, msg: Message, rcpts: Sequence[str] | None = None, sender: str | None = None
     ) -> Game | None:
         """Plus-address, then the list address of exactly one game, then a ``[tag]`` in the
-        Subject, then the sender's only active game. ``rcpts`` (To and Cc) and ``sender``
-        are the mail's, when already read."""
+        Subject, then the game of the mail it answers (In-Reply-To/References), then the
+        sender's only active game. ``rcpts`` (To and Cc) and ``sender`` are the mail's, when
+        already read."""
+        return self.route_how(msg, rcpts, sender)[0]
+
+    def route_how(
+        self: Service, msg: Message, rcpts: Sequence[str] | None = None, sender: str | None = None
+    ) -> tuple[Game | None, str]:
+        """:meth:`route`, and how the game was found: ``thread`` when only through the mail
+        it answers (its reply says so), else ``plus``, ``list``, ``tag``, ``sender``."""
         local, _, domain = self.cfg.moderator.lower().partition("@")
         to_cc = header_addresses(msg, "To", "Cc") if rcpts is None else list(rcpts)
         for addr in to_cc + header_addresses(msg, "Delivered-To", "X-Original-To"):
@@ -330,17 +339,17 @@ class RelayMixin:
                 tag = a_local[len(local) + 1 :]
                 for gid, g in self.games.items():
                     if gid.lower() == tag:
-                        return g
+                        return g, "plus"
         listed = [
             g for g in self.games.values() if str(g.store.setup.get("list", "")).lower() in to_cc
         ]
         if len(listed) == 1:  # a game with a list of its own (several games may share one)
-            return listed[0]
+            return listed[0], "list"
         subject = str(msg.get("Subject", "") or "")
         for tag in _TAG.findall(subject):
             for gid, g in self.games.items():
                 if gid.lower() == tag.lower():
-                    return g
+                    return g, "tag"
         if sender is None:
             sender = (header_addresses(msg, "From") or [""])[0]
         mine = [
@@ -349,4 +358,8 @@ class RelayMixin:
             if not g.table.finished
             and sender in {e.lower() for e in g.table.player_emails.values()}
         ]
-        return mine[0] if len(mine) == 1 else None
+        answered = self.thread_game(msg, sender)  # issue 15 (pbem.daemon.threads)
+        if answered is not None:
+            alone = len(mine) == 1 and mine[0] is answered  # he would have reached it anyway
+            return answered, "sender" if alone else "thread"
+        return (mine[0], "sender") if len(mine) == 1 else (None, "")

@@ -17,10 +17,12 @@ from pbem.daemon.auth import AuthVerdict
 from pbem.daemon.limits import limit_note
 from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import Game
+from pbem.daemon.threads import game_addressing
 from pbem.mail.address import is_mailable
 from pbem.mail.envelope import build, build_outgoing
 from pbem.mail.html import alternative
 from pbem.mail.render import bilingual
+from pbem.mail.threads import dress
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -58,13 +60,18 @@ class RepliesMixin:
                 rcpts = self.list_members(game)  # the daemon is the list: to every member
             else:
                 rcpts = list(out.to)
+            reader = out.to[0] if out.to else ""
+            lang = game.store.setup.get("lang", "fr") if out.public else self._lang(game, reader)
+            how = game_addressing(self.cfg, game.store.setup)
+            filed = dress(out, how, self.texts, str(lang), self.id_key)  # its thread (issue 15)
             mid, raw = build_outgoing(
-                out,
+                filed.mail,
                 sender=self.cfg.moderator,
                 date=now,
                 id_key=self.id_key,
                 extra=self.list_headers(game) if out.public else (),
                 html=self.cfg.html_mail,
+                **filed.headers,
             )
             rows.append(
                 make_row(
@@ -74,6 +81,7 @@ class RepliesMixin:
                     mail_from=self.cfg.bounce,
                     now=now,
                     kind="public" if out.public else "reply",
+                    thread=filed.thread,
                     game=game.id,
                     seq=seq,
                 )
@@ -210,6 +218,7 @@ class RepliesMixin:
             id_key=self.id_key,
             auto="auto-replied",
             in_reply_to=mid_in,
+            **self.from_game(game),
         )
         return [
             make_row(

@@ -59,6 +59,7 @@ from pbem.daemon.queue import QueueMixin
 from pbem.daemon.relay import RelayMixin
 from pbem.daemon.replies import RepliesMixin
 from pbem.daemon.requests import OperatorRequestsMixin
+from pbem.daemon.threads import ThreadsMixin
 from pbem.mail.dkim import Resolver
 from pbem.mail.render import shared_renderer
 
@@ -78,6 +79,7 @@ class Service(
     QueueMixin,
     ImapLoopMixin,
     ClockMixin,
+    ThreadsMixin,
 ):
     """The coordinator. ``engine`` is the Table class; ``scheduler`` arms deadline jobs."""
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from email.header import Header
 from email.policy import compat32
-from email.utils import format_datetime, getaddresses
+from email.utils import format_datetime, formataddr, getaddresses, parseaddr
 from typing import Protocol
 
 from pbem.mail.html import merged
@@ -63,7 +63,19 @@ def _mac(id_key: bytes, text: str) -> str:
     return hmac.new(id_key, text.encode(), hashlib.sha256).hexdigest()
 
 
-def message_id(key: str, domain: str, id_key: bytes, *, public: bool = False) -> str:
+# A game id as it may follow the hash in a Message-ID's left part (RFC 5322 dot-atom); a game
+# id that does not fit (``a..b``) is left out: its mail is still ours, only not routable by it.
+_GAME_PART = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\Z")
+
+
+def _game_part(game: str) -> str:
+    game = game.lower()
+    return "." + game if game and _GAME_PART.match(game) else ""
+
+
+def message_id(
+    key: str, domain: str, id_key: bytes, *, public: bool = False, game: str = ""
+) -> str:
     """The Message-ID of an outgoing message: a function of its stable key and of the daemon's
     secret ``id_key`` only, so a resent mail keeps it (requirement 9) but nobody without the
     key learns anything from it: the engine's keys name the game, the event and the player,
@@ -71,30 +83,49 @@ def message_id(key: str, domain: str, id_key: bytes, *, public: bool = False) ->
 
     The last digits tag a public mail (a result, a relayed post) apart from a private one, for
     whoever holds the key (:func:`id_kind`): a relayed post may refer to the first, never to
-    the second."""
+    the second. A game's mail names its ``game`` after them, under the same tag (the players
+    know the game's id: it is in every Subject), so that a reply to the bare moderator address
+    that names no game still reaches it through its In-Reply-To/References (:func:`id_game`).
+    Without ``game`` the id is the one earlier versions gave."""
     stem = _mac(id_key, key)[:_STEM]
-    tag = _mac(id_key, ("public:" if public else "private:") + stem)[:_TAG]
-    return f"<{stem}{tag}@{domain}>"
+    part = _game_part(game)
+    tag = _mac(id_key, ("public:" if public else "private:") + stem + part)[:_TAG]
+    return f"<{stem}{tag}{part}@{domain}>"
 
 
-_OUR_ID = re.compile(rf"<?([0-9a-f]{{{_STEM}}})([0-9a-f]{{{_TAG}}})@([^>\s]+)>?\Z")
+_OUR_ID = re.compile(
+    rf"<?([0-9a-f]{{{_STEM}}})([0-9a-f]{{{_TAG}}})((?:\.[a-z0-9_-]+)*)@([^>\s]+)>?\Z"
+)
+
+
+def _verified(mid: str, id_key: bytes) -> tuple[str, str] | None:
+    """``(kind, game)`` of a Message-ID this key made (game ``""`` when it names none)."""
+    m = _OUR_ID.match(mid.strip().lower())
+    if m is None:
+        return None
+    stem, tag, part = m.group(1), m.group(2), m.group(3)
+    for kind in ("public", "private"):
+        if hmac.compare_digest(_mac(id_key, f"{kind}:{stem}{part}")[:_TAG], tag):
+            return kind, part[1:]
+    return None
 
 
 def id_kind(mid: str, id_key: bytes) -> str | None:
     """``"public"`` or ``"private"`` for a Message-ID this key made, else None (anyone else's)."""
-    m = _OUR_ID.match(mid.strip().lower())
-    if m is None:
-        return None
-    stem, tag = m.group(1), m.group(2)
-    for kind in ("public", "private"):
-        if hmac.compare_digest(_mac(id_key, f"{kind}:{stem}")[:_TAG], tag):
-            return kind
-    return None
+    found = _verified(mid, id_key)
+    return found[0] if found else None
 
 
-def thread_root(thread: str, domain: str, id_key: bytes) -> str:
+def id_game(mid: str, id_key: bytes) -> str | None:
+    """The game (lower-cased id) a Message-ID this key made names; None for anyone else's id,
+    a forged one (the tag covers the game), or one of ours that names no game."""
+    found = _verified(mid, id_key)
+    return found[1] or None if found else None
+
+
+def thread_root(thread: str, domain: str, id_key: bytes, *, game: str = "") -> str:
     """A stable pseudo Message-ID every post of one phase refers to, so a phase is one thread."""
-    return message_id("thread:" + thread, domain, id_key, public=True)
+    return message_id("thread:" + thread, domain, id_key, public=True, game=game)
 
 
 _WIRE = compat32.clone(linesep="\r\n", max_line_length=78)
@@ -192,8 +223,13 @@ def build(
     references: Sequence[str] = (),
     id_key: bytes,
     html: str = "",
+    game: str = "",
+    display: str = "",
+    reply_to: str = "",
 ) -> tuple[str, bytes]:
-    """Render one message; returns ``(message_id, bytes)``; ``id_key``: see :func:`message_id`.
+    """Render one message; returns ``(message_id, bytes)``; ``id_key`` and ``game``: see
+    :func:`message_id`. ``display`` is the From's display name (``"MJ village1"``, RFC 2047
+    encoded when it is not ASCII), ``reply_to`` a Reply-To address (pbem.mail.threads).
 
     With ``html`` (a page from :mod:`pbem.mail.html`), a multipart/alternative message whose
     text part is the same as without it.
@@ -204,23 +240,25 @@ def build(
     writer's thread). tests/test_envelope.py holds the two to the same bytes.
     """
     domain = domain_of(sender)
-    mid = message_id(key, domain, id_key, public=public)
+    mid = message_id(key, domain, id_key, public=public, game=game)
+    shown = formataddr((_clean(display), sender), charset="utf-8") if display else sender
     payload = _qp_body(body)
     mime: tuple[tuple[str, str], ...] = _MIME_HEADERS
     if html:
         mime, payload = _alternative(payload, html, mid[1 : 1 + _STEM])
     headers = [
         *mime,
-        ("From", sender),
+        ("From", shown),
         ("To", ", ".join(_clean(t) for t in to)),
+        *([("Reply-To", _clean(reply_to))] if reply_to else []),
         ("Subject", _header(_clean(subject))),
         ("Date", format_datetime(date)),
         ("Message-ID", mid),
     ]
     refs: list[str] = []
     if thread and public:
-        refs.append(thread_root(thread, domain, id_key))
-    refs += [_clean(r) for r in references if r and r != in_reply_to]
+        refs.append(thread_root(thread, domain, id_key, game=game))
+    refs += [_clean(r) for r in references if r and r != in_reply_to and r not in refs]
     if in_reply_to:
         refs.append(_clean(in_reply_to))
     if refs:
@@ -247,9 +285,14 @@ def build_outgoing(
     extra: Sequence[tuple[str, str]] = (),
     id_key: bytes,
     html: bool = True,
+    game: str = "",
+    display: str = "",
+    reply_to: str = "",
+    references: Sequence[str] = (),
 ) -> tuple[str, bytes]:
     """:func:`build` for an engine ``Outgoing``; ``extra`` headers (a relayed list's);
-    ``html=False`` (``[smtp] html = false``): text only, whatever HTML the engine made."""
+    ``html=False`` (``[smtp] html = false``): text only, whatever HTML the engine made; the
+    addressing of its game's thread (:func:`pbem.mail.threads.dress`)."""
     return build(
         key=out.key,
         sender=sender,
@@ -264,6 +307,10 @@ def build_outgoing(
         extra=extra,
         id_key=id_key,
         html=str(getattr(out, "html", "")) if html else "",  # a test's fake engine has none
+        game=game,
+        display=display,
+        reply_to=reply_to,
+        references=references,
     )
 
 
@@ -288,11 +335,16 @@ def digest(
     signature = ""
     answered: list[str] = []
     pages: list[str] = []  # the parts' HTML alternatives, if they have one
+    roots: list[str] = []  # the threads the parts belong to (pbem.mail.threads)
+    display, reply_to = "", ""
     for raw in parts:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
-        replied = str(msg.get("In-Reply-To", "") or "")
+        replied = _unfold(msg.get("In-Reply-To", ""))
         if replied and replied not in answered:
             answered.append(replied)
+        roots += [r for r in _unfold(msg.get("References", "")).split() if r not in roots]
+        display = parseaddr(_unfold(msg.get("From", "")))[0] or display
+        reply_to = _unfold(msg.get("Reply-To", "")) or reply_to
         body = msg.get_body(("plain",))
         try:
             text = str(body.get_content()) if body is not None else ""
@@ -310,10 +362,15 @@ def digest(
     # signature marker that mail clients grey out or cut when quoting (one signature, last)
     ordered = news + receipts
     subjects = [subject for subject, _text in ordered]
-    sections = [f"{_heading(subject)}\n\n{text}\n" for subject, text in ordered]
+    sections = [
+        f"{text}\n" if _headed(text) else f"{_heading(subject)}\n\n{text}\n"
+        for subject, text in ordered
+    ]
     body_text = "\n".join(sections) + (f"\n-- \n{signature}\n" if signature else "")
-    subject = subjects[-1] if len(set(subjects)) == 1 else subjects[0]
-    subject = f"{subject} (×{len(parts)})"
+    # parts of one thread (a phase's private exchanges) keep its Subject as it is, so that the
+    # digest stays in the thread in Gmail, which groups by Subject too
+    subject = subjects[0] if len(set(subjects)) == 1 else f"{subjects[0]} (×{len(parts)})"
+    games = {id_game(mid, id_key) for mid in message_ids}
     return build(
         key="digest:" + "|".join(message_ids),
         sender=sender,
@@ -324,9 +381,25 @@ def digest(
         date=date,
         auto="auto-replied",
         in_reply_to=answered[-1] if answered else None,
-        references=answered[:-1],  # it answers every one of the player's mails
+        # it answers every one of the player's mails, in the threads of its parts
+        references=[*[r for r in roots if r not in answered], *answered[:-1]],
         id_key=id_key,
+        game=games.pop() or "" if len(games) == 1 else "",
+        display=display,
+        reply_to=reply_to,
     )
+
+
+def _unfold(value: object) -> str:
+    """A parsed header's value on one line."""
+    return " ".join(str(value or "").split())
+
+
+def _headed(text: str) -> bool:
+    """A part whose text opens with its own underlined title (a threaded mail's, whose
+    Subject names the thread, not the mail: pbem.mail.threads)."""
+    lines = text.split("\n", 2)
+    return len(lines) > 1 and bool(lines[0].strip()) and set(lines[1]) == {"="}
 
 
 def _heading(subject: str) -> str:

@@ -93,7 +93,9 @@ def relay_copy(
     match = _SEPARATOR.search(raw)
     head_bytes, body = (raw[: match.start()], raw[match.end() :]) if match else (raw, b"")
     head = BytesHeaderParser(policy=compat32).parsebytes(head_bytes + b"\r\n\r\n")
-    mid = message_id(f"relay:{game_tag}:{key}", domain_of(list_address), id_key, public=True)
+    mid = message_id(
+        f"relay:{game_tag}:{key}", domain_of(list_address), id_key, public=True, game=game_tag
+    )
     subject = _text(head.get("Subject", "") or "")
     if f"[{game_tag}]".lower() not in subject.lower():
         subject = f"[{game_tag}] {subject}".rstrip()

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from pbem.mail.envelope import TEST_ID_KEY, build_outgoing
+from pbem.mail.threads import Addressing, dress
 from pbem.table import Outgoing, Step, Table
 from pbem.tools.bots import bot_mails
 from pbem.tools.demo import demo_setup
@@ -52,14 +53,25 @@ def play_and_deliver(
     delivered: list[Delivered] = []
     now = EPOCH
 
+    # filed in its thread as the daemon files it (pbem.mail.threads, issue 15)
+    how = Addressing(table.game_id, setup["moderator"], setup["list"])
+    langs = {p.email.lower(): p.lang for p in table.setup.players}
+
     def commit(step: Step) -> None:
         table.apply(step)
         if observe is not None:
             observe(table, step, now)
         for index, out in enumerate(step.outgoing):
             date = now + timedelta(milliseconds=index)
+            reader = "" if out.public or not out.to else out.to[0].lower()
+            lang = langs.get(reader, table.setup.lang)
+            filed = dress(out, how, table.renderer, lang, TEST_ID_KEY)
             _mid, raw = build_outgoing(
-                out, sender=setup["moderator"], date=date, id_key=TEST_ID_KEY
+                filed.mail,
+                sender=setup["moderator"],
+                date=date,
+                id_key=TEST_ID_KEY,
+                **filed.headers,
             )
             for to in readers if out.public else out.to:
                 delivered.append(Delivered(to, raw, out))

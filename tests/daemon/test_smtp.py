@@ -326,7 +326,8 @@ def test_replies_due_together_are_coalesced_into_one_digest(
     ]
     assert got[0]["In-Reply-To"] == "<cmd3@example.test>"
     assert str(got[0]["References"]).split() == [f"<cmd{i}@example.test>" for i in range(4)]
-    assert str(got[0]["Subject"]) == "[g] Your commands (×4)"
+    # one Subject in all its parts: the digest keeps it, so it stays in the thread (issue 15)
+    assert str(got[0]["Subject"]) == "[g] Your commands"
     assert got[0]["Auto-Submitted"] == "auto-replied"
     assert got[0]["Message-ID"] == again["message_id"]
     assert len(stack.messages("bob@example.test")) == 1
