@@ -23,10 +23,9 @@ from pbem.core.events import (
     private,
     public,
 )
-from pbem.core.game import GameSpec, Rules
+from pbem.core.game import GameSpec
 from pbem.core.ids import PlayerId
 from pbem.core.options import options_to_json, parse_options
-from pbem.core.outcome import Outcome
 from pbem.games.lupus import day, night
 from pbem.games.lupus.commands import COMMANDS
 from pbem.games.lupus.deck import custom_deck, deck_counts, standard_deck
@@ -43,10 +42,11 @@ from pbem.games.lupus.roles import (
 )
 from pbem.games.lupus.state import EVENT_TYPES, LupusState, evolve, iso
 from pbem.games.village.cards import deal
+from pbem.games.village.rules import VillageRules
 from pbem.games.village.voting import bold_name
 
 
-class LupusInTabula(Rules[LupusState]):
+class LupusInTabula(VillageRules[LupusState]):
     """Lupus in Tabula, every rule LUP-001..LUP-750 with the spec's decisions as defaults."""
 
     id = "lupus-in-tabula"
@@ -56,14 +56,8 @@ class LupusInTabula(Rules[LupusState]):
     roles = ROLES
     commands = COMMANDS
     event_types = EVENT_TYPES
-
-    # -- state ----------------------------------------------------------------------------
-
-    def evolve(self, state: LupusState, event: Event) -> LupusState:
-        return evolve(state, event)
-
-    def new_state(self) -> LupusState:
-        return LupusState()
+    state_type = LupusState
+    fold_event = staticmethod(evolve)
 
     def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
         options = parse_options(LupusOptions, spec.options)
@@ -248,26 +242,9 @@ class LupusInTabula(Rules[LupusState]):
             self._check_probe_not_final(state, actor)
         return [ActionCleared(actor, verb)]
 
-    def outcome(self, state: LupusState) -> Outcome | None:
-        return state.outcome
-
-    def names(self, state: LupusState) -> Sequence[PlayerId]:
-        return state.order
-
-    def summary(self, state: LupusState) -> dict[str, Any]:
-        return {
-            "game": self.id,
-            "status": "finished" if state.outcome else "running",
-            "phase": state.phase,
-            "day": state.number,
-            "winners": list(state.outcome.winners) if state.outcome else [],
-            "side": state.outcome.side if state.outcome else None,
-            "players": [
-                {"name": p, "role": s.role, "team": faction(s), "alive": s.alive}
-                for p in state.order
-                for s in [state.seat(p)]
-            ],
-        }
+    def player_summary(self, state: LupusState, player: PlayerId) -> dict[str, Any]:
+        s = state.seat(player)
+        return {"name": player, "role": s.role, "team": faction(s), "alive": s.alive}
 
     def status(self, state: LupusState, actor: PlayerId) -> dict[str, Any]:
         """LUP-622: own role, partners he knows, phase, deadlines, pending, living, nominees."""
