@@ -67,8 +67,8 @@ def verb_owners(table: Iterable[Role]) -> dict[str, str]:
 
 
 def priorities(table: Iterable[Role]) -> dict[str, int]:
-    """Each verb's priority in the resolution loop (lower first), lowest first."""
-    found = {action.verb: action.priority for role in table for action in role.actions}
+    """Each resolved verb's priority in the resolution loop, lowest (first) first."""
+    found = {a.verb: a.priority for role in table for a in role.actions if a.priority}
     return dict(sorted(found.items(), key=lambda kv: kv[1]))
 
 

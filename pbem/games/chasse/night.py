@@ -10,9 +10,20 @@ from pbem.core.events import Event, PhaseStarted, private, public
 from pbem.core.ids import PlayerId
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.chasse import dawn
-from pbem.games.chasse.roles import BILLIE, COLE, COOP, DEMON, LEO, PAIGE, PHOEBE, PIPER
+from pbem.games.chasse.roles import (
+    BILLIE,
+    CARDS,
+    COLE,
+    COOP,
+    DEMON,
+    LEO,
+    NIGHT_STEPS,
+    PAIGE,
+    PHOEBE,
+    PIPER,
+)
 from pbem.games.chasse.state import ChasseState, VictimFixed, evolve, evolve_all, iso
-from pbem.games.chasse.subphases import DURATION_OF, NIGHT_STEPS, night_sequence
+from pbem.games.chasse.subphases import DURATION_OF, night_sequence
 from pbem.games.village.cards import PowerSpent, exchange_with_leftover, swap_cards
 from pbem.games.village.events import LoversFormed
 
@@ -114,10 +125,11 @@ def prompt_w2(state: ChasseState, thread: str, deadline: str) -> list[Event]:
     events: list[Event] = []
     for card in (PIPER, PAIGE):  # CAS-341, CAS-345, CAS-351, CAS-355
         holder = state.holder(card)
-        if holder is not None and card not in state.spent:
+        prompt = CARDS[card].prompt
+        if holder is not None and prompt is not None and card not in state.spent:
             events.append(
                 private(
-                    f"chasse/{card}_prompt",
+                    prompt,
                     [holder],
                     thread,
                     victim=state.victim,

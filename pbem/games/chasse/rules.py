@@ -36,9 +36,9 @@ from pbem.games.chasse import day, night, orders, revenge
 from pbem.games.chasse.commands import COMMANDS
 from pbem.games.chasse.deck import DECK, PLAYERS, deck_cards
 from pbem.games.chasse.options import ChasseOptions
-from pbem.games.chasse.roles import CARD_OF, COLE, DEMON, RESERVED, ROLES, faction
+from pbem.games.chasse.roles import CARD_OF, COLE, DEMON, RESERVED, ROLES, SUBPHASE_OF, faction
 from pbem.games.chasse.state import EVENT_TYPES, ChasseState, PennyGiven, evolve, iso
-from pbem.games.chasse.subphases import DURATION_OF, NIGHT_PHASES, SUBPHASE_OF
+from pbem.games.chasse.subphases import DURATION_OF, NIGHT_PHASES
 from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
 
