@@ -14,6 +14,7 @@ from pbem.core.ids import PlayerId
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.loupgarou import dawn, election
 from pbem.games.loupgarou.roles import (
+    CARDS,
     ELDER,
     GIRL,
     MASTER,
@@ -69,6 +70,13 @@ class _Night:
             self.events.append(event)
 
 
+def _prompt(card: str) -> str:
+    """The template of ``card``'s nightly prompt (its role record's)."""
+    prompt = CARDS[card].prompt
+    assert prompt is not None  # the cards prompted at night all have one
+    return prompt
+
+
 def start_night(
     state: LoupGarouState,
     number: int,
@@ -96,7 +104,7 @@ def start_night(
     for member in council:  # LG-711, LG-D38, LG-D40
         events.append(
             private(
-                "loupgarou/council_prompt",
+                "loupgarou/council_prompt",  # the council's, by team (LG-510), not a card's
                 [member],
                 thread,
                 number=number,
@@ -111,12 +119,12 @@ def start_night(
         )
     for seer in s.holders(SEER):
         if s.powered(seer):
-            events.append(private("loupgarou/seer_prompt", [seer], thread, end=iso(t_end)))
+            events.append(private(_prompt(SEER), [seer], thread, end=iso(t_end)))
     for girl in s.holders(GIRL):
         if s.powered(girl):
             events.append(
                 private(
-                    "loupgarou/girl_prompt",
+                    _prompt(GIRL),
                     [girl],
                     thread,
                     matchmaking=number == 2,
@@ -124,12 +132,12 @@ def start_night(
                 )
             )
     for piper in s.holders(PIPER):  # LG-394: the Piper never loses his power
-        events.append(private("loupgarou/piper_prompt", [piper], thread, end=iso(t_end)))
+        events.append(private(_prompt(PIPER), [piper], thread, end=iso(t_end)))
     for witch in s.holders(WITCH):
         if s.powered(witch) and not (s.life_used and s.death_used):
             events.append(
                 private(
-                    "loupgarou/witch_prompt",
+                    _prompt(WITCH),
                     [witch],
                     thread,
                     life=not s.life_used,
@@ -143,7 +151,7 @@ def start_night(
         if choices:
             events.append(
                 private(
-                    "loupgarou/thief_prompt",
+                    _prompt(THIEF),
                     [thief],
                     thread,
                     number=number,

@@ -36,17 +36,15 @@ from pbem.games.loupgarou.commands import COMMANDS
 from pbem.games.loupgarou.deck import game_deck
 from pbem.games.loupgarou.options import LoupGarouOptions
 from pbem.games.loupgarou.roles import (
-    GIRL,
+    CARDS,
     INITIAL_TEAM,
     MASTER,
     NIGHT_ROLES,
     PIPER,
     RESERVED,
     ROLES,
-    SEER,
     THIEF,
     VILLAGERS,
-    WITCH,
     WOLVES,
 )
 from pbem.games.loupgarou.state import EVENT_TYPES, LoupGarouState, evolve, iso
@@ -313,22 +311,20 @@ class LoupGarou(VillageRules[LoupGarouState]):
                 allowed.add("pack")
                 if not state.council_closed:
                     allowed.add("kill")
-            powered = state.powered(actor)
-            if seat.role == SEER and powered:
-                allowed.add("scan")
-            if seat.role == WITCH and powered:
-                if not state.death_used:
-                    allowed.add("poison")
-                if not state.life_used and state.council_closed and state.victim:
-                    allowed.add("save")
-            if seat.role == GIRL and powered:
-                allowed.add("ask")
-                if state.number == 2:
-                    allowed.add("lovers")
-            if seat.role == PIPER:
-                allowed.add("charm")
-            if seat.role == THIEF and night.thief_choices(state, actor):
-                allowed.add("become")
+            if state.powered(actor):  # LG-385, LG-D19 (the Piper is never powerless, LG-394)
+                allowed |= {
+                    a.verb
+                    for a in CARDS[seat.role].actions
+                    if a.phase == "night" and (not a.nights or state.number in a.nights)
+                }
+            # the odd cards' hooks: the witch's potions, each once (LG-350), life only for the
+            # council's victim; the thief only while a choice is open to him (LG-321)
+            if state.death_used:
+                allowed.discard("poison")
+            if state.life_used or not (state.council_closed and state.victim):
+                allowed.discard("save")
+            if seat.role == THIEF and not night.thief_choices(state, actor):
+                allowed.discard("become")
         elif phase == "day":
             allowed |= {"vote", "unvote", "cancel"}
         elif phase == "tiebreak" and state.mayor == actor:
