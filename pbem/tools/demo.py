@@ -6,6 +6,9 @@ import random
 import textwrap
 import time
 import unicodedata
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from email.message import EmailMessage
 from typing import Any
 
 from pbem.core.match import fold
@@ -68,10 +71,20 @@ def demo_setup(game: str, players: int, seed: int, lang: str) -> dict[str, Any]:
     }
 
 
-def play(table: Table, rng: random.Random, max_phases: int = 400) -> list[Outgoing]:
+Bots = Callable[[Table, random.Random], Iterator[tuple[EmailMessage, str]]]
+"""Who plays: one round of (mail, channel) from the table as it stands (:func:`bot_mails`)."""
+
+
+def play(
+    table: Table,
+    rng: random.Random,
+    max_phases: int = 400,
+    *,
+    now: datetime = EPOCH,
+    bots: Bots = bot_mails,
+) -> list[Outgoing]:
     """Bots act each phase, then the deadline passes; returns every mail sent."""
     sent: list[Outgoing] = []
-    now = EPOCH
 
     def commit(step: Step) -> None:
         table.apply(step)
@@ -80,7 +93,7 @@ def play(table: Table, rng: random.Random, max_phases: int = 400) -> list[Outgoi
     for _ in range(max_phases):
         if table.finished or not table.deadlines():
             break
-        for msg, channel in list(bot_mails(table, rng)):
+        for msg, channel in list(bots(table, rng)):
             commit(table.receive(msg, channel=channel, now=now))  # type: ignore[arg-type]
             if table.finished:
                 break
