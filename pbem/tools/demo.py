@@ -75,6 +75,28 @@ Bots = Callable[[Table, random.Random], Iterator[tuple[EmailMessage, str]]]
 """Who plays: one round of (mail, channel) from the table as it stands (:func:`bot_mails`)."""
 
 
+def act(
+    table: Table,
+    rng: random.Random,
+    now: datetime,
+    bots: Bots,
+    commit: Callable[[Step], None],
+    most_rounds: int = 5,
+) -> None:
+    """The bots act before the clock moves. A round whose mail opened a phase (the Mayor's
+    TRANCHER ends the tie-break and the night falls, LG-D32) is followed by another, so that
+    the players of the new phase act in it before its first deadline passes: a Mayor lynched by
+    his own tie-break passes his sash like any dead Mayor (LG-404, LG-447, LG-D31)."""
+    for _ in range(most_rounds):
+        opened = dict(table.deadlines())
+        for msg, channel in list(bots(table, rng)):
+            commit(table.receive(msg, channel=channel, now=now))  # type: ignore[arg-type]
+            if table.finished:
+                return
+        if all(opened.get(key) == due for key, due in table.deadlines().items()):
+            return  # no deadline opened or moved (one closed by a command needs no round)
+
+
 def play(
     table: Table,
     rng: random.Random,
@@ -93,10 +115,7 @@ def play(
     for _ in range(max_phases):
         if table.finished or not table.deadlines():
             break
-        for msg, channel in list(bots(table, rng)):
-            commit(table.receive(msg, channel=channel, now=now))  # type: ignore[arg-type]
-            if table.finished:
-                break
+        act(table, rng, now, bots, commit)
         if table.finished:
             break
         key, when = min(table.deadlines().items(), key=lambda kv: kv[1])
