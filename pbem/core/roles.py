@@ -90,3 +90,11 @@ def knowing_partners(table: Iterable[Role]) -> frozenset[str]:
 def words_of(table: Iterable[Role]) -> Mapping[str, tuple[str, ...]]:
     """The words naming each card that has some."""
     return {role.id: role.words for role in table if role.words}
+
+
+def prompt_of(cards: Mapping[str, Role], card: str) -> str:
+    """The template of ``card``'s prompt (KeyError for a card the table gives none)."""
+    prompt = cards[card].prompt
+    if prompt is None:
+        raise KeyError(f"the card {card!r} has no prompt")
+    return prompt

@@ -44,3 +44,14 @@ def test_an_action_record_carries_its_own_limits() -> None:
     copy = action_of(TABLE, "copy")
     assert copy is not None and copy.nights == (2,) and copy.allow_self
     assert action_of(TABLE, "vote") is None
+
+
+def test_a_prompt_is_read_from_the_record() -> None:
+    import pytest
+
+    from pbem.core.roles import prompt_of
+
+    cards = by_id((*TABLE, Role("owl", "village", prompt="game/owl_prompt")))
+    assert prompt_of(cards, "owl") == "game/owl_prompt"
+    with pytest.raises(KeyError):
+        prompt_of(cards, "villager")

@@ -9,6 +9,7 @@ from datetime import datetime
 from pbem.core.events import Event, PhaseStarted, private, public
 from pbem.core.ids import PlayerId
 from pbem.core.resolve import Intent, Veto, resolve
+from pbem.core.roles import prompt_of
 from pbem.games.chasse import dawn
 from pbem.games.chasse.roles import (
     BILLIE,
@@ -78,7 +79,7 @@ def prompt_l(state: ChasseState, thread: str, deadline: str) -> list[Event]:
         return []
     return [  # CAS-210, CAS-360, CAS-710
         private(
-            "chasse/leo_prompt",
+            prompt_of(CARDS, LEO),
             [leo],
             thread,
             leftover=list(state.leftover),
@@ -93,7 +94,7 @@ def prompt_c(state: ChasseState, thread: str, deadline: str) -> list[Event]:
     coop = state.holder(COOP)  # after Léo's exchange (CAS-222, CAS-X02)
     if coop is None:
         return []
-    return [private("chasse/coop_prompt", [coop], thread, deadline=deadline)]  # CAS-717
+    return [private(prompt_of(CARDS, COOP), [coop], thread, deadline=deadline)]  # CAS-717
 
 
 def prompt_w1(state: ChasseState, thread: str, deadline: str) -> list[Event]:
@@ -101,7 +102,7 @@ def prompt_w1(state: ChasseState, thread: str, deadline: str) -> list[Event]:
     events: list[Event] = []
     phoebe = state.holder(PHOEBE)
     if phoebe is not None:  # CAS-213, CAS-713
-        events.append(private("chasse/phoebe_prompt", [phoebe], thread, deadline=deadline))
+        events.append(private(prompt_of(CARDS, PHOEBE), [phoebe], thread, deadline=deadline))
     council = state.council()
     for member in council:  # CAS-214, CAS-302, CAS-381, CAS-D10: one list for all
         events.append(
@@ -116,7 +117,7 @@ def prompt_w1(state: ChasseState, thread: str, deadline: str) -> list[Event]:
         )
     cole = state.holder(COLE)
     if cole is not None and state.cole_active():  # CAS-215, CAS-395
-        events.append(private("chasse/cole_prompt", [cole], thread, deadline=deadline))
+        events.append(private(prompt_of(CARDS, COLE), [cole], thread, deadline=deadline))
     return events
 
 
@@ -125,11 +126,10 @@ def prompt_w2(state: ChasseState, thread: str, deadline: str) -> list[Event]:
     events: list[Event] = []
     for card in (PIPER, PAIGE):  # CAS-341, CAS-345, CAS-351, CAS-355
         holder = state.holder(card)
-        prompt = CARDS[card].prompt
-        if holder is not None and prompt is not None and card not in state.spent:
+        if holder is not None and card not in state.spent:
             events.append(
                 private(
-                    prompt,
+                    prompt_of(CARDS, card),
                     [holder],
                     thread,
                     victim=state.victim,

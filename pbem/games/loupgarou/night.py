@@ -12,6 +12,7 @@ from typing import Any
 from pbem.core.events import ActionSet, Event, PhaseStarted, PlayerDied, private, public
 from pbem.core.ids import PlayerId
 from pbem.core.resolve import Intent, Veto, resolve
+from pbem.core.roles import prompt_of
 from pbem.games.loupgarou import dawn, election
 from pbem.games.loupgarou.roles import (
     CARDS,
@@ -70,13 +71,6 @@ class _Night:
             self.events.append(event)
 
 
-def _prompt(card: str) -> str:
-    """The template of ``card``'s nightly prompt (its role record's)."""
-    prompt = CARDS[card].prompt
-    assert prompt is not None  # the cards prompted at night all have one
-    return prompt
-
-
 def start_night(
     state: LoupGarouState,
     number: int,
@@ -119,12 +113,12 @@ def start_night(
         )
     for seer in s.holders(SEER):
         if s.powered(seer):
-            events.append(private(_prompt(SEER), [seer], thread, end=iso(t_end)))
+            events.append(private(prompt_of(CARDS, SEER), [seer], thread, end=iso(t_end)))
     for girl in s.holders(GIRL):
         if s.powered(girl):
             events.append(
                 private(
-                    _prompt(GIRL),
+                    prompt_of(CARDS, GIRL),
                     [girl],
                     thread,
                     matchmaking=number == 2,
@@ -132,12 +126,12 @@ def start_night(
                 )
             )
     for piper in s.holders(PIPER):  # LG-394: the Piper never loses his power
-        events.append(private(_prompt(PIPER), [piper], thread, end=iso(t_end)))
+        events.append(private(prompt_of(CARDS, PIPER), [piper], thread, end=iso(t_end)))
     for witch in s.holders(WITCH):
         if s.powered(witch) and not (s.life_used and s.death_used):
             events.append(
                 private(
-                    _prompt(WITCH),
+                    prompt_of(CARDS, WITCH),
                     [witch],
                     thread,
                     life=not s.life_used,
@@ -151,7 +145,7 @@ def start_night(
         if choices:
             events.append(
                 private(
-                    _prompt(THIEF),
+                    prompt_of(CARDS, THIEF),
                     [thief],
                     thread,
                     number=number,
