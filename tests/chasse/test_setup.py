@@ -203,7 +203,19 @@ def test_chasse_cards_are_one_table_of_records() -> None:
         TEAMS,
     )
 
-    assert list(DECK.items()) == [(r.id, r.copies) for r in ROLE_TABLE]
+    assert dict(DECK) == {r.id: r.copies for r in ROLE_TABLE}
+    assert list(DECK) == [
+        "demon",
+        "phoebe",
+        "prue",
+        "coop",
+        "piper",
+        "paige",
+        "leo",
+        "billie",
+        "cole",
+        "innocent",
+    ]  # the seed's order
     assert sum(DECK.values()) == 16 and DECK["demon"] == DECK["innocent"] == 4
     assert {r for r, t in TEAMS.items() if t == "demons"} == {"demon"}
     assert CARD_OF == {

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pbem.games.chasse.roles import ROLE_TABLE
+from pbem.games.chasse.roles import INNOCENT, ROLE_TABLE
 
 # CAS-010: the 16 cards for 14 players (CAS-002), in the seed's order.
-DECK: Mapping[str, int] = {role.id: role.copies for role in ROLE_TABLE}
+DECK: Mapping[str, int] = {
+    role.id: role.copies for role in sorted(ROLE_TABLE, key=lambda r: r.id == INNOCENT)
+}  # the seed lists the Demons, the special cards, then the Innocents
 PLAYERS = 14
 
 

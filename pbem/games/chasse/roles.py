@@ -1,5 +1,4 @@
-"""Chasse aux sorcières' cards as one table of role records, in the seed's deck order
-(CAS-010..CAS-015, CAS-D30).
+"""Chasse aux sorcières' cards as one table of role records (CAS-010..CAS-015, CAS-D30).
 
 Each record gives the card's side (CAS-014, CAS-015: the side of the card held), its copies in
 the 16-card deck (CAS-010), the words naming it (CAS-D30), the commands it owns with the
@@ -21,6 +20,7 @@ DEMONS, GOOD, LOVERS = "demons", "good", "lovers"
 
 ROLE_TABLE: tuple[Role, ...] = (
     Role(DEMON, DEMONS, copies=4, words=("DEMON", "DÉMON", "DEMONS")),
+    Role(INNOCENT, GOOD, copies=4, words=("INNOCENT", "SIMPLE INNOCENT")),
     Role(
         PHOEBE,
         GOOD,
@@ -68,7 +68,6 @@ ROLE_TABLE: tuple[Role, ...] = (
         words=("COLE",),
         prompt="chasse/cole_prompt",
     ),
-    Role(INNOCENT, GOOD, copies=4, words=("INNOCENT", "SIMPLE INNOCENT")),
 )
 
 # The council's kill (the living Demons and Billie, CAS-214): an action of no single card.
