@@ -6,6 +6,9 @@ import random
 import textwrap
 import time
 import unicodedata
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from email.message import EmailMessage
 from typing import Any
 
 from pbem.core.match import fold
@@ -68,10 +71,42 @@ def demo_setup(game: str, players: int, seed: int, lang: str) -> dict[str, Any]:
     }
 
 
-def play(table: Table, rng: random.Random, max_phases: int = 400) -> list[Outgoing]:
+Bots = Callable[[Table, random.Random], Iterator[tuple[EmailMessage, str]]]
+"""Who plays: one round of (mail, channel) from the table as it stands (:func:`bot_mails`)."""
+
+
+def act(
+    table: Table,
+    rng: random.Random,
+    now: datetime,
+    bots: Bots,
+    commit: Callable[[Step], None],
+    most_rounds: int = 5,
+) -> None:
+    """The bots act before the clock moves. A round whose mail opened a phase (the Mayor's
+    TRANCHER ends the tie-break and the night falls, LG-D32) is followed by another, so that
+    the players of the new phase act in it before its first deadline passes: a Mayor lynched by
+    his own tie-break passes his sash like any dead Mayor (LG-404, LG-447, LG-D31)."""
+    for _ in range(most_rounds):
+        opened = dict(table.deadlines())
+        for msg, channel in list(bots(table, rng)):
+            commit(table.receive(msg, channel=channel, now=now))  # type: ignore[arg-type]
+            if table.finished:
+                return
+        if all(opened.get(key) == due for key, due in table.deadlines().items()):
+            return  # no deadline opened or moved (one closed by a command needs no round)
+
+
+def play(
+    table: Table,
+    rng: random.Random,
+    max_phases: int = 400,
+    *,
+    now: datetime = EPOCH,
+    bots: Bots = bot_mails,
+) -> list[Outgoing]:
     """Bots act each phase, then the deadline passes; returns every mail sent."""
     sent: list[Outgoing] = []
-    now = EPOCH
 
     def commit(step: Step) -> None:
         table.apply(step)
@@ -80,10 +115,7 @@ def play(table: Table, rng: random.Random, max_phases: int = 400) -> list[Outgoi
     for _ in range(max_phases):
         if table.finished or not table.deadlines():
             break
-        for msg, channel in list(bot_mails(table, rng)):
-            commit(table.receive(msg, channel=channel, now=now))  # type: ignore[arg-type]
-            if table.finished:
-                break
+        act(table, rng, now, bots, commit)
         if table.finished:
             break
         key, when = min(table.deadlines().items(), key=lambda kv: kv[1])

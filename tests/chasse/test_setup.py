@@ -188,3 +188,62 @@ def test_cas_012_setup_may_fix_only_the_leftover_cards() -> None:
         rules.setup(
             GameSpec(players, {}, "fr", None, ("phoebe", "phoebe")), EPOCH, random.Random(1)
         )
+
+
+def test_chasse_cards_are_one_table_of_records() -> None:
+    """CAS-010, CAS-014, CAS-015, CAS-210..CAS-217, CAS-220, CAS-221, CAS-340, CAS-350, CAS-D30:
+    the deck, the sides, who owns which command, its sub-phase and its step are read from the
+    role table."""
+    from pbem.games.chasse.roles import (
+        CARD_OF,
+        NIGHT_STEPS,
+        ONCE_PER_GAME,
+        ROLE_TABLE,
+        SUBPHASE_OF,
+        TEAMS,
+    )
+
+    assert dict(DECK) == {r.id: r.copies for r in ROLE_TABLE}
+    assert list(DECK) == [
+        "demon",
+        "phoebe",
+        "prue",
+        "coop",
+        "piper",
+        "paige",
+        "leo",
+        "billie",
+        "cole",
+        "innocent",
+    ]  # the seed's order
+    assert sum(DECK.values()) == 16 and DECK["demon"] == DECK["innocent"] == 4
+    assert {r for r, t in TEAMS.items() if t == "demons"} == {"demon"}
+    assert CARD_OF == {
+        "scan": "phoebe",
+        "lovers": "coop",
+        "burn": "piper",
+        "heal": "paige",
+        "take": "leo",
+        "keep": "leo",
+        "swap": "cole",
+    }
+    assert NIGHT_STEPS == {
+        "take": 4,
+        "lovers": 5,
+        "scan": 7,
+        "kill": 8,
+        "swap": 9,
+        "burn": 10,
+        "heal": 11,
+    }
+    assert SUBPHASE_OF == {
+        "take": "L",
+        "keep": "L",
+        "lovers": "C",
+        "scan": "W1",
+        "kill": "W1",
+        "swap": "W1",
+        "burn": "W2",
+        "heal": "W2",
+    }
+    assert ONCE_PER_GAME == ("piper", "paige")

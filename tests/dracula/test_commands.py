@@ -47,3 +47,12 @@ def test_cursed_declaration_on_the_list() -> None:
     specs = [s for s in Dracula().all_commands if s.public]
     cmd = parse_line("PIECE geoles", specs, NAMES)
     assert cmd is not None and cmd.verb == "declare" and cmd.word == "dungeons"
+
+
+def test_dracula_roles_are_a_table_of_records() -> None:
+    """DRA-007, DRA-003: Dracula and the vampires against the humans; no partners known."""
+    from pbem.games.dracula.roles import ROLE_TABLE, ROLES, TEAMS
+
+    assert ROLES == ("dracula", "vampire", "human")
+    assert TEAMS == {"dracula": "vampires", "vampire": "vampires", "human": "humans"}
+    assert not any(r.partners_know for r in ROLE_TABLE)

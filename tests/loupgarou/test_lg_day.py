@@ -294,3 +294,70 @@ def test_vote_options() -> None:
     assert "(définitif)" in g.reply(out)
     assert "ne peut plus changer" in g.reply(g.post("judy", "VOTE nick"))
     assert g.state.votes == {"judy": "bob"}
+
+
+def test_mayor_lynched_by_his_own_tiebreak_passes_the_sash() -> None:
+    """LG-404, LG-447, LG-D31 (the seed: « si celui-ci meurt, il donnera son écharpe »): a Mayor
+    who dies in the lynch he decided himself (TRANCHER) is prompted for the sash and his
+    ECHARPE is accepted; nobody is drawn in his place before his window closes."""
+    g = _day1(mayor="nick")
+    g.post("nick", "VOTE nick")
+    g.post("olivia", "VOTE peggy")
+    g.deadline("day")
+    assert g.state.phase == "tiebreak"
+    out = g.send("nick", "TRANCHER nick")
+    assert not g.alive("nick")
+    assert g.recipients(out, "écharpe") == {"nick"}
+    assert g.state.sash_holder == "nick" and g.state.mayor == "nick"
+    assert not any("nouveau Maire" in m.subject for m in g.public(out))
+    out = g.send("nick", "ECHARPE judy")
+    assert "(définitif)" in g.reply(out)
+    assert g.state.mayor == "judy"
+    assert any("judy est le nouveau Maire (choisi par nick)" in m.body for m in g.public(out))
+
+
+def test_mayor_burned_by_his_own_tiebreak_on_the_idiot_passes_the_sash() -> None:
+    """LG-447, LG-404, LG-D31: the Mayor's TRANCHER names the Village idiot, who is spared while
+    the Mayor burns (LG-D30 (4)); the burned Mayor still passes the sash himself."""
+    g = _day1(mayor="nick")  # seed 1: mallory is the idiot
+    g.post("judy", "VOTE mallory")
+    g.post("ivan", "VOTE peggy")
+    g.deadline("day")
+    out = g.send("nick", "TRANCHER mallory")
+    assert g.alive("mallory") and not g.alive("nick")
+    assert g.recipients(out, "écharpe") == {"nick"}
+    out = g.send("nick", "ECHARPE judy")
+    assert "(définitif)" in g.reply(out)
+    assert g.state.mayor == "judy"
+
+
+def test_mayor_killed_by_his_own_tiebreak_gets_his_sash_turn_in_a_bot_game() -> None:
+    """LG-404, LG-447, LG-D31 (the seed: « si celui-ci meurt, il donnera son écharpe »): in the
+    bots' game (``make demo``, the playouts), a Mayor whose own TRANCHER lynches him is given a
+    round to pass the sash before the clock moves on; before, the driver passed the earliest
+    deadline (the sash's, 6 h, before the council's) at once and a successor was drawn."""
+    import random
+    from collections.abc import Iterator
+    from email.message import EmailMessage
+
+    from pbem.table import Table
+    from pbem.tools.bots import plain_mail
+    from pbem.tools.demo import play
+
+    g = _day1(mayor="nick")
+    g.post("nick", "VOTE nick")
+    g.post("olivia", "VOTE peggy")
+    g.deadline("day")
+    assert g.state.phase == "tiebreak"
+    moderator = g.table.setup.moderator
+
+    def nick(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, str]]:
+        s = table.state
+        if s.phase == "tiebreak" and s.seat("nick").alive:
+            yield plain_mail(email("nick"), moderator, "TRANCHER nick\n"), "private"
+        if s.sash_holder == "nick":
+            yield plain_mail(email("nick"), moderator, "ECHARPE judy\n"), "private"
+
+    play(g.table, random.Random(1), max_phases=2, now=g.now, bots=nick)
+    assert not g.alive("nick")
+    assert g.state.mayor == "judy"  # passed by nick, not drawn

@@ -286,3 +286,35 @@ def test_wolves_list_detail_option() -> None:
     out = g.deadline("bite")
     body = next(m for m in g.notices_to("bob", out) if "loups de la partie" in m.subject).body
     assert "eve : Jeune loup" in body and "Sorcière" not in body
+
+
+def test_loupgarou_identities_are_one_table_of_records() -> None:
+    """LG-010, LG-011, LG-224, LG-225, LG-385, LG-D19: the deck, the initial teams, the night
+    verbs' owners, the loop's priorities and the powers the Ancien's death takes are read from
+    the role table."""
+    from pbem.games.loupgarou.roles import (
+        INITIAL_TEAM,
+        NIGHT_ORDER,
+        NIGHT_ROLES,
+        POWERED,
+        ROLE_TABLE,
+    )
+
+    assert list(DECK.items()) == [(r.id, r.copies) for r in ROLE_TABLE]
+    assert sum(DECK.values()) == 16 and DECK["villager"] == 8
+    assert {r for r, t in INITIAL_TEAM.items() if t != "villagers"} == {
+        "werewolf",
+        "master_wolf",
+        "pied_piper",
+    }
+    assert NIGHT_ROLES == {
+        "become": "thief",
+        "scan": "seer",
+        "save": "witch",
+        "poison": "witch",
+        "ask": "little_girl",
+        "lovers": "little_girl",
+        "charm": "pied_piper",
+    }
+    assert NIGHT_ORDER == {"wolves": 5, "poison": 6}
+    assert set(POWERED) == {"seer", "witch", "little_girl", "thief"}

@@ -355,3 +355,48 @@ def test_myth_cannot_designate_a_dead_player() -> None:
     kill(g, "p13", WOLVES3)
     g.until("night", 2)
     assert "p13 is not a living player" in rejected(g, "p12", "COPY p13")
+
+
+def test_lupus_cards_are_one_table_of_records() -> None:
+    """LUP-015, LUP-016, LUP-100..LUP-102, LUP-216: the facts of each card are read from the
+    role table (deck order, minimum table, copies, side, owned verb and its priority)."""
+    from pbem.games.lupus.roles import (
+        KNOW_EACH_OTHER,
+        NIGHT_ORDER,
+        NIGHT_VERBS,
+        ROLE_TABLE,
+        ROLES,
+        SPECIAL_MINIMUM,
+        TEAMS,
+        acts_on_night,
+    )
+
+    assert tuple(r.id for r in ROLE_TABLE) == ROLES
+    assert list(SPECIAL_MINIMUM.items()) == [
+        ("seer", 8),
+        ("medium", 9),
+        ("possessed", 10),
+        ("bodyguard", 11),
+        ("owl", 12),
+        ("mason", 13),
+        ("werehamster", 15),
+        ("mythomaniac", 16),
+    ]
+    assert NIGHT_ORDER == {"scan": 1, "protect": 2, "kill": 3, "nominate": 4, "copy": 5}
+    assert NIGHT_VERBS == {
+        "kill": "werewolf",
+        "scan": "seer",
+        "protect": "bodyguard",
+        "nominate": "owl",
+        "copy": "mythomaniac",
+    }
+    assert {r: t for r, t in TEAMS.items() if t != "villagers"} == {
+        "werewolf": "werewolves",
+        "possessed": "werewolves",
+        "werehamster": "werehamster",
+    }
+    assert {"werewolf", "seer", "mason"} == KNOW_EACH_OTHER
+    assert next(r for r in ROLE_TABLE if r.id == "mason").copies == 2
+    # LUP-380: the Mythomaniac acts (and is prompted) on Night 2 only
+    assert not acts_on_night("mythomaniac", 1) and acts_on_night("mythomaniac", 2)
+    assert acts_on_night("owl", 1) and not acts_on_night("villager", 1)

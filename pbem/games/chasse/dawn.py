@@ -11,9 +11,8 @@ from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.chasse import revenge, victory
-from pbem.games.chasse.roles import PAIGE, PIPER, PRUE
+from pbem.games.chasse.roles import NIGHT_STEPS, PAIGE, PIPER, PRUE
 from pbem.games.chasse.state import ChasseState, evolve, evolve_all, iso
-from pbem.games.chasse.subphases import NIGHT_STEPS
 from pbem.games.village.cards import PowerSpent
 
 

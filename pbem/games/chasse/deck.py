@@ -4,33 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pbem.games.chasse.roles import (
-    BILLIE,
-    COLE,
-    COOP,
-    DEMON,
-    INNOCENT,
-    LEO,
-    PAIGE,
-    PHOEBE,
-    PIPER,
-    PRUE,
-)
+from pbem.games.chasse.roles import INNOCENT, ROLE_TABLE
 
-# CAS-010: the 16 cards for 14 players (CAS-002).
+# CAS-010: the 16 cards for 14 players (CAS-002), in the seed's order.
 DECK: Mapping[str, int] = {
-    DEMON: 4,
-    PHOEBE: 1,
-    PRUE: 1,
-    COOP: 1,
-    PIPER: 1,
-    PAIGE: 1,
-    LEO: 1,
-    BILLIE: 1,
-    COLE: 1,
-    INNOCENT: 4,
-}
-
+    role.id: role.copies for role in sorted(ROLE_TABLE, key=lambda r: r.id == INNOCENT)
+}  # the seed lists the Demons, the special cards, then the Innocents
 PLAYERS = 14
 
 

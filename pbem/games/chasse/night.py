@@ -9,10 +9,22 @@ from datetime import datetime
 from pbem.core.events import Event, PhaseStarted, private, public
 from pbem.core.ids import PlayerId
 from pbem.core.resolve import Intent, Veto, resolve
+from pbem.core.roles import prompt_of
 from pbem.games.chasse import dawn
-from pbem.games.chasse.roles import BILLIE, COLE, COOP, DEMON, LEO, PAIGE, PHOEBE, PIPER
+from pbem.games.chasse.roles import (
+    BILLIE,
+    CARDS,
+    COLE,
+    COOP,
+    DEMON,
+    LEO,
+    NIGHT_STEPS,
+    PAIGE,
+    PHOEBE,
+    PIPER,
+)
 from pbem.games.chasse.state import ChasseState, VictimFixed, evolve, evolve_all, iso
-from pbem.games.chasse.subphases import DURATION_OF, NIGHT_STEPS, night_sequence
+from pbem.games.chasse.subphases import DURATION_OF, night_sequence
 from pbem.games.village.cards import PowerSpent, exchange_with_leftover, swap_cards
 from pbem.games.village.events import LoversFormed
 
@@ -67,7 +79,7 @@ def prompt_l(state: ChasseState, thread: str, deadline: str) -> list[Event]:
         return []
     return [  # CAS-210, CAS-360, CAS-710
         private(
-            "chasse/leo_prompt",
+            prompt_of(CARDS, LEO),
             [leo],
             thread,
             leftover=list(state.leftover),
@@ -82,7 +94,7 @@ def prompt_c(state: ChasseState, thread: str, deadline: str) -> list[Event]:
     coop = state.holder(COOP)  # after Léo's exchange (CAS-222, CAS-X02)
     if coop is None:
         return []
-    return [private("chasse/coop_prompt", [coop], thread, deadline=deadline)]  # CAS-717
+    return [private(prompt_of(CARDS, COOP), [coop], thread, deadline=deadline)]  # CAS-717
 
 
 def prompt_w1(state: ChasseState, thread: str, deadline: str) -> list[Event]:
@@ -90,7 +102,7 @@ def prompt_w1(state: ChasseState, thread: str, deadline: str) -> list[Event]:
     events: list[Event] = []
     phoebe = state.holder(PHOEBE)
     if phoebe is not None:  # CAS-213, CAS-713
-        events.append(private("chasse/phoebe_prompt", [phoebe], thread, deadline=deadline))
+        events.append(private(prompt_of(CARDS, PHOEBE), [phoebe], thread, deadline=deadline))
     council = state.council()
     for member in council:  # CAS-214, CAS-302, CAS-381, CAS-D10: one list for all
         events.append(
@@ -105,7 +117,7 @@ def prompt_w1(state: ChasseState, thread: str, deadline: str) -> list[Event]:
         )
     cole = state.holder(COLE)
     if cole is not None and state.cole_active():  # CAS-215, CAS-395
-        events.append(private("chasse/cole_prompt", [cole], thread, deadline=deadline))
+        events.append(private(prompt_of(CARDS, COLE), [cole], thread, deadline=deadline))
     return events
 
 
@@ -117,7 +129,7 @@ def prompt_w2(state: ChasseState, thread: str, deadline: str) -> list[Event]:
         if holder is not None and card not in state.spent:
             events.append(
                 private(
-                    f"chasse/{card}_prompt",
+                    prompt_of(CARDS, card),
                     [holder],
                     thread,
                     victim=state.victim,

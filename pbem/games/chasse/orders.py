@@ -7,10 +7,11 @@ from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow
 from pbem.core.events import ActionCleared, ActionSet, Event, private
 from pbem.core.ids import PlayerId
+from pbem.core.roles import action_of
 from pbem.games.chasse import night
-from pbem.games.chasse.roles import CARD_OF
+from pbem.games.chasse.roles import CARD_OF, COUNCIL_KILL, ROLE_TABLE
 from pbem.games.chasse.state import ChasseState
-from pbem.games.chasse.subphases import NIGHT_PHASES, SUBPHASE_OF
+from pbem.games.chasse.subphases import NIGHT_PHASES
 
 
 def decide_night(state: ChasseState, actor: PlayerId, command: Command) -> list[Event]:
@@ -24,12 +25,14 @@ def decide_night(state: ChasseState, actor: PlayerId, command: Command) -> list[
             raise IllegalNow("not_your_role")
     elif seat.role != CARD_OF[verb]:
         raise IllegalNow("not_your_role")
-    if verb in ("burn", "heal") and seat.role in state.spent:
+    action = COUNCIL_KILL if verb == "kill" else action_of(ROLE_TABLE, verb)
+    assert action is not None  # every night verb is a card's or the council's
+    if action.once_per_game and seat.role in state.spent:
         raise IllegalNow("power_used")  # CAS-345, CAS-355
     if verb == "swap" and not state.cole_active():
         raise IllegalNow("power_used")  # CAS-394
-    if state.phase != SUBPHASE_OF[verb] or (SUBPHASE_OF[verb] in ("L", "C") and state.number != 1):
-        raise IllegalNow("subphase_only", when=SUBPHASE_OF[verb])  # CAS-604
+    if state.phase != action.phase or (action.nights and state.number not in action.nights):
+        raise IllegalNow("subphase_only", when=action.phase)  # CAS-604
     if verb == "take":  # CAS-610, CAS-361
         assert command.word is not None
         if command.word not in state.leftover:

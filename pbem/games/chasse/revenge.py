@@ -8,7 +8,9 @@ from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow
 from pbem.core.events import Event, PlayerDied, private, public
 from pbem.core.ids import PlayerId
+from pbem.core.roles import prompt_of
 from pbem.games.chasse import dawn, night, victory
+from pbem.games.chasse.roles import CARDS, PRUE
 from pbem.games.chasse.state import ChasseState, RevengeClosed, RevengeOpened, evolve_all, iso
 
 
@@ -16,7 +18,7 @@ def open_revenge(prue: PlayerId, until: datetime, after: str, thread: str) -> li
     """CAS-D18: Prue may retaliate until ``until``."""
     return [  # CAS-321, CAS-722, CAS-D18
         RevengeOpened(prue, until, after),
-        private("chasse/revenge_prompt", [prue], thread, deadline=iso(until), after=after),
+        private(prompt_of(CARDS, PRUE), [prue], thread, deadline=iso(until), after=after),
     ]
 
 

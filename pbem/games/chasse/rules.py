@@ -28,22 +28,22 @@ from pbem.core.events import (
     private,
     public,
 )
-from pbem.core.game import GameSpec, Rules
+from pbem.core.game import GameSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.options import options_to_json, parse_options
-from pbem.core.outcome import Outcome
 from pbem.games.chasse import day, night, orders, revenge
 from pbem.games.chasse.commands import COMMANDS
 from pbem.games.chasse.deck import DECK, PLAYERS, deck_cards
 from pbem.games.chasse.options import ChasseOptions
-from pbem.games.chasse.roles import CARD_OF, COLE, DEMON, RESERVED, ROLES, faction
+from pbem.games.chasse.roles import CARD_OF, COLE, DEMON, RESERVED, ROLES, SUBPHASE_OF, faction
 from pbem.games.chasse.state import EVENT_TYPES, ChasseState, PennyGiven, evolve, iso
-from pbem.games.chasse.subphases import DURATION_OF, NIGHT_PHASES, SUBPHASE_OF
+from pbem.games.chasse.subphases import DURATION_OF, NIGHT_PHASES
 from pbem.games.village.cards import deal
+from pbem.games.village.rules import VillageRules
 
 
-class ChasseAuxSorcieres(Rules[ChasseState]):
+class ChasseAuxSorcieres(VillageRules[ChasseState]):
     """Chasse aux sorcières: every rule CAS-001..CAS-750 with the spec's decisions as defaults."""
 
     id = "chasse-aux-sorcieres"
@@ -53,15 +53,9 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
     roles = ROLES
     commands = COMMANDS
     event_types = EVENT_TYPES
+    state_type = ChasseState
+    fold_event = staticmethod(evolve)
     reserved = RESERVED
-
-    # -- state ----------------------------------------------------------------------------
-
-    def evolve(self, state: ChasseState, event: Event) -> ChasseState:
-        return evolve(state, event)
-
-    def new_state(self) -> ChasseState:
-        return ChasseState()
 
     def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
         options = parse_options(ChasseOptions, spec.options)
@@ -243,12 +237,6 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             raise IllegalNow("nothing_to_cancel")
         return [ActionCleared(actor, verb)]
 
-    def outcome(self, state: ChasseState) -> Outcome | None:
-        return state.outcome
-
-    def names(self, state: ChasseState) -> Sequence[PlayerId]:
-        return state.order
-
     def conditions(self, state: ChasseState, player: PlayerId) -> list[str]:
         out = []
         if player in state.lovers:
@@ -257,28 +245,21 @@ class ChasseAuxSorcieres(Rules[ChasseState]):
             out.append("penny")
         return out
 
-    def summary(self, state: ChasseState) -> dict[str, Any]:
+    def summary_extra(self, state: ChasseState) -> dict[str, Any]:
         return {
-            "game": self.id,
-            "status": "finished" if state.outcome else "running",
-            "phase": state.phase,
-            "day": state.number,
-            "winners": list(state.outcome.winners) if state.outcome else [],
-            "side": state.outcome.side if state.outcome else None,
             "leftover": list(state.leftover),
             "lovers": list(state.lovers),
             "penny": state.penny,
-            "players": [
-                {
-                    "name": p,
-                    "role": s.role,
-                    "team": faction(s.role),
-                    "alive": s.alive,
-                    "conditions": self.conditions(state, p),
-                }
-                for p in state.order
-                for s in [state.seat(p)]
-            ],
+        }
+
+    def player_summary(self, state: ChasseState, player: PlayerId) -> dict[str, Any]:
+        s = state.seat(player)
+        return {
+            "name": player,
+            "role": s.role,
+            "team": faction(s.role),
+            "alive": s.alive,
+            "conditions": self.conditions(state, player),
         }
 
     def status(self, state: ChasseState, actor: PlayerId) -> dict[str, Any]:

@@ -7,17 +7,15 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from pbem.core.events import ActionSet, Event, GameCreated, GameEnded, PhaseStarted, RolesDealt
+from pbem.core.events import ActionSet, Event, GameEnded, PhaseStarted, RolesDealt
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
-from pbem.core.options import parse_options
-from pbem.core.outcome import Outcome
 from pbem.games.chasse.options import ChasseOptions
 from pbem.games.chasse.roles import BILLIE, COLE, DEMON
 from pbem.games.chasse.subphases import NIGHT_PHASES
 from pbem.games.village.cards import LeftoverChanged, PowerSpent
 from pbem.games.village.events import LoversFormed, TallyPosted
-from pbem.games.village.state import Actions, Seat, Seats, fold_shared, record_action
+from pbem.games.village.state import Seat, Village, fold_shared, record_action
 
 
 @dataclass(frozen=True)
@@ -89,30 +87,19 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 
 
 @dataclass(frozen=True)
-class ChasseState(Seats):
+class ChasseState(Village):
     """Everything the rules need; built only by :meth:`ChasseAuxSorcieres.evolve`."""
 
     options: ChasseOptions = field(default_factory=ChasseOptions)
-    lang: str = "fr"
-    order: tuple[PlayerId, ...] = ()
-    seats: Mapping[PlayerId, Seat] = field(default_factory=dict)
     leftover: tuple[str, ...] = ()
     dealt_leftover: tuple[str, ...] = ()
     penny: PlayerId | None = None
     lovers: tuple[PlayerId, ...] = ()
-    phase: str = "setup"
-    number: int = 0
-    deadlines: Mapping[str, datetime] = field(default_factory=dict)
-    actions: Actions = field(default_factory=dict)
-    seq: int = 0
-    votes: Mapping[PlayerId, PlayerId] = field(default_factory=dict)
     victim: PlayerId | None = None
     spent: frozenset[str] = frozenset()
     lynched: tuple[PlayerId, ...] = ()
     tie: TieOpened | None = None
     revenge: RevengeOpened | None = None
-    last_tally: datetime | None = None
-    outcome: Outcome | None = None
 
     def alive(self, name: PlayerId) -> bool:
         return self.seats[name].alive
@@ -153,13 +140,6 @@ def evolve(state: ChasseState, event: Event) -> ChasseState:
     if shared is not None:
         return shared
     match event:
-        case GameCreated():
-            return replace(
-                state,
-                options=parse_options(ChasseOptions, event.options),
-                lang=event.lang,
-                order=event.players,
-            )
         case RolesDealt():
             seats = {p: Seat(p, event.roles[p], event.roles[p]) for p in state.order}
             return replace(
@@ -199,8 +179,6 @@ def evolve(state: ChasseState, event: Event) -> ChasseState:
             return replace(state, revenge=event)
         case RevengeClosed():
             return replace(state, revenge=None)
-        case TallyPosted():
-            return replace(state, last_tally=event.at)
     return state
 
 

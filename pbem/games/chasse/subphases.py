@@ -1,5 +1,5 @@
 """Chasse aux sorcières' nights as tables: the email sub-phases (CAS-220, CAS-221), their
-durations, the resolution priorities and which sub-phase collects which command."""
+durations (the commands each collects and their steps are in the role table)."""
 
 from __future__ import annotations
 
@@ -24,27 +24,3 @@ DURATION_OF: Mapping[str, str] = {
 def night_sequence(number: int) -> tuple[str, ...]:
     """CAS-220, CAS-221, CAS-226: the sub-phases of night ``number`` (always the same ones)."""
     return NIGHT_ONE if number == 1 else LATER_NIGHT
-
-
-# The seed's step numbers are the resolution priorities (CAS-210..CAS-217, CAS-223, CAS-225).
-NIGHT_STEPS: Mapping[str, int] = {
-    "take": 4,
-    "lovers": 5,
-    "scan": 7,
-    "kill": 8,
-    "swap": 9,
-    "burn": 10,
-    "heal": 11,
-}
-
-# Which sub-phase collects which command, and which card may send it ("kill": the council).
-SUBPHASE_OF: Mapping[str, str] = {
-    "take": "L",
-    "keep": "L",
-    "lovers": "C",
-    "scan": "W1",
-    "kill": "W1",
-    "swap": "W1",
-    "burn": "W2",
-    "heal": "W2",
-}

@@ -7,30 +7,13 @@ from collections.abc import Mapping
 from pbem.core.errors import SetupError
 from pbem.games.loupgarou.options import LoupGarouOptions
 from pbem.games.loupgarou.roles import (
-    ELDER,
-    GIRL,
     MASTER,
-    PIPER,
+    ROLE_TABLE,
     ROLES,
-    SEER,
-    THIEF,
-    VILLAGER,
-    WITCH,
-    WOLF,
 )
 
-# LG-010: the deck, one card per player.
-DECK: Mapping[str, int] = {
-    WOLF: 1,
-    MASTER: 1,
-    VILLAGER: 8,
-    THIEF: 1,
-    SEER: 1,
-    WITCH: 1,
-    GIRL: 1,
-    ELDER: 1,
-    PIPER: 1,
-}
+# LG-010: the deck, one card per player, in the table's order.
+DECK: Mapping[str, int] = {role.id: role.copies for role in ROLE_TABLE}
 
 
 def game_deck(options: LoupGarouOptions, count: int) -> list[str]:

@@ -12,8 +12,10 @@ from typing import Any
 from pbem.core.events import ActionSet, Event, PhaseStarted, PlayerDied, private, public
 from pbem.core.ids import PlayerId
 from pbem.core.resolve import Intent, Veto, resolve
+from pbem.core.roles import prompt_of
 from pbem.games.loupgarou import dawn, election
 from pbem.games.loupgarou.roles import (
+    CARDS,
     ELDER,
     GIRL,
     MASTER,
@@ -96,7 +98,7 @@ def start_night(
     for member in council:  # LG-711, LG-D38, LG-D40
         events.append(
             private(
-                "loupgarou/council_prompt",
+                "loupgarou/council_prompt",  # the council's, by team (LG-510), not a card's
                 [member],
                 thread,
                 number=number,
@@ -111,12 +113,12 @@ def start_night(
         )
     for seer in s.holders(SEER):
         if s.powered(seer):
-            events.append(private("loupgarou/seer_prompt", [seer], thread, end=iso(t_end)))
+            events.append(private(prompt_of(CARDS, SEER), [seer], thread, end=iso(t_end)))
     for girl in s.holders(GIRL):
         if s.powered(girl):
             events.append(
                 private(
-                    "loupgarou/girl_prompt",
+                    prompt_of(CARDS, GIRL),
                     [girl],
                     thread,
                     matchmaking=number == 2,
@@ -124,12 +126,12 @@ def start_night(
                 )
             )
     for piper in s.holders(PIPER):  # LG-394: the Piper never loses his power
-        events.append(private("loupgarou/piper_prompt", [piper], thread, end=iso(t_end)))
+        events.append(private(prompt_of(CARDS, PIPER), [piper], thread, end=iso(t_end)))
     for witch in s.holders(WITCH):
         if s.powered(witch) and not (s.life_used and s.death_used):
             events.append(
                 private(
-                    "loupgarou/witch_prompt",
+                    prompt_of(CARDS, WITCH),
                     [witch],
                     thread,
                     life=not s.life_used,
@@ -143,7 +145,7 @@ def start_night(
         if choices:
             events.append(
                 private(
-                    "loupgarou/thief_prompt",
+                    prompt_of(CARDS, THIEF),
                     [thief],
                     thread,
                     number=number,

@@ -27,35 +27,33 @@ from pbem.core.events import (
     private,
     public,
 )
-from pbem.core.game import GameSpec, Rules
+from pbem.core.game import GameSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.options import options_to_json, parse_options
-from pbem.core.outcome import Outcome
 from pbem.games.loupgarou import day, election, night, orders
 from pbem.games.loupgarou.commands import COMMANDS
 from pbem.games.loupgarou.deck import game_deck
 from pbem.games.loupgarou.options import LoupGarouOptions
 from pbem.games.loupgarou.roles import (
-    GIRL,
+    CARDS,
     INITIAL_TEAM,
     MASTER,
     NIGHT_ROLES,
     PIPER,
     RESERVED,
     ROLES,
-    SEER,
     THIEF,
     VILLAGERS,
-    WITCH,
     WOLVES,
 )
 from pbem.games.loupgarou.state import EVENT_TYPES, LoupGarouState, evolve, iso
 from pbem.games.village.cards import deal
+from pbem.games.village.rules import VillageRules
 from pbem.games.village.voting import bold_name
 
 
-class LoupGarou(Rules[LoupGarouState]):
+class LoupGarou(VillageRules[LoupGarouState]):
     """Loup-Garou, every rule LG-001..LG-760 with the spec's decisions as defaults."""
 
     id = "loup-garou"
@@ -65,15 +63,9 @@ class LoupGarou(Rules[LoupGarouState]):
     roles = ROLES
     commands = COMMANDS
     event_types = EVENT_TYPES
+    state_type = LoupGarouState
+    fold_event = staticmethod(evolve)
     reserved = tuple(sorted(RESERVED))  # LG-D42: the engine refuses them at setup too
-
-    # -- state ----------------------------------------------------------------------------
-
-    def evolve(self, state: LoupGarouState, event: Event) -> LoupGarouState:
-        return evolve(state, event)
-
-    def new_state(self) -> LoupGarouState:
-        return LoupGarouState()
 
     def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
         options = parse_options(LoupGarouOptions, spec.options)
@@ -246,32 +238,17 @@ class LoupGarou(Rules[LoupGarouState]):
             raise IllegalNow("nothing_to_cancel")
         return [ActionCleared(actor, verb)]
 
-    def outcome(self, state: LoupGarouState) -> Outcome | None:
-        return state.outcome
+    def summary_extra(self, state: LoupGarouState) -> dict[str, Any]:
+        return {"mayor": state.mayor}
 
-    def names(self, state: LoupGarouState) -> Sequence[PlayerId]:
-        return state.order
-
-    def summary(self, state: LoupGarouState) -> dict[str, Any]:
+    def player_summary(self, state: LoupGarouState, player: PlayerId) -> dict[str, Any]:
+        s = state.seat(player)
         return {
-            "game": self.id,
-            "status": "finished" if state.outcome else "running",
-            "phase": state.phase,
-            "day": state.number,
-            "winners": list(state.outcome.winners) if state.outcome else [],
-            "side": state.outcome.side if state.outcome else None,
-            "mayor": state.mayor,
-            "players": [
-                {
-                    "name": p,
-                    "role": s.role,
-                    "team": s.team,
-                    "alive": s.alive,
-                    "conditions": state.conditions(p),
-                }
-                for p in state.order
-                for s in [state.seat(p)]
-            ],
+            "name": player,
+            "role": s.role,
+            "team": s.team,
+            "alive": s.alive,
+            "conditions": state.conditions(player),
         }
 
     def status(self, state: LoupGarouState, actor: PlayerId) -> dict[str, Any]:
@@ -334,22 +311,20 @@ class LoupGarou(Rules[LoupGarouState]):
                 allowed.add("pack")
                 if not state.council_closed:
                     allowed.add("kill")
-            powered = state.powered(actor)
-            if seat.role == SEER and powered:
-                allowed.add("scan")
-            if seat.role == WITCH and powered:
-                if not state.death_used:
-                    allowed.add("poison")
-                if not state.life_used and state.council_closed and state.victim:
-                    allowed.add("save")
-            if seat.role == GIRL and powered:
-                allowed.add("ask")
-                if state.number == 2:
-                    allowed.add("lovers")
-            if seat.role == PIPER:
-                allowed.add("charm")
-            if seat.role == THIEF and night.thief_choices(state, actor):
-                allowed.add("become")
+            if state.powered(actor):  # LG-385, LG-D19 (the Piper is never powerless, LG-394)
+                allowed |= {
+                    a.verb
+                    for a in CARDS[seat.role].actions
+                    if a.phase == "night" and (not a.nights or state.number in a.nights)
+                }
+            # the odd cards' hooks: the witch's potions, each once (LG-350), life only for the
+            # council's victim; the thief only while a choice is open to him (LG-321)
+            if state.death_used:
+                allowed.discard("poison")
+            if state.life_used or not (state.council_closed and state.victim):
+                allowed.discard("save")
+            if seat.role == THIEF and not night.thief_choices(state, actor):
+                allowed.discard("become")
         elif phase == "day":
             allowed |= {"vote", "unvote", "cancel"}
         elif phase == "tiebreak" and state.mayor == actor:

@@ -6,14 +6,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from pbem.core.events import ActionSet, Event, GameCreated, PhaseStarted, RolesDealt
+from pbem.core.events import ActionSet, Event, PhaseStarted, RolesDealt
 from pbem.core.ids import PlayerId
-from pbem.core.options import parse_options
-from pbem.core.outcome import Outcome
 from pbem.games.loupgarou.options import LoupGarouOptions
 from pbem.games.loupgarou.roles import CONDITIONS, INITIAL_TEAM, VILLAGERS, WOLVES
 from pbem.games.village.events import LoversFormed, TallyPosted
-from pbem.games.village.state import Seat, Seats, fold_shared
+from pbem.games.village.state import Seat, Village, fold_shared
 
 
 @dataclass(frozen=True)
@@ -151,19 +149,10 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 
 
 @dataclass(frozen=True)
-class LoupGarouState(Seats):
+class LoupGarouState(Village):
     """Everything the rules need; built only by :meth:`LoupGarou.evolve`."""
 
     options: LoupGarouOptions = field(default_factory=LoupGarouOptions)
-    lang: str = "fr"
-    order: tuple[PlayerId, ...] = ()
-    seats: Mapping[PlayerId, Seat] = field(default_factory=dict)
-    phase: str = "setup"
-    number: int = 0
-    deadlines: Mapping[str, datetime] = field(default_factory=dict)
-    actions: Mapping[tuple[PlayerId, str], tuple[int, ActionSet]] = field(default_factory=dict)
-    seq: int = 0
-    votes: Mapping[PlayerId, PlayerId] = field(default_factory=dict)
     idiot: PlayerId | None = None
     idiot_revealed: bool = False
     young_wolf: PlayerId | None = None
@@ -182,8 +171,6 @@ class LoupGarouState(Seats):
     council_seq: int = 0
     victim: PlayerId | None = None
     tied: tuple[PlayerId, ...] = ()
-    last_tally: datetime | None = None
-    outcome: Outcome | None = None
 
     def team(self, team: str, *, alive: bool = True) -> list[PlayerId]:
         return [
@@ -232,13 +219,6 @@ def evolve(state: LoupGarouState, event: Event) -> LoupGarouState:
     if shared is not None:
         return shared
     match event:
-        case GameCreated():
-            return replace(
-                state,
-                options=parse_options(LoupGarouOptions, event.options),
-                lang=event.lang,
-                order=event.players,
-            )
         case RolesDealt():
             seats = {
                 p: Seat(
@@ -322,8 +302,6 @@ def evolve(state: LoupGarouState, event: Event) -> LoupGarouState:
             return replace(state, idiot_revealed=True)
         case LynchTied():
             return replace(state, tied=event.tied)
-        case TallyPosted():
-            return replace(state, last_tally=event.at)
     return state
 
 

@@ -6,14 +6,14 @@ from collections import Counter
 from collections.abc import Sequence
 
 from pbem.core.errors import SetupError
-from pbem.games.lupus.roles import MASON, SEER, SPECIAL_MINIMUM, VILLAGER, WOLF
+from pbem.games.lupus.roles import CARDS, SEER, SPECIAL_MINIMUM, VILLAGER, WOLF
 
 
 def standard_deck(n: int) -> list[str]:
     """LUP-017: the recommended deck for ``n`` players (LUP-D01)."""
     wolves = 3 if n >= 16 else 2  # LUP-012, LUP-013
     specials = [role for role, minimum in SPECIAL_MINIMUM.items() if n >= minimum]
-    specials = [s for role in specials for s in ([role, role] if role == MASON else [role])]
+    specials = [role for role in specials for _ in range(CARDS[role].copies)]  # LUP-016
     return [WOLF] * wolves + specials + [VILLAGER] * (n - wolves - len(specials))
 
 
@@ -23,9 +23,10 @@ def custom_deck(n: int, specials: Sequence[str]) -> tuple[list[str], list[str]]:
     for role, k in counts.items():
         if role not in SPECIAL_MINIMUM:
             raise SetupError(f"custom deck: {role!r} is not a special character")
-        if role == MASON and k != 2:
+        copies = CARDS[role].copies
+        if copies == 2 and k != 2:
             raise SetupError("custom deck: the Masons are always two cards (LUP-016)")
-        if role != MASON and k > 1:
+        if copies == 1 and k > 1:
             raise SetupError(f"custom deck: at most one {role}")
     if SEER not in counts:
         raise SetupError("custom deck: the Seer is always in the deck (LUP-011)")

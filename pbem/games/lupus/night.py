@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable, Mapping
 from datetime import datetime
+from typing import Any
 
 from pbem.core.errors import IllegalNow
 from pbem.core.events import (
@@ -22,18 +24,43 @@ from pbem.core.match import fold
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.lupus import ending
 from pbem.games.lupus.roles import (
-    BODYGUARD,
     HAMSTER,
     MASON,
     MEDIUM,
     MYTH,
     NIGHT_ORDER,
-    OWL,
+    ROLE_TABLE,
     SEER,
     WOLF,
+    acts_on_night,
 )
 from pbem.games.lupus.state import LupusState, NightResolved, evolve, iso
 from pbem.games.village.voting import ranked
+
+
+def _no_params(state: LupusState, holder: PlayerId, holders: list[PlayerId]) -> dict[str, Any]:
+    return {}
+
+
+def _wolves_params(state: LupusState, holder: PlayerId, holders: list[PlayerId]) -> dict[str, Any]:
+    """LUP-711, LUP-D05: the pack's list every night, and the tie rule in force."""
+    return {"wolves": holders, "tie": state.options.wolves_tie}
+
+
+def _seer_params(state: LupusState, holder: PlayerId, holders: list[PlayerId]) -> dict[str, Any]:
+    """LUP-D04, LUP-D07: the other Seer, and the options in force."""
+    return {
+        "partners": [s for s in holders if s != holder],
+        "immediate": state.options.seer_result_timing == "immediate",
+        "require_same": state.options.seer_pair_agreement == "require_same",
+    }
+
+
+# The prompts that say more than the deadline: the hooks of the table's odd cards.
+PROMPT_PARAMS: Mapping[str, Callable[[LupusState, PlayerId, list[PlayerId]], dict[str, Any]]] = {
+    WOLF: _wolves_params,
+    SEER: _seer_params,
+}
 
 
 def start_night(state: LupusState, number: int, now: datetime) -> list[Event]:
@@ -46,43 +73,18 @@ def start_night(state: LupusState, number: int, now: datetime) -> list[Event]:
         public("lupus/night_start", thread, number=number, deadline=iso(end)),
     ]
     state = evolve(state, started)
-    wolves = state.holders(WOLF)
-    for wolf in wolves:  # LUP-711, LUP-D05: the list every night
-        events.append(
-            private(
-                "lupus/wolves_prompt",
-                [wolf],
-                thread,
-                wolves=wolves,
-                deadline=iso(end),
-                tie=state.options.wolves_tie,  # the prompt states the tie rule in force
-            )
-        )
-    seers = state.holders(SEER)
-    for seer in seers:
-        events.append(
-            private(
-                "lupus/seer_prompt",
-                [seer],
-                thread,
-                partners=[s for s in seers if s != seer],
-                deadline=iso(end),
-                # LUP-D04, LUP-D07: the prompt states the options in force.
-                immediate=state.options.seer_result_timing == "immediate",
-                require_same=state.options.seer_pair_agreement == "require_same",
-            )
-        )
-    for role in (BODYGUARD, OWL):
-        for holder in state.holders(role):
-            events.append(private(f"lupus/{role}_prompt", [holder], thread, deadline=iso(end)))
+    for card in ROLE_TABLE:  # LUP-711: each card that acts tonight is prompted
+        if card.prompt is None or not acts_on_night(card.id, number):
+            continue
+        holders = state.holders(card.id)
+        for holder in holders:
+            params = PROMPT_PARAMS.get(card.id, _no_params)(state, holder, holders)
+            events.append(private(card.prompt, [holder], thread, deadline=iso(end), **params))
     if number == 1:  # LUP-360, LUP-D12
         masons = state.holders(MASON)
         for mason in masons:
             others = [m for m in masons if m != mason]
             events.append(private("lupus/masons", [mason], thread, others=others))
-    if number == 2:  # LUP-380
-        for myth in state.holders(MYTH):
-            events.append(private("lupus/myth_prompt", [myth], thread, deadline=iso(end)))
     if number >= 2:  # LUP-320, LUP-D10
         for medium in state.holders(MEDIUM):
             lynched = state.lynched.get(number - 1)

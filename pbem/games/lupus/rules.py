@@ -23,30 +23,33 @@ from pbem.core.events import (
     private,
     public,
 )
-from pbem.core.game import GameSpec, Rules
+from pbem.core.game import GameSpec
 from pbem.core.ids import PlayerId
 from pbem.core.options import options_to_json, parse_options
-from pbem.core.outcome import Outcome
+from pbem.core.roles import action_of
 from pbem.games.lupus import day, night
 from pbem.games.lupus.commands import COMMANDS
 from pbem.games.lupus.deck import custom_deck, deck_counts, standard_deck
 from pbem.games.lupus.options import LupusOptions
 from pbem.games.lupus.roles import (
-    MASON,
-    MYTH,
+    CARDS,
+    KNOW_EACH_OTHER,
     NIGHT_VERBS,
+    ROLE_TABLE,
     ROLES,
     SEER,
     SPECIAL_MINIMUM,
     WOLF,
+    acts_on_night,
     faction,
 )
 from pbem.games.lupus.state import EVENT_TYPES, LupusState, evolve, iso
 from pbem.games.village.cards import deal
+from pbem.games.village.rules import VillageRules
 from pbem.games.village.voting import bold_name
 
 
-class LupusInTabula(Rules[LupusState]):
+class LupusInTabula(VillageRules[LupusState]):
     """Lupus in Tabula, every rule LUP-001..LUP-750 with the spec's decisions as defaults."""
 
     id = "lupus-in-tabula"
@@ -56,14 +59,8 @@ class LupusInTabula(Rules[LupusState]):
     roles = ROLES
     commands = COMMANDS
     event_types = EVENT_TYPES
-
-    # -- state ----------------------------------------------------------------------------
-
-    def evolve(self, state: LupusState, event: Event) -> LupusState:
-        return evolve(state, event)
-
-    def new_state(self) -> LupusState:
-        return LupusState()
+    state_type = LupusState
+    fold_event = staticmethod(evolve)
 
     def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
         options = parse_options(LupusOptions, spec.options)
@@ -196,15 +193,16 @@ class LupusInTabula(Rules[LupusState]):
                     text=command.text,
                 )
             ]
-        role = NIGHT_VERBS[verb]
-        if seat.role != role:
+        if seat.role != NIGHT_VERBS[verb]:
             raise IllegalNow("not_your_role")
-        if verb == "copy" and state.number != 2:
-            raise IllegalNow("night2_only")  # LUP-380
+        action = action_of(ROLE_TABLE, verb)
+        assert action is not None  # every night verb is a card's action
+        if action.nights and state.number not in action.nights:
+            raise IllegalNow("night2_only")  # LUP-380: the Mythomaniac's copy, Night 2 only
         target = command.targets[0]
         if not state.seat(target).alive:
             raise IllegalNow("target_not_living", name=target)
-        if target == actor and verb in ("scan", "protect", "copy"):
+        if target == actor and not action.allow_self:
             raise IllegalNow("not_yourself")  # LUP-610, LUP-611, LUP-616
         if (
             verb == "kill"
@@ -248,37 +246,16 @@ class LupusInTabula(Rules[LupusState]):
             self._check_probe_not_final(state, actor)
         return [ActionCleared(actor, verb)]
 
-    def outcome(self, state: LupusState) -> Outcome | None:
-        return state.outcome
-
-    def names(self, state: LupusState) -> Sequence[PlayerId]:
-        return state.order
-
-    def summary(self, state: LupusState) -> dict[str, Any]:
-        return {
-            "game": self.id,
-            "status": "finished" if state.outcome else "running",
-            "phase": state.phase,
-            "day": state.number,
-            "winners": list(state.outcome.winners) if state.outcome else [],
-            "side": state.outcome.side if state.outcome else None,
-            "players": [
-                {"name": p, "role": s.role, "team": faction(s), "alive": s.alive}
-                for p in state.order
-                for s in [state.seat(p)]
-            ],
-        }
+    def player_summary(self, state: LupusState, player: PlayerId) -> dict[str, Any]:
+        s = state.seat(player)
+        return {"name": player, "role": s.role, "team": faction(s), "alive": s.alive}
 
     def status(self, state: LupusState, actor: PlayerId) -> dict[str, Any]:
         """LUP-622: own role, partners he knows, phase, deadlines, pending, living, nominees."""
         seat = state.seat(actor)
         partners: list[PlayerId] = []
-        if seat.role == WOLF:
-            partners = [w for w in state.holders(WOLF, alive=False) if w != actor]
-        elif seat.role == MASON:
-            partners = [m for m in state.holders(MASON, alive=False) if m != actor]
-        elif seat.role == SEER:
-            partners = [s for s in state.holders(SEER, alive=False) if s != actor]
+        if seat.role in KNOW_EACH_OTHER:  # the werewolves, the Seers, the Masons
+            partners = [p for p in state.holders(seat.role, alive=False) if p != actor]
         pending = [
             {"verb": a.verb, "targets": list(a.targets)}
             for (who, _), (_, a) in state.actions.items()
@@ -303,13 +280,13 @@ class LupusInTabula(Rules[LupusState]):
         seat = state.seat(actor)
         allowed = {"help", "status"}
         if state.phase == "night" and seat.alive:
-            allowed |= {"pass", "cancel"} | {v for v, r in NIGHT_VERBS.items() if r == seat.role}
+            allowed |= {"pass", "cancel"} | {
+                a.verb for a in CARDS[seat.role].actions if not a.nights or state.number in a.nights
+            }
             if seat.role == WOLF:
                 allowed.add("pack")
             if seat.role == SEER and len(state.holders(SEER)) > 1:
                 allowed.add("seers")
-            if state.number != 2:
-                allowed.discard("copy")
         if state.phase == "round1" and (seat.alive or actor in state.ghosts()):
             allowed |= {"vote", "unvote"}
         if state.phase == "round2" and seat.alive and actor not in state.nominees:
@@ -367,8 +344,7 @@ class LupusInTabula(Rules[LupusState]):
     def awaiting(self, state: LupusState) -> frozenset[PlayerId]:
         if state.phase == "night":
             acted = {actor for actor, _ in state.actions}
-            powered = [p for p in state.living() if state.seat(p).role in NIGHT_VERBS.values()]
-            powered = [p for p in powered if state.seat(p).role != MYTH or state.number == 2]
+            powered = [p for p in state.living() if acts_on_night(state.seat(p).role, state.number)]
             return frozenset(p for p in powered if p not in acted)
         if state.phase == "round1":
             return frozenset(p for p in state.living() + state.ghosts() if p not in state.votes)

@@ -7,13 +7,11 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from pbem.core.events import ActionSet, Event, GameCreated, PhaseStarted, RolesDealt
+from pbem.core.events import ActionSet, Event, PhaseStarted, RolesDealt
 from pbem.core.ids import PlayerId
-from pbem.core.options import parse_options
-from pbem.core.outcome import Outcome
 from pbem.games.lupus.options import LupusOptions
 from pbem.games.village.events import TallyPosted
-from pbem.games.village.state import Seat, Seats, fold_shared, record_action
+from pbem.games.village.state import Seat, Village, fold_shared, record_action
 
 
 @dataclass(frozen=True)
@@ -50,25 +48,14 @@ EVENT_TYPES: tuple[type[Event], ...] = (NightResolved, Nominated, DayVerdict, Ta
 
 
 @dataclass(frozen=True)
-class LupusState(Seats):
+class LupusState(Village):
     """Everything the rules need; built only by :meth:`LupusInTabula.evolve`."""
 
     options: LupusOptions = field(default_factory=LupusOptions)
-    lang: str = "fr"
-    order: tuple[PlayerId, ...] = ()
-    seats: Mapping[PlayerId, Seat] = field(default_factory=dict)
-    phase: str = "setup"
-    number: int = 0
-    deadlines: Mapping[str, datetime] = field(default_factory=dict)
-    actions: Mapping[tuple[PlayerId, str], tuple[int, ActionSet]] = field(default_factory=dict)
-    seq: int = 0
-    votes: Mapping[PlayerId, PlayerId] = field(default_factory=dict)
     round1_counts: Mapping[str, int] = field(default_factory=dict)
     nominees: tuple[PlayerId, ...] = ()
     owl_pick: PlayerId | None = None
     lynched: Mapping[int, PlayerId | None] = field(default_factory=dict)
-    last_tally: datetime | None = None
-    outcome: Outcome | None = None
 
     def ghosts(self) -> list[PlayerId]:
         """Dead players who vote in round 1 (LUP-502, LUP-D22)."""
@@ -94,13 +81,6 @@ def evolve(state: LupusState, event: Event) -> LupusState:
     if shared is not None:
         return shared
     match event:
-        case GameCreated():
-            return replace(
-                state,
-                options=parse_options(LupusOptions, event.options),
-                lang=event.lang,
-                order=event.players,
-            )
         case RolesDealt():
             seats = {p: Seat(p, event.roles[p], event.roles[p]) for p in state.order}
             return replace(state, seats=seats)
@@ -127,8 +107,6 @@ def evolve(state: LupusState, event: Event) -> LupusState:
             return replace(state, nominees=event.nominees, round1_counts=counts)
         case DayVerdict():
             return replace(state, lynched={**state.lynched, event.day: event.lynched})
-        case TallyPosted():
-            return replace(state, last_tally=event.at)
     return state
 
 

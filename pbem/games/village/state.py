@@ -4,20 +4,24 @@ pending actions, votes, and the events every game folds alike."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Protocol, TypeVar
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, TypeVar
 
 from pbem.core.events import (
     ActionCleared,
     ActionSet,
     Event,
+    GameCreated,
     GameEnded,
     PlayerDied,
     RoleChanged,
     VoteSet,
 )
 from pbem.core.ids import PlayerId
+from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome, Termination
+from pbem.games.village.events import TallyPosted
 
 
 @dataclass(frozen=True)
@@ -51,12 +55,23 @@ def record_action(
     return out
 
 
-class Seats:
-    """The seat helpers every werewolf-family state shares (a base of the frozen dataclass)."""
+@dataclass(frozen=True)
+class Village:
+    """The state every werewolf-family game shares: the base of each game's frozen dataclass,
+    which adds its own fields and gives ``options`` its game's options type and default."""
 
-    order: tuple[PlayerId, ...]
-    seats: Mapping[PlayerId, Seat]
-    actions: Actions
+    options: Any = None
+    lang: str = "fr"
+    order: tuple[PlayerId, ...] = ()
+    seats: Mapping[PlayerId, Seat] = field(default_factory=dict)
+    phase: str = "setup"
+    number: int = 0
+    deadlines: Mapping[str, datetime] = field(default_factory=dict)
+    actions: Actions = field(default_factory=dict)
+    seq: int = 0
+    votes: Mapping[PlayerId, PlayerId] = field(default_factory=dict)
+    last_tally: datetime | None = None
+    outcome: Outcome | None = None
 
     def seat(self, name: PlayerId) -> Seat:
         return self.seats[name]
@@ -78,31 +93,23 @@ class Seats:
         return found[1] if found else None
 
 
-class VillageState(Protocol):
-    """What the werewolf-family states share, for :func:`fold_shared`."""
-
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-
-    @property
-    def seats(self) -> Mapping[PlayerId, Any]: ...
-    @property
-    def actions(self) -> Actions: ...
-    @property
-    def votes(self) -> Mapping[PlayerId, PlayerId]: ...
-    @property
-    def seq(self) -> int: ...
-
-
-V = TypeVar("V", bound=VillageState)
+V = TypeVar("V", bound=Village)
 
 
 def fold_shared(state: V, event: Event) -> V | None:
     """Fold the common events every werewolf-family game treats alike; None for the others.
 
-    A withdrawn action, a vote (a withdrawal when ``target`` is None; a changed vote moves to
-    the end of the arrival order), a death, a card change, the end of the game.
+    The game's creation (its options parsed into the type of the state's ``options``), a
+    withdrawn action, a vote (a withdrawal when ``target`` is None; a changed vote moves to
+    the end of the arrival order), a running tally posted, a death, a card change, the end of
+    the game.
     """
     match event:
+        case GameCreated():
+            options = parse_options(type(state.options), event.options)
+            return replace(state, options=options, lang=event.lang, order=event.players)
+        case TallyPosted():
+            return replace(state, last_tally=event.at)
         case ActionCleared():
             key = (event.actor, event.verb)
             return replace(state, actions={k: v for k, v in state.actions.items() if k != key})

@@ -1,0 +1,58 @@
+"""The reading every werewolf-family game's rules share: the outcome, the names at the table and
+the summary (its head, then each game's own keys and players)."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pbem.core.events import Event
+from pbem.core.game import Rules
+from pbem.core.ids import PlayerId
+from pbem.core.outcome import Outcome
+from pbem.games.village.state import V
+
+
+class VillageRules(Rules[V]):
+    """The base of the Lupus, Loup-Garou and Chasse aux sorcières rules."""
+
+    state_type: type[V]
+    """The game's state class; its defaults are the state before the game is created."""
+
+    fold_event: Callable[[V, Event], V]
+    """The game's pure ``evolve(state, event)`` (a ``staticmethod`` in the class body)."""
+
+    def new_state(self) -> V:
+        return self.state_type()
+
+    def evolve(self, state: V, event: Event) -> V:
+        return self.fold_event(state, event)
+
+    def outcome(self, state: V) -> Outcome | None:
+        return state.outcome
+
+    def names(self, state: V) -> Sequence[PlayerId]:
+        return state.order
+
+    def summary(self, state: V) -> dict[str, Any]:
+        """The game's progress, then :meth:`summary_extra`, then every player as
+        :meth:`player_summary` gives him."""
+        return {
+            "game": self.id,
+            "status": "finished" if state.outcome else "running",
+            "phase": state.phase,
+            "day": state.number,
+            "winners": list(state.outcome.winners) if state.outcome else [],
+            "side": state.outcome.side if state.outcome else None,
+            **self.summary_extra(state),
+            "players": [self.player_summary(state, p) for p in state.order],
+        }
+
+    def summary_extra(self, state: V) -> dict[str, Any]:
+        """The game's own keys of the summary, between the progress and the players."""
+        return {}
+
+    @abstractmethod
+    def player_summary(self, state: V, player: PlayerId) -> dict[str, Any]:
+        """One player in the summary: at least name, role, team and alive."""
