@@ -69,14 +69,26 @@ def killpg_loop(pgid: int, timeout: float = 5.0) -> None:
             break
 
 
+def _owner(root: Path) -> int | None:
+    """The pid of the test process that made ``root``: in its name (``pbemdv<pid>-...``), so
+    that no moment exists when a fresh root has no owner yet (a parallel worker's clean-up
+    would take it for a stale one); ``owner.pid`` in the roots of older checkouts."""
+    pid, dash, _ = root.name.removeprefix(PREFIX).partition("-")
+    if dash and pid.isdigit():
+        return int(pid)
+    with contextlib.suppress(OSError, ValueError):
+        return int((root / "owner.pid").read_text())
+    return None
+
+
 def cleanup_stale() -> None:
     """Kill Dovecots left by a SIGKILLed pytest (pitfall 18): only ours (by conf path), and only
-    those whose owner process is gone: a concurrent test session's servers are left alone."""
+    those whose owner process is gone: a concurrent test session's servers, and those of the
+    other workers of this one, are left alone."""
     for root in Path(tempfile.gettempdir()).glob(PREFIX + "*"):
-        with contextlib.suppress(OSError, ValueError):
-            owner = int((root / "owner.pid").read_text())
-            if owner != os.getpid() and Path(f"/proc/{owner}").exists():
-                continue
+        owner = _owner(root)
+        if owner is not None and owner != os.getpid() and Path(f"/proc/{owner}").exists():
+            continue
         pidfile = root / "run" / "master.pid"
         conf = str(root / "dovecot.conf")
         with contextlib.suppress(OSError, ValueError):
@@ -168,9 +180,8 @@ class Dovecot:
     proc: subprocess.Popen[bytes] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=PREFIX))
+        self.root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         os.chmod(self.root, 0o755)  # auth runs as dovecot (pitfall 2)
-        (self.root / "owner.pid").write_text(str(os.getpid()))
         for sub in ("run", "state", "mail"):
             (self.root / sub).mkdir()
         shutil.chown(self.root / "mail", "nobody", "nogroup")  # mail uid 0 refused (pitfall 1)

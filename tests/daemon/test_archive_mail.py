@@ -10,6 +10,8 @@ import time
 from email.utils import make_msgid
 from pathlib import Path
 
+import pytest
+
 from pbem.adapters.store import GameStore
 from pbem.cli.main import main
 from pbem.deal import find_reveal
@@ -26,6 +28,7 @@ def _table(data: Path) -> Table:
     return Table.load(gs.setup, gs.events())
 
 
+@pytest.mark.slow(20)
 def test_everyone_gets_the_archive_when_the_game_ends(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(
         stack,

@@ -91,6 +91,7 @@ def _extended_then_resolved_once(stack: MailStack, data: Path, d: Daemon) -> Non
     assert _count(stack, "alice@example.test", "deadline extended") == 1
 
 
+@pytest.mark.slow(20)
 def test_restarted_three_days_later_extends_and_resolves_once(
     stack: MailStack, tmp_path: Path
 ) -> None:
@@ -109,6 +110,7 @@ def test_restarted_three_days_later_extends_and_resolves_once(
         d.kill()
 
 
+@pytest.mark.slow(15)
 def test_clock_jumps_three_days_under_the_running_daemon_then_back(
     stack: MailStack, tmp_path: Path
 ) -> None:

@@ -466,6 +466,7 @@ def _game_words(data: Path) -> Counter[str]:
     return Counter(e["word"] for e in game_state(data, "g1")[0] if e["type"] == "cmd")
 
 
+@pytest.mark.slow(25)
 @pytest.mark.parametrize("arrival", ["before_start", "while_running"])
 def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path, arrival: str) -> None:
     """A mail that SIGKILLs ``pbem serve``: restarted like systemd would, the daemon dies at most

@@ -12,11 +12,14 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from tests.daemon.conftest import MODERATOR
 from tests.daemon.harness import Daemon, game_state, mail, new_fake_game, wait_for, write_config
 from tests.daemon.mailstack import MailStack
 
 
+@pytest.mark.slow(20)
 def test_orders_in_the_mailbox_at_a_deadline_count_before_it(
     stack: MailStack, tmp_path: Path
 ) -> None:

@@ -135,6 +135,7 @@ def test_deadline_cli_errors(tmp_path: Path) -> None:
     assert not (data / "deadlines" / "retry").exists()
 
 
+@pytest.mark.slow(20)
 def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
     stack: MailStack, tmp_path: Path
 ) -> None:

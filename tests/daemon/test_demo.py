@@ -62,6 +62,7 @@ def _played(tmp_path: Path, **kw: Any) -> tuple[DemoResult, str]:
     return result, text
 
 
+@pytest.mark.slow(15)
 def test_a_whole_game_by_email_with_the_real_daemon(tmp_path: Path) -> None:
     result, text = _played(tmp_path, players=8, seed=4, lang="en", options=QUICK, timeout=150)
     names = [p["name"] for p in result.summary["players"]]
@@ -95,6 +96,7 @@ def _messages(path: Path) -> list[bytes]:
     return [box.get_bytes(key) for key in list(box.iterkeys())]
 
 
+@pytest.mark.slow(20)
 def test_a_whole_game_by_email_with_the_daemon_relaying_the_list(tmp_path: Path) -> None:
     """``--list relay``: the list address lands in the moderator's mailbox and every post the
     players read is the daemon's own copy, which names its poster only by his game name."""
@@ -316,6 +318,7 @@ def _orders_by_mail(root: Path, keyword: str) -> int:
     return count
 
 
+@pytest.mark.slow(105)
 def test_loup_garou_by_email_with_the_daemon_relaying_the_list(tmp_path: Path) -> None:
     """16 bots play Loup-Garou to its end; the daemon is the list (night posts are held)."""
     result, text = _played(
@@ -339,6 +342,7 @@ def test_loup_garou_by_email_with_the_daemon_relaying_the_list(tmp_path: Path) -
     assert sum(b.sent for b in result.bots) > 2 * 16
 
 
+@pytest.mark.slow(25)
 def test_chasse_aux_sorcieres_by_email(tmp_path: Path) -> None:
     """14 bots, none called Léo (a role's name), play Chasse aux sorcières to its end."""
     result, _ = _played(
@@ -356,6 +360,7 @@ def test_chasse_aux_sorcieres_by_email(tmp_path: Path) -> None:
     assert "Winners: " in printed.getvalue()
 
 
+@pytest.mark.slow(30)
 def test_dracula_plays_a_round_by_email(tmp_path: Path) -> None:
     """13 bots play one round of Dracula: rooms chosen by mail each night, the round's
     scores posted, the game over after it."""

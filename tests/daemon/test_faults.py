@@ -147,6 +147,7 @@ def _held(data: Path) -> list[dict[str, object]]:
     return DaemonStore(data, readonly=True).shunt_rows()
 
 
+@pytest.mark.slow(110)
 @pytest.mark.timeout(600 + 8 * F1_KILLS)
 def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
     """F1 (issue 16): kill -9 at F1_KILLS random moments during a burst of 3 mails per kill.
@@ -205,6 +206,7 @@ def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow(15)
 def test_f2_kill_between_resolving_and_resolved(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path, extra_daemon=CAP)
     new_fake_game(cfg, "g1", PLAYERS, phase_minutes=0.03, phases=1)
@@ -234,6 +236,7 @@ def test_f2_kill_between_resolving_and_resolved(stack: MailStack, tmp_path: Path
         d.kill()
 
 
+@pytest.mark.slow(15)
 def test_f3_imap_drop_mid_idle_and_server_restart(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path)
     new_fake_game(cfg, "g1", PLAYERS)
@@ -262,6 +265,7 @@ def test_f3_imap_drop_mid_idle_and_server_restart(stack: MailStack, tmp_path: Pa
         d.kill()
 
 
+@pytest.mark.slow(25)
 def test_f3_imap_drop_during_the_startup_drain(stack: MailStack, tmp_path: Path) -> None:
     """F3 at start-up: the server drops while the daemon drains a backlog (the outage policy
     runs before the main loop); it reconnects and finishes the drain: the daemon stays up,
@@ -282,6 +286,7 @@ def test_f3_imap_drop_during_the_startup_drain(stack: MailStack, tmp_path: Path)
         d.kill()
 
 
+@pytest.mark.slow(15)
 def test_f4_uidvalidity_change_rescans_without_duplicates(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path)
     new_fake_game(cfg, "g1", PLAYERS)

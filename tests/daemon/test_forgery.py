@@ -145,6 +145,7 @@ def assert_reply_to_untouched(stack: MailStack) -> None:
     assert direct(stack, BOB) == []
 
 
+@pytest.mark.slow(15)
 def test_f13_forgeries_rejected_with_dkim_verify_notice_to_registered_address(
     stack: MailStack, tmp_path: Path, dns: Responder
 ) -> None:
@@ -312,6 +313,7 @@ def test_f13_replay_of_the_identical_bytes_is_a_no_op(
         d.kill()
 
 
+@pytest.mark.slow(25)
 def test_f13_replay_redelivered_by_the_mta_is_applied_once(
     stack: MailStack, tmp_path: Path, dns: Responder
 ) -> None:

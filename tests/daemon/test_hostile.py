@@ -8,6 +8,8 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
+import pytest
+
 from tests.daemon.conftest import ADMIN, MODERATOR
 from tests.daemon.harness import (
     Daemon,
@@ -71,6 +73,7 @@ def corpus(sender: str) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow(30)
 def test_f8_f10_f11_hostile_corpus_and_f9_huge(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path, extra_imap=FAST)
     new_fake_game(cfg, "g1", ["alice"])

@@ -9,6 +9,8 @@ import re
 import time
 from pathlib import Path
 
+import pytest
+
 from pbem.adapters.login import EX_CONFIG, imap_refusal, server_text, without_code
 from pbem.adapters.store import GameStore
 from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
@@ -126,6 +128,7 @@ def _refused(stack: MailStack, user: str, password: str) -> bool:
         return False
 
 
+@pytest.mark.slow(15)
 def test_serve_stops_when_the_password_changes_under_it(stack: MailStack, tmp_path: Path) -> None:
     """The server's password changes while the daemon runs: the next reconnection is refused,
     and the daemon stops the same way instead of retrying forever."""

@@ -13,6 +13,8 @@ import time
 from email.utils import make_msgid
 from pathlib import Path
 
+import pytest
+
 from pbem.adapters.store import GameStore
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
@@ -35,6 +37,7 @@ def _table(data: Path) -> Table:
     return Table.load(gs.setup, gs.events())
 
 
+@pytest.mark.slow(25)
 def test_whole_lupus_game_by_email(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(
         stack,

@@ -54,6 +54,7 @@ def _phase(data: Path) -> int:
     return max(int(e["n"]) for e in events if e["type"] == "phase")
 
 
+@pytest.mark.slow(20)
 def test_relay_distributes_refuses_holds_and_authenticates(
     relay_stack: MailStack, tmp_path: Path
 ) -> None:
@@ -145,6 +146,7 @@ def test_relay_distributes_refuses_holds_and_authenticates(
     assert ours and not any(LIST in rcpts for rcpts in ours)
 
 
+@pytest.mark.slow(15)
 def test_external_list_votes_count_once_confirmed_from_the_registered_address(
     stack: MailStack, tmp_path: Path
 ) -> None:

@@ -104,6 +104,7 @@ def _writer(directory: Path, wfd: int) -> None:
         i += 1
 
 
+@pytest.mark.slow(15)
 def test_kill9_150_trials_always_readable_at_last_commit(tmp_path: Path) -> None:
     GameStore.create(tmp_path, "g", {"game": "x"}, [], [])
     directory = tmp_path / "games" / "g"
@@ -239,6 +240,7 @@ def _fill(disk: Path) -> Path:
     return filler
 
 
+@pytest.mark.slow(15)
 def test_a_full_disk_pauses_the_daemon_alerts_once_and_resumes(
     stack: MailStack, tmp_path: Path, tiny_disk: Path
 ) -> None:

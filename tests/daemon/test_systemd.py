@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.daemon.harness import (
     ROOT,
     Daemon,
@@ -199,6 +201,7 @@ class WatchdogSupervisor(threading.Thread):
             self.d.start()
 
 
+@pytest.mark.slow(15)
 def test_a_sigstopped_daemon_is_killed_by_the_watchdog_and_restarted(
     stack: MailStack, tmp_path: Path
 ) -> None:

@@ -19,10 +19,16 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.daemon.conftest import ADMIN, LIST, MODERATOR
 from tests.daemon.harness import mail, send, wait_for
 from tests.daemon.mailstack import Dovecot, MailStack
 from tests.install.conftest import ROOT, Installed
+
+# the built wheel is a session fixture: every test that uses it runs on one xdist worker, which
+# builds it once
+pytestmark = pytest.mark.xdist_group("installed-wheel")
 
 SERVICE, OPERATOR, GROUP = 61001, 61002, 61000  # pbem, an admin, pbem-admin
 AS = {
@@ -177,6 +183,7 @@ def _game(site: Site, who: str, game_id: str) -> None:
     )
 
 
+@pytest.mark.slow(35)
 def test_operator_commands_as_root_and_as_the_admin_group(
     installed: Installed, stack: MailStack
 ) -> None:
