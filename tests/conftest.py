@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support.once_per_run import make_run_dir, remove_run_dir
+
 settings.register_profile(
     "pbem", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
@@ -31,6 +33,17 @@ def expected_seconds(item: pytest.Item) -> float:
     if REAL_SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
         return 1.0
     return 0.0
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # on the xdist controller, before its workers start: their shared directory
+    if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
+        make_run_dir()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):
+        remove_run_dir()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -10,6 +10,7 @@ import jinja2
 import pytest
 
 from pbem.mail.render import LANGS, Renderer, templates_root
+from tests.support.once_per_run import once_per_run
 
 ROOT = templates_root()
 
@@ -155,7 +156,8 @@ def scripted_signup_notices() -> None:
         send(table, GM, start, now=due - timedelta(hours=1))
 
 
-RECORDED = recorded_params()
+# 60 bot games: computed by the first xdist worker that collects this module, read by the others
+RECORDED = once_per_run("template-params", recorded_params)
 
 
 @pytest.mark.parametrize(
