@@ -216,6 +216,19 @@ def game_state(data: Path, game_id: str) -> tuple[list[dict[str, Any]], Mapping[
     return gs.events(), gs.meta
 
 
+def outbox_empty(data: Path) -> bool:
+    """True once every mail the daemon has queued is out. A mail to send is queued in the very
+    commit that applied its cause, and its row removed once the relay took it (the test relay
+    delivers before it answers): after a mail is processed, an empty outbox means that any
+    answer it was going to get is in its recipient's box."""
+    from pbem.adapters.store import DaemonStore, GameStore
+
+    if DaemonStore(data, readonly=True).outbox():
+        return False
+    games = sorted(g for g in (data / "games").glob("*") if g.is_dir())
+    return not any(GameStore(g, readonly=True).outbox() for g in games)
+
+
 def new_fake_game(cfg: Path, game_id: str, players: list[str], **options: Any) -> None:
     setup = {
         "game": "fake",

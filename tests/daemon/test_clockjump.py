@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.adapters.store import GameStore
+from pbem.adapters.store import DaemonStore, GameStore
 from tests.daemon.conftest import ADMIN
 from tests.daemon.harness import Daemon, game_state, new_fake_game, wait_for, write_config
 from tests.daemon.mailstack import MailStack
@@ -99,7 +99,8 @@ def test_restarted_three_days_later_extends_and_resolves_once(
     d = Daemon(cfg, **_faked(offset)).start()
     try:
         wait_for(lambda: "ready" in d.log(), what="the daemon up", log=d.log)
-        time.sleep(1.2)  # one heartbeat (last_seen) on fake time
+        # its heartbeat (last_seen), written on fake time, from which the outage is measured
+        wait_for(lambda: DaemonStore(data, readonly=True).get_meta("last_seen"), what="a heartbeat")
         assert d.stop() == 0
         offset.write_text("+3d\n")  # the daemon is down across the deadline for 3 days
         d.start()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import subprocess
 import time
 from collections import Counter
@@ -23,6 +24,7 @@ from tests.daemon.harness import (
     game_state,
     mail,
     new_fake_game,
+    outbox_empty,
     send,
     wait_for,
     write_config,
@@ -227,7 +229,8 @@ def test_f2_kill_between_resolving_and_resolved(stack: MailStack, tmp_path: Path
             ]
 
         wait_for(results, timeout=30, what="the result mail", log=d.log)
-        time.sleep(1.0)
+        # a second result, were the deadline resolved twice, would be queued by then
+        wait_for(lambda: outbox_empty(tmp_path / "data"), what="every mail sent", log=d.log)
         assert len(results()) == 1, "one result mail"
         events, _ = game_state(tmp_path / "data", "g1")
         assert [e["type"] for e in events].count("end") == 1, "resolved exactly once"
@@ -250,16 +253,25 @@ def test_f3_imap_drop_mid_idle_and_server_restart(stack: MailStack, tmp_path: Pa
         send(stack, mail("alice@example.test", "CMD a2"))
         wait_for(lambda: "a2" in _words(data), timeout=30, what="after the drop", log=d.log)
         # the whole server goes away for a while, mail is queued meanwhile, then it is back
+        log_file = tmp_path / "pbem-daemon-1.log"
+
+        def reconnect_delays() -> list[float]:
+            text = log_file.read_text(errors="replace")[before:]
+            return [float(x) for x in re.findall(r"IMAP unavailable .*; retrying in (\S+) s", text)]
+
+        before = len(log_file.read_text(errors="replace"))
         stack.dovecot.stop()
-        time.sleep(3)
+        # the server stays away for three reconnect attempts (not a guessed 3 s, which a busy
+        # machine may spend before the daemon notices)
+        wait_for(lambda: len(reconnect_delays()) >= 3, what="three attempts", log=d.log)
         assert d.alive()
+        # backoff, not a busy loop: each attempt waits twice as long as the one before
+        assert reconnect_delays()[:3] == [0.5, 1.0, 2.0], d.log()
         stack.dovecot.start()
         send(stack, mail("bob@example.test", "CMD b1"))
         wait_for(lambda: "b1" in _words(data), timeout=60, what="after the restart", log=d.log)
         assert max(_words(data).values()) == 1
-        log = d.log()
-        # backoff, not a busy loop: a handful of reconnect attempts in 3 s
-        assert 1 <= log.count("IMAP unavailable") <= 8, log
+        assert len(reconnect_delays()) <= 8, d.log()
         assert d.stop() == 0
     finally:
         d.kill()

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import email
 import email.policy
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -47,6 +46,7 @@ from tests.daemon.harness import (
     game_state,
     mail,
     new_fake_game,
+    outbox_empty,
     pbem,
     wait_for,
     write_config,
@@ -304,7 +304,8 @@ def test_f13_replay_of_the_identical_bytes_is_a_no_op(
             c.login(MODERATOR, Dovecot.password(MODERATOR))
             c.append("INBOX", stored)
         wait_for(lambda: done(stack) == 2, what="the replay", log=d.log)
-        time.sleep(0.5)  # a receipt, were one made, would be on its way
+        # a receipt, were one made, would have been queued with the replay's commit
+        wait_for(lambda: outbox_empty(data), what="every answer sent", log=d.log)
         assert words(data) == ["good"], "applied once"
         receipts = [m for m in direct(stack, ALICE) if m["Subject"] == "Re: f13 replay"]
         assert len(receipts) == 1

@@ -16,6 +16,7 @@ from tests.daemon.harness import (
     game_state,
     mail,
     new_fake_game,
+    outbox_empty,
     pbem,
     send,
     wait_for,
@@ -192,7 +193,19 @@ def test_f12_loops_stop(stack: MailStack, tmp_path: Path) -> None:
             what="quiet",
             log=a.log,
         )
-        time.sleep(2)
+        # and nothing left to send by either daemon while both INBOXes are empty: an answer,
+        # were one due, would be queued with the commit that read its cause, then delivered
+        wait_for(
+            lambda: (
+                outbox_empty(tmp_path / "data")
+                and outbox_empty(tmp_path / "data-b")
+                and not stack.messages(MODERATOR)
+                and not stack.messages(heidi, "INBOX")
+            ),
+            timeout=30,
+            what="both daemons idle",
+            log=a.log,
+        )
         to_b = [
             m
             for m in stack.messages(heidi, "Processed")
