@@ -148,17 +148,29 @@ class Daemon:
                 self.proc.wait(10)
         return self.proc.returncode
 
-    def restart_until_up(self, stable: float = 10, most: int = 10) -> int:
-        """Restart it each time it dies, as systemd ``Restart=always`` would, until it stays up
-        ``stable`` seconds; returns the number of deaths (each must be a SIGKILL). Every exit is
-        collected before the next start, so a death before the call counts too."""
-        for deaths in range(most):
-            rc = self.wait_exit(stable)
-            if rc is None:
+    def restart_until(
+        self, done: Callable[[], object], timeout: float = 120, most: int = 10
+    ) -> int:
+        """Restart it each time it dies, as systemd ``Restart=always`` would, until ``done()``
+        holds while it runs (the event that shows it past the crash loop: a mail quarantined,
+        a deadline stalled); returns the number of deaths, each of which must be a SIGKILL.
+        Every exit is collected before the next start, so a death before the call counts too.
+        A death after ``done()`` is seen by the caller: the process is then left dead."""
+        assert self.proc is not None
+        deaths = 0
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            rc = self.proc.poll()
+            if rc is not None:
+                assert rc == -9, self.log()
+                deaths += 1
+                assert deaths <= most, f"still dying after {most} restarts\n{self.log()}"
+                self.start()
+            elif done():
                 return deaths
-            assert rc == -9, self.log()
-            self.start()
-        raise AssertionError(f"still dying after {most} restarts\n{self.log()}")
+            else:
+                time.sleep(0.05)
+        raise AssertionError(f"not past the crash loop in {timeout} s\n{self.log()}")
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

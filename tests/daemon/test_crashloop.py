@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from pbem.adapters.store import DaemonStore
 from pbem.daemon.inflight import COMMIT, Marker, blame, count_crash, due_for_retry, record
 from pbem.daemon.message import content_key
 from pbem.daemon.service import Service
@@ -466,6 +467,12 @@ def _game_words(data: Path) -> Counter[str]:
     return Counter(e["word"] for e in game_state(data, "g1")[0] if e["type"] == "cmd")
 
 
+def _shunt_states(data: Path) -> list[str]:
+    if not (data / "daemon.json").exists():
+        return []
+    return list(DaemonStore(data, readonly=True).shunt_status().values())
+
+
 @pytest.mark.slow(25)
 @pytest.mark.parametrize("arrival", ["before_start", "while_running"])
 def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path, arrival: str) -> None:
@@ -496,7 +503,7 @@ def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path, arrival: str) 
     try:
         if arrival == "before_start":
             d.start()
-        crashes = d.restart_until_up()
+        crashes = d.restart_until(lambda: "quarantined" in _shunt_states(data))
         assert crashes == 3, f"{crashes} crashes before the quarantine\n{d.log()}"
         wait_for(lambda: stack.messages(MODERATOR, "Quarantine"), what="quarantine", log=d.log)
         (q,) = stack.messages(MODERATOR, "Quarantine")

@@ -135,6 +135,11 @@ def test_deadline_cli_errors(tmp_path: Path) -> None:
     assert not (data / "deadlines" / "retry").exists()
 
 
+def _deadline_states(data: Path, gid: str) -> list[str]:
+    gs = GameStore(data / "games" / gid, readonly=True)
+    return [str(r.get("state")) for r in gs.deadline_states().values()]
+
+
 @pytest.mark.slow(20)
 def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
     stack: MailStack, tmp_path: Path
@@ -153,7 +158,7 @@ def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
     d = Daemon(cfg, FAKE_ENGINE_DEADLINE=str(armed))
     d.start()
     try:
-        crashes = d.restart_until_up()
+        crashes = d.restart_until(lambda: "stalled" in _deadline_states(tmp_path / "data", "g1"))
         assert crashes == 3, f"{crashes} crashes before the stall\n{d.log()}"
         wait_for(lambda: "ready" in d.log(), what="the daemon ready", log=d.log)
         wait_for(
