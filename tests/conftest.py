@@ -1,11 +1,11 @@
 """Suite-wide settings: hypothesis never fails on timing (a loaded CI machine is slow), and the
 slowest tests start first.
 
-``make test`` spreads the tests over a few worker processes (pytest-xdist, ``--dist loadgroup``),
-which hand out one test at a time in collection order. A long test started last would leave
-one worker running alone at the end, so the collection is sorted longest first (the classic
-longest-processing-time rule): the tests marked ``slow(seconds)`` by how long they take, then
-the tests against real servers, then the rest in their usual order.
+``make test`` spreads the tests over a few worker processes (pytest-xdist, ``--dist load
+--maxschedchunk 1``: one test at a time to the first free worker, in collection order). A long
+test started last would leave one worker running alone at the end, so the collection is sorted
+longest first (the classic longest-processing-time rule): the tests marked ``slow(seconds)`` by
+how long they take, then the tests against real servers, then the rest in their usual order.
 """
 
 from __future__ import annotations

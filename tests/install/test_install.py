@@ -13,16 +13,10 @@ import zipfile
 from email.utils import make_msgid
 from pathlib import Path
 
-import pytest
-
 from tests.daemon.conftest import MODERATOR, PLAYERS
 from tests.daemon.harness import mail, send, wait_for
 from tests.daemon.mailstack import Dovecot, MailStack
 from tests.install.conftest import ROOT, Installed
-
-# the built wheel is a session fixture: every test that uses it runs on one xdist worker, which
-# builds it once
-pytestmark = pytest.mark.xdist_group("installed-wheel")
 
 
 def _pbem(inst: Installed, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -26,10 +26,6 @@ from tests.daemon.harness import mail, send, wait_for
 from tests.daemon.mailstack import Dovecot, MailStack
 from tests.install.conftest import ROOT, Installed
 
-# the built wheel is a session fixture: every test that uses it runs on one xdist worker, which
-# builds it once
-pytestmark = pytest.mark.xdist_group("installed-wheel")
-
 SERVICE, OPERATOR, GROUP = 61001, 61002, 61000  # pbem, an admin, pbem-admin
 AS = {
     "root": ["setpriv", "--reuid=0", "--regid=0", "--clear-groups"],

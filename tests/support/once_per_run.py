@@ -27,8 +27,17 @@ from the environment of the installed pbem, as every variable of the checkout)."
 
 
 def make_run_dir() -> None:
-    """On the controller, before the workers start: a fresh directory for this run."""
-    os.environ[RUN_DIR] = tempfile.mkdtemp(prefix="pbem-tests-run-")
+    """On the controller, before the workers start: a fresh directory for this run
+    (world-traversable: other uids run the pbem installed there, tests/install)."""
+    path = tempfile.mkdtemp(prefix="pbem-tests-run-")
+    os.chmod(path, 0o755)
+    os.environ[RUN_DIR] = path
+
+
+def run_dir() -> Path | None:
+    """The run's shared directory, on an xdist worker; None without xdist."""
+    path = os.environ.get(RUN_DIR)
+    return Path(path) if path is not None and Path(path).is_dir() else None
 
 
 def remove_run_dir() -> None:
@@ -40,11 +49,11 @@ def remove_run_dir() -> None:
 
 def once_per_run(name: str, compute: Callable[[], T]) -> T:
     """``compute()``, or the value another worker of this run already computed under ``name``."""
-    run_dir = os.environ.get(RUN_DIR)
-    if run_dir is None or not Path(run_dir).is_dir():
+    shared = run_dir()
+    if shared is None:
         return compute()
-    path = Path(run_dir) / f"{name}.pickle"
-    with open(Path(run_dir) / f"{name}.lock", "ab") as lock:
+    path = shared / f"{name}.pickle"
+    with open(shared / f"{name}.lock", "ab") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if path.exists():
             value: T = pickle.loads(path.read_bytes())
