@@ -42,10 +42,12 @@ QUICK = {
 }
 
 
-GAME_BOUND = 240
+GAME_BOUND = 540
 """The most a demo game may take, in seconds: a bound, not a guess of its length. The games run
 on their own deadlines of a second or two and take 15 to 40 s alone; a busy machine starves the
-daemon and the bots for many times that (under pytest's own 300 s timeout)."""
+daemon and the bots many times over (240 s seen for Chasse under a load of 12 on 2 cores)."""
+
+pytestmark = pytest.mark.timeout(GAME_BOUND + 60)
 
 
 def _subjects(path: Path) -> list[str]:
