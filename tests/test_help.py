@@ -3,7 +3,7 @@ meaning and deadline, in a mail whose Subject says it is the help."""
 
 from __future__ import annotations
 
-from tests.harness import Game, lupus_roles
+from tests.support.game_by_mail import Game, lupus_roles
 
 
 def test_help_lists_each_command_with_its_argument_meaning_and_deadline() -> None:

@@ -92,7 +92,7 @@ def recorded_params() -> dict[str, list[dict[str, Any]]]:
 
 def scripted_rare_lupus_notices() -> None:
     """Notices random bots seldom reach: a Mythomaniac joining, two Seers talking."""
-    from tests.harness import Game, lupus_roles
+    from tests.support.game_by_mail import Game, lupus_roles
 
     for target in ("p1", "p4"):
         g = Game(lupus_roles(16, p16="mythomaniac"))
@@ -106,7 +106,7 @@ def scripted_rare_lupus_notices() -> None:
 
 def scripted_chasse_notices() -> None:
     """Chasse aux sorcières: the STATUS reply (bots never ask for it)."""
-    from tests.chasse.helpers import mail, run, setup_line
+    from tests.chasse.scenario import mail, run, setup_line
 
     run([setup_line(), mail("alice", "STATUS"), mail("peggy", "STATUT")])
 

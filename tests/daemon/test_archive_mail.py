@@ -17,10 +17,9 @@ from pbem.cli.main import main
 from pbem.deal import find_reveal
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
-from tests.daemon.conftest import ADMIN, LIST, PLAYERS
-from tests.daemon.harness import Daemon, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import MailStack
 from tests.daemon.test_lupus_e2e import DURATIONS
+from tests.support.daemon_process import Daemon, pbem, send, wait_for, write_config
+from tests.support.mailstack import ADMIN, LIST, PLAYERS, MailStack
 
 
 def _table(data: Path) -> Table:

@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 
 from pbem.adapters.store import DaemonStore, GameStore
-from tests.daemon.conftest import ADMIN
-from tests.daemon.harness import Daemon, game_state, new_fake_game, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import Daemon, game_state, new_fake_game, wait_for, write_config
+from tests.support.mailstack import ADMIN, MailStack
 
 GRACE_HOURS = 0.0015  # 5.4 s: the extended deadline then resolves within the test
 

@@ -15,9 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.conftest import LIST, MODERATOR
-from tests.daemon.harness import Daemon, game_state, mail, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import DOMAIN, MailStack
+from tests.support.daemon_process import (
+    Daemon,
+    game_state,
+    mail,
+    pbem,
+    send,
+    wait_for,
+    write_config,
+)
+from tests.support.mailstack import DOMAIN, LIST, MODERATOR, MailStack
 
 ALICE = f"alice@{DOMAIN}"
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
@@ -18,7 +17,7 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
+from tests.support.mailstack import MODERATOR, MailStack
 
 A, B = "alice@example.test", "bob@example.test"
 

@@ -18,11 +18,10 @@ import pytest
 
 from pbem.adapters.store import GameStore
 from pbem.daemon.ports import WorkItem
-from tests.daemon import fake_engine
-from tests.daemon.conftest import ADMIN, DOMAIN, LIST
-from tests.daemon.harness import Daemon, new_fake_game, pbem, wait_for, write_config
-from tests.daemon.inproc import T0, World, cmd
-from tests.daemon.mailstack import MailStack
+from tests.support import fake_table
+from tests.support.daemon_process import Daemon, new_fake_game, pbem, wait_for, write_config
+from tests.support.inproc_daemon import T0, World, cmd
+from tests.support.mailstack import ADMIN, DOMAIN, LIST, MailStack
 
 KEY = "phase-1"
 ALICE = f"alice@{DOMAIN}"
@@ -60,7 +59,7 @@ def test_a_raising_deadline_stalls_its_game_only(
     armed = tmp_path / "armed"
     armed.write_text("on")
     monkeypatch.setenv("FAKE_ENGINE_DEADLINE", str(armed))
-    world = World(tmp_path, engine=fake_engine.Table)
+    world = World(tmp_path, engine=fake_table.Table)
     world.new_game("g1", deadline_poison="boom")
     world.new_game("g2")
     svc = world.start()

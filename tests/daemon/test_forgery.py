@@ -2,7 +2,7 @@
 
 Real Dovecot + aiosmtpd, ``pbem serve`` as a child process with the fake engine (each
 ``CMD <word>`` line of an accepted mail is one event), a game ``g1`` with alice and bob at
-example.test, and a loopback DNS responder (:mod:`tests.dns_responder`) serving the DKIM keys
+example.test, and a loopback DNS responder (:mod:`tests.support.dns_responder`) serving the DKIM keys
 of example.test (alice's domain) and evil.test (the attacker's), reached through
 ``[auth] dns_server``. Mails are delivered by LMTP into the moderator's INBOX, as the border
 MTA would, byte for byte (a DKIM signature survives).
@@ -40,8 +40,7 @@ from imapclient import IMAPClient
 from pbem.daemon.auth import AuthVerdict, check_sender
 from pbem.daemon.config import AuthConfig
 from pbem.mail import dkim
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
@@ -51,9 +50,9 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import Dovecot, MailStack
-from tests.dkim_signer import RsaKey, key_record, make_key, sign
-from tests.dns_responder import Responder, txt_zone
+from tests.support.dkim_signer import RsaKey, key_record, make_key, sign
+from tests.support.dns_responder import Responder, txt_zone
+from tests.support.mailstack import MODERATOR, Dovecot, MailStack
 
 ALICE = "alice@example.test"
 BOB = "bob@example.test"  # the attacker's Reply-To: a mailbox that must receive nothing

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.conftest import ADMIN, MODERATOR
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
@@ -22,7 +21,7 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
+from tests.support.mailstack import ADMIN, MODERATOR, MailStack
 
 FAST = "idle_renew = 1"
 

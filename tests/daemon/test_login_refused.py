@@ -13,8 +13,7 @@ import pytest
 
 from pbem.adapters.login import EX_CONFIG, imap_refusal, server_text, without_code
 from pbem.adapters.store import GameStore
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     ROOT,
     Daemon,
     mail,
@@ -23,7 +22,16 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import DOMAIN, ListConfig, MailStack, SmtpServer
+from tests.support.mailstack import (
+    ADMIN,
+    DOMAIN,
+    LIST,
+    MODERATOR,
+    PLAYERS,
+    ListConfig,
+    MailStack,
+    SmtpServer,
+)
 
 
 def _wrong_imap_password(cfg: Path) -> None:

@@ -18,9 +18,8 @@ import pytest
 from pbem.adapters.store import GameStore
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
-from tests.daemon.conftest import LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import Daemon, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import Daemon, pbem, send, wait_for, write_config
+from tests.support.mailstack import LIST, MODERATOR, PLAYERS, MailStack
 
 DURATIONS = {
     "night_duration": "1.5s",

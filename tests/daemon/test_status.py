@@ -16,8 +16,8 @@ import pytest
 from pbem.adapters.store import GameStore
 from pbem.table import Table
 from pbem.tools.demo import demo_setup, play
-from tests.daemon.harness import Daemon, pbem, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import Daemon, pbem, wait_for, write_config
+from tests.support.mailstack import MailStack
 
 NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     ROOT,
     Daemon,
     game_state,
@@ -27,7 +27,7 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
+from tests.support.mailstack import MailStack
 
 UNIT = ROOT / "systemd" / "pbem.service"
 

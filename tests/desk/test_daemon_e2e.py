@@ -10,9 +10,8 @@ import pytest
 
 from pbem.adapters.store import GameStore
 from pbem.table import Table
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import Daemon, mail, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import Daemon, mail, pbem, send, wait_for, write_config
+from tests.support.mailstack import ADMIN, LIST, MODERATOR, PLAYERS, MailStack
 
 
 def _table(data: Path) -> Table:

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.conftest import stack  # noqa: F401  (the real Dovecot + aiosmtpd fixture)
-from tests.daemon.mailstack import cleanup_stale
+from tests.support.fixtures import stack  # noqa: F401  (the real Dovecot + aiosmtpd fixture)
+from tests.support.mailstack import cleanup_stale
 from tests.support.once_per_run import once_per_run, run_dir
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -136,7 +136,7 @@ def test_any_text_is_parsed_into_replies_only(body: str, subject: str) -> None:
 
 
 def _table() -> Table:
-    from tests.harness import lupus_roles
+    from tests.support.game_by_mail import lupus_roles
 
     roles = lupus_roles(8)
     setup = {

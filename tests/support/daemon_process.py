@@ -18,8 +18,7 @@ from typing import Any
 
 import aiosmtplib
 
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR
-from tests.daemon.mailstack import Dovecot, MailStack
+from tests.support.mailstack import ADMIN, LIST, MODERATOR, Dovecot, MailStack
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +27,7 @@ def write_config(
     stack: MailStack,
     tmp: Path,
     *,
-    engine: str = "tests.daemon.fake_engine:Table",
+    engine: str = "tests.support.fake_table:Table",
     extra_daemon: str = "",
     extra_imap: str = "",
     auth: str = "",

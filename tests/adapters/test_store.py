@@ -22,8 +22,7 @@ from pbem.adapters.store import (
     atomic_write,
     read_file,
 )
-from tests.daemon.conftest import ADMIN, MODERATOR
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
@@ -32,7 +31,7 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
+from tests.support.mailstack import ADMIN, MODERATOR, MailStack
 
 
 def test_transaction_is_one_write_and_rolls_back(tmp_path: Path) -> None:

@@ -34,6 +34,11 @@ from aiosmtpd.smtp import AuthResult, LoginPassword
 
 PREFIX = "pbemdv"
 DOMAIN = "example.test"
+PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
+"""The players' mailboxes of the :func:`tests.support.fixtures.stack` (``<name>@example.test``)."""
+MODERATOR = f"moderator@{DOMAIN}"
+LIST = f"game@lists.{DOMAIN}"
+ADMIN = f"admin@{DOMAIN}"
 
 
 def free_port() -> int:
