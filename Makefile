@@ -37,8 +37,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy pbem
 
+# worker processes of pytest-xdist: most daemon tests wait on servers and timers, so more
+# workers than cores; one test at a time (`--maxschedchunk 1`) is handed to the first free
+# worker, slowest first (tests/conftest.py)
+PYTEST_WORKERS ?= 4
+
 pytest: $(STAMP) mailstack
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1
 
 test: lint typecheck pytest
 

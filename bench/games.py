@@ -85,9 +85,8 @@ def main() -> None:
         asyncio.run(measure(Path(sys.argv[2])))
         return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    from tests.daemon.conftest import MODERATOR
-    from tests.daemon.harness import env, write_config
-    from tests.daemon.mailstack import MailStack
+    from tests.support.daemon_process import env, write_config
+    from tests.support.mailstack import MODERATOR, MailStack
 
     stack = MailStack([MODERATOR]).start()
     try:

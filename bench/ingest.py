@@ -2,7 +2,7 @@
 ratio against a raw imapclient batched fetch + stdlib parse of the same messages, same run
 (issue 3 item 10; target ratio at least 0.5).
 
-Both sides run against a private Dovecot on loopback (tests/daemon/mailstack.py). The pipeline
+Both sides run against a private Dovecot on loopback (tests/support/mailstack.py). The pipeline
 side is the daemon's own code path: ``Service.fetch_pending`` → ``handle_batch`` (per mail: hash,
 ledger check, parse, hygiene, routing, ``Table.receive``, its events + outbox rows + ledger key in
 one transaction; the batch announced by one in-flight write (crash-loop containment) and made
@@ -26,9 +26,8 @@ from imapclient import IMAPClient
 
 from pbem.adapters.imap import ImapMailbox
 from pbem.daemon.config import load
-from tests.daemon.conftest import LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import mail, new_fake_game, write_config
-from tests.daemon.mailstack import Dovecot, ListConfig, MailStack
+from tests.support.daemon_process import mail, new_fake_game, write_config
+from tests.support.mailstack import LIST, MODERATOR, PLAYERS, Dovecot, ListConfig, MailStack
 
 
 class NoScheduler:
@@ -62,11 +61,11 @@ def raw_fetch_parse(stack: MailStack, batch: int) -> float:
 
 async def pipeline(cfg_path: Path) -> tuple[float, int]:
     from pbem.daemon.service import Service
-    from tests.daemon import fake_engine
+    from tests.support import fake_table
 
     cfg = load(cfg_path)
     svc = Service(
-        cfg=cfg, engine=fake_engine.Table, transport=NoTransport(), scheduler=NoScheduler()
+        cfg=cfg, engine=fake_table.Table, transport=NoTransport(), scheduler=NoScheduler()
     )  # type: ignore[arg-type]
     svc.open()
     box = ImapMailbox(cfg.imap)

@@ -1,5 +1,5 @@
 """A relayed list under one poster's flood, and a head holding posts with photos (issue 10
-item 16). In-process (tests/daemon/inproc.py: the real coordinator, store and sender task on a
+item 16). In-process (tests/support/inproc_daemon.py: the real coordinator, store and sender task on a
 virtual clock, the fake engine), so the same script measures any version of the daemon.
 
 1. Flood: alice posts 600 times to the relayed list in the first ten minutes of a phase
@@ -29,9 +29,9 @@ from pathlib import Path
 
 from pbem.adapters.smtp import SendResult
 from pbem.cli.daemon import create_game
-from tests.daemon.conftest import LIST
-from tests.daemon.harness import mail
-from tests.daemon.inproc import PLAYERS, World
+from tests.support.daemon_process import mail
+from tests.support.inproc_daemon import PLAYERS, World
+from tests.support.mailstack import LIST
 
 
 class Clocked:

@@ -7,7 +7,7 @@ import re
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
-from tests.harness import Game, lupus_roles
+from tests.support.game_by_mail import Game, lupus_roles
 
 
 def test_help_lists_each_command_with_its_argument_meaning_and_deadline() -> None:

@@ -107,7 +107,7 @@ def test_an_engine_mail_is_sent_as_alternative_and_a_fake_engines_as_text() -> N
     _mid, raw = build_outgoing(out, sender="mj@example.org", date=DATE, id_key=TEST_ID_KEY)
     assert parse(raw).get_content_type() == "multipart/alternative"
 
-    class Fake:  # an engine of its own (tests/daemon/fake_engine.py) has no html field
+    class Fake:  # an engine of its own (tests/support/fake_table.py) has no html field
         key, to, public, subject, body = "g/3", ("a@example.org",), False, "s", "b\n"
         in_reply_to, thread, auto = None, "", "auto-generated"
 
@@ -226,7 +226,7 @@ def test_a_reply_quoting_a_mail_with_a_bold_name_votes_for_nobody() -> None:
 
 def test_smtp_html_false_sends_the_game_mail_as_text_only(tmp_path: Path) -> None:
     from pbem.daemon.config import load
-    from tests.test_new_game_input import config
+    from tests.cli.test_new_game_input import config
 
     path = config(tmp_path)
     assert load(path, passwords=False).html_mail is True  # the default: HTML alternative

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.ids import PlayerId
-from tests.harness import Game
+from tests.support.game_by_mail import Game
 
 ROLES = {
     "Alice": "werewolf",

@@ -10,6 +10,7 @@ import jinja2
 import pytest
 
 from pbem.mail.render import LANGS, Renderer, templates_root
+from tests.support.once_per_run import once_per_run
 
 ROOT = templates_root()
 
@@ -91,7 +92,7 @@ def recorded_params() -> dict[str, list[dict[str, Any]]]:
 
 def scripted_rare_lupus_notices() -> None:
     """Notices random bots seldom reach: a Mythomaniac joining, two Seers talking."""
-    from tests.harness import Game, lupus_roles
+    from tests.support.game_by_mail import Game, lupus_roles
 
     for target in ("p1", "p4"):
         g = Game(lupus_roles(16, p16="mythomaniac"))
@@ -105,7 +106,7 @@ def scripted_rare_lupus_notices() -> None:
 
 def scripted_chasse_notices() -> None:
     """Chasse aux sorcières: the STATUS reply (bots never ask for it)."""
-    from tests.chasse.helpers import mail, run, setup_line
+    from tests.chasse.scenario import mail, run, setup_line
 
     run([setup_line(), mail("alice", "STATUS"), mail("peggy", "STATUT")])
 
@@ -155,7 +156,8 @@ def scripted_signup_notices() -> None:
         send(table, GM, start, now=due - timedelta(hours=1))
 
 
-RECORDED = recorded_params()
+# 60 bot games: computed by the first xdist worker that collects this module, read by the others
+RECORDED = once_per_run("template-params", recorded_params)
 
 
 @pytest.mark.parametrize(

@@ -237,7 +237,7 @@ def build(
     A ``text/plain`` UTF-8 quoted-printable message, byte for byte what ``MIMEText`` flattened
     with the compat32 policy (CRLF, 78 columns) gives, written directly: no ``Message`` object and
     no header re-parsing for the common short ASCII headers (this runs once per reply, on the
-    writer's thread). tests/test_envelope.py holds the two to the same bytes.
+    writer's thread). tests/mail/test_envelope.py holds the two to the same bytes.
     """
     domain = domain_of(sender)
     mid = message_id(key, domain, id_key, public=public, game=game)

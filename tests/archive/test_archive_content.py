@@ -10,7 +10,7 @@ import pytest
 
 from pbem.archive import archive_files, archive_model, render_html
 from pbem.core.events import GameEnded, PhaseStarted, PlayerDied, Resolved, RoleChanged, VoteSet
-from tests.archive.helpers import GAMES, whole_game
+from tests.archive.bot_games import GAMES, whole_game
 
 CASES = [(g, lang) for g in GAMES for lang in ("fr", "en")]
 STOPPED = {"en": "stopped by {}", "fr": "empêché par {}"}

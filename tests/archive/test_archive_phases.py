@@ -11,7 +11,7 @@ import pytest
 from pbem.archive import archive_files
 from pbem.core.events import PhaseStarted
 from pbem.mail.render import templates_root
-from tests.archive.helpers import GAMES, whole_game
+from tests.archive.bot_games import GAMES, whole_game
 
 FIRST_NIGHT = {
     ("lupus-in-tabula", "fr"): "Nuit 1",

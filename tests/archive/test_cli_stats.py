@@ -17,7 +17,7 @@ from pbem.table import Table
 from pbem.tools.bots import bot_mails
 from pbem.tools.demo import demo_setup
 from pbem.tools.simulate import EPOCH
-from tests.archive.helpers import SALT
+from tests.archive.bot_games import SALT
 
 SILENT = "alice@village.example"
 

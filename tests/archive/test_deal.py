@@ -18,7 +18,7 @@ from pbem.deal import digest, find_reveal
 from pbem.table import Table
 from pbem.tools.demo import demo_setup
 from pbem.tools.simulate import EPOCH
-from tests.archive.helpers import GAMES, SALT, whole_game
+from tests.archive.bot_games import GAMES, SALT, whole_game
 
 
 @pytest.mark.parametrize("game", GAMES)

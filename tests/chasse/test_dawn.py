@@ -3,7 +3,7 @@ CAS-340..CAS-355, CAS-617, CAS-618, CAS-720, CAS-721, CAS-722, CAS-X04, CAS-D14.
 
 from __future__ import annotations
 
-from tests.chasse.helpers import DEADLINE, Game, mail, mails_to, notices, run, setup_line
+from tests.chasse.scenario import DEADLINE, Game, mail, mails_to, notices, run, setup_line
 
 
 def at_w2(victim: str | None = "niaj", **kwargs: object) -> Game:
@@ -179,7 +179,7 @@ def test_cas_d15_paige_burned_still_heals() -> None:
 def test_cas_233_344_354_d16_usage_lines_even_when_leftover() -> None:
     """CAS-233, CAS-344, CAS-354, CAS-D16 (4): the Piper and Paige lines are printed every
     morning while unused, even for a leftover card, and stop once the card is revealed."""
-    from tests.chasse.helpers import deal
+    from tests.chasse.scenario import deal
 
     g = Game(
         roles=deal(grace="innocent", peggy="demon", dave="innocent"), leftover=("piper", "demon")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from tests.chasse.helpers import DEADLINE, Game, mail, mails_to, notices, run, setup_line
+from tests.chasse.scenario import DEADLINE, Game, mail, mails_to, notices, run, setup_line
 
 
 def day1(kill: str | None = None, **kwargs: object) -> Game:

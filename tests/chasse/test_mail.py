@@ -7,7 +7,7 @@ import pytest
 
 from pbem.core.errors import CommandError
 from pbem.core.events import Notice
-from tests.chasse.helpers import (
+from tests.chasse.scenario import (
     DEADLINE,
     NAMES,
     Game,

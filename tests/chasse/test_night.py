@@ -6,7 +6,7 @@ CAS-D11, CAS-D12) and the W2 prompts (CAS-224, CAS-716)."""
 from __future__ import annotations
 
 from pbem.core.events import Resolved
-from tests.chasse.helpers import (
+from tests.chasse.scenario import (
     DEADLINE,
     NAMES,
     Game,

@@ -8,7 +8,7 @@ from datetime import datetime
 from itertools import pairwise
 
 from pbem.core.events import PhaseStarted
-from tests.chasse.helpers import (
+from tests.chasse.scenario import (
     DEADLINE,
     T0,
     Game,

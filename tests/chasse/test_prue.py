@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.chasse.helpers import DEADLINE, Game, mail, mails_to, notices, run, setup_line
+from tests.chasse.scenario import DEADLINE, Game, mail, mails_to, notices, run, setup_line
 
 
 def prue_killed_at_night() -> Game:

@@ -16,7 +16,7 @@ from pbem.games.chasse import ChasseAuxSorcieres
 from pbem.games.chasse.deck import DECK
 from pbem.table import Table
 from pbem.tools.simulate import EPOCH
-from tests.chasse.helpers import DEAL, NAMES, Game, mails_to, notices, recipients, run, setup_line
+from tests.chasse.scenario import DEAL, NAMES, Game, mails_to, notices, recipients, run, setup_line
 
 
 def _random_game(seed: int, n: int = 14, **options: object) -> list[object]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.chasse.helpers import DEADLINE, mail, mails_to, run, setup_line
+from tests.chasse.scenario import DEADLINE, mail, mails_to, run, setup_line
 
 
 def test_cas_001_004_a_game_by_mail_setup_night_one_and_a_day() -> None:

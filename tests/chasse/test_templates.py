@@ -11,7 +11,7 @@ from pbem.mail.render import Renderer, templates_root
 from pbem.table import Table
 from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH
-from tests.chasse.helpers import Game
+from tests.chasse.scenario import Game
 
 ROOT = templates_root()
 OURS = sorted(p.stem for p in (ROOT / "fr" / "chasse").glob("*.txt"))

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pbem.core.events import GameEnded
 from pbem.core.ids import PlayerId
 from pbem.games.chasse.victory import check_victory
-from tests.chasse.helpers import NAMES, Game, notices
+from tests.chasse.scenario import NAMES, Game, notices
 
 GOOD = [
     "alice",

@@ -1,18 +1,16 @@
-"""Fixtures: a real Dovecot + aiosmtpd per test, stale instances cleaned at session start."""
+"""The daemon tests run against a real Dovecot: refuse to start without one, and clean the
+instances a killed test session left behind (tests/support/mailstack.py)."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 
 import pytest
 
-from tests.daemon.mailstack import DOMAIN, ListConfig, MailStack, cleanup_stale
+from tests.support.fixtures import stack, start_daemon
+from tests.support.mailstack import cleanup_stale
 
-PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
-MODERATOR = f"moderator@{DOMAIN}"
-LIST = f"game@lists.{DOMAIN}"
-ADMIN = f"admin@{DOMAIN}"
+__all__ = ["stack", "start_daemon"]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -22,14 +20,3 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             "Run scripts/install-mailstack.sh (make test does it)."
         )
     cleanup_stale()
-
-
-@pytest.fixture
-def stack() -> Iterator[MailStack]:
-    users = [MODERATOR, ADMIN, *(f"{p}@{DOMAIN}" for p in PLAYERS)]
-    members = [f"{p}@{DOMAIN}" for p in PLAYERS] + [MODERATOR]
-    s = MailStack(users, [ListConfig(LIST, members)]).start()
-    try:
-        yield s
-    finally:
-        s.close()

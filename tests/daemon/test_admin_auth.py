@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import Daemon, game_state, mail, pbem, wait_for, write_config
-from tests.daemon.mailstack import DOMAIN, MailStack
+from tests.support.daemon_process import Daemon, game_state, mail, pbem, wait_for, write_config
+from tests.support.mailstack import ADMIN, DOMAIN, LIST, MODERATOR, PLAYERS, MailStack
 
 ATTACKER = "mallory@evil.test"
 

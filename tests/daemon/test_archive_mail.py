@@ -10,15 +10,16 @@ import time
 from email.utils import make_msgid
 from pathlib import Path
 
+import pytest
+
 from pbem.adapters.store import GameStore
 from pbem.cli.main import main
 from pbem.deal import find_reveal
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
-from tests.daemon.conftest import ADMIN, LIST, PLAYERS
-from tests.daemon.harness import Daemon, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import MailStack
 from tests.daemon.test_lupus_e2e import DURATIONS
+from tests.support.daemon_process import Daemon, pbem, send, wait_for, write_config
+from tests.support.mailstack import ADMIN, LIST, PLAYERS, MailStack
 
 
 def _table(data: Path) -> Table:
@@ -26,6 +27,7 @@ def _table(data: Path) -> Table:
     return Table.load(gs.setup, gs.events())
 
 
+@pytest.mark.slow(20)
 def test_everyone_gets_the_archive_when_the_game_ends(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(
         stack,

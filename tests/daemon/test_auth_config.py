@@ -13,7 +13,7 @@ import pytest
 
 from pbem.daemon.auth import ar_pass, check_sender, hash_secret, verify_secret
 from pbem.daemon.config import AuthConfig, ConfigError, load, parse_dns_server
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     ROOT,
     Daemon,
     game_state,
@@ -24,8 +24,8 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
 from tests.support.mailparts import text_of
+from tests.support.mailstack import MailStack
 
 PLAYERS = {"Alice": "alice@example.test"}
 

@@ -9,10 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from pbem.adapters.store import GameStore
-from tests.daemon.conftest import ADMIN, MODERATOR
-from tests.daemon.harness import Daemon, mail, new_fake_game, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import (
+    Daemon,
+    mail,
+    new_fake_game,
+    pbem,
+    send,
+    wait_for,
+    write_config,
+)
 from tests.support.mailparts import text_of
+from tests.support.mailstack import ADMIN, MODERATOR, MailStack
 
 A, B = "alice@example.test", "bob@example.test"
 BOUNCE = "moderator+bounce@example.test"
@@ -160,7 +167,7 @@ def test_three_hard_bounces_flag_the_player_once_and_none_is_answered(
 
 
 def _events(data: Path) -> list[dict[str, Any]]:
-    from tests.daemon.harness import game_state
+    from tests.support.daemon_process import game_state
 
     return game_state(data, "g1")[0]
 
@@ -186,7 +193,7 @@ def _service(tmp_path: Path, games: dict[str, list[str]], verp: bool = False) ->
 
     from pbem.daemon.config import load
     from pbem.daemon.service import Service
-    from tests.daemon import fake_engine
+    from tests.support import fake_table
 
     (tmp_path / "imap.pass").write_text("x\n")
     cfg_path = tmp_path / "pbem.toml"
@@ -195,13 +202,13 @@ def _service(tmp_path: Path, games: dict[str, list[str]], verp: bool = False) ->
         f'[list]\naddress = "game@lists.example.test"\n'
         '[imap]\nhost = "127.0.0.1"\nuser = "m"\npassword_file = "imap.pass"\n'
         f'[smtp]\nhost = "127.0.0.1"\nverp = {str(verp).lower()}\n'
-        f'[daemon]\ndata_dir = "{tmp_path / "data"}"\nengine = "tests.daemon.fake_engine:Table"\n'
+        f'[daemon]\ndata_dir = "{tmp_path / "data"}"\nengine = "tests.support.fake_table:Table"\n'
     )
     for gid, players in games.items():
         new_fake_game(cfg_path, gid, players)
     svc = Service(
         cfg=load(cfg_path),
-        engine=fake_engine.Table,  # type: ignore[arg-type]
+        engine=fake_table.Table,  # type: ignore[arg-type]
         transport=_NoTransport(),
         scheduler=_NoScheduler(),
         clock=lambda: datetime.now(UTC),

@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from pbem.adapters.store import GameStore
-from tests.daemon.conftest import ADMIN
-from tests.daemon.harness import Daemon, game_state, new_fake_game, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from pbem.adapters.store import DaemonStore, GameStore
+from tests.support.daemon_process import Daemon, game_state, new_fake_game, wait_for, write_config
+from tests.support.mailstack import ADMIN, MailStack
 
 GRACE_HOURS = 0.0015  # 5.4 s: the extended deadline then resolves within the test
 
@@ -91,6 +90,7 @@ def _extended_then_resolved_once(stack: MailStack, data: Path, d: Daemon) -> Non
     assert _count(stack, "alice@example.test", "deadline extended") == 1
 
 
+@pytest.mark.slow(20)
 def test_restarted_three_days_later_extends_and_resolves_once(
     stack: MailStack, tmp_path: Path
 ) -> None:
@@ -98,7 +98,8 @@ def test_restarted_three_days_later_extends_and_resolves_once(
     d = Daemon(cfg, **_faked(offset)).start()
     try:
         wait_for(lambda: "ready" in d.log(), what="the daemon up", log=d.log)
-        time.sleep(1.2)  # one heartbeat (last_seen) on fake time
+        # its heartbeat (last_seen), written on fake time, from which the outage is measured
+        wait_for(lambda: DaemonStore(data, readonly=True).get_meta("last_seen"), what="a heartbeat")
         assert d.stop() == 0
         offset.write_text("+3d\n")  # the daemon is down across the deadline for 3 days
         d.start()
@@ -109,6 +110,7 @@ def test_restarted_three_days_later_extends_and_resolves_once(
         d.kill()
 
 
+@pytest.mark.slow(15)
 def test_clock_jumps_three_days_under_the_running_daemon_then_back(
     stack: MailStack, tmp_path: Path
 ) -> None:

@@ -20,10 +20,10 @@ from pbem.daemon.clockwatch import ClockWatch
 from pbem.daemon.config import Config
 from pbem.daemon.outbox import SendResult
 from pbem.daemon.service import Service
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR
-from tests.daemon.fake_engine import Table
-from tests.daemon.harness import mail
+from tests.support.daemon_process import mail
+from tests.support.fake_table import Table
 from tests.support.mailparts import text_of
+from tests.support.mailstack import ADMIN, LIST, MODERATOR
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -19,9 +19,15 @@ from pathlib import Path
 
 from imapclient import IMAPClient
 
-from tests.daemon.conftest import MODERATOR, PLAYERS
-from tests.daemon.harness import Daemon, game_state, mail, new_fake_game, wait_for, write_config
-from tests.daemon.mailstack import Dovecot, MailStack
+from tests.support.daemon_process import (
+    Daemon,
+    game_state,
+    mail,
+    new_fake_game,
+    wait_for,
+    write_config,
+)
+from tests.support.mailstack import MODERATOR, PLAYERS, Dovecot, MailStack
 
 SEEN = b"\\Seen"
 

@@ -13,10 +13,19 @@ import re
 from email.message import EmailMessage
 from pathlib import Path
 
-from tests.daemon.conftest import LIST, MODERATOR
-from tests.daemon.harness import Daemon, game_state, mail, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import DOMAIN, MailStack
+import pytest
+
+from tests.support.daemon_process import (
+    Daemon,
+    game_state,
+    mail,
+    pbem,
+    send,
+    wait_for,
+    write_config,
+)
 from tests.support.mailparts import html_of, text_of
+from tests.support.mailstack import DOMAIN, LIST, MODERATOR, MailStack
 
 ALICE = f"alice@{DOMAIN}"
 
@@ -68,6 +77,7 @@ def texts(stack: MailStack) -> str:
     )
 
 
+@pytest.mark.slow(20)
 def test_confirmation_lapses_with_the_phase_of_its_post(stack: MailStack, tmp_path: Path) -> None:
     """A phase-1 list vote confirmed once phase 2 has begun is not cast in phase 2's ballot:
     refused, with the reason. Before: it was applied in phase 2."""

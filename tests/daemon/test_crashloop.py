@@ -1,7 +1,7 @@
 """Crash-loop containment (pbem.daemon.inflight): a mail that kills the process is blamed, counted and
 quarantined after ``max_failures`` crashes; the other mails are applied exactly once.
 
-In-process tests (tests/daemon/inproc.py) stand for the death of the process with a
+In-process tests (tests/support/inproc_daemon.py) stand for the death of the process with a
 BaseException; the real-daemon test kills ``pbem serve`` for real (SIGKILL from inside the
 engine) and restarts it as systemd ``Restart=`` would.
 """
@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from pbem.adapters.store import DaemonStore
 from pbem.daemon.inflight import COMMIT, Marker, blame, count_crash, due_for_retry, record
 from pbem.daemon.message import content_key
 from pbem.daemon.service import Service
-from tests.daemon import fake_engine
-from tests.daemon.conftest import ADMIN, MODERATOR
-from tests.daemon.harness import (
+from tests.support import fake_table
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
@@ -32,9 +32,9 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.inproc import PLAYERS, T0, Died, World, cmd, world
-from tests.daemon.mailstack import MailStack
+from tests.support.inproc_daemon import PLAYERS, T0, Died, World, cmd, world
 from tests.support.mailparts import text_of
+from tests.support.mailstack import ADMIN, MODERATOR, MailStack
 
 __all__ = ["world"]  # the fixture
 
@@ -204,7 +204,7 @@ def test_mail_blamed_once_by_a_kill_from_outside_is_cleared_when_it_succeeds(
 ) -> None:
     """An operator's kill -9 while a good mail is in hand counts one failure; the mail is then
     handled alone, succeeds, and its shunt row goes."""
-    world.engine = fake_engine.Table
+    world.engine = fake_table.Table
     world.new_game()
     burst = _burst(poison_at=None)
     victim = content_key(bytes(burst[1]))
@@ -233,7 +233,7 @@ def test_mail_blamed_once_by_a_kill_from_outside_is_cleared_when_it_succeeds(
 
 
 def test_death_during_the_group_write_isolates_the_suspects(world: World) -> None:
-    world.engine = fake_engine.Table
+    world.engine = fake_table.Table
     world.new_game()
     burst = _burst(poison_at=None, n=4)
     svc = world.start()
@@ -268,7 +268,7 @@ def test_death_during_the_group_write_isolates_the_suspects(world: World) -> Non
 def test_outside_kills_on_one_mail_in_runs_not_consecutive_do_not_hold_it(world: World) -> None:
     """Issue 16: three outside kills land while the same good mail is in hand, but a run in
     between died with another mail in hand: the count starts again, nothing is held."""
-    world.engine = fake_engine.Table
+    world.engine = fake_table.Table
     world.new_game()
     burst = _burst(poison_at=None)
     victim, w0 = (content_key(bytes(m)) for m in (burst[1], burst[0]))
@@ -294,7 +294,7 @@ def test_good_mail_held_by_outside_kills_is_retried_once_the_daemon_is_stable(
     """Issue 16: outside kills hit the same good mail in three runs in a row (the worst case):
     it is held, its sender told; once the daemon has been up quarantine_retry_seconds it is
     retried alone and applied exactly once, and leaves the shunt."""
-    world.engine = fake_engine.Table
+    world.engine = fake_table.Table
     world.new_game()
     burst = _burst(poison_at=None)
     victim = content_key(bytes(burst[1]))
@@ -356,11 +356,11 @@ def test_poison_retried_when_stable_dies_again_and_stays_held_within_the_bound(
     assert world.words() == Counter({"w0": 1, "w1": 1, "w3": 1, "w4": 1})
 
 
-class RaisingTable(fake_engine.Table):
+class RaisingTable(fake_table.Table):
     """The fake engine, raising on ``BOOM`` in a mail (a bug, not a death)."""
 
-    def receive(self, msg: EmailMessage, **kw: object) -> fake_engine.Step:
-        if "BOOM" in fake_engine._text(msg):
+    def receive(self, msg: EmailMessage, **kw: object) -> fake_table.Step:
+        if "BOOM" in fake_table._text(msg):
             raise RuntimeError("boom")
         return super().receive(msg, **kw)  # type: ignore[arg-type]
 
@@ -388,7 +388,7 @@ def test_shunt_row_of_a_mail_applied_just_before_a_death_is_dropped(world: World
     """A group writes the game's file, then daemon.json: a death in between leaves the shunt row
     of a mail that is applied. It must not stay "failing" (or held) for ever: start-up drops
     it."""
-    world.engine = fake_engine.Table
+    world.engine = fake_table.Table
     world.new_game()
     burst = _burst(poison_at=None, n=3)
     victim = content_key(bytes(burst[1]))
@@ -439,7 +439,7 @@ def test_a_reboot_blames_nobody(world: World) -> None:
 
 def test_one_extra_durable_write_per_batch(world: World) -> None:
     """The in-flight record costs one atomic write per batch, not per mail."""
-    world.engine = fake_engine.Table
+    world.engine = fake_table.Table
     world.new_game()
     svc = world.start()
     world.faults.clear()
@@ -467,6 +467,13 @@ def _game_words(data: Path) -> Counter[str]:
     return Counter(e["word"] for e in game_state(data, "g1")[0] if e["type"] == "cmd")
 
 
+def _shunt_states(data: Path) -> list[str]:
+    if not (data / "daemon.json").exists():
+        return []
+    return list(DaemonStore(data, readonly=True).shunt_status().values())
+
+
+@pytest.mark.slow(25)
 @pytest.mark.parametrize("arrival", ["before_start", "while_running"])
 def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path, arrival: str) -> None:
     """A mail that SIGKILLs ``pbem serve``: restarted like systemd would, the daemon dies at most
@@ -496,7 +503,7 @@ def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path, arrival: str) 
     try:
         if arrival == "before_start":
             d.start()
-        crashes = d.restart_until_up()
+        crashes = d.restart_until(lambda: "quarantined" in _shunt_states(data))
         assert crashes == 3, f"{crashes} crashes before the quarantine\n{d.log()}"
         wait_for(lambda: stack.messages(MODERATOR, "Quarantine"), what="quarantine", log=d.log)
         (q,) = stack.messages(MODERATOR, "Quarantine")

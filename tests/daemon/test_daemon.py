@@ -5,8 +5,9 @@ from __future__ import annotations
 from email.message import EmailMessage
 from pathlib import Path
 
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.harness import (
+import pytest
+
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
@@ -16,8 +17,8 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
 from tests.support.mailparts import text_of
+from tests.support.mailstack import MODERATOR, MailStack
 
 A, B = "alice@example.test", "bob@example.test"
 
@@ -80,6 +81,7 @@ def test_commands_replies_deadline_and_sigterm(stack: MailStack, tmp_path: Path)
     assert st.returncode == 0 and '"g1"' in st.stdout
 
 
+@pytest.mark.slow(15)
 def test_reminders_go_to_players_who_have_not_acted(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path)
     with cfg.open("a") as f:

@@ -12,12 +12,21 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.harness import Daemon, game_state, mail, new_fake_game, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+import pytest
+
+from tests.support.daemon_process import (
+    Daemon,
+    game_state,
+    mail,
+    new_fake_game,
+    wait_for,
+    write_config,
+)
 from tests.support.mailparts import text_of
+from tests.support.mailstack import MODERATOR, MailStack
 
 
+@pytest.mark.slow(20)
 def test_orders_in_the_mailbox_at_a_deadline_count_before_it(
     stack: MailStack, tmp_path: Path
 ) -> None:

@@ -19,12 +19,11 @@ import pytest
 
 from pbem.adapters.store import GameStore
 from pbem.daemon.ports import WorkItem
-from tests.daemon import fake_engine
-from tests.daemon.conftest import ADMIN, DOMAIN, LIST
-from tests.daemon.harness import Daemon, new_fake_game, pbem, wait_for, write_config
-from tests.daemon.inproc import T0, World, cmd
-from tests.daemon.mailstack import MailStack
+from tests.support import fake_table
+from tests.support.daemon_process import Daemon, new_fake_game, pbem, wait_for, write_config
+from tests.support.inproc_daemon import T0, World, cmd
 from tests.support.mailparts import text_of
+from tests.support.mailstack import ADMIN, DOMAIN, LIST, MailStack
 
 KEY = "phase-1"
 ALICE = f"alice@{DOMAIN}"
@@ -62,7 +61,7 @@ def test_a_raising_deadline_stalls_its_game_only(
     armed = tmp_path / "armed"
     armed.write_text("on")
     monkeypatch.setenv("FAKE_ENGINE_DEADLINE", str(armed))
-    world = World(tmp_path, engine=fake_engine.Table)
+    world = World(tmp_path, engine=fake_table.Table)
     world.new_game("g1", deadline_poison="boom")
     world.new_game("g2")
     svc = world.start()
@@ -139,6 +138,12 @@ def test_deadline_cli_errors(tmp_path: Path) -> None:
     assert not (data / "deadlines" / "retry").exists()
 
 
+def _deadline_states(data: Path, gid: str) -> list[str]:
+    gs = GameStore(data / "games" / gid, readonly=True)
+    return [str(r.get("state")) for r in gs.deadline_states().values()]
+
+
+@pytest.mark.slow(20)
 def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
     stack: MailStack, tmp_path: Path
 ) -> None:
@@ -156,7 +161,7 @@ def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
     d = Daemon(cfg, FAKE_ENGINE_DEADLINE=str(armed))
     d.start()
     try:
-        crashes = d.restart_until_up()
+        crashes = d.restart_until(lambda: "stalled" in _deadline_states(tmp_path / "data", "g1"))
         assert crashes == 3, f"{crashes} crashes before the stall\n{d.log()}"
         wait_for(lambda: "ready" in d.log(), what="the daemon ready", log=d.log)
         wait_for(

@@ -15,7 +15,7 @@ from pbem.adapters.smtp import SendResult
 from pbem.adapters.store import StoreError
 from pbem.daemon.diskfull import FIRST_WAIT, DiskFullEpisode, is_disk_full
 from pbem.daemon.outbox import OutboxSender, make_row
-from tests.daemon.inproc import make_cfg
+from tests.support.inproc_daemon import make_cfg
 
 FULL = OSError(errno.ENOSPC, "No space left on device")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import subprocess
 import time
 from collections import Counter
@@ -17,17 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
     new_fake_game,
+    outbox_empty,
     send,
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
+from tests.support.fixtures import StartDaemon
+from tests.support.mailstack import MODERATOR, MailStack
 
 PLAYERS = ["alice", "bob", "carol", "dave"]
 CAP = "outbound_cap_per_hour = 1000000\nerrors_per_hour = 1000\nautos_per_day = 100000"
@@ -147,6 +149,7 @@ def _held(data: Path) -> list[dict[str, object]]:
     return DaemonStore(data, readonly=True).shunt_rows()
 
 
+@pytest.mark.slow(110)
 @pytest.mark.timeout(600 + 8 * F1_KILLS)
 def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
     """F1 (issue 16): kill -9 at F1_KILLS random moments during a burst of 3 mails per kill.
@@ -205,63 +208,74 @@ def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
     )
 
 
-def test_f2_kill_between_resolving_and_resolved(stack: MailStack, tmp_path: Path) -> None:
-    cfg = write_config(stack, tmp_path, extra_daemon=CAP)
-    new_fake_game(cfg, "g1", PLAYERS, phase_minutes=0.03, phases=1)
-    d = Daemon(cfg).start(PBEM_CRASH_AT="mid_resolve")
-    try:
-        assert d.wait_exit(30) == -9, d.log()
-        events, _meta = game_state(tmp_path / "data", "g1")
-        from pbem.adapters.store import GameStore
+@pytest.mark.slow(15)
+def test_f2_kill_between_resolving_and_resolved(
+    start_daemon: StartDaemon, stack: MailStack, tmp_path: Path
+) -> None:
+    d = start_daemon(
+        PLAYERS,
+        config={"extra_daemon": CAP},
+        env={"PBEM_CRASH_AT": "mid_resolve"},
+        phase_minutes=0.03,
+        phases=1,
+    ).daemon
+    assert d.wait_exit(30) == -9, d.log()
+    events, _meta = game_state(tmp_path / "data", "g1")
+    from pbem.adapters.store import GameStore
 
-        states = GameStore(tmp_path / "data" / "games" / "g1", readonly=True).deadline_states()
-        (rec,) = states.values()
-        assert rec["deadline"] == "phase-1" and rec["state"] == "resolving"
-        d.start()
+    states = GameStore(tmp_path / "data" / "games" / "g1", readonly=True).deadline_states()
+    (rec,) = states.values()
+    assert rec["deadline"] == "phase-1" and rec["state"] == "resolving"
+    d.start()
 
-        def results() -> list[EmailMessage]:
-            return [
-                m for m in stack.messages("alice@example.test") if "result" in str(m["Subject"])
-            ]
+    def results() -> list[EmailMessage]:
+        return [m for m in stack.messages("alice@example.test") if "result" in str(m["Subject"])]
 
-        wait_for(results, timeout=30, what="the result mail", log=d.log)
-        time.sleep(1.0)
-        assert len(results()) == 1, "one result mail"
-        events, _ = game_state(tmp_path / "data", "g1")
-        assert [e["type"] for e in events].count("end") == 1, "resolved exactly once"
-        assert d.stop() == 0
-    finally:
-        d.kill()
-
-
-def test_f3_imap_drop_mid_idle_and_server_restart(stack: MailStack, tmp_path: Path) -> None:
-    cfg = write_config(stack, tmp_path)
-    new_fake_game(cfg, "g1", PLAYERS)
-    d = Daemon(cfg).start()
-    data = tmp_path / "data"
-    try:
-        send(stack, mail("alice@example.test", "CMD a1"))
-        wait_for(lambda: _words(data) == Counter({"a1": 1}), log=d.log)
-        time.sleep(0.5)  # the daemon is in IDLE now
-        assert stack.dovecot.kill_imap_children() >= 1
-        send(stack, mail("alice@example.test", "CMD a2"))
-        wait_for(lambda: "a2" in _words(data), timeout=30, what="after the drop", log=d.log)
-        # the whole server goes away for a while, mail is queued meanwhile, then it is back
-        stack.dovecot.stop()
-        time.sleep(3)
-        assert d.alive()
-        stack.dovecot.start()
-        send(stack, mail("bob@example.test", "CMD b1"))
-        wait_for(lambda: "b1" in _words(data), timeout=60, what="after the restart", log=d.log)
-        assert max(_words(data).values()) == 1
-        log = d.log()
-        # backoff, not a busy loop: a handful of reconnect attempts in 3 s
-        assert 1 <= log.count("IMAP unavailable") <= 8, log
-        assert d.stop() == 0
-    finally:
-        d.kill()
+    wait_for(results, timeout=30, what="the result mail", log=d.log)
+    # a second result, were the deadline resolved twice, would be queued by then
+    wait_for(lambda: outbox_empty(tmp_path / "data"), what="every mail sent", log=d.log)
+    assert len(results()) == 1, "one result mail"
+    events, _ = game_state(tmp_path / "data", "g1")
+    assert [e["type"] for e in events].count("end") == 1, "resolved exactly once"
+    assert d.stop() == 0
 
 
+@pytest.mark.slow(15)
+def test_f3_imap_drop_mid_idle_and_server_restart(
+    start_daemon: StartDaemon, stack: MailStack, tmp_path: Path
+) -> None:
+    run = start_daemon(PLAYERS)
+    d, data = run.daemon, run.data
+    send(stack, mail("alice@example.test", "CMD a1"))
+    wait_for(lambda: _words(data) == Counter({"a1": 1}), log=d.log)
+    time.sleep(0.5)  # the daemon is in IDLE now
+    assert stack.dovecot.kill_imap_children() >= 1
+    send(stack, mail("alice@example.test", "CMD a2"))
+    wait_for(lambda: "a2" in _words(data), timeout=30, what="after the drop", log=d.log)
+    # the whole server goes away for a while, mail is queued meanwhile, then it is back
+    log_file = tmp_path / "pbem-daemon-1.log"
+
+    def reconnect_delays() -> list[float]:
+        text = log_file.read_text(errors="replace")[before:]
+        return [float(x) for x in re.findall(r"IMAP unavailable .*; retrying in (\S+) s", text)]
+
+    before = len(log_file.read_text(errors="replace"))
+    stack.dovecot.stop()
+    # the server stays away for three reconnect attempts (not a guessed 3 s, which a busy
+    # machine may spend before the daemon notices)
+    wait_for(lambda: len(reconnect_delays()) >= 3, what="three attempts", log=d.log)
+    assert d.alive()
+    # backoff, not a busy loop: each attempt waits twice as long as the one before
+    assert reconnect_delays()[:3] == [0.5, 1.0, 2.0], d.log()
+    stack.dovecot.start()
+    send(stack, mail("bob@example.test", "CMD b1"))
+    wait_for(lambda: "b1" in _words(data), timeout=60, what="after the restart", log=d.log)
+    assert max(_words(data).values()) == 1
+    assert len(reconnect_delays()) <= 8, d.log()
+    assert d.stop() == 0
+
+
+@pytest.mark.slow(25)
 def test_f3_imap_drop_during_the_startup_drain(stack: MailStack, tmp_path: Path) -> None:
     """F3 at start-up: the server drops while the daemon drains a backlog (the outage policy
     runs before the main loop); it reconnects and finishes the drain: the daemon stays up,
@@ -282,6 +296,7 @@ def test_f3_imap_drop_during_the_startup_drain(stack: MailStack, tmp_path: Path)
         d.kill()
 
 
+@pytest.mark.slow(15)
 def test_f4_uidvalidity_change_rescans_without_duplicates(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path)
     new_fake_game(cfg, "g1", PLAYERS)
@@ -324,27 +339,22 @@ def test_f4_uidvalidity_change_rescans_without_duplicates(stack: MailStack, tmp_
         d.kill()
 
 
-def test_f5_smtp_down_does_not_block_processing(stack: MailStack, tmp_path: Path) -> None:
-    cfg = write_config(stack, tmp_path)
-    new_fake_game(cfg, "g1", PLAYERS)
-    data = tmp_path / "data"
+def test_f5_smtp_down_does_not_block_processing(
+    start_daemon: StartDaemon, stack: MailStack
+) -> None:
     stack.handler.mode = "451"
-    d = Daemon(cfg).start()
-    try:
-        sent = _burst(4)
-        for m in sent:
-            stack.inject(bytes(m), "moderator+g1@example.test", sender=str(m["From"]))
-        wait_for(
-            lambda: len(_words(data)) == 4, what="commands applied while SMTP refuses", log=d.log
-        )
-        assert _replied(stack, sent) == set()
-        stack.handler.mode = "ok"
-        wait_for(
-            lambda: _replied(stack, sent) >= {str(m["Message-ID"]) for m in sent},
-            timeout=60,
-            what="replies after SMTP came back",
-            log=d.log,
-        )
-        assert d.stop() == 0
-    finally:
-        d.kill()
+    run = start_daemon(PLAYERS)
+    d, data = run.daemon, run.data
+    sent = _burst(4)
+    for m in sent:
+        stack.inject(bytes(m), "moderator+g1@example.test", sender=str(m["From"]))
+    wait_for(lambda: len(_words(data)) == 4, what="commands applied while SMTP refuses", log=d.log)
+    assert _replied(stack, sent) == set()
+    stack.handler.mode = "ok"
+    wait_for(
+        lambda: _replied(stack, sent) >= {str(m["Message-ID"]) for m in sent},
+        timeout=60,
+        what="replies after SMTP came back",
+        log=d.log,
+    )
+    assert d.stop() == 0

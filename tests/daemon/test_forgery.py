@@ -2,7 +2,7 @@
 
 Real Dovecot + aiosmtpd, ``pbem serve`` as a child process with the fake engine (each
 ``CMD <word>`` line of an accepted mail is one event), a game ``g1`` with alice and bob at
-example.test, and a loopback DNS responder (:mod:`tests.dns_responder`) serving the DKIM keys
+example.test, and a loopback DNS responder (:mod:`tests.support.dns_responder`) serving the DKIM keys
 of example.test (alice's domain) and evil.test (the attacker's), reached through
 ``[auth] dns_server``. Mails are delivered by LMTP into the moderator's INBOX, as the border
 MTA would, byte for byte (a DKIM signature survives).
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import email
 import email.policy
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -41,20 +40,20 @@ from imapclient import IMAPClient
 from pbem.daemon.auth import AuthVerdict, check_sender
 from pbem.daemon.config import AuthConfig
 from pbem.mail import dkim
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
     new_fake_game,
+    outbox_empty,
     pbem,
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import Dovecot, MailStack
-from tests.dkim_signer import RsaKey, key_record, make_key, sign
-from tests.dns_responder import Responder, txt_zone
+from tests.support.dkim_signer import RsaKey, key_record, make_key, sign
+from tests.support.dns_responder import Responder, txt_zone
 from tests.support.mailparts import text_of
+from tests.support.mailstack import MODERATOR, Dovecot, MailStack
 
 ALICE = "alice@example.test"
 BOB = "bob@example.test"  # the attacker's Reply-To: a mailbox that must receive nothing
@@ -146,6 +145,7 @@ def assert_reply_to_untouched(stack: MailStack) -> None:
     assert direct(stack, BOB) == []
 
 
+@pytest.mark.slow(15)
 def test_f13_forgeries_rejected_with_dkim_verify_notice_to_registered_address(
     stack: MailStack, tmp_path: Path, dns: Responder
 ) -> None:
@@ -304,7 +304,8 @@ def test_f13_replay_of_the_identical_bytes_is_a_no_op(
             c.login(MODERATOR, Dovecot.password(MODERATOR))
             c.append("INBOX", stored)
         wait_for(lambda: done(stack) == 2, what="the replay", log=d.log)
-        time.sleep(0.5)  # a receipt, were one made, would be on its way
+        # a receipt, were one made, would have been queued with the replay's commit
+        wait_for(lambda: outbox_empty(data), what="every answer sent", log=d.log)
         assert words(data) == ["good"], "applied once"
         receipts = [m for m in direct(stack, ALICE) if m["Subject"] == "Re: f13 replay"]
         assert len(receipts) == 1
@@ -313,6 +314,7 @@ def test_f13_replay_of_the_identical_bytes_is_a_no_op(
         d.kill()
 
 
+@pytest.mark.slow(25)
 def test_f13_replay_redelivered_by_the_mta_is_applied_once(
     stack: MailStack, tmp_path: Path, dns: Responder
 ) -> None:

@@ -8,19 +8,21 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
-from tests.daemon.conftest import ADMIN, MODERATOR
-from tests.daemon.harness import (
+import pytest
+
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
     new_fake_game,
+    outbox_empty,
     pbem,
     send,
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
 from tests.support.mailparts import text_of
+from tests.support.mailstack import ADMIN, MODERATOR, MailStack
 
 FAST = "idle_renew = 1"
 
@@ -72,6 +74,7 @@ def corpus(sender: str) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow(30)
 def test_f8_f10_f11_hostile_corpus_and_f9_huge(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path, extra_imap=FAST)
     new_fake_game(cfg, "g1", ["alice"])
@@ -190,7 +193,19 @@ def test_f12_loops_stop(stack: MailStack, tmp_path: Path) -> None:
             what="quiet",
             log=a.log,
         )
-        time.sleep(2)
+        # and nothing left to send by either daemon while both INBOXes are empty: an answer,
+        # were one due, would be queued with the commit that read its cause, then delivered
+        wait_for(
+            lambda: (
+                outbox_empty(tmp_path / "data")
+                and outbox_empty(tmp_path / "data-b")
+                and not stack.messages(MODERATOR)
+                and not stack.messages(heidi, "INBOX")
+            ),
+            timeout=30,
+            what="both daemons idle",
+            log=a.log,
+        )
         to_b = [
             m
             for m in stack.messages(heidi, "Processed")

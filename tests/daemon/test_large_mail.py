@@ -16,10 +16,9 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from pbem.adapters.imap import ImapMailbox, ImapSettings
-from tests.daemon.conftest import ADMIN, MODERATOR
-from tests.daemon.harness import Daemon, game_state, new_fake_game, wait_for, write_config
-from tests.daemon.mailstack import Dovecot, MailStack
+from tests.support.daemon_process import Daemon, game_state, new_fake_game, wait_for, write_config
 from tests.support.mailparts import text_of
+from tests.support.mailstack import ADMIN, MODERATOR, Dovecot, MailStack
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "mail" / "iphone-photo.eml"
 PHOTO_BYTES = 3_000_000

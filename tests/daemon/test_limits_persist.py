@@ -10,11 +10,10 @@ from pathlib import Path
 
 from pbem.adapters.store import GameStore
 from pbem.daemon.limits import GlobalCap, SenderLimits, merge_windows
-from tests.daemon import fake_engine
-from tests.daemon.conftest import ADMIN, MODERATOR
-from tests.daemon.harness import Daemon, mail, send, wait_for, write_config
-from tests.daemon.inproc import T0, World, cmd, make_cfg, world
-from tests.daemon.mailstack import MailStack
+from tests.support import fake_table
+from tests.support.daemon_process import Daemon, mail, send, wait_for, write_config
+from tests.support.inproc_daemon import T0, World, cmd, make_cfg, world
+from tests.support.mailstack import ADMIN, MODERATOR, MailStack
 
 __all__ = ["world"]  # the fixture
 
@@ -42,7 +41,7 @@ def test_error_reply_window_survives_a_restart(world: World) -> None:
 def test_daily_window_is_persisted_with_the_game_rows(world: World) -> None:
     """Receipts count toward the daily number; the hits live in the game's head, in the same
     write as the receipts, and a restart reads them back."""
-    world.engine = fake_engine.Table
+    world.engine = fake_table.Table
     world.cfg = make_cfg(world.cfg.data_dir.parent, autos_per_day=2)
     world.new_game()
     svc = world.start()
@@ -56,7 +55,7 @@ def test_members_reply_budget_is_persisted_with_the_game_rows(world: World) -> N
     """Replies that change nothing to a player (issue 10 item 7: a token bucket, a burst then
     a pace): its hits live in the game's head with the replies, and a restart reads them back,
     so a restart does not refill the burst."""
-    world.engine = fake_engine.Table
+    world.engine = fake_table.Table
     world.cfg = make_cfg(world.cfg.data_dir.parent, reply_burst=2, replies_per_hour=1)
     world.new_game()
 

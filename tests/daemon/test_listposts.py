@@ -11,9 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR
-from tests.daemon.harness import Daemon, game_state, mail, new_fake_game, wait_for, write_config
-from tests.daemon.mailstack import DOMAIN, MailStack
+from tests.support.daemon_process import (
+    Daemon,
+    game_state,
+    mail,
+    new_fake_game,
+    wait_for,
+    write_config,
+)
+from tests.support.mailstack import ADMIN, DOMAIN, LIST, MODERATOR, MailStack
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mail"
 PLAYERS = ["alice", "bob", "carol", "dave", "erin"]

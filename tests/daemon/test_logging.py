@@ -12,8 +12,8 @@ from pathlib import Path
 from pbem import __version__
 from pbem.adapters.login import EX_CONFIG
 from pbem.daemon.logsetup import journal_stream, setup
-from tests.daemon.harness import Daemon, new_fake_game, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import Daemon, new_fake_game, write_config
+from tests.support.mailstack import MailStack
 
 
 def test_serve_logs_journal_priorities_without_timestamps_under_systemd(

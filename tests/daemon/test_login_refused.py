@@ -9,10 +9,11 @@ import re
 import time
 from pathlib import Path
 
+import pytest
+
 from pbem.adapters.login import EX_CONFIG, imap_refusal, server_text, without_code
 from pbem.adapters.store import GameStore
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     ROOT,
     Daemon,
     mail,
@@ -21,8 +22,17 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import DOMAIN, ListConfig, MailStack, SmtpServer
 from tests.support.mailparts import text_of
+from tests.support.mailstack import (
+    ADMIN,
+    DOMAIN,
+    LIST,
+    MODERATOR,
+    PLAYERS,
+    ListConfig,
+    MailStack,
+    SmtpServer,
+)
 
 
 def _wrong_imap_password(cfg: Path) -> None:
@@ -127,6 +137,7 @@ def _refused(stack: MailStack, user: str, password: str) -> bool:
         return False
 
 
+@pytest.mark.slow(15)
 def test_serve_stops_when_the_password_changes_under_it(stack: MailStack, tmp_path: Path) -> None:
     """The server's password changes while the daemon runs: the next reconnection is refused,
     and the daemon stops the same way instead of retrying forever."""

@@ -13,12 +13,13 @@ import time
 from email.utils import make_msgid
 from pathlib import Path
 
+import pytest
+
 from pbem.adapters.store import GameStore
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
-from tests.daemon.conftest import LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import Daemon, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import Daemon, pbem, send, wait_for, write_config
+from tests.support.mailstack import LIST, MODERATOR, PLAYERS, MailStack
 
 DURATIONS = {
     "night_duration": "1.5s",
@@ -35,6 +36,7 @@ def _table(data: Path) -> Table:
     return Table.load(gs.setup, gs.events())
 
 
+@pytest.mark.slow(25)
 def test_whole_lupus_game_by_email(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(
         stack,

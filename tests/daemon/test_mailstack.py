@@ -7,8 +7,7 @@ from email.message import EmailMessage
 
 import aiosmtplib
 
-from tests.daemon.conftest import LIST, MODERATOR
-from tests.daemon.mailstack import MailStack
+from tests.support.mailstack import LIST, MODERATOR, MailStack
 
 
 def test_full_loop_and_list(stack: MailStack) -> None:

@@ -14,8 +14,8 @@ from pbem.adapters.imap import Fetched
 from pbem.adapters.store import GameStore
 from pbem.cli.daemon import create_game
 from pbem.table import Table
-from tests.daemon.conftest import LIST, MODERATOR
-from tests.daemon.inproc import World
+from tests.support.inproc_daemon import World
+from tests.support.mailstack import LIST, MODERATOR
 
 PLAYERS = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hugo"]
 ROLES = {"alice": "werewolf", "bob": "werewolf", "carol": "seer"}

@@ -7,12 +7,21 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from pbem.adapters.store import DaemonStore, GameStore
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.harness import Daemon, game_state, mail, new_fake_game, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import (
+    Daemon,
+    game_state,
+    mail,
+    new_fake_game,
+    wait_for,
+    write_config,
+)
+from tests.support.mailstack import MODERATOR, MailStack
 
 
+@pytest.mark.slow(15)
 def test_mail_before_a_missed_deadline_counts_for_that_phase(
     stack: MailStack, tmp_path: Path
 ) -> None:

@@ -1,7 +1,7 @@
 """F7 (power loss) and requirement 3 without FUSE: the store's real file operations, cut at
 every point, against what a disk with its cache cleared could hold (RELIABILITY §7.4 F7).
 
-``tests/lazyfs.py`` records the ``os`` calls of a realistic workload (service start-up, a game
+``tests/support/lazyfs.py`` records the ``os`` calls of a realistic workload (service start-up, a game
 created, commits with events + outbox rows + ledger keys through several segment compactions,
 daemon commits, outbox deletions, a failed game creation, a restart that cleans stale temps,
 group commits over daemon.json and two games as ``Service.handle_batch`` makes them).
@@ -41,7 +41,7 @@ from pbem.adapters.store import (
     clean_stale_game_dirs,
     list_games,
 )
-from tests.lazyfs import ERROR, Recorder, Report, check, crash_states, record
+from tests.support.lazyfs import ERROR, Recorder, Report, check, crash_states, record
 
 SEG = 8  # small segments: the workload goes through several compactions
 

@@ -18,10 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import Daemon, game_state, mail, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import DOMAIN, MailStack
+from tests.support.daemon_process import (
+    Daemon,
+    game_state,
+    mail,
+    pbem,
+    send,
+    wait_for,
+    write_config,
+)
 from tests.support.mailparts import text_of
+from tests.support.mailstack import ADMIN, DOMAIN, LIST, MODERATOR, PLAYERS, MailStack
 
 MEMBERS = ("alice", "bob", "carol", "dave")
 
@@ -55,6 +62,7 @@ def _phase(data: Path) -> int:
     return max(int(e["n"]) for e in events if e["type"] == "phase")
 
 
+@pytest.mark.slow(20)
 def test_relay_distributes_refuses_holds_and_authenticates(
     relay_stack: MailStack, tmp_path: Path
 ) -> None:
@@ -146,6 +154,7 @@ def test_relay_distributes_refuses_holds_and_authenticates(
     assert ours and not any(LIST in rcpts for rcpts in ours)
 
 
+@pytest.mark.slow(15)
 def test_external_list_votes_count_once_confirmed_from_the_registered_address(
     stack: MailStack, tmp_path: Path
 ) -> None:
@@ -213,10 +222,10 @@ def test_external_list_votes_count_once_confirmed_from_the_registered_address(
 
 def test_a_post_reaches_the_game_whose_own_list_it_was_sent_to(tmp_path: Path) -> None:
     """Routing: a player in two games posts to the second game's own list (no tag, no
-    plus-address): it reaches that game. In-process (tests/daemon/inproc.py)."""
+    plus-address): it reaches that game. In-process (tests/support/inproc_daemon.py)."""
     from pbem.cli.daemon import create_game
-    from tests.daemon.inproc import PLAYERS as P3
-    from tests.daemon.inproc import World
+    from tests.support.inproc_daemon import PLAYERS as P3
+    from tests.support.inproc_daemon import World
 
     world = World(tmp_path)
     for gid, lst in (("g1", f"one@lists.{DOMAIN}"), ("g2", f"two@lists.{DOMAIN}")):

@@ -1,7 +1,7 @@
 """A relayed list that one poster cannot stall, and that never distributes pbem's private mail
 (issue 10 items 15 and 16).
 
-In-process (tests/daemon/inproc.py): the real coordinator and store on a tmp data directory,
+In-process (tests/support/inproc_daemon.py): the real coordinator and store on a tmp data directory,
 the fake engine (``CMD <word>`` lines count, even phases are nights); what would be sent is
 read from the outbox rows, and the sender task is driven by hand with a recording transport.
 """
@@ -27,11 +27,11 @@ from pbem.daemon.config import AuthConfig, ListLimits
 from pbem.daemon.limits import GlobalCap
 from pbem.daemon.outbox import OutboxSender, make_row
 from pbem.mail.envelope import TEST_ID_KEY, build
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR
-from tests.daemon.harness import mail
-from tests.daemon.inproc import PLAYERS, T0, World
+from tests.mail.test_forwarded import FIXTURES
+from tests.support.daemon_process import mail
+from tests.support.inproc_daemon import PLAYERS, T0, World
 from tests.support.mailparts import text_of
-from tests.test_forwarded import FIXTURES
+from tests.support.mailstack import ADMIN, LIST, MODERATOR
 
 
 def relay_world(tmp_path: Path, **daemon: Any) -> World:

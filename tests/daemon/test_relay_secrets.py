@@ -1,7 +1,7 @@
 """What a relaying daemon (``[list] mode = "relay"``) must never distribute: a player's secret
 code (issue 10 item 10), references to private mail and guessable Message-IDs (item 13).
 
-In-process (tests/daemon/inproc.py): the real coordinator and store on a tmp data directory,
+In-process (tests/support/inproc_daemon.py): the real coordinator and store on a tmp data directory,
 the fake engine; what would be sent is read from the game's outbox rows.
 """
 
@@ -23,9 +23,9 @@ from pbem.cli.daemon import create_game
 from pbem.daemon.config import AuthConfig
 from pbem.mail.envelope import build, id_kind
 from pbem.table import Table
-from tests.daemon.conftest import LIST
-from tests.daemon.inproc import PLAYERS, T0, World, make_cfg
-from tests.test_relay_copy import CLIENTS, CODE, FIXTURES, everything
+from tests.mail.test_relay_copy import CLIENTS, CODE, FIXTURES, everything
+from tests.support.inproc_daemon import PLAYERS, T0, World, make_cfg
+from tests.support.mailstack import LIST
 
 
 def relay_world(tmp_path: Path, **daemon: Any) -> World:

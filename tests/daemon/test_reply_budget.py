@@ -12,8 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
@@ -22,7 +21,7 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
+from tests.support.mailstack import MODERATOR, MailStack
 
 
 def replies(stack: MailStack, user: str) -> list[str]:

@@ -10,9 +10,8 @@ from pathlib import Path
 from pbem.adapters.store import GameStore
 from pbem.signup.engine import with_signups
 from pbem.table import Table
-from tests.daemon.conftest import MODERATOR, PLAYERS
-from tests.daemon.harness import Daemon, mail, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import Daemon, mail, pbem, send, wait_for, write_config
+from tests.support.mailstack import MODERATOR, PLAYERS, MailStack
 
 PLUS = MODERATOR.replace("moderator@", "moderator+village@")
 

@@ -11,11 +11,13 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from pbem.adapters.store import GameStore
 from pbem.table import Table
 from pbem.tools.demo import demo_setup, play
-from tests.daemon.harness import Daemon, pbem, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import Daemon, pbem, wait_for, write_config
+from tests.support.mailstack import MailStack
 
 NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
 
@@ -32,6 +34,7 @@ def _new_lupus(cfg: Path, game_id: str) -> None:
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.slow(20)
 def test_status_answers_the_game_master_with_the_daemon_running(
     stack: MailStack, tmp_path: Path
 ) -> None:
@@ -65,6 +68,7 @@ def test_status_answers_the_game_master_with_the_daemon_running(
     assert "daemon: stopped" in pbem(cfg, "status").stdout
 
 
+@pytest.mark.slow(15)
 def test_status_reports_a_killed_daemon_as_not_responding(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path)
     d = Daemon(cfg).start()

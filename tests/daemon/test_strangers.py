@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from pbem.adapters.imap import Fetched
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.inproc import World
+from tests.support.inproc_daemon import World
+from tests.support.mailstack import MODERATOR
 
 
 def replies(world: World) -> dict[str, str]:
@@ -70,7 +70,7 @@ def test_no_game_reply_follows_the_strangers_policy(policy: str | None, tmp_path
 
 def test_strangers_policy_is_checked_in_the_config(tmp_path: Path) -> None:
     from pbem.daemon.config import ConfigError, load
-    from tests.test_new_game_input import config
+    from tests.cli.test_new_game_input import config
 
     path = config(tmp_path)
     assert load(path).strangers == "minimum"  # the safe default

@@ -15,7 +15,9 @@ import threading
 import time
 from pathlib import Path
 
-from tests.daemon.harness import (
+import pytest
+
+from tests.support.daemon_process import (
     ROOT,
     Daemon,
     game_state,
@@ -25,7 +27,7 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
+from tests.support.mailstack import MailStack
 
 UNIT = ROOT / "systemd" / "pbem.service"
 
@@ -199,6 +201,7 @@ class WatchdogSupervisor(threading.Thread):
             self.d.start()
 
 
+@pytest.mark.slow(15)
 def test_a_sigstopped_daemon_is_killed_by_the_watchdog_and_restarted(
     stack: MailStack, tmp_path: Path
 ) -> None:

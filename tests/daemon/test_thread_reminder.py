@@ -11,8 +11,8 @@ from typing import Any
 
 from pbem.cli.daemon import create_game
 from pbem.table import Table
-from tests.daemon.conftest import LIST, MODERATOR, PLAYERS
-from tests.daemon.inproc import World
+from tests.support.inproc_daemon import World
+from tests.support.mailstack import LIST, MODERATOR, PLAYERS
 
 
 def _parsed(row: dict[str, Any]) -> EmailMessage:

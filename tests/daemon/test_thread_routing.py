@@ -16,9 +16,9 @@ import pytest
 from pbem.cli.daemon import create_game
 from pbem.daemon.message import parse
 from pbem.daemon.service import Service
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.harness import mail
-from tests.daemon.inproc import World
+from tests.support.daemon_process import mail
+from tests.support.inproc_daemon import World
+from tests.support.mailstack import MODERATOR
 
 
 @pytest.fixture

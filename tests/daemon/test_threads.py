@@ -17,10 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import Daemon, game_state, mail, pbem, send, write_config
-from tests.daemon.harness import wait_for as harness_wait
-from tests.daemon.mailstack import DOMAIN, MailStack
+from tests.support.daemon_process import Daemon, game_state, mail, pbem, send, write_config
+from tests.support.daemon_process import wait_for as harness_wait
+from tests.support.mailstack import ADMIN, DOMAIN, LIST, MODERATOR, PLAYERS, MailStack
 
 ALICE = "alice@example.test"
 NAMES = [p.capitalize() for p in PLAYERS]

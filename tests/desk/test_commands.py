@@ -9,8 +9,8 @@ import pytest
 from pbem.core.events import GameEnded
 from pbem.core.outcome import Termination
 from pbem.desk.preview import preview_step
-from tests.desk.helpers import ADMIN, GAMES, DeskGame
-from tests.harness import address
+from tests.desk.desk_game import ADMIN, GAMES, DeskGame
+from tests.support.game_by_mail import address
 
 pytestmark = pytest.mark.parametrize("game", GAMES)
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pbem.adapters.store import GameStore
 from pbem.table import Table
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR, PLAYERS
-from tests.daemon.harness import Daemon, mail, pbem, send, wait_for, write_config
-from tests.daemon.mailstack import MailStack
+from tests.support.daemon_process import Daemon, mail, pbem, send, wait_for, write_config
+from tests.support.mailstack import ADMIN, LIST, MODERATOR, PLAYERS, MailStack
 
 
 def _table(data: Path) -> Table:
@@ -26,6 +27,7 @@ def _got(stack: MailStack, who: str, subject: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow(15)
 def test_admin_extends_a_phase_and_ends_the_game_by_mail(stack: MailStack, tmp_path: Path) -> None:
     (tmp_path / "admin.code").write_text("desk-code-0123456789\n")
     cfg = write_config(

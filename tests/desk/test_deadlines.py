@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.desk.helpers import DeskGame
+from tests.desk.desk_game import DeskGame
 
 
 def test_an_order_after_an_extension_is_changeable_until_the_new_deadline() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from tests.desk.helpers import DeskGame
+from tests.desk.desk_game import DeskGame
 
 
 def test_french_commands_one_a_line_each_answered() -> None:

@@ -13,8 +13,8 @@ from pbem.daemon.spools import ADMIN_SPOOL
 from pbem.daemon.status import gather, render
 from pbem.desk.requests import write_admin_request
 from pbem.table import Table
-from tests.daemon.conftest import LIST
-from tests.daemon.inproc import World
+from tests.support.inproc_daemon import World
+from tests.support.mailstack import LIST
 
 
 def _world(tmp_path: Path) -> World:

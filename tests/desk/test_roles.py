@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.desk.helpers import DeskGame
+from tests.desk.desk_game import DeskGame
 
 
 def test_roles_shows_each_seats_conditions() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pbem.core.events import RolledBack
-from tests.desk.helpers import DeskGame
+from tests.desk.desk_game import DeskGame
 
 
 def to_night_one() -> DeskGame:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbem.core.events import Resolved
-from tests.dracula.helpers import QUIET, Game, advance
+from tests.dracula.scenario import QUIET, Game, advance
 
 
 def night3() -> Game:

@@ -6,7 +6,7 @@ import pytest
 
 from pbem.core.commands import parse_line
 from pbem.games.dracula import Dracula
-from tests.dracula.helpers import NAMES
+from tests.dracula.scenario import NAMES
 
 PAIRS = [
     ("VOTE Bob", "VOTE Bob", "vote"),  # CMD-01

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.core.errors import PartlyRefused
 from pbem.core.ids import PlayerId
-from tests.dracula.helpers import QUIET, Game, advance, mail, table_from
+from tests.dracula.scenario import QUIET, Game, advance, mail, table_from
 
 
 def cursed_game() -> Game:
@@ -149,7 +149,7 @@ def test_cursed_exceptions_designation_and_key() -> None:
 def test_night_silence_and_dead_players() -> None:
     """DRA-082, DRA-326, AMB-009: the list is closed at night; the dead do not post. (The
     daemon moderates the list here; on an external list the post is flagged publicly, see
-    tests/core/test_list_relay.py.)"""
+    tests/table/test_list_relay.py.)"""
     g = advance(Game(options=QUIET), 3)
     table = table_from(g)
     step = table.receive(mail("Eve", "I saw Bob!"), channel="list", now=g.now, relay=True)

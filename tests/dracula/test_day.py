@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.dracula.helpers import QUIET, Game, advance
+from tests.dracula.scenario import QUIET, Game, advance
 
 
 def day2(options: dict[str, object] | None = None) -> Game:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.core.events import PlayerDied
 from pbem.games.dracula.state import Converted
-from tests.dracula.helpers import NAMES, QUIET, Game, advance
+from tests.dracula.scenario import NAMES, QUIET, Game, advance
 
 
 def final(humans: tuple[str, ...] = ("Cid", "Dan", "Eve"), rounds: int = 1) -> Game:

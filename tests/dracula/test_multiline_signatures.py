@@ -12,7 +12,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from tests.dracula.helpers import QUIET, Game, table_from
+from tests.dracula.scenario import QUIET, Game, table_from
 
 TEXT = "Mordez les grands\nà minuit, pas avant."
 SIGNATURES = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.mail.render import LANGS, templates_root
-from tests.dracula.helpers import QUIET, Game, advance
+from tests.dracula.scenario import QUIET, Game, advance
 
 NTF = {
     "NTF-01": "opening",  # test_round.test_round_start_roles_and_announcements

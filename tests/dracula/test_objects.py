@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.games.dracula.manor import NORMAL_OBJECTS
 from pbem.games.dracula.state import Assigned, Moved
-from tests.dracula.helpers import NAMES, QUIET, Game, advance
+from tests.dracula.scenario import NAMES, QUIET, Game, advance
 
 
 def night2() -> Game:

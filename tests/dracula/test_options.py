@@ -10,7 +10,7 @@ from pbem.core.errors import SetupError
 from pbem.core.game import GameSpec
 from pbem.games.dracula import Dracula
 from pbem.games.dracula.state import Moved
-from tests.dracula.helpers import NOW, QUIET, Game, advance, players
+from tests.dracula.scenario import NOW, QUIET, Game, advance, players
 
 
 def test_unknown_option_is_refused() -> None:

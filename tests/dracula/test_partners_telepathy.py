@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.dracula.helpers import QUIET, Game, advance
+from tests.dracula.scenario import QUIET, Game, advance
 
 
 def pairing(**options: object) -> Game:
@@ -196,7 +196,7 @@ def test_telepathy_at_night_waits_for_the_morning() -> None:
 def test_telepathy_held_for_the_administrator() -> None:
     """DRA-423, AMB-072: with an administrator, the text waits for approval; a refusal does
     not use up the power; an approval delivers it."""
-    from tests.dracula.helpers import mail, table_from
+    from tests.dracula.scenario import mail, table_from
 
     g = Game(options={**QUIET, "telepathy_review": "admin"})
     g.close("day")

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from pbem.tools.simulate import simulate
-from tests.dracula.helpers import NAMES
+from tests.dracula.scenario import NAMES
 
 
 def transcript(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.dracula.helpers import NAMES, QUIET, Game, advance
+from tests.dracula.scenario import NAMES, QUIET, Game, advance
 
 
 def test_early_close_off_by_default() -> None:
@@ -29,7 +29,7 @@ def test_early_close_when_everyone_has_acted_or_passed() -> None:
 
 def test_early_close_through_the_mail_pipeline() -> None:
     """AMB-001, AMB-002: the last order closes the step; the notices go out at the close."""
-    from tests.dracula.helpers import mail, table_from
+    from tests.dracula.scenario import mail, table_from
 
     g = advance(Game(options={**QUIET, "early_close": True}), 3)
     g.rooms({"Bob": "dungeons"}, skip=("Cid",))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -172,6 +173,7 @@ def smart_game(seed: int, options: dict[str, Any]) -> Table:
     return table
 
 
+@pytest.mark.slow(15)
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6), options=OPTIONS)
 def test_informed_bots_play_whole_games(seed: int, options: dict[str, Any]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.core.events import Resolved
 from pbem.core.outcome import Termination
-from tests.dracula.helpers import NAMES, Game
+from tests.dracula.scenario import NAMES, Game
 
 
 def night1(g: Game) -> None:
@@ -57,7 +57,7 @@ def test_setup_refuses_other_player_counts() -> None:
     from pbem.core.errors import SetupError
     from pbem.core.game import GameSpec
     from pbem.games.dracula import Dracula
-    from tests.dracula.helpers import NOW, players
+    from tests.dracula.scenario import NOW, players
 
     with pytest.raises(SetupError):
         Dracula().setup(GameSpec(players()[:12], {}, "en"), NOW, random.Random(0))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pbem.core.idle import idle_streaks
 from pbem.core.ids import PlayerId
-from tests.desk.helpers import ADMIN, DeskGame
-from tests.harness import address
+from tests.desk.desk_game import ADMIN, DeskGame
+from tests.support.game_by_mail import address
 
 
 def counts(g: DeskGame) -> dict[PlayerId, int]:

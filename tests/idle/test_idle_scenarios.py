@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.desk.helpers import ADMIN
-from tests.harness import address
+from tests.desk.desk_game import ADMIN
 from tests.idle.transcripts import idle_transcript, run, setup_line
+from tests.support.game_by_mail import address
 
 REMOVE = {"on_idle": "remove"}
 OFFERED = {

@@ -14,10 +14,10 @@ from pbem.core.events import PlayerDied, SeatRemoved
 from pbem.core.ids import PlayerId
 from pbem.games.loupgarou.state import MayorChanged, PowersLost
 from pbem.games.removal import removal_events
-from tests.chasse.helpers import Game as Chasse
-from tests.chasse.helpers import notices
-from tests.desk.helpers import ADMIN, GAMES, DeskGame
-from tests.harness import address
+from tests.chasse.scenario import Game as Chasse
+from tests.chasse.scenario import notices
+from tests.desk.desk_game import ADMIN, GAMES, DeskGame
+from tests.support.game_by_mail import address
 
 
 def remove(g: Chasse, player: str, reason: str = "") -> list[Any]:

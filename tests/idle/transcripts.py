@@ -11,8 +11,8 @@ from typing import Any
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
 from pbem.tools.simulate import EPOCH, simulate
-from tests.desk.helpers import ADMIN, deal
-from tests.harness import address
+from tests.desk.desk_game import ADMIN, deal
+from tests.support.game_by_mail import address
 
 
 def setup_line(

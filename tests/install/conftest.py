@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.conftest import stack  # noqa: F401  (the real Dovecot + aiosmtpd fixture)
-from tests.daemon.mailstack import cleanup_stale
+from tests.support.fixtures import stack  # noqa: F401  (the real Dovecot + aiosmtpd fixture)
+from tests.support.mailstack import cleanup_stale
+from tests.support.once_per_run import once_per_run, run_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 NOBODY = 65534
@@ -111,50 +112,62 @@ def _run(cmd: list[str]) -> str:
     return str(r.stdout + r.stderr)
 
 
+def _build(root: Path) -> Installed:
+    """Build the sdist, the wheel from it and a venv with it installed, under ``root``."""
+    root.mkdir(exist_ok=True)
+    root.chmod(0o755)
+    seconds: dict[str, float] = {}
+    t = time.monotonic()
+    src = root / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*SKIP))
+    dist = root / "dist"
+    # the sdist, then the wheel built from the unpacked sdist: what a packager does (with
+    # the dev venv's setuptools, which meets [build-system]: no download, 3x faster)
+    build_log = _run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(src)]
+    )
+    seconds["build"] = time.monotonic() - t
+    (sdist,) = dist.glob("pbem-*.tar.gz")
+    (wheel,) = dist.glob("pbem-*.whl")
+    t = time.monotonic()
+    wheelhouse = root / "wheelhouse"
+    # wheels of every dependency (one published as an sdist only, like dkimpy, is built
+    # here, then kept by pip's wheel cache): the install below needs no index
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "-w", str(wheelhouse), f"{wheel}[demo]"])
+    seconds["wheelhouse"] = time.monotonic() - t
+    t = time.monotonic()
+    venv = root / "venv"
+    _run([shared_python(), "-m", "venv", "--without-pip", str(venv)])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "-q",
+            "--no-index",
+            "--find-links",
+            str(wheelhouse),
+            f"{wheel}[demo]",
+        ]
+    )
+    seconds["install"] = time.monotonic() - t
+    shutil.rmtree(src)
+    return Installed(root, sdist, wheel, venv, build_log, seconds)
+
+
 @pytest.fixture(scope="session")
 def installed() -> Iterator[Installed]:
+    shared = run_dir()
+    if shared is not None:
+        # under pytest-xdist: built once, by the first worker that needs it, in the run's
+        # directory (world-traversable; the controller removes it), used by every worker
+        yield once_per_run("installed", lambda: _build(shared / "install"))
+        return
     root = Path(tempfile.mkdtemp(prefix="pbem-install-"))
-    root.chmod(0o755)
     try:
-        seconds: dict[str, float] = {}
-        t = time.monotonic()
-        src = root / "src"
-        shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*SKIP))
-        dist = root / "dist"
-        # the sdist, then the wheel built from the unpacked sdist: what a packager does (with
-        # the dev venv's setuptools, which meets [build-system]: no download, 3x faster)
-        build_log = _run(
-            [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(src)]
-        )
-        seconds["build"] = time.monotonic() - t
-        (sdist,) = dist.glob("pbem-*.tar.gz")
-        (wheel,) = dist.glob("pbem-*.whl")
-        t = time.monotonic()
-        wheelhouse = root / "wheelhouse"
-        # wheels of every dependency (one published as an sdist only, like dkimpy, is built
-        # here, then kept by pip's wheel cache): the install below needs no index
-        _run([sys.executable, "-m", "pip", "wheel", "-q", "-w", str(wheelhouse), f"{wheel}[demo]"])
-        seconds["wheelhouse"] = time.monotonic() - t
-        t = time.monotonic()
-        venv = root / "venv"
-        _run([shared_python(), "-m", "venv", "--without-pip", str(venv)])
-        _run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "--python",
-                str(venv / "bin" / "python"),
-                "install",
-                "-q",
-                "--no-index",
-                "--find-links",
-                str(wheelhouse),
-                f"{wheel}[demo]",
-            ]
-        )
-        seconds["install"] = time.monotonic() - t
-        shutil.rmtree(src)
-        yield Installed(root, sdist, wheel, venv, build_log, seconds)
+        yield _build(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)

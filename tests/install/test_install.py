@@ -13,10 +13,9 @@ import zipfile
 from email.utils import make_msgid
 from pathlib import Path
 
-from tests.daemon.conftest import MODERATOR, PLAYERS
-from tests.daemon.harness import mail, send, wait_for
-from tests.daemon.mailstack import Dovecot, MailStack
 from tests.install.conftest import ROOT, Installed
+from tests.support.daemon_process import mail, send, wait_for
+from tests.support.mailstack import MODERATOR, PLAYERS, Dovecot, MailStack
 
 
 def _pbem(inst: Installed, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

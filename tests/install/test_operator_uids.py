@@ -19,10 +19,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR
-from tests.daemon.harness import mail, send, wait_for
-from tests.daemon.mailstack import Dovecot, MailStack
+import pytest
+
 from tests.install.conftest import ROOT, Installed
+from tests.support.daemon_process import mail, send, wait_for
+from tests.support.mailstack import ADMIN, LIST, MODERATOR, Dovecot, MailStack
 
 SERVICE, OPERATOR, GROUP = 61001, 61002, 61000  # pbem, an admin, pbem-admin
 AS = {
@@ -56,8 +57,8 @@ class Site:
         self.creds.chmod(0o500)
         engines = self.dir / "engines"
         engines.mkdir(mode=0o755)
-        shutil.copy(ROOT / "tests" / "daemon" / "fake_engine.py", engines / "fake_engine.py")
-        (engines / "fake_engine.py").chmod(0o644)
+        shutil.copy(ROOT / "tests" / "support" / "fake_table.py", engines / "fake_table.py")
+        (engines / "fake_table.py").chmod(0o644)
         self.armed = self.dir / "armed"  # the fake engine's poisons fire while it exists
         self.armed.write_text("on")
         self.cfg = self.dir / "pbem.toml"
@@ -87,7 +88,7 @@ tls = "none"
 
 [daemon]
 data_dir = "{self.state}"
-engine = "fake_engine:Table"
+engine = "fake_table:Table"
 retry_base_seconds = 1
 heartbeat_seconds = 1
 deadline_retry_seconds = 0.2
@@ -177,6 +178,7 @@ def _game(site: Site, who: str, game_id: str) -> None:
     )
 
 
+@pytest.mark.slow(35)
 def test_operator_commands_as_root_and_as_the_admin_group(
     installed: Installed, stack: MailStack
 ) -> None:

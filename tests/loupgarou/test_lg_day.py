@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.loupgarou.lg_helpers import LG, email, small_game
+from tests.loupgarou.scenario import LG, email, small_game
 
 
 def _day1(mayor: str = "ivan", seed: int = 1, **options: object) -> LG:

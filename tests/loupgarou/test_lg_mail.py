@@ -7,7 +7,7 @@ from email.message import EmailMessage
 
 from pbem.core.events import Notice
 from pbem.tools.simulate import simulate
-from tests.loupgarou.lg_helpers import LG, NAMES, ROLES, email
+from tests.loupgarou.scenario import LG, NAMES, ROLES, email
 
 # LG-608: the notifications of section 10.3, one template each (no other game information).
 NOTIFICATIONS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbem.core.events import Resolved
 from pbem.games.loupgarou.roles import NIGHT_ORDER, NIGHT_STEPS
 from pbem.games.loupgarou.state import CouncilClosed
-from tests.loupgarou.lg_helpers import LG, NAMES, email
+from tests.loupgarou.scenario import LG, NAMES, email
 
 
 def test_night_start_announcement_and_prompts() -> None:

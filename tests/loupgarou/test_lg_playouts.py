@@ -6,6 +6,7 @@ import random
 import re
 from email.message import EmailMessage
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -103,6 +104,7 @@ def _apply(table: Table, step: object) -> None:
     lang=st.sampled_from(["fr", "en"]),
     options=st.sampled_from(OPTIONS),
 )
+@pytest.mark.slow(15)
 def test_random_play_ends_with_exactly_one_outcome(
     seed: int, lang: str, options: dict[str, object]
 ) -> None:

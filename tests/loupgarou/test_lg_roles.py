@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.loupgarou.lg_helpers import LG, email
+from tests.loupgarou.scenario import LG, email
 
 
 def _to_night(g: LG, number: int) -> None:

@@ -16,7 +16,7 @@ from pbem.games import rules_for
 from pbem.games.loupgarou import LoupGarou
 from pbem.games.loupgarou.deck import DECK
 from pbem.table import Table
-from tests.loupgarou.lg_helpers import LG, NAMES, ROLES, VILLAGERS, email
+from tests.loupgarou.scenario import LG, NAMES, ROLES, VILLAGERS, email
 
 
 def _spec(n: int = 16, **options: object) -> GameSpec:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.loupgarou.lg_helpers import LG, small_game
+from tests.loupgarou.scenario import LG, small_game
 
 
 def test_villagers_win_when_every_wolf_is_dead_checkpoint_b() -> None:

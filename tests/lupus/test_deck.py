@@ -9,8 +9,8 @@ import pytest
 
 from pbem.core.errors import SetupError
 from pbem.games.lupus.deck import standard_deck
-from tests.harness import Game, lupus_roles
-from tests.lupus.util import names, new_table
+from tests.lupus.scenario import names, new_table
+from tests.support.game_by_mail import Game, lupus_roles
 
 SPECIALS_BY_MINIMUM = [
     (8, ["seer"]),

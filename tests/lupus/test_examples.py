@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 from pbem.games.lupus.deck import standard_deck
-from tests.harness import Game
-from tests.lupus.util import kill, rejected, votes
+from tests.lupus.scenario import kill, rejected, votes
+from tests.support.game_by_mail import Game
 
 VILLAGERS = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivy"]
 VILLAGE = dict.fromkeys(VILLAGERS, "villager")

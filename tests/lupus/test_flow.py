@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness import Game, address, lupus_roles
+from tests.support.game_by_mail import Game, address, lupus_roles
 
 
 def test_setup_announces_deck_and_deals_roles_privately() -> None:

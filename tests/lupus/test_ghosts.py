@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.harness import Game, address, lupus_roles
-from tests.lupus.util import kill, rejected, votes
+from tests.lupus.scenario import kill, rejected, votes
+from tests.support.game_by_mail import Game, address, lupus_roles
 
 GHOSTS = {"ghost_variant": True}
 

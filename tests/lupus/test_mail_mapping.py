@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness import Game, address, lupus_roles
-from tests.lupus.util import FULL16, kill, rejected, unchanged, votes
+from tests.lupus.scenario import FULL16, kill, rejected, unchanged, votes
+from tests.support.game_by_mail import Game, address, lupus_roles
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness import Game, lupus_roles
-from tests.lupus.util import FULL16, all_text, kill, rejected
+from tests.lupus.scenario import FULL16, all_text, kill, rejected
+from tests.support.game_by_mail import Game, lupus_roles
 
 WOLVES3 = ("p1", "p2", "p3")
 

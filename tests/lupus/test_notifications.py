@@ -9,8 +9,8 @@ from collections import defaultdict
 import pytest
 
 from pbem.table import Outgoing
-from tests.harness import Game, address, lupus_roles
-from tests.lupus.util import FULL16, kill, votes
+from tests.lupus.scenario import FULL16, kill, votes
+from tests.support.game_by_mail import Game, address, lupus_roles
 
 WOLVES3 = ("p1", "p2", "p3")
 ROLE_WORDS = re.compile(

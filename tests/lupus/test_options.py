@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from pbem.core.errors import SetupError
-from tests.harness import Game, lupus_roles
-from tests.lupus.util import FULL16, kill, new_table, rejected, votes
+from tests.lupus.scenario import FULL16, kill, new_table, rejected, votes
+from tests.support.game_by_mail import Game, lupus_roles
 
 
 def test_deck_mode_custom_with_specials() -> None:

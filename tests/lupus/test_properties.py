@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from email.message import EmailMessage
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -51,6 +52,7 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow(15)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), players=st.integers(8, 24), options=OPTIONS)
 def test_random_legal_play_ends_with_exactly_one_outcome(
@@ -119,6 +121,7 @@ def test_any_bytes_get_an_answer_or_nothing_never_a_crash(raw: bytes, channel: s
     assert len(step.outgoing) <= 1
 
 
+@pytest.mark.slow(15)
 @settings(max_examples=200, deadline=None)
 @given(body=st.text(max_size=400), subject=st.text(max_size=60))
 def test_any_text_is_parsed_into_replies_only(body: str, subject: str) -> None:
@@ -133,7 +136,7 @@ def test_any_text_is_parsed_into_replies_only(body: str, subject: str) -> None:
 
 
 def _table() -> Table:
-    from tests.harness import lupus_roles
+    from tests.support.game_by_mail import lupus_roles
 
     roles = lupus_roles(8)
     setup = {

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.harness import Game, address, lupus_roles
-from tests.lupus.util import FULL16, all_text, kill, rejected, votes
+from tests.lupus.scenario import FULL16, all_text, kill, rejected, votes
+from tests.support.game_by_mail import Game, address, lupus_roles
 
 WOLVES3 = ("p1", "p2", "p3")
 

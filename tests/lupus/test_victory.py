@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from pbem.core.outcome import Termination
 from pbem.games.lupus.ending import victory
-from tests.harness import Game, lupus_roles
-from tests.lupus.util import FULL16, kill, rejected, votes
+from tests.lupus.scenario import FULL16, kill, rejected, votes
+from tests.support.game_by_mail import Game, lupus_roles
 
 
 def lynch(g: Game, target: str, voters: list[str]) -> None:

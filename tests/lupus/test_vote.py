@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from tests.harness import Game, lupus_roles
-from tests.lupus.util import kill, rejected, unchanged, votes
+from tests.lupus.scenario import kill, rejected, unchanged, votes
+from tests.support.game_by_mail import Game, lupus_roles
 
 
 @pytest.fixture

@@ -22,9 +22,9 @@ from pbem.signup.cli import _Opener, signup_setup
 from pbem.signup.engine import with_signups
 from pbem.signup.table import SIGNUP_DEADLINE, SignupTable
 from pbem.table import Table
-from tests.daemon.conftest import ADMIN, LIST
-from tests.daemon.harness import mail
-from tests.daemon.inproc import World
+from tests.support.daemon_process import mail
+from tests.support.inproc_daemon import World
+from tests.support.mailstack import ADMIN, LIST
 
 
 def _args(**kw: object) -> argparse.Namespace:

@@ -10,7 +10,7 @@ import pytest
 
 from pbem.adapters.store import GameStore
 from pbem.cli.main import main
-from tests.test_new_game_input import config
+from tests.cli.test_new_game_input import config
 
 
 def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -1,1 +1,1 @@
-"""Helpers shared by the tests of several areas."""
+"""Shared doubles, servers and fixtures of the tests (what more than one test folder uses)."""

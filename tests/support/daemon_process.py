@@ -18,8 +18,7 @@ from typing import Any
 
 import aiosmtplib
 
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR
-from tests.daemon.mailstack import Dovecot, MailStack
+from tests.support.mailstack import ADMIN, LIST, MODERATOR, Dovecot, MailStack
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +27,7 @@ def write_config(
     stack: MailStack,
     tmp: Path,
     *,
-    engine: str = "tests.daemon.fake_engine:Table",
+    engine: str = "tests.support.fake_table:Table",
     extra_daemon: str = "",
     extra_imap: str = "",
     auth: str = "",
@@ -148,17 +147,29 @@ class Daemon:
                 self.proc.wait(10)
         return self.proc.returncode
 
-    def restart_until_up(self, stable: float = 10, most: int = 10) -> int:
-        """Restart it each time it dies, as systemd ``Restart=always`` would, until it stays up
-        ``stable`` seconds; returns the number of deaths (each must be a SIGKILL). Every exit is
-        collected before the next start, so a death before the call counts too."""
-        for deaths in range(most):
-            rc = self.wait_exit(stable)
-            if rc is None:
+    def restart_until(
+        self, done: Callable[[], object], timeout: float = 120, most: int = 10
+    ) -> int:
+        """Restart it each time it dies, as systemd ``Restart=always`` would, until ``done()``
+        holds while it runs (the event that shows it past the crash loop: a mail quarantined,
+        a deadline stalled); returns the number of deaths, each of which must be a SIGKILL.
+        Every exit is collected before the next start, so a death before the call counts too.
+        A death after ``done()`` is seen by the caller: the process is then left dead."""
+        assert self.proc is not None
+        deaths = 0
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            rc = self.proc.poll()
+            if rc is not None:
+                assert rc == -9, self.log()
+                deaths += 1
+                assert deaths <= most, f"still dying after {most} restarts\n{self.log()}"
+                self.start()
+            elif done():
                 return deaths
-            assert rc == -9, self.log()
-            self.start()
-        raise AssertionError(f"still dying after {most} restarts\n{self.log()}")
+            else:
+                time.sleep(0.05)
+        raise AssertionError(f"not past the crash loop in {timeout} s\n{self.log()}")
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -214,6 +225,19 @@ def game_state(data: Path, game_id: str) -> tuple[list[dict[str, Any]], Mapping[
 
     gs = GameStore(data / "games" / game_id, readonly=True)
     return gs.events(), gs.meta
+
+
+def outbox_empty(data: Path) -> bool:
+    """True once every mail the daemon has queued is out. A mail to send is queued in the very
+    commit that applied its cause, and its row removed once the relay took it (the test relay
+    delivers before it answers): after a mail is processed, an empty outbox means that any
+    answer it was going to get is in its recipient's box."""
+    from pbem.adapters.store import DaemonStore, GameStore
+
+    if DaemonStore(data, readonly=True).outbox():
+        return False
+    games = sorted(g for g in (data / "games").glob("*") if g.is_dir())
+    return not any(GameStore(g, readonly=True).outbox() for g in games)
 
 
 def new_fake_game(cfg: Path, game_id: str, players: list[str], **options: Any) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pbem.table import Outgoing
-from tests.harness import Game, address
+from tests.support.game_by_mail import Game, address
 
 NAMES = (
     "alice",

@@ -2,7 +2,7 @@
 the DKIM forgeries of F13, §0 finding 4), and the ``dkim_verify`` auth method end to end.
 
 The verification is dkimpy's (Ed25519 through PyNaCl); the signatures here come from an
-independent test signer (tests/dkim_signer.py), from dkimpy's own signer, and from the published
+independent test signer (tests/support/dkim_signer.py), from dkimpy's own signer, and from the published
 RFC 8463 vector, so a bug shared by signer and verifier is less likely to hide."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from pbem.daemon.auth import check_sender
 from pbem.daemon.config import AuthConfig, load
 from pbem.mail import dkim
-from tests.dkim_signer import (
+from tests.support.dkim_signer import (
     DIGEST_INFO,
     RsaKey,
     key_record,

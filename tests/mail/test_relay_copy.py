@@ -25,7 +25,7 @@ from pbem.mail.envelope import TEST_ID_KEY, build, id_kind, message_id
 from pbem.mail.relay import relay_copy
 from pbem.mail.scrub import without_codes
 
-FIXTURES = Path(__file__).parent / "fixtures" / "mail"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "mail"
 CODE = "7c4e2a91f03b5d68e1a94c07b2f6d835"  # alice's code in the fixtures
 CLIENTS = [
     "relay-gmail-secret.eml",

@@ -22,8 +22,7 @@ from pbem.adapters.store import (
     atomic_write,
     read_file,
 )
-from tests.daemon.conftest import ADMIN, MODERATOR
-from tests.daemon.harness import (
+from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
@@ -32,7 +31,7 @@ from tests.daemon.harness import (
     wait_for,
     write_config,
 )
-from tests.daemon.mailstack import MailStack
+from tests.support.mailstack import ADMIN, MODERATOR, MailStack
 
 
 def test_transaction_is_one_write_and_rolls_back(tmp_path: Path) -> None:
@@ -104,6 +103,7 @@ def _writer(directory: Path, wfd: int) -> None:
         i += 1
 
 
+@pytest.mark.slow(15)
 def test_kill9_150_trials_always_readable_at_last_commit(tmp_path: Path) -> None:
     GameStore.create(tmp_path, "g", {"game": "x"}, [], [])
     directory = tmp_path / "games" / "g"
@@ -239,6 +239,7 @@ def _fill(disk: Path) -> Path:
     return filler
 
 
+@pytest.mark.slow(15)
 def test_a_full_disk_pauses_the_daemon_alerts_once_and_resumes(
     stack: MailStack, tmp_path: Path, tiny_disk: Path
 ) -> None:

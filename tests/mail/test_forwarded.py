@@ -20,7 +20,7 @@ import pytest
 from pbem.mail.envelope import build
 from pbem.mail.forwarded import private_mail_in
 
-FIXTURES = Path(__file__).parent / "fixtures" / "mail"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "mail"
 KEY = b"k" * 32
 MODERATOR = "moderator@example.test"
 LIST = "game@lists.example.test"

@@ -1,5 +1,5 @@
 """A DNS responder on loopback (UDP, optionally TCP), answers built with dnspython, for the DKIM
-key lookup tests (tests/daemon/test_dns.py) and the real-daemon forgery tests
+key lookup tests (tests/adapters/test_dns.py) and the real-daemon forgery tests
 (tests/daemon/test_forgery.py). A test double: a handler gets each query's wire bytes and
 returns the datagrams to send back, so a test can also send malformed or stray ones."""
 

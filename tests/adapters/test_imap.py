@@ -8,8 +8,7 @@ import time
 import pytest
 
 from pbem.adapters.imap import ImapDown, ImapMailbox, ImapSettings
-from tests.daemon.conftest import MODERATOR
-from tests.daemon.mailstack import Dovecot, MailStack
+from tests.support.mailstack import MODERATOR, Dovecot, MailStack
 
 
 def _mail(i: int, body: str = "VOTE bob") -> bytes:

@@ -103,6 +103,7 @@ def test_build_gives_the_reference_bytes(case: dict[str, object]) -> None:
     public=st.booleans(),
     offset=st.integers(min_value=-12 * 60, max_value=14 * 60),
 )
+@pytest.mark.slow(15)
 def test_build_matches_the_reference_on_any_text(
     subject: str, body: str, to: list[str], in_reply_to: str | None, public: bool, offset: int
 ) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pbem.table import Table
 from pbem.tools.simulate import EPOCH
-from tests.harness import Game, address, lupus_roles
+from tests.support.game_by_mail import Game, address, lupus_roles
 
 # The full 16-player deck of LUP-017 with fixed seats: wolves p1 p2 p3, Seer p4.
 FULL16 = lupus_roles(

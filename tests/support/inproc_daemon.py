@@ -20,9 +20,9 @@ from pbem.adapters.store import DaemonStore, GameStore
 from pbem.cli.daemon import create_game
 from pbem.daemon.config import Config
 from pbem.daemon.service import Service
-from tests.daemon import fake_engine
-from tests.daemon.conftest import ADMIN, LIST, MODERATOR
-from tests.daemon.harness import mail
+from tests.support import fake_table
+from tests.support.daemon_process import mail
+from tests.support.mailstack import ADMIN, LIST, MODERATOR
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 PLAYERS = ["alice", "bob", "carol"]
@@ -32,13 +32,13 @@ class Died(BaseException):
     """Stands for the death of the process: not an Exception, so no guard catches it."""
 
 
-class DyingTable(fake_engine.Table):
+class DyingTable(fake_table.Table):
     """The fake engine, dying on ``DIE`` in a mail."""
 
     def receive(
         self, msg: EmailMessage, *, channel: Any, now: datetime, **kw: Any
-    ) -> fake_engine.Step:
-        if "DIE" in fake_engine._text(msg):
+    ) -> fake_table.Step:
+        if "DIE" in fake_table._text(msg):
             raise Died
         return super().receive(msg, channel=channel, now=now, **kw)
 
@@ -75,7 +75,7 @@ def make_cfg(tmp: Path, **daemon: Any) -> Config:
         imap=ImapSettings(host="127.0.0.1", port=1, user=MODERATOR, password="x"),
         smtp=SmtpSettings(host="127.0.0.1", port=1),
         data_dir=tmp / "data",
-        engine="tests.daemon.fake_engine:Table",
+        engine="tests.support.fake_table:Table",
         **daemon,
     )
 

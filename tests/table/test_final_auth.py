@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from tests.dracula.helpers import QUIET, advance, table_from
-from tests.dracula.helpers import Game as DraculaGame
-from tests.dracula.helpers import mail as dracula_mail
-from tests.harness import address
-from tests.loupgarou.lg_helpers import LG
+from tests.dracula.scenario import QUIET, advance, table_from
+from tests.dracula.scenario import Game as DraculaGame
+from tests.dracula.scenario import mail as dracula_mail
+from tests.loupgarou.scenario import LG
+from tests.support.game_by_mail import address
 
 
 def _private(sender: str, body: str) -> EmailMessage:

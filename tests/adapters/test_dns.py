@@ -13,8 +13,8 @@ import pytest
 
 from pbem.adapters.dns import EDNS_PAYLOAD, DnsResolver, check_name
 from pbem.mail import dkim
-from tests.dkim_signer import key_record, make_key, sign
-from tests.dns_responder import Handler, Responder, answer, cname, key_txt, txt, txt_zone
+from tests.support.dkim_signer import key_record, make_key, sign
+from tests.support.dns_responder import Handler, Responder, answer, cname, key_txt, txt, txt_zone
 
 
 @pytest.fixture

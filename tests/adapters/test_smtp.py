@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,9 +12,8 @@ from pbem.adapters.store import DaemonStore
 from pbem.daemon.limits import GlobalCap
 from pbem.daemon.outbox import OutboxSender, SenderPolicy, make_row
 from pbem.mail.envelope import TEST_ID_KEY, build
-from tests.daemon.conftest import ADMIN, MODERATOR
-from tests.daemon.mailstack import MailStack, SmtpServer
 from tests.support.mailparts import text_of
+from tests.support.mailstack import ADMIN, MODERATOR, MailStack, SmtpServer
 
 ALICE = "alice@example.test"
 
@@ -156,6 +156,14 @@ def test_hang_is_a_timeout_and_retried(stack: MailStack, tmp_path: Path) -> None
     assert 1 <= len(got) <= 2 and len({m["Message-ID"] for m in got}) == 1
 
 
+async def _until(done: Callable[[], object], timeout: float = 30) -> None:
+    """Wait on the event loop until ``done()`` holds (bounded: a busy machine is slow)."""
+    end = asyncio.get_running_loop().time() + timeout
+    while not done():
+        assert asyncio.get_running_loop().time() < end, "timed out"
+        await asyncio.sleep(0.02)
+
+
 def test_down_then_up_and_processing_not_blocked(stack: MailStack, tmp_path: Path) -> None:
     clock = Clock()
     sender, store, client = _sender(stack, tmp_path, clock)
@@ -165,19 +173,16 @@ def test_down_then_up_and_processing_not_blocked(stack: MailStack, tmp_path: Pat
 
     async def go() -> None:
         task = asyncio.create_task(sender.run())
-        await asyncio.sleep(0.3)
+        # the first attempt failed (not a guessed 0.3 s: a busy machine may take longer)
+        await _until(lambda: store.outbox()[0]["attempts"] >= 1)
         # the loop is free while SMTP is down: a commit goes through at once
         store.commit(outbox=[_row("k2", clock.now)])
-        assert store.outbox()[0]["attempts"] >= 1
         stack.smtp = SmtpServer(stack.handler)
         stack.smtp.port = port
         stack.smtp.start()
         clock.now += timedelta(minutes=5)
         sender.wake()
-        for _ in range(100):
-            if not store.outbox():
-                break
-            await asyncio.sleep(0.05)
+        await _until(lambda: not store.outbox())
         sender.stop()
         await task
         await client.close()

@@ -1,4 +1,4 @@
-"""A test-only DKIM signer (RFC 6376) and RSA key maker, pure Python, for tests/core/test_dkim.py.
+"""A test-only DKIM signer (RFC 6376) and RSA key maker, pure Python, for tests/mail/test_dkim.py.
 
 Written apart from dkimpy, which verifies in pbem.mail.dkim, on purpose (its own
 canonicalization, its own DER and padding code), so a bug shared by signer and verifier is less

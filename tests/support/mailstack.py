@@ -13,6 +13,7 @@ import contextlib
 import email
 import email.policy
 import errno
+import imaplib
 import os
 import shutil
 import signal
@@ -33,6 +34,11 @@ from aiosmtpd.smtp import AuthResult, LoginPassword
 
 PREFIX = "pbemdv"
 DOMAIN = "example.test"
+PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
+"""The players' mailboxes of the :func:`tests.support.fixtures.stack` (``<name>@example.test``)."""
+MODERATOR = f"moderator@{DOMAIN}"
+LIST = f"game@lists.{DOMAIN}"
+ADMIN = f"admin@{DOMAIN}"
 
 
 def free_port() -> int:
@@ -69,14 +75,26 @@ def killpg_loop(pgid: int, timeout: float = 5.0) -> None:
             break
 
 
+def _owner(root: Path) -> int | None:
+    """The pid of the test process that made ``root``: in its name (``pbemdv<pid>-...``), so
+    that no moment exists when a fresh root has no owner yet (a parallel worker's clean-up
+    would take it for a stale one); ``owner.pid`` in the roots of older checkouts."""
+    pid, dash, _ = root.name.removeprefix(PREFIX).partition("-")
+    if dash and pid.isdigit():
+        return int(pid)
+    with contextlib.suppress(OSError, ValueError):
+        return int((root / "owner.pid").read_text())
+    return None
+
+
 def cleanup_stale() -> None:
     """Kill Dovecots left by a SIGKILLed pytest (pitfall 18): only ours (by conf path), and only
-    those whose owner process is gone: a concurrent test session's servers are left alone."""
+    those whose owner process is gone: a concurrent test session's servers, and those of the
+    other workers of this one, are left alone."""
     for root in Path(tempfile.gettempdir()).glob(PREFIX + "*"):
-        with contextlib.suppress(OSError, ValueError):
-            owner = int((root / "owner.pid").read_text())
-            if owner != os.getpid() and Path(f"/proc/{owner}").exists():
-                continue
+        owner = _owner(root)
+        if owner is not None and owner != os.getpid() and Path(f"/proc/{owner}").exists():
+            continue
         pidfile = root / "run" / "master.pid"
         conf = str(root / "dovecot.conf")
         with contextlib.suppress(OSError, ValueError):
@@ -168,9 +186,11 @@ class Dovecot:
     proc: subprocess.Popen[bytes] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=PREFIX))
-        os.chmod(self.root, 0o755)  # auth runs as dovecot (pitfall 2)
+        self.root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+        # the owner in a file too: the clean-up of an older checkout's tests, which may run on
+        # the same machine, reads only that
         (self.root / "owner.pid").write_text(str(os.getpid()))
+        os.chmod(self.root, 0o755)  # auth runs as dovecot (pitfall 2)
         for sub in ("run", "state", "mail"):
             (self.root / sub).mkdir()
         shutil.chown(self.root / "mail", "nobody", "nogroup")  # mail uid 0 refused (pitfall 1)
@@ -425,6 +445,11 @@ class MailStack:
         self.dovecot = Dovecot(self.users)
         self.handler = RelayHandler(self.dovecot, set(self.users), list(lists), aliases)
         self.smtp = SmtpServer(self.handler)
+        self._readers: dict[str, Any] = {}  # the test's own IMAP connections, by user
+        self._reader_lock = threading.Lock()
+        self._read_cache: dict[
+            tuple[str, str], tuple[int, dict[int, email.message.EmailMessage]]
+        ] = {}
 
     def start(self) -> MailStack:
         self.dovecot.start()
@@ -436,6 +461,7 @@ class MailStack:
         return self
 
     def close(self) -> None:
+        self.close_readers()
         self.smtp.stop()
         self.dovecot.destroy()
 
@@ -445,28 +471,74 @@ class MailStack:
         assert codes == [250], codes
 
     def messages(self, user: str, folder: str = "INBOX") -> list[email.message.EmailMessage]:
-        """All messages of a user's folder, parsed (test-side reader)."""
+        """All messages of a user's folder, parsed (test-side reader), in UID order.
+
+        Tests poll this many times a second while they wait for a mail: one connection per user
+        stays open, and a message already read is not fetched nor parsed again (a UID names
+        the same message for as long as the folder's UIDVALIDITY stays). The messages returned
+        are shared between calls: read them, do not change them."""
+        with self._reader_lock:
+            for attempt in range(2):
+                try:
+                    return self._read(user, folder)
+                except (OSError, imaplib.IMAP4.error):
+                    # the test dropped the connections (F3) or restarted Dovecot: once more
+                    self._drop_reader(user)
+                    if attempt == 1:
+                        raise
+        raise AssertionError("unreachable")
+
+    def _reader(self, user: str) -> Any:
         from imapclient import IMAPClient
 
-        with IMAPClient("127.0.0.1", port=self.dovecot.imap_port, ssl=False, timeout=30) as c:
-            c.login(user, Dovecot.password(user))
-            if folder != "INBOX" and not c.folder_exists(folder):
-                return []
-            c.select_folder(folder, readonly=True)
-            uids = c.search("ALL")
-            out = []
-            for _uid, data in sorted(c.fetch(uids, ["BODY.PEEK[]"]).items()):
+        client = self._readers.get(user)
+        if client is None:
+            client = IMAPClient("127.0.0.1", port=self.dovecot.imap_port, ssl=False, timeout=30)
+            client.login(user, Dovecot.password(user))
+            self._readers[user] = client
+        return client
+
+    def _drop_reader(self, user: str) -> None:
+        client = self._readers.pop(user, None)
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.shutdown()
+
+    def _read(self, user: str, folder: str) -> list[email.message.EmailMessage]:
+        c = self._reader(user)
+        if folder != "INBOX" and not c.folder_exists(folder):
+            return []
+        info = c.select_folder(folder, readonly=True)
+        validity = int(info.get(b"UIDVALIDITY", 0))
+        known_validity, known = self._read_cache.get((user, folder), (validity, {}))
+        if known_validity != validity:
+            known = {}
+        uids = sorted(c.search("ALL"))
+        new = [uid for uid in uids if uid not in known]
+        if new:
+            for uid, data in c.fetch(new, ["BODY.PEEK[]"]).items():
                 raw = data.get(b"BODY[]")
-                if not isinstance(raw, bytes):
-                    continue  # moved away by the daemon between SEARCH and FETCH
-                try:
-                    m = email.message_from_bytes(raw, policy=email.policy.default)
-                    str(m.get("Subject"))
-                except RecursionError:  # the hostile corpus: headers are enough for the tests
-                    m = BytesParser(policy=email.policy.default).parsebytes(
-                        raw[:4000], headersonly=True
-                    )
-                assert isinstance(m, email.message.EmailMessage)
-                m.raw_size = len(raw)  # type: ignore[attr-defined]
-                out.append(m)
-            return out
+                if isinstance(raw, bytes):  # else moved away by the daemon between SEARCH and FETCH
+                    known[uid] = _parse(raw)
+        present = set(uids)
+        known = {uid: m for uid, m in known.items() if uid in present}
+        self._read_cache[(user, folder)] = (validity, known)
+        return [known[uid] for uid in uids if uid in known]
+
+    def close_readers(self) -> None:
+        """Log out the test-side readers (before the servers go)."""
+        with self._reader_lock:
+            for user in list(self._readers):
+                self._drop_reader(user)
+            self._read_cache.clear()
+
+
+def _parse(raw: bytes) -> email.message.EmailMessage:
+    try:
+        m = email.message_from_bytes(raw, policy=email.policy.default)
+        str(m.get("Subject"))
+    except RecursionError:  # the hostile corpus: headers are enough for the tests
+        m = BytesParser(policy=email.policy.default).parsebytes(raw[:4000], headersonly=True)
+    assert isinstance(m, email.message.EmailMessage)
+    m.raw_size = len(raw)  # type: ignore[attr-defined]
+    return m

@@ -15,13 +15,13 @@ from email.message import EmailMessage
 
 from pbem.core.events import Notice
 from pbem.table import Step, Table
-from tests.chasse.helpers import DEAL, LEFTOVER
-from tests.dracula.helpers import QUIET, advance, table_from
-from tests.dracula.helpers import Game as DraculaGame
-from tests.dracula.helpers import mail as dracula_mail
-from tests.harness import Game, address, lupus_roles
-from tests.loupgarou.lg_helpers import LG
-from tests.lupus.util import kill
+from tests.chasse.scenario import DEAL, LEFTOVER
+from tests.dracula.scenario import QUIET, advance, table_from
+from tests.dracula.scenario import Game as DraculaGame
+from tests.dracula.scenario import mail as dracula_mail
+from tests.loupgarou.scenario import LG
+from tests.lupus.scenario import kill
+from tests.support.game_by_mail import Game, address, lupus_roles
 
 
 def _msg(sender: str, body: str) -> EmailMessage:

@@ -17,7 +17,7 @@ from pbem.mail import bounce
 from pbem.mail.bounce import Bounce, parse_bounce, verp_address, verp_token, verp_token_of
 from pbem.mail.inbound import automatic_reason, parse_bytes
 
-CORPUS = Path(__file__).parent / "bounces"
+CORPUS = Path(__file__).parents[1] / "bounces"
 BOUNCE = "moderator+bounce@example.test"
 
 

@@ -14,9 +14,9 @@ import pytest
 
 from pbem.core.ids import PlayerId
 from pbem.mail.inbound import extract, parse_bytes
-from tests.harness import Game
+from tests.support.game_by_mail import Game
 
-FIXTURES = Path(__file__).parent / "fixtures" / "mail"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "mail"
 ROLES = {
     "Alice": "werewolf",
     "Bob": "werewolf",

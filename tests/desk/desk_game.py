@@ -6,10 +6,10 @@ from typing import Any
 
 from pbem.table import Outgoing, Table
 from pbem.tools.simulate import EPOCH
-from tests.chasse.helpers import DEAL, LEFTOVER
-from tests.dracula.helpers import NAMES as DRACULA_NAMES
-from tests.harness import Game, address, lupus_roles
-from tests.loupgarou.lg_helpers import ROLES as LG_ROLES
+from tests.chasse.scenario import DEAL, LEFTOVER
+from tests.dracula.scenario import NAMES as DRACULA_NAMES
+from tests.loupgarou.scenario import ROLES as LG_ROLES
+from tests.support.game_by_mail import Game, address, lupus_roles
 
 ADMIN = "gm@example.org"
 GAMES = ("lupus-in-tabula", "loup-garou", "dracula", "chasse-aux-sorcieres")

@@ -1,0 +1,65 @@
+"""A value computed once per test run, shared by the pytest-xdist workers.
+
+Every worker collects the whole suite, so a value computed at collection (the template
+parameters that bot games send, ``tests/test_templates.py``) would be computed once per worker.
+The controller makes a directory for the run (:func:`make_run_dir`, from ``tests/conftest.py``)
+and names it in the environment the workers inherit; the first worker to ask computes the
+value under a file lock and leaves it there, pickled, for the others. Without xdist the value
+is simply computed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pickle
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+RUN_DIR = "PBEM_TESTS_RUN_DIR"
+"""The environment variable naming the run's directory (``PBEM_``: the install tests strip it
+from the environment of the installed pbem, as every variable of the checkout)."""
+
+
+def make_run_dir() -> None:
+    """On the controller, before the workers start: a fresh directory for this run
+    (world-traversable: other uids run the pbem installed there, tests/install)."""
+    path = tempfile.mkdtemp(prefix="pbem-tests-run-")
+    os.chmod(path, 0o755)
+    os.environ[RUN_DIR] = path
+
+
+def run_dir() -> Path | None:
+    """The run's shared directory, on an xdist worker; None without xdist."""
+    path = os.environ.get(RUN_DIR)
+    return Path(path) if path is not None and Path(path).is_dir() else None
+
+
+def remove_run_dir() -> None:
+    """On the controller, once the workers are gone."""
+    path = os.environ.pop(RUN_DIR, None)
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def once_per_run(name: str, compute: Callable[[], T]) -> T:
+    """``compute()``, or the value another worker of this run already computed under ``name``."""
+    shared = run_dir()
+    if shared is None:
+        return compute()
+    path = shared / f"{name}.pickle"
+    with open(shared / f"{name}.lock", "ab") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if path.exists():
+            value: T = pickle.loads(path.read_bytes())
+            return value
+        value = compute()
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(pickle.dumps(value))
+        tmp.replace(path)
+        return value
