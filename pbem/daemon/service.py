@@ -42,7 +42,7 @@ from pbem.daemon.deadlines import DeadlinesMixin
 from pbem.daemon.diskfull import is_disk_full
 from pbem.daemon.imap_loop import ImapLoopMixin
 from pbem.daemon.inflight import InflightFile, Marker
-from pbem.daemon.intake import IntakeMixin
+from pbem.daemon.intake.guard import IntakeMixin
 from pbem.daemon.limits import GlobalCap, SenderLimits, Windows, merge_windows
 from pbem.daemon.listgate import CONFIRM_REQUESTS, PosterLimits
 from pbem.daemon.outbox import OutboxSender, SenderPolicy, Transport
