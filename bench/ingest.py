@@ -32,10 +32,10 @@ from tests.daemon.mailstack import Dovecot, ListConfig, MailStack
 
 
 class NoScheduler:
-    def arm(self, job_id: str, when: Any, callback: Any) -> None:
+    def arm(self, job: Any, when: Any, callback: Any) -> None:
         pass
 
-    def disarm_prefix(self, prefix: str, keep: set[str]) -> None:
+    def disarm_game(self, game_id: str, keep: Any) -> None:
         pass
 
 

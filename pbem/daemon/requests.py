@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from pbem.adapters.store import list_games
 from pbem.daemon.spools import ADMIN_SPOOL, REQUEST_SPOOLS, SHUNT_RETRY_SPOOL
+from pbem.daemon.work import Call
 from pbem.desk.requests import admin_requests
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class OperatorRequestsMixin:
                 if not pending():
                     continue
                 try:
-                    await self.submit("call", work)
+                    await self.submit(Call(work))
                 except asyncio.CancelledError:
                     return  # stopping
                 except Exception:  # a request file we cannot consume: say so, keep ticking

@@ -33,6 +33,7 @@ from pbem.daemon.config import Config
 from pbem.daemon.diskfull import DiskFullEpisode, is_disk_full
 from pbem.daemon.ports import Engine, Mailbox
 from pbem.daemon.service import Service
+from pbem.daemon.work import Call
 from pbem.signup.engine import with_signups
 
 log = logging.getLogger(__name__)
@@ -247,7 +248,7 @@ async def _serve_once(
     probe = asyncio.create_task(probe_smtp_login(cfg, login_refused), name="smtp-login")
     beating = asyncio.create_task(beat.run(svc), name="heartbeat")
     try:
-        await svc.submit("call", svc.recover_resolving)
+        await svc.submit(Call(svc.recover_resolving))
         while True:  # F3: a server that drops during the start-up drain is reconnected
             box = await svc.connect_imap(mk)
             try:

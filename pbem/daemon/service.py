@@ -52,7 +52,6 @@ from pbem.daemon.ports import (
     Game,
     Mailbox,
     Scheduler,
-    WorkItem,
     no_fault,
 )
 from pbem.daemon.queue import QueueMixin
@@ -60,6 +59,7 @@ from pbem.daemon.relay import RelayMixin
 from pbem.daemon.replies import RepliesMixin
 from pbem.daemon.requests import OperatorRequestsMixin
 from pbem.daemon.threads import ThreadsMixin
+from pbem.daemon.work import WorkItem
 from pbem.mail.dkim import Resolver
 from pbem.mail.render import shared_renderer
 

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from pbem.adapters.store import GameStore
-from pbem.daemon.ports import WorkItem
+from pbem.daemon.jobs import Job
+from pbem.daemon.work import Deadline, WorkItem
 from tests.daemon import fake_engine
 from tests.daemon.conftest import ADMIN, DOMAIN, LIST
 from tests.daemon.harness import Daemon, new_fake_game, pbem, wait_for, write_config
@@ -36,15 +37,15 @@ class Arms:
     def __init__(self) -> None:
         self.armed: list[tuple[str, datetime]] = []
 
-    def arm(self, job_id: str, when: datetime, callback: Any) -> None:
-        self.armed.append((job_id, when))
+    def arm(self, job: Job, when: datetime, callback: Any) -> None:
+        self.armed.append((str(job), when))
 
-    def disarm_prefix(self, prefix: str, keep: set[str]) -> None:
+    def disarm_game(self, game_id: str, keep: Any) -> None:
         pass
 
 
 def _deadline(svc: Any, gid: str) -> Any:
-    return svc.run_item(WorkItem("deadline", (gid, KEY, None), None))  # type: ignore[arg-type]
+    return svc.run_item(WorkItem(Deadline(gid, KEY), None))  # type: ignore[arg-type]
 
 
 def _states(world: World, gid: str) -> list[dict[str, Any]]:
