@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from pbem.daemon.jobs import DeadlineJob, Job, ReminderJob
 from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import Game
-from pbem.daemon.spools import DEADLINE_RETRY_SPOOL
 from pbem.daemon.threads import game_addressing
 from pbem.daemon.work import Deadline, Reminder
 from pbem.mail.envelope import build, build_outgoing
@@ -290,27 +289,6 @@ class DeadlinesMixin:
         self.scheduler.arm(
             DeadlineJob(game_id, key), retry_at, self._deadline_callback(game_id, key)
         )
-
-    def retry_stalled(self: Service) -> int:
-        """``pbem deadline retry GAME`` (a spool file: the daemon is the single writer): the
-        game's stalled deadlines are opened again with a fresh count, then rearmed."""
-        requests = self.requests.pending(self.root / DEADLINE_RETRY_SPOOL)
-        for req in requests:
-            # consumed first: a retry that kills the process again is counted anew
-            if not self.requests.consume(req):
-                continue
-            game = self.games.get(req.name)
-            if game is None:
-                log.warning("deadline retry for unknown game %s ignored", req.name)
-                continue
-            for rid, st in game.store.deadline_states().items():
-                if st.get("state") == "stalled":
-                    game.store.set_deadline_state(
-                        {**st, "key": rid, "state": "open", "attempts": 0, "now": None}
-                    )
-                    log.info("game %s: stalled deadline %s opened again", game.id, rid)
-            self.rearm(game)
-        return len(requests)
 
     def _public_row(
         self: Service, game: Game, key: str, subject: str, body: str, now: datetime

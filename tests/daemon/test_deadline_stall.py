@@ -19,6 +19,8 @@ import pytest
 
 from pbem.adapters.store import GameStore
 from pbem.daemon.jobs import Job
+from pbem.daemon.operator.retry_deadline import RetryDeadline
+from pbem.daemon.operator.spool import drain
 from pbem.daemon.work import Deadline, WorkItem
 from tests.daemon import fake_engine
 from tests.daemon.conftest import ADMIN, DOMAIN, LIST
@@ -115,7 +117,7 @@ def test_a_raising_deadline_stalls_its_game_only(
     spool = world.cfg.data_dir / "deadlines" / "retry"
     spool.mkdir(parents=True)
     (spool / "g1").write_text("now")
-    assert svc.retry_stalled() == 1 and not list(spool.iterdir())
+    assert drain(svc, RetryDeadline) == 1 and not list(spool.iterdir())
     (st,) = _states(world, "g1")
     assert st["state"] == "open" and st["attempts"] == 0
     assert KEY in svc.effective_deadlines(svc.games["g1"])
