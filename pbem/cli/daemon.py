@@ -18,10 +18,13 @@ import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.core.errors import PbemError
 from pbem.deal import new_salt
+
+if TYPE_CHECKING:
+    from pbem.daemon.ports import FaultHook
 
 # a name may hold spaces (« Jean Pierre <jp@example.org> », LUP-D28 as amended by issue 13)
 _PLAYER = re.compile(r"^\s*(?P<name>[^<>]*?[^<>\s])\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
@@ -181,8 +184,11 @@ def _err(prog: str, exc: BaseException) -> int:
     return 2
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def cmd_serve(args: argparse.Namespace, fault: FaultHook | None = None) -> int:
+    """``pbem serve``; ``fault``: a hook called at the service's named fault points (the crash
+    tests install one; a no-op here)."""
     from pbem.daemon.logsetup import setup
+    from pbem.daemon.ports import no_fault
     from pbem.daemon.serve import serve
 
     setup(args.verbosity, args.log_format)
@@ -195,7 +201,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         _err("serve", exc)
         return EX_CONFIG
     try:
-        return asyncio.run(serve(cfg))
+        return asyncio.run(serve(cfg, fault=fault or no_fault))
     except PbemError as exc:
         return _err("serve", exc)
 
@@ -579,13 +585,18 @@ def cmd_admin(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Standalone entry (``python -m pbem.cli.daemon``), same subcommands as ``pbem``."""
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The daemon's subcommands, parsed as ``pbem`` parses them."""
     parser = argparse.ArgumentParser(prog="pbem")
     add_global_options(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     add_commands(sub)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Standalone entry (``python -m pbem.cli.daemon``), same subcommands as ``pbem``."""
+    args = parse_args(argv)
     result: int = args.func(args)
     return result
 
