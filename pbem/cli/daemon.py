@@ -24,6 +24,7 @@ from pbem.core.errors import PbemError
 from pbem.deal import new_salt
 
 if TYPE_CHECKING:
+    from pbem.daemon.outbox import OutboxRow
     from pbem.daemon.ports import FaultHook
 
 # a name may hold spaces (« Jean Pierre <jp@example.org> », LUP-D28 as amended by issue 13)
@@ -335,7 +336,7 @@ def create_game(
     now: datetime,
     secrets: bool = False,
     admin_code: str | None = None,
-) -> tuple[Any, list[dict[str, Any]], dict[str, str]]:
+) -> tuple[Any, list[OutboxRow], dict[str, str]]:
     """Set up a game with the engine and write it (opening mails queued in its outbox).
 
     Returns the table, the outbox rows and the secret codes (shown once, stored hashed).

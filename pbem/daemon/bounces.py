@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbem.core.errors import MailError
+from pbem.daemon.outbox import OutboxRow
 from pbem.daemon.ports import Game
 from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.inbound import parse_bytes
@@ -105,7 +106,7 @@ class BouncesMixin:
         window = self._bounce_window(game)
         states = game.store.bounce_states()
         records: dict[str, dict[str, Any]] = {}
-        alerts: list[dict[str, Any]] = []
+        alerts: list[OutboxRow] = []
         for _, name, addr, f in matches:
             if name in records:
                 continue  # one count per player and bounce

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pbem.daemon.jobs import DeadlineJob, Job, ReminderJob
-from pbem.daemon.outbox import make_row
+from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
 from pbem.daemon.threads import game_addressing
 from pbem.daemon.work import Deadline, Reminder
@@ -292,7 +292,7 @@ class DeadlinesMixin:
 
     def _public_row(
         self: Service, game: Game, key: str, subject: str, body: str, now: datetime
-    ) -> dict[str, Any]:
+    ) -> OutboxRow:
         """A daemon notice to the game's public thread (the list, or every player)."""
         to = self._announce_recipients(game)
         mid, raw = build(

@@ -20,7 +20,7 @@ from pbem.daemon.message import (
     content_key,
     safe_subject,
 )
-from pbem.daemon.outbox import make_row
+from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.oversize import too_big_reply
 from pbem.daemon.ports import Disposition
 from pbem.mail.envelope import build
@@ -98,7 +98,7 @@ class IntakeMixin:
         self._count("oversize")
         return "quarantine"
 
-    def _too_big_reply(self: Service, f: Fetched, now: datetime) -> list[dict[str, Any]]:
+    def _too_big_reply(self: Service, f: Fetched, now: datetime) -> list[OutboxRow]:
         """The sender of a mail too large to read is told so (issue 10 item 5), rate-limited."""
         reply = too_big_reply(
             f.header or b"",
@@ -134,7 +134,7 @@ class IntakeMixin:
         quarantined = failures >= self.cfg.max_failures
         tb = "".join(traceback.format_exception(exc))[-4000:]
         log.error("mail %s failed (%d/%d): %s", key[:12], failures, self.cfg.max_failures, exc)
-        alert: list[dict[str, Any]] = []
+        alert: list[OutboxRow] = []
         told = {"told": bool(row["told"])} if row and "told" in row else {}
         if quarantined:
             alert = self._admin_alert(
@@ -187,7 +187,7 @@ class IntakeMixin:
         params: Mapping[str, Any],
         appendix: str = "",
         to: Sequence[str] | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[OutboxRow]:
         """An alert to the admins (none when there are none): ``template`` rendered French then
         English, like the daemon's other mails; ``appendix`` (a traceback: the same in every
         language) follows both. ``key`` makes its Message-ID, so a redone alert is one mail.
