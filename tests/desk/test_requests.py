@@ -72,7 +72,7 @@ def test_an_admin_remove_request_removes_the_seat_through_the_daemon(tmp_path: P
     svc = w.start()
     try:
         game = svc.games["g1"]
-        write_admin_request(w.cfg.data_dir / ADMIN_SPOOL, "g1", ["RETIRER p4 away"])
+        submit(w.cfg.data_dir, AdminCommand.now("g1", ["RETIRER p4 away"]))
         assert svc.operator_requests() == 1
         table = game.table  # type: ignore[attr-defined]
         assert [e for e in table.events if isinstance(e, SeatRemoved)] == [
