@@ -47,6 +47,8 @@ async def measure(cfg_path: Path) -> None:
     from pbem.adapters.imap import ImapMailbox
     from pbem.adapters.scheduler import DeadlineScheduler
     from pbem.daemon.config import load
+    from pbem.daemon.operator.retry_shunt import RetryShunt
+    from pbem.daemon.operator.spool import drain
     from pbem.daemon.service import Service
 
     cfg = load(cfg_path)
@@ -64,7 +66,7 @@ async def measure(cfg_path: Path) -> None:
     for _ in range(50):
         t = time.perf_counter()
         svc.scan_games_and_rearm()
-        svc.retry_requests()
+        drain(svc, RetryShunt)
         await asyncio.to_thread(box.pending_uids)
         await asyncio.to_thread(box._c().noop)
         cycles.append(time.perf_counter() - t)

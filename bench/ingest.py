@@ -31,10 +31,10 @@ from tests.support.mailstack import LIST, MODERATOR, PLAYERS, Dovecot, ListConfi
 
 
 class NoScheduler:
-    def arm(self, job_id: str, when: Any, callback: Any) -> None:
+    def arm(self, job: Any, when: Any, callback: Any) -> None:
         pass
 
-    def disarm_prefix(self, prefix: str, keep: set[str]) -> None:
+    def disarm_game(self, game_id: str, keep: Any) -> None:
         pass
 
 

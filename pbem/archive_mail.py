@@ -15,12 +15,15 @@ import email.policy
 from collections.abc import Sequence
 from datetime import datetime
 from email.message import EmailMessage
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.archive import archive_files
 from pbem.core.events import GameEnded
 from pbem.mail.envelope import build
 from pbem.table import Table
+
+if TYPE_CHECKING:
+    from pbem.daemon.outbox import OutboxRow
 
 
 def ends_game(table: Table, step: Any) -> bool:
@@ -85,7 +88,7 @@ def archive_rows(
     now: datetime,
     first_seq: int,
     id_key: bytes,
-) -> list[dict[str, Any]]:
+) -> list[OutboxRow]:
     """Outbox rows of the archive mails if ``step`` ends ``table``'s game, else none.
 
     Kind ``archive``: never coalesced into a digest of replies (a digest keeps text only).

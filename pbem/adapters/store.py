@@ -48,7 +48,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,6 @@ from tinydb.storages import Storage
 from tinydb.table import Document
 
 from pbem.core.errors import PbemError
-from pbem.daemon.limits import prune_windows
 
 FORMAT_VERSION = 1
 SEGMENT_SIZE = 256
@@ -266,6 +265,17 @@ def _snapshot(data: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any
         t: docs if t in APPEND_TABLES else {k: dict(d) for k, d in docs.items()}
         for t, docs in data.items()
     }
+
+
+MAX_WINDOW_SPAN = timedelta(days=1)
+"""The longest span of any rate-limit window (:mod:`pbem.daemon.limits`: an hour, a day): a
+stored window whose newest timestamp is older than this is dead."""
+
+
+def prune_windows(windows: Mapping[str, Sequence[float]], now: datetime) -> dict[str, list[float]]:
+    """Drop windows whose newest timestamp is older than :data:`MAX_WINDOW_SPAN`."""
+    cutoff = (now - MAX_WINDOW_SPAN).timestamp()
+    return {k: list(v) for k, v in windows.items() if v and max(v) > cutoff}
 
 
 def write_limits(db: AtomicDB, hook: LimitsHook | None) -> None:

@@ -18,10 +18,14 @@ import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.core.errors import PbemError
 from pbem.deal import new_salt
+
+if TYPE_CHECKING:
+    from pbem.daemon.outbox import OutboxRow
+    from pbem.daemon.ports import FaultHook
 
 # a name may hold spaces (« Jean Pierre <jp@example.org> », LUP-D28 as amended by issue 13)
 _PLAYER = re.compile(r"^\s*(?P<name>[^<>]*?[^<>\s])\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
@@ -181,8 +185,11 @@ def _err(prog: str, exc: BaseException) -> int:
     return 2
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def cmd_serve(args: argparse.Namespace, fault: FaultHook | None = None) -> int:
+    """``pbem serve``; ``fault``: a hook called at the service's named fault points (the crash
+    tests install one; a no-op here)."""
     from pbem.daemon.logsetup import setup
+    from pbem.daemon.ports import no_fault
     from pbem.daemon.serve import serve
 
     setup(args.verbosity, args.log_format)
@@ -195,7 +202,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         _err("serve", exc)
         return EX_CONFIG
     try:
-        return asyncio.run(serve(cfg))
+        return asyncio.run(serve(cfg, fault=fault or no_fault))
     except PbemError as exc:
         return _err("serve", exc)
 
@@ -329,7 +336,7 @@ def create_game(
     now: datetime,
     secrets: bool = False,
     admin_code: str | None = None,
-) -> tuple[Any, list[dict[str, Any]], dict[str, str]]:
+) -> tuple[Any, list[OutboxRow], dict[str, str]]:
     """Set up a game with the engine and write it (opening mails queued in its outbox).
 
     Returns the table, the outbox rows and the secret codes (shown once, stored hashed).
@@ -470,10 +477,10 @@ def cmd_deadline(args: argparse.Namespace) -> int:
             raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
         if not game["stalled"]:
             raise PbemError(f"game {args.game!r} has no stalled deadline")
-        from pbem.adapters.spool import write_request
-        from pbem.daemon.spools import DEADLINE_RETRY_SPOOL
+        from pbem.daemon.operator.retry_deadline import RetryDeadline
+        from pbem.daemon.operator.spool import submit
 
-        write_request(cfg.data_dir / DEADLINE_RETRY_SPOOL, args.game, datetime.now(UTC).isoformat())
+        submit(cfg.data_dir, RetryDeadline(args.game))
         print(f"retry of {args.game}'s stalled deadline requested; the running daemon picks it up")
         return 0
     except (PbemError, OSError) as exc:
@@ -508,10 +515,10 @@ def cmd_shunt(args: argparse.Namespace) -> int:
             if eml.exists():
                 print(eml.read_bytes()[:20000].decode("utf-8", "replace"))
             return 0
-        from pbem.adapters.spool import write_request
-        from pbem.daemon.spools import SHUNT_RETRY_SPOOL
+        from pbem.daemon.operator.retry_shunt import RetryShunt
+        from pbem.daemon.operator.spool import submit
 
-        write_request(cfg.data_dir / SHUNT_RETRY_SPOOL, row["key"], datetime.now(UTC).isoformat())
+        submit(cfg.data_dir, RetryShunt(row["key"]))
         print(f"retry of {row['key'][:12]} requested; the running daemon picks it up")
         return 0
     except (PbemError, OSError) as exc:
@@ -522,11 +529,9 @@ def cmd_reachable(args: argparse.Namespace) -> int:
     """Ask the running daemon to clear a player's hard-bounce count and unreachable flag (the
     operator knows the address works again). The game and player are checked here, so a typo
     fails at once; the daemon does the write, in the game's store."""
-    import os
-
-    from pbem.adapters.spool import write_request
     from pbem.adapters.store import GameStore, list_games
-    from pbem.daemon.spools import REACHABLE_SPOOL
+    from pbem.daemon.operator.reachable import Reachable
+    from pbem.daemon.operator.spool import submit
 
     try:
         cfg = _load(args)
@@ -540,12 +545,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
                 f"no player {args.player!r} in game {args.game} (players: {', '.join(names)})"
             )
         rec = gs.bounce_states().get(args.player) or {}
-        now = datetime.now(UTC)
-        write_request(
-            cfg.data_dir / REACHABLE_SPOOL,
-            f"{now:%Y%m%dT%H%M%S%f}-{os.getpid()}.json",
-            json.dumps({"game": args.game, "player": args.player, "at": now.isoformat()}),
-        )
+        submit(cfg.data_dir, Reachable.now(args.game, args.player))
     except (PbemError, OSError, ValueError) as exc:
         return _err("reachable", exc)
     state = (
@@ -564,9 +564,9 @@ def cmd_admin(args: argparse.Namespace) -> int:
     """Queue a game master's command for the running daemon (the single writer)."""
     from pbem.adapters.store import list_games
     from pbem.core.commands import find_spec
-    from pbem.daemon.spools import ADMIN_SPOOL
+    from pbem.daemon.operator.admin import AdminCommand
+    from pbem.daemon.operator.spool import submit
     from pbem.desk import DESK_SPECS
-    from pbem.desk.requests import write_admin_request
 
     line = " ".join(args.words).strip()
     try:
@@ -576,7 +576,7 @@ def cmd_admin(args: argparse.Namespace) -> int:
         if find_spec(line.split(), DESK_SPECS) is None:
             keywords = ", ".join(s.en[0] for s in DESK_SPECS)
             raise PbemError(f"unknown command {args.words[0]!r} (commands: {keywords})")
-        path = write_admin_request(cfg.data_dir / ADMIN_SPOOL, args.game, [line])
+        path = submit(cfg.data_dir, AdminCommand.now(args.game, [line]))
     except (PbemError, OSError) as exc:
         return _err("admin", exc)
     print(
@@ -586,13 +586,18 @@ def cmd_admin(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Standalone entry (``python -m pbem.cli.daemon``), same subcommands as ``pbem``."""
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The daemon's subcommands, parsed as ``pbem`` parses them."""
     parser = argparse.ArgumentParser(prog="pbem")
     add_global_options(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     add_commands(sub)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Standalone entry (``python -m pbem.cli.daemon``), same subcommands as ``pbem``."""
+    args = parse_args(argv)
     result: int = args.func(args)
     return result
 

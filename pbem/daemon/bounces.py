@@ -1,12 +1,12 @@
 # mypy: disable-error-code="misc"
 # why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
 # wants a supertype of the mixin there and says so under "misc".
-"""Bounces (RELIABILITY §2.4 VERP, §2.5 hard-bounce counting) and ``pbem reachable``."""
+"""Bounces (RELIABILITY §2.4 VERP, §2.5 hard-bounce counting); ``pbem reachable`` is
+:mod:`pbem.daemon.operator.reachable`."""
 
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 import secrets
 from collections.abc import Mapping
@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbem.core.errors import MailError
+from pbem.daemon.outbox import OutboxRow
 from pbem.daemon.ports import Game
-from pbem.daemon.spools import REACHABLE_SPOOL
 from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.inbound import parse_bytes
 
@@ -106,7 +106,7 @@ class BouncesMixin:
         window = self._bounce_window(game)
         states = game.store.bounce_states()
         records: dict[str, dict[str, Any]] = {}
-        alerts: list[dict[str, Any]] = []
+        alerts: list[OutboxRow] = []
         for _, name, addr, f in matches:
             if name in records:
                 continue  # one count per player and bounce
@@ -165,39 +165,3 @@ class BouncesMixin:
                 log.info(
                     "game %s: %s's mail is accepted again: bounce count cleared", game.id, name
                 )
-
-    def reachable_requests(self: Service) -> int:
-        """Act on ``pbem reachable GAME PLAYER`` (request files in ``reachable/``, one writer):
-        clear the player's hard-bounce count and unreachable flag, committed in the game's
-        store. A request for a game or player the daemon does not know is logged and dropped.
-        Returns the number of requests consumed."""
-        requests = self.requests.pending(self.root / REACHABLE_SPOOL)
-        for req in requests:
-            try:
-                data = json.loads(req.read_text(encoding="utf-8"))
-                self._mark_reachable(str(data["game"]), str(data["player"]), self.clock())
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                log.warning("reachable request %s unreadable: %s: dropped", req.name, exc)
-            # consumed after the commit: clearing is idempotent, so a crash in between only
-            # clears twice
-            self.requests.consume(req)
-        return len(requests)
-
-    def _mark_reachable(self: Service, game_id: str, player: str, now: datetime) -> None:
-        game = self.games.get(game_id)
-        if game is None or player not in game.table.player_emails:
-            log.warning("reachable request: no player %r in game %r: ignored", player, game_id)
-            return
-        rec = game.store.bounce_states().get(player)
-        if rec is None or not (rec.get("count") or rec.get("unreachable")):
-            log.info("game %s: %s marked reachable: no bounce to clear", game_id, player)
-            return
-        was = "unreachable" if rec.get("unreachable") else f"{rec.get('count')} hard bounce(s)"
-        rec.update(count=0, unreachable=False, cleared_at=now.isoformat(), cleared_by="operator")
-        game.store.commit(bounces=[rec])
-        log.warning(
-            "game %s: %s marked reachable by the operator (was %s): bounce count cleared",
-            game_id,
-            player,
-            was,
-        )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from pbem.daemon.clockwatch import ClockJump
 from pbem.daemon.ports import Mailbox
+from pbem.daemon.work import Call
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -63,10 +64,10 @@ class ClockMixin:
         self.clock_jump = None
         self.clock_hold = True
         try:
-            await self.submit("call", lambda: self._clock_alert(jump))
+            await self.submit(Call(lambda: self._clock_alert(jump)))
             if jump.forward:
                 await self.drain_at_startup(box, down=jump.skew, clock_jump=True)
-            await self.submit("call", self.rearm_all)
+            await self.submit(Call(self.rearm_all))
         except BaseException:
             # IMAP dropped (or a stop) half-way: the jump stays pending, and scheduler-fired
             # deadlines held, until it is handled in full after the reconnection

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.daemon.confirmations import lapsed, lapsed_mark, other_lines, phase_of
 from pbem.daemon.message import header_addresses, parse, visible_text
-from pbem.daemon.outbox import make_row
+from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
 from pbem.mail.envelope import build
 from pbem.mail.html import alternative
@@ -41,7 +41,7 @@ class ConfirmationsMixin:
         raw: bytes,
         lines: Sequence[str],
         now: datetime,
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[str, Any], OutboxRow]:
         """The pending post (kept with the game) and the mail asking its confirmation, sent
         to the REGISTERED address: a forger never sees the token."""
         sender = (header_addresses(msg, "From") or [""])[0]
@@ -129,7 +129,7 @@ class ConfirmationsMixin:
         player is told why). The confirming mail's other lines are answered as a private mail
         (:func:`pbem.daemon.confirmations.other_lines`), after the confirmed commands."""
         steps: list[Any] = []
-        rows: list[dict[str, Any]] = []
+        rows: list[OutboxRow] = []
         if lapsed(pending, phase_of(game.table.deadlines())):
             log.info("game %s: confirmation of %s lapsed with its phase", game.id, pending["key"])
             rows += self._confirm_lapsed(game, pending, mail, now)
@@ -177,7 +177,7 @@ class ConfirmationsMixin:
         pending: Mapping[str, Any],
         msg: EmailMessage | None,
         now: datetime,
-    ) -> list[dict[str, Any]]:
+    ) -> list[OutboxRow]:
         """The player confirmed a post whose phase is over: nothing counts, and he is told."""
         to = str(pending["player"])
         if not self.limits.take(to, now)[0]:

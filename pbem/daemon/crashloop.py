@@ -26,7 +26,7 @@ from pbem.daemon.inflight import (
     record,
 )
 from pbem.daemon.message import safe_subject
-from pbem.daemon.outbox import make_row
+from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.mail.envelope import build
 from pbem.mail.html import alternative
 
@@ -155,7 +155,7 @@ class CrashLoopMixin:
 
     def _held_notice(
         self: Service, key: str, raw: bytes, row: Mapping[str, Any], now: datetime
-    ) -> tuple[list[dict[str, Any]], bool]:
+    ) -> tuple[list[OutboxRow], bool]:
         """The notice telling a held mail's sender (a registered player, :mod:`pbem.daemon.held`),
         French then English, and whether there is one. Its key makes one Message-ID per held
         mail: a redone commit is one notice."""

@@ -13,10 +13,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from pbem.daemon.outbox import make_row
+from pbem.daemon.jobs import DeadlineJob, Job, ReminderJob
+from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
-from pbem.daemon.spools import DEADLINE_RETRY_SPOOL
 from pbem.daemon.threads import game_addressing
+from pbem.daemon.work import Deadline, Reminder
 from pbem.mail.envelope import build, build_outgoing
 from pbem.mail.html import alternative
 from pbem.mail.threads import Note, dress
@@ -51,25 +52,25 @@ class DeadlinesMixin:
     def rearm(self: Service, game: Game) -> None:
         """Rebuild this game's in-memory jobs from its state (requirement 11)."""
         pending = self.effective_deadlines(game)
-        ids = set()
+        jobs: set[Job] = set()
         now = self.clock()
         for key, when in pending.items():
-            job_id = f"{game.id}:{key}"
-            ids.add(job_id)
-            self.scheduler.arm(job_id, when, self._deadline_callback(game.id, key))
+            job: Job = DeadlineJob(game.id, key)
+            jobs.add(job)
+            self.scheduler.arm(job, when, self._deadline_callback(game.id, key))
             for hours in self.cfg.reminders_hours:
                 at = when - timedelta(hours=hours)
                 if at > now:  # a reminder whose time passed (an outage) is not sent late
-                    rid = f"{game.id}:{key}:remind:{hours}"
-                    ids.add(rid)
-                    self.scheduler.arm(rid, at, self._remind_callback(game.id, key, hours))
-        self.scheduler.disarm_prefix(f"{game.id}:", ids)
+                    job = ReminderJob(game.id, key, hours)
+                    jobs.add(job)
+                    self.scheduler.arm(job, at, self._remind_callback(game.id, key, hours))
+        self.scheduler.disarm_game(game.id, keep=jobs)
 
     def _remind_callback(
         self: Service, game_id: str, key: str, hours: float
     ) -> Callable[[], Awaitable[None]]:
         async def fire() -> None:
-            self.submit_nowait("remind", game_id, key, hours)
+            self.submit_nowait(Reminder(game_id, key, hours))
 
         return fire
 
@@ -152,7 +153,7 @@ class DeadlinesMixin:
         a running loop, or if the mailbox cannot be read within ``deadline_fetch_wait_seconds``
         (the server is down), it is resolved without."""
         if not self.imap_looping:
-            self.submit_nowait("deadline", game_id, key, None)
+            self.submit_nowait(Deadline(game_id, key))
             return
         self.undue(game_id, key)
         wait = self.cfg.deadline_fetch_wait_seconds
@@ -170,7 +171,7 @@ class DeadlinesMixin:
     def _deadline_unfetched(self: Service, game_id: str, key: str) -> None:
         self.due.pop((game_id, key), None)
         log.warning("deadline %s:%s: mailbox not read in time; resolved without", game_id, key)
-        self.submit_nowait("deadline", game_id, key, None)
+        self.submit_nowait(Deadline(game_id, key))
 
     def due_deadlines(self: Service) -> list[tuple[datetime, str, str]]:
         """The scheduler-fired deadlines waiting for the IMAP loop, by due time."""
@@ -285,32 +286,13 @@ class DeadlinesMixin:
         tb = "".join(traceback.format_exception(exc))[-4000:]
         game.store.set_deadline_state({**state, "error": repr(exc)[:500], "traceback": tb})
         retry_at = self.clock() + timedelta(seconds=self.cfg.deadline_retry_seconds)
-        self.scheduler.arm(f"{game_id}:{key}", retry_at, self._deadline_callback(game_id, key))
-
-    def retry_stalled(self: Service) -> int:
-        """``pbem deadline retry GAME`` (a spool file: the daemon is the single writer): the
-        game's stalled deadlines are opened again with a fresh count, then rearmed."""
-        requests = self.requests.pending(self.root / DEADLINE_RETRY_SPOOL)
-        for req in requests:
-            # consumed first: a retry that kills the process again is counted anew
-            if not self.requests.consume(req):
-                continue
-            game = self.games.get(req.name)
-            if game is None:
-                log.warning("deadline retry for unknown game %s ignored", req.name)
-                continue
-            for rid, st in game.store.deadline_states().items():
-                if st.get("state") == "stalled":
-                    game.store.set_deadline_state(
-                        {**st, "key": rid, "state": "open", "attempts": 0, "now": None}
-                    )
-                    log.info("game %s: stalled deadline %s opened again", game.id, rid)
-            self.rearm(game)
-        return len(requests)
+        self.scheduler.arm(
+            DeadlineJob(game_id, key), retry_at, self._deadline_callback(game_id, key)
+        )
 
     def _public_row(
         self: Service, game: Game, key: str, subject: str, body: str, now: datetime
-    ) -> dict[str, Any]:
+    ) -> OutboxRow:
         """A daemon notice to the game's public thread (the list, or every player)."""
         to = self._announce_recipients(game)
         mid, raw = build(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pbem.adapters.imap import Fetched, ImapDown
 from pbem.daemon.ports import Disposition, Mailbox, MailTime
+from pbem.daemon.work import Batch, Call, Deadline
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -104,7 +105,7 @@ class ImapLoopMixin:
         fetched = sorted(await self.fetch_pending(box), key=lambda f: (f.internaldate, f.uid))
         if down > timedelta(hours=self.cfg.outage_threshold_hours) and self.passed_deadlines(now):
             await self.submit(
-                "call", lambda: self.extend_for_outage(now, down, clock_jump=clock_jump)
+                Call(lambda: self.extend_for_outage(now, down, clock_jump=clock_jump))
             )
         done: dict[int, Disposition] = {}
         i = 0
@@ -113,7 +114,7 @@ class ImapLoopMixin:
             nxt = fetched[i] if i < len(fetched) else None
             if dls and (nxt is None or dls[0][0] <= nxt.internaldate):
                 when, gid, key = dls[0]
-                ok = await self.submit("deadline", gid, key, when)
+                ok = await self.submit(Deadline(gid, key, when))
                 if not ok and (when, gid, key) in self.passed_deadlines(now):
                     # could not resolve (a bug): do not spin; it is retried later, and stalls
                     # its game after max_failures (then it is no longer "passed")
@@ -131,7 +132,7 @@ class ImapLoopMixin:
                 batch.append(f)
                 i += 1
             self.fault("after_fetch")
-            done.update(await self.submit("batch", batch, lambda f: min(f.internaldate, now)))
+            done.update(await self.submit(Batch(batch, lambda f: min(f.internaldate, now))))
         await self.settle(box, done)
         self.heartbeat()
         # forget non-game ledger keys past the retention (RELIABILITY §3.4 step 8); a game's
@@ -159,7 +160,7 @@ class ImapLoopMixin:
             if due and (i == len(fetched) or due[0][0] < fetched[i].internaldate):
                 _when, game_id, key = due.pop(0)
                 self.undue(game_id, key)
-                await self.submit("deadline", game_id, key, None)
+                await self.submit(Deadline(game_id, key))
                 continue
             if i == len(fetched):
                 break
@@ -172,7 +173,7 @@ class ImapLoopMixin:
                 i += 1
             self.fault("after_fetch")
             at: MailTime = None if limit is None else (lambda f: min(f.internaldate, now))
-            done.update(await self.submit("batch", batch, at))
+            done.update(await self.submit(Batch(batch, at)))
         return done
 
     async def imap_loop(self: Service, mk: Callable[[], Mailbox], max_wait: float) -> None:
@@ -194,13 +195,13 @@ class ImapLoopMixin:
                 self.note_clock()
                 if self.clock_jump is not None:
                     await self.handle_clock_jump(box)
-                await self.submit("call", self.scan_games_and_rearm)
+                await self.submit(Call(self.scan_games_and_rearm))
                 due = self.due_deadlines()  # taken BEFORE the fetch, which then sees their mail
                 fetched = await self.fetch_pending(box)
                 done = await self.apply_in_order(fetched, due)
                 await self.settle(box, done)
                 if loop.time() - last_beat > self.cfg.heartbeat_seconds:
-                    await self.submit("call", self.heartbeat)
+                    await self.submit(Call(self.heartbeat))
                     last_beat = loop.time()
                 if self.stopping:
                     break

@@ -28,8 +28,6 @@ Windows = dict[str, list[float]]
 ERR, AUTO, CAP = "err:", "auto:", "cap"
 #: token buckets of a game's members: replies that change nothing, and forgery notices
 REPLY, NOTICE = "reply:", "notice:"
-#: the longest span of any window: a persisted window older than this is dead
-MAX_SPAN = timedelta(days=1)
 
 
 @dataclass
@@ -138,12 +136,6 @@ def merge_windows(copies: Iterable[Mapping[str, Sequence[float]]]) -> Windows:
             c = merged.setdefault(name, Counter())
             c |= Counter(float(t) for t in times)
     return {name: sorted(c.elements()) for name, c in merged.items()}
-
-
-def prune_windows(windows: Mapping[str, Sequence[float]], now: datetime) -> Windows:
-    """Drop windows whose newest timestamp is older than :data:`MAX_SPAN`."""
-    cutoff = (now - MAX_SPAN).timestamp()
-    return {k: list(v) for k, v in windows.items() if v and max(v) > cutoff}
 
 
 @dataclass

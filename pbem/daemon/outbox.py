@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -44,6 +44,83 @@ class Transport(Protocol):
     async def send(self, mail_from: str, rcpts: Sequence[str], raw: bytes) -> SendResult: ...
 
 
+@dataclass(frozen=True)
+class OutboxRow(Mapping[str, Any]):
+    """One mail waiting in an outbox. The stores keep it as a JSON document (it reads as a
+    mapping of its fields); ``raw`` is the mail as latin-1 text (a lossless byte round-trip)."""
+
+    message_id: str
+    raw: str
+    rcpts: tuple[str, ...]
+    mail_from: str
+    created: str
+    next_try: str
+    kind: str
+    game: str | None = None
+    bypass_cap: bool = False
+    seq: int = 0
+    """The engine's order within one step: results read in the order written."""
+    attempts: int = 0
+    status: str = "pending"
+    last_error: str = ""
+    thread: str = ""
+    """The player's thread a private mail is filed in (pbem.mail.threads); only replies of one
+    thread are coalesced into a digest. Stored only when set."""
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> OutboxRow:
+        """The row a store kept."""
+        return cls(
+            message_id=str(record["message_id"]),
+            raw=str(record["raw"]),
+            rcpts=tuple(str(r) for r in record["rcpts"]),
+            mail_from=str(record.get("mail_from") or ""),
+            created=str(record["created"]),
+            next_try=str(record.get("next_try") or record["created"]),
+            kind=str(record.get("kind") or ""),
+            game=record.get("game"),
+            bypass_cap=bool(record.get("bypass_cap")),
+            seq=int(record.get("seq") or 0),
+            attempts=int(record.get("attempts") or 0),
+            status=str(record.get("status") or "pending"),
+            last_error=str(record.get("last_error") or ""),
+            thread=str(record.get("thread") or ""),
+        )
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._keys():
+            raise KeyError(name)
+        value = getattr(self, name)
+        return list(value) if name == "rcpts" else value  # JSON has lists, not tuples
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+    def _keys(self) -> tuple[str, ...]:
+        return (*_ROW_FIELDS, "thread") if self.thread else _ROW_FIELDS
+
+
+# a stored row's keys, in the order the stores have always written them
+_ROW_FIELDS = (
+    "message_id",
+    "raw",
+    "rcpts",
+    "mail_from",
+    "created",
+    "next_try",
+    "attempts",
+    "status",
+    "kind",
+    "game",
+    "bypass_cap",
+    "seq",
+    "last_error",
+)
+
+
 def make_row(
     *,
     message_id: str,
@@ -56,26 +133,21 @@ def make_row(
     bypass_cap: bool = False,
     seq: int = 0,
     thread: str = "",
-) -> dict[str, Any]:
-    """An outbox row. ``raw`` is stored as latin-1 text (a lossless byte round-trip in JSON).
-    ``thread``: the player's thread a private mail is filed in (pbem.mail.threads); only
-    replies of one thread are coalesced into a digest."""
-    return {
-        "message_id": message_id,
-        "raw": raw.decode("latin-1"),
-        "rcpts": list(rcpts),
-        "mail_from": mail_from,
-        "created": now.isoformat(),
-        "next_try": now.isoformat(),
-        "attempts": 0,
-        "status": "pending",
-        "kind": kind,
-        "game": game,
-        "bypass_cap": bypass_cap,
-        "seq": seq,  # the engine's order within one step: results read in the order written
-        "last_error": "",
-        **({"thread": thread} if thread else {}),
-    }
+) -> OutboxRow:
+    """A new outbox row, due now; ``thread``: the player's thread of a private mail."""
+    return OutboxRow(
+        message_id=message_id,
+        raw=raw.decode("latin-1"),
+        rcpts=tuple(rcpts),
+        mail_from=mail_from,
+        created=now.isoformat(),
+        next_try=now.isoformat(),
+        kind=kind,
+        game=game,
+        bypass_cap=bypass_cap,
+        seq=seq,
+        thread=thread,
+    )
 
 
 @dataclass
@@ -106,7 +178,7 @@ class OutboxSender:
     cap: GlobalCap = field(default_factory=GlobalCap)
     sent_count: int = 0
     fault: Callable[[str], None] = field(default=lambda point: None)
-    verp: Callable[[Mapping[str, Any], str], str | None] | None = None
+    verp: Callable[[OutboxRow, str], str | None] | None = None
     """VERP (RELIABILITY §2.4): the envelope sender for one recipient of a row, or None for the
     row's own ``mail_from``. When it gives one, the row is sent once per recipient (same bytes,
     same Message-ID), each with its own envelope."""
@@ -140,57 +212,51 @@ class OutboxSender:
         self._stopping = True
         self._event.set()
 
-    def _due(
-        self, now: datetime
-    ) -> tuple[list[tuple[OutboxStore, dict[str, Any]]], datetime | None]:
-        due: list[tuple[OutboxStore, dict[str, Any]]] = []
+    def _due(self, now: datetime) -> tuple[list[tuple[OutboxStore, OutboxRow]], datetime | None]:
+        due: list[tuple[OutboxStore, OutboxRow]] = []
         nxt: datetime | None = None
         for st in self.stores():
-            for row in st.outbox():
-                if row.get("status") != "pending":
+            for record in st.outbox():
+                row = OutboxRow.from_record(record)
+                if row.status != "pending":
                     continue
-                t = datetime.fromisoformat(row["next_try"])
+                t = datetime.fromisoformat(row.next_try)
                 if t <= now:
                     due.append((st, row))
                 elif nxt is None or t < nxt:
                     nxt = t
         due.sort(
             key=lambda p: (
-                not p[1].get("bypass_cap"),
+                not p[1].bypass_cap,
                 # relayed chat after everything else: results, prompts and replies first, so a
                 # flood of posts never holds the game up (issue 10 item 16)
-                p[1].get("kind") == "relay",
-                p[1]["created"],
-                p[1].get("seq", 0),
-                p[1]["message_id"],
+                p[1].kind == "relay",
+                p[1].created,
+                p[1].seq,
+                p[1].message_id,
             )
         )
         return due, nxt
 
     def _groups(
-        self, due: Sequence[tuple[OutboxStore, dict[str, Any]]]
-    ) -> list[list[tuple[OutboxStore, dict[str, Any]]]]:
+        self, due: Sequence[tuple[OutboxStore, OutboxRow]]
+    ) -> list[list[tuple[OutboxStore, OutboxRow]]]:
         """Due rows in order, the private replies to one address of one game grouped."""
-        groups: list[list[tuple[OutboxStore, dict[str, Any]]]] = []
-        by_key: dict[tuple[int, str, str, str], list[tuple[OutboxStore, dict[str, Any]]]] = {}
+        groups: list[list[tuple[OutboxStore, OutboxRow]]] = []
+        by_key: dict[tuple[int, str, str, str], list[tuple[OutboxStore, OutboxRow]]] = {}
         for st, row in due:
             coalescible = (
                 self.coalesce
-                and row.get("kind") == "reply"
-                and row.get("mail_from")  # not the null-sender replies to strangers
-                and len(row["rcpts"]) == 1
+                and row.kind == "reply"
+                and row.mail_from  # not the null-sender replies to strangers
+                and len(row.rcpts) == 1
             )
             if not coalescible:
                 groups.append([(st, row)])
                 continue
             # one digest per thread: a digest keeps its parts' Subject, so a role card and the
             # night's prompt queued together stay in their own threads (issue 15)
-            key = (
-                id(st),
-                str(row.get("game")),
-                str(row["rcpts"][0]).lower(),
-                str(row.get("thread", "")),
-            )
+            key = (id(st), str(row.game), row.rcpts[0].lower(), row.thread)
             if key in by_key:
                 by_key[key].append((st, row))
             else:
@@ -198,17 +264,17 @@ class OutboxSender:
                 groups.append(by_key[key])
         return groups
 
-    def _digest_row(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        mids = [str(r["message_id"]) for r in rows]
+    def _digest_row(self, rows: Sequence[OutboxRow]) -> OutboxRow:
+        mids = [r.message_id for r in rows]
         mid, raw = digest(
-            [str(r["raw"]).encode("latin-1") for r in rows],
+            [r.raw.encode("latin-1") for r in rows],
             message_ids=mids,
             sender=self.moderator,
-            to=str(rows[0]["rcpts"][0]),
+            to=rows[0].rcpts[0],
             date=self.clock(),
             id_key=self.id_key,
         )
-        return {**rows[-1], "message_id": mid, "raw": raw.decode("latin-1")}
+        return replace(rows[-1], message_id=mid, raw=raw.decode("latin-1"))
 
     async def drain_once(self) -> datetime | None:
         """Send every due row once; return when the next row is due (None: nothing pending)."""
@@ -218,14 +284,14 @@ class OutboxSender:
             if self._stopping:
                 break
             first = group[0][1]
-            chat = self.chat_cap if first.get("kind") == "relay" else None
+            chat = self.chat_cap if first.kind == "relay" else None
             if chat is not None and not chat.window.allowed(self.clock()):
                 # relayed chat has used its share of the hour: it waits, the rest goes on
                 # (nothing else is behind it: it is sorted last)
                 log.warning("relayed chat is at its share of the outbound cap: it waits")
                 retry_at = self.clock() + timedelta(minutes=1)
                 return retry_at if nxt is None else min(nxt, retry_at)
-            if not first.get("bypass_cap") and not self.cap.try_send(self.clock()):
+            if not first.bypass_cap and not self.cap.try_send(self.clock()):
                 self._raise_alarm()
                 retry_at = self.clock() + timedelta(minutes=1)
                 return retry_at if nxt is None else min(nxt, retry_at)
@@ -235,24 +301,24 @@ class OutboxSender:
                 res = await self._send(first)
             else:
                 res = await self._send(self._digest_row([row for _st, row in group]))
-                log.info("%d replies to %s sent as one digest", len(group), first["rcpts"][0])
+                log.info("%d replies to %s sent as one digest", len(group), first.rcpts[0])
             if res.sent:
                 self.fault("after_send")  # sent but not yet removed: a crash here resends
             for st, row in group:
                 self._settle(st, row, res)
         return nxt if not due else self.clock()
 
-    async def _send(self, row: Mapping[str, Any]) -> SendResult:
+    async def _send(self, row: OutboxRow) -> SendResult:
         """One SMTP transaction for the row; with VERP, one per recipient, results merged."""
-        raw = row["raw"].encode("latin-1")
-        rcpts = list(row["rcpts"])
-        envelopes = [self.verp(row, r) for r in rcpts] if self.verp and row["mail_from"] else []
+        raw = row.raw.encode("latin-1")
+        rcpts = list(row.rcpts)
+        envelopes = [self.verp(row, r) for r in rcpts] if self.verp and row.mail_from else []
         if not any(envelopes):
-            return await self.transport.send(row["mail_from"], rcpts, raw)
+            return await self.transport.send(row.mail_from, rcpts, raw)
         total = SendResult()
         details = []
         for rcpt, sender in zip(rcpts, envelopes, strict=True):
-            res = await self.transport.send(sender or row["mail_from"], [rcpt], raw)
+            res = await self.transport.send(sender or row.mail_from, [rcpt], raw)
             total.sent.extend(res.sent)
             total.retry.extend(res.retry)
             total.dead.extend(res.dead)
@@ -261,8 +327,8 @@ class OutboxSender:
         total.detail = "; ".join(details)
         return total
 
-    def _settle(self, st: OutboxStore, row: dict[str, Any], res: SendResult) -> None:
-        mid = row["message_id"]
+    def _settle(self, st: OutboxStore, row: OutboxRow, res: SendResult) -> None:
+        mid = row.message_id
         now = self.clock()
         if res.sent:
             self.sent_count += 1
@@ -272,8 +338,8 @@ class OutboxSender:
         if not res.retry:
             st.outbox_done(mid)
             return
-        attempts = int(row["attempts"]) + 1
-        if now - datetime.fromisoformat(row["created"]) > self.policy.give_up:
+        attempts = row.attempts + 1
+        if now - datetime.fromisoformat(row.created) > self.policy.give_up:
             log.error("outbox %s: giving up after %d attempts: %s", mid, attempts, res.detail)
             self._dead_letter(row, res.retry, "gave up: " + res.detail)
             st.outbox_done(mid)
@@ -289,24 +355,29 @@ class OutboxSender:
             },
         )
 
-    def _dead_letter(self, row: dict[str, Any], rcpts: Sequence[str], detail: str) -> None:
+    def _dead_letter(self, row: OutboxRow, rcpts: Sequence[str], detail: str) -> None:
         """Keep the failed copy (status dead) and tell the admins, unless it was an alert."""
         now = self.clock()
-        dead = dict(row, rcpts=list(rcpts), status="dead", last_error=detail[:500])
-        dead["message_id"] = row["message_id"] + "#dead:" + ",".join(rcpts)
+        dead = replace(
+            row,
+            message_id=row.message_id + "#dead:" + ",".join(rcpts),
+            rcpts=tuple(rcpts),
+            status="dead",
+            last_error=detail[:500],
+        )
         rows = [dead]
-        if row.get("kind") != "alert" and self.admins:
+        if row.kind != "alert" and self.admins:
             rows.append(
                 self._alert_row(
-                    f"dead:{dead['message_id']}",
+                    f"dead:{dead.message_id}",
                     now,
                     self.texts(
                         "daemon/alert_dead_letter",
                         {
-                            "message_id": row["message_id"],
+                            "message_id": row.message_id,
                             "rcpts": list(rcpts),
-                            "game": row.get("game") or "-",
-                            "kind": row.get("kind"),
+                            "game": row.game or "-",
+                            "kind": row.kind,
                             "error": detail,
                         },
                     ),
@@ -314,7 +385,7 @@ class OutboxSender:
             )
         self.alert_store.commit(outbox=rows)
 
-    def _alert_row(self, key: str, now: datetime, text: tuple[str, str]) -> dict[str, Any]:
+    def _alert_row(self, key: str, now: datetime, text: tuple[str, str]) -> OutboxRow:
         mid, raw = build(
             key=key,
             sender=self.moderator,

@@ -16,7 +16,7 @@ from email.utils import getaddresses
 from typing import Any
 
 from pbem.core.errors import MailError
-from pbem.daemon.outbox import make_row
+from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.mail.envelope import build
 from pbem.mail.html import alternative
 from pbem.mail.inbound import automatic_reason
@@ -35,7 +35,7 @@ def too_big_reply(
     now: datetime,
     id_key: bytes,
     html: bool = True,
-) -> tuple[str, dict[str, Any]] | None:
+) -> tuple[str, OutboxRow] | None:
     """``(sender, outbox row)`` telling the sender his mail was too large to be read; None for
     mail never answered (RFC 3834: automatic mail, bounces, our own echoes) or without a
     usable sender. The row has a null envelope sender, like every reply to a stranger."""

@@ -3,9 +3,8 @@ structurally (:mod:`pbem.table` and the adapters satisfy them), and its small sh
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
@@ -13,6 +12,7 @@ from typing import Any, Literal, Protocol
 
 from pbem.adapters.imap import Fetched, ImapSettings
 from pbem.adapters.store import GameStore
+from pbem.daemon.jobs import Job
 from pbem.mail.envelope import OutgoingLike
 
 
@@ -44,6 +44,15 @@ class TableLike(Protocol):
         admins: Sequence[str] = (),
     ) -> Any: ...
     def release(self, msg: EmailMessage, now: datetime) -> Any: ...
+    def admin_lines(
+        self,
+        lines: Sequence[str],
+        sender: str,
+        now: datetime,
+        key: str,
+        *,
+        reply_to: Sequence[str] = (),
+    ) -> Any: ...
     def deadlines(self) -> Mapping[str, datetime]: ...
     def on_deadline(self, key: str, now: datetime) -> Any: ...
     def apply(self, step: Any) -> None: ...
@@ -75,8 +84,8 @@ class Mailbox(Protocol):
 class Scheduler(Protocol):
     """The part of APScheduler's AsyncIOScheduler we use (pbem/adapters/scheduler.py)."""
 
-    def arm(self, job_id: str, when: datetime, callback: Callable[[], Awaitable[None]]) -> None: ...
-    def disarm_prefix(self, prefix: str, keep: set[str]) -> None: ...
+    def arm(self, job: Job, when: datetime, callback: Callable[[], Awaitable[None]]) -> None: ...
+    def disarm_game(self, game_id: str, keep: Collection[Job]) -> None: ...
 
 
 FaultHook = Callable[[str], None]
@@ -100,13 +109,6 @@ class Game:
     @property
     def id(self) -> str:
         return self.store.game_id
-
-
-@dataclass
-class WorkItem:
-    kind: str
-    args: tuple[Any, ...]
-    future: asyncio.Future[Any]
 
 
 Channel = Literal["private", "list"]

@@ -18,7 +18,8 @@ from pbem.adapters.store import StoreError
 from pbem.daemon.diskfull import is_disk_full
 from pbem.daemon.inflight import COMMIT, DONE, record
 from pbem.daemon.message import content_key
-from pbem.daemon.ports import Disposition, MailTime, WorkItem
+from pbem.daemon.ports import Disposition, MailTime
+from pbem.daemon.work import Batch, Call, Deadline, Reminder, Stop, Work, WorkItem
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -32,16 +33,18 @@ class QueueMixin:
     # assigned here, declared on the service: the same types
     disk_full: BaseException | None
 
-    def submit_nowait(self: Service, kind: str, *args: Any) -> asyncio.Future[Any]:
+    def submit_nowait(self: Service, work: Work) -> asyncio.Future[Any]:
+        """Queue ``work`` for the single writer; the future holds its result."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self.stopping:
             fut.cancel()  # no new work after SIGTERM: the awaiting loop unwinds
             return fut
-        self.queue.put_nowait(WorkItem(kind, args, fut))
+        self.queue.put_nowait(WorkItem(work, fut))
         return fut
 
-    async def submit(self: Service, kind: str, *args: Any) -> Any:
-        return await self.submit_nowait(kind, *args)
+    async def submit(self: Service, work: Work) -> Any:
+        """Queue ``work`` and wait for its result."""
+        return await self.submit_nowait(work)
 
     def handle_batch(
         self: Service, batch: Sequence[Fetched], now: MailTime = None
@@ -124,33 +127,33 @@ class QueueMixin:
 
     def run_item(self: Service, item: WorkItem) -> Any:
         """Run one work item synchronously on the loop (the single writer)."""
-        if item.kind == "mail":
-            f, now = item.args
-            return self.handle_batch([f], now)[f.uid]
-        if item.kind == "batch":
-            return self.handle_batch(*item.args)
-        if item.kind == "deadline":
-            game_id, key, now = item.args
-            if now is None and self.deadlines_held():
-                log.warning("deadline %s:%s held: a clock jump is being handled", game_id, key)
-                return False  # the jump handler resolves or extends it, then rearms
-            try:
-                return self.resolve_deadline(game_id, key, now)
-            except Exception as exc:
-                log.exception("deadline %s:%s failed; it stays open and is retried", game_id, key)
-                self.deadline_failed(game_id, key, exc)
-                return False
-        if item.kind == "remind":
-            if self.deadlines_held():
-                return 0  # a reminder whose time passed in a jump is not sent late (as rearm)
-            try:
-                return self.send_reminders(*item.args)
-            except Exception:
-                log.exception("reminders %s failed", item.args)
-                return 0
-        if item.kind == "call":
-            return item.args[0]()
-        raise ValueError(item.kind)
+        match item.work:
+            case Batch(mails, now):
+                return self.handle_batch(mails, now)
+            case Deadline(game_id, key, now):
+                if now is None and self.deadlines_held():
+                    log.warning("deadline %s:%s held: a clock jump is being handled", game_id, key)
+                    return False  # the jump handler resolves or extends it, then rearms
+                try:
+                    return self.resolve_deadline(game_id, key, now)
+                except Exception as exc:
+                    log.exception(
+                        "deadline %s:%s failed; it stays open and is retried", game_id, key
+                    )
+                    self.deadline_failed(game_id, key, exc)
+                    return False
+            case Reminder(game_id, key, hours):
+                if self.deadlines_held():
+                    return 0  # a reminder whose time passed in a jump is not sent late (as rearm)
+                try:
+                    return self.send_reminders(game_id, key, hours)
+                except Exception:
+                    log.exception("reminders %s:%s (%s h) failed", game_id, key, hours)
+                    return 0
+            case Call(run):
+                return run()
+            case Stop():
+                raise ValueError("the stop item is the worker's, not run")
 
     async def worker(self: Service) -> None:
         """Take items one at a time; on stop, finish the item in hand and leave the rest."""
@@ -163,7 +166,7 @@ class QueueMixin:
     async def _work(self: Service) -> None:
         while True:
             item = await self.queue.get()
-            if item.kind == "stop":
+            if isinstance(item.work, Stop):
                 break
             if self.stopping:  # queued before the stop: left for the next run
                 item.future.cancel()
@@ -180,7 +183,7 @@ class QueueMixin:
                     item.future.set_exception(err)
                 break
             except Exception as exc:  # run_item guards mail; this is a bug: log, go on
-                log.exception("work item %s failed", item.kind)
+                log.exception("work item %s failed", item.work)
                 if not item.future.done():
                     item.future.set_exception(exc)
                 continue
@@ -201,7 +204,7 @@ class QueueMixin:
         """SIGTERM: stop taking new items; the one in hand is finished (it runs synchronously)."""
         if self.stopping:
             return
-        self.queue.put_nowait(WorkItem("stop", (), asyncio.get_running_loop().create_future()))
+        self.queue.put_nowait(WorkItem(Stop(), asyncio.get_running_loop().create_future()))
         self.stopping = True
         if self.mailbox is not None:
             self.mailbox.interrupt.set()

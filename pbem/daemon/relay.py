@@ -18,7 +18,7 @@ from pbem.daemon.config import Config
 from pbem.daemon.confirmations import lapsed_mark
 from pbem.daemon.listgate import stop_reason
 from pbem.daemon.message import header_addresses, parse
-from pbem.daemon.outbox import make_row
+from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Channel, Game
 from pbem.mail.envelope import build
 from pbem.mail.html import alternative
@@ -71,7 +71,7 @@ class RelayMixin:
 
     def _relay_row(
         self: Service, game: Game, key: str, msg: Message, raw: bytes, now: datetime
-    ) -> dict[str, Any]:
+    ) -> OutboxRow:
         """The outbox row that distributes one accepted list post to the list's members."""
         sender = (header_addresses(msg, "From") or [""])[0]
         names = {a.lower(): n for n, a in game.table.player_emails.items()}
@@ -234,7 +234,7 @@ class RelayMixin:
             log.info("game %s: %d pending confirmation(s) lapsed", game.id, len(ended))
         if not self.relay:
             return 0
-        rows: list[dict[str, Any]] = []
+        rows: list[OutboxRow] = []
         done: list[str] = []
         still: list[str] = []
         for held in game.store.held_entries():
@@ -283,7 +283,7 @@ class RelayMixin:
 
     def _unattributed(
         self: Service, game: Game, munged: Attribution, msg: Message, now: datetime
-    ) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+    ) -> tuple[tuple[str, ...], list[OutboxRow]]:
         """A rewritten list post attributed to no player: the game master is told once per
         sender (the ledger key, committed with the post, remembers it across restarts)."""
         who = (munged.author or munged.label).lower()

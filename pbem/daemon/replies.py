@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pbem.archive_mail import archive_rows
 from pbem.daemon.auth import AuthVerdict
 from pbem.daemon.limits import limit_note
-from pbem.daemon.outbox import make_row
+from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
 from pbem.daemon.threads import game_addressing
 from pbem.mail.address import is_mailable
@@ -35,7 +35,7 @@ class RepliesMixin:
 
     def _rows(
         self: Service, game: Game, step: Any, now: datetime, *, error: bool
-    ) -> list[dict[str, Any]]:
+    ) -> list[OutboxRow]:
         """Outbox rows for a step; per-sender limits on private automatic replies (§2.5)."""
         rows = []
         members = self._members(game)
@@ -111,9 +111,7 @@ class RepliesMixin:
         """A daemon text for several readers: French first, then English."""
         return bilingual(self.texts, template, params)
 
-    def _no_game_reply(
-        self: Service, msg: Message, sender: str, now: datetime
-    ) -> list[dict[str, Any]]:
+    def _no_game_reply(self: Service, msg: Message, sender: str, now: datetime) -> list[OutboxRow]:
         """An error reply for mail that reaches no game: null envelope sender, rate-limited.
 
         A sender without a domain gets nothing (there is no address to answer); a player is
@@ -161,7 +159,7 @@ class RepliesMixin:
 
     def _admin_refused(
         self: Service, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
-    ) -> list[dict[str, Any]]:
+    ) -> list[OutboxRow]:
         """Mail claiming a game master's address failed the admin layers (issue 10 item 9):
         refused, nothing answered to the From, the real game masters alerted (a bucket of
         their own per game: a flood of forgeries is not a flood of alerts)."""
@@ -188,7 +186,7 @@ class RepliesMixin:
 
     def _auth_notice(
         self: Service, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
-    ) -> list[dict[str, Any]]:
+    ) -> list[OutboxRow]:
         """A rejected command: notice to the REGISTERED address, never Reply-To (requirement 7)."""
         to = verdict.registered
         # a bucket of its own: forged mail never spends the real player's replies

@@ -12,8 +12,9 @@ import logging
 from typing import TYPE_CHECKING
 
 from pbem.adapters.store import list_games
-from pbem.daemon.spools import ADMIN_SPOOL, REQUEST_SPOOLS, SHUNT_RETRY_SPOOL
-from pbem.desk.requests import admin_requests
+from pbem.daemon.operator.registry import REQUESTS
+from pbem.daemon.operator.spool import drain
+from pbem.daemon.work import Call
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -24,40 +25,14 @@ log = logging.getLogger(__name__)
 class OperatorRequestsMixin:
     """The service's part for the operator requests (a mixin of :class:`~pbem.daemon.service.Service`)."""
 
-    def retry_requests(self: Service) -> int:
-        requests = self.requests.pending(self.root / SHUNT_RETRY_SPOOL)
-        for req in requests:
-            key = req.name
-            eml = self.root / "shunt" / f"{key}.eml"
-            row = self.daemon.shunt_row(key)
-            # consumed BEFORE the retry: a retried mail that kills the process again must not
-            # come back at every start-up (a crash loop); the admin can ask again
-            if not self.requests.consume(req):
-                continue
-            if row is not None and eml.exists() and not self.knows(key):
-                raw = eml.read_bytes()
-                try:
-                    self._apply_mail(key, None, raw, self.clock())
-                    self.daemon.remove_shunt(key)
-                    log.info("shunted mail %s retried: applied", key[:12])
-                except Exception as exc:
-                    self._shunt(key, None, raw, exc, {**row, "failures": 0})
-        self.sender.wake()
-        return len(requests)
-
     def requests_pending(self: Service) -> bool:
-        """Whether a CLI request file waits in a spool (three directory listings)."""
-        return any(self.requests.pending(self.root / rel) for rel in REQUEST_SPOOLS)
+        """Whether a CLI request file waits in a spool (one directory listing each)."""
+        return any(self.requests.pending(self.root / kind.spool) for kind in REQUESTS)
 
     def operator_requests(self: Service) -> int:
-        """Act on every request the CLI dropped: ``pbem shunt retry``, ``pbem deadline retry``,
-        ``pbem reachable``. Returns the number consumed."""
-        return (
-            self.retry_requests()
-            + self.retry_stalled()
-            + self.reachable_requests()
-            + admin_requests(self, self.root / ADMIN_SPOOL)
-        )
+        """Act on every request the CLI dropped (:mod:`pbem.daemon.operator`). Returns the
+        number consumed."""
+        return sum(drain(self, kind) for kind in REQUESTS)
 
     def new_games_pending(self: Service) -> bool:
         """Whether ``pbem new-game`` has put a game in place that is not loaded yet (one
@@ -78,7 +53,7 @@ class OperatorRequestsMixin:
                 if not pending():
                     continue
                 try:
-                    await self.submit("call", work)
+                    await self.submit(Call(work))
                 except asyncio.CancelledError:
                     return  # stopping
                 except Exception:  # a request file we cannot consume: say so, keep ticking

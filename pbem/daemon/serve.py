@@ -31,8 +31,9 @@ from pbem.core.errors import PbemError
 from pbem.daemon import heartbeat
 from pbem.daemon.config import Config
 from pbem.daemon.diskfull import DiskFullEpisode, is_disk_full
-from pbem.daemon.ports import Engine, Mailbox
+from pbem.daemon.ports import Engine, FaultHook, Mailbox, no_fault
 from pbem.daemon.service import Service
+from pbem.daemon.work import Call
 from pbem.signup.engine import with_signups
 
 log = logging.getLogger(__name__)
@@ -77,25 +78,6 @@ class Notifier:
         return default
 
 
-def fault_from_env(value: str | None = None) -> Callable[[str], None]:
-    """``PBEM_CRASH_AT=point[:n]``: kill -9 ourselves at the n-th hit of a named hook (F1/F2)."""
-    spec = value if value is not None else os.environ.get("PBEM_CRASH_AT", "")
-    if not spec:
-        return lambda point: None
-    point, _, nth = spec.partition(":")
-    target = int(nth) if nth else 1
-    hits = {"n": 0}
-
-    def hook(name: str) -> None:
-        if name == point:
-            hits["n"] += 1
-            if hits["n"] >= target:
-                log.warning("fault injection: SIGKILL at %s #%d", name, hits["n"])
-                os.kill(os.getpid(), signal.SIGKILL)
-
-    return hook
-
-
 def load_engine(spec: str) -> Engine:
     """``module:Class`` → the Table class (the default is ``pbem.table:Table``)."""
     mod, _, attr = spec.partition(":")
@@ -109,11 +91,14 @@ async def serve(
     engine: Engine | None = None,
     mailbox: Callable[[], Mailbox] | None = None,
     on_service: Callable[[Service], None] | None = None,
+    fault: FaultHook = no_fault,
 ) -> int:
     """Run until SIGTERM/SIGINT (or ``Service.request_stop``); returns the exit status.
 
     ``mailbox`` makes the inbound mailbox (default: IMAP per the config; the embedded demo
-    passes a local Maildir); ``on_service`` receives the service once it is open.
+    passes a local Maildir); ``on_service`` receives the service once it is open; ``fault`` is
+    called at the service's named fault points (the crash tests install a hook that kills the
+    process there: tests/daemon/crash_launcher.py; a no-op in production).
 
     A full disk (:mod:`pbem.daemon.diskfull`) does not end it: the service stops, the episode is held
     (admins told straight by SMTP, the watchdog fed) until there is room, then a fresh service
@@ -137,7 +122,9 @@ async def serve(
         loop.add_signal_handler(sig, stop)
     try:
         while True:
-            done = await _serve_once(cfg, engine, mk, on_service, notifier, beat, episode, current)
+            done = await _serve_once(
+                cfg, engine, mk, on_service, notifier, beat, episode, current, fault
+            )
             if isinstance(done, int):
                 return done
             alive = _Liveness(mk, beat.chain(notifier.alive), episode.stop)
@@ -200,6 +187,7 @@ async def _serve_once(
     beat: Heartbeat,
     episode: DiskFullEpisode,
     current: list[Service],
+    fault: FaultHook,
 ) -> int | BaseException:
     """One service, from open to stop: its exit status, or the disk-full error that stopped
     it (the caller holds the episode, then starts a fresh one)."""
@@ -218,7 +206,7 @@ async def _serve_once(
         engine=engine or load_engine(cfg.engine),
         transport=LoginWatch(smtp, login_refused),
         scheduler=sched,
-        fault=fault_from_env(),
+        fault=fault,
         on_alive=beat.chain(notifier.alive),
         # DKIM keys (auth "dkim_verify") from [auth] dns_server, else resolv.conf's servers
         resolver=DnsResolver(cfg.auth.dns_host, cfg.auth.dns_port),
@@ -247,7 +235,7 @@ async def _serve_once(
     probe = asyncio.create_task(probe_smtp_login(cfg, login_refused), name="smtp-login")
     beating = asyncio.create_task(beat.run(svc), name="heartbeat")
     try:
-        await svc.submit("call", svc.recover_resolving)
+        await svc.submit(Call(svc.recover_resolving))
         while True:  # F3: a server that drops during the start-up drain is reconnected
             box = await svc.connect_imap(mk)
             try:

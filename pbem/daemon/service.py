@@ -42,7 +42,7 @@ from pbem.daemon.deadlines import DeadlinesMixin
 from pbem.daemon.diskfull import is_disk_full
 from pbem.daemon.imap_loop import ImapLoopMixin
 from pbem.daemon.inflight import InflightFile, Marker
-from pbem.daemon.intake import IntakeMixin
+from pbem.daemon.intake.guard import IntakeMixin
 from pbem.daemon.limits import GlobalCap, SenderLimits, Windows, merge_windows
 from pbem.daemon.listgate import CONFIRM_REQUESTS, PosterLimits
 from pbem.daemon.outbox import OutboxSender, SenderPolicy, Transport
@@ -52,7 +52,6 @@ from pbem.daemon.ports import (
     Game,
     Mailbox,
     Scheduler,
-    WorkItem,
     no_fault,
 )
 from pbem.daemon.queue import QueueMixin
@@ -60,6 +59,7 @@ from pbem.daemon.relay import RelayMixin
 from pbem.daemon.replies import RepliesMixin
 from pbem.daemon.requests import OperatorRequestsMixin
 from pbem.daemon.threads import ThreadsMixin
+from pbem.daemon.work import WorkItem
 from pbem.mail.dkim import Resolver
 from pbem.mail.render import shared_renderer
 

@@ -9,7 +9,6 @@ is the Subject, the rest is the body.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -46,9 +45,9 @@ _MONTHS = {
 
 
 def templates_root() -> Path:
-    """``$PBEM_TEMPLATES`` or the ``templates/`` folder inside the package (package data)."""
-    env = os.environ.get("PBEM_TEMPLATES")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "templates"
+    """The ``templates/`` folder inside the package (package data); a renderer over other
+    templates is given its root."""
+    return Path(__file__).resolve().parents[1] / "templates"
 
 
 class Renderer:

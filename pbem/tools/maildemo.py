@@ -15,7 +15,8 @@ What runs, all in this process:
 - the daemon exactly as ``pbem serve`` wires it (:func:`pbem.daemon.serve.serve`), its SMTP pointed at
   that server (no auth, no TLS) and its mailbox at the moderator's Maildir
   (:class:`~pbem.adapters.maildir.MaildirMailbox`); the game is created by ``pbem new-game``;
-- one bot per player (:class:`MailBot`) that reads its own Maildir and answers by SMTP;
+- one bot per player (:class:`~pbem.tools.mailbots.MailBot`) that reads its own Maildir and
+  answers by SMTP;
 - a printer of the public thread, post by post as the list delivers it (the mail system's list,
   or in relay mode the daemon's copies as the players receive them).
 
@@ -44,7 +45,6 @@ import logging
 import mailbox
 import os
 import random
-import re
 import shutil
 import signal
 import socket
@@ -53,34 +53,36 @@ import tempfile
 import textwrap
 import threading
 import time
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from email import policy
-from email.message import EmailMessage
-from email.parser import BytesHeaderParser, BytesParser
-from email.utils import formatdate, make_msgid, parseaddr
+from email.parser import BytesHeaderParser
+from email.utils import parseaddr
 from pathlib import Path
 from typing import Any, TextIO
 
-import aiosmtplib
 from aiosmtpd.controller import Controller
 
-from pbem.core.commands import CommandSpec, Player, Players, Text, Word
 from pbem.daemon.config import LIST_MODES
 from pbem.tools.demo import NAMES, USUAL_PLAYERS, demo_names
+from pbem.tools.demo_mail import (
+    ADMIN,
+    GAME_ID,
+    LIST,
+    LIST_ID,
+    MODERATOR,
+    address_of,
+    email_of,
+    parse_mail,
+    text_of,
+)
+from pbem.tools.mailbots import PROMPT_TARGETS, MailBot
 
 log = logging.getLogger(__name__)
 
 #: Games the daemon demo can play (its bots read these games' STATUS replies).
 MAIL_DEMO_GAMES = ("lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula")
 
-DOMAIN = "village.example"
-MODERATOR = f"mj@{DOMAIN}"
-ADMIN = f"admin@{DOMAIN}"
-LIST = f"village@lists.{DOMAIN}"
-LIST_ID = f"village.lists.{DOMAIN}"
-GAME_ID = "demo"
 
 #: Each game's phase lengths in seconds (its own option names: ``pbem new-game`` refuses
 #: unknown ones), and its early-close options: a phase closes as soon as everyone has acted.
@@ -153,31 +155,6 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
-
-
-def email_of(name: str) -> str:
-    """``Chloé`` → ``chloe@village.example``: plain ASCII, so no SMTPUTF8 is needed."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    return f"{plain}@{DOMAIN}"
-
-
-def _parse(raw: bytes) -> EmailMessage:
-    msg = BytesParser(policy=policy.default).parsebytes(raw)
-    assert isinstance(msg, EmailMessage)
-    return msg
-
-
-def _text(msg: EmailMessage) -> str:
-    part = msg.get_body(("plain",))
-    if part is None:
-        return ""
-    with contextlib.suppress(Exception):
-        return str(part.get_content())
-    return ""
-
-
-def _address(value: object) -> str:
-    return parseaddr(str(value or ""))[1].lower()
 
 
 # ---- the mail system ------------------------------------------------------------------------
@@ -310,333 +287,6 @@ class MailSystem:
             self.post_times.append(time.monotonic())
 
 
-# ---- bots -----------------------------------------------------------------------------------
-
-#: The labels of the STATUS reply a bot reads, per language; each game words its STATUS its
-#: own way (Chasse's players are "in play", Dracula lists everyone in its scores, Loup-Garou's
-#: wolves know "the other Wolves"), so a label may have several spellings.
-LABELS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
-    "en": {
-        "phase": ("Phase:",),
-        "living": ("Living players:", "Players in play:"),
-        "scores": ("Scores:",),
-        "nominees": ("Nominees:",),
-        "partners": ("You know:", "The other Wolves:"),
-    },
-    "fr": {
-        "phase": ("Phase :",),
-        "living": ("Joueurs vivants :", "Joueurs en jeu :"),
-        "scores": ("Scores :",),
-        "nominees": ("Nommés :",),
-        "partners": ("Vous connaissez :", "Les autres loups :"),
-    },
-}
-_CHAT = {
-    "en": ("I trust nobody tonight.", "Stay calm, pack.", "Who is the Seer?"),
-    "fr": ("Je me méfie de tout le monde.", "Du calme, la meute.", "Qui est le Voyant ?"),
-}
-_BOLD = {
-    "en": ("My vote: **{}**", "I am sure it is **{}**.", "**{}**, obviously."),
-    "fr": ("Mon vote : **{}**", "Je suis sûr que c'est **{}**.", "**{}**, évidemment."),
-}
-_META = ("help", "status", "cancel", "pass", "unvote", "rules")
-#: What the rulebook says a step waits for (a room at night, a bite, the final choice): a bot
-#: does that first, so a step can close early; anything else it may add on a second line.
-_FIRST = ("room", "bite", "flee", "fight", "flame", "partner")
-_REFUSED = re.compile(r"^  ✗ ", re.MULTILINE)
-_ACCEPTED = re.compile(r"^  ✓ ", re.MULTILINE)
-#: Games whose private prompts name a night action's possible targets (Dracula: who is in
-#: the vampire's room); elsewhere they name one's own team.
-PROMPT_TARGETS = ("dracula",)
-#: How many times a bot tries again in one step after a move refused as a whole.
-RETRIES = 2
-# "  VOTE name — vote for ... (post it on the list)": the keyword, then what HELP says of it
-_HELP_LINE = re.compile(r"^  (\S+)(?: .*?)?( \((?:post it on the list|à poster sur la liste)\))?$")
-_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")  # a deadline's time of day, in any language
-
-
-@dataclass(frozen=True)
-class View:
-    """What one HELP + STATUS reply tells a player.
-
-    ``public``: the commands HELP says to post on the list (Dracula's ``ROOM`` is a private
-    order at night and a public declaration by day). ``step``: the whole phase line, deadlines
-    included, which tells apart the steps of one phase (a Loup-Garou night's council, then its
-    witch; Dracula's rooms, then its bites).
-    """
-
-    commands: tuple[str, ...]
-    phase: str
-    living: tuple[str, ...]
-    nominees: tuple[str, ...]
-    partners: tuple[str, ...]
-    public: tuple[str, ...] = ()
-    step: str = field(default="", compare=False)
-
-
-def _names_in(line: str, roster: Sequence[str]) -> tuple[str, ...]:
-    return tuple(n for n in roster if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", line))
-
-
-def read_reply(body: str, roster: Sequence[str], keywords: Sequence[str], lang: str) -> View | None:
-    """Read a reply to ``HELP`` + ``STATUS``; None if it holds no STATUS (e.g. the game is over).
-
-    The living are read from the living players' line, or, for a game whose STATUS has none
-    (Dracula), from its scores line, which names everyone.
-    """
-    labels = LABELS.get(lang, LABELS["en"])
-    known = {k.upper() for k in keywords}
-    commands: list[str] = []
-    public: list[str] = []
-    found: dict[str, str] = {}
-    for line in body.splitlines():
-        m = _HELP_LINE.match(line)
-        if m and m[1].upper() in known:
-            commands.append(m[1].upper())
-            if m[2]:
-                public.append(m[1].upper())
-            continue
-        for what, spellings in labels.items():
-            label = next((x for x in spellings if line.startswith(x)), None)
-            if label is not None and what not in found:
-                found[what] = line[len(label) :]
-    living = found.get("living", found.get("scores"))
-    if "phase" not in found or living is None:
-        return None
-    return View(
-        commands=tuple(commands),
-        phase=found["phase"].split(",")[0].strip(),
-        living=_names_in(living, roster),
-        nominees=_names_in(found.get("nominees", ""), roster),
-        partners=_names_in(found.get("partners", ""), roster),
-        public=tuple(public),
-        step=found["phase"].strip(),
-    )
-
-
-def choose(
-    view: View,
-    me: str,
-    specs: Sequence[CommandSpec],
-    lang: str,
-    rng: random.Random,
-    prompt: str = "",
-    named: Sequence[str] = (),
-) -> tuple[str, str] | None:
-    """A random legal move for what ``view`` says: ``("private" | "list", text)`` or None.
-
-    A vote (or another command HELP says to post on the list: a Dracula partner, a public
-    room, a Mayor's decision) goes to the list; night actions go to the moderator, with PASS
-    when there is nothing else to do. ``prompt``: the mail that opened the step; a word it names
-    is preferred (Dracula's rooms, not its sanctuary). ``named``: the players a private prompt
-    offered as targets (the others in a Dracula vampire's room), preferred for a night action.
-    """
-    avail = []
-    for kw in view.commands:
-        # one keyword may name two commands (Dracula's ROOM): HELP says which one is meant
-        same = [s for s in specs if s.keyword(lang).upper() == kw]
-        pick = next((s for s in same if s.public == (kw in view.public)), same[0] if same else None)
-        if pick is not None:
-            avail.append(pick)
-    others = [p for p in view.living if p != me and p not in view.partners] or [
-        p for p in view.living if p != me
-    ]
-    named = [p for p in named if p in others]
-    vote = next((s for s in avail if s.verb == "vote"), None)
-    if vote is not None:
-        if me in view.nominees:
-            return None  # a nominee does not vote in round 2
-        pool = list(view.nominees) or others
-        if not pool:
-            return None
-        target = rng.choice(pool)
-        if rng.random() < 0.4:
-            return "list", rng.choice(_BOLD.get(lang, _BOLD["en"])).format(target)
-        return "list", f"{vote.keyword(lang)} {target}"
-    lines = []
-    actions = [s for s in avail if s.verb not in _META and not _is_chat(s)]
-    first = [s for s in actions if s.verb in _FIRST]
-    if first and others:
-        spec = rng.choice(first)
-        extra = [s for s in actions if s not in first and not s.public]
-        if extra and not spec.public and rng.random() < 0.3:
-            lines.append(_words(rng.choice(extra), named or others, lang, rng, prompt))
-        if spec.public:
-            return "list", _words(spec, others, lang, rng, prompt)
-        lines.insert(0, _words(spec, named or others, lang, rng, prompt))
-    elif actions and others:
-        spec = rng.choice(actions)
-        if spec.public:
-            return "list", _words(spec, others, lang, rng, prompt)
-        lines.append(_words(spec, named or others, lang, rng, prompt))
-    elif any(s.verb == "pass" for s in avail):
-        lines.append(_spec(avail, "pass").keyword(lang))
-    chat = [s for s in avail if _is_chat(s)]
-    if chat and (not lines or rng.random() < 0.4):
-        # a reply to a waltz, a painting, the pack's talk: sometimes all there is to do
-        lines.append(f"{chat[0].keyword(lang)} {rng.choice(_CHAT.get(lang, _CHAT['en']))}")
-    return ("private", "\n".join(lines)) if lines else None
-
-
-def _words(
-    spec: CommandSpec, others: Sequence[str], lang: str, rng: random.Random, prompt: str = ""
-) -> str:
-    """``spec``'s keyword with random arguments: names among ``others``, a word (one that
-    ``prompt`` names, if any), a phrase."""
-    words = [spec.keyword(lang)]
-    for arg in spec.args:
-        if isinstance(arg, Player):
-            words.append(rng.choice(others))
-        elif isinstance(arg, Players):
-            most = min(arg.count, len(others))
-            count = rng.randint(1, min(most, 2)) if arg.at_most else most
-            words += rng.sample(others, count)
-        elif isinstance(arg, Word):
-            spellings = list(arg.choices.values())
-            told = [w for w in spellings if any(_word_in(x, prompt) for x in w)]
-            words.append(rng.choice(told or spellings)[0])
-        elif isinstance(arg, Text):
-            words.append(rng.choice(_CHAT.get(lang, _CHAT["en"])))
-    return " ".join(words)
-
-
-def _word_in(word: str, text: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
-
-
-def _spec(specs: Sequence[CommandSpec], verb: str) -> CommandSpec:
-    return next(s for s in specs if s.verb == verb)
-
-
-def _is_chat(spec: CommandSpec) -> bool:
-    return len(spec.args) == 1 and isinstance(spec.args[0], Text)
-
-
-@dataclass
-class MailBot:
-    """A player who reads its Maildir and writes by SMTP (see the module docstring)."""
-
-    name: str
-    email: str
-    lang: str
-    maildir: Path
-    roster: tuple[str, ...]
-    specs: tuple[CommandSpec, ...]
-    smtp_port: int
-    rng: random.Random
-    silence: float = 0.05
-    debounce: float = 0.15
-    prompt_targets: bool = False  # a private prompt names the targets (see choose)
-    acted: set[str] = field(default_factory=set)
-    retried: int = 0
-    sent: int = 0
-    read: int = 0
-    _asked: str | None = None
-    _asked_at: float = 0.0
-    _due: float | None = None
-    over: bool = False  # the game's archive arrived: the game is over, nothing more to play
-    _prompt: str = ""  # what the mail(s) opening the step said, public and private
-    _named: tuple[str, ...] = ()  # the players a private prompt named
-    _moves: dict[str, str] = field(default_factory=dict)  # Message-ID of a move -> its step
-    _tries: dict[str, int] = field(default_factory=dict)  # step -> moves refused as a whole
-
-    async def run(self, stop: asyncio.Event) -> None:
-        """Read mail every 50 ms until ``stop``; never raises (a bot must not kill the demo)."""
-        while not stop.is_set():
-            try:
-                await self.step()
-            except Exception:  # an SMTP hiccup: log it and go on, as a mail client would
-                log.exception("bot %s", self.name)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), 0.05)
-
-    async def step(self) -> None:
-        """Read the new mail, then ask HELP + STATUS if a phase opened and nothing is in flight."""
-        for msg in self.new_mail():
-            await self.handle(msg)
-        now = time.monotonic()
-        if self._asked is not None and now - self._asked_at > 5:
-            self._asked = None  # the reply never came: ask again if needed
-        if self._due is not None and now >= self._due and self._asked is None and not self.over:
-            self._due = None
-            ask = [_spec(self.specs, v).keyword(self.lang) for v in ("help", "status")]
-            self._asked = await self.send(MODERATOR, "\n".join(ask))
-            self._asked_at = now
-
-    def new_mail(self) -> list[EmailMessage]:
-        """Unread messages in arrival order, marked read (moved to ``cur/``) like a mail client."""
-        new = self.maildir / "new"
-        files = sorted((p.stat().st_mtime, p.name, p) for p in new.iterdir())
-        out = []
-        for _mtime, name, path in files:
-            out.append(_parse(path.read_bytes()))
-            os.replace(path, self.maildir / "cur" / f"{name}:2,S")
-        self.read += len(out)
-        return out
-
-    async def handle(self, msg: EmailMessage) -> None:
-        """React to one message: play on the reply to our question, note that a phase opened."""
-        if _address(msg["From"]) != MODERATOR:
-            return  # another player's post on the list
-        if self._asked is not None and str(msg.get("In-Reply-To", "")) == self._asked:
-            self._asked = None
-            view = read_reply(
-                _text(msg), self.roster, [s.keyword(self.lang) for s in self.specs], self.lang
-            )
-            if view is None or view.step in self.acted or self.name not in view.living:
-                return
-            self.acted.add(view.step)
-            if self.rng.random() < self.silence:
-                return  # sometimes a player just does not answer: the deadline handles it
-            move = choose(
-                view, self.name, self.specs, self.lang, self.rng, self._prompt, self._named
-            )
-            if move is not None:
-                channel, text = move
-                mid = await self.send(LIST if channel == "list" else MODERATOR, text)
-                self._moves[mid] = view.step
-            return
-        if str(msg.get("Auto-Submitted", "")).startswith("auto-replied"):
-            # the receipt of a command we sent: all refused, a person would try something else
-            step = self._moves.pop(str(msg.get("In-Reply-To", "")), None)
-            body = _text(msg)
-            if step is not None and _REFUSED.search(body) and not _ACCEPTED.search(body):
-                tries = self._tries.get(step, 0)
-                if tries < RETRIES:
-                    self._tries[step] = tries + 1
-                    self.acted.discard(step)
-                    self.retried += 1
-                    self._due = time.monotonic() + self.debounce
-            return
-        if next(msg.iter_attachments(), None) is not None:
-            self.over = True  # the game's archive (mailed at its end): a keepsake
-            return
-        text = _text(msg)
-        if not _CLOCK.search(text):
-            # a tally, a result, a relay: only what opens a phase names its deadline's time
-            return
-        # the moderator opened a phase: look at what we can do, once the burst is in
-        if self._due is None:
-            self._prompt, self._named = "", ()
-        self._prompt += text
-        if self.prompt_targets and not msg.get("List-Id"):
-            self._named += _names_in(text, self.roster)
-        self._due = time.monotonic() + self.debounce
-
-    async def send(self, to: str, body: str) -> str:
-        """Mail ``body`` by SMTP as a mail client would; returns its Message-ID."""
-        msg = EmailMessage()
-        msg["From"] = f"{self.name} <{self.email}>"
-        msg["To"] = to
-        msg["Subject"] = ""
-        msg["Date"] = formatdate(localtime=False)
-        msg["Message-ID"] = mid = make_msgid(domain=DOMAIN)
-        msg.set_content(body + "\n")
-        await aiosmtplib.send(msg, hostname="127.0.0.1", port=self.smtp_port, timeout=10)
-        self.sent += 1
-        return mid
-
-
 # ---- the printer ----------------------------------------------------------------------------
 
 WIDTH = 88
@@ -647,9 +297,9 @@ def render_post(raw: bytes, names: Mapping[str, str], at: float | None = None) -
 
     ``at``: seconds since the start, shown so the deadlines (in seconds) can be seen at work.
     """
-    msg = _parse(raw)
-    sender = _address(msg["From"])
-    body = _text(msg).rstrip()
+    msg = parse_mail(raw)
+    sender = address_of(msg["From"])
+    body = text_of(msg).rstrip()
     if sender != MODERATOR:
         text = " / ".join(line.strip() for line in body.splitlines() if line.strip())
         if sender == LIST:

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from pbem.adapters.store import GameStore
+from pbem.daemon.operator.reachable import Reachable
+from pbem.daemon.operator.spool import drain
 from tests.support.daemon_process import (
     Daemon,
     mail,
@@ -176,10 +178,10 @@ def _events(data: Path) -> list[dict[str, Any]]:
 
 
 class _NoScheduler:
-    def arm(self, job_id: str, when: Any, callback: Any) -> None:
+    def arm(self, job: Any, when: Any, callback: Any) -> None:
         pass
 
-    def disarm_prefix(self, prefix: str, keep: set[str]) -> None:
+    def disarm_game(self, game_id: str, keep: Any) -> None:
         pass
 
 
@@ -276,17 +278,17 @@ def test_operator_clears_the_unreachable_flag_through_the_daemon(tmp_path: Path)
         assert "alice in g1 (flagged unreachable): clearing requested" in r.stdout
         (req,) = spool.iterdir()
         assert game.store.bounce_states()["alice"]["unreachable"], "the CLI wrote nothing"
-        assert svc.reachable_requests() == 1
+        assert drain(svc, Reachable) == 1
         rec = GameStore(tmp_path / "data" / "games" / "g1", readonly=True).bounce_states()["alice"]
         assert rec["count"] == 0 and not rec["unreachable"] and rec["cleared_by"] == "operator"
-        assert not req.exists() and svc.reachable_requests() == 0
+        assert not req.exists() and drain(svc, Reachable) == 0
         assert "unreachable" not in pbem(cfg, "status").stdout
         _apply(svc, dsn(4, to=BOUNCE, final=A))
         assert game.store.bounce_states()["alice"]["count"] == 1, "counting starts again"
         # requests the daemon cannot act on (a game gone since, a damaged file) are dropped
         (spool / "x.json").write_text('{"game": "g9", "player": "alice"}')
         (spool / "y.json").write_text("{not json")
-        assert svc.reachable_requests() == 2 and not list(spool.iterdir())
+        assert drain(svc, Reachable) == 2 and not list(spool.iterdir())
         assert game.store.bounce_states()["alice"]["count"] == 1
     finally:
         svc.close()

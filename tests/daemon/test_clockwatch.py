@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,8 +18,10 @@ from pbem.adapters.store import GameStore
 from pbem.cli.daemon import create_game
 from pbem.daemon.clockwatch import ClockWatch
 from pbem.daemon.config import Config
+from pbem.daemon.jobs import Job
 from pbem.daemon.outbox import SendResult
 from pbem.daemon.service import Service
+from pbem.daemon.work import Deadline, Reminder
 from tests.support.daemon_process import mail
 from tests.support.fake_table import Table
 from tests.support.mailparts import text_of
@@ -80,12 +82,15 @@ class Clocks:
 class FakeScheduler:
     def __init__(self) -> None:
         self.jobs: dict[str, datetime] = {}
+        self.keys: dict[str, Job] = {}
 
-    def arm(self, job_id: str, when: datetime, callback: Callable[[], Awaitable[None]]) -> None:
-        self.jobs[job_id] = when
+    def arm(self, job: Job, when: datetime, callback: Callable[[], Awaitable[None]]) -> None:
+        self.jobs[str(job)] = when
+        self.keys[str(job)] = job
 
-    def disarm_prefix(self, prefix: str, keep: set[str]) -> None:
-        for j in [j for j in self.jobs if j.startswith(prefix) and j not in keep]:
+    def disarm_game(self, game_id: str, keep: Collection[Job]) -> None:
+        kept = {str(job) for job in keep}
+        for j in [j for j in self.jobs if self.keys[j].game_id == game_id and j not in kept]:
             del self.jobs[j]
 
 
@@ -207,8 +212,8 @@ def test_long_forward_jump_extends_and_tells_players(tmp_path: Path) -> None:
         assert jump is not None and jump.forward and jump.skew == timedelta(days=3)
         assert box.interrupt.is_set(), "the IMAP wait is cut short"
         # APScheduler reads the wall clock: it fires the deadline at once; it is held
-        assert await svc.submit("deadline", "g1", "phase-1", None) is False
-        assert await svc.submit("remind", "g1", "phase-1", 1.0) == 0
+        assert await svc.submit(Deadline("g1", "phase-1")) is False
+        assert await svc.submit(Reminder("g1", "phase-1", 1.0)) == 0
         assert _events(svc) == [("phase", 1, None)]
         await svc.handle_clock_jump(box)
         assert svc.clock_jump is None and not svc.clock_hold
@@ -229,8 +234,8 @@ def test_long_forward_jump_extends_and_tells_players(tmp_path: Path) -> None:
         assert "Traité comme une panne" in text and "Treated as an outage" in text
         # the extended deadline then resolves once
         clocks.advance(24 * 3600 + 1)
-        assert await svc.submit("deadline", "g1", "phase-1", None) is True
-        assert await svc.submit("deadline", "g1", "phase-1", None) is False
+        assert await svc.submit(Deadline("g1", "phase-1")) is True
+        assert await svc.submit(Deadline("g1", "phase-1")) is False
         assert [e[0] for e in _events(svc)] == ["phase", "phase"]
         assert due < new
 
@@ -320,7 +325,7 @@ def test_short_forward_jump_drains_mail_first_then_resolves_in_order(tmp_path: P
     async def body() -> None:
         svc.note_clock()
         clocks.jump(timedelta(minutes=90))  # < outage_threshold_hours: drain, then resolve
-        assert await svc.submit("deadline", "g1", "phase-1", None) is False  # held
+        assert await svc.submit(Deadline("g1", "phase-1")) is False  # held
         await svc.handle_clock_jump(box)
         assert _events(svc) == [
             ("phase", 1, None),
@@ -344,17 +349,17 @@ def test_backward_jump_rearms_and_resolves_nothing_twice(tmp_path: Path) -> None
     async def body() -> None:
         svc.note_clock()
         clocks.advance(3600)
-        assert await svc.submit("deadline", "g1", "phase-1", None) is True
+        assert await svc.submit(Deadline("g1", "phase-1")) is True
         after_first = _events(svc)
         assert [e[0] for e in after_first] == ["phase", "phase"]
         clocks.jump(-timedelta(hours=2))  # back before the resolved deadline
         jump = svc.note_clock()
         assert jump is not None and not jump.forward
         # a stale timer for the resolved phase, fired before and after the handling
-        assert await svc.submit("deadline", "g1", "phase-1", None) is False
+        assert await svc.submit(Deadline("g1", "phase-1")) is False
         await svc.handle_clock_jump(box)
-        assert await svc.submit("deadline", "g1", "phase-1", None) is False
-        assert await svc.submit("deadline", "g1", "phase-1", clocks.wall) is False
+        assert await svc.submit(Deadline("g1", "phase-1")) is False
+        assert await svc.submit(Deadline("g1", "phase-1", clocks.wall)) is False
         assert _events(svc) == after_first
         # the next phase stays armed at its own (wall) time, not resolved early
         nxt = svc.games["g1"].table.deadlines()["phase-2"]
@@ -407,7 +412,7 @@ def test_jump_survives_an_imap_drop_mid_handling(tmp_path: Path) -> None:
             await svc.handle_clock_jump(box)
         # still pending: a scheduler-fired deadline stays held until the reconnection
         assert svc.clock_jump is not None and not svc.clock_hold
-        assert await svc.submit("deadline", "g1", "phase-1", None) is False
+        assert await svc.submit(Deadline("g1", "phase-1")) is False
         await svc.handle_clock_jump(box)
         assert svc.clock_jump is None
         (rec,) = svc.games["g1"].store.deadline_states().values()

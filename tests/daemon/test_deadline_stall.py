@@ -18,7 +18,10 @@ from typing import Any
 import pytest
 
 from pbem.adapters.store import GameStore
-from pbem.daemon.ports import WorkItem
+from pbem.daemon.jobs import Job
+from pbem.daemon.operator.retry_deadline import RetryDeadline
+from pbem.daemon.operator.spool import drain
+from pbem.daemon.work import Deadline, WorkItem
 from tests.support import fake_table
 from tests.support.daemon_process import Daemon, new_fake_game, pbem, wait_for, write_config
 from tests.support.inproc_daemon import T0, World, cmd
@@ -35,15 +38,15 @@ class Arms:
     def __init__(self) -> None:
         self.armed: list[tuple[str, datetime]] = []
 
-    def arm(self, job_id: str, when: datetime, callback: Any) -> None:
-        self.armed.append((job_id, when))
+    def arm(self, job: Job, when: datetime, callback: Any) -> None:
+        self.armed.append((str(job), when))
 
-    def disarm_prefix(self, prefix: str, keep: set[str]) -> None:
+    def disarm_game(self, game_id: str, keep: Any) -> None:
         pass
 
 
 def _deadline(svc: Any, gid: str) -> Any:
-    return svc.run_item(WorkItem("deadline", (gid, KEY, None), None))  # type: ignore[arg-type]
+    return svc.run_item(WorkItem(Deadline(gid, KEY), None))  # type: ignore[arg-type]
 
 
 def _states(world: World, gid: str) -> list[dict[str, Any]]:
@@ -113,7 +116,7 @@ def test_a_raising_deadline_stalls_its_game_only(
     spool = world.cfg.data_dir / "deadlines" / "retry"
     spool.mkdir(parents=True)
     (spool / "g1").write_text("now")
-    assert svc.retry_stalled() == 1 and not list(spool.iterdir())
+    assert drain(svc, RetryDeadline) == 1 and not list(spool.iterdir())
     (st,) = _states(world, "g1")
     assert st["state"] == "open" and st["attempts"] == 0
     assert KEY in svc.effective_deadlines(svc.games["g1"])

@@ -18,20 +18,9 @@ import aiosmtplib
 import pytest
 
 from pbem.games import rules_for
-from pbem.tools.maildemo import (
-    LIST,
-    LIST_ID,
-    MODERATOR,
-    DemoResult,
-    MailSystem,
-    View,
-    choose,
-    email_of,
-    play_by_mail,
-    print_summary,
-    read_reply,
-    render_post,
-)
+from pbem.tools.demo_mail import LIST, LIST_ID, MODERATOR, email_of
+from pbem.tools.mailbots import View, choose, read_reply
+from pbem.tools.maildemo import DemoResult, MailSystem, play_by_mail, print_summary, render_post
 
 QUICK = {
     "night_duration": 3,

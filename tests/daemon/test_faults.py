@@ -1,6 +1,6 @@
 """Fault matrix against the real daemon and servers (RELIABILITY §7.4): F1, F2, F3, F4, F5.
 
-F1: kill -9 at deterministic hook points (``PBEM_CRASH_AT``) and at random moments during a burst
+F1: kill -9 at deterministic hook points (a hook installed by tests/daemon/crash_launcher.py) and at random moments during a burst
 (40 kills in ``make test``, 200 in ``make soak``): 0 lost, 0 applied twice, none left held,
 every reply sent at least once (requirement 1, issue 16).
 """
@@ -92,7 +92,7 @@ def test_f1_kill_at_hook_points(stack: MailStack, tmp_path: Path, point: str) ->
     new_fake_game(cfg, "g1", PLAYERS)
     sent = _burst(6)
     send(stack, *sent)
-    d = Daemon(cfg).start(PBEM_CRASH_AT=point)
+    d = Daemon(cfg).start(crash_at=point)
     try:
         rc = d.wait_exit(30)
         assert rc == -9, f"the hook {point} was not hit (rc={rc})\n{d.log()}"
@@ -215,7 +215,7 @@ def test_f2_kill_between_resolving_and_resolved(
     d = start_daemon(
         PLAYERS,
         config={"extra_daemon": CAP},
-        env={"PBEM_CRASH_AT": "mid_resolve"},
+        crash_at="mid_resolve",
         phase_minutes=0.03,
         phases=1,
     ).daemon
@@ -304,7 +304,7 @@ def test_f4_uidvalidity_change_rescans_without_duplicates(stack: MailStack, tmp_
     first = _burst(3)
     send(stack, *first)
     # crash after the commit but before the MOVE: the mail stays in INBOX, already applied
-    d = Daemon(cfg).start(PBEM_CRASH_AT="after_state:3")
+    d = Daemon(cfg).start(crash_at="after_state:3")
     try:
         assert d.wait_exit(30) == -9, d.log()
         subprocess.run(

@@ -47,7 +47,9 @@ def test_serve_logs_timestamps_when_stderr_is_not_the_journal(
     daemon = Daemon(cfg, JOURNAL_STREAM="1:1").start()
     assert daemon.wait_exit(30) == EX_CONFIG
     starting = [ln for ln in daemon.log().splitlines() if "starting: config" in ln]
-    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ INFO pbem\.daemon: pbem ", starting[0])
+    assert re.match(
+        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ INFO pbem\.daemon\.serve: pbem ", starting[0]
+    )
 
 
 def test_journal_format_prefixes_every_line_and_levels_follow_verbosity(tmp_path: Path) -> None:

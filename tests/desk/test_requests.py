@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pbem.cli.daemon import create_game
 from pbem.core.events import Paused
-from pbem.daemon.spools import ADMIN_SPOOL
+from pbem.daemon.operator.admin import AdminCommand
+from pbem.daemon.operator.spool import submit
 from pbem.daemon.status import gather, render
-from pbem.desk.requests import write_admin_request
 from pbem.table import Table
 from tests.support.inproc_daemon import World
 from tests.support.mailstack import LIST
@@ -40,8 +40,7 @@ def test_an_admin_request_is_applied_once_and_a_paused_deadline_never_fires(
         game = svc.games["g1"]
         (key, due), *_ = svc.effective_deadlines(game).items()
         left = due - w.now
-        spool = w.cfg.data_dir / ADMIN_SPOOL
-        req = write_admin_request(spool, "g1", ["PAUSE"])
+        req = submit(w.cfg.data_dir, AdminCommand.now("g1", ["PAUSE"]))
         text = req.read_text()
         assert svc.operator_requests() == 1 and not req.exists()
         assert svc.effective_deadlines(game) == {}  # nothing armed while paused
@@ -53,7 +52,7 @@ def test_an_admin_request_is_applied_once_and_a_paused_deadline_never_fires(
         # the deadline passes while paused: it is not resolved
         w.now = due + timedelta(hours=5)
         assert not svc.resolve_deadline("g1", key)
-        write_admin_request(spool, "g1", ["RESUME"])
+        submit(w.cfg.data_dir, AdminCommand.now("g1", ["RESUME"]))
         assert svc.operator_requests() == 1
         assert svc.effective_deadlines(game)[key] - w.now == left  # the time left, restored
         # the reply went to the daemon's admins (the game names none)
@@ -73,7 +72,7 @@ def test_an_admin_remove_request_removes_the_seat_through_the_daemon(tmp_path: P
     svc = w.start()
     try:
         game = svc.games["g1"]
-        write_admin_request(w.cfg.data_dir / ADMIN_SPOOL, "g1", ["RETIRER p4 away"])
+        submit(w.cfg.data_dir, AdminCommand.now("g1", ["RETIRER p4 away"]))
         assert svc.operator_requests() == 1
         table = game.table  # type: ignore[attr-defined]
         assert [e for e in table.events if isinstance(e, SeatRemoved)] == [

@@ -15,9 +15,9 @@ from typing import Any
 
 from pbem.adapters.store import GameStore
 from pbem.cli.daemon import create_game
-from pbem.daemon.spools import ADMIN_SPOOL
+from pbem.daemon.operator.admin import AdminCommand
+from pbem.daemon.operator.spool import submit
 from pbem.daemon.status import gather, render
-from pbem.desk.requests import write_admin_request
 from pbem.signup.cli import _Opener, signup_setup
 from pbem.signup.engine import with_signups
 from pbem.signup.table import SIGNUP_DEADLINE, SignupTable
@@ -74,7 +74,7 @@ def test_sign_ups_are_durable_and_the_deadline_starts_the_game(tmp_path: Path) -
         fetched = w.fetched(*(_join(i, n) for i, n in enumerate(names) if i >= 5))
         svc.handle_batch(fetched)
         # `pbem admin` on the lobby: the same commands as by mail
-        write_admin_request(w.cfg.data_dir / ADMIN_SPOOL, "v1", ["STATUS"])
+        submit(w.cfg.data_dir, AdminCommand.now("v1", ["STATUS"]))
         assert svc.operator_requests() == 1
         status = gather(w.cfg, w.now)
         assert [g["phase"] for g in status["games"]] == ["signup"]
@@ -162,7 +162,7 @@ def test_the_game_master_extends_the_sign_ups_with_pbem_admin(tmp_path: Path) ->
     try:
         svc = w.start()
         before = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
-        write_admin_request(w.cfg.data_dir / ADMIN_SPOOL, "v1", ["EXTEND 24h"])
+        submit(w.cfg.data_dir, AdminCommand.now("v1", ["EXTEND 24h"]))
         assert svc.operator_requests() == 1
         after = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
         assert after - before == timedelta(hours=24)

@@ -111,12 +111,17 @@ class Daemon:
         self.proc: subprocess.Popen[bytes] | None = None
         self.runs = 0
 
-    def start(self, **envvars: str) -> Daemon:
+    def start(self, crash_at: str | None = None, **envvars: str) -> Daemon:
+        """Start ``pbem serve``; ``crash_at``: ``point[:n]``, killed (SIGKILL) at the n-th hit
+        of that fault point (:mod:`tests.daemon.crash_launcher`)."""
         self.runs += 1
         log = self.cfg.parent / f"{self.cfg.stem}-daemon-{self.runs}.log"
+        entry = (
+            ["pbem.cli.daemon"] if crash_at is None else ["tests.daemon.crash_launcher", crash_at]
+        )
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "pbem.cli.daemon", "serve", "-c", str(self.cfg)],
+                [sys.executable, "-m", *entry, "serve", "-c", str(self.cfg)],
                 cwd=ROOT,
                 env=env(**{**self.envvars, **envvars}),
                 stdout=out,

@@ -47,10 +47,12 @@ StartDaemon = Callable[..., RunningDaemon]
 
 @pytest.fixture
 def start_daemon(stack: MailStack, tmp_path: Path) -> Iterator[StartDaemon]:
-    """``start_daemon(players, game_id="g1", config={...}, env={...}, **options)``: writes the
+    """``start_daemon(players, game_id="g1", config={...}, env={...}, crash_at=None,
+    **options)``: writes the
     config (``config``: the keyword arguments of :func:`write_config`), creates a fake game
     with ``options``, starts ``pbem serve``; the daemon is killed after the test if it is still
-    running (a test that checks a clean stop calls ``daemon.stop()`` itself)."""
+    running (a test that checks a clean stop calls ``daemon.stop()`` itself); ``crash_at``: see
+    :meth:`Daemon.start`."""
     started: list[Daemon] = []
 
     def start(
@@ -59,11 +61,12 @@ def start_daemon(stack: MailStack, tmp_path: Path) -> Iterator[StartDaemon]:
         *,
         config: dict[str, Any] | None = None,
         env: dict[str, str] | None = None,
+        crash_at: str | None = None,
         **options: Any,
     ) -> RunningDaemon:
         cfg = write_config(stack, tmp_path, **(config or {}))
         new_fake_game(cfg, game_id, players, **options)
-        d = Daemon(cfg).start(**(env or {}))
+        d = Daemon(cfg).start(crash_at=crash_at, **(env or {}))
         started.append(d)
         return RunningDaemon(d, cfg, tmp_path / "data", stack)
 

@@ -44,10 +44,10 @@ class DyingTable(fake_table.Table):
 
 
 class NoScheduler:
-    def arm(self, job_id: str, when: datetime, callback: Any) -> None:
+    def arm(self, job: Any, when: datetime, callback: Any) -> None:
         pass
 
-    def disarm_prefix(self, prefix: str, keep: set[str]) -> None:
+    def disarm_game(self, game_id: str, keep: Any) -> None:
         pass
 
 

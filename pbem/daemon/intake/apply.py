@@ -1,0 +1,92 @@
+"""The last step of the inbound policy: the game's rules read the mail, and its events, its
+replies, its relayed copy and its ledger key are committed in one atomic write (RELIABILITY
+§3.4, requirements 1 and 2)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import is_dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from pbem.daemon.intake.inbound import Inbound, Step
+from pbem.daemon.message import raw_without_codes
+from pbem.mail.threads import noted
+
+if TYPE_CHECKING:
+    from pbem.daemon.service import Service
+
+log = logging.getLogger(__name__)
+
+
+class Apply(Step):
+    name = "apply"
+    description = "The rules read the mail; its events and replies are committed."
+
+    def check(self, svc: Service, mail: Inbound) -> bool:
+        game, verdict, msg, raw, now = mail.routed, mail.checked, mail.parsed, mail.raw, mail.now
+        ask = (
+            mail.channel == "list"
+            and not svc.relay
+            and verdict.registered is not None
+            and svc.cfg.auth.confirm_list_votes
+        )
+        step = game.table.receive(
+            verdict.message or msg,
+            channel=mail.channel,
+            now=now,
+            relay=svc.relay,
+            confirm="ask" if ask else None,
+            strong=verdict.strong,
+            admins=svc.cfg.admins,
+        )
+        if mail.how == "thread" and is_dataclass(step) and not isinstance(step, type):
+            # found only through the mail it answers: the reply says which game it reached
+            note = svc.routed_note(game, mail.sender)
+            step = replace(step, outgoing=noted(getattr(step, "outgoing", ()), mail.sender, note))
+        rows = svc._rows(game, step, now, error=not step.events)
+        notice_keys: tuple[str, ...] = ()
+        if mail.munged is not None and verdict.registered is None and not verdict.admin:
+            notice_keys, notices = svc._unattributed(game, mail.munged, msg, now)
+            rows += notices
+        hold: dict[str, Any] | None = None
+        deferred: tuple[str, ...] = tuple(getattr(step, "deferred", ()))
+        if ask and deferred and verdict.registered is not None:
+            if svc.confirm_requests.allow(game.id, verdict.registered, now):
+                hold, request = svc._confirmation_request(game, mail.key, msg, raw, deferred, now)
+                rows.append(request)
+            else:  # a flood of posts in his name (forged, most likely): nothing more mailed
+                log.warning(
+                    "game %s: confirmation requests to %s over the hourly limit: post %s "
+                    "not counted",
+                    game.id,
+                    verdict.registered,
+                    mail.key[:12],
+                )
+        if mail.channel == "list" and svc.relay:
+            post = getattr(step, "post", None)
+            # the post as received, cleaned of every code wherever it shows (relay_copy),
+            # not only of the text part's SECRET line (issue 10 item 10)
+            sent = raw_without_codes(raw) if svc._codes_in_use else raw
+            if post == "relay" and sent is not None:
+                rows.append(svc._relay_row(game, mail.key, msg, sent, now))
+            elif post == "hold" and sent is not None:
+                hold = {"key": mail.key, "raw": sent.decode("latin-1"), "at": now.isoformat()}
+        game.store.commit(
+            events=step.events,
+            outbox=rows,
+            ledger_key=mail.key,
+            ledger_info=mail.info,
+            # its phase: a confirmation lapses with it (release_held)
+            hold=hold if hold is None else {"window": svc._bounce_window(game), **hold},
+            extra_keys=(*mail.copies, *notice_keys),
+        )
+        svc.fault("after_state")
+        game.keys.add(mail.key)
+        game.keys.update((*mail.copies, *notice_keys))
+        game.table.apply(step)
+        svc._bounce_clear(game, verdict.registered if step.events else None, now)
+        if step.events:
+            svc.release_held(game, now)
+        svc.rearm(game)
+        svc.sender.wake()
+        return True

@@ -1,0 +1,214 @@
+"""The inbound policy as a table of steps (the shape of Mailman 3's chains): each step has a
+name, says what it checks, and its :meth:`~Step.check` either lets the mail go on (``False``) or
+deals with it for good (``True``: committed, answered or ignored; the chain stops).
+
+The order is :data:`CHAIN`, and nowhere else."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from pbem.daemon.auth import check_sender
+from pbem.daemon.dedup import copy_keys
+from pbem.daemon.intake.apply import Apply
+from pbem.daemon.intake.inbound import Inbound, Step
+from pbem.daemon.message import parse
+from pbem.daemon.signup_auth import auth_for, player_secrets
+from pbem.mail.inbound import automatic_reason
+from pbem.mail.listpost import rewrite_from
+
+if TYPE_CHECKING:
+    from pbem.daemon.service import Service
+
+log = logging.getLogger(__name__)
+
+
+def ignore(svc: Service, mail: Inbound, reason: str) -> bool:
+    """Never parsed, never answered (RFC 3834, requirement 8): only the ledger records it."""
+    log.info("mail %s ignored: %s", mail.key[:12], reason)
+    svc._count("automatic")
+    svc.daemon.commit(ledger_key=mail.key, ledger_info={**mail.info, "why": reason})
+    svc.daemon_keys.add(mail.key)
+    return True
+
+
+class AutomaticReplies(Step):
+    name = "automatic-replies"
+    description = "Auto-replies, bulk mail and our own echoes are never read nor answered."
+
+    def check(self, svc: Service, mail: Inbound) -> bool:
+        # a MailError (unreadable headers) is a poison mail: shunted, then quarantined
+        reason = automatic_reason(mail.msg, our_addresses=svc.our_addresses)
+        if reason == "bulk" and mail.channel == "list" and not svc.relay:
+            # Majordomo and others stamp every post `Precedence: bulk`: a post recognised as
+            # our game's list's is read (issue 10 item 3); RFC 3834 governs what we answer
+            reason = None
+        mail.reason = reason
+        if reason is None or reason == "bounce":
+            return False  # a bounce is the next step's
+        return ignore(svc, mail, reason)
+
+
+class Bounces(Step):
+    name = "bounces"
+    description = "A bounce is counted against the player it names, never parsed nor answered."
+
+    def check(self, svc: Service, mail: Inbound) -> bool:
+        if mail.reason != "bounce":
+            return False
+        if svc._handle_bounce(mail.key, mail.raw, mail.info, mail.now):
+            return True  # counted against a player (RELIABILITY §2.5)
+        return ignore(svc, mail, "bounce")
+
+
+class Routing(Step):
+    name = "routing"
+    description = "The mail's game (by its list, its tag, its sender); none: the sender is told."
+
+    def check(self, svc: Service, mail: Inbound) -> bool:
+        mail.munged = svc._list_rewrite(mail.msg, mail.channel)
+        if mail.munged is not None and mail.munged.author is not None:
+            # the list put its own address in From (DMARC): the post is the author's
+            mail.sender = mail.munged.author
+            mail.raw = rewrite_from(mail.raw, mail.munged.author)
+        mail.game, mail.how = svc.route_how(mail.msg, mail.rcpts, mail.sender)
+        if mail.game is not None:
+            mail.msg = parse(mail.raw)
+            return False
+        rows = svc._no_game_reply(mail.msg, mail.sender, mail.now)
+        svc.daemon.commit(
+            outbox=rows, ledger_key=mail.key, ledger_info={**mail.info, "why": "no-game"}
+        )
+        svc.daemon_keys.add(mail.key)
+        svc.sender.wake()
+        return True
+
+
+class Authentication(Step):
+    name = "authentication"
+    description = "The sender's layers (requirement 5, RELIABILITY §1.6); refused: he is told."
+
+    def check(self, svc: Service, mail: Inbound) -> bool:
+        game = mail.routed
+        verdict = mail.verdict = check_sender(
+            mail.parsed,
+            game.table.player_emails,
+            auth_for(game, svc.cfg.auth),  # a lobby's volunteers have no code yet (issue 13)
+            player_secrets(game),
+            # a relayed list post reaches us directly, not through a list that breaks DKIM: it
+            # is authenticated like private mail, so a public vote is as safe as a private
+            # command and its SECRET line is removed before anyone sees it (requirement 6)
+            channel="private" if svc.relay else mail.channel,
+            raw=mail.raw,
+            resolver=svc.resolver,
+            now=mail.now,
+            # the daemon's game masters may steer every game (the desk): authenticated alike
+            admins=[*game.store.setup.get("admins", []), *svc.cfg.admins],
+            admin_secrets=svc._admin_secrets(game),
+        )
+        if verdict.ok:
+            mail.copies = tuple(
+                sorted({*verdict.replay_keys, *copy_keys(mail.parsed, mail.sender)})
+            )
+            return False
+        rows = (
+            svc._admin_refused(game, mail.parsed, verdict, mail.now)
+            if verdict.admin
+            else svc._auth_notice(game, mail.parsed, verdict, mail.now)
+        )
+        game.store.commit(
+            outbox=rows, ledger_key=mail.key, ledger_info={**mail.info, "why": "auth"}
+        )
+        game.keys.add(mail.key)
+        svc.sender.wake()
+        return True
+
+
+def _ledger_only(mail: Inbound, why: str) -> bool:
+    game = mail.routed
+    game.store.commit(ledger_key=mail.key, ledger_info={**mail.info, "why": why})
+    game.keys.add(mail.key)
+    return True
+
+
+class Copies(Step):
+    name = "copies"
+    description = "Another copy of a mail applied (the list's copy, a reply-all): applied once."
+
+    def check(self, svc: Service, mail: Inbound) -> bool:
+        game = mail.routed
+        if not any(k in game.keys for k in mail.copies):
+            return False
+        # never an older order over a newer one (issue 10 item 6)
+        log.info(
+            "game %s: mail %s is another copy of a mail applied: ignored", game.id, mail.key[:12]
+        )
+        return _ledger_only(mail, "copy")
+
+
+class Replay(Step):
+    name = "replay"
+    description = "The same DKIM signature seen before: a captured mail re-sent, applied once."
+
+    def check(self, svc: Service, mail: Inbound) -> bool:
+        game = mail.routed
+        if not any(k in game.keys for k in mail.checked.replay_keys):
+            return False
+        # new trace headers, so a new content key (requirement 5, RELIABILITY §1.6)
+        log.warning("game %s: mail %s replays a signed mail: ignored", game.id, mail.key[:12])
+        return _ledger_only(mail, "replay")
+
+
+class Relay(Step):
+    name = "relay"
+    description = "A relayed list post stopped before the rules (a code in it, too long, too many)."
+
+    def check(self, svc: Service, mail: Inbound) -> bool:
+        registered = mail.checked.registered
+        return (
+            mail.channel == "list"
+            and svc.relay
+            and registered is not None
+            and svc._stop_post(
+                mail.routed, mail.key, mail.info, mail.parsed, mail.raw, registered, mail.now
+            )
+        )
+
+
+class Confirmation(Step):
+    name = "confirmation"
+    description = "A private mail confirming a public vote (requirement 6): the vote counts."
+
+    def check(self, svc: Service, mail: Inbound) -> bool:
+        verdict = mail.checked
+        if mail.channel != "private" or not verdict.registered:
+            return False
+        pending = svc._pending_confirmation(mail.routed, mail.parsed, verdict.registered)
+        if pending is None:
+            return False
+        svc._confirm(
+            mail.routed,
+            mail.key,
+            mail.info,
+            pending,
+            mail.now,
+            strong=verdict.strong,
+            keys=mail.copies,
+            mail=verdict.message or mail.parsed,
+        )
+        return True
+
+
+CHAIN: tuple[Step, ...] = (
+    AutomaticReplies(),
+    Bounces(),
+    Routing(),
+    Authentication(),
+    Copies(),
+    Replay(),
+    Relay(),
+    Confirmation(),
+    Apply(),
+)
+"""The inbound policy, in order: the first step that deals with a mail ends it."""

@@ -1,0 +1,85 @@
+"""``pbem admin GAME COMMAND...``: the game master's commands from the shell.
+
+The running daemon applies the request as if the game's administrator had mailed it: the same
+commands (:mod:`pbem.desk`), the same reply, mailed to the game's admins (or the daemon's when
+the game names none). A request is applied once: its name is a ledger key of the game,
+committed with its effects."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Self
+
+from pbem.daemon.operator.spool import Request
+
+if TYPE_CHECKING:
+    from pbem.daemon.service import Service
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AdminCommand(Request):
+    """Desk command ``lines`` (one each) for ``game``, named ``name`` in its spool."""
+
+    game: str
+    lines: tuple[str, ...]
+    at: datetime
+    name: str
+    spool = "admin"
+    # consumed after the commit: the ledger key makes a second pass a no-op
+
+    @classmethod
+    def now(cls, game: str, lines: Sequence[str]) -> AdminCommand:
+        """The request made now (its file is named by the time: one per request)."""
+        at = datetime.now(UTC)
+        return cls(game, tuple(lines), at, f"{at:%Y%m%dT%H%M%S%f}-{os.getpid()}.json")
+
+    def file_name(self) -> str:
+        return self.name
+
+    def text(self) -> str:
+        return json.dumps({"game": self.game, "lines": list(self.lines), "at": self.at.isoformat()})
+
+    @classmethod
+    def read(cls, name: str, text: str) -> Self:
+        data = json.loads(text)
+        at = data.get("at")
+        when = datetime.fromisoformat(at) if isinstance(at, str) else datetime.now(UTC)
+        return cls(str(data["game"]), tuple(str(line) for line in data["lines"]), when, name)
+
+    def apply(self, svc: Service) -> None:
+        key = f"admin:{self.name}"
+        game = svc.games.get(self.game)
+        if game is None:
+            log.warning("admin request for unknown game %s ignored", self.game)
+            return
+        if key in game.keys:
+            return
+        admins = [str(a) for a in game.store.setup.get("admins", [])] or list(svc.cfg.admins)
+        if not admins:
+            log.warning("game %s: admin request ignored: no administrator to answer", self.game)
+            return
+        now = svc.clock()
+        lines = list(self.lines)
+        reply_key = hashlib.sha256(key.encode()).hexdigest()[:16]
+        step = game.table.admin_lines(lines, admins[0], now, reply_key, reply_to=admins)
+        rows = svc._rows(game, step, now, error=False)
+        game.store.commit(
+            events=step.events,
+            outbox=rows,
+            ledger_key=key,
+            ledger_info={"at": now.isoformat(), "why": "admin-request", "lines": lines[:20]},
+        )
+        game.keys.add(key)
+        game.table.apply(step)
+        svc.release_held(game, now)
+        svc.rearm(game)
+        svc.sender.wake()
+        log.info("game %s: admin request %s applied (%d events)", self.game, key, len(step.events))

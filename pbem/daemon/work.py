@@ -1,0 +1,63 @@
+"""The work items of the service's queue: one dataclass per kind of work, run by the single
+writer (:mod:`pbem.daemon.queue`) one at a time."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pbem.adapters.imap import Fetched
+from pbem.daemon.ports import MailTime
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Mails fetched together, applied with one durable write per touched file."""
+
+    mails: Sequence[Fetched]
+    now: MailTime = None
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A game's deadline to resolve: ``now`` is when it counts (``None``: when the scheduler
+    fired it, and held while a clock jump is handled)."""
+
+    game_id: str
+    key: str
+    now: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Reminder:
+    """The players who have not acted yet are reminded ``hours`` before a deadline."""
+
+    game_id: str
+    key: str
+    hours: float
+
+
+@dataclass(frozen=True)
+class Call:
+    """Any other write, done by the single writer (a rearm, an outage extension...)."""
+
+    run: Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class Stop:
+    """SIGTERM: the writer finishes the item in hand and stops."""
+
+
+Work = Batch | Deadline | Reminder | Call | Stop
+
+
+@dataclass
+class WorkItem:
+    """A work item in the queue, and the future its submitter awaits."""
+
+    work: Work
+    future: asyncio.Future[Any]
