@@ -1,0 +1,215 @@
+"""A seat changing hands (issue 13): who may take it, under which name; the bench of a game.
+
+Pure over a :class:`~pbem.table.Table`: the checks a substitution passes and the
+:class:`~pbem.core.events.Substituted` event it records, whether the game master asked by mail
+(``REMPLACER``, pbem/desk/replace.py) or from the shell (``pbem seat replace``, through the same
+desk command), and the bench of volunteers a running game keeps (``REMPLACANT`` from a
+non-player, :class:`~pbem.core.events.BenchJoined`).
+
+Decisions (docs/daemon.md, "Seats"):
+
+- only a living seat is replaced: forums replace players still in the game, a dead seat has
+  nothing left to play (its ghost vote in Lupus, LUP-D22, is not worth a newcomer);
+- the newcomer's address must not hold a seat already nor be a game master's;
+- the seat takes the newcomer's name (the forums' way, « Bob remplace Alice ») unless the
+  game's option ``substitute_name`` is ``kept``; without a name given, the seat keeps its name;
+- a name is one word (LUP-D28), neither a command keyword nor a reserved word, and unique
+  (accent- and case-insensitive) among the seats, their shown names and the bench.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email.message import EmailMessage
+from typing import TYPE_CHECKING
+
+from pbem.core.commands import CommandSpec, Text, parse_line
+from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax, MailError, NotAPlayer
+from pbem.core.events import BenchJoined, DeskNotice, PlayerDied, Substituted
+from pbem.core.game import ADMIN, PlayerSpec
+from pbem.core.ids import PlayerId
+from pbem.core.match import fold
+from pbem.mail.address import is_mailable
+from pbem.mail.grammar import parse_gender
+from pbem.mail.inbound import extract
+
+if TYPE_CHECKING:
+    from pbem.table import Step, Table
+
+_LINKS = {"par", "with", "by", "avec"}
+"""The word between the seat and the newcomer: ``REMPLACER Alice par ...``."""
+
+
+@dataclass(frozen=True)
+class Newcomer:
+    """Who takes a seat, as the game master named him."""
+
+    email: str
+    name: str | None = None
+    gender: str | None = None
+    lang: str | None = None
+
+
+def substitute_name_option(table: Table) -> str:
+    """The game's ``substitute_name`` option: ``newcomer`` (default) or ``kept``."""
+    options = getattr(table.state, "options", None)
+    return str(getattr(options, "substitute_name", "newcomer"))
+
+
+def alive(table: Table, seat: str) -> bool:
+    """Whether ``seat`` is still in the game (no ``PlayerDied`` the rules folded)."""
+    return not any(isinstance(e, PlayerDied) and e.player == seat for e in table.ruled)
+
+
+def parse_newcomer(table: Table, text: str) -> Newcomer:
+    """``par adresse [nom] [il|elle]`` or ``par nom-du-banc``: who takes the seat."""
+    tokens = text.split()
+    if tokens and fold(tokens[0]) in _LINKS:
+        tokens = tokens[1:]
+    if not tokens:
+        raise InvalidSyntax("seat_no_newcomer", bench=[b.name for b in table.roster.bench])
+    first, rest = tokens[0], tokens[1:]
+    if "@" not in first:  # a name on the bench
+        volunteer = table.roster.bench_named(first)
+        if volunteer is None or rest:
+            raise InvalidSyntax(
+                "seat_not_on_bench", name=first, bench=[b.name for b in table.roster.bench]
+            )
+        return Newcomer(volunteer.email, volunteer.name, volunteer.gender, volunteer.lang)
+    gender = None
+    if rest:
+        try:
+            gender = parse_gender(rest[-1])
+            rest = rest[:-1]
+        except ValueError:
+            pass
+    if len(rest) > 1:
+        raise InvalidSyntax("seat_bad_name", name=" ".join(rest))
+    return Newcomer(first.strip("<>").lower(), rest[0] if rest else None, gender)
+
+
+def check_name(table: Table, name: str, seat: str | None = None) -> None:
+    """Refuse a name the game could not tell apart (``seat``: the seat it will be shown for,
+    whose own names do not clash with it)."""
+    if not name or any(c.isspace() for c in name) or "@" in name:
+        raise InvalidSyntax("seat_bad_name", name=name)
+    wanted = fold(name)
+    keywords = {fold(k) for spec in table.rules.all_commands for k in spec.fr + spec.en}
+    if wanted in keywords or wanted in {fold(w) for w in table.rules.reserved}:
+        raise InvalidSyntax("seat_bad_name", name=name)
+    for holder in table.roster.holders:
+        if holder.seat != seat and wanted in (fold(holder.seat), fold(holder.name)):
+            raise IllegalNow("seat_name_taken", name=name)
+
+
+def check_address(table: Table, email: str, admins: Sequence[str] = ()) -> None:
+    """Refuse an address nobody could be mailed at, or one that plays or steers the game."""
+    if not is_mailable(email):
+        raise InvalidSyntax("seat_bad_address", address=email)
+    holder = table.roster.by_email(email)
+    if holder is not None:
+        raise IllegalNow("seat_address_playing", address=email, name=holder.seat)
+    if email.lower() in {a.lower() for a in (*table.setup.admins, *admins)}:
+        raise IllegalNow("seat_address_admin", address=email)
+
+
+def substitution(table: Table, seat: PlayerId, newcomer: Newcomer) -> Substituted:
+    """The event of ``newcomer`` taking ``seat``; a CommandError says why it cannot."""
+    if table.finished:
+        raise IllegalNow("desk_over")
+    holder = table.roster.by_seat(seat)
+    if not alive(table, seat):  # forums replace living players only (see the module's doc)
+        raise IllegalNow("seat_dead", name=seat)
+    check_address(table, newcomer.email)
+    name = holder.name
+    if newcomer.name is not None and substitute_name_option(table) == "newcomer":
+        check_name(table, newcomer.name, seat)
+        name = newcomer.name
+    return Substituted(
+        seat,
+        holder.name,
+        holder.email,
+        name,
+        newcomer.email,
+        newcomer.lang or holder.lang,
+        newcomer.gender,
+    )
+
+
+def volunteer(table: Table, email: str, text: str, lang: str) -> BenchJoined:
+    """A non-player's ``REMPLACANT [nom] [il|elle]``: his place on the bench."""
+    if table.finished:
+        raise IllegalNow("game_over")
+    if table.roster.on_bench(email):
+        raise IllegalNow("bench_already")
+    tokens = text.split()
+    gender = None
+    if tokens:
+        try:
+            gender = parse_gender(tokens[-1])
+            tokens = tokens[:-1]
+        except ValueError:
+            pass
+    if len(tokens) > 1:
+        raise InvalidSyntax("seat_bad_name", name=" ".join(tokens))
+    name = tokens[0] if tokens else email.partition("@")[0].capitalize()
+    check_name(table, name)
+    if table.roster.bench_named(name) is not None:
+        raise IllegalNow("seat_name_taken", name=name)
+    return BenchJoined(name, email.lower(), lang, gender)
+
+
+BENCH = CommandSpec("bench", ("REMPLACANT", "REMPLACANTE"), ("SUBSTITUTE",), (Text(optional=True),))
+"""A non-player's offer to take a seat of a running game (his first command line)."""
+
+
+def replaced_refusal(table: Table, address: str) -> CommandError | None:
+    """The polite refusal for an address whose seat changed hands (None for a stranger)."""
+    name = table.roster.replaced_name(address)
+    if name is None:
+        return None
+    return NotAPlayer("seat_replaced", address=address, name=name)
+
+
+def bench_offer(
+    table: Table, msg: EmailMessage, sender: str, key: str, message_id: str | None
+) -> Step | None:
+    """A non-player's private mail whose first command is ``REMPLACANT``/``SUBSTITUTE``: his
+    place on the bench and the game masters told (or the reason it is refused); None when the
+    mail holds no such line (the table answers it as a stranger's)."""
+    from pbem.table import _Reply  # the table imports this module
+
+    try:
+        text = extract(msg)
+    except MailError:
+        return None
+    for line in text.lines:
+        try:
+            command = parse_line(line, [BENCH], [])
+        except CommandError:
+            continue
+        if command is not None:
+            break
+    else:
+        return None
+    lang = "en" if fold(line.split()[0]) == "substitute" else table.setup.lang
+    spec = PlayerSpec(PlayerId(""), sender, lang)
+    try:
+        joined = volunteer(table, sender, command.text, lang)
+    except CommandError as exc:
+        refused = _Reply(rejected=[{"line": line, "reason": table.reason(exc, lang)}])
+        return table._step([], (spec, refused, key, message_id))
+    living = [table.roster.shown(s) for s in table.rules.names(table.state) if alive(table, s)]
+    offer = DeskNotice(
+        "desk/bench_offer",
+        (ADMIN,),
+        False,
+        {"volunteer": joined.name, "address": joined.email, "seats": living},
+        "desk",
+    )
+    thanks = table.renderer.text(
+        "common/bench_joined", lang, {"name": joined.name, "genders": {}, "game": table.rules.title}
+    )
+    reply = _Reply(accepted=[{"line": line, "deadline": None, "final": True}], extra=[thanks])
+    return table._step([joined, offer], (spec, reply, key, message_id))
