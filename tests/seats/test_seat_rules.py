@@ -1,0 +1,157 @@
+"""Issue 13, substitutes: the roster, the checks of REMPLACER/REPLACE and REMPLACANT, the
+sealed deal unchanged, the old address refused on the list too."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from typing import Any
+
+import pytest
+
+from pbem.core.events import BenchJoined, PlayerDied, Substituted
+from pbem.core.game import PlayerSpec
+from pbem.core.ids import PlayerId
+from pbem.core.roster import Roster
+from pbem.deal import digest, reveal
+from pbem.engine import Step, Table
+
+NOW = datetime(2026, 1, 5, 18, 0, tzinfo=UTC)
+GM = "gm@example.org"
+NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hugo"]
+ROLES = ["werewolf", "werewolf", "seer", "villager", "villager", "villager", "villager", "villager"]
+
+
+def new_table(**extra: Any) -> Table:
+    setup = {
+        "game": "lupus-in-tabula",
+        "seed": 7,
+        "lang": "en",
+        "admins": [GM],
+        "players": [{"name": n, "email": f"{n}@example.org"} for n in NAMES],
+        "roles": dict(zip(NAMES, ROLES, strict=True)),
+        **extra,
+    }
+    table, step = Table.new(setup, NOW)
+    table.apply(step)
+    return table
+
+
+def mail(sender: str, body: str, to: str = "moderator") -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = to
+    msg["Subject"] = ""
+    msg["Message-ID"] = f"<{abs(hash((sender, body)))}@test>"
+    msg.set_content(body)
+    return msg
+
+
+def admin(table: Table, line: str) -> Step:
+    step = table.receive(mail(GM, line), channel="private", now=NOW)
+    table.apply(step)
+    return step
+
+
+def test_the_roster_folds_the_setup_and_the_seat_events() -> None:
+    players = [PlayerSpec(PlayerId(n), f"{n}@x.org", "fr") for n in ("alice", "bob")]
+    roster = Roster.of(
+        players,
+        [
+            BenchJoined("Zoe", "zoe@y.org", "en", "f"),
+            Substituted(PlayerId("bob"), "bob", "bob@x.org", "Zoe", "zoe@y.org", "en", "f"),
+        ],
+    )
+    assert roster.by_email("ZOE@y.org") == roster.by_seat("bob")
+    assert roster.by_seat("bob").name == "Zoe" and roster.by_seat("bob").lang == "en"
+    assert roster.by_email("bob@x.org") is None
+    assert roster.replaced_name("bob@x.org") == "bob"
+    assert roster.bench == ()  # the volunteer left the bench for the seat
+    assert roster.show({"victim": "bob", "genders": {"bob": "f"}}) == {
+        "victim": "Zoe",
+        "genders": {"Zoe": "f"},
+    }
+
+
+def test_the_admin_replaces_a_seat_and_the_address_follows() -> None:
+    table = new_table()
+    step = admin(table, "REPLACE carol WITH Zoe@Example.net Zoe she")
+    event = next(e for e in step.facts if isinstance(e, Substituted))
+    assert (event.seat, event.old_email, event.email, event.gender) == (
+        "carol",
+        "carol@example.org",
+        "zoe@example.net",
+        "f",
+    )
+    assert table.player_emails["carol"] == "zoe@example.net"
+    assert table.by_email["zoe@example.net"].name == "carol"  # the seat never changes
+    assert "carol@example.org" not in table.by_email
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("REPLACE nobody WITH z@example.net", "not a player"),
+        ("REPLACE carol WITH bob@example.org", "already plays in this game (bob's seat)"),
+        ("REPLACE carol WITH gm@example.org", "game master's"),
+        ("REPLACE carol WITH zoe@", "not an email address"),
+        ("REPLACE carol WITH z@example.net alice", "already taken"),
+        ("REPLACE carol WITH z@example.net vote", "will not do"),
+        ("REPLACE carol WITH z@example.net two words", "will not do"),
+        ("REPLACE carol WITH Zoe", "neither an address nor a substitute on the bench"),
+        ("REPLACE carol", "Replace with whom?"),
+    ],
+)
+def test_a_bad_replacement_is_refused_with_its_reason(line: str, reason: str) -> None:
+    table = new_table()
+    step = admin(table, line)
+    assert not any(isinstance(e, Substituted) for e in step.facts)
+    reply = step.outgoing[0].body
+    assert "Rejected" in reply and reason in reply, reply
+
+
+def test_a_dead_seat_is_not_replaced() -> None:
+    """Forums replace living players only (pbem/seats.py): a dead seat is refused."""
+    table = new_table()
+    table.apply(Step(facts=(PlayerDied(PlayerId("dave"), "wolves"),), events=({},)))
+    step = admin(table, "REPLACE dave WITH z@example.net")
+    assert "still in the game" in step.outgoing[0].body
+
+
+def test_a_volunteer_joins_the_bench_and_the_gm_gives_him_a_seat() -> None:
+    table = new_table()
+    step = table.receive(mail("zed@example.net", "SUBSTITUTE Zed he"), channel="private", now=NOW)
+    table.apply(step)
+    assert any(isinstance(e, BenchJoined) for e in step.facts)
+    offer = next(o for o in step.outgoing if o.to == (GM,))
+    assert "REPLACE name WITH Zed" in offer.body
+    again = table.receive(mail("zed@example.net", "SUBSTITUTE"), channel="private", now=NOW)
+    assert "already on this game's bench" in again.outgoing[0].body
+    taken = table.receive(mail("x@example.net", "SUBSTITUTE bob"), channel="private", now=NOW)
+    assert "already taken" in taken.outgoing[0].body
+    step = admin(table, "REPLACE hugo WITH zed")
+    assert table.player_emails["hugo"] == "zed@example.net"
+    assert table.roster.shown("hugo") == "Zed" and table.roster.bench == ()
+    assert table.genders["hugo"] == "m"
+
+
+def test_the_old_address_is_refused_on_the_relayed_list_too() -> None:
+    table = new_table()
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    step = table.receive(
+        mail("carol@example.org", "VOTE alice", "list"), channel="list", now=NOW, relay=True
+    )
+    assert step.post == "refused"
+    assert "no longer plays in this game" in step.outgoing[0].body
+
+
+def test_the_sealed_deal_does_not_change_on_a_substitution() -> None:
+    """pbem/deal.py: the commitment covers who holds a seat's card by seat, not by address;
+    a substitution adds no deal event, so the reveal still matches the opening's digest."""
+    table = new_table(deal_salt="00112233445566778899aabbccddeeff")
+    before = reveal(table.events, table.rules.codec.encode, table.rules.id)
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    after = reveal(table.events, table.rules.codec.encode, table.rules.id)
+    assert before is not None and after is not None
+    assert after.canonical == before.canonical
+    assert digest(after.salt, after.canonical) == before.digest
