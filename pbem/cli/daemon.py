@@ -167,6 +167,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("words", nargs="+", metavar="COMMAND", help="the command and its arguments")
     p.set_defaults(func=cmd_admin)
 
+    from pbem.cli.seat import add_commands as add_seat_commands  # it imports this module
+
+    add_seat_commands(sub)  # seat replace (issue 13)
+
 
 def _load(args: argparse.Namespace, passwords: bool = False) -> Any:
     """The configuration; the password sources are read only for the commands that log in to

@@ -14,7 +14,7 @@ from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.roster import Roster
 from pbem.deal import digest, reveal
-from pbem.engine import Step, Table
+from pbem.table import Step, Table
 
 NOW = datetime(2026, 1, 5, 18, 0, tzinfo=UTC)
 GM = "gm@example.org"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pbem.simulate import simulate
+from pbem.tools.simulate import simulate
 
 TRANSCRIPTS = Path(__file__).parent.parent / "transcripts"
 GM = "gm@example.org"
