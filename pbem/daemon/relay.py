@@ -20,6 +20,7 @@ from pbem.daemon.listgate import stop_reason
 from pbem.daemon.message import header_addresses, parse
 from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import Channel, Game
+from pbem.daemon.seats import replaced_in
 from pbem.mail.envelope import build
 from pbem.mail.html import alternative
 from pbem.mail.listpost import Attribution, attribute
@@ -358,6 +359,8 @@ class RelayMixin:
             if not g.table.finished
             and sender in {e.lower() for e in g.table.player_emails.values()}
         ]
+        if not mine:  # a replaced player's only game tells him so politely (issue 13)
+            mine = [g for g in self.games.values() if replaced_in(g.table, sender)]
         answered = self.thread_game(msg, sender)  # issue 15 (pbem.daemon.threads)
         if answered is not None:
             alone = len(mine) == 1 and mine[0] is answered  # he would have reached it anyway

@@ -30,6 +30,13 @@ def substitutions(step: Any) -> list[Substituted]:
     return [e for e in getattr(step, "facts", ()) if isinstance(e, Substituted)]
 
 
+def replaced_in(table: Any, address: str) -> bool:
+    """Whether ``address`` held a seat of this running game before it changed hands (the
+    daemon routes its untagged mail there, to be refused politely)."""
+    roster = getattr(table, "roster", None)
+    return roster is not None and not table.finished and roster.replaced_name(address) is not None
+
+
 def seat_rows(service: Any, game: Any, step: Any, now: datetime) -> list[dict[str, Any]]:
     """For each substitution of ``step``: the seat's bounce record cleared (the old address's
     bounces are not the newcomer's), and, in a game whose players have secret codes, a new

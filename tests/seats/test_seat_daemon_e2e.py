@@ -101,7 +101,8 @@ def test_substitutes_by_pbem_seat_replace_and_by_the_admins_mail(
             what="Zoe's probe accepted",
             log=d.log,
         )
-        send(stack, mail("carol@example.test", "SCAN bob", subject="[lupus1]"))
+        # no game tag: the daemon routes a replaced player's mail to his game all the same
+        send(stack, mail("carol@example.test", "SCAN bob"))
         wait_for(
             lambda: any(
                 "no longer plays in this game" in b

@@ -155,3 +155,22 @@ def test_the_sealed_deal_does_not_change_on_a_substitution() -> None:
     assert before is not None and after is not None
     assert after.canonical == before.canonical
     assert digest(after.salt, after.canonical) == before.digest
+
+
+def test_roles_tells_the_game_master_who_holds_a_seat_that_changed_hands() -> None:
+    table = new_table()
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    reply = admin(table, "ROLES").outgoing[0].body
+    assert "carol (seat taken over by Zoe <zoe@example.net>): Seer" in reply
+    assert "bob: Werewolf" in reply
+
+
+def test_the_archive_goes_to_the_seats_holders_and_to_the_replaced_address() -> None:
+    from pbem.archive_mail import archive_mails
+
+    table = new_table()
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    end = table.receive(mail(GM, "END NONE"), channel="private", now=NOW)
+    sent = archive_mails(table, end, sender="moderator@example.org", now=NOW, id_key=b"k" * 32)
+    to = {rcpts[0] for _mid, _raw, rcpts in sent}
+    assert {"zoe@example.net", "carol@example.org", "bob@example.org", GM} <= to
