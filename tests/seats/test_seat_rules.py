@@ -174,3 +174,10 @@ def test_the_archive_goes_to_the_seats_holders_and_to_the_replaced_address() -> 
     sent = archive_mails(table, end, sender="moderator@example.org", now=NOW, id_key=b"k" * 32)
     to = {rcpts[0] for _mid, _raw, rcpts in sent}
     assert {"zoe@example.net", "carol@example.org", "bob@example.org", GM} <= to
+
+
+def test_a_stranger_is_told_how_to_volunteer_for_the_bench() -> None:
+    table = new_table()
+    step = table.receive(mail("zed@example.net", "VOTE bob"), channel="private", now=NOW)
+    assert "SUBSTITUTE [your name]" in step.outgoing[0].body
+    assert not step.events
