@@ -791,7 +791,9 @@ class Table:
         heading = [subject] if subject else []
         for index, line in enumerate([*heading, *lines]):
             try:
-                shown = table.roster.shown_names(self.rules.names(table.state))
+                # the game master may name a seat by its shown name or by the seat's own
+                # (pbem status, pbem seat replace)
+                shown = table.roster.desk_names(self.rules.names(table.state))
                 command = parse_line(line, specs, shown)
                 if command is None:
                     if line.strip() and index >= len(heading):

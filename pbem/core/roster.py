@@ -143,6 +143,13 @@ class Roster:
         """The names players match targets against: each seat's shown name."""
         return [self.shown(seat) for seat in seats]
 
+    def desk_names(self, seats: Iterable[str]) -> list[str]:
+        """The names a game master may use: the shown names, and the seats' own (the
+        operator's commands and ``pbem status`` name seats). A name is never another seat's
+        (pbem/seats.py), so both designate one seat."""
+        seats = list(seats)
+        return [*self.shown_names(seats), *(s for s in seats if s in self.renamed)]
+
     def to_seats(self, command: Command) -> Command:
         """A command parsed against shown names, its targets turned back into seats."""
         if not command.targets or not self.renamed:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import Game
+from pbem.daemon.seats import shown_name
 from pbem.daemon.spools import DEADLINE_RETRY_SPOOL
 from pbem.daemon.threads import game_addressing
 from pbem.mail.envelope import build, build_outgoing
@@ -102,7 +103,7 @@ class DeadlinesMixin:
                 lang,
                 {
                     "game": game_id,
-                    "name": name,
+                    "name": shown_name(game.table, name),  # a newcomer's (issue 13)
                     "deadline": when.isoformat(),
                     "hours_left": f"{left:.1f}",
                 },

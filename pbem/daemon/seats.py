@@ -30,6 +30,13 @@ def substitutions(step: Any) -> list[Substituted]:
     return [e for e in getattr(step, "facts", ()) if isinstance(e, Substituted)]
 
 
+def shown_name(table: Any, seat: str) -> str:
+    """The name a seat is shown by (its newcomer's after a substitution: the option
+    ``substitute_name``); the seat itself for a table without a roster."""
+    roster = getattr(table, "roster", None)
+    return str(roster.shown(seat)) if roster is not None else str(seat)
+
+
 def replaced_in(table: Any, address: str) -> bool:
     """Whether ``address`` held a seat of this running game before it changed hands (the
     daemon routes its untagged mail there, to be refused politely)."""

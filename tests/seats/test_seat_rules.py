@@ -181,3 +181,15 @@ def test_a_stranger_is_told_how_to_volunteer_for_the_bench() -> None:
     step = table.receive(mail("zed@example.net", "VOTE bob"), channel="private", now=NOW)
     assert "SUBSTITUTE [your name]" in step.outgoing[0].body
     assert not step.events
+
+
+def test_the_game_master_names_a_renamed_seat_by_either_name() -> None:
+    """``pbem status`` and the operator's commands name seats; players see the new name."""
+    table = new_table()
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    admin(table, "REPLACE carol WITH yann@example.net Yann")
+    assert table.player_emails["carol"] == "yann@example.net"
+    admin(table, "REPLACE Yann WITH zed@example.net")
+    assert table.player_emails["carol"] == "zed@example.net"
+    assert table.roster.shown("carol") == "Yann"  # no name given: the seat keeps its name
+    assert table.roster.replaced_name("zoe@example.net") == "Zoe"
