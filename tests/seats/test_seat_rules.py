@@ -193,3 +193,12 @@ def test_the_game_master_names_a_renamed_seat_by_either_name() -> None:
     assert table.player_emails["carol"] == "zed@example.net"
     assert table.roster.shown("carol") == "Yann"  # no name given: the seat keeps its name
     assert table.roster.replaced_name("zoe@example.net") == "Zoe"
+
+
+def test_the_relayed_lists_members_follow_the_roster() -> None:
+    from pbem.service import list_members
+
+    table = new_table()
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    members = list_members({"admins": [GM]}, table.player_emails)
+    assert "zoe@example.net" in members and "carol@example.org" not in members

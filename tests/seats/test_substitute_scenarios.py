@@ -135,3 +135,26 @@ def test_a_target_named_by_the_newcomers_name_is_the_seat() -> None:
     assert zoe["role"] == "seer" and not zoe["alive"]
     dawn = [m for m in mails if m["public"]][-1]
     assert "Zoe" in dawn["body"] and "carol" not in dawn["body"]
+
+
+def test_the_stored_substitute_transcript_plays_through_pbem_simulate() -> None:
+    """tests/transcripts/lupus-substitute.jsonl: the bench, REMPLACER, the packet, the old
+    address refused, the newcomer voting and voted for in bold by his name (LUP-D28 names)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "simulate", str(TRANSCRIPTS / "lupus-substitute.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+    mails = [json.loads(line)["mail"] for line in out[:-1]]
+    state = json.loads(out[-1])["state"]
+    packet = next(m for m in mails if m["subject"].endswith("le dossier de votre siège"))
+    assert packet["to"] == ["zoe@example.net"] and "Votre vision" in packet["body"]
+    assert "ne joue plus" in replies_to(mails, "carol@example.org")[-1]["body"]
+    assert "✓ VOTE Zoé" in replies_to(mails, "bob@example.org")[-1]["body"]
+    zoe = next(p for p in state["players"] if p["name"] == "Zoé")
+    assert zoe["role"] == "seer" and zoe["alive"]
