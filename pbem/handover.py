@@ -66,7 +66,7 @@ def handover_mails(
     """The list's notice, the newcomer's packet and the old holder's goodbye."""
     from pbem.table import Outgoing  # the table imports this module
 
-    roster = Roster.of(table.setup.players, [*history, event])
+    roster = Roster.of(table.setup.players, [*history, event])  # names and agreement only
     game = table.rules.title
     thread = f"{table.game_id}/desk"
     common = {"game": game, "old": event.old_name, "name": event.name, "seat": event.seat}

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbem.core.commands import CommandSpec, Text, parse_line
 from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax, MailError, NotAPlayer
@@ -30,6 +30,7 @@ from pbem.core.events import BenchJoined, DeskNotice, PlayerDied, Substituted
 from pbem.core.game import ADMIN, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
+from pbem.core.roster import Holder
 from pbem.mail.address import is_mailable
 from pbem.mail.grammar import parse_gender
 from pbem.mail.inbound import extract
@@ -49,6 +50,20 @@ class Newcomer:
     name: str | None = None
     gender: str | None = None
     lang: str | None = None
+
+
+def setup_bench(setup: Any) -> tuple[Holder, ...]:
+    """The volunteers a game's setup carries on its bench (collected at sign-up: name, email,
+    lang, pronoun), as the roster keeps them; none for a setup without a bench."""
+    out = []
+    for entry in getattr(setup, "bench", ()) or ():
+        try:
+            gender = parse_gender(entry.get("gender", entry.get("pronoun")))
+        except ValueError:
+            gender = None  # the sign-up checked it: an unknown word reads neutrally
+        lang = str(entry.get("lang") or setup.lang)
+        out.append(Holder(PlayerId(""), str(entry["name"]), str(entry["email"]), lang, gender))
+    return tuple(out)
 
 
 def substitute_name_option(table: Table) -> str:

@@ -67,7 +67,7 @@ from pbem.mail.render import LANGS, Renderer, duration, shared_renderer
 from pbem.mail.threads import current_thread
 from pbem.mailpages import MailPages
 from pbem.rules import options_in_use, rules_page
-from pbem.seats import bench_offer, replaced_refusal
+from pbem.seats import bench_offer, replaced_refusal, setup_bench
 from pbem.setup_check import check_new_setup
 from pbem.signup import late as late_signup
 
@@ -487,7 +487,8 @@ class Table:
     def _rebuild(self) -> None:
         self.ruled, self.desk = split(self.events)
         self.state = self.rules.fold(self.ruled)
-        self.roster = Roster.of(self.setup.players, self.events)  # seat events are never void
+        # seat events are kernel events, never void; the bench starts with the setup's
+        self.roster = Roster.of(self.setup.players, self.events, setup_bench(self.setup))
 
     def on_deadline(self, key: str, now: datetime) -> Step:
         """Close the phase whose deadline ``key`` passed; an empty step if it is not pending

@@ -51,9 +51,18 @@ class Roster:
     """Volunteers waiting for a seat (their ``seat`` is empty), in the order they came."""
 
     @classmethod
-    def of(cls, players: Sequence[PlayerSpec], events: Iterable[Event] = ()) -> Roster:
-        """The roster of a setup's ``players`` after the seat events among ``events``."""
-        roster = cls(tuple(Holder(p.name, str(p.name), p.email, p.lang, p.gender) for p in players))
+    def of(
+        cls,
+        players: Sequence[PlayerSpec],
+        events: Iterable[Event] = (),
+        bench: Iterable[Holder] = (),
+    ) -> Roster:
+        """The roster of a setup's ``players`` after the seat events among ``events``;
+        ``bench``: the setup's volunteers collected at sign-up (pbem/seats.py)."""
+        roster = cls(
+            tuple(Holder(p.name, str(p.name), p.email, p.lang, p.gender) for p in players),
+            bench=tuple(bench),
+        )
         for event in events:
             roster = roster.evolve(event)
         return roster

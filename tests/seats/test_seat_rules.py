@@ -202,3 +202,23 @@ def test_the_relayed_lists_members_follow_the_roster() -> None:
     admin(table, "REPLACE carol WITH zoe@example.net Zoe")
     members = list_members({"admins": [GM]}, table.player_emails)
     assert "zoe@example.net" in members and "carol@example.org" not in members
+
+
+def test_the_bench_collected_at_sign_up_is_the_rosters_bench() -> None:
+    """The sign-up's setup carries a ``bench`` (name, email, lang, pronoun): its volunteers
+    can be given a seat by name like a mid-game REMPLACANT."""
+    from types import SimpleNamespace
+
+    from pbem.seats import setup_bench
+
+    setup = SimpleNamespace(
+        lang="fr", bench=[{"name": "Zoé", "email": "zoe@example.net", "pronoun": "elle"}]
+    )
+    players = [PlayerSpec(PlayerId("alice"), "alice@x.org", "fr")]
+    roster = Roster.of(players, (), setup_bench(setup))
+    volunteer = roster.bench_named("zoe")
+    assert volunteer is not None and (volunteer.email, volunteer.gender, volunteer.lang) == (
+        "zoe@example.net",
+        "f",
+        "fr",
+    )
