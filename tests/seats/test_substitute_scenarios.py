@@ -43,13 +43,13 @@ def replies_to(mails: list[dict[str, Any]], address: str) -> list[dict[str, Any]
 
 # game transcript, lines kept, seat replaced, its old address, the newcomer's command
 SCENARIOS = {
-    # LUP-D28 (names), the seer's probe: the newcomer probes in the seat's place
+    # LUP-610: the seer's probe, sent by the newcomer in the seat's place
     "lupus": ("lupus-night1.jsonl", 1, "carol", "carol@example.org", "SONDER alice"),
-    # LG-D35 election by private vote: the newcomer votes for the Mayor
+    # LG-500: the Mayor election by private vote
     "loupgarou": ("loupgarou-day1.jsonl", 3, "bob", "bob@example.org", "MAIRE nick"),
-    # CAS: Coop designates the lovers; the newcomer names himself by his new name
+    # CAS-330: Coop designates the Lovers, himself by his new name
     "chasse": ("chasse-partie.jsonl", 3, "carol", "carol@example.org", "AMOUREUX zoe judy"),
-    # DRA: the night's room
+    # DRA-011: the night's room
     "dracula": ("dracula-night1.jsonl", 2, "Bob", "bob@example.org", "PIECE BOUDOIR"),
 }
 
