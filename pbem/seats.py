@@ -20,14 +20,14 @@ Decisions (docs/daemon.md, "Seats"):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
 from pbem.core.commands import CommandSpec, Text, parse_line
 from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax, MailError, NotAPlayer
-from pbem.core.events import BenchJoined, DeskNotice, PlayerDied, Substituted
-from pbem.core.game import ADMIN, PlayerSpec
+from pbem.core.events import BenchJoined, PlayerDied, Substituted
+from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.roster import Holder
@@ -188,12 +188,17 @@ def replaced_refusal(table: Table, address: str) -> CommandError | None:
 
 
 def bench_offer(
-    table: Table, msg: EmailMessage, sender: str, key: str, message_id: str | None
+    table: Table,
+    msg: EmailMessage,
+    sender: str,
+    key: str,
+    message_id: str | None,
+    admins: Sequence[str] = (),
 ) -> Step | None:
     """A non-player's private mail whose first command is ``REMPLACANT``/``SUBSTITUTE``: his
     place on the bench and the game masters told (or the reason it is refused); None when the
     mail holds no such line (the table answers it as a stranger's)."""
-    from pbem.table import _Reply  # the table imports this module
+    from pbem.table import Outgoing, _Reply  # the table imports this module
 
     try:
         text = extract(msg)
@@ -215,16 +220,20 @@ def bench_offer(
     except CommandError as exc:
         refused = _Reply(rejected=[{"line": line, "reason": table.reason(exc, lang)}])
         return table._step([], (spec, refused, key, message_id))
-    living = [table.roster.shown(s) for s in table.rules.names(table.state) if alive(table, s)]
-    offer = DeskNotice(
-        "desk/bench_offer",
-        (ADMIN,),
-        False,
-        {"volunteer": joined.name, "address": joined.email, "seats": living},
-        "desk",
-    )
     thanks = table.renderer.text(
         "common/bench_joined", lang, {"name": joined.name, "genders": {}, "game": table.rules.title}
     )
     reply = _Reply(accepted=[{"line": line, "deadline": None, "final": True}], extra=[thanks])
-    return table._step([joined, offer], (spec, reply, key, message_id))
+    step = table._step([joined], (spec, reply, key, message_id))
+    # the game's masters, else the daemon's: an offer nobody reads would strand the volunteer
+    masters = table.setup.admins or tuple(a.lower() for a in admins)
+    living = [table.roster.shown(s) for s in table.rules.names(table.state) if alive(table, s)]
+    params = {"game": table.rules.title, "volunteer": joined.name, "address": joined.email}
+    subject, body = table.renderer.mail(
+        "desk/bench_offer", table.setup.lang, {**params, "seats": living}
+    )
+    offers = tuple(
+        Outgoing(f"{table.game_id}/bench/{key}/{i}", (a,), False, subject, body, None, "desk")
+        for i, a in enumerate(masters)
+    )
+    return replace(step, outgoing=(*step.outgoing, *offers))

@@ -554,7 +554,7 @@ class Table:
                 return Step()  # a spectator's post on an external list is just talk
         if player is None and channel == "private":
             # REMPLACANT/SUBSTITUTE: a volunteer for the bench (issue 13, pbem/seats.py)
-            offered = bench_offer(self, msg, sender, key[:16], message_id)
+            offered = bench_offer(self, msg, sender, key[:16], message_id, admins)
             if offered is not None:
                 return offered
             late = self._late_stranger(msg, sender, key[:16], message_id, admins)

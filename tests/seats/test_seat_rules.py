@@ -222,3 +222,15 @@ def test_the_bench_collected_at_sign_up_is_the_rosters_bench() -> None:
         "f",
         "fr",
     )
+
+
+def test_a_bench_offer_in_a_game_without_masters_goes_to_the_daemons_admins() -> None:
+    table = new_table(admins=[])
+    step = table.receive(
+        mail("zed@example.net", "SUBSTITUTE Zed"),
+        channel="private",
+        now=NOW,
+        admins=["Boss@example.org"],
+    )
+    offer = next(o for o in step.outgoing if o.to == ("boss@example.org",))
+    assert "REPLACE name WITH Zed" in offer.body
