@@ -27,6 +27,7 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
         "cast": [{**s, "holder": _holder(table, s["name"])} for s in cast(table)],
         "orders": pending_orders(table.ruled, table.rules.all_commands, table.setup.lang),
         "deadlines": {k: v.isoformat() for k, v in table.deadlines().items()},
+        "bench": [f"{b.name} <{b.email}>" for b in table.roster.bench],  # issue 13
         "paused": table.paused,
         "finished": table.finished,
         **phase_of(table),

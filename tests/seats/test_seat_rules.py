@@ -129,6 +129,8 @@ def test_a_volunteer_joins_the_bench_and_the_gm_gives_him_a_seat() -> None:
     assert "already on this game's bench" in again.outgoing[0].body
     taken = table.receive(mail("x@example.net", "SUBSTITUTE bob"), channel="private", now=NOW)
     assert "already taken" in taken.outgoing[0].body
+    roles = admin(table, "ROLES").outgoing[0].body
+    assert "Bench of substitutes (REPLACE name WITH substitute): Zed <zed@example.net>" in roles
     step = admin(table, "REPLACE hugo WITH zed")
     assert table.player_emails["hugo"] == "zed@example.net"
     assert table.roster.shown("hugo") == "Zed" and table.roster.bench == ()
