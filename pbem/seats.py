@@ -38,6 +38,10 @@ from pbem.mail.inbound import extract
 if TYPE_CHECKING:
     from pbem.table import Step, Table
 
+BENCH_MAX = 20
+"""Volunteers a game's bench holds: each is an event in the log and a mail to the game
+masters, so strangers' forged offers cannot flood either (forums rarely need more than a few)."""
+
 _LINKS = {"par", "with", "by", "avec"}
 """The word between the seat and the newcomer: ``REMPLACER Alice par ...``."""
 
@@ -158,6 +162,8 @@ def volunteer(table: Table, email: str, text: str, lang: str) -> BenchJoined:
         raise IllegalNow("game_over")
     if table.roster.on_bench(email):
         raise IllegalNow("bench_already")
+    if len(table.roster.bench) >= BENCH_MAX:
+        raise IllegalNow("bench_full", count=BENCH_MAX)
     tokens = text.split()
     gender = None
     if tokens:

@@ -236,3 +236,17 @@ def test_a_bench_offer_in_a_game_without_masters_goes_to_the_daemons_admins() ->
     )
     offer = next(o for o in step.outgoing if o.to == ("boss@example.org",))
     assert "REPLACE name WITH Zed" in offer.body
+
+
+def test_the_bench_is_capped_so_forged_offers_cannot_flood_the_masters() -> None:
+    from pbem.seats import BENCH_MAX
+
+    table = new_table()
+    for i in range(BENCH_MAX):
+        step = table.receive(
+            mail(f"v{i}@example.net", f"SUBSTITUTE Vol{i}"), channel="private", now=NOW
+        )
+        table.apply(step)
+    step = table.receive(mail("late@example.net", "SUBSTITUTE Late"), channel="private", now=NOW)
+    assert "bench of substitutes is full (20 volunteers)" in step.outgoing[0].body
+    assert not step.events and len(step.outgoing) == 1
