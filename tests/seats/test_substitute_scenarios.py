@@ -158,3 +158,18 @@ def test_the_stored_substitute_transcript_plays_through_pbem_simulate() -> None:
     assert "✓ VOTE Zoé" in replies_to(mails, "bob@example.org")[-1]["body"]
     zoe = next(p for p in state["players"] if p["name"] == "Zoé")
     assert zoe["role"] == "seer" and zoe["alive"]
+
+
+def test_the_french_texts_elide_before_a_vowel() -> None:
+    """« la place d'Alice », « sous le nom d'Inès » (the grammar filters, never by hand)."""
+    setup = json.loads(opening("lupus-night1.jsonl", 1)[0])
+    for player in setup["setup"]["players"]:
+        if player["name"] == "alice":
+            player["name"] = "Alice"
+    setup["setup"]["roles"] = {
+        k.capitalize() if k == "alice" else k: v for k, v in setup["setup"]["roles"].items()
+    }
+    mails, _ = run([json.dumps(setup), mail(GM, "REMPLACER Alice par ines@example.net Inès")])
+    packet = replies_to(mails, "ines@example.net")[0]["body"]
+    assert "la place d'Alice" in packet and "sous le nom d'Inès" in packet
+    assert "le siège d'Alice" in replies_to(mails, GM)[0]["body"]
