@@ -8,12 +8,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from pbem.adapters.store import GameStore
-from pbem.auth import hash_secret, verify_secret
 from pbem.core.events import Substituted
 from pbem.core.ids import PlayerId
-from pbem.engine import Step
+from pbem.daemon.auth import hash_secret, verify_secret
+from pbem.daemon.seats import seat_rows
 from pbem.mail.render import shared_renderer
-from pbem.seat_daemon import seat_rows
+from pbem.table import Step
 
 NOW = datetime(2026, 1, 5, 18, 0, tzinfo=UTC)
 EVENT = Substituted(PlayerId("carol"), "carol", "carol@x.org", "Zoe", "zoe@y.org", "en", "f")

@@ -144,7 +144,13 @@ def test_the_stored_substitute_transcript_plays_through_pbem_simulate() -> None:
     import sys
 
     out = subprocess.run(
-        [sys.executable, "-m", "pbem.cli", "simulate", str(TRANSCRIPTS / "lupus-substitute.jsonl")],
+        [
+            sys.executable,
+            "-m",
+            "pbem.cli.main",
+            "simulate",
+            str(TRANSCRIPTS / "lupus-substitute.jsonl"),
+        ],
         capture_output=True,
         text=True,
         timeout=60,
