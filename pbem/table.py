@@ -459,8 +459,14 @@ class Table:
         return current_thread(reversed(self.ruled))
 
     def summary(self) -> dict[str, Any]:
-        summary: dict[str, Any] = self.roster.show(self.rules.summary(self.state))
-        return summary
+        """The rules' summary, by seat (the archive, stats and status read seats)."""
+        return self.rules.summary(self.state)
+
+    def shown_summary(self) -> dict[str, Any]:
+        """The summary with each seat shown by its holder's name (``pbem simulate``'s state
+        line: what the players see)."""
+        shown: dict[str, Any] = self.roster.show(self.summary())
+        return shown
 
     def awaiting(self) -> frozenset[PlayerId]:
         return self.rules.awaiting(self.state)

@@ -97,7 +97,7 @@ def cast(table: Table) -> list[dict[str, Any]]:
             dead[event.player] = event.cause
     conditions = {
         str(seat.get("name")): [str(c) for c in seat.get("conditions", [])]
-        for seat in table.rules.summary(table.state).get("players", [])  # by seat
+        for seat in table.summary().get("players", [])
     }
     return [
         {

@@ -123,7 +123,7 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         else:
             raise TranscriptError(f"line {number}: unknown line type {kind!r}")
         yield from _commit(table, step)
-    yield {"state": table.summary()}
+    yield {"state": table.shown_summary()}
 
 
 def _commit(table: Table | SignupTable, step: Step) -> Iterator[dict[str, Any]]:

@@ -250,3 +250,15 @@ def test_the_bench_is_capped_so_forged_offers_cannot_flood_the_masters() -> None
     step = table.receive(mail("late@example.net", "SUBSTITUTE Late"), channel="private", now=NOW)
     assert "bench of substitutes is full (20 volunteers)" in step.outgoing[0].body
     assert not step.events and len(step.outgoing) == 1
+
+
+def test_the_archive_keeps_a_replaced_seats_card_and_death() -> None:
+    """The archive reads seats: a seat shown by its newcomer's name keeps its dealt card and
+    its death in the cast (the summary stays by seat; only ``pbem simulate`` shows names)."""
+    from pbem.archive import archive_model
+
+    table = new_table()
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    table.apply(Step(facts=(PlayerDied(PlayerId("carol"), "wolves"),), events=({},)))
+    carol = next(c for c in archive_model(table)["cast"] if c["name"] == "carol")
+    assert carol["death"] is not None and carol["initial"] == "Seer"
