@@ -49,6 +49,14 @@ def packet_sections(
     return sections
 
 
+def situation(table: Table, roster: Roster, seat: PlayerId, lang: str) -> str:
+    """The seat's ``STATUT``/``STATUS`` now, as its newcomer would get it (the potions left, the
+    objects held, the orders standing: what the rules tell the seat of itself)."""
+    genders = {h.seat: h.gender for h in roster.holders if h.gender}
+    params = {"name": seat, "genders": genders, **table.rules.status(table.state, seat)}
+    return table.renderer.text(f"{table.rules.templates}/status", lang, roster.show(params))
+
+
 def awaited(table: Table, seat: PlayerId, lang: str) -> dict[str, Any]:
     """What the seat may send now, whether the rules wait for it, and until when."""
     deadlines = table.deadlines()
@@ -78,6 +86,7 @@ def handover_mails(
         **common,
         "genders": {event.name: event.gender} if event.gender else {},
         "sections": packet_sections(table, roster, event.seat, event.lang, history),
+        "situation": situation(table, roster, event.seat, event.lang),
         **awaited(table, event.seat, event.lang),
     }
     subject, body = table.renderer.mail("common/handover", event.lang, params)

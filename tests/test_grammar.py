@@ -125,6 +125,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "commands": [{"verb": "help", "keyword": "AIDE", "args": "", "public": "no"}],
         "folder": "lupus",
         "awaited": True,
+        "situation": "Vous êtes le Voyant, en vie.",
     },
 }
 

@@ -78,7 +78,7 @@ def test_substitute_mid_game_gets_the_packet_and_plays_on(game: str) -> None:
     # every private mail the seat had received, in order, then what is awaited now
     positions = [packet["body"].index(subject) for subject in private]
     assert positions == sorted(positions)
-    assert "Maintenant" in packet["body"]
+    assert "Votre situation" in packet["body"] and "Maintenant" in packet["body"]
     newcomer = replies_to(after, "zoe@example.net")[-1]
     assert "Acceptées" in newcomer["body"] and "Refusées" not in newcomer["body"], newcomer["body"]
     refused = replies_to(after, old)[-1]
