@@ -1,7 +1,8 @@
 """Issue 13, substitutes, end to end: the real daemon, Dovecot and SMTP. A seat changes hands
 mid-game from the shell (``pbem seat replace``) and another by the game master's mail
 (``REPLACE``); each newcomer gets the seat's file and a new secret code, his command is
-applied, and the old address is refused."""
+applied, and the old address is refused. A stranger's ``SUBSTITUTE`` puts him on the bench,
+the game master is told, and the shell gives him a seat by his bench name."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from tests.daemon.conftest import ADMIN, DOMAIN, LIST, MODERATOR, PLAYERS
 from tests.daemon.harness import Daemon, mail, pbem, send, wait_for, write_config
 from tests.daemon.mailstack import ListConfig, MailStack
 
-ZOE, YANN = f"zoe@{DOMAIN}", f"yann@{DOMAIN}"
+ZOE, YANN, VIC = f"zoe@{DOMAIN}", f"yann@{DOMAIN}", f"vic@{DOMAIN}"
 ROLES = ["werewolf", "werewolf", "seer", "villager", "villager", "villager", "villager", "villager"]
 ADMIN_CODE = "desk-code-0123456789"
 
@@ -29,8 +30,8 @@ def seats_stack() -> Iterator[MailStack]:
     are the game master's business: he subscribes them)."""
     players = [f"{p}@{DOMAIN}" for p in PLAYERS]
     s = MailStack(
-        [MODERATOR, ADMIN, *players, ZOE, YANN],
-        [ListConfig(LIST, [*players, ZOE, YANN, MODERATOR])],
+        [MODERATOR, ADMIN, *players, ZOE, YANN, VIC],
+        [ListConfig(LIST, [*players, ZOE, YANN, VIC, MODERATOR])],
     ).start()
     try:
         yield s
@@ -141,6 +142,22 @@ def test_substitutes_by_pbem_seat_replace_and_by_the_admins_mail(
         )
         table = _table(data)
         assert table.roster.shown("alice") == "Yann" and table.player_emails["alice"] == YANN
+
+        # a stranger volunteers for the bench; the game master gives him a seat from the shell
+        send(stack, mail(VIC, "SUBSTITUTE Vic", subject="[lupus1]"))
+        wait_for(
+            lambda: any("REPLACE name WITH Vic" in b for b in _bodies(stack, ADMIN, "")),
+            what="the bench offer to the game master",
+            log=d.log,
+        )
+        r = pbem(cfg, "seat", "replace", "lupus1", "dave", "Vic")
+        assert r.returncode == 0, r.stderr
+        wait_for(
+            lambda: any("You take dave's place" in b for b in _bodies(stack, VIC, "")),
+            what="Vic's packet",
+            log=d.log,
+        )
+        assert _table(data).player_emails["dave"] == VIC
         assert d.stop() == 0
     finally:
         d.kill()
