@@ -14,7 +14,9 @@ Decisions (docs/daemon.md, "Seats"):
 - the seat takes the newcomer's name (the forums' way, « Bob remplace Alice ») unless the
   game's option ``substitute_name`` is ``kept``; without a name given, the seat keeps its name;
 - a name is one word (LUP-D28), neither a command keyword nor a reserved word, and unique
-  (accent- and case-insensitive) among the seats, their shown names and the bench.
+  (accent- and case-insensitive) among the seats and their shown names (a volunteer's on the
+  bench as well);
+- a bench holds BENCH_MAX volunteers at most.
 """
 
 from __future__ import annotations
@@ -201,7 +203,7 @@ def bench_offer(
     message_id: str | None,
     admins: Sequence[str] = (),
 ) -> Step | None:
-    """A non-player's private mail whose first command is ``REMPLACANT``/``SUBSTITUTE``: his
+    """A non-player's private mail with a ``REMPLACANT``/``SUBSTITUTE`` line: his
     place on the bench and the game masters told (or the reason it is refused); None when the
     mail holds no such line (the table answers it as a stranger's)."""
     from pbem.table import Outgoing, _Reply  # the table imports this module
@@ -238,8 +240,9 @@ def bench_offer(
     subject, body = table.renderer.mail(
         "desk/bench_offer", table.setup.lang, {**params, "seats": living}
     )
+    thread = f"{table.game_id}/desk"
     offers = tuple(
-        Outgoing(f"{table.game_id}/bench/{key}/{i}", (a,), False, subject, body, None, "desk")
+        Outgoing(f"{table.game_id}/bench/{key}/{i}", (a,), False, subject, body, None, thread)
         for i, a in enumerate(masters)
     )
     return replace(step, outgoing=(*step.outgoing, *offers))
