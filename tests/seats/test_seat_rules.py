@@ -262,3 +262,20 @@ def test_the_archive_keeps_a_replaced_seats_card_and_death() -> None:
     table.apply(Step(facts=(PlayerDied(PlayerId("carol"), "wolves"),), events=({},)))
     carol = next(c for c in archive_model(table)["cast"] if c["name"] == "carol")
     assert carol["death"] is not None and carol["initial"] == "Seer"
+
+
+def test_punctuality_counts_a_phase_for_whoever_held_the_seat_when_it_closed() -> None:
+    """pbem stats: the seer's night is the newcomer's, who probed in time (LUP-610)."""
+    from pbem.stats import game_stats
+
+    table = new_table()
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    step = table.receive(mail("zoe@example.net", "SCAN alice"), channel="private", now=NOW)
+    table.apply(step)
+    key, _due = min(table.deadlines().items(), key=lambda kv: kv[1])
+    table.apply(table.on_deadline(key, NOW))
+    admin(table, "END NONE")
+    on_time = {p["email"]: p for p in game_stats([table])["on_time"]}
+    assert on_time["zoe@example.net"]["player"] == "Zoe"
+    assert on_time["zoe@example.net"]["in_time"] >= 1
+    assert "carol@example.org" not in on_time
