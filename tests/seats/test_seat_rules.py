@@ -279,3 +279,9 @@ def test_punctuality_counts_a_phase_for_whoever_held_the_seat_when_it_closed() -
     assert on_time["zoe@example.net"]["player"] == "Zoe"
     assert on_time["zoe@example.net"]["in_time"] >= 1
     assert "carol@example.org" not in on_time
+
+
+def test_the_desks_help_names_replace() -> None:
+    reply = admin(new_table(), "HELP").outgoing[0].body
+    assert "REPLACE name WITH address [name] [he|she|they]" in reply
+    assert "REPLACE name WITH substitute" in reply
