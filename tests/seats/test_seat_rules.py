@@ -285,3 +285,17 @@ def test_the_desks_help_names_replace() -> None:
     reply = admin(new_table(), "HELP").outgoing[0].body
     assert "REPLACE name WITH address [name] [he|she|they]" in reply
     assert "REPLACE name WITH substitute" in reply
+
+
+def test_the_html_quick_actions_name_the_newcomer() -> None:
+    """Issue 15's quick actions (a mailto link per choice, LUP-340) write a renamed seat by
+    its newcomer's name, so that the link's command parses back to the seat."""
+    table = new_table(moderator="moderator@example.org", list="list@example.org")
+    admin(table, "REPLACE erin WITH dan@example.net Dan")
+    pages = []
+    for _ in range(2):  # the night, then the debate: the vote opens with its quick actions
+        key, due = min(table.deadlines().items(), key=lambda kv: kv[1])
+        step = table.on_deadline(key, due)
+        table.apply(step)
+        pages += [o.html for o in step.outgoing if o.html and "VOTE%20" in o.html]
+    assert pages and all("VOTE%20Dan" in p and "VOTE%20erin" not in p for p in pages)
