@@ -55,7 +55,7 @@ def seat_rows(service: Any, game: Any, step: Any, now: datetime) -> list[dict[st
         if record is not None and (record.get("count") or record.get("unreachable")):
             cleared = {**record, "count": 0, "unreachable": False, "cleared_at": now.isoformat()}
             game.store.commit(bounces=[{**cleared, "cleared_by": "substitution"}])
-        if "secrets" not in game.store.meta:
+        if not game.store.meta.get("secrets"):  # the players have no codes in this game
             continue
         code = new_secret()
         game.store.set_secret(event.seat, hash_secret(code))

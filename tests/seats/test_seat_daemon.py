@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from pbem.adapters.store import GameStore
 from pbem.core.events import Substituted
 from pbem.core.ids import PlayerId
@@ -19,8 +21,10 @@ NOW = datetime(2026, 1, 5, 18, 0, tzinfo=UTC)
 EVENT = Substituted(PlayerId("carol"), "carol", "carol@x.org", "Zoe", "zoe@y.org", "en", "f")
 
 
-def _game(tmp_path: Path, secrets: bool) -> SimpleNamespace:
+def _game(tmp_path: Path, secrets: bool, empty: bool = False) -> SimpleNamespace:
     extra = {"secrets": {"carol": hash_secret("old-code")}} if secrets else None
+    if empty:  # a game opened for sign-ups keeps an empty table of codes
+        extra = {"secrets": {}}
     store = GameStore.create(tmp_path, "g1", {"game": "lupus-in-tabula"}, [], [], meta_extra=extra)
     store.commit(bounces=[{"player": "carol", "count": 3, "unreachable": True}])
     return SimpleNamespace(id="g1", store=store)
@@ -46,8 +50,9 @@ def test_a_newcomer_gets_a_new_code_and_the_seat_a_clean_bounce_record(tmp_path:
     assert record["cleared_by"] == "substitution"
 
 
-def test_no_code_is_mailed_in_a_game_without_secret_codes(tmp_path: Path) -> None:
-    game = _game(tmp_path, secrets=False)
+@pytest.mark.parametrize("empty", [False, True])
+def test_no_code_is_mailed_in_a_game_without_secret_codes(tmp_path: Path, empty: bool) -> None:
+    game = _game(tmp_path, secrets=False, empty=empty)
     assert seat_rows(SERVICE, game, Step(facts=(EVENT,)), NOW) == []
-    assert "secrets" not in game.store.meta
+    assert not game.store.meta.get("secrets")
     assert not game.store.bounce_states()["carol"]["unreachable"]
