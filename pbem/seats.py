@@ -13,9 +13,10 @@ Decisions (docs/daemon.md, "Seats"):
 - the newcomer's address must not hold a seat already nor be a game master's;
 - the seat takes the newcomer's name (the forums' way, « Bob remplace Alice ») unless the
   game's option ``substitute_name`` is ``kept``; without a name given, the seat keeps its name;
-- a name is one word (LUP-D28), neither a command keyword nor a reserved word, and unique
-  (accent- and case-insensitive) among the seats and their shown names (a volunteer's on the
-  bench as well);
+- a name follows LUP-D28 as issue 13 amends it (the sign-ups' rule: spaces, accents and
+  hyphens, read back by the parser, no keyword at its start, no reserved word) and is unique,
+  no word-prefix of another (accent- and case-insensitive), among the seats and their shown
+  names (a volunteer's on the bench as well);
 - a bench holds BENCH_MAX volunteers at most.
 """
 
@@ -32,6 +33,7 @@ from pbem.core.events import BenchJoined, PlayerDied, Substituted
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
+from pbem.core.names import name_problem
 from pbem.core.roster import Holder
 from pbem.mail.address import is_mailable
 from pbem.mail.grammar import parse_gender
@@ -91,11 +93,13 @@ def parse_newcomer(table: Table, text: str) -> Newcomer:
     if not tokens:
         raise InvalidSyntax("seat_no_newcomer", bench=[b.name for b in table.roster.bench])
     first, rest = tokens[0], tokens[1:]
-    if "@" not in first:  # a name on the bench
-        volunteer = table.roster.bench_named(first)
-        if volunteer is None or rest:
+    if "@" not in first:  # a name on the bench (« Jean Pierre »: the words after the link)
+        volunteer = table.roster.bench_named(" ".join(tokens))
+        if volunteer is None:
             raise InvalidSyntax(
-                "seat_not_on_bench", name=first, bench=[b.name for b in table.roster.bench]
+                "seat_not_on_bench",
+                name=" ".join(tokens),
+                bench=[b.name for b in table.roster.bench],
             )
         return Newcomer(volunteer.email, volunteer.name, volunteer.gender, volunteer.lang)
     gender = None
@@ -105,23 +109,31 @@ def parse_newcomer(table: Table, text: str) -> Newcomer:
             rest = rest[:-1]
         except ValueError:
             pass
-    if len(rest) > 1:
-        raise InvalidSyntax("seat_bad_name", name=" ".join(rest))
-    return Newcomer(first.strip("<>").lower(), rest[0] if rest else None, gender)
+    return Newcomer(first.strip("<>").lower(), " ".join(rest) or None, gender)
 
 
 def check_name(table: Table, name: str, seat: str | None = None) -> None:
     """Refuse a name the game could not tell apart (``seat``: the seat it will be shown for,
-    whose own names do not clash with it)."""
-    if not name or any(c.isspace() for c in name) or "@" in name:
+    whose own names do not clash with it). LUP-D28 as issue 13 amends it (the sign-ups'
+    rule): spaces, accents and hyphens are fine, but the parser must read the name back, it
+    starts with no command keyword, holds no reserved word, and is no word-prefix of another
+    name nor the other way round."""
+    if not name or "@" in name or name_problem(name) is not None:
         raise InvalidSyntax("seat_bad_name", name=name)
-    wanted = fold(name)
-    keywords = {fold(k) for spec in table.rules.all_commands for k in spec.fr + spec.en}
-    if wanted in keywords or wanted in {fold(w) for w in table.rules.reserved}:
+    words = fold(name).split()
+    for spec in table.rules.all_commands:
+        if any(words[: len(fold(k).split())] == fold(k).split() for k in spec.fr + spec.en):
+            raise InvalidSyntax("seat_bad_name", name=name)
+    reserved = {fold(w) for w in table.rules.reserved}
+    if fold(name) in reserved or any(w in reserved for w in words):
         raise InvalidSyntax("seat_bad_name", name=name)
     for holder in table.roster.holders:
-        if holder.seat != seat and wanted in (fold(holder.seat), fold(holder.name)):
-            raise IllegalNow("seat_name_taken", name=name)
+        if holder.seat == seat:
+            continue
+        for other in {holder.seat, holder.name}:
+            shorter, longer = sorted((fold(other).split(), words), key=len)
+            if longer[: len(shorter)] == shorter:
+                raise IllegalNow("seat_name_taken", name=name)
 
 
 def check_address(table: Table, email: str, admins: Sequence[str] = ()) -> None:
@@ -174,9 +186,7 @@ def volunteer(table: Table, email: str, text: str, lang: str) -> BenchJoined:
             tokens = tokens[:-1]
         except ValueError:
             pass
-    if len(tokens) > 1:
-        raise InvalidSyntax("seat_bad_name", name=" ".join(tokens))
-    name = tokens[0] if tokens else email.partition("@")[0].capitalize()
+    name = " ".join(tokens) or email.partition("@")[0].capitalize()
     check_name(table, name)
     if table.roster.bench_named(name) is not None:
         raise IllegalNow("seat_name_taken", name=name)

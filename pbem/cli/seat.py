@@ -43,7 +43,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("game", help="the game's id")
     p.add_argument("seat", help="the seat's player name (as in pbem status)")
     p.add_argument("newcomer", metavar="NEW-EMAIL", help="the newcomer's address (or bench name)")
-    p.add_argument("--name", help="the newcomer's name in the game (one word)")
+    p.add_argument("--name", help="the newcomer's name in the game (spaces allowed)")
     p.add_argument(
         "--pronoun", choices=PRONOUNS, help="how the texts address the newcomer (agreement)"
     )
@@ -53,7 +53,7 @@ def add_commands(sub: Any) -> None:
 def replace_line(seat: str, newcomer: str, name: str | None, pronoun: str | None) -> str:
     """The desk's line for a replacement (English keywords: the desk reads both)."""
     words = ["REPLACE", seat, "WITH", newcomer]
-    words += [name] if name else []
+    words += [" ".join(name.split())] if name else []
     words += [pronoun] if pronoun else []
     return " ".join(words)
 
@@ -65,8 +65,8 @@ def cmd_seat_replace(args: argparse.Namespace) -> int:
     from pbem.daemon.spools import ADMIN_SPOOL
     from pbem.desk.requests import write_admin_request
 
-    if args.name is not None and (not args.name.strip() or any(c.isspace() for c in args.name)):
-        return _err("seat replace", PbemError(f"--name {args.name!r} must be one word"))
+    if args.name is not None and not args.name.strip():
+        return _err("seat replace", PbemError("--name must not be empty"))
     if "@" in args.newcomer and args.name is None:
         print("(no --name: the seat keeps its name)")
     line = replace_line(args.seat, args.newcomer, args.name, args.pronoun)

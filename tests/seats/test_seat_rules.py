@@ -97,7 +97,8 @@ def test_the_admin_replaces_a_seat_and_the_address_follows() -> None:
         ("REPLACE carol WITH zoe@", "not an email address"),
         ("REPLACE carol WITH z@example.net alice", "already taken"),
         ("REPLACE carol WITH z@example.net vote", "will not do"),
-        ("REPLACE carol WITH z@example.net two words", "will not do"),
+        ("REPLACE carol WITH z@example.net Vote Bob", "will not do"),
+        ("REPLACE carol WITH z@example.net bob Marley", "already taken"),
         ("REPLACE carol WITH Zoe", "neither an address nor a substitute on the bench"),
         ("REPLACE carol", "Replace with whom?"),
     ],
@@ -299,3 +300,22 @@ def test_the_html_quick_actions_name_the_newcomer() -> None:
         table.apply(step)
         pages += [o.html for o in step.outgoing if o.html and "VOTE%20" in o.html]
     assert pages and all("VOTE%20Dan" in p and "VOTE%20erin" not in p for p in pages)
+
+
+def test_a_newcomers_name_may_hold_a_space_lup_d28() -> None:
+    """LUP-D28 as issue 13 amends it: « Jean Pierre » is a name players can vote for."""
+    table = new_table()
+    admin(table, "REPLACE carol WITH jp@example.net Jean Pierre he")
+    assert table.roster.shown("carol") == "Jean Pierre" and table.genders["carol"] == "m"
+    step = table.receive(mail("alice@example.org", "KILL Jean Pierre"), channel="private", now=NOW)
+    assert "✓ KILL Jean Pierre" in step.outgoing[0].body
+
+
+def test_a_bench_volunteer_with_a_space_in_his_name_takes_a_seat() -> None:
+    table = new_table()
+    step = table.receive(
+        mail("jp@example.net", "SUBSTITUTE Jean Pierre"), channel="private", now=NOW
+    )
+    table.apply(step)
+    admin(table, "REPLACE hugo WITH Jean Pierre")
+    assert table.player_emails["hugo"] == "jp@example.net"
