@@ -319,3 +319,11 @@ def test_a_bench_volunteer_with_a_space_in_his_name_takes_a_seat() -> None:
     table.apply(step)
     admin(table, "REPLACE hugo WITH Jean Pierre")
     assert table.player_emails["hugo"] == "jp@example.net"
+
+
+def test_a_volunteer_benched_at_sign_up_takes_a_seat_by_name() -> None:
+    """The sign-ups carry their bench into the setup: the game master gives a seat from it."""
+    table = new_table(bench=[{"name": "Zoé", "email": "zoe@example.net", "pronoun": "elle"}])
+    admin(table, "REPLACE dave WITH zoe")
+    assert table.player_emails["dave"] == "zoe@example.net" and table.genders["dave"] == "f"
+    assert table.roster.shown("dave") == "Zoé" and table.roster.bench == ()
