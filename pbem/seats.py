@@ -251,8 +251,11 @@ def bench_offer(
         "desk/bench_offer", table.setup.lang, {**params, "seats": living}
     )
     thread = f"{table.game_id}/desk"
+    html = table.pages.page(subject, body, table.setup.lang)  # like the game's other mails
     offers = tuple(
-        Outgoing(f"{table.game_id}/bench/{key}/{i}", (a,), False, subject, body, None, thread)
+        Outgoing(
+            f"{table.game_id}/bench/{key}/{i}", (a,), False, subject, body, None, thread, html=html
+        )
         for i, a in enumerate(masters)
     )
     return replace(step, outgoing=(*step.outgoing, *offers))
