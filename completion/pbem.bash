@@ -2,7 +2,7 @@
 # Install: pbem completion bash > /etc/bash_completion.d/pbem
 
 declare -gA _pbem_commands _pbem_options _pbem_takes _pbem_values
-_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin archive verify stats'
+_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin seat archive verify stats'
 _pbem_options[pbem]='-h --help --version -c --config'
 _pbem_takes[pbem]='-c --config'
 _pbem_commands['pbem simulate']=''
@@ -64,6 +64,13 @@ _pbem_takes['pbem reachable']='-c --config'
 _pbem_commands['pbem admin']=''
 _pbem_options['pbem admin']='-h --help -c --config'
 _pbem_takes['pbem admin']='-c --config'
+_pbem_commands['pbem seat']=replace
+_pbem_options['pbem seat']='-h --help'
+_pbem_takes['pbem seat']=''
+_pbem_values['pbem seat replace|--pronoun']='il elle iel he she they'
+_pbem_commands['pbem seat replace']=''
+_pbem_options['pbem seat replace']='-h --help -c --config --name --pronoun'
+_pbem_takes['pbem seat replace']='-c --config --name --pronoun'
 _pbem_values['pbem archive|--lang']='fr en'
 _pbem_commands['pbem archive']=''
 _pbem_options['pbem archive']='-h --help -c --config --data-dir --index -o --out --lang'

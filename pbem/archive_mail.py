@@ -41,9 +41,11 @@ def archive_mails(
     final = Table(table.setup, table.rules, events, table.renderer)
     by_lang: dict[str, dict[str, str]] = {}
     out: list[tuple[str, bytes, tuple[str, ...]]] = []
+    # who holds each seat at the end (the roster), and whoever held one before (issue 13)
     recipients: list[tuple[str, str, str]] = [
-        (str(p.name), p.email, p.lang) for p in table.setup.players
+        (str(h.seat), h.email, h.lang) for h in final.roster.holders
     ]
+    recipients += [(f"former/{a}", a, table.setup.lang) for a in final.roster.former]
     recipients += [(f"admin{i}", a, table.setup.lang) for i, a in enumerate(table.setup.admins)]
     for who, address, lang in recipients:
         if lang not in by_lang:

@@ -3,8 +3,8 @@ command (issue 15). One per table; the pages themselves are made by :mod:`pbem.m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -30,6 +30,9 @@ class MailPages:
     moderator: str
     game_id: str
     list_address: str
+    renamed: Mapping[str, str] = field(default_factory=dict)
+    """Seats shown under a newcomer's name (issue 13): seat -> shown name, for the quick
+    actions' labels and lines."""
 
     def page(self, subject: str, body: str, lang: str) -> str:
         """A mail that asks for nothing (a receipt, a result)."""
@@ -62,6 +65,7 @@ class MailPages:
                 private_address=game_address(self.moderator, self.game_id),
                 list_address=self.list_address,
                 public=public,
+                shown=self.renamed,
             )
         title = self.renderer.text("common/quick_actions", lang, {}) if actions else ""
         return to_html(

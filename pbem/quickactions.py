@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -67,12 +67,14 @@ def quick_actions(
     private_address: str,
     list_address: str,
     public: bool,
+    shown: Mapping[str, str] | None = None,
 ) -> tuple[QuickAction, ...]:
     """The quick actions of a mail whose text part is ``text``.
 
     ``readers``: who may act on it (the one addressee of a private mail; every player for a
     public one, where a choice is kept if any reader may make it). A ``public`` mail offers
-    only the commands posted on the list.
+    only the commands posted on the list. ``shown``: seats shown under a newcomer's name
+    (issue 13), written so in the labels and lines.
     """
     # the keywords the mail names, in capitals as every prompt writes them (« ÉCHARPE » too)
     asked = {fold(word) for word in _WORD.findall(text) if word.isupper()}
@@ -81,7 +83,7 @@ def quick_actions(
     seen: set[tuple[str, str]] = set()
     for spec in _asked_specs(rules, state, readers, asked, lang, public):
         found: list[QuickAction] = []
-        for label, command, line in _choices(spec, names, lang):
+        for label, command, line in _choices(spec, names, lang, shown or {}):
             channel = _channel(rules, state, readers, spec, command, now, public)
             if channel is None or (spec.verb, line) in seen:
                 continue
@@ -138,7 +140,7 @@ def _pair(spec: CommandSpec) -> bool:
 
 
 def _choices(
-    spec: CommandSpec, names: Iterable[str], lang: str
+    spec: CommandSpec, names: Iterable[str], lang: str, shown: Mapping[str, str]
 ) -> Iterable[tuple[str, Command, str]]:
     """(label, command, line) for each value of the command's one argument."""
     keyword = spec.keyword(lang)
@@ -149,10 +151,12 @@ def _choices(
     if isinstance(arg, Players):  # a pair, in the order the game lists its players
         for first, second in itertools.combinations(names, 2):
             targets = (PlayerId(first), PlayerId(second))
-            yield f"{first} & {second}", Command(spec.verb, targets), f"{keyword} {first} {second}"
+            one, two = shown.get(first, first), shown.get(second, second)  # their holders
+            yield f"{one} & {two}", Command(spec.verb, targets), f"{keyword} {one} {two}"
     elif isinstance(arg, Player):
         for name in names:
-            yield name, Command(spec.verb, (PlayerId(name),)), f"{keyword} {name}"
+            label = shown.get(name, name)  # the command names the seat, the line its holder
+            yield label, Command(spec.verb, (PlayerId(name),)), f"{keyword} {label}"
         if arg.optional:
             yield keyword, Command(spec.verb), keyword
     elif isinstance(arg, Word):

@@ -7,7 +7,8 @@
 - on-time rate per player: of the phases in which the game expected a command from him (the
   rules' ``awaiting`` list when the phase opened, the list reminders go to), the share in which
   one of his commands was accepted. A command after the deadline is refused and leaves no
-  event, so an accepted command is one sent in time.
+  event, so an accepted command is one sent in time. A phase counts for whoever held the seat
+  when it closed (a seat may change hands, issue 13).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from pbem.core.events import GameEnded, PhaseStarted, RolesDealt
+from pbem.core.events import GameEnded, PhaseStarted, RolesDealt, Substituted
+from pbem.core.roster import Roster
+from pbem.desk.kernel import is_kernel, voided
 from pbem.table import Table
 
 
@@ -55,15 +58,12 @@ def game_stats(tables: Iterable[Table]) -> dict[str, Any]:
         day = summary.get("day")
         if isinstance(day, int):
             days[game].append(day)
-        emails: dict[str, str] = {str(p.name): p.email.lower() for p in table.setup.players}
-        for p in table.setup.players:
-            names.setdefault(p.email.lower(), p.name)
-        for player, was_expected, acted in _punctuality(table):
-            key = emails.get(player)
-            if key is None or not was_expected:
+        for address, name, was_expected, acted in _punctuality(table):
+            names.setdefault(address, name)
+            if not was_expected:
                 continue
-            expected[key] += 1
-            in_time[key] += acted
+            expected[address] += 1
+            in_time[address] += acted
     return {
         "games": dict(sorted(per_game.items())),
         "sides": [
@@ -110,18 +110,26 @@ def _rate(part: int, whole: int) -> float:
     return round(part / whole, 3) if whole else 0.0
 
 
-def _punctuality(table: Table) -> list[tuple[str, bool, bool]]:
-    """(player, expected, acted) for every phase of a game and every player concerned."""
+def _punctuality(table: Table) -> list[tuple[str, str, bool, bool]]:
+    """(address, name, expected, acted) for every phase of a game and every player concerned:
+    the address and name of whoever held the seat when the phase closed (the roster)."""
     rules = table.rules
     state = rules.new_state()
-    out: list[tuple[str, bool, bool]] = []
+    out: list[tuple[str, str, bool, bool]] = []
     waiting: frozenset[str] = frozenset()
     acted: set[str] = set()
+    roster = Roster.of(table.setup.players)
 
     def close() -> None:
-        out.extend((p, True, p in acted) for p in sorted(waiting))
+        holders = [roster.by_seat(p) for p in sorted(waiting)]
+        out.extend((h.email.lower(), h.name, True, h.seat in acted) for h in holders)
 
-    for event in table.ruled:
+    void = voided(table.events)
+    for index, event in enumerate(table.events):  # the rules' events, and who held each seat
+        if isinstance(event, Substituted):
+            roster = roster.evolve(event)
+        if is_kernel(event) or index in void:
+            continue
         if isinstance(event, PhaseStarted):
             close()
             state = rules.evolve(state, event)

@@ -37,18 +37,28 @@ from pbem.core.errors import (
     NotAPlayer,
     PartlyRefused,
     SetupError,
+    TargetError,
     UnknownCommand,
     UnknownTarget,
 )
-from pbem.core.events import DealCommitted, Event, Notice, PhaseClosed, RolledBack
+from pbem.core.events import (
+    DealCommitted,
+    Event,
+    Notice,
+    PhaseClosed,
+    RolledBack,
+    Substituted,
+)
 from pbem.core.game import ADMIN, GameSpec, PlayerSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
+from pbem.core.roster import Roster
 from pbem.deal import canonical_deal, deal_events, digest
 from pbem.desk import DESK_SPECS, is_desk, run_desk
 from pbem.desk.kernel import Desk, is_kernel, split
 from pbem.games import rules_for
 from pbem.games.idle import idle_after_close
+from pbem.handover import handover_mails
 from pbem.mail.address import is_mailable
 from pbem.mail.grammar import parse_gender
 from pbem.mail.html import with_paragraph
@@ -57,6 +67,7 @@ from pbem.mail.render import LANGS, Renderer, duration, shared_renderer
 from pbem.mail.threads import current_thread
 from pbem.mailpages import MailPages
 from pbem.rules import options_in_use, rules_page
+from pbem.seats import bench_offer, replaced_refusal, setup_bench
 from pbem.setup_check import check_new_setup
 from pbem.signup import late as late_signup
 
@@ -305,20 +316,11 @@ class Table:
         """The events the rules fold: no kernel event, nothing a rollback voided."""
         self.desk = Desk()
         self.state = rules.new_state()
+        self.roster = Roster.of(setup.players)
+        """Who holds each seat now (setup + ``Substituted`` events): every address lookup."""
         self._rebuild()
         self.renderer = renderer or shared_renderer(setup.timezone)
-        self.by_email = {p.email.lower(): p for p in setup.players}
-        self.by_name = {p.name: p for p in setup.players}
-        self.genders = {p.name: p.gender for p in setup.players if p.gender}
-        """Every text may name any player: the templates agree with these (``g`` filter)."""
-        self.pages = MailPages(
-            rules,
-            self.renderer,
-            tuple(self.by_name),
-            setup.moderator,
-            setup.game_id,
-            setup.list_address,
-        )
+        self._pages: MailPages | None = None
         for spec in setup.players:
             for reserved in rules.all_commands:
                 if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
@@ -398,11 +400,44 @@ class Table:
 
     @property
     def player_emails(self) -> Mapping[str, str]:
-        return {p.name: p.email for p in self.setup.players}
+        """Seat -> the address that holds it now (the roster)."""
+        return {h.seat: h.email for h in self.roster.holders}
 
     @property
     def player_langs(self) -> Mapping[str, str]:
-        return {p.name: p.lang for p in self.setup.players}
+        return {h.seat: h.lang for h in self.roster.holders}
+
+    @property
+    def pages(self) -> MailPages:
+        """The HTML alternative's maker, for the seats as they are shown now: names in bold and
+        quick actions under a newcomer's name once a seat changed hands (issue 13)."""
+        renamed = self.roster.renamed
+        if self._pages is None or self._pages.renamed != renamed:
+            self._pages = MailPages(
+                self.rules,
+                self.renderer,
+                tuple(self.roster.shown_names(self.by_name)),
+                self.setup.moderator,
+                self.setup.game_id,
+                self.setup.list_address,
+                renamed,
+            )
+        return self._pages
+
+    @property
+    def by_email(self) -> Mapping[str, PlayerSpec]:
+        """Lower-cased address -> the seat it holds now, as a player (the roster)."""
+        return {h.email.lower(): h.spec for h in self.roster.holders}
+
+    @property
+    def by_name(self) -> Mapping[str, PlayerSpec]:
+        return {h.seat: h.spec for h in self.roster.holders}
+
+    @property
+    def genders(self) -> Mapping[str, str]:
+        """Every text may name any player: the templates agree with these (``g`` filter);
+        a seat that changed hands agrees with its newcomer."""
+        return {h.seat: h.gender for h in self.roster.holders if h.gender}
 
     def deadlines(self) -> Mapping[str, datetime]:
         """The pending deadlines in effect: the rules' ones, none while the game master has
@@ -424,7 +459,14 @@ class Table:
         return current_thread(reversed(self.ruled))
 
     def summary(self) -> dict[str, Any]:
+        """The rules' summary, by seat (the archive, stats and status read seats)."""
         return self.rules.summary(self.state)
+
+    def shown_summary(self) -> dict[str, Any]:
+        """The summary with each seat shown by its holder's name (``pbem simulate``'s state
+        line: what the players see)."""
+        shown: dict[str, Any] = self.roster.show(self.summary())
+        return shown
 
     def awaiting(self) -> frozenset[PlayerId]:
         return self.rules.awaiting(self.state)
@@ -441,6 +483,7 @@ class Table:
             self._rebuild()
             return
         for index, event in enumerate(new, base):
+            self.roster = self.roster.evolve(event)
             if is_kernel(event):
                 self.desk.evolve(index, event)
             else:
@@ -450,6 +493,8 @@ class Table:
     def _rebuild(self) -> None:
         self.ruled, self.desk = split(self.events)
         self.state = self.rules.fold(self.ruled)
+        # seat events are kernel events, never void; the bench starts with the setup's
+        self.roster = Roster.of(self.setup.players, self.events, setup_bench(self.setup))
 
     def on_deadline(self, key: str, now: datetime) -> Step:
         """Close the phase whose deadline ``key`` passed; an empty step if it is not pending
@@ -513,19 +558,18 @@ class Table:
                 return Step(post="relay")
             if not relay:
                 return Step()  # a spectator's post on an external list is just talk
-        if player is None and channel == "private":  # a sign-up word after the start
+        if player is None and channel == "private":
+            # REMPLACANT/SUBSTITUTE: a volunteer for the bench (issue 13, pbem/seats.py)
+            offered = bench_offer(self, msg, sender, key[:16], message_id, admins)
+            if offered is not None:
+                return offered
             late = self._late_stranger(msg, sender, key[:16], message_id, admins)
-            if late is not None:
+            if late is not None:  # a sign-up word after the start
                 return late
         if player is None:
-            refused = _Reply(
-                rejected=[
-                    {
-                        "line": "",
-                        "reason": self._reason(NotAPlayer(address=sender), self.setup.lang),
-                    }
-                ]
-            )
+            # an address whose seat changed hands is told so politely (issue 13)
+            why = replaced_refusal(self, sender) or NotAPlayer(address=sender)
+            refused = _Reply(rejected=[{"line": "", "reason": self._reason(why, self.setup.lang)}])
             return Step(
                 (),
                 (self._reply_mail(sender, self.setup.lang, refused, key[:16], message_id),),
@@ -683,7 +727,7 @@ class Table:
         private mail's Subject may hold a command but is never reported as ignored text.
         """
         specs = [s for s in self.rules.all_commands if s.public or channel == "private"]
-        names = self.rules.names(self.state)
+        names = self.roster.shown_names(self.rules.names(self.state))
         subject = [text.subject] if channel == "private" and text.subject else []
         commands: list[tuple[str, Command]] = []
         lines = subject + list(text.lines)
@@ -703,7 +747,7 @@ class Table:
                 reply.rejected.append({"line": line, "reason": self._reason(exc, lang)})
                 continue
             if command is not None:
-                commands.append((line, command))
+                commands.append((line, self.roster.to_seats(command)))
             elif channel == "private" and index >= len(subject):
                 reply.ignored.append(line)
         return commands
@@ -714,7 +758,9 @@ class Table:
         """The forum convention: a public post whose only command is a bold text."""
         line = " ".join(f"**{b}**" for b in bold)
         try:
-            command = self.rules.bold_command(self.state, player.name, bold)
+            command = self.rules.bold_command(
+                self.state, player.name, self.roster.bold_to_seats(bold)
+            )
         except CommandError as exc:
             reply.rejected.append({"line": line, "reason": self._reason(exc, player.lang)})
             return []
@@ -752,11 +798,15 @@ class Table:
         heading = [subject] if subject else []
         for index, line in enumerate([*heading, *lines]):
             try:
-                command = parse_line(line, specs, self.rules.names(table.state))
+                # the game master may name a seat by its shown name or by the seat's own
+                # (pbem status, pbem seat replace)
+                shown = table.roster.desk_names(self.rules.names(table.state))
+                command = parse_line(line, specs, shown)
                 if command is None:
                     if line.strip() and index >= len(heading):
                         reply.ignored.append(line)
                     continue
+                command = table.roster.to_seats(command)
                 if is_desk(command.verb):
                     result = run_desk(table, command, now, sender)
                     new = list(result.events)
@@ -825,11 +875,10 @@ class Table:
             return state
         if command.verb == "status":
             params = self.rules.status(state, player.name)
+            params = {"name": player.name, "genders": self.genders, **params}
             reply.extra.append(
                 self.renderer.text(
-                    f"{self.rules.templates}/status",
-                    player.lang,
-                    {"name": player.name, "genders": self.genders, **params},
+                    f"{self.rules.templates}/status", player.lang, self.roster.show(params)
                 )
             )
             return state
@@ -882,7 +931,7 @@ class Table:
         if command.word:
             words = [a for a in spec.args if isinstance(a, Word)]
             parts.append(words[0].label(command.word, lang) if words else command.word.upper())
-        parts += list(command.targets)
+        parts += self.roster.shown_names(command.targets)
         if command.text:
             parts.append(command.text)
         return " ".join(parts)
@@ -895,6 +944,10 @@ class Table:
             "public": "yes" if spec.public else "no",
         }
 
+    def syntax(self, spec: CommandSpec, lang: str) -> dict[str, str]:
+        """How ``AIDE`` shows ``spec`` to a player writing in ``lang``."""
+        return self._syntax(spec, lang)
+
     def reason(self, exc: CommandError, lang: str) -> str:
         """Why ``exc`` refused a command, in ``lang`` (the reply's wording)."""
         return self._reason(exc, lang)
@@ -906,7 +959,12 @@ class Table:
         template = f"reasons/{exc.reason}"
         if not self.renderer.exists(template, lang):
             template = "reasons/rejected"
-        return self.renderer.text(template, lang, params)
+        # the params name seats, shown by their holders' names; but what a player typed is
+        # his, and a refused address is told the name it played under
+        shown = params if isinstance(exc, NotAPlayer) else self.roster.show(params)
+        if isinstance(exc, TargetError):
+            shown["name"] = exc.name
+        return self.renderer.text(template, lang, shown)
 
     def _reply_mail(
         self,
@@ -967,6 +1025,9 @@ class Table:
                 if after is None and not any(isinstance(e, RolledBack) for e in events):
                     after = self.rules.fold((e for e in events if not is_kernel(e)), self.state)
                 outgoing += self._notice_mails(event, f"{self.game_id}/{base + index}", after)
+            elif isinstance(event, Substituted):  # issue 13: the list, the packet, a goodbye
+                history = [*self.events, *events[:index]]
+                outgoing += handover_mails(self, event, history, f"{self.game_id}/{base + index}")
         encoded = tuple(self.rules.codec.encode(e) for e in events)
         return Step(encoded, tuple(outgoing), tuple(events), post, deferred)
 
@@ -974,7 +1035,11 @@ class Table:
         """The mails of a notice; ``after``: the state its quick actions are checked on
         (None: no quick actions)."""
         thread = f"{self.game_id}/{notice.thread}"
-        params = {"game": self.rules.title, "genders": self.genders, **notice.params}
+        # a seat that changed hands is shown by its newcomer's name (the option
+        # substitute_name, issue 13): the rules' params name seats
+        params = self.roster.show(
+            {"game": self.rules.title, "genders": self.genders, **notice.params}
+        )
         lang = self.setup.lang
         if notice.public:
             subject, body = self.renderer.mail(notice.template, lang, params)
@@ -996,7 +1061,7 @@ class Table:
                 continue
             player = self.by_name[name]
             subject, body = self.renderer.mail(
-                notice.template, player.lang, {"name": name, **params}
+                notice.template, player.lang, {"name": self.roster.shown(name), **params}
             )
             html = self.pages.prompt(subject, body, player.lang, after, (name,), public=False)
             mails.append(

@@ -117,7 +117,17 @@ def _examples(lang: str, name: str) -> list[dict[str, Any]]:
 
 
 # templates whose parameters' names say little of their shape
-SAMPLES: dict[str, dict[str, Any]] = {"common/bold_disagree": {"html": ["Alice"], "text": ["Bob"]}}
+SAMPLES: dict[str, dict[str, Any]] = {
+    "common/bold_disagree": {"html": ["Alice"], "text": ["Bob"]},
+    # issue 13: the hand-over packet re-renders the seat's mails; the game's help folder
+    "common/handover": {
+        "sections": [{"subject": "[Lupus] Votre rôle", "body": "Vous êtes le Voyant."}],
+        "commands": [{"verb": "help", "keyword": "AIDE", "args": "", "public": "no"}],
+        "folder": "lupus",
+        "awaited": True,
+        "situation": "Vous êtes le Voyant, en vie.",
+    },
+}
 
 
 def _sample(variable: str) -> Any:

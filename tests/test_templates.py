@@ -204,6 +204,9 @@ def sample(name: str) -> Any:
         "deadline": when,
         "topic": "",
         "count": 2,
+        # issue 13: the hand-over packet's re-rendered mails
+        "sections": [{"subject": "[Lupus] Your role", "body": "You are the Seer."}],
+        "situation": "You are the Seer, alive.",
     }
     if name in table:
         return table[name]

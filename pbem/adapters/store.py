@@ -779,6 +779,13 @@ class GameStore:
             self.head.table("ledger").remove(doc_ids=[d.doc_id for d in ledger])
             self.head.table("meta").update({"segments": n}, doc_ids=[1])
 
+    def set_secret(self, player: str, hashed: Mapping[str, str]) -> None:
+        """Give ``player``'s seat a new secret code (scrypt-hashed): its newcomer's (issue 13)."""
+        with self.head.transaction():
+            secrets = dict(self.meta.get("secrets", {}))
+            secrets[player] = dict(hashed)
+            self.head.table("meta").update({"secrets": secrets}, doc_ids=[1])
+
     def set_held_window(self, keys: Sequence[str], window: str) -> None:
         """Record the phase (deadline window) in which held posts were last found still held."""
         with self.head.transaction():

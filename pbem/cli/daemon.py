@@ -161,7 +161,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             description="Queue one of the game master's commands (PAUSE, REPRISE/RESUME, "
             "PROLONGER/EXTEND 24h, CLORE/CLOSE, ROLES, ANNONCE/ANNOUNCE text, RETIRER/REMOVE "
             "name [reason], FIN/END [side], "
-            "APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, AIDE/HELP; before a game opened "
+            "APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, REMPLACER/REPLACE name WITH "
+            "address [name], AIDE/HELP; before a game opened "
             "by open-game starts: PROLONGER/EXTEND 24h, DEMARRER/START, ANNULER PARTIE/CANCEL, "
             "STATUT/STATUS) for the running daemon, which applies it as if the game's "
             "administrator had mailed it and mails the reply to the game's administrators.",
@@ -170,6 +171,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("game", help="the game's id")
     p.add_argument("words", nargs="+", metavar="COMMAND", help="the command and its arguments")
     p.set_defaults(func=cmd_admin)
+
+    from pbem.cli.seat import add_commands as add_seat_commands  # it imports this module
+
+    add_seat_commands(sub)  # seat replace (issue 13)
 
 
 def _load(args: argparse.Namespace, passwords: bool = False) -> Any:

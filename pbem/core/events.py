@@ -203,6 +203,34 @@ class RolledBack(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class Substituted(Event):
+    """A seat changes hands (issue 13): ``seat`` keeps its role, votes and history; from now
+    on it is held by ``email`` and shown as ``name`` (the roster, pbem/core/roster.py).
+
+    ``old_name`` and ``old_email`` record who held it, so that the old address can be told
+    politely that it no longer plays, and the announcement can say who replaced whom."""
+
+    seat: PlayerId
+    old_name: str
+    old_email: str
+    name: str
+    email: str
+    lang: str
+    gender: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchJoined(Event):
+    """A volunteer (``REMPLACANT``/``SUBSTITUTE`` from a non-player) waits on the game's bench
+    to take a seat the game master gives him (``REMPLACER nom par <his name>``)."""
+
+    name: str
+    email: str
+    lang: str
+    gender: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class DeskNotice(Notice):
     """A notice from the game master's desk: mailed like any notice, folded by no game."""
 
@@ -214,6 +242,8 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     DeadlineMoved,
     RolledBack,
     DeskNotice,
+    Substituted,
+    BenchJoined,
 )
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pbem.daemon.jobs import DeadlineJob, Job, ReminderJob
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
+from pbem.daemon.seats import shown_name
 from pbem.daemon.threads import game_addressing
 from pbem.daemon.work import Deadline, Reminder
 from pbem.mail.envelope import build, build_outgoing
@@ -103,7 +104,7 @@ class DeadlinesMixin:
                 lang,
                 {
                     "game": game_id,
-                    "name": name,
+                    "name": shown_name(game.table, name),  # a newcomer's (issue 13)
                     "deadline": when.isoformat(),
                     "hours_left": f"{left:.1f}",
                 },

@@ -20,6 +20,7 @@ from pbem.daemon.listgate import stop_reason
 from pbem.daemon.message import header_addresses, parse
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Channel, Game
+from pbem.daemon.seats import replaced_in, shown_name
 from pbem.mail.envelope import build
 from pbem.mail.html import alternative
 from pbem.mail.listpost import Attribution, attribute
@@ -75,7 +76,8 @@ class RelayMixin:
         """The outbox row that distributes one accepted list post to the list's members."""
         sender = (header_addresses(msg, "From") or [""])[0]
         names = {a.lower(): n for n, a in game.table.player_emails.items()}
-        poster = names.get(sender) or "MJ"  # otherwise a game administrator
+        # the seat's shown name (a newcomer's, issue 13); otherwise a game administrator
+        poster = shown_name(game.table, names[sender]) if sender in names else "MJ"
         address = self.list_address(game)
         mid, copy = relay_copy(
             raw,
@@ -358,6 +360,8 @@ class RelayMixin:
             if not g.table.finished
             and sender in {e.lower() for e in g.table.player_emails.values()}
         ]
+        if not mine:  # a replaced player's only game tells him so politely (issue 13)
+            mine = [g for g in self.games.values() if replaced_in(g.table, sender)]
         answered = self.thread_game(msg, sender)  # issue 15 (pbem.daemon.threads)
         if answered is not None:
             alone = len(mine) == 1 and mine[0] is answered  # he would have reached it anyway

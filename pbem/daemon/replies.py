@@ -17,6 +17,7 @@ from pbem.daemon.auth import AuthVerdict
 from pbem.daemon.limits import limit_note
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
+from pbem.daemon.seats import seat_rows
 from pbem.daemon.threads import game_addressing
 from pbem.mail.address import is_mailable
 from pbem.mail.envelope import build, build_outgoing
@@ -96,6 +97,7 @@ class RepliesMixin:
             first_seq=len(step.outgoing),
             id_key=self.id_key,
         )
+        rows += seat_rows(self, game, step, now)  # a seat changed hands: its new code
         return rows
 
     def _members(self: Service, game: Game) -> set[str]:

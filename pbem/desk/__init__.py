@@ -22,6 +22,7 @@ from pbem.desk import (
     pause,
     preview,
     remove,
+    replace,
     resume,
     roles,
     rollback,
@@ -42,6 +43,7 @@ COMMANDS: tuple[DeskCommand, ...] = (
     end,
     preview,
     rollback,
+    replace,
     help,
 )
 """Every desk command, in the order ``AIDE``/``HELP`` lists them."""

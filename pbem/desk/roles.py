@@ -24,11 +24,22 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     params = {
         "game": table.rules.title,
         "names": f"{table.rules.templates}/_names.jinja",
-        "cast": cast(table),
+        "cast": [{**s, "holder": _holder(table, s["name"])} for s in cast(table)],
         "orders": pending_orders(table.ruled, table.rules.all_commands, table.setup.lang),
         "deadlines": {k: v.isoformat() for k, v in table.deadlines().items()},
+        "bench": [f"{b.name} <{b.email}>" for b in table.roster.bench],  # issue 13
         "paused": table.paused,
         "finished": table.finished,
         **phase_of(table),
     }
     return Result((), (table.renderer.text("desk/roles", table.setup.lang, params),))
+
+
+def _holder(table: Table, seat: str) -> str:
+    """Who holds a seat that changed hands (the roster): ``Zoe <zoe@example.net>``; empty
+    for a seat still held by its first player."""
+    first = next((p.email for p in table.setup.players if p.name == seat), "")
+    holder = table.roster.by_seat(seat)
+    if holder.email == first:
+        return ""
+    return f"{holder.name} <{holder.email}>"

@@ -123,7 +123,9 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         else:
             raise TranscriptError(f"line {number}: unknown line type {kind!r}")
         yield from _commit(table, step)
-    yield {"state": table.summary()}
+    # the holders' names (issue 13); a lobby that never started has no seats to show
+    shown = getattr(table, "shown_summary", None)
+    yield {"state": shown() if shown is not None else table.summary()}
 
 
 def _commit(table: Table | SignupTable, step: Step) -> Iterator[dict[str, Any]]:

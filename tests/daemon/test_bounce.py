@@ -136,6 +136,8 @@ def test_three_hard_bounces_flag_the_player_once_and_none_is_answered(
         )
         assert body.index("est revenu en erreur 3 fois") < body.index("bounced 3 times")
         assert A in body and "5.1.1" in body and "pbem reachable g1 alice" in body
+        # issue 13: the alert offers the seat to a substitute, naming the command
+        assert "pbem seat replace g1 alice" in body and "REPLACE alice WITH" in body
         assert not _bounces(data)["bob"]["unreachable"]
         st = pbem(cfg, "status")
         assert st.returncode == 0 and f"unreachable: alice <{A}>" in st.stdout, st.stdout

@@ -1,19 +1,39 @@
 """Sign-ups through the real daemon, Dovecot and SMTP (issue 13): the game master opens a game
 with `pbem open-game`, the list gets the announcement, every player joins by mail (to the
 game's plus-address, or with its [tag] in the Subject), the game starts when full, and each
-player receives his role card and the first night's prompts."""
+player receives his role card and the first night's prompts. Then a substitute takes a wolf's
+seat mid-game (`pbem seat replace`): he gets the seat's file, his KILL is applied, the old
+address is refused."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from pbem.adapters.store import GameStore
 from pbem.signup.engine import with_signups
 from pbem.table import Table
 from tests.support.daemon_process import Daemon, mail, pbem, send, wait_for, write_config
-from tests.support.mailstack import MODERATOR, PLAYERS, MailStack
+from tests.support.mailstack import ADMIN, DOMAIN, LIST, MODERATOR, PLAYERS, ListConfig, MailStack
 
 PLUS = MODERATOR.replace("moderator@", "moderator+village@")
+ZOE = f"zoe@{DOMAIN}"
+
+
+@pytest.fixture
+def signup_stack() -> Iterator[MailStack]:
+    """The daemon tests' stack with a mailbox for the substitute (the game master subscribes
+    him to the external list)."""
+    players = [f"{p}@{DOMAIN}" for p in PLAYERS]
+    s = MailStack(
+        [MODERATOR, ADMIN, *players, ZOE], [ListConfig(LIST, [*players, ZOE, MODERATOR])]
+    ).start()
+    try:
+        yield s
+    finally:
+        s.close()
 
 
 def _subjects(stack: MailStack, who: str) -> list[str]:
@@ -29,8 +49,9 @@ def _text(stack: MailStack, who: str) -> str:
 
 
 def test_a_game_opened_joined_by_mail_and_started_when_full(
-    stack: MailStack, tmp_path: Path
+    signup_stack: MailStack, tmp_path: Path
 ) -> None:
+    stack = signup_stack
     cfg = write_config(
         stack,
         tmp_path,
@@ -113,6 +134,31 @@ def test_a_game_opened_joined_by_mail_and_started_when_full(
         counts = [s for s in _subjects(stack, f"{PLAYERS[0]}@example.test") if "Sign-ups:" in s]
         assert counts, "the list saw the count move"
         wait_for(lambda: not stack.messages(MODERATOR), what="INBOX drained", log=d.log)
+
+        # a substitute mid-game (issue 13): the first wolf's seat goes to Zoe from the shell
+        wolf = wolves[0]
+        old = f"{wolf.lower()}@example.test"
+        victim = next(n for n in roles if n not in wolves)
+        r = pbem(cfg, "seat", "replace", "village", wolf, ZOE, "--name", "Zoe")
+        assert r.returncode == 0, r.stderr
+        wait_for(
+            lambda: (
+                f"You take {wolf}'s place" in _text(stack, ZOE)
+                and "Zoe, you are " in _text(stack, ZOE)
+            ),  # the role card, re-rendered for her
+            what="Zoe's hand-over packet",
+            log=d.log,
+        )
+        send(stack, mail(ZOE, f"KILL {victim}", to=PLUS))
+        wait_for(
+            lambda: f"✓ KILL {victim}" in _text(stack, ZOE), what="Zoe's KILL applied", log=d.log
+        )
+        send(stack, mail(old, f"KILL {victim}", to=PLUS))
+        wait_for(
+            lambda: "no longer plays in this game" in _text(stack, old),
+            what="the old address refused",
+            log=d.log,
+        )
         assert d.stop() == 0
     finally:
         d.kill()

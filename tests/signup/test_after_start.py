@@ -56,12 +56,14 @@ def test_a_strangers_mail_without_a_sign_up_word_still_gets_the_not_a_player_rep
 def test_a_strangers_offer_to_substitute_after_the_start_reaches_the_game_masters() -> None:
     table, _ = _started()
     step = send(table, "late@example.org", "REMPLACANT Tardif")
-    assert "transmise au maître du jeu" in to(step, "late@example.org")[0].body
+    # issue 13's substitutes (pbem/seats.py): the volunteer waits on the game's bench, and
+    # the game masters get the command that gives him a seat
+    assert "banc des remplaçants" in to(step, "late@example.org")[0].body
     (notice,) = to(step, GM)
-    assert "late@example.org se propose comme remplaçant" in notice.subject
-    assert "REMPLACER" in notice.body and "« Tardif »" in notice.body
+    assert "Un remplaçant se propose : Tardif" in notice.subject
+    assert "REMPLACER nom par Tardif" in notice.body and "late@example.org" in notice.body
     assert notice.html is not None  # the HTML alternative of the game's mails
-    assert not step.events
+    assert [type(e).__name__ for e in step.facts] == ["BenchJoined"]
 
 
 @pytest.mark.parametrize("kept", [True, False], ids=["kept-lobby", "after-restart"])

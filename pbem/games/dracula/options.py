@@ -55,3 +55,6 @@ class DraculaOptions(IdleOptions):
     out_of_turn_posts: Literal["reject", "hold_until_morning", "flag"] = "reject"  # AMB-009
     dracula_draw: Literal["uniform", "avoid_repeat"] = "uniform"  # AMB-075
     telepathy_review: Literal["auto", "admin"] = "auto"  # AMB-072 (admin: setup "admins")
+    substitute_name: Literal["newcomer", "kept"] = "newcomer"
+    """A seat that changes hands (pbem/seats.py, issue 13) takes its newcomer's name, as
+    forums do, or keeps the name it had."""

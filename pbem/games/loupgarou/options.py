@@ -46,3 +46,6 @@ class LoupGarouOptions(IdleOptions):
     list_closed_at_night: bool = True
     early_close: bool = False
     early_close_day: bool = False
+    substitute_name: Literal["newcomer", "kept"] = "newcomer"
+    """A seat that changes hands (pbem/seats.py, issue 13) takes its newcomer's name, as
+    forums do, or keeps the name it had."""

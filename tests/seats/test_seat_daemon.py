@@ -1,0 +1,58 @@
+"""Issue 13: the daemon's side of a substitution (pbem/seat_daemon.py), on a real game store:
+the newcomer's new secret code, the seat's bounce record cleared."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from pbem.adapters.store import GameStore
+from pbem.core.events import Substituted
+from pbem.core.ids import PlayerId
+from pbem.daemon.auth import hash_secret, verify_secret
+from pbem.daemon.seats import seat_rows
+from pbem.mail.render import shared_renderer
+from pbem.table import Step
+
+NOW = datetime(2026, 1, 5, 18, 0, tzinfo=UTC)
+EVENT = Substituted(PlayerId("carol"), "carol", "carol@x.org", "Zoe", "zoe@y.org", "en", "f")
+
+
+def _game(tmp_path: Path, secrets: bool, empty: bool = False) -> SimpleNamespace:
+    extra = {"secrets": {"carol": hash_secret("old-code")}} if secrets else None
+    if empty:  # a game opened for sign-ups keeps an empty table of codes
+        extra = {"secrets": {}}
+    store = GameStore.create(tmp_path, "g1", {"game": "lupus-in-tabula"}, [], [], meta_extra=extra)
+    store.commit(bounces=[{"player": "carol", "count": 3, "unreachable": True}])
+    return SimpleNamespace(id="g1", store=store)
+
+
+SERVICE = SimpleNamespace(
+    texts=shared_renderer("UTC"),
+    cfg=SimpleNamespace(moderator="moderator@x.org", bounce="bounce@x.org"),
+    id_key=b"k" * 32,
+)
+
+
+def test_a_newcomer_gets_a_new_code_and_the_seat_a_clean_bounce_record(tmp_path: Path) -> None:
+    game = _game(tmp_path, secrets=True)
+    (row,) = seat_rows(SERVICE, game, Step(facts=(EVENT,)), NOW)
+    assert row["rcpts"] == ["zoe@y.org"]
+    raw = row["raw"]
+    code = raw.split("secret code in g1: ", 1)[1].split()[0]
+    stored = game.store.meta["secrets"]["carol"]
+    assert verify_secret(code, stored) and not verify_secret("old-code", stored)
+    record = game.store.bounce_states()["carol"]
+    assert record["count"] == 0 and not record["unreachable"]
+    assert record["cleared_by"] == "substitution"
+
+
+@pytest.mark.parametrize("empty", [False, True])
+def test_no_code_is_mailed_in_a_game_without_secret_codes(tmp_path: Path, empty: bool) -> None:
+    game = _game(tmp_path, secrets=False, empty=empty)
+    assert seat_rows(SERVICE, game, Step(facts=(EVENT,)), NOW) == []
+    assert not game.store.meta.get("secrets")
+    assert not game.store.bounce_states()["carol"]["unreachable"]
