@@ -4,6 +4,7 @@ offered to the bench (docs/seats.md). Each game's consequence cites the rule it 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -129,3 +130,41 @@ def test_shipped_lupus_idle_transcript() -> None:
     ]
     assert not seat(state, "erin")["alive"] and not seat(state, "gina")["alive"]
     assert state["status"] == "running"
+
+
+@pytest.mark.parametrize(
+    "game", ["lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula"]
+)
+def test_idle_seat_warned_then_replaced_from_the_bench_plays_on(game: str) -> None:
+    """Issue 13's "idle player warned, then replaced from the bench": the warning, the offer
+    naming the bench, the game master's ``REMPLACER <seat> par <bench name>``; the volunteer
+    takes the seat (its role and history kept: docs/seats.md) and gets the hand-over packet,
+    and the old address is refused from then on."""
+    idle = (OFFERED[game],)
+    name = idle[0]
+    setup = setup_line(game, idle=idle, bench=("zoe", "yann"))
+    for deadlines in range(3, 11):  # up to the first close that makes the offer
+        lines = idle_transcript(setup, idle, deadlines)
+        mails, before = run(lines)
+        if any(m["to"] == [ADMIN] and f"{name} ne joue" in m["subject"] for m in mails):
+            break
+    (warning,) = warnings_to(mails, name)
+    offer = next(m for m in mails if m["to"] == [ADMIN] and f"{name} ne joue" in m["subject"])
+    assert mails.index(warning) < mails.index(offer)
+    assert before["status"] == "running" and seat(before, name)["alive"]
+    role = seat(before, name)["role"]
+    admin = json.dumps(
+        {"mail": {"from": ADMIN, "to": "moderator", "body": f"REMPLACER {name} par zoe"}}
+    )
+    late = json.dumps({"mail": {"from": address(name), "to": "moderator", "body": "AIDE"}})
+    after, state = run([*lines, admin, late])
+    new = after[len(mails) :]
+    assert "✓ REMPLACER" in next(m for m in new if m["to"] == [ADMIN])["body"]
+    assert any(m["public"] and f"zoe remplace {name}" in m["subject"] for m in new)
+    packet = next(m for m in new if m["to"] == [address("zoe")])
+    assert "dossier" in packet["subject"]
+    assert warning["subject"] in packet["body"]  # the seat's private history, the warning too
+    held = seat(state, "zoe")
+    assert held["role"] == role and held["alive"]
+    refused = [m for m in new if m["to"] == [address(name)]][-1]
+    assert "ne joue plus dans cette partie" in refused["body"]
