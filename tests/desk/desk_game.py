@@ -36,14 +36,26 @@ class DeskGame(Game):
     """The shared harness's game, with ``gm@example.org`` as the game's administrator."""
 
     def __init__(
-        self, game: str, lang: str = "en", seed: int = 1, options: dict[str, Any] | None = None
+        self,
+        game: str,
+        lang: str = "en",
+        seed: int = 1,
+        options: dict[str, Any] | None = None,
+        genders: dict[str, str] | None = None,
     ) -> None:
         dealt = deal(game)
         setup: dict[str, Any] = {
             "game": game,
             "seed": seed,
             "lang": lang,
-            "players": [{"name": n, "email": address(n)} for n in dealt["roles"]],
+            "players": [
+                {
+                    "name": n,
+                    "email": address(n),
+                    **({"gender": genders[n]} if n in (genders or {}) else {}),
+                }
+                for n in dealt["roles"]
+            ],
             "roles": dealt["roles"],
             "options": {**dealt.get("options", {}), **(options or {})},
             "admins": [ADMIN],

@@ -88,8 +88,7 @@ def test_removal_reveal_never_hides_the_card_where_a_death_shows_it() -> None:
 
 def test_removal_announcement_agrees_with_the_player_in_french() -> None:
     """« Alice a été retirée » when she said "f"; a neutral wording when unknown."""
-    g = DeskGame("lupus-in-tabula", lang="fr")
-    g.table.genders[PlayerId("p4")] = "f"
+    g = DeskGame("lupus-in-tabula", lang="fr", genders={"p4": "f"})
     g.admin("RETIRER p4")
     (post,) = [m for m in g.public() if "quitte la partie" in m.subject]
     assert post.body.startswith("p4 a été retirée de la partie par le meneur.")

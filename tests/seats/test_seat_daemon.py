@@ -32,7 +32,7 @@ def _game(tmp_path: Path, secrets: bool, empty: bool = False) -> SimpleNamespace
 
 SERVICE = SimpleNamespace(
     texts=shared_renderer("UTC"),
-    cfg=SimpleNamespace(moderator="moderator@x.org", bounce="bounce@x.org"),
+    cfg=SimpleNamespace(moderator="moderator@x.org", bounce="bounce@x.org", html_mail=True),
     id_key=b"k" * 32,
 )
 
