@@ -19,8 +19,6 @@ from pbem.daemon.confirmations import lapsed, lapsed_mark, other_lines, phase_of
 from pbem.daemon.message import header_addresses, parse, visible_text
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
-from pbem.mail.envelope import build
-from pbem.mail.html import alternative
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -60,18 +58,15 @@ class ConfirmationsMixin:
             },
         )
         mid_in = str(msg.get("Message-ID", "") or "") or None
-        mid, mail = build(
+        mid, mail = self.game_notice(
+            game,
             key=f"confirm:{game.id}:{key}",
-            sender=self.cfg.moderator,
-            to=(to,),
+            to=to,
             subject=subject,
             body=body,
-            html=alternative(subject, body, enabled=self.cfg.html_mail, lang=self._lang(game, to)),
-            date=now,
-            id_key=self.id_key,
-            auto="auto-replied",
+            lang=self._lang(game, to),
+            now=now,
             in_reply_to=mid_in,
-            **self.from_game(game),
         )
         pending = {
             "key": key,
@@ -188,18 +183,15 @@ class ConfirmationsMixin:
             {"game": game.id, "at": pending.get("at") or ""},
         )
         mid_in = str(msg.get("Message-ID", "") or "") or None if msg is not None else None
-        mid, raw = build(
+        mid, raw = self.game_notice(
+            game,
             key=f"lapsed:{game.id}:{pending['token']}",
-            sender=self.cfg.moderator,
-            to=(to,),
+            to=to,
             subject=subject,
             body=body,
-            html=alternative(subject, body, enabled=self.cfg.html_mail, lang=self._lang(game, to)),
-            date=now,
-            auto="auto-replied",
+            lang=self._lang(game, to),
+            now=now,
             in_reply_to=mid_in,
-            id_key=self.id_key,
-            **self.from_game(game),
         )
         return [
             make_row(

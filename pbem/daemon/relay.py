@@ -144,18 +144,15 @@ class RelayMixin:
                 "daemon/post_not_relayed", lang, {"game": game.id, "reason": reason, **params}
             )
             mid_in = str(msg.get("Message-ID", "") or "") or None
-            mid, mail = build(
+            mid, mail = self.game_notice(
+                game,
                 key=f"stopped:{game.id}:{key}",
-                sender=self.cfg.moderator,
-                to=(registered,),
+                to=registered,
                 subject=subject,
                 body=body,
-                html=alternative(subject, body, enabled=self.cfg.html_mail, lang=lang),
-                date=now,
-                id_key=self.id_key,
-                auto="auto-replied",
+                lang=lang,
+                now=now,
                 in_reply_to=mid_in,
-                **self.from_game(game),
             )
             rows.append(
                 make_row(

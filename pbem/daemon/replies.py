@@ -207,18 +207,15 @@ class RepliesMixin:
                 "subject": str(msg.get("Subject", "")),
             },
         )
-        mid, raw = build(
+        mid, raw = self.game_notice(
+            game,
             key=f"auth:{game.id}:{mid_in}:{now.isoformat()}",
-            sender=self.cfg.moderator,
-            to=(to,),
+            to=to,
             subject=subject,
             body=body,
-            html=alternative(subject, body, enabled=self.cfg.html_mail, lang=lang),
-            date=now,
-            id_key=self.id_key,
-            auto="auto-replied",
+            lang=lang,
+            now=now,
             in_reply_to=mid_in,
-            **self.from_game(game),
         )
         return [
             make_row(

@@ -7,12 +7,15 @@ game's mail is addressed, the game a mail naming none answers, and the note sayi
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from email.message import Message
 from typing import TYPE_CHECKING, Any
 
 from pbem.daemon.config import Config
 from pbem.daemon.ports import Game
 from pbem.daemon.relay import game_list_address
+from pbem.mail.envelope import build
+from pbem.mail.html import alternative
 from pbem.mail.threads import Addressing, addressed, plus_address, thread_game
 
 if TYPE_CHECKING:
@@ -47,6 +50,35 @@ class ThreadsMixin:
         """The From, Reply-To and Message-ID of the daemon's own mail about ``game``, like
         the game's (:func:`pbem.mail.threads.addressed`)."""
         return addressed(game_addressing(self.cfg, game.store.setup), public=public)
+
+    def game_notice(
+        self: Service,
+        game: Game,
+        *,
+        key: str,
+        to: str,
+        subject: str,
+        body: str,
+        lang: str,
+        now: datetime,
+        in_reply_to: str | None,
+    ) -> tuple[str, bytes]:
+        """One of the daemon's own answers about ``game`` to one address (a confirmation
+        request, a lapsed confirmation, a refused post, a forgery warning): an automatic reply
+        under the mail it answers, addressed like the game's mail, with its HTML alternative."""
+        return build(
+            key=key,
+            sender=self.cfg.moderator,
+            to=(to,),
+            subject=subject,
+            body=body,
+            html=alternative(subject, body, enabled=self.cfg.html_mail, lang=lang),
+            date=now,
+            id_key=self.id_key,
+            auto="auto-replied",
+            in_reply_to=in_reply_to,
+            **self.from_game(game),
+        )
 
     def routed_note(self: Service, game: Game, sender: str) -> str:
         """The note that a mail reached ``game`` only through the mail it answered."""
