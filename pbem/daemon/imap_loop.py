@@ -179,6 +179,7 @@ class ImapLoopMixin:
     async def imap_loop(self: Service, mk: Callable[[], Mailbox], max_wait: float) -> None:
         """Fetch, process, move, wait; reconnect with backoff on any drop (F3)."""
         self.imap_looping = True
+        log.info("start-up drain done: watching the mailbox")
         try:
             await self._imap_loop(mk, max_wait)
         finally:

@@ -234,20 +234,21 @@ async def _serve_once(
     requests = asyncio.create_task(svc.watch_requests(), name="requests")
     probe = asyncio.create_task(probe_smtp_login(cfg, login_refused), name="smtp-login")
     beating = asyncio.create_task(beat.run(svc), name="heartbeat")
+    drain: asyncio.Task[None] | None = None
     try:
         await svc.submit(Call(svc.recover_resolving))
-        while True:  # F3: a server that drops during the start-up drain is reconnected
-            box = await svc.connect_imap(mk)
-            try:
-                await svc.drain_at_startup(box)
-                break
-            except ImapDown as exc:  # what was committed is deduplicated by the ledger
-                log.warning("IMAP dropped during the start-up drain (%s): reconnecting", exc)
-                await asyncio.sleep(0.5)
+        drain = asyncio.create_task(_drain_at_startup(svc, mk), name="startup-drain")
+        # deadlines wait for the drain (mail that arrived before them counts first, §5.4), but
+        # no longer than a due deadline waits for the mailbox: a server down at start-up must
+        # not stop every game (the same bound as deadline_fetch_wait_seconds in the main loop)
+        wait = cfg.deadline_fetch_wait_seconds
+        if not (await asyncio.wait({drain}, timeout=wait))[0]:
+            log.warning("mailbox not drained %.0f s after the start: deadlines armed without", wait)
         await episode.resumed()
         for game in list(svc.games.values()):
             svc.rearm(game)
         sched.start()
+        await drain
         await svc.imap_loop(mk, notifier.max_wait(cfg.imap.idle_renew))
     except asyncio.CancelledError:
         pass
@@ -261,6 +262,8 @@ async def _serve_once(
         svc.disk_full = svc.disk_full or exc
     finally:
         svc.request_stop()
+        if drain is not None:
+            drain.cancel()
         sched.shutdown()
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(worker, 30)
@@ -278,6 +281,19 @@ async def _serve_once(
     rc = await stop_for_login(cfg, refused[0]) if refused else 0
     beat.stopped(svc.root, rc)
     return rc
+
+
+async def _drain_at_startup(svc: Service, mk: Callable[[], Mailbox]) -> None:
+    """Connect and drain the mailbox once (:meth:`Service.drain_at_startup`), reconnecting if
+    the server drops meanwhile (F3): what was committed is deduplicated by the ledger."""
+    while True:
+        box = await svc.connect_imap(mk)
+        try:
+            await svc.drain_at_startup(box)
+            return
+        except ImapDown as exc:
+            log.warning("IMAP dropped during the start-up drain (%s): reconnecting", exc)
+            await asyncio.sleep(0.5)
 
 
 class Heartbeat:

@@ -81,7 +81,8 @@ def test_a_deadline_is_resolved_without_the_mailbox_when_the_server_is_down(
     data = tmp_path / "data"
     d = Daemon(cfg).start()
     try:
-        wait_for(lambda: " ready" in d.log(), what="the daemon ready", log=d.log)
+        # the main loop's case: the server goes down after the start-up drain
+        wait_for(lambda: "watching the mailbox" in d.log(), what="the drain done", log=d.log)
         stack.dovecot.stop()
         wait_for(
             lambda: any(e.get("n") == 2 for e in game_state(data, "g1")[0]),
@@ -90,6 +91,32 @@ def test_a_deadline_is_resolved_without_the_mailbox_when_the_server_is_down(
         )
         assert "mailbox not read in time" in d.log()
         stack.dovecot.start()
+        assert d.stop() == 0
+    finally:
+        d.kill()
+
+
+def test_a_deadline_is_resolved_when_the_server_is_down_from_the_start(
+    stack: MailStack, tmp_path: Path
+) -> None:
+    """The start-up drain is bounded too: with the IMAP server down when the daemon starts
+    (or dropping during the drain), deadlines are armed after ``deadline_fetch_wait_seconds``
+    and resolved without the mailbox. Before the fix they were armed only once the drain
+    finished, so a game stood still for as long as the server was down (a CI failure)."""
+    cfg = write_config(stack, tmp_path, extra_daemon="deadline_fetch_wait_seconds = 2")
+    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.1)  # deadline in 6 s
+    data = tmp_path / "data"
+    stack.dovecot.stop()
+    d = Daemon(cfg).start()
+    try:
+        wait_for(
+            lambda: any(e.get("n") == 2 for e in game_state(data, "g1")[0]),
+            what="the deadline resolved without the mailbox",
+            log=d.log,
+        )
+        assert "deadlines armed without" in d.log()
+        stack.dovecot.start()
+        wait_for(lambda: "watching the mailbox" in d.log(), what="the drain done", log=d.log)
         assert d.stop() == 0
     finally:
         d.kill()
