@@ -33,14 +33,16 @@ from typing import Any
 
 import pytest
 
-from pbem.adapters import store
 from pbem.adapters.store import (
     DaemonStore,
     DirLock,
     GameStore,
+    atomic_file,
     clean_stale_game_dirs,
+    directories,
     list_games,
 )
+from pbem.adapters.store import lock as store_lock
 from tests.support.lazyfs import ERROR, Recorder, Report, check, crash_states, record
 
 SEG = 8  # small segments: the workload goes through several compactions
@@ -187,15 +189,9 @@ def test_power_loss_at_every_cut_point_keeps_the_last_commit(tmp_path: Path) -> 
 
 
 def _broken_atomic_write(monkeypatch: pytest.MonkeyPatch, name: str, value: Any) -> None:
-    """Replace ``store.atomic_write`` by the real one run with ``store.<name>`` = ``value``."""
-    real = store.atomic_write
-
-    def broken(*args: Any, **kwargs: Any) -> None:
-        with monkeypatch.context() as m:
-            m.setattr(store, name, value)
-            real(*args, **kwargs)
-
-    monkeypatch.setattr(store, "atomic_write", broken)
+    """Run the real ``atomic_write`` with ``<name>`` = ``value`` in its module
+    (:mod:`pbem.adapters.store.atomic_file`, where nothing else uses those names)."""
+    monkeypatch.setattr(atomic_file, name, value)
 
 
 def test_negative_control_without_directory_fsync(
@@ -248,8 +244,8 @@ def test_the_model_follows_the_power_loss_rules(tmp_path: Path) -> None:
         os.fsync(fd)
         # neither d (in the base) nor f (in d) is durable: each may be missing
         assert disks(rec) == {(), (("d", None),), (("d", None), ("d/f", b"abcd"))}
-        store.fsync_dir(tmp_path / "d")
-        store.fsync_dir(tmp_path)
+        directories.fsync_dir(tmp_path / "d")
+        directories.fsync_dir(tmp_path)
         assert disks(rec) == {(("d", None), ("d/f", b"abcd"))}
         os.write(fd, b"efgh")  # not fsynced: lost, torn (a prefix) or flushed
         assert {dict(t)["d/f"] for t in disks(rec)} == {b"abcd", b"abcdef", b"abcdefgh"}
@@ -264,7 +260,7 @@ def test_dirlock_parent_fsync_is_best_effort(
 ) -> None:
     """F7 fix: DirLock fsyncs the data directory's parent, but a parent it may not open
     (systemd's /var/lib/private under DynamicUser) does not stop the daemon."""
-    real = store.fsync_dir
+    real = directories.fsync_dir
     data = tmp_path / "data"
     data.mkdir()
 
@@ -273,5 +269,5 @@ def test_dirlock_parent_fsync_is_best_effort(
             raise PermissionError(13, "Permission denied", str(directory))
         real(directory)
 
-    monkeypatch.setattr(store, "fsync_dir", fsync_dir)
+    monkeypatch.setattr(store_lock, "fsync_dir", fsync_dir)
     DirLock(data).release()

@@ -1,0 +1,231 @@
+"""tinydb over an atomic, self-checking file: transactions and group commits.
+
+tinydb rewrites its whole file on every write; :class:`AtomicStorage` makes that write one
+:func:`~pbem.adapters.store.atomic_file.atomic_write`, buffers the writes of a transaction (or of
+a group of transactions) into one, and rolls back on an exception. Only the writer cleans stale
+temp files; read-only users (``pbem status``) never touch the directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from tinydb import Query, TinyDB
+from tinydb.storages import Storage
+
+from pbem.adapters.store.atomic_file import (
+    FaultHook,
+    StoreError,
+    atomic_write,
+    clean_stale_temps,
+    no_fault,
+    read_file,
+)
+from pbem.adapters.store.directories import make_dirs
+
+#: Tables that a commit inside a group only inserts into or removes from (never updates a
+#: document in place): their snapshot can share the documents.
+APPEND_TABLES = frozenset({"events", "ledger", "outbox"})
+
+
+def _snapshot(data: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
+    """A copy deep enough for a rollback, in O(small tables).
+
+    tinydb never mutates a table dict it has read: every write builds a new one
+    (``Table._update_table``), so keeping the old table objects suffices for inserts and
+    removals. Only ``update``/``upsert`` change a document in place (``dict.update``), which
+    commits do on the small tables (meta, deadlines, shunt, folders): their documents are copied.
+    """
+    if data is None:
+        return None
+    return {
+        t: docs if t in APPEND_TABLES else {k: dict(d) for k, d in docs.items()}
+        for t, docs in data.items()
+    }
+
+
+class AtomicStorage(Storage):
+    """A tinydb storage that writes atomically, and buffers writes inside a transaction.
+
+    Outside :meth:`transaction` every tinydb write is one atomic file replace. Inside, tinydb's
+    writes only update the in-memory copy, and the transaction's exit writes once; an exception
+    discards the buffer (rollback). Unlike CachingMiddleware nothing is ever acknowledged before
+    it is on disk.
+    """
+
+    def __init__(
+        self, path: str | Path, fault: FaultHook = no_fault, readonly: bool = False
+    ) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.fault = fault
+        self.readonly = readonly
+        if not readonly:
+            # only the writer cleans: a reader must never remove the writer's in-flight temp
+            make_dirs(self.path.parent)
+            clean_stale_temps(self.path.parent)
+        self._data: dict[str, dict[str, Any]] | None = None
+        if self.path.exists():
+            loaded = read_file(self.path)
+            if not isinstance(loaded, dict):
+                raise StoreError(f"{self.path}: not a tinydb document")
+            self._data = loaded
+        self._in_tx = False
+        self._dirty = False
+        self._group = False
+        self._group_dirty = False
+        self._after_group: list[Callable[[], None]] = []
+
+    def when_durable(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once what was committed so far is on disk: now, or inside
+        :meth:`group` after the group's write (never if that write fails)."""
+        if self._group:
+            self._after_group.append(action)
+        else:
+            action()
+
+    def read(self) -> dict[str, dict[str, Any]] | None:
+        # no copy: tinydb rebuilds the tables it writes, and a rollback reloads from disk, so
+        # handing out the live dict is safe and keeps reads O(1) instead of O(file size)
+        return self._data
+
+    def write(self, data: dict[str, dict[str, Any]]) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only")
+        self._data = data
+        if self._in_tx:
+            self._dirty = True
+        else:
+            atomic_write(self.path, data, self.fault)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group tinydb writes into one atomic file replace; roll back on exception.
+
+        Inside :meth:`group` the write is deferred to the group's end, and a failing transaction
+        is rolled back to a snapshot taken at its start (the earlier members of the group stay).
+        """
+        if self._in_tx:
+            raise StoreError("nested transaction")
+        self._in_tx = True
+        self._dirty = False
+        snapshot = _snapshot(self._data) if self._group else None
+        try:
+            yield
+            if self._dirty:
+                assert self._data is not None
+                if self._group:
+                    self._group_dirty = True
+                else:
+                    atomic_write(self.path, self._data, self.fault)
+        except BaseException:
+            if self._group:
+                self._data = snapshot
+            else:
+                # the disk holds the last commit: reload it (rare path: no snapshot per commit)
+                self._data = read_file(self.path) if self.path.exists() else None
+            raise
+        finally:
+            self._in_tx = False
+            self._dirty = False
+
+    @contextlib.contextmanager
+    def group(self) -> Iterator[None]:
+        """Group commit: the transactions inside become durable together, in ONE atomic write
+        at the end (one fsync for a batch of mails). Each mail's events, outbox rows and ledger
+        key still land in the same write, so exactly-once holds; nothing is acknowledged (no
+        IMAP MOVE) before the group is on disk."""
+        if self._group or self._in_tx:
+            raise StoreError("nested group")
+        self._group = True
+        self._group_dirty = False
+        self._after_group = []
+        try:
+            yield
+            if self._group_dirty:
+                assert self._data is not None
+                atomic_write(self.path, self._data, self.fault)
+        except BaseException:
+            self._data = read_file(self.path) if self.path.exists() else None
+            raise
+        finally:
+            self._group = False
+            self._group_dirty = False
+            after, self._after_group = self._after_group, []
+        for action in after:  # reached only once the group's write is done
+            action()
+
+
+class AtomicDB:
+    """A TinyDB over :class:`AtomicStorage` with an explicit transaction."""
+
+    def __init__(self, path: Path, fault: FaultHook = no_fault, readonly: bool = False) -> None:
+        self.path = path
+        self.fault = fault
+        self.db = TinyDB(path, storage=AtomicStorage, fault=fault, readonly=readonly)
+        storage = self.db.storage
+        assert isinstance(storage, AtomicStorage)
+        self.storage = storage
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One atomic write for everything done inside; on error, memory matches the disk again."""
+        try:
+            with self.storage.transaction():
+                yield
+        except BaseException:
+            # drop tinydb's caches (query results, next ids) so they follow the restored data
+            self._reset_caches()
+            raise
+
+    @contextlib.contextmanager
+    def group(self) -> Iterator[None]:
+        """See :meth:`AtomicStorage.group`."""
+        try:
+            with self.storage.group():
+                yield
+        except BaseException:
+            self._reset_caches()
+            raise
+
+    def _reset_caches(self) -> None:
+        self.db.clear_cache()
+        for name in list(self.db.tables()):
+            self.db.table(name)._next_id = None
+
+    def table(self, name: str) -> Any:
+        return self.db.table(name)
+
+    def get_one(self, table: str, **match: Any) -> dict[str, Any] | None:
+        """The first document of ``table`` whose fields equal ``match``."""
+        q = Query()
+        cond = None
+        for k, v in match.items():
+            c = q[k] == v
+            cond = c if cond is None else (cond & c)
+        if cond is None:
+            docs = self.table(table).all()
+            return dict(docs[0]) if docs else None
+        doc = self.table(table).get(cond)
+        return dict(doc) if doc is not None else None
+
+    def upsert(self, table: str, doc: Mapping[str, Any], **match: Any) -> None:
+        q = Query()
+        cond = None
+        for k, v in match.items():
+            c = q[k] == v
+            cond = c if cond is None else (cond & c)
+        assert cond is not None
+        self.table(table).upsert(dict(doc), cond)
+
+    def remove(self, table: str, **match: Any) -> None:
+        q = Query()
+        cond = None
+        for k, v in match.items():
+            c = q[k] == v
+            cond = c if cond is None else (cond & c)
+        assert cond is not None
+        self.table(table).remove(cond)

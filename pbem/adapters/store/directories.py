@@ -1,0 +1,97 @@
+"""Directories of the state: made durably, and shared like their parent.
+
+A directory the store creates is fsynced into its parent (:func:`make_dirs`), or a power loss
+could drop it with everything committed inside (F7, ``tests/daemon/test_power_loss.py``). Who may
+read and write a new file or directory follows the directory it is made in
+(:func:`share_like_parent`): the owner always, the group when that directory is group-writable
+(the service user and the ``pbem-admin`` operators of ``docs/install-debian.md``), others never.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from pathlib import Path
+
+
+def fsync_dir(directory: Path) -> None:
+    """fsync a directory so a rename in it survives a power loss (F7)."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _tree_owner(directory: Path, st: os.stat_result) -> int:
+    """The owner of the highest directory above ``directory`` still writable by its group (or
+    of ``directory``): the state directory, even when an admin made the directories between."""
+    owner = st.st_uid
+    path = os.path.abspath(directory)
+    while (up := os.path.dirname(path)) != path:
+        up_st = os.stat(up)
+        if not (up_st.st_mode & stat.S_IWGRP and up_st.st_gid == st.st_gid):
+            break
+        owner, path = up_st.st_uid, up
+    return owner
+
+
+def share_like_parent(target: int | Path, parent: Path, directory: bool = False) -> None:
+    """Give a file (an open descriptor) or a directory (a path) just made in ``parent`` the
+    access the state is shared with: read and write for its owner; for the group too, and
+    setgid on a directory, when ``parent`` is group-writable; nothing for others, whatever the
+    umask (the daemon's state holds players' addresses and hashed secrets).
+
+    Run as root (an operator's ``sudo pbem new-game``), the new entry is given the owner of the
+    state directory (the top of the group-writable tree ``parent`` is in) and
+    ``parent``'s group, so the service user owns what root made for it; run by a member of
+    ``parent``'s group, it gets that group, so the service can read, replace and remove it.
+    A path is opened without following a symbolic link and changed through its descriptor: root
+    never gives away a file someone swapped in meanwhile.
+    """
+    if isinstance(target, int):
+        _share_fd(target, parent, directory)
+        return
+    fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        _share_fd(fd, parent, directory)
+    finally:
+        os.close(fd)
+
+
+def _share_fd(fd: int, parent: Path, directory: bool) -> None:
+    st = os.stat(parent)
+    shared = bool(st.st_mode & stat.S_IWGRP)
+    modes = {(True, True): 0o2770, (True, False): 0o700, (False, True): 0o660}
+    mode = modes.get((directory, shared), 0o600)
+    mine = os.fstat(fd)
+    uid, gid = -1, -1
+    if os.geteuid() == 0:
+        owner = _tree_owner(parent, st) if shared else st.st_uid
+        uid = owner if mine.st_uid != owner else -1
+    if shared and mine.st_gid != st.st_gid:
+        gid = st.st_gid
+    if uid != -1 or gid != -1:
+        # a non-member cannot give a file to a group: the owner's access still holds
+        with contextlib.suppress(PermissionError):
+            os.fchown(fd, uid, gid)
+    if stat.S_IMODE(mine.st_mode) != mode or uid != -1 or gid != -1:
+        os.fchmod(fd, mode)  # after chown, which drops a setgid bit
+
+
+def make_dirs(directory: Path) -> None:
+    """``mkdir -p``, durably: each directory created is fsynced into its parent (F7), or a
+    power loss could take it, with every file already committed in it, away. Each is shared
+    like its parent (:func:`share_like_parent`)."""
+    if directory.is_dir():
+        return
+    make_dirs(directory.parent)
+    try:
+        directory.mkdir()
+    except FileExistsError:
+        if directory.is_dir():
+            return
+        raise
+    share_like_parent(directory, directory.parent, directory=True)
+    fsync_dir(directory.parent)
