@@ -48,7 +48,8 @@ from email.utils import getaddresses
 
 from flufl.bounce import all_failures
 
-from pbem.mail.inbound import _address, _as_mail_error, _headers, _part_text, _parts
+from pbem.mail.automatic import bare_address
+from pbem.mail.mime import as_mail_error, mime_parts, part_text, raw_headers
 
 __all__ = [
     "Bounce",
@@ -116,7 +117,7 @@ class Bounce:
 def parse_bounce(msg: Message, *, bounce_address: str | None = None) -> Bounce:
     """Read the failed recipients of a bounce, and its VERP token when ``bounce_address`` is
     given. A mail that is no bounce gives no failures. Raises only :class:`MailError`."""
-    with _as_mail_error("unreadable bounce"):
+    with as_mail_error("unreadable bounce"):
         failures, standard = _from_reports(msg)
         if not standard:
             failures = _from_detectors(msg, _from_text(msg))
@@ -150,11 +151,11 @@ _RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "Envelope-To", "X-Envelop
 
 def verp_token_of(msg: Message, bounce_address: str) -> str | None:
     """The VERP token of the first recipient header naming a VERP form of ``bounce_address``."""
-    with _as_mail_error("unreadable recipient headers"):
+    with as_mail_error("unreadable recipient headers"):
         local, sep, domain = _verp_parts(bounce_address)
         prefix = f"{local}{sep}"
         for name in _RECIPIENT_HEADERS:
-            values = _headers(msg, name)
+            values = raw_headers(msg, name)
             for _, addr in getaddresses(values):
                 a_local, _, a_domain = addr.strip().lower().rpartition("@")
                 if a_domain != domain or not a_local.startswith(prefix):
@@ -178,7 +179,7 @@ def _from_reports(msg: Message) -> tuple[list[Failure], bool]:
     recipient at all (a report without any is left to the detectors and the text)."""
     failures: list[Failure] = []
     found = False
-    for part in _parts(msg):
+    for part in mime_parts(msg):
         if part.get_content_type() not in _REPORT_TYPES:
             continue
         # per-recipient blocks; the per-message one (Reporting-MTA, Arrival-Date) has none of
@@ -206,7 +207,7 @@ def _status_blocks(part: Message) -> list[dict[str, str]]:
                     fields.setdefault(k.lower(), " ".join(str(v).split()))
                 blocks.append(fields)
         return blocks
-    text = _part_text(part)[:_MAX_TEXT] if isinstance(payload, str) else ""
+    text = part_text(part)[:_MAX_TEXT] if isinstance(payload, str) else ""
     return _text_blocks(text)
 
 
@@ -364,7 +365,7 @@ def _from_text(msg: Message) -> list[Failure]:
     failures = _exim(text) or _angle(text) or _gmail(text)
     if failures:
         return failures
-    failed_header = _headers(msg, "X-Failed-Recipients")
+    failed_header = raw_headers(msg, "X-Failed-Recipients")
     if failed_header:
         status = _status(text)
         return [
@@ -377,11 +378,11 @@ def _from_text(msg: Message) -> list[Failure]:
 
 def _bounce_text(msg: Message) -> str:
     """The first non-attachment ``text/plain`` part of the bounce (not of the quoted mail)."""
-    for part in _parts(msg):
+    for part in mime_parts(msg):
         if part.is_multipart() or part.get_content_disposition() == "attachment":
             continue
         if part.get_content_type() == "text/plain":
-            return _part_text(part)[:_MAX_TEXT]
+            return part_text(part)[:_MAX_TEXT]
     return ""
 
 
@@ -517,14 +518,14 @@ _QUOTED_TO = re.compile(r"^\s*>?\s*To:\s*(?P<value>.*)$", re.I)
 def _original_recipients(msg: Message, text: str) -> list[str]:
     """The To addresses of the quoted original: an attached message or headers part, else the
     ``To:`` line after a "original message follows"-style marker in the text."""
-    for part in _parts(msg):
+    for part in mime_parts(msg):
         ctype = part.get_content_type()
         if ctype in ("message/rfc822", "message/global"):
             payload = part.get_payload()
             if isinstance(payload, list) and payload and isinstance(payload[0], Message):
-                return _to_addresses(_headers(payload[0], "To"))
+                return _to_addresses(raw_headers(payload[0], "To"))
         elif ctype in ("text/rfc822-headers", "text/global-headers"):
-            return _to_addresses(_field_values(_part_text(part)[:_MAX_TEXT], "to"))
+            return _to_addresses(_field_values(part_text(part)[:_MAX_TEXT], "to"))
     after = _QUOTED_START.search(text)
     if after is None:
         return []
@@ -553,7 +554,7 @@ def _dedupe(failures: list[Failure]) -> tuple[Failure, ...]:
     """One entry per address: a hard failure wins over a soft one, else the first is kept."""
     best: dict[str, Failure] = {}
     for f in failures:
-        address = _address(f.address) or f.address
+        address = bare_address(f.address) or f.address
         old = best.get(address)
         if old is None or (f.hard and not old.hard):
             best[address] = f
