@@ -7,14 +7,16 @@ Layout of a data directory::
                                 non-game mail, heartbeat, rate limits
     inflight.json, inflight.pos the batch in hand and the mail in hand (``pbem.daemon.inflight``)
     games/<game_id>/            one game (:mod:`.game`): ``head.json``, closed segments, the
-                                bytes of held list posts (:mod:`.held_bodies`)
+                                bytes of held list posts (:mod:`.held_bodies`), the marks of
+                                its sent mail (:mod:`.sent_log`)
     .lock                       the writer's ``flock`` (:mod:`.lock`)
 
 Each concern is one module of this package: :mod:`.atomic_file` (the self-checking envelope and
 its atomic, durable replace), :mod:`.directories` (directories made durably, access shared like
 the parent), :mod:`.atomic_db` (tinydb transactions and group commits over one atomic file),
 :mod:`.limit_windows` (rate-limit windows kept beside the outbox), :mod:`.game`,
-:mod:`.held_bodies`, :mod:`.daemon` and :mod:`.lock`. The names below are the package's public
+:mod:`.held_bodies`, :mod:`.sent_log` (a sent row marked by an append, not a head rewrite),
+:mod:`.daemon` and :mod:`.lock`. The names below are the package's public
 interface; import them from ``pbem.adapters.store``.
 
 A single writer (the daemon's asyncio loop) is enforced by an ``flock`` on the data directory;
