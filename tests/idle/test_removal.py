@@ -12,6 +12,7 @@ import pytest
 from pbem.core.errors import CommandError
 from pbem.core.events import PlayerDied, SeatRemoved
 from pbem.core.ids import PlayerId
+from pbem.games.dracula.state import Designated
 from pbem.games.loupgarou.state import MayorChanged, PowersLost
 from pbem.games.removal import removal_events
 from tests.chasse.scenario import Game as Chasse
@@ -179,6 +180,18 @@ def test_loupgarou_removing_both_wolves_ends_the_game() -> None:
     assert g.table.finished and g.table.rules.outcome(g.state).side == "villagers"
 
 
+def test_loupgarou_removed_voter_s_vote_no_longer_counts() -> None:
+    """LG-623 (a vote stands until withdrawn), docs/seats.md: a removal withdraws the seat's
+    vote of the day, as his own ``ANNULER`` would; nobody is lynched on it."""
+    g = loupgarou_night1(mayor="ivan")
+    g.until("day", 1)
+    g.post("judy", "VOTE nick")
+    g.admin("RETIRER judy")
+    assert "judy" not in g.state.votes
+    g.deadline()
+    assert g.alive("nick")
+
+
 # -- Chasse aux sorcières -------------------------------------------------------------------
 
 
@@ -220,6 +233,17 @@ def test_chasse_removing_the_demons_lets_the_forces_of_good_win() -> None:
     assert g.side == "good"
 
 
+def test_chasse_removed_voter_s_vote_no_longer_counts() -> None:
+    """CAS-621 (a vote stands until withdrawn), docs/seats.md: a removal withdraws it."""
+    g = Chasse()
+    g.until("day", 1)
+    g.vote("alice", "niaj")
+    remove(g, "alice")
+    assert "alice" not in g.state.votes
+    g.deadline()
+    assert g.alive("niaj")
+
+
 # -- Dracula ----------------------------------------------------------------------------
 
 
@@ -244,6 +268,23 @@ def test_dracula_removed_seat_stays_out_of_the_next_rounds_and_scores_nothing() 
     assert g.state.scores["bob"] == 0  # every seat still in the round scored at least 1
     assert min(n for p, n in g.state.scores.items() if p != "bob") >= 1
     assert g.state.dracula() != "bob"
+
+
+def test_dracula_removed_voter_s_vote_no_longer_counts_at_dusk() -> None:
+    """DRA-326, AMB-011, AMB-014: only a living player's vote counts; a player removed during
+    the day loses the vote he cast that day (AMB-012's order is over the votes left)."""
+    g = DeskGame("dracula")
+    g.until("day", 2)
+    for voter, target in [("bob", "cid"), ("dan", "cid"), ("eve", "fay")]:
+        g.post(voter, f"VOTE {target}")
+    g.post("gus", "VOTE fay")
+    g.post("hal", "VOTE gus")
+    g.admin("REMOVE dan")
+    assert all(voter != "dan" for voter, _, _ in g.state.votes)
+    g.deadline()
+    (dusk,) = [e for e in g.table.events if isinstance(e, Designated)]
+    assert dict(dusk.counts) == {"cid": 1, "fay": 2, "gus": 1}
+    assert dusk.players == ("fay", "cid", "gus")
 
 
 def test_removal_refused_for_a_name_not_at_the_table() -> None:

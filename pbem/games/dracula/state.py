@@ -473,9 +473,10 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
                 dance=None if new_night else state.dance,
             )
         case VoteSet():
-            votes = state.votes
-            if event.target is not None:
-                votes = (*votes, (event.voter, event.target, state.seq + 1))
+            if event.target is None:  # a removed seat's vote withdrawn (DRA-326, AMB-014)
+                votes = tuple(v for v in state.votes if v[0] != event.voter)
+            else:
+                votes = (*state.votes, (event.voter, event.target, state.seq + 1))
             return replace(state, votes=votes, seq=state.seq + 1)
         case Designated():
             state = replace(state, designated=event.players)
