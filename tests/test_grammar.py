@@ -215,3 +215,109 @@ def test_an_unknown_gender_is_a_setup_error() -> None:
         TableSetup.from_mapping({"game": "lupus-in-tabula", "players": players}).players[0].gender
         == "f"
     )
+
+
+# A Loup-Garou condition is a state of the player (LG-447 the Lovers, LG-460 the charmed, LG-282
+# the young wolf, LG-252 the idiot): its label agrees with him or her, and reads with no
+# agreement when the gender is unknown (issue 15's leftover: « Alice : Amoureux, Envoûté »).
+CONDITIONS = ["mayor", "lover", "charmed", "young_wolf", "idiot"]
+LABELS = {
+    "f": "Maire, Amoureuse, Envoûtée, Jeune louve, Idiote du village",
+    "m": "Maire, Amoureux, Envoûté, Jeune loup, Idiot du village",
+    None: "Maire, membre du couple d'Amoureux, sous l'envoûtement du Joueur de flûte, Jeune loup,"
+    " Idiot du village",
+}
+CONDITION_TEMPLATES = {
+    "loupgarou/status": {"conditions": CONDITIONS, "lover": "", "wolves": [], "vote": ""}
+    | {"role": "villager", "team": "villagers", "alive": True, "mayor": "", "number": 1},
+    "loupgarou/girl_answer": {
+        "question": "conditions",
+        "names": ["Inès"],
+        "conditions": CONDITIONS,
+    },
+    "loupgarou/victory": {
+        "side": "villagers",
+        "reveal": [
+            {"name": "Inès", "role": "villager", "team": "villagers", "alive": False}
+            | {"conditions": CONDITIONS}
+        ],
+    },
+}
+
+
+@pytest.mark.parametrize("gender", ["f", "m", None])
+@pytest.mark.parametrize("template", sorted(CONDITION_TEMPLATES))
+def test_loupgarou_condition_labels_agree_with_the_player(
+    template: str, gender: str | None
+) -> None:
+    params = {v: _sample(v) for v in variables(RENDERER, "fr", template)}
+    params |= {"name": "Inès", "phase": "day", "deadlines": {}, "pending": []}
+    params |= CONDITION_TEMPLATES[template] | {"genders": Everyone(gender)}
+    text = RENDERER.text(template, "fr", params)
+    assert LABELS[gender] in text
+    if template == "loupgarou/girl_answer":
+        assert "Conditions d'Inès" in text  # elided before the vowel
+
+
+@pytest.mark.parametrize(
+    ("gender", "label"),
+    [("f", "Jeune louve (carte"), ("m", "Jeune loup (carte"), (None, "Jeune loup (carte")],
+)
+def test_loupgarou_young_wolf_in_the_wolves_list_agrees(gender: str | None, label: str) -> None:
+    wolves = [{"name": "Inès", "status": "young_wolf", "role": "seer"}]
+    text = RENDERER.text(
+        "loupgarou/wolves_list",
+        "fr",
+        {"game": "G", "name": "bob", "wolves": wolves, "detail": "names_and_identities"}
+        | {"genders": Everyone(gender)},
+    )
+    assert f"Inès : {label}" in text
+
+
+@pytest.mark.parametrize(
+    ("gender", "label"),
+    [
+        ("f", "conditions : amoureuse, envoûtée, maudite, morte (lynch)"),
+        ("m", "conditions : amoureux, envoûté, maudit, mort (lynch)"),
+        (
+            None,
+            "conditions : membre du couple d'amoureux, sous l'envoûtement, sous la malédiction"
+            ", hors jeu (lynch)",
+        ),
+    ],
+)
+def test_desk_roles_conditions_agree_with_the_player(gender: str | None, label: str) -> None:
+    seat = {"name": "Inès", "holder": "", "role": "villager", "dealt": "", "side": ""}
+    seat |= {"conditions": ["lover", "charmed", "cursed"], "alive": False, "cause": "lynch"}
+    params = {v: _sample(v) for v in variables(RENDERER, "fr", "desk/roles")}
+    params |= {"cast": [seat], "names": "loupgarou/_names.jinja", "orders": {}, "deadlines": {}}
+    text = RENDERER.text("desk/roles", "fr", params | {"genders": Everyone(gender)})
+    assert label in text
+
+
+@pytest.mark.parametrize(
+    ("gender", "text"),
+    [
+        ("f", "Votre cœur appartient à Inès (Amoureuse)."),
+        ("m", "Votre cœur appartient à Inès (Amoureux)."),
+        (None, "Votre cœur appartient à Inès : vous formez le couple d'Amoureux."),
+    ],
+)
+def test_chasse_lover_label_agrees_with_the_partner(gender: str | None, text: str) -> None:
+    """CAS-234: the status names the other Lover; the label agrees with him or her."""
+    params = {v: _sample(v) for v in variables(RENDERER, "fr", "chasse/status")}
+    params |= {"role": "piper", "faction": "good", "phase": "D", "deadlines": {}, "pending": []}
+    params |= {"partner": "Inès", "vote": "", "penny": "", "genders": Everyone(gender)}
+    assert text in RENDERER.text("chasse/status", "fr", params)
+
+
+@pytest.mark.parametrize(
+    ("gender", "idiot"), [("f", "l'Idiote"), ("m", "l'Idiot"), (None, "l'Idiot")]
+)
+def test_loupgarou_revealed_idiot_agrees(gender: str | None, idiot: str) -> None:
+    """LG-252: the idiot's card is shown at the foot of the pyre."""
+    params = {v: _sample(v) for v in variables(RENDERER, "fr", "loupgarou/lynch")}
+    params |= {"designated": "Inès", "idiot": True, "dead": [], "how": "votes"}
+    params |= {"genders": Everyone(gender)}
+    text = RENDERER.text("loupgarou/lynch", "fr", params)
+    assert f"Inès se révèle être {idiot} du village !" in text

@@ -312,7 +312,7 @@ def test_little_girl_questions_2_3_4() -> None:
     # Q4 after this night's charms (LG-223)
     out = g.night(heidi="ENVOUTER nick olivia", frank="QUESTION CONDITIONS nick")
     answer = next(m for m in g.notices_to("frank", out) if "réponse" in m.subject)
-    assert "Conditions de nick : Maire, Envoûté" in answer.body
+    assert "Conditions de nick : Maire, sous l'envoûtement du Joueur de flûte" in answer.body
     # a question with a name where none is expected is refused
     g.day()
     assert "CONDITIONS" in g.reply(g.send("frank", "QUESTION LOUPS nick"))
