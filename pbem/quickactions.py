@@ -14,8 +14,9 @@ Pure: ``now`` and the state come in; nothing is applied (``decide`` only returns
 from __future__ import annotations
 
 import itertools
+import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -83,7 +84,15 @@ def quick_actions(
     seen: set[tuple[str, str]] = set()
     for spec in _asked_specs(rules, state, readers, asked, lang, public):
         found: list[QuickAction] = []
-        for label, command, line in _choices(spec, names, lang, shown or {}):
+
+        def legal(command: Command, spec: CommandSpec = spec) -> bool:
+            return _channel(rules, state, readers, spec, command, now, public) is not None
+
+        if _repeating(spec):
+            choices = _spending_choices(spec, names, lang, shown or {}, legal)
+        else:
+            choices = list(_choices(spec, names, lang, shown or {}))
+        for label, command, line in choices:
             channel = _channel(rules, state, readers, spec, command, now, public)
             if channel is None or (spec.verb, line) in seen:
                 continue
@@ -121,22 +130,79 @@ def _asked_specs(
 
 
 def _simple(spec: CommandSpec) -> bool:
-    """One tap, one command: no argument, one player, one word from a fixed set, or two
-    distinct players (a pair: see :data:`MAX_PAIRS`)."""
+    """One tap, one command: no argument, one player, one word from a fixed set, two
+    distinct players (a pair: see :data:`MAX_PAIRS`), up to N distinct players (a link per
+    player: :func:`_several`) or N players that may repeat (:func:`_repeating`)."""
     return len(spec.args) <= 1 and all(
-        isinstance(a, Player | Word) or _pair(spec) for a in spec.args
+        isinstance(a, Player | Word) or _pair(spec) or _several(spec) or _repeating(spec)
+        for a in spec.args
     )
 
 
 def _pair(spec: CommandSpec) -> bool:
-    """The command names two distinct players (AMOUREUX, ENVOUTER). Dracula's MAUDIRE and
-    FLAMMES take a free number of names (a repeated one for the flames): no links for them."""
+    """The command names two distinct players (AMOUREUX, ENVOUTER)."""
     return (
         len(spec.args) == 1
         and isinstance(spec.args[0], Players)
         and spec.args[0].count == 2
         and spec.args[0].distinct
     )
+
+
+def _several(spec: CommandSpec) -> bool:
+    """The command names up to N distinct players, over as many orders as the player likes:
+    Dracula's MAUDIRE (two targets a night in total, over any number of orders: DRA-371,
+    AMB-053). A link names one player; a second tap sends the second curse."""
+    arg = spec.args[0] if len(spec.args) == 1 else None
+    return isinstance(arg, Players) and arg.at_most and arg.distinct and not _pair(spec)
+
+
+def _repeating(spec: CommandSpec) -> bool:
+    """The command names players one per thing held, a name may repeat, and its first order
+    is final: Dracula's FLAMME, one vampire per flame (DRA-470, AMB-065, AMB-007). A link must
+    then spend everything held (:func:`_spending_choices`)."""
+    arg = spec.args[0] if len(spec.args) == 1 else None
+    return isinstance(arg, Players) and not arg.distinct
+
+
+def _spending_choices(
+    spec: CommandSpec,
+    names: Sequence[str],
+    lang: str,
+    shown: Mapping[str, str],
+    legal: Callable[[Command], bool],
+) -> list[tuple[str, Command, str]]:
+    """(label, command, line) for each legal command of a :func:`_repeating` spec that names
+    as many players as the rules accept (a fighter with two flames: « FLAMME Bob Bob », «
+    FLAMME Bob Cid »...): a link naming fewer would lose the rest, the order being final.
+    The targets are those the rules accept alone; with more than :data:`MAX_PAIRS` such
+    commands, none (the mail's text says how to write it)."""
+    arg = spec.args[0]
+    assert isinstance(arg, Players)
+    keyword = spec.keyword(lang)
+    singles = [n for n in names if legal(Command(spec.verb, (PlayerId(n),)))]
+    best: list[tuple[str, ...]] = []
+    for size in range(1, arg.count + 1):
+        if math.comb(len(singles) + size - 1, size) > MAX_PAIRS:
+            first = (singles[0],) * size if singles else ()
+            if first and legal(Command(spec.verb, tuple(PlayerId(n) for n in first))):
+                return []  # too many to tap
+            break
+        found = [
+            combo
+            for combo in itertools.combinations_with_replacement(singles, size)
+            if legal(Command(spec.verb, tuple(PlayerId(n) for n in combo)))
+        ]
+        if not found:
+            break
+        best = found
+    out = []
+    for combo in best:
+        words = " ".join(shown.get(n, n) for n in combo)
+        out.append(
+            (words, Command(spec.verb, tuple(PlayerId(n) for n in combo)), f"{keyword} {words}")
+        )
+    return out
 
 
 def _choices(
@@ -148,7 +214,11 @@ def _choices(
         yield keyword, Command(spec.verb), keyword
         return
     arg = spec.args[0]
-    if isinstance(arg, Players):  # a pair, in the order the game lists its players
+    if isinstance(arg, Players) and _several(spec):  # one player a link (MAUDIRE nom)
+        for name in names:
+            label = shown.get(name, name)
+            yield label, Command(spec.verb, (PlayerId(name),)), f"{keyword} {label}"
+    elif isinstance(arg, Players):  # a pair, in the order the game lists its players
         for first, second in itertools.combinations(names, 2):
             targets = (PlayerId(first), PlayerId(second))
             one, two = shown.get(first, first), shown.get(second, second)  # their holders

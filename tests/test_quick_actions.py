@@ -185,3 +185,34 @@ def test_too_many_pairs_offer_no_link_and_the_text_says_how(
     player cannot scan them; the prompt's text keeps « ENVOUTER nom1 nom2 »."""
     prompts = _pair_links("loup-garou")
     assert prompts and all(pairs == [] for _total, pairs in prompts)
+
+
+def test_dracula_curse_and_flames_have_one_tap_links() -> None:
+    """MAUDIRE (DRA-371, AMB-053: up to two targets a night, over any number of orders): a
+    link per living player, a second tap the second curse. FLAMME (DRA-470, AMB-065: one
+    vampire per flame held, a name may repeat; the order is final, AMB-007): each fighter's
+    own prompt links the commands that spend every flame he holds, on vampires only, or none
+    when they are more than MAX_PAIRS (the text says how)."""
+    curses: list[tuple[set[str], set[str]]] = []
+    flames: list[tuple[int, list[list[str]], set[str]]] = []
+
+    def observe(table: Table, step: Step, now: datetime) -> None:
+        state = table.state
+        for out in step.outgoing:
+            bodies = [parse_qs(urlsplit(h).query)["body"][0].split() for h in links(out.html)]
+            cursing = {b[1] for b in bodies if b[0] == "MAUDIRE"}
+            if cursing:
+                curses.append((cursing, {p for p in state.order if state.seat(p).alive}))
+            if "vos flammes" in out.subject:
+                fighter = next(p.name for p in table.setup.players if p.email in out.to)
+                named = [b[1:] for b in bodies if b[0] == "FLAMME"]
+                flames.append((state.flames[fighter], named, set(state.vampires())))
+
+    play_and_deliver("dracula", "fr", 1, observe=observe)
+    assert curses and all(offered == living for offered, living in curses)
+    assert flames and any(named for _held, named, _vampires in flames)
+    for held, named, vampires in flames:
+        assert all(len(n) == held and set(n) <= vampires for n in named)
+        assert len(named) <= quickactions.MAX_PAIRS
+        if held == 1:
+            assert {n[0] for n in named} == vampires

@@ -33,6 +33,7 @@ SIDE_REVEALING = {
 PUBLIC_REVEALING = {
     "dracula/morning",
     "dracula/final_start",
+    "dracula/flame_prompt",  # a fighter's prompt repeats final_start's public sides (DRA-461)
     "dracula/final_result",
     "dracula/round_end",
     "dracula/game_end",

@@ -128,6 +128,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "final_start": {"round": 1, "humans": ["A"], "vampires": ["B"], "deadline": T},
     "final_recap": {"fighters": [{"name": "A", "flames": 2}], "fled": ["C"], "deadline": T},
+    "flame_prompt": {"round": 1, "flames": 2, "vampires": ["B", "D"], "deadline": T},
     "final_result": {
         "burned": ["B"],
         "dracula_burned": True,

@@ -6,7 +6,7 @@ import random
 from datetime import datetime
 from typing import Any
 
-from pbem.core.events import PhaseStarted, PlayerDied, public
+from pbem.core.events import PhaseStarted, PlayerDied, private, public
 from pbem.core.ids import PlayerId
 from pbem.games.dracula.batch import Batch
 from pbem.games.dracula.night import iso
@@ -86,6 +86,18 @@ def close_final_choice(b: Batch, now: datetime, rng: random.Random) -> list[Any]
     )  # DRA-469, NTF-42
     if fighters:
         b.add(PhaseStarted("flames", 5, {"flames": end}))
+        for f in fighters:  # DRA-470, AMB-065: each fighter's own prompt, with one-tap links
+            b.add(
+                private(
+                    "dracula/flame_prompt",
+                    [f],
+                    f"round-{s.round}-final",
+                    round=s.round,
+                    flames=flames[f],
+                    vampires=s.vampires(),
+                    deadline=iso(end),
+                )
+            )
         return []
     return close_flames(b, now)
 
