@@ -145,6 +145,9 @@ def _play(
     awaiting = getattr(table, "awaiting", None)
     if awaiting is not None:
         out["awaiting"] = sorted(str(p) for p in awaiting())
+    roster = getattr(table, "roster", None)
+    if roster is not None:  # the volunteers a seat may go to (REMPLACER, `pbem seat replace`)
+        out["bench"] = [{"name": b.name, "address": b.email} for b in roster.bench]
     return out
 
 
@@ -227,6 +230,9 @@ def _render_game(g: Mapping[str, Any]) -> list[str]:
         if "awaiting" in g:
             who = ", ".join(g["awaiting"]) or "nobody: everyone has acted"
             lines.append(f"  not acted or voted yet: {who}")
+        if g.get("bench"):
+            bench = ", ".join(f"{b['name']} <{b['address']}>" for b in g["bench"])
+            lines.append(f"  bench: {bench}")
         if "signup" in g:
             su = g["signup"]
             who = ", ".join(su["players"]) or "nobody yet"

@@ -84,3 +84,26 @@ def test_an_admin_remove_request_removes_the_seat_through_the_daemon(tmp_path: P
         assert sum("p4 leaves the game" in r["raw"] for r in posts) == 1
     finally:
         w.close()
+
+
+def test_status_lists_a_running_games_bench(tmp_path: Path) -> None:
+    """``pbem status`` names a running game's bench (its volunteer substitutes, docs/seats.md),
+    as it does a lobby's: who the game master may seat with ``REMPLACER`` / ``seat replace``."""
+    w = World(tmp_path, engine=Table)
+    w.cfg = replace(w.cfg, engine="pbem.table:Table")
+    setup = {
+        "game": "lupus-in-tabula",
+        "game_id": "g1",
+        "lang": "en",
+        "players": [{"name": f"p{i}", "email": f"p{i}@example.test"} for i in range(1, 9)],
+        "bench": [{"name": "Zoé Martin", "email": "zoe@example.test"}],
+        "list": LIST,
+    }
+    create_game(w.cfg, setup, Table, w.now)
+    try:
+        data = gather(w.cfg, w.now)
+        (game,) = data["games"]
+        assert game["bench"] == [{"name": "Zoé Martin", "address": "zoe@example.test"}]
+        assert "  bench: Zoé Martin <zoe@example.test>" in render(data)
+    finally:
+        w.close()
