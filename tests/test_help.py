@@ -79,3 +79,37 @@ def test_help_offers_a_link_per_choice_of_each_command_it_lists() -> None:
     }
     assert bodies == {"RIEN"} | {f"SONDER p{n}" for n in range(1, 9) if n != 3}
     assert "bouton" in reply.body
+
+
+def test_every_rules_page_says_how_substitutes_idleness_and_removal_work() -> None:
+    """docs/seats.md for players: the bench's command, the idle policy with the defaults of
+    pbem/core/idle.py (IdleOptions), what a removal does, in both languages."""
+    from pbem.core.idle import IdleOptions
+    from pbem.games import GAMES
+    from pbem.rules import rules_page
+
+    d = IdleOptions()
+    said = {
+        "fr": [
+            "**Remplaçants, absences et retraits.**",
+            "REMPLACANT [nom] [il|elle]",
+            f"passer {d.idle_warn_after} phases de suite",
+            f"au bout de {d.idle_act_after} phases",
+            f"on_idle = {d.on_idle}",
+            f"removal_reveal = {d.removal_reveal}",
+            "quitte la partie comme s'il était mort",
+        ],
+        "en": [
+            "**Substitutes, absences and removals.**",
+            "SUBSTITUTE [name] [he|she|they]",
+            f"let {d.idle_warn_after} phases in a row pass",
+            f"after {d.idle_act_after} phases",
+            f"on_idle = {d.on_idle}",
+            f"removal_reveal = {d.removal_reveal}",
+            "leaves the game as if dead",
+        ],
+    }
+    for game in GAMES:
+        for lang, phrases in said.items():
+            page = rules_page(game.id, lang)
+            assert [p for p in phrases if p not in page] == [], (game.id, lang)
