@@ -33,9 +33,11 @@ from pbem.core.events import (
     Resolved,
     RoleChanged,
     RolesDealt,
+    Substituted,
     VoteSet,
 )
 from pbem.deal import reveal
+from pbem.mail.grammar import agree
 from pbem.mail.render import Renderer, join_names, shared_renderer, templates_root
 from pbem.table import Table
 
@@ -154,6 +156,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             {"kind": "fact", "name": _words(type(event).__name__), "fields": _fields(event)}
         )
     _close(current)
+    handed = _hand_overs(table.events, rounds)
     cast = []
     for seat in summary.get("players", []):
         name = seat["name"]
@@ -167,11 +170,13 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
                 "death": deaths.get(name),
                 "conditions": [condition(str(c)) for c in seat.get("conditions", [])],
                 "score": summary.get("scores", {}).get(name),
+                "holders": handed.get(name, []),
             }
         )
     shown = reveal(table.ruled, rules.codec.encode, rules.id)
     return {
         "lang": lang,
+        "genders": {str(p.name): p.gender for p in table.setup.players if p.gender},
         "game": rules.title,
         "game_id": table.game_id,
         "rules_id": rules.id,
@@ -191,6 +196,24 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         "recipe": shown.recipe if shown else None,
         "leftover": [role(str(r)) for r in summary.get("leftover", [])],
     }
+
+
+def _hand_overs(events: Sequence[Event], rounds: bool) -> dict[str, list[dict[str, Any]]]:
+    """Per seat, who took it over and in which phase (issue 13: ``Substituted``, a kernel
+    event the rules never fold), so the cast says « Bob (remplacé par Carole, Jour 2) »
+    rather than showing the first holder alone. ``rounds``: as :func:`archive_model` counts
+    Dracula's rounds (the days count from 1 again)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    phase, number, round_ = "setup", 0, 1 if rounds else 0
+    for event in events:
+        if isinstance(event, PhaseStarted):
+            if rounds and phase != "setup" and event.number < number:
+                round_ += 1
+            phase, number = event.phase, event.number
+        elif isinstance(event, Substituted):
+            entry = {"name": event.name, "phase": phase, "number": number, "round": round_}
+            out.setdefault(str(event.seat), []).append(entry)
+    return out
 
 
 def _namer(
@@ -323,6 +346,7 @@ def _env(lang: str, html: bool, renderer: Renderer) -> jinja2.Environment:
     )
     env.filters["when"] = lambda value: renderer.when(value, lang)
     env.filters["names"] = lambda value: join_names(value, lang)
+    env.filters["g"] = agree  # agreement with a player's gender (pbem/mail/grammar.py)
     return env
 
 

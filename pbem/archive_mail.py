@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.archive import archive_files
 from pbem.core.events import GameEnded
-from pbem.mail.envelope import build
+from pbem.mail.envelope import build, domain_of, thread_root
+from pbem.mail.threads import Addressing, addressed, headed, phase_of, thread_subject
 from pbem.table import Table
 
 if TYPE_CHECKING:
@@ -34,11 +35,24 @@ def ends_game(table: Table, step: Any) -> bool:
 
 
 def archive_mails(
-    table: Table, step: Any, *, sender: str, now: datetime, id_key: bytes
+    table: Table,
+    step: Any,
+    *,
+    sender: str,
+    now: datetime,
+    id_key: bytes,
+    how: Addressing | None = None,
 ) -> list[tuple[str, bytes, tuple[str, ...]]]:
-    """``(message_id, bytes, recipients)`` of the archive mails for a step that ends the game."""
+    """``(message_id, bytes, recipients)`` of the archive mails for a step that ends the game.
+
+    ``how``: the game's addressing (pbem.mail.threads), so that the archive comes as the
+    game's other mail does, ``From: "MJ village1"`` with the game's Reply-To, and is filed in
+    the thread of the phase the game ended in (its Subject and References: the last word of
+    the conversation the players read); without it, a bare From and the archive's own title."""
     events = [*table.events, *(table.rules.codec.decode(e) for e in step.events)]
     final = Table(table.setup, table.rules, events, table.renderer)
+    how = how or Addressing(table.game_id, sender, "", from_name="")
+    phase = phase_of(final.thread)
     by_lang: dict[str, dict[str, str]] = {}
     out: list[tuple[str, bytes, tuple[str, ...]]] = []
     # who holds each seat at the end (the roster), and whoever held one before (issue 13)
@@ -51,16 +65,26 @@ def archive_mails(
         if lang not in by_lang:
             by_lang[lang] = archive_files(final, lang)
         files = by_lang[lang]
-        subject = files["text"].partition("\n")[0]
+        subject, body = files["text"].partition("\n")[0], files["text"]
+        headers = addressed(how, public=False) if how.from_name else {}
+        if phase is not None and how.from_name:
+            title = subject
+            subject = thread_subject(table.renderer, lang, how.game, phase, private=False)
+            body = headed(title, body)
+            # the root every post of that phase refers to (envelope.build: its thread key)
+            thread = f"{table.game_id}/{final.thread}"
+            root = thread_root(thread, domain_of(sender), id_key, game=how.game)
+            headers["references"] = (root,)
         mid, raw = build(
             key=f"{table.game_id}/archive/{who}",
             sender=sender,
             to=(address,),
             subject=subject,
-            body=files["text"],
+            body=body,
             html="",  # its HTML is the attached archive, not an alternative (see above)
             date=now,
             id_key=id_key,
+            **headers,
         )
         out.append((mid, with_attachment(raw, files["html"], f"{table.game_id}.html"), (address,)))
     return out
@@ -90,8 +114,10 @@ def archive_rows(
     now: datetime,
     first_seq: int,
     id_key: bytes,
+    how: Addressing | None = None,
 ) -> list[OutboxRow]:
-    """Outbox rows of the archive mails if ``step`` ends ``table``'s game, else none.
+    """Outbox rows of the archive mails if ``step`` ends ``table``'s game, else none
+    (``how``: see :func:`archive_mails`).
 
     Kind ``archive``: never coalesced into a digest of replies (a digest keeps text only).
     """
@@ -112,6 +138,6 @@ def archive_rows(
             seq=first_seq + i,
         )
         for i, (mid, raw, rcpts) in enumerate(
-            archive_mails(table, step, sender=sender, now=now, id_key=id_key)
+            archive_mails(table, step, sender=sender, now=now, id_key=id_key, how=how)
         )
     ]

@@ -96,6 +96,7 @@ class RepliesMixin:
             now=now,
             first_seq=len(step.outgoing),
             id_key=self.id_key,
+            how=game_addressing(self.cfg, game.store.setup),  # From, Reply-To, its thread
         )
         rows += seat_rows(self, game, step, now)  # a seat changed hands: its new code
         return rows
