@@ -216,7 +216,7 @@ def bench_offer(
     """A non-player's private mail with a ``REMPLACANT``/``SUBSTITUTE`` line: his
     place on the bench and the game masters told (or the reason it is refused); None when the
     mail holds no such line (the table answers it as a stranger's)."""
-    from pbem.table import Outgoing, _Reply  # the table imports this module
+    from pbem.table import Outgoing, Reply  # the table imports this module
 
     try:
         text = extract(msg)
@@ -236,13 +236,13 @@ def bench_offer(
     try:
         joined = volunteer(table, sender, command.text, lang)
     except CommandError as exc:
-        refused = _Reply(rejected=[{"line": line, "reason": table.reason(exc, lang)}])
-        return table._step([], (spec, refused, key, message_id))
+        refused = Reply(rejected=[{"line": line, "reason": table.reason(exc, lang)}])
+        return table.step([], (spec, refused, key, message_id))
     thanks = table.renderer.text(
         "common/bench_joined", lang, {"name": joined.name, "genders": {}, "game": table.rules.title}
     )
-    reply = _Reply(accepted=[{"line": line, "deadline": None, "final": True}], extra=[thanks])
-    step = table._step([joined], (spec, reply, key, message_id))
+    reply = Reply(accepted=[{"line": line, "deadline": None, "final": True}], extra=[thanks])
+    step = table.step([joined], (spec, reply, key, message_id))
     # the game's masters, else the daemon's: an offer nobody reads would strand the volunteer
     masters = table.setup.admins or tuple(a.lower() for a in admins)
     living = [table.roster.shown(s) for s in table.rules.names(table.state) if alive(table, s)]

@@ -1,0 +1,86 @@
+"""The game master's lines to a game (by mail, or ``pbem admin`` through the daemon): the
+game's own ``admin_commands`` and the desk's (:mod:`pbem.desk`), answered like a player's
+mail."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from email.message import EmailMessage
+from typing import TYPE_CHECKING
+
+from pbem.core.commands import parse_line
+from pbem.core.errors import CommandError, MailError
+from pbem.core.events import Event
+from pbem.desk import DESK_SPECS, is_desk, run_desk
+from pbem.mail.inbound import MailText, extract
+from pbem.table.mails import reply_mail, step_of
+from pbem.table.step import Reply, Step
+from pbem.table.wording import reason
+
+if TYPE_CHECKING:
+    from pbem.table.table import Table
+
+
+def receive_admin(
+    table: Table, msg: EmailMessage, sender: str, key: str, message_id: str | None, now: datetime
+) -> Step:
+    """An administrator's private mail: the game's ``admin_commands`` and the desk's."""
+    try:
+        text = extract(msg)
+    except MailError:
+        text = MailText("", (), (), False, False)
+    return admin_lines(table, text.lines, sender, now, key, message_id, subject=text.subject)
+
+
+def admin_lines(
+    table: Table,
+    lines: Sequence[str],
+    sender: str,
+    now: datetime,
+    key: str,
+    message_id: str | None = None,
+    reply_to: Sequence[str] = (),
+    subject: str = "",
+) -> Step:
+    """The game master's commands, one a line, answered like a player's: accepted,
+    rejected, ignored. The reply goes to ``sender``, or to every address of ``reply_to``. A
+    mail's ``subject`` may hold a command too, but is never reported as ignored text."""
+    lang = table.setup.lang
+    current = table  # each line sees what the lines before it did
+    events: list[Event] = []
+    reply = Reply()
+    specs = [*table.rules.admin_commands, *DESK_SPECS]
+    heading = [subject] if subject else []
+    for index, line in enumerate([*heading, *lines]):
+        try:
+            # the game master may name a seat by its shown name or by the seat's own
+            # (pbem status, pbem seat replace)
+            shown = current.roster.desk_names(table.rules.names(current.state))
+            command = parse_line(line, specs, shown)
+            if command is None:
+                if line.strip() and index >= len(heading):
+                    reply.ignored.append(line)
+                continue
+            command = current.roster.to_seats(command)
+            if is_desk(command.verb):
+                result = run_desk(current, command, now, sender)
+                new = list(result.events)
+                reply.extra += result.reply
+            else:
+                new = table.rules.admin(current.state, command, now)
+        except CommandError as exc:
+            reply.rejected.append({"line": line, "reason": reason(table, exc, lang)})
+            continue
+        events += new
+        if new:
+            current = table.with_events(events)
+        reply.accepted.append({"line": line, "deadline": None, "final": True})
+    if not reply:
+        reply.extra.append(table.renderer.text("common/no_command", lang, {}))
+    step = step_of(table, events, reply=None)
+    mail = reply_mail(table, sender, lang, reply, key, message_id, threaded=False)
+    if reply_to:
+        mail = replace(mail, to=tuple(reply_to))
+    return Step(step.events, (mail, *step.outgoing), step.facts)

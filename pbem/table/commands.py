@@ -1,0 +1,160 @@
+"""A player's command lines: read from his mail (:func:`read_commands`, or the forum's bold
+name on the list, :func:`bold_command`), then run one by one (:func:`run_command`): AIDE,
+REGLES and STATUT answered by the table, the others decided by the game's rules, each noted
+in the mail's receipt."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pbem.core.commands import RULES, Command, Text, parse_line, takes_lines
+from pbem.core.errors import CommandError, PartlyRefused, UnknownCommand
+from pbem.core.events import Event
+from pbem.core.game import PlayerSpec
+from pbem.core.ids import PlayerId
+from pbem.mail.inbound import MailText
+from pbem.rules import options_in_use, rules_page
+from pbem.table.step import Channel, Reply
+from pbem.table.wording import canonical, option_value, reason, spec_of, syntax
+
+if TYPE_CHECKING:
+    from pbem.table.table import Table
+
+
+def read_commands(
+    table: Table, text: MailText, channel: Channel, lang: str, reply: Reply
+) -> list[tuple[str, Command]]:
+    """The mail's commands; errors and free text are noted in ``reply``.
+
+    On the list only public commands count and other text is debate, never an error; a
+    private mail's Subject may hold a command but is never reported as ignored text.
+    """
+    specs = [s for s in table.rules.all_commands if s.public or channel == "private"]
+    names = table.roster.shown_names(table.rules.names(table.state))
+    subject = [text.subject] if channel == "private" and text.subject else []
+    commands: list[tuple[str, Command]] = []
+    lines = subject + list(text.lines)
+    for index in range(len(subject), len(lines)):
+        if takes_lines(lines[index], specs):  # a multi-line text runs to FIN/END or the end
+            lines = [*lines[:index], "\n".join(lines[index:])]
+            break
+    for index, line in enumerate(lines):
+        quiet = channel == "list" or index < len(subject)
+        try:
+            command = parse_line(line, specs, names, debate=channel == "list")
+        except UnknownCommand as exc:
+            if not quiet:
+                reply.rejected.append({"line": line, "reason": reason(table, exc, lang)})
+            continue
+        except CommandError as exc:
+            reply.rejected.append({"line": line, "reason": reason(table, exc, lang)})
+            continue
+        if command is not None:
+            commands.append((line, table.roster.to_seats(command)))
+        elif channel == "private" and index >= len(subject):
+            reply.ignored.append(line)
+    return commands
+
+
+def bold_command(
+    table: Table, bold: Sequence[str], player: PlayerSpec, reply: Reply
+) -> list[tuple[str, Command]]:
+    """The forum convention: a public post whose only command is a bold text."""
+    line = " ".join(f"**{b}**" for b in bold)
+    try:
+        command = table.rules.bold_command(
+            table.state, player.name, table.roster.bold_to_seats(bold)
+        )
+    except CommandError as exc:
+        reply.rejected.append({"line": line, "reason": reason(table, exc, player.lang)})
+        return []
+    return [(line, command)] if command is not None else []
+
+
+def run_command(
+    table: Table,
+    state: Any,
+    player: PlayerSpec,
+    command: Command,
+    line: str,
+    now: datetime,
+    channel: Channel,
+    events: list[Event],
+    reply: Reply,
+) -> Any:
+    """Run one command on ``state``, the state the mail's earlier commands left: its events
+    are added to ``events``, its line of the receipt to ``reply``; the state after it."""
+    if command.verb == "help":  # what this player can send now, how, and until when
+        available = table.rules.available(state, player.name)
+        if all(c.verb != "rules" for c in available):  # REGLES works in every phase
+            available = [*available, RULES]
+        pending = table.rules.deadlines(state)
+        reply.topic = reply.topic or "help"
+        reply.helped = player.name
+        reply.extra.append(
+            table.renderer.text(
+                "common/help",
+                player.lang,
+                {
+                    "game": table.rules.id,
+                    "folder": table.rules.templates,
+                    "commands": [syntax(c, player.lang) for c in available],
+                    "deadline": min(pending.values()).isoformat() if pending else None,
+                },
+            )
+        )
+        return state
+    if command.verb == "rules":  # the players' rules page, with this game's options
+        used = options_in_use(getattr(state, "options", None))
+        reply.topic = reply.topic or "rules"
+        reply.extra.append(
+            table.renderer.text(
+                "common/rules",
+                player.lang,
+                {
+                    "text": rules_page(table.rules.id, player.lang),
+                    "options": {k: option_value(v, player.lang) for k, v in used.items()},
+                },
+            )
+        )
+        return state
+    if command.verb == "status":
+        params = table.rules.status(state, player.name)
+        params = {"name": player.name, "genders": table.genders, **params}
+        reply.extra.append(
+            table.renderer.text(
+                f"{table.rules.templates}/status", player.lang, table.roster.show(params)
+            )
+        )
+        return state
+    try:
+        new = table.rules.decide(state, player.name, command, now, channel)
+    except PartlyRefused as exc:  # the taken part is accepted, the rest explained
+        new = list(exc.events)
+        command = replace(command, targets=tuple(PlayerId(t) for t in exc.kept))
+        refused = {"line": " ".join(exc.refused), "reason": reason(table, exc, player.lang)}
+        reply.rejected.append(refused)
+    except CommandError as exc:
+        reply.rejected.append({"line": line, "reason": reason(table, exc, player.lang)})
+        return state
+    events += new
+    state = table.rules.fold(new, state)
+    until = table.rules.changeable_until(state, player.name, command.verb)
+    if until is not None:  # a deadline the game master moved is shown where it now falls
+        until = table.desk.moved(until)
+    entry = {
+        "line": canonical(table, command, player.lang),
+        "deadline": until.isoformat() if until else None,
+        "final": table.rules.final(state, player.name, command.verb),
+    }
+    spec = spec_of(table.rules, command.verb)
+    if command.text and any(isinstance(a, Text) and a.multiline for a in spec.args):
+        # a text others will read (Dracula's telepathy, painting, waltz, reply): the sender
+        # sees exactly what is passed on, where the mail's text ended (DRA-421)
+        entry["line"] = canonical(table, replace(command, text=""), player.lang)
+        entry["text"] = command.text
+    reply.accepted.append(entry)
+    return state

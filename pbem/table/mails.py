@@ -1,0 +1,157 @@
+"""The mails of a step: a player's receipt, the mails of the rules' notices, the hand-over
+of a seat, the deal's commitment under the opening post; and the :class:`Step` that carries
+them with its encoded events."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from pbem.core.events import DealCommitted, Event, Notice, RolledBack, Substituted
+from pbem.core.game import ADMIN, PlayerSpec
+from pbem.core.ids import PlayerId
+from pbem.deal import canonical_deal, deal_events, digest
+from pbem.desk.kernel import is_kernel
+from pbem.handover import handover_mails
+from pbem.mail.html import with_paragraph
+from pbem.table.step import Outgoing, PostVerdict, Reply, Step
+
+if TYPE_CHECKING:
+    from pbem.table.table import Table
+
+Receipt = tuple[PlayerSpec, Reply, str, str | None]
+"""A step's receipt: to whom, what it says, the key its mail derives from, the Message-ID it
+answers."""
+
+
+def reply_mail(
+    table: Table,
+    to: str,
+    lang: str,
+    reply: Reply,
+    key: str,
+    message_id: str | None,
+    threaded: bool = True,
+) -> Outgoing:
+    """The receipt of one mail: what was accepted, rejected, ignored, and the texts asked."""
+    subject, body = table.renderer.mail(
+        "common/reply",
+        lang,
+        {
+            "game": table.rules.title,
+            "accepted": reply.accepted,
+            "rejected": reply.rejected,
+            "ignored": reply.ignored,
+            "extra": reply.extra,
+            "topic": "" if reply.accepted or reply.rejected else reply.topic,
+        },
+    )
+    # a player's receipt belongs to his thread of the phase in play (issue 15); the answers
+    # to AIDE and REGLES alone, and the game master's, keep a Subject of their own
+    topic_only = reply.topic and not (reply.accepted or reply.rejected)
+    thread = table.thread if threaded and not topic_only else ""
+    return Outgoing(
+        f"{table.game_id}/reply/{key}",
+        (to,),
+        False,
+        subject,
+        body,
+        message_id,
+        f"{table.game_id}/{thread or 'replies'}",
+        "auto-replied",
+        table.pages.prompt(
+            subject, body, lang, table.state, (PlayerId(reply.helped),), public=False
+        )
+        if reply.helped
+        else table.pages.page(subject, body, lang),
+    )
+
+
+def step_of(
+    table: Table,
+    events: Sequence[Event],
+    reply: Receipt | None,
+    post: PostVerdict | None = None,
+    deferred: tuple[str, ...] = (),
+) -> Step:
+    """The step that appends ``events`` to ``table``: their encoding, the receipt's mail, the
+    mails of their notices and hand-overs."""
+    base = len(table.events)
+    outgoing: list[Outgoing] = []
+    if reply is not None:
+        player, body, key, message_id = reply
+        outgoing.append(reply_mail(table, player.email, player.lang, body, key, message_id))
+    after = None  # the state the step leads to: the one its prompts' quick actions are for
+    for index, event in enumerate(events):
+        if isinstance(event, Notice):
+            if after is None and not any(isinstance(e, RolledBack) for e in events):
+                after = table.rules.fold((e for e in events if not is_kernel(e)), table.state)
+            outgoing += notice_mails(table, event, f"{table.game_id}/{base + index}", after)
+        elif isinstance(event, Substituted):  # issue 13: the list, the packet, a goodbye
+            history = [*table.events, *events[:index]]
+            outgoing += handover_mails(table, event, history, f"{table.game_id}/{base + index}")
+    encoded = tuple(table.rules.codec.encode(e) for e in events)
+    return Step(encoded, tuple(outgoing), tuple(events), post, deferred)
+
+
+def notice_mails(table: Table, notice: Notice, key: str, after: Any = None) -> list[Outgoing]:
+    """The mails of a notice; ``after``: the state its quick actions are checked on
+    (None: no quick actions)."""
+    thread = f"{table.game_id}/{notice.thread}"
+    # a seat that changed hands is shown by its newcomer's name (the option
+    # substitute_name, issue 13): the rules' params name seats
+    params = table.roster.show(
+        {"game": table.rules.title, "genders": table.genders, **notice.params}
+    )
+    lang = table.setup.lang
+    if notice.public:
+        subject, body = table.renderer.mail(notice.template, lang, params)
+        everyone = tuple(PlayerId(p.name) for p in table.setup.players)
+        html = table.pages.prompt(subject, body, lang, after, everyone, public=True)
+        to = (table.setup.list_address,)
+        return [Outgoing(key, to, True, subject, body, None, thread, html=html)]
+    mails = []
+    for name in notice.to:
+        if name == ADMIN:  # the game's administrators, in the game's language
+            subject, body = table.renderer.mail(notice.template, lang, params)
+            html = table.pages.page(subject, body, lang)
+            mails += [
+                Outgoing(f"{key}/admin/{i}", (a,), False, subject, body, None, thread, html=html)
+                for i, a in enumerate(table.setup.admins)
+            ]
+            continue
+        player = table.by_name[name]
+        subject, body = table.renderer.mail(
+            notice.template, player.lang, {"name": table.roster.shown(name), **params}
+        )
+        html = table.pages.prompt(subject, body, player.lang, after, (name,), public=False)
+        mails.append(
+            Outgoing(
+                f"{key}/{name}", (player.email,), False, subject, body, None, thread, html=html
+            )
+        )
+    return mails
+
+
+def committed(table: Table, events: list[Event], salt: str) -> Step:
+    """The opening step with the deal's commitment: a :class:`DealCommitted` event after
+    the opening ones (their mails keep their keys) and its digest under the opening post."""
+    canonical = canonical_deal(
+        (table.rules.codec.encode(e) for e in deal_events(events)), table.rules.id
+    )
+    commitment = DealCommitted(salt, digest(salt, canonical))
+    step = step_of(table, [*events, commitment], reply=None)
+    outgoing = list(step.outgoing)
+    first = next((i for i, o in enumerate(outgoing) if o.public), None)
+    if first is not None:
+        _subject, line = table.renderer.mail(
+            "common/deal_commitment", table.setup.lang, {"digest": commitment.digest}
+        )
+        opening = outgoing[first]
+        outgoing[first] = replace(
+            opening,
+            body=f"{opening.body.rstrip()}\n\n{line}",
+            html=with_paragraph(opening.html, line),
+        )
+    return replace(step, outgoing=tuple(outgoing))

@@ -1,0 +1,240 @@
+"""A mail to a running game (:func:`receive_mail`): who sent it (a player, a game master, a
+stranger volunteering, an address whose seat changed hands), what the rules make of a list
+post, the commands it holds, an early close; and a held list post asked again whether it may
+go out (:func:`release_post`)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from email.message import EmailMessage
+from typing import TYPE_CHECKING, Literal
+
+from pbem.core.errors import CommandError, ListClosed, MailError, NotAPlayer
+from pbem.core.events import Event, PhaseClosed
+from pbem.core.game import PlayerSpec
+from pbem.mail.address import is_mailable
+from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
+from pbem.seats import bench_offer, replaced_refusal
+from pbem.signup import late as late_signup
+from pbem.table.admin import receive_admin
+from pbem.table.commands import bold_command, read_commands, run_command
+from pbem.table.mails import reply_mail, step_of
+from pbem.table.step import Channel, Reply, Step
+from pbem.table.wording import reason
+
+if TYPE_CHECKING:
+    from pbem.table.table import Table
+
+
+def receive_mail(
+    table: Table,
+    msg: EmailMessage,
+    *,
+    channel: Channel,
+    now: datetime,
+    relay: bool = False,
+    confirm: Literal["ask", "apply"] | None = None,
+    strong: bool = True,
+    admins: Sequence[str] = (),
+) -> Step:
+    """Handle one inbound mail. Bad input gives a reply, never an exception.
+
+    ``relay``: the daemon distributes the list itself, so a list post the rules close for
+    now (:class:`ListClosed`) is held rather than refused, and a non-player's post is
+    refused rather than ignored (it would otherwise reach every player).
+
+    ``confirm`` (list posts whose commands need a confirmation from the registered
+    address, requirement 6): ``"ask"`` takes the post as posted but runs none of its
+    commands, listing them in ``Step.deferred``; ``"apply"``, once confirmed, runs them
+    without counting the post a second time.
+
+    ``strong=False``: the sender passed the daemon's authentication for ordinary commands
+    but not the stronger one for irreversible commands, so the commands the rules call
+    final are refused (requirement 5).
+
+    ``admins``: the daemon's administrators, who run the game master's desk in every game
+    besides the game's own ``admins``.
+    """
+    sender = sender_of(msg)
+    message_id = message_id_of(msg)
+    key = hashlib.sha256(f"{message_id}|{sender}|{len(table.events)}".encode()).hexdigest()
+    if not is_mailable(sender):
+        # No From, or one without a domain ("frank@", "alice"): nobody's mail, and no
+        # address to answer (issue 10, items 12 and 20); never relayed either.
+        return Step(post="refused" if channel == "list" else None)
+    player = table.by_email.get(sender)
+    is_admin = sender in table.setup.admins or sender in {a.lower() for a in admins}
+    if player is None and channel == "private" and is_admin:
+        return receive_admin(table, msg, sender, key[:16], message_id, now)
+    if player is None and channel == "list":
+        if sender in table.setup.admins:  # the game master talks on his own list
+            return Step(post="relay")
+        if not relay:
+            return Step()  # a spectator's post on an external list is just talk
+    if player is None and channel == "private":
+        # REMPLACANT/SUBSTITUTE: a volunteer for the bench (issue 13, pbem/seats.py)
+        offered = bench_offer(table, msg, sender, key[:16], message_id, admins)
+        if offered is not None:
+            return offered
+        late = _late_stranger(table, msg, sender, key[:16], message_id, admins)
+        if late is not None:  # a sign-up word after the start
+            return late
+    if player is None:
+        # an address whose seat changed hands is told so politely (issue 13)
+        why = replaced_refusal(table, sender) or NotAPlayer(address=sender)
+        refused = Reply(rejected=[{"line": "", "reason": reason(table, why, table.setup.lang)}])
+        return Step(
+            (),
+            (reply_mail(table, sender, table.setup.lang, refused, key[:16], message_id),),
+            post="refused" if channel == "list" else None,
+        )
+    try:
+        text = extract(msg)
+    except MailError:
+        text = MailText("", (), (), False, False)
+    reply = Reply()
+    leaving = None
+    if channel == "private":  # DESINSCRIPTION/LEAVE after the start: the GMs decide
+        text, leaving = late_signup.take_leave(text)
+    commands = read_commands(table, text, channel, player.lang, reply)
+    told = late_signup.game_masters(table, admins) if leaving else []
+    if leaving:
+        reply.extra.append(late_signup.leave_text(table, player.lang, bool(told)))
+    if channel == "list" and not commands and not reply.rejected and text.bold:
+        commands = bold_command(table, text.bold, player, reply)
+        if text.bold_disagreement:  # the HTML was read: say what the text part said
+            params = {"html": list(text.bold), "text": list(text.bold_disagreement)}
+            reply.extra.append(table.renderer.text("common/bold_disagree", player.lang, params))
+    state = table.state
+    events: list[Event] = []
+    if channel == "list" and confirm == "apply":
+        pass  # the post itself was taken when it arrived
+    elif channel == "list":  # the game may refuse the whole post (Rules.on_post)
+        try:
+            posted = table.rules.on_post(state, player.name, text.lines, now, moderated=relay)
+        except ListClosed as exc:
+            if not relay:
+                return _refuse_post(table, exc, player, key[:16], message_id)
+            # LG-D35: commands posted while the list is closed are ignored; the post
+            # itself waits for the list to reopen
+            held = Reply(extra=[table.renderer.text("common/post_held", player.lang, {})])
+            return step_of(table, [], (player, held, key[:16], message_id), post="hold")
+        except CommandError as exc:
+            return _refuse_post(table, exc, player, key[:16], message_id)
+        events += posted
+        state = table.rules.fold(posted, state)
+    if confirm == "ask" and commands:
+        return step_of(
+            table,
+            events,
+            (player, reply, key[:16], message_id) if reply else None,
+            post="relay",
+            deferred=tuple(line for line, _command in commands),
+        )
+    for line, command in commands:
+        if not strong and table.rules.final(state, player.name, command.verb):
+            refusal = table.renderer.text("reasons/final_needs_auth", player.lang, {})
+            reply.rejected.append({"line": line, "reason": refusal})
+            continue
+        state = run_command(table, state, player, command, line, now, channel, events, reply)
+    # early close (LUP-D29) is off unless the options turn it on; a paused game closes
+    # nothing by itself
+    early = table.rules.ready_to_close(state)
+    if early is not None and not table.paused:
+        closing = table.rules.on_deadline(state, early, now, table.rng(len(events)))
+        if closing:  # marked like a deadline's resolution (the desk's ROLLBACK)
+            awaited = tuple(sorted(table.rules.awaiting(state)))
+            events += [PhaseClosed(early, len(closing), awaited)]
+        events += closing
+        if reply.accepted:
+            reply.extra.append(table.renderer.text("common/closed_early", player.lang, {}))
+    if channel == "private" and not reply:
+        reply.extra.append(table.renderer.text("common/no_command", player.lang, {}))
+    step = step_of(
+        table,
+        events,
+        (player, reply, key[:16], message_id) if reply else None,
+        post="relay" if channel == "list" else None,
+    )
+    if not told:
+        return step
+    wish = {"kind": "leave", "name": player.name, "address": player.email, "words": ""}
+    notice = late_signup.tell_game_masters(table, told, key[:16], wish)
+    return replace(step, outgoing=(*step.outgoing, *notice))
+
+
+def _late_stranger(
+    table: Table,
+    msg: EmailMessage,
+    sender: str,
+    key: str,
+    message_id: str | None,
+    admins: Sequence[str],
+) -> Step | None:
+    """A stranger's INSCRIPTION/JOIN or REMPLACANT/SUBSTITUTE once the game runs: told it
+    has started and how to volunteer; a volunteer is passed on to the game masters (issue
+    13). None: his mail holds no sign-up word (the usual "not a player" reply)."""
+    try:
+        text = extract(msg)
+    except MailError:
+        return None
+    found = late_signup.stranger_request(text)
+    if found is None:
+        return None
+    verb, lang, words = found
+    told = late_signup.game_masters(table, admins) if verb == "substitute" else []
+    answer = late_signup.stranger_text(table, verb, lang, bool(told))
+    outgoing = [reply_mail(table, sender, lang, Reply(extra=[answer]), key, message_id)]
+    if told:
+        params = {"kind": "substitute", "name": "", "address": sender, "words": words}
+        outgoing += late_signup.tell_game_masters(table, told, key, params)
+    return Step((), tuple(outgoing))
+
+
+def _refuse_post(
+    table: Table, exc: CommandError, player: PlayerSpec, key: str, message_id: str | None
+) -> Step:
+    """The rules refuse the whole post: explained privately, never relayed."""
+    bounced = Reply(rejected=[{"line": "", "reason": reason(table, exc, player.lang)}])
+    return step_of(table, [], (player, bounced, key, message_id), post="refused")
+
+
+def release_post(table: Table, msg: EmailMessage, now: datetime) -> Step:
+    """A held list post (see ``receive(relay=True)``), asked again whether it may go out.
+
+    ``post="relay"`` once the list has reopened to its sender, ``"hold"`` while it is still
+    closed, ``"refused"`` if he may no longer post at all (he died meanwhile: the dead never
+    speak, CAS-D28), with a private notice. A released post is debate only: the rules read
+    no command in it and it causes no event (LG-D35: commands posted at night are ignored).
+    """
+    sender = sender_of(msg)
+    player = table.by_email.get(sender) if is_mailable(sender) else None
+    if player is None:
+        return Step(post="relay")  # the game master's own post
+    message_id = message_id_of(msg)
+    try:
+        text = extract(msg)
+    except MailError:
+        text = MailText("", (), (), False, False)
+    try:
+        table.rules.on_post(table.state, player.name, text.lines, now)
+    except ListClosed:
+        return Step(post="hold")
+    except CommandError as exc:
+        key = hashlib.sha256(f"release|{message_id}|{sender}|{len(table.events)}".encode())
+        dropped = Reply(
+            extra=[
+                table.renderer.text(
+                    "common/post_dropped",
+                    player.lang,
+                    {"reason": reason(table, exc, player.lang)},
+                )
+            ]
+        )
+        return step_of(
+            table, [], (player, dropped, key.hexdigest()[:16], message_id), post="refused"
+        )
+    return Step(post="relay")

@@ -1,0 +1,297 @@
+"""The :class:`Table`: one game's rules, log and state, what the daemon and the tools read
+of it, and its inputs (a mail, a deadline, the game master's lines), each computed by the
+module of its concern (:mod:`pbem.table.receive`, :mod:`pbem.table.admin`...)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from email.message import EmailMessage
+from typing import Any, Literal
+
+from pbem.core.commands import CommandSpec
+from pbem.core.errors import CommandError, SetupError
+from pbem.core.events import Event, PhaseClosed, RolledBack
+from pbem.core.game import GameSpec, PlayerSpec, Rules
+from pbem.core.ids import PlayerId
+from pbem.core.match import fold
+from pbem.core.roster import Roster
+from pbem.desk.kernel import Desk, is_kernel, split
+from pbem.games import rules_for
+from pbem.games.idle import idle_after_close
+from pbem.mail.render import Renderer, shared_renderer
+from pbem.mail.threads import current_thread
+from pbem.mailpages import MailPages
+from pbem.seats import setup_bench
+from pbem.setup_check import check_new_setup
+from pbem.table import admin, receive, wording
+from pbem.table.mails import Receipt, committed, step_of
+from pbem.table.setup import TableSetup
+from pbem.table.step import Channel, PostVerdict, Step
+
+
+class Table:
+    """One game: rules, log and state, and the translation to and from mail."""
+
+    def __init__(
+        self,
+        setup: TableSetup,
+        rules: Rules[Any],
+        events: list[Event],
+        renderer: Renderer | None = None,
+    ) -> None:
+        self.setup = setup
+        self.rules = rules
+        self.events = events
+        """The whole log, the desk's kernel events and voided events included."""
+        self.ruled: list[Event] = []
+        """The events the rules fold: no kernel event, nothing a rollback voided."""
+        self.desk = Desk()
+        self.state = rules.new_state()
+        self.roster = Roster.of(setup.players)
+        """Who holds each seat now (setup + ``Substituted`` events): every address lookup."""
+        self._rebuild()
+        self.renderer = renderer or shared_renderer(setup.timezone)
+        self._pages: MailPages | None = None
+        for spec in setup.players:
+            for reserved in rules.all_commands:
+                if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
+                    raise SetupError(
+                        f"setup: player name {spec.name!r} is a command keyword (LUP-D28)"
+                    )
+            if fold(spec.name) in {fold(w) for w in rules.reserved}:
+                raise SetupError(f"setup: player name {spec.name!r} is a reserved word")
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def new(
+        cls, setup_data: Mapping[str, Any], now: datetime, renderer: Renderer | None = None
+    ) -> tuple[Table, Step]:
+        """Set up a new game; SetupError if the setup is wrong."""
+        setup = TableSetup.from_mapping(setup_data)
+        check_new_setup(setup.players, setup.admins, setup.timezone, now)
+        rules = rules_for(setup.game)
+        table = cls(setup, rules, [], renderer)
+        spec = GameSpec(setup.players, setup.options, setup.lang, setup.roles, setup.leftover)
+        try:
+            events = rules.setup(spec, now, random.Random(setup.seed))
+        except OverflowError:  # a deadline past the calendar: the game could never reach it
+            raise SetupError("setup: a deadline of the game falls past the year 9999") from None
+        if setup.deal_salt is None:
+            return table, step_of(table, events, reply=None)
+        return table, committed(table, events, setup.deal_salt)
+
+    @classmethod
+    def load(
+        cls,
+        setup_data: Mapping[str, Any],
+        encoded: Sequence[Mapping[str, Any]],
+        renderer: Renderer | None = None,
+    ) -> Table:
+        """Rebuild a game from its log; never calls the RNG."""
+        if "signup" in setup_data:  # opened by `pbem open-game`: its game follows its start
+            from pbem.signup.engine import started_game
+
+            setup_data, encoded = started_game(setup_data, encoded)
+        setup = TableSetup.from_mapping(setup_data)
+        rules = rules_for(setup.game)
+        return cls(setup, rules, [rules.codec.decode(e) for e in encoded], renderer)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    @property
+    def game_id(self) -> str:
+        return self.setup.game_id
+
+    @property
+    def finished(self) -> bool:
+        return self.rules.outcome(self.state) is not None
+
+    @property
+    def player_emails(self) -> Mapping[str, str]:
+        """Seat -> the address that holds it now (the roster)."""
+        return {h.seat: h.email for h in self.roster.holders}
+
+    @property
+    def player_langs(self) -> Mapping[str, str]:
+        return {h.seat: h.lang for h in self.roster.holders}
+
+    @property
+    def pages(self) -> MailPages:
+        """The HTML alternative's maker, for the seats as they are shown now: names in bold and
+        quick actions under a newcomer's name once a seat changed hands (issue 13)."""
+        renamed = self.roster.renamed
+        if self._pages is None or self._pages.renamed != renamed:
+            self._pages = MailPages(
+                self.rules,
+                self.renderer,
+                tuple(self.roster.shown_names(self.by_name)),
+                self.setup.moderator,
+                self.setup.game_id,
+                self.setup.list_address,
+                renamed,
+            )
+        return self._pages
+
+    @property
+    def by_email(self) -> Mapping[str, PlayerSpec]:
+        """Lower-cased address -> the seat it holds now, as a player (the roster)."""
+        return {h.email.lower(): h.spec for h in self.roster.holders}
+
+    @property
+    def by_name(self) -> Mapping[str, PlayerSpec]:
+        return {h.seat: h.spec for h in self.roster.holders}
+
+    @property
+    def genders(self) -> Mapping[str, str]:
+        """Every text may name any player: the templates agree with these (``g`` filter);
+        a seat that changed hands agrees with its newcomer."""
+        return {h.seat: h.gender for h in self.roster.holders if h.gender}
+
+    def deadlines(self) -> Mapping[str, datetime]:
+        """The pending deadlines in effect: the rules' ones, none while the game master has
+        paused the game, each moved where he extended it (pbem.desk.kernel)."""
+        return self.desk.deadlines(self.rules.deadlines(self.state))
+
+    @property
+    def paused(self) -> bool:
+        return self.desk.paused_at is not None
+
+    def with_events(self, events: Sequence[Event]) -> Table:
+        """A copy of this table with ``events`` appended (the desk runs several lines)."""
+        return Table(self.setup, self.rules, [*self.events, *events], self.renderer)
+
+    @property
+    def thread(self) -> str:
+        """The thread key of the phase in play (pbem.mail.threads): a receipt, a reminder
+        join the player's thread of it."""
+        return current_thread(reversed(self.ruled))
+
+    def summary(self) -> dict[str, Any]:
+        """The rules' summary, by seat (the archive, stats and status read seats)."""
+        return self.rules.summary(self.state)
+
+    def shown_summary(self) -> dict[str, Any]:
+        """The summary with each seat shown by its holder's name (``pbem simulate``'s state
+        line: what the players see)."""
+        shown: dict[str, Any] = self.roster.show(self.summary())
+        return shown
+
+    def awaiting(self) -> frozenset[PlayerId]:
+        return self.rules.awaiting(self.state)
+
+    # -- inputs -------------------------------------------------------------------------------
+
+    def apply(self, step: Step) -> None:
+        """Fold a committed step into the table."""
+        decoded = len(step.facts) == len(step.events)
+        new = list(step.facts) if decoded else [self.rules.codec.decode(e) for e in step.events]
+        base = len(self.events)
+        self.events.extend(new)
+        if any(isinstance(e, RolledBack) for e in new):
+            self._rebuild()
+            return
+        for index, event in enumerate(new, base):
+            self.roster = self.roster.evolve(event)
+            if is_kernel(event):
+                self.desk.evolve(index, event)
+            else:
+                self.ruled.append(event)
+                self.state = self.rules.evolve(self.state, event)
+
+    def _rebuild(self) -> None:
+        self.ruled, self.desk = split(self.events)
+        self.state = self.rules.fold(self.ruled)
+        # seat events are kernel events, never void; the bench starts with the setup's
+        self.roster = Roster.of(self.setup.players, self.events, setup_bench(self.setup))
+
+    def on_deadline(self, key: str, now: datetime) -> Step:
+        """Close the phase whose deadline ``key`` passed; an empty step if it is not pending
+        or the game master paused the game (its deadlines do not fire)."""
+        if self.paused:
+            return Step()
+        return self.close(key, now)
+
+    def close(self, key: str, now: datetime) -> Step:
+        """Close the phase of deadline ``key`` now, paused or not (``CLORE``, ``APERCU``)."""
+        awaited = tuple(sorted(self.rules.awaiting(self.state)))  # the idle count's fact
+        events = self.rules.on_deadline(self.state, key, now, self.rng())
+        if events:  # the idle policy's acts are the resolution's own (docs/seats.md)
+            events += idle_after_close(self, PhaseClosed(key, len(events), awaited), events, now)
+        if events:  # marked, so that the game master may roll this resolution back
+            events = [PhaseClosed(key, len(events), awaited), *events]
+        return step_of(self, events, reply=None)
+
+    def receive(
+        self,
+        msg: EmailMessage,
+        *,
+        channel: Channel,
+        now: datetime,
+        relay: bool = False,
+        confirm: Literal["ask", "apply"] | None = None,
+        strong: bool = True,
+        admins: Sequence[str] = (),
+    ) -> Step:
+        """Handle one inbound mail (:func:`pbem.table.receive.receive_mail`). Bad input gives
+        a reply, never an exception."""
+        return receive.receive_mail(
+            self,
+            msg,
+            channel=channel,
+            now=now,
+            relay=relay,
+            confirm=confirm,
+            strong=strong,
+            admins=admins,
+        )
+
+    def release(self, msg: EmailMessage, now: datetime) -> Step:
+        """A held list post asked again whether it may go out
+        (:func:`pbem.table.receive.release_post`)."""
+        return receive.release_post(self, msg, now)
+
+    def admin_lines(
+        self,
+        lines: Sequence[str],
+        sender: str,
+        now: datetime,
+        key: str,
+        message_id: str | None = None,
+        reply_to: Sequence[str] = (),
+        subject: str = "",
+    ) -> Step:
+        """The game master's commands, one a line (by mail, or ``pbem admin`` through the
+        daemon), answered like a player's (:func:`pbem.table.admin.admin_lines`)."""
+        return admin.admin_lines(self, lines, sender, now, key, message_id, reply_to, subject)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def rng(self, offset: int = 0) -> random.Random:
+        """The draws of the next resolution (``offset``: events the step already holds)."""
+        # the rules' events only: a desk act (a pause, an announcement) does not change what
+        # the next resolution draws, and a rolled-back resolution draws the same again
+        return random.Random(f"{self.setup.seed}:{len(self.ruled) + offset}")
+
+    def removal_rng(self) -> random.Random:
+        """The draws of a removal by the game master (a Mayor drawn in a removed one's place)."""
+        return self.rng()
+
+    def syntax(self, spec: CommandSpec, lang: str) -> dict[str, str]:
+        """How ``AIDE`` shows ``spec`` to a player writing in ``lang``."""
+        return wording.syntax(spec, lang)
+
+    def reason(self, exc: CommandError, lang: str) -> str:
+        """Why ``exc`` refused a command, in ``lang`` (the reply's wording)."""
+        return wording.reason(self, exc, lang)
+
+    def step(
+        self,
+        events: Sequence[Event],
+        reply: Receipt | None = None,
+        post: PostVerdict | None = None,
+    ) -> Step:
+        """The step appending ``events``: their encoding, ``reply``'s receipt, their mails."""
+        return step_of(self, events, reply, post)

@@ -1,0 +1,93 @@
+"""How a table words commands and refusals for players: a command's canonical form in a
+receipt, AIDE's syntax of a command, an option's value on the rules page, why a command was
+refused."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word
+from pbem.core.errors import CommandError, NotAPlayer, TargetError, UnknownTarget
+from pbem.core.game import Rules
+from pbem.mail.render import duration
+
+if TYPE_CHECKING:
+    from pbem.table.table import Table
+
+
+def option_value(value: Any, lang: str) -> str:
+    """An option's value as the rules page shows it: ``18 h``, ``oui``, ``named_partner``."""
+    if isinstance(value, bool):
+        return ("oui" if value else "non") if lang == "fr" else ("yes" if value else "no")
+    if isinstance(value, timedelta):
+        return duration(value.total_seconds(), lang)
+    if isinstance(value, (list, tuple, frozenset, set)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def argument(arg: object, lang: str) -> str:
+    """How AIDE writes one argument: ``nom``, ``nom1 nom2``, ``BOUDOIR|BAL``, ``texte``."""
+    name, text = ("nom", "texte") if lang == "fr" else ("name", "text")
+    if isinstance(arg, Player):
+        return f"[{name}]" if arg.optional else name
+    if isinstance(arg, Players):
+        if arg.count == 1:
+            return name
+        if arg.at_most:
+            return f"{name} [{name}…]" if arg.count > 2 else f"{name} [{name}]"
+        return " ".join(f"{name}{i}" for i in range(1, arg.count + 1))
+    if isinstance(arg, Word):
+        words = "|".join(spellings[0] for spellings in arg.choices.values())
+        return f"[{words}]" if arg.optional else words
+    if isinstance(arg, Text):
+        shown = f"{text} … FIN" if arg.multiline and lang == "fr" else text
+        shown = f"{text} … END" if arg.multiline and lang == "en" else shown
+        return f"[{shown}]" if arg.optional else shown
+    return ""
+
+
+def syntax(spec: CommandSpec, lang: str) -> dict[str, str]:
+    """How ``AIDE`` shows ``spec`` to a player writing in ``lang``."""
+    return {
+        "verb": spec.verb,
+        "keyword": spec.keyword(lang),
+        "args": " ".join(argument(a, lang) for a in spec.args),
+        "public": "yes" if spec.public else "no",
+    }
+
+
+def spec_of(rules: Rules[Any], verb: str) -> CommandSpec:
+    """The command of the game's rules that ``verb`` names."""
+    return next(s for s in rules.all_commands if s.verb == verb)
+
+
+def canonical(table: Table, command: Command, lang: str) -> str:
+    """The command as a receipt repeats it: its keyword, its word, the names it targets (as
+    the seats are shown now), its text."""
+    spec = spec_of(table.rules, command.verb)
+    parts = [spec.keyword(lang)]
+    if command.word:
+        words = [a for a in spec.args if isinstance(a, Word)]
+        parts.append(words[0].label(command.word, lang) if words else command.word.upper())
+    parts += table.roster.shown_names(command.targets)
+    if command.text:
+        parts.append(command.text)
+    return " ".join(parts)
+
+
+def reason(table: Table, exc: CommandError, lang: str) -> str:
+    """Why ``exc`` refused a command, in ``lang`` (the reply's wording)."""
+    params = {"genders": table.genders, **exc.params}
+    if isinstance(exc, UnknownTarget):  # LG-D42: the rejection lists the valid names
+        params["players"] = list(table.rules.names(table.state))
+    template = f"reasons/{exc.reason}"
+    if not table.renderer.exists(template, lang):
+        template = "reasons/rejected"
+    # the params name seats, shown by their holders' names; but what a player typed is
+    # his, and a refused address is told the name it played under
+    shown = params if isinstance(exc, NotAPlayer) else table.roster.show(params)
+    if isinstance(exc, TargetError):
+        shown["name"] = exc.name
+    return table.renderer.text(template, lang, shown)
