@@ -188,7 +188,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         "changes": changes,
         "days": summary.get("day"),
         "ended": ended is not None,
-        "termination": ended.termination if ended else None,
+        "termination": ended.termination.value if ended else None,
         "side": side(ended.side) if ended and ended.side else None,
         "winners": list(ended.winners) if ended else [],
         "reveal": shown.to_json() if shown else None,

@@ -9,6 +9,7 @@ tuples and mappings of those); :class:`EventCodec` turns them into dicts and bac
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import types
 import typing
@@ -17,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.ids import PlayerId
+from pbem.core.outcome import Termination
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,7 +115,8 @@ class RoleChanged(Event):
 class GameEnded(Event):
     """The outcome; no command is accepted afterwards."""
 
-    termination: str
+    termination: Termination
+    """Why it ended; stored as the enum's string (``"victory"``), as logs always held it."""
     side: str | None
     winners: tuple[PlayerId, ...]
 
@@ -309,6 +312,8 @@ def _hints(cls: Hashable) -> dict[str, Any]:
 def _to_json(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
+    if isinstance(value, enum.Enum):  # a closed set (Termination): its string, as stored
+        return value.value
     if isinstance(value, tuple | list):
         return [_to_json(v) for v in value]
     if isinstance(value, Mapping):
@@ -323,6 +328,8 @@ def _from_json(value: Any, hint: Any) -> Any:
     args = typing.get_args(hint)
     if hint is datetime:
         return datetime.fromisoformat(value)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(value)
     if origin in (types.UnionType, typing.Union):
         for arg in args:
             if arg is not type(None):

@@ -38,7 +38,7 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     winners = tuple(s["name"] for s in seats if side is not None and s["side"] == side)
     return Result(
         (
-            GameEnded(Termination.ADMIN.value, side, winners),
+            GameEnded(Termination.ADMIN, side, winners),
             notice(
                 "ended",
                 side=side,

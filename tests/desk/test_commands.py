@@ -103,7 +103,7 @@ def test_end_without_a_side_nobody_wins_and_an_unknown_side_is_rejected(game: st
     assert "No side" in g.admin_reply() and not g.table.finished
     g.admin("END NONE")  # a bare END line ends a mail's text (signatures, quotes)
     ended = [e for e in g.table.events if isinstance(e, GameEnded)]
-    assert ended == [GameEnded("admin", None, ())]
+    assert ended == [GameEnded(Termination.ADMIN, None, ())]
     assert "Nobody wins." in g.public_text()
 
 

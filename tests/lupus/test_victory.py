@@ -120,5 +120,5 @@ def test_nobody_alive_no_winner() -> None:
     state = g.state
     seats = {p: replace(s, alive=False) for p, s in state.seats.items()}
     (ended, notice) = victory(replace(state, seats=seats))
-    assert (ended.termination, ended.winners) == (Termination.NO_WINNER.value, ())
+    assert (ended.termination, ended.winners) == (Termination.NO_WINNER, ())
     assert notice.params["side"] is None

@@ -62,7 +62,7 @@ def end_game(state: ChasseState, side: str | None) -> list[Event]:
     ]
     full = state.options.reveal_all_at_end
     return [
-        GameEnded(termination.value, side, winners),
+        GameEnded(termination, side, winners),
         public(
             "chasse/victory",
             "end",

@@ -188,7 +188,7 @@ class Dracula(Orders, Rules[DraculaState]):
             return
         best = max(s.scores.values())
         winners = tuple(p for p in s.order if s.scores[p] == best)  # DRA-010, AMB-070
-        b.add(GameEnded(Termination.MATCH_END.value, None, winners))
+        b.add(GameEnded(Termination.MATCH_END, None, winners))
         b.add(public("dracula/game_end", "end", scores=dict(s.scores), winners=list(winners)))
 
     # -- deadlines ------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from pbem.core.events import (
 )
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
-from pbem.core.outcome import Outcome, Termination
+from pbem.core.outcome import Outcome
 from pbem.games.dracula.manor import (
     SANCTUARY,
     START_FLOOR,
@@ -539,6 +539,6 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
             scores = {str(p): state.scores.get(p, 0) + event.points.get(p, 0) for p in state.order}
             return replace(state, scores=scores)
         case GameEnded():
-            outcome = Outcome(Termination(event.termination), event.side, event.winners)
+            outcome = Outcome(event.termination, event.side, event.winners)
             return replace(state, phase="over", deadlines={}, outcome=outcome)
     return state

@@ -48,7 +48,7 @@ def checkpoint_events(s: LoupGarouState, checkpoint: str) -> list[Event]:
     termination = Termination.VICTORY if side else Termination.NO_WINNER
     reveal = [{**dawn.reveal_params(s, p), "alive": s.seat(p).alive} for p in s.order]  # LG-D29
     return [
-        GameEnded(termination.value, side, winners),
+        GameEnded(termination, side, winners),
         public(
             "loupgarou/victory",
             "end",

@@ -84,7 +84,7 @@ def end_game(state: LupusState, termination: Termination, side: str | None) -> l
         for p in state.order
     ]
     return [
-        GameEnded(termination.value, side, winners),
+        GameEnded(termination, side, winners),
         public(
             "lupus/victory",
             "end",

@@ -20,7 +20,7 @@ from pbem.core.events import (
 )
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
-from pbem.core.outcome import Outcome, Termination
+from pbem.core.outcome import Outcome
 from pbem.games.village.events import TallyPosted
 
 
@@ -125,6 +125,6 @@ def fold_shared(state: V, event: Event) -> V | None:
             seat = replace(state.seats[event.player], role=event.role)
             return replace(state, seats={**state.seats, event.player: seat})
         case GameEnded():
-            outcome = Outcome(Termination(event.termination), event.side, event.winners)
+            outcome = Outcome(event.termination, event.side, event.winners)
             return replace(state, phase="over", deadlines={}, outcome=outcome)
     return None
