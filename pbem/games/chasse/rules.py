@@ -17,10 +17,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core.commands import Command, CommandSpec, find_spec
+from pbem.core.commands import Command, CommandSpec
 from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import (
-    ActionCleared,
     ActionSet,
     Event,
     GameCreated,
@@ -225,17 +224,10 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         self, state: ChasseState, actor: PlayerId, command: Command, now: datetime
     ) -> list[Event]:
         """CAS-603: ``ANNULER <mot-clé>`` withdraws the pending command of that kind."""
-        found = find_spec(command.text.split(), self.all_commands)
-        if found is None:
-            raise InvalidSyntax("cancel_what")
-        verb = found[0].verb
+        verb = self.cancelled_verb(command)
         if verb == "vote":
             return day.decide_vote(state, actor, Command("unvote"), now, "list")
-        if verb == "keep":
-            verb = "take"
-        if state.action(actor, verb) is None:
-            raise IllegalNow("nothing_to_cancel")
-        return [ActionCleared(actor, verb)]
+        return self.cleared(state, actor, "take" if verb == "keep" else verb)
 
     def conditions(self, state: ChasseState, player: PlayerId) -> list[str]:
         out = []

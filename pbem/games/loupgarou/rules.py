@@ -14,10 +14,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core.commands import Command, CommandSpec, find_spec
-from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
+from pbem.core.commands import Command, CommandSpec
+from pbem.core.errors import IllegalNow, ListClosed, SetupError
 from pbem.core.events import (
-    ActionCleared,
     ActionSet,
     Event,
     GameCreated,
@@ -222,10 +221,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
         channel: str,
     ) -> list[Event]:
         """LG-603, LG-626: ``ANNULER <mot-clé>``."""
-        found = find_spec(command.text.split(), self.all_commands)
-        if found is None:
-            raise InvalidSyntax("cancel_what")
-        verb = found[0].verb
+        verb = self.cancelled_verb(command)
         if verb == "vote":
             return day.decide_vote(state, actor, Command("unvote"), now, "list")
         if verb == "mayor":
@@ -234,9 +230,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
             return [VoteSet("mayor", actor, None, state.seq + 1)]
         if verb == "kill" and state.council_closed:
             raise IllegalNow("council_closed")
-        if state.action(actor, verb) is None:
-            raise IllegalNow("nothing_to_cancel")
-        return [ActionCleared(actor, verb)]
+        return self.cleared(state, actor, verb)
 
     def summary_extra(self, state: LoupGarouState) -> dict[str, Any]:
         return {"mayor": state.mayor}

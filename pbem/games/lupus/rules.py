@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core.commands import Command, CommandSpec, find_spec
-from pbem.core.errors import IllegalNow, InvalidSyntax, SetupError
+from pbem.core.commands import Command, CommandSpec
+from pbem.core.errors import IllegalNow, SetupError
 from pbem.core.events import (
     ActionCleared,
     ActionSet,
@@ -154,7 +154,7 @@ class LupusInTabula(VillageRules[LupusState]):
             raise IllegalNow("game_over")  # LUP-750
         verb = command.verb
         seat = state.seat(actor)
-        if verb == "cancel" and self._cancelled_verb(command) == "vote":
+        if verb == "cancel" and self.cancelled_verb(command) == "vote":
             # LUP-603, LUP-620: CANCEL VOTE is UNVOTE, on the channel and at the time it came
             # (a ghost withdraws privately; a living voter is sent to the list).
             return day.decide_vote(state, actor, Command("unvote"), now, channel)
@@ -224,12 +224,6 @@ class LupusInTabula(VillageRules[LupusState]):
                 )
         return events
 
-    def _cancelled_verb(self, command: Command) -> str:
-        found = find_spec(command.text.split(), self.all_commands)
-        if found is None:
-            raise InvalidSyntax("cancel_what")
-        return found[0].verb
-
     def _check_probe_not_final(self, state: LupusState, actor: PlayerId) -> None:
         # LUP-D04 (seer_result_timing = immediate): the first probe is final and already
         # answered, so neither PASS nor CANCEL SCAN may withdraw it (and open a second one).
@@ -237,7 +231,7 @@ class LupusInTabula(VillageRules[LupusState]):
             raise IllegalNow("already_final")
 
     def _decide_cancel(self, state: LupusState, actor: PlayerId, command: Command) -> list[Event]:
-        verb = self._cancelled_verb(command)
+        verb = self.cancelled_verb(command)
         if state.phase != "night":
             raise IllegalNow("night_only")  # LUP-603, LUP-604: night actions end with the night
         if state.action(actor, verb) is None:

@@ -7,7 +7,9 @@ from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pbem.core.events import Event
+from pbem.core.commands import Command, find_spec
+from pbem.core.errors import IllegalNow, InvalidSyntax
+from pbem.core.events import ActionCleared, Event
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
 from pbem.core.outcome import Outcome
@@ -48,6 +50,22 @@ class VillageRules(Rules[V]):
             **self.summary_extra(state),
             "players": [self.player_summary(state, p) for p in state.order],
         }
+
+    def cancelled_verb(self, command: Command) -> str:
+        """The verb ``ANNULER <mot-clé>`` names (LUP-603, LG-603, CAS-603); InvalidSyntax if
+        its text names no command."""
+        found = find_spec(command.text.split(), self.all_commands)
+        if found is None:
+            raise InvalidSyntax("cancel_what")
+        return found[0].verb
+
+    @staticmethod
+    def cleared(state: V, actor: PlayerId, verb: str) -> list[Event]:
+        """``ANNULER verb`` withdraws the actor's pending action of that verb; IllegalNow if
+        he has none (LUP-603, LG-603, CAS-603)."""
+        if state.action(actor, verb) is None:
+            raise IllegalNow("nothing_to_cancel")
+        return [ActionCleared(actor, verb)]
 
     def summary_extra(self, state: V) -> dict[str, Any]:
         """The game's own keys of the summary, between the progress and the players."""
