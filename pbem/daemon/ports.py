@@ -8,23 +8,33 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Unpack
 
 from pbem.adapters.imap import Fetched, ImapSettings
 from pbem.adapters.store import GameStore
 from pbem.daemon.jobs import Job
 from pbem.mail.envelope import OutgoingLike
+from pbem.table.step import Channel as Channel  # the daemon's parts import it from here
+from pbem.table.step import Delivery, PostVerdict
 
 
 class StepLike(Protocol):
+    """What a table gives back for an input (:class:`pbem.table.Step`): encoded events to
+    commit, mails to send, and for a list post what becomes of it."""
+
     @property
     def events(self) -> Sequence[Mapping[str, Any]]: ...
     @property
     def outgoing(self) -> Sequence[OutgoingLike]: ...
+    @property
+    def post(self) -> PostVerdict | None: ...
+    @property
+    def deferred(self) -> tuple[str, ...]: ...
 
 
 class TableLike(Protocol):
-    game_id: str
+    @property
+    def game_id(self) -> str: ...
 
     @property
     def finished(self) -> bool: ...
@@ -32,18 +42,8 @@ class TableLike(Protocol):
     def player_emails(self) -> Mapping[str, str]: ...
     @property
     def player_langs(self) -> Mapping[str, str]: ...
-    def receive(
-        self,
-        msg: EmailMessage,
-        *,
-        channel: Channel,
-        now: datetime,
-        relay: bool = False,
-        confirm: Literal["ask", "apply"] | None = None,
-        strong: bool = True,
-        admins: Sequence[str] = (),
-    ) -> Any: ...
-    def release(self, msg: EmailMessage, now: datetime) -> Any: ...
+    def receive(self, msg: EmailMessage, **delivery: Unpack[Delivery]) -> StepLike: ...
+    def release(self, msg: EmailMessage, now: datetime) -> StepLike: ...
     def admin_lines(
         self,
         lines: Sequence[str],
@@ -52,9 +52,9 @@ class TableLike(Protocol):
         key: str,
         *,
         reply_to: Sequence[str] = (),
-    ) -> Any: ...
+    ) -> StepLike: ...
     def deadlines(self) -> Mapping[str, datetime]: ...
-    def on_deadline(self, key: str, now: datetime) -> Any: ...
+    def on_deadline(self, key: str, now: datetime) -> StepLike: ...
     def apply(self, step: Any) -> None: ...
 
 
@@ -111,7 +111,11 @@ class Game:
         return self.store.game_id
 
 
-Channel = Literal["private", "list"]
-
-
 Disposition = Literal["processed", "quarantine", "keep"]
+
+
+if TYPE_CHECKING:  # mypy checks here that the tables the engine loads fit the port
+    from pbem.signup.table import SignupTable
+    from pbem.table import Table
+
+    TABLES: tuple[type[TableLike], ...] = (Table, SignupTable)

@@ -21,7 +21,7 @@ from datetime import datetime
 from email.message import EmailMessage
 from email.utils import parseaddr
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Unpack
 
 from pbem.core.errors import CommandError, MailError, SetupError
 from pbem.core.match import fold
@@ -38,9 +38,7 @@ from pbem.signup import lobby as lb
 from pbem.signup.codes import CodeSource, issue_codes, new_code, wants_codes
 from pbem.signup.decks import deck, legal_counts
 from pbem.signup.engine import started_game, still_signing_up
-from pbem.table import Outgoing, Step, Table
-
-Channel = Literal["private", "list"]
+from pbem.table import Delivery, Outgoing, Step, Table
 
 # What a volunteer may send before the start: folded keyword -> (verb, language it is in).
 PLAYER_WORDS: Mapping[str, tuple[str, str]] = {
@@ -301,28 +299,13 @@ class SignupTable:
         asked = {"type": "signup.asked", "at": now.isoformat()}
         return self._step([asked], self._ask_admins(self.lobby, "deadline"))
 
-    def receive(
-        self,
-        msg: EmailMessage,
-        *,
-        channel: Channel,
-        now: datetime,
-        relay: bool = False,
-        confirm: Literal["ask", "apply"] | None = None,
-        strong: bool = True,
-        admins: Sequence[str] = (),
-    ) -> Step:
-        """A mail to the game: a volunteer's sign-up commands, or a game master's."""
+    def receive(self, msg: EmailMessage, **delivery: Unpack[Delivery]) -> Step:
+        """A mail to the game: a volunteer's sign-up commands, or a game master's (a
+        confirmation or a weaker authentication changes nothing before the start)."""
         if self.game is not None:
-            return self.game.receive(
-                msg,
-                channel=channel,
-                now=now,
-                relay=relay,
-                confirm=confirm,
-                strong=strong,
-                admins=admins,
-            )
+            return self.game.receive(msg, **delivery)
+        channel, now = delivery["channel"], delivery["now"]
+        relay, admins = delivery.get("relay", False), delivery.get("admins", ())
         sender = sender_of(msg)
         if not is_mailable(sender):
             return Step(post="refused" if channel == "list" else None)

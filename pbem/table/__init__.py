@@ -17,7 +17,17 @@ refusals).
 from __future__ import annotations
 
 from pbem.table.setup import TableSetup
-from pbem.table.step import Channel, Outgoing, PostVerdict, Reply, Step
+from pbem.table.step import Channel, Confirm, Delivery, Outgoing, PostVerdict, Reply, Step
 from pbem.table.table import Table
 
-__all__ = ["Channel", "Outgoing", "PostVerdict", "Reply", "Step", "Table", "TableSetup"]
+__all__ = [
+    "Channel",
+    "Confirm",
+    "Delivery",
+    "Outgoing",
+    "PostVerdict",
+    "Reply",
+    "Step",
+    "Table",
+    "TableSetup",
+]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from email.message import EmailMessage
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from pbem.core.errors import CommandError, ListClosed, MailError, NotAPlayer
 from pbem.core.events import Event, PhaseClosed
@@ -22,7 +22,7 @@ from pbem.signup import late as late_signup
 from pbem.table.admin import receive_admin
 from pbem.table.commands import bold_command, read_commands, run_command
 from pbem.table.mails import reply_mail, step_of
-from pbem.table.step import Channel, Reply, Step
+from pbem.table.step import Channel, Confirm, Reply, Step
 from pbem.table.wording import reason
 
 if TYPE_CHECKING:
@@ -36,28 +36,12 @@ def receive_mail(
     channel: Channel,
     now: datetime,
     relay: bool = False,
-    confirm: Literal["ask", "apply"] | None = None,
+    confirm: Confirm | None = None,
     strong: bool = True,
     admins: Sequence[str] = (),
 ) -> Step:
-    """Handle one inbound mail. Bad input gives a reply, never an exception.
-
-    ``relay``: the daemon distributes the list itself, so a list post the rules close for
-    now (:class:`ListClosed`) is held rather than refused, and a non-player's post is
-    refused rather than ignored (it would otherwise reach every player).
-
-    ``confirm`` (list posts whose commands need a confirmation from the registered
-    address, requirement 6): ``"ask"`` takes the post as posted but runs none of its
-    commands, listing them in ``Step.deferred``; ``"apply"``, once confirmed, runs them
-    without counting the post a second time.
-
-    ``strong=False``: the sender passed the daemon's authentication for ordinary commands
-    but not the stronger one for irreversible commands, so the commands the rules call
-    final are refused (requirement 5).
-
-    ``admins``: the daemon's administrators, who run the game master's desk in every game
-    besides the game's own ``admins``.
-    """
+    """Handle one inbound mail. Bad input gives a reply, never an exception. The keywords
+    are a :class:`~pbem.table.step.Delivery`'s."""
     sender = sender_of(msg)
     message_id = message_id_of(msg)
     key = hashlib.sha256(f"{message_id}|{sender}|{len(table.events)}".encode()).hexdigest()

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from datetime import datetime
+from typing import Any, Literal, Required, TypedDict
 
 from pbem.core.events import Event
 
@@ -12,6 +14,34 @@ Channel = Literal["private", "list"]
 """Where a mail reached the game: the moderator's address, or the game's list."""
 PostVerdict = Literal["relay", "hold", "refused"]
 """What a daemon that relays the list does with a post: distribute it, hold it, drop it."""
+Confirm = Literal["ask", "apply"]
+"""A list post whose commands wait for its sender's confirmation: ask for it, or apply them."""
+
+
+class Delivery(TypedDict, total=False):
+    """How a mail reached a game, and what the daemon knows of its sender: the keywords of
+    every table's ``receive`` (:class:`pbem.table.Table`, the sign-ups' table, the daemon's
+    port), declared once."""
+
+    channel: Required[Channel]
+    now: Required[datetime]
+    relay: bool
+    """The daemon distributes the list itself, so a list post the rules close for now
+    (:class:`~pbem.core.errors.ListClosed`) is held rather than refused, and a non-player's
+    post is refused rather than ignored (it would otherwise reach every player). Default
+    False."""
+    confirm: Confirm | None
+    """List posts whose commands need a confirmation from the registered address
+    (requirement 6): ``"ask"`` takes the post as posted but runs none of its commands,
+    listing them in ``Step.deferred``; ``"apply"``, once confirmed, runs them without
+    counting the post a second time. Default None."""
+    strong: bool
+    """False: the sender passed the daemon's authentication for ordinary commands but not
+    the stronger one for irreversible commands, so the commands the rules call final are
+    refused (requirement 5). Default True."""
+    admins: Sequence[str]
+    """The daemon's administrators, who run the game master's desk in every game besides
+    the game's own ``admins``. Default none."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import random
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from email.message import EmailMessage
-from typing import Any, Literal
+from typing import Any, Unpack
 
 from pbem.core.commands import CommandSpec
 from pbem.core.errors import CommandError, SetupError
@@ -28,7 +28,7 @@ from pbem.setup_check import check_new_setup
 from pbem.table import admin, receive, wording
 from pbem.table.mails import Receipt, committed, step_of
 from pbem.table.setup import TableSetup
-from pbem.table.step import Channel, PostVerdict, Step
+from pbem.table.step import Delivery, PostVerdict, Step
 
 
 class Table:
@@ -224,48 +224,19 @@ class Table:
             events = [PhaseClosed(key, len(events), awaited), *events]
         return step_of(self, events, reply=None)
 
-    def receive(
-        self,
-        msg: EmailMessage,
-        *,
-        channel: Channel,
-        now: datetime,
-        relay: bool = False,
-        confirm: Literal["ask", "apply"] | None = None,
-        strong: bool = True,
-        admins: Sequence[str] = (),
-    ) -> Step:
+    def receive(self, msg: EmailMessage, **delivery: Unpack[Delivery]) -> Step:
         """Handle one inbound mail (:func:`pbem.table.receive.receive_mail`). Bad input gives
         a reply, never an exception."""
-        return receive.receive_mail(
-            self,
-            msg,
-            channel=channel,
-            now=now,
-            relay=relay,
-            confirm=confirm,
-            strong=strong,
-            admins=admins,
-        )
+        return receive.receive_mail(self, msg, **delivery)
 
     def release(self, msg: EmailMessage, now: datetime) -> Step:
         """A held list post asked again whether it may go out
         (:func:`pbem.table.receive.release_post`)."""
         return receive.release_post(self, msg, now)
 
-    def admin_lines(
-        self,
-        lines: Sequence[str],
-        sender: str,
-        now: datetime,
-        key: str,
-        message_id: str | None = None,
-        reply_to: Sequence[str] = (),
-        subject: str = "",
-    ) -> Step:
-        """The game master's commands, one a line (by mail, or ``pbem admin`` through the
-        daemon), answered like a player's (:func:`pbem.table.admin.admin_lines`)."""
-        return admin.admin_lines(self, lines, sender, now, key, message_id, reply_to, subject)
+    admin_lines = admin.admin_lines
+    """The game master's commands, one a line (by mail, or ``pbem admin`` through the
+    daemon), answered like a player's (:func:`pbem.table.admin.admin_lines`)."""
 
     # -- helpers ------------------------------------------------------------------------------
 
