@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import parseaddr
 from functools import cached_property
-from typing import Any, Unpack
+from typing import Any, TypeVar, Unpack
 
 from pbem.core.errors import CommandError, MailError, SetupError
+from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.options import parse_options
 from pbem.desk.kernel import parse_duration
@@ -38,7 +38,7 @@ from pbem.signup import lobby as lb
 from pbem.signup.codes import CodeSource, issue_codes, new_code, wants_codes
 from pbem.signup.decks import deck, legal_counts
 from pbem.signup.engine import started_game, still_signing_up
-from pbem.table import Delivery, Outgoing, Step, Table
+from pbem.table import Delivery, Outgoing, Reply, Step, Table
 
 # What a volunteer may send before the start: folded keyword -> (verb, language it is in).
 PLAYER_WORDS: Mapping[str, tuple[str, str]] = {
@@ -72,21 +72,15 @@ ADMIN_WORDS: Mapping[str, str] = {
     "status": "status",
     "inscrits": "status",
 }
+W = TypeVar("W")
+"""What a keyword of :data:`PLAYER_WORDS` or :data:`ADMIN_WORDS` stands for."""
 SIGNUP_DEADLINE = "signup"
 """The deadline key of the sign-up deadline."""
 COUNT_DEADLINE = "signup-count"
 """The deadline key of a digest of sign-up changes the list has not seen yet."""
 
 
-@dataclass
-class _Reply:
-    accepted: list[dict[str, Any]] = field(default_factory=list)
-    rejected: list[dict[str, Any]] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
-    extra: list[str] = field(default_factory=list)
-
-
-def _verb(line: str, table: Mapping[str, Any]) -> tuple[Any, list[str]] | None:
+def _verb(line: str, table: Mapping[str, W]) -> tuple[W, list[str]] | None:
     """The command a line starts with (longest keyword first) and the words after it."""
     words = line.split()
     folded = [fold(w.strip("*_.,;:!?")) for w in words]
@@ -231,7 +225,7 @@ class SignupTable:
             out[COUNT_DEADLINE] = due
         return out
 
-    def awaiting(self) -> frozenset[Any]:
+    def awaiting(self) -> frozenset[PlayerId]:
         return self.game.awaiting() if self.game is not None else frozenset()
 
     def summary(self) -> dict[str, Any]:
@@ -333,7 +327,7 @@ class SignupTable:
         lobby = self.lobby
         known = lobby.find(sender)
         lang = known.lang if known else None
-        reply = _Reply()
+        reply = Reply()
         events: list[dict[str, Any]] = []
         # the Subject counts only when the body holds no command (« [village] inscription »
         # over a body saying the same must not sign up twice)
@@ -460,7 +454,7 @@ class SignupTable:
             return self.game.admin_lines(lines, sender, now, key, message_id, reply_to, subject)
         lobby = self.lobby
         lang = self.lang
-        reply = _Reply()
+        reply = Reply()
         events: list[dict[str, Any]] = []
         posts: list[Outgoing] = []
         heading = [subject] if subject else []
@@ -648,7 +642,7 @@ class SignupTable:
         self,
         to: str,
         lang: str,
-        reply: _Reply,
+        reply: Reply,
         key: str,
         message_id: str | None,
         reply_to: Sequence[str] = (),

@@ -17,7 +17,7 @@ from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.mail.inbound import MailText
 from pbem.rules import options_in_use, rules_page
-from pbem.table.step import Channel, Reply
+from pbem.table.step import Accepted, Channel, Reply
 from pbem.table.wording import canonical, option_value, reason, spec_of, syntax
 
 if TYPE_CHECKING:
@@ -135,8 +135,8 @@ def run_command(
     except PartlyRefused as exc:  # the taken part is accepted, the rest explained
         new = list(exc.events)
         command = replace(command, targets=tuple(PlayerId(t) for t in exc.kept))
-        refused = {"line": " ".join(exc.refused), "reason": reason(table, exc, player.lang)}
-        reply.rejected.append(refused)
+        refused = " ".join(exc.refused)
+        reply.rejected.append({"line": refused, "reason": reason(table, exc, player.lang)})
     except CommandError as exc:
         reply.rejected.append({"line": line, "reason": reason(table, exc, player.lang)})
         return state
@@ -145,7 +145,7 @@ def run_command(
     until = table.rules.changeable_until(state, player.name, command.verb)
     if until is not None:  # a deadline the game master moved is shown where it now falls
         until = table.desk.moved(until)
-    entry = {
+    entry: Accepted = {
         "line": canonical(table, command, player.lang),
         "deadline": until.isoformat() if until else None,
         "final": table.rules.final(state, player.name, command.verb),

@@ -123,7 +123,7 @@ class TableSetup:
         )
 
 
-def _player(data: Any, lang: str) -> PlayerSpec:
+def _player(data: object, lang: str) -> PlayerSpec:
     if (
         not isinstance(data, dict)
         or not isinstance(data.get("name"), str)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Required, TypedDict
+from typing import Any, Literal, NotRequired, Required, TypedDict
 
 from pbem.core.events import Event
 
@@ -75,13 +75,33 @@ class Step:
     """With ``receive(confirm="ask")``: the command lines that wait for a confirmation."""
 
 
+class Accepted(TypedDict):
+    """A line of a receipt that was taken: as the game understood it."""
+
+    line: str
+    """The command in its canonical form (or the line as the game master wrote it)."""
+    deadline: str | None
+    """Until when it may still be changed (ISO 8601), if the rules say."""
+    final: bool
+    """Whether it can no longer be changed."""
+    text: NotRequired[str]
+    """A text others will read, exactly as it is passed on (DRA-421)."""
+
+
+class Rejected(TypedDict):
+    """A line of a receipt that was refused, and why (in the reader's language)."""
+
+    line: str
+    reason: str
+
+
 @dataclass
 class Reply:
     """The receipt of one mail as it is built: the lines accepted (canonical form, deadline,
     final), rejected (and why), ignored, and the texts it answers with."""
 
-    accepted: list[dict[str, Any]] = field(default_factory=list)
-    rejected: list[dict[str, Any]] = field(default_factory=list)
+    accepted: list[Accepted] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
     topic: str = ""

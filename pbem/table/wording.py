@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pbem.table.table import Table
 
 
-def option_value(value: Any, lang: str) -> str:
+def option_value(value: object, lang: str) -> str:
     """An option's value as the rules page shows it: ``18 h``, ``oui``, ``named_partner``."""
     if isinstance(value, bool):
         return ("oui" if value else "non") if lang == "fr" else ("yes" if value else "no")
