@@ -24,7 +24,7 @@ from pbem.games.chasse.roles import (
     PIPER,
 )
 from pbem.games.chasse.state import ChasseState, VictimFixed, evolve, evolve_all, iso
-from pbem.games.chasse.subphases import DURATION_OF, night_sequence
+from pbem.games.chasse.subphases import DURATION_OF, ChassePhase, night_sequence
 from pbem.games.village.cards import PowerSpent, exchange_with_leftover, swap_cards
 from pbem.games.village.events import LoversFormed
 
@@ -46,7 +46,9 @@ def start_night(state: ChasseState, number: int, now: datetime) -> list[Event]:
     return [notice, *start_subphase(state, first, number, now)]
 
 
-def start_subphase(state: ChasseState, phase: str, number: int, now: datetime) -> list[Event]:
+def start_subphase(
+    state: ChasseState, phase: ChassePhase, number: int, now: datetime
+) -> list[Event]:
     """Open the sub-phase ``phase`` of night ``number`` with its prompts."""
     end = now + getattr(state.options, DURATION_OF[phase])
     started = PhaseStarted(phase, number, {phase: end})

@@ -10,9 +10,10 @@ from typing import Any
 from pbem.core.events import ActionSet, Event, GameEnded, PhaseStarted, RolesDealt
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
+from pbem.core.phases import phase_of
 from pbem.games.chasse.options import ChasseOptions
 from pbem.games.chasse.roles import BILLIE, COLE, DEMON
-from pbem.games.chasse.subphases import NIGHT_PHASES
+from pbem.games.chasse.subphases import CHASSE_PHASES, NIGHT_PHASES, ChassePhase
 from pbem.games.village.cards import LeftoverChanged, PowerSpent
 from pbem.games.village.events import LoversFormed, TallyPosted
 from pbem.games.village.state import Seat, Village, fold_shared, record_action
@@ -90,6 +91,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 class ChasseState(Village):
     """Everything the rules need; built only by :meth:`ChasseAuxSorcieres.evolve`."""
 
+    phase: ChassePhase = "setup"
     options: ChasseOptions = field(default_factory=ChasseOptions)
     leftover: tuple[str, ...] = ()
     dealt_leftover: tuple[str, ...] = ()
@@ -150,7 +152,7 @@ def evolve(state: ChasseState, event: Event) -> ChasseState:
         case PhaseStarted():
             return replace(
                 state,
-                phase=event.phase,
+                phase=phase_of(event.phase, CHASSE_PHASES),
                 number=event.number,
                 deadlines=event.deadlines,
                 actions={} if event.phase in NIGHT_PHASES else state.actions,

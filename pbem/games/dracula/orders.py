@@ -32,6 +32,7 @@ from pbem.games.dracula.manor import (
 )
 from pbem.games.dracula.state import (
     Declared,
+    DraculaPhase,
     DraculaState,
     FinalChoice,
     Moved,
@@ -76,10 +77,20 @@ ADMIN_COMMANDS: tuple[CommandSpec, ...] = (  # AMB-072
     CommandSpec("refuse", ("REFUSER",), ("REFUSE", "REJECT"), (Text(optional=True),)),
 )
 
-NIGHT_PHASES = ("rooms", "dracula_room", "magnifier", "bites", "dance_reply", "dawn_curse")
-SILENT_PHASES = (*NIGHT_PHASES, "dawn_wait")  # DRA-082: from nightfall to the morning
-CHOICE_PHASES = ("rooms", "magnifier")
-EARLY_PHASES = (
+NIGHT_PHASES: tuple[DraculaPhase, ...] = (
+    "rooms",
+    "dracula_room",
+    "magnifier",
+    "bites",
+    "dance_reply",
+    "dawn_curse",
+)
+SILENT_PHASES: tuple[DraculaPhase, ...] = (
+    *NIGHT_PHASES,
+    "dawn_wait",
+)  # DRA-082: nightfall to morning
+CHOICE_PHASES: tuple[DraculaPhase, ...] = ("rooms", "magnifier")
+EARLY_PHASES: tuple[DraculaPhase, ...] = (
     *NIGHT_PHASES,
     "final_choice",
     "flames",

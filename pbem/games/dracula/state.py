@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Literal, get_args
 
 from pbem.core.events import (
     Event,
@@ -22,6 +23,7 @@ from pbem.core.events import (
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome
+from pbem.core.phases import phase_of
 from pbem.games.dracula.manor import (
     SANCTUARY,
     START_FLOOR,
@@ -32,6 +34,26 @@ from pbem.games.dracula.roles import (
     HUMAN,
     VAMPIRE,
 )
+
+DraculaPhase = Literal[
+    "setup",
+    "day",
+    "pairing",
+    "rooms",
+    "dracula_room",
+    "magnifier",
+    "bites",
+    "dance_reply",
+    "dawn_curse",
+    "dawn_wait",
+    "final_choice",
+    "flames",
+    "over",
+]
+"""A round's phases: the days, the pairing of the first, the night's sub-phases, the wait for
+the morning, the final choice and the flames (DRA-082, ORD-03, section 19); ``over`` once
+ended."""
+DRACULA_PHASES: tuple[DraculaPhase, ...] = get_args(DraculaPhase)
 
 # -- events of this game ---------------------------------------------------------------------
 
@@ -277,7 +299,7 @@ class DraculaState:
     round: int = 0
     scores: Mapping[str, int] = field(default_factory=dict)
     dracula_history: tuple[PlayerId, ...] = ()
-    phase: str = "setup"
+    phase: DraculaPhase = "setup"
     number: int = 0  # the day / night of the round
     deadlines: Mapping[str, datetime] = field(default_factory=dict)
     night_end: datetime | None = None
@@ -459,7 +481,7 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
             new_night = event.phase == "rooms"
             return replace(
                 state,
-                phase=event.phase,
+                phase=phase_of(event.phase, DRACULA_PHASES),
                 number=event.number,
                 deadlines=event.deadlines,
                 votes=() if new_day else state.votes,

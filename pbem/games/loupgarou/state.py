@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Literal, get_args
 
 from pbem.core.events import ActionSet, Event, PhaseStarted, RolesDealt
 from pbem.core.ids import PlayerId
+from pbem.core.phases import phase_of
 from pbem.games.loupgarou.options import LoupGarouOptions
 from pbem.games.loupgarou.roles import CONDITIONS, INITIAL_TEAM, VILLAGERS, WOLVES
 from pbem.games.village.events import LoversFormed, TallyPosted
@@ -147,11 +149,17 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     TallyPosted,
 )
 
+LoupGarouPhase = Literal["setup", "bite", "election", "runoff", "night", "day", "tiebreak", "over"]
+"""The setup's bite and Mayor election (and its runoff), the nights, the days and their
+tie-break by the Mayor (LG-004, LG-500); ``over`` once ended."""
+LOUPGAROU_PHASES: tuple[LoupGarouPhase, ...] = get_args(LoupGarouPhase)
+
 
 @dataclass(frozen=True)
 class LoupGarouState(Village):
     """Everything the rules need; built only by :meth:`LoupGarou.evolve`."""
 
+    phase: LoupGarouPhase = "setup"
     options: LoupGarouOptions = field(default_factory=LoupGarouOptions)
     idiot: PlayerId | None = None
     idiot_revealed: bool = False
@@ -245,7 +253,7 @@ def evolve(state: LoupGarouState, event: Event) -> LoupGarouState:
                 council = tuple(state.team(WOLVES))  # LG-510
             return replace(
                 state,
-                phase=event.phase,
+                phase=phase_of(event.phase, LOUPGAROU_PHASES),
                 number=event.number,
                 deadlines=event.deadlines,
                 actions={} if fresh else state.actions,

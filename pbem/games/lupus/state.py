@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pbem.core.events import ActionSet, Event, PhaseStarted, RolesDealt
 from pbem.core.ids import PlayerId
+from pbem.core.phases import phase_of
 from pbem.games.lupus.options import LupusOptions
 from pbem.games.village.events import TallyPosted
 from pbem.games.village.state import Seat, Village, fold_shared, record_action
@@ -47,10 +48,17 @@ class DayVerdict(Event):
 EVENT_TYPES: tuple[type[Event], ...] = (NightResolved, Nominated, DayVerdict, TallyPosted)
 
 
+LupusPhase = Literal["setup", "night", "debate", "round1", "round2", "defence", "over"]
+"""The night, the day's debate, its two ballots and the defence between them (LUP-004, LUP-400);
+``over`` once ended."""
+LUPUS_PHASES: tuple[LupusPhase, ...] = get_args(LupusPhase)
+
+
 @dataclass(frozen=True)
 class LupusState(Village):
     """Everything the rules need; built only by :meth:`LupusInTabula.evolve`."""
 
+    phase: LupusPhase = "setup"
     options: LupusOptions = field(default_factory=LupusOptions)
     round1_counts: Mapping[str, int] = field(default_factory=dict)
     nominees: tuple[PlayerId, ...] = ()
@@ -88,7 +96,7 @@ def evolve(state: LupusState, event: Event) -> LupusState:
             fresh_night = event.phase == "night"
             return replace(
                 state,
-                phase=event.phase,
+                phase=phase_of(event.phase, LUPUS_PHASES),
                 number=event.number,
                 deadlines=event.deadlines,
                 actions={} if fresh_night else state.actions,
