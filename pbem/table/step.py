@@ -14,6 +14,8 @@ Channel = Literal["private", "list"]
 """Where a mail reached the game: the moderator's address, or the game's list."""
 PostVerdict = Literal["relay", "hold", "refused"]
 """What a daemon that relays the list does with a post: distribute it, hold it, drop it."""
+AutoSubmitted = Literal["auto-generated", "auto-replied"]
+"""A mail's ``Auto-Submitted`` header (RFC 3834): a game's own mail, or an answer to one."""
 Confirm = Literal["ask", "apply"]
 """A list post whose commands wait for its sender's confirmation: ask for it, or apply them."""
 
@@ -55,7 +57,7 @@ class Outgoing:
     body: str
     in_reply_to: str | None = None
     thread: str = ""
-    auto: str = "auto-generated"
+    auto: AutoSubmitted = "auto-generated"
     html: str = ""
     """The HTML alternative (:mod:`pbem.mailpages`); empty: a text-only mail."""
 
@@ -104,7 +106,7 @@ class Reply:
     rejected: list[Rejected] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
-    topic: str = ""
+    topic: Literal["", "help", "rules"] = ""
     """``help`` or ``rules`` when the mail asked for AIDE or REGLES: the Subject says so (when
     the reply holds nothing else)."""
     helped: str = ""
