@@ -101,3 +101,20 @@ def test_the_players_help_names_the_wish_to_leave() -> None:
     table, _ = _started()
     step = send(table, "v0@example.org", "AIDE")
     assert "DESINSCRIPTION — demander à quitter la partie" in to(step, "v0@example.org")[0].body
+
+
+def test_a_started_lobby_hands_every_delivery_keyword_to_its_game() -> None:
+    # issue 11: the lobby's receive takes the same Delivery as the game's Table and passes it
+    # on whole: the daemon's administrators (admins=) run the desk of a game they do not
+    # administer, anyone else is not a player
+    table, _ = _started()
+    boss = "boss@example.org"
+    as_admin = _help_reply(table, boss, admins=(boss,))
+    assert "Les commandes du meneur" in as_admin
+    assert "n'est pas inscrite comme joueur" in _help_reply(table, boss)
+
+
+def _help_reply(table: SignupTable, sender: str, **delivery: Any) -> str:
+    step = table.receive(mail(sender, "AIDE"), channel="private", now=EPOCH, **delivery)
+    (reply,) = to(step, sender)
+    return reply.body
