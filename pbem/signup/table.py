@@ -361,7 +361,7 @@ class SignupTable:
                 reply.ignored += [ln for ln in lines[index + 1 :] if ln.strip()]
                 break
         lang = lang or self.lang
-        if not reply.accepted and not reply.rejected and not reply.extra:
+        if not reply:  # nothing accepted, refused or answered
             reply.extra.append(self.renderer.text("signup/help", lang, self._common(lobby)))
         mail = self._reply_mail(sender, lang, reply, key, message_id_of(msg))
         if lb.starts_now(lobby, self.legal):
@@ -497,7 +497,7 @@ class SignupTable:
             events.append(event)
             lobby = lb.evolve(lobby, event)
             reply.accepted.append({"line": line, "deadline": None, "final": True})
-        if not reply.accepted and not reply.rejected and not reply.extra:
+        if not reply:  # nothing accepted, refused or answered
             reply.extra.append(self.renderer.text("signup/admin_help", lang, self._common(lobby)))
         mail = self._reply_mail(sender, lang, reply, key, message_id, reply_to)
         return self._step(events, [mail, *posts])
