@@ -59,8 +59,8 @@ class TableLike(Protocol):
 
 
 class Engine(Protocol):
-    def new(self, setup: Mapping[str, Any], now: datetime) -> tuple[Any, Any]: ...
-    def load(self, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any: ...
+    def new(self, setup: Mapping[str, Any], now: datetime) -> tuple[TableLike, StepLike]: ...
+    def load(self, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> TableLike: ...
 
 
 class Mailbox(Protocol):
@@ -114,8 +114,10 @@ class Game:
 Disposition = Literal["processed", "quarantine", "keep"]
 
 
-if TYPE_CHECKING:  # mypy checks here that the tables the engine loads fit the port
+if TYPE_CHECKING:  # mypy checks here that the default engine and its tables fit the port
+    from pbem.signup.engine import WithSignups
     from pbem.signup.table import SignupTable
     from pbem.table import Table
 
     TABLES: tuple[type[TableLike], ...] = (Table, SignupTable)
+    ENGINES: tuple[Engine, ...] = (Table, WithSignups(Table))
