@@ -10,12 +10,11 @@ from typing import Any
 
 from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow
-from pbem.core.events import Event, PhaseStarted, PlayerDied, VoteSet, private, public
+from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, private, public
 from pbem.core.ids import PlayerId
 from pbem.games.chasse import dawn, night, revenge, victory
 from pbem.games.chasse.state import ChasseState, TieOpened, Verdict, evolve, evolve_all, iso
-from pbem.games.village.events import TallyPosted
-from pbem.games.village.voting import ranked, weighted_plurality
+from pbem.games.village.voting import ranked, vote_and_tally, weighted_plurality
 
 
 def valid_votes(state: ChasseState) -> dict[PlayerId, PlayerId]:
@@ -175,21 +174,14 @@ def decide_vote(
         target = command.targets[0]
         if not state.alive(target):
             raise IllegalNow("target_not_living", name=target)
+
+    def tally(after: ChasseState) -> Notice:  # CAS-730
+        return public(
+            "chasse/tally", f"day-{state.number}", day=state.number, **weighted_tally(after)
+        )
+
     vote = VoteSet("day", actor, target, state.seq + 1)
-    events: list[Event] = [vote]
-    last = state.last_tally
-    if last is None or now - last >= state.options.tally_min_interval:  # CAS-730
-        after = evolve(state, vote)
-        events += [
-            TallyPosted(now),
-            public(
-                "chasse/tally",
-                f"day-{state.number}",
-                day=state.number,
-                **weighted_tally(after),
-            ),
-        ]
-    return events
+    return vote_and_tally(state, vote, now, state.options.tally_min_interval, evolve, tally)
 
 
 def decide_tiebreak(

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow
-from pbem.core.events import Event, PhaseStarted, PlayerDied, VoteSet, private, public
+from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, private, public
 from pbem.core.ids import PlayerId
 from pbem.games.loupgarou import dawn, election, night, orders, victory
 from pbem.games.loupgarou.roles import ELDER, POWERED, VILLAGERS
@@ -23,8 +23,7 @@ from pbem.games.loupgarou.state import (
     evolve_all,
     iso,
 )
-from pbem.games.village.events import TallyPosted
-from pbem.games.village.voting import plurality, tally_params
+from pbem.games.village.voting import plurality, tally_params, vote_and_tally
 
 
 def close_day(state: LoupGarouState, now: datetime, rng: random.Random) -> list[Event]:
@@ -186,18 +185,10 @@ def decide_vote(
         orders.living_target(state, target)
         if target == actor and not o.self_vote_allowed:
             raise IllegalNow("not_yourself")
+
+    def tally(after: LoupGarouState) -> Notice:  # LG-525, LG-741
+        params = tally_params(after.votes)
+        return public("loupgarou/tally", f"day-{state.number}", day=state.number, **params)
+
     vote = VoteSet("lynch", actor, target, state.seq + 1)
-    events: list[Event] = [vote]
-    last = state.last_tally
-    if last is None or now - last >= o.tally_min_interval:  # LG-525, LG-741
-        after = evolve(state, vote)
-        events += [
-            TallyPosted(now),
-            public(
-                "loupgarou/tally",
-                f"day-{state.number}",
-                day=state.number,
-                **tally_params(after.votes),
-            ),
-        ]
-    return events
+    return vote_and_tally(state, vote, now, o.tally_min_interval, evolve, tally)

@@ -10,12 +10,11 @@ from typing import Any
 
 from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow
-from pbem.core.events import Event, PhaseStarted, PlayerDied, VoteSet, public
+from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, public
 from pbem.core.ids import PlayerId
 from pbem.games.lupus import ending
 from pbem.games.lupus.state import DayVerdict, LupusState, Nominated, evolve, evolve_all, iso
-from pbem.games.village.events import TallyPosted
-from pbem.games.village.voting import ranked
+from pbem.games.village.voting import ranked, vote_and_tally
 
 
 def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
@@ -218,19 +217,12 @@ def decide_vote(
             raise IllegalNow("not_a_nominee", name=target, nominees=list(state.nominees))
         if target == actor and not o.self_vote_allowed:
             raise IllegalNow("not_yourself")
+
+    def tally(after: LupusState) -> Notice:  # LUP-D18: the running tally
+        params = ballot_tally(after)
+        return public(
+            "lupus/tally", f"day-{state.number}", day=state.number, ballot=phase, **params
+        )
+
     vote = VoteSet(phase, actor, target, state.seq + 1)
-    events: list[Event] = [vote]
-    last = state.last_tally
-    if last is None or now - last >= o.tally_min_interval:  # LUP-D18 running tally
-        after = evolve(state, vote)
-        events += [
-            TallyPosted(now),
-            public(
-                "lupus/tally",
-                f"day-{state.number}",
-                day=state.number,
-                ballot=phase,
-                **ballot_tally(after),
-            ),
-        ]
-    return events
+    return vote_and_tally(state, vote, now, o.tally_min_interval, evolve, tally)

@@ -4,12 +4,16 @@ tally and the forum's bold-name vote."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import TypeVar
 
 from pbem.core.errors import InvalidSyntax
+from pbem.core.events import Event, Notice, VoteSet
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
+from pbem.games.village.events import TallyPosted
+from pbem.games.village.state import V
 
 K = TypeVar("K", bound=Hashable)
 
@@ -65,3 +69,20 @@ def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None
     if len(found) > 1:
         raise InvalidSyntax("several_bold_names", names=found)
     return PlayerId(found[0]) if found else None
+
+
+def vote_and_tally(
+    state: V,
+    vote: VoteSet,
+    now: datetime,
+    interval: timedelta,
+    evolve: Callable[[V, Event], V],
+    tally: Callable[[V], Notice],
+) -> list[Event]:
+    """A vote, then the running tally after it on the list, unless the last tally is younger
+    than ``interval`` (LUP-D18, LG-525, LG-741, CAS-730: a tally at most every so often)."""
+    events: list[Event] = [vote]
+    last = state.last_tally
+    if last is None or now - last >= interval:
+        events += [TallyPosted(now), tally(evolve(state, vote))]
+    return events
