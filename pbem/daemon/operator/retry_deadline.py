@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
-from pbem.daemon.operator.spool import Request
+from pbem.daemon.operator.spool import Retry
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -16,27 +15,15 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class RetryDeadline(Request):
-    """Open the game's stalled deadlines again, then rearm them."""
+class RetryDeadline(Retry):
+    """Open the stalled deadlines of the game ``target`` again, then rearm them."""
 
-    game: str
     spool = "deadlines/retry"
-    consume_first = True  # a retry that kills the process again is counted anew
-
-    def file_name(self) -> str:
-        return self.game
-
-    def text(self) -> str:
-        return datetime.now(UTC).isoformat()
-
-    @classmethod
-    def read(cls, name: str, text: str) -> Self:
-        return cls(name)
 
     def apply(self, svc: Service) -> None:
-        game = svc.games.get(self.game)
+        game = svc.games.get(self.target)
         if game is None:
-            log.warning("deadline retry for unknown game %s ignored", self.game)
+            log.warning("deadline retry for unknown game %s ignored", self.target)
             return
         for rid, st in game.store.deadline_states().items():
             if st.get("state") == "stalled":

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Self
 
@@ -45,6 +47,26 @@ class Request(ABC):
     @abstractmethod
     def apply(self, svc: Service) -> None:
         """Act on it, in the running daemon (on the writer, one request at a time)."""
+
+
+@dataclass(frozen=True)
+class Retry(Request, ABC):
+    """A retry named by what it retries (a shunted mail's key, a game's id): one file of that
+    name holding the time it was asked, consumed before it is applied (a retry that kills the
+    process again must not come back at every start-up; the operator can ask again)."""
+
+    target: str
+    consume_first = True
+
+    def file_name(self) -> str:
+        return self.target
+
+    def text(self) -> str:
+        return datetime.now(UTC).isoformat()
+
+    @classmethod
+    def read(cls, name: str, text: str) -> Self:
+        return cls(name)
 
 
 def submit(data_dir: Path, request: Request) -> Path:
