@@ -58,7 +58,7 @@ class DeadlinesMixin:
         for key, when in pending.items():
             job: Job = DeadlineJob(game.id, key)
             jobs.add(job)
-            self.scheduler.arm(job, when, self._deadline_callback(game.id, key))
+            self.scheduler.arm(job, when, self._deadline_callback(game.id, key, when))
             for hours in self.cfg.reminders_hours:
                 at = when - timedelta(hours=hours)
                 if at > now:  # a reminder whose time passed (an outage) is not sent late
@@ -139,27 +139,49 @@ class DeadlinesMixin:
         log.info("game %s: %d reminder(s) for %s", game_id, len(rows), key)
         return len(rows)
 
-    def _deadline_callback(self: Service, game_id: str, key: str) -> Callable[[], Awaitable[None]]:
+    def _deadline_callback(
+        self: Service, game_id: str, key: str, armed: datetime
+    ) -> Callable[[], Awaitable[None]]:
         # a coroutine function: AsyncIOScheduler runs it on the loop (a plain function would run
         # in a thread pool, off the single writer's thread)
         async def fire() -> None:
-            self.deadline_due(game_id, key)
+            self.deadline_due(game_id, key, armed)
 
         return fire
 
-    def deadline_due(self: Service, game_id: str, key: str) -> None:
+    def still_armed(self: Service, game_id: str, key: str, armed: datetime) -> bool:
+        """Whether the deadline ``key`` still falls when a timer was armed for it. Keys are
+        reused and an extension keeps its key (RELIABILITY §5.4): a timer armed before an
+        extension, which fires anyway (APScheduler had handed its job to the loop, the
+        fetch-first fallback, the loop's due list taken before the mail that moved it), must
+        not resolve the extended deadline early."""
+        game = self.games.get(game_id)
+        when = self.effective_deadlines(game).get(key) if game is not None else None
+        if when != armed:
+            log.info(
+                "deadline %s:%s: a timer armed for %s fired, the deadline is now %s: ignored",
+                game_id,
+                key,
+                armed.isoformat(),
+                when.isoformat() if when is not None else "gone",
+            )
+            return False
+        return True
+
+    def deadline_due(self: Service, game_id: str, key: str, armed: datetime) -> None:
         """A deadline's time has come. The mail that reached the server before it must be applied
         first (issue 10 item 4: orders delivered seconds before a deadline were refused): the
         IMAP loop is woken to fetch, then resolves it in order (:meth:`apply_in_order`). Without
         a running loop, or if the mailbox cannot be read within ``deadline_fetch_wait_seconds``
         (the server is down), it is resolved without."""
         if not self.imap_looping:
-            self.submit_nowait(Deadline(game_id, key))
+            self.submit_nowait(Deadline(game_id, key, armed=armed))
             return
         self.undue(game_id, key)
         wait = self.cfg.deadline_fetch_wait_seconds
         loop = asyncio.get_running_loop()
-        self.due[game_id, key] = loop.call_later(wait, self._deadline_unfetched, game_id, key)
+        fallback = loop.call_later(wait, self._deadline_unfetched, game_id, key, armed)
+        self.due[game_id, key] = fallback
         if self.mailbox is not None:
             self.mailbox.interrupt.set()
 
@@ -169,10 +191,10 @@ class DeadlinesMixin:
         if timer is not None:
             timer.cancel()
 
-    def _deadline_unfetched(self: Service, game_id: str, key: str) -> None:
+    def _deadline_unfetched(self: Service, game_id: str, key: str, armed: datetime) -> None:
         self.due.pop((game_id, key), None)
         log.warning("deadline %s:%s: mailbox not read in time; resolved without", game_id, key)
-        self.submit_nowait(Deadline(game_id, key))
+        self.submit_nowait(Deadline(game_id, key, armed=armed))
 
     def due_deadlines(self: Service) -> list[tuple[datetime, str, str]]:
         """The scheduler-fired deadlines waiting for the IMAP loop, by due time."""
@@ -287,8 +309,9 @@ class DeadlinesMixin:
         tb = "".join(traceback.format_exception(exc))[-4000:]
         game.store.set_deadline_state({**state, "error": repr(exc)[:500], "traceback": tb})
         retry_at = self.clock() + timedelta(seconds=self.cfg.deadline_retry_seconds)
+        when = self.effective_deadlines(game).get(key, due)  # the instance retried
         self.scheduler.arm(
-            DeadlineJob(game_id, key), retry_at, self._deadline_callback(game_id, key)
+            DeadlineJob(game_id, key), retry_at, self._deadline_callback(game_id, key, when)
         )
 
     def _public_row(

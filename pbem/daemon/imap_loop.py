@@ -158,9 +158,10 @@ class ImapLoopMixin:
         i = 0
         while not self.stopping:
             if due and (i == len(fetched) or due[0][0] < fetched[i].internaldate):
-                _when, game_id, key = due.pop(0)
+                when, game_id, key = due.pop(0)
                 self.undue(game_id, key)
-                await self.submit(Deadline(game_id, key))
+                # the mail just applied may have moved it (the game master's EXTEND)
+                await self.submit(Deadline(game_id, key, armed=when))
                 continue
             if i == len(fetched):
                 break

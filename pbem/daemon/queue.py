@@ -130,7 +130,9 @@ class QueueMixin:
         match item.work:
             case Batch(mails, now):
                 return self.handle_batch(mails, now)
-            case Deadline(game_id, key, now):
+            case Deadline(game_id, key, now, armed):
+                if armed is not None and not self.still_armed(game_id, key, armed):
+                    return False  # a stale timer: the instance it was armed for moved
                 if now is None and self.deadlines_held():
                     log.warning("deadline %s:%s held: a clock jump is being handled", game_id, key)
                     return False  # the jump handler resolves or extends it, then rearms

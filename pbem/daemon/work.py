@@ -24,11 +24,15 @@ class Batch:
 @dataclass(frozen=True)
 class Deadline:
     """A game's deadline to resolve: ``now`` is when it counts (``None``: when the scheduler
-    fired it, and held while a clock jump is handled)."""
+    fired it, and held while a clock jump is handled). ``armed``: the time of the deadline
+    instance the timer that queued it was armed for (``None``: not a timer's); a timer armed
+    for an older instance of the key (extended since: an outage, the game master's EXTEND)
+    resolves nothing."""
 
     game_id: str
     key: str
     now: datetime | None = None
+    armed: datetime | None = None
 
 
 @dataclass(frozen=True)
