@@ -1,6 +1,3 @@
-# mypy: disable-error-code="misc"
-# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
-# wants a supertype of the mixin there and says so under "misc".
 """Bounces (RELIABILITY §2.4 VERP, §2.5 hard-bounce counting); ``pbem reachable`` is
 :mod:`pbem.daemon.operator.reachable`."""
 
@@ -9,35 +6,48 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from pbem.adapters.store import DaemonStore
 from pbem.core.errors import MailError
+from pbem.daemon.config import Config
+from pbem.daemon.jobs import instance_id
 from pbem.daemon.outbox import OutboxRow
 from pbem.daemon.ports import Game
+from pbem.daemon.replies import Replies
 from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.inbound import parse_bytes
-
-if TYPE_CHECKING:
-    from pbem.daemon.service import Service
 
 log = logging.getLogger(__name__)
 
 
-class BouncesMixin:
-    """The service's part for the bounces (a mixin of :class:`~pbem.daemon.service.Service`)."""
+def load_verp_key(daemon: DaemonStore) -> bytes:
+    """The HMAC key of VERP tokens, made once and kept in the daemon file. It is no player
+    secret: it only stops a third party from forging a token for a chosen player."""
+    key = daemon.get_meta("verp_key")
+    if not isinstance(key, str):
+        key = secrets.token_hex(32)
+        daemon.set_meta("verp_key", key)
+    return bytes.fromhex(key)
 
-    def _load_verp_key(self: Service) -> bytes:
-        """The HMAC key of VERP tokens, made once and kept in the daemon file. It is no player
-        secret: it only stops a third party from forging a token for a chosen player."""
-        key = self.daemon.get_meta("verp_key")
-        if not isinstance(key, str):
-            key = secrets.token_hex(32)
-            self.daemon.set_meta("verp_key", key)
-        return bytes.fromhex(key)
 
-    def _verp_sender(self: Service, row: Mapping[str, Any], rcpt: str) -> str | None:
+@dataclass
+class Bounces:
+    """Bounces counted against the players they name. Reads the configuration and the games;
+    alerts the admins through ``replies``; ``wake`` tells the sender new rows wait."""
+
+    cfg: Config
+    games: Mapping[str, Game]
+    verp_key: bytes
+    replies: Replies
+    stats: Counter[str]
+    wake: Callable[[], None]
+
+    def verp_sender(self, row: Mapping[str, Any], rcpt: str) -> str | None:
         """The VERP envelope sender for a registered player of the row's game, else None."""
         game = self.games.get(str(row.get("game") or ""))
         if game is None or row.get("kind") == "alert":
@@ -46,12 +56,12 @@ class BouncesMixin:
             return None
         return verp_address(self.cfg.bounce, verp_token(self.verp_key, game.id, rcpt))
 
-    def _bounce_window(self: Service, game: Game) -> str:
+    def window(self, game: Game) -> str:
         """The counting window: the game's current deadline instances ("within a phase")."""
         deadlines = game.table.deadlines()
-        return ",".join(sorted(self.instance_id(k, when) for k, when in deadlines.items()))
+        return ",".join(sorted(instance_id(k, when) for k, when in deadlines.items()))
 
-    def _bounce_matches(self: Service, report: Bounce) -> list[tuple[Game, str, str, Failure]]:
+    def matches(self, report: Bounce) -> list[tuple[Game, str, str, Failure]]:
         """(game, player, registered address, failure): by VERP token, else by the failed
         addresses among active games' registered addresses."""
         active = [g for g in self.games.values() if not g.table.finished]
@@ -70,9 +80,7 @@ class BouncesMixin:
                         out.append((g, name, f.address, f))
         return out
 
-    def _handle_bounce(
-        self: Service, key: str, raw: bytes, info: Mapping[str, Any], now: datetime
-    ) -> bool:
+    def handle(self, key: str, raw: bytes, info: Mapping[str, Any], now: datetime) -> bool:
         """Count a hard bounce against its player (RELIABILITY §2.5), committed with the mail's
         ledger key in the game's store; at ``hard_bounces`` within one deadline window, flag the
         player unreachable and alert the admins, once. No game action (no auto-CD), no reply,
@@ -83,7 +91,7 @@ class BouncesMixin:
         except MailError as exc:
             log.warning("bounce %s unreadable: %s", key[:12], exc)
             return False
-        matches = self._bounce_matches(report)
+        matches = self.matches(report)
         for game, name, _addr, f in matches:
             if not f.hard:
                 log.info(
@@ -103,7 +111,7 @@ class BouncesMixin:
                 log.warning("bounce %s: hard failure for %s matches %s", key[:12], addrs, why)
             return False
         game = matches[0][0]
-        window = self._bounce_window(game)
+        window = self.window(game)
         states = game.store.bounce_states()
         records: dict[str, dict[str, Any]] = {}
         alerts: list[OutboxRow] = []
@@ -126,7 +134,7 @@ class BouncesMixin:
             )
             if count >= self.cfg.hard_bounces and not rec.get("unreachable"):
                 rec.update(unreachable=True, flagged_at=now.isoformat())
-                alerts += self._admin_alert(
+                alerts += self.replies.admin_alert(
                     f"unreachable:{game.id}:{name}:{key}",
                     now,
                     "daemon/alert_unreachable",
@@ -147,11 +155,11 @@ class BouncesMixin:
             bounces=list(records.values()),
         )
         game.keys.add(key)
-        self._count("bounce")
-        self.sender.wake()
+        self.stats["bounce"] += 1
+        self.wake()
         return True
 
-    def _bounce_clear(self: Service, game: Game, address: str | None, now: datetime) -> None:
+    def clear(self, game: Game, address: str | None, now: datetime) -> None:
         """An accepted command from a player: their address works, so the count and the
         unreachable flag are cleared (a write only when there was something to clear)."""
         if not address:

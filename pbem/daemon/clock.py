@@ -89,7 +89,7 @@ class ClockMixin:
         else:
             policy = "drain"
         self.daemon.commit(
-            outbox=self._admin_alert(
+            outbox=self.replies.admin_alert(
                 key,
                 self.clock(),
                 "daemon/alert_clock_jump",

@@ -1,6 +1,3 @@
-# mypy: disable-error-code="misc"
-# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
-# wants a supertype of the mixin there and says so under "misc".
 """Public votes confirmed through the registered address (requirement 6, ``[auth] list_votes =
 confirm``): the request, the pending vote, the confirmation and its lapse. The pure part is
 :mod:`pbem.daemon.confirmations`."""
@@ -10,29 +7,45 @@ from __future__ import annotations
 import logging
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage, Message
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from pbem.daemon.bounces import Bounces
+from pbem.daemon.config import Config
 from pbem.daemon.confirmations import lapsed, lapsed_mark, other_lines, phase_of
+from pbem.daemon.limits import SenderLimits
 from pbem.daemon.message import header_addresses, parse, visible_text
-from pbem.daemon.outbox import OutboxRow, make_row
-from pbem.daemon.ports import Game
-
-if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+from pbem.daemon.outbox import OutboxRow
+from pbem.daemon.ports import Engine, FaultHook, Game
+from pbem.daemon.replies import Replies
 
 log = logging.getLogger(__name__)
 
 _CONFIRM = re.compile(r"CONFIRM-([0-9a-f]{16})\b", re.IGNORECASE)
 
 
-class ConfirmationsMixin:
-    """The service's part for vote confirmations (a mixin of :class:`~pbem.daemon.service.Service`)."""
+@dataclass
+class Confirmations:
+    """Public votes confirmed by private mail. Reads the configuration; builds a game's table
+    again from its store with ``engine`` (a failed commit); mails through ``replies`` and
+    spends the per-sender budget; clears a player's bounces (``bounces``) and rearms the game's
+    deadlines (``rearm``) after his commands count; ``fault`` is the tests' hook, ``wake`` tells
+    the sender new rows wait."""
 
-    def _confirmation_request(
-        self: Service,
+    cfg: Config
+    engine: Engine
+    limits: SenderLimits
+    replies: Replies
+    bounces: Bounces
+    rearm: Callable[[Game], None]
+    fault: FaultHook
+    wake: Callable[[], None]
+
+    def request(
+        self,
         game: Game,
         key: str,
         msg: Message,
@@ -47,7 +60,7 @@ class ConfirmationsMixin:
         name = names[sender]
         to = game.table.player_emails[name]
         token = secrets.token_hex(8)
-        subject, body = self.texts.mail(
+        subject, body = self.replies.texts.mail(
             "daemon/confirm_vote",
             game.table.player_langs.get(name, self.cfg.language),
             {
@@ -58,15 +71,16 @@ class ConfirmationsMixin:
             },
         )
         mid_in = str(msg.get("Message-ID", "") or "") or None
-        mid, mail = self.game_notice(
+        row = self.replies.game_notice(
             game,
             key=f"confirm:{game.id}:{key}",
             to=to,
             subject=subject,
             body=body,
-            lang=self._lang(game, to),
+            lang=self.replies.lang(game, to),
             now=now,
             in_reply_to=mid_in,
+            kind="confirm",  # its Subject carries the token: never in a digest
         )
         pending = {
             "key": key,
@@ -77,20 +91,9 @@ class ConfirmationsMixin:
             "at": now.isoformat(),
             "phase": phase_of(game.table.deadlines()),  # it lapses with its phase
         }
-        row = make_row(
-            message_id=mid,
-            raw=mail,
-            rcpts=[to],
-            mail_from=self.cfg.bounce,
-            now=now,
-            kind="confirm",  # its Subject carries the token: never in a digest
-            game=game.id,
-        )
         return pending, row
 
-    def _pending_confirmation(
-        self: Service, game: Game, msg: EmailMessage, registered: str
-    ) -> dict[str, Any] | None:
+    def pending(self, game: Game, msg: EmailMessage, registered: str) -> dict[str, Any] | None:
         """The pending list post this private mail confirms: its token, from its poster."""
         tokens = set(_CONFIRM.findall(visible_text(msg)))
         if not tokens:
@@ -107,8 +110,8 @@ class ConfirmationsMixin:
                 return {"key": "", "token": token, "player": registered.lower(), "phase": ""}
         return None
 
-    def _confirm(
-        self: Service,
+    def confirm(
+        self,
         game: Game,
         key: str,
         info: Mapping[str, Any],
@@ -127,13 +130,13 @@ class ConfirmationsMixin:
         rows: list[OutboxRow] = []
         if lapsed(pending, phase_of(game.table.deadlines())):
             log.info("game %s: confirmation of %s lapsed with its phase", game.id, pending["key"])
-            rows += self._confirm_lapsed(game, pending, mail, now)
+            rows += self.lapsed_notice(game, pending, mail, now)
         else:
             post = parse(str(pending["raw"]).encode("latin-1"))
             steps.append(
                 game.table.receive(post, channel="list", now=now, confirm="apply", strong=strong)
             )
-            rows += self._rows(game, steps[0], now, error=not steps[0].events)
+            rows += self.replies.rows(game, steps[0], now, error=not steps[0].events)
         rest = other_lines(mail) if mail is not None else None
         applied = 0
         try:
@@ -142,7 +145,7 @@ class ConfirmationsMixin:
                     game.table.apply(step)
                     applied += 1
                 step = game.table.receive(rest, channel="private", now=now, strong=strong)
-                rows += self._rows(game, step, now, error=not step.events)
+                rows += self.replies.rows(game, step, now, error=not step.events)
                 steps.append(step)
             game.store.commit(
                 events=[e for step in steps for e in step.events],
@@ -162,12 +165,12 @@ class ConfirmationsMixin:
         for step in steps[applied:]:
             game.table.apply(step)
         if any(step.events for step in steps):
-            self._bounce_clear(game, str(pending["player"]), now)
+            self.bounces.clear(game, str(pending["player"]), now)
         self.rearm(game)
-        self.sender.wake()
+        self.wake()
 
-    def _confirm_lapsed(
-        self: Service,
+    def lapsed_notice(
+        self,
         game: Game,
         pending: Mapping[str, Any],
         msg: EmailMessage | None,
@@ -177,30 +180,21 @@ class ConfirmationsMixin:
         to = str(pending["player"])
         if not self.limits.take(to, now)[0]:
             return []
-        subject, body = self.texts.mail(
+        subject, body = self.replies.texts.mail(
             "daemon/confirm_lapsed",
-            self._lang(game, to),
+            self.replies.lang(game, to),
             {"game": game.id, "at": pending.get("at") or ""},
         )
         mid_in = str(msg.get("Message-ID", "") or "") or None if msg is not None else None
-        mid, raw = self.game_notice(
+        notice = self.replies.game_notice(
             game,
             key=f"lapsed:{game.id}:{pending['token']}",
             to=to,
             subject=subject,
             body=body,
-            lang=self._lang(game, to),
+            lang=self.replies.lang(game, to),
             now=now,
             in_reply_to=mid_in,
+            kind="reply",
         )
-        return [
-            make_row(
-                message_id=mid,
-                raw=raw,
-                rcpts=[to],
-                mail_from=self.cfg.bounce,
-                now=now,
-                kind="reply",
-                game=game.id,
-            )
-        ]
+        return [notice]

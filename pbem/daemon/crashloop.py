@@ -131,7 +131,7 @@ class CrashLoopMixin:
                 "attempt": None,
                 "blamed": batch,  # counted once, even if we die before the file is cleared
             },
-            outbox=self._admin_alert(
+            outbox=self.replies.admin_alert(
                 f"quarantine:{key}",
                 now,
                 "daemon/alert_quarantine",
@@ -165,7 +165,7 @@ class CrashLoopMixin:
             return [], False
         received = row.get("internaldate") or row.get("at") or now.isoformat()
         crashes = int(row.get("crashes", 0))
-        subject, body = self._bilingual(
+        subject, body = self.replies.bilingual(
             "daemon/held",
             {
                 "subject": who.subject,

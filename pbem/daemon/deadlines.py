@@ -13,13 +13,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from pbem.daemon.jobs import DeadlineJob, Job, ReminderJob
-from pbem.daemon.outbox import OutboxRow, make_row
+from pbem.daemon.jobs import DeadlineJob, Job, ReminderJob, instance_id
+from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import Game
 from pbem.daemon.seats import shown_name
 from pbem.daemon.threads import game_addressing
 from pbem.daemon.work import Deadline, Reminder
-from pbem.mail.envelope import build, build_outgoing
+from pbem.mail.envelope import build_outgoing
 from pbem.mail.html import alternative
 from pbem.mail.threads import Note, dress
 
@@ -32,18 +32,12 @@ log = logging.getLogger(__name__)
 class DeadlinesMixin:
     """The service's part for the deadlines (a mixin of :class:`~pbem.daemon.service.Service`)."""
 
-    @staticmethod
-    def instance_id(key: str, when: datetime) -> str:
-        """One deadline instance: engines reuse keys (every night is ``night``), so the CAS
-        record is keyed by the key AND the engine's due time."""
-        return f"{key}@{when.isoformat()}"
-
     def effective_deadlines(self: Service, game: Game) -> dict[str, datetime]:
         """The engine's pending deadlines, with outage extensions applied (§5.4)."""
         states = game.store.deadline_states()
         out = {}
         for key, when in game.table.deadlines().items():
-            st = states.get(self.instance_id(key, when), {})
+            st = states.get(instance_id(key, when), {})
             if st.get("state") == "stalled":
                 continue  # paused until an admin's `pbem deadline retry`
             ext = st.get("extended_to")
@@ -85,7 +79,7 @@ class DeadlinesMixin:
         awaiting = getattr(game.table, "awaiting", None)
         if due is None or awaiting is None:
             return 0
-        rid = self.instance_id(key, due)
+        rid = instance_id(key, due)
         state = game.store.deadline_states().get(rid, {"deadline": key})
         if hours in state.get("reminded", []):
             return 0
@@ -220,7 +214,7 @@ class DeadlinesMixin:
         due = game.table.deadlines().get(key)
         if due is None:
             return False  # resolved already, or the phase moved on (a stale timer)
-        rid = self.instance_id(key, due)
+        rid = instance_id(key, due)
         state = game.store.deadline_states().get(rid, {"deadline": key})
         if state.get("state") in ("resolved", "stalled"):
             return False
@@ -245,7 +239,7 @@ class DeadlinesMixin:
         )
         self.fault("mid_resolve")
         step = game.table.on_deadline(key, now)
-        rows = self._rows(game, step, now, error=False)
+        rows = self.replies.rows(game, step, now, error=False)
         game.store.commit(
             events=step.events,
             outbox=rows,
@@ -253,7 +247,7 @@ class DeadlinesMixin:
         )
         self.fault("after_resolve")
         game.table.apply(step)
-        self.release_held(game, now)
+        self.relay_list.release_held(game, now)
         self.rearm(game)
         self.sender.wake()
         log.info("game %s: deadline %s resolved (%d events)", game_id, key, len(step.events))
@@ -276,7 +270,7 @@ class DeadlinesMixin:
             int(state.get("attempts", 0)),
             error,
         )
-        alert = self._admin_alert(
+        alert = self.replies.admin_alert(
             f"stalled:{game.id}:{rid}",
             now,
             "daemon/alert_stalled",
@@ -288,9 +282,12 @@ class DeadlinesMixin:
             },
             appendix=str(state.get("traceback", "")),
         )
-        subject, body = self._bilingual("daemon/stalled", {"game": game.id})
+        subject, body = self.replies.bilingual("daemon/stalled", {"game": game.id})
         game.store.commit(
-            outbox=[*alert, self._public_row(game, f"paused:{game.id}:{rid}", subject, body, now)],
+            outbox=[
+                *alert,
+                self.replies.public_row(game, f"paused:{game.id}:{rid}", subject, body, now),
+            ],
             deadline={**state, "key": rid, "state": "stalled", "stalled_at": now.isoformat()},
         )
         self.sender.wake()
@@ -302,7 +299,7 @@ class DeadlinesMixin:
         due = game.table.deadlines().get(key) if game is not None else None
         if game is None or due is None:
             return
-        rid = self.instance_id(key, due)
+        rid = instance_id(key, due)
         state = game.store.deadline_states().get(rid)
         if state is None or state.get("state") != "resolving":
             return
@@ -312,34 +309,6 @@ class DeadlinesMixin:
         when = self.effective_deadlines(game).get(key, due)  # the instance retried
         self.scheduler.arm(
             DeadlineJob(game_id, key), retry_at, self._deadline_callback(game_id, key, when)
-        )
-
-    def _public_row(
-        self: Service, game: Game, key: str, subject: str, body: str, now: datetime
-    ) -> OutboxRow:
-        """A daemon notice to the game's public thread (the list, or every player)."""
-        to = self._announce_recipients(game)
-        mid, raw = build(
-            key=key,
-            sender=self.cfg.moderator,
-            to=to,
-            subject=subject,
-            body=body,
-            html=alternative(subject, body, enabled=self.cfg.html_mail),
-            date=now,
-            id_key=self.id_key,
-            public=True,
-            extra=self.list_headers(game),
-            **self.from_game(game, public=True),
-        )
-        return make_row(
-            message_id=mid,
-            raw=raw,
-            rcpts=self.list_members(game) if self.relay else to,
-            mail_from=self.cfg.bounce,
-            now=now,
-            kind="public",
-            game=game.id,
         )
 
     def recover_resolving(self: Service) -> None:
@@ -382,10 +351,10 @@ class DeadlinesMixin:
         for when, game_id, key in self.passed_deadlines(now):
             game = self.games[game_id]
             new = now + grace
-            rid = self.instance_id(key, game.table.deadlines()[key])
+            rid = instance_id(key, game.table.deadlines()[key])
             state = game.store.deadline_states().get(rid, {"deadline": key})
             hours = round(down.total_seconds() / 3600, 1)
-            subject, body = self._bilingual(
+            subject, body = self.replies.bilingual(
                 "daemon/extended_clock" if clock_jump else "daemon/extended",
                 {
                     "game": game_id,
@@ -394,7 +363,7 @@ class DeadlinesMixin:
                     "deadline": new.isoformat(),
                 },
             )
-            row = self._public_row(
+            row = self.replies.public_row(
                 game, f"extend:{game_id}:{key}:{new.isoformat()}", subject, body, now
             )
             game.store.commit(
@@ -411,12 +380,6 @@ class DeadlinesMixin:
             n += 1
         self.sender.wake()
         return n
-
-    def _announce_recipients(self: Service, game: Game) -> tuple[str, ...]:
-        lst = self.list_address(game)
-        if lst:
-            return (lst,)
-        return tuple(sorted(set(game.table.player_emails.values())))
 
     def rearm_all(self: Service) -> None:
         for game in list(self.games.values()):

@@ -60,7 +60,7 @@ class ImapLoopMixin:
                 box.uidvalidity,
             )
             self.daemon.commit(
-                outbox=self._admin_alert(
+                outbox=self.replies.admin_alert(
                     f"uidvalidity:{stored}:{box.uidvalidity}",
                     self.clock(),
                     "daemon/alert_uidvalidity",

@@ -6,6 +6,7 @@ A key's text (``str(job)``) is the scheduler's job id; a game's jobs are found b
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 
 @dataclass(frozen=True)
@@ -32,3 +33,9 @@ class ReminderJob:
 
 
 Job = DeadlineJob | ReminderJob
+
+
+def instance_id(key: str, when: datetime) -> str:
+    """One deadline instance: engines reuse keys (every night is ``night``), so a deadline's
+    record (its compare-and-set state, its reminders) is keyed by the key AND its due time."""
+    return f"{key}@{when.isoformat()}"

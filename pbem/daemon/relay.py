@@ -1,33 +1,30 @@
-# mypy: disable-error-code="misc"
-# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
-# wants a supertype of the mixin there and says so under "misc".
-"""The game's list, and the list when the daemon relays it itself: routing a mail to its game
-and channel, the relayed copies, stopped posts and held posts released."""
+"""The game's list, and the list when the daemon relays it itself: the relayed copies, stopped
+posts and held posts released (which game and channel a mail is for: :mod:`pbem.daemon.routing`)."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage, Message
 from typing import TYPE_CHECKING, Any
 
 from pbem.daemon.config import Config
 from pbem.daemon.confirmations import lapsed_mark
-from pbem.daemon.listgate import stop_reason
+from pbem.daemon.limits import SenderLimits
+from pbem.daemon.listgate import PosterLimits, stop_reason
 from pbem.daemon.message import header_addresses, parse
 from pbem.daemon.outbox import OutboxRow, make_row
-from pbem.daemon.ports import Channel, Game
-from pbem.daemon.seats import replaced_in, shown_name
+from pbem.daemon.ports import FaultHook, Game
+from pbem.daemon.seats import shown_name
 from pbem.mail.envelope import build
 from pbem.mail.html import alternative
-from pbem.mail.listpost import Attribution, attribute
 from pbem.mail.relay import list_id_for, relay_copy
 
-if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+if TYPE_CHECKING:  # they read the list helpers above
+    from pbem.daemon.bounces import Bounces
+    from pbem.daemon.replies import Replies
 
 log = logging.getLogger(__name__)
 
@@ -55,30 +52,35 @@ def list_headers(cfg: Config, setup: Mapping[str, Any]) -> tuple[tuple[str, str]
     )
 
 
-_TAG = re.compile(r"\[([A-Za-z0-9_.-]{1,64})\]")
+@dataclass
+class Relay:
+    """The list, when the daemon is the list. Reads the configuration, the Message-ID key and
+    the daemon's own addresses; spends the posters' and the per-sender budgets; mails through
+    ``replies``; reads a game's phase window from ``bounces``; ``fault`` is the tests' hook,
+    ``wake`` tells the sender new rows wait."""
 
+    cfg: Config
+    id_key: bytes
+    our_addresses: set[str]
+    posters: PosterLimits
+    limits: SenderLimits
+    replies: Replies
+    bounces: Bounces
+    fault: FaultHook
+    wake: Callable[[], None]
 
-class RelayMixin:
-    """The service's part for the relay (a mixin of :class:`~pbem.daemon.service.Service`)."""
+    @property
+    def relay(self) -> bool:
+        """The daemon distributes the list itself (``[list] mode = relay``)."""
+        return self.cfg.list_mode == "relay"
 
-    def list_address(self: Service, game: Game) -> str:
-        return game_list_address(self.cfg, game.store.setup)
-
-    def list_members(self: Service, game: Game) -> list[str]:
-        return list_members(game.store.setup, game.table.player_emails)
-
-    def list_headers(self: Service, game: Game) -> tuple[tuple[str, str], ...]:
-        return list_headers(self.cfg, game.store.setup)
-
-    def _relay_row(
-        self: Service, game: Game, key: str, msg: Message, raw: bytes, now: datetime
-    ) -> OutboxRow:
+    def relay_row(self, game: Game, key: str, msg: Message, raw: bytes, now: datetime) -> OutboxRow:
         """The outbox row that distributes one accepted list post to the list's members."""
         sender = (header_addresses(msg, "From") or [""])[0]
         names = {a.lower(): n for n, a in game.table.player_emails.items()}
         # the seat's shown name (a newcomer's, issue 13); otherwise a game administrator
         poster = shown_name(game.table, names[sender]) if sender in names else "MJ"
-        address = self.list_address(game)
+        address = game_list_address(self.cfg, game.store.setup)
         mid, copy = relay_copy(
             raw,
             key=key,
@@ -89,20 +91,20 @@ class RelayMixin:
             moderator=self.cfg.moderator,
             date=now,
             id_key=self.id_key,
-            strip_codes=self._codes_in_use,
+            strip_codes=self.codes_in_use,
         )
         return make_row(
             message_id=mid,
             raw=copy,
-            rcpts=self.list_members(game),
+            rcpts=list_members(game.store.setup, game.table.player_emails),
             mail_from=self.cfg.bounce,
             now=now,
             kind="relay",
             game=game.id,
         )
 
-    def _stop_post(
-        self: Service,
+    def stop_post(
+        self,
         game: Game,
         key: str,
         info: Mapping[str, Any],
@@ -116,7 +118,7 @@ class RelayMixin:
         it is over the length caps, or its poster is past his hourly limit (item 16). Such a
         post is neither relayed nor read; its poster is told why. True if it was stopped
         (then committed with its ledger key)."""
-        lists = {self.list_address(game), self.cfg.list_address or ""} - {""}
+        lists = {game_list_address(self.cfg, game.store.setup), self.cfg.list_address or ""} - {""}
         stop = stop_reason(
             msg,
             raw,
@@ -140,11 +142,11 @@ class RelayMixin:
             names = {a.lower(): n for n, a in game.table.player_emails.items()}
             name = names.get(registered.lower(), "")
             lang = game.table.player_langs.get(name, self.cfg.language)
-            subject, body = self.texts.mail(
+            subject, body = self.replies.texts.mail(
                 "daemon/post_not_relayed", lang, {"game": game.id, "reason": reason, **params}
             )
             mid_in = str(msg.get("Message-ID", "") or "") or None
-            mid, mail = self.game_notice(
+            notice = self.replies.game_notice(
                 game,
                 key=f"stopped:{game.id}:{key}",
                 to=registered,
@@ -153,22 +155,13 @@ class RelayMixin:
                 lang=lang,
                 now=now,
                 in_reply_to=mid_in,
+                kind="notice",
             )
-            rows.append(
-                make_row(
-                    message_id=mid,
-                    raw=mail,
-                    rcpts=[registered],
-                    mail_from=self.cfg.bounce,
-                    now=now,
-                    kind="notice",
-                    game=game.id,
-                )
-            )
+            rows.append(notice)
         masters = [str(a) for a in game.store.setup.get("admins", [])] or list(self.cfg.admins)
         if reason == "private_mail" and masters:
             names = {a.lower(): n for n, a in game.table.player_emails.items()}
-            subject, body = self._bilingual(
+            subject, body = self.replies.bilingual(
                 "daemon/alert_private_post",
                 {
                     "game": game.id,
@@ -202,23 +195,23 @@ class RelayMixin:
         game.store.commit(outbox=rows, ledger_key=key, ledger_info={**info, "why": reason})
         self.fault("after_state")
         game.keys.add(key)
-        self.sender.wake()
+        self.wake()
         return True
 
     @property
-    def _codes_in_use(self: Service) -> bool:
+    def codes_in_use(self) -> bool:
         """Players or game masters may write a SECRET line: no relayed copy may carry it
         (issue 10 item 10)."""
         auth = self.cfg.auth
         # game masters write one too: their admin code (issue 10 item 9)
         return auth.admin_secret or "secret" in (*auth.methods, *(auth.final_methods or ()))
 
-    def release_held(self: Service, game: Game, now: datetime) -> int:
+    def release_held(self, game: Game, now: datetime) -> int:
         """Relay the held posts whose senders may post again (the list reopened), drop those
         of players who may no longer post, in arrival order; one commit. Returns the number
         released or dropped. First, a pending confirmation from a phase that has ended lapses
         (a late vote would be refused anyway): held posts never outlive their phase."""
-        window = self._bounce_window(game)
+        window = self.bounces.window(game)
         ended = [
             h
             for h in game.store.held_entries()
@@ -249,9 +242,9 @@ class RelayMixin:
                     still.append(str(held["key"]))
                     continue
                 if step.post == "relay":
-                    rows.append(self._relay_row(game, str(held["key"]), msg, raw, now))
+                    rows.append(self.relay_row(game, str(held["key"]), msg, raw, now))
                 else:
-                    rows += self._rows(game, step, now, error=False)
+                    rows += self.replies.rows(game, step, now, error=False)
             except Exception:  # it was parsed once already; a bug must not block the game
                 log.exception("game %s: held post %s could not be released", game.id, held["key"])
                 continue
@@ -261,106 +254,5 @@ class RelayMixin:
         if done:
             game.store.commit(outbox=rows, unhold=done)
             log.info("game %s: %d held post(s) released", game.id, len(done))
-            self.sender.wake()
+            self.wake()
         return len(done)
-
-    def _list_addresses(self: Service) -> set[str]:
-        lists = {str(g.store.setup.get("list", "")).lower() for g in self.games.values()}
-        if self.cfg.list_address:
-            lists.add(self.cfg.list_address.lower())
-        lists.discard("")
-        return lists
-
-    def _list_rewrite(self: Service, msg: Message, channel: Channel) -> Attribution | None:
-        """A post of an external list whose From the list rewrote for DMARC, and its author
-        (:mod:`pbem.mail.listpost`); None for any other mail. A relayed list's posts reach us
-        directly, never rewritten."""
-        if channel != "list" or self.relay:
-            return None
-        players = {a.lower() for g in self.games.values() for a in g.table.player_emails.values()}
-        return attribute(msg, self._list_addresses(), players, self.our_addresses)
-
-    def _unattributed(
-        self: Service, game: Game, munged: Attribution, msg: Message, now: datetime
-    ) -> tuple[tuple[str, ...], list[OutboxRow]]:
-        """A rewritten list post attributed to no player: the game master is told once per
-        sender (the ledger key, committed with the post, remembers it across restarts)."""
-        who = (munged.author or munged.label).lower()
-        mark = "unattributed:" + hashlib.sha256(f"{game.id}\n{who}".encode()).hexdigest()
-        if mark in game.keys:
-            return (), []
-        log.warning("game %s: list post from %r attributed to no player", game.id, who)
-        shown = msg.get("X-Pbem-List-From") or msg.get("From", "")
-        post = {"shown": str(shown).strip(), "subject": str(msg.get("Subject", "") or "")}
-        admins = tuple(sorted({*self.cfg.admins, *map(str, game.store.setup.get("admins", []))}))
-        alert = self._admin_alert(
-            mark,
-            now,
-            "daemon/alert_unattributed",
-            {"game": game.id, "author": munged.author or "", **post},
-            to=admins,
-        )
-        return (mark,), alert
-
-    def _channel(self: Service, msg: Message, rcpts: Sequence[str] | None = None) -> Channel:
-        list_id = str(msg.get("List-Id", "") or "").lower()
-        if self.cfg.list_id and self.cfg.list_id.lower() in list_id:
-            return "list"
-        lists = {g.store.setup.get("list", "").lower() for g in self.games.values()}
-        lists.discard("")
-        if self.cfg.list_address:
-            lists.add(self.cfg.list_address.lower())
-        if list_id and any(a.replace("@", ".") in list_id for a in lists):
-            return "list"
-        if lists & set(header_addresses(msg, "To", "Cc") if rcpts is None else rcpts):
-            return "list"
-        return "private"
-
-    def route(
-        self: Service, msg: Message, rcpts: Sequence[str] | None = None, sender: str | None = None
-    ) -> Game | None:
-        """Plus-address, then the list address of exactly one game, then a ``[tag]`` in the
-        Subject, then the game of the mail it answers (In-Reply-To/References), then the
-        sender's only active game. ``rcpts`` (To and Cc) and ``sender`` are the mail's, when
-        already read."""
-        return self.route_how(msg, rcpts, sender)[0]
-
-    def route_how(
-        self: Service, msg: Message, rcpts: Sequence[str] | None = None, sender: str | None = None
-    ) -> tuple[Game | None, str]:
-        """:meth:`route`, and how the game was found: ``thread`` when only through the mail
-        it answers (its reply says so), else ``plus``, ``list``, ``tag``, ``sender``."""
-        local, _, domain = self.cfg.moderator.lower().partition("@")
-        to_cc = header_addresses(msg, "To", "Cc") if rcpts is None else list(rcpts)
-        for addr in to_cc + header_addresses(msg, "Delivered-To", "X-Original-To"):
-            a_local, _, a_domain = addr.partition("@")
-            if a_domain == domain and a_local.startswith(local + "+"):
-                tag = a_local[len(local) + 1 :]
-                for gid, g in self.games.items():
-                    if gid.lower() == tag:
-                        return g, "plus"
-        listed = [
-            g for g in self.games.values() if str(g.store.setup.get("list", "")).lower() in to_cc
-        ]
-        if len(listed) == 1:  # a game with a list of its own (several games may share one)
-            return listed[0], "list"
-        subject = str(msg.get("Subject", "") or "")
-        for tag in _TAG.findall(subject):
-            for gid, g in self.games.items():
-                if gid.lower() == tag.lower():
-                    return g, "tag"
-        if sender is None:
-            sender = (header_addresses(msg, "From") or [""])[0]
-        mine = [
-            g
-            for g in self.games.values()
-            if not g.table.finished
-            and sender in {e.lower() for e in g.table.player_emails.values()}
-        ]
-        if not mine:  # a replaced player's only game tells him so politely (issue 13)
-            mine = [g for g in self.games.values() if replaced_in(g.table, sender)]
-        answered = self.thread_game(msg, sender)  # issue 15 (pbem.daemon.threads)
-        if answered is not None:
-            alone = len(mine) == 1 and mine[0] is answered  # he would have reached it anyway
-            return answered, "sender" if alone else "thread"
-        return (mine[0], "sender") if len(mine) == 1 else (None, "")

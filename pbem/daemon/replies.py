@@ -1,45 +1,57 @@
-# mypy: disable-error-code="misc"
-# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
-# wants a supertype of the mixin there and says so under "misc".
-"""The daemon's own answers: a step's mail as outbox rows, and the replies to a mail no game takes
-or an authentication refuses."""
+"""The daemon's own mail: a step's mail as outbox rows, the replies to a mail no game takes or
+an authentication refuses, the admins' alerts, and the notices about a game addressed like the
+game's mail (its thread, its From: :mod:`pbem.mail.threads`)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage, Message
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pbem.archive_mail import archive_rows
 from pbem.daemon.auth import AuthVerdict
-from pbem.daemon.limits import limit_note
+from pbem.daemon.config import Config
+from pbem.daemon.limits import SenderLimits, limit_note
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
+from pbem.daemon.relay import game_list_address, list_headers, list_members
 from pbem.daemon.seats import seat_rows
 from pbem.daemon.threads import game_addressing
 from pbem.mail.address import is_mailable
 from pbem.mail.envelope import build, build_outgoing
 from pbem.mail.html import alternative
-from pbem.mail.render import bilingual
-from pbem.mail.threads import dress
-
-if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+from pbem.mail.render import Renderer, bilingual
+from pbem.mail.threads import addressed, dress, plus_address
 
 log = logging.getLogger(__name__)
 
 
-class RepliesMixin:
-    """The service's part for the replies (a mixin of :class:`~pbem.daemon.service.Service`)."""
+@dataclass
+class Replies:
+    """The daemon's own mail. Reads the configuration, the games (for a stranger's answer), the
+    texts and the Message-ID key; spends the per-sender reply budget; counts what it
+    suppresses in ``stats``."""
 
-    def _rows(
-        self: Service, game: Game, step: Any, now: datetime, *, error: bool
-    ) -> list[OutboxRow]:
+    cfg: Config
+    texts: Renderer
+    id_key: bytes
+    limits: SenderLimits
+    games: Mapping[str, Game]
+    stats: Counter[str]
+
+    @property
+    def relay(self) -> bool:
+        """The daemon distributes the list itself (``[list] mode = relay``)."""
+        return self.cfg.list_mode == "relay"
+
+    def rows(self, game: Game, step: Any, now: datetime, *, error: bool) -> list[OutboxRow]:
         """Outbox rows for a step; per-sender limits on private automatic replies (§2.5)."""
         rows = []
-        members = self._members(game)
+        members = self.members(game)
         for seq, out in enumerate(step.outgoing):
             if not out.public and out.auto == "auto-replied":
                 rcpts, resume = [], None
@@ -53,16 +65,18 @@ class RepliesMixin:
                         resume = resume or when
                 if not rcpts:
                     log.warning("reply %s suppressed by the per-sender limits", out.key)
-                    self._count("rate_limited")
+                    self.stats["rate_limited"] += 1
                     continue
                 if resume is not None:  # this reply spends the last one: say so in it
-                    out = limit_note(out, self.texts, self._lang(game, rcpts[0]), resume)
+                    out = limit_note(out, self.texts, self.lang(game, rcpts[0]), resume)
             elif out.public and self.relay:
-                rcpts = self.list_members(game)  # the daemon is the list: to every member
+                rcpts = list_members(
+                    game.store.setup, game.table.player_emails
+                )  # the daemon is the list: to every member
             else:
                 rcpts = list(out.to)
             reader = out.to[0] if out.to else ""
-            lang = game.store.setup.get("lang", "fr") if out.public else self._lang(game, reader)
+            lang = game.store.setup.get("lang", "fr") if out.public else self.lang(game, reader)
             how = game_addressing(self.cfg, game.store.setup)
             filed = dress(out, how, self.texts, str(lang), self.id_key)  # its thread (issue 15)
             mid, raw = build_outgoing(
@@ -70,7 +84,7 @@ class RepliesMixin:
                 sender=self.cfg.moderator,
                 date=now,
                 id_key=self.id_key,
-                extra=self.list_headers(game) if out.public else (),
+                extra=list_headers(self.cfg, game.store.setup) if out.public else (),
                 html=self.cfg.html_mail,
                 **filed.headers,
             )
@@ -101,20 +115,20 @@ class RepliesMixin:
         rows += seat_rows(self, game, step, now)  # a seat changed hands: its new code
         return rows
 
-    def _members(self: Service, game: Game) -> set[str]:
+    def members(self, game: Game) -> set[str]:
         """Who a game answers by the members' reply budget: its players and game masters."""
         admins = [*self.cfg.admins, *map(str, game.store.setup.get("admins", []))]
         return {a.lower() for a in (*game.table.player_emails.values(), *admins)}
 
-    def _lang(self: Service, game: Game, address: str) -> str:
+    def lang(self, game: Game, address: str) -> str:
         names = {a.lower(): n for n, a in game.table.player_emails.items()}
         return game.table.player_langs.get(names.get(address.lower(), ""), self.cfg.language)
 
-    def _bilingual(self: Service, template: str, params: Mapping[str, Any]) -> tuple[str, str]:
+    def bilingual(self, template: str, params: Mapping[str, Any]) -> tuple[str, str]:
         """A daemon text for several readers: French first, then English."""
         return bilingual(self.texts, template, params)
 
-    def _no_game_reply(self: Service, msg: Message, sender: str, now: datetime) -> list[OutboxRow]:
+    def no_game_reply(self, msg: Message, sender: str, now: datetime) -> list[OutboxRow]:
         """An error reply for mail that reaches no game: null envelope sender, rate-limited.
 
         A sender without a domain gets nothing (there is no address to answer); a player is
@@ -135,7 +149,7 @@ class RepliesMixin:
         shown = mine or (active if self.cfg.strangers == "games" else [])
         local, _, domain = self.cfg.moderator.partition("@")
         games = [{"id": gid, "address": f"{local}+{gid}@{domain}"} for gid in shown]
-        _, body = self._bilingual("daemon/no_game", {"games": games, "player": bool(mine)})
+        _, body = self.bilingual("daemon/no_game", {"games": games, "player": bool(mine)})
         mid_in = str(msg.get("Message-ID", "") or "") or None
         mid, raw = build(
             key=f"nogame:{mid_in}:{sender}:{now.isoformat()}",
@@ -155,13 +169,13 @@ class RepliesMixin:
             make_row(message_id=mid, raw=raw, rcpts=[sender], mail_from="", now=now, kind="reply")
         ]
 
-    def _admin_secrets(self: Service, game: Game) -> list[Mapping[str, str]]:
+    def admin_secrets(self, game: Game) -> list[Mapping[str, str]]:
         """The admin codes a game master's mail may carry: the game's, the daemon's."""
         own = game.store.meta.get("admin_secret")
         return [c for c in (own, self.cfg.auth.admin_secret_hash) if c]
 
-    def _admin_refused(
-        self: Service, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
+    def admin_refused(
+        self, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
     ) -> list[OutboxRow]:
         """Mail claiming a game master's address failed the admin layers (issue 10 item 9):
         refused, nothing answered to the From, the real game masters alerted (a bucket of
@@ -173,7 +187,7 @@ class RepliesMixin:
         if not self.limits.take(f"admin-alerts@{game.id}", now, notice=True)[0]:
             return []
         admins = tuple(sorted({*self.cfg.admins, *map(str, game.store.setup.get("admins", []))}))
-        return self._admin_alert(
+        return self.admin_alert(
             f"admin-refused:{game.id}:{mid_in}:{now.isoformat()}",
             now,
             "daemon/alert_admin_refused",
@@ -187,8 +201,8 @@ class RepliesMixin:
             to=admins,
         )
 
-    def _auth_notice(
-        self: Service, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
+    def auth_notice(
+        self, game: Game, msg: EmailMessage, verdict: AuthVerdict, now: datetime
     ) -> list[OutboxRow]:
         """A rejected command: notice to the REGISTERED address, never Reply-To (requirement 7)."""
         to = verdict.registered
@@ -208,7 +222,7 @@ class RepliesMixin:
                 "subject": str(msg.get("Subject", "")),
             },
         )
-        mid, raw = self.game_notice(
+        notice = self.game_notice(
             game,
             key=f"auth:{game.id}:{mid_in}:{now.isoformat()}",
             to=to,
@@ -217,15 +231,132 @@ class RepliesMixin:
             lang=lang,
             now=now,
             in_reply_to=mid_in,
+            kind="notice",  # a forgery warning stands alone, never in a digest
+        )
+        return [notice]
+
+    def admin_alert(
+        self,
+        key: str,
+        now: datetime,
+        template: str,
+        params: Mapping[str, Any],
+        appendix: str = "",
+        to: Sequence[str] | None = None,
+    ) -> list[OutboxRow]:
+        """An alert to the admins (none when there are none): ``template`` rendered French then
+        English, like the daemon's other mails; ``appendix`` (a traceback: the same in every
+        language) follows both. ``key`` makes its Message-ID, so a redone alert is one mail.
+        ``to``: other recipients than the daemon's admins (a game's own game masters too)."""
+        admins = tuple(to) if to is not None else self.cfg.admins
+        if not admins:
+            return []
+        subject, body = self.bilingual(template, params)
+        if appendix:
+            body += f"\n-----\n\n{appendix.rstrip()}\n"
+        mid, raw = build(
+            key=key,
+            sender=self.cfg.moderator,
+            to=admins,
+            subject=subject,
+            body=body,
+            html=alternative(subject, body, enabled=self.cfg.html_mail),
+            date=now,
+            id_key=self.id_key,
         )
         return [
             make_row(
                 message_id=mid,
                 raw=raw,
-                rcpts=[to],
+                rcpts=list(admins),
                 mail_from=self.cfg.bounce,
                 now=now,
-                kind="notice",  # a forgery warning stands alone, never in a digest
-                game=game.id,
+                kind="alert",
+                bypass_cap=True,
             )
         ]
+
+    def from_game(self, game: Game, *, public: bool = False) -> dict[str, Any]:
+        """The From, Reply-To and Message-ID of the daemon's own mail about ``game``, like
+        the game's (:func:`pbem.mail.threads.addressed`)."""
+        return addressed(game_addressing(self.cfg, game.store.setup), public=public)
+
+    def game_notice(
+        self,
+        game: Game,
+        *,
+        key: str,
+        to: str,
+        subject: str,
+        body: str,
+        lang: str,
+        now: datetime,
+        in_reply_to: str | None,
+        kind: str,
+    ) -> OutboxRow:
+        """One of the daemon's own answers about ``game`` to one address (a confirmation
+        request, a lapsed confirmation, a refused post, a forgery warning): an automatic reply
+        under the mail it answers, addressed like the game's mail, with its HTML alternative,
+        as the outbox row of ``kind``."""
+        mid, raw = build(
+            key=key,
+            sender=self.cfg.moderator,
+            to=(to,),
+            subject=subject,
+            body=body,
+            html=alternative(subject, body, enabled=self.cfg.html_mail, lang=lang),
+            date=now,
+            id_key=self.id_key,
+            auto="auto-replied",
+            in_reply_to=in_reply_to,
+            **self.from_game(game),
+        )
+        return make_row(
+            message_id=mid,
+            raw=raw,
+            rcpts=[to],
+            mail_from=self.cfg.bounce,
+            now=now,
+            kind=kind,
+            game=game.id,
+        )
+
+    def routed_note(self, game: Game, sender: str) -> str:
+        """The note that a mail reached ``game`` only through the mail it answered."""
+        address = plus_address(self.cfg.moderator, game.id)
+        params = {"game": game.id, "address": address}
+        return self.texts.text("daemon/thread_routed", self.lang(game, sender), params)
+
+    def public_row(self, game: Game, key: str, subject: str, body: str, now: datetime) -> OutboxRow:
+        """A daemon notice to the game's public thread (the list, or every player)."""
+        to = self.announce_recipients(game)
+        mid, raw = build(
+            key=key,
+            sender=self.cfg.moderator,
+            to=to,
+            subject=subject,
+            body=body,
+            html=alternative(subject, body, enabled=self.cfg.html_mail),
+            date=now,
+            id_key=self.id_key,
+            public=True,
+            extra=list_headers(self.cfg, game.store.setup),
+            **self.from_game(game, public=True),
+        )
+        members = list_members(game.store.setup, game.table.player_emails)
+        return make_row(
+            message_id=mid,
+            raw=raw,
+            rcpts=members if self.relay else to,
+            mail_from=self.cfg.bounce,
+            now=now,
+            kind="public",
+            game=game.id,
+        )
+
+    def announce_recipients(self, game: Game) -> tuple[str, ...]:
+        """Where a public notice goes: the game's list, else every player."""
+        lst = game_list_address(self.cfg, game.store.setup)
+        if lst:
+            return (lst,)
+        return tuple(sorted(set(game.table.player_emails.values())))

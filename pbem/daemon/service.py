@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -32,11 +33,11 @@ from pbem.adapters.dns import DnsResolver
 from pbem.adapters.idkey import message_id_key
 from pbem.adapters.spool import RequestSpool
 from pbem.adapters.store import DaemonStore, DirLock, GameStore, clean_stale_game_dirs, list_games
-from pbem.daemon.bounces import BouncesMixin
+from pbem.daemon.bounces import Bounces, load_verp_key
 from pbem.daemon.clock import ClockMixin
 from pbem.daemon.clockwatch import ClockJump, ClockWatch
 from pbem.daemon.config import Config
-from pbem.daemon.confirm import ConfirmationsMixin
+from pbem.daemon.confirm import Confirmations
 from pbem.daemon.crashloop import CrashLoopMixin
 from pbem.daemon.deadlines import DeadlinesMixin
 from pbem.daemon.diskfull import is_disk_full
@@ -55,10 +56,10 @@ from pbem.daemon.ports import (
     no_fault,
 )
 from pbem.daemon.queue import QueueMixin
-from pbem.daemon.relay import RelayMixin
-from pbem.daemon.replies import RepliesMixin
+from pbem.daemon.relay import Relay
+from pbem.daemon.replies import Replies
 from pbem.daemon.requests import OperatorRequestsMixin
-from pbem.daemon.threads import ThreadsMixin
+from pbem.daemon.routing import Router
 from pbem.daemon.work import WorkItem
 from pbem.mail.dkim import Resolver
 from pbem.mail.render import shared_renderer
@@ -71,15 +72,10 @@ class Service(
     CrashLoopMixin,
     DeadlinesMixin,
     IntakeMixin,
-    RepliesMixin,
-    ConfirmationsMixin,
-    RelayMixin,
-    BouncesMixin,
     OperatorRequestsMixin,
     QueueMixin,
     ImapLoopMixin,
     ClockMixin,
-    ThreadsMixin,
 ):
     """The coordinator. ``engine`` is the Table class; ``scheduler`` arms deadline jobs."""
 
@@ -99,7 +95,7 @@ class Service(
     lock: DirLock | None = None
     mailbox: Mailbox | None = None
     daemon_keys: set[str] = field(default_factory=set)
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: Counter[str] = field(default_factory=Counter)
     resolver: Resolver = field(default_factory=DnsResolver)  # DKIM keys for auth "dkim_verify"
     # clock-jump detection (F14): the monotonic clock is injectable like the wall clock
     monotonic: Callable[[], float] = field(default=time.monotonic)
@@ -130,6 +126,12 @@ class Service(
     imap_looping: bool = False
     #: the Message-ID key (pbem.adapters.idkey): ids carry no guessable information
     id_key: bytes = field(init=False, default=b"")
+    #: the collaborators, made at :meth:`open` (they need the stores and the Message-ID key)
+    replies: Replies = field(init=False)
+    bounces: Bounces = field(init=False)
+    router: Router = field(init=False)
+    relay_list: Relay = field(init=False)
+    confirmations: Confirmations = field(init=False)
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(
@@ -170,8 +172,41 @@ class Service(
         self.daemon = DaemonStore(self.root, self.fault)
         self.daemon.limits_hook = self._limit_changes
         self.daemon_keys = self.daemon.ledger_keys()
-        self.verp_key = self._load_verp_key()
         self.id_key = message_id_key(self.root)
+        self.replies = Replies(
+            self.cfg, self.texts, self.id_key, self.limits, self.games, self.stats
+        )
+        self.bounces = Bounces(
+            self.cfg,
+            self.games,
+            load_verp_key(self.daemon),
+            self.replies,
+            self.stats,
+            self.wake_sender,
+        )
+        ours = self.our_addresses
+        self.router = Router(self.cfg, self.games, self.id_key, ours, self.replies)
+        self.relay_list = Relay(
+            self.cfg,
+            self.id_key,
+            ours,
+            self.posters,
+            self.limits,
+            self.replies,
+            self.bounces,
+            self.fault,
+            self.wake_sender,
+        )
+        self.confirmations = Confirmations(
+            self.cfg,
+            self.engine,
+            self.limits,
+            self.replies,
+            self.bounces,
+            self.rearm,
+            self.fault,
+            self.wake_sender,
+        )
         self.sender = OutboxSender(
             transport=self.transport,
             stores=self._outbox_stores,
@@ -183,9 +218,9 @@ class Service(
             policy=SenderPolicy(base=timedelta(seconds=self.cfg.retry_base_seconds)),
             cap=self.cap,
             fault=self.fault,
-            verp=self._verp_sender if self.cfg.verp else None,
+            verp=self.bounces.verp_sender if self.cfg.verp else None,
             coalesce=self.cfg.coalesce_replies,
-            texts=self._bilingual,
+            texts=self.replies.bilingual,
             on_error=lambda exc: self._write_failed(exc) if is_disk_full(exc) else None,
             id_key=self.id_key,
             html_mail=self.cfg.html_mail,
@@ -203,6 +238,10 @@ class Service(
         if self.lock is not None:
             self.lock.release()
             self.lock = None
+
+    def wake_sender(self) -> None:
+        """New outbox rows are committed: the sender looks at them now."""
+        self.sender.wake()
 
     def _limit_changes(self) -> Windows:
         """The stores' hook: the windows hit since the last store write, written with it (the
@@ -245,7 +284,7 @@ class Service(
             added.append(game.id)
             log.info("game %s loaded (%d ledger keys)", game.id, len(game.keys))
             # a crash between a deadline's commit and the release of the posts it reopened
-            self.release_held(game, self.clock())
+            self.relay_list.release_held(game, self.clock())
         return added
 
     def knows(self, key: str) -> bool:

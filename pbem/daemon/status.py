@@ -16,6 +16,7 @@ from typing import Any
 
 from pbem.core.errors import PbemError
 from pbem.daemon import heartbeat
+from pbem.daemon.jobs import instance_id
 
 
 class NoDataDir(PbemError):
@@ -92,10 +93,6 @@ def _engine(cfg: Any) -> Any:
     return load_engine(cfg.engine)
 
 
-def _instance(key: str, when: datetime) -> str:
-    return f"{key}@{when.isoformat()}"  # as Service.instance_id
-
-
 def _play(
     table: Any, states: Mapping[str, Mapping[str, Any]], tz: str, now: datetime
 ) -> dict[str, Any]:
@@ -120,7 +117,7 @@ def _play(
         return out
     pending = []
     for key, when in table.deadlines().items():
-        st = states.get(_instance(key, when), {})
+        st = states.get(instance_id(key, when), {})
         if st.get("state") == "stalled":
             continue  # paused until `pbem deadline retry`: shown under stalled
         ext = st.get("extended_to")

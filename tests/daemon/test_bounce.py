@@ -323,10 +323,13 @@ def test_an_address_in_two_games_is_ambiguous_without_verp_and_matched_with_it(
         _apply(svc, dsn(1, to=BOUNCE, final=A))
         assert svc.games["g1"].store.bounce_states() == {}
         assert svc.games["g2"].store.bounce_states() == {}
-        assert svc._verp_sender({"game": "g2", "kind": "reply"}, "game@lists.example.test") is None
-        assert svc._verp_sender({"game": "g2", "kind": "alert"}, A) is None
-        sender = svc._verp_sender({"game": "g2", "kind": "reply"}, A.upper())
-        assert sender == verp_address(BOUNCE, verp_token(svc.verp_key, "g2", A))
+        assert (
+            svc.bounces.verp_sender({"game": "g2", "kind": "reply"}, "game@lists.example.test")
+            is None
+        )
+        assert svc.bounces.verp_sender({"game": "g2", "kind": "alert"}, A) is None
+        sender = svc.bounces.verp_sender({"game": "g2", "kind": "reply"}, A.upper())
+        assert sender == verp_address(BOUNCE, verp_token(svc.bounces.verp_key, "g2", A))
         _apply(svc, dsn(2, to=sender, final=None))
         assert svc.games["g2"].store.bounce_states()["alice"]["count"] == 1
         assert svc.games["g1"].store.bounce_states() == {}

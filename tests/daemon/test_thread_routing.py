@@ -47,7 +47,7 @@ def _answer(
 
 
 def _route(svc: Service, msg: EmailMessage, sender: str) -> tuple[str | None, str]:
-    game, how = svc.route_how(parse(bytes(msg)), None, sender)
+    game, how = svc.router.route_how(parse(bytes(msg)), None, sender)
     return (game.id if game else None), how
 
 

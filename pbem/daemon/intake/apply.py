@@ -41,18 +41,18 @@ class Apply(Step):
         )
         if mail.how == "thread" and is_dataclass(step) and not isinstance(step, type):
             # found only through the mail it answers: the reply says which game it reached
-            note = svc.routed_note(game, mail.sender)
+            note = svc.replies.routed_note(game, mail.sender)
             step = replace(step, outgoing=noted(getattr(step, "outgoing", ()), mail.sender, note))
-        rows = svc._rows(game, step, now, error=not step.events)
+        rows = svc.replies.rows(game, step, now, error=not step.events)
         notice_keys: tuple[str, ...] = ()
         if mail.munged is not None and verdict.registered is None and not verdict.admin:
-            notice_keys, notices = svc._unattributed(game, mail.munged, msg, now)
+            notice_keys, notices = svc.router.unattributed(game, mail.munged, msg, now)
             rows += notices
         hold: dict[str, Any] | None = None
         deferred: tuple[str, ...] = tuple(getattr(step, "deferred", ()))
         if ask and deferred and verdict.registered is not None:
             if svc.confirm_requests.allow(game.id, verdict.registered, now):
-                hold, request = svc._confirmation_request(game, mail.key, msg, raw, deferred, now)
+                hold, request = svc.confirmations.request(game, mail.key, msg, raw, deferred, now)
                 rows.append(request)
             else:  # a flood of posts in his name (forged, most likely): nothing more mailed
                 log.warning(
@@ -66,9 +66,9 @@ class Apply(Step):
             post = getattr(step, "post", None)
             # the post as received, cleaned of every code wherever it shows (relay_copy),
             # not only of the text part's SECRET line (issue 10 item 10)
-            sent = raw_without_codes(raw) if svc._codes_in_use else raw
+            sent = raw_without_codes(raw) if svc.relay_list.codes_in_use else raw
             if post == "relay" and sent is not None:
-                rows.append(svc._relay_row(game, mail.key, msg, sent, now))
+                rows.append(svc.relay_list.relay_row(game, mail.key, msg, sent, now))
             elif post == "hold" and sent is not None:
                 hold = {"key": mail.key, "raw": sent.decode("latin-1"), "at": now.isoformat()}
         game.store.commit(
@@ -77,16 +77,16 @@ class Apply(Step):
             ledger_key=mail.key,
             ledger_info=mail.info,
             # its phase: a confirmation lapses with it (release_held)
-            hold=hold if hold is None else {"window": svc._bounce_window(game), **hold},
+            hold=hold if hold is None else {"window": svc.bounces.window(game), **hold},
             extra_keys=(*mail.copies, *notice_keys),
         )
         svc.fault("after_state")
         game.keys.add(mail.key)
         game.keys.update((*mail.copies, *notice_keys))
         game.table.apply(step)
-        svc._bounce_clear(game, verdict.registered if step.events else None, now)
+        svc.bounces.clear(game, verdict.registered if step.events else None, now)
         if step.events:
-            svc.release_held(game, now)
+            svc.relay_list.release_held(game, now)
         svc.rearm(game)
         svc.sender.wake()
         return True

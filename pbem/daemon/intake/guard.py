@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -20,11 +19,9 @@ from pbem.daemon.message import (
     content_key,
     safe_subject,
 )
-from pbem.daemon.outbox import OutboxRow, make_row
+from pbem.daemon.outbox import OutboxRow
 from pbem.daemon.oversize import too_big_reply
 from pbem.daemon.ports import Disposition
-from pbem.mail.envelope import build
-from pbem.mail.html import alternative
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -41,7 +38,7 @@ class IntakeMixin:
             return self._oversize(f)
         key = content_key(f.raw)
         if self.knows(key):
-            self._count("duplicate")
+            self.stats["duplicate"] += 1
             return "processed"  # committed before a crash; only the MOVE was missing
         row = self.daemon.shunt_row(key)
         if row is not None and row.get("crashes") and "subject" not in row:
@@ -55,21 +52,18 @@ class IntakeMixin:
             log.info("UID %d: %d bytes: read without its attachments", f.uid, f.size)
         try:
             self._apply_mail(key, f, f.raw, when)
-            self._count("processed")
+            self.stats["processed"] += 1
             if row is not None:  # it had failed before: a transient error, now applied
                 self.daemon.remove_shunt(key)
             return "processed"
         except Exception as exc:
             return self._shunt(key, f, f.raw, exc, row)
 
-    def _count(self: Service, what: str) -> None:
-        self.stats[what] = self.stats.get(what, 0) + 1
-
     def _oversize(self: Service, f: Fetched) -> Disposition:
         key = f"oversize:{f.uidvalidity}:{f.uid}:{f.size}:{f.internaldate.isoformat()}"
         if self.daemon.shunt_row(key) is None:
             now = self.clock()
-            alert = self._admin_alert(
+            alert = self.replies.admin_alert(
                 f"oversize:{key}",
                 now,
                 "daemon/alert_oversize",
@@ -95,7 +89,7 @@ class IntakeMixin:
             )
             log.warning("UID %d: %d bytes over the cap: quarantined", f.uid, f.size)
             self.sender.wake()
-        self._count("oversize")
+        self.stats["oversize"] += 1
         return "quarantine"
 
     def _too_big_reply(self: Service, f: Fetched, now: datetime) -> list[OutboxRow]:
@@ -106,7 +100,7 @@ class IntakeMixin:
             cap=min(self.cfg.imap.text_max_size, self.cfg.imap.max_size),
             moderator=self.cfg.moderator,
             our_addresses=self.our_addresses,
-            texts=self._bilingual,
+            texts=self.replies.bilingual,
             now=now,
             id_key=self.id_key,
             html=self.cfg.html_mail,
@@ -137,7 +131,7 @@ class IntakeMixin:
         alert: list[OutboxRow] = []
         told = {"told": bool(row["told"])} if row and "told" in row else {}
         if quarantined:
-            alert = self._admin_alert(
+            alert = self.replies.admin_alert(
                 f"quarantine:{key}",
                 now,
                 "daemon/alert_quarantine",
@@ -175,50 +169,9 @@ class IntakeMixin:
                 **told,
             },
         )
-        self._count("shunted")
+        self.stats["shunted"] += 1
         self.sender.wake()
         return "quarantine" if quarantined else "keep"
-
-    def _admin_alert(
-        self: Service,
-        key: str,
-        now: datetime,
-        template: str,
-        params: Mapping[str, Any],
-        appendix: str = "",
-        to: Sequence[str] | None = None,
-    ) -> list[OutboxRow]:
-        """An alert to the admins (none when there are none): ``template`` rendered French then
-        English, like the daemon's other mails; ``appendix`` (a traceback: the same in every
-        language) follows both. ``key`` makes its Message-ID, so a redone alert is one mail.
-        ``to``: other recipients than the daemon's admins (a game's own game masters too)."""
-        admins = tuple(to) if to is not None else self.cfg.admins
-        if not admins:
-            return []
-        subject, body = self._bilingual(template, params)
-        if appendix:
-            body += f"\n-----\n\n{appendix.rstrip()}\n"
-        mid, raw = build(
-            key=key,
-            sender=self.cfg.moderator,
-            to=admins,
-            subject=subject,
-            body=body,
-            html=alternative(subject, body, enabled=self.cfg.html_mail),
-            date=now,
-            id_key=self.id_key,
-        )
-        return [
-            make_row(
-                message_id=mid,
-                raw=raw,
-                rcpts=list(admins),
-                mail_from=self.cfg.bounce,
-                now=now,
-                kind="alert",
-                bypass_cap=True,
-            )
-        ]
 
     def _apply_mail(self: Service, key: str, f: Fetched | None, raw: bytes, now: datetime) -> None:
         """The inbound policy: the steps of :data:`~pbem.daemon.intake.steps.CHAIN` in order,
@@ -237,7 +190,7 @@ class IntakeMixin:
             info=info,
             rcpts=rcpts,
             sender=sender,
-            channel=self._channel(head, rcpts),
+            channel=self.router.channel(head, rcpts),
         )
         for step in CHAIN:
             if step.check(self, mail):

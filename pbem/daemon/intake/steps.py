@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 def ignore(svc: Service, mail: Inbound, reason: str) -> bool:
     """Never parsed, never answered (RFC 3834, requirement 8): only the ledger records it."""
     log.info("mail %s ignored: %s", mail.key[:12], reason)
-    svc._count("automatic")
+    svc.stats["automatic"] += 1
     svc.daemon.commit(ledger_key=mail.key, ledger_info={**mail.info, "why": reason})
     svc.daemon_keys.add(mail.key)
     return True
@@ -57,7 +57,7 @@ class Bounces(Step):
     def check(self, svc: Service, mail: Inbound) -> bool:
         if mail.reason != "bounce":
             return False
-        if svc._handle_bounce(mail.key, mail.raw, mail.info, mail.now):
+        if svc.bounces.handle(mail.key, mail.raw, mail.info, mail.now):
             return True  # counted against a player (RELIABILITY §2.5)
         return ignore(svc, mail, "bounce")
 
@@ -67,16 +67,16 @@ class Routing(Step):
     description = "The mail's game (by its list, its tag, its sender); none: the sender is told."
 
     def check(self, svc: Service, mail: Inbound) -> bool:
-        mail.munged = svc._list_rewrite(mail.msg, mail.channel)
+        mail.munged = svc.router.list_rewrite(mail.msg, mail.channel)
         if mail.munged is not None and mail.munged.author is not None:
             # the list put its own address in From (DMARC): the post is the author's
             mail.sender = mail.munged.author
             mail.raw = rewrite_from(mail.raw, mail.munged.author)
-        mail.game, mail.how = svc.route_how(mail.msg, mail.rcpts, mail.sender)
+        mail.game, mail.how = svc.router.route_how(mail.msg, mail.rcpts, mail.sender)
         if mail.game is not None:
             mail.msg = parse(mail.raw)
             return False
-        rows = svc._no_game_reply(mail.msg, mail.sender, mail.now)
+        rows = svc.replies.no_game_reply(mail.msg, mail.sender, mail.now)
         svc.daemon.commit(
             outbox=rows, ledger_key=mail.key, ledger_info={**mail.info, "why": "no-game"}
         )
@@ -105,7 +105,7 @@ class Authentication(Step):
             now=mail.now,
             # the daemon's game masters may steer every game (the desk): authenticated alike
             admins=[*game.store.setup.get("admins", []), *svc.cfg.admins],
-            admin_secrets=svc._admin_secrets(game),
+            admin_secrets=svc.replies.admin_secrets(game),
         )
         if verdict.ok:
             mail.copies = tuple(
@@ -113,9 +113,9 @@ class Authentication(Step):
             )
             return False
         rows = (
-            svc._admin_refused(game, mail.parsed, verdict, mail.now)
+            svc.replies.admin_refused(game, mail.parsed, verdict, mail.now)
             if verdict.admin
-            else svc._auth_notice(game, mail.parsed, verdict, mail.now)
+            else svc.replies.auth_notice(game, mail.parsed, verdict, mail.now)
         )
         game.store.commit(
             outbox=rows, ledger_key=mail.key, ledger_info={**mail.info, "why": "auth"}
@@ -170,7 +170,7 @@ class Relay(Step):
             mail.channel == "list"
             and svc.relay
             and registered is not None
-            and svc._stop_post(
+            and svc.relay_list.stop_post(
                 mail.routed, mail.key, mail.info, mail.parsed, mail.raw, registered, mail.now
             )
         )
@@ -184,10 +184,10 @@ class Confirmation(Step):
         verdict = mail.checked
         if mail.channel != "private" or not verdict.registered:
             return False
-        pending = svc._pending_confirmation(mail.routed, mail.parsed, verdict.registered)
+        pending = svc.confirmations.pending(mail.routed, mail.parsed, verdict.registered)
         if pending is None:
             return False
-        svc._confirm(
+        svc.confirmations.confirm(
             mail.routed,
             mail.key,
             mail.info,

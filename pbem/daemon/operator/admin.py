@@ -70,7 +70,7 @@ class AdminCommand(Request):
         lines = list(self.lines)
         reply_key = hashlib.sha256(key.encode()).hexdigest()[:16]
         step = game.table.admin_lines(lines, admins[0], now, reply_key, reply_to=admins)
-        rows = svc._rows(game, step, now, error=False)
+        rows = svc.replies.rows(game, step, now, error=False)
         game.store.commit(
             events=step.events,
             outbox=rows,
@@ -79,7 +79,7 @@ class AdminCommand(Request):
         )
         game.keys.add(key)
         game.table.apply(step)
-        svc.release_held(game, now)
+        svc.relay_list.release_held(game, now)
         svc.rearm(game)
         svc.sender.wake()
         log.info("game %s: admin request %s applied (%d events)", self.game, key, len(step.events))
