@@ -57,7 +57,7 @@ async def measure(cfg_path: Path) -> None:
     svc = Service(cfg=cfg, engine=Table, transport=None, scheduler=sched)  # type: ignore[arg-type]
     svc.open()
     for g in svc.games.values():
-        svc.rearm(g)
+        svc.deadlines.rearm(g)
     sched.start()
     load_s = time.perf_counter() - t
     box = ImapMailbox(cfg.imap)

@@ -78,7 +78,7 @@ def flood(tmp: Path, posts: int = 600) -> tuple[timedelta, int]:
     while world.now < due:
         world.now = min(due, world.now + timedelta(minutes=1))
         drain()
-    assert svc.resolve_deadline("g1", "phase-1", due)
+    assert svc.deadlines.resolve("g1", "phase-1", due)
     while not any("result" in s for _t, s in transport.sent):
         drain()
         world.now += timedelta(minutes=1)
@@ -112,7 +112,7 @@ def held(tmp: Path, count: int = 20, photo: int = 1_000_000) -> tuple[int, float
     """g1 holds ``count`` night posts with a photo each, g2 none."""
     world = relay_world(tmp, ("g1", "g2"))
     svc = world.start()
-    assert svc.resolve_deadline("g1", "phase-1", world.now)  # night: posts are held
+    assert svc.deadlines.resolve("g1", "phase-1", world.now)  # night: posts are held
     for i in range(count):
         m = mail("alice@example.test", f"Photo {i}\n", to=LIST)
         m.add_attachment(bytes([i]) * photo, "image", "jpeg", filename=f"IMG_{i:04d}.jpg")

@@ -67,7 +67,7 @@ class ClockMixin:
             await self.submit(Call(lambda: self._clock_alert(jump)))
             if jump.forward:
                 await self.drain_at_startup(box, down=jump.skew, clock_jump=True)
-            await self.submit(Call(self.rearm_all))
+            await self.submit(Call(self.deadlines.rearm_all))
         except BaseException:
             # IMAP dropped (or a stop) half-way: the jump stays pending, and scheduler-fired
             # deadlines held, until it is handled in full after the reconnection

@@ -1,6 +1,3 @@
-# mypy: disable-error-code="misc"
-# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
-# wants a supertype of the mixin there and says so under "misc".
 """Deadlines: arming the scheduler, reminders, resolving a phase, stalls and their retry, and the
 outage policy that extends deadlines missed while the daemon was down."""
 
@@ -10,29 +7,52 @@ import asyncio
 import logging
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from pbem.daemon.config import Config
 from pbem.daemon.jobs import DeadlineJob, Job, ReminderJob, instance_id
 from pbem.daemon.outbox import make_row
-from pbem.daemon.ports import Game
+from pbem.daemon.ports import FaultHook, Game, Scheduler
+from pbem.daemon.relay import Relay
+from pbem.daemon.replies import Replies
 from pbem.daemon.seats import shown_name
 from pbem.daemon.threads import game_addressing
-from pbem.daemon.work import Deadline, Reminder
+from pbem.daemon.work import Deadline, Reminder, Work
 from pbem.mail.envelope import build_outgoing
 from pbem.mail.html import alternative
 from pbem.mail.threads import Note, dress
 
-if TYPE_CHECKING:
-    from pbem.daemon.service import Service
-
 log = logging.getLogger(__name__)
 
 
-class DeadlinesMixin:
-    """The service's part for the deadlines (a mixin of :class:`~pbem.daemon.service.Service`)."""
+@dataclass
+class Deadlines:
+    """A game's deadlines. Reads the configuration, the games and the clock; arms the
+    ``scheduler``; queues a fallen deadline for the single writer (``submit``); mails through
+    ``replies``; releases held posts after a phase (``relay``); ``fault`` is the tests' hook,
+    ``wake`` tells the sender new rows wait.
 
-    def effective_deadlines(self: Service, game: Game) -> dict[str, datetime]:
+    While the IMAP loop runs (``fetch_first``), a fallen deadline waits in :attr:`due` for it
+    to fetch the mail that reached the server before the deadline (``interrupt`` wakes it)."""
+
+    cfg: Config
+    games: Mapping[str, Game]
+    clock: Callable[[], datetime]
+    scheduler: Scheduler
+    submit: Callable[[Work], object]
+    replies: Replies
+    relay: Relay
+    fault: FaultHook
+    wake: Callable[[], None]
+    interrupt: Callable[[], None] = lambda: None
+    fetch_first: bool = False
+    #: scheduler-fired deadlines the IMAP loop resolves after fetching (issue 10 item 4):
+    #: (game id, key) → the timer resolving it anyway if the mailbox cannot be read
+    due: dict[tuple[str, str], asyncio.TimerHandle] = field(default_factory=dict)
+
+    def effective(self, game: Game) -> dict[str, datetime]:
         """The engine's pending deadlines, with outage extensions applied (§5.4)."""
         states = game.store.deadline_states()
         out = {}
@@ -44,9 +64,9 @@ class DeadlinesMixin:
             out[key] = datetime.fromisoformat(ext) if ext else when
         return out
 
-    def rearm(self: Service, game: Game) -> None:
+    def rearm(self, game: Game) -> None:
         """Rebuild this game's in-memory jobs from its state (requirement 11)."""
-        pending = self.effective_deadlines(game)
+        pending = self.effective(game)
         jobs: set[Job] = set()
         now = self.clock()
         for key, when in pending.items():
@@ -62,14 +82,14 @@ class DeadlinesMixin:
         self.scheduler.disarm_game(game.id, keep=jobs)
 
     def _remind_callback(
-        self: Service, game_id: str, key: str, hours: float
+        self, game_id: str, key: str, hours: float
     ) -> Callable[[], Awaitable[None]]:
         async def fire() -> None:
-            self.submit_nowait(Reminder(game_id, key, hours))
+            self.submit(Reminder(game_id, key, hours))
 
         return fire
 
-    def send_reminders(self: Service, game_id: str, key: str, hours: float) -> int:
+    def send_reminders(self, game_id: str, key: str, hours: float) -> int:
         """Remind the players who have not acted (``Table.awaiting``), once per deadline
         instance and lead time: the ``reminded`` list is committed with the mails."""
         game = self.games.get(game_id)
@@ -84,7 +104,7 @@ class DeadlinesMixin:
         if hours in state.get("reminded", []):
             return 0
         now = self.clock()
-        when = self.effective_deadlines(game).get(key, due)
+        when = self.effective(game).get(key, due)
         left = max(0.0, (when - now).total_seconds() / 3600)
         rows = []
         emails = game.table.player_emails
@@ -93,7 +113,7 @@ class DeadlinesMixin:
             if not to:
                 continue
             lang = game.table.player_langs.get(str(name), self.cfg.language)
-            subject, body = self.texts.mail(
+            subject, body = self.replies.texts.mail(
                 "daemon/reminder",
                 lang,
                 {
@@ -109,12 +129,12 @@ class DeadlinesMixin:
             key = f"remind:{game_id}:{rid}:{hours}:{name}"
             note = Note(key, (to,), False, subject, body, thread, html=page)
             how = game_addressing(self.cfg, game.store.setup)
-            filed = dress(note, how, self.texts, lang, self.id_key)
+            filed = dress(note, how, self.replies.texts, lang, self.replies.id_key)
             mid, raw = build_outgoing(
                 filed.mail,
                 sender=self.cfg.moderator,
                 date=now,
-                id_key=self.id_key,
+                id_key=self.replies.id_key,
                 **filed.headers,
             )
             rows.append(
@@ -134,23 +154,23 @@ class DeadlinesMixin:
         return len(rows)
 
     def _deadline_callback(
-        self: Service, game_id: str, key: str, armed: datetime
+        self, game_id: str, key: str, armed: datetime
     ) -> Callable[[], Awaitable[None]]:
         # a coroutine function: AsyncIOScheduler runs it on the loop (a plain function would run
         # in a thread pool, off the single writer's thread)
         async def fire() -> None:
-            self.deadline_due(game_id, key, armed)
+            self.fallen(game_id, key, armed)
 
         return fire
 
-    def still_armed(self: Service, game_id: str, key: str, armed: datetime) -> bool:
+    def still_armed(self, game_id: str, key: str, armed: datetime) -> bool:
         """Whether the deadline ``key`` still falls when a timer was armed for it. Keys are
         reused and an extension keeps its key (RELIABILITY §5.4): a timer armed before an
         extension, which fires anyway (APScheduler had handed its job to the loop, the
         fetch-first fallback, the loop's due list taken before the mail that moved it), must
         not resolve the extended deadline early."""
         game = self.games.get(game_id)
-        when = self.effective_deadlines(game).get(key) if game is not None else None
+        when = self.effective(game).get(key) if game is not None else None
         if when != armed:
             log.info(
                 "deadline %s:%s: a timer armed for %s fired, the deadline is now %s: ignored",
@@ -162,41 +182,40 @@ class DeadlinesMixin:
             return False
         return True
 
-    def deadline_due(self: Service, game_id: str, key: str, armed: datetime) -> None:
+    def fallen(self, game_id: str, key: str, armed: datetime) -> None:
         """A deadline's time has come. The mail that reached the server before it must be applied
         first (issue 10 item 4: orders delivered seconds before a deadline were refused): the
         IMAP loop is woken to fetch, then resolves it in order (:meth:`apply_in_order`). Without
         a running loop, or if the mailbox cannot be read within ``deadline_fetch_wait_seconds``
         (the server is down), it is resolved without."""
-        if not self.imap_looping:
-            self.submit_nowait(Deadline(game_id, key, armed=armed))
+        if not self.fetch_first:
+            self.submit(Deadline(game_id, key, armed=armed))
             return
         self.undue(game_id, key)
         wait = self.cfg.deadline_fetch_wait_seconds
         loop = asyncio.get_running_loop()
         fallback = loop.call_later(wait, self._deadline_unfetched, game_id, key, armed)
         self.due[game_id, key] = fallback
-        if self.mailbox is not None:
-            self.mailbox.interrupt.set()
+        self.interrupt()
 
-    def undue(self: Service, game_id: str, key: str) -> None:
+    def undue(self, game_id: str, key: str) -> None:
         """The loop took this deadline (or it needs nothing more): its fallback is cancelled."""
         timer = self.due.pop((game_id, key), None)
         if timer is not None:
             timer.cancel()
 
-    def _deadline_unfetched(self: Service, game_id: str, key: str, armed: datetime) -> None:
+    def _deadline_unfetched(self, game_id: str, key: str, armed: datetime) -> None:
         self.due.pop((game_id, key), None)
         log.warning("deadline %s:%s: mailbox not read in time; resolved without", game_id, key)
-        self.submit_nowait(Deadline(game_id, key, armed=armed))
+        self.submit(Deadline(game_id, key, armed=armed))
 
-    def due_deadlines(self: Service) -> list[tuple[datetime, str, str]]:
+    def due_now(self) -> list[tuple[datetime, str, str]]:
         """The scheduler-fired deadlines waiting for the IMAP loop, by due time."""
         out = []
         now = self.clock()
         for game_id, key in sorted(self.due):
             game = self.games.get(game_id)
-            when = self.effective_deadlines(game).get(key) if game is not None else None
+            when = self.effective(game).get(key) if game is not None else None
             if when is None or when > now:
                 # resolved meanwhile, stalled, or extended (a clock jump): rearmed if pending
                 self.undue(game_id, key)
@@ -204,9 +223,7 @@ class DeadlinesMixin:
             out.append((when, game_id, key))
         return sorted(out)
 
-    def resolve_deadline(
-        self: Service, game_id: str, key: str, now: datetime | None = None
-    ) -> bool:
+    def resolve(self, game_id: str, key: str, now: datetime | None = None) -> bool:
         """Compare-and-set open → resolving → resolved; False if nothing was (left) to do."""
         game = self.games.get(game_id)
         if game is None or game.table.finished:
@@ -220,7 +237,7 @@ class DeadlinesMixin:
             return False
         attempts = int(state.get("attempts", 0))
         if state.get("state") == "resolving" and attempts >= self.cfg.max_failures:
-            self._stall_deadline(game, rid, state)
+            self._stall(game, rid, state)
             return False
         if state.get("state") == "resolving" and state.get("now"):
             now = datetime.fromisoformat(state["now"])  # redo from the recorded inputs (§5.4)
@@ -247,13 +264,13 @@ class DeadlinesMixin:
         )
         self.fault("after_resolve")
         game.table.apply(step)
-        self.relay_list.release_held(game, now)
+        self.relay.release_held(game, now)
         self.rearm(game)
-        self.sender.wake()
+        self.wake()
         log.info("game %s: deadline %s resolved (%d events)", game_id, key, len(step.events))
         return True
 
-    def _stall_deadline(self: Service, game: Game, rid: str, state: Mapping[str, Any]) -> None:
+    def _stall(self, game: Game, rid: str, state: Mapping[str, Any]) -> None:
         """A deadline whose resolution failed ``max_failures`` times (it raised, or the process
         died in it: requirement 10 for deadlines): the game is paused there, nothing else is.
 
@@ -290,9 +307,9 @@ class DeadlinesMixin:
             ],
             deadline={**state, "key": rid, "state": "stalled", "stalled_at": now.isoformat()},
         )
-        self.sender.wake()
+        self.wake()
 
-    def deadline_failed(self: Service, game_id: str, key: str, exc: BaseException) -> None:
+    def failed(self, game_id: str, key: str, exc: BaseException) -> None:
         """A resolution raised: its error is kept for the stall alert, and it is tried again in
         a minute (not at once: a bug would spin), up to ``max_failures`` attempts."""
         game = self.games.get(game_id)
@@ -306,12 +323,12 @@ class DeadlinesMixin:
         tb = "".join(traceback.format_exception(exc))[-4000:]
         game.store.set_deadline_state({**state, "error": repr(exc)[:500], "traceback": tb})
         retry_at = self.clock() + timedelta(seconds=self.cfg.deadline_retry_seconds)
-        when = self.effective_deadlines(game).get(key, due)  # the instance retried
+        when = self.effective(game).get(key, due)  # the instance retried
         self.scheduler.arm(
             DeadlineJob(game_id, key), retry_at, self._deadline_callback(game_id, key, when)
         )
 
-    def recover_resolving(self: Service) -> None:
+    def recover_resolving(self) -> None:
         """A kill between ``resolving`` and ``resolved``: redo it with the recorded ``now`` (F2).
 
         A redo that raises is counted like any failed resolution (it stalls its game at
@@ -324,31 +341,29 @@ class DeadlinesMixin:
                     )
                     key = str(st.get("deadline", rid.split("@")[0]))
                     try:
-                        self.resolve_deadline(game.id, key)
+                        self.resolve(game.id, key)
                     except Exception as exc:
                         log.exception("game %s: deadline %s failed again", game.id, key)
-                        self.deadline_failed(game.id, key, exc)
+                        self.failed(game.id, key, exc)
 
-    def passed_deadlines(self: Service, now: datetime) -> list[tuple[datetime, str, str]]:
+    def passed(self, now: datetime) -> list[tuple[datetime, str, str]]:
         out = []
         for game in self.games.values():
             if game.table.finished:
                 continue
-            for key, when in self.effective_deadlines(game).items():
+            for key, when in self.effective(game).items():
                 if when <= now:
                     out.append((when, game.id, key))
         return sorted(out)
 
-    def extend_for_outage(
-        self: Service, now: datetime, down: timedelta, *, clock_jump: bool = False
-    ) -> int:
+    def extend_for_outage(self, now: datetime, down: timedelta, *, clock_jump: bool = False) -> int:
         """A long outage: push passed deadlines to now + grace and tell the players (njudge).
 
         ``clock_jump``: ``down`` is a forward jump of the wall clock in a running daemon, not an
         outage; the players' mail then says so (the game master was never unreachable)."""
         grace = timedelta(hours=self.cfg.outage_grace_hours)
         n = 0
-        for when, game_id, key in self.passed_deadlines(now):
+        for when, game_id, key in self.passed(now):
             game = self.games[game_id]
             new = now + grace
             rid = instance_id(key, game.table.deadlines()[key])
@@ -378,14 +393,9 @@ class DeadlinesMixin:
                 "a clock jump" if clock_jump else "an outage",
             )
             n += 1
-        self.sender.wake()
+        self.wake()
         return n
 
-    def rearm_all(self: Service) -> None:
+    def rearm_all(self) -> None:
         for game in list(self.games.values()):
             self.rearm(game)
-
-    def scan_games_and_rearm(self: Service) -> None:
-        for gid in self.scan_games():
-            self.rearm(self.games[gid])
-            self.sender.wake()

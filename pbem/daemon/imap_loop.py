@@ -103,19 +103,19 @@ class ImapLoopMixin:
             last = self.daemon.get_meta("last_seen")
             down = now - datetime.fromisoformat(last) if last else timedelta(0)
         fetched = sorted(await self.fetch_pending(box), key=lambda f: (f.internaldate, f.uid))
-        if down > timedelta(hours=self.cfg.outage_threshold_hours) and self.passed_deadlines(now):
+        if down > timedelta(hours=self.cfg.outage_threshold_hours) and self.deadlines.passed(now):
             await self.submit(
-                Call(lambda: self.extend_for_outage(now, down, clock_jump=clock_jump))
+                Call(lambda: self.deadlines.extend_for_outage(now, down, clock_jump=clock_jump))
             )
         done: dict[int, Disposition] = {}
         i = 0
         while not self.stopping:
-            dls = self.passed_deadlines(now)
+            dls = self.deadlines.passed(now)
             nxt = fetched[i] if i < len(fetched) else None
             if dls and (nxt is None or dls[0][0] <= nxt.internaldate):
                 when, gid, key = dls[0]
                 ok = await self.submit(Deadline(gid, key, when))
-                if not ok and (when, gid, key) in self.passed_deadlines(now):
+                if not ok and (when, gid, key) in self.deadlines.passed(now):
                     # could not resolve (a bug): do not spin; it is retried later, and stalls
                     # its game after max_failures (then it is no longer "passed")
                     log.error("startup: deadline %s:%s not resolved", gid, key)
@@ -159,7 +159,7 @@ class ImapLoopMixin:
         while not self.stopping:
             if due and (i == len(fetched) or due[0][0] < fetched[i].internaldate):
                 when, game_id, key = due.pop(0)
-                self.undue(game_id, key)
+                self.deadlines.undue(game_id, key)
                 # the mail just applied may have moved it (the game master's EXTEND)
                 await self.submit(Deadline(game_id, key, armed=when))
                 continue
@@ -179,12 +179,12 @@ class ImapLoopMixin:
 
     async def imap_loop(self: Service, mk: Callable[[], Mailbox], max_wait: float) -> None:
         """Fetch, process, move, wait; reconnect with backoff on any drop (F3)."""
-        self.imap_looping = True
+        self.deadlines.fetch_first = True
         log.info("start-up drain done: watching the mailbox")
         try:
             await self._imap_loop(mk, max_wait)
         finally:
-            self.imap_looping = False
+            self.deadlines.fetch_first = False
 
     async def _imap_loop(self: Service, mk: Callable[[], Mailbox], max_wait: float) -> None:
         box = self.mailbox
@@ -198,7 +198,7 @@ class ImapLoopMixin:
                 if self.clock_jump is not None:
                     await self.handle_clock_jump(box)
                 await self.submit(Call(self.scan_games_and_rearm))
-                due = self.due_deadlines()  # taken BEFORE the fetch, which then sees their mail
+                due = self.deadlines.due_now()  # taken BEFORE the fetch, which then sees their mail
                 fetched = await self.fetch_pending(box)
                 done = await self.apply_in_order(fetched, due)
                 await self.settle(box, done)

@@ -131,24 +131,24 @@ class QueueMixin:
             case Batch(mails, now):
                 return self.handle_batch(mails, now)
             case Deadline(game_id, key, now, armed):
-                if armed is not None and not self.still_armed(game_id, key, armed):
+                if armed is not None and not self.deadlines.still_armed(game_id, key, armed):
                     return False  # a stale timer: the instance it was armed for moved
                 if now is None and self.deadlines_held():
                     log.warning("deadline %s:%s held: a clock jump is being handled", game_id, key)
                     return False  # the jump handler resolves or extends it, then rearms
                 try:
-                    return self.resolve_deadline(game_id, key, now)
+                    return self.deadlines.resolve(game_id, key, now)
                 except Exception as exc:
                     log.exception(
                         "deadline %s:%s failed; it stays open and is retried", game_id, key
                     )
-                    self.deadline_failed(game_id, key, exc)
+                    self.deadlines.failed(game_id, key, exc)
                     return False
             case Reminder(game_id, key, hours):
                 if self.deadlines_held():
                     return 0  # a reminder whose time passed in a jump is not sent late (as rearm)
                 try:
-                    return self.send_reminders(game_id, key, hours)
+                    return self.deadlines.send_reminders(game_id, key, hours)
                 except Exception:
                     log.exception("reminders %s:%s (%s h) failed", game_id, key, hours)
                     return 0

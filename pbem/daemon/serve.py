@@ -236,7 +236,7 @@ async def _serve_once(
     beating = asyncio.create_task(beat.run(svc), name="heartbeat")
     drain: asyncio.Task[None] | None = None
     try:
-        await svc.submit(Call(svc.recover_resolving))
+        await svc.submit(Call(svc.deadlines.recover_resolving))
         drain = asyncio.create_task(_drain_at_startup(svc, mk), name="startup-drain")
         # deadlines wait for the drain (mail that arrived before them counts first, §5.4), but
         # no longer than a due deadline waits for the mailbox: a server down at start-up must
@@ -246,7 +246,7 @@ async def _serve_once(
             log.warning("mailbox not drained %.0f s after the start: deadlines armed without", wait)
         await episode.resumed()
         for game in list(svc.games.values()):
-            svc.rearm(game)
+            svc.deadlines.rearm(game)
         sched.start()
         await drain
         await svc.imap_loop(mk, notifier.max_wait(cfg.imap.idle_renew))

@@ -39,7 +39,7 @@ from pbem.daemon.clockwatch import ClockJump, ClockWatch
 from pbem.daemon.config import Config
 from pbem.daemon.confirm import Confirmations
 from pbem.daemon.crashloop import CrashLoopMixin
-from pbem.daemon.deadlines import DeadlinesMixin
+from pbem.daemon.deadlines import Deadlines
 from pbem.daemon.diskfull import is_disk_full
 from pbem.daemon.imap_loop import ImapLoopMixin
 from pbem.daemon.inflight import InflightFile, Marker
@@ -70,7 +70,6 @@ log = logging.getLogger(__name__)
 @dataclass
 class Service(
     CrashLoopMixin,
-    DeadlinesMixin,
     IntakeMixin,
     OperatorRequestsMixin,
     QueueMixin,
@@ -120,10 +119,6 @@ class Service(
     _attempt: str | None = None
     #: a state write failed for want of space (pbem.daemon.diskfull): the daemon waits for room
     disk_full: BaseException | None = None
-    #: scheduler-fired deadlines the IMAP loop resolves after fetching (issue 10 item 4)
-    #: (game id, key) → the timer resolving it anyway if the mailbox cannot be read
-    due: dict[tuple[str, str], asyncio.TimerHandle] = field(default_factory=dict)
-    imap_looping: bool = False
     #: the Message-ID key (pbem.adapters.idkey): ids carry no guessable information
     id_key: bytes = field(init=False, default=b"")
     #: the collaborators, made at :meth:`open` (they need the stores and the Message-ID key)
@@ -131,6 +126,7 @@ class Service(
     bounces: Bounces = field(init=False)
     router: Router = field(init=False)
     relay_list: Relay = field(init=False)
+    deadlines: Deadlines = field(init=False)
     confirmations: Confirmations = field(init=False)
 
     def __post_init__(self) -> None:
@@ -197,13 +193,25 @@ class Service(
             self.fault,
             self.wake_sender,
         )
+        self.deadlines = Deadlines(
+            self.cfg,
+            self.games,
+            self.clock,
+            self.scheduler,
+            self.submit_nowait,
+            self.replies,
+            self.relay_list,
+            self.fault,
+            self.wake_sender,
+            interrupt=self.interrupt_mailbox,
+        )
         self.confirmations = Confirmations(
             self.cfg,
             self.engine,
             self.limits,
             self.replies,
             self.bounces,
-            self.rearm,
+            self.deadlines.rearm,
             self.fault,
             self.wake_sender,
         )
@@ -242,6 +250,17 @@ class Service(
     def wake_sender(self) -> None:
         """New outbox rows are committed: the sender looks at them now."""
         self.sender.wake()
+
+    def interrupt_mailbox(self) -> None:
+        """The IMAP loop's wait (IDLE or the poll's sleep) ends now."""
+        if self.mailbox is not None:
+            self.mailbox.interrupt.set()
+
+    def scan_games_and_rearm(self) -> None:
+        """Load the games created since the last scan and arm their deadlines."""
+        for gid in self.scan_games():
+            self.deadlines.rearm(self.games[gid])
+            self.sender.wake()
 
     def _limit_changes(self) -> Windows:
         """The stores' hook: the windows hit since the last store write, written with it (the

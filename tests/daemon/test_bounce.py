@@ -246,7 +246,7 @@ def test_count_is_per_phase_and_soft_bounces_are_not_counted(tmp_path: Path) -> 
         game = svc.games["g1"]
         assert game.store.bounce_states()["alice"]["count"] == 2
         (key,) = game.table.deadlines()
-        assert svc.resolve_deadline("g1", key)  # phase 2: a new window
+        assert svc.deadlines.resolve("g1", key)  # phase 2: a new window
         _apply(svc, dsn(5, to=BOUNCE, final=A))
         _apply(svc, dsn(6, to=BOUNCE, final=A))
         rec = game.store.bounce_states()["alice"]

@@ -169,7 +169,7 @@ def _service(tmp: Path, clocks: Clocks) -> Service:
         monotonic=lambda: clocks.mono,
     )
     svc.open()
-    svc.rearm_all()
+    svc.deadlines.rearm_all()
     return svc
 
 

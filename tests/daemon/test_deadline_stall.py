@@ -69,7 +69,7 @@ def test_a_raising_deadline_stalls_its_game_only(
     world.new_game("g2")
     svc = world.start()
     arms = Arms()
-    svc.scheduler = arms  # type: ignore[assignment]
+    svc.deadlines.scheduler = arms  # type: ignore[assignment]
     world.now = T0 + timedelta(hours=2)
     for attempt in (1, 2):
         assert _deadline(svc, "g1") is False
@@ -80,7 +80,7 @@ def test_a_raising_deadline_stalls_its_game_only(
         assert arms.armed[-1] == ("g1:phase-1", world.now + timedelta(seconds=60))
     # the count survives a restart: the redo (from the start-up drain) is attempt 3
     svc = world.start()
-    svc.scheduler = arms  # type: ignore[assignment]
+    svc.deadlines.scheduler = arms  # type: ignore[assignment]
     assert _deadline(svc, "g1") is False
     (st,) = _states(world, "g1")
     assert st["state"] == "resolving" and st["attempts"] == 3
@@ -100,8 +100,8 @@ def test_a_raising_deadline_stalls_its_game_only(
     assert notice["message_id"] != alert["message_id"]  # a sent row is removed by its id
     # paused: not armed, not "passed" (the start-up drain and the other games go on)
     g1 = svc.games["g1"]
-    assert svc.effective_deadlines(g1) == {}
-    assert [gid for _w, gid, _k in svc.passed_deadlines(world.now)] == ["g2"]
+    assert svc.deadlines.effective(g1) == {}
+    assert [gid for _w, gid, _k in svc.deadlines.passed(world.now)] == ["g2"]
     assert _deadline(svc, "g1") is False and len(_states(world, "g1")) == 1
     assert _deadline(svc, "g2") is True
     # the paused game's mail still counts
@@ -109,7 +109,7 @@ def test_a_raising_deadline_stalls_its_game_only(
     assert list(done.values()) == ["processed"] and world.words("g1")["still"] == 1
     # a restart keeps it paused and alerts nobody again
     svc = world.start()
-    assert svc.effective_deadlines(svc.games["g1"]) == {}
+    assert svc.deadlines.effective(svc.games["g1"]) == {}
     assert sum(r["kind"] == "alert" for r in _outbox(world, "g1")) == 1
     # fixed: `pbem deadline retry g1` (a spool file) opens it with a fresh count
     armed.unlink()
@@ -119,7 +119,7 @@ def test_a_raising_deadline_stalls_its_game_only(
     assert drain(svc, RetryDeadline) == 1 and not list(spool.iterdir())
     (st,) = _states(world, "g1")
     assert st["state"] == "open" and st["attempts"] == 0
-    assert KEY in svc.effective_deadlines(svc.games["g1"])
+    assert KEY in svc.deadlines.effective(svc.games["g1"])
     assert _deadline(svc, "g1") is True
     assert svc.games["g1"].table.phase == 2
 

@@ -49,15 +49,15 @@ def test_a_timer_armed_before_an_extension_does_not_resolve_the_extended_deadlin
     world.new_game(phase_minutes=60)
     svc = world.start()
     timers = Timers()
-    svc.scheduler = timers
+    svc.deadlines.scheduler = timers
     game = svc.games["g1"]
-    svc.rearm(game)
+    svc.deadlines.rearm(game)
     [(first, old_timer)] = timers.deadline_timers()
     world.advance((first - world.now).total_seconds() + 1)  # the deadline has come...
     # ...and is extended (an outage: pushed to now + grace, the same key) and rearmed
-    assert svc.extend_for_outage(world.now, timedelta(hours=30)) == 1
-    svc.rearm(game)
-    extended = svc.effective_deadlines(game)["phase-1"]
+    assert svc.deadlines.extend_for_outage(world.now, timedelta(hours=30)) == 1
+    svc.deadlines.rearm(game)
+    extended = svc.deadlines.effective(game)["phase-1"]
     new_when, new_timer = timers.deadline_timers()[-1]
     assert extended > world.now and new_when == extended
 
@@ -66,7 +66,7 @@ def test_a_timer_armed_before_an_extension_does_not_resolve_the_extended_deadlin
         try:
             await _fire(svc, old_timer)  # the timer of the old deadline fires after all
             assert game.table.deadlines() == {"phase-1": first}, "resolved before its time"
-            assert svc.effective_deadlines(game) == {"phase-1": extended}
+            assert svc.deadlines.effective(game) == {"phase-1": extended}
             world.advance((extended - world.now).total_seconds())
             await _fire(svc, new_timer)  # the timer armed for the extended deadline resolves it
             assert "phase-2" in game.table.deadlines()

@@ -240,7 +240,7 @@ def test_held_posts_bodies_are_kept_apart_from_the_head_and_go_with_their_entry(
     body left by a crash before its head commit is removed at the next open."""
     world = relay_world(tmp_path)
     svc = world.start()
-    assert svc.resolve_deadline("g1", "phase-1", world.now)  # night: the list is closed
+    assert svc.deadlines.resolve("g1", "phase-1", world.now)  # night: the list is closed
     photos = []
     for i in range(20):
         msg = post(world, "alice", f"Photo {i}\n")
@@ -258,7 +258,7 @@ def test_held_posts_bodies_are_kept_apart_from_the_head_and_go_with_their_entry(
     world.now += timedelta(hours=2)
     svc = world.start()  # the orphan goes at open
     assert not orphan.exists()
-    assert svc.resolve_deadline("g1", "phase-2", world.now)  # morning: all 20 relayed
+    assert svc.deadlines.resolve("g1", "phase-2", world.now)  # morning: all 20 relayed
     assert len(rows(world, "relay")) == 20
     assert not GameStore(world.cfg.data_dir / "games" / "g1", readonly=True).held_entries()
     assert not list((world.cfg.data_dir / "games" / "g1" / "held").iterdir())
@@ -276,7 +276,7 @@ def test_a_pending_confirmation_lapses_with_its_phase(tmp_path: Path) -> None:
     game_dir = world.cfg.data_dir / "games" / "g1"
     (entry,) = GameStore(game_dir, readonly=True).held_entries()
     assert entry["kind"] == "confirm" and "raw" not in json.dumps(entry)
-    assert svc.resolve_deadline("g1", "phase-1", world.now + timedelta(hours=2))
+    assert svc.deadlines.resolve("g1", "phase-1", world.now + timedelta(hours=2))
     assert not GameStore(game_dir, readonly=True).held_entries()
     assert not list((game_dir / "held").iterdir())
 

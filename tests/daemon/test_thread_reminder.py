@@ -48,7 +48,7 @@ def test_a_reminder_is_filed_in_the_players_thread_beside_its_prompt(tmp_path: P
     try:
         game = svc.games["village1"]
         (key,) = game.table.deadlines()
-        assert svc.send_reminders("village1", key, 1.0) >= 1
+        assert svc.deadlines.send_reminders("village1", key, 1.0) >= 1
         rows = game.store.outbox()
         prompt = next(
             _parsed(r)

@@ -38,12 +38,12 @@ def test_an_admin_request_is_applied_once_and_a_paused_deadline_never_fires(
     svc = w.start()
     try:
         game = svc.games["g1"]
-        (key, due), *_ = svc.effective_deadlines(game).items()
+        (key, due), *_ = svc.deadlines.effective(game).items()
         left = due - w.now
         req = submit(w.cfg.data_dir, AdminCommand.now("g1", ["PAUSE"]))
         text = req.read_text()
         assert svc.operator_requests() == 1 and not req.exists()
-        assert svc.effective_deadlines(game) == {}  # nothing armed while paused
+        assert svc.deadlines.effective(game) == {}  # nothing armed while paused
         assert "paused by the game master" in render(gather(w.cfg, w.now))
         # the same request again (a crash between its commit and its removal): applied once
         req.write_text(text)
@@ -51,10 +51,10 @@ def test_an_admin_request_is_applied_once_and_a_paused_deadline_never_fires(
         assert sum(isinstance(e, Paused) for e in game.table.events) == 1  # type: ignore[attr-defined]
         # the deadline passes while paused: it is not resolved
         w.now = due + timedelta(hours=5)
-        assert not svc.resolve_deadline("g1", key)
+        assert not svc.deadlines.resolve("g1", key)
         submit(w.cfg.data_dir, AdminCommand.now("g1", ["RESUME"]))
         assert svc.operator_requests() == 1
-        assert svc.effective_deadlines(game)[key] - w.now == left  # the time left, restored
+        assert svc.deadlines.effective(game)[key] - w.now == left  # the time left, restored
         # the reply went to the daemon's admins (the game names none)
         rows = [r for r in game.store.head.table("outbox").all() if "admin@" in str(r["rcpts"])]
         assert len(rows) == 2

@@ -81,9 +81,9 @@ def test_sign_ups_are_durable_and_the_deadline_starts_the_game(tmp_path: Path) -
         assert "signed up: 8 of 8-10 seats: Jean Pierre, Anne" in render(status)
         # the header counts the sign-ups and the seats, not the setup's (empty) players
         assert "v1  lupus-in-tabula  8 signed up of 8-10 seats" in render(status)
-        due = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
+        due = svc.deadlines.effective(svc.games["v1"])[SIGNUP_DEADLINE]
         w.now = due
-        assert svc.resolve_deadline("v1", SIGNUP_DEADLINE, due)
+        assert svc.deadlines.resolve("v1", SIGNUP_DEADLINE, due)
         assert svc.games["v1"].table.started  # type: ignore[attr-defined]
         svc = w.start()  # after a restart the started game is the plain Table
         game = svc.games["v1"].table
@@ -161,13 +161,13 @@ def test_the_game_master_extends_the_sign_ups_with_pbem_admin(tmp_path: Path) ->
     w = _world(tmp_path)
     try:
         svc = w.start()
-        before = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
+        before = svc.deadlines.effective(svc.games["v1"])[SIGNUP_DEADLINE]
         submit(w.cfg.data_dir, AdminCommand.now("v1", ["EXTEND 24h"]))
         assert svc.operator_requests() == 1
-        after = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
+        after = svc.deadlines.effective(svc.games["v1"])[SIGNUP_DEADLINE]
         assert after - before == timedelta(hours=24)
         svc = w.start()  # the extension is an event of the game: it survives a restart
-        assert svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE] == after
+        assert svc.deadlines.effective(svc.games["v1"])[SIGNUP_DEADLINE] == after
     finally:
         w.close()
 
@@ -182,9 +182,9 @@ def test_the_game_masters_decision_by_mail_needs_the_admin_code(tmp_path: Path) 
         svc = w.start()
         names = ["Anne", "Bea", "Carl", "Dora", "Eve", "Fred", "Gus", "Hugo"]
         svc.handle_batch(w.fetched(*(_join(i, n) for i, n in enumerate(names[:7]))))
-        due = svc.effective_deadlines(svc.games["v1"])[SIGNUP_DEADLINE]
+        due = svc.deadlines.effective(svc.games["v1"])[SIGNUP_DEADLINE]
         w.now = due
-        assert svc.resolve_deadline("v1", SIGNUP_DEADLINE, due)  # 7: the rules refuse it
+        assert svc.deadlines.resolve("v1", SIGNUP_DEADLINE, due)  # 7: the rules refuse it
         outbox = svc.games["v1"].store.outbox
         assert any(ADMIN in r["rcpts"] and r["kind"] == "reply" for r in outbox())  # asked
         svc.handle_batch(

@@ -87,6 +87,6 @@ class Apply(Step):
         svc.bounces.clear(game, verdict.registered if step.events else None, now)
         if step.events:
             svc.relay_list.release_held(game, now)
-        svc.rearm(game)
+        svc.deadlines.rearm(game)
         svc.sender.wake()
         return True

@@ -80,6 +80,6 @@ class AdminCommand(Request):
         game.keys.add(key)
         game.table.apply(step)
         svc.relay_list.release_held(game, now)
-        svc.rearm(game)
+        svc.deadlines.rearm(game)
         svc.sender.wake()
         log.info("game %s: admin request %s applied (%d events)", self.game, key, len(step.events))

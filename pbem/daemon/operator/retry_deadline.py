@@ -31,4 +31,4 @@ class RetryDeadline(Retry):
                     {**st, "key": rid, "state": "open", "attempts": 0, "now": None}
                 )
                 log.info("game %s: stalled deadline %s opened again", game.id, rid)
-        svc.rearm(game)
+        svc.deadlines.rearm(game)
