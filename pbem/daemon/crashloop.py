@@ -1,22 +1,21 @@
-# mypy: disable-error-code="misc"
-# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
-# wants a supertype of the mixin there and says so under "misc".
 """Crash-loop containment (RELIABILITY §7.2, :mod:`pbem.daemon.inflight`): blame the mail that
 killed the process, hold it, tell its sender, retry it once the daemon is stable."""
 
 from __future__ import annotations
 
 import logging
-import traceback
-from collections.abc import Mapping
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from pbem.adapters.imap import Fetched
+from pbem.adapters.store import DaemonStore
+from pbem.daemon.config import Config
 from pbem.daemon.held import held_sender
 from pbem.daemon.inflight import (
-    COMMIT,
-    DONE,
     InflightFile,
     Marker,
     blame,
@@ -27,24 +26,46 @@ from pbem.daemon.inflight import (
 )
 from pbem.daemon.message import safe_subject
 from pbem.daemon.outbox import OutboxRow, make_row
+from pbem.daemon.ports import FaultHook, Game
+from pbem.daemon.replies import Replies
 from pbem.mail.envelope import build
 from pbem.mail.html import alternative
-
-if TYPE_CHECKING:
-    from pbem.daemon.service import Service
 
 log = logging.getLogger(__name__)
 
 
-class CrashLoopMixin:
-    """The service's part for crash loops (a mixin of :class:`~pbem.daemon.service.Service`)."""
+@dataclass
+class CrashLoop:
+    """The in-flight record and what it blames. Reads the configuration, the games and both
+    clocks; writes the in-flight files under ``root`` and the shunt rows of the daemon's store;
+    ``knows`` says whether a mail was applied; mails through ``replies``; ``fault`` is the
+    tests' hook, ``wake`` tells the sender new rows wait.
 
-    # assigned here, declared on the service: the same types
-    marker: Marker | None
-    inflight: InflightFile | None
-    _attempt: str | None
+    Its state: this boot and run, the batch in hand (:attr:`attempt`) and its position
+    (:attr:`marker`), the suspects of a death not yet pinned on one mail, and when the daemon
+    opened (held mail is retried once it has been up long enough)."""
 
-    def recover_inflight(self: Service) -> None:
+    cfg: Config
+    root: Path
+    daemon: DaemonStore
+    games: Mapping[str, Game]
+    clock: Callable[[], datetime]
+    monotonic: Callable[[], float]
+    knows: Callable[[str], bool]
+    our_addresses: set[str]
+    replies: Replies
+    fault: FaultHook
+    wake: Callable[[], None]
+    boot: str = ""
+    run: int = 0  # this process's start-up number (consecutive deaths, pbem.daemon.inflight)
+    marker: Marker | None = None
+    inflight: InflightFile | None = None
+    #: suspects {key: since}, handled one per batch
+    suspects: dict[str, str] = field(default_factory=dict)
+    attempt: str | None = None
+    opened_at: float = 0.0  # monotonic: the uptime before held mail is retried
+
+    def recover(self) -> None:
         """Blame the mail in hand when the process died (see :mod:`pbem.daemon.inflight`): count one
         failure if its previous death was in the run right before (quarantine, admin alert at
         ``max_failures``), or make suspects. At most two writes at start-up: the blame
@@ -82,7 +103,7 @@ class CrashLoopMixin:
             suspects.setdefault(k, now.isoformat())
         if culprit is not None:
             suspects.pop(culprit, None)
-            self._blame_crash(culprit, str(rec["id"]), int(rec.get("run", 0)), now)
+            self.blame(culprit, str(rec["id"]), int(rec.get("run", 0)), now)
         elif new:
             log.warning(
                 "%d mail(s) were in hand when the daemon %s: handled one per batch",
@@ -92,7 +113,7 @@ class CrashLoopMixin:
         self.suspects = suspects
         self.inflight.write(record("", self.boot, [], suspects, now.isoformat(), self.run))
 
-    def _blame_crash(self: Service, key: str, batch: str, died_in_run: int, now: datetime) -> None:
+    def blame(self, key: str, batch: str, died_in_run: int, now: datetime) -> None:
         """One death on the record of the mail in hand (pbem.daemon.inflight, "Poison or bystander")."""
         row = self.daemon.shunt_row(key) or {}
         n = count_crash(row, died_in_run, self.cfg.max_failures)
@@ -141,20 +162,20 @@ class CrashLoopMixin:
                     "error": "",
                     "key": key,
                     "short": key[:12],
-                    **self._retry_params(),
+                    **self.retry_params(),
                 },
             )
             if n.newly_held
             else [],
         )
 
-    def _retry_params(self: Service, crashes: int = 1) -> dict[str, Any]:
+    def retry_params(self, crashes: int = 1) -> dict[str, Any]:
         """What the held texts say of the automatic retries (mail held after deaths only)."""
         retries = self.cfg.quarantine_retries if crashes else 0
         return {"retries": retries, "wait": self.cfg.quarantine_retry_seconds}
 
-    def _held_notice(
-        self: Service, key: str, raw: bytes, row: Mapping[str, Any], now: datetime
+    def held_notice(
+        self, key: str, raw: bytes, row: Mapping[str, Any], now: datetime
     ) -> tuple[list[OutboxRow], bool]:
         """The notice telling a held mail's sender (a registered player, :mod:`pbem.daemon.held`),
         French then English, and whether there is one. Its key makes one Message-ID per held
@@ -172,12 +193,12 @@ class CrashLoopMixin:
                 "received": received,
                 "crashes": crashes,
                 "failures": int(row.get("failures", 0)),
-                **self._retry_params(crashes),
+                **self.retry_params(crashes),
             },
         )
         mid, out = build(
             key=f"held:{key}",
-            id_key=self.id_key,
+            id_key=self.replies.id_key,
             sender=self.cfg.moderator,
             to=(who.address,),
             subject=subject,
@@ -197,15 +218,13 @@ class CrashLoopMixin:
         )
         return [notice], True
 
-    def _tell_held(self: Service, key: str, raw: bytes, row: dict[str, Any]) -> None:
+    def tell_held(self, key: str, raw: bytes, row: dict[str, Any]) -> None:
         """Tell the sender of a mail held at start-up (after deaths), once."""
-        notice, told = self._held_notice(key, raw, row, self.clock())
+        notice, told = self.held_notice(key, raw, row, self.clock())
         self.daemon.commit(outbox=notice, shunt={**row, "told": told})
-        self.sender.wake()
+        self.wake()
 
-    def _keep_crash_copy(
-        self: Service, key: str, f: Fetched, row: dict[str, Any]
-    ) -> dict[str, Any]:
+    def keep_crash_copy(self, key: str, f: Fetched, row: dict[str, Any]) -> dict[str, Any]:
         """A mail blamed for a crash at start-up is seen again: keep its bytes and headers for
         ``pbem shunt show|retry`` (the blame itself was written at start-up)."""
         assert f.raw is not None
@@ -223,7 +242,7 @@ class CrashLoopMixin:
         self.daemon.commit(shunt=row)
         return row
 
-    def held_due(self: Service) -> list[str]:
+    def held_due(self) -> list[str]:
         """Held mail to retry automatically now (cheap: the ticker asks every second)."""
         uptime = self.monotonic() - self.opened_at
         if self.cfg.quarantine_retries <= 0 or uptime < self.cfg.quarantine_retry_seconds:
@@ -239,50 +258,13 @@ class CrashLoopMixin:
             if (self.root / "shunt" / f"{k}.eml").exists() and not self.knows(k)
         ]
 
-    def retry_held(self: Service) -> int:
-        """Retry the held mails that are due, each alone in its own in-flight batch, so that a
-        death names it (and holds it again at start-up, :meth:`_blame_crash`). Applied: it
-        leaves the shunt. Raised: still held, one retry spent. Returns the number applied."""
-        applied = 0
-        for key in self.held_due():
-            row = self.daemon.shunt_row(key)
-            if row is None or self.stopping:
-                continue
-            raw = (self.root / "shunt" / f"{key}.eml").read_bytes()
-            attempt = self._announce([key])
-            assert attempt is not None
-            try:
-                with self._group():
-                    if self.marker is not None:
-                        self.marker.set(attempt, key)
-                    try:
-                        self._apply_mail(key, None, raw, self.clock())
-                        self.daemon.remove_shunt(key)
-                        applied += 1
-                        log.warning("held mail %s retried automatically: applied", key[:12])
-                    except Exception as exc:
-                        retries = int(row.get("auto_retries", 0)) + 1
-                        log.error(
-                            "held mail %s retried automatically (%d/%d): failed again: %s",
-                            key[:12],
-                            retries,
-                            self.cfg.quarantine_retries,
-                            exc,
-                        )
-                        self.daemon.commit(
-                            shunt={
-                                **row,
-                                "auto_retries": retries,
-                                "error": f"{type(exc).__name__}: {exc}"[:500],
-                                "traceback": "".join(traceback.format_exception(exc))[-4000:],
-                                "attempt": attempt,  # finished: not in flight any more
-                            }
-                        )
-                    if self.marker is not None:
-                        self.marker.set(attempt, COMMIT)
-            finally:
-                self._attempt = None
-            if self.marker is not None:
-                self.marker.set(attempt, DONE)
-        self.sender.wake()
-        return applied
+    def announce(self, keys: Sequence[str]) -> str | None:
+        """The in-flight record of a batch about to be handled (None: nothing to handle)."""
+        attempt = uuid.uuid4().hex[:16] if keys else None
+        if attempt is not None and self.inflight is not None:
+            rec = record(
+                attempt, self.boot, keys, self.suspects, self.clock().isoformat(), self.run
+            )
+            self.inflight.write(rec)  # durable before anything is handled
+        self.attempt = attempt
+        return attempt

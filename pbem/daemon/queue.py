@@ -7,19 +7,17 @@ time, with no ``await`` inside a transaction (requirement 3)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pbem.adapters.imap import Fetched
 from pbem.adapters.store import StoreError
 from pbem.daemon.diskfull import is_disk_full
-from pbem.daemon.inflight import COMMIT, DONE, record
+from pbem.daemon.inflight import COMMIT, DONE
 from pbem.daemon.message import content_key
 from pbem.daemon.ports import Disposition, MailTime
-from pbem.daemon.work import Batch, Call, Deadline, Reminder, Stop, Work, WorkItem
+from pbem.daemon.work import Batch, Call, Deadline, Reminder, Stop, Work, WorkItem, group_commit
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -70,7 +68,7 @@ class QueueMixin:
             key = content_key(f.raw) if f.raw is not None else None
             if key is not None and shunted.get(key) == "quarantined":
                 key = None
-            if key is not None and (key in self.suspects or key in shunted):
+            if key is not None and (key in self.crashloop.suspects or key in shunted):
                 if run:
                     out.update(self._handle_run(run, now))
                 out.update(self._handle_run([(f, key)], now))
@@ -85,45 +83,25 @@ class QueueMixin:
         self: Service, run: Sequence[tuple[Fetched, str | None]], now: MailTime
     ) -> dict[int, Disposition]:
         keys = [k for _f, k in run if k is not None and not self.knows(k)]
-        attempt = self._announce(keys)
-        marker = self.marker
+        attempt = self.crashloop.announce(keys)
+        marker = self.crashloop.marker
         try:
-            with self._group():
+            with group_commit(self.daemon, self.games.values()):
                 out: dict[int, Disposition] = {}
                 for f, key in run:
                     if attempt is not None and marker is not None and key is not None:
                         marker.set(attempt, key)
-                    out[f.uid] = self.handle_fetched(f, now(f) if callable(now) else now)
+                    out[f.uid] = self.intake.handle_fetched(f, now(f) if callable(now) else now)
                     if key is not None:
-                        self.suspects.pop(key, None)
+                        self.crashloop.suspects.pop(key, None)
                 if attempt is not None and marker is not None:
                     marker.set(attempt, COMMIT)
         finally:
-            self._attempt = None
+            self.crashloop.attempt = None
         if attempt is not None and marker is not None:
             marker.set(attempt, DONE)
         self.fault("after_group")
         return out
-
-    def _announce(self: Service, keys: Sequence[str]) -> str | None:
-        """The in-flight record of a batch about to be handled (None: nothing to handle)."""
-        attempt = uuid.uuid4().hex[:16] if keys else None
-        if attempt is not None and self.inflight is not None:
-            rec = record(
-                attempt, self.boot, keys, self.suspects, self.clock().isoformat(), self.run
-            )
-            self.inflight.write(rec)  # durable before anything is handled
-        self._attempt = attempt
-        return attempt
-
-    @contextlib.contextmanager
-    def _group(self: Service) -> Iterator[None]:
-        """One durable write per touched file at the end (group commit)."""
-        with contextlib.ExitStack() as stack:
-            stack.enter_context(self.daemon.db.group())
-            for g in self.games.values():
-                stack.enter_context(g.store.head.group())
-            yield
 
     def run_item(self: Service, item: WorkItem) -> Any:
         """Run one work item synchronously on the loop (the single writer)."""

@@ -48,7 +48,7 @@ class OperatorRequestsMixin:
                 (self.requests_pending, self.operator_requests),
                 (self.new_games_pending, self.scan_games_and_rearm),
                 # held mail, once the daemon has been up long enough (pbem.daemon.inflight)
-                (self.held_due, self.retry_held),
+                (self.crashloop.held_due, self.intake.retry_held),
             ):
                 if not pending():
                     continue

@@ -38,12 +38,11 @@ from pbem.daemon.clock import ClockMixin
 from pbem.daemon.clockwatch import ClockJump, ClockWatch
 from pbem.daemon.config import Config
 from pbem.daemon.confirm import Confirmations
-from pbem.daemon.crashloop import CrashLoopMixin
+from pbem.daemon.crashloop import CrashLoop
 from pbem.daemon.deadlines import Deadlines
 from pbem.daemon.diskfull import is_disk_full
 from pbem.daemon.imap_loop import ImapLoopMixin
-from pbem.daemon.inflight import InflightFile, Marker
-from pbem.daemon.intake.guard import IntakeMixin
+from pbem.daemon.intake.guard import Intake
 from pbem.daemon.limits import GlobalCap, SenderLimits, Windows, merge_windows
 from pbem.daemon.listgate import CONFIRM_REQUESTS, PosterLimits
 from pbem.daemon.outbox import OutboxSender, SenderPolicy, Transport
@@ -69,8 +68,6 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Service(
-    CrashLoopMixin,
-    IntakeMixin,
     OperatorRequestsMixin,
     QueueMixin,
     ImapLoopMixin,
@@ -107,16 +104,8 @@ class Service(
     posters: PosterLimits = field(init=False)
     confirm_requests: PosterLimits = field(init=False)
     chat_cap: GlobalCap = field(init=False)
-    #: crash-loop containment (pbem.daemon.inflight): suspects {key: since}, handled one per batch
-    suspects: dict[str, str] = field(default_factory=dict)
-    boot: str = ""
-    marker: Marker | None = None
-    inflight: InflightFile | None = None
     #: the operator's request files: consumed here, reported once if they cannot be removed
     requests: RequestSpool = field(default_factory=RequestSpool)
-    run: int = 0  # this process's start-up number (consecutive deaths, pbem.daemon.inflight)
-    opened_at: float = 0.0  # monotonic: the uptime before held mail is retried
-    _attempt: str | None = None
     #: a state write failed for want of space (pbem.daemon.diskfull): the daemon waits for room
     disk_full: BaseException | None = None
     #: the Message-ID key (pbem.adapters.idkey): ids carry no guessable information
@@ -128,6 +117,8 @@ class Service(
     relay_list: Relay = field(init=False)
     deadlines: Deadlines = field(init=False)
     confirmations: Confirmations = field(init=False)
+    crashloop: CrashLoop = field(init=False)
+    intake: Intake = field(init=False)
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(
@@ -215,6 +206,36 @@ class Service(
             self.fault,
             self.wake_sender,
         )
+        self.crashloop = CrashLoop(
+            self.cfg,
+            self.root,
+            self.daemon,
+            self.games,
+            self.clock,
+            self.monotonic,
+            self.knows,
+            ours,
+            self.replies,
+            self.fault,
+            self.wake_sender,
+        )
+        self.intake = Intake(
+            self.cfg,
+            self.root,
+            self.daemon,
+            self.clock,
+            self.knows,
+            self.limits,
+            ours,
+            self.crashloop,
+            self.replies,
+            self.router,
+            self,
+            self.stats,
+            self.fault,
+            self.wake_sender,
+            stopping=lambda: self.stopping,
+        )
         self.sender = OutboxSender(
             transport=self.transport,
             stores=self._outbox_stores,
@@ -236,13 +257,15 @@ class Service(
         )
         self.scan_games()
         self.restore_limits()
-        self.recover_inflight()
-        self.opened_at = self.monotonic()
+        self.crashloop.recover()
+        self.crashloop.opened_at = self.monotonic()
 
     def close(self) -> None:
-        if self.marker is not None:
-            self.marker.close()
-            self.marker = None
+        """Let go of the in-flight marker and the writer lock (``open`` takes them again)."""
+        marker = self.crashloop.marker if hasattr(self, "crashloop") else None
+        if marker is not None:
+            marker.close()
+            self.crashloop.marker = None
         if self.lock is not None:
             self.lock.release()
             self.lock = None

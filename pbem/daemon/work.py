@@ -4,13 +4,15 @@ writer (:mod:`pbem.daemon.queue`) one at a time."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from pbem.adapters.imap import Fetched
-from pbem.daemon.ports import MailTime
+from pbem.adapters.store import DaemonStore
+from pbem.daemon.ports import Game, MailTime
 
 
 @dataclass(frozen=True)
@@ -65,3 +67,13 @@ class WorkItem:
 
     work: Work
     future: asyncio.Future[Any]
+
+
+@contextlib.contextmanager
+def group_commit(daemon: DaemonStore, games: Iterable[Game]) -> Iterator[None]:
+    """One durable write per touched file at the end (group commit)."""
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(daemon.db.group())
+        for g in games:
+            stack.enter_context(g.store.head.group())
+        yield

@@ -227,7 +227,7 @@ def _apply(svc: Any, raw: bytes) -> None:
     from pbem.adapters.imap import Fetched
 
     now = datetime.now(UTC)
-    assert svc.handle_fetched(Fetched(1, 1, len(raw), now, raw)) == "processed"
+    assert svc.intake.handle_fetched(Fetched(1, 1, len(raw), now, raw)) == "processed"
 
 
 def _alert_rows(svc: Any, gid: str = "g1") -> list[dict[str, Any]]:

@@ -62,8 +62,8 @@ def _kill_while_in_hand(world: World, svc: Service, key: str) -> None:
     """An outside kill -9 landing while ``key`` is in hand (the marker names it)."""
 
     def kill() -> None:
-        assert svc.marker is not None
-        pos = svc.marker.read()
+        assert svc.crashloop.marker is not None
+        pos = svc.crashloop.marker.read()
         if pos is not None and pos[1] == key:
             raise Died
 
@@ -188,13 +188,13 @@ def test_blame_is_counted_once_if_start_up_dies_before_clearing_the_record(world
     svc = world.start()
     with pytest.raises(Died):
         svc.handle_batch(world.fetched(*burst))
-    assert svc.inflight is not None
-    rec = svc.inflight.read()
+    assert svc.crashloop.inflight is not None
+    rec = svc.crashloop.inflight.read()
     assert rec is not None
     svc = world.start()
     assert [r["failures"] for r in world.daemon_store().shunt_rows()] == [1]
-    assert svc.inflight is not None
-    svc.inflight.write(rec)  # as if start-up died between the blame and clearing the file
+    assert svc.crashloop.inflight is not None
+    svc.crashloop.inflight.write(rec)  # as if start-up died between the blame and clearing the file
     world.start()
     assert [r["failures"] for r in world.daemon_store().shunt_rows()] == [1]
 
@@ -212,8 +212,8 @@ def test_mail_blamed_once_by_a_kill_from_outside_is_cleared_when_it_succeeds(
     svc = world.start()
 
     def kill_while_victim_in_hand() -> None:
-        assert svc.marker is not None
-        pos = svc.marker.read()
+        assert svc.crashloop.marker is not None
+        pos = svc.crashloop.marker.read()
         if pos is not None and pos[1] == victim:
             raise Died
 
@@ -249,20 +249,20 @@ def test_death_during_the_group_write_isolates_the_suspects(world: World) -> Non
     with pytest.raises(Died):
         svc.handle_batch(world.fetched(*burst))
     world.fault_at.clear()
-    assert svc.marker is not None and svc.marker.read() is not None
-    assert svc.marker.read()[1] == COMMIT  # type: ignore[index]
+    assert svc.crashloop.marker is not None and svc.crashloop.marker.read() is not None
+    assert svc.crashloop.marker.read()[1] == COMMIT  # type: ignore[index]
     svc = world.start()
-    assert set(svc.suspects) == {content_key(bytes(m)) for m in burst}
+    assert set(svc.crashloop.suspects) == {content_key(bytes(m)) for m in burst}
     assert world.daemon_store().shunt_rows() == [], "nobody is blamed"
     world.faults.clear()
     done = svc.handle_batch(world.fetched(*burst))
     assert list(done.values()) == ["processed"] * 4
     assert world.faults.count("after_group") == 4, "one suspect per batch"
-    assert svc.suspects == {}
+    assert svc.crashloop.suspects == {}
     assert world.words() == Counter({f"w{i}": 1 for i in range(4)})
     # suspects are persisted with the next in-flight record: gone after a restart too
     svc = world.start()
-    assert svc.suspects == {}
+    assert svc.crashloop.suspects == {}
 
 
 def test_outside_kills_on_one_mail_in_runs_not_consecutive_do_not_hold_it(world: World) -> None:
@@ -314,13 +314,13 @@ def test_good_mail_held_by_outside_kills_is_retried_once_the_daemon_is_stable(
     alert = [r for r in world.daemon_store().outbox() if r["kind"] == "alert"]
     assert len(alert) == 1
     world.advance(world.cfg.quarantine_retry_seconds - 1)
-    assert svc.held_due() == [], "not before the daemon has been stable long enough"
+    assert svc.crashloop.held_due() == [], "not before the daemon has been stable long enough"
     world.advance(1)
-    assert svc.held_due() == [victim]
-    assert svc.retry_held() == 1
+    assert svc.crashloop.held_due() == [victim]
+    assert svc.intake.retry_held() == 1
     assert world.words() == Counter({f"w{i}": 1 for i in range(5)})
     assert world.daemon_store().shunt_rows() == []
-    assert svc.held_due() == []
+    assert svc.crashloop.held_due() == []
     # the IMAP copy (moved to the quarantine folder) seen again: deduplicated
     assert svc.handle_batch(world.fetched(burst[1])) == {world.uid: "processed"}
     assert world.words()["w1"] == 1
@@ -341,9 +341,9 @@ def test_poison_retried_when_stable_dies_again_and_stays_held_within_the_bound(
         try:
             svc.handle_batch(world.fetched(*burst))
             world.advance(world.cfg.quarantine_retry_seconds)
-            if not svc.held_due():
+            if not svc.crashloop.held_due():
                 break
-            svc.retry_held()
+            svc.intake.retry_held()
         except Died:
             deaths += 1
     assert deaths == world.cfg.max_failures + world.cfg.quarantine_retries
@@ -381,7 +381,7 @@ def test_mail_held_after_raising_tells_its_sender_and_is_not_retried_alone(
     assert "a échoué 3 fois" in text and "Un administrateur l'examinera" in text
     assert "réessayé automatiquement" not in text, "a bug that raises is not retried alone"
     world.advance(world.cfg.quarantine_retry_seconds)
-    assert svc.held_due() == []
+    assert svc.crashloop.held_due() == []
 
 
 def test_shunt_row_of_a_mail_applied_just_before_a_death_is_dropped(world: World) -> None:
@@ -403,9 +403,9 @@ def test_shunt_row_of_a_mail_applied_just_before_a_death_is_dropped(world: World
 
     def die_in_the_victims_daemon_write() -> None:
         # the victim's solo batch writes the game's file, then daemon.json
-        assert svc.inflight is not None and svc.marker is not None
-        rec = svc.inflight.read()
-        if rec and rec["keys"] == [victim] and svc.marker.read() == (rec["id"], COMMIT):
+        assert svc.crashloop.inflight is not None and svc.crashloop.marker is not None
+        rec = svc.crashloop.inflight.read()
+        if rec and rec["keys"] == [victim] and svc.crashloop.marker.read() == (rec["id"], COMMIT):
             group_writes.append(1)
             if len(group_writes) == 2:
                 raise Died
@@ -428,13 +428,13 @@ def test_a_reboot_blames_nobody(world: World) -> None:
     with pytest.raises(Died):
         svc.handle_batch(world.fetched(*burst))
     # the machine went down instead: the boot id in the in-flight record differs
-    assert svc.inflight is not None
-    rec = svc.inflight.read()
+    assert svc.crashloop.inflight is not None
+    rec = svc.crashloop.inflight.read()
     assert rec is not None
-    svc.inflight.write({**rec, "boot": "another-boot"})
+    svc.crashloop.inflight.write({**rec, "boot": "another-boot"})
     svc = world.start()
     assert world.daemon_store().shunt_rows() == []
-    assert list(svc.suspects) == [content_key(bytes(burst[0]))]
+    assert list(svc.crashloop.suspects) == [content_key(bytes(burst[0]))]
 
 
 def test_one_extra_durable_write_per_batch(world: World) -> None:

@@ -53,7 +53,7 @@ def test_malformed_headers_are_answered_never_shunted(tmp_path: Path) -> None:
             raw("", "<<>>", "KILL dave"),  # no From at all, a nested Message-ID
         ]
         fetched = [Fetched(i, 1, len(m), world.now, m) for i, m in enumerate(mails, 1)]
-        assert [svc.handle_fetched(f) for f in fetched] == ["processed"] * 3
+        assert [svc.intake.handle_fetched(f) for f in fetched] == ["processed"] * 3
         assert not world.daemon_store().shunt_rows()
         game = GameStore(world.cfg.data_dir / "games" / "g1", readonly=True)
         kills = [e for e in game.events() if e.get("verb") == "kill"]

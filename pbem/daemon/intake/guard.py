@@ -1,6 +1,3 @@
-# mypy: disable-error-code="misc"
-# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
-# wants a supertype of the mixin there and says so under "misc".
 """One fetched mail under its own guard (requirement 10): a mail too large to read, a mail
 already applied, a held mail; a mail whose handling raises is shunted (kept, counted,
 quarantined at ``max_failures``). The policy itself is :mod:`pbem.daemon.intake.steps`."""
@@ -9,19 +6,31 @@ from __future__ import annotations
 
 import logging
 import traceback
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pbem.adapters.imap import Fetched
+from pbem.adapters.store import DaemonStore
+from pbem.daemon.config import Config
+from pbem.daemon.crashloop import CrashLoop
+from pbem.daemon.inflight import COMMIT, DONE
 from pbem.daemon.intake.inbound import Inbound, headers_of, ledger_info, recipients_and_sender
 from pbem.daemon.intake.steps import CHAIN
+from pbem.daemon.limits import SenderLimits
 from pbem.daemon.message import (
     content_key,
     safe_subject,
 )
 from pbem.daemon.outbox import OutboxRow
 from pbem.daemon.oversize import too_big_reply
-from pbem.daemon.ports import Disposition
+from pbem.daemon.ports import Disposition, FaultHook
+from pbem.daemon.replies import Replies
+from pbem.daemon.routing import Router
+from pbem.daemon.work import group_commit
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -29,37 +38,61 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class IntakeMixin:
-    """The service's part for fetched mail (a mixin of :class:`~pbem.daemon.service.Service`)."""
+@dataclass
+class Intake:
+    """Fetched mail under its guard. Reads the configuration and the clock; writes the shunt
+    (rows in the daemon's store, bytes under ``root``); ``knows`` says whether a mail was
+    applied; the in-flight record and the held mail are ``crashloop``'s; spends the
+    per-sender budget and mails through ``replies``; ``router`` tells a mail's channel;
+    ``fault`` is the tests' hook, ``wake`` tells the sender new rows wait.
 
-    def handle_fetched(self: Service, f: Fetched, now: datetime | None = None) -> Disposition:
+    The policy's steps (:data:`~pbem.daemon.intake.steps.CHAIN`) read the service's parts
+    through ``parts``: the one place that sees them all."""
+
+    cfg: Config
+    root: Path
+    daemon: DaemonStore
+    clock: Callable[[], datetime]
+    knows: Callable[[str], bool]
+    limits: SenderLimits
+    our_addresses: set[str]
+    crashloop: CrashLoop
+    replies: Replies
+    router: Router
+    parts: Service
+    stats: Counter[str]
+    fault: FaultHook
+    wake: Callable[[], None]
+    stopping: Callable[[], bool]
+
+    def handle_fetched(self, f: Fetched, now: datetime | None = None) -> Disposition:
         """One inbound mail under its own guard (requirement 10). Never raises."""
         if f.raw is None:
-            return self._oversize(f)
+            return self.oversize(f)
         key = content_key(f.raw)
         if self.knows(key):
             self.stats["duplicate"] += 1
             return "processed"  # committed before a crash; only the MOVE was missing
         row = self.daemon.shunt_row(key)
         if row is not None and row.get("crashes") and "subject" not in row:
-            row = self._keep_crash_copy(key, f, row)
+            row = self.crashloop.keep_crash_copy(key, f, row)
         if row is not None and row.get("status") == "quarantined" and "told" not in row:
-            self._tell_held(key, f.raw, row)  # held at start-up, without its bytes at hand
+            self.crashloop.tell_held(key, f.raw, row)  # held at start-up, without its bytes at hand
         if row is not None and row.get("status") == "quarantined":
             return "quarantine"
         when = now or self.clock()
         if f.text_only:  # over the size cap: its text parts only (issue 10 item 5)
             log.info("UID %d: %d bytes: read without its attachments", f.uid, f.size)
         try:
-            self._apply_mail(key, f, f.raw, when)
+            self.apply_mail(key, f, f.raw, when)
             self.stats["processed"] += 1
             if row is not None:  # it had failed before: a transient error, now applied
                 self.daemon.remove_shunt(key)
             return "processed"
         except Exception as exc:
-            return self._shunt(key, f, f.raw, exc, row)
+            return self.shunt(key, f, f.raw, exc, row)
 
-    def _oversize(self: Service, f: Fetched) -> Disposition:
+    def oversize(self, f: Fetched) -> Disposition:
         key = f"oversize:{f.uidvalidity}:{f.uid}:{f.size}:{f.internaldate.isoformat()}"
         if self.daemon.shunt_row(key) is None:
             now = self.clock()
@@ -76,7 +109,7 @@ class IntakeMixin:
                 },
             )
             self.daemon.commit(
-                outbox=[*alert, *self._too_big_reply(f, now)],
+                outbox=[*alert, *self.too_big_reply(f, now)],
                 shunt={
                     "key": key,
                     "status": "quarantined",
@@ -88,11 +121,11 @@ class IntakeMixin:
                 },
             )
             log.warning("UID %d: %d bytes over the cap: quarantined", f.uid, f.size)
-            self.sender.wake()
+            self.wake()
         self.stats["oversize"] += 1
         return "quarantine"
 
-    def _too_big_reply(self: Service, f: Fetched, now: datetime) -> list[OutboxRow]:
+    def too_big_reply(self, f: Fetched, now: datetime) -> list[OutboxRow]:
         """The sender of a mail too large to read is told so (issue 10 item 5), rate-limited."""
         reply = too_big_reply(
             f.header or b"",
@@ -102,15 +135,15 @@ class IntakeMixin:
             our_addresses=self.our_addresses,
             texts=self.replies.bilingual,
             now=now,
-            id_key=self.id_key,
+            id_key=self.replies.id_key,
             html=self.cfg.html_mail,
         )
         if reply is None or not self.limits.allow(reply[0], now, error=True):
             return []
         return [reply[1]]
 
-    def _shunt(
-        self: Service,
+    def shunt(
+        self,
         key: str,
         f: Fetched | None,
         raw: bytes,
@@ -141,13 +174,13 @@ class IntakeMixin:
                     "error": f"{type(exc).__name__}: {exc}"[:500],
                     "key": key,
                     "short": key[:12],
-                    **self._retry_params(0),
+                    **self.crashloop.retry_params(0),
                 },
                 appendix=tb,
             )
             if not told:
                 when = f.internaldate.isoformat() if f else (row or {}).get("internaldate")
-                notice, told["told"] = self._held_notice(
+                notice, told["told"] = self.crashloop.held_notice(
                     key, raw, {"failures": failures, "internaldate": when}, now
                 )
                 alert += notice
@@ -165,15 +198,15 @@ class IntakeMixin:
                 "subject": safe_subject(raw),
                 "crashes": int((row or {}).get("crashes", 0)),
                 # this batch's id: the failure is on record, the mail is not in flight any more
-                "attempt": self._attempt,
+                "attempt": self.crashloop.attempt,
                 **told,
             },
         )
         self.stats["shunted"] += 1
-        self.sender.wake()
+        self.wake()
         return "quarantine" if quarantined else "keep"
 
-    def _apply_mail(self: Service, key: str, f: Fetched | None, raw: bytes, now: datetime) -> None:
+    def apply_mail(self, key: str, f: Fetched | None, raw: bytes, now: datetime) -> None:
         """The inbound policy: the steps of :data:`~pbem.daemon.intake.steps.CHAIN` in order,
         until one deals with the mail (the last, :class:`~pbem.daemon.intake.apply.Apply`,
         always does)."""
@@ -193,5 +226,53 @@ class IntakeMixin:
             channel=self.router.channel(head, rcpts),
         )
         for step in CHAIN:
-            if step.check(self, mail):
+            if step.check(self.parts, mail):
                 return
+
+    def retry_held(self) -> int:
+        """Retry the held mails that are due, each alone in its own in-flight batch, so that a
+        death names it (and holds it again at start-up, :meth:`~pbem.daemon.crashloop.CrashLoop.blame`). Applied: it
+        leaves the shunt. Raised: still held, one retry spent. Returns the number applied."""
+        applied = 0
+        for key in self.crashloop.held_due():
+            row = self.daemon.shunt_row(key)
+            if row is None or self.stopping():
+                continue
+            raw = (self.root / "shunt" / f"{key}.eml").read_bytes()
+            attempt = self.crashloop.announce([key])
+            assert attempt is not None
+            try:
+                with group_commit(self.daemon, self.parts.games.values()):
+                    if self.crashloop.marker is not None:
+                        self.crashloop.marker.set(attempt, key)
+                    try:
+                        self.apply_mail(key, None, raw, self.clock())
+                        self.daemon.remove_shunt(key)
+                        applied += 1
+                        log.warning("held mail %s retried automatically: applied", key[:12])
+                    except Exception as exc:
+                        retries = int(row.get("auto_retries", 0)) + 1
+                        log.error(
+                            "held mail %s retried automatically (%d/%d): failed again: %s",
+                            key[:12],
+                            retries,
+                            self.cfg.quarantine_retries,
+                            exc,
+                        )
+                        self.daemon.commit(
+                            shunt={
+                                **row,
+                                "auto_retries": retries,
+                                "error": f"{type(exc).__name__}: {exc}"[:500],
+                                "traceback": "".join(traceback.format_exception(exc))[-4000:],
+                                "attempt": attempt,  # finished: not in flight any more
+                            }
+                        )
+                    if self.crashloop.marker is not None:
+                        self.crashloop.marker.set(attempt, COMMIT)
+            finally:
+                self.crashloop.attempt = None
+            if self.crashloop.marker is not None:
+                self.crashloop.marker.set(attempt, DONE)
+        self.wake()
+        return applied

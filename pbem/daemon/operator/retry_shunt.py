@@ -28,9 +28,9 @@ class RetryShunt(Retry):
         if row is not None and eml.exists() and not svc.knows(key):
             raw = eml.read_bytes()
             try:
-                svc._apply_mail(key, None, raw, svc.clock())
+                svc.intake.apply_mail(key, None, raw, svc.clock())
                 svc.daemon.remove_shunt(key)
                 log.info("shunted mail %s retried: applied", key[:12])
             except Exception as exc:
-                svc._shunt(key, None, raw, exc, {**row, "failures": 0})
+                svc.intake.shunt(key, None, raw, exc, {**row, "failures": 0})
         svc.sender.wake()
