@@ -3,7 +3,7 @@ ratio against a raw imapclient batched fetch + stdlib parse of the same messages
 (issue 3 item 10; target ratio at least 0.5).
 
 Both sides run against a private Dovecot on loopback (tests/support/mailstack.py). The pipeline
-side is the daemon's own code path: ``Service.fetch_pending`` → ``handle_batch`` (per mail: hash,
+side is the daemon's own code path: ``ImapLoop.fetch_pending`` → ``Writer.handle_batch`` (per mail: hash,
 ledger check, parse, hygiene, routing, ``Table.receive``, its events + outbox rows + ledger key in
 one transaction; the batch announced by one in-flight write (crash-loop containment) and made
 durable by one group commit) → ``settle`` (UID MOVE). The table is the test fake (one event per command), so the
@@ -71,11 +71,11 @@ async def pipeline(cfg_path: Path) -> tuple[float, int]:
     box = ImapMailbox(cfg.imap)
     await asyncio.to_thread(box.connect)
     t = time.perf_counter()
-    fetched = await svc.fetch_pending(box)
+    fetched = await svc.imap.fetch_pending(box)
     done: dict[int, Any] = {}
     for i in range(0, len(fetched), cfg.group_commit):
-        done.update(svc.handle_batch(fetched[i : i + cfg.group_commit]))
-    await svc.settle(box, done)
+        done.update(svc.writer.handle_batch(fetched[i : i + cfg.group_commit]))
+    await svc.imap.settle(box, done)
     elapsed = time.perf_counter() - t
     box.close()
     svc.close()

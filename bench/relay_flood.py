@@ -72,7 +72,7 @@ def flood(tmp: Path, posts: int = 600) -> tuple[timedelta, int]:
     for i in range(0, posts, 10):
         world.now = start + timedelta(seconds=i)
         batch = [mail("alice@example.test", f"Post {j}\n", to=LIST) for j in range(i, i + 10)]
-        svc.handle_batch(world.fetched(*batch))
+        svc.writer.handle_batch(world.fetched(*batch))
         drain()
     due = start + timedelta(minutes=60)  # the fake phase's deadline
     while world.now < due:
@@ -102,7 +102,7 @@ def commit_ms(world: World, games: Sequence[str], n: int = 30, warm: int = 5) ->
             m = mail("bob@example.test", f"CMD w{i}\n", to=f"moderator+{gid}@example.test")
             fetched = world.fetched(m)
             t = time.perf_counter()
-            svc.handle_batch(fetched)
+            svc.writer.handle_batch(fetched)
             if i >= warm:
                 times[gid].append(time.perf_counter() - t)
     return [statistics.median(times[g]) * 1000 for g in games]
@@ -116,7 +116,7 @@ def held(tmp: Path, count: int = 20, photo: int = 1_000_000) -> tuple[int, float
     for i in range(count):
         m = mail("alice@example.test", f"Photo {i}\n", to=LIST)
         m.add_attachment(bytes([i]) * photo, "image", "jpeg", filename=f"IMG_{i:04d}.jpg")
-        svc.handle_batch(world.fetched(m))
+        svc.writer.handle_batch(world.fetched(m))
     size = (world.cfg.data_dir / "games" / "g1" / "head.json").stat().st_size
     loaded, base = commit_ms(world, ("g1", "g2"))
     world.close()

@@ -43,7 +43,7 @@ def test_every_mail_the_daemon_builds_is_given_its_html_alternative() -> None:
         for path in sorted((ROOT / "pbem").rglob("*.py"))
         for call in _calls_of_build(path)
     }
-    # the daemon's alerts, notices and replies (four through Service.game_notice), the digest,
+    # the daemon's alerts, notices and replies (four through Replies.game_notice), the digest,
     # the archive
     assert len(calls) >= 13
     missing = [

@@ -1,87 +1,73 @@
-# mypy: disable-error-code="misc"
-# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
-# wants a supertype of the mixin there and says so under "misc".
 """Clock jumps (RELIABILITY §5.4, F14): detected while running by :mod:`pbem.daemon.clockwatch`,
-handled by the outage policy of :mod:`pbem.daemon.deadlines`."""
+handled by the IMAP loop with the outage policy of :mod:`pbem.daemon.deadlines`."""
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
-from pbem.daemon.clockwatch import ClockJump
-from pbem.daemon.ports import Mailbox
-from pbem.daemon.work import Call
-
-if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+from pbem.adapters.store import DaemonStore
+from pbem.daemon.clockwatch import ClockJump, ClockWatch
+from pbem.daemon.config import Config
+from pbem.daemon.replies import Replies
 
 log = logging.getLogger(__name__)
 
 
-class ClockMixin:
-    """The service's part for the clock (a mixin of :class:`~pbem.daemon.service.Service`)."""
+@dataclass
+class ClockJumps:
+    """Clock jumps seen. Reads the configuration and both clocks (through ``clockwatch``);
+    hands a jump to the IMAP loop (``interrupt``), which handles it
+    (:meth:`pbem.daemon.imap_loop.ImapLoop.handle_clock_jump`) and alerts the admins with
+    :meth:`alert` (through ``replies``, in the daemon's store); ``sleep`` and ``stopping`` pace
+    the ticker, ``wake`` tells the sender new rows wait."""
 
-    # assigned here, declared on the service: the same types
-    clock_jump: ClockJump | None
+    cfg: Config
+    clockwatch: ClockWatch
+    clock: Callable[[], datetime]
+    monotonic: Callable[[], float]
+    daemon: DaemonStore
+    replies: Replies
+    interrupt: Callable[[], None]
+    sleep: Callable[[float], Awaitable[None]]
+    stopping: Callable[[], bool]
+    wake: Callable[[], None]
+    pending: ClockJump | None = None  # detected, not handled yet
+    hold: bool = False  # a jump is being handled: scheduler-fired deadlines wait
+    alerted: set[str] = field(default_factory=set)
 
-    def note_clock(self: Service) -> ClockJump | None:
+    def note(self) -> ClockJump | None:
         """Feed the watch one (monotonic, wall) pair. A jump is logged and kept pending for the
         IMAP loop, whose wait it interrupts."""
         jump = self.clockwatch.observe(self.monotonic(), self.clock())
         if jump is None:
             return None
         log.critical("clock jump: %s", jump.describe())
-        self.clock_jump = jump if self.clock_jump is None else self.clock_jump.then(jump)
-        if self.mailbox is not None:
-            self.mailbox.interrupt.set()
+        self.pending = jump if self.pending is None else self.pending.then(jump)
+        self.interrupt()
         return jump
 
-    def deadlines_held(self: Service) -> bool:
+    def deadlines_held(self) -> bool:
         """True while a jump is pending or handled: a scheduler-fired deadline then waits (the
         scheduler reads the wall clock: after a forward jump it fires every deadline at once,
         before the mailbox is drained)."""
-        self.note_clock()
-        return self.clock_hold or self.clock_jump is not None
+        self.note()
+        return self.hold or self.pending is not None
 
-    async def watch_clock(self: Service, period: float = 1.0) -> None:
+    async def watch(self, period: float = 1.0) -> None:
         """A cheap ticker (``serve`` runs it beside the loop): jumps are seen within a second
         even while the IMAP loop sits in a long IDLE."""
-        while not self.stopping:
-            self.note_clock()
-            await self._sleep(period)
+        while not self.stopping():
+            self.note()
+            await self.sleep(period)
 
-    async def handle_clock_jump(self: Service, box: Mailbox) -> None:
-        """The start-up outage policy, for a jump seen while running: alert the admins; a forward
-        jump longer than ``outage_threshold_hours`` is an outage (passed deadlines extended, the
-        players told); a shorter one drains the mailbox, then resolves passed deadlines in order.
-        A backward jump only rearms: resolution is a compare-and-set keyed by the deadline
-        instance, so nothing already resolved is resolved again."""
-        jump = self.clock_jump
-        if jump is None:
-            return
-        self.clock_jump = None
-        self.clock_hold = True
-        try:
-            await self.submit(Call(lambda: self._clock_alert(jump)))
-            if jump.forward:
-                await self.drain_at_startup(box, down=jump.skew, clock_jump=True)
-            await self.submit(Call(self.deadlines.rearm_all))
-        except BaseException:
-            # IMAP dropped (or a stop) half-way: the jump stays pending, and scheduler-fired
-            # deadlines held, until it is handled in full after the reconnection
-            later = self.clock_jump
-            self.clock_jump = jump if later is None else jump.then(later)
-            raise
-        finally:
-            self.clock_hold = False
-
-    def _clock_alert(self: Service, jump: ClockJump) -> None:
+    def alert(self, jump: ClockJump) -> None:
         key = f"clockjump:{jump.before.isoformat()}:{jump.after.isoformat()}"
-        if key in self.clock_alerted:
+        if key in self.alerted:
             return  # a retry after an IMAP drop
-        self.clock_alerted.add(key)
+        self.alerted.add(key)
         if not jump.forward:
             policy = "backward"
         elif jump.skew > timedelta(hours=self.cfg.outage_threshold_hours):
@@ -105,4 +91,4 @@ class ClockMixin:
                 },
             )
         )
-        self.sender.wake()
+        self.wake()

@@ -60,26 +60,19 @@ class Confirmations:
         name = names[sender]
         to = game.table.player_emails[name]
         token = secrets.token_hex(8)
-        subject, body = self.replies.texts.mail(
-            "daemon/confirm_vote",
-            game.table.player_langs.get(name, self.cfg.language),
-            {
+        row = self.replies.game_notice(
+            game,
+            key=f"confirm:{game.id}:{key}",
+            to=to,
+            template="daemon/confirm_vote",
+            params={
                 "game": game.id,
                 "token": token,
                 "lines": list(lines),
                 "secret": "secret" in self.cfg.auth.methods,
             },
-        )
-        mid_in = str(msg.get("Message-ID", "") or "") or None
-        row = self.replies.game_notice(
-            game,
-            key=f"confirm:{game.id}:{key}",
-            to=to,
-            subject=subject,
-            body=body,
-            lang=self.replies.lang(game, to),
+            answering=msg,
             now=now,
-            in_reply_to=mid_in,
             kind="confirm",  # its Subject carries the token: never in a digest
         )
         pending = {
@@ -180,21 +173,14 @@ class Confirmations:
         to = str(pending["player"])
         if not self.limits.take(to, now)[0]:
             return []
-        subject, body = self.replies.texts.mail(
-            "daemon/confirm_lapsed",
-            self.replies.lang(game, to),
-            {"game": game.id, "at": pending.get("at") or ""},
-        )
-        mid_in = str(msg.get("Message-ID", "") or "") or None if msg is not None else None
         notice = self.replies.game_notice(
             game,
             key=f"lapsed:{game.id}:{pending['token']}",
             to=to,
-            subject=subject,
-            body=body,
-            lang=self.replies.lang(game, to),
+            template="daemon/confirm_lapsed",
+            params={"game": game.id, "at": pending.get("at") or ""},
+            answering=msg,
             now=now,
-            in_reply_to=mid_in,
             kind="reply",
         )
         return [notice]

@@ -2,7 +2,7 @@
 
 When a state write fails for want of space (ENOSPC, EDQUOT), nothing unwritten has been
 acknowledged: the mail stays in INBOX, the outbox rows were never on disk (requirement 2). But
-memory may be ahead of the disk, so the service stops (:meth:`pbem.daemon.service.Service._work`).
+memory may be ahead of the disk, so the service stops (:meth:`pbem.daemon.queue.Writer.run`).
 ``pbem serve`` then does not exit (under ``Restart=`` that was a restart every 5 s, each failing
 at its first write): it holds the episode here.
 

@@ -1,6 +1,3 @@
-# mypy: disable-error-code="misc"
-# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
-# wants a supertype of the mixin there and says so under "misc".
 """The IMAP side: connect, fetch, settle (move to Processed or the shunt), the start-up drain and
 the loop that waits in IDLE. Blocking calls run in a worker thread that never touches the store."""
 
@@ -8,30 +5,61 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import Any
 
 from pbem.adapters.imap import Fetched, ImapDown
-from pbem.daemon.ports import Disposition, Mailbox, MailTime
-from pbem.daemon.work import Batch, Call, Deadline
-
-if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+from pbem.adapters.store import DaemonStore
+from pbem.daemon.clock import ClockJumps
+from pbem.daemon.config import Config
+from pbem.daemon.deadlines import Deadlines
+from pbem.daemon.ports import Disposition, FaultHook, Mailbox, MailTime
+from pbem.daemon.replies import Replies
+from pbem.daemon.work import Batch, Call, Deadline, Work
 
 log = logging.getLogger(__name__)
 
 
-class ImapLoopMixin:
-    """The service's part for the IMAP loop (a mixin of :class:`~pbem.daemon.service.Service`)."""
+@dataclass
+class ImapLoop:
+    """The IMAP loop. Reads the configuration and the clock; connects with ``connect`` (a new
+    mailbox each time); the single writer (``submit``) applies what it fetches, resolves the
+    fallen ``deadlines`` in order with it, loads new games (``load_games``); a clock jump seen
+    by ``clock_jumps`` is handled here; UIDVALIDITY, the last time seen and the ledger are in
+    the daemon's store (``daemon``, ``daemon_keys``), an admin alert goes through ``replies``;
+    ``on_alive`` is told after each round-trip; ``fault`` is the tests' hook, ``wake`` tells
+    the sender new rows wait; ``sleep`` and ``stopping`` come from the work queue.
 
-    # assigned here, declared on the service: the same types
-    mailbox: Mailbox | None
+    :attr:`mailbox` is the connection in use (its wait is interrupted by a stop, a fallen
+    deadline or a clock jump)."""
 
-    async def connect_imap(self: Service, mk: Callable[[], Mailbox]) -> Mailbox:
+    cfg: Config
+    clock: Callable[[], datetime]
+    daemon: DaemonStore
+    daemon_keys: set[str]
+    submit: Callable[[Work], Awaitable[Any]]
+    deadlines: Deadlines
+    clock_jumps: ClockJumps
+    replies: Replies
+    load_games: Callable[[], None]
+    on_alive: Callable[[], None]
+    fault: FaultHook
+    wake: Callable[[], None]
+    sleep: Callable[[float], Awaitable[None]]
+    stopping: Callable[[], bool]
+    mailbox: Mailbox | None = None
+
+    def interrupt(self) -> None:
+        """The mailbox's wait (IDLE or the poll's sleep) ends now."""
+        if self.mailbox is not None:
+            self.mailbox.interrupt.set()
+
+    async def connect(self, mk: Callable[[], Mailbox]) -> Mailbox:
         """Connect with capped exponential backoff (F3): never a busy loop."""
         delay = 0.5
-        while not self.stopping:
+        while not self.stopping():
             box = mk()
             self.mailbox = box
             try:
@@ -40,16 +68,11 @@ class ImapLoopMixin:
                 return box
             except ImapDown as exc:
                 log.warning("IMAP unavailable (%s); retrying in %.1f s", exc, delay)
-                await self._sleep(delay)
+                await self.sleep(delay)
                 delay = min(delay * 2, 60.0)
         raise asyncio.CancelledError
 
-    async def _sleep(self: Service, seconds: float) -> None:
-        end = asyncio.get_running_loop().time() + seconds
-        while not self.stopping and asyncio.get_running_loop().time() < end:
-            await asyncio.sleep(min(0.2, end - asyncio.get_running_loop().time()))
-
-    def check_uidvalidity(self: Service, box: Mailbox) -> None:
+    def check_uidvalidity(self, box: Mailbox) -> None:
         """A changed UIDVALIDITY: loud log, admin alert, full rescan deduplicated by content (F4)."""
         stored = self.daemon.uidvalidity(box.s.inbox)
         if stored is not None and stored != box.uidvalidity:
@@ -69,9 +92,9 @@ class ImapLoopMixin:
             )
         if stored != box.uidvalidity:
             self.daemon.set_uidvalidity(box.s.inbox, box.uidvalidity)
-            self.sender.wake()
+            self.wake()
 
-    async def fetch_pending(self: Service, box: Mailbox) -> list[Fetched]:
+    async def fetch_pending(self, box: Mailbox) -> list[Fetched]:
         uids = await asyncio.to_thread(box.pending_uids)
         self.on_alive()
         out: list[Fetched] = []
@@ -79,7 +102,7 @@ class ImapLoopMixin:
             out.extend(await asyncio.to_thread(box.fetch, uids[i : i + box.s.batch]))
         return out
 
-    async def settle(self: Service, box: Mailbox, done: Mapping[int, Disposition]) -> None:
+    async def settle(self, box: Mailbox, done: Mapping[int, Disposition]) -> None:
         """MOVE after commit: Processed or Quarantine; 'keep' stays for the next attempt."""
         proc = [u for u, d in done.items() if d == "processed"]
         quar = [u for u, d in done.items() if d == "quarantine"]
@@ -89,7 +112,7 @@ class ImapLoopMixin:
             self.fault("after_move")
 
     async def drain_at_startup(
-        self: Service, box: Mailbox, down: timedelta | None = None, *, clock_jump: bool = False
+        self, box: Mailbox, down: timedelta | None = None, *, clock_jump: bool = False
     ) -> None:
         """Outage policy (§5.4, requirement 11): drain the mailbox first, interleaving passed
         deadlines by time: mail that arrived before a deadline counts with ``now = INTERNALDATE``;
@@ -109,7 +132,7 @@ class ImapLoopMixin:
             )
         done: dict[int, Disposition] = {}
         i = 0
-        while not self.stopping:
+        while not self.stopping():
             dls = self.deadlines.passed(now)
             nxt = fetched[i] if i < len(fetched) else None
             if dls and (nxt is None or dls[0][0] <= nxt.internaldate):
@@ -140,13 +163,14 @@ class ImapLoopMixin:
         cutoff = self.clock() - timedelta(days=self.cfg.ledger_retention_days)
         if any(d.get("at", "") < cutoff.isoformat() for d in self.daemon.db.table("ledger").all()):
             self.daemon.prune_ledger(cutoff.isoformat())
-            self.daemon_keys = self.daemon.ledger_keys()
+            self.daemon_keys.clear()  # the same set the intake steps add to
+            self.daemon_keys.update(self.daemon.ledger_keys())
 
-    def heartbeat(self: Service) -> None:
+    def heartbeat(self) -> None:
         self.daemon.set_meta("last_seen", self.clock().isoformat())
 
     async def apply_in_order(
-        self: Service, fetched: Sequence[Fetched], due: list[tuple[datetime, str, str]]
+        self, fetched: Sequence[Fetched], due: list[tuple[datetime, str, str]]
     ) -> dict[int, Disposition]:
         """Apply fetched mail in group-committed batches; each due deadline is resolved after
         the mail that reached the server at or before it (INTERNALDATE, which then counts as
@@ -156,7 +180,7 @@ class ImapLoopMixin:
         now = self.clock()
         done: dict[int, Disposition] = {}
         i = 0
-        while not self.stopping:
+        while not self.stopping():
             if due and (i == len(fetched) or due[0][0] < fetched[i].internaldate):
                 when, game_id, key = due.pop(0)
                 self.deadlines.undue(game_id, key)
@@ -177,7 +201,7 @@ class ImapLoopMixin:
             done.update(await self.submit(Batch(batch, at)))
         return done
 
-    async def imap_loop(self: Service, mk: Callable[[], Mailbox], max_wait: float) -> None:
+    async def run(self, mk: Callable[[], Mailbox], max_wait: float) -> None:
         """Fetch, process, move, wait; reconnect with backoff on any drop (F3)."""
         self.deadlines.fetch_first = True
         log.info("start-up drain done: watching the mailbox")
@@ -186,18 +210,18 @@ class ImapLoopMixin:
         finally:
             self.deadlines.fetch_first = False
 
-    async def _imap_loop(self: Service, mk: Callable[[], Mailbox], max_wait: float) -> None:
+    async def _imap_loop(self, mk: Callable[[], Mailbox], max_wait: float) -> None:
         box = self.mailbox
         last_beat = 0.0
         loop = asyncio.get_running_loop()
-        while not self.stopping:
+        while not self.stopping():
             try:
                 if box is None or not box.connected:
-                    box = await self.connect_imap(mk)
-                self.note_clock()
-                if self.clock_jump is not None:
+                    box = await self.connect(mk)
+                self.clock_jumps.note()
+                if self.clock_jumps.pending is not None:
                     await self.handle_clock_jump(box)
-                await self.submit(Call(self.scan_games_and_rearm))
+                await self.submit(Call(self.load_games))
                 due = self.deadlines.due_now()  # taken BEFORE the fetch, which then sees their mail
                 fetched = await self.fetch_pending(box)
                 done = await self.apply_in_order(fetched, due)
@@ -205,7 +229,7 @@ class ImapLoopMixin:
                 if loop.time() - last_beat > self.cfg.heartbeat_seconds:
                     await self.submit(Call(self.heartbeat))
                     last_beat = loop.time()
-                if self.stopping:
+                if self.stopping():
                     break
                 if fetched and any(d != "keep" for d in done.values()):
                     continue  # more may have arrived meanwhile
@@ -214,4 +238,29 @@ class ImapLoopMixin:
             except ImapDown as exc:
                 log.warning("IMAP dropped: %s", exc)
                 box = None
-                await self._sleep(0.5)
+                await self.sleep(0.5)
+
+    async def handle_clock_jump(self, box: Mailbox) -> None:
+        """The start-up outage policy, for a jump seen while running: alert the admins; a forward
+        jump longer than ``outage_threshold_hours`` is an outage (passed deadlines extended, the
+        players told); a shorter one drains the mailbox, then resolves passed deadlines in order.
+        A backward jump only rearms: resolution is a compare-and-set keyed by the deadline
+        instance, so nothing already resolved is resolved again."""
+        jump = self.clock_jumps.pending
+        if jump is None:
+            return
+        self.clock_jumps.pending = None
+        self.clock_jumps.hold = True
+        try:
+            await self.submit(Call(lambda: self.clock_jumps.alert(jump)))
+            if jump.forward:
+                await self.drain_at_startup(box, down=jump.skew, clock_jump=True)
+            await self.submit(Call(self.deadlines.rearm_all))
+        except BaseException:
+            # IMAP dropped (or a stop) half-way: the jump stays pending, and scheduler-fired
+            # deadlines held, until it is handled in full after the reconnection
+            later = self.clock_jumps.pending
+            self.clock_jumps.pending = jump if later is None else jump.then(later)
+            raise
+        finally:
+            self.clock_jumps.hold = False

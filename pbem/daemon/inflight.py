@@ -1,8 +1,8 @@
 """Crash-loop containment (RELIABILITY §7.2, requirement 10): blame the mail that kills the process.
 
-A mail whose handling *raises* is rolled back, counted and quarantined at ``max_failures`` by the
-service (``Service._shunt``). A mail that kills the *process* (a segfault in a C extension, a
-stack overflow, ``os.abort``, the OOM killer) leaves nothing behind: under systemd ``Restart=``
+A mail whose handling *raises* is rolled back, counted and quarantined at ``max_failures`` by
+the intake (``Intake.shunt``, pbem.daemon.intake.guard). A mail that kills the *process* (a
+segfault in a C extension, a stack overflow, ``os.abort``, the OOM killer) leaves nothing behind: under systemd ``Restart=``
 the daemon would fetch it again and die again, forever. Two records close that gap:
 
 * the **in-flight record** (``inflight.json`` in the data directory, a small file of its own so

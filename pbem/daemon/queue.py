@@ -1,37 +1,43 @@
-# mypy: disable-error-code="misc"
-# why: a part of the service takes ``self: Service`` (the whole of which it is a mixin); mypy
-# wants a supertype of the mixin there and says so under "misc".
 """The queue of work items and its single writer: every state write runs here, one item at a
-time, with no ``await`` inside a transaction (requirement 3)."""
+time, with no ``await`` inside a transaction (requirement 3).
+
+:class:`WorkQueue` is the lifecycle (made with the service: a stop may come before it is
+open): the queue, the stop and the stop-aware sleep. :class:`Writer` is what the writer does
+with each item (made at :meth:`~pbem.daemon.service.Service.open`, with the parts it runs)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from pbem.adapters.imap import Fetched
-from pbem.adapters.store import StoreError
-from pbem.daemon.diskfull import is_disk_full
+from pbem.adapters.store import DaemonStore, StoreError
+from pbem.daemon.clock import ClockJumps
+from pbem.daemon.crashloop import CrashLoop
+from pbem.daemon.deadlines import Deadlines
 from pbem.daemon.inflight import COMMIT, DONE
+from pbem.daemon.intake.guard import Intake
 from pbem.daemon.message import content_key
-from pbem.daemon.ports import Disposition, MailTime
+from pbem.daemon.ports import Disposition, FaultHook, Game, MailTime
 from pbem.daemon.work import Batch, Call, Deadline, Reminder, Stop, Work, WorkItem, group_commit
-
-if TYPE_CHECKING:
-    from pbem.daemon.service import Service
 
 log = logging.getLogger(__name__)
 
 
-class QueueMixin:
-    """The service's part for the queue (a mixin of :class:`~pbem.daemon.service.Service`)."""
+@dataclass
+class WorkQueue:
+    """The single writer's queue, and the stop: after SIGTERM no new item is taken, the loops
+    that read :attr:`stopping` unwind, and each of the ``on_stop`` hooks runs once (the
+    mailbox's wait ends, the sender stops)."""
 
-    # assigned here, declared on the service: the same types
-    disk_full: BaseException | None
+    queue: asyncio.Queue[WorkItem] = field(default_factory=asyncio.Queue)
+    stopping: bool = False
+    on_stop: list[Callable[[], None]] = field(default_factory=list)
 
-    def submit_nowait(self: Service, work: Work) -> asyncio.Future[Any]:
+    def submit_nowait(self, work: Work) -> asyncio.Future[Any]:
         """Queue ``work`` for the single writer; the future holds its result."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self.stopping:
@@ -40,12 +46,57 @@ class QueueMixin:
         self.queue.put_nowait(WorkItem(work, fut))
         return fut
 
-    async def submit(self: Service, work: Work) -> Any:
+    async def submit(self, work: Work) -> Any:
         """Queue ``work`` and wait for its result."""
         return await self.submit_nowait(work)
 
+    def request_stop(self) -> None:
+        """SIGTERM: stop taking new items; the one in hand is finished (it runs synchronously)."""
+        if self.stopping:
+            return
+        self.queue.put_nowait(WorkItem(Stop(), asyncio.get_running_loop().create_future()))
+        self.stopping = True
+        for hook in self.on_stop:
+            hook()
+
+    def is_stopping(self) -> bool:
+        """Whether the stop was asked (for the parts that take it as a callable)."""
+        return self.stopping
+
+    async def sleep(self, seconds: float) -> None:
+        """Sleep ``seconds``, or less if the stop comes meanwhile."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + seconds
+        while not self.stopping and loop.time() < end:
+            await asyncio.sleep(min(0.2, end - loop.time()))
+
+    def cancel_left(self) -> None:
+        """The items left undone at the stop: their submitters unwind."""
+        while not self.queue.empty():
+            self.queue.get_nowait().future.cancel()
+
+
+@dataclass
+class Writer:
+    """The single writer. Takes the items of ``work``; a batch of mail goes to ``intake`` one
+    mail at a time, under ``crashloop``'s in-flight record, with one durable write per touched
+    file (the daemon's store, the ``games``'); a deadline or a reminder to ``deadlines``, held
+    while ``clock_jumps`` handles a jump. A failed durable write goes to ``write_failed`` (the
+    service stops); ``fault`` is the tests' hook, ``wake`` tells the sender new rows wait."""
+
+    work: WorkQueue
+    daemon: DaemonStore
+    games: Mapping[str, Game]
+    intake: Intake
+    crashloop: CrashLoop
+    deadlines: Deadlines
+    clock_jumps: ClockJumps
+    write_failed: Callable[[BaseException], None]
+    fault: FaultHook
+    wake: Callable[[], None]
+
     def handle_batch(
-        self: Service, batch: Sequence[Fetched], now: MailTime = None
+        self, batch: Sequence[Fetched], now: MailTime = None
     ) -> dict[int, Disposition]:
         """A batch of mails with one durable write per touched file (group commit).
 
@@ -80,9 +131,9 @@ class QueueMixin:
         return out
 
     def _handle_run(
-        self: Service, run: Sequence[tuple[Fetched, str | None]], now: MailTime
+        self, run: Sequence[tuple[Fetched, str | None]], now: MailTime
     ) -> dict[int, Disposition]:
-        keys = [k for _f, k in run if k is not None and not self.knows(k)]
+        keys = [k for _f, k in run if k is not None and not self.crashloop.knows(k)]
         attempt = self.crashloop.announce(keys)
         marker = self.crashloop.marker
         try:
@@ -103,7 +154,7 @@ class QueueMixin:
         self.fault("after_group")
         return out
 
-    def run_item(self: Service, item: WorkItem) -> Any:
+    def run_item(self, item: WorkItem) -> Any:
         """Run one work item synchronously on the loop (the single writer)."""
         match item.work:
             case Batch(mails, now):
@@ -111,7 +162,7 @@ class QueueMixin:
             case Deadline(game_id, key, now, armed):
                 if armed is not None and not self.deadlines.still_armed(game_id, key, armed):
                     return False  # a stale timer: the instance it was armed for moved
-                if now is None and self.deadlines_held():
+                if now is None and self.clock_jumps.deadlines_held():
                     log.warning("deadline %s:%s held: a clock jump is being handled", game_id, key)
                     return False  # the jump handler resolves or extends it, then rearms
                 try:
@@ -123,7 +174,7 @@ class QueueMixin:
                     self.deadlines.failed(game_id, key, exc)
                     return False
             case Reminder(game_id, key, hours):
-                if self.deadlines_held():
+                if self.clock_jumps.deadlines_held():
                     return 0  # a reminder whose time passed in a jump is not sent late (as rearm)
                 try:
                     return self.deadlines.send_reminders(game_id, key, hours)
@@ -135,20 +186,19 @@ class QueueMixin:
             case Stop():
                 raise ValueError("the stop item is the worker's, not run")
 
-    async def worker(self: Service) -> None:
+    async def run(self) -> None:
         """Take items one at a time; on stop, finish the item in hand and leave the rest."""
         try:
             await self._work()
         finally:
-            while not self.queue.empty():  # left undone: their submitters unwind
-                self.queue.get_nowait().future.cancel()
+            self.work.cancel_left()
 
-    async def _work(self: Service) -> None:
+    async def _work(self) -> None:
         while True:
-            item = await self.queue.get()
+            item = await self.work.queue.get()
             if isinstance(item.work, Stop):
                 break
-            if self.stopping:  # queued before the stop: left for the next run
+            if self.work.stopping:  # queued before the stop: left for the next run
                 item.future.cancel()
                 continue
             try:
@@ -157,7 +207,7 @@ class QueueMixin:
                 # a durable write failed (disk full...): memory may be ahead of the disk, so
                 # stop taking work; nothing unwritten was acknowledged (requirement 2). A full
                 # disk is waited out by ``serve`` (pbem.daemon.diskfull), which then starts afresh.
-                self._write_failed(exc)
+                self.write_failed(exc)
                 if not item.future.done():
                     err = exc if isinstance(exc, StoreError) else StoreError(str(exc))
                     item.future.set_exception(err)
@@ -169,25 +219,4 @@ class QueueMixin:
                 continue
             if not item.future.done():
                 item.future.set_result(result)
-            self.sender.wake()  # whatever the item committed may have queued mail
-
-    def _write_failed(self: Service, exc: BaseException) -> None:
-        """A state write failed (the writer, or the sender removing a sent row): stop."""
-        if is_disk_full(exc):
-            self.disk_full = self.disk_full or exc
-            log.critical("disk full: %s; pausing until space returns", exc)
-        else:
-            log.critical("state write failed: %s; stopping", exc)
-        self.request_stop()
-
-    def request_stop(self: Service) -> None:
-        """SIGTERM: stop taking new items; the one in hand is finished (it runs synchronously)."""
-        if self.stopping:
-            return
-        self.queue.put_nowait(WorkItem(Stop(), asyncio.get_running_loop().create_future()))
-        self.stopping = True
-        if self.mailbox is not None:
-            self.mailbox.interrupt.set()
-        sender = getattr(self, "sender", None)  # not made yet if the stop came during open()
-        if sender is not None:
-            sender.stop()
+            self.wake()  # whatever the item committed may have queued mail

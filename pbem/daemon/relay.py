@@ -139,22 +139,14 @@ class Relay:
         # a poster past his limit hears it within the error budget; the other reasons are
         # rarer and must be heard (the daily budget still bounds them)
         if self.limits.allow(registered, now, error=reason == "too_many"):
-            names = {a.lower(): n for n, a in game.table.player_emails.items()}
-            name = names.get(registered.lower(), "")
-            lang = game.table.player_langs.get(name, self.cfg.language)
-            subject, body = self.replies.texts.mail(
-                "daemon/post_not_relayed", lang, {"game": game.id, "reason": reason, **params}
-            )
-            mid_in = str(msg.get("Message-ID", "") or "") or None
             notice = self.replies.game_notice(
                 game,
                 key=f"stopped:{game.id}:{key}",
                 to=registered,
-                subject=subject,
-                body=body,
-                lang=lang,
+                template="daemon/post_not_relayed",
+                params={"game": game.id, "reason": reason, **params},
+                answering=msg,
                 now=now,
-                in_reply_to=mid_in,
                 kind="notice",
             )
             rows.append(notice)

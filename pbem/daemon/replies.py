@@ -210,27 +210,19 @@ class Replies:
         if not to or not self.limits.take(to, now, notice=True)[0]:
             return []
         mid_in = str(msg.get("Message-ID", "") or "") or None
-        names = {mail.lower(): name for name, mail in game.table.player_emails.items()}
-        lang = game.table.player_langs.get(names.get(to.lower(), ""), self.cfg.language)
-        subject, body = self.texts.mail(
-            "daemon/auth_rejected",
-            lang,
-            {
+        notice = self.game_notice(
+            game,
+            key=f"auth:{game.id}:{mid_in}:{now.isoformat()}",
+            to=to,
+            template="daemon/auth_rejected",
+            params={
                 "game": game.id,
                 "reason": verdict.reason,
                 "sender": str(msg.get("From", "")),
                 "subject": str(msg.get("Subject", "")),
             },
-        )
-        notice = self.game_notice(
-            game,
-            key=f"auth:{game.id}:{mid_in}:{now.isoformat()}",
-            to=to,
-            subject=subject,
-            body=body,
-            lang=lang,
+            answering=msg,
             now=now,
-            in_reply_to=mid_in,
             kind="notice",  # a forgery warning stands alone, never in a digest
         )
         return [notice]
@@ -287,17 +279,20 @@ class Replies:
         *,
         key: str,
         to: str,
-        subject: str,
-        body: str,
-        lang: str,
+        template: str,
+        params: Mapping[str, Any],
+        answering: Message | None,
         now: datetime,
-        in_reply_to: str | None,
         kind: str,
     ) -> OutboxRow:
         """One of the daemon's own answers about ``game`` to one address (a confirmation
-        request, a lapsed confirmation, a refused post, a forgery warning): an automatic reply
-        under the mail it answers, addressed like the game's mail, with its HTML alternative,
-        as the outbox row of ``kind``."""
+        request, a lapsed confirmation, a refused post, a forgery warning): ``template`` in
+        its reader's language, an automatic reply under the mail it answers (``answering``),
+        addressed like the game's mail, with its HTML alternative, as the outbox row of
+        ``kind``."""
+        lang = self.lang(game, to)
+        subject, body = self.texts.mail(template, lang, params)
+        mid_in = str(answering.get("Message-ID", "") or "") if answering is not None else ""
         mid, raw = build(
             key=key,
             sender=self.cfg.moderator,
@@ -308,7 +303,7 @@ class Replies:
             date=now,
             id_key=self.id_key,
             auto="auto-replied",
-            in_reply_to=in_reply_to,
+            in_reply_to=mid_in or None,
             **self.from_game(game),
         )
         return make_row(

@@ -3,7 +3,7 @@ a clean bounce record for the seat.
 
 The Table records the ``Substituted`` event and mails the packet (pbem/handover.py); what
 needs the daemon's randomness and its store is here, called for every step the daemon is
-about to commit (``RepliesMixin._rows``, pbem/daemon/replies.py). The code's hash is stored
+about to commit (``Replies.rows``, pbem/daemon/replies.py). The code's hash is stored
 just before the step's commit: a crash between them leaves a hash whose code was never
 mailed, for a seat whose substitution was not committed; the request (a spool file, or the
 admin's mail, both applied again after a crash) then issues another code, so the window

@@ -230,13 +230,13 @@ async def _serve_once(
         on_service(svc)
     worker = asyncio.create_task(svc.worker(), name="worker")
     sender = asyncio.create_task(svc.sender.run(), name="sender")
-    clock = asyncio.create_task(svc.watch_clock(), name="clock")
-    requests = asyncio.create_task(svc.watch_requests(), name="requests")
+    clock = asyncio.create_task(svc.clock_jumps.watch(), name="clock")
+    requests = asyncio.create_task(svc.operator.watch(), name="requests")
     probe = asyncio.create_task(probe_smtp_login(cfg, login_refused), name="smtp-login")
     beating = asyncio.create_task(beat.run(svc), name="heartbeat")
     drain: asyncio.Task[None] | None = None
     try:
-        await svc.submit(Call(svc.deadlines.recover_resolving))
+        await svc.work.submit(Call(svc.deadlines.recover_resolving))
         drain = asyncio.create_task(_drain_at_startup(svc, mk), name="startup-drain")
         # deadlines wait for the drain (mail that arrived before them counts first, §5.4), but
         # no longer than a due deadline waits for the mailbox: a server down at start-up must
@@ -249,7 +249,7 @@ async def _serve_once(
             svc.deadlines.rearm(game)
         sched.start()
         await drain
-        await svc.imap_loop(mk, notifier.max_wait(cfg.imap.idle_renew))
+        await svc.imap.run(mk, notifier.max_wait(cfg.imap.idle_renew))
     except asyncio.CancelledError:
         pass
     except LoginRefused as exc:  # IMAP, at start-up or at a reconnection
@@ -273,8 +273,8 @@ async def _serve_once(
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(ticker, 5)
         await smtp.close()
-        if svc.mailbox is not None:
-            await asyncio.to_thread(svc.mailbox.close)
+        if svc.imap.mailbox is not None:
+            await asyncio.to_thread(svc.imap.mailbox.close)
         svc.close()
     if svc.disk_full is not None and not refused:
         return svc.disk_full
@@ -284,12 +284,12 @@ async def _serve_once(
 
 
 async def _drain_at_startup(svc: Service, mk: Callable[[], Mailbox]) -> None:
-    """Connect and drain the mailbox once (:meth:`Service.drain_at_startup`), reconnecting if
+    """Connect and drain the mailbox once (:meth:`ImapLoop.drain_at_startup <pbem.daemon.imap_loop.ImapLoop.drain_at_startup>`), reconnecting if
     the server drops meanwhile (F3): what was committed is deduplicated by the ledger."""
     while True:
-        box = await svc.connect_imap(mk)
+        box = await svc.imap.connect(mk)
         try:
-            await svc.drain_at_startup(box)
+            await svc.imap.drain_at_startup(box)
             return
         except ImapDown as exc:
             log.warning("IMAP dropped during the start-up drain (%s): reconnecting", exc)
@@ -324,7 +324,7 @@ class Heartbeat:
         while not svc.stopping:
             self.record["at"] = datetime.now(UTC).isoformat()
             heartbeat.write(svc.root, self.record)
-            await svc._sleep(self.every)
+            await svc.work.sleep(self.every)
 
     def stopped(self, root: Path, rc: int) -> None:
         now = datetime.now(UTC).isoformat()

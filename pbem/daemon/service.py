@@ -19,7 +19,6 @@ windows ride along with the outbox writes (:mod:`pbem.daemon.limits`) and are re
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import Counter
@@ -34,14 +33,14 @@ from pbem.adapters.idkey import message_id_key
 from pbem.adapters.spool import RequestSpool
 from pbem.adapters.store import DaemonStore, DirLock, GameStore, clean_stale_game_dirs, list_games
 from pbem.daemon.bounces import Bounces, load_verp_key
-from pbem.daemon.clock import ClockMixin
-from pbem.daemon.clockwatch import ClockJump, ClockWatch
+from pbem.daemon.clock import ClockJumps
+from pbem.daemon.clockwatch import ClockWatch
 from pbem.daemon.config import Config
 from pbem.daemon.confirm import Confirmations
 from pbem.daemon.crashloop import CrashLoop
 from pbem.daemon.deadlines import Deadlines
 from pbem.daemon.diskfull import is_disk_full
-from pbem.daemon.imap_loop import ImapLoopMixin
+from pbem.daemon.imap_loop import ImapLoop
 from pbem.daemon.intake.guard import Intake
 from pbem.daemon.limits import GlobalCap, SenderLimits, Windows, merge_windows
 from pbem.daemon.listgate import CONFIRM_REQUESTS, PosterLimits
@@ -50,30 +49,25 @@ from pbem.daemon.ports import (
     Engine,
     FaultHook,
     Game,
-    Mailbox,
     Scheduler,
     no_fault,
 )
-from pbem.daemon.queue import QueueMixin
+from pbem.daemon.queue import WorkQueue, Writer
 from pbem.daemon.relay import Relay
 from pbem.daemon.replies import Replies
-from pbem.daemon.requests import OperatorRequestsMixin
+from pbem.daemon.requests import OperatorRequests
 from pbem.daemon.routing import Router
-from pbem.daemon.work import WorkItem
 from pbem.mail.dkim import Resolver
-from pbem.mail.render import shared_renderer
+from pbem.mail.render import Renderer, shared_renderer
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
-class Service(
-    OperatorRequestsMixin,
-    QueueMixin,
-    ImapLoopMixin,
-    ClockMixin,
-):
-    """The coordinator. ``engine`` is the Table class; ``scheduler`` arms deadline jobs."""
+class Service:
+    """The coordinator: its lifecycle (open, the writer, the stop, close) and its parts, each
+    made once with what it reads and what it calls (:meth:`_make_parts`). ``engine`` is the
+    Table class; ``scheduler`` arms deadline jobs."""
 
     cfg: Config
     engine: Engine
@@ -83,22 +77,18 @@ class Service(
     fault: FaultHook = no_fault
     on_alive: Callable[[], None] = field(default=lambda: None)
     games: dict[str, Game] = field(default_factory=dict)
-    queue: asyncio.Queue[WorkItem] = field(default_factory=asyncio.Queue)
-    stopping: bool = False
+    #: the single writer's queue and the stop (a stop may come while the service opens)
+    work: WorkQueue = field(default_factory=WorkQueue)
     limits: SenderLimits = field(init=False)
     daemon: DaemonStore = field(init=False)
     sender: OutboxSender = field(init=False)
     lock: DirLock | None = None
-    mailbox: Mailbox | None = None
     daemon_keys: set[str] = field(default_factory=set)
     stats: Counter[str] = field(default_factory=Counter)
     resolver: Resolver = field(default_factory=DnsResolver)  # DKIM keys for auth "dkim_verify"
     # clock-jump detection (F14): the monotonic clock is injectable like the wall clock
     monotonic: Callable[[], float] = field(default=time.monotonic)
     clockwatch: ClockWatch = field(default_factory=ClockWatch)
-    clock_jump: ClockJump | None = None  # detected, not handled yet
-    clock_hold: bool = False  # a jump is being handled: scheduler-fired deadlines wait
-    clock_alerted: set[str] = field(default_factory=set)
     cap: GlobalCap = field(init=False)
     #: relayed chat: per-poster limits and its share of the outbound cap (pbem.daemon.listgate)
     posters: PosterLimits = field(init=False)
@@ -110,7 +100,8 @@ class Service(
     disk_full: BaseException | None = None
     #: the Message-ID key (pbem.adapters.idkey): ids carry no guessable information
     id_key: bytes = field(init=False, default=b"")
-    #: the collaborators, made at :meth:`open` (they need the stores and the Message-ID key)
+    texts: Renderer = field(init=False)  # the daemon's own player-facing texts
+    #: the parts, made at :meth:`open` (they need the stores and the Message-ID key)
     replies: Replies = field(init=False)
     bounces: Bounces = field(init=False)
     router: Router = field(init=False)
@@ -119,6 +110,10 @@ class Service(
     confirmations: Confirmations = field(init=False)
     crashloop: CrashLoop = field(init=False)
     intake: Intake = field(init=False)
+    clock_jumps: ClockJumps = field(init=False)
+    operator: OperatorRequests = field(init=False)
+    imap: ImapLoop = field(init=False)
+    writer: Writer = field(init=False)
 
     def __post_init__(self) -> None:
         self.limits = SenderLimits(
@@ -135,7 +130,7 @@ class Service(
         )
         share = max(1, int(self.cfg.outbound_cap_per_hour * lim.relay_share))
         self.chat_cap = GlobalCap(share, name="cap:relay")
-        self.texts = shared_renderer(self.cfg.timezone)  # the daemon's own player-facing texts
+        self.texts = shared_renderer(self.cfg.timezone)
 
     @property
     def root(self) -> Path:
@@ -160,18 +155,23 @@ class Service(
         self.daemon.limits_hook = self._limit_changes
         self.daemon_keys = self.daemon.ledger_keys()
         self.id_key = message_id_key(self.root)
+        self._make_parts()
+        self.scan_games()
+        self.restore_limits()
+        self.crashloop.recover()
+        self.crashloop.opened_at = self.monotonic()
+
+    def _make_parts(self) -> None:
+        """Each part, with what it reads and what it calls (in the order they need each other)."""
+        ours = self.our_addresses
+        work = self.work
+        wake = self.wake_sender
         self.replies = Replies(
             self.cfg, self.texts, self.id_key, self.limits, self.games, self.stats
         )
         self.bounces = Bounces(
-            self.cfg,
-            self.games,
-            load_verp_key(self.daemon),
-            self.replies,
-            self.stats,
-            self.wake_sender,
+            self.cfg, self.games, load_verp_key(self.daemon), self.replies, self.stats, wake
         )
-        ours = self.our_addresses
         self.router = Router(self.cfg, self.games, self.id_key, ours, self.replies)
         self.relay_list = Relay(
             self.cfg,
@@ -182,19 +182,18 @@ class Service(
             self.replies,
             self.bounces,
             self.fault,
-            self.wake_sender,
+            wake,
         )
         self.deadlines = Deadlines(
             self.cfg,
             self.games,
             self.clock,
             self.scheduler,
-            self.submit_nowait,
+            work.submit_nowait,
             self.replies,
             self.relay_list,
             self.fault,
-            self.wake_sender,
-            interrupt=self.interrupt_mailbox,
+            wake,
         )
         self.confirmations = Confirmations(
             self.cfg,
@@ -204,7 +203,7 @@ class Service(
             self.bounces,
             self.deadlines.rearm,
             self.fault,
-            self.wake_sender,
+            wake,
         )
         self.crashloop = CrashLoop(
             self.cfg,
@@ -217,7 +216,7 @@ class Service(
             ours,
             self.replies,
             self.fault,
-            self.wake_sender,
+            wake,
         )
         self.intake = Intake(
             self.cfg,
@@ -233,8 +232,61 @@ class Service(
             self,
             self.stats,
             self.fault,
-            self.wake_sender,
-            stopping=lambda: self.stopping,
+            wake,
+            work.is_stopping,
+        )
+        self.clock_jumps = ClockJumps(
+            self.cfg,
+            self.clockwatch,
+            self.clock,
+            self.monotonic,
+            self.daemon,
+            self.replies,
+            self.interrupt_mailbox,
+            work.sleep,
+            work.is_stopping,
+            wake,
+        )
+        self.imap = ImapLoop(
+            self.cfg,
+            self.clock,
+            self.daemon,
+            self.daemon_keys,
+            work.submit,
+            self.deadlines,
+            self.clock_jumps,
+            self.replies,
+            self.scan_games_and_rearm,
+            self.on_alive,
+            self.fault,
+            wake,
+            work.sleep,
+            work.is_stopping,
+        )
+        self.deadlines.interrupt = self.imap.interrupt  # made before the loop that fetches
+        self.operator = OperatorRequests(
+            self.root,
+            self.requests,
+            self.games,
+            self,
+            work.submit,
+            self.scan_games_and_rearm,
+            self.crashloop.held_due,
+            self.intake.retry_held,
+            work.sleep,
+            work.is_stopping,
+        )
+        self.writer = Writer(
+            work,
+            self.daemon,
+            self.games,
+            self.intake,
+            self.crashloop,
+            self.deadlines,
+            self.clock_jumps,
+            self.write_failed,
+            self.fault,
+            wake,
         )
         self.sender = OutboxSender(
             transport=self.transport,
@@ -250,15 +302,34 @@ class Service(
             verp=self.bounces.verp_sender if self.cfg.verp else None,
             coalesce=self.cfg.coalesce_replies,
             texts=self.replies.bilingual,
-            on_error=lambda exc: self._write_failed(exc) if is_disk_full(exc) else None,
+            on_error=lambda exc: self.write_failed(exc) if is_disk_full(exc) else None,
             id_key=self.id_key,
             html_mail=self.cfg.html_mail,
             chat_cap=self.chat_cap if self.relay else None,
         )
-        self.scan_games()
-        self.restore_limits()
-        self.crashloop.recover()
-        self.crashloop.opened_at = self.monotonic()
+        work.on_stop += [self.imap.interrupt, self.sender.stop]
+
+    @property
+    def stopping(self) -> bool:
+        """SIGTERM was handled: no new work is taken."""
+        return self.work.stopping
+
+    def request_stop(self) -> None:
+        """SIGTERM: stop taking new items; the one in hand is finished (it runs synchronously)."""
+        self.work.request_stop()
+
+    async def worker(self) -> None:
+        """The single writer: take items one at a time until the stop (needs :meth:`open`)."""
+        await self.writer.run()
+
+    def write_failed(self, exc: BaseException) -> None:
+        """A state write failed (the writer, or the sender removing a sent row): stop."""
+        if is_disk_full(exc):
+            self.disk_full = self.disk_full or exc
+            log.critical("disk full: %s; pausing until space returns", exc)
+        else:
+            log.critical("state write failed: %s; stopping", exc)
+        self.request_stop()
 
     def close(self) -> None:
         """Let go of the in-flight marker and the writer lock (``open`` takes them again)."""
@@ -276,8 +347,7 @@ class Service(
 
     def interrupt_mailbox(self) -> None:
         """The IMAP loop's wait (IDLE or the poll's sleep) ends now."""
-        if self.mailbox is not None:
-            self.mailbox.interrupt.set()
+        self.imap.interrupt()
 
     def scan_games_and_rearm(self) -> None:
         """Load the games created since the last scan and arm their deadlines."""

@@ -201,22 +201,22 @@ def test_long_forward_jump_extends_and_tells_players(tmp_path: Path) -> None:
     clocks = Clocks()
     svc = _service(tmp_path, clocks)
     box = FakeBox([])
-    svc.mailbox = box
+    svc.imap.mailbox = box
     due = T0 + timedelta(hours=1)
 
     async def body() -> None:
-        assert svc.note_clock() is None  # the baseline
+        assert svc.clock_jumps.note() is None  # the baseline
         clocks.advance(10)
         clocks.jump(timedelta(days=3))
-        jump = svc.note_clock()
+        jump = svc.clock_jumps.note()
         assert jump is not None and jump.forward and jump.skew == timedelta(days=3)
         assert box.interrupt.is_set(), "the IMAP wait is cut short"
         # APScheduler reads the wall clock: it fires the deadline at once; it is held
-        assert await svc.submit(Deadline("g1", "phase-1")) is False
-        assert await svc.submit(Reminder("g1", "phase-1", 1.0)) == 0
+        assert await svc.work.submit(Deadline("g1", "phase-1")) is False
+        assert await svc.work.submit(Reminder("g1", "phase-1", 1.0)) == 0
         assert _events(svc) == [("phase", 1, None)]
-        await svc.handle_clock_jump(box)
-        assert svc.clock_jump is None and not svc.clock_hold
+        await svc.imap.handle_clock_jump(box)
+        assert svc.clock_jumps.pending is None and not svc.clock_jumps.hold
         (rec,) = svc.games["g1"].store.deadline_states().values()
         new = datetime.fromisoformat(rec["extended_to"])
         assert new == clocks.wall + timedelta(hours=24) and rec["state"] == "open"
@@ -234,8 +234,8 @@ def test_long_forward_jump_extends_and_tells_players(tmp_path: Path) -> None:
         assert "Traité comme une panne" in text and "Treated as an outage" in text
         # the extended deadline then resolves once
         clocks.advance(24 * 3600 + 1)
-        assert await svc.submit(Deadline("g1", "phase-1")) is True
-        assert await svc.submit(Deadline("g1", "phase-1")) is False
+        assert await svc.work.submit(Deadline("g1", "phase-1")) is True
+        assert await svc.work.submit(Deadline("g1", "phase-1")) is False
         assert [e[0] for e in _events(svc)] == ["phase", "phase"]
         assert due < new
 
@@ -270,14 +270,14 @@ def test_extension_after_a_clock_jump_is_worded_as_a_jump(tmp_path: Path) -> Non
     clocks = Clocks()
     svc = _service(tmp_path, clocks)
     box = FakeBox([])
-    svc.mailbox = box
+    svc.imap.mailbox = box
 
     async def body() -> None:
-        svc.note_clock()
+        svc.clock_jumps.note()
         clocks.advance(10)
         clocks.jump(timedelta(days=3))
-        svc.note_clock()
-        await svc.handle_clock_jump(box)
+        svc.clock_jumps.note()
+        await svc.imap.handle_clock_jump(box)
         subject, text = _extension_mail(svc)
         assert subject == "[g1] Échéance repoussée / [g1] Deadline extended"
         assert text.index("L'horloge du serveur a fait un bond en avant de 72.0 h") < text.index(
@@ -296,11 +296,11 @@ def test_extension_after_an_outage_keeps_the_outage_wording(tmp_path: Path) -> N
     clocks = Clocks()
     svc = _service(tmp_path, clocks)
     box = FakeBox([])
-    svc.mailbox = box
+    svc.imap.mailbox = box
 
     async def body() -> None:
         clocks.advance(3 * 24 * 3600)  # the daemon was down: no jump seen, start-up drain
-        await svc.drain_at_startup(box, down=timedelta(days=3))
+        await svc.imap.drain_at_startup(box, down=timedelta(days=3))
         subject, text = _extension_mail(svc)
         assert subject == "[g1] Échéance repoussée / [g1] Deadline extended"
         assert "Le maître du jeu a été injoignable pendant 72.0 h" in text
@@ -320,13 +320,13 @@ def test_short_forward_jump_drains_mail_first_then_resolves_in_order(tmp_path: P
             _fetched(8, "bob@example.test", "CMD late", due + timedelta(minutes=10)),
         ]
     )
-    svc.mailbox = box
+    svc.imap.mailbox = box
 
     async def body() -> None:
-        svc.note_clock()
+        svc.clock_jumps.note()
         clocks.jump(timedelta(minutes=90))  # < outage_threshold_hours: drain, then resolve
-        assert await svc.submit(Deadline("g1", "phase-1")) is False  # held
-        await svc.handle_clock_jump(box)
+        assert await svc.work.submit(Deadline("g1", "phase-1")) is False  # held
+        await svc.imap.handle_clock_jump(box)
         assert _events(svc) == [
             ("phase", 1, None),
             ("cmd", "early", 1),
@@ -344,22 +344,22 @@ def test_backward_jump_rearms_and_resolves_nothing_twice(tmp_path: Path) -> None
     clocks = Clocks()
     svc = _service(tmp_path, clocks)
     box = FakeBox([])
-    svc.mailbox = box
+    svc.imap.mailbox = box
 
     async def body() -> None:
-        svc.note_clock()
+        svc.clock_jumps.note()
         clocks.advance(3600)
-        assert await svc.submit(Deadline("g1", "phase-1")) is True
+        assert await svc.work.submit(Deadline("g1", "phase-1")) is True
         after_first = _events(svc)
         assert [e[0] for e in after_first] == ["phase", "phase"]
         clocks.jump(-timedelta(hours=2))  # back before the resolved deadline
-        jump = svc.note_clock()
+        jump = svc.clock_jumps.note()
         assert jump is not None and not jump.forward
         # a stale timer for the resolved phase, fired before and after the handling
-        assert await svc.submit(Deadline("g1", "phase-1")) is False
-        await svc.handle_clock_jump(box)
-        assert await svc.submit(Deadline("g1", "phase-1")) is False
-        assert await svc.submit(Deadline("g1", "phase-1", clocks.wall)) is False
+        assert await svc.work.submit(Deadline("g1", "phase-1")) is False
+        await svc.imap.handle_clock_jump(box)
+        assert await svc.work.submit(Deadline("g1", "phase-1")) is False
+        assert await svc.work.submit(Deadline("g1", "phase-1", clocks.wall)) is False
         assert _events(svc) == after_first
         # the next phase stays armed at its own (wall) time, not resolved early
         nxt = svc.games["g1"].table.deadlines()["phase-2"]
@@ -402,19 +402,19 @@ def test_jump_survives_an_imap_drop_mid_handling(tmp_path: Path) -> None:
     clocks = Clocks()
     svc = _service(tmp_path, clocks)
     box = DroppingBox([])
-    svc.mailbox = box
+    svc.imap.mailbox = box
 
     async def body() -> None:
-        svc.note_clock()
+        svc.clock_jumps.note()
         clocks.jump(timedelta(days=3))
-        svc.note_clock()
+        svc.clock_jumps.note()
         with pytest.raises(ImapDown):
-            await svc.handle_clock_jump(box)
+            await svc.imap.handle_clock_jump(box)
         # still pending: a scheduler-fired deadline stays held until the reconnection
-        assert svc.clock_jump is not None and not svc.clock_hold
-        assert await svc.submit(Deadline("g1", "phase-1")) is False
-        await svc.handle_clock_jump(box)
-        assert svc.clock_jump is None
+        assert svc.clock_jumps.pending is not None and not svc.clock_jumps.hold
+        assert await svc.work.submit(Deadline("g1", "phase-1")) is False
+        await svc.imap.handle_clock_jump(box)
+        assert svc.clock_jumps.pending is None
         (rec,) = svc.games["g1"].store.deadline_states().values()
         assert rec.get("extended_to") and _events(svc) == [("phase", 1, None)]
         alerts = [r for r in svc.daemon.outbox() if r["kind"] == "alert"]

@@ -141,7 +141,7 @@ def test_poison_that_kills_is_blamed_alone_and_quarantined(world: World) -> None
     for _run in range(10):
         svc = world.start()
         try:
-            done = svc.handle_batch(world.fetched(*burst))
+            done = svc.writer.handle_batch(world.fetched(*burst))
         except Died:
             deaths += 1
             continue
@@ -176,7 +176,7 @@ def test_poison_that_kills_is_blamed_alone_and_quarantined(world: World) -> None
     assert "s'est arrêté brutalement" in text and "« orders »" in text
     # stable afterwards: the quarantined mail is only moved, new mail is applied
     svc = world.start()
-    again = svc.handle_batch(world.fetched(burst[2], cmd("alice", "later")))
+    again = svc.writer.handle_batch(world.fetched(burst[2], cmd("alice", "later")))
     assert sorted(again.values()) == ["processed", "quarantine"]
     assert world.words()["later"] == 1
     assert len(_notices(world, "carol@example.test")) == 1, "told once"
@@ -187,7 +187,7 @@ def test_blame_is_counted_once_if_start_up_dies_before_clearing_the_record(world
     burst = _burst(poison_at=1, n=3)
     svc = world.start()
     with pytest.raises(Died):
-        svc.handle_batch(world.fetched(*burst))
+        svc.writer.handle_batch(world.fetched(*burst))
     assert svc.crashloop.inflight is not None
     rec = svc.crashloop.inflight.read()
     assert rec is not None
@@ -219,13 +219,13 @@ def test_mail_blamed_once_by_a_kill_from_outside_is_cleared_when_it_succeeds(
 
     world.fault_at["after_fetch_parse"] = kill_while_victim_in_hand
     with pytest.raises(Died):
-        svc.handle_batch(world.fetched(*burst))
+        svc.writer.handle_batch(world.fetched(*burst))
     world.fault_at.clear()
     svc = world.start()
     (row,) = world.daemon_store().shunt_rows()
     assert row["key"] == victim and row["status"] == "failing" and row["failures"] == 1
     world.faults.clear()
-    svc.handle_batch(world.fetched(*burst))
+    svc.writer.handle_batch(world.fetched(*burst))
     # [w0] [victim alone] [w2 w3 w4]: three runs, three group commits
     assert world.faults.count("after_group") == 3
     assert world.words() == Counter({f"w{i}": 1 for i in range(5)})
@@ -247,7 +247,7 @@ def test_death_during_the_group_write_isolates_the_suspects(world: World) -> Non
 
     world.fault_at["mid_state_write"] = die_in_the_group_write
     with pytest.raises(Died):
-        svc.handle_batch(world.fetched(*burst))
+        svc.writer.handle_batch(world.fetched(*burst))
     world.fault_at.clear()
     assert svc.crashloop.marker is not None and svc.crashloop.marker.read() is not None
     assert svc.crashloop.marker.read()[1] == COMMIT  # type: ignore[index]
@@ -255,7 +255,7 @@ def test_death_during_the_group_write_isolates_the_suspects(world: World) -> Non
     assert set(svc.crashloop.suspects) == {content_key(bytes(m)) for m in burst}
     assert world.daemon_store().shunt_rows() == [], "nobody is blamed"
     world.faults.clear()
-    done = svc.handle_batch(world.fetched(*burst))
+    done = svc.writer.handle_batch(world.fetched(*burst))
     assert list(done.values()) == ["processed"] * 4
     assert world.faults.count("after_group") == 4, "one suspect per batch"
     assert svc.crashloop.suspects == {}
@@ -276,13 +276,13 @@ def test_outside_kills_on_one_mail_in_runs_not_consecutive_do_not_hold_it(world:
         svc = world.start()
         _kill_while_in_hand(world, svc, in_hand)
         with pytest.raises(Died):
-            svc.handle_batch(world.fetched(*burst))
+            svc.writer.handle_batch(world.fetched(*burst))
         world.fault_at.clear()
     svc = world.start()
     rows = {r["key"]: r for r in world.daemon_store().shunt_rows()}
     assert rows[victim]["status"] == "failing" and rows[victim]["failures"] == 2
     assert rows[victim]["crashes"] == 3
-    done = svc.handle_batch(world.fetched(*burst))
+    done = svc.writer.handle_batch(world.fetched(*burst))
     assert list(done.values()) == ["processed"] * 5
     assert world.words() == Counter({f"w{i}": 1 for i in range(5)})
     assert world.daemon_store().shunt_rows() == []
@@ -302,10 +302,10 @@ def test_good_mail_held_by_outside_kills_is_retried_once_the_daemon_is_stable(
         svc = world.start()
         _kill_while_in_hand(world, svc, victim)
         with pytest.raises(Died):
-            svc.handle_batch(world.fetched(*burst))
+            svc.writer.handle_batch(world.fetched(*burst))
         world.fault_at.clear()
     svc = world.start()
-    done = svc.handle_batch(world.fetched(*burst))
+    done = svc.writer.handle_batch(world.fetched(*burst))
     assert sorted(done.values()) == ["processed"] * 4 + ["quarantine"]
     (row,) = world.daemon_store().shunt_rows()
     assert row["key"] == victim and row["status"] == "quarantined" and row["told"] is True
@@ -322,7 +322,7 @@ def test_good_mail_held_by_outside_kills_is_retried_once_the_daemon_is_stable(
     assert world.daemon_store().shunt_rows() == []
     assert svc.crashloop.held_due() == []
     # the IMAP copy (moved to the quarantine folder) seen again: deduplicated
-    assert svc.handle_batch(world.fetched(burst[1])) == {world.uid: "processed"}
+    assert svc.writer.handle_batch(world.fetched(burst[1])) == {world.uid: "processed"}
     assert world.words()["w1"] == 1
 
 
@@ -339,7 +339,7 @@ def test_poison_retried_when_stable_dies_again_and_stays_held_within_the_bound(
     for _run in range(10):
         svc = world.start()
         try:
-            svc.handle_batch(world.fetched(*burst))
+            svc.writer.handle_batch(world.fetched(*burst))
             world.advance(world.cfg.quarantine_retry_seconds)
             if not svc.crashloop.held_due():
                 break
@@ -373,7 +373,7 @@ def test_mail_held_after_raising_tells_its_sender_and_is_not_retried_alone(
     boom = mail("alice@example.test", "CMD p1\nBOOM\n", to="moderator+g1@example.test")
     svc = world.start()
     for _n in range(world.cfg.max_failures):
-        svc.handle_batch(world.fetched(boom))
+        svc.writer.handle_batch(world.fetched(boom))
     (row,) = world.daemon_store().shunt_rows()
     assert row["status"] == "quarantined" and row["told"] is True
     (notice,) = _notices(world, "alice@example.test")
@@ -395,7 +395,7 @@ def test_shunt_row_of_a_mail_applied_just_before_a_death_is_dropped(world: World
     svc = world.start()
     _kill_while_in_hand(world, svc, victim)
     with pytest.raises(Died):
-        svc.handle_batch(world.fetched(*burst))
+        svc.writer.handle_batch(world.fetched(*burst))
     world.fault_at.clear()
     svc = world.start()
     assert [r["key"] for r in world.daemon_store().shunt_rows()] == [victim]
@@ -412,12 +412,12 @@ def test_shunt_row_of_a_mail_applied_just_before_a_death_is_dropped(world: World
 
     world.fault_at["mid_state_write"] = die_in_the_victims_daemon_write
     with pytest.raises(Died):
-        svc.handle_batch(world.fetched(*burst))
+        svc.writer.handle_batch(world.fetched(*burst))
     world.fault_at.clear()
     assert world.words()["w1"] == 1, "the game's write was done"
     svc = world.start()
     assert world.daemon_store().shunt_rows() == []
-    svc.handle_batch(world.fetched(*burst))
+    svc.writer.handle_batch(world.fetched(*burst))
     assert world.words() == Counter({"w0": 1, "w1": 1, "w2": 1})
 
 
@@ -426,7 +426,7 @@ def test_a_reboot_blames_nobody(world: World) -> None:
     burst = _burst(poison_at=0, n=1)
     svc = world.start()
     with pytest.raises(Died):
-        svc.handle_batch(world.fetched(*burst))
+        svc.writer.handle_batch(world.fetched(*burst))
     # the machine went down instead: the boot id in the in-flight record differs
     assert svc.crashloop.inflight is not None
     rec = svc.crashloop.inflight.read()
@@ -443,7 +443,7 @@ def test_one_extra_durable_write_per_batch(world: World) -> None:
     world.new_game()
     svc = world.start()
     world.faults.clear()
-    svc.handle_batch(world.fetched(*[cmd(PLAYERS[i % 3], f"w{i}") for i in range(20)]))
+    svc.writer.handle_batch(world.fetched(*[cmd(PLAYERS[i % 3], f"w{i}") for i in range(20)]))
     # the in-flight record (daemon.json), then the group: the game's head only
     assert world.faults.count("mid_state_write") == 2
     assert world.faults.count("after_group") == 1

@@ -46,7 +46,7 @@ class Arms:
 
 
 def _deadline(svc: Any, gid: str) -> Any:
-    return svc.run_item(WorkItem(Deadline(gid, KEY), None))  # type: ignore[arg-type]
+    return svc.writer.run_item(WorkItem(Deadline(gid, KEY), None))  # type: ignore[arg-type]
 
 
 def _states(world: World, gid: str) -> list[dict[str, Any]]:
@@ -105,7 +105,7 @@ def test_a_raising_deadline_stalls_its_game_only(
     assert _deadline(svc, "g1") is False and len(_states(world, "g1")) == 1
     assert _deadline(svc, "g2") is True
     # the paused game's mail still counts
-    done = svc.handle_batch(world.fetched(cmd("alice", "still")))
+    done = svc.writer.handle_batch(world.fetched(cmd("alice", "still")))
     assert list(done.values()) == ["processed"] and world.words("g1")["still"] == 1
     # a restart keeps it paused and alerts nobody again
     svc = world.start()

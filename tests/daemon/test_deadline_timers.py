@@ -40,7 +40,7 @@ class Timers:
 async def _fire(svc: Service, timer: Callable[[], Awaitable[None]]) -> None:
     """The timer fires; the writer takes what it queued (then a no-op item, waited for)."""
     await timer()
-    await svc.submit(Call(lambda: None))
+    await svc.work.submit(Call(lambda: None))
 
 
 def test_a_timer_armed_before_an_extension_does_not_resolve_the_extended_deadline(

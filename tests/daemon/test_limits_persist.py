@@ -25,16 +25,16 @@ def _no_game(sender: str, i: int) -> EmailMessage:
 def test_error_reply_window_survives_a_restart(world: World) -> None:
     frank = "frank@example.test"
     svc = world.start()
-    svc.handle_batch(world.fetched(_no_game(frank, 1)))
+    svc.writer.handle_batch(world.fetched(_no_game(frank, 1)))
     assert [r["rcpts"] for r in world.daemon_store().outbox()] == [[frank]]
     world.now += timedelta(minutes=30)
     svc = world.start()  # a restart (or a crash loop) within the hour
-    svc.handle_batch(world.fetched(_no_game(frank, 2)))
+    svc.writer.handle_batch(world.fetched(_no_game(frank, 2)))
     assert len(world.daemon_store().outbox()) == 1, "no second error reply within the hour"
     assert svc.stats.get("processed") == 1
     world.now += timedelta(minutes=31)
     svc = world.start()
-    svc.handle_batch(world.fetched(_no_game(frank, 3)))
+    svc.writer.handle_batch(world.fetched(_no_game(frank, 3)))
     assert len(world.daemon_store().outbox()) == 2, "the hour has passed"
 
 
@@ -45,8 +45,8 @@ def test_daily_window_is_persisted_with_the_game_rows(world: World) -> None:
     world.cfg = make_cfg(world.cfg.data_dir.parent, autos_per_day=2)
     world.new_game()
     svc = world.start()
-    svc.handle_batch(world.fetched(cmd("alice", "a1")))
-    svc.handle_batch(world.fetched(cmd("alice", "a2")))
+    svc.writer.handle_batch(world.fetched(cmd("alice", "a1")))
+    svc.writer.handle_batch(world.fetched(cmd("alice", "a2")))
     head = GameStore(world.cfg.data_dir / "games" / "g1", readonly=True).limit_windows()
     assert len(head["auto:alice@example.test"]) == 2
 
@@ -67,13 +67,13 @@ def test_members_reply_budget_is_persisted_with_the_game_rows(world: World) -> N
 
     svc = world.start()
     n = outbox()
-    svc.handle_batch(world.fetched(no_command(1)))
-    svc.handle_batch(world.fetched(no_command(2)))
+    svc.writer.handle_batch(world.fetched(no_command(1)))
+    svc.writer.handle_batch(world.fetched(no_command(2)))
     assert outbox() == n + 2, "a second reply that changes nothing is answered"
     head = GameStore(world.cfg.data_dir / "games" / "g1", readonly=True).limit_windows()
     assert len(head["reply:alice@example.test"]) == 2
     svc = world.start()
-    svc.handle_batch(world.fetched(no_command(3)))
+    svc.writer.handle_batch(world.fetched(no_command(3)))
     assert outbox() == n + 2
     assert svc.stats.get("rate_limited") == 1
 
@@ -85,7 +85,7 @@ def test_global_cap_survives_a_restart(world: World) -> None:
         return sum(r != [ADMIN] for r in world.transport.sent)  # alerts bypass the cap
 
     svc = world.start()
-    svc.handle_batch(world.fetched(*[_no_game(f"u{i}@example.test", i) for i in range(3)]))
+    svc.writer.handle_batch(world.fetched(*[_no_game(f"u{i}@example.test", i) for i in range(3)]))
     asyncio.run(svc.sender.drain_once())
     assert replies_sent() == 2, "the cap holds the third reply"
     assert len(world.daemon_store().limit_windows()["cap"]) == 2, "written with the removals"

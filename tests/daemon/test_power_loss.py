@@ -4,7 +4,7 @@ every point, against what a disk with its cache cleared could hold (RELIABILITY 
 ``tests/support/lazyfs.py`` records the ``os`` calls of a realistic workload (service start-up, a game
 created, commits with events + outbox rows + ledger keys through several segment compactions,
 daemon commits, outbox deletions, a failed game creation, a restart that cleans stale temps,
-group commits over daemon.json and two games as ``Service.handle_batch`` makes them).
+group commits over daemon.json and two games as ``Writer.handle_batch`` makes them).
 For every operation of that log, a power cut there may leave many disks (unsynced data lost,
 torn or flushed; each unsynced directory change there or not). Each one is written to a fresh
 directory and opened as ``Service.open`` does. F1's criterion must hold: the state is readable
@@ -133,7 +133,7 @@ def workload(base: Path, rec: Recorder, commits: int) -> None:
             with rec.step("g2 commit"):
                 g2.commit(events=[{"e": "j"}], ledger_key="g2-k1", outbox=[{"message_id": "<g2>"}])
         if i in (13, 22):
-            # as Service.handle_batch: several mails, one durable write per touched file
+            # as Writer.handle_batch: several mails, one durable write per touched file
             with rec.step(f"group commit {i}"), contextlib.ExitStack() as stack:
                 stack.enter_context(daemon.db.group())
                 for gs in (g1, g2):

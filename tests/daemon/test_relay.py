@@ -238,5 +238,5 @@ def test_a_post_reaches_the_game_whose_own_list_it_was_sent_to(tmp_path: Path) -
         create_game(world.cfg, setup, world.engine, world.now)
     svc = world.start()
     post = mail(f"{P3[0]}@{DOMAIN}", "CMD second", to=f"two@lists.{DOMAIN}")
-    assert svc.handle_batch(world.fetched(post)) == {world.uid: "processed"}
+    assert svc.writer.handle_batch(world.fetched(post)) == {world.uid: "processed"}
     assert world.words("g2") == {"second": 1} and not world.words("g1")

@@ -64,7 +64,7 @@ def post(world: World, sender: str, body: str, **headers: str) -> EmailMessage:
 
 def feed(world: World, *msgs: EmailMessage) -> None:
     assert world.svc is not None
-    assert set(world.svc.handle_batch(world.fetched(*msgs)).values()) == {"processed"}
+    assert set(world.svc.writer.handle_batch(world.fetched(*msgs)).values()) == {"processed"}
 
 
 def feed_raw(world: World, raw: bytes) -> None:
@@ -73,7 +73,7 @@ def feed_raw(world: World, raw: bytes) -> None:
     assert world.svc is not None
     world.uid += 1
     fetched = Fetched(world.uid, 1, len(raw), world.now, raw)
-    assert world.svc.handle_batch([fetched]) == {world.uid: "processed"}
+    assert world.svc.writer.handle_batch([fetched]) == {world.uid: "processed"}
 
 
 # ---- item 15: pbem's private mail forwarded to the list -------------------------------------

@@ -60,7 +60,7 @@ def test_relayed_post_of_every_mail_client_carries_no_secret_code(
     create_game(world.cfg, setup, world.engine, world.now, secrets=True)
     svc = world.start()
     raw = (FIXTURES / fixture).read_bytes()
-    assert svc.handle_batch(_fetched(world, raw)) == {world.uid: "processed"}
+    assert svc.writer.handle_batch(_fetched(world, raw)) == {world.uid: "processed"}
     assert world.words() == {"vote1": 1}, "authenticated by the code, the vote counted"
     (row,) = _rows(world, "relay")
     assert sorted(row["rcpts"]) == [f"{p}@example.test" for p in PLAYERS]
@@ -136,7 +136,7 @@ def test_relayed_answer_to_a_role_mail_refers_to_public_mail_only(tmp_path: Path
     post["In-Reply-To"] = private_id
     post["References"] = f"{opening['message_id']} {private_id}"
     post.set_content("Good evening.\n")
-    assert svc.handle_batch(world.fetched(post)) == {world.uid: "processed"}
+    assert svc.writer.handle_batch(world.fetched(post)) == {world.uid: "processed"}
     (row,) = _rows(world, "relay")
     copy = email.message_from_bytes(row["raw"].encode("latin-1"), policy=email.policy.default)
     assert copy["In-Reply-To"] is None

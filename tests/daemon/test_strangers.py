@@ -44,7 +44,9 @@ def run(tmp_path: Path, **daemon: str) -> dict[str, str]:
             "hello\r\n".encode()
             for i, s in enumerate(senders)
         ]
-        svc.handle_batch([Fetched(i, 1, len(r), world.now, r) for i, r in enumerate(raws, 1)])
+        svc.writer.handle_batch(
+            [Fetched(i, 1, len(r), world.now, r) for i, r in enumerate(raws, 1)]
+        )
         assert not world.daemon_store().shunt_rows()
         return replies(world)
     finally:

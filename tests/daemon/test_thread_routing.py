@@ -85,7 +85,7 @@ def test_a_finished_games_thread_leads_to_the_senders_running_game(
 
 def test_the_reply_says_which_game_the_thread_led_to(games: tuple[World, Service, str]) -> None:
     world, svc, g1_post = games
-    svc.handle_batch(world.fetched(_answer("alice@example.test", g1_post)))
+    svc.writer.handle_batch(world.fetched(_answer("alice@example.test", g1_post)))
     assert world.words("g1")["w"] == 1 and world.words("g2")["w"] == 0
     (reply,) = [r for r in svc.games["g1"].store.outbox() if r["kind"] == "reply"]
     msg = email.message_from_bytes(str(reply["raw"]).encode("latin-1"), policy=email.policy.default)
@@ -96,7 +96,7 @@ def test_the_reply_says_which_game_the_thread_led_to(games: tuple[World, Service
     )
     assert "moderator+g1@example.test" in text
     # through the plus-address nothing needs saying
-    svc.handle_batch(
+    svc.writer.handle_batch(
         world.fetched(_answer("bob@example.test", g1_post, to="moderator+g1@example.test"))
     )
     bobs = [r for r in svc.games["g1"].store.outbox() if r["rcpts"] == ["bob@example.test"]]
@@ -109,7 +109,7 @@ def test_a_player_of_several_games_is_told_a_reply_reaches_its_game(
 ) -> None:
     """The no-game reply tells a player of several games the simplest way: Reply."""
     world, svc, _g1_post = games
-    svc.handle_batch(world.fetched(mail("alice@example.test", "CMD w\n", subject="hi")))
+    svc.writer.handle_batch(world.fetched(mail("alice@example.test", "CMD w\n", subject="hi")))
     (row,) = world.daemon_store().outbox()
     msg = email.message_from_bytes(str(row["raw"]).encode("latin-1"), policy=email.policy.default)
     text = str(msg.get_body(("plain",)).get_content())  # type: ignore[union-attr]

@@ -42,18 +42,18 @@ def test_an_admin_request_is_applied_once_and_a_paused_deadline_never_fires(
         left = due - w.now
         req = submit(w.cfg.data_dir, AdminCommand.now("g1", ["PAUSE"]))
         text = req.read_text()
-        assert svc.operator_requests() == 1 and not req.exists()
+        assert svc.operator.apply_requests() == 1 and not req.exists()
         assert svc.deadlines.effective(game) == {}  # nothing armed while paused
         assert "paused by the game master" in render(gather(w.cfg, w.now))
         # the same request again (a crash between its commit and its removal): applied once
         req.write_text(text)
-        assert svc.operator_requests() == 1
+        assert svc.operator.apply_requests() == 1
         assert sum(isinstance(e, Paused) for e in game.table.events) == 1  # type: ignore[attr-defined]
         # the deadline passes while paused: it is not resolved
         w.now = due + timedelta(hours=5)
         assert not svc.deadlines.resolve("g1", key)
         submit(w.cfg.data_dir, AdminCommand.now("g1", ["RESUME"]))
-        assert svc.operator_requests() == 1
+        assert svc.operator.apply_requests() == 1
         assert svc.deadlines.effective(game)[key] - w.now == left  # the time left, restored
         # the reply went to the daemon's admins (the game names none)
         rows = [r for r in game.store.head.table("outbox").all() if "admin@" in str(r["rcpts"])]
@@ -73,7 +73,7 @@ def test_an_admin_remove_request_removes_the_seat_through_the_daemon(tmp_path: P
     try:
         game = svc.games["g1"]
         submit(w.cfg.data_dir, AdminCommand.now("g1", ["RETIRER p4 away"]))
-        assert svc.operator_requests() == 1
+        assert svc.operator.apply_requests() == 1
         table = game.table  # type: ignore[attr-defined]
         assert [e for e in table.events if isinstance(e, SeatRemoved)] == [
             SeatRemoved(PlayerId("p4"), "away", "admin@example.test")

@@ -67,15 +67,15 @@ def test_sign_ups_are_durable_and_the_deadline_starts_the_game(tmp_path: Path) -
         assert len(announce) == 1  # the announcement, queued by open-game
         names = ["Jean Pierre", "Anne", "Bea", "Carl", "Dora", "Eve", "Fred", "Gus"]
         fetched = w.fetched(*(_join(i, n) for i, n in enumerate(names[:5])))
-        assert set(svc.handle_batch(fetched).values()) == {"processed"}
+        assert set(svc.writer.handle_batch(fetched).values()) == {"processed"}
         svc = w.start()  # a new process: the sign-ups are on disk
         table = svc.games["v1"].table
         assert isinstance(table, SignupTable) and len(table.lobby.seated) == 5
         fetched = w.fetched(*(_join(i, n) for i, n in enumerate(names) if i >= 5))
-        svc.handle_batch(fetched)
+        svc.writer.handle_batch(fetched)
         # `pbem admin` on the lobby: the same commands as by mail
         submit(w.cfg.data_dir, AdminCommand.now("v1", ["STATUS"]))
-        assert svc.operator_requests() == 1
+        assert svc.operator.apply_requests() == 1
         status = gather(w.cfg, w.now)
         assert [g["phase"] for g in status["games"]] == ["signup"]
         assert "signed up: 8 of 8-10 seats: Jean Pierre, Anne" in render(status)
@@ -113,7 +113,7 @@ def test_players_who_signed_up_by_mail_get_their_secret_code_by_mail(tmp_path: P
         svc = w.start()
         names = ["Anne", "Bea", "Carl", "Dora", "Eve", "Fred", "Gus", "Hugo"]
         for i, name in enumerate(names):  # no code before the start: each sign-up counts
-            svc.handle_batch(w.fetched(_join(i, name)))
+            svc.writer.handle_batch(w.fetched(_join(i, name)))
         assert svc.games["v1"].table.started  # type: ignore[attr-defined]
         codes = {}
         for row in svc.games["v1"].store.outbox():
@@ -131,16 +131,16 @@ def test_players_who_signed_up_by_mail_get_their_secret_code_by_mail(tmp_path: P
         address = f"p{names.index(wolf)}@example.test"
         without = mail(address, f"KILL {victim}", to="moderator+v1@example.test")
         before = _events(svc)
-        svc.handle_batch(w.fetched(without))
+        svc.writer.handle_batch(w.fetched(without))
         assert _events(svc) == before  # refused: no SECRET line
         other = codes[f"p{names.index(victim)}@example.test"]
         wrong = mail(address, f"SECRET {other}\nKILL {victim}", to="moderator+v1@example.test")
-        svc.handle_batch(w.fetched(wrong))
+        svc.writer.handle_batch(w.fetched(wrong))
         assert _events(svc) == before  # refused: another player's code
         right = mail(
             address, f"SECRET {codes[address]}\nKILL {victim}", to="moderator+v1@example.test"
         )
-        svc.handle_batch(w.fetched(right))
+        svc.writer.handle_batch(w.fetched(right))
         assert _events(svc) > before  # accepted: his own code
     finally:
         w.close()
@@ -163,7 +163,7 @@ def test_the_game_master_extends_the_sign_ups_with_pbem_admin(tmp_path: Path) ->
         svc = w.start()
         before = svc.deadlines.effective(svc.games["v1"])[SIGNUP_DEADLINE]
         submit(w.cfg.data_dir, AdminCommand.now("v1", ["EXTEND 24h"]))
-        assert svc.operator_requests() == 1
+        assert svc.operator.apply_requests() == 1
         after = svc.deadlines.effective(svc.games["v1"])[SIGNUP_DEADLINE]
         assert after - before == timedelta(hours=24)
         svc = w.start()  # the extension is an event of the game: it survives a restart
@@ -181,20 +181,20 @@ def test_the_game_masters_decision_by_mail_needs_the_admin_code(tmp_path: Path) 
     try:
         svc = w.start()
         names = ["Anne", "Bea", "Carl", "Dora", "Eve", "Fred", "Gus", "Hugo"]
-        svc.handle_batch(w.fetched(*(_join(i, n) for i, n in enumerate(names[:7]))))
+        svc.writer.handle_batch(w.fetched(*(_join(i, n) for i, n in enumerate(names[:7]))))
         due = svc.deadlines.effective(svc.games["v1"])[SIGNUP_DEADLINE]
         w.now = due
         assert svc.deadlines.resolve("v1", SIGNUP_DEADLINE, due)  # 7: the rules refuse it
         outbox = svc.games["v1"].store.outbox
         assert any(ADMIN in r["rcpts"] and r["kind"] == "reply" for r in outbox())  # asked
-        svc.handle_batch(
+        svc.writer.handle_batch(
             w.fetched(_join(7, "Hugo"))
         )  # 8 now, a count the rules accept: the GM decides
         forged = mail(ADMIN, "START", to="moderator+v1@example.test")
-        svc.handle_batch(w.fetched(forged))
+        svc.writer.handle_batch(w.fetched(forged))
         assert not svc.games["v1"].table.started  # type: ignore[attr-defined]
         signed = mail(ADMIN, "SECRET code-123456\nSTART", to="moderator+v1@example.test")
-        svc.handle_batch(w.fetched(signed))
+        svc.writer.handle_batch(w.fetched(signed))
         assert svc.games["v1"].table.started  # type: ignore[attr-defined]
     finally:
         w.close()
