@@ -113,6 +113,12 @@ class CrashLoop:
         self.suspects = suspects
         self.inflight.write(record("", self.boot, [], suspects, now.isoformat(), self.run))
 
+    def close(self) -> None:
+        """Let go of the position marker (the next start-up reads it)."""
+        if self.marker is not None:
+            self.marker.close()
+            self.marker = None
+
     def blame(self, key: str, batch: str, died_in_run: int, now: datetime) -> None:
         """One death on the record of the mail in hand (pbem.daemon.inflight, "Poison or bystander")."""
         row = self.daemon.shunt_row(key) or {}

@@ -83,6 +83,8 @@ class Service:
     daemon: DaemonStore = field(init=False)
     sender: OutboxSender = field(init=False)
     lock: DirLock | None = None
+    #: what :meth:`close` lets go of, collected as the parts are made
+    closers: list[Callable[[], None]] = field(default_factory=list)
     daemon_keys: set[str] = field(default_factory=set)
     stats: Counter[str] = field(default_factory=Counter)
     resolver: Resolver = field(default_factory=DnsResolver)  # DKIM keys for auth "dkim_verify"
@@ -218,6 +220,7 @@ class Service:
             self.fault,
             wake,
         )
+        self.closers.append(self.crashloop.close)
         self.intake = Intake(
             self.cfg,
             self.root,
@@ -332,11 +335,10 @@ class Service:
         self.request_stop()
 
     def close(self) -> None:
-        """Let go of the in-flight marker and the writer lock (``open`` takes them again)."""
-        marker = self.crashloop.marker if hasattr(self, "crashloop") else None
-        if marker is not None:
-            marker.close()
-            self.crashloop.marker = None
+        """Let go of what the parts hold open (the in-flight marker) and of the writer lock
+        (``open`` takes them again); safe after an ``open`` that failed half-way."""
+        for close in self.closers:
+            close()
         if self.lock is not None:
             self.lock.release()
             self.lock = None
