@@ -284,8 +284,9 @@ async def _serve_once(
 
 
 async def _drain_at_startup(svc: Service, mk: Callable[[], Mailbox]) -> None:
-    """Connect and drain the mailbox once (:meth:`ImapLoop.drain_at_startup <pbem.daemon.imap_loop.ImapLoop.drain_at_startup>`), reconnecting if
-    the server drops meanwhile (F3): what was committed is deduplicated by the ledger."""
+    """Connect and drain the mailbox once (:meth:`pbem.daemon.imap_loop.ImapLoop.drain_at_startup`),
+    reconnecting if the server drops meanwhile (F3): what was committed is deduplicated by the
+    ledger."""
     while True:
         box = await svc.imap.connect(mk)
         try:

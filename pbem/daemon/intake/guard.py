@@ -231,8 +231,9 @@ class Intake:
 
     def retry_held(self) -> int:
         """Retry the held mails that are due, each alone in its own in-flight batch, so that a
-        death names it (and holds it again at start-up, :meth:`~pbem.daemon.crashloop.CrashLoop.blame`). Applied: it
-        leaves the shunt. Raised: still held, one retry spent. Returns the number applied."""
+        death names it (and holds it again at start-up,
+        :meth:`~pbem.daemon.crashloop.CrashLoop.blame`). Applied: it leaves the shunt. Raised:
+        still held, one retry spent. Returns the number applied."""
         applied = 0
         for key in self.crashloop.held_due():
             row = self.daemon.shunt_row(key)
