@@ -186,8 +186,9 @@ class Deadlines:
         """A deadline's time has come. The mail that reached the server before it must be applied
         first (issue 10 item 4: orders delivered seconds before a deadline were refused): the
         IMAP loop is woken to fetch, then resolves it in order
-        (:meth:`pbem.daemon.imap_loop.ImapLoop.apply_in_order`). Without a running loop, or if the mailbox cannot be read within ``deadline_fetch_wait_seconds``
-        (the server is down), it is resolved without."""
+        (:meth:`pbem.daemon.imap_loop.ImapLoop.apply_in_order`). Without a running loop, or if
+        the mailbox cannot be read within ``deadline_fetch_wait_seconds`` (the server is down),
+        it is resolved without."""
         if not self.fetch_first:
             self.submit(Deadline(game_id, key, armed=armed))
             return

@@ -3,7 +3,8 @@
 A mail whose handling *raises* is rolled back, counted and quarantined at ``max_failures`` by
 the intake (``Intake.shunt``, pbem.daemon.intake.guard). A mail that kills the *process* (a
 segfault in a C extension, a stack overflow, ``os.abort``, the OOM killer) leaves nothing
-behind: under systemd ``Restart=`` the daemon would fetch it again and die again, forever. Two records close that gap:
+behind: under systemd ``Restart=`` the daemon would fetch it again and die again, forever. Two
+records close that gap:
 
 * the **in-flight record** (``inflight.json`` in the data directory, a small file of its own so
   its cost does not grow with ``daemon.json``): before a batch is handled, its content keys are
