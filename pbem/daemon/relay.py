@@ -29,6 +29,11 @@ if TYPE_CHECKING:  # they read the list helpers above
 log = logging.getLogger(__name__)
 
 
+def relaying(cfg: Config) -> bool:
+    """The daemon distributes the list itself (``[list] mode = relay``)."""
+    return cfg.list_mode == "relay"
+
+
 def game_list_address(cfg: Config, setup: Mapping[str, Any]) -> str:
     """The game's list: its own (setup ``list``), else the configured one."""
     return str(setup.get("list") or cfg.list_address or "")
@@ -43,7 +48,7 @@ def list_members(setup: Mapping[str, Any], player_emails: Mapping[str, str]) -> 
 
 def list_headers(cfg: Config, setup: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """What a list adds to what it distributes, when the daemon is the list; else nothing."""
-    if cfg.list_mode != "relay":
+    if not relaying(cfg):
         return ()
     address = game_list_address(cfg, setup)
     return (
@@ -68,11 +73,6 @@ class Relay:
     bounces: Bounces
     fault: FaultHook
     wake: Callable[[], None]
-
-    @property
-    def relay(self) -> bool:
-        """The daemon distributes the list itself (``[list] mode = relay``)."""
-        return self.cfg.list_mode == "relay"
 
     def relay_row(self, game: Game, key: str, msg: Message, raw: bytes, now: datetime) -> OutboxRow:
         """The outbox row that distributes one accepted list post to the list's members."""
@@ -216,7 +216,7 @@ class Relay:
             game.store.commit(unhold=[str(h["key"]) for h in ended], extra_keys=marks)
             game.keys.update(marks)
             log.info("game %s: %d pending confirmation(s) lapsed", game.id, len(ended))
-        if not self.relay:
+        if not relaying(self.cfg):
             return 0
         rows: list[OutboxRow] = []
         done: list[str] = []

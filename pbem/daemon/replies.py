@@ -18,7 +18,7 @@ from pbem.daemon.config import Config
 from pbem.daemon.limits import SenderLimits, limit_note
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
-from pbem.daemon.relay import game_list_address, list_headers, list_members
+from pbem.daemon.relay import game_list_address, list_headers, list_members, relaying
 from pbem.daemon.seats import seat_rows
 from pbem.daemon.threads import game_addressing
 from pbem.mail.address import is_mailable
@@ -43,11 +43,6 @@ class Replies:
     games: Mapping[str, Game]
     stats: Counter[str]
 
-    @property
-    def relay(self) -> bool:
-        """The daemon distributes the list itself (``[list] mode = relay``)."""
-        return self.cfg.list_mode == "relay"
-
     def rows(self, game: Game, step: Any, now: datetime, *, error: bool) -> list[OutboxRow]:
         """Outbox rows for a step; per-sender limits on private automatic replies (§2.5)."""
         rows = []
@@ -69,7 +64,7 @@ class Replies:
                     continue
                 if resume is not None:  # this reply spends the last one: say so in it
                     out = limit_note(out, self.texts, self.lang(game, rcpts[0]), resume)
-            elif out.public and self.relay:
+            elif out.public and relaying(self.cfg):
                 rcpts = list_members(
                     game.store.setup, game.table.player_emails
                 )  # the daemon is the list: to every member
@@ -342,7 +337,7 @@ class Replies:
         return make_row(
             message_id=mid,
             raw=raw,
-            rcpts=members if self.relay else to,
+            rcpts=members if relaying(self.cfg) else to,
             mail_from=self.cfg.bounce,
             now=now,
             kind="public",

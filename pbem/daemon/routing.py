@@ -16,6 +16,7 @@ from pbem.daemon.config import Config
 from pbem.daemon.message import header_addresses
 from pbem.daemon.outbox import OutboxRow
 from pbem.daemon.ports import Channel, Game
+from pbem.daemon.relay import relaying
 from pbem.daemon.replies import Replies
 from pbem.daemon.seats import replaced_in
 from pbem.mail.listpost import Attribution, attribute
@@ -39,11 +40,6 @@ class Router:
     our_addresses: set[str]
     replies: Replies
 
-    @property
-    def relay(self) -> bool:
-        """The daemon distributes the list itself (``[list] mode = relay``)."""
-        return self.cfg.list_mode == "relay"
-
     def list_addresses(self) -> set[str]:
         lists = {str(g.store.setup.get("list", "")).lower() for g in self.games.values()}
         if self.cfg.list_address:
@@ -55,7 +51,7 @@ class Router:
         """A post of an external list whose From the list rewrote for DMARC, and its author
         (:mod:`pbem.mail.listpost`); None for any other mail. A relayed list's posts reach us
         directly, never rewritten."""
-        if channel != "list" or self.relay:
+        if channel != "list" or relaying(self.cfg):
             return None
         players = {a.lower() for g in self.games.values() for a in g.table.player_emails.values()}
         return attribute(msg, self.list_addresses(), players, self.our_addresses)

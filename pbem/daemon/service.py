@@ -53,7 +53,7 @@ from pbem.daemon.ports import (
     no_fault,
 )
 from pbem.daemon.queue import WorkQueue, Writer
-from pbem.daemon.relay import Relay
+from pbem.daemon.relay import Relay, relaying
 from pbem.daemon.replies import Replies
 from pbem.daemon.requests import OperatorRequests
 from pbem.daemon.routing import Router
@@ -146,7 +146,7 @@ class Service:
     @property
     def relay(self) -> bool:
         """The daemon distributes the list itself (``[list] mode = relay``)."""
-        return self.cfg.list_mode == "relay"
+        return relaying(self.cfg)
 
     def open(self) -> None:
         """Take the writer lock, load the daemon file and every game, recover half deadlines."""
