@@ -277,12 +277,12 @@ def test_loupgarou_young_wolf_in_the_wolves_list_agrees(gender: str | None, labe
 @pytest.mark.parametrize(
     ("gender", "label"),
     [
-        ("f", "conditions : amoureuse, envoûtée, maudite, morte (lynch)"),
-        ("m", "conditions : amoureux, envoûté, maudit, mort (lynch)"),
+        ("f", "conditions : amoureuse, envoûtée, maudite, morte, lynchée par le village"),
+        ("m", "conditions : amoureux, envoûté, maudit, mort, lynché par le village"),
         (
             None,
             "conditions : membre du couple d'amoureux, sous l'envoûtement, sous la malédiction"
-            ", hors jeu (lynch)",
+            ", hors jeu : victime du vote du village",
         ),
     ],
 )
