@@ -277,12 +277,12 @@ def test_loupgarou_young_wolf_in_the_wolves_list_agrees(gender: str | None, labe
 @pytest.mark.parametrize(
     ("gender", "label"),
     [
-        ("f", "conditions : amoureuse, envoûtée, maudite, morte (lynch)"),
-        ("m", "conditions : amoureux, envoûté, maudit, mort (lynch)"),
+        ("f", "conditions : amoureuse, envoûtée, maudite, morte, lynchée par le village"),
+        ("m", "conditions : amoureux, envoûté, maudit, mort, lynché par le village"),
         (
             None,
             "conditions : membre du couple d'amoureux, sous l'envoûtement, sous la malédiction"
-            ", hors jeu (lynch)",
+            ", hors jeu : victime du vote du village",
         ),
     ],
 )
@@ -321,3 +321,35 @@ def test_loupgarou_revealed_idiot_agrees(gender: str | None, idiot: str) -> None
     params |= {"genders": Everyone(gender)}
     text = RENDERER.text("loupgarou/lynch", "fr", params)
     assert f"Inès se révèle être {idiot} du village !" in text
+
+
+# The candle report (AMB-046) tells each bite's result: the vampirised target agrees with the
+# player (DRA-117: a bitten human becomes a vampire), the crucifix counters the bite itself
+# (DRA-271: « morsure contrée »), and an unknown gender gets a phrasing without agreement.
+@pytest.mark.parametrize(
+    ("lang", "gender", "results"),
+    [
+        ("fr", "f", ["vampirisée", "morsure contrée par un crucifix", "déjà vampire"]),
+        ("fr", "m", ["vampirisé", "morsure contrée par un crucifix", "déjà vampire"]),
+        ("fr", None, ["morsure réussie", "morsure contrée", "déjà vampire"]),
+        ("en", None, ["vampirised", "countered by a crucifix", "already a vampire"]),
+    ],
+)
+def test_candle_report_bite_results_agree_with_the_target(
+    lang: str, gender: str | None, results: list[str]
+) -> None:
+    outcomes = ["vampirised", "crucifix", "vampire"]
+    lines = [
+        {"kind": "bite", "actor": "Bob", "targets": ["Inès"], "objects": [], "outcome": o}
+        | {"text": ""}
+        for o in outcomes
+    ]
+    params = {"game": "G", "room": "boudoir", "present": ["Bob", "Inès"], "lines": lines}
+    text = RENDERER.text("dracula/candle_report", lang, params | {"genders": Everyone(gender)})
+    bites = [line.strip() for line in text.splitlines() if "Bob" in line and ":" in line][1:]
+    assert len(bites) == 3
+    for bite, result in zip(bites, results, strict=True):
+        assert bite.endswith(f": {result}.") if lang == "en" else f" : {result}" in bite
+        assert not agreement_faults(bite, lang, {"Inès"}, gender)
+    if gender is None and lang == "fr":
+        assert not re.search(r"vampirisée?\b", text)

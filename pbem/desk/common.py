@@ -113,6 +113,19 @@ def cast(table: Table) -> list[dict[str, Any]]:
     ]
 
 
+def deaths(table: Table) -> dict[str, dict[str, Any]]:
+    """Each dead seat's cause and the phase it died in (``phase``, ``number``: the last
+    ``PhaseStarted`` before its ``PlayerDied``), for the game master's wording of a death."""
+    out: dict[str, dict[str, Any]] = {}
+    phase: dict[str, Any] = {"phase": "", "number": 0}
+    for event in table.ruled:
+        if isinstance(event, PhaseStarted):
+            phase = {"phase": event.phase, "number": event.number}
+        elif isinstance(event, PlayerDied):
+            out[event.player] = {"cause": event.cause, **phase}
+    return out
+
+
 def pending_orders(
     events: Sequence[Event], specs: Sequence[CommandSpec] = (), lang: str = "en"
 ) -> dict[str, list[str]]:

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.desk.common import Result, cast, pending_orders, phase_of, verb
+from pbem.desk.common import Result, cast, deaths, pending_orders, phase_of, verb
 
 if TYPE_CHECKING:
     from pbem.table import Table
@@ -21,10 +21,15 @@ HELP = {
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+    died = deaths(table)
     params = {
         "game": table.rules.title,
         "names": f"{table.rules.templates}/_names.jinja",
-        "cast": [{**s, "holder": _holder(table, s["name"])} for s in cast(table)],
+        "cast": [
+            {**s, "holder": _holder(table, s["name"]), "death": died.get(s["name"], {})}
+            for s in cast(table)
+        ],
+        "genders": table.genders,  # « morte, lynchée au jour 2 » agrees with the seat
         "orders": pending_orders(table.ruled, table.rules.all_commands, table.setup.lang),
         "deadlines": {k: v.isoformat() for k, v in table.deadlines().items()},
         "bench": [f"{b.name} <{b.email}>" for b in table.roster.bench],  # issue 13

@@ -35,6 +35,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "curse_default": {"room": "ballroom"},
     "pairing_open": {"players": ["Ana", "Bob"], "deadline": T},
     "pairs": {"pairs": [{"naming": "Ana", "named": "Bob"}], "alone": ["Cid"]},
+    "partner_removed": {"partner": "Bob", "deadline": T},
     "night_start": {"round": 1, "night": 2, "deadline": T},
     "thief_report": {"night": 2, "floor": {"boudoir": ["stake"], "ballroom": []}},
     "dracula_counts": {"counts": {"boudoir": 2, "torture": 0}, "deadline": T},

@@ -287,6 +287,49 @@ def test_dracula_removed_voter_s_vote_no_longer_counts_at_dusk() -> None:
     assert dusk.players == ("fay", "cid", "gus")
 
 
+def test_dracula_removed_in_the_pairing_window_frees_the_partner_to_pair_again() -> None:
+    """AMB-030 (a pair is two living players), DRA-225, DRA-231: a seat removed while the
+    Night 4 pairing window is open leaves its pair; the partner is told, may pair again, and is
+    otherwise paired at random at the close. The removed seat is in no posted pair (NTF-09)."""
+    g = DeskGame("dracula")
+    g.until("pairing")
+    unpaired = [p for p in g.state.living() if p not in g.state.designated]
+    unpaired.remove(g.state.dracula())  # DRA-015: Dracula cannot be removed
+    naming, named, other = unpaired[0], unpaired[1], unpaired[2]
+    g.post(naming, f"PARTNER {named}")
+    assert g.state.pairs == {naming: named}
+    g.admin(f"REMOVE {named}")
+    assert g.state.pairs == {}
+    (told,) = [m for m in g.to(naming) if "your partner has left" in m.subject]
+    assert f"{named} has left the game" in told.body and "PARTNER name" in told.body
+    g.post(naming, f"PARTNER {other}")  # DRA-223 binds his own choice, not the removal
+    assert g.state.pairs == {naming: other}
+    g.deadline()
+    (posted,) = [m for m in g.public() if "Night 4 partners" in m.subject]
+    assert named not in posted.body
+    assert all(named not in (a, b) for a, b in g.state.pairs.items())
+
+
+def test_dracula_removed_in_the_pairing_window_leaves_the_naming_partner_free() -> None:
+    """The same when the removed seat had named its partner: the named partner is back among
+    the unpaired and the close pairs him (AMB-030) unless he is the odd one out (DRA-225)."""
+    g = DeskGame("dracula")
+    g.until("pairing")
+    unpaired = [p for p in g.state.living() if p not in g.state.designated]
+    unpaired.remove(g.state.dracula())  # DRA-015: Dracula cannot be removed
+    naming, named = unpaired[0], unpaired[1]
+    g.post(naming, f"PARTNER {named}")
+    g.admin(f"REMOVE {naming}")
+    assert g.state.pairs == {}
+    assert any("your partner has left" in m.subject for m in g.to(named))
+    g.deadline()
+    paired = {p for pair in g.state.pairs.items() for p in pair}
+    assert naming not in paired
+    left = [p for p in unpaired if p != naming]
+    assert len(paired) == len(left) - len(left) % 2
+    assert named in paired or len(left) % 2 == 1
+
+
 def test_removal_refused_for_a_name_not_at_the_table() -> None:
     g = DeskGame("lupus-in-tabula")
     g.admin("REMOVE nobody")

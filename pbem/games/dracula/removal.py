@@ -14,6 +14,12 @@
   instead, and the idle policy asks him to.
 - No victory check at once: the round ends when no human is left at the next morning
   (DRA-025, DRA-440, ORD-25), as after any night.
+- Removed while the Night 4 pairing window is open, the seat leaves its pair: the pair is
+  undone and the partner is back among the unpaired, told so privately; he may name a
+  partner or be named until the close, which pairs him at random otherwise, or leaves him
+  alone if the count is odd (AMB-030: a pair is two living players; DRA-225, DRA-231).
+  DRA-223 (a pairing cannot be undone) binds the players' own choices, not the game
+  master's removal. Once the window has closed, the pairs stand as posted (NTF-09).
 """
 
 from __future__ import annotations
@@ -23,9 +29,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbem.core.errors import IllegalNow
-from pbem.core.events import VoteSet
+from pbem.core.events import Event, VoteSet, private
 from pbem.core.ids import PlayerId
 from pbem.games.aftermath import Aftermath
+from pbem.games.dracula.state import Unpaired
 
 if TYPE_CHECKING:
     from pbem.games.dracula.rules import Dracula
@@ -41,6 +48,26 @@ def refuse(state: DraculaState, player: PlayerId) -> None:
 def aftermath(
     rules: Dracula, state: DraculaState, player: PlayerId, now: datetime, rng: random.Random
 ) -> Aftermath:
+    events: list[Event] = []
     if any(voter == player for voter, _, _ in state.votes):  # DRA-326, AMB-011, AMB-014
-        return Aftermath((VoteSet(f"day-{state.number}", player, None),))
-    return Aftermath()
+        events.append(VoteSet(f"day-{state.number}", player, None))
+    if state.phase == "pairing":  # AMB-030, DRA-225, DRA-231: see the module's docstring
+        events += unpair(state, player)
+    return Aftermath(tuple(events))
+
+
+def unpair(state: DraculaState, player: PlayerId) -> list[Event]:
+    """Undo the open window's pair of the removed ``player``; tell his partner he may pair
+    again before the deadline."""
+    for naming, named in state.pairs.items():
+        if player in (naming, named):
+            partner = named if player == naming else naming
+            notice = private(
+                "dracula/partner_removed",
+                [partner],
+                f"round-{state.round}-day-4",
+                partner=player,
+                deadline=state.deadlines["pairing"].isoformat(),
+            )
+            return [Unpaired(naming, named), notice]
+    return []

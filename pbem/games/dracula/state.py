@@ -121,6 +121,15 @@ class Paired(Event):
 
 
 @dataclass(frozen=True)
+class Unpaired(Event):
+    """A pair formed in the Night 4 window is undone because one of its two players was
+    removed from the game while the window was still open (docs/seats.md, AMB-030)."""
+
+    naming: PlayerId
+    named: PlayerId
+
+
+@dataclass(frozen=True)
 class Assigned(Event):
     """Night 2 (DRA-201): the secret object of each human, a random permutation (AMB-025)."""
 
@@ -244,6 +253,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     Declared,
     Posted,
     Paired,
+    Unpaired,
     Assigned,
     Moved,
     Fact,
@@ -517,6 +527,8 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
             return replace(state, posted=state.posted | {event.player})
         case Paired():
             return replace(state, pairs={**state.pairs, event.naming: event.named})
+        case Unpaired():
+            return replace(state, pairs={a: b for a, b in state.pairs.items() if a != event.naming})
         case Assigned():
             return replace(state, assignment=dict(event.objects))
         case Moved():
