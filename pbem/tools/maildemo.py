@@ -32,6 +32,12 @@ which keyword takes which arguments, which order a step waits for.
 Every game is played (:data:`MAIL_DEMO_GAMES`), each with its own phase lengths in seconds
 (:data:`FAST_OPTIONS`; Dracula plays one round) and its number of players; phases close early
 once everyone has acted where the game allows it, so a game takes well under a minute.
+
+A bot acts on mail only, never on a timer: it waits for the reply to its question however
+long that takes. And a step does not depend on a window of seconds either: once the daemon has
+read and answered every mail and every bot is idle (nobody can act in the step any more), the
+driver closes it as the game master's ``CLORE`` would (:class:`IdleCloser`); its deadline only
+closes it if that comes first. On a busy machine the game is slower, never different in kind.
 """
 
 from __future__ import annotations
@@ -481,10 +487,11 @@ def _mailbox_counts(box: Path) -> tuple[int, int]:
     """The moderator's Maildir: (mail not consumed yet, mail the daemon has filed away)."""
 
     def count(folder: Path) -> int:
-        return sum(1 for sub in ("new", "cur") for _ in (folder / sub).iterdir())
+        # the daemon creates its folders when it opens the mailbox: one may not be there yet
+        return sum(len(os.listdir(d)) for d in (folder / "new", folder / "cur") if d.is_dir())
 
     filed = [box / f".{name}" for name in ("Processed", "Quarantine")]
-    return count(box), sum(count(f) for f in filed if f.exists())
+    return count(box), sum(count(f) for f in filed)
 
 
 class IdleCloser:
