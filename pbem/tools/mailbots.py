@@ -243,15 +243,20 @@ class MailBot:
     smtp_port: int
     rng: random.Random
     silence: float = 0.05
+    #: a phase's burst (the public post, the private prompt) comes in a few mails: a bot asks
+    #: once its mailbox has been quiet this long, to ask once for the burst (only a saving: a
+    #: prompt read after the question is answered by asking again)
     debounce: float = 0.15
     prompt_targets: bool = False  # a private prompt names the targets (see choose)
     acted: set[str] = field(default_factory=set)
     retried: int = 0
     sent: int = 0
     read: int = 0
-    _asked: str | None = None
-    _asked_at: float = 0.0
-    _due: float | None = None
+    _asked: str | None = None  # the Message-ID of our HELP + STATUS awaiting its reply
+    _wanted: bool = False  # a step opened (or a move was refused) since our last question
+    _quiet_from: float = 0.0  # when the last prompt was read
+    _fresh: bool = True  # the prompt was read by a reply: the next one starts a new prompt
+    busy: bool = False  # inside a step (reading, asking, playing): see idle()
     over: bool = False  # the game's archive arrived: the game is over, nothing more to play
     _prompt: str = ""  # what the mail(s) opening the step said, public and private
     _named: tuple[str, ...] = ()  # the players a private prompt named
@@ -261,25 +266,38 @@ class MailBot:
     async def run(self, stop: asyncio.Event) -> None:
         """Read mail every 50 ms until ``stop``; never raises (a bot must not kill the demo)."""
         while not stop.is_set():
+            self.busy = True
             try:
                 await self.step()
             except Exception:  # an SMTP hiccup: log it and go on, as a mail client would
                 log.exception("bot %s", self.name)
+            finally:
+                self.busy = False
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 0.05)
 
     async def step(self) -> None:
-        """Read the new mail, then ask HELP + STATUS if a phase opened and nothing is in flight."""
+        """Read the new mail, then ask HELP + STATUS if a phase opened and nothing is in flight.
+
+        Mail moves a bot, not a timer: the daemon answers every mail, so a question waits
+        for its reply however long a busy machine takes (a bot that gave up after 5 s and
+        asked again ignored the late reply, and on a loaded machine never played); a prompt
+        read meanwhile is answered by asking again once the reply is in."""
         for msg in self.new_mail():
             await self.handle(msg)
-        now = time.monotonic()
-        if self._asked is not None and now - self._asked_at > 5:
-            self._asked = None  # the reply never came: ask again if needed
-        if self._due is not None and now >= self._due and self._asked is None and not self.over:
-            self._due = None
+        quiet = time.monotonic() - self._quiet_from >= self.debounce
+        if self._wanted and quiet and self._asked is None and not self.over:
+            self._wanted = False
             ask = [_spec(self.specs, v).keyword(self.lang) for v in ("help", "status")]
             self._asked = await self.send(MODERATOR, "\n".join(ask))
-            self._asked_at = now
+
+    def idle(self) -> bool:
+        """Nothing left to do until new mail comes: all mail read, no question awaiting its
+        reply, no step waiting to be asked about (the demo closes a step once every bot and
+        the daemon are idle: :mod:`pbem.tools.maildemo`)."""
+        if self.busy or self._asked is not None or (self._wanted and not self.over):
+            return False
+        return not any((self.maildir / "new").iterdir())
 
     def new_mail(self) -> list[EmailMessage]:
         """Unread messages in arrival order, marked read (moved to ``cur/``) like a mail client."""
@@ -298,6 +316,7 @@ class MailBot:
             return  # another player's post on the list
         if self._asked is not None and str(msg.get("In-Reply-To", "")) == self._asked:
             self._asked = None
+            self._fresh = True
             view = read_reply(
                 text_of(msg), self.roster, [s.keyword(self.lang) for s in self.specs], self.lang
             )
@@ -324,7 +343,7 @@ class MailBot:
                     self._tries[step] = tries + 1
                     self.acted.discard(step)
                     self.retried += 1
-                    self._due = time.monotonic() + self.debounce
+                    self._wanted = True
             return
         if next(msg.iter_attachments(), None) is not None:
             self.over = True  # the game's archive (mailed at its end): a keepsake
@@ -333,13 +352,15 @@ class MailBot:
         if not _CLOCK.search(text):
             # a tally, a result, a relay: only what opens a phase names its deadline's time
             return
-        # the moderator opened a phase: look at what we can do, once the burst is in
-        if self._due is None:
-            self._prompt, self._named = "", ()
+        # the moderator opened a phase: look at what we can do (the rest of the burst, the
+        # public post and the private prompt, is read with it or before the reply)
+        if self._fresh:
+            self._prompt, self._named, self._fresh = "", (), False
         self._prompt += text
         if self.prompt_targets and not msg.get("List-Id"):
             self._named += _names_in(text, self.roster)
-        self._due = time.monotonic() + self.debounce
+        self._wanted = True
+        self._quiet_from = time.monotonic()
 
     async def send(self, to: str, body: str) -> str:
         """Mail ``body`` by SMTP as a mail client would; returns its Message-ID."""

@@ -32,6 +32,12 @@ which keyword takes which arguments, which order a step waits for.
 Every game is played (:data:`MAIL_DEMO_GAMES`), each with its own phase lengths in seconds
 (:data:`FAST_OPTIONS`; Dracula plays one round) and its number of players; phases close early
 once everyone has acted where the game allows it, so a game takes well under a minute.
+
+A bot acts on mail only, never on a timer: it waits for the reply to its question however
+long that takes. And a step does not depend on a window of seconds either: once the daemon has
+read and answered every mail and every bot is idle (nobody can act in the step any more), the
+driver closes it as the game master's ``CLORE`` would (:class:`IdleCloser`); its deadline only
+closes it if that comes first. On a busy machine the game is slower, never different in kind.
 """
 
 from __future__ import annotations
@@ -448,6 +454,82 @@ def _load_table(data: Path) -> Any:
     return Table.load(gs.setup, gs.events()), gs
 
 
+class GameWatch:
+    """The demo game as the daemon commits it, read as it goes: each poll folds only the events
+    committed since the last one into the table (replaying the whole log every poll cost the
+    driver a tenth of a Loup-Garou game's CPU)."""
+
+    def __init__(self, data: Path) -> None:
+        self.directory = data / "games" / GAME_ID
+        self.table: Any = None
+        self.seen = 0
+        self.sending = 0  # rows of the game's outbox not sent yet
+
+    def poll(self) -> bool:
+        """True once the game is over and every mail it queued is sent."""
+        from pbem.adapters.store import GameStore
+        from pbem.table import Step, Table
+
+        # a fresh reader each time: a store's reader keeps what it read (the daemon writes)
+        store = GameStore(self.directory, readonly=True)
+        events = store.events()
+        if self.table is None:
+            self.table = Table.load(store.setup, events)
+        elif len(events) > self.seen:
+            self.table.apply(Step(events=tuple(events[self.seen :])))
+        self.seen = len(events)
+        self.sending = sum(1 for r in store.outbox() if r.get("status") == "pending")
+        # the victory post is committed: wait until the daemon has sent everything
+        return bool(self.table.finished) and not self.sending
+
+
+def _mailbox_counts(box: Path) -> tuple[int, int]:
+    """The moderator's Maildir: (mail not consumed yet, mail the daemon has filed away)."""
+
+    def count(folder: Path) -> int:
+        # the daemon creates its folders when it opens the mailbox: one may not be there yet
+        return sum(len(os.listdir(d)) for d in (folder / "new", folder / "cur") if d.is_dir())
+
+    filed = [box / f".{name}" for name in ("Processed", "Quarantine")]
+    return count(box), sum(count(f) for f in filed)
+
+
+class IdleCloser:
+    """Closes the step in play once nobody can act in it any more, as a game master's
+    ``CLORE`` would: the daemon has read every mail and sent every answer, and every bot has
+    read its mail and has no question in flight. Steps then end on an event, not on a window
+    of seconds that a busy machine lets pass before the bots have read their prompts; their
+    deadlines stay as a safety net.
+
+    The daemon and the mail system work in threads of their own: the daemon's side is looked
+    at before and after the bots, and must not have moved in between."""
+
+    def __init__(self, data: Path, box: Path, bots: Sequence[MailBot], lang: str) -> None:
+        self.data = data
+        self.box = box
+        self.bots = bots
+        self.line = "CLORE" if lang == "fr" else "CLOSE"
+        self.closed_at = -1  # the event count when we last closed: one close per step
+        self.closes = 0
+
+    def check(self, watch: GameWatch) -> None:
+        """Close the step if everyone is idle (called between the watch's polls)."""
+        from pbem.daemon.operator.admin import AdminCommand
+        from pbem.daemon.operator.spool import submit
+
+        before = (_mailbox_counts(self.box), watch.seen, watch.sending)
+        if before[0][0] or before[2] or watch.seen == self.closed_at:
+            return
+        if not all(b.idle() for b in self.bots):
+            return
+        watch.poll()
+        if (_mailbox_counts(self.box), watch.seen, watch.sending) != before:
+            return
+        submit(self.data, AdminCommand.now(GAME_ID, [self.line]))
+        self.closed_at = watch.seen
+        self.closes += 1
+
+
 async def play_by_mail(
     root: Path,
     *,
@@ -459,6 +541,7 @@ async def play_by_mail(
     out: TextIO = sys.stdout,
     timeout: float = 180.0,
     list_mode: str = "external",
+    close_when_idle: bool = True,
 ) -> DemoResult:
     """Run the whole demo in ``root``; stops the daemon with SIGTERM once the game is over.
 
@@ -467,6 +550,9 @@ async def play_by_mail(
 
     ``list_mode``: who distributes the list, the mail system (``external``) or the daemon
     (``relay``); see the module docstring.
+
+    ``close_when_idle``: close each step as soon as nobody can act in it (:class:`IdleCloser`)
+    instead of waiting for its deadline; its deadline still closes it if that comes first.
     """
     from pbem.adapters.maildir import MaildirMailbox
     from pbem.daemon.config import load
@@ -521,16 +607,18 @@ async def play_by_mail(
             tasks.append(asyncio.create_task(bot.run(stop), name=f"bot {name}"))
         printer = Printer(mail, emails, out, started)
         tasks.append(asyncio.create_task(printer.run(stop), name="printer"))
-        data = cfg.data_dir
+        watch = GameWatch(cfg.data_dir)
+        closer = IdleCloser(cfg.data_dir, moderator_box, bots, lang)
         end = time.monotonic() + timeout
         while time.monotonic() < end and not daemon.done():
-            table, gs = _load_table(data)
-            # the victory post is committed: wait until the daemon has sent everything
-            if table.finished and all(r.get("status") != "pending" for r in gs.outbox()):
+            if watch.poll():
+                # the mail system delivers a message before it answers the daemon's SMTP:
+                # an empty outbox means every mail of the game is in its Maildirs
                 finished = True
                 break
+            if close_when_idle:
+                closer.check(watch)
             await asyncio.sleep(0.2)
-        await asyncio.sleep(0.3)  # the list's last deliveries
     finally:
         stop.set()
         if tasks:

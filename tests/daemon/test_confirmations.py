@@ -17,6 +17,7 @@ import pytest
 
 from tests.support.daemon_process import (
     Daemon,
+    close_phase,
     game_state,
     mail,
     pbem,
@@ -81,13 +82,13 @@ def texts(stack: MailStack) -> str:
 def test_confirmation_lapses_with_the_phase_of_its_post(stack: MailStack, tmp_path: Path) -> None:
     """A phase-1 list vote confirmed once phase 2 has begun is not cast in phase 2's ballot:
     refused, with the reason. Before: it was applied in phase 2."""
-    d, data, code = start(stack, tmp_path, phase_minutes=0.25)
+    d, data, code = start(stack, tmp_path)  # phase 1 lasts until the test closes it
     try:
         send(stack, mail(ALICE, "CMD day1", to=LIST))
         req = wait_for(lambda: request(stack), what="the request", log=d.log)
+        close_phase(d.cfg, "c1")
         wait_for(
             lambda: any(e["type"] == "phase" and e["n"] == 2 for e in events(data)),
-            timeout=40,
             what="phase 2",
             log=d.log,
         )

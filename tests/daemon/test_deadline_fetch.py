@@ -8,7 +8,6 @@ applied after it (refused as "only possible at night" by a real game).
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +24,8 @@ from tests.support.daemon_process import (
 from tests.support.mailparts import text_of
 from tests.support.mailstack import MODERATOR, MailStack
 
+A = "alice@example.test"
+
 
 @pytest.mark.slow(20)
 def test_orders_in_the_mailbox_at_a_deadline_count_before_it(
@@ -35,21 +36,27 @@ def test_orders_in_the_mailbox_at_a_deadline_count_before_it(
     cfg.write_text(
         cfg.read_text().replace("poll_interval = 1", "poll_interval = 120\nidle = false")
     )
-    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.25)  # deadline in 15 s
     data = tmp_path / "data"
-    deadline = datetime.fromisoformat(game_state(data, "g1")[0][0]["deadline"])
     d = Daemon(cfg).start()
     try:
-        wait_for(lambda: " ready" in d.log(), what="the daemon ready", log=d.log)
-        lead = (deadline - datetime.now(UTC)).total_seconds() - 4
-        assert lead > 0, "the daemon took too long to start for this test"
-        time.sleep(lead)  # the event waited for is a time: 4 s before the deadline
+        d.wait_ready()
+        # the game is created once the daemon is up, so that its deadline does not depend on
+        # how long a busy machine takes to start the daemon; the orders are delivered at once,
+        # a generous half-minute before it, and the next regular fetch is long after it
+        new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.5)
+        deadline = datetime.fromisoformat(game_state(data, "g1")[0][0]["deadline"])
+        wait_for(
+            lambda: any("phase 1 begins" in str(m["Subject"]) for m in stack.messages(A)),
+            what="the game loaded (its opening mail)",
+            log=d.log,
+        )
         for who in ("alice", "bob"):
             m = mail(f"{who}@example.test", f"CMD kill-{who}")
             stack.inject(bytes(m), MODERATOR, sender=f"{who}@example.test")
         assert datetime.now(UTC) < deadline, "delivered too late for this test"
         wait_for(
             lambda: any(e.get("n") == 2 for e in game_state(data, "g1")[0]),
+            timeout=120,  # the deadline is half a minute away
             what="the deadline resolved",
             log=d.log,
         )

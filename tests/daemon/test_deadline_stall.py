@@ -194,7 +194,7 @@ def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
         os.unlink(armed)  # the bug is fixed
         r = pbem(cfg, "deadline", "retry", "g1")
         assert r.returncode == 0, r.stderr
-        wait_for(lambda: phase("g1") == 2, 10, what="g1 resolved after the retry", log=d.log)
+        wait_for(lambda: phase("g1") == 2, what="g1 resolved after the retry", log=d.log)
         assert pbem(cfg, "deadline", "retry", "g1").returncode == 2  # nothing stalled now
         assert d.stop() == 0
     finally:

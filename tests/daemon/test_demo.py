@@ -8,6 +8,7 @@ import asyncio
 import io
 import mailbox
 import random
+from collections.abc import Mapping
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -20,7 +21,14 @@ import pytest
 from pbem.games import rules_for
 from pbem.tools.demo_mail import LIST, LIST_ID, MODERATOR, email_of
 from pbem.tools.mailbots import View, choose, read_reply
-from pbem.tools.maildemo import DemoResult, MailSystem, play_by_mail, print_summary, render_post
+from pbem.tools.maildemo import (
+    FAST_OPTIONS,
+    DemoResult,
+    MailSystem,
+    play_by_mail,
+    print_summary,
+    render_post,
+)
 
 QUICK = {
     "night_duration": 3,
@@ -61,9 +69,30 @@ def _subjects(path: Path) -> list[str]:
     return out
 
 
+#: A step's deadline in these tests, in seconds: only a safety net. The driver closes each step
+#: once the daemon and every bot are idle (pbem.tools.maildemo.IdleCloser), or the game closes it
+#: early once everyone has acted: a step never ends on a window of a second or two that a busy
+#: machine lets pass before the bots have read their prompts (they then missed their votes,
+#: nobody died, and the game never ended).
+PATIENT = 60
+NOT_DURATIONS = ("rounds", "tally_min_interval")
+
+
+def _patient(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The game's demo options with every step's duration made :data:`PATIENT`."""
+    merged = {**FAST_OPTIONS[game], **options}
+    return {
+        k: PATIENT if isinstance(v, int | float) and not isinstance(v, bool) else v
+        for k, v in merged.items()
+        if k not in NOT_DURATIONS
+    } | {k: merged[k] for k in NOT_DURATIONS if k in merged}
+
+
 def _played(tmp_path: Path, **kw: Any) -> tuple[DemoResult, str]:
     """A whole demo game by mail, which must end with an outcome and the daemon's exit 0."""
     out = io.StringIO()
+    game = kw.setdefault("game", "lupus-in-tabula")
+    kw["options"] = _patient(game, kw.get("options") or {})
     result = asyncio.run(play_by_mail(tmp_path, out=out, **kw))
     text = out.getvalue()
     assert result.finished, text[-3000:]

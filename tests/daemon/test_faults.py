@@ -77,8 +77,8 @@ def _verify(stack: MailStack, d: Daemon, data: Path, sent: list[EmailMessage]) -
     assert set(words) == {f"w{i}" for i in want}, "lost commands"
     assert max(words.values()) == 1, f"applied twice: {[k for k, v in words.items() if v > 1]}"
     ids = {str(m["Message-ID"]) for m in sent}
-    wait_for(lambda: _replied(stack, sent) >= ids, timeout=60, what="every reply", log=d.log)
-    wait_for(lambda: not stack.messages(MODERATOR), timeout=30, what="INBOX drained", log=d.log)
+    wait_for(lambda: _replied(stack, sent) >= ids, what="every reply", log=d.log)
+    wait_for(lambda: not stack.messages(MODERATOR), what="INBOX drained", log=d.log)
     _events, _meta = game_state(data, "g1")
     assert len(_content_keys(data)) == len(sent), "the ledger equals the set of distinct messages"
 
@@ -94,7 +94,7 @@ def test_f1_kill_at_hook_points(stack: MailStack, tmp_path: Path, point: str) ->
     send(stack, *sent)
     d = Daemon(cfg).start(crash_at=point)
     try:
-        rc = d.wait_exit(30)
+        rc = d.wait_exit()
         assert rc == -9, f"the hook {point} was not hit (rc={rc})\n{d.log()}"
         d.start()
         _verify(stack, d, tmp_path / "data", sent)
@@ -177,7 +177,7 @@ def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
             sent += batch
             d.start()
             aims[_kill_at_random(d, data, rng)] += 1
-            assert d.wait_exit(30) == -9, d.log()  # it died of our kill, not on its own
+            assert d.wait_exit() == -9, d.log()  # it died of our kill, not on its own
         killing = time.monotonic() - began
         d.start()
         want = {f"w{i}" for i in range(len(sent))}
@@ -189,7 +189,7 @@ def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
         )
         ids = {str(m["Message-ID"]) for m in sent}
         wait_for(lambda: _replied(stack, sent) >= ids, timeout=120, what="every reply", log=d.log)
-        wait_for(lambda: not stack.messages(MODERATOR), timeout=60, what="INBOX drained", log=d.log)
+        wait_for(lambda: not stack.messages(MODERATOR), what="INBOX drained", log=d.log)
         assert d.stop() == 0, d.log()
     finally:
         d.kill()
@@ -219,7 +219,7 @@ def test_f2_kill_between_resolving_and_resolved(
         phase_minutes=0.03,
         phases=1,
     ).daemon
-    assert d.wait_exit(30) == -9, d.log()
+    assert d.wait_exit() == -9, d.log()
     events, _meta = game_state(tmp_path / "data", "g1")
     from pbem.adapters.store import GameStore
 
@@ -231,7 +231,7 @@ def test_f2_kill_between_resolving_and_resolved(
     def results() -> list[EmailMessage]:
         return [m for m in stack.messages("alice@example.test") if "result" in str(m["Subject"])]
 
-    wait_for(results, timeout=30, what="the result mail", log=d.log)
+    wait_for(results, what="the result mail", log=d.log)
     # a second result, were the deadline resolved twice, would be queued by then
     wait_for(lambda: outbox_empty(tmp_path / "data"), what="every mail sent", log=d.log)
     assert len(results()) == 1, "one result mail"
@@ -251,7 +251,7 @@ def test_f3_imap_drop_mid_idle_and_server_restart(
     time.sleep(0.5)  # the daemon is in IDLE now
     assert stack.dovecot.kill_imap_children() >= 1
     send(stack, mail("alice@example.test", "CMD a2"))
-    wait_for(lambda: "a2" in _words(data), timeout=30, what="after the drop", log=d.log)
+    wait_for(lambda: "a2" in _words(data), what="after the drop", log=d.log)
     # the whole server goes away for a while, mail is queued meanwhile, then it is back
     log_file = tmp_path / "pbem-daemon-1.log"
 
@@ -269,7 +269,7 @@ def test_f3_imap_drop_mid_idle_and_server_restart(
     assert reconnect_delays()[:3] == [0.5, 1.0, 2.0], d.log()
     stack.dovecot.start()
     send(stack, mail("bob@example.test", "CMD b1"))
-    wait_for(lambda: "b1" in _words(data), timeout=60, what="after the restart", log=d.log)
+    wait_for(lambda: "b1" in _words(data), what="after the restart", log=d.log)
     assert max(_words(data).values()) == 1
     assert len(reconnect_delays()) <= 8, d.log()
     assert d.stop() == 0
@@ -306,7 +306,7 @@ def test_f4_uidvalidity_change_rescans_without_duplicates(stack: MailStack, tmp_
     # crash after the commit but before the MOVE: the mail stays in INBOX, already applied
     d = Daemon(cfg).start(crash_at="after_state:3")
     try:
-        assert d.wait_exit(30) == -9, d.log()
+        assert d.wait_exit() == -9, d.log()
         subprocess.run(
             [
                 "doveadm",

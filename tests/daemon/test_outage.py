@@ -26,12 +26,15 @@ def test_mail_before_a_missed_deadline_counts_for_that_phase(
     stack: MailStack, tmp_path: Path
 ) -> None:
     cfg = write_config(stack, tmp_path)
-    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.1)  # deadline in 6 s
+    new_fake_game(cfg, "g1", ["alice", "bob"], phase_minutes=0.15)  # deadline in 9 s
     data = tmp_path / "data"
-    time.sleep(1.5)
+    deadline = datetime.fromisoformat(game_state(data, "g1")[0][0]["deadline"])
+    time.sleep(1.5)  # INTERNALDATE has whole seconds: well inside the phase
     early = mail("alice@example.test", "CMD early")
     stack.inject(bytes(early), MODERATOR, sender="alice@example.test")
-    time.sleep(7)  # the daemon is down across the deadline
+    assert datetime.now(UTC) < deadline - timedelta(seconds=1), "delivered too late"
+    # the daemon is down across the deadline: the event waited for is that time
+    time.sleep((deadline - datetime.now(UTC)).total_seconds() + 1.5)
     late = mail("bob@example.test", "CMD late")
     stack.inject(bytes(late), MODERATOR, sender="bob@example.test")
     d = Daemon(cfg).start()

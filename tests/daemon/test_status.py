@@ -39,6 +39,9 @@ def test_status_answers_the_game_master_with_the_daemon_running(
     stack: MailStack, tmp_path: Path
 ) -> None:
     cfg = _lupus_config(stack, tmp_path)
+    # beats every 10 s, "not responding" after 35 s without one: a daemon starved by a busy
+    # machine for the 8 s that a beat of a second allows is still running
+    cfg.write_text(cfg.read_text().replace("heartbeat_seconds = 1", "heartbeat_seconds = 10"))
     _new_lupus(cfg, "village1")
     r = pbem(cfg, "status")
     assert r.returncode == 0 and "daemon: never started" in r.stdout, r.stdout

@@ -22,6 +22,11 @@ from tests.support.mailstack import ADMIN, LIST, MODERATOR, Dovecot, MailStack
 
 ROOT = Path(__file__).resolve().parents[2]
 
+#: How long :func:`wait_for` and :meth:`Daemon.wait_exit` wait by default: a hang detector, not
+#: a guess of how long the event takes (a daemon test's events come within a second or two on
+#: an idle machine, but a machine busy with other jobs starves the daemon many times over).
+CEILING = 120.0
+
 
 def write_config(
     stack: MailStack,
@@ -129,6 +134,16 @@ class Daemon:
             )
         return self
 
+    def run_log(self) -> str:
+        """The log of the current run only (the last :meth:`start`)."""
+        path = self.cfg.parent / f"{self.cfg.stem}-daemon-{self.runs}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def wait_ready(self, timeout: float = CEILING) -> None:
+        """Wait until the current run has logged ``ready`` (past its start-up drain, its
+        SIGTERM handler installed); the bound is a hang detector, not the expected time."""
+        wait_for(lambda: "ready" in self.run_log(), timeout, "the daemon ready", self.log)
+
     def log(self) -> str:
         return "\n".join(
             p.read_text(errors="replace")[-3000:]
@@ -140,13 +155,32 @@ class Daemon:
             self.proc.kill()
             self.proc.wait(10)
 
+    def catches_sigterm(self) -> bool:
+        """Whether the process has installed its SIGTERM handler yet (``SigCgt`` in
+        ``/proc/PID/status``): before that, a SIGTERM kills it where it stands (importing,
+        on a busy machine) instead of stopping it cleanly."""
+        assert self.proc is not None
+        try:
+            status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        except OSError:
+            return False
+        caught = next(ln for ln in status.splitlines() if ln.startswith("SigCgt:"))
+        return bool(int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+
     def stop(self) -> int:
+        """SIGTERM, once the process catches it; its exit status (killed if it hangs)."""
         if self.proc is None:
             return 0
         if self.proc.poll() is None:
+            proc = self.proc
+            wait_for(
+                lambda: proc.poll() is not None or self.catches_sigterm(),
+                what="the daemon's SIGTERM handler",
+                log=self.log,
+            )
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(30)
+                self.proc.wait(CEILING)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
@@ -179,7 +213,7 @@ class Daemon:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def wait_exit(self, timeout: float = 30) -> int | None:
+    def wait_exit(self, timeout: float = CEILING) -> int | None:
         assert self.proc is not None
         with contextlib.suppress(subprocess.TimeoutExpired):
             return self.proc.wait(timeout)
@@ -188,10 +222,11 @@ class Daemon:
 
 def wait_for(
     pred: Callable[[], Any],
-    timeout: float = 30,
+    timeout: float = CEILING,
     what: str = "",
     log: Callable[[], str] | None = None,
 ) -> Any:
+    """Poll ``pred`` until it returns something true, and return it; fail after ``timeout``."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         v = pred()
@@ -255,4 +290,12 @@ def new_fake_game(cfg: Path, game_id: str, players: list[str], **options: Any) -
     path = cfg.parent / f"setup-{game_id}.json"
     path.write_text(json.dumps(setup))
     r = pbem(cfg, "new-game", "--setup", str(path), "--id", game_id)
+    assert r.returncode == 0, r.stderr
+
+
+def close_phase(cfg: Path, game_id: str) -> None:
+    """Close the game's phase now, as its deadline would (``pbem admin GAME CLOSE``, the
+    desk's CLORE; the fake engine's too): a test whose phase must not end before its mail is
+    read gives it a long deadline and ends it by this event instead of a short one."""
+    r = pbem(cfg, "admin", game_id, "CLOSE")
     assert r.returncode == 0, r.stderr

@@ -8,7 +8,9 @@ even phases are "nights", when the list is closed (held when the daemon relays t
 refused otherwise); other posts are relayed, and their ``CMD`` lines count like private ones.
 
 A game master (setup ``admins``): each ``ADMIN <word>`` line of his private mail is one
-``admin`` event; his list posts are relayed (as the real engine's are).
+``admin`` event; his list posts are relayed (as the real engine's are). ``pbem admin GAME CLOSE``
+(or ``CLORE``) closes the phase now, exactly as its deadline would (the desk's CLORE): a test
+gives a phase that must not end under it a long deadline, and closes it by this event.
 
 Test poisons: ``BOOM`` in a mail raises while ``$FAKE_ENGINE_BOOM`` names an existing file;
 ``DIE`` kills the process with SIGKILL while ``$FAKE_ENGINE_DIE`` does. A game created with the
@@ -246,6 +248,23 @@ class Table:
             "auto-replied",
         )
         return Step(events, (reply,))
+
+    def admin_lines(
+        self,
+        lines: Sequence[str],
+        sender: str,
+        now: datetime,
+        key: str,
+        *,
+        reply_to: Sequence[str] = (),
+    ) -> Step:
+        """``pbem admin``: ``CLOSE``/``CLORE`` closes the phase in play now, as its deadline
+        would (the desk's CLORE); any other line is one ``admin`` event."""
+        closing = any(line.strip().upper() in ("CLOSE", "CLORE") for line in lines)
+        if closing and not self.finished:
+            return self.on_deadline(f"phase-{self.phase}", now)
+        events = tuple({"type": "admin", "word": line.strip()} for line in lines)
+        return Step(events)
 
     def awaiting(self) -> frozenset[str]:
         acted = {p for p, _w in self.commands_by_phase.get(self.phase, [])}
