@@ -166,6 +166,17 @@ def free_port() -> int:
 # ---- the mail system ------------------------------------------------------------------------
 
 
+def close_failed(controller: Controller) -> None:
+    """Close what an aiosmtpd ``Controller`` whose start failed leaves open: its thread returns
+    before the event loop is closed when the bind fails (a port taken meanwhile), and the loop's
+    sockets would otherwise be reported unclosed by the garbage collector, at any later time."""
+    thread = controller._thread
+    if thread is not None:
+        thread.join(timeout=10)
+    if not controller.loop.is_running():
+        controller.loop.close()
+
+
 class MailSystem:
     """An embedded mail server: aiosmtpd on loopback, a Maildir per address, one list address.
 
@@ -221,6 +232,7 @@ class MailSystem:
                 self.controller.start()
                 return
             except OSError as exc:
+                close_failed(self.controller)
                 self.controller = None
                 if exc.errno != errno.EADDRINUSE or attempt == 3:
                     raise

@@ -32,6 +32,8 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
+from pbem.tools.maildemo import close_failed
+
 PREFIX = "pbemdv"
 DOMAIN = "example.test"
 PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
@@ -419,6 +421,7 @@ class SmtpServer:
                 self.started = True
                 return
             except OSError as exc:
+                close_failed(self.controller)
                 self.controller = None
                 if self.started or exc.errno != errno.EADDRINUSE or attempt == 3:
                     raise
