@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.support.once_per_run import make_run_dir, remove_run_dir
+from tests.support.run_bytecode import drop_bytecode, share_bytecode
 
 settings.register_profile(
     "pbem", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -36,14 +37,18 @@ def expected_seconds(item: pytest.Item) -> float:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # on the xdist controller, before its workers start: their shared directory
-    if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
-        make_run_dir()
+    if hasattr(config, "workerinput"):
+        return
+    # on the controller, before any child starts (the xdist workers, the daemons)
+    share_bytecode()
+    if config.getoption("numprocesses", None):
+        make_run_dir()  # the workers' shared directory
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         remove_run_dir()
+        drop_bytecode()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -1,0 +1,52 @@
+"""The run's bytecode directory, where the environment forbids writing it beside the sources
+(issue 11: every daemon a test started compiled pbem from source again)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pbem
+from tests.support import run_bytecode
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_children_of_the_run_import_pbem_compiled_once_outside_the_tree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "yes")
+    monkeypatch.delenv(run_bytecode.PREFIX, raising=False)
+    run_bytecode.share_bytecode()
+    prefix = Path(os.environ[run_bytecode.PREFIX])
+    try:
+        assert "PYTHONDONTWRITEBYTECODE" not in os.environ
+        package = Path(pbem.__file__).parent
+        compiled = (
+            prefix / package.relative_to("/") / f"__init__.{sys.implementation.cache_tag}.pyc"
+        )
+        assert compiled.is_file()
+        child = subprocess.run(
+            [sys.executable, "-c", "import pbem; print(pbem.__cached__)"],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert child.stdout.strip() == str(compiled)
+    finally:
+        run_bytecode.drop_bytecode()
+    assert os.environ["PYTHONDONTWRITEBYTECODE"] == "yes"
+    assert run_bytecode.PREFIX not in os.environ
+    assert not prefix.exists()
+
+
+def test_nothing_changes_where_bytecode_may_be_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    monkeypatch.delenv(run_bytecode.PREFIX, raising=False)
+    run_bytecode.share_bytecode()
+    assert run_bytecode.PREFIX not in os.environ
