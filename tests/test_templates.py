@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import jinja2
 import pytest
 
 from pbem.mail.render import LANGS, Renderer, templates_root
-from tests.support.once_per_run import once_per_run
+from tests.support.once_per_run import once_per_run_pieces
 
 ROOT = templates_root()
 
@@ -53,14 +55,28 @@ GAME_FOLDERS = ("lupus", "chasse")
 
 
 def recorded_params() -> dict[str, list[dict[str, Any]]]:
-    """Notice parameters seen in bot games of every game (the real shapes, not guesses)."""
-    import random
-
+    """Notice parameters seen in bot games of every game (the real shapes, not guesses): 60 bot
+    games and three scripted ones, shared out between the xdist workers (each game on its own
+    records the same parameters, merged in the same order, as all of them in a row)."""
     from pbem.games import GAMES
-    from pbem.table import Table
-    from pbem.tools.demo import demo_setup, play
-    from pbem.tools.simulate import EPOCH
 
+    games = [
+        functools.partial(bot_game, game.id, seed, options)
+        for game in GAMES
+        for seed in range(12)
+        for options in (({}, {"ghost_variant": True}) if game.id == "lupus-in-tabula" else ({},))
+    ]
+    scripted = [scripted_rare_lupus_notices, scripted_chasse_notices, scripted_signup_notices]
+    pieces = [functools.partial(recording, play) for play in (*games, *scripted)]
+    seen: dict[str, list[dict[str, Any]]] = {}
+    for piece in once_per_run_pieces("template-params", pieces):
+        for template, params in piece.items():
+            seen.setdefault(template, []).extend(params)
+    return seen
+
+
+def recording(play: Callable[[], None]) -> dict[str, list[dict[str, Any]]]:
+    """The parameters of every template ``play()`` renders, by template, in order."""
     seen: dict[str, list[dict[str, Any]]] = {}
     original = Renderer.text
 
@@ -70,24 +86,25 @@ def recorded_params() -> dict[str, list[dict[str, Any]]]:
 
     Renderer.text = spy  # type: ignore[method-assign]
     try:
-        for game in GAMES:
-            for seed in range(12):
-                for options in (
-                    ({}, {"ghost_variant": True}) if game.id == "lupus-in-tabula" else ({},)
-                ):
-                    setup = demo_setup(
-                        game.id, 0 if game.id != "lupus-in-tabula" else 8 + seed, seed, "en"
-                    )
-                    setup["options"] = options
-                    table, step = Table.new(setup, EPOCH)
-                    table.apply(step)
-                    play(table, random.Random(seed))
-        scripted_rare_lupus_notices()
-        scripted_chasse_notices()
-        scripted_signup_notices()
+        play()
     finally:
         Renderer.text = original  # type: ignore[method-assign]
     return seen
+
+
+def bot_game(game_id: str, seed: int, options: dict[str, Any]) -> None:
+    """One game played to its end by the demo's bots."""
+    import random
+
+    from pbem.table import Table
+    from pbem.tools.demo import demo_setup, play
+    from pbem.tools.simulate import EPOCH
+
+    setup = demo_setup(game_id, 0 if game_id != "lupus-in-tabula" else 8 + seed, seed, "en")
+    setup["options"] = options
+    table, step = Table.new(setup, EPOCH)
+    table.apply(step)
+    play(table, random.Random(seed))
 
 
 def scripted_rare_lupus_notices() -> None:
@@ -156,8 +173,8 @@ def scripted_signup_notices() -> None:
         send(table, GM, start, now=due - timedelta(hours=1))
 
 
-# 60 bot games: computed by the first xdist worker that collects this module, read by the others
-RECORDED = once_per_run("template-params", recorded_params)
+# 60 bot games: computed at collection by the xdist workers together, once per run
+RECORDED = recorded_params()
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,8 @@ import random
 import re
 from dataclasses import dataclass
 
+from tests.support.once_per_run import once_per_run
+
 _SMALL_PRIMES = [p for p in range(3, 2000, 2) if all(p % q for q in range(3, int(p**0.5) + 1, 2))]
 
 
@@ -59,7 +61,12 @@ class RsaKey:
 
 @functools.cache
 def make_key(bits: int, seed: int = 1) -> RsaKey:
-    """A deterministic RSA key (cached: a 2048-bit one takes a second or so)."""
+    """A deterministic RSA key, made once per test run: the test modules make theirs at import,
+    and a 2048-bit one takes a second or so, which every pytest-xdist worker paid again."""
+    return once_per_run(f"rsa-key-{bits}-{seed}", lambda: _generate_key(bits, seed))
+
+
+def _generate_key(bits: int, seed: int) -> RsaKey:
     rng = random.Random(f"dkim-test-{bits}-{seed}")
     e = 65537
     while True:

@@ -5,7 +5,9 @@ parameters that bot games send, ``tests/test_templates.py``) would be computed o
 The controller makes a directory for the run (:func:`make_run_dir`, from ``tests/conftest.py``)
 and names it in the environment the workers inherit; the first worker to ask computes the
 value under a file lock and leaves it there, pickled, for the others. Without xdist the value
-is simply computed.
+is simply computed. A value made of independent pieces (:func:`once_per_run_pieces`) is
+computed by all the workers at once, each taking the pieces nobody has taken yet, rather than
+by one while the others wait.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import pickle
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -59,7 +61,29 @@ def once_per_run(name: str, compute: Callable[[], T]) -> T:
             value: T = pickle.loads(path.read_bytes())
             return value
         value = compute()
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(pickle.dumps(value))
-        tmp.replace(path)
+        _store(path, value)
         return value
+
+
+def once_per_run_pieces(name: str, pieces: Sequence[Callable[[], T]]) -> list[T]:
+    """``[piece() for piece in pieces]``, each piece computed once per run: a worker computes
+    every piece no other worker holds, then reads (or waits for) the ones others computed."""
+    shared = run_dir()
+    if shared is None:
+        return [piece() for piece in pieces]
+    for i, piece in enumerate(pieces):
+        path = shared / f"{name}-{i}.pickle"
+        with open(shared / f"{name}-{i}.lock", "ab") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # another worker is computing it
+            if not path.exists():
+                _store(path, piece())
+    return [once_per_run(f"{name}-{i}", piece) for i, piece in enumerate(pieces)]
+
+
+def _store(path: Path, value: object) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(pickle.dumps(value))
+    tmp.replace(path)  # whole: a reader never sees half a pickle
