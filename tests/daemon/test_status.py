@@ -48,6 +48,13 @@ def test_status_answers_the_game_master_with_the_daemon_running(
     d = Daemon(cfg).start()
     try:
         wait_for(lambda: "daemon: running" in pbem(cfg, "status").stdout, what="running", log=d.log)
+        # the first beat is written at the start, before the first IMAP round trip: the
+        # mailbox is reported read from the next beat on
+        wait_for(
+            lambda: json.loads(pbem(cfg, "status", "--json").stdout)["daemon"]["mailbox_ok"],
+            what="a beat after the mailbox was read",
+            log=d.log,
+        )
         text = pbem(cfg, "status").stdout
         assert re.search(rf"daemon: running \(pid {d.proc.pid}\), last heartbeat \d+ s ago", text)
         assert "village1  lupus-in-tabula  8 players  phase: night, day 1" in text, text
