@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pbem.core.events import Event, Notice, Substituted
+from pbem.core.events import Event, Notice, Substituted, voided
 from pbem.core.ids import PlayerId
 from pbem.core.roster import Roster
-from pbem.desk.kernel import voided
 
 if TYPE_CHECKING:
     from pbem.table import Outgoing, Table

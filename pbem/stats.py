@@ -17,9 +17,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from pbem.core.events import GameEnded, PhaseStarted, RolesDealt, Substituted
+from pbem.core.events import GameEnded, PhaseStarted, RolesDealt, Substituted, voided
 from pbem.core.roster import Roster
-from pbem.desk.kernel import is_kernel, voided
+from pbem.desk.kernel import is_kernel
 from pbem.table import Table
 
 

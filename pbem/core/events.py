@@ -13,7 +13,7 @@ import enum
 import functools
 import types
 import typing
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -203,6 +203,15 @@ class RolledBack(Event):
 
     start: int
     end: int
+
+
+def voided(events: Sequence[Event]) -> set[int]:
+    """Indices of ``events`` that the log's rollbacks voided (:class:`RolledBack`)."""
+    out: set[int] = set()
+    for event in events:
+        if isinstance(event, RolledBack):
+            out.update(range(event.start, event.end))
+    return out
 
 
 @dataclasses.dataclass(frozen=True)

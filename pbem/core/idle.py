@@ -19,9 +19,9 @@ from pbem.core.events import (
     Event,
     PhaseClosed,
     PlayerDied,
-    RolledBack,
     SeatRemoved,
     VoteSet,
+    voided,
 )
 from pbem.core.ids import PlayerId
 
@@ -59,15 +59,6 @@ def actor_of(event: Event) -> PlayerId | None:
     if isinstance(actor, str) and isinstance(getattr(event, "verb", None), str):
         return None if getattr(event, "default", False) else PlayerId(actor)
     return None
-
-
-def voided(events: Sequence[Event]) -> set[int]:
-    """Indices a rollback voided (the same as pbem.desk.kernel's, kept here: core is pure)."""
-    out: set[int] = set()
-    for event in events:
-        if isinstance(event, RolledBack):
-            out.update(range(event.start, event.end))
-    return out
 
 
 def idle_streaks(events: Sequence[Event]) -> dict[PlayerId, int]:

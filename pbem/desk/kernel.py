@@ -22,7 +22,7 @@ from pbem.core.events import (
     Paused,
     PhaseClosed,
     Resumed,
-    RolledBack,
+    voided,
 )
 
 
@@ -59,15 +59,6 @@ class Desk:
 
 def is_kernel(event: Event) -> bool:
     return isinstance(event, KERNEL_EVENTS)
-
-
-def voided(events: Sequence[Event]) -> set[int]:
-    """Raw indices voided by the log's rollbacks (kernel acts of the desk are never void)."""
-    out: set[int] = set()
-    for event in events:
-        if isinstance(event, RolledBack):
-            out.update(range(event.start, event.end))
-    return out
 
 
 def split(events: Sequence[Event]) -> tuple[list[Event], Desk]:

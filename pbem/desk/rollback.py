@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.core.commands import Command, CommandSpec, Text
 from pbem.core.errors import CommandError, IllegalNow
-from pbem.core.events import DeadlineMoved, Event, PhaseClosed, RolledBack, VoteSet
+from pbem.core.events import DeadlineMoved, Event, PhaseClosed, RolledBack, VoteSet, voided
 from pbem.desk.common import (
     Result,
     as_command,
@@ -27,7 +27,7 @@ from pbem.desk.common import (
     phase_of,
     verb,
 )
-from pbem.desk.kernel import parse_duration, voided
+from pbem.desk.kernel import parse_duration
 
 if TYPE_CHECKING:
     from pbem.table import Table

@@ -77,7 +77,15 @@ def atomic_write(path: Path, data: Any, fault: FaultHook = no_fault, keep_bak: b
 
     On ENOSPC the temp file is removed and the old generation stays intact (RELIABILITY §0.1).
     """
-    blob = encode_envelope(data)
+    replace_bytes(path, encode_envelope(data), fault, keep_bak)
+
+
+def replace_bytes(
+    path: Path, blob: bytes, fault: FaultHook = no_fault, keep_bak: bool = False
+) -> None:
+    """Replace ``path`` with ``blob``, durably and atomically: a temp file with the parent
+    directory's access, fsynced, renamed over ``path`` (its previous generation kept as
+    ``.bak`` with ``keep_bak``), then the directory fsynced. On any error the temp file goes."""
     fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + path.name + ".", dir=path.parent)
     try:
         try:

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import re
-import tempfile
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from pbem.adapters.store.atomic_file import TMP_PREFIX
-from pbem.adapters.store.directories import fsync_dir, make_dirs
+from pbem.adapters.store.atomic_file import replace_bytes
+from pbem.adapters.store.directories import make_dirs
 
 HELD_DIR = "held"
 """Under a game's directory: the bytes of its held list posts, one file each."""
@@ -36,21 +34,7 @@ def write_held_body(game_dir: Path, key: str, raw: bytes) -> str:
     them; returns the path relative to the game directory."""
     path = held_body_path(game_dir, key)
     make_dirs(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + path.name + ".", dir=path.parent)
-    try:
-        try:
-            view = memoryview(raw)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    fsync_dir(path.parent)
+    replace_bytes(path, raw)
     return str(path.relative_to(game_dir))
 
 
