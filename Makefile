@@ -52,7 +52,7 @@ man: $(STAMP)
 	$(BIN)/python -m pbem.cli.manpage > docs/pbem.1
 	$(BIN)/pbem completion bash > completion/pbem.bash
 
-# the long form of fault test F1: 200 random kill -9 during a burst of 600 mails (make test: 40)
+# the long form of fault test F1: 200 random kill -9 during a burst of 600 mails (make test: 15)
 soak: $(STAMP) mailstack
 	PBEM_F1_KILLS=200 $(BIN)/pytest tests/daemon/test_faults.py -k random_kills -s
 
