@@ -237,7 +237,7 @@ def test_f1_random_kills_during_burst(stack: MailStack, tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.slow(15)
+@pytest.mark.slow(6)
 def test_f2_kill_between_resolving_and_resolved(
     start_daemon: StartDaemon, stack: MailStack, tmp_path: Path
 ) -> None:
@@ -328,7 +328,7 @@ def test_f3_imap_drop_during_the_startup_drain(stack: MailStack, tmp_path: Path)
         d.kill()
 
 
-@pytest.mark.slow(15)
+@pytest.mark.slow(8)
 def test_f4_uidvalidity_change_rescans_without_duplicates(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path)
     new_fake_game(cfg, "g1", PLAYERS)
