@@ -134,7 +134,7 @@ def _opened_the_data(d: Daemon, data: Path) -> bool:
     ``/proc/PID/fd``, which does not touch the lock (a test's own flock could make the daemon
     find its data directory in use)."""
     assert d.proc is not None
-    lock = str(data / ".lock")
+    lock = os.path.realpath(data / ".lock")  # as /proc shows it
     try:
         fds = os.listdir(f"/proc/{d.proc.pid}/fd")
     except OSError:
