@@ -52,9 +52,12 @@ man: $(STAMP)
 	$(BIN)/python -m pbem.cli.manpage > docs/pbem.1
 	$(BIN)/pbem completion bash > completion/pbem.bash
 
-# the long form of fault test F1: 200 random kill -9 during a burst of 600 mails (make test: 40)
+# the long forms of the random kill tests: F1, 200 random kill -9 during a burst of 600 mails
+# (make test: 15); the store's write loop, 300 kill -9 (make test: 50)
 soak: $(STAMP) mailstack
-	PBEM_F1_KILLS=200 $(BIN)/pytest tests/daemon/test_faults.py -k random_kills -s
+	PBEM_F1_KILLS=200 PBEM_STORE_KILLS=300 $(BIN)/pytest -s \
+		tests/daemon/test_faults.py::test_f1_random_kills_during_burst \
+		tests/adapters/test_store.py::test_kill9_trials_always_readable_at_last_commit
 
 # every reader's mailbox of a whole bot game of each game (mbox: text and HTML parts), to open
 # in a mail client: mailboxes/<game>/<address>.mbox (LANG_MAIL=en for the English texts)

@@ -473,7 +473,7 @@ def _shunt_states(data: Path) -> list[str]:
     return list(DaemonStore(data, readonly=True).shunt_status().values())
 
 
-@pytest.mark.slow(25)
+@pytest.mark.slow(10)
 @pytest.mark.parametrize("arrival", ["before_start", "while_running"])
 def test_crash_loop_real_daemon(stack: MailStack, tmp_path: Path, arrival: str) -> None:
     """A mail that SIGKILLs ``pbem serve``: restarted like systemd would, the daemon dies at most

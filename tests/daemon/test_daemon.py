@@ -82,7 +82,7 @@ def test_commands_replies_deadline_and_sigterm(stack: MailStack, tmp_path: Path)
     assert st.returncode == 0 and '"g1"' in st.stdout
 
 
-@pytest.mark.slow(25)
+@pytest.mark.slow(28)
 def test_reminders_go_to_players_who_have_not_acted(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path)
     with cfg.open("a") as f:

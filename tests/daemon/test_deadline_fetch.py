@@ -27,7 +27,7 @@ from tests.support.mailstack import MODERATOR, MailStack
 A = "alice@example.test"
 
 
-@pytest.mark.slow(20)
+@pytest.mark.slow(33)
 def test_orders_in_the_mailbox_at_a_deadline_count_before_it(
     stack: MailStack, tmp_path: Path
 ) -> None:

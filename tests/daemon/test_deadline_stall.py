@@ -146,7 +146,7 @@ def _deadline_states(data: Path, gid: str) -> list[str]:
     return [str(r.get("state")) for r in gs.deadline_states().values()]
 
 
-@pytest.mark.slow(20)
+@pytest.mark.slow(17)
 def test_a_deadline_that_kills_the_daemon_stalls_after_three_deaths(
     stack: MailStack, tmp_path: Path
 ) -> None:
