@@ -19,7 +19,7 @@ from pbem.adapters.store import GameStore
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
 from tests.support.cli_in_process import pbem_in_process
-from tests.support.daemon_process import Daemon, send, wait_for, write_config
+from tests.support.daemon_process import Daemon, StoredTable, send, wait_for, write_config
 from tests.support.mailstack import LIST, MODERATOR, PLAYERS, MailStack
 
 DURATIONS = {
@@ -62,9 +62,10 @@ def test_whole_lupus_game_by_email(stack: MailStack, tmp_path: Path) -> None:
     sent_private = 0
     try:
         acted: set[tuple[tuple[str, object], ...]] = set()
+        stored = StoredTable(data, "lupus1")
         end = time.monotonic() + 150
         while time.monotonic() < end:
-            table = _table(data)
+            table = stored()
             if table.finished:
                 break
             phase = tuple(sorted(table.deadlines().items()))

@@ -271,6 +271,29 @@ def game_state(data: Path, game_id: str) -> tuple[list[dict[str, Any]], Mapping[
     return gs.events(), gs.meta
 
 
+class StoredTable:
+    """A game's table as the running daemon stored it, read-only: ``table()`` is the latest.
+
+    The bot loops look at it five times a second, and replaying a game's events costs
+    milliseconds per event: the events are replayed again only when their log has grown (it
+    is append-only: a rollback is an event too)."""
+
+    def __init__(self, data: Path, game_id: str) -> None:
+        self.path = data / "games" / game_id
+        self._table: Any = None
+        self._seen = -1
+
+    def __call__(self) -> Any:
+        from pbem.adapters.store import GameStore
+        from pbem.table import Table
+
+        gs = GameStore(self.path, readonly=True)
+        events = gs.events()
+        if len(events) != self._seen:
+            self._table, self._seen = Table.load(gs.setup, events), len(events)
+        return self._table
+
+
 def outbox_empty(data: Path) -> bool:
     """True once every mail the daemon has queued is out. A mail to send is queued in the very
     commit that applied its cause, and its row removed once the relay took it (the test relay
