@@ -243,7 +243,11 @@ class ImapMailbox:
         if not uids:
             return []
         c = self._c()
-        meta = self._guard("FETCH SIZE", c.fetch, list(uids), ["RFC822.SIZE", "INTERNALDATE"])
+        answers = self._guard("FETCH SIZE", c.fetch, list(uids), ["RFC822.SIZE", "INTERNALDATE"])
+        # another client's flag change comes as an unsolicited FETCH without a UID, which
+        # imapclient files under its sequence number: an entry without a size answers nothing
+        # we asked (that UID was expunged meanwhile, or never asked for)
+        meta = {u: d for u, d in answers.items() if b"RFC822.SIZE" in d}
         small = [u for u in uids if u in meta and int(meta[u][b"RFC822.SIZE"]) <= self.s.max_size]
         bodies: dict[int, Any] = {}
         if small:

@@ -146,3 +146,25 @@ def test_move_of_a_uid_another_client_expunged_is_not_a_drop(
     got = sorted(str(m["Subject"]) for m in stack.messages(MODERATOR, "Processed"))
     assert got == ["m1", "m2", "m4", "m5"]
     box.close()
+
+
+def test_an_unsolicited_fetch_of_another_client_is_not_taken_for_a_size(stack: MailStack) -> None:
+    """Another client's flag change reaches the daemon as ``* N FETCH (FLAGS ...)`` without a
+    UID, which imapclient files under the sequence number N: when N is also the UID of a mail
+    expunged meanwhile, that entry has no size. It is a mail gone, not a KeyError that kills the
+    daemon (seen once in test_concurrent_client under load)."""
+    stack.inject(_mail(1), MODERATOR)
+    stack.inject(_mail(2), MODERATOR)
+    box = _box(stack)
+    uids = box.pending_uids()
+    assert box.client is not None
+    real_fetch = box.client.fetch
+
+    def fetch_with_an_unsolicited_flags_update(ids: list[int], items: list[str]) -> object:
+        got = real_fetch([u for u in ids if u != uids[0]], items)  # uids[0] expunged meanwhile
+        got[uids[0]] = {b"SEQ": uids[0], b"FLAGS": (b"\\Seen",)}
+        return got
+
+    box.client.fetch = fetch_with_an_unsolicited_flags_update  # type: ignore[method-assign]
+    assert [f.uid for f in box.fetch(uids)] == uids[1:]
+    box.close()

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.daemon_process import Daemon, game_state, mail, pbem, wait_for, write_config
+from tests.support.cli_in_process import pbem_in_process
+from tests.support.daemon_process import Daemon, game_state, mail, wait_for, write_config
 from tests.support.mailstack import ADMIN, DOMAIN, LIST, MODERATOR, PLAYERS, MailStack
 
 ATTACKER = "mallory@evil.test"
@@ -31,7 +32,9 @@ def new_game(cfg: Path, tmp_path: Path) -> str:
         "admins": [ADMIN],
     }
     (tmp_path / "s.json").write_text(json.dumps(setup))
-    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "g1", "--admin-secret")
+    r = pbem_in_process(
+        cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "g1", "--admin-secret"
+    )
     assert r.returncode == 0, r.stderr
     (code,) = re.findall(r"admin code for the game masters.*: (\w+)", r.stdout)
     return str(code)

@@ -18,7 +18,8 @@ from pbem.deal import find_reveal
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
 from tests.daemon.test_lupus_e2e import DURATIONS
-from tests.support.daemon_process import Daemon, pbem, send, wait_for, write_config
+from tests.support.cli_in_process import pbem_in_process
+from tests.support.daemon_process import Daemon, StoredTable, send, wait_for, write_config
 from tests.support.mailstack import ADMIN, LIST, PLAYERS, MailStack
 
 
@@ -45,7 +46,7 @@ def test_everyone_gets_the_archive_when_the_game_ends(stack: MailStack, tmp_path
         "admins": [ADMIN],
     }
     (tmp_path / "setup.json").write_text(json.dumps(setup))
-    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "setup.json"), "--id", "lupus9")
+    r = pbem_in_process(cfg, "new-game", "--setup", str(tmp_path / "setup.json"), "--id", "lupus9")
     assert r.returncode == 0, r.stderr
     data = tmp_path / "data"
     salt = GameStore(data / "games" / "lupus9", readonly=True).setup["deal_salt"]
@@ -54,9 +55,9 @@ def test_everyone_gets_the_archive_when_the_game_ends(stack: MailStack, tmp_path
     rng = random.Random(5)
     try:
         acted: set[tuple[tuple[str, object], ...]] = set()
+        stored = StoredTable(data, "lupus9")
         end = time.monotonic() + 150
-        while time.monotonic() < end and not _table(data).finished:
-            table = _table(data)
+        while time.monotonic() < end and not (table := stored()).finished:
             phase = tuple(sorted(table.deadlines().items()))
             if phase and phase not in acted:
                 acted.add(phase)

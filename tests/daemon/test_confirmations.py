@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli_in_process import pbem_in_process
 from tests.support.daemon_process import (
     Daemon,
     close_phase,
     game_state,
     mail,
-    pbem,
     send,
     wait_for,
     write_config,
@@ -51,7 +51,9 @@ def start(
         "options": options,
     }
     (tmp_path / "s.json").write_text(json.dumps(setup))
-    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "c1", "--secrets")
+    r = pbem_in_process(
+        cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "c1", "--secrets"
+    )
     assert r.returncode == 0, r.stderr
     codes = dict(re.findall(r"secret code for (\w+): (\w+)", r.stdout))
     return Daemon(cfg).start(), tmp_path / "data", codes["alice"]

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli_in_process import pbem_in_process
 from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
     new_fake_game,
-    pbem,
     send,
     wait_for,
     write_config,
@@ -78,7 +78,7 @@ def test_commands_replies_deadline_and_sigterm(stack: MailStack, tmp_path: Path)
         d.kill()
     assert len(_cmds(data, "g1")) == 3
     assert stack.messages(MODERATOR) == []  # everything moved out of INBOX
-    st = pbem(cfg, "status", "--json")
+    st = pbem_in_process(cfg, "status", "--json")
     assert st.returncode == 0 and '"g1"' in st.stdout
 
 

@@ -16,6 +16,7 @@ from tests.support.daemon_process import (
     game_state,
     mail,
     new_fake_game,
+    outbox_empty,
     wait_for,
     write_config,
 )
@@ -201,6 +202,10 @@ def test_reply_all_to_the_list_is_applied_and_answered_once(
         wait_for(lambda: ("carol", "sentinel") in played(data), what="the sentinel", log=d.log)
         wait_for(lambda: "accepted: sentinel" in bodies(stack, "carol@example.test"), log=d.log)
         assert played(data) == [("bob", "vote"), ("carol", "sentinel")]
+        # bob's receipt may come after carol's (a send retried on a busy machine): wait for it,
+        # then for every answer out, before counting
+        wait_for(lambda: "accepted: vote" in bodies(stack, "bob@example.test"), log=d.log)
+        wait_for(lambda: outbox_empty(data), what="every answer sent", log=d.log)
         assert bodies(stack, "bob@example.test").count("accepted: vote") == 1
     finally:
         d.stop()

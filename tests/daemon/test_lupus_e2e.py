@@ -18,7 +18,8 @@ import pytest
 from pbem.adapters.store import GameStore
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
-from tests.support.daemon_process import Daemon, pbem, send, wait_for, write_config
+from tests.support.cli_in_process import pbem_in_process
+from tests.support.daemon_process import Daemon, StoredTable, send, wait_for, write_config
 from tests.support.mailstack import LIST, MODERATOR, PLAYERS, MailStack
 
 DURATIONS = {
@@ -53,7 +54,7 @@ def test_whole_lupus_game_by_email(stack: MailStack, tmp_path: Path) -> None:
         "list": LIST,
     }
     (tmp_path / "setup.json").write_text(json.dumps(setup))
-    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "setup.json"), "--id", "lupus1")
+    r = pbem_in_process(cfg, "new-game", "--setup", str(tmp_path / "setup.json"), "--id", "lupus1")
     assert r.returncode == 0, r.stderr
     data = tmp_path / "data"
     d = Daemon(cfg).start()
@@ -61,9 +62,10 @@ def test_whole_lupus_game_by_email(stack: MailStack, tmp_path: Path) -> None:
     sent_private = 0
     try:
         acted: set[tuple[tuple[str, object], ...]] = set()
+        stored = StoredTable(data, "lupus1")
         end = time.monotonic() + 150
         while time.monotonic() < end:
-            table = _table(data)
+            table = stored()
             if table.finished:
                 break
             phase = tuple(sorted(table.deadlines().items()))
@@ -92,7 +94,7 @@ def test_whole_lupus_game_by_email(stack: MailStack, tmp_path: Path) -> None:
             log=d.log,
         )
         wait_for(lambda: not stack.messages(MODERATOR), what="INBOX drained", log=d.log)
-        st = json.loads(pbem(cfg, "status", "--json").stdout)
+        st = json.loads(pbem_in_process(cfg, "status", "--json").stdout)
         assert st["shunt"] == {"failing": 0, "quarantined": 0}
         assert d.stop() == 0
     finally:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli_in_process import pbem_in_process
 from tests.support.daemon_process import (
     Daemon,
     close_phase,
     game_state,
     mail,
-    pbem,
     send,
     wait_for,
     write_config,
@@ -81,7 +81,9 @@ def test_relay_distributes_refuses_holds_and_authenticates(
         "admins": [ADMIN],
     }
     (tmp_path / "s.json").write_text(json.dumps(setup))
-    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "r1", "--secrets")
+    r = pbem_in_process(
+        cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "r1", "--secrets"
+    )
     assert r.returncode == 0, r.stderr
     codes = dict(re.findall(r"secret code for (\w+): (\w+)", r.stdout))
     data = tmp_path / "data"
@@ -131,7 +133,7 @@ def test_relay_distributes_refuses_holds_and_authenticates(
             what="carol told her post is held",
             log=d.log,
         )
-        status = json.loads(pbem(cfg, "status", "--json").stdout)
+        status = json.loads(pbem_in_process(cfg, "status", "--json").stdout)
         assert status["games"][0]["held_posts"] == 1  # still night: the operator sees it
         assert all(len(_copies(stack, p)) == 1 for p in MEMBERS), "held, not relayed"
         close_phase(cfg, "r1")
@@ -170,7 +172,9 @@ def test_external_list_votes_count_once_confirmed_from_the_registered_address(
         "list": LIST,
     }
     (tmp_path / "s.json").write_text(json.dumps(setup))
-    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "c1", "--secrets")
+    r = pbem_in_process(
+        cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "c1", "--secrets"
+    )
     assert r.returncode == 0, r.stderr
     codes = dict(re.findall(r"secret code for (\w+): (\w+)", r.stdout))
     data = tmp_path / "data"
@@ -191,7 +195,7 @@ def test_external_list_votes_count_once_confirmed_from_the_registered_address(
         )
         wait_for(lambda: requests("alice") and requests("bob"), what="requests", log=d.log)
         assert words() == [], "nothing counts before a confirmation"
-        status = json.loads(pbem(cfg, "status", "--json").stdout)
+        status = json.loads(pbem_in_process(cfg, "status", "--json").stdout)
         assert status["games"][0]["awaiting_confirmation"] == 2
         request = requests("alice")[0]
         assert "CMD v1" in str(text_of(request)) and "SECRET" in str(text_of(request))

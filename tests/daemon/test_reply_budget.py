@@ -12,12 +12,12 @@ import json
 import re
 from pathlib import Path
 
+from tests.support.cli_in_process import pbem_in_process
 from tests.support.daemon_process import (
     Daemon,
     game_state,
     mail,
     new_fake_game,
-    pbem,
     wait_for,
     write_config,
 )
@@ -88,7 +88,9 @@ def test_forged_mail_does_not_spend_the_real_players_replies(
         "players": [{"name": p, "email": f"{p}@example.test"} for p in ("alice", "bob")],
     }
     (tmp_path / "s.json").write_text(json.dumps(setup))
-    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "g1", "--secrets")
+    r = pbem_in_process(
+        cfg, "new-game", "--setup", str(tmp_path / "s.json"), "--id", "g1", "--secrets"
+    )
     assert r.returncode == 0, r.stderr
     codes = dict(re.findall(r"secret code for (\w+): (\w+)", r.stdout))
     d = Daemon(cfg).start()

@@ -15,6 +15,7 @@ import pytest
 from pbem.adapters.store import GameStore
 from pbem.signup.engine import with_signups
 from pbem.table import Table
+from tests.support.cli_in_process import pbem_in_process
 from tests.support.daemon_process import Daemon, mail, pbem, send, wait_for, write_config
 from tests.support.mailstack import ADMIN, DOMAIN, LIST, MODERATOR, PLAYERS, ListConfig, MailStack
 
@@ -139,7 +140,7 @@ def test_a_game_opened_joined_by_mail_and_started_when_full(
         wolf = wolves[0]
         old = f"{wolf.lower()}@example.test"
         victim = next(n for n in roles if n not in wolves)
-        r = pbem(cfg, "seat", "replace", "village", wolf, ZOE, "--name", "Zoe")
+        r = pbem_in_process(cfg, "seat", "replace", "village", wolf, ZOE, "--name", "Zoe")
         assert r.returncode == 0, r.stderr
         wait_for(
             lambda: (

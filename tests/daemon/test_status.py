@@ -14,8 +14,11 @@ from pathlib import Path
 import pytest
 
 from pbem.adapters.store import GameStore
+from pbem.daemon import heartbeat
+from pbem.daemon.config import load
 from pbem.table import Table
 from pbem.tools.demo import demo_setup, play
+from tests.support.cli_in_process import pbem_in_process
 from tests.support.daemon_process import Daemon, pbem, wait_for, write_config
 from tests.support.mailstack import MailStack
 
@@ -30,8 +33,17 @@ def _lupus_config(stack: MailStack, tmp: Path) -> Path:
 
 def _new_lupus(cfg: Path, game_id: str) -> None:
     players = [f"--player={n} <{n.lower()}@example.test>" for n in NAMES]
-    r = pbem(cfg, "new-game", "--game", "lupus-in-tabula", "--id", game_id, "--seed", "7", *players)
+    argv = ("new-game", "--game", "lupus-in-tabula", "--id", game_id, "--seed", "7", *players)
+    r = pbem_in_process(cfg, *argv)  # the game is what these tests need, not the process
     assert r.returncode == 0, r.stderr
+
+
+def daemon_seen(cfg: Path) -> dict[str, object]:
+    """The daemon as ``pbem status`` describes it (the same library calls), without starting a
+    process: what a test waits on, before it runs the real command once for its assertion."""
+    config = load(cfg)
+    record = heartbeat.read(config.data_dir)
+    return heartbeat.describe(record, datetime.now(UTC), config.heartbeat_seconds)
 
 
 @pytest.mark.slow(20)
@@ -43,18 +55,18 @@ def test_status_answers_the_game_master_with_the_daemon_running(
     # machine for the 8 s that a beat of a second allows is still running
     cfg.write_text(cfg.read_text().replace("heartbeat_seconds = 1", "heartbeat_seconds = 10"))
     _new_lupus(cfg, "village1")
-    r = pbem(cfg, "status")
+    r = pbem_in_process(cfg, "status")
     assert r.returncode == 0 and "daemon: never started" in r.stdout, r.stdout
     d = Daemon(cfg).start()
     try:
-        wait_for(lambda: "daemon: running" in pbem(cfg, "status").stdout, what="running", log=d.log)
         # the first beat is written at the start, before the first IMAP round trip: the
         # mailbox is reported read from the next beat on
         wait_for(
-            lambda: json.loads(pbem(cfg, "status", "--json").stdout)["daemon"]["mailbox_ok"],
+            lambda: (seen := daemon_seen(cfg))["state"] == "running" and seen["mailbox_ok"],
             what="a beat after the mailbox was read",
             log=d.log,
         )
+        # then the operator's command, as a process
         text = pbem(cfg, "status").stdout
         assert re.search(rf"daemon: running \(pid {d.proc.pid}\), last heartbeat \d+ s ago", text)
         assert "village1  lupus-in-tabula  8 players  phase: night, day 1" in text, text
@@ -62,7 +74,7 @@ def test_status_answers_the_game_master_with_the_daemon_running(
         assert re.search(r"next deadline: \S+ at \w{3} \d\d \w{3} \d{4} \d\d:\d\d CET \(in ", text)
         assert "{" not in text and "'" not in text  # words, no dict reprs
 
-        data = json.loads(pbem(cfg, "status", "--json").stdout)
+        data = json.loads(pbem_in_process(cfg, "status", "--json").stdout)
         game = data["games"][0]
         gs = GameStore(tmp_path / "data" / "games" / "village1", readonly=True)
         table = Table.load(gs.setup, gs.events())
@@ -75,7 +87,7 @@ def test_status_answers_the_game_master_with_the_daemon_running(
         assert d.stop() == 0
     finally:
         d.kill()
-    assert "daemon: stopped" in pbem(cfg, "status").stdout
+    assert "daemon: stopped" in pbem_in_process(cfg, "status").stdout
 
 
 @pytest.mark.slow(15)
@@ -83,14 +95,13 @@ def test_status_reports_a_killed_daemon_as_not_responding(stack: MailStack, tmp_
     cfg = write_config(stack, tmp_path)
     d = Daemon(cfg).start()
     try:
-        wait_for(lambda: "running" in pbem(cfg, "status").stdout, what="running", log=d.log)
+        wait_for(lambda: daemon_seen(cfg)["state"] == "running", what="running", log=d.log)
     finally:
         d.kill()
-    line = wait_for(
-        lambda: "NOT RESPONDING" in (out := pbem(cfg, "status").stdout) and out,
-        what="the stale heartbeat",
-    )
-    assert f"daemon: NOT RESPONDING (pid {d.proc.pid}): last heartbeat" in line
+    # the beat only ages from now on: once stale, it stays stale for the real command
+    wait_for(lambda: daemon_seen(cfg)["state"] == "not responding", what="the stale heartbeat")
+    line = pbem(cfg, "status").stdout
+    assert f"daemon: NOT RESPONDING (pid {d.proc.pid}): last heartbeat" in line, line
 
 
 def test_status_exits_non_zero_on_a_missing_data_dir(stack: MailStack, tmp_path: Path) -> None:
@@ -110,12 +121,12 @@ def test_status_shows_a_finished_game_and_its_outcome(stack: MailStack, tmp_path
     assert table.finished
     events = [table.rules.codec.encode(e) for e in table.events]
     GameStore.create(tmp_path / "data", "done", setup, events, [])
-    data = json.loads(pbem(cfg, "status", "--json").stdout)
+    data = json.loads(pbem_in_process(cfg, "status", "--json").stdout)
     game = data["games"][0]
     summary = table.summary()
     assert game["finished"] is True
     assert game["outcome"] == {"winners": summary["winners"], "side": summary["side"]}
     assert "next_deadline" not in game and "awaiting" not in game
-    text = pbem(cfg, "status").stdout
+    text = pbem_in_process(cfg, "status").stdout
     won = ", ".join(summary["winners"]) or "nobody"
     assert f"done  lupus-in-tabula  9 players  finished: won by {won} ({summary['side']})" in text

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.daemon_process import Daemon, game_state, mail, pbem, send, write_config
+from tests.support.cli_in_process import pbem_in_process
+from tests.support.daemon_process import Daemon, game_state, mail, send, write_config
 from tests.support.daemon_process import wait_for as harness_wait
 from tests.support.mailstack import ADMIN, DOMAIN, LIST, MODERATOR, PLAYERS, MailStack
 
@@ -50,7 +51,7 @@ def _new_game(cfg: Path, gid: str, lang: str, roles: dict[str, str]) -> None:
     }
     path = cfg.parent / f"setup-{gid}.json"
     path.write_text(json.dumps(setup))
-    r = pbem(cfg, "new-game", "--setup", str(path), "--id", gid)
+    r = pbem_in_process(cfg, "new-game", "--setup", str(path), "--id", gid)
     assert r.returncode == 0, r.stderr
 
 
@@ -100,7 +101,7 @@ def _events(tmp: Path, gid: str, kind: str) -> list[dict[str, Any]]:
 
 
 def _close(cfg: Path, gid: str) -> None:
-    r = pbem(cfg, "admin", gid, "CLOSE")
+    r = pbem_in_process(cfg, "admin", gid, "CLOSE")
     assert r.returncode == 0, r.stderr
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from pbem.adapters.store import GameStore
 from pbem.table import Table
+from tests.support.cli_in_process import pbem_in_process
 from tests.support.daemon_process import Daemon, mail, pbem, send, wait_for, write_config
 from tests.support.mailstack import ADMIN, LIST, MODERATOR, PLAYERS, MailStack
 
@@ -44,7 +45,7 @@ def test_admin_extends_a_phase_and_ends_the_game_by_mail(stack: MailStack, tmp_p
         "list": LIST,
     }
     (tmp_path / "setup.json").write_text(json.dumps(setup))
-    r = pbem(cfg, "new-game", "--setup", str(tmp_path / "setup.json"), "--id", "lupus1")
+    r = pbem_in_process(cfg, "new-game", "--setup", str(tmp_path / "setup.json"), "--id", "lupus1")
     assert r.returncode == 0, r.stderr
     data = tmp_path / "data"
     before = dict(_table(data).deadlines())

@@ -15,6 +15,7 @@ import pytest
 
 from pbem.adapters.store import GameStore
 from pbem.table import Table
+from tests.support.cli_in_process import pbem_in_process
 from tests.support.daemon_process import Daemon, mail, pbem, send, wait_for, write_config
 from tests.support.mailstack import ADMIN, DOMAIN, LIST, MODERATOR, PLAYERS, ListConfig, MailStack
 
@@ -79,7 +80,7 @@ def test_substitutes_by_pbem_seat_replace_and_by_the_admins_mail(
         "list": LIST,
     }
     (tmp_path / "setup.json").write_text(json.dumps(setup))
-    r = pbem(
+    r = pbem_in_process(
         cfg, "new-game", "--setup", str(tmp_path / "setup.json"), "--id", "lupus1", "--secrets"
     )
     assert r.returncode == 0, r.stderr
@@ -153,7 +154,7 @@ def test_substitutes_by_pbem_seat_replace_and_by_the_admins_mail(
             what="the bench offer to the game master",
             log=d.log,
         )
-        r = pbem(cfg, "seat", "replace", "lupus1", "dave", "Vic")
+        r = pbem_in_process(cfg, "seat", "replace", "lupus1", "dave", "Vic")
         assert r.returncode == 0, r.stderr
         wait_for(
             lambda: any("You take dave's place" in b for b in _bodies(stack, VIC, "")),

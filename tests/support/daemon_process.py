@@ -18,6 +18,7 @@ from typing import Any
 
 import aiosmtplib
 
+from tests.support.cli_in_process import pbem_in_process
 from tests.support.mailstack import ADMIN, LIST, MODERATOR, Dovecot, MailStack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,6 +97,9 @@ def env(**extra: str) -> dict[str, str]:
 
 
 def pbem(cfg: Path, *args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
+    """``pbem ARGS -c CFG`` as the operator runs it, in a child process: for a test of the
+    command itself (its exit status, its messages, what it sees of a running daemon); a test
+    that needs only its effect calls :func:`tests.support.cli_in_process.pbem_in_process`."""
     return subprocess.run(
         [sys.executable, "-m", "pbem.cli.daemon", *args, "-c", str(cfg)],
         cwd=ROOT,
@@ -267,6 +271,29 @@ def game_state(data: Path, game_id: str) -> tuple[list[dict[str, Any]], Mapping[
     return gs.events(), gs.meta
 
 
+class StoredTable:
+    """A game's table as the running daemon stored it, read-only: ``table()`` is the latest.
+
+    The bot loops look at it five times a second, and replaying a game's events costs
+    milliseconds per event: the events are replayed again only when their log has grown (it
+    is append-only: a rollback is an event too)."""
+
+    def __init__(self, data: Path, game_id: str) -> None:
+        self.path = data / "games" / game_id
+        self._table: Any = None
+        self._seen = -1
+
+    def __call__(self) -> Any:
+        from pbem.adapters.store import GameStore
+        from pbem.table import Table
+
+        gs = GameStore(self.path, readonly=True)
+        events = gs.events()
+        if len(events) != self._seen:
+            self._table, self._seen = Table.load(gs.setup, events), len(events)
+        return self._table
+
+
 def outbox_empty(data: Path) -> bool:
     """True once every mail the daemon has queued is out. A mail to send is queued in the very
     commit that applied its cause, and its row removed once the relay took it (the test relay
@@ -289,7 +316,8 @@ def new_fake_game(cfg: Path, game_id: str, players: list[str], **options: Any) -
     }
     path = cfg.parent / f"setup-{game_id}.json"
     path.write_text(json.dumps(setup))
-    r = pbem(cfg, "new-game", "--setup", str(path), "--id", game_id)
+    # the game is what the test needs, not the process (tests/cli and the status tests run it)
+    r = pbem_in_process(cfg, "new-game", "--setup", str(path), "--id", game_id)
     assert r.returncode == 0, r.stderr
 
 
@@ -297,5 +325,5 @@ def close_phase(cfg: Path, game_id: str) -> None:
     """Close the game's phase now, as its deadline would (``pbem admin GAME CLOSE``, the
     desk's CLORE; the fake engine's too): a test whose phase must not end before its mail is
     read gives it a long deadline and ends it by this event instead of a short one."""
-    r = pbem(cfg, "admin", game_id, "CLOSE")
+    r = pbem_in_process(cfg, "admin", game_id, "CLOSE")
     assert r.returncode == 0, r.stderr
