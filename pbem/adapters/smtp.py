@@ -12,28 +12,14 @@ import logging
 import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 import aiosmtplib
 
 from pbem.adapters.login import LoginRefused, server_text
+from pbem.adapters.servers import SmtpSettings as SmtpSettings
+from pbem.adapters.servers import TlsMode as TlsMode
 
 log = logging.getLogger(__name__)
-
-TlsMode = Literal["none", "starttls", "tls"]
-
-
-@dataclass(frozen=True)
-class SmtpSettings:
-    """How to reach the submission server."""
-
-    host: str
-    port: int
-    tls: TlsMode = "starttls"
-    user: str | None = None
-    password: str | None = None
-    timeout: float = 30.0
-    verify_certs: bool = True
 
 
 @dataclass
