@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pbem.cli.main import main
 from pbem.games import GAME_IDS, GAME_MODULES, GAMES, game_class
 
@@ -149,6 +151,19 @@ def test_status_imports_the_games_it_shows_only(tmp_path: Path) -> None:
     assert result["rc"] == 0
     assert games_in(result["modules"]) == {"pbem.games.loupgarou"}
     assert daemon_libraries_in(result["modules"]) == []
+
+
+@pytest.mark.parametrize("command", [["check-config", "--offline"], ["shunt", "list"]])
+def test_commands_on_the_config_alone_import_no_game_nor_template(
+    tmp_path: Path, command: list[str]
+) -> None:
+    cfg = write_config(tmp_path)
+    (tmp_path / "data").mkdir()
+    result = run(COMMAND, "-c", str(cfg), *command)
+    assert result["rc"] == 0
+    assert games_in(result["modules"]) == set()
+    assert daemon_libraries_in(result["modules"]) == []
+    assert [m for m in result["modules"] if m.split(".")[0] == "jinja2"] == []
 
 
 def test_the_daemon_imports_the_games_of_its_data_directory_only(tmp_path: Path) -> None:
