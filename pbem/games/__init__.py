@@ -30,7 +30,7 @@ GAME_IDS: tuple[str, ...] = tuple(GAME_MODULES)
 """The game ids, without importing any game."""
 
 GAMES: tuple[type[Rules[Any]], ...]
-"""Every game's rules class (imported on first read: module ``__getattr__`` below)."""
+"""Every game's rules class, in the registry's order (``__getattr__`` below imports them)."""
 
 
 def game_class(game_id: str) -> type[Rules[Any]]:
@@ -51,8 +51,6 @@ def rules_for(game_id: str) -> Rules[Any]:
 
 def __getattr__(name: str) -> Any:
     """``GAMES``, built when first read (PEP 562): importing the package imports no game."""
-    if name == "GAMES":
-        games = tuple(game_class(game_id) for game_id in GAME_IDS)
-        globals()["GAMES"] = games
-        return games
+    if name == "GAMES":  # built on each read (no module state): after the first, dict look-ups
+        return tuple(game_class(game_id) for game_id in GAME_IDS)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
