@@ -1,13 +1,17 @@
-"""How to reach the mail servers: the settings the config builds, apart from the clients.
+"""How to reach the mail servers (the settings the config builds) and what a send gave, apart
+from the clients.
 
-The config (read by every ``pbem`` command) needs these records, not imapclient and aiosmtplib,
-which only ``serve`` and ``check-config`` use: importing them costs start-up time.
+The config (read by every ``pbem`` command) and the outbox (``pbem new-game`` queues the opening
+mails) need these records, not imapclient and aiosmtplib, which only ``serve`` and
+``check-config`` use: importing them costs start-up time.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
+
+from pbem.adapters.login import LoginRefused
 
 TlsMode = Literal["none", "starttls", "tls"]
 
@@ -49,3 +53,20 @@ class SmtpSettings:
     password: str | None = None
     timeout: float = 30.0
     verify_certs: bool = True
+
+
+@dataclass
+class SendResult:
+    """Per-recipient outcome of one send."""
+
+    sent: list[str] = field(default_factory=list)
+    retry: list[str] = field(default_factory=list)
+    dead: list[str] = field(default_factory=list)
+    detail: str = ""
+    login_refused: LoginRefused | None = None
+    """Set when the server refused our AUTH: the mail is kept (``retry``), and the daemon stops
+    (a wrong password is a configuration fault, not an outage)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.retry and not self.dead

@@ -13,15 +13,13 @@ import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from pbem.adapters.servers import SendResult
 from pbem.daemon.limits import GlobalCap
 from pbem.mail.envelope import TEST_ID_KEY, build, digest
 from pbem.mail.html import alternative
 from pbem.mail.render import bilingual, shared_renderer
-
-if TYPE_CHECKING:  # aiosmtplib: for the daemon's sending only, not every command that queues
-    from pbem.adapters.smtp import SendResult
 
 log = logging.getLogger(__name__)
 
@@ -317,8 +315,6 @@ class OutboxSender:
         envelopes = [self.verp(row, r) for r in rcpts] if self.verp and row.mail_from else []
         if not any(envelopes):
             return await self.transport.send(row.mail_from, rcpts, raw)
-        from pbem.adapters.smtp import SendResult
-
         total = SendResult()
         details = []
         for rcpt, sender in zip(rcpts, envelopes, strict=True):
