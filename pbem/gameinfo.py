@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from pbem.games import GAMES
-
 
 @dataclass(frozen=True)
 class OptionInfo:
@@ -95,4 +93,6 @@ def game_options(options_type: type[Any] | None) -> list[OptionInfo]:
 
 def games() -> list[tuple[str, str, list[OptionInfo]]]:
     """(id, title, options) of every registered game."""
+    from pbem.games import GAMES  # every game: imported when listed, not with this module
+
     return [(g.id, g.title, game_options(g.options_type)) for g in GAMES]

@@ -19,11 +19,13 @@ import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import dns.exception
-import dns.name
-import dns.rdatatype
-import dns.resolver
+# dnspython is imported by the functions that ask the DNS, not with this module: the daemon
+# makes its resolver at start, and most configs never ask for a key (start-up cost)
+if TYPE_CHECKING:
+    import dns.name
+    import dns.resolver
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,8 @@ class DnsError(Exception):
 def check_name(name: str) -> dns.name.Name:
     """``name`` as an absolute DNS name; ValueError unless it is a host name (letters, digits,
     ``-`` and ``_``): a selector or d= from a hostile signature is never sent as it is."""
+    import dns.name
+
     labels = name.rstrip(".").split(".")
     if len(name) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
         raise ValueError(f"not a DNS name: {name[:80]!r}")
@@ -79,6 +83,10 @@ class DnsResolver:
         """The TXT records of ``name``, each one's strings joined (a 2048-bit key does not fit
         one 255-byte string); [] for NXDOMAIN or no TXT record. Raises ValueError for a name
         that is not a host name (never sent), DnsError when no server gave an answer."""
+        import dns.exception
+        import dns.rdatatype
+        import dns.resolver
+
         qname = check_name(name)
         try:
             answer = self._resolver().resolve(
@@ -97,6 +105,8 @@ class DnsResolver:
         ]
 
     def _resolver(self) -> dns.resolver.Resolver:
+        import dns.resolver
+
         if self.nameserver is not None:
             resolver = dns.resolver.Resolver(configure=False)
             resolver.nameservers = [self.nameserver]

@@ -25,12 +25,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientError, LoginError, ProtocolError
 
 from pbem.adapters.login import LoginRefused, imap_refusal, server_text, without_code
+from pbem.adapters.servers import ImapSettings as ImapSettings
 from pbem.core.errors import PbemError
 from pbem.mail.partial import MAX_TEXT_PARTS, assemble, sections, text_plan, text_size
 
@@ -48,32 +49,6 @@ NETWORK_ERRORS: tuple[type[BaseException], ...] = (
 
 class ImapDown(PbemError):
     """The connection is gone or unusable: reconnect with backoff."""
-
-
-@dataclass(frozen=True)
-class ImapSettings:
-    """How to reach the moderator's mailbox."""
-
-    host: str
-    port: int
-    user: str
-    password: str
-    tls: Literal["none", "starttls", "tls"] = "tls"
-    verify_certs: bool = True
-    timeout: float = 60.0
-    inbox: str = "INBOX"
-    processed: str = "Processed"
-    quarantine: str = "Quarantine"
-    max_size: int = 2_000_000
-    # of a mail over max_size, the text parts are read if they are this small together (the
-    # photo or attachments never downloaded); else only its header, to answer the sender
-    text_max_size: int = 1_000_000
-    batch: int = 50
-    # re-IDLE (DONE + NOOP round-trip) this often: well under RFC 2177's 29 min, and short
-    # enough that a silently dead link is noticed within minutes (§3.4)
-    idle_renew: float = 5 * 60.0
-    poll_interval: float = 60.0
-    use_idle: bool = True
 
 
 #: the most of a large mail's header that is read (its sender, to answer him)

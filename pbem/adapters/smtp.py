@@ -11,46 +11,15 @@ from __future__ import annotations
 import logging
 import ssl
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Literal
 
 import aiosmtplib
 
 from pbem.adapters.login import LoginRefused, server_text
+from pbem.adapters.servers import SendResult as SendResult
+from pbem.adapters.servers import SmtpSettings as SmtpSettings
+from pbem.adapters.servers import TlsMode as TlsMode
 
 log = logging.getLogger(__name__)
-
-TlsMode = Literal["none", "starttls", "tls"]
-
-
-@dataclass(frozen=True)
-class SmtpSettings:
-    """How to reach the submission server."""
-
-    host: str
-    port: int
-    tls: TlsMode = "starttls"
-    user: str | None = None
-    password: str | None = None
-    timeout: float = 30.0
-    verify_certs: bool = True
-
-
-@dataclass
-class SendResult:
-    """Per-recipient outcome of one send."""
-
-    sent: list[str] = field(default_factory=list)
-    retry: list[str] = field(default_factory=list)
-    dead: list[str] = field(default_factory=list)
-    detail: str = ""
-    login_refused: LoginRefused | None = None
-    """Set when the server refused our AUTH: the mail is kept (``retry``), and the daemon stops
-    (a wrong password is a configuration fault, not an outage)."""
-
-    @property
-    def ok(self) -> bool:
-        return not self.retry and not self.dead
 
 
 def _is_permanent(code: int) -> bool:

@@ -11,7 +11,6 @@ Nothing here writes a file the daemon owns, so there is one writer per file (req
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import re
 import sys
@@ -21,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pbem.core.errors import PbemError
-from pbem.deal import new_salt
 
 if TYPE_CHECKING:
     from pbem.daemon.outbox import OutboxRow
@@ -193,6 +191,8 @@ def _err(prog: str, exc: BaseException) -> int:
 def cmd_serve(args: argparse.Namespace, fault: FaultHook | None = None) -> int:
     """``pbem serve``; ``fault``: a hook called at the service's named fault points (the crash
     tests install one; a no-op here)."""
+    import asyncio  # here, not at the top: only serve and check-config run a loop (start-up cost)
+
     from pbem.daemon.logsetup import setup
     from pbem.daemon.ports import no_fault
     from pbem.daemon.serve import serve
@@ -220,6 +220,8 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     print(f"{args.config}: configuration is valid")
     if args.offline:
         return 0
+    import asyncio
+
     from pbem.adapters.imap import ImapDown, ImapMailbox
     from pbem.adapters.login import LoginRefused
     from pbem.adapters.smtp import SmtpClient
@@ -287,6 +289,8 @@ def _option_value(text: str) -> Any:
 
 
 def _setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
+    from pbem.deal import new_salt
+
     setup: dict[str, Any] = {}
     if args.setup:
         setup = json.loads(Path(args.setup).read_text(encoding="utf-8"))
@@ -414,7 +418,7 @@ def create_game(
 
 
 def cmd_new_game(args: argparse.Namespace) -> int:
-    from pbem.daemon.serve import load_engine
+    from pbem.daemon.engine import load_engine
 
     try:
         cfg = _load(args)

@@ -101,9 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _games_epilog() -> str:
-    from pbem.games import GAMES
+    from pbem.games import GAME_IDS
 
-    ids = ", ".join(g.id for g in GAMES)
+    ids = ", ".join(GAME_IDS)
     return f"games: {ids}\n`pbem games` lists each game's options, defaults and allowed values."
 
 

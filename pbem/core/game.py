@@ -1,9 +1,10 @@
 """The rules protocol every game implements, and the game specification it starts from.
 
 A game is a small subclass of :class:`Rules` (as python-chess' variants are small subclasses
-of ``Board``) listed in the explicit registry ``pbem.games.GAMES``. Rules are pure functions of
-(state, input): time comes in as ``now``, randomness as a seeded ``random.Random``, and the
-result is a list of events; ``evolve`` folds one event into the state.
+of ``Board``) listed in the explicit registry ``pbem.games.GAME_MODULES``. Rules are pure
+functions of (state, input): time comes in as ``now``, randomness as a seeded
+``random.Random``, and the result is a list of events; ``evolve`` folds one event into the
+state.
 """
 
 from __future__ import annotations

@@ -40,9 +40,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import getaddresses
+from typing import TYPE_CHECKING
 
 from pbem.daemon.config import AuthConfig
-from pbem.mail.dkim import Resolver, aligned_signatures
+
+if TYPE_CHECKING:
+    from pbem.mail.dkim import Resolver
 
 _SECRET_LINE = re.compile(r"^\s*(?:SECRET|CODE)\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
 
@@ -216,6 +219,9 @@ def check_sender(
         if not cfg.authserv_id or not ar_pass(msg, cfg.authserv_id, domain):
             failed["dkim"] = "no_dkim"
     if "dkim_verify" in layers:
+        # dkimpy and dnspython only where a config asks for them (start-up cost of every command)
+        from pbem.mail.dkim import aligned_signatures
+
         domain = sender.rpartition("@")[2]
         valid = (
             aligned_signatures(raw, domain, resolver, now)

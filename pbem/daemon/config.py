@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pbem.adapters.imap import ImapSettings
-from pbem.adapters.smtp import SmtpSettings
+from pbem.adapters.servers import ImapSettings, SmtpSettings
 from pbem.core.errors import PbemError
 from pbem.mail.threads import DEFAULT_FROM_NAME, REPLY_TO_POLICIES
 
@@ -364,18 +363,17 @@ def _admin_code(au: Mapping[str, Any], r: _Reader, base: Path) -> Mapping[str, s
 
 
 def _game_ids() -> list[str]:
-    from pbem.games import GAMES
+    from pbem.games import GAME_IDS
 
-    return [g.id for g in GAMES]
+    return list(GAME_IDS)
 
 
 def _option_names(game_id: str) -> list[str]:
     """The option names of a game (``pbem games`` lists them with their values)."""
     from pbem.gameinfo import game_options
-    from pbem.games import GAMES
+    from pbem.games import game_class
 
-    rules = next(g for g in GAMES if g.id == game_id)
-    return [o.name for o in game_options(rules.options_type)]
+    return [o.name for o in game_options(game_class(game_id).options_type)]
 
 
 def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool = True) -> Config:

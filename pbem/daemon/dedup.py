@@ -27,7 +27,7 @@ import hashlib
 import re
 from email.message import Message
 
-from pbem.mail.dkim import aligned
+from pbem.mail.alignment import aligned
 
 
 def _tags(value: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from pbem.adapters.smtp import SendResult
+from pbem.adapters.servers import SendResult
 from pbem.daemon.limits import GlobalCap
 from pbem.mail.envelope import TEST_ID_KEY, build, digest
 from pbem.mail.html import alternative

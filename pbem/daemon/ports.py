@@ -8,14 +8,17 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Unpack
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, Unpack
 
-from pbem.adapters.imap import Fetched, ImapSettings
+from pbem.adapters.servers import ImapSettings
 from pbem.adapters.store import GameStore
 from pbem.daemon.jobs import Job
 from pbem.mail.envelope import OutgoingLike
 from pbem.table.step import Channel as Channel  # the daemon's parts import it from here
 from pbem.table.step import Delivery, PostVerdict
+
+if TYPE_CHECKING:  # the IMAP client's library is for serve only (start-up cost)
+    from pbem.adapters.imap import Fetched
 
 
 class StepLike(Protocol):
@@ -91,7 +94,7 @@ class Scheduler(Protocol):
 FaultHook = Callable[[str], None]
 
 
-MailTime = datetime | Callable[[Fetched], datetime] | None
+MailTime: TypeAlias = "datetime | Callable[[Fetched], datetime] | None"
 
 
 def no_fault(point: str) -> None:

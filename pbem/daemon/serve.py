@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import os
 import signal
@@ -31,10 +30,10 @@ from pbem.core.errors import PbemError
 from pbem.daemon import heartbeat
 from pbem.daemon.config import Config
 from pbem.daemon.diskfull import DiskFullEpisode, is_disk_full
+from pbem.daemon.engine import load_engine
 from pbem.daemon.ports import Engine, FaultHook, Mailbox, no_fault
 from pbem.daemon.service import Service
 from pbem.daemon.work import Call
-from pbem.signup.engine import with_signups
 
 log = logging.getLogger(__name__)
 
@@ -76,14 +75,6 @@ class Notifier:
         if self.watchdog_interval:
             return max(1.0, min(default, self.watchdog_interval / 3))
         return default
-
-
-def load_engine(spec: str) -> Engine:
-    """``module:Class`` → the Table class (the default is ``pbem.table:Table``)."""
-    mod, _, attr = spec.partition(":")
-    engine: Any = getattr(importlib.import_module(mod), attr or "Table")
-    # a game `pbem open-game` made loads as its lobby until it starts (pbem.signup)
-    return with_signups(engine)
 
 
 async def serve(

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.adapters.dns import DnsResolver
 from pbem.adapters.idkey import message_id_key
@@ -57,8 +57,10 @@ from pbem.daemon.relay import Relay, relaying
 from pbem.daemon.replies import Replies
 from pbem.daemon.requests import OperatorRequests
 from pbem.daemon.routing import Router
-from pbem.mail.dkim import Resolver
 from pbem.mail.render import Renderer, shared_renderer
+
+if TYPE_CHECKING:  # dkimpy: imported on a DKIM check only (start-up cost)
+    from pbem.mail.dkim import Resolver
 
 log = logging.getLogger(__name__)
 

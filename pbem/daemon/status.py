@@ -88,7 +88,7 @@ def gather(cfg: Any, now: datetime | None = None, *, require: bool = True) -> di
 
 
 def _engine(cfg: Any) -> Any:
-    from pbem.daemon.serve import load_engine
+    from pbem.daemon.engine import load_engine
 
     return load_engine(cfg.engine)
 

@@ -10,6 +10,7 @@ notice, the removed seat's card shown or not per the ``removal_reveal`` option.
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,10 +23,6 @@ from pbem.core.game import Rules
 from pbem.core.idle import IdleOptions
 from pbem.core.ids import PlayerId
 from pbem.games.aftermath import Aftermath
-from pbem.games.chasse import removal as chasse
-from pbem.games.dracula import removal as dracula
-from pbem.games.loupgarou import removal as loupgarou
-from pbem.games.lupus import removal as lupus
 
 THREAD = "seats"
 IDLE = "idle"
@@ -49,11 +46,28 @@ class GameRemoval:
     refuse: Refusal | None = None
 
 
+def _later(module: str, name: str) -> Callable[..., Any]:
+    """The function ``name`` of a game's ``module``, imported on its first call: a daemon that
+    runs one game does not import the others (start-up cost)."""
+
+    def call(*args: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args)
+
+    return call
+
+
+_LUPUS = "pbem.games.lupus.removal"
+_LOUPGAROU = "pbem.games.loupgarou.removal"
+_CHASSE = "pbem.games.chasse.removal"
+_DRACULA = "pbem.games.dracula.removal"
+
 REMOVALS: Mapping[str, GameRemoval] = {
-    "lupus-in-tabula": GameRemoval(lupus.aftermath, False),  # LUP-103: never shown
-    "loup-garou": GameRemoval(loupgarou.aftermath, True),  # LG-100
-    "chasse-aux-sorcieres": GameRemoval(chasse.aftermath, True),  # CAS-100
-    "dracula": GameRemoval(dracula.aftermath, True, dracula.refuse),  # DRA-184
+    "lupus-in-tabula": GameRemoval(_later(_LUPUS, "aftermath"), False),  # LUP-103: never shown
+    "loup-garou": GameRemoval(_later(_LOUPGAROU, "aftermath"), True),  # LG-100
+    "chasse-aux-sorcieres": GameRemoval(_later(_CHASSE, "aftermath"), True),  # CAS-100
+    "dracula": GameRemoval(
+        _later(_DRACULA, "aftermath"), True, _later(_DRACULA, "refuse")
+    ),  # DRA-184
 }
 
 

@@ -46,8 +46,6 @@ from dataclasses import dataclass
 from email.message import Message
 from email.utils import getaddresses
 
-from flufl.bounce import all_failures
-
 from pbem.mail.automatic import bare_address
 from pbem.mail.mime import as_mail_error, mime_parts, part_text, raw_headers
 
@@ -278,6 +276,10 @@ def _detected(msg: Message) -> dict[str, bool]:
 
     A detector that cannot tell calls a failure permanent; one that crashes on hostile input
     gives nothing (flufl.bounce stops at the first detector that finds anyone)."""
+    # imported on the first mail without a delivery report, not at the daemon's start: its
+    # detectors compile their patterns on import (start-up cost)
+    from flufl.bounce import all_failures
+
     try:
         temporary, permanent = all_failures(_trimmed(msg))
     except Exception:  # RecursionError on a nested MIME bomb included

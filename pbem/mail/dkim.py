@@ -38,6 +38,8 @@ import dkim
 import dkim.crypto
 import dkim.util
 
+from pbem.mail.alignment import aligned as aligned
+
 Resolver = Callable[[str, str], str | None]
 """``(selector, domain) -> the TXT record of selector._domainkey.domain``, or None."""
 
@@ -243,17 +245,6 @@ def _verify(
             digest = hashlib.sha256(b).hexdigest()
             results.append(SignatureResult(domain, selector, True, "pass", digest))
     return results
-
-
-def aligned(signing_domain: str, from_domain: str) -> bool:
-    """d= is the From domain or one of its parents (relaxed alignment, RFC 7489 §3.1.1).
-
-    Without a public suffix list, a parent must have two labels at least; sibling subdomains
-    (d=mail.example.org for From example.org) are not accepted. A parent is safe to trust: a
-    signature with d=X needs a key published under X's own DNS.
-    """
-    d, f = signing_domain.lower().rstrip("."), from_domain.lower().rstrip(".")
-    return bool(d) and (d == f or (f.endswith("." + d) and "." in d))
 
 
 def aligned_signatures(

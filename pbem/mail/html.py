@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from pbem.mail.render import _DAYS, _MONTHS
+from pbem.mail.dates import DAYS, MONTHS
 
 FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif"
 INK = "#1f2328"  # text
@@ -75,10 +75,10 @@ def mailto(address: str, subject: str, body: str) -> str:
 _DEADLINE = re.compile(
     r"(?:(?:{fr_days}) \d{{1,2}} (?:{fr_months}) à |(?:{en_days}) \d{{1,2}} (?:{en_months}) )"
     r"\d{{2}}:\d{{2}}(?::\d{{2}})?(?: [A-Za-z][\w+-]*)?".format(
-        fr_days="|".join(_DAYS["fr"]),
-        fr_months="|".join(_MONTHS["fr"]),
-        en_days="|".join(_DAYS["en"]),
-        en_months="|".join(_MONTHS["en"]),
+        fr_days="|".join(DAYS["fr"]),
+        fr_months="|".join(MONTHS["fr"]),
+        en_days="|".join(DAYS["en"]),
+        en_months="|".join(MONTHS["en"]),
     )
 )
 _UNDERLINE = re.compile(r"=+\Z")

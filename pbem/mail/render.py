@@ -17,31 +17,10 @@ from zoneinfo import ZoneInfo
 
 import jinja2
 
+from pbem.mail.dates import DAYS, MONTHS
 from pbem.mail.grammar import agree, au, de, elide
 
 LANGS = ("fr", "en")
-
-_DAYS = {
-    "fr": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
-    "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
-}
-_MONTHS = {
-    "fr": (
-        "janvier",
-        "février",
-        "mars",
-        "avril",
-        "mai",
-        "juin",
-        "juillet",
-        "août",
-        "septembre",
-        "octobre",
-        "novembre",
-        "décembre",
-    ),
-    "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
-}
 
 
 def templates_root() -> Path:
@@ -84,8 +63,8 @@ class Renderer:
             return "—"
         moment = datetime.fromisoformat(value) if isinstance(value, str) else value
         local = moment.astimezone(self.tz)
-        day = _DAYS[lang][local.weekday()]
-        month = _MONTHS[lang][local.month - 1]
+        day = DAYS[lang][local.weekday()]
+        month = MONTHS[lang][local.month - 1]
         zone = local.tzname() or ""
         clock = f"{local:%H:%M:%S}" if local.second else f"{local:%H:%M}"  # short demo phases
         if lang == "fr":
