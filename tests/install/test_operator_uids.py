@@ -139,6 +139,12 @@ deadline_retry_seconds = 0.2
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
+    def logged(self, line: str) -> None:
+        """Wait until the daemon has logged ``line``. An operator command costs ~0.5 s of CPU
+        (a Python start with pbem's imports): a check made with one waits for the daemon's log
+        first, so that it runs once, not every 0.1 s until the daemon gets there."""
+        wait_for(lambda: line in self.log_text(), what=repr(line), log=self.log_text)
+
     def requests(self, spool: str) -> list[str]:
         d = self.state / spool
         return (
@@ -199,6 +205,7 @@ def test_operator_commands_as_root_and_as_the_admin_group(
 
         site.serve()
         # the daemon runs g1: its poisoned deadline fails three times and stalls the game
+        site.logged("deadline phase-1 failed 3 times: stalled")
         stalled = wait_for(
             lambda: [g for g in site.status("operator")["games"] if g["stalled"]],
             what="g1's deadline stalled",
@@ -224,6 +231,7 @@ def test_operator_commands_as_root_and_as_the_admin_group(
         site.armed.write_text("on")
         send(stack, mail("alice@example.test", "BOOM\n", subject="[g1] boom"))
         # quarantined after its third failure: retried only when asked
+        site.logged("failed (3/3)")
         listing = wait_for(
             lambda: (
                 "quarantined" in (out := site.ok("root", "shunt", "-c", str(site.cfg), "list"))
@@ -256,6 +264,7 @@ def test_operator_commands_as_root_and_as_the_admin_group(
         _game(site, "root", "g2")
         g2 = site.state / "games" / "g2"
         assert _owner(g2) == (SERVICE, GROUP, 0o2770)
+        site.logged("game g2: deadline phase-1 resolved")
         wait_for(
             lambda: any(
                 g["id"] == "g2" and g["events"] > 2 for g in site.status("operator")["games"]
