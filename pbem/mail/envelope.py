@@ -146,7 +146,19 @@ def _header(value: str) -> str:
     """RFC 2047-encode a non-ASCII header value."""
     if value.isascii():
         return value
+    if len(value) > _REMEMBERED_CHARS:
+        return _encode(value)
+    return _remembered(value)
+
+
+def _encode(value: str) -> str:
     return Header(value, "utf-8", maxlinelen=76).encode()
+
+
+# The mails of one thread share their Subject, and the encoder is slow (~0.5 ms a value): a
+# short value is encoded once while it is in use (512 values of 200 characters at most).
+_REMEMBERED_CHARS = 200
+_remembered = functools.lru_cache(maxsize=512)(_encode)
 
 
 def _clean(value: str) -> str:

@@ -4,6 +4,7 @@ header on every read), and malformed headers kept as data instead of raised."""
 from __future__ import annotations
 
 import email
+import functools
 from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.policy import EmailPolicy
@@ -11,18 +12,37 @@ from typing import Any
 
 from pbem.mail.mime import as_mail_error
 
+#: Header values up to this many characters are remembered across messages: what repeats from
+#: mail to mail (each MIME part's Content-Type and Content-Transfer-Encoding, the players' From,
+#: a thread's Subject, the List-Id) is short; a longer value (a DKIM signature, a References
+#: chain, a long To list) rarely repeats, and a parse tree weighs ~700 bytes per character.
+SHARED_VALUE_CHARS = 128
+#: How many parsed headers are remembered across messages, least recently used first out:
+#: ~10 KB each for a usual header (a From, a Content-Type), so a few MB, 25 MB at the very
+#: worst (every one a 128-character address list).
+SHARED_HEADERS = 256
+
 
 class _ClassOnceRegistry(HeaderRegistry):
-    """The default header registry, but the header class for a kind of header is made once.
+    """The default header registry, but the header class for a kind of header is made once,
+    and a short header value already parsed is not parsed again.
 
     ``HeaderRegistry.__getitem__`` builds a new class with ``type()`` for every header it parses
     (classes are cyclic garbage: the collector runs often); these classes are identical, so one
     per specialised class serves every message.
+
+    Parsing a header is the costly part of reading a mail (the MIME headers of every part are
+    read many times by ``get_body``); the same values come in every mail. A header object is
+    a function of its name and raw value and is never changed once built: the parsed result
+    of a short value is kept in a bounded LRU (:data:`SHARED_HEADERS` values of at most
+    :data:`SHARED_VALUE_CHARS` characters), and each call gets its own copy of it, so no
+    message holds another's header objects.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self._made: dict[type, type] = {}
+        self._parsed = functools.lru_cache(maxsize=SHARED_HEADERS)(self._parse)
 
     def __getitem__(self, name: str) -> type[BaseHeader]:
         cls = self.registry.get(name.lower(), self.default_class)
@@ -36,6 +56,17 @@ class _ClassOnceRegistry(HeaderRegistry):
         an unstructured header. Malformed headers are data, never an exception to whoever reads
         or re-writes them (``From: frank@`` and ``Message-ID: <>`` raise IndexError in the
         stdlib's parsers)."""
+        # a program may set a header from an Address or a datetime: only text is remembered
+        if type(value) is not str or len(value) > SHARED_VALUE_CHARS:
+            return self._parse(name, value)
+        parsed = self._parsed(name, value)
+        # a copy: the same immutable parse, but an object of this message's own (the
+        # address headers fill a cache of theirs on first read)
+        copy = str.__new__(type(parsed), parsed)
+        copy.__dict__.update(parsed.__dict__)
+        return copy
+
+    def _parse(self, name: str, value: str) -> BaseHeader:
         try:
             return super().__call__(name, value)
         except Exception:
@@ -58,6 +89,10 @@ class ParseOncePolicy(EmailPolicy):
     header's name and raw value only, so this policy memoises them. Use one instance per message
     (:func:`parse_once_policy`): the memo then lives and dies with that message and holds only
     its own headers. Results are equal to the default policy's, read for read.
+
+    Across messages, a short header value already seen is not parsed again either (its parse
+    is kept in a bounded LRU shared by all messages: :class:`_ClassOnceRegistry`); each message
+    still gets header objects of its own.
     """
 
     _memo: dict[tuple[str, str], object]

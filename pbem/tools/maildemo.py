@@ -61,7 +61,6 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from email import policy
 from email.parser import BytesHeaderParser
 from email.utils import parseaddr
 from pathlib import Path
@@ -70,6 +69,7 @@ from typing import Any, TextIO
 from aiosmtpd.controller import Controller
 
 from pbem.daemon.config import LIST_MODES
+from pbem.mail.parse_once import parse_once_policy
 from pbem.tools.demo import NAMES, USUAL_PLAYERS, demo_names
 from pbem.tools.demo_mail import (
     ADMIN,
@@ -292,7 +292,7 @@ class MailSystem:
         """Relay mode: keep, once, a message with the list's List-Id sent to a member."""
         if not any(r.lower() in self.members for r in rcpts):
             return
-        head = BytesHeaderParser(policy=policy.default).parsebytes(data)
+        head = BytesHeaderParser(policy=parse_once_policy()).parsebytes(data)
         if LIST_ID not in str(head.get("List-Id", "")).lower():
             return
         # the daemon may send one copy per recipient (VERP, retries): one post all the same

@@ -9,9 +9,7 @@ import io
 import mailbox
 import random
 from collections.abc import Mapping
-from email import policy
 from email.message import EmailMessage
-from email.parser import BytesParser
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +27,7 @@ from pbem.tools.maildemo import (
     print_summary,
     render_post,
 )
+from tests.support.mailparts import parse
 
 QUICK = {
     "night_duration": 3,
@@ -63,9 +62,7 @@ def _subjects(path: Path) -> list[str]:
     box = mailbox.Maildir(path, create=False)
     for key in list(box.iterkeys()):
         raw = box.get_bytes(key)
-        msg = BytesParser(policy=policy.default).parsebytes(raw)
-        assert isinstance(msg, EmailMessage)
-        out.append(_seen(msg))
+        out.append(_seen(parse(raw)))
     return out
 
 
@@ -149,11 +146,8 @@ def test_a_whole_game_by_email_with_the_daemon_relaying_the_list(tmp_path: Path)
     assert not (mail / LIST).exists()  # no list server: the daemon is the list
     names = [p["name"] for p in result.summary["players"]]
     emails = {email_of(n) for n in names}
-    parser = BytesParser(policy=policy.default)
     # what the players posted reached the daemon by the list address, in the moderator's box
-    processed = [
-        parser.parsebytes(raw) for raw in _messages(mail / MODERATOR / "Maildir" / ".Processed")
-    ]
+    processed = [parse(raw) for raw in _messages(mail / MODERATOR / "Maildir" / ".Processed")]
     to_list = [m for m in processed if LIST in str(m["To"]).lower()]
     assert to_list and all(str(m["From"]).split("<")[-1].rstrip(">") in emails for m in to_list)
     relayed_votes = 0
@@ -164,7 +158,7 @@ def test_a_whole_game_by_email_with_the_daemon_relaying_the_list(tmp_path: Path)
         for raw in raws:
             for other in emails - {me}:
                 assert other.encode() not in raw.lower(), (name, other, raw[:600])
-        msgs = [parser.parsebytes(raw) for raw in raws]
+        msgs = [parse(raw) for raw in raws]
         listed = [m for m in msgs if str(m.get("List-Id", "")) == f"<{LIST_ID}>"]
         relayed = [m for m in listed if " via demo" in str(m["From"])]
         assert relayed, name  # everyone read the others' posts, relayed by the daemon
@@ -341,11 +335,9 @@ DRACULA_QUICK = {
 
 def _bodies(posts: list[bytes]) -> list[tuple[str, str]]:
     """(Subject and title, text) of each post of the thread."""
-    parser = BytesParser(policy=policy.default)
     out = []
     for raw in posts:
-        msg = parser.parsebytes(raw)
-        assert isinstance(msg, EmailMessage)
+        msg = parse(raw)
         body = msg.get_body(("plain",))
         out.append((_seen(msg), str(body.get_content()) if body else ""))
     return out
@@ -353,10 +345,9 @@ def _bodies(posts: list[bytes]) -> list[tuple[str, str]]:
 
 def _orders_by_mail(root: Path, keyword: str) -> int:
     """How many mails the daemon read from players with a line starting with ``keyword``."""
-    parser = BytesParser(policy=policy.default)
     count = 0
     for raw in _messages(root / "mail" / MODERATOR / "Maildir" / ".Processed"):
-        msg = parser.parsebytes(raw)
+        msg = parse(raw)
         body = msg.get_body(("plain",))
         text = str(body.get_content()) if body else ""
         if any(line.upper().startswith(keyword) for line in text.splitlines()):

@@ -832,6 +832,36 @@ def test_parse_once_policy_memo_is_per_message_and_follows_changes() -> None:
     assert str(a["Subject"]) == "\u00c9lo\u00efse [g1]" and "VOTE" in a.get_content()
 
 
+def test_parse_once_policy_shares_short_parsed_headers_across_messages() -> None:
+    import email
+    import email.policy
+
+    from pbem.mail import parse_once
+
+    shared = parse_once._REGISTRY._parsed
+    for data in _ONCE_SAMPLES:
+        parse_bytes(data).as_bytes()
+    for data in _ONCE_SAMPLES:  # parsed before: now read from the parses shared across mails
+        hits = shared.cache_info().hits
+        once = parse_bytes(data)
+        default = email.message_from_bytes(data, policy=email.policy.default)
+        assert isinstance(default, EmailMessage)
+        assert _reads(once) == _reads(default)
+        assert once.as_bytes() == default.as_bytes()
+        assert shared.cache_info().hits > hits
+    a, b = parse_bytes(_ONCE_SAMPLES[1]), parse_bytes(_ONCE_SAMPLES[1])
+    part_a, part_b = a.get_payload()[0], b.get_payload()[0]
+    assert part_a["Content-Type"] == part_b["Content-Type"]
+    assert part_a["Content-Type"] is not part_b["Content-Type"]  # each message its own object
+    assert shared.cache_info().maxsize == parse_once.SHARED_HEADERS
+    # a long value is parsed, never kept
+    long = "x" * parse_once.SHARED_VALUE_CHARS + "y"
+    size = shared.cache_info().currsize
+    msg = parse_bytes(f"Subject: {long}\r\nFrom: {long}@x\r\n\r\nbody\r\n".encode())
+    assert str(msg["Subject"]) == long and msg["From"].addresses[0].domain == "x"
+    assert shared.cache_info().currsize == size
+
+
 # --- signatures without the "-- " line (issue 10, item 14) ----------------------------------
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email
-import email.policy
+import email.message
 import errno
 import imaplib
 import os
@@ -32,6 +32,7 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
+from pbem.mail.parse_once import parse_once_policy
 from pbem.tools.maildemo import close_failed
 
 PREFIX = "pbemdv"
@@ -537,11 +538,14 @@ class MailStack:
 
 
 def _parse(raw: bytes) -> email.message.EmailMessage:
+    """A message as the tests read it: the modern policy's results, each header parsed once
+    (the daemon's :func:`~pbem.mail.parse_once.parse_once_policy`: wait loops read the same
+    messages' headers again and again)."""
     try:
-        m = email.message_from_bytes(raw, policy=email.policy.default)
+        m = email.message_from_bytes(raw, policy=parse_once_policy())
         str(m.get("Subject"))
     except RecursionError:  # the hostile corpus: headers are enough for the tests
-        m = BytesParser(policy=email.policy.default).parsebytes(raw[:4000], headersonly=True)
+        m = BytesParser(policy=parse_once_policy()).parsebytes(raw[:4000], headersonly=True)
     assert isinstance(m, email.message.EmailMessage)
     m.raw_size = len(raw)  # type: ignore[attr-defined]
     return m
