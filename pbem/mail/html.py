@@ -100,7 +100,7 @@ def to_html(
     ``names`` are set in bold wherever they appear; ``actions`` are listed, under
     ``actions_title``, before the signature (or at the end); ``carried``: quick-action blocks
     of other pages, as :func:`merged` takes them from the parts of a merged mail."""
-    names = sorted({n for n in names if n}, key=len, reverse=True)
+    names = _longest_first(tuple(names))
     text, _mark, signature = body.partition(f"\n{SIGNATURE_MARK}\n")
     if body.startswith(f"{SIGNATURE_MARK}\n"):
         text, signature = "", body[len(SIGNATURE_MARK) + 1 :]
@@ -191,6 +191,12 @@ def _escape(text: str) -> str:
 
 
 _NBSP = re.compile(r" (?=[:;!?»])|(?<=«) |(?<=\d) (?=[^\W\d])")  # and « 1 Voleur »
+
+
+@functools.lru_cache(maxsize=64)  # one game's names, for every mail of the game
+def _longest_first(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The names to set in bold, longest first: "Anne" is tried before "Ann"."""
+    return tuple(sorted({n for n in names if n}, key=len, reverse=True))
 
 
 @functools.lru_cache(maxsize=64)  # one game's names, for every mail of the game
