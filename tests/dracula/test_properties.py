@@ -175,7 +175,7 @@ def smart_game(seed: int, options: dict[str, Any]) -> Table:
     return table
 
 
-@pytest.mark.slow(15)
+@pytest.mark.slow(5)
 @settings(max_examples=examples(5, soak=15), deadline=None)
 @given(seed=st.integers(0, 10**6), options=OPTIONS)
 def test_informed_bots_play_whole_games(seed: int, options: dict[str, Any]) -> None:

@@ -107,7 +107,7 @@ def _apply(table: Table, step: object) -> None:
     lang=st.sampled_from(["fr", "en"]),
     options=st.sampled_from(OPTIONS),
 )
-@pytest.mark.slow(15)
+@pytest.mark.slow(5)
 def test_random_play_ends_with_exactly_one_outcome(
     seed: int, lang: str, options: dict[str, object]
 ) -> None:

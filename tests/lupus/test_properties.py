@@ -53,7 +53,7 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
-@pytest.mark.slow(15)
+@pytest.mark.slow(5)
 @settings(
     max_examples=examples(12, soak=40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -132,7 +132,7 @@ def test_any_bytes_get_an_answer_or_nothing_never_a_crash(raw: bytes, channel: s
     assert len(step.outgoing) <= 1
 
 
-@pytest.mark.slow(15)
+@pytest.mark.slow(1)
 @settings(max_examples=examples(60, soak=200), deadline=None)
 @given(body=st.text(max_size=400), subject=st.text(max_size=60))
 def test_any_text_is_parsed_into_replies_only(body: str, subject: str) -> None:
