@@ -6,7 +6,7 @@ GAME   ?= lupus-in-tabula
 LIST   ?= external
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest soak bench clean mailstack man mailbox
+.PHONY: demo test lint typecheck pytest soak soak-properties bench clean mailstack man mailbox
 
 DEMO_STAMP := $(VENV)/.installed-demo
 
@@ -71,6 +71,13 @@ soak: $(STAMP) mailstack
 	PBEM_F1_KILLS=200 PBEM_STORE_KILLS=300 $(BIN)/pytest -s \
 		tests/daemon/test_faults.py::test_f1_random_kills_during_burst \
 		tests/adapters/test_store.py::test_kill9_trials_always_readable_at_last_commit
+
+# the long form of the property tests (random bot games, fuzzed mail): the number of examples each
+# was written with (make test: about a third, new random seeds each run; tests/support/examples.py)
+soak-properties: $(STAMP)
+	PBEM_SOAK=1 $(BIN)/pytest -n $(PYTEST_WORKERS) tests/lupus/test_properties.py \
+		tests/chasse/test_playouts.py tests/loupgarou/test_lg_playouts.py \
+		tests/dracula/test_properties.py tests/mail/test_envelope.py tests/mail/test_inbound.py
 
 # every reader's mailbox of a whole bot game of each game (mbox: text and HTML parts), to open
 # in a mail client: mailboxes/<game>/<address>.mbox (LANG_MAIL=en for the English texts)

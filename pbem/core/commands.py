@@ -8,6 +8,7 @@ with player names already resolved, or raises a :class:`~pbem.core.errors.Comman
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -210,14 +211,19 @@ def find_spec(
     tokens: Sequence[str], specs: Iterable[CommandSpec]
 ) -> tuple[CommandSpec, int] | None:
     """The spec whose keyword (longest first) starts ``tokens``, and the keyword's length."""
-    folded = [fold(clean_token(t)) for t in tokens]
+    folded = tuple(fold(clean_token(t)) for t in tokens)
     best: tuple[CommandSpec, int] | None = None
     for spec in specs:
         for keyword in spec.fr + spec.en:
-            words = fold(keyword).split()
+            words = _keyword_words(keyword)
             if folded[: len(words)] == words and (best is None or len(words) > best[1]):
                 best = (spec, len(words))
     return best
+
+
+@functools.lru_cache(maxsize=4096)  # the games' keywords: a few hundred, read on every line
+def _keyword_words(keyword: str) -> tuple[str, ...]:
+    return tuple(fold(keyword).split())
 
 
 def looks_like_command(token: str, specs: Iterable[CommandSpec]) -> list[str]:

@@ -11,6 +11,7 @@ all of it at once. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,7 +34,7 @@ class Holder:
     lang: str
     gender: str | None = None
 
-    @property
+    @functools.cached_property  # frozen: asked for every mail the seat gets or sends
     def spec(self) -> PlayerSpec:
         """The holder as the table's players are described: the seat, this address."""
         return PlayerSpec(self.seat, self.email, self.lang, self.gender)
@@ -87,6 +88,16 @@ class Roster:
 
     # -- lookups --------------------------------------------------------------------------
 
+    @functools.cached_property  # a roster never changes: once, not once per mail received
+    def specs_by_email(self) -> Mapping[str, PlayerSpec]:
+        """Lower-cased address -> the seat it holds now, as a player."""
+        return {h.email.lower(): h.spec for h in self.holders}
+
+    @functools.cached_property
+    def specs_by_seat(self) -> Mapping[str, PlayerSpec]:
+        """Seat -> its holder, as a player."""
+        return {h.seat: h.spec for h in self.holders}
+
     def by_email(self, address: str) -> Holder | None:
         """The holder reached at ``address`` (case-insensitive), if it holds a seat now."""
         wanted = address.strip().lower()
@@ -125,7 +136,7 @@ class Roster:
 
     # -- the seat's name as shown -----------------------------------------------------------
 
-    @property
+    @functools.cached_property  # a roster never changes: once, not once per name shown
     def renamed(self) -> Mapping[str, str]:
         """Seats shown under another name than their own: seat -> shown name."""
         return {h.seat: h.name for h in self.holders if h.name != h.seat}

@@ -64,6 +64,7 @@ class QuickAction:
         return mailto(self.address, self.subject, self.command)
 
 
+@functools.lru_cache(maxsize=4096)  # every reader of a notice gets the same links
 def mailto(address: str, subject: str, body: str) -> str:
     """A ``mailto:`` URI (RFC 6068): every octet outside the unreserved set is
     percent-encoded from UTF-8 in the header values, line breaks as ``%0D%0A``."""
@@ -100,7 +101,7 @@ def to_html(
     ``names`` are set in bold wherever they appear; ``actions`` are listed, under
     ``actions_title``, before the signature (or at the end); ``carried``: quick-action blocks
     of other pages, as :func:`merged` takes them from the parts of a merged mail."""
-    names = sorted({n for n in names if n}, key=len, reverse=True)
+    names = _longest_first(tuple(names))
     text, _mark, signature = body.partition(f"\n{SIGNATURE_MARK}\n")
     if body.startswith(f"{SIGNATURE_MARK}\n"):
         text, signature = "", body[len(SIGNATURE_MARK) + 1 :]
@@ -154,7 +155,7 @@ def with_paragraph(page: str, text: str, names: Iterable[str] = ()) -> str:
     it was rendered: the deal's commitment, the reply budget's last word)."""
     if not page or _END not in page:
         return page
-    ordered = sorted(set(names), key=len, reverse=True)
+    ordered = tuple(sorted(set(names), key=len, reverse=True))
     added = f'<div style="margin:12px 0 0">{_blocks(text, ordered)}</div>'
     return page.replace(_END, added + _END, 1)
 
@@ -165,7 +166,8 @@ def _title(subject: str) -> str:
     return re.sub(r" \(×\d+\)\Z", "", title)
 
 
-def _inline(text: str, names: Sequence[str]) -> str:
+@functools.lru_cache(maxsize=4096)  # a notice's lines, the same for each of its readers
+def _inline(text: str, names: tuple[str, ...]) -> str:
     """Escaped text with ``**bold**`` (the rules pages, a player's chat) and the names in
     bold, and the deadlines highlighted."""
     parts = _MARKED_BOLD.split(text)
@@ -194,12 +196,18 @@ _NBSP = re.compile(r" (?=[:;!?»])|(?<=«) |(?<=\d) (?=[^\W\d])")  # and « 1 Vo
 
 
 @functools.lru_cache(maxsize=64)  # one game's names, for every mail of the game
+def _longest_first(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The names to set in bold, longest first: "Anne" is tried before "Ann"."""
+    return tuple(sorted({n for n in names if n}, key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=64)  # one game's names, for every mail of the game
 def _name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     # a whole name only: never the "Ann" of "Anne"
     return re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w-])")
 
 
-def _bold_names(text: str, names: Sequence[str]) -> str:
+def _bold_names(text: str, names: tuple[str, ...]) -> str:
     if not names:
         return _escape(text)
     pattern = _name_pattern(tuple(names))
@@ -212,7 +220,7 @@ def _bold_names(text: str, names: Sequence[str]) -> str:
     return "".join(out)
 
 
-def _blocks(text: str, names: Sequence[str]) -> str:
+def _blocks(text: str, names: tuple[str, ...]) -> str:
     """The body's paragraphs, headings, lists and tables."""
     lines = text.strip("\n").split("\n")
     out: list[str] = []
@@ -267,7 +275,7 @@ def _blocks(text: str, names: Sequence[str]) -> str:
     return "".join(out)
 
 
-def _heading(text: str, names: Sequence[str]) -> str:
+def _heading(text: str, names: tuple[str, ...]) -> str:
     return (
         f'<h2 style="margin:18px 0 8px;font-size:17px;line-height:1.3;color:{INK}">'
         f"{_inline(text, names)}</h2>"
@@ -278,7 +286,7 @@ _HASH_HEADING = re.compile(r"#{1,4} \S")
 _MARKED_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 
 
-def _list(items: Sequence[str], names: Sequence[str]) -> str:
+def _list(items: Sequence[str], names: tuple[str, ...]) -> str:
     """Indented lines: a table of ``a → b`` rows, else a list (deeper lines continue an item)."""
     top = [item.strip() for item in items if not item.startswith("    ")]
     if top and len(top) == len(items) and all(" → " in item for item in top):
@@ -305,7 +313,7 @@ def _list(items: Sequence[str], names: Sequence[str]) -> str:
     return f'<ul style="margin:0 0 12px;padding-left:22px">{lis}</ul>'
 
 
-def _counts(line: str, names: Sequence[str]) -> str | None:
+def _counts(line: str, names: tuple[str, ...]) -> str | None:
     """``Label : Alice 3, Bob 1.`` (only players' names with a number) as a small table."""
     if not names:
         return None
@@ -323,11 +331,11 @@ def _counts(line: str, names: Sequence[str]) -> str | None:
     return _label(label, names) + _table(rows)
 
 
-def _label(text: str, names: Sequence[str]) -> str:
+def _label(text: str, names: tuple[str, ...]) -> str:
     return f'<p style="margin:0 0 4px;font-weight:600">{_inline(text, names)}</p>'
 
 
-def _cell(text: str, names: Sequence[str], *, muted: bool = False, right: bool = False) -> str:
+def _cell(text: str, names: tuple[str, ...], *, muted: bool = False, right: bool = False) -> str:
     style = f"padding:4px 10px;border-bottom:1px solid {RULE}"
     if muted:
         style += f";color:{MUTED}"

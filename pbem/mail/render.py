@@ -36,6 +36,9 @@ class Renderer:
         self.root = root or templates_root()
         self.tz = ZoneInfo(timezone)
         self.envs = {lang: self._env(lang) for lang in LANGS}
+        self._templates: dict[tuple[str, str], jinja2.Template] = {}
+        """Compiled templates by (language, name): jinja's own cache is an LRU whose every
+        hit scans a list of up to 400 names."""
 
     def _env(self, lang: str) -> jinja2.Environment:
         env = jinja2.Environment(
@@ -76,7 +79,11 @@ class Renderer:
 
     def text(self, template: str, lang: str, params: Mapping[str, Any]) -> str:
         """Render ``template`` (without the ``.txt``) in ``lang``."""
-        rendered = self.envs[lang].get_template(f"{template}.txt").render(**params)
+        compiled = self._templates.get((lang, template))
+        if compiled is None:
+            compiled = self.envs[lang].get_template(f"{template}.txt")
+            self._templates[lang, template] = compiled
+        rendered = compiled.render(**params)
         # "-- " is the signature separator mail clients look for: keep its trailing space.
         lines = (ln if ln == "-- " else ln.rstrip() for ln in rendered.strip("\n").splitlines())
         return "\n".join(lines)

@@ -138,11 +138,11 @@ class Table:
     @property
     def by_email(self) -> Mapping[str, PlayerSpec]:
         """Lower-cased address -> the seat it holds now, as a player (the roster)."""
-        return {h.email.lower(): h.spec for h in self.roster.holders}
+        return self.roster.specs_by_email
 
     @property
     def by_name(self) -> Mapping[str, PlayerSpec]:
-        return {h.seat: h.spec for h in self.roster.holders}
+        return self.roster.specs_by_seat
 
     @property
     def genders(self) -> Mapping[str, str]:

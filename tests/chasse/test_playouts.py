@@ -14,6 +14,7 @@ from pbem.core.events import ActionSet, GameEnded, Notice, VoteSet
 from pbem.table import Table
 from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH
+from tests.support.examples import examples
 
 
 def _pairs(value: Any) -> Iterator[tuple[str, str]]:
@@ -47,7 +48,7 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(12, soak=40), deadline=None)
 @given(seed=st.integers(0, 10**6), lang=st.sampled_from(["fr", "en"]), options=OPTIONS)
 def test_random_legal_play_ends_once_and_keeps_secrets(
     seed: int, lang: str, options: dict[str, object]
@@ -87,7 +88,7 @@ def test_random_legal_play_ends_once_and_keeps_secrets(
                 )
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(4, soak=10), deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_replay_from_the_log_gives_the_same_state(seed: int) -> None:
     """The event log is the source of truth: reloading never calls the RNG (DESIGN.md)."""

@@ -14,6 +14,7 @@ from pbem.games.dracula.state import DraculaState, RoundScored, RoundStarted
 from pbem.table import Table
 from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH
+from tests.support.examples import examples
 
 # Private templates that may tell a vampire something about another player's side: the
 # mechanisms DRA-003 lists (DRA-116, DRA-141, DRA-143, DRA-292, DRA-322/325, AMB-060) and the
@@ -138,7 +139,7 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(4, soak=12), deadline=None)
 @given(seed=st.integers(0, 10**6), options=OPTIONS)
 def test_bots_play_whole_rounds(seed: int, options: dict[str, Any]) -> None:
     """DRA-003, DRA-026, DRA-256, scores as section 20 says, exactly one outcome."""
@@ -174,8 +175,8 @@ def smart_game(seed: int, options: dict[str, Any]) -> Table:
     return table
 
 
-@pytest.mark.slow(15)
-@settings(max_examples=15, deadline=None)
+@pytest.mark.slow(5)
+@settings(max_examples=examples(5, soak=15), deadline=None)
 @given(seed=st.integers(0, 10**6), options=OPTIONS)
 def test_informed_bots_play_whole_games(seed: int, options: dict[str, Any]) -> None:
     """DRA-003, DRA-016, DRA-026, DRA-256, section 20: bots that use their objects, bite

@@ -15,6 +15,7 @@ from pbem.mail.inbound import parse_bytes
 from pbem.table import Table
 from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH
+from tests.support.examples import examples
 
 ROLE_WORDS = (
     "Werewolf",
@@ -52,8 +53,10 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
-@pytest.mark.slow(15)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow(5)
+@settings(
+    max_examples=examples(12, soak=40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(seed=st.integers(0, 10**6), players=st.integers(8, 24), options=OPTIONS)
 def test_random_legal_play_ends_with_exactly_one_outcome(
     seed: int, players: int, options: dict[str, object]
@@ -69,7 +72,11 @@ def test_random_legal_play_ends_with_exactly_one_outcome(
     assert len(victories) == 1
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(10, soak=30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(seed=st.integers(0, 10**6), players=st.integers(8, 24), ghosts=st.booleans())
 def test_the_dead_never_act(seed: int, players: int, ghosts: bool) -> None:
     """LUP-005, LUP-607, LUP-502: after death, only a ghost's round-1 vote is accepted."""
@@ -87,7 +94,11 @@ def test_the_dead_never_act(seed: int, players: int, ghosts: bool) -> None:
                 assert ghosts and ballot == "round1"
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(10, soak=30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(seed=st.integers(0, 10**6), players=st.integers(8, 24))
 def test_no_public_mail_before_the_end_names_a_role(seed: int, players: int) -> None:
     """LUP-103, LUP-606, LUP-608, LUP-D20: roles are public only in the opening deck and the end."""
@@ -121,8 +132,8 @@ def test_any_bytes_get_an_answer_or_nothing_never_a_crash(raw: bytes, channel: s
     assert len(step.outgoing) <= 1
 
 
-@pytest.mark.slow(15)
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow(1)
+@settings(max_examples=examples(60, soak=200), deadline=None)
 @given(body=st.text(max_size=400), subject=st.text(max_size=60))
 def test_any_text_is_parsed_into_replies_only(body: str, subject: str) -> None:
     """Bad commands never raise out of the pipeline and never change the state."""

@@ -27,6 +27,7 @@ from pbem.mail.envelope import (
     message_id,
     thread_root,
 )
+from tests.support.examples import examples
 
 _UTF8_QP = Charset("utf-8")
 _UTF8_QP.body_encoding = QP
@@ -94,7 +95,7 @@ def test_build_gives_the_reference_bytes(case: dict[str, object]) -> None:
             assert build(**kw, id_key=TEST_ID_KEY) == reference_build(**kw)  # type: ignore[arg-type]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(100, soak=400), deadline=None)
 @given(
     subject=st.text(max_size=120),
     body=st.text(max_size=400),

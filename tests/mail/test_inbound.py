@@ -22,6 +22,7 @@ from pbem.mail.inbound import (
     parse_bytes,
     subject_tag,
 )
+from tests.support.examples import examples
 
 OURS = ("moderator@game.example",)
 
@@ -646,7 +647,7 @@ def only_mail_errors(msg: Message) -> None:
         automatic_reason(msg, our_addresses=OURS)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100, soak=300), deadline=None)
 @given(st.binary(max_size=4000))
 def test_arbitrary_bytes_give_text_or_mail_error(data: bytes) -> None:
     try:
@@ -669,7 +670,7 @@ MIME_SKELETON = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100, soak=300), deadline=None)
 @given(MIME_SKELETON, st.binary(max_size=2000))
 def test_mime_looking_bytes_give_text_or_mail_error(head: bytes, data: bytes) -> None:
     try:
@@ -719,7 +720,7 @@ def encode_body(text: str, charset: str, cte: str) -> bytes:
     return data
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100, soak=300), deadline=None)
 @given(
     text=st.text(max_size=1000),
     charset=st.sampled_from(CHARSETS),
@@ -743,7 +744,7 @@ def test_arbitrary_text_in_a_message_gives_text_or_mail_error(
     only_mail_errors(msg)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100, soak=300), deadline=None)
 @given(
     body=st.lists(st.text(alphabet="ABCD01 \t", max_size=30), max_size=80),
     charset=st.sampled_from(["utf-8", "iso-8859-1", "utf-16", "shift_jis", "utf-7", "x-klingon"]),

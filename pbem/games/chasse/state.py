@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from pbem.core.events import ActionSet, Event, GameEnded, PhaseStarted, RolesDealt
+from pbem.core.frozen import replace
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.phases import phase_of

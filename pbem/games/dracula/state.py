@@ -7,7 +7,7 @@ Night 2 assignment, a default room, a drawn seat) is recorded in the event that 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, get_args
 
@@ -20,6 +20,7 @@ from pbem.core.events import (
     RoleChanged,
     VoteSet,
 )
+from pbem.core.frozen import replace
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, get_args
 
 from pbem.core.events import ActionSet, Event, PhaseStarted, RolesDealt
+from pbem.core.frozen import replace
 from pbem.core.ids import PlayerId
 from pbem.core.phases import phase_of
 from pbem.games.loupgarou.options import LoupGarouOptions

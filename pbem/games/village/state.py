@@ -4,7 +4,7 @@ pending actions, votes, and the events every game folds alike."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -18,6 +18,7 @@ from pbem.core.events import (
     RoleChanged,
     VoteSet,
 )
+from pbem.core.frozen import replace
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome

@@ -1,0 +1,83 @@
+"""pbem.core.frozen.replace builds what dataclasses.replace builds, or calls it."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import InitVar, dataclass, field
+from typing import Any
+
+import pytest
+
+from pbem.core.frozen import quick_replace
+from pbem.core.game import Rules
+from pbem.games import GAMES
+
+
+@dataclass(frozen=True)
+class Plain:
+    x: int
+    items: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class WithInitVar:
+    x: int
+    seed: InitVar[int] = 0
+
+
+@dataclass(frozen=True)
+class WithDerived:
+    x: int
+    double: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "double", 2 * self.x)
+
+
+@dataclass(frozen=True, slots=True)
+class Slotted:
+    x: int
+
+
+@dataclass(frozen=True)
+class Cached:
+    x: int
+
+    @functools.cached_property
+    def double(self) -> int:
+        return 2 * self.x
+
+
+def test_a_plain_dataclass_is_copied_with_its_changes() -> None:
+    old = Plain(1, [7])
+    new = quick_replace(old, x=2)
+    assert new == dataclasses.replace(old, x=2) and type(new) is Plain
+    assert old == Plain(1, [7]) and new.items is old.items  # unchanged fields: the same objects
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        new.x = 3  # type: ignore[misc]
+
+
+def test_other_classes_go_through_dataclasses_replace() -> None:
+    assert quick_replace(WithInitVar(1), x=2) == WithInitVar(2)
+    assert quick_replace(WithDerived(1), x=2).double == 4  # __post_init__ ran
+    assert quick_replace(Slotted(1), x=2) == Slotted(2)
+    cached = Cached(1)
+    assert cached.double == 2
+    assert quick_replace(cached, x=5).double == 10  # the cached value is not carried over
+
+
+def test_an_unknown_field_is_refused_as_dataclasses_replace_refuses_it() -> None:
+    with pytest.raises(TypeError):
+        quick_replace(Plain(1), y=2)
+
+
+@pytest.mark.parametrize("rules", GAMES, ids=lambda r: r.id)
+def test_every_games_state_is_copied_as_dataclasses_replace_builds_it(
+    rules: type[Rules[Any]],
+) -> None:
+    state = rules().new_state()
+    name = dataclasses.fields(state)[0].name
+    value = getattr(state, name)
+    assert quick_replace(state, **{name: value}) == dataclasses.replace(state, **{name: value})
+    assert quick_replace(state) is not state
