@@ -10,15 +10,11 @@ STAMP  := $(VENV)/.installed
 
 DEMO_STAMP := $(VENV)/.installed-demo
 
-# The venv is made once: `make demo` then `make test` (README) would otherwise run `venv` and its
-# ensurepip twice (~4.5 s of CPU). Then pip and the build backend are brought up to date in one
-# pip run, and the editable install builds pbem with them (--no-build-isolation) instead of
-# installing setuptools again into a throwaway build environment (~2-4 s of CPU less on a fresh
-# clone). BUILD_REQUIRES is pyproject.toml's [build-system] requires: keep them in step.
-# An editable install of a pyproject.toml project (PEP 660) needs pip >= 21.3, which every
-# Python >= 3.11 ships (3.11.0: pip 22.3): pip is upgraded for speed, not for need (pip 23.2.1,
-# Python 3.11.7's, spends ~1.7 s more CPU than pip 26 evaluating the index's links for `.[dev]`,
-# more than the upgrade costs). No version check: one more request to the index per pip run.
+# The venv is made once (`make demo` then `make test` share it). pip and the build backend are
+# upgraded in one run, and the editable install builds with them (--no-build-isolation: no
+# throwaway build environment). Python >= 3.11's own pip already does PEP 660 editable installs;
+# the upgrade is for speed (pip 23.2's resolution of `.[dev]` costs more than the upgrade).
+# BUILD_REQUIRES is pyproject.toml's [build-system] requires: keep them in step.
 BUILD_REQUIRES := 'setuptools>=77'
 PIP := $(BIN)/pip --disable-pip-version-check
 
