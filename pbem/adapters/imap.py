@@ -338,6 +338,17 @@ class ImapMailbox:
 
     # ---- waiting ------------------------------------------------------------------------
 
+    def _announced(self) -> bool:
+        """Whether the server announced new mail (an untagged EXISTS) since the last call.
+
+        A server lists in a SEARCH only the mail its view held when the command began; mail
+        delivered since (after our last command) is announced by an EXISTS at the command's
+        end, which a SEARCH's caller never sees: imapclient leaves it in imaplib's table of
+        untagged responses, and IDLE announces it no more (Dovecot finds it at its next
+        periodic check, 30 s by default; other servers may not at all)."""
+        untagged = self._c()._imap.untagged_responses
+        return untagged.pop("EXISTS", None) is not None
+
     def wait(self, max_seconds: float) -> bool:
         """Wait for new mail: IDLE (bounded) where offered, else sleep; then a NOOP round-trip.
 
@@ -348,17 +359,19 @@ class ImapMailbox:
         end = time.monotonic() + limit
         activity = False
         if self.has_idle:
-            # Mail that arrived during our last FETCH or MOVE was announced by an EXISTS that
-            # imapclient drops when IDLE starts: look once more before sleeping on the socket,
-            # or such a mail would wait for the next IDLE renewal.
+            # Mail that arrived during our last FETCH or MOVE, or since, was announced by an
+            # EXISTS that nobody reads (:meth:`_announced`): look once more before sleeping on
+            # the socket, or such a mail would wait for the next IDLE renewal.
             # (Only mail above the last UID listed counts: a mail kept for a retry must not
             # turn this into a busy loop.)
             before = self.seen_uid
-            if any(u > before for u in self.pending_uids()):
+            self._announced()  # what earlier commands announced, this SEARCH lists
+            if any(u > before for u in self.pending_uids()) or self._announced():
                 return True
             self._guard("IDLE", c.idle)
+            activity = self._announced()  # an EXISTS read with IDLE's "+": mail came meanwhile
             try:
-                while not self.interrupt.is_set() and time.monotonic() < end:
+                while not activity and not self.interrupt.is_set() and time.monotonic() < end:
                     responses = c.idle_check(timeout=min(1.0, max(0.0, end - time.monotonic())))
                     if responses:
                         activity = True

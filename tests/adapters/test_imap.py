@@ -117,6 +117,36 @@ def test_mail_announced_before_idle_is_not_missed(stack: MailStack) -> None:
     box.close()
 
 
+def test_mail_delivered_between_commands_wakes_the_next_wait() -> None:
+    """A mail delivered while the connection is quiet is not in the next SEARCH (the server's
+    view is synced at the command's end); the EXISTS that announces it then is the only news
+    of it: the server holds the client told, and IDLE never announces it again (measured: 40
+    s of IDLE without a word), so the wait must read it and wake at once, not sleep until the
+    IDLE renewal (5 minutes by default). Dovecot's default idle check, as in production."""
+    dovecot = Dovecot(users=(MODERATOR,), extra_conf="mailbox_idle_check_interval = 30 secs")
+    dovecot.start()
+    try:
+        box = ImapMailbox(
+            ImapSettings(
+                host="127.0.0.1",
+                port=dovecot.imap_port,
+                user=MODERATOR,
+                password=Dovecot.password(MODERATOR),
+                tls="none",
+                timeout=10,
+            )
+        )
+        box.connect()
+        assert box.has_idle and box.pending_uids() == []
+        assert dovecot.lmtp_deliver("alice@example.test", [MODERATOR], _mail(1)) == [250]
+        # without the EXISTS read, IDLE sleeps the whole 20 s and the wait says "no mail"
+        assert box.wait(20) is True
+        assert len(box.pending_uids()) == 1
+        box.close()
+    finally:
+        dovecot.destroy()
+
+
 def test_move_of_a_uid_another_client_expunged_is_not_a_drop(
     stack: MailStack, caplog: pytest.LogCaptureFixture
 ) -> None:
