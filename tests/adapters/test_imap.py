@@ -18,10 +18,11 @@ def _mail(i: int, body: str = "VOTE bob") -> bytes:
     ).encode()
 
 
-def _box(stack: MailStack, **kw: object) -> ImapMailbox:
+def _box(stack: MailStack | Dovecot, **kw: object) -> ImapMailbox:
+    dovecot = stack.dovecot if isinstance(stack, MailStack) else stack
     s = ImapSettings(
         host="127.0.0.1",
-        port=stack.dovecot.imap_port,
+        port=dovecot.imap_port,
         user=MODERATOR,
         password=Dovecot.password(MODERATOR),
         tls="none",
@@ -126,17 +127,7 @@ def test_mail_delivered_between_commands_wakes_the_next_wait() -> None:
     dovecot = Dovecot(users=(MODERATOR,), extra_conf="mailbox_idle_check_interval = 30 secs")
     dovecot.start()
     try:
-        box = ImapMailbox(
-            ImapSettings(
-                host="127.0.0.1",
-                port=dovecot.imap_port,
-                user=MODERATOR,
-                password=Dovecot.password(MODERATOR),
-                tls="none",
-                timeout=10,
-            )
-        )
-        box.connect()
+        box = _box(dovecot)
         assert box.has_idle and box.pending_uids() == []
         assert dovecot.lmtp_deliver("alice@example.test", [MODERATOR], _mail(1)) == [250]
         # without the EXISTS read, IDLE sleeps the whole 20 s and the wait says "no mail"
