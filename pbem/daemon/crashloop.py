@@ -28,8 +28,6 @@ from pbem.daemon.message import safe_subject
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import FaultHook, Game
 from pbem.daemon.replies import Replies
-from pbem.mail.envelope import build
-from pbem.mail.html import alternative
 
 log = logging.getLogger(__name__)
 
@@ -202,15 +200,12 @@ class CrashLoop:
                 **self.retry_params(crashes),
             },
         )
-        mid, out = build(
-            key=f"held:{key}",
-            id_key=self.replies.id_key,
-            sender=self.cfg.moderator,
-            to=(who.address,),
-            subject=subject,
-            body=body,
-            html=alternative(subject, body, enabled=self.cfg.html_mail),
-            date=now,
+        mid, out = self.replies.daemon_mail(
+            f"held:{key}",
+            (who.address,),
+            subject,
+            body,
+            now,
             auto="auto-replied",
             in_reply_to=who.message_id,
         )

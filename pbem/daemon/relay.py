@@ -18,8 +18,6 @@ from pbem.daemon.message import header_addresses, parse
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import FaultHook, Game
 from pbem.daemon.seats import shown_name
-from pbem.mail.envelope import build
-from pbem.mail.html import alternative
 from pbem.mail.relay import list_id_for, relay_copy
 
 if TYPE_CHECKING:  # they read the list helpers above
@@ -162,15 +160,8 @@ class Relay:
                     "subject": " ".join(str(msg.get("Subject", "") or "").split())[:200],
                 },
             )
-            mid, mail = build(
-                key=f"private-post:{game.id}:{key}",
-                sender=self.cfg.moderator,
-                to=tuple(masters),
-                subject=subject,
-                body=body,
-                html=alternative(subject, body, enabled=self.cfg.html_mail),
-                date=now,
-                id_key=self.id_key,
+            mid, mail = self.replies.daemon_mail(
+                f"private-post:{game.id}:{key}", tuple(masters), subject, body, now
             )
             rows.append(
                 make_row(

@@ -222,6 +222,33 @@ class Replies:
         )
         return [notice]
 
+    def daemon_mail(
+        self,
+        key: str,
+        to: tuple[str, ...],
+        subject: str,
+        body: str,
+        now: datetime,
+        *,
+        lang: str = "fr",
+        **headers: Any,
+    ) -> tuple[str, bytes]:
+        """One of the daemon's own mails (an alert, a notice, a reply): from the moderator,
+        with its HTML alternative, its Message-ID made from ``key`` under the daemon's key;
+        ``headers``: the rest of :func:`pbem.mail.envelope.build`'s arguments."""
+        html = alternative(subject, body, enabled=self.cfg.html_mail, lang=lang)
+        return build(
+            key=key,
+            sender=self.cfg.moderator,
+            to=to,
+            subject=subject,
+            body=body,
+            html=html,
+            date=now,
+            id_key=self.id_key,
+            **headers,
+        )
+
     def admin_alert(
         self,
         key: str,
@@ -241,16 +268,7 @@ class Replies:
         subject, body = self.bilingual(template, params)
         if appendix:
             body += f"\n-----\n\n{appendix.rstrip()}\n"
-        mid, raw = build(
-            key=key,
-            sender=self.cfg.moderator,
-            to=admins,
-            subject=subject,
-            body=body,
-            html=alternative(subject, body, enabled=self.cfg.html_mail),
-            date=now,
-            id_key=self.id_key,
-        )
+        mid, raw = self.daemon_mail(key, admins, subject, body, now)
         return [
             make_row(
                 message_id=mid,
@@ -288,15 +306,13 @@ class Replies:
         lang = self.lang(game, to)
         subject, body = self.texts.mail(template, lang, params)
         mid_in = str(answering.get("Message-ID", "") or "") if answering is not None else ""
-        mid, raw = build(
-            key=key,
-            sender=self.cfg.moderator,
-            to=(to,),
-            subject=subject,
-            body=body,
-            html=alternative(subject, body, enabled=self.cfg.html_mail, lang=lang),
-            date=now,
-            id_key=self.id_key,
+        mid, raw = self.daemon_mail(
+            key,
+            (to,),
+            subject,
+            body,
+            now,
+            lang=lang,
             auto="auto-replied",
             in_reply_to=mid_in or None,
             **self.from_game(game),
@@ -320,15 +336,12 @@ class Replies:
     def public_row(self, game: Game, key: str, subject: str, body: str, now: datetime) -> OutboxRow:
         """A daemon notice to the game's public thread (the list, or every player)."""
         to = self.announce_recipients(game)
-        mid, raw = build(
-            key=key,
-            sender=self.cfg.moderator,
-            to=to,
-            subject=subject,
-            body=body,
-            html=alternative(subject, body, enabled=self.cfg.html_mail),
-            date=now,
-            id_key=self.id_key,
+        mid, raw = self.daemon_mail(
+            key,
+            to,
+            subject,
+            body,
+            now,
             public=True,
             extra=list_headers(self.cfg, game.store.setup),
             **self.from_game(game, public=True),
