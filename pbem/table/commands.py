@@ -18,7 +18,14 @@ from pbem.core.ids import PlayerId
 from pbem.mail.inbound import MailText
 from pbem.rules import options_in_use, rules_page
 from pbem.table.step import Accepted, Channel, Reply
-from pbem.table.wording import canonical, option_value, reason, spec_of, syntax
+from pbem.table.wording import (
+    canonical,
+    option_value,
+    reason,
+    spec_of,
+    status_params,
+    syntax,
+)
 
 if TYPE_CHECKING:
     from pbem.table.table import Table
@@ -122,8 +129,7 @@ def run_command(
         )
         return state
     if command.verb == "status":
-        params = table.rules.status(state, player.name)
-        params = {"name": player.name, "genders": table.genders, **params}
+        params = status_params(table, state, player.name, player.lang)
         reply.extra.append(
             table.renderer.text(
                 f"{table.rules.templates}/status", player.lang, table.roster.show(params)

@@ -149,7 +149,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "phase": "rooms",
         "number": 3,
         "deadlines": {"rooms": T},
-        "pending": [{"verb": "room", "word": "boudoir", "targets": []}],
+        "pending": [{"verb": "room", "word": "boudoir", "targets": [], "line": "PIECE BOUDOIR"}],
         "scores": {"A": 1},
     },
     "curse_flag": {"player": "Ana"},
