@@ -495,7 +495,12 @@ class Orders:
         self._final_choice(s, actor, ch)
         recipient = c.targets[0] if c.targets else None
         if recipient is not None and (recipient == actor or recipient not in s.humans()):
-            recipient = None  # AMB-063: accepted as a flee, the flame goes to a random fighter
+            # AMB-063: accepted as a flee, the flame goes to a random fighter; the reply says
+            # so beside the name it could not take (a vampire, the player himself)
+            chosen = [FinalChoice(actor, "flee", None)]
+            raise PartlyRefused(
+                "flee_recipient", events=chosen, kept=[], refused=[recipient], name=recipient
+            )
         return [FinalChoice(actor, "flee", recipient)]
 
     def _do_fight(
