@@ -44,9 +44,15 @@ def read_commands(
     subject = [text.subject] if channel == "private" and text.subject else []
     commands: list[tuple[str, Command]] = []
     lines = subject + list(text.lines)
+    signed = len(lines)  # past a relayed text's paragraph: its signature, if not a command
     for index in range(len(subject), len(lines)):
-        if takes_lines(lines[index], specs):  # a multi-line text runs to FIN/END or the end
-            lines = [*lines[:index], "\n".join(lines[index:])]
+        if takes_lines(lines[index], specs):
+            # a multi-line text runs to FIN/END, the end, or its paragraph's end: what follows
+            # a blank line (a sign-off, a name, a contact line) is not passed on (DRA-421)
+            ends = [len(subject) + b for b in text.breaks if len(subject) + b > index]
+            end = min(ends, default=len(lines))
+            lines = [*lines[:index], "\n".join(lines[index:end]), *lines[end:]]
+            signed = index + 1
             break
     for index, line in enumerate(lines):
         quiet = channel == "list" or index < len(subject)
@@ -61,7 +67,7 @@ def read_commands(
             continue
         if command is not None:
             commands.append((line, table.roster.to_seats(command)))
-        elif channel == "private" and index >= len(subject):
+        elif channel == "private" and len(subject) <= index < signed:
             reply.ignored.append(line)
     return commands
 

@@ -279,12 +279,16 @@ def test_wolves_list_detail_option() -> None:
     g = LG(options={"wolves_list_detail": "names_only"})
     g.send("alice", "MORDRE eve")
     out = g.deadline("bite")
-    body = next(m for m in g.notices_to("bob", out) if "Une information pour vous" in m.subject).body
+    body = next(
+        m for m in g.notices_to("bob", out) if "Une information pour vous" in m.subject
+    ).body
     assert "alice" in body and "eve" in body and "Maître" not in body and "Sorcière" not in body
     g = LG(options={"wolves_list_detail": "names_and_status"})
     g.send("alice", "MORDRE eve")
     out = g.deadline("bite")
-    body = next(m for m in g.notices_to("bob", out) if "Une information pour vous" in m.subject).body
+    body = next(
+        m for m in g.notices_to("bob", out) if "Une information pour vous" in m.subject
+    ).body
     assert "eve : Jeune loup" in body and "Sorcière" not in body
 
 
