@@ -148,6 +148,21 @@ def test_the_old_address_is_refused_on_the_relayed_list_too() -> None:
     assert "no longer plays in this game" in step.outgoing[0].body
 
 
+def test_the_old_address_is_refused_privately_on_an_external_list() -> None:
+    """LUP-602, docs/daemon.md (Seats), issue 26 item 1: an external list has carried the old
+    address's vote to the players already; it counts for nothing, and its sender is told so
+    privately, as on a relayed list (a spectator's post stays unanswered talk)."""
+    table = new_table()
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    step = table.receive(mail("carol@example.org", "VOTE alice", "list"), channel="list", now=NOW)
+    assert not step.facts
+    (refusal,) = step.outgoing
+    assert refusal.to == ("carol@example.org",) and not refusal.public
+    assert "no longer plays in this game" in refusal.body
+    talk = table.receive(mail("spy@example.org", "VOTE alice", "list"), channel="list", now=NOW)
+    assert not talk.outgoing
+
+
 def test_the_sealed_deal_does_not_change_on_a_substitution() -> None:
     """pbem/deal.py: the commitment covers who holds a seat's card by seat, not by address;
     a substitution adds no deal event, so the reveal still matches the opening's digest."""
