@@ -68,8 +68,8 @@ def load_tables(data_dir: Path) -> list[Any]:
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
-    from pbem.archive import render_index
-    from pbem.stats import game_stats
+    from pbem.record.archive import render_index
+    from pbem.record.stats import game_stats
 
     if bool(args.game) == bool(args.index):
         print("pbem archive: give a game's id or --index", file=sys.stderr)
@@ -113,7 +113,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
 
 
 def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
-    from pbem.archive import archive_files
+    from pbem.record.archive import archive_files
 
     files = archive_files(table, lang)
     written = []
@@ -126,7 +126,7 @@ def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from pbem.deal import find_reveal
+    from pbem.record.deal import find_reveal
 
     try:
         text = Path(args.file).read_text(encoding="utf-8")
@@ -145,7 +145,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from pbem.stats import game_stats, render_text
+    from pbem.record.stats import game_stats, render_text
 
     try:
         stats = game_stats(load_tables(_data_dir(args)))
