@@ -64,17 +64,30 @@ def idle_events(
 
 
 def _warning(rules: Rules[Any], state: Any, player: PlayerId, count: int) -> Event:
-    """The private warning: how many phases, what is awaited now and until when (nothing
-    when the rules do not await the seat in the phase that opened: a villager's night)."""
+    """The private warning: how many phases, what is awaited now (or what he may send, as the
+    phase's prompt to him says: the Little Girl's question) and until when; nothing when the
+    phase that opened has nothing for him (a villager's night).
+
+    The deadline: the earliest for what the rules await (a council's vote), else the phase's
+    end, never an earlier sub-phase's that is not his (issue 22)."""
     awaited = player in rules.awaiting(state)
     commands = [
         {"fr": s.keyword("fr"), "en": s.keyword("en")}
-        for s in (rules.available(state, player) if awaited else ())
-        if s.verb not in QUIET and not s.verb.startswith("desk.")
+        for s in rules.available(state, player)
+        if s.verb not in QUIET
+        and not s.verb.startswith("desk.")
+        and (awaited or s.verb != "pass")  # RIEN answers a wait, not an offer
     ]
-    pending = rules.deadlines(state)
-    deadline = min(pending.values()).isoformat() if pending else None
-    return notice("seats/idle_warning", [player], count=count, commands=commands, deadline=deadline)
+    pending = rules.deadlines(state).values()
+    due = (min if awaited else max)(pending).isoformat() if pending else None
+    return notice(
+        "seats/idle_warning",
+        [player],
+        count=count,
+        commands=commands,
+        awaited=awaited,
+        deadline=due,
+    )
 
 
 def _act(
