@@ -11,13 +11,14 @@ docs/seats.md.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from pbem.core.errors import CommandError
-from pbem.core.events import DeskNotice, Event, PhaseClosed
+from pbem.core.events import DeskNotice, Event, Notice, PhaseClosed, SeatRemoved
 from pbem.core.game import ADMIN, Rules
 from pbem.core.idle import IdleOptions, crossed, idle_streaks
 from pbem.core.ids import PlayerId
@@ -121,6 +122,25 @@ def notice(template: str, to: Sequence[PlayerId], **params: Any) -> DeskNotice:
     by no game and out of the count the Table seeds its draws with, so that a warning
     changes nothing the rules draw afterwards (as the desk's own acts do not)."""
     return DeskNotice(template, tuple(to), False, params, THREAD)
+
+
+def without_mail_to_removed(resolution: Sequence[Event], acts: Sequence[Event]) -> list[Event]:
+    """The resolution's events less its private notices to the seats the idle policy's
+    ``acts`` remove: a Seer removed for inactivity is not sent the next night's SONDER prompt
+    a second before her removal notice (issue 22). A notice to several keeps the others."""
+    removed = {e.player for e in acts if isinstance(e, SeatRemoved)}
+    if not removed:
+        return list(resolution)
+    out: list[Event] = []
+    for event in resolution:
+        if isinstance(event, Notice) and not isinstance(event, DeskNotice) and not event.public:
+            to = tuple(p for p in event.to if p not in removed)
+            if not to:
+                continue
+            if to != event.to:
+                event = dataclasses.replace(event, to=to)
+        out.append(event)
+    return out
 
 
 def idle_after_close(

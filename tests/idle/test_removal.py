@@ -427,3 +427,25 @@ def test_chasse_tied_player_removed_is_out_of_the_tiebreak_draw() -> None:
     g.deadline()
     assert g.state.seat("niaj").cause == "removed"
     assert g.state.seat("olivia").cause == "lynch"
+
+
+def test_a_seat_removed_for_inactivity_gets_no_prompt_of_the_phase_it_is_removed_at() -> None:
+    """Issue 22: the Seer removed as the night opens was sent that night's SCAN prompt a
+    second before her removal notice; the close that removes her mails her only the notice."""
+    g = DeskGame(
+        "lupus-in-tabula",
+        options={"idle_warn_after": 0, "idle_act_after": 3, "on_idle": "remove"},
+    )
+    while g.alive("p3"):
+        for p in g.living():  # everyone plays but the Seer
+            if p == "p3":
+                continue
+            if g.phase == "night" and p in ("p1", "p2"):
+                g.mail(p, "KILL p8")
+            elif g.phase in ("round1", "round2"):
+                g.post(p, f"VOTE {'p7' if p != 'p7' else 'p6'}")
+        g.deadline()
+    assert g.phase == "night"
+    to_her = [m.subject for m in g.last if m.to == (address("p3"),)]
+    assert to_her and all("left the game" in s for s in to_her), to_her
+    assert any(m.to == (address("p4"),) for m in g.last) or g.public()  # the night opened
