@@ -342,3 +342,16 @@ def test_a_volunteer_benched_at_sign_up_takes_a_seat_by_name() -> None:
     admin(table, "REPLACE dave WITH zoe")
     assert table.player_emails["dave"] == "zoe@example.net" and table.genders["dave"] == "f"
     assert table.roster.shown("dave") == "Zoé" and table.roster.bench == ()
+
+
+def test_the_substitution_mails_have_their_html_and_the_packet_its_buttons() -> None:
+    """Issue 22: the list's « Zoe replaces carol », the hand-over packet and the goodbye came
+    as text only, so the newcomer had no buttons; each has its HTML alternative now, the
+    packet with a tap-to-send link per command the seat may send (the Seer's SCAN)."""
+    table = new_table(moderator="mj@example.org", list="list@example.org")
+    step = admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    mails = {o.key.rsplit("/", 1)[1]: o for o in step.outgoing if o.to != (GM,)}
+    assert {"list", "handover", "farewell"} <= set(mails)
+    for which in ("list", "handover", "farewell"):
+        assert mails[which].html.startswith("<!DOCTYPE html>") or "<html" in mails[which].html
+    assert "mailto:" in mails["handover"].html and "SCAN" in mails["handover"].html
