@@ -295,8 +295,9 @@ def play(s: Season, game: str, list_mode: str) -> None:
     assert "✓ PAUSE une coupure de courant" in s.answered(ADMIN, str(desk[0]["Message-ID"]))
     assert "✓ REPRISE" in s.answered(ADMIN, str(desk[1]["Message-ID"]))
     wait_for(
-        lambda: "REFUSÉ un message se présentant comme venant d'un maître du jeu"
-        in texts(stack, ADMIN),
+        lambda: (
+            "REFUSÉ un message se présentant comme venant d'un maître du jeu" in texts(stack, ADMIN)
+        ),
         what="the game master alerted",
         log=s.log,
     )
@@ -343,7 +344,11 @@ def play(s: Season, game: str, list_mode: str) -> None:
         n = len(table.events)
         s.send(*mails, close)
         assert "✓ CLORE" in s.answered(ADMIN, str(close["Message-ID"]))
-        wait_for(lambda: len(live().events) > n and s.settled(), what="the phase", log=s.log)
+        wait_for(
+            lambda n=n: len(live().events) > n and s.settled(),
+            what="the phase",
+            log=s.log,
+        )
         mark(f"{table.state.phase} {table.state.number}: {len(mails)} mails, closed")
     table = live()
     assert table.finished, f"the game did not end\n{s.log()}"
@@ -353,7 +358,9 @@ def play(s: Season, game: str, list_mode: str) -> None:
     # -- the archive, to every address that ever held a seat and to the game master ----------
     holders = [*SEATS, INES, ADMIN]
     archives = wait_for(
-        lambda: all(_archive(stack, a) for a in holders) and {a: _archive(stack, a) for a in holders},
+        lambda: (
+            all(_archive(stack, a) for a in holders) and {a: _archive(stack, a) for a in holders}
+        ),
         what="the archive mailed to everyone",
         log=s.log,
     )
@@ -410,4 +417,3 @@ def _archive(stack: MailStack, who: str) -> tuple[str, bytes] | None:
                 assert isinstance(payload, bytes)
                 return text(m), payload
     return None
-

@@ -75,7 +75,9 @@ def test_a_former_player_gets_each_refusal_on_the_members_budget(tmp_path: Path)
     store = SimpleNamespace(game_id="g1", setup={"game": "lupus-in-tabula", "lang": "en"})
     game = Game(store, table, set())  # type: ignore[arg-type]
     cfg = make_cfg(tmp_path)
-    replies = Replies(cfg, shared_renderer(), b"k" * 32, SenderLimits(1, 10), {"g1": game}, Counter())
+    replies = Replies(
+        cfg, shared_renderer(), b"k" * 32, SenderLimits(1, 10), {"g1": game}, Counter()
+    )
     assert "carol@example.org" in replies.members(game)
     for n, line in enumerate(("VOTE alice", "STATUS")):
         step = table.receive(mail("carol@example.org", f"{line}\n{n}"), channel="private", now=NOW)
