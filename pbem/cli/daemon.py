@@ -57,6 +57,37 @@ def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return p
 
 
+def add_admin_secret_option(p: argparse.ArgumentParser) -> None:
+    """``--admin-secret`` / ``--no-admin-secret`` of ``new-game`` and ``open-game``."""
+    p.add_argument(
+        "--admin-secret",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="give the game masters an admin code for their mail, printed once (default: when "
+        "[auth] admin_secret is on and no auth.admin_secret_file is set)",
+    )
+
+
+def admin_code(args: argparse.Namespace, cfg: Any, setup: dict[str, Any]) -> str | None:
+    """The new game's admin code, if it gets one (:func:`pbem.daemon.auth.game_admin_code`)."""
+    from pbem.daemon.auth import game_admin_code
+
+    admins = list(setup.get("admins") or ()) or list(cfg.admins)
+    auth = cfg.auth
+    return game_admin_code(args.admin_secret, auth.admin_secret, auth.admin_code_source, admins)
+
+
+def print_admin_code(code: str | None, cfg: Any, setup: dict[str, Any]) -> None:
+    """The code, once, and who must have it: it is stored hashed, never shown again."""
+    admins = list(setup.get("admins") or ()) or list(cfg.admins)
+    if code:
+        print(
+            f"admin code for the game masters ({', '.join(admins) or 'none named'}): "
+            f"{code}\n  give it to them privately: a line `SECRET {code}` in their mail to the "
+            "game authenticates their commands; it is stored hashed and never shown again"
+        )
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the daemon's subcommands on ``pbem``'s subparsers."""
 
@@ -103,11 +134,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument(
         "--secrets", action="store_true", help="give each player a secret code (printed once)"
     )
-    p.add_argument(
-        "--admin-secret",
-        action="store_true",
-        help="give the game masters an admin code for their mail (printed once)",
-    )
+    add_admin_secret_option(p)
     p.set_defaults(func=cmd_new_game)
 
     from pbem.signup.cli import add_open_game
@@ -213,11 +240,21 @@ def cmd_serve(args: argparse.Namespace, fault: FaultHook | None = None) -> int:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
+    """Validate the config; then log in to both servers, unless ``--offline``: every key, type,
+    duration, option value and named file is checked, and no password is needed (it runs
+    outside the unit, where the credentials are not)."""
+    from pbem.daemon.config import admin_code_warning, load
+
     try:
-        cfg = _load(args, passwords=True)
+        cfg = load(args.config, passwords=not args.offline, check_paths=args.offline)
     except PbemError as exc:
         return _err("check-config", exc)
     print(f"{args.config}: configuration is valid")
+    for notice in cfg.notices:
+        print(f"warning: {notice}")
+    warning = admin_code_warning(cfg, _games_admin_codes(cfg))
+    if warning:
+        print(f"warning: {warning}")
     if args.offline:
         return 0
     import asyncio
@@ -257,6 +294,17 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     if "dkim_verify" in cfg.auth.methods:
         rc = max(rc, _check_dns(cfg))
     return rc
+
+
+def _games_admin_codes(cfg: Any) -> dict[str, bool]:
+    """Each stored game's id, with whether it has its own admin code (none when unreadable)."""
+    from pbem.adapters.store import GameStore, list_games
+
+    try:
+        stores = [GameStore(d, readonly=True) for d in list_games(cfg.data_dir)]
+        return {gs.game_id: bool(gs.meta.get("admin_secret")) for gs in stores}
+    except (OSError, PbemError, ValueError):
+        return {}
 
 
 def _check_dns(cfg: Any) -> int:
@@ -423,11 +471,9 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     try:
         cfg = _load(args)
         setup = _setup_from_args(args, cfg)
-        from pbem.daemon.auth import new_secret
-
-        admin_code = new_secret() if args.admin_secret else None
+        code = admin_code(args, cfg, setup)
         _table, rows, codes = create_game(
-            cfg, setup, load_engine(cfg.engine), datetime.now(UTC), args.secrets, admin_code
+            cfg, setup, load_engine(cfg.engine), datetime.now(UTC), args.secrets, code
         )
     except (PbemError, OSError, ValueError) as exc:
         return _err("new-game", exc)
@@ -439,8 +485,7 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     )
     for name, code in codes.items():
         print(f"secret code for {name}: {code}")
-    if admin_code:
-        print(f"admin code for the game masters (a SECRET line in their mail): {admin_code}")
+    print_admin_code(code, cfg, setup)
     print(f"{len(rows)} mail(s) queued; the running daemon sends them")
     return 0
 

@@ -77,11 +77,9 @@ def add_open_game(
         default=[],
         help="a game master's address (repeat; default: the setup's, else [moderator] admins)",
     )
-    p.add_argument(
-        "--admin-secret",
-        action="store_true",
-        help="give the game masters an admin code for their mail (printed once)",
-    )
+    from pbem.cli.daemon import add_admin_secret_option
+
+    add_admin_secret_option(p)
     p.set_defaults(func=cmd_open_game, player=[])
 
 
@@ -162,15 +160,14 @@ class _Opener:
 
 
 def cmd_open_game(args: argparse.Namespace) -> int:
-    from pbem.cli.daemon import _err, _load, create_game
-    from pbem.daemon.auth import new_secret
+    from pbem.cli.daemon import _err, _load, admin_code, create_game, print_admin_code
 
     now = datetime.now(UTC)
     try:
         cfg = _load(args)
         setup = signup_setup(args, cfg, now)
-        admin_code = new_secret() if args.admin_secret else None
-        table, rows, _codes = create_game(cfg, setup, _Opener, now, False, admin_code)
+        code = admin_code(args, cfg, setup)
+        table, rows, _codes = create_game(cfg, setup, _Opener, now, False, code)
     except (PbemError, OSError, ValueError) as exc:
         return _err("open-game", exc)
     local, _, domain = cfg.moderator.partition("@")
@@ -185,8 +182,7 @@ def cmd_open_game(args: argparse.Namespace) -> int:
     )
     if terms["deadline"]:
         print(f"sign-ups close at {terms['deadline']}")
-    if admin_code:
-        print(f"admin code for the game masters (a SECRET line in their mail): {admin_code}")
+    print_admin_code(code, cfg, setup)
     print(f"{len(rows)} mail(s) queued (the announcement); the running daemon sends them")
     return 0
 
