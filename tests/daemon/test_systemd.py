@@ -297,6 +297,7 @@ def example_for_stack(stack: MailStack, smtp_port: int, state: Path) -> str:
     return text
 
 
+@pytest.mark.slow(10)
 def test_the_shipped_unit_runs_the_example_config_as_systemd_would(
     stack: MailStack, tmp_path: Path
 ) -> None:
