@@ -338,6 +338,10 @@ def play(s: Season, game: str, list_mode: str) -> None:
             wait_for(lambda: s.settled(), what="the hand-over", log=s.log)
             assert live().player_emails[silent] == INES
             assert "Votre place est reprise" in texts(stack, address(silent))
+            # the hand-over packet with its HTML, for the buttons of what she may send (issue 22)
+            (packet,) = [m for m in stack.messages(INES) if "dossier de votre siège" in text(m)]
+            page = packet.get_body(("html",))
+            assert page is not None and "dossier de votre siège" in page.get_content()
             # the old address: its list post and its private mail are each refused politely
             _refused_twice(s, silent, live())
             replaced = True
