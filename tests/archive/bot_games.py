@@ -17,11 +17,19 @@ VETO_SEED = {"lupus-in-tabula": 2, "loup-garou": 1, "chasse-aux-sorcieres": 1, "
 
 @functools.lru_cache(maxsize=16)
 def whole_game(
-    game: str, lang: str = "en", seed: int | None = None, salt: str | None = SALT
+    game: str,
+    lang: str = "en",
+    seed: int | None = None,
+    salt: str | None = SALT,
+    gendered: bool = False,
 ) -> Table:
-    """A finished bot game; its deal committed with ``salt`` (None: not committed)."""
+    """A finished bot game; its deal committed with ``salt`` (None: not committed);
+    ``gendered``: the players said « elle » and « il » in turn (Alice, Chloé… are women)."""
     seed = VETO_SEED[game] if seed is None else seed
     setup = demo_setup(game, 0, seed, lang)
+    if gendered:
+        for i, player in enumerate(setup["players"]):
+            player["gender"] = "f" if i % 2 == 0 else "m"
     setup["admins"] = ["gm@village.example"]
     if salt is not None:
         setup["deal_salt"] = salt

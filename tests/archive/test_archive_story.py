@@ -1,0 +1,86 @@
+"""Issue 22: the archive is the story a game master posts at the end, in the reader's
+language — never an event dump. Rendered for a whole bot game of each game in French and
+English (players who gave their gender), it must hold no event class name, no internal id
+(role, side, condition, room, object, verb, phase, ballot) and no ISO timestamp; it tells
+each phase in sentences, the private exchanges whole, the vote timeline, the game master's
+acts, and agrees with each player's gender (issue 26 item 3)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import pytest
+
+from pbem.core.events import COMMON_EVENTS, RolesDealt, RoleChanged
+from pbem.record.archive import archive_files
+from pbem.table import Table
+from tests.archive.bot_games import GAMES, whole_game
+
+CASES = [(g, lang) for g in GAMES for lang in ("fr", "en")]
+ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+PROSE = {"en": set(), "fr": {"vote", "vampire", "crucifix", "boudoir", "torture"}}
+"""Ids that are also the reader's own word for the thing (« vote pour », « vampire »)."""
+CODE = re.compile(r"[A-Z][a-z]+[A-Z]|[_#:\d]|^[A-Z]+\d")
+"""An id no English sentence holds: a class name (NightResolved), a code (W1, dracula_room).
+An English reader's archive is checked for these (its other ids are English words: "bite",
+"pack", "debate"); a French reader's for every id."""
+MAIL = re.compile(r'<summary>.*?</summary><div class="mail">.*?</div>', re.S)
+QUOTED = re.compile(r"^ *\[(?:À |To |Sur la liste|On the list).*\n(?:  \|.*\n?)*", re.M)
+
+
+def machine_words(table: Table) -> set[str]:
+    """Every id the game's code uses: event classes, roles, sides, conditions, verbs,
+    phases, ballots, Dracula's rooms and objects."""
+    rules = table.rules
+    package = type(rules).__module__.rpartition(".")[0]
+    ids = {t.__name__ for t in (*COMMON_EVENTS, *rules.event_types)}
+    ids |= set(importlib.import_module(f"{package}.roles").ROLES)
+    ids |= {s.verb for s in rules.all_commands}
+    for event in table.events:
+        if isinstance(event, RolesDealt):
+            ids |= set(event.roles.values()) | set(event.leftover)
+        elif isinstance(event, RoleChanged):
+            ids.add(event.role)
+        ids |= {getattr(event, "phase", "") or "", getattr(event, "ballot", "") or ""}
+    for seat in table.summary().get("players", []):
+        ids |= {str(seat.get("team", "")), *map(str, seat.get("conditions", []))}
+    if table.rules.id == "dracula":
+        manor = importlib.import_module("pbem.games.dracula.manor")
+        ids |= {*manor.ORDINARY, manor.SANCTUARY, *manor.NORMAL_OBJECTS, *manor.SPECIAL_OBJECTS}
+    return {i for i in ids if len(i) > 1}
+
+
+def story(text: str, deal: str) -> str:
+    """The archive without its deal section: the committed deal is the canonical JSON the
+    digest covers, byte for byte (ids and all), so that anyone can recompute it."""
+    return text[: text.rindex(deal)]
+
+
+def parts(table: Table, files: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(the archive's own words, the mails it quotes whole), HTML and text, without the
+    CSS, the tags, the deal's reveal and the game's id (the operator's name for it)."""
+    page = story(files["html"], 'id="donne"')
+    page = re.sub(r"<style>.*?</style>", "", page, flags=re.S)
+    text = story(files["text"], "LA DONNE" if table.setup.lang == "fr" else "THE DEAL")
+    mails = MAIL.findall(page) + QUOTED.findall(text)
+    own = [re.sub(r"<[^>]+>", " ", MAIL.sub("", page)), QUOTED.sub("", text)]
+    for shown in (f"({table.game_id})", f"— {table.game_id} —"):
+        own = [o.replace(shown, "") for o in own]
+    return own, [re.sub(r"<[^>]+>", " ", m) for m in mails]
+
+
+@pytest.mark.parametrize(("game", "lang"), CASES)
+def test_the_archive_holds_no_machine_word_no_id_and_no_iso_time(game: str, lang: str) -> None:
+    table = whole_game(game, lang, gendered=True)
+    own, mails = parts(table, archive_files(table))
+    ids = machine_words(table) - PROSE[lang]
+    if lang == "en":
+        ids = {i for i in ids if CODE.search(i)}
+    classes = {i for i in ids if re.fullmatch(r"(?:[A-Z][a-z]+){2,}", i)}
+    assert mails and own
+    for rendered, words in [*((o, ids) for o in own), *((m, classes) for m in mails)]:
+        pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, sorted(words))) + r")(?![\w-])")
+        found = [rendered[max(0, m.start() - 60) : m.end() + 20] for m in pattern.finditer(rendered)]
+        assert not found, found[:5]
+        assert not ISO.search(rendered), ISO.search(rendered)
