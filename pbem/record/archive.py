@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -48,8 +48,8 @@ from pbem.core.events import (
     VoteSet,
     voided,
 )
-from pbem.mail.grammar import agree
 from pbem.mail.dates import MONTHS
+from pbem.mail.grammar import agree
 from pbem.mail.render import Renderer, join_names, shared_renderer, templates_root
 from pbem.record.deal import reveal
 from pbem.table import Table
@@ -138,7 +138,13 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         elif isinstance(event, SeatRemoved):
             by = "idle" if event.by == "idle" else "gm"
             current["entries"].append(
-                {"kind": "desk", "act": "removed", "player": event.player, "reason": event.reason, "by": by}
+                {
+                    "kind": "desk",
+                    "act": "removed",
+                    "player": event.player,
+                    "reason": event.reason,
+                    "by": by,
+                }
             )
         elif isinstance(event, Substituted):
             current["entries"].append(
@@ -151,10 +157,11 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     _close(current, len(alive))
     handed = _hand_overs(table.events, rounds_game)
     winners = list(ended.winners) if ended else []
+    first_genders = {str(p.name): p.gender for p in table.setup.players if p.gender}
     cast = []
     for seat in summary.get("players", []):
         name = seat["name"]
-        death = deaths.get(name)
+        fell = deaths.get(name)
         cast.append(
             {
                 "name": name,
@@ -162,11 +169,13 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
                 "role": names.role(str(seat.get("role", "—"))),
                 "team": names.side(str(seat.get("team", "—"))),
                 "alive": bool(seat.get("alive")),
-                "fate": names.death(name, death["cause"], death) if death else None,
+                "fate": names.death(name, fell["cause"], fell) if fell else None,
                 "winner": name in winners,
                 "conditions": [names.condition(str(c)) for c in seat.get("conditions", [])],
                 "score": summary.get("scores", {}).get(name),
                 "holders": handed.get(name, []),
+                # who was replaced agrees with the first holder, the seat with its newcomer
+                "first_gender": first_genders.get(name),
             }
         )
     shown = reveal(table.ruled, rules.codec.encode, rules.id)
@@ -300,7 +309,11 @@ def _close(phase: dict[str, Any], living: int) -> None:
         rows = sorted((v, t) for v, t in standing.items() if t is not None)
         phase["votes"].append(
             {
-                "ballot": "mayor" if ballot == "mayor" else ballot if ballot in ("round1", "round2") else "village",
+                "ballot": "mayor"
+                if ballot == "mayor"
+                else ballot
+                if ballot in ("round1", "round2")
+                else "village",
                 "timeline": timeline,
                 "rows": [{"voter": v, "target": t} for v, t in rows],
                 "tally": bars,

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from pbem.core.events import COMMON_EVENTS, RolesDealt, RoleChanged
+from pbem.core.events import COMMON_EVENTS, RoleChanged, RolesDealt
 from pbem.record.archive import archive_files
 from pbem.table import Table
 from tests.archive.bot_games import GAMES, whole_game
@@ -80,7 +80,11 @@ def test_the_archive_holds_no_machine_word_no_id_and_no_iso_time(game: str, lang
     classes = {i for i in ids if re.fullmatch(r"(?:[A-Z][a-z]+){2,}", i)}
     assert mails and own
     for rendered, words in [*((o, ids) for o in own), *((m, classes) for m in mails)]:
-        pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, sorted(words))) + r")(?![\w-])")
-        found = [rendered[max(0, m.start() - 60) : m.end() + 20] for m in pattern.finditer(rendered)]
+        pattern = re.compile(
+            r"(?<![\w-])(" + "|".join(map(re.escape, sorted(words))) + r")(?![\w-])"
+        )
+        found = [
+            rendered[max(0, m.start() - 60) : m.end() + 20] for m in pattern.finditer(rendered)
+        ]
         assert not found, found[:5]
         assert not ISO.search(rendered), ISO.search(rendered)
