@@ -176,6 +176,9 @@ class PhaseClosed(Event):
     key: str
     events: int
     awaited: tuple[PlayerId, ...] = ()
+    at: datetime | None = None
+    """When the game master closed the phase before its deadline (``CLORE``); None when the
+    deadline closed it (its time is the deadline's) and in logs written before it."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -36,6 +36,7 @@ from pbem.core.events import (
     GameEnded,
     Notice,
     Paused,
+    PhaseClosed,
     PhaseStarted,
     PlayerDied,
     Resolved,
@@ -86,7 +87,9 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     ended: GameEnded | None = None
     void = voided(table.events)
     for index, event in enumerate(table.events):
-        if index in void:
+        if index in void:  # a rolled-back resolution; the game master's close stays told
+            if isinstance(event, PhaseClosed) and event.at is not None:
+                current["entries"].append({"kind": "desk", "act": "closed", "at": event.at})
             continue
         if isinstance(event, PhaseStarted):
             _close(current, len(alive))
@@ -131,7 +134,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             item = _notice(event, table, renderer, lang)
             if item is not None:
                 current["entries"].append(item)
-        elif isinstance(event, Paused | Resumed | DeadlineMoved | RolledBack):
+        elif isinstance(event, Paused | Resumed | DeadlineMoved | RolledBack | PhaseClosed):
             act = _desk_act(event, current)
             if act is not None:
                 current["entries"].append(act)
@@ -372,10 +375,12 @@ def _desk_act(event: Event, phase: Mapping[str, Any]) -> dict[str, Any] | None:
         return {"kind": "desk", "act": "paused", "at": event.at}
     if isinstance(event, Resumed):
         return {"kind": "desk", "act": "resumed", "at": event.at}
-    if isinstance(event, DeadlineMoved):
+    if isinstance(event, DeadlineMoved) and event.to != event.due:  # a resume may move by 0
         return {"kind": "desk", "act": "moved", "due": event.due, "to": event.to}
     if isinstance(event, RolledBack):
         return {"kind": "desk", "act": "rolled_back", "count": event.end - event.start}
+    if isinstance(event, PhaseClosed) and event.at is not None:
+        return {"kind": "desk", "act": "closed", "at": event.at}
     return None
 
 
