@@ -15,7 +15,7 @@ import pytest
 from pbem.core.events import COMMON_EVENTS, RoleChanged, RolesDealt
 from pbem.record.archive import archive_files
 from pbem.table import Table
-from tests.archive.bot_games import GAMES, whole_game
+from tests.archive.bot_games import GAMES, WOMEN, whole_game
 
 CASES = [(g, lang) for g in GAMES for lang in ("fr", "en")]
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
@@ -88,3 +88,44 @@ def test_the_archive_holds_no_machine_word_no_id_and_no_iso_time(game: str, lang
         ]
         assert not found, found[:5]
         assert not ISO.search(rendered), ISO.search(rendered)
+
+
+@pytest.mark.parametrize(("game", "lang"), CASES)
+def test_no_event_is_named_by_its_class_even_in_words(game: str, lang: str) -> None:
+    """Issue 26 item 5: the timeline printed « Idiot Chosen », « Mayor Elected », « Night
+    Resolved » (a class name split into words) in French pages."""
+    table = whole_game(game, lang, gendered=True)
+    files = archive_files(table)
+    names = {t.__name__ for t in (*COMMON_EVENTS, *table.rules.event_types)}
+    spaced = {re.sub(r"(?<!^)(?=[A-Z])", " ", n) for n in names} - names
+    for rendered in (files["html"], files["text"]):
+        assert not [s for s in spaced if s in rendered]
+
+
+MASCULINE = re.compile(r"\b(?:mort|vivant|gagnant|lynché|tué|dévoré|empoisonné|brûlé|retiré)\b")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_cast_agrees_with_each_players_gender(game: str) -> None:
+    """Issue 26 item 3: « Alice : … mort (lynché, Jour 1) », « — gagnant », « vivant —
+    gagnant » for women, in the text body and the HTML page alike. Each woman's line in the
+    cast holds no masculine form of the words it uses; each man's no feminine one."""
+    table = whole_game(game, "fr", gendered=True)
+    files = archive_files(table)
+    text = files["text"].split("DISTRIBUTION\n")[1].split("\n\n")[0]
+    page = files["html"].split('id="distribution"')[1].split("</table>")[0]
+    rows = [ln for ln in text.splitlines() if ln.startswith("- ")]
+    rows += re.findall(r"<tr class=[^>]*>(.*?)</tr>", page, re.S)
+    checked = 0
+    for row in rows:
+        first = re.search(r"<td[^>]*>([^<(★]+)", row) or re.match(r"- (\S+)", row)
+        assert first
+        name = first.group(1).strip()
+        woman = name in WOMEN
+        fate = row.split("</span>", 1)[-1] if "<td" in row else row.split(",", 1)[-1]
+        if woman:
+            assert not MASCULINE.search(fate), row
+            checked += bool(re.search(r"\b(?:morte|vivante|gagnante)\b", fate))
+        else:
+            assert not re.search(r"\b(?:morte|vivante|gagnante)\b", fate), row
+    assert checked  # some woman died, lived or won in this game
