@@ -92,10 +92,11 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
                 current["entries"].append({"kind": "desk", "act": "closed", "at": event.at})
             continue
         if isinstance(event, PhaseStarted):
-            _close(current, len(alive))
+            _close(current)
             if rounds_game and phases and event.number < phases[-1]["number"]:
                 round_number += 1  # the days count from 1 again: a new round
             current = _phase(event.phase, event.number, _last(event.deadlines), round_number)
+            current["living"] = len(alive)  # a majority counts those alive as the phase opens
             phases.append(current)
         elif isinstance(event, RolesDealt):
             initial.update({p: names.role(r) for p, r in event.roles.items()})
@@ -157,7 +158,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             action = _action(event, keywords, names)
             if action is not None:
                 current["entries"].append(action)
-    _close(current, len(alive))
+    _close(current)
     handed = _hand_overs(table.events, rounds_game)
     winners = list(ended.winners) if ended else []
     first_genders = {str(p.name): p.gender for p in table.setup.players if p.gender}
@@ -261,6 +262,7 @@ def _phase(phase: str, number: int, deadline: datetime | None, round_: int = 0) 
         "entries": [],
         "ballots": {},
         "votes": [],
+        "living": 0,
     }
 
 
@@ -282,9 +284,10 @@ def _vote(phase: dict[str, Any], event: VoteSet) -> None:
     )
 
 
-def _close(phase: dict[str, Any], living: int) -> None:
+def _close(phase: dict[str, Any]) -> None:
     """The phase's ballots as timelines (each move with the tally after it and the moment a
-    majority of the ``living`` formed) and final tallies (the last vote of each voter)."""
+    majority of the living formed) and final tallies (the last vote of each voter)."""
+    living = phase["living"]
     for ballot, data in phase["ballots"].items():
         standing: dict[str, str | None] = {}
         timeline = []
