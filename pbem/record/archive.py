@@ -28,6 +28,7 @@ from typing import Any
 
 import jinja2
 
+from pbem.core.commands import Word
 from pbem.core.events import (
     ActionCleared,
     DeadlineMoved,
@@ -75,6 +76,13 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     genders = dict(table.genders)
     names = _Names(renderer, rules.templates, lang, genders)
     keywords = {s.verb: s.keyword(lang) for s in rules.all_commands}
+    words = {  # how a reply restates a word a player chose (« SALLE DE BAL », never ballroom)
+        (s.verb, value): arg.label(value, lang)
+        for s in rules.all_commands
+        for arg in s.args
+        if isinstance(arg, Word)
+        for value in arg.labels
+    }
     initial: dict[str, str] = {}
     changes: list[dict[str, Any]] = []
     deaths: dict[str, dict[str, Any]] = {}
@@ -155,7 +163,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
                 {"kind": "desk", "act": "replaced", "player": event.old_name, "by_name": event.name}
             )
         else:
-            action = _action(event, keywords, names)
+            action = _action(event, keywords, words, names)
             if action is not None:
                 current["entries"].append(action)
     _close(current)
@@ -245,6 +253,11 @@ class _Names:
     def thing(self, value: str) -> str | None:
         """A role, an object or a room by its name in the game; None when it has none."""
         return self._call(("role", "object", "room", "side", "power"), value)
+
+    def obstacle(self, value: str) -> str | None:
+        """What stopped a night power (a card, an object), with its article where the game
+        has one (« l'Ancien », « le crucifix »)."""
+        return self._call(("le", "object", "role", "room"), value)
 
     def death(self, player: str, cause: str, death: Mapping[str, Any]) -> str:
         seat = {"name": player, "cause": cause, "death": dict(death)}
@@ -347,11 +360,16 @@ def _intent(entry: Mapping[str, Any], names: _Names) -> dict[str, Any]:
         "target": str(entry.get("target", "")),
         "actors": list(entry.get("actors") or []),
         "stopped": vetoed is not None,
-        "by": names.thing(str(vetoed)) if vetoed else None,
+        "by": names.obstacle(str(vetoed)) if vetoed else None,
     }
 
 
-def _action(event: Event, keywords: Mapping[str, str], names: _Names) -> dict[str, Any] | None:
+def _action(
+    event: Event,
+    keywords: Mapping[str, str],
+    words: Mapping[tuple[str, str], str],
+    names: _Names,
+) -> dict[str, Any] | None:
     """An order a player sent (``ActionSet``, Dracula's ``Order``), as he would type it in the
     reader's language; None for any other event (the posts tell those)."""
     actor, verb = getattr(event, "actor", None), getattr(event, "verb", None)
@@ -360,7 +378,7 @@ def _action(event: Event, keywords: Mapping[str, str], names: _Names) -> dict[st
     if verb == "pass":  # « RIEN »: nothing to tell
         return None
     word = getattr(event, "word", None)
-    shown_word = (names.thing(str(word)) or "") if word else ""
+    shown_word = (words.get((verb, str(word))) or names.thing(str(word)) or "") if word else ""
     return {
         "kind": "action",
         "actor": actor,
