@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -325,7 +326,7 @@ def _close(phase: dict[str, Any]) -> None:
             {"name": n, "count": c, "width": max(4, round(BAR_WIDTH * c / top)), "y": ROW * i}
             for i, (n, c) in enumerate(tally)
         ]
-        rows = sorted((v, t) for v, t in standing.items() if t is not None)
+        rows = sorted(((v, t) for v, t in standing.items() if t is not None), key=_alpha)
         phase["votes"].append(
             {
                 "ballot": "mayor"
@@ -340,6 +341,12 @@ def _close(phase: dict[str, Any]) -> None:
                 "height": ROW * len(bars) + 4,
             }
         )
+
+
+def _alpha(row: tuple[str, Any]) -> tuple[str, str]:
+    """Alphabetical as a reader sorts names: « Élodie » with the E's, not after « Zoé »."""
+    bare = unicodedata.normalize("NFD", row[0].casefold())
+    return "".join(c for c in bare if not unicodedata.combining(c)), row[0]
 
 
 def _counts(standing: Mapping[str, str | None]) -> list[tuple[str, int]]:

@@ -129,3 +129,32 @@ def test_the_cast_agrees_with_each_players_gender(game: str) -> None:
         else:
             assert not re.search(r"\b(?:morte|vivante|gagnante)\b", fate), row
     assert checked  # some woman died, lived or won in this game
+
+
+def test_a_game_of_rounds_counts_its_rounds_not_its_phases() -> None:
+    """Issue 22: « 13 joueurs, 5 jours, 65 phases » for a three-round Dracula game."""
+    text = archive_files(whole_game("dracula", "fr"))["text"]
+    assert text.splitlines()[1] == "13 joueurs, 3 manches."
+    en = archive_files(whole_game("dracula", "en"))["text"]
+    assert en.splitlines()[1] == "13 players, 3 rounds."
+
+
+def test_a_private_mail_is_kept_whole() -> None:
+    """Issue 22: private mails were cut to their first line (« voici l'équipe des
+    Loups-garous : » and nothing after); the wolves' list now follows it, and the page
+    folds each mail in a <details>."""
+    files = archive_files(whole_game("loup-garou", "fr"))
+    lines = files["text"].splitlines()
+    at = next(i for i, ln in enumerate(lines) if "voici l'équipe des Loups-garous :" in ln)
+    assert lines[at + 1].startswith("  |   - ") and lines[at + 2].startswith("  |   - ")
+    team = re.search(
+        r"voici l&#39;équipe des Loups-garous :\n(.*?)</div></details>", files["html"], re.S
+    )
+    assert team and team.group(1).count("\n  - ") >= 2
+
+
+def test_the_text_archive_has_its_title_once() -> None:
+    """Issue 22: the text archive repeated its title."""
+    text = archive_files(whole_game("lupus-in-tabula", "fr"))["text"]
+    title = text.splitlines()[0]
+    assert text.count(title) == 1
