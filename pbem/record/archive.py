@@ -62,6 +62,8 @@ from pbem.table import Table
 _QUIET = re.compile(r"(_prompt|_reminder|^role|^status|^defaults|^idle_\w+|^your_orders)$")
 # Public notices the vote timeline already tells (the running tallies).
 _TOLD = frozenset({"tally"})
+_VERDICTS = frozenset({"lynch", "burned"})
+"""Deaths the village's vote decided (the Idiot's pyre included, LG-D18)."""
 BAR_WIDTH = 200
 """The width in px of the longest bar of a tally chart."""
 ROW = 24
@@ -125,7 +127,9 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             }
             deaths[event.player] = death
             fate = names.death(event.player, event.cause, death)
-            current["entries"].append({"kind": "death", "player": event.player, "fate": fate})
+            current["entries"].append(
+                {"kind": "death", "player": event.player, "fate": fate, "cause": event.cause}
+            )
         elif isinstance(event, RoleChanged):
             new_role = names.role(event.role)
             change = {"player": event.player, "role": new_role, **_when(current)}
@@ -327,6 +331,10 @@ def _close(phase: dict[str, Any]) -> None:
             for i, (n, c) in enumerate(tally)
         ]
         rows = sorted(((v, t) for v, t in standing.items() if t is not None), key=_alpha)
+        if ballot != "mayor":  # the village's verdict: its death line gives the tally
+            for entry in phase["entries"]:
+                if entry["kind"] == "death" and entry.get("cause") in _VERDICTS:
+                    entry["tally"] = [{"name": n, "count": c} for n, c in tally]
         phase["votes"].append(
             {
                 "ballot": "mayor"

@@ -69,6 +69,16 @@ def test_the_archive_of_a_whole_game_shows_every_player_phase_vote_and_winner(
                 if entry["vetoed_by"]:  # why a kill (a bite...) failed, the obstacle named
                     assert STOPPED[lang] in page and STOPPED[lang] in text
                     assert f"{STOPPED[lang]}{entry['vetoed_by']}." not in text
+    tally = "(tally: " if lang == "en" else "(décompte : "
+    lynched = 0
+    for phase in archive_model(table)["phases"]:  # who was lynched, with the tally that did it
+        village = [v for v in phase["votes"] if v["ballot"] != "mayor" and v["tally"]]
+        for entry in phase["entries"]:
+            if entry["kind"] == "death" and entry["cause"] == "lynch" and village:
+                line = next(ln for ln in text.splitlines() if f"† {entry['player']}" in ln)
+                assert tally in line, line
+                lynched += 1
+    assert lynched or game == "dracula"  # Dracula's day vote designates, it does not kill
     for rendered in (page, text):  # no template hole
         assert not re.search(r"\bNone\b|Undefined|\{\{ | \}\}|\{%|%\}", rendered)
     assert "<script" not in page.lower()
