@@ -77,8 +77,6 @@ GAMES = {
     "loup-garou": ("loup-garou", [f"custom_deck={LG_DECK}"]),
     "lupus-in-tabula": ("lupus-in-tabula", []),
 }
-ARCHIVE_AGREES = False
-"""Whether the archive mail agrees with « elle » yet (issue 26 item 3: see its TODO below)."""
 WOLF = {"loup-garou": "werewolf", "lupus-in-tabula": "werewolf"}
 
 
@@ -388,7 +386,7 @@ def play(s: Season, game: str, list_mode: str) -> None:
     st = json.loads(pbem_in_process(s.cfg, "status", "--json").stdout)
     (mine,) = [g for g in st["games"] if g["id"] == GID]
     assert mine.get("finished") or mine.get("status") == "finished", mine
-    # the archive agrees with « elle » (issue 26 item 3, fixed on the `archive` branch)
+    # the archive agrees with « elle » (issue 26 item 3): « morte, dévorée », « gagnante »
     women = [n for n, p in (*PEOPLE, BENCH) if p == "elle"]
     wrong = [
         line
@@ -396,10 +394,7 @@ def play(s: Season, game: str, list_mode: str) -> None:
         if any(line.lstrip(" -•*").startswith(f"{w} ") for w in women)
         and re.search(r"\b(mort|lynché|dévoré|tué|gagnant)\b", line)
     ]
-    # TODO(issue 26 item 3, the `archive` engineer's fix, not merged yet): the archive mail
-    # says « mort (lynché …) », « vivant — gagnant » of women; once it is merged, set
-    # ARCHIVE_AGREES to True (then delete it) and this assertion holds as written.
-    assert ARCHIVE_AGREES is False or not wrong, wrong
+    assert not wrong, wrong
 
     # -- every private mail answered exactly once ----------------------------------------------
     twice = [(who, mid, n) for who, mid in s.private if (n := len(s.replies(who, mid))) != 1]
