@@ -12,7 +12,6 @@ from datetime import datetime
 from email.message import EmailMessage, Message
 from typing import Any
 
-from pbem.archive_mail import archive_rows
 from pbem.daemon.auth import AuthVerdict
 from pbem.daemon.config import Config
 from pbem.daemon.limits import SenderLimits, limit_note
@@ -26,6 +25,7 @@ from pbem.mail.envelope import build, build_outgoing
 from pbem.mail.html import alternative
 from pbem.mail.render import Renderer, bilingual
 from pbem.mail.threads import addressed, dress, plus_address
+from pbem.record.mail import archive_rows
 
 log = logging.getLogger(__name__)
 
@@ -111,9 +111,13 @@ class Replies:
         return rows
 
     def members(self, game: Game) -> set[str]:
-        """Who a game answers by the members' reply budget: its players and game masters."""
+        """Who a game answers by the members' reply budget: its players and game masters, and
+        the addresses whose seat changed hands (a former player is no stranger: each of his
+        mails gets its polite refusal, issue 26)."""
         admins = [*self.cfg.admins, *map(str, game.store.setup.get("admins", []))]
-        return {a.lower() for a in (*game.table.player_emails.values(), *admins)}
+        roster = getattr(game.table, "roster", None)
+        former = roster.former if roster is not None else ()
+        return {a.lower() for a in (*game.table.player_emails.values(), *admins, *former)}
 
     def lang(self, game: Game, address: str) -> str:
         names = {a.lower(): n for n, a in game.table.player_emails.items()}

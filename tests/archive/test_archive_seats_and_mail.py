@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from pbem.archive import archive_files
-from pbem.archive_mail import archive_mails
 from pbem.mail.envelope import thread_root
 from pbem.mail.render import shared_renderer
 from pbem.mail.threads import Addressing, phase_of, thread_subject
+from pbem.record.archive import archive_files
+from pbem.record.mail import archive_mails
 from tests.seats.test_seat_rules import GM, NAMES, NOW, admin, mail, new_table
 
 KEY = b"k" * 32
@@ -77,4 +77,6 @@ def test_the_archive_mail_comes_from_the_game_in_the_thread_it_ended_in() -> Non
         body = msg.get_body(("plain",))
         assert body is not None
         text = body.get_content().replace("\r\n", "\n")
-        assert text.startswith(f"Lupus in Tabula ({gid}) — archive\n====")  # its own title
+        title = f"Lupus in Tabula ({gid}) — the story of the game"
+        assert text.startswith(f"{title}\n====")  # its own title
+        assert text.count(title) == 1  # once (issue 22: it came twice)

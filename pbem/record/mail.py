@@ -17,10 +17,10 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-from pbem.archive import archive_files
 from pbem.core.events import GameEnded
 from pbem.mail.envelope import build, domain_of, thread_root
 from pbem.mail.threads import Addressing, addressed, headed, phase_of, thread_subject
+from pbem.record.archive import archive_files
 from pbem.table import Table
 
 if TYPE_CHECKING:
@@ -65,12 +65,12 @@ def archive_mails(
         if lang not in by_lang:
             by_lang[lang] = archive_files(final, lang)
         files = by_lang[lang]
-        subject, body = files["text"].partition("\n")[0], files["text"]
+        # the title once, underlined, above the story (issue 22: it came twice in a thread)
+        title, _, rest = files["text"].partition("\n")
+        subject, body = title, headed(title, rest.lstrip("\n"))
         headers = addressed(how, public=False) if how.from_name else {}
         if phase is not None and how.from_name:
-            title = subject
             subject = thread_subject(table.renderer, lang, how.game, phase, private=False)
-            body = headed(title, body)
             # the root every post of that phase refers to (envelope.build: its thread key)
             thread = f"{table.game_id}/{final.thread}"
             root = thread_root(thread, domain_of(sender), id_key, game=how.game)
