@@ -403,9 +403,11 @@ class DraculaState:
     def room_of_use(self, verb: str) -> dict[str, list[PlayerId]]:
         """Rooms where an object was used tonight (garlic, candle), with the users."""
         rooms: dict[str, list[PlayerId]] = {}
-        for (actor, v), _ in self.orders.items():
+        for actor, v in self.orders:
+            if v != verb:
+                continue
             pos = self.position(actor)
-            if v == verb and pos is not None:
+            if pos is not None:
                 rooms.setdefault(pos, []).append(actor)
         return rooms
 
