@@ -97,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
         daemon_cli.add_global_options(parser)
         daemon_cli.add_commands(sub)
     importlib.import_module("pbem.cli.archive").add_commands(sub)  # archive, verify, stats
+    importlib.import_module("pbem.cli.balance").add_commands(sub)  # simulated win rates
     return parser
 
 
