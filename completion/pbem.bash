@@ -2,7 +2,7 @@
 # Install: pbem completion bash > /etc/bash_completion.d/pbem
 
 declare -gA _pbem_commands _pbem_options _pbem_takes _pbem_values
-_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin seat archive verify stats'
+_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin seat archive verify stats balance'
 _pbem_options[pbem]='-h --help --version -c --config'
 _pbem_takes[pbem]='-c --config'
 _pbem_commands['pbem simulate']=''
@@ -81,6 +81,10 @@ _pbem_takes['pbem verify']=''
 _pbem_commands['pbem stats']=''
 _pbem_options['pbem stats']='-h --help -c --config --data-dir --json'
 _pbem_takes['pbem stats']='-c --config --data-dir'
+_pbem_values['pbem balance|--bots']='random informed'
+_pbem_commands['pbem balance']=''
+_pbem_options['pbem balance']='-h --help --players --option --deck --games --bots --jobs --seed --json --vary'
+_pbem_takes['pbem balance']='--players --option --deck --games --bots --jobs --seed --vary'
 
 _pbem() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="" path=pbem word i skip=""

@@ -95,7 +95,7 @@ class RulesGame:
         command: Command | None = move.command
         if move.public and move.bold and command is not None:  # the forum's bold name
             try:
-                command = rules.bold_command(state, actor, (str(move.command.targets[0]),))
+                command = rules.bold_command(state, actor, (str(command.targets[0]),))
             except CommandError:
                 command = None
         if move.public:  # the game may refuse the whole post

@@ -54,7 +54,9 @@ def bot_moves(
     favourite: dict[str, str] = {}
     for spec in players:
         options = [
-            c for c in rules.available(state, spec.name) if c.verb not in ("help", "status", "cancel")
+            c
+            for c in rules.available(state, spec.name)
+            if c.verb not in ("help", "status", "cancel")
         ]
         if not options or rng.random() < 0.1:
             continue
