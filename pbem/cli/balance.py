@@ -9,9 +9,11 @@ import json
 import sys
 from typing import Any
 
+from pbem.cli.common import fail, without_config
 
-def add_commands(sub: Any) -> None:
-    """Register ``pbem balance``."""
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``pbem balance`` (it reads no configuration)."""
     p = sub.add_parser(
         "balance",
         help="simulate a setup many times with bots: win rate per camp and role",
@@ -32,7 +34,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--vary", help="option=a,b,c: the same games for each value of one option (sensitivity)"
     )
-    p.set_defaults(func=cmd_balance)
+    without_config(p).set_defaults(func=cmd_balance)
 
 
 def cmd_balance(args: argparse.Namespace) -> int:
@@ -42,11 +44,9 @@ def cmd_balance(args: argparse.Namespace) -> int:
     from pbem.games import GAME_IDS
 
     if args.game not in GAME_IDS:
-        print(f"pbem balance: unknown game {args.game!r} ({', '.join(GAME_IDS)})", file=sys.stderr)
-        return 2
+        return fail("balance", f"unknown game {args.game!r} ({', '.join(GAME_IDS)})")
     if args.games < 1:
-        print("pbem balance: --games must be at least 1", file=sys.stderr)
-        return 2
+        return fail("balance", "--games must be at least 1")
     try:
         options = dict(_pair(o, "--option") for o in args.option)
         if args.deck:
@@ -67,8 +67,7 @@ def cmd_balance(args: argparse.Namespace) -> int:
                 )
                 reports.append(analyse(setup, results))
     except PbemError as exc:
-        print(f"pbem balance: {exc}", file=sys.stderr)
-        return 2
+        return fail("balance", exc)
     if args.json:
         out: Any = reports[0] if not args.vary else {"vary": key, "reports": reports}
         print(json.dumps(out, ensure_ascii=False, indent=1, default=str))
