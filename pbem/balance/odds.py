@@ -4,19 +4,17 @@ at each count from 8 to 18 players its rules accept, played by bots, with the sa
 ``pbem open-game`` and the sign-up post show a deck's odds from it (:func:`odds_for`), and
 docs/balance.md is written from it. Rebuilt with::
 
-    python -m pbem.balance.odds --games 2000   # then: python -m pbem.balance.docs
+    python -m pbem.balance.tablegen --games 2000   # then: python -m pbem.balance.docs
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import functools
 import json
 from collections.abc import Mapping
 from datetime import timedelta
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from pbem.core.idle import IdleOptions
@@ -64,48 +62,3 @@ def odds_for(
     level = entry["random"]
     camps = [{"side": s, "rate": round(100 * c["rate"])} for s, c in level["camps"].items()]
     return {"camps": camps, "games": level["games"]}
-
-
-def build(games: int, jobs: int) -> dict[str, Any]:
-    """Play every default setup ``games`` times at each bot level."""
-    from pbem.balance.report import analyse
-    from pbem.balance.run import Setup, play_many
-    from pbem.games import GAME_IDS, rules_for
-    from pbem.signup.decks import deck, legal_counts
-
-    out: dict[str, Any] = {"games_per_setup": games, "counts": [COUNTS[0], COUNTS[-1]]}
-    per_game: dict[str, Any] = {}
-    for game in GAME_IDS:
-        rules = rules_for(game)
-        for count in legal_counts(rules, COUNTS[0], COUNTS[-1], {}, "fr"):
-            cards, aside = deck(rules, count, {}, "fr")
-            entry: dict[str, Any] = {"deck": cards, "aside": aside}
-            for level in LEVELS:
-                setup = Setup(game, count, {}, level)  # type: ignore[arg-type]
-                report = analyse(setup, play_many(setup, games, jobs=jobs))
-                entry[level] = {
-                    "games": report["games"],
-                    "rounds": report["rounds"],
-                    "camps": report["camps"],
-                    "days": report["days"]["mean"],
-                }
-            per_game.setdefault(game, {})[str(count)] = entry
-            print(
-                game, count, {k: v["rate"] for k, v in entry["random"]["camps"].items()}, flush=True
-            )
-    out["games"] = per_game
-    return out
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Rebuild pbem/balance/odds.json")
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--jobs", type=int, default=0)
-    args = parser.parse_args()
-    data = build(args.games, args.jobs)
-    path = Path(__file__).with_name("odds.json")
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-
-
-if __name__ == "__main__":
-    main()
