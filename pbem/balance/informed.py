@@ -119,6 +119,8 @@ class InformedBots:
             chosen = self._legal(rules, state, move, wanted)
             if chosen is not None:
                 move = chosen
+            elif command.targets[0] in partners and command.verb in know.aimed:
+                continue  # nobody else to aim at: a partner is spared, the bot abstains
             if move.command is not None and move.command.verb == know.scan:
                 self.probed.setdefault(actor, []).append(move.command.targets[0])
             yield move
@@ -129,7 +131,7 @@ class InformedBots:
         """The move aimed at the first of ``wanted`` the rules accept, if any."""
         assert move.command is not None
         channel = "list" if move.public else "private"
-        for target in wanted[:8]:
+        for target in wanted:
             command = replace(move.command, targets=(target,))
             try:
                 rules.decide(state, move.player.name, command, EPOCH, channel)
