@@ -29,7 +29,7 @@ def svg_chart(
     title: str, series: Series, counts: Sequence[int], *, dashed: Sequence[str] = ()
 ) -> str:
     """A line chart of win rates (0 to 100 %) by player count, as an SVG document."""
-    width, height, left, right, top, bottom = 560, 300, 48, 150, 28, 36
+    width, height, left, right, top, bottom = 660, 300, 48, 210, 28, 36
     plot_w, plot_h = width - left - right, height - top - bottom
     low, high = min(counts), max(counts)
     span = max(1, high - low)
@@ -56,8 +56,10 @@ def svg_chart(
     out.append(
         f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle">players</text>'
     )
+    camps: dict[str, str] = {}  # a camp keeps its colour at every bot level
     for i, (label, points) in enumerate(series.items()):
-        colour = COLOURS[i % len(COLOURS)]
+        camp = label.partition(" (")[0]
+        colour = camps.setdefault(camp, COLOURS[len(camps) % len(COLOURS)])
         dash = ' stroke-dasharray="5 3"' if label in dashed else ""
         coords = " ".join(f"{x(n):.1f},{y(r):.1f}" for n, r in points)
         if len(points) > 1:
@@ -65,7 +67,10 @@ def svg_chart(
                 f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>'
             )
         for n, r in points:
-            out.append(f'<circle cx="{x(n):.1f}" cy="{y(r):.1f}" r="3" fill="{colour}"/>')
+            fill = (
+                f'fill="#fff" stroke="{colour}" stroke-width="1.5"' if dash else f'fill="{colour}"'
+            )
+            out.append(f'<circle cx="{x(n):.1f}" cy="{y(r):.1f}" r="3.5" {fill}/>')
         ly = top + 14 * i + 6
         lx = left + plot_w + 12
         out.append(
@@ -73,6 +78,14 @@ def svg_chart(
             f'stroke-width="2"{dash}/>'
         )
         out.append(f'<text x="{lx + 24}" y="{ly + 4}">{escape(label)}</text>')
+    if dashed:
+        ly = top + 14 * len(series) + 16
+        out.append(
+            f'<text x="{left + plot_w + 12}" y="{ly}" fill="#555">solid, filled: random bots</text>'
+        )
+        out.append(
+            f'<text x="{left + plot_w + 12}" y="{ly + 14}" fill="#555">dashed, hollow: informed bots</text>'
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -145,7 +158,7 @@ def main() -> None:
     for game, entries in data["games"].items():
         series, dashed = game_series(entries)
         counts = sorted(int(c) for c in entries)
-        title = f"{TITLES.get(game, game)}: camp win rate (solid: random bots, dashed: informed)"
+        title = f"{TITLES.get(game, game)}: camp win rate by player count"
         (folder / f"{game}.svg").write_text(svg_chart(title, series, counts, dashed=dashed))
     doc = root / "docs" / "balance.md"
     text = doc.read_text(encoding="utf-8")
