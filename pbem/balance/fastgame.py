@@ -26,6 +26,7 @@ from pbem.core.idle import IdleOptions
 from pbem.desk.kernel import is_kernel
 from pbem.games import rules_for
 from pbem.games.idle import idle_after_close
+from pbem.table.commands import stamp_votes
 from pbem.table.setup import TableSetup
 from pbem.tools.bots import BotMove, bot_moves
 from pbem.tools.simulate import EPOCH
@@ -113,6 +114,7 @@ class RulesGame:
                 new = list(exc.events)
             except CommandError:
                 new = []
+            new = stamp_votes(new, now)
             events += new
             state = rules.fold(new, state)
         early = rules.ready_to_close(state)
