@@ -171,6 +171,11 @@ def cmd_open_game(args: argparse.Namespace) -> int:
     seats = f"{low}" if low == high else f"{low}-{high}"
     print(f"game {setup['game_id']} opened for sign-ups ({setup['game']}, {seats} seats)")
     print(f"counts the rules accept: {', '.join(map(str, table.legal_in_range))}")
+    for deck in table.decks:  # the shipped table's odds for the proposed deck (pbem balance)
+        if deck["odds"]:
+            camps = ", ".join(f"{c['side']} {c['rate']} %" for c in deck["odds"]["camps"])
+            games = deck["odds"]["games"]
+            print(f"  at {deck['count']}: simulated {camps} ({games} random-bot games)")
     print(
         f"players write INSCRIPTION/JOIN to {local}+{setup['game_id']}@{domain} "
         f"or put [{setup['game_id']}] in the Subject"
