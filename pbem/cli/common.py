@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+from pbem.core.errors import PbemError
 
 DEFAULT_CONFIG = "/etc/pbem/pbem.toml"
 
@@ -75,7 +78,27 @@ def load_config(args: argparse.Namespace, passwords: bool = False) -> Any:
     return load(config_path(args), passwords=passwords)
 
 
+def existing_data_dir(cfg: Any) -> Path:
+    """The configuration's data directory, which must exist: a command never creates it (a
+    mistyped ``daemon.data_dir`` would otherwise hold games no daemon reads), nor reads an
+    absent one as empty."""
+    root = Path(cfg.data_dir)
+    if not root.is_dir():
+        raise PbemError(
+            f"data directory {root} does not exist: check daemon.data_dir in {cfg.path} "
+            "(under systemd, $STATE_DIRECTORY), or start the daemon once"
+        )
+    return root
+
+
 def fail(verb: str, exc: BaseException | str) -> int:
-    """One line on standard error naming the verb, and the usage-error status 2."""
-    print(f"pbem {verb}: {exc}", file=sys.stderr)
+    """One line on standard error naming the verb, and the usage-error status 2; a permission
+    error names the operators' group rather than a bare ``[Errno 13]``."""
+    hint = ""
+    if isinstance(exc, PermissionError):
+        from pbem.daemon.config import permission_hint
+
+        hint = permission_hint(exc)
+        exc = f"{exc.strerror}: {exc.filename}" if exc.filename else str(exc.strerror)
+    print(f"pbem {verb}: {exc}{hint}", file=sys.stderr)
     return 2

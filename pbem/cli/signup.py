@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from pbem.cli.common import fail, load_config
+from pbem.cli.common import existing_data_dir, fail, load_config
 from pbem.cli.newgame import create_game, setup_from_args
 from pbem.core.errors import CommandError, PbemError, SetupError
 
@@ -160,6 +160,7 @@ def cmd_open_game(args: argparse.Namespace) -> int:
     now = datetime.now(UTC)
     try:
         cfg = load_config(args)
+        existing_data_dir(cfg)
         setup = signup_setup(args, cfg, now)
         admin_code = new_secret() if args.admin_secret else None
         table, rows, _codes = create_game(cfg, setup, _Opener, now, False, admin_code)

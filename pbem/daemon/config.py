@@ -376,6 +376,45 @@ def _option_names(game_id: str) -> list[str]:
     return [o.name for o in game_options(game_class(game_id).options_type)]
 
 
+def _option_problems(game: str, options: Mapping[str, Any]) -> list[str]:
+    """Each option of ``[games."<id>"]`` checked as ``new-game`` checks it: a known name and a
+    value the game accepts (``night_duration = "18 hours"`` is refused here, not at the first
+    game; issue 21, item 10)."""
+    from pbem.core.errors import SetupError
+    from pbem.core.options import parse_options
+    from pbem.games import game_class
+
+    known_options = _option_names(game)
+    options_type = game_class(game).options_type
+    problems = []
+    for key, value in options.items():
+        if known_options and key not in known_options:
+            problems.append(
+                f'games."{game}".{key}: unknown option{did_you_mean(key, known_options)}'
+            )
+        elif options_type is not None:
+            try:
+                parse_options(options_type, {key: value})
+            except SetupError as exc:
+                problems.append(f'games."{game}".{key}: {exc}')
+    return problems
+
+
+OPERATORS_GROUP = "pbem-admin"
+"""The group whose members operate pbem (docs/install-debian.md, systemd/pbem.sysusers)."""
+
+
+def permission_hint(exc: BaseException) -> str:
+    """What to do about a permission error on pbem's files: name the operators' group
+    (issue 21, item 14); empty for any other error."""
+    if isinstance(exc, PermissionError):
+        return (
+            f" (pbem's files are for the {OPERATORS_GROUP} group: "
+            f"adduser $USER {OPERATORS_GROUP}, then log in again)"
+        )
+    return ""
+
+
 def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool = True) -> Config:
     """Read and validate ``path``; raises :class:`ConfigError` listing every problem.
 
@@ -385,9 +424,11 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
     credentials. An inline ``password`` key is an error either way."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError([f"{path}: cannot read: {exc.strerror}"]) from exc
+        raise ConfigError([f"{path}: cannot read: {exc.strerror}{permission_hint(exc)}"]) from exc
+    except UnicodeDecodeError as exc:  # a config saved in Latin-1 (issue 21, item 10)
+        raise ConfigError([f"{path}: not UTF-8 text (at byte {exc.start})"]) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{path}: not valid TOML: {exc}"]) from exc
     r = _Reader(data, passwords)
@@ -515,12 +556,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
             r.problems.append(f"games.{game}: expected a table of the game's options")
         else:
             game_options[game] = dict(options)
-            known_options = _option_names(game)
-            r.problems.extend(
-                f'games."{game}".{k}: unknown option{did_you_mean(k, known_options)}'
-                for k in options
-                if known_options and k not in known_options
-            )
+            r.problems.extend(_option_problems(game, options))
     if not isinstance(rem, list) or not all(isinstance(x, int | float) for x in rem):
         r.problems.append("phases.reminders_hours: expected a list of hours")
         rem = []

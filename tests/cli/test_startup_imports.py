@@ -84,6 +84,7 @@ tls = "none"
 data_dir = "{tmp / "data"}"
 """
     )
+    (tmp / "data").mkdir(exist_ok=True)
     return cfg
 
 
@@ -158,7 +159,6 @@ def test_commands_on_the_config_alone_import_no_game_nor_template(
     tmp_path: Path, command: list[str]
 ) -> None:
     cfg = write_config(tmp_path)
-    (tmp_path / "data").mkdir()
     result = run(COMMAND, "-c", str(cfg), *command)
     assert result["rc"] == 0
     assert games_in(result["modules"]) == set()

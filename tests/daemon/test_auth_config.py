@@ -187,6 +187,7 @@ def test_operator_commands_need_no_password(tmp_path: Path) -> None:
     example = (ROOT / "config" / "pbem.example.toml").read_text()
     cfg = tmp_path / "pbem.toml"
     cfg.write_text(example.replace('"/var/lib/pbem"', f'"{tmp_path / "state"}"'))
+    (tmp_path / "state").mkdir()
     assert "password_file =" not in cfg.read_text().replace("# password_file", "")
     # what is checked is how each command reads the config, the same in the test process
     # (pbem.cli.daemon.main); the last one runs as the operator's process
