@@ -47,19 +47,25 @@ def _status_data(cfg: Any, require: bool = True) -> dict[str, Any]:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    """What the game master asks (pbem/daemon/status.py); exit 2 when the data directory is missing."""
-    from pbem.daemon.status import render
+    """What the game master asks (pbem/daemon/status.py), and for a monitor the exit status:
+    0 running and healthy, 1 degraded, 2 stopped or not responding (or no readable config),
+    3 no data (no data directory, never started)."""
+    from pbem.daemon.status import NO_DATA, NoDataDir, render
 
     try:
         cfg = load_config(args)
         data = _status_data(cfg)
+    except NoDataDir as exc:
+        fail("status", exc)
+        return NO_DATA
     except (PbemError, OSError) as exc:
         return fail("status", exc)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(render(data))
-    return 0
+    code: int = data["health"]["code"]
+    return code
 
 
 def cmd_deadline(args: argparse.Namespace) -> int:

@@ -149,7 +149,7 @@ def test_status_imports_the_games_it_shows_only(tmp_path: Path) -> None:
     cfg = write_config(tmp_path)
     new_game(cfg, "loup-garou", "g1")
     result = run(COMMAND, "-c", str(cfg), "status", "--json")
-    assert result["rc"] == 0
+    assert result["rc"] == 3  # never started: no data
     assert games_in(result["modules"]) == {"pbem.games.loupgarou"}
     assert daemon_libraries_in(result["modules"]) == []
 
