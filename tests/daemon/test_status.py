@@ -108,6 +108,7 @@ def test_status_reports_a_killed_daemon_as_not_responding(stack: MailStack, tmp_
 
 def test_status_exits_non_zero_on_a_missing_data_dir(stack: MailStack, tmp_path: Path) -> None:
     cfg = write_config(stack, tmp_path)
+    (tmp_path / "data").rmdir()  # write_config makes it, as the unit's StateDirectory= does
     r = pbem(cfg, "status")
     assert r.returncode == 3  # no data, for a monitor (issue 21)
     assert f"pbem status: data directory {tmp_path / 'data'} does not exist" in r.stderr
