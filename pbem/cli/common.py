@@ -8,6 +8,7 @@ other's, so the command line has no import circle (tests/cli/test_import_graph.p
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,6 +90,55 @@ def existing_data_dir(cfg: Any) -> Path:
             "(under systemd, $STATE_DIRECTORY), or start the daemon once"
         )
     return root
+
+
+def add_wait_options(p: argparse.ArgumentParser) -> None:
+    """``--wait`` and ``--timeout`` for a request the running daemon answers."""
+    p.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait for the running daemon's answer and print it (the reply is mailed too); "
+        "exit status 1 when none came within --timeout",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long --wait waits (default 60)",
+    )
+
+
+def queue_request(
+    data_dir: Path, request: Any, wait: bool, timeout: float
+) -> tuple[Path, dict[str, Any] | None]:
+    """Drop ``request`` in its spool for the running daemon; with ``wait``, its answer (None
+    when none came within ``timeout`` seconds). The pipe the answer comes through is made
+    before the request is queued, so a quick daemon cannot answer into nothing."""
+    from pbem.daemon.operator.spool import submit
+
+    if not wait:
+        return submit(data_dir, request), None
+    from pbem.adapters import answers
+
+    pipe, fd = answers.listen(data_dir, request.file_name())
+    try:
+        path = submit(data_dir, request)
+    except BaseException:
+        os.close(fd)
+        pipe.unlink()
+        raise
+    return path, answers.wait(pipe, fd, timeout)
+
+
+def no_answer(verb: str, timeout: float) -> int:
+    """The line for a ``--wait`` that timed out, and its status 1."""
+    print(
+        f"pbem {verb}: no answer from the daemon within {timeout:g} s: is it running "
+        "(pbem status)? The request stays queued; the reply will be mailed",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def fail(verb: str, exc: BaseException | str) -> int:

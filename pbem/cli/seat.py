@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pbem.cli.common import fail, load_config
+from pbem.cli.common import add_wait_options, fail, load_config, no_answer, queue_request
 from pbem.core.errors import PbemError
 
 PRONOUNS = ("il", "elle", "iel", "he", "she", "they")
@@ -44,6 +44,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--pronoun", choices=PRONOUNS, help="how the texts address the newcomer (agreement)"
     )
+    add_wait_options(p)
     p.set_defaults(func=cmd_seat_replace)
 
 
@@ -84,7 +85,6 @@ def cmd_seat_replace(args: argparse.Namespace) -> int:
     """Queue the replacement for the running daemon (the single writer)."""
     from pbem.adapters.store import list_games
     from pbem.daemon.operator.admin import AdminCommand
-    from pbem.daemon.operator.spool import submit
 
     if args.name is not None and not args.name.strip():
         return fail("seat replace", PbemError("--name must not be empty"))
@@ -95,9 +95,15 @@ def cmd_seat_replace(args: argparse.Namespace) -> int:
         if args.game not in dirs:
             raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
         check_replacement(cfg, dirs[args.game], args.seat, line.split(" WITH ", 1)[1])
-        path = submit(cfg.data_dir, AdminCommand.now(args.game, [line]))
+        request = AdminCommand.now(args.game, [line])
+        path, answer = queue_request(cfg.data_dir, request, args.wait, args.timeout)
     except (PbemError, OSError) as exc:
         return fail("seat replace", exc)
+    if args.wait:  # what only the daemon could decide, told here as well as by mail
+        if answer is None:
+            return no_answer("seat replace", args.timeout)
+        print(str(answer.get("reply") or "").strip())
+        return 0 if answer.get("applied") else 2
     if "@" in args.newcomer and args.name is None:
         print("(no --name: the seat keeps its name)")
     print(
