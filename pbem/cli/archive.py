@@ -118,8 +118,8 @@ def cmd_archive(args: argparse.Namespace) -> int:
 
 def _write_index(tables: list[Any], out: Path, lang: str | None) -> Path:
     """Every finished game's archive and ``index.html``; a running game is never listed."""
-    from pbem.archive import render_index
-    from pbem.stats import game_stats
+    from pbem.record.archive import render_index
+    from pbem.record.stats import game_stats
 
     finished = sorted((t for t in tables if t.finished), key=lambda t: t.game_id)
     rows = []
@@ -144,7 +144,7 @@ def _write_index(tables: list[Any], out: Path, lang: str | None) -> Path:
 
 
 def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
-    from pbem.archive import archive_files
+    from pbem.record.archive import archive_files
 
     files = archive_files(table, lang)
     written = []
@@ -157,7 +157,7 @@ def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from pbem.deal import find_reveal
+    from pbem.record.deal import find_reveal
 
     try:
         text = Path(args.file).read_text(encoding="utf-8")
@@ -176,7 +176,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from pbem.stats import game_stats, render_text
+    from pbem.record.stats import game_stats, render_text
 
     try:
         stats = game_stats(load_tables(_data_dir(args)))

@@ -92,7 +92,7 @@ def check_game_id(cfg: Any, game_id: str) -> None:
 
 
 def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
-    from pbem.deal import new_salt
+    from pbem.record.deal import new_salt
 
     setup: dict[str, Any] = read_setup(args.setup) if args.setup else {}
     setup.setdefault("game", args.game)
@@ -121,7 +121,7 @@ def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
     if args.seed is not None:
         setup["seed"] = args.seed
     setup.setdefault("seed", int.from_bytes(__import__("os").urandom(4), "big"))
-    # the deal's commitment (pbem/deal.py): a salt from the OS, never from the seeded RNG
+    # the deal's commitment (pbem/record/deal.py): a salt from the OS, never from the seeded RNG
     setup.setdefault("deal_salt", new_salt())
     if args.lang:
         setup["lang"] = args.lang

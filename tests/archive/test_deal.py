@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from pbem.archive import archive_files
 from pbem.cli.main import main
 from pbem.core.errors import SetupError
 from pbem.core.events import DealCommitted, RolesDealt
-from pbem.deal import digest, find_reveal
+from pbem.record.archive import archive_files
+from pbem.record.deal import digest, find_reveal
 from pbem.table import Table
 from pbem.tools.demo import demo_setup
 from pbem.tools.simulate import EPOCH
