@@ -84,7 +84,7 @@ def test_check_config_offline_rejects_a_bad_option_value(
 
 @pytest.mark.parametrize(
     "command",
-    [["stats"], ["archive", "--index"], ["shunt", "list"], ["deadline", "list"], ["status"]],
+    [["stats"], ["archive", "--index"], ["shunt", "list"], ["deadline", "list"]],
     ids=" ".join,
 )
 def test_a_missing_data_directory_is_an_error_not_an_empty_result(
