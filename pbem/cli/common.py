@@ -38,12 +38,13 @@ def config_everywhere(parser: argparse.ArgumentParser) -> argparse.ArgumentParse
     """
     _add_config(parser, DEFAULT_CONFIG)
     for p in _descendants(parser):
-        if not p.get_default("_reads_no_config") and not _has_config(p):
+        if not _has_config(p):
             _add_config(p, argparse.SUPPRESS)
     return parser
 
 
 def _descendants(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """Every verb and sub-verb under ``parser`` that reads the configuration."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in dict(action.choices).values():
