@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from pbem.cli.common import fail, load_config
+from pbem.cli.common import existing_data_dir, fail, load_config
 from pbem.cli.newgame import (
     add_admin_secret_option,
     admin_code,
@@ -160,6 +160,7 @@ def cmd_open_game(args: argparse.Namespace) -> int:
     now = datetime.now(UTC)
     try:
         cfg = load_config(args)
+        existing_data_dir(cfg)
         setup = signup_setup(args, cfg, now)
         code = admin_code(args, cfg, setup)
         table, rows, _codes = create_game(cfg, setup, _Opener, now, False, code)

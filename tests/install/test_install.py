@@ -117,6 +117,7 @@ data_dir = "{tmp_path / "state"}"
     )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
+    (tmp_path / "state").mkdir()  # new-game creates no data directory (issue 21, item 10)
     players = [f"--player={p.capitalize()} <{p}@example.test>" for p in PLAYERS]
     r = _pbem(
         installed, elsewhere, "new-game", "-c", str(cfg), "--id", "v1", "--seed", "3", *players
