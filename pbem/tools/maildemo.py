@@ -35,9 +35,12 @@ once everyone has acted where the game allows it, so a game takes well under a m
 
 A bot acts on mail only, never on a timer: it waits for the reply to its question however
 long that takes. And a step does not depend on a window of seconds either: once the daemon has
-read and answered every mail and every bot is idle (nobody can act in the step any more), the
-driver closes it as the game master's ``CLORE`` would (:class:`IdleCloser`); its deadline only
-closes it if that comes first. On a busy machine the game is slower, never different in kind.
+read and answered every mail and every bot is idle (every bot has read the step's opening,
+asked, played, and read the answer: nobody can act in the step any more), the driver closes it
+as the game master's ``CLORE`` would (:class:`IdleCloser`), bound to that step (the daemon
+drops it if the step ended meanwhile); the deadlines are a safety net (:data:`PATIENT`). On a
+busy machine the game is slower, never different in kind, and the demo fails (exit 1, a line
+saying which) if a bot's move is refused or a vote round closes with no vote.
 """
 
 from __future__ import annotations
@@ -149,6 +152,26 @@ FAST_OPTIONS: Mapping[str, Mapping[str, Any]] = {
         "morning_not_before_scheduled": False,
     },
 }
+#: A step's deadline when the demo closes its steps itself (:class:`IdleCloser`), in seconds:
+#: only a safety net. A step ended by a window of a second or two that a busy machine lets pass
+#: refused the moves in flight (« Il n'y a pas de vote en cours ») and closed rounds before
+#: the bots had voted; the closer ends each once every bot has read it and every mail is
+#: answered, or the game closes it early once everyone has acted.
+PATIENT = 60
+#: Options that are not a step's duration.
+NOT_DURATIONS = ("rounds", "tally_min_interval")
+
+
+def patient(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with every step's duration made :data:`PATIENT`."""
+    return {
+        k: PATIENT
+        if isinstance(v, int | float) and not isinstance(v, bool) and k not in NOT_DURATIONS
+        else v
+        for k, v in options.items()
+    }
+
+
 #: Lupus' table, under its former name.
 FAST: Mapping[str, Any] = FAST_OPTIONS["lupus-in-tabula"]
 #: Players by default: Lupus plays with 10 here; the others are played by a fixed number.
@@ -456,6 +479,74 @@ class DemoResult:
     daemon_status: int | None
     bots: list[MailBot]
     list_mode: str = "external"
+    problems: list[str] = field(default_factory=list)
+    """What contradicts the game as played: a bot's move refused, a round closed with no
+    vote (:func:`demo_problems`); the demo fails on any."""
+
+
+def empty_rounds(events: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each vote round (a step whose key names a ballot of the game) that closed without a
+    single vote while voters were awaited: the bots were not given the time to vote."""
+    ballots = {str(e.get("ballot")) for e in events if e.get("type") == "VoteSet"}
+    out, votes, started = [], 0, ""
+    for e in events:
+        kind = e.get("type")
+        if kind == "PhaseStarted":
+            votes, started = 0, f"{e.get('phase')} {e.get('number')}"
+        elif kind == "VoteSet":
+            votes += 1
+        elif kind == "PhaseClosed" and e.get("key") in ballots:
+            if not votes and len(e.get("awaited") or ()) >= 2:
+                out.append(f"round {e['key']} ({started}) closed with no vote")
+            votes = 0
+    return out
+
+
+#: The refusals that say a command came outside its step (``pbem/templates/*/reasons/``): a
+#: bot sends only what HELP offered in the step in play, so one of these means the step closed
+#: before its move was read. A refusal of a random pick the rules forbid (a target out of
+#: reach) is no contradiction: the bot tries again.
+OUT_OF_STEP = (
+    "no_vote_now",
+    "nothing_to_pass",
+    "night_only",
+    "round2_not_open",
+    "voting_not_open",
+    "bite_closed",
+    "council_closed",
+    "election_closed",
+    "subphase_only",
+    "no_pairing_now",
+    "no_revenge_now",
+    "no_tiebreak",
+)
+
+
+def out_of_step_wording() -> tuple[str, ...]:
+    """The fixed words each :data:`OUT_OF_STEP` reason starts with, in every language."""
+    import re
+
+    root = Path(__file__).resolve().parents[1] / "templates"
+    out = []
+    for lang in ("fr", "en"):
+        for name in OUT_OF_STEP:
+            text = (root / lang / "reasons" / f"{name}.txt").read_text(encoding="utf-8")
+            fixed = re.sub(r"\{%.*?%\}", "", text).split("{{")[0].strip()
+            out.append(fixed)
+    return tuple(w for w in out if w)
+
+
+def demo_problems(bots: Sequence[MailBot], events: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Everything that contradicts the demo: a bot's move refused as outside its step (the
+    step closed before its move was read), a vote round closed before anyone voted."""
+    wording = out_of_step_wording()
+    refused = [
+        f"a bot's move refused after its step closed: {r}"
+        for b in bots
+        for r in b.refusals
+        if any(w in r for w in wording)
+    ]
+    return refused + empty_rounds(events)
 
 
 def _load_table(data: Path) -> Any:
@@ -537,7 +628,9 @@ class IdleCloser:
         watch.poll()
         if (_mailbox_counts(self.box), watch.seen, watch.sending) != before:
             return
-        submit(self.data, AdminCommand.now(GAME_ID, [self.line]))
+        # bound to this step: dropped by the daemon if a deadline or an early close ended it
+        # meanwhile, instead of closing the next step before anyone has read it
+        submit(self.data, AdminCommand.now(GAME_ID, [self.line], expect_events=watch.seen))
         self.closed_at = watch.seen
         self.closes += 1
 
@@ -564,7 +657,7 @@ async def play_by_mail(
     (``relay``); see the module docstring.
 
     ``close_when_idle``: close each step as soon as nobody can act in it (:class:`IdleCloser`)
-    instead of waiting for its deadline; its deadline still closes it if that comes first.
+    instead of waiting for its deadline, made :data:`PATIENT` (a safety net).
     """
     from pbem.adapters.maildir import MaildirMailbox
     from pbem.daemon.config import load
@@ -586,8 +679,9 @@ async def play_by_mail(
     try:
         config = write_config(root, mail.port, lang, list_mode)
         cfg = load(config)
+        chosen = {**FAST_OPTIONS.get(game, {}), **(options or {})}
         created = create_game(
-            config, game, names, seed, lang, {**FAST_OPTIONS.get(game, {}), **(options or {})}
+            config, game, names, seed, lang, patient(chosen) if close_when_idle else chosen
         )
         for line in created.splitlines():
             print(f"  pbem new-game: {line}", file=out)
@@ -648,7 +742,7 @@ async def play_by_mail(
                 log.exception("the daemon failed")
                 status = 1
         mail.stop()
-    table, _gs = _load_table(cfg.data_dir)
+    table, gs = _load_table(cfg.data_dir)
     return DemoResult(
         root=root,
         finished=finished,
@@ -660,6 +754,7 @@ async def play_by_mail(
         daemon_status=status,
         bots=bots,
         list_mode=list_mode,
+        problems=demo_problems(bots, gs.events()),
     )
 
 
@@ -692,6 +787,8 @@ def print_summary(result: DemoResult, out: TextIO) -> None:
         f"{result.elapsed:.1f} s; daemon exit status {result.daemon_status}",
         file=out,
     )
+    for problem in result.problems:
+        print(f"  DEMO FAILED: {problem}", file=out)
 
 
 def run_mail_demo(
@@ -745,4 +842,6 @@ def run_mail_demo(
             shutil.rmtree(root, ignore_errors=True)
         else:
             print(f"  Everything is kept in {root} (pbem status -c {root / 'pbem.toml'})", file=out)
-    return 0 if result.finished and result.daemon_status == 0 else 1
+    for problem in result.problems:
+        print(f"pbem demo: {problem}", file=sys.stderr)
+    return 0 if result.finished and result.daemon_status == 0 and not result.problems else 1
