@@ -9,6 +9,7 @@ gender under test, so each sentence naming a player is read three times.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -19,6 +20,17 @@ from tests.test_templates import RECORDED, sample, variables
 
 RENDERER = Renderer()
 KERNEL_FOLDERS = ("common", "reasons", "daemon")
+
+
+class Mixed(dict[str, str]):
+    """The reader has one gender, every other player the other one."""
+
+    def __init__(self, reader: str, you: str, others: str) -> None:
+        super().__init__()
+        self.reader, self.you, self.others = reader, you, others
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self.you if key == self.reader else self.others
 
 
 class Everyone(dict[str, str]):
@@ -126,18 +138,37 @@ _WORD = rf"([\w-]+)(?![\w-]){NEUTRAL_NOUNS}"
 CARD_TABLES = {"desk/roles"}
 
 
+SAME = "same"
+
+
+def _subject(said: str, of: Mapping[str, str | None] | None, gender: str | None) -> str | None:
+    """The gender of the player a match begins with (``of``), else ``gender``."""
+    if of is None:
+        return gender
+    return of.get(re.split(r"[ ,]", said, maxsplit=1)[0], gender)
+
+
 def agreement_faults(
-    text: str, lang: str, names: set[str], gender: str | None, cards: bool = False
+    text: str,
+    lang: str,
+    names: set[str],
+    gender: str | None,
+    cards: bool = False,
+    you: str | None = SAME,
+    of: Mapping[str, str | None] | None = None,
 ) -> list[str]:
     """Sentences whose agreement does not fit ``gender`` (unknown: any gendered participle, a
     feminine role noun). Read in French: a player (by name) or the reader (« vous ») is the
     subject of « être » (« Inès est morte », « vous êtes la Possédée »), of an infinitive
     (« sans être vampirisée », « Manon ne peut pas être votre coéquipière »), the object before
     « avoir » (« le Maître des loups vous a mordue »), or in apposition (« Chloé, lynchée le
-    jour 1 »)."""
+    jour 1 »). ``you``: the reader's gender when it is not the named players' ``gender``;
+    ``of``: each named player's own gender, when they differ."""
     faults = []
-    wrong = {"m": {"f"}, "f": {"m"}, None: {"m", "f"}}[gender]
-    wrong_role = {"m": {"f"}, "f": {"m"}, None: {"f"}}[gender]
+    wrongs = {"m": {"f"}, "f": {"m"}, None: {"m", "f"}}
+    wrong_roles = {"m": {"f"}, "f": {"m"}, None: {"f"}}
+    wrong, wrong_role = wrongs[gender], wrong_roles[gender]
+    reader = gender if you == SAME else you
     if lang == "fr":
         who = [re.escape(n) for n in sorted(names, key=len, reverse=True)]
         subjects = rf"\b(?:{'|'.join([*who, '[Vv]ous'])})"
@@ -158,12 +189,20 @@ def agreement_faults(
             patterns.append(rf"\b(?:{'|'.join(who)})(?=, {_WORD})")  # overlapping: « A, B, lynché »
         epithet = re.compile(rf"\b(nouveau|nouvelle|seul|seule|dernier|dernière){NEUTRAL_NOUNS} ")
         for match in (m for p in roles_only for m in re.finditer(p, text)):
-            if _role_form(match.group(1)) in wrong_role:
+            if _role_form(match.group(1)) in wrong_roles[_subject(match.group(0), of, gender)]:
                 faults.append(match.group(0))
         for pattern in patterns:
             for match in re.finditer(pattern, text):
                 word = match.group(1)
                 said = match.group(0)
+                # « vous … », « sans être … »: the reader; otherwise the player named
+                if re.match(r"[Vv]ous\b|(?:[Ss]ans|[Pp]our|[Dd]e) ", said):
+                    wrong, wrong_role = wrongs[reader], wrong_roles[reader]
+                else:
+                    wrong, wrong_role = (
+                        wrongs[_subject(said, of, gender)],
+                        wrong_roles[_subject(said, of, gender)],
+                    )
                 if word in names or word.lower() in NOUNS_IN_E:
                     continue
                 role = _role_form(word)
@@ -283,6 +322,15 @@ def test_template_reads_correctly_for_every_gender(entry: str) -> None:
                 f"agreement ({gender}): {f!r}"
                 for f in agreement_faults(text, lang, NAMES, gender, name in CARD_TABLES)
             ]
+        # a woman told about men and a man told about women: each word agrees with its own
+        reader = str(params.get("reader") or params.get("name") or "bob")
+        for you, others in (("f", "m"), ("m", "f")) if lang == "fr" else ():  # English: no « vous »
+            genders = Mixed(reader, you, others)
+            text = RENDERER.text(name, lang, {"name": "bob", **params, "genders": genders})
+            faults = agreement_faults(
+                text, lang, NAMES, others, name in CARD_TABLES, you, {reader: you}
+            )
+            problems += [f"agreement (you {you}, others {others}): {f!r}" for f in faults]
     assert not sorted(set(problems)), "\n".join(sorted(set(problems)))
 
 
