@@ -69,7 +69,9 @@ def bold_command(
             table.state, player.name, table.roster.bold_to_seats(bold)
         )
     except CommandError as exc:
-        reply.rejected.append({"line": line, "reason": reason(table, exc, player.lang)})
+        reply.rejected.append(
+            {"line": line, "reason": reason(table, exc, player.lang, player.name)}
+        )
         return []
     return [(line, command)] if command is not None else []
 
@@ -136,9 +138,13 @@ def run_command(
         new = list(exc.events)
         command = replace(command, targets=tuple(PlayerId(t) for t in exc.kept))
         refused = " ".join(exc.refused)
-        reply.rejected.append({"line": refused, "reason": reason(table, exc, player.lang)})
+        reply.rejected.append(
+            {"line": refused, "reason": reason(table, exc, player.lang, player.name)}
+        )
     except CommandError as exc:
-        reply.rejected.append({"line": line, "reason": reason(table, exc, player.lang)})
+        reply.rejected.append(
+            {"line": line, "reason": reason(table, exc, player.lang, player.name)}
+        )
         return state
     new = stamp_votes(new, now)
     events += new
