@@ -59,6 +59,7 @@ async def measure(cfg_path: Path) -> None:
     for g in svc.games.values():
         svc.deadlines.rearm(g)
     sched.start()
+    svc.settle_heap()
     load_s = time.perf_counter() - t
     box = ImapMailbox(cfg.imap)
     await asyncio.to_thread(box.connect)

@@ -239,6 +239,7 @@ async def _serve_once(
         for game in list(svc.games.values()):
             svc.deadlines.rearm(game)
         sched.start()
+        svc.settle_heap()
         await drain
         await svc.imap.run(mk, notifier.max_wait(cfg.imap.idle_renew))
     except asyncio.CancelledError:

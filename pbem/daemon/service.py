@@ -19,6 +19,7 @@ windows ride along with the outbox writes (:mod:`pbem.daemon.limits`) and are re
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections import Counter
@@ -164,6 +165,14 @@ class Service:
         self.restore_limits()
         self.crashloop.recover()
         self.crashloop.opened_at = self.monotonic()
+
+    def settle_heap(self) -> None:
+        """Once every game is loaded and armed: collect the start-up's garbage and freeze what
+        is left (the games, the rules, the compiled templates) out of the cyclic collector's
+        sight. A full collection otherwise walks every loaded game's objects now and then,
+        in the middle of an idle cycle: 136 ms at 1,000 games (issue 23)."""
+        gc.collect()
+        gc.freeze()
 
     def _make_parts(self) -> None:
         """Each part, with what it reads and what it calls (in the order they need each other)."""
@@ -389,9 +398,7 @@ class Service:
     def scan_games(self) -> list[str]:
         """Load games created since the last scan (``pbem new-game`` renames a dir into place)."""
         added = []
-        for d in list_games(self.root):
-            if d.name in self.games:
-                continue
+        for d in list_games(self.root, known=self.games):
             store = GameStore(d, self.fault)
             store.limits_hook = self._limit_changes
             table = self.engine.load(store.setup, store.events())

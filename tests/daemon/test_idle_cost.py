@@ -1,0 +1,42 @@
+"""The idle daemon's cost at many games (issue 23): the scans for new games stat no loaded
+game, and once every game is loaded the heap is frozen out of the cyclic collector's sight."""
+
+from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
+
+import pytest
+
+from pbem.adapters.store import list_games
+from pbem.daemon.service import Service
+
+
+def test_a_scan_for_new_games_stats_no_loaded_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("g1", "g2", "g3"):
+        (tmp_path / "games" / name).mkdir(parents=True)
+        (tmp_path / "games" / name / "head.json").write_text("{}")
+    looked: list[str] = []
+    real_stat = os.stat
+
+    def stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        looked.append(str(path))
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", stat)
+    found = list_games(tmp_path, known={"g1", "g3"})
+    assert [d.name for d in found] == ["g2"]
+    assert not [p for p in looked if "/g1" in p or "/g3" in p], looked
+    assert [d.name for d in list_games(tmp_path)] == ["g1", "g2", "g3"]
+
+
+def test_settle_heap_freezes_the_loaded_games() -> None:
+    before = gc.get_freeze_count()
+    try:
+        Service.settle_heap(None)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
