@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from pbem.adapters.smtp import SendResult
-from pbem.cli.daemon import create_game
+from pbem.cli.newgame import create_game
 from tests.support.daemon_process import mail
 from tests.support.inproc_daemon import PLAYERS, World
 from tests.support.mailstack import LIST

@@ -3,7 +3,7 @@
 
 declare -gA _pbem_commands _pbem_options _pbem_takes _pbem_values
 _pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin seat archive verify stats'
-_pbem_options[pbem]='-h --help --version -c --config'
+_pbem_options[pbem]='-h --help -c --config --version'
 _pbem_takes[pbem]='-c --config'
 _pbem_commands['pbem simulate']=''
 _pbem_options['pbem simulate']='-h --help'
@@ -65,8 +65,8 @@ _pbem_commands['pbem admin']=''
 _pbem_options['pbem admin']='-h --help -c --config'
 _pbem_takes['pbem admin']='-c --config'
 _pbem_commands['pbem seat']=replace
-_pbem_options['pbem seat']='-h --help'
-_pbem_takes['pbem seat']=''
+_pbem_options['pbem seat']='-h --help -c --config'
+_pbem_takes['pbem seat']='-c --config'
 _pbem_values['pbem seat replace|--pronoun']='il elle iel he she they'
 _pbem_commands['pbem seat replace']=''
 _pbem_options['pbem seat replace']='-h --help -c --config --name --pronoun'

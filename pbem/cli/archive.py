@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pbem.cli.daemon import DEFAULT_CONFIG, with_config
+from pbem.cli.common import load_config, without_config
 from pbem.core.errors import PbemError
 
 
@@ -20,7 +20,6 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     """Register ``archive``, ``verify`` and ``stats`` on ``pbem``'s subparsers."""
 
     def with_data(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        with_config(p)
         p.add_argument(
             "--data-dir",
             metavar="DIR",
@@ -37,7 +36,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--lang", choices=("fr", "en"), help="default: the game's language")
     p.set_defaults(func=cmd_archive)
 
-    p = sub.add_parser("verify", help="check the deal commitment of an archive")
+    p = without_config(sub.add_parser("verify", help="check the deal commitment of an archive"))
     p.add_argument("file", help="an archive (.html or .txt) or its .deal.json")
     p.set_defaults(func=cmd_verify)
 
@@ -49,9 +48,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 def _data_dir(args: argparse.Namespace) -> Path:
     if args.data_dir:
         return Path(args.data_dir)
-    from pbem.daemon.config import load
-
-    return Path(load(getattr(args, "config", DEFAULT_CONFIG), passwords=False).data_dir)
+    return Path(load_config(args).data_dir)
 
 
 def load_tables(data_dir: Path) -> list[Any]:
@@ -71,8 +68,8 @@ def load_tables(data_dir: Path) -> list[Any]:
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
-    from pbem.archive import render_index
-    from pbem.stats import game_stats
+    from pbem.record.archive import render_index
+    from pbem.record.stats import game_stats
 
     if bool(args.game) == bool(args.index):
         print("pbem archive: give a game's id or --index", file=sys.stderr)
@@ -116,7 +113,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
 
 
 def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
-    from pbem.archive import archive_files
+    from pbem.record.archive import archive_files
 
     files = archive_files(table, lang)
     written = []
@@ -129,7 +126,7 @@ def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from pbem.deal import find_reveal
+    from pbem.record.deal import find_reveal
 
     try:
         text = Path(args.file).read_text(encoding="utf-8")
@@ -148,7 +145,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from pbem.stats import game_stats, render_text
+    from pbem.record.stats import game_stats, render_text
 
     try:
         stats = game_stats(load_tables(_data_dir(args)))

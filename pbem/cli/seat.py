@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from pbem.cli.common import fail, load_config
 from pbem.core.errors import PbemError
 
 PRONOUNS = ("il", "elle", "iel", "he", "she", "they")
@@ -18,27 +19,23 @@ PRONOUNS = ("il", "elle", "iel", "he", "she", "they")
 
 def add_commands(sub: Any) -> None:
     """``pbem seat replace``."""
-    from pbem.cli.daemon import with_config
-
     seat = sub.add_parser(
         "seat",
         help="change who holds a seat of a running game (via the daemon)",
         description="Seats of a running game (issue 13).",
     )
     ssub = seat.add_subparsers(dest="seat_command", required=True)
-    p = with_config(
-        ssub.add_parser(
-            "replace",
-            help="give a living seat to a newcomer (mailed the seat's file)",
-            description="Queue REPLACE SEAT WITH NEW-EMAIL [NAME] [PRONOUN] for the running "
-            "daemon: the newcomer takes the seat (its role, votes and history), gets the "
-            "hand-over packet (the role card and every private mail the seat received, then "
-            "what is awaited now), the list is told, and the old address is refused from then "
-            "on. Only a living seat is replaced. The seat takes NAME unless the game's option "
-            "substitute_name is 'kept'. NEW-EMAIL may instead be the name of a volunteer on "
-            "the game's bench (REMPLACANT/SUBSTITUTE by mail). The reply is mailed to the "
-            "game's administrators.",
-        )
+    p = ssub.add_parser(
+        "replace",
+        help="give a living seat to a newcomer (mailed the seat's file)",
+        description="Queue REPLACE SEAT WITH NEW-EMAIL [NAME] [PRONOUN] for the running "
+        "daemon: the newcomer takes the seat (its role, votes and history), gets the "
+        "hand-over packet (the role card and every private mail the seat received, then "
+        "what is awaited now), the list is told, and the old address is refused from then "
+        "on. Only a living seat is replaced. The seat takes NAME unless the game's option "
+        "substitute_name is 'kept'. NEW-EMAIL may instead be the name of a volunteer on "
+        "the game's bench (REMPLACANT/SUBSTITUTE by mail). The reply is mailed to the "
+        "game's administrators.",
     )
     p.add_argument("game", help="the game's id")
     p.add_argument("seat", help="the seat's player name (as in pbem status)")
@@ -61,22 +58,21 @@ def replace_line(seat: str, newcomer: str, name: str | None, pronoun: str | None
 def cmd_seat_replace(args: argparse.Namespace) -> int:
     """Queue the replacement for the running daemon (the single writer)."""
     from pbem.adapters.store import list_games
-    from pbem.cli.daemon import _err, _load
     from pbem.daemon.operator.admin import AdminCommand
     from pbem.daemon.operator.spool import submit
 
     if args.name is not None and not args.name.strip():
-        return _err("seat replace", PbemError("--name must not be empty"))
+        return fail("seat replace", PbemError("--name must not be empty"))
     if "@" in args.newcomer and args.name is None:
         print("(no --name: the seat keeps its name)")
     line = replace_line(args.seat, args.newcomer, args.name, args.pronoun)
     try:
-        cfg = _load(args)
+        cfg = load_config(args)
         if args.game not in {d.name for d in list_games(cfg.data_dir)}:
             raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
         path = submit(cfg.data_dir, AdminCommand.now(args.game, [line]))
     except (PbemError, OSError) as exc:
-        return _err("seat replace", exc)
+        return fail("seat replace", exc)
     print(
         f"queued for {args.game}: {line} ({path.name}); the running daemon applies it and "
         "mails the reply to the game's administrators"

@@ -47,7 +47,7 @@ class RolesDealt(Event):
 
 @dataclasses.dataclass(frozen=True)
 class DealCommitted(Event):
-    """The deal's commitment: SHA-256 over ``salt:canonical deal`` (see pbem/deal.py).
+    """The deal's commitment: SHA-256 over ``salt:canonical deal`` (see pbem/record/deal.py).
 
     The salt comes from the daemon's ``os.urandom`` at game creation (never the game's seeded
     RNG, which a player who learns the seed could replay); it stays in the log, unpublished,

@@ -12,7 +12,6 @@ from datetime import datetime
 from email.message import EmailMessage, Message
 from typing import Any
 
-from pbem.archive_mail import archive_rows
 from pbem.daemon.auth import AuthVerdict
 from pbem.daemon.config import Config
 from pbem.daemon.limits import SenderLimits, limit_note
@@ -26,6 +25,7 @@ from pbem.mail.envelope import build, build_outgoing
 from pbem.mail.html import alternative
 from pbem.mail.render import Renderer, bilingual
 from pbem.mail.threads import addressed, dress, plus_address
+from pbem.record.mail import archive_rows
 
 log = logging.getLogger(__name__)
 

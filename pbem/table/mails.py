@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 from pbem.core.events import DealCommitted, Event, Notice, RolledBack, Substituted
 from pbem.core.game import ADMIN, PlayerSpec
 from pbem.core.ids import PlayerId
-from pbem.deal import canonical_deal, deal_events, digest
 from pbem.desk.kernel import is_kernel
 from pbem.handover import handover_mails
 from pbem.mail.html import with_paragraph
 from pbem.mailpages import MailPages
+from pbem.record.deal import canonical_deal, deal_events, digest
 from pbem.table.step import Outgoing, PostVerdict, Reply, Step
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ class TableSetup:
     timezone: str = "UTC"
     admins: tuple[str, ...] = ()
     deal_salt: str | None = None
-    """The secret salt of the deal's commitment (pbem/deal.py); None: no commitment."""
+    """The secret salt of the deal's commitment (pbem/record/deal.py); None: no commitment."""
     bench: tuple[Mapping[str, Any], ...] = ()
     """Volunteers beyond the seats (``pbem open-game``'s sign-ups, pbem.signup): each a
     ``name``, ``email`` and optional ``pronoun``/``lang``, in the order they signed up; the

@@ -8,8 +8,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from pbem.archive import archive_files, archive_model, render_html
 from pbem.core.events import GameEnded, PhaseStarted, PlayerDied, Resolved, RoleChanged, VoteSet
+from pbem.record.archive import archive_files, archive_model, render_html
 from tests.archive.bot_games import GAMES, whole_game
 
 CASES = [(g, lang) for g in GAMES for lang in ("fr", "en")]

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from pbem.archive import archive_files
 from pbem.core.events import PhaseStarted
 from pbem.mail.render import templates_root
+from pbem.record.archive import archive_files
 from tests.archive.bot_games import GAMES, whole_game
 
 FIRST_NIGHT = {

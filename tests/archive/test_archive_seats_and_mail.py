@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from pbem.archive import archive_files
-from pbem.archive_mail import archive_mails
 from pbem.mail.envelope import thread_root
 from pbem.mail.render import shared_renderer
 from pbem.mail.threads import Addressing, phase_of, thread_subject
+from pbem.record.archive import archive_files
+from pbem.record.mail import archive_mails
 from tests.seats.test_seat_rules import GM, NAMES, NOW, admin, mail, new_table
 
 KEY = b"k" * 32

@@ -12,7 +12,7 @@ import pytest
 from pbem.adapters.store import GameStore
 from pbem.cli.main import main
 from pbem.core.events import GameEnded, PhaseStarted
-from pbem.stats import game_stats
+from pbem.record.stats import game_stats
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
 from pbem.tools.demo import demo_setup

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from pbem.archive import archive_files
 from pbem.cli.main import main
 from pbem.core.errors import SetupError
 from pbem.core.events import DealCommitted, RolesDealt
-from pbem.deal import digest, find_reveal
+from pbem.record.archive import archive_files
+from pbem.record.deal import digest, find_reveal
 from pbem.table import Table
 from pbem.tools.demo import demo_setup
 from pbem.tools.simulate import EPOCH
@@ -113,7 +113,7 @@ def test_new_game_draws_the_salt_from_the_os_not_from_the_seed(tmp_path: Path) -
     import argparse
     from types import SimpleNamespace
 
-    from pbem.cli.daemon import _setup_from_args
+    from pbem.cli.newgame import setup_from_args
 
     cfg = SimpleNamespace(
         game_options={}, language="fr", moderator="mj@v.example", list_address="", timezone="UTC"
@@ -121,7 +121,7 @@ def test_new_game_draws_the_salt_from_the_os_not_from_the_seed(tmp_path: Path) -
     args = argparse.Namespace(
         setup=None, game="lupus-in-tabula", player=[], option=[], seed=7, lang=None, game_id="g1"
     )
-    salts = {_setup_from_args(args, cfg)["deal_salt"] for _ in range(2)}
+    salts = {setup_from_args(args, cfg)["deal_salt"] for _ in range(2)}
     assert len(salts) == 2
     assert all(len(s) == 32 for s in salts)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.archive import archive_files
+from pbem.record.archive import archive_files
 from tests.archive.bot_games import GAMES, whole_game
 
 WIDTH, HEIGHT = 412, 2000  # a phone's CSS width

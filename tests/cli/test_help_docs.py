@@ -93,6 +93,11 @@ CONFIG_COMMANDS = (
     ["shunt", "show", "k"],
     ["shunt", "retry", "k"],
     ["reachable", "g1", "Alice"],
+    ["admin", "g1", "PAUSE"],
+    ["seat", "replace", "g1", "Alice", "new@example.test"],
+    ["open-game", "--seats", "8"],
+    ["archive", "g1"],
+    ["stats"],
 )
 
 
@@ -103,5 +108,18 @@ def test_config_option_before_and_after_the_verb(verb: list[str]) -> None:
     assert parser.parse_args([*verb, "-c", "X"]).config == "X"
     assert parser.parse_args([*verb, "--config=X"]).config == "X"
     assert parser.parse_args([*verb]).config == "/etc/pbem/pbem.toml"
-    if len(verb) > 1:  # `pbem shunt -c X list` too
+    if len(verb) > 1:  # `pbem shunt -c X list`, `pbem seat -c X replace ...` too (issue 21)
         assert parser.parse_args([verb[0], "-c", "X", *verb[1:]]).config == "X"
+
+
+NO_CONFIG = {"simulate", "demo", "games", "completion", "verify"}
+
+
+def test_every_verb_and_sub_verb_reading_the_config_takes_c() -> None:
+    """The rule is made in one place (pbem.cli.common.config_everywhere): a verb added later,
+    or a verb group's own parser (``pbem seat``), gets ``-c`` without asking."""
+    from pbem.cli.completion import walk
+
+    for path, p in walk(build_parser()):
+        options = {o for a in p._actions for o in a.option_strings}
+        assert ("--config" in options) == (not NO_CONFIG & set(path[:1])), path

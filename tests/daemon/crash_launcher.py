@@ -13,7 +13,8 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from pbem.cli import daemon as cli_daemon
+from pbem.cli.daemon import parse_args
+from pbem.cli.server import cmd_serve
 from pbem.daemon.ports import FaultHook
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ def kill_at(spec: str) -> FaultHook:
 
 def main(argv: Sequence[str]) -> int:
     spec, *rest = argv
-    return cli_daemon.cmd_serve(cli_daemon.parse_args(rest), fault=kill_at(spec))
+    return cmd_serve(parse_args(rest), fault=kill_at(spec))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import pytest
 
 from pbem.adapters.store import GameStore
 from pbem.cli.main import main
-from pbem.deal import find_reveal
+from pbem.record.deal import find_reveal
 from pbem.table import Table
 from pbem.tools.bots import bot_mails
 from tests.daemon.test_lupus_e2e import DURATIONS

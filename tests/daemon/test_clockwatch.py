@@ -15,7 +15,7 @@ import pytest
 from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
 from pbem.adapters.smtp import SmtpSettings
 from pbem.adapters.store import GameStore
-from pbem.cli.daemon import create_game
+from pbem.cli.newgame import create_game
 from pbem.daemon.clockwatch import ClockWatch
 from pbem.daemon.config import Config
 from pbem.daemon.jobs import Job

@@ -12,7 +12,7 @@ from typing import Any
 
 from pbem.adapters.imap import Fetched
 from pbem.adapters.store import GameStore
-from pbem.cli.daemon import create_game
+from pbem.cli.newgame import create_game
 from pbem.table import Table
 from tests.support.inproc_daemon import World
 from tests.support.mailstack import LIST, MODERATOR

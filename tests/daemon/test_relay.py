@@ -227,7 +227,7 @@ def test_external_list_votes_count_once_confirmed_from_the_registered_address(
 def test_a_post_reaches_the_game_whose_own_list_it_was_sent_to(tmp_path: Path) -> None:
     """Routing: a player in two games posts to the second game's own list (no tag, no
     plus-address): it reaches that game. In-process (tests/support/inproc_daemon.py)."""
-    from pbem.cli.daemon import create_game
+    from pbem.cli.newgame import create_game
     from tests.support.inproc_daemon import PLAYERS as P3
     from tests.support.inproc_daemon import World
 

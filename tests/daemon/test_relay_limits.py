@@ -22,7 +22,7 @@ import pytest
 
 from pbem.adapters.smtp import SendResult
 from pbem.adapters.store import GameStore
-from pbem.cli.daemon import create_game
+from pbem.cli.newgame import create_game
 from pbem.daemon.config import AuthConfig, ListLimits
 from pbem.daemon.limits import GlobalCap
 from pbem.daemon.outbox import OutboxSender, make_row

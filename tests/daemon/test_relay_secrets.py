@@ -19,7 +19,7 @@ import pytest
 from pbem.adapters.idkey import KEY_FILE, message_id_key
 from pbem.adapters.imap import Fetched
 from pbem.adapters.store import GameStore
-from pbem.cli.daemon import create_game
+from pbem.cli.newgame import create_game
 from pbem.daemon.config import AuthConfig
 from pbem.mail.envelope import build, id_kind
 from pbem.table import Table

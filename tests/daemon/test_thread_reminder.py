@@ -9,7 +9,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-from pbem.cli.daemon import create_game
+from pbem.cli.newgame import create_game
 from pbem.table import Table
 from tests.support.inproc_daemon import World
 from tests.support.mailstack import LIST, MODERATOR, PLAYERS

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.cli.daemon import create_game
+from pbem.cli.newgame import create_game
 from pbem.daemon.message import parse
 from pbem.daemon.service import Service
 from tests.support.daemon_process import mail

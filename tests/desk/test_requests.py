@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
-from pbem.cli.daemon import create_game
+from pbem.cli.newgame import create_game
 from pbem.core.events import Paused
 from pbem.daemon.operator.admin import AdminCommand
 from pbem.daemon.operator.spool import submit

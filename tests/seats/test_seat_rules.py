@@ -13,7 +13,7 @@ from pbem.core.events import BenchJoined, PlayerDied, Substituted
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.roster import Roster
-from pbem.deal import digest, reveal
+from pbem.record.deal import digest, reveal
 from pbem.table import Step, Table
 
 NOW = datetime(2026, 1, 5, 18, 0, tzinfo=UTC)
@@ -149,7 +149,7 @@ def test_the_old_address_is_refused_on_the_relayed_list_too() -> None:
 
 
 def test_the_sealed_deal_does_not_change_on_a_substitution() -> None:
-    """pbem/deal.py: the commitment covers who holds a seat's card by seat, not by address;
+    """pbem/record/deal.py: the commitment covers who holds a seat's card by seat, not by address;
     a substitution adds no deal event, so the reveal still matches the opening's digest."""
     table = new_table(deal_salt="00112233445566778899aabbccddeeff")
     before = reveal(table.events, table.rules.codec.encode, table.rules.id)
@@ -169,7 +169,7 @@ def test_roles_tells_the_game_master_who_holds_a_seat_that_changed_hands() -> No
 
 
 def test_the_archive_goes_to_the_seats_holders_and_to_the_replaced_address() -> None:
-    from pbem.archive_mail import archive_mails
+    from pbem.record.mail import archive_mails
 
     table = new_table()
     admin(table, "REPLACE carol WITH zoe@example.net Zoe")
@@ -256,7 +256,7 @@ def test_the_bench_is_capped_so_forged_offers_cannot_flood_the_masters() -> None
 def test_the_archive_keeps_a_replaced_seats_card_and_death() -> None:
     """The archive reads seats: a seat shown by its newcomer's name keeps its dealt card and
     its death in the cast (the summary stays by seat; only ``pbem simulate`` shows names)."""
-    from pbem.archive import archive_model
+    from pbem.record.archive import archive_model
 
     table = new_table()
     admin(table, "REPLACE carol WITH zoe@example.net Zoe")
@@ -267,7 +267,7 @@ def test_the_archive_keeps_a_replaced_seats_card_and_death() -> None:
 
 def test_punctuality_counts_a_phase_for_whoever_held_the_seat_when_it_closed() -> None:
     """pbem stats: the seer's night is the newcomer's, who probed in time (LUP-610)."""
-    from pbem.stats import game_stats
+    from pbem.record.stats import game_stats
 
     table = new_table()
     admin(table, "REPLACE carol WITH zoe@example.net Zoe")

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from pbem.adapters.store import GameStore
-from pbem.cli.daemon import create_game
+from pbem.cli.newgame import create_game
+from pbem.cli.signup import _Opener, signup_setup
 from pbem.daemon.operator.admin import AdminCommand
 from pbem.daemon.operator.spool import submit
 from pbem.daemon.status import gather, render
-from pbem.signup.cli import _Opener, signup_setup
 from pbem.signup.engine import with_signups
 from pbem.signup.table import SIGNUP_DEADLINE, SignupTable
 from pbem.table import Table

@@ -230,7 +230,7 @@ def test_lines_after_the_sign_up_that_starts_the_game_are_not_read_as_sign_ups()
 def test_a_game_started_from_sign_ups_mails_its_archive_when_it_ends() -> None:
     """The daemon keeps the lobby's object after the start: the game's end still mails
     everyone the archive (issue 14), as for a game made by `pbem new-game`."""
-    from pbem.archive_mail import archive_rows
+    from pbem.record.mail import archive_rows
 
     table, _ = opened(seats=(8, 8))
     for i, name in enumerate(names(8)):

@@ -17,7 +17,7 @@ import pytest
 from pbem.adapters.imap import Fetched, ImapSettings
 from pbem.adapters.smtp import SendResult, SmtpSettings
 from pbem.adapters.store import DaemonStore, GameStore
-from pbem.cli.daemon import create_game
+from pbem.cli.newgame import create_game
 from pbem.daemon.config import Config
 from pbem.daemon.service import Service
 from tests.support import fake_table

@@ -17,10 +17,10 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-from pbem.archive import archive_files
 from pbem.core.events import GameEnded
 from pbem.mail.envelope import build, domain_of, thread_root
 from pbem.mail.threads import Addressing, addressed, headed, phase_of, thread_subject
+from pbem.record.archive import archive_files
 from pbem.table import Table
 
 if TYPE_CHECKING:

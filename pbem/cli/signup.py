@@ -9,33 +9,27 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from pbem.cli.common import fail, load_config
+from pbem.cli.newgame import create_game, setup_from_args
 from pbem.core.errors import CommandError, PbemError, SetupError
 
-WithConfig = Callable[[argparse.ArgumentParser], argparse.ArgumentParser]
 
-
-def add_open_game(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], with_config: WithConfig
-) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``open-game`` on ``pbem``'s subparsers."""
-    p = with_config(
-        sub.add_parser(
-            "open-game",
-            help="open a game for sign-ups by mail (the daemon starts it when full or at the "
-            "deadline)",
-            description="Open a game without players: pbem posts the announcement on the list "
-            "(the game, the deck for each count the rules accept, how to join, the deadline), "
-            "players sign up by mail (INSCRIPTION/JOIN [name] [il|elle|he|she|they], "
-            "DESINSCRIPTION/LEAVE, REMPLACANT/SUBSTITUTE), and the game starts when every seat "
-            "is taken or at the deadline when the count is one the rules accept; otherwise the "
-            "game masters are asked to extend (PROLONGER/EXTEND 24h), start with fewer "
-            "(DEMARRER/START) or cancel (ANNULER PARTIE/CANCEL), by mail or `pbem admin`.",
-        )
+    p = sub.add_parser(
+        "open-game",
+        help="open a game for sign-ups by mail (the daemon starts it when full or at the deadline)",
+        description="Open a game without players: pbem posts the announcement on the list "
+        "(the game, the deck for each count the rules accept, how to join, the deadline), "
+        "players sign up by mail (INSCRIPTION/JOIN [name] [il|elle|he|she|they], "
+        "DESINSCRIPTION/LEAVE, REMPLACANT/SUBSTITUTE), and the game starts when every seat "
+        "is taken or at the deadline when the count is one the rules accept; otherwise the "
+        "game masters are asked to extend (PROLONGER/EXTEND 24h), start with fewer "
+        "(DEMARRER/START) or cancel (ANNULER PARTIE/CANCEL), by mail or `pbem admin`.",
     )
     p.add_argument("--setup", help="a JSON setup file (game, options, seed, lang, admins...)")
     p.add_argument("--game", default="lupus-in-tabula", help="game id (default lupus-in-tabula)")
@@ -125,9 +119,8 @@ def parse_every(text: str) -> timedelta:
 def signup_setup(args: argparse.Namespace, cfg: Any, now: datetime) -> dict[str, Any]:
     """The stored setup of a game opened for sign-ups: what ``new-game`` would store, without
     players, with the ``signup`` terms."""
-    from pbem.cli.daemon import _setup_from_args
 
-    setup = _setup_from_args(args, cfg)
+    setup = setup_from_args(args, cfg)
     if setup.get("players"):
         raise SetupError("a game opened for sign-ups has no players yet: remove 'players'")
     setup.pop("players", None)
@@ -162,17 +155,16 @@ class _Opener:
 
 
 def cmd_open_game(args: argparse.Namespace) -> int:
-    from pbem.cli.daemon import _err, _load, create_game
     from pbem.daemon.auth import new_secret
 
     now = datetime.now(UTC)
     try:
-        cfg = _load(args)
+        cfg = load_config(args)
         setup = signup_setup(args, cfg, now)
         admin_code = new_secret() if args.admin_secret else None
         table, rows, _codes = create_game(cfg, setup, _Opener, now, False, admin_code)
     except (PbemError, OSError, ValueError) as exc:
-        return _err("open-game", exc)
+        return fail("open-game", exc)
     local, _, domain = cfg.moderator.partition("@")
     terms = setup["signup"]
     low, high = terms["seats"]
@@ -191,4 +183,4 @@ def cmd_open_game(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_open_game", "cmd_open_game", "parse_seats", "signup_setup"]
+__all__ = ["add_commands", "cmd_open_game", "parse_seats", "signup_setup"]

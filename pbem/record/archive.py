@@ -5,7 +5,7 @@
 ``templates/<lang>/archive/`` show: the cast and their cards, a timeline of every phase (the
 actions, what the night loop's trace says became of each intent and which hook stopped it,
 the notices the rules sent, the votes with their tally, the deaths and card changes), the
-winners, and the deal's reveal (pbem/deal.py). The HTML is rendered with autoescaping on
+winners, and the deal's reveal (pbem/record/deal.py). The HTML is rendered with autoescaping on
 (every name and text in it was written by a player) and needs no JavaScript: CSS inline,
 the tallies as inline SVG.
 """
@@ -36,9 +36,9 @@ from pbem.core.events import (
     Substituted,
     VoteSet,
 )
-from pbem.deal import reveal
 from pbem.mail.grammar import agree
 from pbem.mail.render import Renderer, join_names, shared_renderer, templates_root
+from pbem.record.deal import reveal
 from pbem.table import Table
 
 # Private notices that are prompts, chats or reminders: the archive keeps results, not chatter.

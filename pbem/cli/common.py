@@ -1,0 +1,81 @@
+"""What every ``pbem`` verb group shares: the ``-c/--config`` option (before or after any verb),
+loading the configuration, and the one-line error an operator's mistake gets.
+
+The verb groups (one module each under ``pbem/cli/``) import this module and nothing of each
+other's, so the command line has no import circle (tests/cli/test_import_graph.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+DEFAULT_CONFIG = "/etc/pbem/pbem.toml"
+
+_CONFIG_HELP = f"the TOML configuration (default {DEFAULT_CONFIG}); before or after the verb"
+
+
+def without_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Mark a verb that reads no configuration (``simulate``, ``verify``): it takes no ``-c``."""
+    p.set_defaults(_reads_no_config=True)
+    return p
+
+
+def config_everywhere(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``-c/--config`` on ``parser`` (``pbem -c FILE status``) and on every verb and sub-verb
+    under it that reads the configuration (``pbem status -c FILE``, ``pbem seat -c FILE replace
+    ...``, ``pbem seat replace ... -c FILE``): the one place the rule is made, called once the
+    whole tree is built, so a verb added later gets it too.
+
+    Below the root the option's default is SUPPRESS: argparse copies a subparser's namespace
+    over its parent's, and a default there would erase a value given before the verb.
+    """
+    _add_config(parser, DEFAULT_CONFIG)
+    for p in _descendants(parser):
+        if not p.get_default("_reads_no_config") and not _has_config(p):
+            _add_config(p, argparse.SUPPRESS)
+    return parser
+
+
+def _descendants(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict(action.choices).values():
+                if sub.get_default("_reads_no_config"):
+                    continue  # nor do its sub-verbs
+                yield sub
+                yield from _descendants(sub)
+
+
+def _has_config(p: argparse.ArgumentParser) -> bool:
+    return any("--config" in a.option_strings for a in p._actions)
+
+
+def _add_config(p: argparse.ArgumentParser, default: str) -> None:
+    action = p.add_argument("-c", "--config", default=default, metavar="FILE", help=_CONFIG_HELP)
+    # first after -h in the usage and the man page, where an operator looks for it
+    for actions in (p._actions, p._optionals._group_actions):
+        actions.remove(action)
+        first = 1 if actions and isinstance(actions[0], argparse._HelpAction) else 0
+        actions.insert(first, action)
+
+
+def config_path(args: argparse.Namespace) -> str:
+    """The configuration file named by ``-c`` (or the default)."""
+    return str(getattr(args, "config", DEFAULT_CONFIG))
+
+
+def load_config(args: argparse.Namespace, passwords: bool = False) -> Any:
+    """The configuration; the password sources are read only for the commands that log in to
+    a server (``serve``, ``check-config``): an operator needs no password for the others."""
+    from pbem.daemon.config import load
+
+    return load(config_path(args), passwords=passwords)
+
+
+def fail(verb: str, exc: BaseException | str) -> int:
+    """One line on standard error naming the verb, and the usage-error status 2."""
+    print(f"pbem {verb}: {exc}", file=sys.stderr)
+    return 2

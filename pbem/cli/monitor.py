@@ -1,0 +1,129 @@
+"""The operator's view: ``pbem status``, ``pbem deadline list|retry``, ``pbem shunt
+list|show|retry``. They read the data directory without its lock; a retry is a request file the
+running daemon consumes (it is the single writer of the stores)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from pbem.cli.common import fail, load_config
+from pbem.core.errors import PbemError
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``status``, ``deadline`` and ``shunt``."""
+    p = sub.add_parser("status", help="games, deadlines, outbox and shunt at a glance")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("deadline", help="deadlines whose resolution failed")
+    dsub = p.add_subparsers(dest="deadline_command", required=True)
+    d = dsub.add_parser("list", help="list stalled deadlines (failed daemon.max_failures times)")
+    d.set_defaults(func=cmd_deadline)
+    d = dsub.add_parser("retry", help="ask the daemon to resolve a game's stalled deadlines again")
+    d.add_argument("game", help="the game's id")
+    d.set_defaults(func=cmd_deadline)
+
+    p = sub.add_parser("shunt", help="mail whose handling failed")
+    ssub = p.add_subparsers(dest="shunt_command", required=True)
+    s = ssub.add_parser("list", help="list shunted and quarantined mail")
+    s.set_defaults(func=cmd_shunt)
+    s = ssub.add_parser("show", help="show one (by key prefix)")
+    s.add_argument("key")
+    s.set_defaults(func=cmd_shunt)
+    s = ssub.add_parser("retry", help="ask the daemon to process it again (by key prefix)")
+    s.add_argument("key")
+    s.set_defaults(func=cmd_shunt)
+
+
+def _status_data(cfg: Any, require: bool = True) -> dict[str, Any]:
+    from pbem.daemon.status import gather
+
+    return gather(cfg, require=require)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """What the game master asks (pbem/daemon/status.py); exit 2 when the data directory is missing."""
+    from pbem.daemon.status import render
+
+    try:
+        cfg = load_config(args)
+        data = _status_data(cfg)
+    except (PbemError, OSError) as exc:
+        return fail("status", exc)
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(render(data))
+    return 0
+
+
+def cmd_deadline(args: argparse.Namespace) -> int:
+    """``deadline list``: the stalled deadlines; ``deadline retry GAME``: a request file the
+    running daemon consumes (it is the single writer of the game's store)."""
+    try:
+        cfg = load_config(args)
+        games = _status_data(cfg, require=False)["games"]
+        if args.deadline_command == "list":
+            for g in games:
+                for d in g["stalled"]:
+                    print(
+                        f"{g['id']}  {d['deadline']}  attempts={d['attempts']}  "
+                        f"{d['error'] or 'the process died'}"
+                    )
+            return 0
+        game = next((g for g in games if g["id"] == args.game), None)
+        if game is None:
+            raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
+        if not game["stalled"]:
+            raise PbemError(f"game {args.game!r} has no stalled deadline")
+        from pbem.daemon.operator.retry_deadline import RetryDeadline
+        from pbem.daemon.operator.spool import submit
+
+        submit(cfg.data_dir, RetryDeadline(args.game))
+        print(f"retry of {args.game}'s stalled deadline requested; the running daemon picks it up")
+        return 0
+    except (PbemError, OSError) as exc:
+        return fail("deadline", exc)
+
+
+def _find_shunt(rows: Sequence[dict[str, Any]], prefix: str) -> dict[str, Any]:
+    hits = [r for r in rows if r["key"].startswith(prefix)]
+    if len(hits) != 1:
+        raise PbemError(f"{len(hits)} shunted mails match {prefix!r}")
+    return hits[0]
+
+
+def cmd_shunt(args: argparse.Namespace) -> int:
+    from pbem.adapters.store import DaemonStore
+
+    try:
+        cfg = load_config(args)
+        rows = DaemonStore(cfg.data_dir, readonly=True).shunt_rows()
+        if args.shunt_command == "list":
+            for r in sorted(rows, key=lambda r: r.get("at", "")):
+                print(
+                    f"{r['key'][:12]}  {r['status']:<11} failures={r.get('failures', 0)}  "
+                    f"{r.get('at', '')}  {r.get('subject', '')!r}  {r.get('error', '')}"
+                )
+            return 0
+        row = _find_shunt(rows, args.key)
+        if args.shunt_command == "show":
+            eml = cfg.data_dir / "shunt" / f"{row['key']}.eml"
+            print(json.dumps({k: v for k, v in row.items() if k != "traceback"}, indent=2))
+            print(row.get("traceback", ""))
+            if eml.exists():
+                print(eml.read_bytes()[:20000].decode("utf-8", "replace"))
+            return 0
+        from pbem.daemon.operator.retry_shunt import RetryShunt
+        from pbem.daemon.operator.spool import submit
+
+        submit(cfg.data_dir, RetryShunt(row["key"]))
+        print(f"retry of {row['key'][:12]} requested; the running daemon picks it up")
+        return 0
+    except (PbemError, OSError) as exc:
+        return fail("shunt", exc)

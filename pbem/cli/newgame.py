@@ -1,0 +1,217 @@
+"""``pbem new-game``: a game written into the data directory, which the running daemon picks up.
+
+It writes a new game directory and renames it into place (pbem.adapters.store), with its
+opening mails queued in its outbox: nothing here writes a file the daemon owns, so there is one
+writer per file (requirement 3). :func:`setup_from_args` and :func:`create_game` are shared with
+``pbem open-game`` (pbem/cli/signup.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pbem.cli.common import fail, load_config
+from pbem.core.errors import PbemError
+
+if TYPE_CHECKING:
+    from pbem.daemon.outbox import OutboxRow
+
+# a name may hold spaces (« Jean Pierre <jp@example.org> », LUP-D28 as amended by issue 13)
+_PLAYER = re.compile(r"^\s*(?P<name>[^<>]*?[^<>\s])\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``new-game``."""
+    p = sub.add_parser("new-game", help="create a game the daemon will run")
+    p.add_argument("--setup", help="a JSON setup file (game, players, options, seed, lang...)")
+    p.add_argument("--game", default="lupus-in-tabula", help="game id (default lupus-in-tabula)")
+    p.add_argument("--id", dest="game_id", help="the game's id (plus-address and [tag])")
+    p.add_argument(
+        "--player",
+        action="append",
+        default=[],
+        help='a player: "Name <email>" (repeat; the name may hold spaces)',
+    )
+    p.add_argument("--option", action="append", default=[], help="an option key=value (repeat)")
+    p.add_argument("--seed", type=int, help="RNG seed (default: random)")
+    p.add_argument("--lang", choices=("fr", "en"), help="language (default: the config's)")
+    p.add_argument(
+        "--secrets", action="store_true", help="give each player a secret code (printed once)"
+    )
+    p.add_argument(
+        "--admin-secret",
+        action="store_true",
+        help="give the game masters an admin code for their mail (printed once)",
+    )
+    p.set_defaults(func=cmd_new_game)
+
+
+def _option_value(text: str) -> Any:
+    """``--option`` values: JSON when they parse (numbers, true/false, lists), else the text
+    (``18h``, ``random``)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
+    from pbem.record.deal import new_salt
+
+    setup: dict[str, Any] = {}
+    if args.setup:
+        setup = json.loads(Path(args.setup).read_text(encoding="utf-8"))
+        if not isinstance(setup, dict):
+            raise PbemError(f"{args.setup}: expected a JSON object")
+    setup.setdefault("game", args.game)
+    # the shape the merges below rely on; the engine checks the rest (pbem.setup_check)
+    if not isinstance(setup["game"], str):
+        raise PbemError("setup: 'game' must be a game id")
+    if not isinstance(setup.get("options", {}), dict):
+        raise PbemError("setup: 'options' must be an object")
+    if args.player:
+        players = []
+        for spec in args.player:
+            m = _PLAYER.match(spec)
+            if m is None:
+                raise PbemError(f'--player {spec!r}: expected "Name <email>"')
+            players.append({"name": m["name"], "email": m["email"]})
+        setup["players"] = players
+    # the config's defaults for this game, under the setup file's and the command line's
+    options = {**cfg.game_options.get(setup["game"], {}), **setup.get("options", {})}
+    for opt in args.option:
+        k, sep, v = opt.partition("=")
+        if not sep:
+            raise PbemError(f"--option {opt!r}: expected key=value")
+        options[k.strip()] = _option_value(v)
+    if options:
+        setup["options"] = options
+    if args.seed is not None:
+        setup["seed"] = args.seed
+    setup.setdefault("seed", int.from_bytes(__import__("os").urandom(4), "big"))
+    # the deal's commitment (pbem/record/deal.py): a salt from the OS, never from the seeded RNG
+    setup.setdefault("deal_salt", new_salt())
+    if args.lang:
+        setup["lang"] = args.lang
+    setup.setdefault("lang", cfg.language)
+    gid = args.game_id or setup.get("game_id") or f"g{datetime.now(UTC):%Y%m%d%H%M%S}"
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", gid):
+        raise PbemError(f"game id {gid!r}: letters, digits, '_', '.', '-' only (it is a tag)")
+    setup["game_id"] = gid
+    setup["moderator"] = cfg.moderator
+    if cfg.list_address:
+        setup.setdefault("list", cfg.list_address)
+    setup.setdefault("timezone", cfg.timezone)
+    return setup
+
+
+def create_game(
+    cfg: Any,
+    setup: dict[str, Any],
+    engine: Any,
+    now: datetime,
+    secrets: bool = False,
+    admin_code: str | None = None,
+) -> tuple[Any, list[OutboxRow], dict[str, str]]:
+    """Set up a game with the engine and write it (opening mails queued in its outbox).
+
+    Returns the table, the outbox rows and the secret codes (shown once, stored hashed).
+    ``admin_code``: the game masters' code for their mail (stored hashed, issue 10 item 9).
+    """
+    from pbem.adapters.idkey import message_id_key
+    from pbem.adapters.store import GameStore
+    from pbem.daemon.auth import hash_secret, new_secret
+    from pbem.daemon.outbox import make_row
+    from pbem.daemon.relay import list_headers, list_members
+    from pbem.daemon.threads import game_addressing
+    from pbem.mail.envelope import build_outgoing
+    from pbem.mail.render import shared_renderer
+    from pbem.mail.threads import dress
+
+    table, step = engine.new(setup, now)
+    rows = []
+    relay = cfg.list_mode == "relay"
+    id_key = message_id_key(cfg.data_dir)  # the daemon's: a resent opening keeps its id
+    for seq, out in enumerate(step.outgoing):
+        public = out.public
+        extra = list_headers(cfg, setup) if public else ()
+        # filed in its thread, as the daemon files every game mail (issue 15)
+        langs = {str(a).lower(): table.player_langs.get(n) for n, a in table.player_emails.items()}
+        lang = langs.get(out.to[0].lower()) if out.to and not public else None
+        filed = dress(
+            out,
+            game_addressing(cfg, setup),
+            shared_renderer(cfg.timezone),
+            str(lang or setup.get("lang", "fr")),
+            id_key,
+        )
+        mid, raw = build_outgoing(
+            filed.mail,
+            sender=cfg.moderator,
+            date=now,
+            extra=extra,
+            id_key=id_key,
+            html=cfg.html_mail,
+            **filed.headers,
+        )
+        rows.append(
+            make_row(
+                message_id=mid,
+                raw=raw,
+                # the daemon is the list: the opening post goes to every member directly
+                rcpts=list_members(setup, table.player_emails) if public and relay else out.to,
+                mail_from=cfg.bounce,
+                now=now,
+                kind="public" if out.public else "reply",
+                thread=filed.thread,
+                game=setup["game_id"],
+                seq=seq,
+            )
+        )
+    codes = {name: new_secret() for name in table.player_emails} if secrets else {}
+    # the secrets are in the head from its first write: the daemon may load the game at once
+    GameStore.create(
+        cfg.data_dir,
+        setup["game_id"],
+        setup,
+        step.events,
+        rows,
+        meta_extra={
+            "secrets": {n: hash_secret(c) for n, c in codes.items()},
+            **({"admin_secret": hash_secret(admin_code)} if admin_code else {}),
+        },
+    )
+    return table, rows, codes
+
+
+def cmd_new_game(args: argparse.Namespace) -> int:
+    from pbem.daemon.engine import load_engine
+
+    try:
+        cfg = load_config(args)
+        setup = setup_from_args(args, cfg)
+        from pbem.daemon.auth import new_secret
+
+        admin_code = new_secret() if args.admin_secret else None
+        _table, rows, codes = create_game(
+            cfg, setup, load_engine(cfg.engine), datetime.now(UTC), args.secrets, admin_code
+        )
+    except (PbemError, OSError, ValueError) as exc:
+        return fail("new-game", exc)
+    local, _, domain = cfg.moderator.partition("@")
+    print(f"game {setup['game_id']} created ({setup['game']}, {len(setup['players'])} players)")
+    print(
+        f"players write to {local}+{setup['game_id']}@{domain} "
+        f"or put [{setup['game_id']}] in the Subject"
+    )
+    for name, code in codes.items():
+        print(f"secret code for {name}: {code}")
+    if admin_code:
+        print(f"admin code for the game masters (a SECRET line in their mail): {admin_code}")
+    print(f"{len(rows)} mail(s) queued; the running daemon sends them")
+    return 0

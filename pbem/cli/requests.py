@@ -1,0 +1,100 @@
+"""Requests to the running daemon: ``pbem reachable`` and ``pbem admin``.
+
+The daemon is the single writer: each command checks what it can at once, then drops a request
+file in the operator spool (pbem/daemon/operator/spool.py) that the daemon acts on.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from pbem.cli.common import fail, load_config
+from pbem.core.errors import PbemError
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``reachable`` and ``admin``."""
+
+    p = sub.add_parser(
+        "reachable", help="clear a player's hard bounces and unreachable flag (via the daemon)"
+    )
+    p.add_argument("game", help="the game's id")
+    p.add_argument("player", help="the player's name (as in pbem status)")
+    p.set_defaults(func=cmd_reachable)
+
+    p = sub.add_parser(
+        "admin",
+        help="a game master's command for a game (via the daemon, answered by mail)",
+        description="Queue one of the game master's commands (PAUSE, REPRISE/RESUME, "
+        "PROLONGER/EXTEND 24h, CLORE/CLOSE, ROLES, ANNONCE/ANNOUNCE text, RETIRER/REMOVE "
+        "name [reason], FIN/END [side], "
+        "APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, REMPLACER/REPLACE name WITH "
+        "address [name], AIDE/HELP; before a game opened "
+        "by open-game starts: PROLONGER/EXTEND 24h, DEMARRER/START, ANNULER PARTIE/CANCEL, "
+        "STATUT/STATUS) for the running daemon, which applies it as if the game's "
+        "administrator had mailed it and mails the reply to the game's administrators.",
+    )
+    p.add_argument("game", help="the game's id")
+    p.add_argument("words", nargs="+", metavar="COMMAND", help="the command and its arguments")
+    p.set_defaults(func=cmd_admin)
+
+
+def cmd_reachable(args: argparse.Namespace) -> int:
+    """Ask the running daemon to clear a player's hard-bounce count and unreachable flag (the
+    operator knows the address works again). The game and player are checked here, so a typo
+    fails at once; the daemon does the write, in the game's store."""
+    from pbem.adapters.store import GameStore, list_games
+    from pbem.daemon.operator.reachable import Reachable
+    from pbem.daemon.operator.spool import submit
+
+    try:
+        cfg = load_config(args)
+        dirs = {d.name: d for d in list_games(cfg.data_dir)}
+        if args.game not in dirs:
+            raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
+        gs = GameStore(dirs[args.game], readonly=True)
+        names = [str(p.get("name")) for p in gs.setup.get("players", [])]
+        if args.player not in names:
+            raise PbemError(
+                f"no player {args.player!r} in game {args.game} (players: {', '.join(names)})"
+            )
+        rec = gs.bounce_states().get(args.player) or {}
+        submit(cfg.data_dir, Reachable.now(args.game, args.player))
+    except (PbemError, OSError, ValueError) as exc:
+        return fail("reachable", exc)
+    state = (
+        "flagged unreachable"
+        if rec.get("unreachable")
+        else f"{rec.get('count') or 0} hard bounce(s) counted"
+    )
+    print(
+        f"{args.player} in {args.game} ({state}): clearing requested; the running daemon "
+        "picks it up"
+    )
+    return 0
+
+
+def cmd_admin(args: argparse.Namespace) -> int:
+    """Queue a game master's command for the running daemon (the single writer)."""
+    from pbem.adapters.store import list_games
+    from pbem.core.commands import find_spec
+    from pbem.daemon.operator.admin import AdminCommand
+    from pbem.daemon.operator.spool import submit
+    from pbem.desk import DESK_SPECS
+
+    line = " ".join(args.words).strip()
+    try:
+        cfg = load_config(args)
+        if args.game not in {d.name for d in list_games(cfg.data_dir)}:
+            raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
+        if find_spec(line.split(), DESK_SPECS) is None:
+            keywords = ", ".join(s.en[0] for s in DESK_SPECS)
+            raise PbemError(f"unknown command {args.words[0]!r} (commands: {keywords})")
+        path = submit(cfg.data_dir, AdminCommand.now(args.game, [line]))
+    except (PbemError, OSError) as exc:
+        return fail("admin", exc)
+    print(
+        f"queued for {args.game}: {line} ({path.name}); the running daemon applies it and "
+        "mails the reply to the game's administrators"
+    )
+    return 0

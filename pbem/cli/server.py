@@ -1,0 +1,134 @@
+"""``pbem serve`` (the daemon) and ``pbem check-config`` (the config, then the servers)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from pbem.cli.common import config_path, fail, load_config
+from pbem.core.errors import PbemError
+
+if TYPE_CHECKING:
+    from pbem.daemon.ports import FaultHook
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``serve`` and ``check-config``."""
+    p = sub.add_parser("serve", help="run the mail daemon")
+    loud = p.add_mutually_exclusive_group()
+    loud.add_argument(
+        "-v", "--verbose", action="store_const", const=1, dest="verbosity", help="debug lines too"
+    )
+    loud.add_argument(
+        "-q",
+        "--quiet",
+        action="store_const",
+        const=-1,
+        dest="verbosity",
+        help="warnings and errors only",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=("auto", "journal", "plain"),
+        default="auto",
+        help="journal: no time stamps, syslog priority prefixes (<3> for an error) as journald "
+        "reads them; plain: time stamps and level names; auto (default): journal when standard "
+        "error is the journal ($JOURNAL_STREAM), else plain",
+    )
+    p.set_defaults(func=cmd_serve, verbosity=0)
+
+    p = sub.add_parser("check-config", help="validate the config and try the servers")
+    p.add_argument("--offline", action="store_true", help="do not try IMAP and SMTP logins")
+    p.set_defaults(func=cmd_check_config)
+
+
+def cmd_serve(args: argparse.Namespace, fault: FaultHook | None = None) -> int:
+    """``pbem serve``; ``fault``: a hook called at the service's named fault points (the crash
+    tests install one; a no-op here)."""
+    import asyncio  # here, not at the top: only serve and check-config run a loop (start-up cost)
+
+    from pbem.daemon.logsetup import setup
+    from pbem.daemon.ports import no_fault
+    from pbem.daemon.serve import serve
+
+    setup(args.verbosity, args.log_format)
+    from pbem.adapters.login import EX_CONFIG
+    from pbem.daemon.config import ConfigError
+
+    try:
+        cfg = load_config(args, passwords=True)
+    except ConfigError as exc:  # restarting cannot fix the file: the unit does not retry 78
+        fail("serve", exc)
+        return EX_CONFIG
+    try:
+        return asyncio.run(serve(cfg, fault=fault or no_fault))
+    except PbemError as exc:
+        return fail("serve", exc)
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    try:
+        cfg = load_config(args, passwords=True)
+    except PbemError as exc:
+        return fail("check-config", exc)
+    print(f"{config_path(args)}: configuration is valid")
+    if args.offline:
+        return 0
+    import asyncio
+
+    from pbem.adapters.imap import ImapDown, ImapMailbox
+    from pbem.adapters.login import LoginRefused
+    from pbem.adapters.smtp import SmtpClient
+
+    rc = 0
+    box = ImapMailbox(cfg.imap)
+    try:
+        box.connect()
+        n = len(box.pending_uids())
+        print(
+            f"IMAP {cfg.imap.host}:{cfg.imap.port}: logged in as {cfg.imap.user}; "
+            f"{n} message(s) waiting; delimiter {box.delimiter!r}; "
+            f"IDLE {'yes' if box.has_idle else 'no'}; MOVE {'yes' if box.has_move else 'no'}"
+        )
+    except LoginRefused as exc:  # in words: which login, which server, what it said
+        print(f"IMAP: FAILED: {exc}", file=sys.stderr)
+        rc = 1
+    except ImapDown as exc:
+        print(f"IMAP: FAILED: {exc}", file=sys.stderr)
+        rc = 1
+    finally:
+        box.close()
+    try:
+        asyncio.run(SmtpClient(cfg.smtp).login_check())
+        auth = f" as {cfg.smtp.user}" if cfg.smtp.user else ""
+        print(f"SMTP {cfg.smtp.host}:{cfg.smtp.port}: connected ({cfg.smtp.tls}){auth}")
+    except LoginRefused as exc:
+        print(f"SMTP: FAILED: {exc}", file=sys.stderr)
+        rc = 1
+    except Exception as exc:
+        print(f"SMTP: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        rc = 1
+    if "dkim_verify" in cfg.auth.methods:
+        rc = max(rc, _check_dns(cfg))
+    return rc
+
+
+def _check_dns(cfg: Any) -> int:
+    """One TXT query to the resolver DKIM keys are asked from (an NXDOMAIN is an answer)."""
+    from pbem.adapters.dns import DnsError, DnsResolver
+
+    resolver = DnsResolver(cfg.auth.dns_host, cfg.auth.dns_port)
+    name = "_domainkey." + cfg.moderator.rpartition("@")[2]
+    try:
+        server = f"{', '.join(resolver.servers())} port {resolver.port}"
+    except DnsError as exc:
+        print(f"DNS: FAILED: {exc}", file=sys.stderr)
+        return 1
+    try:
+        records = resolver.txt(name)
+    except (DnsError, ValueError) as exc:
+        print(f"DNS {server}: FAILED: {exc}", file=sys.stderr)
+        return 1
+    print(f"DNS {server}: answered ({len(records)} TXT record(s) for {name})")
+    return 0

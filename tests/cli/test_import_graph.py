@@ -1,0 +1,141 @@
+"""No import circle in the command line, and none new across the package (issue 21).
+
+The graph counts every ``import`` of a pbem module wherever it stands (a function's body
+included: a circle through a late import is still a circle, as ``pbem.cli.daemon`` ↔
+``pbem.cli.seat`` ↔ ``pbem.signup.cli`` was), read from the source with :mod:`ast`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+KNOWN_CIRCLES = (
+    {"pbem.daemon.auth", "pbem.daemon.config"},
+    {"pbem.daemon.bounces", "pbem.daemon.relay", "pbem.daemon.replies", "pbem.daemon.threads"},
+    {"pbem.games.chasse.dawn", "pbem.games.chasse.night", "pbem.games.chasse.revenge"},
+    {"pbem.games.lupus.ending", "pbem.games.lupus.night"},
+    {
+        "pbem.games.loupgarou.dawn",
+        "pbem.games.loupgarou.election",
+        "pbem.games.loupgarou.night",
+        "pbem.games.loupgarou.victory",
+    },
+    {
+        *(f"pbem.daemon.intake.{m}" for m in ("apply", "guard", "inbound", "steps")),
+        *(
+            f"pbem.daemon.operator.{m}"
+            for m in ("admin", "reachable", "registry", "retry_deadline", "retry_shunt", "spool")
+        ),
+        "pbem.daemon.queue",
+        "pbem.daemon.requests",
+        "pbem.daemon.service",
+    },
+    {
+        "pbem.desk",
+        *(
+            f"pbem.desk.{m}"
+            for m in ["announce", "close", "common", "end", "extend", "help", "pause", "preview", "remove", "replace", "resume", "roles", "rollback"]
+        ),
+        "pbem.handover",
+        "pbem.seats",
+        *(f"pbem.signup.{m}" for m in ("codes", "engine", "late", "table")),
+        "pbem.table",
+        *(f"pbem.table.{m}" for m in ("admin", "commands", "mails", "receive", "table", "wording")),
+    },
+)
+"""The circles pbem had when this test was written (December 2026), outside the command line:
+one may shrink or go, none may grow and no new one may appear."""
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in (ROOT / "pbem").rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def imported(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names if a.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                if full in known:
+                    yield full
+                elif base in known:
+                    yield base
+
+
+def circles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            nxt = next(edges, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(component)
+    return found
+
+
+def package_circles() -> list[set[str]]:
+    known = modules()
+    return circles({m: set(imported(m, p, known)) - {m} for m, p in known.items()})
+
+
+def test_the_command_line_modules_import_each_other_in_no_circle() -> None:
+    in_cli = [c for c in package_circles() if any(m.startswith("pbem.cli") for m in c)]
+    assert in_cli == []
+
+
+def test_no_new_import_circle_across_the_package() -> None:
+    new = [sorted(c) for c in package_circles() if not any(c <= k for k in KNOWN_CIRCLES)]
+    assert new == [], "a new import circle (or a known one grew)"
+
+
+def test_the_circle_finder_finds_a_late_import_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [{"a", "b", "c"}]
