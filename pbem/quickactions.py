@@ -126,7 +126,7 @@ def _asked_readers(
     found: list[tuple[CommandSpec, list[PlayerId]]] = []  # specs hold dicts: no hash
     for reader in readers:
         for spec in rules.available(state, reader):
-            able = next((who for known, who in found if known == spec), None)
+            able = next((who for known, who in found if known is spec or known == spec), None)
             if able is not None:
                 if reader not in able:
                     able.append(reader)
