@@ -6,8 +6,8 @@ in the same interpreter (the same venv and libraries). The two sides alternate, 
 round, so that a busy machine slows both alike; the table gives each figure's median over the
 rounds, and the ratio HEAD / REF. A figure one side's bench does not print is shown as "—".
 
-    python bench/compare.py [--ref COMMIT] [--rounds N] [--games N] [--idle-games N]
-        [--messages N] [--only simulate,games,ingest]
+    python bench/compare.py [--ref COMMIT] [--rounds N] [--games N] [--players N]
+        [--idle-games N] [--messages N] [--only simulate,games,ingest] [--verbose]
 
 Figures are measured, not asserted (the targets are in README's performance section).
 """
@@ -61,7 +61,7 @@ BENCHES = (
     Bench(
         "simulate",
         "bench/simulate.py",
-        lambda a: ["--games", str(a.games)],
+        lambda a: ["--games", str(a.games), "--players", str(a.players)],
         (
             Figure("whole pipeline, games/s", rf"pipeline only\s*:\s*{NUMBER} games/s", "games/s"),
             Figure("per command, µs", rf"per command\s*:\s*{NUMBER} µs", "µs", False),
@@ -165,6 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ref", default=DEFAULT_REF, help="the reference commit")
     parser.add_argument("--rounds", type=int, default=3, help="alternating runs of each side")
     parser.add_argument("--games", type=int, default=40, help="bench/simulate.py's games")
+    parser.add_argument("--players", type=int, default=16, help="bench/simulate.py's table")
     parser.add_argument("--idle-games", type=int, default=1000, help="bench/games.py's games")
     parser.add_argument("--messages", type=int, default=500, help="bench/ingest.py's mails")
     parser.add_argument("--only", default="simulate,games,ingest", help="benches to run")

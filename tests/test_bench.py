@@ -41,7 +41,7 @@ def test_games_and_ingest_benches_print_every_figure() -> None:
 
 
 def test_compare_prints_the_side_by_side_table(capsys: object) -> None:
-    main(["--ref", "HEAD", "--only", "simulate", "--rounds", "1", "--games", "1"])
+    main(["--ref", "HEAD", "--only", "simulate", "--rounds", "1", "--games", "1", "--players", "8"])
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "| simulate: whole pipeline, games/s" in out
     assert "—" not in out.split("whole pipeline")[1].splitlines()[0], out
