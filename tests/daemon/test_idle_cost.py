@@ -1,15 +1,18 @@
 """The idle daemon's cost at many games (issue 23): the scans for new games stat no loaded
-game, and once every game is loaded the heap is frozen out of the cyclic collector's sight."""
+game, once every game is loaded the heap is frozen out of the cyclic collector's sight, and
+the strings every game's state repeats are held once."""
 
 from __future__ import annotations
 
 import gc
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from pbem.adapters.store import list_games
+from pbem.adapters.store.atomic_file import atomic_write, read_file
 from pbem.daemon.service import Service
 
 
@@ -36,7 +39,17 @@ def test_a_scan_for_new_games_stats_no_loaded_game(
 def test_settle_heap_freezes_the_loaded_games() -> None:
     before = gc.get_freeze_count()
     try:
-        Service.settle_heap(None)  # type: ignore[arg-type]
+        Service.settle_heap(SimpleNamespace(games={}))  # type: ignore[arg-type]
         assert gc.get_freeze_count() > before
     finally:
         gc.unfreeze()
+
+
+def test_the_strings_state_files_repeat_are_held_once(tmp_path: Path) -> None:
+    doc = {"events": [{"type": "Notice", "template": "lupus/role", "to": ["Alice"]}] * 2}
+    atomic_write(tmp_path / "a.json", doc, keep_bak=False)
+    atomic_write(tmp_path / "b.json", doc, keep_bak=False)
+    a, b = read_file(tmp_path / "a.json"), read_file(tmp_path / "b.json")
+    assert a == b == doc
+    assert a["events"][0]["template"] is b["events"][1]["template"]
+    assert a["events"][1]["to"][0] is b["events"][0]["to"][0]
