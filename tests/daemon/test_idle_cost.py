@@ -53,3 +53,30 @@ def test_the_strings_state_files_repeat_are_held_once(tmp_path: Path) -> None:
     assert a == b == doc
     assert a["events"][0]["template"] is b["events"][1]["template"]
     assert a["events"][1]["to"][0] is b["events"][0]["to"][0]
+
+
+def test_a_games_rearm_touches_its_own_jobs_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from pbem.adapters.scheduler import DeadlineScheduler
+    from pbem.daemon.jobs import DeadlineJob
+
+    sched = DeadlineScheduler()
+
+    async def fire() -> None:
+        pass
+
+    when = datetime.now(UTC) + timedelta(days=1)
+    for game in ("g1", "g2"):
+        for key in ("night", "debate"):
+            sched.arm(DeadlineJob(game, key), when, fire)
+
+    def every_job() -> None:
+        raise AssertionError("a rearm lists every game's jobs")
+
+    monkeypatch.setattr(sched.sched, "get_jobs", every_job)
+    sched.disarm_game("g1", keep={DeadlineJob("g1", "night")})
+    monkeypatch.undo()
+    assert sorted(sched.jobs()) == sorted(
+        str(DeadlineJob(g, k)) for g, k in (("g1", "night"), ("g2", "night"), ("g2", "debate"))
+    )
