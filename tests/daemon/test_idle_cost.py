@@ -80,3 +80,12 @@ def test_a_games_rearm_touches_its_own_jobs_only(monkeypatch: pytest.MonkeyPatch
     assert sorted(sched.jobs()) == sorted(
         str(DeadlineJob(g, k)) for g, k in (("g1", "night"), ("g2", "night"), ("g2", "debate"))
     )
+
+
+def test_no_cyclic_collection_while_the_games_load() -> None:
+    from pbem.daemon import service
+
+    seen: list[bool] = []
+    with service.no_cyclic_gc():
+        seen.append(gc.isenabled())
+    assert seen == [False] and gc.isenabled()
