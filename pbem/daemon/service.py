@@ -33,7 +33,14 @@ from typing import TYPE_CHECKING, Any
 from pbem.adapters.dns import DnsResolver
 from pbem.adapters.idkey import message_id_key
 from pbem.adapters.spool import RequestSpool
-from pbem.adapters.store import DaemonStore, DirLock, GameStore, clean_stale_game_dirs, list_games
+from pbem.adapters.store import (
+    DaemonStore,
+    DirLock,
+    GameStore,
+    clean_stale_game_dirs,
+    games_stamp,
+    list_games,
+)
 from pbem.daemon.bounces import Bounces, load_verp_key
 from pbem.daemon.clock import ClockJumps
 from pbem.daemon.clockwatch import ClockWatch
@@ -150,6 +157,8 @@ class Service:
         share = max(1, int(self.cfg.outbound_cap_per_hour * lim.relay_share))
         self.chat_cap = GlobalCap(share, name="cap:relay")
         self.texts = shared_renderer(self.cfg.timezone)
+        self._games_stamp: int | None = None
+        """The games directory's settled modification time at the last scan for new games."""
 
     @property
     def root(self) -> Path:
@@ -414,6 +423,9 @@ class Service:
 
     def scan_games(self) -> list[str]:
         """Load games created since the last scan (``pbem new-game`` renames a dir into place)."""
+        stamp = games_stamp(self.root)
+        if stamp is not None and stamp == self._games_stamp:
+            return []  # the games directory is as the last scan saw it
         added = []
         for d in list_games(self.root, known=self.games):
             store = GameStore(d, self.fault)
@@ -425,6 +437,7 @@ class Service:
             log.info("game %s loaded (%d ledger keys)", game.id, len(game.keys))
             # a crash between a deadline's commit and the release of the posts it reopened
             self.relay_list.release_held(game, self.clock())
+        self._games_stamp = stamp
         return added
 
     def knows(self, key: str) -> bool:

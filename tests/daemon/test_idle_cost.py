@@ -89,3 +89,16 @@ def test_no_cyclic_collection_while_the_games_load() -> None:
     with service.no_cyclic_gc():
         seen.append(gc.isenabled())
     assert seen == [False] and gc.isenabled()
+
+
+def test_a_settled_games_directory_is_not_listed_again(tmp_path: Path) -> None:
+    from pbem.adapters.store import games_stamp
+
+    games = tmp_path / "games"
+    (games / "g1").mkdir(parents=True)
+    assert games_stamp(tmp_path) is None  # just changed: not trusted yet
+    old = 1_000_000_000_000_000_000  # 2001: long settled
+    os.utime(games, ns=(old, old))
+    assert games_stamp(tmp_path) == old
+    (games / "g2").mkdir()  # a game renamed into place changes it
+    assert games_stamp(tmp_path) != old

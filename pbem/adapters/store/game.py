@@ -26,6 +26,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Container, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -365,6 +366,23 @@ def list_games(root: Path, known: Container[str] = ()) -> list[Path]:
         if (p / "head.json").exists():
             out.append(p)
     return out
+
+
+SETTLED_NS = 2_000_000_000
+"""A games directory's modification time this old (2 s) can be trusted: a change after it
+lands in a later clock tick, so it shows as another time."""
+
+
+def games_stamp(root: Path) -> int | None:
+    """The modification time of ``root/games`` if it is settled (:data:`SETTLED_NS`), else
+    None. ``pbem new-game`` renames each game into place there, so while the stamp taken
+    before a scan stays the same no game was added since (issue 23: no listing of 10,000
+    games each idle cycle)."""
+    try:
+        mtime = os.stat(root / "games").st_mtime_ns
+    except OSError:
+        return None
+    return mtime if time.time_ns() - mtime > SETTLED_NS else None
 
 
 def clean_stale_game_dirs(root: Path) -> None:
