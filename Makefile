@@ -32,9 +32,17 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 	$(PIP) install -q --no-build-isolation -e '.[demo]'
 	touch $(DEMO_STAMP)
 
-# LIST=relay: the daemon is the list ([list] mode = "relay"), not the demo's mail system
+# LIST=relay: the daemon is the list ([list] mode = "relay"), not the demo's mail system.
+# LANG=en: the mail in English (French by default). Only a LANG given on make's command line
+# counts, not the locale's; the demo itself then runs in the C.UTF-8 locale.
+ifeq ($(origin LANG),command line)
+DEMO_LANG := $(LANG)
+override LANG := C.UTF-8
+else
+DEMO_LANG := fr
+endif
 demo: $(DEMO_STAMP)
-	$(BIN)/pbem demo --game $(GAME) --list $(LIST)
+	$(BIN)/pbem demo --game $(GAME) --list $(LIST) --lang $(DEMO_LANG)
 
 mailstack:
 	@./scripts/install-mailstack.sh

@@ -2,7 +2,7 @@
 # Install: pbem completion bash > /etc/bash_completion.d/pbem
 
 declare -gA _pbem_commands _pbem_options _pbem_takes _pbem_values
-_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin seat archive verify stats'
+_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin seat archive verify stats install-files'
 _pbem_options[pbem]='-h --help -c --config --version'
 _pbem_takes[pbem]='-c --config'
 _pbem_commands['pbem simulate']=''
@@ -28,11 +28,11 @@ _pbem_options['pbem check-config']='-h --help -c --config --offline'
 _pbem_takes['pbem check-config']='-c --config'
 _pbem_values['pbem new-game|--lang']='fr en'
 _pbem_commands['pbem new-game']=''
-_pbem_options['pbem new-game']='-h --help -c --config --setup --game --id --player --option --seed --lang --secrets --admin-secret'
+_pbem_options['pbem new-game']='-h --help -c --config --setup --game --id --player --option --seed --lang --secrets --admin-secret --no-admin-secret'
 _pbem_takes['pbem new-game']='-c --config --setup --game --id --player --option --seed --lang'
 _pbem_values['pbem open-game|--lang']='fr en'
 _pbem_commands['pbem open-game']=''
-_pbem_options['pbem open-game']='-h --help -c --config --setup --game --id --seats --deadline --no-start-when-full --count-every --option --seed --lang --list --admin --admin-secret'
+_pbem_options['pbem open-game']='-h --help -c --config --setup --game --id --seats --deadline --no-start-when-full --count-every --option --seed --lang --list --admin --admin-secret --no-admin-secret'
 _pbem_takes['pbem open-game']='-c --config --setup --game --id --seats --deadline --count-every --option --seed --lang --list --admin'
 _pbem_commands['pbem status']=''
 _pbem_options['pbem status']='-h --help -c --config --json'
@@ -81,6 +81,9 @@ _pbem_takes['pbem verify']=''
 _pbem_commands['pbem stats']=''
 _pbem_options['pbem stats']='-h --help -c --config --data-dir --json'
 _pbem_takes['pbem stats']='-c --config --data-dir'
+_pbem_commands['pbem install-files']=''
+_pbem_options['pbem install-files']='-h --help -c --config --force'
+_pbem_takes['pbem install-files']='-c --config'
 
 _pbem() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="" path=pbem word i skip=""

@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     else:
         daemon_cli.add_commands(sub)
     importlib.import_module("pbem.cli.archive").add_commands(sub)  # archive, verify, stats
+    importlib.import_module("pbem.cli.install_files").add_commands(sub)
     return config_everywhere(parser)
 
 

@@ -43,12 +43,39 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument(
         "--secrets", action="store_true", help="give each player a secret code (printed once)"
     )
+    add_admin_secret_option(p)
+    p.set_defaults(func=cmd_new_game)
+
+
+def add_admin_secret_option(p: argparse.ArgumentParser) -> None:
+    """``--admin-secret`` / ``--no-admin-secret`` of ``new-game`` and ``open-game``."""
     p.add_argument(
         "--admin-secret",
-        action="store_true",
-        help="give the game masters an admin code for their mail (printed once)",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="give the game masters an admin code for their mail, printed once (default: when "
+        "[auth] admin_secret is on and no auth.admin_secret_file is set)",
     )
-    p.set_defaults(func=cmd_new_game)
+
+
+def admin_code(args: argparse.Namespace, cfg: Any, setup: dict[str, Any]) -> str | None:
+    """The new game's admin code, if it gets one (:func:`pbem.daemon.auth.game_admin_code`)."""
+    from pbem.daemon.auth import game_admin_code
+
+    admins = list(setup.get("admins") or ()) or list(cfg.admins)
+    auth = cfg.auth
+    return game_admin_code(args.admin_secret, auth.admin_secret, auth.admin_code_source, admins)
+
+
+def print_admin_code(code: str | None, cfg: Any, setup: dict[str, Any]) -> None:
+    """The code, once, and who must have it: it is stored hashed, never shown again."""
+    admins = list(setup.get("admins") or ()) or list(cfg.admins)
+    if code:
+        print(
+            f"admin code for the game masters ({', '.join(admins) or 'none named'}): "
+            f"{code}\n  give it to them privately: a line `SECRET {code}` in their mail to the "
+            "game authenticates their commands; it is stored hashed and never shown again"
+        )
 
 
 def _option_value(text: str) -> Any:
@@ -195,11 +222,9 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args)
         setup = setup_from_args(args, cfg)
-        from pbem.daemon.auth import new_secret
-
-        admin_code = new_secret() if args.admin_secret else None
+        code = admin_code(args, cfg, setup)
         _table, rows, codes = create_game(
-            cfg, setup, load_engine(cfg.engine), datetime.now(UTC), args.secrets, admin_code
+            cfg, setup, load_engine(cfg.engine), datetime.now(UTC), args.secrets, code
         )
     except (PbemError, OSError, ValueError) as exc:
         return fail("new-game", exc)
@@ -211,7 +236,6 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     )
     for name, code in codes.items():
         print(f"secret code for {name}: {code}")
-    if admin_code:
-        print(f"admin code for the game masters (a SECRET line in their mail): {admin_code}")
+    print_admin_code(code, cfg, setup)
     print(f"{len(rows)} mail(s) queued; the running daemon sends them")
     return 0

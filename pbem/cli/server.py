@@ -68,11 +68,21 @@ def cmd_serve(args: argparse.Namespace, fault: FaultHook | None = None) -> int:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
+    """Validate the config; then log in to both servers, unless ``--offline``: every key, type,
+    duration, option value and named file is checked, and no password is needed (it runs
+    outside the unit, where the credentials are not)."""
+    from pbem.daemon.config import admin_code_warning, load
+
     try:
-        cfg = load_config(args, passwords=True)
+        cfg = load(config_path(args), passwords=not args.offline, check_paths=args.offline)
     except PbemError as exc:
         return fail("check-config", exc)
     print(f"{config_path(args)}: configuration is valid")
+    for notice in cfg.notices:
+        print(f"warning: {notice}")
+    warning = admin_code_warning(cfg, _games_admin_codes(cfg))
+    if warning:
+        print(f"warning: {warning}")
     if args.offline:
         return 0
     import asyncio
@@ -112,6 +122,17 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     if "dkim_verify" in cfg.auth.methods:
         rc = max(rc, _check_dns(cfg))
     return rc
+
+
+def _games_admin_codes(cfg: Any) -> dict[str, bool]:
+    """Each stored game's id, with whether it has its own admin code (none when unreadable)."""
+    from pbem.adapters.store import GameStore, list_games
+
+    try:
+        stores = [GameStore(d, readonly=True) for d in list_games(cfg.data_dir)]
+        return {gs.game_id: bool(gs.meta.get("admin_secret")) for gs in stores}
+    except (OSError, PbemError, ValueError):
+        return {}
 
 
 def _check_dns(cfg: Any) -> int:

@@ -14,7 +14,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from pbem.cli.common import fail, load_config
-from pbem.cli.newgame import create_game, setup_from_args
+from pbem.cli.newgame import (
+    add_admin_secret_option,
+    admin_code,
+    create_game,
+    print_admin_code,
+    setup_from_args,
+)
 from pbem.core.errors import CommandError, PbemError, SetupError
 
 
@@ -71,11 +77,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         default=[],
         help="a game master's address (repeat; default: the setup's, else [moderator] admins)",
     )
-    p.add_argument(
-        "--admin-secret",
-        action="store_true",
-        help="give the game masters an admin code for their mail (printed once)",
-    )
+    add_admin_secret_option(p)
     p.set_defaults(func=cmd_open_game, player=[])
 
 
@@ -155,14 +157,12 @@ class _Opener:
 
 
 def cmd_open_game(args: argparse.Namespace) -> int:
-    from pbem.daemon.auth import new_secret
-
     now = datetime.now(UTC)
     try:
         cfg = load_config(args)
         setup = signup_setup(args, cfg, now)
-        admin_code = new_secret() if args.admin_secret else None
-        table, rows, _codes = create_game(cfg, setup, _Opener, now, False, admin_code)
+        code = admin_code(args, cfg, setup)
+        table, rows, _codes = create_game(cfg, setup, _Opener, now, False, code)
     except (PbemError, OSError, ValueError) as exc:
         return fail("open-game", exc)
     local, _, domain = cfg.moderator.partition("@")
@@ -177,8 +177,7 @@ def cmd_open_game(args: argparse.Namespace) -> int:
     )
     if terms["deadline"]:
         print(f"sign-ups close at {terms['deadline']}")
-    if admin_code:
-        print(f"admin code for the game masters (a SECRET line in their mail): {admin_code}")
+    print_admin_code(code, cfg, setup)
     print(f"{len(rows)} mail(s) queued (the announcement); the running daemon sends them")
     return 0
 

@@ -78,6 +78,20 @@ def new_secret() -> str:
     return secrets.token_hex(16)
 
 
+def game_admin_code(
+    asked: bool | None, admin_secret: bool, daemon_code: str | None, admins: Sequence[str]
+) -> str | None:
+    """The admin code a new game gets (``new-game``, ``open-game``), or None.
+
+    ``asked``: ``--admin-secret`` (True) or ``--no-admin-secret`` (False); unasked (None), a game
+    gets one whenever its game masters' mail would need one and find none: ``[auth]
+    admin_secret`` on, game masters named, no daemon-wide code (``daemon_code``, where it is
+    read from). Without it every desk command by mail would be refused (issue 21 item 6)."""
+    if asked is not None:
+        return new_secret() if asked else None
+    return new_secret() if admin_secret and admins and not daemon_code else None
+
+
 def hash_secret(code: str, salt: bytes | None = None) -> dict[str, str]:
     """The stored form of a code: scrypt with a random salt (the code itself is never stored)."""
     salt = salt or secrets.token_bytes(16)

@@ -69,6 +69,10 @@ class AuthConfig:
     """The daemon-wide admin code (``[auth] admin_secret_file``, or the systemd credential
     ``admin-secret``), scrypt-hashed at load; a game's own (``new-game --admin-secret``) is
     accepted too."""
+    admin_code_source: str | None = None
+    """Where the daemon-wide admin code comes from (``admin_secret_file``, or the credential
+    ``$CREDENTIALS_DIRECTORY/admin-secret`` when present), read or not; None: there is none,
+    so only the games created with their own code accept their game masters' mail."""
 
     @property
     def confirm_list_votes(self) -> bool:
@@ -174,6 +178,9 @@ class Config:
     list_reply_to: str = "list"
     """``[list] reply_to``: ``list`` (default): pbem's list posts carry ``Reply-To`` the list,
     a plain Reply is public; ``none``: the list's own settings decide (pbem.mail.threads)."""
+    notices: tuple[str, ...] = ()
+    """Warnings about a valid configuration, one line each (``serve`` logs them, ``check-config``
+    prints them): e.g. ``[daemon] data_dir`` disagreeing with the unit's ``StateDirectory=``."""
 
 
 class _Section(dict[str, Any]):
@@ -206,8 +213,11 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
 
 
 class _Reader:
-    def __init__(self, data: Mapping[str, Any], passwords: bool = True) -> None:
+    def __init__(
+        self, data: Mapping[str, Any], passwords: bool = True, check_paths: bool = False
+    ) -> None:
         self.data = data
+        self.check_paths = check_paths
         self.problems: list[str] = []
         self.sections: dict[str, _Section] = {}
         self.passwords = passwords
@@ -273,6 +283,19 @@ class _Reader:
             self.problems.append(f"{sect}.tls: {t!r} must be one of {', '.join(TLS_MODES)}")
         return t
 
+    def path_exists(self, key: str, value: Any, base: Path) -> None:
+        """With ``check_paths``, a problem unless ``value`` names an existing file (relative to
+        the config's directory); only its existence is checked, never its content."""
+        if not self.check_paths:
+            return
+        path = Path(str(value))
+        path = path if path.is_absolute() else base / path
+        try:
+            if not path.is_file():
+                self.problems.append(f"{key}: {path}: no such file")
+        except OSError as exc:  # a directory on the way the caller may not enter
+            self.problems.append(f"{key}: {path}: {exc.strerror}")
+
     def password(self, tbl: Mapping[str, Any], sect: str, credential: str, base: Path) -> str:
         """From ``password_file`` or ``$CREDENTIALS_DIRECTORY/<credential>``; never inline."""
         pf = tbl.get("password_file")
@@ -285,7 +308,10 @@ class _Reader:
             return ""
         if not self.passwords:
             # an operator command that talks to no server: the password files and systemd
-            # credentials are the service's alone (root-only files, $CREDENTIALS_DIRECTORY)
+            # credentials are the service's alone (root-only files, $CREDENTIALS_DIRECTORY);
+            # a password_file is still looked for (not read), so a typo shows before the unit
+            if pf is not None:
+                self.path_exists(f"{sect}.password_file", pf, base)
             return ""
         if pf is not None:
             path = Path(str(pf))
@@ -341,6 +367,8 @@ def _admin_code(au: Mapping[str, Any], r: _Reader, base: Path) -> Mapping[str, s
 
     pf = au.get("admin_secret_file")
     if not r.passwords:
+        if pf is not None:
+            r.path_exists("auth.admin_secret_file", pf, base)
         return None  # a command that reads no mail: the code is the service's secret alone
     if pf is not None:
         path = Path(str(pf))
@@ -362,6 +390,36 @@ def _admin_code(au: Mapping[str, Any], r: _Reader, base: Path) -> Mapping[str, s
     return hash_secret(code)
 
 
+def _admin_code_source(au: Mapping[str, Any], base: Path) -> str | None:
+    """The file the daemon-wide admin code is read from (see :func:`_admin_code`), or None."""
+    pf = au.get("admin_secret_file")
+    if pf is not None:
+        path = Path(str(pf))
+        return str(path if path.is_absolute() else base / path)
+    creds = os.environ.get("CREDENTIALS_DIRECTORY")
+    if creds and (Path(creds) / "admin-secret").exists():
+        return str(Path(creds) / "admin-secret")
+    return None
+
+
+def admin_code_warning(cfg: Config, games: Mapping[str, bool]) -> str | None:
+    """One line when game masters' mail would be refused for want of an admin code: ``[auth]
+    admin_secret`` on, game masters named, no daemon-wide code, and no game (``games``: each
+    stored game's id, with whether it has its own code) or some game without its own."""
+    if not cfg.auth.admin_secret or not cfg.admins or cfg.auth.admin_code_source:
+        return None
+    without = sorted(g for g, has_code in games.items() if not has_code)
+    if games and not without:
+        return None
+    which = f"games without one: {', '.join(without)}" if without else "no game has one yet"
+    return (
+        "auth.admin_secret is on and no admin code exists for the daemon "
+        f"({which}): a game master's mail is refused unless it carries its game's code "
+        "(`pbem new-game` and `pbem open-game` print one per game) or a daemon-wide code (12 "
+        "characters or more in auth.admin_secret_file, or the credential admin-secret)"
+    )
+
+
 def _game_ids() -> list[str]:
     from pbem.games import GAME_IDS
 
@@ -376,13 +434,66 @@ def _option_names(game_id: str) -> list[str]:
     return [o.name for o in game_options(game_class(game_id).options_type)]
 
 
-def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool = True) -> Config:
+def _option_problems(game_id: str, options: Mapping[str, Any]) -> list[str]:
+    """Each option value ``new-game`` would refuse (a duration such as ``"18 hours"``, a value
+    outside its choices), checked one by one so that every bad one is named."""
+    from pbem.core.options import parse_options
+    from pbem.games import game_class
+
+    cls = game_class(game_id).options_type
+    if cls is None:
+        return []
+    out = []
+    for key, value in options.items():
+        try:
+            parse_options(cls, {key: value})
+        except (PbemError, ValueError, TypeError) as exc:
+            out.append(f'games."{game_id}".{key}: {exc}')
+    return out
+
+
+def _data_dir(
+    r: _Reader, d: Mapping[str, Any], env_data_dir: str | None
+) -> tuple[Path, tuple[str, ...]]:
+    """The data directory and, when two sources disagree, one line saying which one wins.
+
+    ``[daemon] data_dir`` is always read (and type-checked): the operators' commands, which run
+    outside the unit, find the state there. Under systemd the unit's ``StateDirectory=`` wins
+    (``$STATE_DIRECTORY``, the first path when it lists several): the service cannot write
+    anywhere else under ``ProtectSystem=strict``."""
+    configured = r.get(d, "daemon", "data_dir", str, "")
+    state = (os.environ.get("STATE_DIRECTORY") or "").split(":")[0]
+    chosen, source = (
+        (env_data_dir, "the caller's data directory")
+        if env_data_dir
+        else (state, "$STATE_DIRECTORY (the unit's StateDirectory=)")
+        if state
+        else (configured, "")
+    )
+    if configured and source and Path(configured).resolve() != Path(chosen).resolve():
+        return Path(chosen), (
+            f"daemon.data_dir {configured!r} differs from {source} {chosen!r}: using "
+            f"{chosen!r}; the operators' commands run outside the unit read {configured!r}, "
+            "so make them the same",
+        )
+    return Path(chosen), ()
+
+
+def load(
+    path: str | Path,
+    env_data_dir: str | None = None,
+    *,
+    passwords: bool = True,
+    check_paths: bool = False,
+) -> Config:
     """Read and validate ``path``; raises :class:`ConfigError` listing every problem.
 
     ``passwords=False`` leaves the password sources unread (the settings' passwords are empty):
     for the commands that talk to no server (``status``, ``new-game``, ``shunt``, ``deadline``,
     ``reachable``), so an operator needs neither the password files nor the service's
-    credentials. An inline ``password`` key is an error either way."""
+    credentials. An inline ``password`` key is an error either way. ``check_paths`` (with
+    ``passwords=False``: ``check-config --offline``) checks that the password and admin code
+    files named exist, without reading them."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text())
@@ -390,7 +501,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         raise ConfigError([f"{path}: cannot read: {exc.strerror}"]) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{path}: not valid TOML: {exc}"]) from exc
-    r = _Reader(data, passwords)
+    r = _Reader(data, passwords, check_paths)
     base = path.parent
     mod = r.table("moderator")
     moderator = r.address(mod, "moderator", "address")
@@ -463,9 +574,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         verify_certs=r.get(sm, "smtp", "verify_certs", bool, True),
     )
     d = r.table("daemon")
-    data_dir = Path(
-        env_data_dir or os.environ.get("STATE_DIRECTORY") or r.get(d, "daemon", "data_dir", str, "")
-    )
+    data_dir, notices = _data_dir(r, d, env_data_dir)
     au = r.table("auth", required=False)
     methods = au.get("methods", ["registered"])
     if not isinstance(methods, list) or not methods or any(m not in AUTH_METHODS for m in methods):
@@ -521,6 +630,9 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
                 for k in options
                 if known_options and k not in known_options
             )
+            r.problems.extend(
+                _option_problems(game, {k: v for k, v in options.items() if k in known_options})
+            )
     if not isinstance(rem, list) or not all(isinstance(x, int | float) for x in rem):
         r.problems.append("phases.reminders_hours: expected a list of hours")
         rem = []
@@ -564,6 +676,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
             admin_secret=r.get(au, "auth", "admin_secret", bool, True),
             confirm_requests_per_hour=r.get(au, "auth", "confirm_requests_per_hour", int, 6),
             admin_secret_hash=_admin_code(au, r, base),
+            admin_code_source=_admin_code_source(au, base),
         ),
         game_options=game_options,
         reminders_hours=tuple(float(x) for x in rem),
@@ -575,6 +688,7 @@ def load(path: str | Path, env_data_dir: str | None = None, *, passwords: bool =
         list_limits=list_limits,
         from_name=r.get(mod, "moderator", "from_name", str, DEFAULT_FROM_NAME),
         list_reply_to=r.get(lst, "list", "reply_to", str, "list"),
+        notices=notices,
     )
     if cfg.list_reply_to not in REPLY_TO_POLICIES:
         r.problems.append(

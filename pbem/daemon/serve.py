@@ -96,6 +96,8 @@ async def serve(
     opens the state from disk and goes on.
     """
     mk: Callable[[], Mailbox] = mailbox or (lambda: ImapMailbox(cfg.imap))
+    for notice in cfg.notices:
+        log.warning("%s", notice)
     loop = asyncio.get_running_loop()
     notifier = Notifier()
     beat = Heartbeat(cfg)

@@ -227,7 +227,8 @@ def _spec(specs: Sequence[CommandSpec], verb: str) -> CommandSpec:
 
 
 def _is_chat(spec: CommandSpec) -> bool:
-    return len(spec.args) == 1 and isinstance(spec.args[0], Text)
+    # CANCEL takes a free text too (the command to cancel): it is no way to talk
+    return spec.verb not in _META and len(spec.args) == 1 and isinstance(spec.args[0], Text)
 
 
 @dataclass
@@ -262,6 +263,9 @@ class MailBot:
     _named: tuple[str, ...] = ()  # the players a private prompt named
     _moves: dict[str, str] = field(default_factory=dict)  # Message-ID of a move -> its step
     _tries: dict[str, int] = field(default_factory=dict)  # step -> moves refused as a whole
+    refusals: list[str] = field(default_factory=list)
+    """Each line of ours the daemon refused (``name, step: line — why``); the demo fails on
+    those refused as outside their step (issue 21 item 16: :mod:`pbem.tools.maildemo`)."""
 
     async def run(self, stop: asyncio.Event) -> None:
         """Read mail every 50 ms until ``stop``; never raises (a bot must not kill the demo)."""
@@ -337,6 +341,12 @@ class MailBot:
             # the receipt of a command we sent: all refused, a person would try something else
             step = self._moves.pop(str(msg.get("In-Reply-To", "")), None)
             body = text_of(msg)
+            if step is not None:
+                self.refusals += [
+                    f"{self.name}, {step}: {line.strip()[2:]}"
+                    for line in body.splitlines()
+                    if _REFUSED.match(line)
+                ]
             if step is not None and _REFUSED.search(body) and not _ACCEPTED.search(body):
                 tries = self._tries.get(step, 0)
                 if tries < RETRIES:

@@ -35,9 +35,12 @@ once everyone has acted where the game allows it, so a game takes well under a m
 
 A bot acts on mail only, never on a timer: it waits for the reply to its question however
 long that takes. And a step does not depend on a window of seconds either: once the daemon has
-read and answered every mail and every bot is idle (nobody can act in the step any more), the
-driver closes it as the game master's ``CLORE`` would (:class:`IdleCloser`); its deadline only
-closes it if that comes first. On a busy machine the game is slower, never different in kind.
+read and answered every mail and every bot is idle (every bot has read the step's opening,
+asked, played, and read the answer: nobody can act in the step any more), the driver closes it
+as the game master's ``CLORE`` would (:class:`IdleCloser`), bound to that step (the daemon
+drops it if the step ended meanwhile); the deadlines are a safety net (:data:`PATIENT`). On a
+busy machine the game is slower, never different in kind, and the demo fails (exit 1, a line
+saying which) if a bot's move is refused or a vote round closes with no vote.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ from pbem.tools.demo_mail import (
     parse_mail,
     text_of,
 )
+from pbem.tools.demo_problems import demo_problems
 from pbem.tools.mailbots import PROMPT_TARGETS, MailBot
 
 log = logging.getLogger(__name__)
@@ -149,6 +153,26 @@ FAST_OPTIONS: Mapping[str, Mapping[str, Any]] = {
         "morning_not_before_scheduled": False,
     },
 }
+#: A step's deadline when the demo closes its steps itself (:class:`IdleCloser`), in seconds:
+#: only a safety net. A step ended by a window of a second or two that a busy machine lets pass
+#: refused the moves in flight (« Il n'y a pas de vote en cours ») and closed rounds before
+#: the bots had voted; the closer ends each once every bot has read it and every mail is
+#: answered, or the game closes it early once everyone has acted.
+PATIENT = 60
+#: Options that are not a step's duration.
+NOT_DURATIONS = ("rounds", "tally_min_interval")
+
+
+def patient(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with every step's duration made :data:`PATIENT`."""
+    return {
+        k: PATIENT
+        if isinstance(v, int | float) and not isinstance(v, bool) and k not in NOT_DURATIONS
+        else v
+        for k, v in options.items()
+    }
+
+
 #: Lupus' table, under its former name.
 FAST: Mapping[str, Any] = FAST_OPTIONS["lupus-in-tabula"]
 #: Players by default: Lupus plays with 10 here; the others are played by a fixed number.
@@ -456,6 +480,9 @@ class DemoResult:
     daemon_status: int | None
     bots: list[MailBot]
     list_mode: str = "external"
+    problems: list[str] = field(default_factory=list)
+    """What contradicts the game as played: a bot's move refused, a round closed with no
+    vote (:func:`pbem.tools.demo_problems.demo_problems`); the demo fails on any."""
 
 
 def _load_table(data: Path) -> Any:
@@ -537,7 +564,9 @@ class IdleCloser:
         watch.poll()
         if (_mailbox_counts(self.box), watch.seen, watch.sending) != before:
             return
-        submit(self.data, AdminCommand.now(GAME_ID, [self.line]))
+        # bound to this step: dropped by the daemon if a deadline or an early close ended it
+        # meanwhile, instead of closing the next step before anyone has read it
+        submit(self.data, AdminCommand.now(GAME_ID, [self.line], expect_events=watch.seen))
         self.closed_at = watch.seen
         self.closes += 1
 
@@ -564,7 +593,7 @@ async def play_by_mail(
     (``relay``); see the module docstring.
 
     ``close_when_idle``: close each step as soon as nobody can act in it (:class:`IdleCloser`)
-    instead of waiting for its deadline; its deadline still closes it if that comes first.
+    instead of waiting for its deadline, made :data:`PATIENT` (a safety net).
     """
     from pbem.adapters.maildir import MaildirMailbox
     from pbem.daemon.config import load
@@ -586,8 +615,9 @@ async def play_by_mail(
     try:
         config = write_config(root, mail.port, lang, list_mode)
         cfg = load(config)
+        chosen = {**FAST_OPTIONS.get(game, {}), **(options or {})}
         created = create_game(
-            config, game, names, seed, lang, {**FAST_OPTIONS.get(game, {}), **(options or {})}
+            config, game, names, seed, lang, patient(chosen) if close_when_idle else chosen
         )
         for line in created.splitlines():
             print(f"  pbem new-game: {line}", file=out)
@@ -648,7 +678,7 @@ async def play_by_mail(
                 log.exception("the daemon failed")
                 status = 1
         mail.stop()
-    table, _gs = _load_table(cfg.data_dir)
+    table, gs = _load_table(cfg.data_dir)
     return DemoResult(
         root=root,
         finished=finished,
@@ -660,6 +690,7 @@ async def play_by_mail(
         daemon_status=status,
         bots=bots,
         list_mode=list_mode,
+        problems=demo_problems(bots, gs.events()),
     )
 
 
@@ -692,6 +723,8 @@ def print_summary(result: DemoResult, out: TextIO) -> None:
         f"{result.elapsed:.1f} s; daemon exit status {result.daemon_status}",
         file=out,
     )
+    for problem in result.problems:
+        print(f"  DEMO FAILED: {problem}", file=out)
 
 
 def run_mail_demo(
@@ -745,4 +778,6 @@ def run_mail_demo(
             shutil.rmtree(root, ignore_errors=True)
         else:
             print(f"  Everything is kept in {root} (pbem status -c {root / 'pbem.toml'})", file=out)
-    return 0 if result.finished and result.daemon_status == 0 else 1
+    for problem in result.problems:
+        print(f"pbem demo: {problem}", file=sys.stderr)
+    return 0 if result.finished and result.daemon_status == 0 and not result.problems else 1

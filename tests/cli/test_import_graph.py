@@ -38,7 +38,21 @@ KNOWN_CIRCLES = (
         "pbem.desk",
         *(
             f"pbem.desk.{m}"
-            for m in ["announce", "close", "common", "end", "extend", "help", "pause", "preview", "remove", "replace", "resume", "roles", "rollback"]
+            for m in [
+                "announce",
+                "close",
+                "common",
+                "end",
+                "extend",
+                "help",
+                "pause",
+                "preview",
+                "remove",
+                "replace",
+                "resume",
+                "roles",
+                "rollback",
+            ]
         ),
         "pbem.handover",
         "pbem.seats",

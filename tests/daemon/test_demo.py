@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import io
 import mailbox
+import os
 import random
+import subprocess
 from collections.abc import Mapping
 from email.message import EmailMessage
 from pathlib import Path
@@ -18,7 +20,8 @@ import pytest
 
 from pbem.games import rules_for
 from pbem.tools.demo_mail import LIST, LIST_ID, MODERATOR, email_of
-from pbem.tools.mailbots import View, choose, read_reply
+from pbem.tools.demo_problems import demo_problems, empty_rounds
+from pbem.tools.mailbots import MailBot, View, choose, read_reply
 from pbem.tools.maildemo import (
     FAST_OPTIONS,
     DemoResult,
@@ -93,6 +96,8 @@ def _played(tmp_path: Path, **kw: Any) -> tuple[DemoResult, str]:
     result = asyncio.run(play_by_mail(tmp_path, out=out, **kw))
     text = out.getvalue()
     assert result.finished, text[-3000:]
+    # issue 21 item 16: no bot's move refused, no vote round closed before the bots voted
+    assert not result.problems, result.problems
     assert result.daemon_status == 0  # stopped by SIGTERM, cleanly
     assert result.summary["status"] == "finished" and result.summary["winners"]
     return result, text
@@ -495,3 +500,77 @@ def test_a_dracula_bot_follows_help_and_its_prompt() -> None:
     for _ in range(30):
         move = choose(bites, "Alice", specs, "en", rng, "", named=("Alice", "Chloé", "Élodie"))
         assert move is not None and move[1].split()[1] in ("Chloé", "Élodie")
+
+
+def test_the_demo_fails_on_a_round_closed_before_the_bots_voted() -> None:
+    """Issue 21 item 16, from ``pbem demo --seed 318699``: « premier tour du vote » opened, the
+    bots' votes answered « Il n'y a pas de vote en cours », the round's result « Aucun vote ».
+    The demo now names both and exits 1 (its transcript's events and its bots' refusals)."""
+    events: list[dict[str, Any]] = [
+        {"type": "PhaseStarted", "phase": "round1", "number": 2},
+        {"type": "VoteSet", "ballot": "round1", "voter": "Bruno", "target": "Alice"},
+        {"type": "PhaseClosed", "key": "round1", "awaited": ["Alice"]},
+        {"type": "PhaseStarted", "phase": "round1", "number": 3},
+        {"type": "PhaseClosed", "key": "round1", "awaited": ["Alice", "Bruno", "Chloé"]},
+        # a step with no ballot (a debate, a night) closes with no vote as it should
+        {"type": "PhaseStarted", "phase": "debate", "number": 4},
+        {"type": "PhaseClosed", "key": "debate", "awaited": []},
+    ]
+    assert empty_rounds(events) == ["round round1 (round1 3) closed with no vote"]
+    bot = MailBot("Chloé", "chloe@x", "fr", Path("/nonexistent"), ROSTER, (), 0, random.Random(1))
+    bot.refusals.append("Chloé, jour 3: VOTE Jules — Il n'y a pas de vote en cours.")
+    bot.refusals.append("Chloé, day 3: VOTE Alice — Alice is not a living player.")
+    bot.refusals.append("Chloé, day 3: PASS — There is nothing to pass now.")
+    problems = demo_problems([bot], events)
+    # a random target the rules refuse is no contradiction: the bot tries again
+    assert problems == [
+        "a bot's move refused after its step closed: "
+        "Chloé, jour 3: VOTE Jules — Il n'y a pas de vote en cours.",
+        "a bot's move refused after its step closed: "
+        "Chloé, day 3: PASS — There is nothing to pass now.",
+        "round round1 (round1 3) closed with no vote",
+    ]
+
+
+def test_a_bot_notes_each_refused_line_of_its_moves_and_cancel_is_no_chat() -> None:
+    """A receipt refusing a bot's move is noted (the demo fails on it); and CANCEL, whose
+    argument is free text, is never used to chat (« ANNULER Qui est le Voyant ? » was refused
+    in every French demo)."""
+    bot = MailBot("Chloé", "chloe@x", "fr", Path("/nonexistent"), ROSTER, (), 0, random.Random(1))
+    bot._moves["<m1@x>"] = "Jour 3, premier tour"
+    receipt = EmailMessage()
+    receipt["From"] = MODERATOR
+    receipt["Auto-Submitted"] = "auto-replied"
+    receipt["In-Reply-To"] = "<m1@x>"
+    receipt.set_content("  ✗ VOTE Jules — Il n'y a pas de vote en cours.\n")
+    asyncio.run(bot.handle(receipt))
+    assert bot.refusals == [
+        "Chloé, Jour 3, premier tour: VOTE Jules — Il n'y a pas de vote en cours."
+    ]
+    specs = rules_for("lupus-in-tabula").all_commands
+    view = View(("CANCEL", "PASS"), "night 1", ROSTER[:4], (), ())
+    for seed in range(30):
+        move = choose(view, "Alice", specs, "en", random.Random(seed))
+        assert move is None or "CANCEL" not in move[1], move
+
+
+def test_make_demo_lang_en_plays_in_english_whatever_the_locale() -> None:
+    """``make demo LANG=en`` (README's quick start): the mail language from make's command
+    line; a LANG from the environment is the locale, not a mail language."""
+    root = Path(__file__).resolve().parents[2]
+
+    def recipe(*args: str, env_lang: str = "en_GB.UTF-8") -> str:
+        env = {**os.environ, "LANG": env_lang}
+        r = subprocess.run(
+            ["make", "-s", "-n", "-C", str(root), "demo", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        (line,) = [x for x in r.stdout.splitlines() if "pbem demo" in x]
+        return line
+
+    assert recipe().endswith("--lang fr")
+    assert recipe("LANG=en").endswith("--lang en")
+    assert "make demo LANG=en" in (root / "README.md").read_text(encoding="utf-8")

@@ -107,3 +107,28 @@ def test_status_lists_a_running_games_bench(tmp_path: Path) -> None:
         assert "  bench: Zoé Martin <zoe@example.test>" in render(data)
     finally:
         w.close()
+
+
+def test_a_request_bound_to_a_step_is_dropped_once_the_game_moved_on(tmp_path: Path) -> None:
+    """Issue 21 item 16: the mail demo's CLORE, decided once every bot was idle in a step,
+    closed the NEXT step when a deadline ended that one first (« Jour 3 : premier tour du
+    vote » opened and closed empty 0.1 s later). Bound to the event count it was decided at,
+    it is dropped when the game has moved on, applied when it has not."""
+    w = _world(tmp_path)
+    svc = w.start()
+    try:
+        game = svc.games["g1"]
+        seen = int(game.store.meta["seq"])
+        (key, due), *_ = svc.deadlines.effective(game).items()
+        submit(w.cfg.data_dir, AdminCommand.now("g1", ["CLOSE"], expect_events=seen))
+        w.now = due  # the step's deadline comes first: the next step opens
+        assert svc.deadlines.resolve("g1", key)
+        moved = int(game.store.meta["seq"])
+        assert moved > seen
+        assert svc.operator.apply_requests() == 1
+        assert int(game.store.meta["seq"]) == moved  # dropped: the new step stays open
+        submit(w.cfg.data_dir, AdminCommand.now("g1", ["CLOSE"], expect_events=moved))
+        assert svc.operator.apply_requests() == 1
+        assert int(game.store.meta["seq"]) > moved  # bound to the step in play: applied
+    finally:
+        w.close()

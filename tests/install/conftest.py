@@ -27,7 +27,17 @@ from tests.support.once_per_run import once_per_run, run_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 NOBODY = 65534
-SKIP = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")
+SKIP = (
+    ".git",
+    ".venv",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".*_cache",
+    ".hypothesis",
+    ".pytest-tmp",
+)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -151,3 +151,24 @@ data_dir = "{tmp_path / "state"}"
             proc.kill()
             proc.wait(10)
     assert "Traceback" not in log.read_text()
+
+
+def test_the_wheel_alone_writes_the_config_the_unit_and_the_sysusers_file(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """Issue 21 item 5: with only the wheel installed (no checkout), ``pbem install-files DIR``
+    writes the files docs/install-debian.md installs, as shipped, laid out as in the source
+    tree; a second run leaves them alone."""
+    shipped = ("config/pbem.example.toml", "systemd/pbem.service", "systemd/pbem.sysusers")
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    for rel in shipped:
+        assert f"pbem-0.1.0.data/data/share/pbem/{Path(rel).name}" in names, rel
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = _pbem(installed, elsewhere, "install-files", "files")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [f"files/{rel}" for rel in shipped]
+    for rel in shipped:
+        assert (elsewhere / "files" / rel).read_bytes() == (ROOT / rel).read_bytes(), rel
+    r = _pbem(installed, elsewhere, "install-files", "files")
+    assert r.returncode == 2 and "already there (--force)" in r.stderr

@@ -32,27 +32,43 @@ class AdminCommand(Request):
     lines: tuple[str, ...]
     at: datetime
     name: str
+    expect_events: int | None = None
+    """Apply only if the game still has exactly this many events: a request meant for the
+    step in play (the mail demo's ``CLORE`` once every bot is idle) must not close the next
+    one when a deadline or an early close ended that step first (issue 21 item 16)."""
     spool = "admin"
     # consumed after the commit: the ledger key makes a second pass a no-op
 
     @classmethod
-    def now(cls, game: str, lines: Sequence[str]) -> AdminCommand:
+    def now(cls, game: str, lines: Sequence[str], expect_events: int | None = None) -> AdminCommand:
         """The request made now (its file is named by the time: one per request)."""
         at = datetime.now(UTC)
-        return cls(game, tuple(lines), at, f"{at:%Y%m%dT%H%M%S%f}-{os.getpid()}.json")
+        name = f"{at:%Y%m%dT%H%M%S%f}-{os.getpid()}.json"
+        return cls(game, tuple(lines), at, name, expect_events)
 
     def file_name(self) -> str:
         return self.name
 
     def text(self) -> str:
-        return json.dumps({"game": self.game, "lines": list(self.lines), "at": self.at.isoformat()})
+        data: dict[str, object] = {
+            "game": self.game,
+            "lines": list(self.lines),
+            "at": self.at.isoformat(),
+        }
+        if self.expect_events is not None:
+            data["expect_events"] = self.expect_events
+        return json.dumps(data)
 
     @classmethod
     def read(cls, name: str, text: str) -> Self:
         data = json.loads(text)
         at = data.get("at")
         when = datetime.fromisoformat(at) if isinstance(at, str) else datetime.now(UTC)
-        return cls(str(data["game"]), tuple(str(line) for line in data["lines"]), when, name)
+        expect = data.get("expect_events")
+        lines = tuple(str(line) for line in data["lines"])
+        return cls(
+            str(data["game"]), lines, when, name, int(expect) if expect is not None else None
+        )
 
     def apply(self, svc: Service) -> None:
         key = f"admin:{self.name}"
@@ -61,6 +77,15 @@ class AdminCommand(Request):
             log.warning("admin request for unknown game %s ignored", self.game)
             return
         if key in game.keys:
+            return
+        if self.expect_events is not None and int(game.store.meta["seq"]) != self.expect_events:
+            log.info(
+                "game %s: admin request %s dropped: the game moved on (%s events, not %s)",
+                self.game,
+                self.name,
+                game.store.meta["seq"],
+                self.expect_events,
+            )
             return
         admins = [str(a) for a in game.store.setup.get("admins", [])] or list(svc.cfg.admins)
         if not admins:
