@@ -49,15 +49,16 @@ async def measure(cfg_path: Path) -> None:
     from pbem.daemon.config import load
     from pbem.daemon.operator.retry_shunt import RetryShunt
     from pbem.daemon.operator.spool import drain
-    from pbem.daemon.service import Service
+    from pbem.daemon.service import Service, no_cyclic_gc
 
     cfg = load(cfg_path)
     sched = DeadlineScheduler()
     t = time.perf_counter()
     svc = Service(cfg=cfg, engine=Table, transport=None, scheduler=sched)  # type: ignore[arg-type]
     svc.open()
-    for g in svc.games.values():
-        svc.deadlines.rearm(g)
+    with no_cyclic_gc():
+        for g in svc.games.values():
+            svc.deadlines.rearm(g)
     sched.start()
     svc.settle_heap()
     load_s = time.perf_counter() - t
