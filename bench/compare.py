@@ -55,7 +55,7 @@ class Bench:
     figures: tuple[Figure, ...]
 
 
-NUMBER = r"([0-9][0-9,]*(?:\.[0-9]+)?)"
+NUMBER = r"(-?[0-9][0-9,]*(?:\.[0-9]+)?)"  # a share may come out negative on a busy machine
 
 BENCHES = (
     Bench(
