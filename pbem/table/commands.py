@@ -140,8 +140,7 @@ def run_command(
     except CommandError as exc:
         reply.rejected.append({"line": line, "reason": reason(table, exc, player.lang)})
         return state
-    # a vote keeps its arrival time, for the archive's vote timeline (the rules ignore it)
-    new = [replace(e, at=now) if isinstance(e, VoteSet) else e for e in new]
+    new = stamp_votes(new, now)
     events += new
     state = table.rules.fold(new, state)
     until = table.rules.changeable_until(state, player.name, command.verb)
@@ -160,3 +159,10 @@ def run_command(
         entry["text"] = command.text
     reply.accepted.append(entry)
     return state
+
+
+def stamp_votes(events: Sequence[Event], now: datetime) -> list[Event]:
+    """The events of a player's command, each vote stamped with its arrival time, for the
+    archive's vote timeline (the rules ignore it); also the rules-only fast path's
+    (pbem.balance.fastgame), so both logs hold the same votes."""
+    return [replace(e, at=now) if isinstance(e, VoteSet) else e for e in events]
