@@ -14,6 +14,7 @@ from pbem.core.commands import CommandSpec
 from pbem.core.errors import CommandError, SetupError
 from pbem.core.events import Event, PhaseClosed, RolledBack
 from pbem.core.game import GameSpec, PlayerSpec, Rules
+from pbem.core.idle import IdleCount
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.roster import Roster
@@ -54,6 +55,7 @@ class Table:
         self._rebuild()
         self.renderer = renderer or shared_renderer(setup.timezone)
         self._pages: MailPages | None = None
+        self._idle: IdleCount | None = None
         for spec in setup.players:
             for reserved in rules.all_commands:
                 if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
@@ -200,6 +202,19 @@ class Table:
             else:
                 self.ruled.append(event)
                 self.state = self.rules.evolve(self.state, event)
+
+    def idle_count(self) -> IdleCount:
+        """The log's idle counts (:mod:`pbem.core.idle`), kept between closes: extended by the
+        events appended since, scanned again from the start only after a rollback."""
+        count = self._idle
+        if count is None or count.length > len(self.events):
+            count = IdleCount.of(self.events)
+        elif count.length < len(self.events):
+            added = self.events[count.length :]
+            rolled = any(isinstance(e, RolledBack) for e in added)
+            count = IdleCount.of(self.events) if rolled else count.extended(added)
+        self._idle = count
+        return count
 
     def _rebuild(self) -> None:
         self.ruled, self.desk = split(self.events)
