@@ -15,6 +15,7 @@ from pbem.desk.kernel import is_kernel
 from pbem.handover import handover_mails
 from pbem.mail.html import with_paragraph
 from pbem.record.deal import canonical_deal, deal_events, digest
+from pbem.record.seed import commitment as seed_commitment
 from pbem.table.step import Outgoing, PostVerdict, Reply, Step
 
 if TYPE_CHECKING:
@@ -148,6 +149,13 @@ def committed(table: Table, events: list[Event], salt: str) -> Step:
         _subject, line = table.renderer.mail(
             "common/deal_commitment", table.setup.lang, {"digest": commitment.digest}
         )
+        # every later draw derives from the seed (pbem/record/seed.py): committed here too
+        _subject, seed_line = table.renderer.mail(
+            "common/seed_commitment",
+            table.setup.lang,
+            {"digest": seed_commitment(table.setup.seed)},
+        )
+        line = f"{line}\n{seed_line}"
         opening = outgoing[first]
         outgoing[first] = replace(
             opening,

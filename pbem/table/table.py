@@ -23,6 +23,7 @@ from pbem.games.idle import idle_after_close
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.mail.threads import current_thread
 from pbem.mailpages import MailPages
+from pbem.record.seed import deal_rng, draw_rng
 from pbem.seats import setup_bench
 from pbem.setup_check import check_new_setup
 from pbem.table import admin, receive, wording
@@ -76,7 +77,7 @@ class Table:
         table = cls(setup, rules, [], renderer)
         spec = GameSpec(setup.players, setup.options, setup.lang, setup.roles, setup.leftover)
         try:
-            events = rules.setup(spec, now, random.Random(setup.seed))
+            events = rules.setup(spec, now, deal_rng(setup.seed, setup.seed_scheme))
         except OverflowError:  # a deadline past the calendar: the game could never reach it
             raise SetupError("setup: a deadline of the game falls past the year 9999") from None
         if setup.deal_salt is None:
@@ -244,7 +245,7 @@ class Table:
         """The draws of the next resolution (``offset``: events the step already holds)."""
         # the rules' events only: a desk act (a pause, an announcement) does not change what
         # the next resolution draws, and a rolled-back resolution draws the same again
-        return random.Random(f"{self.setup.seed}:{len(self.ruled) + offset}")
+        return draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
 
     def removal_rng(self) -> random.Random:
         """The draws of a removal by the game master (a Mayor drawn in a removed one's place)."""
