@@ -163,3 +163,25 @@ def committed(table: Table, events: list[Event], salt: str) -> Step:
             html=with_paragraph(opening.html, line),
         )
     return replace(step, outgoing=tuple(outgoing))
+
+
+def chained(table: Table, step: Step) -> Step:
+    """A phase's close with its link of the hash chain (pbem/record/chain.py): ``H_n`` added
+    under the step's first public mail (the result post), in one short line. Only a game
+    whose opening committed to its seed (a sealed game) has a chain to publish."""
+    if table.setup.deal_salt is None or not step.events:
+        return step
+    _cursor, found = table.chain_cursor().fed(step.events)
+    first = next((i for i, o in enumerate(step.outgoing) if o.public), None)
+    if not found or first is None:
+        return step
+    link = found[-1]
+    _subject, line = table.renderer.mail(
+        "common/chain_line", table.setup.lang, {"n": link.n, "digest": link.digest}
+    )
+    outgoing = list(step.outgoing)
+    post = outgoing[first]
+    outgoing[first] = replace(
+        post, body=f"{post.body.rstrip()}\n\n{line}", html=with_paragraph(post.html, line)
+    )
+    return replace(step, outgoing=tuple(outgoing))

@@ -23,11 +23,13 @@ from pbem.games.idle import idle_after_close
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.mail.threads import current_thread
 from pbem.mailpages import MailPages
+from pbem.record.chain import ChainCursor
+from pbem.record.seed import commitment as seed_commitment
 from pbem.record.seed import deal_rng, draw_rng
 from pbem.seats import setup_bench
 from pbem.setup_check import check_new_setup
 from pbem.table import admin, receive, wording
-from pbem.table.mails import Receipt, committed, step_of
+from pbem.table.mails import Receipt, chained, committed, step_of
 from pbem.table.setup import TableSetup
 from pbem.table.step import Delivery, PostVerdict, Step
 
@@ -55,6 +57,7 @@ class Table:
         self._rebuild()
         self.renderer = renderer or shared_renderer(setup.timezone)
         self._pages: MailPages | None = None
+        self._chain: ChainCursor | None = None
         for spec in setup.players:
             for reserved in rules.all_commands:
                 if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
@@ -223,7 +226,19 @@ class Table:
             events += idle_after_close(self, PhaseClosed(key, len(events), awaited), events, now)
         if events:  # marked, so that the game master may roll this resolution back
             events = [PhaseClosed(key, len(events), awaited), *events]
-        return step_of(self, events, reply=None)
+        return chained(self, step_of(self, events, reply=None))
+
+    def chain_cursor(self) -> ChainCursor:
+        """The hash chain over the log so far (pbem/record/chain.py), from the seed's
+        commitment; cached, since a close only adds to it."""
+        cursor = self._chain
+        if cursor is None or cursor.seen > len(self.events):
+            cursor = ChainCursor(0, (), 0, seed_commitment(self.setup.seed))
+        if cursor.seen < len(self.events):
+            encode = self.rules.codec.encode
+            cursor, _links = cursor.fed(encode(e) for e in self.events[cursor.seen :])
+        self._chain = cursor
+        return cursor
 
     def receive(self, msg: EmailMessage, **delivery: Unpack[Delivery]) -> Step:
         """Handle one inbound mail (:func:`pbem.table.receive.receive_mail`). Bad input gives
