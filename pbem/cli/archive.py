@@ -1,4 +1,5 @@
-"""``pbem archive``, ``pbem verify`` and ``pbem stats``: reading finished games.
+"""``pbem archive``, ``pbem export``, ``pbem verify`` and ``pbem stats``: reading finished
+games.
 
 They read the daemon's data directory (``-c CONFIG`` or ``--data-dir``) without its lock and
 write nothing in it: the archive goes to ``--out`` (the current directory by default).
@@ -36,8 +37,17 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--lang", choices=("fr", "en"), help="default: the game's language")
     p.set_defaults(func=cmd_archive)
 
-    p = without_config(sub.add_parser("verify", help="check the deal commitment of an archive"))
-    p.add_argument("file", help="an archive (.html or .txt) or its .deal.json")
+    p = with_data(
+        sub.add_parser("export", help="write a finished game's open record (versioned JSON)")
+    )
+    p.add_argument("game", help="the game's id")
+    p.add_argument("-o", "--out", help="the file to write (default: GAME.record.json)")
+    p.set_defaults(func=cmd_export)
+
+    p = without_config(
+        sub.add_parser("verify", help="check an exported record, or an archive's sealed deal")
+    )
+    p.add_argument("file", help="a GAME.record.json, an archive (.html or .txt) or its .deal.json")
     p.set_defaults(func=cmd_verify)
 
     p = with_data(sub.add_parser("stats", help="statistics over the finished games"))
@@ -123,6 +133,29 @@ def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
             path.write_text(files[kind], encoding="utf-8")
             written.append(path)
     return written
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a finished game's record (pbem/record/export.py, docs/record.md)."""
+    from pbem.record.export import game_record
+
+    try:
+        tables = load_tables(_data_dir(args))
+    except (PbemError, OSError) as exc:
+        print(f"pbem export: {exc}", file=sys.stderr)
+        return 2
+    table = next((t for t in tables if t.game_id == args.game), None)
+    if table is None:
+        print(f"pbem export: no game {args.game!r}", file=sys.stderr)
+        return 2
+    if not table.finished:  # the record reveals the seed: every card and every draw
+        print(f"pbem export: game {args.game!r} is not over (its record reveals the seed)")
+        return 2
+    out = Path(args.out or f"{table.game_id}.record.json")
+    text = json.dumps(game_record(table), ensure_ascii=False, indent=1, sort_keys=True)
+    out.write_text(text + "\n", encoding="utf-8")
+    print(out)
+    return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -10,7 +10,9 @@ Then::
 
     H_n = SHA-256( H_{n-1} as 64 lowercase hex digits  ||  canonical JSON of link n )
 
-where the canonical JSON is ``{"events": [...]}`` dumped with sorted keys, no spaces and
+where the canonical JSON is ``{"events": [...]}``, each event in its public form (every
+e-mail address replaced by ``sha256:`` and the SHA-256 of the address in lower case, so the
+open record needs no address and whoever knows one can still check it), dumped with sorted keys, no spaces and
 ``ensure_ascii=False``, encoded in UTF-8 (``json.dumps(sort_keys=True,
 separators=(",", ":"), ensure_ascii=False)``). The public result post of close ``n`` carries
 ``H_n``; a player who kept the posts can later check the exported record against them, and
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,11 +38,26 @@ def canonical_json(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+_ADDRESS = re.compile(r"[^@\s]+@[^@\s]+")
+
+
+def public_form(value: Any) -> Any:
+    """An encoded event with every e-mail address replaced by its ``sha256:`` digest."""
+    if isinstance(value, str):
+        if _ADDRESS.fullmatch(value):
+            return "sha256:" + hashlib.sha256(value.strip().lower().encode()).hexdigest()
+        return value
+    if isinstance(value, Mapping):
+        return {k: public_form(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [public_form(v) for v in value]
+    return value
+
+
 def next_digest(previous: str, events: Sequence[Mapping[str, Any]]) -> str:
-    """``H_n`` from ``H_{n-1}`` and the encoded events of link ``n``."""
-    return hashlib.sha256(
-        previous.encode("ascii") + canonical_json({"events": list(events)})
-    ).hexdigest()
+    """``H_n`` from ``H_{n-1}`` and the encoded events of link ``n`` (public form or not)."""
+    public = [public_form(e) for e in events]
+    return hashlib.sha256(previous.encode("ascii") + canonical_json({"events": public})).hexdigest()
 
 
 @dataclass(frozen=True)
