@@ -159,6 +159,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """An exported record: the seed, the deal, the chain, the replay (pbem/record/replay.py);
+    an archive or its .deal.json: the sealed deal only, and what it lacks."""
     from pbem.record.deal import find_reveal
 
     try:
@@ -166,15 +168,44 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"pbem verify: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
+    record = _record(text)
+    if record is not None:
+        return _verify_record(record)
     shown = find_reveal(text)
     if shown is None:
         print(f"pbem verify: {args.file}: no committed deal in it", file=sys.stderr)
         return 2
-    if shown.verifies:
-        print(f"OK: the deal matches the commitment {shown.digest}")
-        return 0
-    print(f"FAILED: the deal does not match the commitment {shown.digest}")
-    return 1
+    if not shown.verifies:
+        print(f"FAILED: the deal does not match the commitment {shown.digest}")
+        return 1
+    print(f"OK: the deal matches the commitment {shown.digest}")
+    print(
+        "This file holds the sealed deal only: no seed, no chain, no orders to replay "
+        "(a game's whole record: pbem export GAME, then pbem verify GAME.record.json)."
+    )
+    return 0
+
+
+def _record(text: str) -> dict[str, Any] | None:
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) and "record_version" in data else None
+
+
+def _verify_record(record: dict[str, Any]) -> int:
+    from pbem.record.replay import verify_record
+
+    verdict = verify_record(record)
+    for line in verdict.passed:
+        print(f"OK: {line}")
+    if verdict.failure is not None:
+        print(f"FAILED: {verdict.failure}")
+        return 1
+    return 0
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
