@@ -132,6 +132,13 @@ def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
             path = out / f"{table.game_id}{suffix}"
             path.write_text(files[kind], encoding="utf-8")
             written.append(path)
+    if table.finished:  # the open record beside the archive: it reveals the seed (docs/record.md)
+        from pbem.record.export import game_record
+
+        path = out / f"{table.game_id}.record.json"
+        text = json.dumps(game_record(table), ensure_ascii=False, indent=1, sort_keys=True)
+        path.write_text(text + "\n", encoding="utf-8")
+        written.append(path)
     return written
 
 
