@@ -140,3 +140,35 @@ def test_pbem_verify_reads_a_record_and_an_old_archive(
     old.write_text(archive_files(whole_game("lupus-in-tabula", "en"))["text"], encoding="utf-8")
     assert main(["verify", str(old)]) == 0
     assert "sealed deal only" in capsys.readouterr().out
+
+
+def test_a_game_with_the_game_masters_acts_and_a_rollback_verifies() -> None:
+    """Pauses, extensions, an announcement, a rollback and an early close are links of the
+    chain like any order; the replay folds them as the table did and still agrees."""
+    import random
+    from datetime import timedelta
+
+    from pbem.table import Table
+    from pbem.tools.demo import demo_setup, play
+    from pbem.tools.simulate import EPOCH
+    from tests.archive.bot_games import SALT
+
+    setup = {**demo_setup("loup-garou", 0, 3, "en"), "deal_salt": SALT, "admins": ["gm@v.example"]}
+    table, step = Table.new(setup, EPOCH)
+    table.apply(step)
+    now = EPOCH + timedelta(hours=1)
+    for n, line in enumerate(["PAUSE", "RESUME", "EXTEND 24h", "ANNOUNCE Hello"]):
+        table.apply(table.admin_lines([line], "gm@v.example", now, f"k{n}"))
+    key = min(table.deadlines().items(), key=lambda kv: kv[1])[0]
+    table.apply(table.close(key, now))
+    table.apply(table.admin_lines(["ROLLBACK 24h"], "gm@v.example", now, "k9"))
+    table.apply(table.admin_lines(["CLOSE"], "gm@v.example", now, "k10"))
+    play(table, random.Random(3), now=now)
+    assert table.finished
+    kinds = {e["type"] for e in (table.rules.codec.encode(e) for e in table.events)}
+    assert {"Paused", "Resumed", "DeadlineMoved", "RolledBack", "DeskNotice"} <= kinds
+    record = json.loads(json.dumps(game_record(table), ensure_ascii=False))
+    verdict = verify_record(record)
+    assert verdict.ok, verdict.failure
+    acts = [a["type"] for p in record["phases"] for a in p["acts"]]
+    assert "RolledBack" in acts and "Paused" in acts
