@@ -22,10 +22,27 @@ if TYPE_CHECKING:
 
 RECORD_VERSION = 1
 """The version of the record's shape (docs/record-schema.json's ``record_version``)."""
-KERNEL = frozenset(t.__name__ for t in KERNEL_EVENTS) - {"PhaseClosed"}
-"""The game master's desk acts, seat changes and moved deadlines (not the rules' events)."""
-ORDERS = frozenset({"ActionSet", "ActionCleared", "VoteSet", "Nominated"})
-"""The players' orders as the log keeps them (a vote, an action, its withdrawal)."""
+ACTS = frozenset(t.__name__ for t in KERNEL_EVENTS) - {"PhaseClosed"} | {"SeatRemoved"}
+"""The game master's desk acts, seat changes, removals and moved deadlines."""
+
+
+def taken_in(encoded: Sequence[Mapping[str, Any]]) -> list[bool]:
+    """Per event, whether the rules took it in from a player: not the opening (up to the
+    deal's commitment, or the first phase), not a close's resolution, not a notice, not an
+    act of the game master."""
+    end = next((i for i, e in enumerate(encoded) if e.get("type") == "DealCommitted"), None)
+    if end is None:
+        end = next((i for i, e in enumerate(encoded) if e.get("type") == "PhaseStarted"), -1)
+    resolved: set[int] = set()
+    for index, event in enumerate(encoded):
+        if event.get("type") == "PhaseClosed":
+            resolved.update(range(index + 1, index + 1 + int(event.get("events", 0))))
+    return [
+        i > end
+        and i not in resolved
+        and e.get("type") not in ACTS | {"PhaseClosed", "Notice", "DeskNotice"}
+        for i, e in enumerate(encoded)
+    ]
 
 
 def game_record(table: Table) -> dict[str, Any]:
@@ -101,6 +118,7 @@ def _phases(encoded: Sequence[Mapping[str, Any]], chain: Sequence[Any]) -> list[
     phases: list[dict[str, Any]] = []
     begin = 0
     opened: Mapping[str, Any] | None = None
+    orders = taken_in(encoded)
     ends = [link.index for link in chain] + ([len(encoded) - 1] if encoded else [])
     for n, end in enumerate(ends, 1):
         if end < begin:
@@ -122,11 +140,11 @@ def _phases(encoded: Sequence[Mapping[str, Any]], chain: Sequence[Any]) -> list[
                 "closed_by": part[-1].get("key") if part[-1].get("type") == "PhaseClosed" else None,
                 "digest": chain[n - 1].digest if n <= len(chain) else None,
                 "orders": [
-                    {"index": begin + i, **e} for i, e in enumerate(part) if e["type"] in ORDERS
+                    {"index": begin + i, **e} for i, e in enumerate(part) if orders[begin + i]
                 ],
                 "tallies": tallies,
                 "acts": [
-                    {"index": begin + i, **e} for i, e in enumerate(part) if e["type"] in KERNEL
+                    {"index": begin + i, **e} for i, e in enumerate(part) if e["type"] in ACTS
                 ],
             }
         )
