@@ -48,6 +48,13 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         sub.add_parser("verify", help="check an exported record, or an archive's sealed deal")
     )
     p.add_argument("file", help="a GAME.record.json, an archive (.html or .txt) or its .deal.json")
+    p.add_argument(
+        "--posts",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="saved list posts (mails, a mailbox) whose fingerprints the record must match",
+    )
     p.set_defaults(func=cmd_verify)
 
     p = with_data(sub.add_parser("stats", help="statistics over the finished games"))
@@ -177,7 +184,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 2
     record = _record(text)
     if record is not None:
-        return _verify_record(record)
+        from pbem.record.replay import posted_digests
+
+        posted: dict[int, str] = {}
+        for name in args.posts:
+            try:
+                posted.update(
+                    posted_digests(Path(name).read_text(encoding="utf-8", errors="replace"))
+                )
+            except OSError as exc:
+                print(f"pbem verify: cannot read {name}: {exc}", file=sys.stderr)
+                return 2
+        return _verify_record(record, posted)
     shown = find_reveal(text)
     if shown is None:
         print(f"pbem verify: {args.file}: no committed deal in it", file=sys.stderr)
@@ -203,10 +221,10 @@ def _record(text: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and "record_version" in data else None
 
 
-def _verify_record(record: dict[str, Any]) -> int:
+def _verify_record(record: dict[str, Any], posted: dict[int, str]) -> int:
     from pbem.record.replay import verify_record
 
-    verdict = verify_record(record)
+    verdict = verify_record(record, posted)
     for line in verdict.passed:
         print(f"OK: {line}")
     if verdict.failure is not None:

@@ -4,8 +4,9 @@ Checks, in order, each naming where it fails (docs/verify.md):
 
 1. the seed matches its commitment, and the chain starts from it (H_0);
 2. the sealed deal matches its digest and is the deal the log holds;
-3. every link of the chain, recomputed from the log, equals the digest recorded for it (the one
-   the result post carried): a changed order, act or hash shows at its phase;
+3. every link of the chain, recomputed from the log, equals the digest recorded for it, and
+   each fingerprint a player kept from the result posts (``--posts``) equals the record's: a
+   changed order, act or hash shows at its phase;
 4. the replay: the deal dealt again from the seed, then every phase's close run again by the
    rules (with the draws of the seed, pbem/record/seed.py) on the recorded orders and acts,
    must give the recorded resolution (deaths, lynches, roles, the end); the times it gives are
@@ -62,8 +63,37 @@ def _masked(value: Any) -> Any:
     return value
 
 
-def verify_record(record: Mapping[str, Any]) -> Verdict:
-    """Check an exported record (pbem/record/export.py) as the module's docstring says."""
+_POSTED = re.compile(
+    r"(?:Empreinte n° (?P<fr>\d+) de la partie :|Game fingerprint no\. (?P<en>\d+):)"
+    r"\s*(?P<digest>[0-9a-f]{64})"
+)
+
+
+def posted_digests(text: str) -> dict[int, str]:
+    """The fingerprints the result posts carried (``common/chain_line``), from any text
+    holding them: plain text, a saved mail or an mbox (each message's text parts decoded:
+    quoted-printable would cut the line), an HTML page."""
+    import email
+    import email.policy
+
+    found = {int(m["fr"] or m["en"]): m["digest"] for m in _POSTED.finditer(text)}
+    for raw in re.split(r"(?m)^From \S.*\n", text):
+        if not raw.strip():
+            continue
+        message = email.message_from_string(raw, policy=email.policy.default)
+        for part in message.walk():
+            if part.get_content_type() in ("text/plain", "text/html"):
+                try:
+                    body = part.get_content()
+                except (LookupError, ValueError):
+                    continue
+                found.update({int(m["fr"] or m["en"]): m["digest"] for m in _POSTED.finditer(body)})
+    return found
+
+
+def verify_record(record: Mapping[str, Any], posted: Mapping[int, str] | None = None) -> Verdict:
+    """Check an exported record (pbem/record/export.py) as the module's docstring says;
+    ``posted``: the fingerprints a player kept from the list's posts, by link number."""
     verdict = Verdict()
     try:
         seed = int(record["seed"]["value"])
@@ -81,6 +111,12 @@ def verify_record(record: Mapping[str, Any]) -> Verdict:
         return verdict
     if not _chain_ok(seed, events, chain["links"], record, verdict):
         return verdict
+    for n, digest in sorted((posted or {}).items()):
+        links_ = chain["links"]
+        if n > len(links_) or links_[n - 1]["digest"] != digest:
+            return verdict.fail(n, f"phase {n}: the fingerprint posted differs from the record's")
+    if posted:
+        verdict.passed.append(f"the {len(posted)} fingerprints posted are the record's")
     if not _replay_ok(record, seed, events, verdict):
         return verdict
     _views_ok(record, events, verdict)

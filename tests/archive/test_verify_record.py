@@ -172,3 +172,43 @@ def test_a_game_with_the_game_masters_acts_and_a_rollback_verifies() -> None:
     assert verdict.ok, verdict.failure
     acts = [a["type"] for p in record["phases"] for a in p["acts"]]
     assert "RolledBack" in acts and "Paused" in acts
+
+
+def test_pbem_verify_checks_the_fingerprints_a_player_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The list's posts, saved as an mbox (quoted-printable, as mail carries French), are
+    compared with the record: a record rewritten after the posts went out is caught."""
+    import mailbox
+    import random
+    from email.message import EmailMessage
+
+    from pbem.table import Table
+    from pbem.tools.demo import demo_setup, play
+    from pbem.tools.simulate import EPOCH
+    from tests.archive.bot_games import SALT
+
+    setup = {**demo_setup("lupus-in-tabula", 0, 2, "fr"), "deal_salt": SALT}
+    table, step = Table.new(setup, EPOCH)
+    table.apply(step)
+    sent = play(table, random.Random(2))
+    box = mailbox.mbox(tmp_path / "list.mbox")
+    for post in (o for o in sent if o.public):
+        msg = EmailMessage()
+        msg["Subject"] = post.subject
+        msg.set_content(post.body, cte="quoted-printable")
+        box.add(msg)
+    box.close()
+    record_path = tmp_path / "g.record.json"
+    record = game_record(table)
+    record_path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    args = ["verify", str(record_path), "--posts", str(tmp_path / "list.mbox")]
+    assert main(args) == 0
+    assert "fingerprints posted are the record's" in capsys.readouterr().out
+    # the operator rewrites the log after the fact and recomputes the chain: the posts differ
+    forged = json.loads(json.dumps(record))
+    forged["events"][40] = {**forged["events"][40], "forged": True}
+    record_path.write_text(json.dumps(_rechained(forged), ensure_ascii=False), encoding="utf-8")
+    assert main(args) == 1
+    phase = next(link["n"] for link in record["chain"]["links"] if link["index"] >= 40)
+    assert f"FAILED: phase {phase}: the fingerprint posted differs" in capsys.readouterr().out
