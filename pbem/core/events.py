@@ -87,12 +87,17 @@ class ActionCleared(Event):
 
 @dataclasses.dataclass(frozen=True)
 class VoteSet(Event):
-    """A vote in a ballot (``target`` None withdraws it); ``seq`` orders arrivals."""
+    """A vote in a ballot (``target`` None withdraws it); ``seq`` orders arrivals.
+
+    ``at``: when the vote arrived, stamped by the table from the mail's ``now`` (the rules
+    never read it; the archive's vote timeline shows it); None in logs written before it and
+    for the votes the rules withdraw themselves (a death, a removal)."""
 
     ballot: str
     voter: PlayerId
     target: PlayerId | None
     seq: int = 0
+    at: datetime | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,6 +176,9 @@ class PhaseClosed(Event):
     key: str
     events: int
     awaited: tuple[PlayerId, ...] = ()
+    at: datetime | None = None
+    """When the game master closed the phase before its deadline (``CLORE``); None when the
+    deadline closed it (its time is the deadline's) and in logs written before it."""
 
 
 @dataclasses.dataclass(frozen=True)

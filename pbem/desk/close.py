@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbem.core.commands import Command, CommandSpec
+from pbem.core.events import PhaseClosed
 from pbem.desk.common import Result, earliest, running, verb
 
 if TYPE_CHECKING:
@@ -22,4 +24,6 @@ HELP = {
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     running(table)
     key, _ = earliest(table)
-    return Result(table.close(key, now).facts)
+    facts = table.close(key, now).facts
+    # marked as the game master's act, for the archive's log of them (issue 22)
+    return Result(tuple(replace(f, at=now) if isinstance(f, PhaseClosed) else f for f in facts))

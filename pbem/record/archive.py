@@ -1,52 +1,73 @@
-"""The archive of a game: one self-contained HTML page and a plain-text version.
+"""The archive of a game: the story a game master posts at the end, as one self-contained
+HTML page and a plain-text version, in the reader's language.
 
 :func:`archive_model` reads a game's setup and event log (no I/O: the daemon's store, a
 ``pbem simulate`` table or a bot game all give the same) and returns what the templates under
-``templates/<lang>/archive/`` show: the cast and their cards, a timeline of every phase (the
-actions, what the night loop's trace says became of each intent and which hook stopped it,
-the notices the rules sent, the votes with their tally, the deaths and card changes), the
-winners, and the deal's reveal (pbem/record/deal.py). The HTML is rendered with autoescaping on
-(every name and text in it was written by a player) and needs no JavaScript: CSS inline,
-the tallies as inline SVG.
+``templates/<lang>/archive/`` tell: the cast with their cards, deaths and winners; every
+phase with what happened in it (deaths as the game's own words say them, card changes, what
+each night power aimed at and what stopped it, the orders players sent, every public post and
+every private exchange in full); a vote timeline per ballot (each vote and change with its
+time, the moment a majority formed, the final tally); the game master's acts (pause,
+extension, rollback, removal, replacement); and the deal's reveal (pbem/record/deal.py).
+
+Nothing in the model is an event class name, an internal id or an ISO timestamp: ids are
+named through the game's own ``_names.jinja`` macros, times are formatted by the templates
+(``when``), and an event the archive has no words for is left to the posts that tell it.
+The HTML is rendered with autoescaping on (every name and text in it was written by a
+player) and needs no JavaScript: CSS inline, private mails in ``<details>``, charts as inline
+SVG with the same figures in a table beside them.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+import unicodedata
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import jinja2
 
+from pbem.core.commands import Word
 from pbem.core.events import (
     ActionCleared,
-    DealCommitted,
+    DeadlineMoved,
+    DeskNotice,
     Event,
-    GameCreated,
     GameEnded,
     Notice,
+    Paused,
+    PhaseClosed,
     PhaseStarted,
     PlayerDied,
     Resolved,
+    Resumed,
     RoleChanged,
     RolesDealt,
+    RolledBack,
+    SeatRemoved,
     Substituted,
     VoteSet,
+    voided,
 )
+from pbem.mail.dates import MONTHS
 from pbem.mail.grammar import agree
 from pbem.mail.render import Renderer, join_names, shared_renderer, templates_root
 from pbem.record.deal import reveal
 from pbem.table import Table
 
-# Private notices that are prompts, chats or reminders: the archive keeps results, not chatter.
-_QUIET = re.compile(r"(_prompt|_chat|_relay|^role|^status|^defaults|_reminder|^telepathy)$")
-# Bookkeeping events that say nothing a reader wants (who posted, when a tally was posted).
-_NOISE = frozenset({"Posted", "TallyPosted"})
-BAR_WIDTH = 220
+# Private notices that are prompts, reminders or the deal's cards: the archive keeps results
+# and exchanges (the pack's chat, the council's, telepathy), not what a player was asked.
+_QUIET = re.compile(r"(_prompt|_reminder|^role|^status|^defaults|^idle_\w+|^your_orders)$")
+# Public notices the vote timeline already tells (the running tallies).
+_TOLD = frozenset({"tally"})
+_VERDICTS = frozenset({"lynch", "burned"})
+"""Deaths the village's vote decided (the Idiot's pyre included, LG-D18)."""
+BAR_WIDTH = 200
 """The width in px of the longest bar of a tally chart."""
+ROW = 24
+"""The height in px of one bar of a tally chart."""
 
 
 def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
@@ -55,128 +76,130 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     rules = table.rules
     renderer = table.renderer
     summary = table.summary()
+    genders = dict(table.genders)
+    names = _Names(renderer, rules.templates, lang, genders)
     keywords = {s.verb: s.keyword(lang) for s in rules.all_commands}
-    role = _namer(renderer, rules.templates, lang, ("role",))
-    side = _namer(renderer, rules.templates, lang, ("team_short", "side", "team"))
-    condition = _namer(renderer, rules.templates, lang, ("cond",))
+    words = {  # how a reply restates a word a player chose (« SALLE DE BAL », never ballroom)
+        (s.verb, value): arg.label(value, lang)
+        for s in rules.all_commands
+        for arg in s.args
+        if isinstance(arg, Word)
+        for value in arg.labels
+    }
     initial: dict[str, str] = {}
-    changes: list[dict[str, str]] = []
+    changes: list[dict[str, Any]] = []
     deaths: dict[str, dict[str, Any]] = {}
     phases: list[dict[str, Any]] = []
-    opening: dict[str, Any] = _phase("setup", 0, None)
+    opening = _phase("setup", 0, None)
     current = opening
-    rounds = "round" in summary  # Dracula: a game of rounds, each counting its days from 1
-    round_number = 1 if rounds else 0
+    rounds_game = "round" in summary  # Dracula: a game of rounds, each counting its days from 1
+    round_number = 1 if rounds_game else 0
+    alive = {str(p.name) for p in table.setup.players}
     ended: GameEnded | None = None
-    for event in table.ruled:
+    void = voided(table.events)
+    for index, event in enumerate(table.events):
+        if index in void:  # a rolled-back resolution; the game master's close stays told
+            if isinstance(event, PhaseClosed) and event.at is not None:
+                current["entries"].append({"kind": "desk", "act": "closed", "at": event.at})
+            continue
         if isinstance(event, PhaseStarted):
             _close(current)
-            if rounds and phases and event.number < phases[-1]["number"]:
+            if rounds_game and phases and event.number < phases[-1]["number"]:
                 round_number += 1  # the days count from 1 again: a new round
-            current = _phase(event.phase, event.number, _first(event.deadlines), round_number)
+            current = _phase(event.phase, event.number, _last(event.deadlines), round_number)
+            current["living"] = len(alive)  # a majority counts those alive as the phase opens
             phases.append(current)
-            continue
-        if isinstance(event, GameCreated | DealCommitted):
-            continue
-        if isinstance(event, RolesDealt):
-            initial.update({p: role(r) for p, r in event.roles.items()})
-            continue
-        if isinstance(event, VoteSet):
-            current["ballots"].setdefault(event.ballot, {})[event.voter] = event.target
-            continue
-        if isinstance(event, ActionCleared):
-            current["entries"].append(
-                {
-                    "kind": "cleared",
-                    "actor": event.actor,
-                    "verb": keywords.get(event.verb, event.verb),
-                }
-            )
-            continue
-        if isinstance(event, PlayerDied):
-            deaths[event.player] = {
+        elif isinstance(event, RolesDealt):
+            initial.update({p: names.role(r) for p, r in event.roles.items()})
+        elif isinstance(event, VoteSet):
+            _vote(current, event)
+        elif isinstance(event, ActionCleared):
+            verb = keywords.get(event.verb)
+            if verb:
+                current["entries"].append({"kind": "cleared", "actor": event.actor, "verb": verb})
+        elif isinstance(event, PlayerDied):
+            alive.discard(str(event.player))
+            death = {
                 "cause": event.cause,
                 "phase": current["phase"],
                 "number": current["number"],
                 "round": current["round"],
             }
+            deaths[event.player] = death
+            fate = names.death(event.player, event.cause, death)
             current["entries"].append(
-                {"kind": "death", "player": event.player, "cause": event.cause}
+                {"kind": "death", "player": event.player, "fate": fate, "cause": event.cause}
             )
-            continue
-        if isinstance(event, RoleChanged):
-            new_role = role(event.role)
-            changes.append(
-                {
-                    "player": event.player,
-                    "role": new_role,
-                    "phase": current["phase"],
-                    "number": current["number"],
-                    "round": current["round"],
-                }
-            )
+        elif isinstance(event, RoleChanged):
+            new_role = names.role(event.role)
+            change = {"player": event.player, "role": new_role, **_when(current)}
+            changes.append(change)
             current["entries"].append({"kind": "card", "player": event.player, "role": new_role})
-            continue
-        if isinstance(event, Resolved):
+        elif isinstance(event, Resolved):
             for entry in event.trace:
-                current["entries"].append(
-                    {
-                        "kind": "intent",
-                        "intent": str(entry.get("kind", "")),
-                        "target": str(entry.get("target", "")),
-                        "cause": str(entry.get("cause", "")),
-                        "actors": list(entry.get("actors") or []),
-                        "vetoed_by": entry.get("vetoed_by"),
-                    }
-                )
-            continue
-        if isinstance(event, GameEnded):
+                current["entries"].append(_intent(entry, names))
+        elif isinstance(event, GameEnded):
             ended = event
-            continue
-        if isinstance(event, Notice):
+        elif isinstance(event, DeskNotice):
+            act = _desk_notice(event)
+            if act is not None:
+                current["entries"].append(act)
+        elif isinstance(event, Notice):
             item = _notice(event, table, renderer, lang)
             if item is not None:
                 current["entries"].append(item)
-            continue
-        if type(event).__name__ in _NOISE:
-            continue
-        actor, verb = getattr(event, "actor", None), getattr(event, "verb", None)
-        if isinstance(actor, str) and isinstance(verb, str):  # ActionSet, Dracula's Order
+        elif isinstance(event, Paused | Resumed | DeadlineMoved | RolledBack | PhaseClosed):
+            act = _desk_act(event, current)
+            if act is not None:
+                current["entries"].append(act)
+        elif isinstance(event, SeatRemoved):
+            by = "idle" if event.by == "idle" else "gm"
             current["entries"].append(
                 {
-                    "kind": "action",
-                    "actor": actor,
-                    "verb": keywords.get(verb, verb),
-                    "targets": list(getattr(event, "targets", ()) or ()),
-                    "word": getattr(event, "word", None) or "",
+                    "kind": "desk",
+                    "act": "removed",
+                    "player": event.player,
+                    "reason": event.reason,
+                    "by": by,
                 }
             )
-            continue
-        current["entries"].append(
-            {"kind": "fact", "name": _words(type(event).__name__), "fields": _fields(event)}
-        )
+        elif isinstance(event, Substituted):
+            current["entries"].append(
+                {"kind": "desk", "act": "replaced", "player": event.old_name, "by_name": event.name}
+            )
+        else:
+            action = _action(event, keywords, words, names)
+            if action is not None:
+                current["entries"].append(action)
     _close(current)
-    handed = _hand_overs(table.events, rounds)
+    handed = _hand_overs(table.events, rounds_game)
+    winners = list(ended.winners) if ended else []
+    first_genders = {str(p.name): p.gender for p in table.setup.players if p.gender}
     cast = []
     for seat in summary.get("players", []):
         name = seat["name"]
+        fell = deaths.get(name)
         cast.append(
             {
                 "name": name,
-                "initial": initial.get(name, role(str(seat.get("role", "—")))),
-                "role": role(str(seat.get("role", "—"))),
-                "team": side(str(seat.get("team", "—"))),
+                "initial": initial.get(name, names.role(str(seat.get("role", "—")))),
+                "role": names.role(str(seat.get("role", "—"))),
+                "team": names.side(str(seat.get("team", "—"))),
                 "alive": bool(seat.get("alive")),
-                "death": deaths.get(name),
-                "conditions": [condition(str(c)) for c in seat.get("conditions", [])],
+                "fate": names.death(name, fell["cause"], fell) if fell else None,
+                "winner": name in winners,
+                "conditions": [names.condition(str(c)) for c in seat.get("conditions", [])],
                 "score": summary.get("scores", {}).get(name),
                 "holders": handed.get(name, []),
+                # who was replaced agrees with the first holder, the seat with its newcomer
+                "first_gender": first_genders.get(name),
             }
         )
     shown = reveal(table.ruled, rules.codec.encode, rules.id)
+    days = sum(1 for ph in phases if ph["phase"] == "day")
     return {
         "lang": lang,
-        "genders": {str(p.name): p.gender for p in table.setup.players if p.gender},
+        "genders": genders,
         "game": rules.title,
         "game_id": table.game_id,
         "rules_id": rules.id,
@@ -186,16 +209,254 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         "setup": opening,
         "phases": phases,
         "changes": changes,
-        "days": summary.get("day"),
+        "rounds": round_number if rounds_game else 0,
+        "days": 0 if rounds_game else max(days, int(summary.get("day") or 0)),
         "ended": ended is not None,
         "termination": ended.termination.value if ended else None,
-        "side": side(ended.side) if ended and ended.side else None,
-        "winners": list(ended.winners) if ended else [],
+        "side": names.side(ended.side) if ended and ended.side else None,
+        "winners": winners,
         "reveal": shown.to_json() if shown else None,
         "verifies": shown.verifies if shown else None,
         "recipe": shown.recipe if shown else None,
-        "leftover": [role(str(r)) for r in summary.get("leftover", [])],
+        "leftover": [names.role(str(r)) for r in summary.get("leftover", [])],
     }
+
+
+class _Names:
+    """The game's ids as its own templates name them (``seer`` -> « Voyant »), through the
+    macros of its ``_names.jinja``, with the players' genders for the death wording."""
+
+    def __init__(self, renderer: Renderer, folder: str, lang: str, genders: Mapping[str, str]):
+        try:
+            template = renderer.envs[lang].get_template(f"{folder}/_names.jinja")
+            self.module: Any = template.make_module({"genders": genders})
+        except jinja2.TemplateError:
+            self.module = None
+
+    def _call(self, macros: Sequence[str], *args: Any) -> str | None:
+        for name in macros:
+            macro = getattr(self.module, name, None)
+            if macro is None:
+                continue
+            try:
+                text = str(macro(*args)).strip()
+            except (jinja2.TemplateError, KeyError, TypeError, AttributeError):
+                continue
+            if text and text != str(args[0]):
+                return text
+        return None
+
+    def role(self, value: str) -> str:
+        return self._call(("role",), value) or value
+
+    def side(self, value: str) -> str:
+        return self._call(("team_short", "side", "team"), value) or value
+
+    def condition(self, value: str) -> str:
+        return self._call(("cond",), value) or value
+
+    def thing(self, value: str) -> str | None:
+        """A role, an object or a room by its name in the game; None when it has none."""
+        return self._call(("role", "object", "room", "side", "power"), value)
+
+    def obstacle(self, value: str) -> str | None:
+        """What stopped a night power (a card, an object), with its article where the game
+        has one (« l'Ancien », « le crucifix »)."""
+        return self._call(("le", "object", "role", "room"), value)
+
+    def death(self, player: str, cause: str, death: Mapping[str, Any]) -> str:
+        seat = {"name": player, "cause": cause, "death": dict(death)}
+        return self._call(("death",), seat) or ""
+
+
+def _phase(phase: str, number: int, deadline: datetime | None, round_: int = 0) -> dict[str, Any]:
+    """A phase of the story; ``round_``: its round in a game of rounds (Dracula), else 0.
+    The templates name it as players read it (``archive/_phases.jinja``: « Nuit 2 »)."""
+    return {
+        "phase": phase,
+        "number": number,
+        "round": round_,
+        "deadline": deadline,
+        "entries": [],
+        "ballots": {},
+        "votes": [],
+        "living": 0,
+    }
+
+
+def _when(phase: Mapping[str, Any]) -> dict[str, Any]:
+    return {"phase": phase["phase"], "number": phase["number"], "round": phase["round"]}
+
+
+def _last(deadlines: Mapping[str, datetime]) -> datetime | None:
+    return max(deadlines.values()) if deadlines else None
+
+
+def _vote(phase: dict[str, Any], event: VoteSet) -> None:
+    """One line of the ballot's timeline: the vote, the one it replaced, its time."""
+    ballot = phase["ballots"].setdefault(event.ballot, {"standing": {}, "moves": []})
+    previous = ballot["standing"].get(event.voter)
+    ballot["standing"][event.voter] = event.target
+    ballot["moves"].append(
+        {"at": event.at, "voter": event.voter, "target": event.target, "previous": previous}
+    )
+
+
+def _close(phase: dict[str, Any]) -> None:
+    """The phase's ballots as timelines (each move with the tally after it and the moment a
+    majority of the living formed) and final tallies (the last vote of each voter)."""
+    living = phase["living"]
+    for ballot, data in phase["ballots"].items():
+        standing: dict[str, str | None] = {}
+        timeline = []
+        had_majority = False
+        for move in data["moves"]:
+            standing[move["voter"]] = move["target"]
+            counts = _counts(standing)
+            leader = counts[0] if counts else None
+            majority = leader is not None and leader[1] * 2 > living
+            timeline.append(
+                {
+                    **move,
+                    "leader": leader[0] if leader else None,
+                    "count": leader[1] if leader else 0,
+                    "majority": majority and not had_majority,
+                }
+            )
+            had_majority = majority
+        tally = _counts(standing)
+        top = tally[0][1] if tally else 1
+        bars = [
+            {"name": n, "count": c, "width": max(4, round(BAR_WIDTH * c / top)), "y": ROW * i}
+            for i, (n, c) in enumerate(tally)
+        ]
+        rows = sorted(((v, t) for v, t in standing.items() if t is not None), key=_alpha)
+        if ballot != "mayor":  # the village's verdict: its death line gives the tally
+            for entry in phase["entries"]:
+                if entry["kind"] == "death" and entry.get("cause") in _VERDICTS:
+                    entry["tally"] = [{"name": n, "count": c} for n, c in tally]
+        phase["votes"].append(
+            {
+                "ballot": "mayor"
+                if ballot == "mayor"
+                else ballot
+                if ballot in ("round1", "round2")
+                else "village",
+                "timeline": timeline,
+                "rows": [{"voter": v, "target": t} for v, t in rows],
+                "tally": bars,
+                "living": living,
+                "height": ROW * len(bars) + 4,
+            }
+        )
+
+
+def _alpha(row: tuple[str, Any]) -> tuple[str, str]:
+    """Alphabetical as a reader sorts names: « Élodie » with the E's, not after « Zoé »."""
+    bare = unicodedata.normalize("NFD", row[0].casefold())
+    return "".join(c for c in bare if not unicodedata.combining(c)), row[0]
+
+
+def _counts(standing: Mapping[str, str | None]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for target in standing.values():
+        if target is not None:
+            counts[target] = counts.get(target, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _intent(entry: Mapping[str, Any], names: _Names) -> dict[str, Any]:
+    """A night power's aim and its outcome (the resolution loop's trace), named."""
+    vetoed = entry.get("vetoed_by")
+    return {
+        "kind": "intent",
+        "intent": str(entry.get("kind", "")),
+        "cause": str(entry.get("cause", "")),
+        "target": str(entry.get("target", "")),
+        "actors": list(entry.get("actors") or []),
+        "stopped": vetoed is not None,
+        "by": names.obstacle(str(vetoed)) if vetoed else None,
+    }
+
+
+def _action(
+    event: Event,
+    keywords: Mapping[str, str],
+    words: Mapping[tuple[str, str], str],
+    names: _Names,
+) -> dict[str, Any] | None:
+    """An order a player sent (``ActionSet``, Dracula's ``Order``), as he would type it in the
+    reader's language; None for any other event (the posts tell those)."""
+    actor, verb = getattr(event, "actor", None), getattr(event, "verb", None)
+    if not (isinstance(actor, str) and isinstance(verb, str)) or verb not in keywords:
+        return None
+    if verb == "pass":  # « RIEN »: nothing to tell
+        return None
+    word = getattr(event, "word", None)
+    shown_word = (words.get((verb, str(word))) or names.thing(str(word)) or "") if word else ""
+    return {
+        "kind": "action",
+        "actor": actor,
+        "verb": keywords[verb],
+        "targets": list(getattr(event, "targets", ()) or ()),
+        "word": shown_word,
+        "text": str(getattr(event, "text", "") or ""),
+        "default": bool(getattr(event, "default", False)),
+    }
+
+
+def _desk_act(event: Event, phase: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The game master's act on the clock or the log (kernel events)."""
+    if isinstance(event, Paused):
+        return {"kind": "desk", "act": "paused", "at": event.at}
+    if isinstance(event, Resumed):
+        return {"kind": "desk", "act": "resumed", "at": event.at}
+    if isinstance(event, DeadlineMoved) and event.to != event.due:  # a resume may move by 0
+        return {"kind": "desk", "act": "moved", "due": event.due, "to": event.to}
+    if isinstance(event, RolledBack):
+        return {"kind": "desk", "act": "rolled_back", "count": event.end - event.start}
+    if isinstance(event, PhaseClosed) and event.at is not None:
+        return {"kind": "desk", "act": "closed", "at": event.at}
+    return None
+
+
+def _desk_notice(event: DeskNotice) -> dict[str, Any] | None:
+    """What the game master said with an act: why he paused, his announcements."""
+    base = event.template.rpartition("/")[2]
+    if base == "paused" and event.params.get("reason"):
+        return {"kind": "desk", "act": "reason", "text": str(event.params["reason"])}
+    if base == "announce":
+        return {"kind": "desk", "act": "announce", "text": str(event.params.get("text", ""))}
+    return None
+
+
+def _notice(event: Notice, table: Table, renderer: Renderer, lang: str) -> dict[str, Any] | None:
+    """A post to the list or a private mail, whole, as its readers got it."""
+    base = event.template.rpartition("/")[2]
+    if event.public and base in _TOLD:
+        return None
+    if not event.public and (_QUIET.search(base) or not event.to):
+        return None
+    params = table.roster.show(
+        {"game": table.rules.title, "genders": table.genders, **event.params}
+    )
+    if not event.public:
+        params = {"name": table.roster.shown(event.to[0]), **params}
+    try:
+        subject, body = renderer.mail(event.template, lang, params)
+    except jinja2.TemplateError:
+        return None
+    return {
+        "kind": "public" if event.public else "private",
+        "to": list(event.to),
+        "subject": _strip_tag(subject),
+        "body": body.strip("\n"),
+    }
+
+
+def _strip_tag(subject: str) -> str:
+    """``[Lupus in Tabula] Day 2: dawn`` -> ``Day 2: dawn``."""
+    return re.sub(r"^\[[^\]]*\]\s*", "", subject)
 
 
 def _hand_overs(events: Sequence[Event], rounds: bool) -> dict[str, list[dict[str, Any]]]:
@@ -216,119 +477,15 @@ def _hand_overs(events: Sequence[Event], rounds: bool) -> dict[str, list[dict[st
     return out
 
 
-def _namer(
-    renderer: Renderer, folder: str, lang: str, macros: Sequence[str]
-) -> Callable[[str], str]:
-    """An id as the game's own templates name it (``seer`` -> ``Voyant``), with the first of
-    ``macros`` its ``_names.jinja`` defines; the id itself when it has none or no name for it."""
-    try:
-        module = renderer.envs[lang].get_template(f"{folder}/_names.jinja").module
-    except jinja2.TemplateError:
-        return str
-    macro = next((m for m in (getattr(module, n, None) for n in macros) if m is not None), None)
-    if macro is None:
-        return str
-
-    def name(value: str) -> str:
-        try:
-            return str(macro(value)).strip() or value
-        except (jinja2.TemplateError, KeyError, TypeError):
-            return value
-
-    return name
-
-
-def _phase(phase: str, number: int, deadline: datetime | None, round_: int = 0) -> dict[str, Any]:
-    """A phase of the timeline; ``round_``: its round in a game of rounds (Dracula), else 0.
-    The templates name it as players read it (``archive/_phases.jinja``: « Nuit 2 »)."""
-    return {
-        "phase": phase,
-        "number": number,
-        "round": round_,
-        "deadline": deadline,
-        "entries": [],
-        "ballots": {},
-        "votes": [],
-    }
-
-
-def _first(deadlines: Mapping[str, datetime]) -> datetime | None:
-    return max(deadlines.values()) if deadlines else None
-
-
-def _close(phase: dict[str, Any]) -> None:
-    """Turn the phase's ballots (last vote of each voter) into tables and tally bars."""
-    for ballot, cast in phase["ballots"].items():
-        rows = sorted((v, t) for v, t in cast.items() if t is not None)
-        counts: dict[str, int] = {}
-        for _voter, target in rows:
-            counts[target] = counts.get(target, 0) + 1
-        tally = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        top = tally[0][1] if tally else 1
-        bars = [
-            {"name": n, "count": c, "width": max(4, round(BAR_WIDTH * c / top)), "y": 22 * i}
-            for i, (n, c) in enumerate(tally)
-        ]
-        phase["votes"].append(
-            {
-                "ballot": ballot,
-                "rows": [{"voter": v, "target": t} for v, t in rows],
-                "tally": bars,
-                "height": 22 * len(bars) + 4,
-            }
-        )
-
-
-def _notice(event: Notice, table: Table, renderer: Renderer, lang: str) -> dict[str, Any] | None:
-    """A notice as one line: a public post's subject; a private result's first line."""
-    base = event.template.rpartition("/")[2]
-    if not event.public and (_QUIET.search(base) or not event.to):
-        return None
-    params = {"game": table.rules.title, "name": event.to[0] if event.to else "", **event.params}
-    try:
-        subject, body = renderer.mail(event.template, lang, params)
-    except jinja2.TemplateError:
-        return None
-    if event.public:
-        return {"kind": "public", "text": _strip_tag(subject)}
-    first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
-    return {
-        "kind": "private",
-        "to": list(event.to),
-        "subject": _strip_tag(subject),
-        "text": first[:240],
-    }
-
-
-def _strip_tag(subject: str) -> str:
-    """``[Lupus in Tabula] Day 2: dawn`` -> ``Day 2: dawn``."""
-    return re.sub(r"^\[[^\]]*\]\s*", "", subject)
-
-
-def _words(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", " ", name)
-
-
-def _fields(event: Event) -> list[dict[str, str]]:
-    out = []
-    for field in dataclasses.fields(event):
-        value = getattr(event, field.name)
-        if value in (None, (), {}, [], ""):
-            continue
-        out.append({"key": field.name.replace("_", " "), "value": _value(value)})
-    return out
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k}: {_value(v)}" for k, v in value.items() if v is not None) or "—"
-    if isinstance(value, tuple | list):
-        return ", ".join(_value(v) for v in value) or "—"
-    if isinstance(value, bool):
-        return "✓" if value else "✗"
-    return str(value)
+def _clock(renderer: Renderer, value: datetime | None, lang: str) -> str:
+    """A vote's time, short enough for a phone's table cell: « 9 janvier 18:04 » in the
+    game's timezone; « — » when the log has none (a vote the rules withdrew)."""
+    if value is None:
+        return "—"
+    local = value.astimezone(renderer.tz)
+    clock = f"{local:%H:%M:%S}" if local.second else f"{local:%H:%M}"
+    month = MONTHS[lang][local.month - 1]
+    return f"{local.day} {month} {clock}" if lang == "fr" else f"{month} {local.day}, {clock}"
 
 
 @functools.lru_cache(maxsize=16)
@@ -345,6 +502,7 @@ def _env(lang: str, html: bool, renderer: Renderer) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["when"] = lambda value: renderer.when(value, lang)
+    env.filters["clock"] = lambda value: _clock(renderer, value, lang)
     env.filters["names"] = lambda value: join_names(value, lang)
     env.filters["g"] = agree  # agreement with a player's gender (pbem/mail/grammar.py)
     return env

@@ -65,12 +65,12 @@ def archive_mails(
         if lang not in by_lang:
             by_lang[lang] = archive_files(final, lang)
         files = by_lang[lang]
-        subject, body = files["text"].partition("\n")[0], files["text"]
+        # the title once, underlined, above the story (issue 22: it came twice in a thread)
+        title, _, rest = files["text"].partition("\n")
+        subject, body = title, headed(title, rest.lstrip("\n"))
         headers = addressed(how, public=False) if how.from_name else {}
         if phase is not None and how.from_name:
-            title = subject
             subject = thread_subject(table.renderer, lang, how.game, phase, private=False)
-            body = headed(title, body)
             # the root every post of that phase refers to (envelope.build: its thread key)
             thread = f"{table.game_id}/{final.thread}"
             root = thread_root(thread, domain_of(sender), id_key, game=how.game)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.core.commands import RULES, Command, Text, parse_line, takes_lines
 from pbem.core.errors import CommandError, PartlyRefused, UnknownCommand
-from pbem.core.events import Event
+from pbem.core.events import Event, VoteSet
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.mail.inbound import MailText
@@ -140,6 +140,8 @@ def run_command(
     except CommandError as exc:
         reply.rejected.append({"line": line, "reason": reason(table, exc, player.lang)})
         return state
+    # a vote keeps its arrival time, for the archive's vote timeline (the rules ignore it)
+    new = [replace(e, at=now) if isinstance(e, VoteSet) else e for e in new]
     events += new
     state = table.rules.fold(new, state)
     until = table.rules.changeable_until(state, player.name, command.verb)

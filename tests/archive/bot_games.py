@@ -11,17 +11,27 @@ from pbem.tools.simulate import EPOCH
 
 GAMES = ("lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula")
 SALT = "5eed5a1f00112233445566778899aabb"
+WOMEN = frozenset({"Alice", "Chloé", "Élodie", "Gaëlle", "Inès", "Karine", "Manon", "Océane"})
+"""The demo's players who say « elle » in a ``gendered`` game; the others say « il »."""
 VETO_SEED = {"lupus-in-tabula": 2, "loup-garou": 1, "chasse-aux-sorcieres": 1, "dracula": 0}
 """A seed whose bot game has a night intent some hook stopped (a protection, an elder...)."""
 
 
 @functools.lru_cache(maxsize=16)
 def whole_game(
-    game: str, lang: str = "en", seed: int | None = None, salt: str | None = SALT
+    game: str,
+    lang: str = "en",
+    seed: int | None = None,
+    salt: str | None = SALT,
+    gendered: bool = True,
 ) -> Table:
-    """A finished bot game; its deal committed with ``salt`` (None: not committed)."""
+    """A finished bot game; its deal committed with ``salt`` (None: not committed);
+    ``gendered``: the players said « elle » (:data:`WOMEN`) or « il » (False: nobody said)."""
     seed = VETO_SEED[game] if seed is None else seed
     setup = demo_setup(game, 0, seed, lang)
+    if gendered:
+        for player in setup["players"]:
+            player["gender"] = "f" if player["name"] in WOMEN else "m"
     setup["admins"] = ["gm@village.example"]
     if salt is not None:
         setup["deal_salt"] = salt

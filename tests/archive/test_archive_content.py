@@ -13,8 +13,7 @@ from pbem.record.archive import archive_files, archive_model, render_html
 from tests.archive.bot_games import GAMES, whole_game
 
 CASES = [(g, lang) for g in GAMES for lang in ("fr", "en")]
-STOPPED = {"en": "stopped by {}", "fr": "empêché par {}"}
-STOPPED_TEXT = {"en": "STOPPED by {}", "fr": "EMPÊCHÉ par {}"}
+STOPPED = {"en": "stopped by ", "fr": "échec, l’obstacle : "}
 
 
 def final_votes(events: list[object]) -> list[tuple[str, str]]:
@@ -49,8 +48,8 @@ def test_the_archive_of_a_whole_game_shows_every_player_phase_vote_and_winner(
     for voter, target in votes:
         assert f"<tr><td>{voter}</td><td>{target}</td></tr>" in page
         assert f"{voter} → {target}" in text
-    assert page.count("<svg") >= 1
-    assert page.count("<svg") == page.count("aria-label=")
+    assert page.count("<svg") >= 1  # every chart is named for a screen reader
+    assert page.count("<svg") == page.count('role="img"') == page.count("<desc id=")
     ended = next(e for e in events if isinstance(e, GameEnded))
     banner = page.split('<div class="banner">')[1].split("</div>")[0]
     for winner in ended.winners:
@@ -59,16 +58,27 @@ def test_the_archive_of_a_whole_game_shows_every_player_phase_vote_and_winner(
         side = archive_model(table)["side"]
         assert side and side in banner
     for event in events:
-        if isinstance(event, PlayerDied):
-            assert f"{event.player} {'dies' if lang == 'en' else 'meurt'} ({event.cause})" in text
+        if isinstance(event, PlayerDied):  # in the game's own words, never its cause id
+            assert f"† {event.player}{':' if lang == 'en' else ' :'} " in text
+            assert f"({event.cause})" not in text
         if isinstance(event, RoleChanged):  # the card change, the role named as the game does
-            card = "card becomes" if lang == "en" else f"la carte de {event.player} devient"
+            card = "’s card becomes" if lang == "en" else f"La carte de {event.player} devient"
             assert card in text
         if isinstance(event, Resolved):
             for entry in event.trace:
-                if entry["vetoed_by"]:  # why a kill (a bite...) failed
-                    assert STOPPED[lang].format(entry["vetoed_by"]) in page
-                    assert STOPPED_TEXT[lang].format(entry["vetoed_by"]) in text
+                if entry["vetoed_by"]:  # why a kill (a bite...) failed, the obstacle named
+                    assert STOPPED[lang] in page and STOPPED[lang] in text
+                    assert f"{STOPPED[lang]}{entry['vetoed_by']}." not in text
+    tally = "(tally: " if lang == "en" else "(décompte : "
+    lynched = 0
+    for phase in archive_model(table)["phases"]:  # who was lynched, with the tally that did it
+        village = [v for v in phase["votes"] if v["ballot"] != "mayor" and v["tally"]]
+        for entry in phase["entries"]:
+            if entry["kind"] == "death" and entry["cause"] == "lynch" and village:
+                line = next(ln for ln in text.splitlines() if f"† {entry['player']}" in ln)
+                assert tally in line, line
+                lynched += 1
+    assert lynched or game == "dracula"  # Dracula's day vote designates, it does not kill
     for rendered in (page, text):  # no template hole
         assert not re.search(r"\bNone\b|Undefined|\{\{ | \}\}|\{%|%\}", rendered)
     assert "<script" not in page.lower()
@@ -126,7 +136,9 @@ def test_player_written_text_is_escaped_in_the_html_archive() -> None:
     """Autoescape is on: a text a player wrote (a painting, a name in a notice) is data."""
     model = archive_model(whole_game("lupus-in-tabula", "en"))
     evil = '<script>alert("x")</script>'
-    model["phases"][0]["entries"].append({"kind": "public", "text": evil})
+    model["phases"][0]["entries"].append(
+        {"kind": "public", "to": [], "subject": evil, "body": evil}
+    )
     page = render_html(model)
     assert evil not in page
     assert html.escape(evil, quote=True) in page or "&lt;script&gt;" in page

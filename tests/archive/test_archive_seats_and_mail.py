@@ -77,4 +77,6 @@ def test_the_archive_mail_comes_from_the_game_in_the_thread_it_ended_in() -> Non
         body = msg.get_body(("plain",))
         assert body is not None
         text = body.get_content().replace("\r\n", "\n")
-        assert text.startswith(f"Lupus in Tabula ({gid}) — archive\n====")  # its own title
+        title = f"Lupus in Tabula ({gid}) — the story of the game"
+        assert text.startswith(f"{title}\n====")  # its own title
+        assert text.count(title) == 1  # once (issue 22: it came twice)

@@ -139,7 +139,7 @@ def test_the_commitment_does_not_depend_on_later_card_changes() -> None:
     assert shown is not None and shown.verifies
     names = {"demon": "Demon", "cole": "Cole", "leo": "Léo"}  # as en/chasse/_names.jinja
     for change in changes:
-        assert f"{change.player}'s card becomes {names[change.role]}" in files["text"]
+        assert f"{change.player}’s card becomes {names[change.role]}" in files["text"]
 
 
 def test_a_role_changed_in_the_log_after_the_commitment_is_caught(

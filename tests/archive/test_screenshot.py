@@ -1,11 +1,17 @@
 """The archive in a real headless browser: Chromium renders it at a phone's width.
 
 CI installs Chromium with scripts/install-mailstack.sh (``make test`` runs it); the PNG is
-decoded with the standard library (zlib) to check that the page is not blank.
+decoded with the standard library (zlib) to check that the page is not blank. The layout is
+measured in the browser too: the archive is loaded in a 412 px frame of a probe page (headless
+Chromium keeps its window at least 500 px wide), whose script reports the frame's scroll
+width and the sections it found (the archive itself runs no script).
 """
 
 from __future__ import annotations
 
+import html
+import json
+import re
 import shutil
 import struct
 import subprocess
@@ -18,6 +24,24 @@ from pbem.record.archive import archive_files
 from tests.archive.bot_games import GAMES, whole_game
 
 WIDTH, HEIGHT = 412, 2000  # a phone's CSS width
+SECTIONS = ["distribution", "recit", "mj", "donne"]
+"""The archive's sections (h2 ids): the cast, the story, the game master's acts, the deal."""
+PROBE = """<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" style="width:%dpx;height:%dpx;border:0" srcdoc="%s"></iframe>
+<script>
+document.getElementById("f").addEventListener("load", () => {
+  const d = document.getElementById("f").contentDocument, root = d.documentElement;
+  const wide = [...d.querySelectorAll("body *")]
+    .filter(e => e.getBoundingClientRect().right > root.clientWidth + 1)
+    .map(e => e.tagName + "." + e.className).slice(0, 10);
+  document.body.setAttribute("data-layout", JSON.stringify({
+    scroll: root.scrollWidth, client: root.clientWidth, wide: wide,
+    sections: [...d.querySelectorAll("h2[id]")].map(h => h.id),
+    details: d.querySelectorAll("details").length,
+    charts: d.querySelectorAll("svg[role=img] title").length,
+  }));
+});
+</script></body></html>"""
 
 
 def chromium() -> str:
@@ -47,6 +71,36 @@ def screenshot(page: Path, png: Path, profile: Path) -> None:
         timeout=120,
         check=True,
     )
+
+
+def layout(page: str, tmp: Path) -> dict[str, object]:
+    """What Chromium measured of ``page`` in a 412 px frame (see the module's docstring)."""
+    probe = tmp / "probe.html"
+    probe.write_text(PROBE % (WIDTH, HEIGHT, html.escape(page, quote=True)), encoding="utf-8")
+    done = subprocess.run(
+        [
+            chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp / 'profile'}",
+            f"--window-size={WIDTH + 100},{HEIGHT}",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+        text=True,
+    )
+    found = re.search(r'data-layout="([^"]*)"', done.stdout)
+    assert found, done.stdout[-500:]
+    result: dict[str, object] = json.loads(html.unescape(found.group(1)))
+    return result
 
 
 def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
@@ -109,3 +163,23 @@ def test_the_archive_renders_in_headless_chromium_at_a_phones_width(
     # the winners' banner (dark green #1b6b2a) is painted near the top
     top = {p for p in pixels[: len(pixels) // 6]}
     assert b"\x1b\x6b\x2a" in top
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_archive_fits_a_phones_width_with_every_section(game: str, tmp_path: Path) -> None:
+    """Issue 22: no horizontal scroll at 412 px, and the cast, the story (its mails folded
+    in <details>, its charts named), the game master's acts and the deal are all there."""
+    measured = layout(archive_files(whole_game(game, "fr"))["html"], tmp_path)
+    assert measured["scroll"] == measured["client"], measured["wide"]
+    assert measured["sections"] == SECTIONS
+    assert isinstance(measured["details"], int) and measured["details"] > 10
+    assert isinstance(measured["charts"], int) and measured["charts"] >= 1
+
+
+def test_the_width_probe_sees_a_page_wider_than_a_phone(tmp_path: Path) -> None:
+    """The probe above is not blind: a 600 px table in the archive makes it scroll."""
+    page = archive_files(whole_game("lupus-in-tabula", "fr"))["html"]
+    wide = page.replace("</body>", '<table style="width:600px"><tr><td>x</td></tr></table></body>')
+    measured = layout(wide, tmp_path)
+    assert isinstance(measured["scroll"], int) and isinstance(measured["client"], int)
+    assert measured["scroll"] > measured["client"]

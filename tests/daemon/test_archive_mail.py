@@ -91,7 +91,7 @@ def test_everyone_gets_the_archive_when_the_game_ends(stack: MailStack, tmp_path
     for user in users:
         (mail,) = archives(user)
         text = str(mail.get_body(("plain",)).get_content())
-        assert "DISTRIBUTION" in text and "DÉROULEMENT" in text  # the text archive, in French
+        assert "DISTRIBUTION" in text and "LE RÉCIT" in text  # the text archive, in French
         html = next(p for p in mail.iter_attachments()).get_content()
         shown = find_reveal(html)
         assert shown is not None and shown.verifies and shown.digest == announced.group()

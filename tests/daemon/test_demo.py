@@ -20,13 +20,12 @@ import pytest
 
 from pbem.games import rules_for
 from pbem.tools.demo_mail import LIST, LIST_ID, MODERATOR, email_of
+from pbem.tools.demo_problems import demo_problems, empty_rounds
 from pbem.tools.mailbots import MailBot, View, choose, read_reply
 from pbem.tools.maildemo import (
     FAST_OPTIONS,
     DemoResult,
     MailSystem,
-    demo_problems,
-    empty_rounds,
     play_by_mail,
     print_summary,
     render_post,

@@ -262,7 +262,7 @@ def test_the_archive_keeps_a_replaced_seats_card_and_death() -> None:
     admin(table, "REPLACE carol WITH zoe@example.net Zoe")
     table.apply(Step(facts=(PlayerDied(PlayerId("carol"), "wolves"),), events=({},)))
     carol = next(c for c in archive_model(table)["cast"] if c["name"] == "carol")
-    assert carol["death"] is not None and carol["initial"] == "Seer"
+    assert carol["fate"] and not carol["alive"] and carol["initial"] == "Seer"
 
 
 def test_punctuality_counts_a_phase_for_whoever_held_the_seat_when_it_closed() -> None:

@@ -1,0 +1,54 @@
+"""Issue 22: the archive publishes the game master's acts — who paused (and why), resumed,
+extended, closed, rolled back, removed or replaced whom, and when — in the reader's words."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.record.archive import archive_files
+from tests.seats.test_seat_rules import admin, new_table
+
+SAID = {
+    "en": [
+        "The game master paused the game (",
+        'Why: "the host is ill"',
+        "The game master resumed the game (",
+        "The game master moved a deadline from ",
+        "The game master closed the phase before its deadline (",
+        "The game master undid the last resolution and reopened the phase.",
+        'The game master removed dave from the game: "asked to leave".',
+        "The game master replaced carol with Zoe.",
+    ],
+    "fr": [
+        "Le MJ a mis la partie en pause (",
+        "Motif de la pause : « the host is ill »",
+        "Le MJ a relancé la partie (",
+        "Le MJ a déplacé une échéance du ",
+        "Le MJ a clos la phase avant son échéance (",
+        "Le MJ a annulé la dernière résolution et rouvert la phase.",
+        "Le MJ a retiré dave de la partie : « asked to leave ».",
+        "Le MJ a remplacé carol par Zoe.",
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_game_masters_acts_are_in_the_archive(lang: str) -> None:
+    table = new_table()
+    for line in (
+        "PAUSE the host is ill",
+        "RESUME",
+        "EXTEND 24h",
+        "CLOSE",
+        "ROLLBACK 24h",
+        "REMOVE dave asked to leave",
+        "REPLACE carol WITH zoe@example.net Zoe",
+    ):
+        step = admin(table, line)
+        assert step.events, line  # each act was taken
+    files = archive_files(table, lang)
+    heading = "THE GAME MASTER’S ACTS" if lang == "en" else "LES INTERVENTIONS DU MJ"
+    acts = files["text"].split(heading)[1]
+    for said in SAID[lang]:
+        assert said in acts, said
+        assert said.replace('"', "&#34;") in files["html"] or said in files["html"], said
