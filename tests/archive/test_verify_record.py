@@ -162,9 +162,21 @@ def test_a_game_with_the_game_masters_acts_and_a_rollback_verifies() -> None:
     key = min(table.deadlines().items(), key=lambda kv: kv[1])[0]
     table.apply(table.close(key, now))
     table.apply(table.admin_lines(["ROLLBACK 24h"], "gm@v.example", now, "k9"))
-    table.apply(table.admin_lines(["CLOSE"], "gm@v.example", now, "k10"))
+    closed = table.admin_lines(["CLOSE"], "gm@v.example", now, "k10")
+    table.apply(closed)
     play(table, random.Random(3), now=now)
     assert table.finished
+    # the early close's result post carries its link, as stamped by the desk (PhaseClosed.at)
+    post = next(o.body for o in closed.outgoing if o.public)
+    chain = links(commitment(setup["seed"]), [table.rules.codec.encode(e) for e in table.events])
+    cut = next(i for i, e in enumerate(closed.events) if e["type"] == "PhaseClosed")
+    index = (
+        len(table.events)
+        - len(table.events)
+        + [table.rules.codec.encode(e) for e in table.events].index(closed.events[cut])
+    )
+    link = next(link for link in chain if link.index == index)
+    assert f"Game fingerprint no. {link.n}: {link.digest}" in post
     kinds = {e["type"] for e in (table.rules.codec.encode(e) for e in table.events)}
     assert {"Paused", "Resumed", "DeadlineMoved", "RolledBack", "DeskNotice"} <= kinds
     record = json.loads(json.dumps(game_record(table), ensure_ascii=False))
