@@ -168,13 +168,10 @@ def test_a_game_with_the_game_masters_acts_and_a_rollback_verifies() -> None:
     assert table.finished
     # the early close's result post carries its link, as stamped by the desk (PhaseClosed.at)
     post = next(o.body for o in closed.outgoing if o.public)
-    chain = links(commitment(setup["seed"]), [table.rules.codec.encode(e) for e in table.events])
+    encoded = [table.rules.codec.encode(e) for e in table.events]
+    chain = links(commitment(setup["seed"]), encoded)
     cut = next(i for i, e in enumerate(closed.events) if e["type"] == "PhaseClosed")
-    index = (
-        len(table.events)
-        - len(table.events)
-        + [table.rules.codec.encode(e) for e in table.events].index(closed.events[cut])
-    )
+    index = encoded.index(closed.events[cut])
     link = next(link for link in chain if link.index == index)
     assert f"Game fingerprint no. {link.n}: {link.digest}" in post
     kinds = {e["type"] for e in (table.rules.codec.encode(e) for e in table.events)}
