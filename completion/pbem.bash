@@ -2,7 +2,7 @@
 # Install: pbem completion bash > /etc/bash_completion.d/pbem
 
 declare -gA _pbem_commands _pbem_options _pbem_takes _pbem_values
-_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin seat archive verify stats install-files balance'
+_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin seat archive export verify stats install-files balance'
 _pbem_options[pbem]='-h --help -c --config --version'
 _pbem_takes[pbem]='-c --config'
 _pbem_commands['pbem simulate']=''
@@ -75,9 +75,12 @@ _pbem_values['pbem archive|--lang']='fr en'
 _pbem_commands['pbem archive']=''
 _pbem_options['pbem archive']='-h --help -c --config --data-dir --index -o --out --lang --spoilers'
 _pbem_takes['pbem archive']='-c --config --data-dir -o --out --lang'
+_pbem_commands['pbem export']=''
+_pbem_options['pbem export']='-h --help -c --config --data-dir -o --out'
+_pbem_takes['pbem export']='-c --config --data-dir -o --out'
 _pbem_commands['pbem verify']=''
-_pbem_options['pbem verify']='-h --help'
-_pbem_takes['pbem verify']=''
+_pbem_options['pbem verify']='-h --help --posts'
+_pbem_takes['pbem verify']=--posts
 _pbem_commands['pbem stats']=''
 _pbem_options['pbem stats']='-h --help -c --config --data-dir --json'
 _pbem_takes['pbem stats']='-c --config --data-dir'

@@ -120,6 +120,7 @@ def check_game_id(cfg: Any, game_id: str) -> None:
 
 def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
     from pbem.record.deal import new_salt
+    from pbem.record.seed import SEED_SCHEME, new_seed
 
     setup: dict[str, Any] = read_setup(args.setup) if args.setup else {}
     setup.setdefault("game", args.game)
@@ -147,7 +148,10 @@ def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
         setup["options"] = options
     if args.seed is not None:
         setup["seed"] = args.seed
-    setup.setdefault("seed", int.from_bytes(__import__("os").urandom(4), "big"))
+    # every draw of the game derives from this seed (pbem/record/seed.py): 256 bits from
+    # ``secrets``, committed in the opening post, revealed by the archive
+    setup.setdefault("seed", new_seed())
+    setup.setdefault("seed_scheme", SEED_SCHEME)
     # the deal's commitment (pbem/record/deal.py): a salt from the OS, never from the seeded RNG
     setup.setdefault("deal_salt", new_salt())
     if args.lang:

@@ -23,6 +23,7 @@ from pbem.core.game import ADMIN, Rules
 from pbem.core.idle import IdleOptions, crossed, idle_streaks
 from pbem.core.ids import PlayerId
 from pbem.games.removal import IDLE, THREAD, alive, check_removable, removal_events
+from pbem.record.seed import idle_rng
 
 QUIET = ("help", "status", "rules", "cancel", "unvote")
 """Commands that are no answer to what the rules await (the warning does not list them)."""
@@ -156,7 +157,7 @@ def idle_after_close(
         return []  # idle_events' own early answer, before any fold or count
     after = table.rules.fold(resolution, table.state)
     # seeded like the Table's own draws (game seed, log length): a recomputed step is identical
-    rng = random.Random(f"{table.setup.seed}:idle:{len(table.ruled) + len(resolution)}")
+    rng = idle_rng(table.setup.seed, len(table.ruled) + len(resolution), table.setup.seed_scheme)
     bench = [str(b["name"]) for b in table.setup.bench]  # the sign-ups' volunteers
     added = [closed, *resolution]
     counts = (

@@ -16,6 +16,7 @@ from pbem.handover import handover_mails
 from pbem.mail.html import with_paragraph
 from pbem.mailpages import MailPages
 from pbem.record.deal import canonical_deal, deal_events, digest
+from pbem.record.seed import commitment as seed_commitment
 from pbem.table.step import Outgoing, PostVerdict, Reply, Step
 
 if TYPE_CHECKING:
@@ -177,10 +178,39 @@ def committed(table: Table, events: list[Event], salt: str) -> Step:
         _subject, line = table.renderer.mail(
             "common/deal_commitment", table.setup.lang, {"digest": commitment.digest}
         )
+        # every later draw derives from the seed (pbem/record/seed.py): committed here too
+        _subject, seed_line = table.renderer.mail(
+            "common/seed_commitment",
+            table.setup.lang,
+            {"digest": seed_commitment(table.setup.seed)},
+        )
+        line = f"{line}\n{seed_line}"
         opening = outgoing[first]
         outgoing[first] = replace(
             opening,
             body=f"{opening.body.rstrip()}\n\n{line}",
             html=lambda: with_paragraph(opening.html, line),
         )
+    return replace(step, outgoing=tuple(outgoing))
+
+
+def chained(table: Table, step: Step) -> Step:
+    """A phase's close with its link of the hash chain (pbem/record/chain.py): ``H_n`` added
+    under the step's first public mail (the result post), in one short line. Only a game
+    whose opening committed to its seed (a sealed game) has a chain to publish."""
+    if table.setup.deal_salt is None or not step.events:
+        return step
+    _cursor, found = table.chain_cursor().fed(step.events)
+    first = next((i for i, o in enumerate(step.outgoing) if o.public), None)
+    if not found or first is None:
+        return step
+    link = found[-1]
+    _subject, line = table.renderer.mail(
+        "common/chain_line", table.setup.lang, {"n": link.n, "digest": link.digest}
+    )
+    outgoing = list(step.outgoing)
+    post = outgoing[first]
+    outgoing[first] = replace(
+        post, body=f"{post.body.rstrip()}\n\n{line}", html=with_paragraph(post.html, line)
+    )
     return replace(step, outgoing=tuple(outgoing))

@@ -24,10 +24,13 @@ from pbem.games.idle import idle_after_close, without_mail_to_removed
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.mail.threads import current_thread
 from pbem.mailpages import MailPages
+from pbem.record.chain import ChainCursor
+from pbem.record.seed import commitment as seed_commitment
+from pbem.record.seed import deal_rng, draw_rng
 from pbem.seats import setup_bench
 from pbem.setup_check import check_new_setup
 from pbem.table import admin, receive, wording
-from pbem.table.mails import Receipt, committed, step_of
+from pbem.table.mails import Receipt, chained, committed, step_of
 from pbem.table.setup import TableSetup
 from pbem.table.step import Delivery, PostVerdict, Step
 
@@ -56,6 +59,7 @@ class Table:
         self.renderer = renderer or shared_renderer(setup.timezone)
         self._pages: MailPages | None = None
         self._idle: IdleCount | None = None
+        self._chain: ChainCursor | None = None
         for spec in setup.players:
             for reserved in rules.all_commands:
                 if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
@@ -78,7 +82,7 @@ class Table:
         table = cls(setup, rules, [], renderer)
         spec = GameSpec(setup.players, setup.options, setup.lang, setup.roles, setup.leftover)
         try:
-            events = rules.setup(spec, now, random.Random(setup.seed))
+            events = rules.setup(spec, now, deal_rng(setup.seed, setup.seed_scheme))
         except OverflowError:  # a deadline past the calendar: the game could never reach it
             raise SetupError("setup: a deadline of the game falls past the year 9999") from None
         if setup.deal_salt is None:
@@ -238,7 +242,19 @@ class Table:
             events = [*without_mail_to_removed(events, acts), *acts]
         if events:  # marked, so that the game master may roll this resolution back
             events = [PhaseClosed(key, len(events), awaited), *events]
-        return step_of(self, events, reply=None)
+        return chained(self, step_of(self, events, reply=None))
+
+    def chain_cursor(self) -> ChainCursor:
+        """The hash chain over the log so far (pbem/record/chain.py), from the seed's
+        commitment; cached, since a close only adds to it."""
+        cursor = self._chain
+        if cursor is None or cursor.seen > len(self.events):
+            cursor = ChainCursor(0, (), 0, seed_commitment(self.setup.seed))
+        if cursor.seen < len(self.events):
+            encode = self.rules.codec.encode
+            cursor, _links = cursor.fed(encode(e) for e in self.events[cursor.seen :])
+        self._chain = cursor
+        return cursor
 
     def receive(self, msg: EmailMessage, **delivery: Unpack[Delivery]) -> Step:
         """Handle one inbound mail (:func:`pbem.table.receive.receive_mail`). Bad input gives
@@ -260,7 +276,7 @@ class Table:
         """The draws of the next resolution (``offset``: events the step already holds)."""
         # the rules' events only: a desk act (a pause, an announcement) does not change what
         # the next resolution draws, and a rolled-back resolution draws the same again
-        return random.Random(f"{self.setup.seed}:{len(self.ruled) + offset}")
+        return draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
 
     def removal_rng(self) -> random.Random:
         """The draws of a removal by the game master (a Mayor drawn in a removed one's place)."""
