@@ -89,8 +89,12 @@ LANG_MAIL ?= fr
 mailbox: $(STAMP)
 	$(BIN)/python -m pbem.tools.mailboxes mailboxes --lang $(LANG_MAIL)
 
-bench: $(STAMP)
-	$(BIN)/python bench/simulate.py
+# the benches of HEAD and of a reference commit side by side, alternating, in one run (issue 23;
+# not part of `make test`): `make bench REF=<commit>`; README's performance section holds a run
+REF ?= a507d5c
+BENCH_ARGS ?=
+bench: $(STAMP) mailstack
+	$(BIN)/python bench/compare.py --ref $(REF) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -5,7 +5,7 @@ Creates N Lupus in Tabula games (8 players each, the real engine) in a data dire
 fresh process, opens them as ``pbem serve`` does (load every game, arm every deadline in the
 APScheduler MemoryJobStore) and times idle cycles against a private Dovecot with an empty INBOX:
 new-game scan + shunt-retry spool check + UID SEARCH + NOOP (the IDLE wait itself excluded).
-Run: PYTHONPATH=. python bench/games.py [N]
+Run: PYTHONPATH=. python bench/games.py [N | --games N]
 """
 
 from __future__ import annotations
@@ -49,16 +49,18 @@ async def measure(cfg_path: Path) -> None:
     from pbem.daemon.config import load
     from pbem.daemon.operator.retry_shunt import RetryShunt
     from pbem.daemon.operator.spool import drain
-    from pbem.daemon.service import Service
+    from pbem.daemon.service import Service, no_cyclic_gc
 
     cfg = load(cfg_path)
     sched = DeadlineScheduler()
     t = time.perf_counter()
     svc = Service(cfg=cfg, engine=Table, transport=None, scheduler=sched)  # type: ignore[arg-type]
     svc.open()
-    for g in svc.games.values():
-        svc.deadlines.rearm(g)
+    with no_cyclic_gc():
+        for g in svc.games.values():
+            svc.deadlines.rearm(g)
     sched.start()
+    svc.settle_heap()
     load_s = time.perf_counter() - t
     box = ImapMailbox(cfg.imap)
     await asyncio.to_thread(box.connect)
@@ -86,7 +88,8 @@ def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--measure":
         asyncio.run(measure(Path(sys.argv[2])))
         return
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    args = [a for a in sys.argv[1:] if a != "--games"]
+    n = int(args[0]) if args else 1000
     from tests.support.daemon_process import env, write_config
     from tests.support.mailstack import MODERATOR, MailStack
 

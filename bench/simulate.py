@@ -4,7 +4,8 @@ Reports, from one run:
 - games per second through the whole pipeline (mail parsing, rules, rendering of every mail),
   counting only the time spent in the pipeline (the bots' own thinking excluded) and also
   wall-clock time with the bots;
-- the cost per command (one inbound mail through ``Table.receive``);
+- the cost per command (one inbound mail through ``Table.receive``, its mails' HTML parts
+  made too: a mail's HTML is made when first read, pbem.table.step.LazyPage);
 - the share of the pipeline time spent rendering (a second run with a renderer that returns
   constant text).
 Figures are measured, not asserted.
@@ -45,7 +46,10 @@ class Timer:
         def timed(*args: Any, **kwargs: Any) -> Any:
             start = time.perf_counter()
             try:
-                return fn(*args, **kwargs)
+                result = fn(*args, **kwargs)
+                if name != "apply":
+                    made(result)
+                return result
             finally:
                 spent = time.perf_counter() - start
                 self.total += spent
@@ -54,6 +58,13 @@ class Timer:
                     self.commands += 1
 
         return timed
+
+
+def made(step: Any) -> None:
+    """Every mail of ``step`` with its HTML part made (a mail's HTML is made when first read:
+    the daemon reads it as it writes the outbox)."""
+    for mail in step.outgoing:
+        assert isinstance(mail.html, str)
 
 
 def run(games: int, players: int, renderer: Renderer) -> tuple[float, Timer]:
@@ -68,6 +79,7 @@ def run(games: int, players: int, renderer: Renderer) -> tuple[float, Timer]:
             table, step = Table.new(
                 demo_setup("lupus-in-tabula", players, seed, "en"), EPOCH, renderer
             )
+            made(step)
             table.apply(step)
             timer.total += time.perf_counter() - start
             play(table, random.Random(seed))

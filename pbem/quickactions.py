@@ -82,11 +82,13 @@ def quick_actions(
     names = rules.names(state)
     actions: list[QuickAction] = []
     seen: set[tuple[str, str]] = set()
-    for spec in _asked_specs(rules, state, readers, asked, lang, public):
+    for spec, able in _asked_readers(rules, state, readers, asked, lang, public):
         found: list[QuickAction] = []
 
-        def legal(command: Command, spec: CommandSpec = spec) -> bool:
-            return _channel(rules, state, readers, spec, command, now, public) is not None
+        def legal(
+            command: Command, spec: CommandSpec = spec, able: tuple[PlayerId, ...] = able
+        ) -> bool:
+            return _channel(rules, state, able, spec, command, now, public) is not None
 
         if _repeating(spec):
             choices = _spending_choices(spec, names, lang, shown or {}, legal)
@@ -95,7 +97,7 @@ def quick_actions(
         for label, command, line in choices:
             if not rules.offers(state, command):
                 continue
-            channel = _channel(rules, state, readers, spec, command, now, public)
+            channel = _channel(rules, state, able, spec, command, now, public)
             if channel is None or (spec.verb, line) in seen:
                 continue
             seen.add((spec.verb, line))
@@ -112,23 +114,31 @@ def quick_actions(
     return tuple(actions)
 
 
-def _asked_specs(
+def _asked_readers(
     rules: Rules[Any],
     state: Any,
     readers: Sequence[PlayerId],
     asked: set[str],
     lang: str,
     public: bool,
-) -> list[CommandSpec]:
-    specs: list[CommandSpec] = []
+) -> list[tuple[CommandSpec, tuple[PlayerId, ...]]]:
+    """The commands the mail names that some reader may send now, in the order they are
+    first available, each with the readers who may send it (:meth:`Rules.available`: the
+    others' orders the rules refuse, so no choice is checked for them)."""
+    found: list[tuple[CommandSpec, list[PlayerId]]] = []  # specs hold dicts: no hash
     for reader in readers:
         for spec in rules.available(state, reader):
+            able = next((who for known, who in found if known is spec or known == spec), None)
+            if able is not None:
+                if reader not in able:
+                    able.append(reader)
+                continue
             spellings = spec.en if lang == "en" else spec.fr
-            if spec.verb in NOT_ACTIONS or spec in specs or (public and not spec.public):
+            if spec.verb in NOT_ACTIONS or (public and not spec.public):
                 continue
             if asked.intersection(fold(s) for s in spellings) and _simple(spec):
-                specs.append(spec)
-    return specs
+                found.append((spec, [reader]))
+    return [(spec, tuple(able)) for spec, able in found]
 
 
 def _simple(spec: CommandSpec) -> bool:

@@ -7,11 +7,13 @@ each commit; a job only enqueues a work item, and resolution is a compare-and-se
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Collection, Hashable
 from datetime import UTC, datetime
 from typing import Protocol
 
+from apscheduler.jobstores.base import JobLookupError
 from apscheduler.jobstores.memory import MemoryJobStore
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
@@ -30,6 +32,9 @@ class DeadlineScheduler:
 
     def __init__(self) -> None:
         self.keys: dict[str, JobKey] = {}
+        self.by_game: dict[str, set[str]] = {}
+        """The ids of each game's armed jobs: a game's rearm touches its own jobs, not every
+        job of every game (30,000 jobs at 10,000 games, at start-up and after each commit)."""
         self.sched = AsyncIOScheduler(
             jobstores={"default": MemoryJobStore()},
             job_defaults={"misfire_grace_time": None, "coalesce": True, "max_instances": 1},
@@ -47,6 +52,7 @@ class DeadlineScheduler:
     def arm(self, job: JobKey, when: datetime, callback: Callable[[], Awaitable[None]]) -> None:
         job_id = str(job)
         self.keys[job_id] = job
+        self.by_game.setdefault(job.game_id, set()).add(job_id)
         self.sched.add_job(
             callback,
             "date",
@@ -59,15 +65,18 @@ class DeadlineScheduler:
         )
 
     def disarm_game(self, game_id: str, keep: Collection[JobKey]) -> None:
-        """Remove the game's jobs but ``keep`` (and forget the keys of jobs that have run)."""
-        live = set()
-        for job in self.sched.get_jobs():
-            key = self.keys.get(job.id)
-            if key is not None and key.game_id == game_id and key not in keep:
-                job.remove()
-            else:
-                live.add(job.id)
-        self.keys = {i: k for i, k in self.keys.items() if i in live}
+        """Remove the game's jobs but ``keep`` (and forget the keys of those removed or run)."""
+        ids = self.by_game.get(game_id, set())
+        for job_id in list(ids):
+            if self.keys.get(job_id) in keep:
+                continue
+            # no look-up first: before start() APScheduler keeps its jobs in a list it scans
+            with contextlib.suppress(JobLookupError):  # a date job that ran is gone already
+                self.sched.remove_job(job_id)
+            ids.discard(job_id)
+            self.keys.pop(job_id, None)
+        if not ids:
+            self.by_game.pop(game_id, None)
 
     def jobs(self) -> dict[str, datetime]:
         return {j.id: j.trigger.run_date for j in self.sched.get_jobs()}

@@ -1,4 +1,5 @@
-"""``pbem archive``, ``pbem verify`` and ``pbem stats``: reading finished games.
+"""``pbem archive``, ``pbem export``, ``pbem verify`` and ``pbem stats``: reading finished
+games.
 
 They read the daemon's data directory (``-c CONFIG`` or ``--data-dir``) without its lock and
 write nothing in it: the archive goes to ``--out`` (the current directory by default).
@@ -34,10 +35,32 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--index", action="store_true", help="every finished game, and index.html")
     p.add_argument("-o", "--out", default=".", help="the folder to write into (default: .)")
     p.add_argument("--lang", choices=("fr", "en"), help="default: the game's language")
+    p.add_argument(
+        "--spoilers",
+        action="store_true",
+        help="a game still running too: its archive shows every card and the deal's salt, so "
+        "it is for the game masters' eyes only",
+    )
     p.set_defaults(func=cmd_archive)
 
-    p = without_config(sub.add_parser("verify", help="check the deal commitment of an archive"))
-    p.add_argument("file", help="an archive (.html or .txt) or its .deal.json")
+    p = with_data(
+        sub.add_parser("export", help="write a finished game's open record (versioned JSON)")
+    )
+    p.add_argument("game", help="the game's id")
+    p.add_argument("-o", "--out", help="the file to write (default: GAME.record.json)")
+    p.set_defaults(func=cmd_export)
+
+    p = without_config(
+        sub.add_parser("verify", help="check an exported record, or an archive's sealed deal")
+    )
+    p.add_argument("file", help="a GAME.record.json, an archive (.html or .txt) or its .deal.json")
+    p.add_argument(
+        "--posts",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="saved list posts (mails, a mailbox) whose fingerprints the record must match",
+    )
     p.set_defaults(func=cmd_verify)
 
     p = with_data(sub.add_parser("stats", help="statistics over the finished games"))
@@ -46,9 +69,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
-    if args.data_dir:
-        return Path(args.data_dir)
-    return Path(load_config(args).data_dir)
+    """The data directory, which must exist: an absent one is a typo, not "no games"."""
+    root = Path(args.data_dir) if args.data_dir else Path(load_config(args).data_dir)
+    if not root.is_dir():
+        where = "--data-dir" if args.data_dir else "daemon.data_dir"
+        raise PbemError(f"data directory {root} does not exist (check {where})")
+    return root
 
 
 def load_tables(data_dir: Path) -> list[Any]:
@@ -68,9 +94,6 @@ def load_tables(data_dir: Path) -> list[Any]:
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
-    from pbem.record.archive import render_index
-    from pbem.record.stats import game_stats
-
     if bool(args.game) == bool(args.index):
         print("pbem archive: give a game's id or --index", file=sys.stderr)
         return 2
@@ -80,19 +103,45 @@ def cmd_archive(args: argparse.Namespace) -> int:
         print(f"pbem archive: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        print(f"pbem archive: -o {out} is a file: name the folder to write into", file=sys.stderr)
+        return 2
     if args.game:
         table = next((t for t in tables if t.game_id == args.game), None)
         if table is None:
             print(f"pbem archive: no game {args.game!r}", file=sys.stderr)
             return 2
-        for path in _write(table, out, args.lang):
-            print(path)
-        return 0
+        if not table.finished and not args.spoilers:
+            print(
+                f"pbem archive: game {args.game} is still running: its archive shows every "
+                "card and the deal's salt; --spoilers writes it all the same (for the game "
+                "masters' eyes only)",
+                file=sys.stderr,
+            )
+            return 2
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if args.game:
+            for path in _write(table, out, args.lang):
+                print(path)
+            return 0
+        print(_write_index(tables, out, args.lang))
+    except OSError as exc:  # -o onto a file, an unwritable folder (issue 21, item 10)
+        what = exc.strerror or str(exc)
+        print(f"pbem archive: cannot write into {out}: {what}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _write_index(tables: list[Any], out: Path, lang: str | None) -> Path:
+    """Every finished game's archive and ``index.html``; a running game is never listed."""
+    from pbem.record.archive import render_index
+    from pbem.record.stats import game_stats
+
     finished = sorted((t for t in tables if t.finished), key=lambda t: t.game_id)
     rows = []
     for table in finished:
-        _write(table, out, args.lang)
+        _write(table, out, lang)
         summary = table.summary()
         rows.append(
             {
@@ -105,11 +154,10 @@ def cmd_archive(args: argparse.Namespace) -> int:
                 "text": f"{table.game_id}.txt",
             }
         )
-    lang = args.lang or (finished[0].setup.lang if finished else "fr")
+    lang = lang or (finished[0].setup.lang if finished else "fr")
     index = out / "index.html"
     index.write_text(render_index(rows, game_stats(finished), lang), encoding="utf-8")
-    print(index)
-    return 0
+    return index
 
 
 def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
@@ -122,10 +170,42 @@ def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
             path = out / f"{table.game_id}{suffix}"
             path.write_text(files[kind], encoding="utf-8")
             written.append(path)
+    if table.finished:  # the open record beside the archive: it reveals the seed (docs/record.md)
+        from pbem.record.export import game_record
+
+        path = out / f"{table.game_id}.record.json"
+        text = json.dumps(game_record(table), ensure_ascii=False, indent=1, sort_keys=True)
+        path.write_text(text + "\n", encoding="utf-8")
+        written.append(path)
     return written
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a finished game's record (pbem/record/export.py, docs/record.md)."""
+    from pbem.record.export import game_record
+
+    try:
+        tables = load_tables(_data_dir(args))
+    except (PbemError, OSError) as exc:
+        print(f"pbem export: {exc}", file=sys.stderr)
+        return 2
+    table = next((t for t in tables if t.game_id == args.game), None)
+    if table is None:
+        print(f"pbem export: no game {args.game!r}", file=sys.stderr)
+        return 2
+    if not table.finished:  # the record reveals the seed: every card and every draw
+        print(f"pbem export: game {args.game!r} is not over (its record reveals the seed)")
+        return 2
+    out = Path(args.out or f"{table.game_id}.record.json")
+    text = json.dumps(game_record(table), ensure_ascii=False, indent=1, sort_keys=True)
+    out.write_text(text + "\n", encoding="utf-8")
+    print(out)
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
+    """An exported record: the seed, the deal, the chain, the replay (pbem/record/replay.py);
+    an archive or its .deal.json: the sealed deal only, and what it lacks."""
     from pbem.record.deal import find_reveal
 
     try:
@@ -133,15 +213,55 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"pbem verify: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
+    record = _record(text)
+    if record is not None:
+        from pbem.record.replay import posted_digests
+
+        posted: dict[int, str] = {}
+        for name in args.posts:
+            try:
+                posted.update(
+                    posted_digests(Path(name).read_text(encoding="utf-8", errors="replace"))
+                )
+            except OSError as exc:
+                print(f"pbem verify: cannot read {name}: {exc}", file=sys.stderr)
+                return 2
+        return _verify_record(record, posted)
     shown = find_reveal(text)
     if shown is None:
         print(f"pbem verify: {args.file}: no committed deal in it", file=sys.stderr)
         return 2
-    if shown.verifies:
-        print(f"OK: the deal matches the commitment {shown.digest}")
-        return 0
-    print(f"FAILED: the deal does not match the commitment {shown.digest}")
-    return 1
+    if not shown.verifies:
+        print(f"FAILED: the deal does not match the commitment {shown.digest}")
+        return 1
+    print(f"OK: the deal matches the commitment {shown.digest}")
+    print(
+        "This file holds the sealed deal only: no seed, no chain, no orders to replay "
+        "(a game's whole record: pbem export GAME, then pbem verify GAME.record.json)."
+    )
+    return 0
+
+
+def _record(text: str) -> dict[str, Any] | None:
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) and "record_version" in data else None
+
+
+def _verify_record(record: dict[str, Any], posted: dict[int, str]) -> int:
+    from pbem.record.replay import verify_record
+
+    verdict = verify_record(record, posted)
+    for line in verdict.passed:
+        print(f"OK: {line}")
+    if verdict.failure is not None:
+        print(f"FAILED: {verdict.failure}")
+        return 1
+    return 0
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

@@ -39,7 +39,15 @@ class CommandError(PbemError):
     def __init__(self, reason: str | None = None, **params: Any) -> None:
         self.reason = reason or self.default_reason
         self.params: Mapping[str, Any] = params
-        super().__init__(f"{self.reason} {dict(params)}" if params else self.reason)
+        # the message is written when read, not at each raise: a mail's quick actions ask the
+        # rules about every choice, and most refusals are never shown (issue 23)
+        super().__init__(self.reason)
+
+    def __str__(self) -> str:
+        return f"{self.reason} {dict(self.params)}" if self.params else self.reason
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
 
 
 class PartlyRefused(CommandError):

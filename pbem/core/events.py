@@ -304,8 +304,8 @@ class EventCodec:
 
     def encode(self, event: Event) -> dict[str, Any]:
         data: dict[str, Any] = {"type": type(event).__name__}
-        for field in dataclasses.fields(event):
-            data[field.name] = _to_json(getattr(event, field.name))
+        for name in _field_names(typing.cast(Hashable, type(event))):
+            data[name] = _to_json(getattr(event, name))
         return data
 
     def decode(self, data: Mapping[str, Any]) -> Event:
@@ -326,7 +326,19 @@ def _hints(cls: Hashable) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
+@functools.cache
+def _field_names(cls: Hashable) -> tuple[str, ...]:
+    """An event class's field names, in order (``dataclasses.fields`` builds them per call)."""
+    return tuple(f.name for f in dataclasses.fields(typing.cast(type, cls)))
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+"""Values written as they are: checked first, by exact type (an enum of str is not plain)."""
+
+
 def _to_json(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, enum.Enum):  # a closed set (Termination): its string, as stored

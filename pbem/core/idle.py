@@ -13,7 +13,7 @@ sees the same counts. See docs/seats.md.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pbem.core.events import (
@@ -21,6 +21,7 @@ from pbem.core.events import (
     Notice,
     PhaseClosed,
     PlayerDied,
+    RolledBack,
     SeatRemoved,
     VoteSet,
     voided,
@@ -82,19 +83,54 @@ def idle_streaks(events: Sequence[Event]) -> dict[PlayerId, int]:
     ``events`` is the whole log (kernel events included: each ``PhaseClosed`` marker names the
     seats the rules still awaited as its phase closed). A linear scan, no rules folded.
     """
-    void = voided(events)
-    streak: dict[PlayerId, int] = {}
-    out: set[PlayerId] = set()
-    spoke: set[PlayerId] = set()  # who talked in the phase (a chat leaves him awaited)
-    for index, event in enumerate(events):
-        if index in void:
-            continue
+    return IdleCount.of(events).counts()
+
+
+@dataclass
+class IdleCount:
+    """:func:`idle_streaks`' scan, kept: the counts of the first ``length`` events of a log,
+    extended by the events appended after them without a scan of the whole log again (a
+    :class:`pbem.table.Table` keeps one: a close reads the counts, issue 23)."""
+
+    streak: dict[PlayerId, int] = field(default_factory=dict)
+    out: set[PlayerId] = field(default_factory=set)
+    spoke: set[PlayerId] = field(default_factory=set)
+    """Who talked in the phase in play (a chat leaves him awaited, yet not silent)."""
+    length: int = 0
+
+    @classmethod
+    def of(cls, events: Sequence[Event]) -> IdleCount:
+        """The counts of the whole log ``events``, its voided events left out."""
+        void = voided(events)
+        count = cls()
+        for index, event in enumerate(events):
+            if index not in void:
+                count._feed(event)
+        count.length = len(events)
+        return count
+
+    def extended(self, events: Sequence[Event]) -> IdleCount:
+        """The counts once ``events`` are appended to the log (a copy; a rollback among them
+        voids earlier events: the caller scans the whole log again instead)."""
+        assert not any(isinstance(e, RolledBack) for e in events)
+        count = IdleCount(
+            dict(self.streak), set(self.out), set(self.spoke), self.length + len(events)
+        )
+        for event in events:
+            count._feed(event)
+        return count
+
+    def counts(self) -> dict[PlayerId, int]:
+        return {p: n for p, n in self.streak.items() if n}
+
+    def _feed(self, event: Event) -> None:
+        streak, out, spoke = self.streak, self.out, self.spoke
         if isinstance(event, PhaseClosed):
             for player in event.awaited:
                 if player not in out and player not in spoke:
                     streak[player] = streak.get(player, 0) + 1
             spoke.clear()
-            continue
+            return
         actor = actor_of(event)
         relayed = _relayed_for(event)
         if relayed is not None:
@@ -105,7 +141,6 @@ def idle_streaks(events: Sequence[Event]) -> dict[PlayerId, int]:
         if isinstance(event, PlayerDied | SeatRemoved):
             out.add(event.player)
             streak.pop(event.player, None)
-    return {p: n for p, n in streak.items() if n}
 
 
 def crossed(

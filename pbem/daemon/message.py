@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import email
 import email.policy
+import functools
 import hashlib
 import logging
 from email.message import EmailMessage, Message
@@ -37,7 +38,12 @@ def header_addresses(msg: Message, *headers: str) -> list[str]:
                 vals.append(str(v))
             except Exception:  # a header the policy cannot render: ignore it
                 continue
-    return [a.lower() for _, a in getaddresses(vals) if a]
+    return list(_addresses(tuple(vals)))
+
+
+@functools.lru_cache(maxsize=1024)  # the same few players' headers, mail after mail
+def _addresses(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(a.lower() for _, a in getaddresses(values) if a)
 
 
 def visible_text(msg: EmailMessage) -> str:

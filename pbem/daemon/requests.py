@@ -56,7 +56,7 @@ class OperatorRequests:
     def new_games_pending(self) -> bool:
         """Whether ``pbem new-game`` has put a game in place that is not loaded yet (one
         directory listing)."""
-        return any(d.name not in self.games for d in list_games(self.root))
+        return bool(list_games(self.root, known=self.games))
 
     async def watch(self, period: float = 1.0) -> None:
         """A cheap ticker (``serve`` runs it beside the loop): an operator's request, and a game

@@ -32,7 +32,7 @@ from pbem.daemon.config import Config
 from pbem.daemon.diskfull import DiskFullEpisode, is_disk_full
 from pbem.daemon.engine import load_engine
 from pbem.daemon.ports import Engine, FaultHook, Mailbox, no_fault
-from pbem.daemon.service import Service
+from pbem.daemon.service import Service, no_cyclic_gc
 from pbem.daemon.work import Call
 
 log = logging.getLogger(__name__)
@@ -238,9 +238,11 @@ async def _serve_once(
         if not (await asyncio.wait({drain}, timeout=wait))[0]:
             log.warning("mailbox not drained %.0f s after the start: deadlines armed without", wait)
         await episode.resumed()
-        for game in list(svc.games.values()):
-            svc.deadlines.rearm(game)
+        with no_cyclic_gc():  # settle_heap collects once every game is armed
+            for game in list(svc.games.values()):
+                svc.deadlines.rearm(game)
         sched.start()
+        svc.settle_heap()
         await drain
         await svc.imap.run(mk, notifier.max_wait(cfg.imap.idle_renew))
     except asyncio.CancelledError:

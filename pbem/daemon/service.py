@@ -19,10 +19,12 @@ windows ride along with the outbox writes (:mod:`pbem.daemon.limits`) and are re
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,7 +33,14 @@ from typing import TYPE_CHECKING, Any
 from pbem.adapters.dns import DnsResolver
 from pbem.adapters.idkey import message_id_key
 from pbem.adapters.spool import RequestSpool
-from pbem.adapters.store import DaemonStore, DirLock, GameStore, clean_stale_game_dirs, list_games
+from pbem.adapters.store import (
+    DaemonStore,
+    DirLock,
+    GameStore,
+    clean_stale_game_dirs,
+    games_stamp,
+    list_games,
+)
 from pbem.daemon.bounces import Bounces, load_verp_key
 from pbem.daemon.clock import ClockJumps
 from pbem.daemon.clockwatch import ClockWatch
@@ -63,6 +72,19 @@ if TYPE_CHECKING:  # dkimpy: imported on a DKIM check only (start-up cost)
     from pbem.mail.dkim import Resolver
 
 log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def no_cyclic_gc() -> Iterator[None]:
+    """No cyclic collection inside: while the games load, each full one walks every game
+    loaded so far (2 s each by 10,000 games, issue 23)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 @dataclass
@@ -135,6 +157,8 @@ class Service:
         share = max(1, int(self.cfg.outbound_cap_per_hour * lim.relay_share))
         self.chat_cap = GlobalCap(share, name="cap:relay")
         self.texts = shared_renderer(self.cfg.timezone)
+        self._games_stamp: int | None = None
+        """The games directory's settled modification time at the last scan for new games."""
 
     @property
     def root(self) -> Path:
@@ -160,10 +184,21 @@ class Service:
         self.daemon_keys = self.daemon.ledger_keys()
         self.id_key = message_id_key(self.root)
         self._make_parts()
-        self.scan_games()
+        with no_cyclic_gc():  # settle_heap collects once every game is in
+            self.scan_games()
         self.restore_limits()
         self.crashloop.recover()
         self.crashloop.opened_at = self.monotonic()
+
+    def settle_heap(self) -> None:
+        """Once every game is loaded and armed: collect the start-up's garbage and freeze what
+        is left (the games, the rules, the compiled templates) out of the cyclic collector's
+        sight. A full collection otherwise walks every loaded game's objects now and then,
+        in the middle of an idle cycle: 136 ms at 1,000 games (issue 23)."""
+        for game in self.games.values():  # tinydb's query results: kept per game, not needed
+            game.store.head.db.clear_cache()
+        gc.collect()
+        gc.freeze()
 
     def _make_parts(self) -> None:
         """Each part, with what it reads and what it calls (in the order they need each other)."""
@@ -388,10 +423,11 @@ class Service:
 
     def scan_games(self) -> list[str]:
         """Load games created since the last scan (``pbem new-game`` renames a dir into place)."""
+        stamp = games_stamp(self.root)
+        if stamp is not None and stamp == self._games_stamp:
+            return []  # the games directory is as the last scan saw it
         added = []
-        for d in list_games(self.root):
-            if d.name in self.games:
-                continue
+        for d in list_games(self.root, known=self.games):
             store = GameStore(d, self.fault)
             store.limits_hook = self._limit_changes
             table = self.engine.load(store.setup, store.events())
@@ -401,6 +437,7 @@ class Service:
             log.info("game %s loaded (%d ledger keys)", game.id, len(game.keys))
             # a crash between a deadline's commit and the release of the posts it reopened
             self.relay_list.release_held(game, self.clock())
+        self._games_stamp = stamp
         return added
 
     def knows(self, key: str) -> bool:

@@ -18,11 +18,12 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.errors import CommandError
-from pbem.core.events import DeskNotice, Event, Notice, PhaseClosed, SeatRemoved
+from pbem.core.events import DeskNotice, Event, Notice, PhaseClosed, RolledBack, SeatRemoved
 from pbem.core.game import ADMIN, Rules
 from pbem.core.idle import IdleOptions, crossed, idle_streaks
 from pbem.core.ids import PlayerId
 from pbem.games.removal import IDLE, THREAD, alive, check_removable, removal_events
+from pbem.record.seed import idle_rng
 
 QUIET = ("help", "status", "rules", "cancel", "unvote")
 """Commands that are no answer to what the rules await (the warning does not list them)."""
@@ -36,17 +37,20 @@ def idle_events(
     now: datetime,
     rng: random.Random,
     bench: Sequence[str] = (),
+    counts: dict[PlayerId, int] | None = None,
 ) -> list[Event]:
     """The idle policy's events after a close.
 
     ``log``: every event up to and including the close's ``PhaseClosed``; ``awaited``: the
     seats the rules still awaited as it closed (the ones whose count went up); ``state``: the
     state after the resolution. Warnings name what the rules await now, and until when.
+    ``counts``: the log's idle counts when the caller keeps them (else scanned from ``log``).
     """
     options = getattr(state, "options", None)
     if not isinstance(options, IdleOptions) or rules.outcome(state) is not None or not awaited:
         return []
-    counts = idle_streaks(log)
+    if counts is None:
+        counts = idle_streaks(log)
     idle = {p: n for p, n in counts.items() if p in awaited}
     before = {p: n - 1 for p, n in idle.items()}
     acting = crossed(before, idle, options.idle_act_after)
@@ -149,8 +153,16 @@ def idle_after_close(
     """:func:`idle_events` for a :class:`pbem.table.Table` whose phase closes with the marker
     ``closed`` and the events ``resolution`` (the wiring the Table needs, kept here)."""
     log = [*table.events, closed, *resolution]
+    if not closed.awaited:
+        return []  # idle_events' own early answer, before any fold or count
     after = table.rules.fold(resolution, table.state)
     # seeded like the Table's own draws (game seed, log length): a recomputed step is identical
-    rng = random.Random(f"{table.setup.seed}:idle:{len(table.ruled) + len(resolution)}")
+    rng = idle_rng(table.setup.seed, len(table.ruled) + len(resolution), table.setup.seed_scheme)
     bench = [str(b["name"]) for b in table.setup.bench]  # the sign-ups' volunteers
-    return idle_events(table.rules, log, frozenset(closed.awaited), after, now, rng, bench)
+    added = [closed, *resolution]
+    counts = (
+        None
+        if any(isinstance(e, RolledBack) for e in added)
+        else table.idle_count().extended(added).counts()
+    )
+    return idle_events(table.rules, log, frozenset(closed.awaited), after, now, rng, bench, counts)

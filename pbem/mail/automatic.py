@@ -3,6 +3,7 @@ back, loops (RFC 3834; RELIABILITY 2.4, 2.5, requirement 8). Read from raw heade
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection
 from email.message import Message
@@ -25,7 +26,7 @@ def automatic_reason(msg: Message, *, our_addresses: Collection[str]) -> str | N
     with as_mail_error("unreadable headers"):
         ours = {bare_address(a) for a in our_addresses} - {""}
         our_domains = {a.rpartition("@")[2] for a in ours if "@" in a}
-        senders = {bare_address(addr) for _, addr in getaddresses(raw_headers(msg, "From"))}
+        senders = {bare_address(addr) for _, addr in _pairs(tuple(raw_headers(msg, "From")))}
 
         if any(bare_address(value) in ours for value in raw_headers(msg, "X-Loop")):
             id_domains = {_message_id_domain(value) for value in raw_headers(msg, "Message-ID")}
@@ -46,6 +47,12 @@ def automatic_reason(msg: Message, *, our_addresses: Collection[str]) -> str | N
 _AUTO_REPLY_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Mail-Autoreply")
 
 
+@functools.lru_cache(maxsize=1024)  # the same few senders, mail after mail
+def _pairs(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    return tuple(getaddresses(values))
+
+
+@functools.lru_cache(maxsize=1024)
 def bare_address(value: str) -> str:
     """The bare address in a header value, lowercased ("" for "<>")."""
     return parseaddr(value)[1].strip().lower()

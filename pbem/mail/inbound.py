@@ -18,6 +18,7 @@ mail) and :mod:`pbem.mail.automatic` (mail never answered).
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from dataclasses import dataclass
 from email.message import Message
@@ -135,7 +136,8 @@ def _alternative_bold(
     the disagreement when it names other things than the HTML (a forged or hand-edited part);
     a text part without markers (Apple Mail, Outlook) does not disagree, it just cannot say.
     """
-    html = _html_alternative(msg, plain)
+    # a single-part mail has no alternative to read (most mail a game receives)
+    html = _html_alternative(msg, plain) if msg.is_multipart() else None
     if html is None:
         return marked, ()
     kept, _truncated = _read_part(part_text(html), True, max_lines)
@@ -179,12 +181,21 @@ def sender_of(msg: Message) -> str:
     :func:`pbem.mail.address.is_mailable` refuses), not an exception (issue 10, item 8).
     """
     for value in raw_headers(msg, "From"):
-        # raw 8-bit (an RFC 6532 address, or bare Latin-1) arrives as surrogate escapes
-        value = decode_text(value.encode("utf-8", "surrogateescape"), None)
-        with contextlib.suppress(Exception):
-            found = [addr for _, addr in getaddresses([value]) if addr]
-            if found:
-                return found[0].strip().lower()
+        found = _first_address(value)
+        if found:
+            return found
+    return ""
+
+
+@functools.lru_cache(maxsize=4096)  # a game's few players write again and again
+def _first_address(value: str) -> str:
+    """The first address of one raw From value, lowercased; "" if none is readable."""
+    # raw 8-bit (an RFC 6532 address, or bare Latin-1) arrives as surrogate escapes
+    value = decode_text(value.encode("utf-8", "surrogateescape"), None)
+    with contextlib.suppress(Exception):
+        found = [addr for _, addr in getaddresses([value]) if addr]
+        if found:
+            return found[0].strip().lower()
     return ""
 
 

@@ -8,6 +8,7 @@ multiparts are the input (RELIABILITY 7.2).
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -79,7 +80,20 @@ def part_text(part: Message) -> str:
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
         return ""
-    return decode_text(payload, part.get_content_charset())
+    raw = part.get("content-type")
+    # a compat32 message (a bot's, a test's) hands the raw value: its charset read once per
+    # value; a parsed message (the daemon's, pbem.mail.parse_once) keeps its own parse
+    charset = _charset_of(raw) if type(raw) is str else part.get_content_charset()
+    return decode_text(payload, charset)
+
+
+@functools.lru_cache(maxsize=256)
+def _charset_of(content_type: str) -> str | None:
+    """The charset a ``Content-Type`` value declares, as ``Message.get_content_charset``
+    reads it."""
+    probe = Message()
+    probe["Content-Type"] = content_type
+    return probe.get_content_charset()
 
 
 def decode_text(data: bytes, charset: str | None) -> str:

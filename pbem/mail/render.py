@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import jinja2
 
 from pbem.mail.dates import DAYS, MONTHS
-from pbem.mail.grammar import agree, au, de, elide
+from pbem.mail.grammar import agree, au, de, elide, gender_of
 
 LANGS = ("fr", "en")
 
@@ -39,6 +39,12 @@ class Renderer:
         self._templates: dict[tuple[str, str], jinja2.Template] = {}
         """Compiled templates by (language, name): jinja's own cache is an LRU whose every
         hit scans a list of up to 400 names."""
+        self._exists: dict[tuple[str, str], bool] = {}
+        """Whether a template exists, by (template, language): the templates are fixed while
+        the process runs (``auto_reload`` off), so one ``stat`` each, not one per refusal."""
+        self._when: dict[tuple[str | datetime, str], str] = {}
+        """Deadlines as written, by (value, language): a phase's deadline is written in
+        every mail of the phase."""
 
     def _env(self, lang: str) -> jinja2.Environment:
         env = jinja2.Environment(
@@ -54,6 +60,7 @@ class Renderer:
         env.filters["names"] = lambda value: join_names(value, lang)
         env.filters["duration"] = lambda value: duration(value, lang)
         env.filters["g"] = agree
+        env.filters["gender"] = gender_of
         if lang == "fr":  # elision and contraction, done once here rather than in each sentence
             env.filters["elide"] = elide
             env.filters["de"] = de
@@ -64,6 +71,14 @@ class Renderer:
         """A deadline as players read it: ``dimanche 29 novembre à 18:00 UTC``."""
         if value is None:
             return "—"
+        written = self._when.get((value, lang))
+        if written is None:
+            if len(self._when) > 4096:  # a long-running daemon: bounded
+                self._when.clear()
+            written = self._when[value, lang] = self._write_when(value, lang)
+        return written
+
+    def _write_when(self, value: str | datetime, lang: str) -> str:
         moment = datetime.fromisoformat(value) if isinstance(value, str) else value
         local = moment.astimezone(self.tz)
         day = DAYS[lang][local.weekday()]
@@ -75,13 +90,19 @@ class Renderer:
         return f"{day} {local.day} {month} {clock} {zone}".strip()
 
     def exists(self, template: str, lang: str) -> bool:
-        return (self.root / lang / f"{template}.txt").is_file()
+        found = self._exists.get((template, lang))
+        if found is None:
+            found = self._exists[template, lang] = (self.root / lang / f"{template}.txt").is_file()
+        return found
 
     def text(self, template: str, lang: str, params: Mapping[str, Any]) -> str:
         """Render ``template`` (without the ``.txt``) in ``lang``."""
         compiled = self._templates.get((lang, template))
         if compiled is None:
             compiled = self.envs[lang].get_template(f"{template}.txt")
+            # its globals as one plain dict: jinja's ChainMap (template's over environment's)
+            # is copied key by key into every render's context; both are fixed once loaded
+            compiled.globals = dict(compiled.globals)
             self._templates[lang, template] = compiled
         rendered = compiled.render(**params)
         # "-- " is the signature separator mail clients look for: keep its trailing space.

@@ -15,7 +15,7 @@ from pbem.core.errors import CommandError, MailError
 from pbem.core.events import Event
 from pbem.desk import DESK_SPECS, is_desk, run_desk
 from pbem.mail.inbound import MailText, extract
-from pbem.table.mails import reply_mail, step_of
+from pbem.table.mails import chained, reply_mail, step_of
 from pbem.table.step import Reply, Step
 from pbem.table.wording import reason
 
@@ -79,7 +79,8 @@ def admin_lines(
         reply.accepted.append({"line": line, "deadline": None, "final": True})
     if not reply:
         reply.extra.append(table.renderer.text("common/no_command", lang, {}))
-    step = step_of(table, events, reply=None)
+    # a CLORE closes a phase: its result post carries its link of the chain like a deadline's
+    step = chained(table, step_of(table, events, reply=None))
     mail = reply_mail(table, sender, lang, reply, key, message_id, threaded=False)
     if reply_to:
         mail = replace(mail, to=tuple(reply_to))

@@ -4,7 +4,7 @@ them with its encoded events."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +14,9 @@ from pbem.core.ids import PlayerId
 from pbem.desk.kernel import is_kernel
 from pbem.handover import handover_mails
 from pbem.mail.html import with_paragraph
+from pbem.mailpages import MailPages
 from pbem.record.deal import canonical_deal, deal_events, digest
+from pbem.record.seed import commitment as seed_commitment
 from pbem.table.step import Outgoing, PostVerdict, Reply, Step
 
 if TYPE_CHECKING:
@@ -51,6 +53,7 @@ def reply_mail(
     # to AIDE and REGLES alone, and the game master's, keep a Subject of their own
     topic_only = reply.topic and not (reply.accepted or reply.rejected)
     thread = table.thread if threaded and not topic_only else ""
+    pages, state, helped = table.pages, table.state, (PlayerId(reply.helped),)
     return Outgoing(
         f"{table.game_id}/reply/{key}",
         (to,),
@@ -60,11 +63,10 @@ def reply_mail(
         message_id,
         f"{table.game_id}/{thread or 'replies'}",
         "auto-replied",
-        table.pages.prompt(
-            subject, body, lang, table.state, (PlayerId(reply.helped),), public=False
-        )
+        # made when first read (pbem.table.step.LazyPage), from the table as it is now
+        (lambda: pages.prompt(subject, body, lang, state, helped, public=False))
         if reply.helped
-        else table.pages.page(subject, body, lang),
+        else (lambda: pages.page(subject, body, lang)),
     )
 
 
@@ -105,19 +107,20 @@ def notice_mails(table: Table, notice: Notice, key: str, after: Any = None) -> l
         {"game": table.rules.title, "genders": table.genders, **notice.params}
     )
     lang = table.setup.lang
+    pages = table.pages  # the pages are made when first read (pbem.table.step.LazyPage)
     if notice.public:
         subject, body = table.renderer.mail(notice.template, lang, params)
         everyone = tuple(PlayerId(p.name) for p in table.setup.players)
-        html = table.pages.prompt(subject, body, lang, after, everyone, public=True)
         to = (table.setup.list_address,)
+        html = _prompt(pages, subject, body, lang, after, everyone, public=True)
         return [Outgoing(key, to, True, subject, body, None, thread, html=html)]
     mails = []
     for name in notice.to:
         if name == ADMIN:  # the game's administrators, in the game's language
             subject, body = table.renderer.mail(notice.template, lang, params)
-            html = table.pages.page(subject, body, lang)
+            page = _Once(pages.page, subject, body, lang)  # one page for every admin
             mails += [
-                Outgoing(f"{key}/admin/{i}", (a,), False, subject, body, None, thread, html=html)
+                Outgoing(f"{key}/admin/{i}", (a,), False, subject, body, None, thread, html=page)
                 for i, a in enumerate(table.setup.admins)
             ]
             continue
@@ -125,13 +128,40 @@ def notice_mails(table: Table, notice: Notice, key: str, after: Any = None) -> l
         subject, body = table.renderer.mail(
             notice.template, player.lang, {"name": table.roster.shown(name), **params}
         )
-        html = table.pages.prompt(subject, body, player.lang, after, (name,), public=False)
+        html = _prompt(pages, subject, body, player.lang, after, (name,), public=False)
         mails.append(
             Outgoing(
                 f"{key}/{name}", (player.email,), False, subject, body, None, thread, html=html
             )
         )
     return mails
+
+
+def _prompt(
+    pages: MailPages,
+    subject: str,
+    body: str,
+    lang: str,
+    state: Any,
+    readers: tuple[PlayerId, ...],
+    *,
+    public: bool,
+) -> Callable[[], str]:
+    """A notice's page, made when first read."""
+    return lambda: pages.prompt(subject, body, lang, state, readers, public=public)
+
+
+class _Once:
+    """A page made once for several mails (the same notice to each administrator)."""
+
+    def __init__(self, make: Callable[..., str], *args: Any) -> None:
+        self.make, self.args = make, args
+        self.page: str | None = None
+
+    def __call__(self) -> str:
+        if self.page is None:
+            self.page = self.make(*self.args)
+        return self.page
 
 
 def committed(table: Table, events: list[Event], salt: str) -> Step:
@@ -148,10 +178,39 @@ def committed(table: Table, events: list[Event], salt: str) -> Step:
         _subject, line = table.renderer.mail(
             "common/deal_commitment", table.setup.lang, {"digest": commitment.digest}
         )
+        # every later draw derives from the seed (pbem/record/seed.py): committed here too
+        _subject, seed_line = table.renderer.mail(
+            "common/seed_commitment",
+            table.setup.lang,
+            {"digest": seed_commitment(table.setup.seed)},
+        )
+        line = f"{line}\n{seed_line}"
         opening = outgoing[first]
         outgoing[first] = replace(
             opening,
             body=f"{opening.body.rstrip()}\n\n{line}",
-            html=with_paragraph(opening.html, line),
+            html=lambda: with_paragraph(opening.html, line),
         )
+    return replace(step, outgoing=tuple(outgoing))
+
+
+def chained(table: Table, step: Step) -> Step:
+    """A phase's close with its link of the hash chain (pbem/record/chain.py): ``H_n`` added
+    under the step's first public mail (the result post), in one short line. Only a game
+    whose opening committed to its seed (a sealed game) has a chain to publish."""
+    if table.setup.deal_salt is None or not step.events:
+        return step
+    _cursor, found = table.chain_cursor().fed(step.events)
+    first = next((i for i, o in enumerate(step.outgoing) if o.public), None)
+    if not found or first is None:
+        return step
+    link = found[-1]
+    _subject, line = table.renderer.mail(
+        "common/chain_line", table.setup.lang, {"n": link.n, "digest": link.digest}
+    )
+    outgoing = list(step.outgoing)
+    post = outgoing[first]
+    outgoing[first] = replace(
+        post, body=f"{post.body.rstrip()}\n\n{line}", html=with_paragraph(post.html, line)
+    )
     return replace(step, outgoing=tuple(outgoing))

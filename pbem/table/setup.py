@@ -12,8 +12,10 @@ from pbem.core.errors import SetupError
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
+from pbem.core.names import CONTROL_PROBLEM
 from pbem.mail.grammar import parse_gender
 from pbem.mail.render import LANGS
+from pbem.record.seed import SCHEMES
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,8 @@ class TableSetup:
     timezone: str = "UTC"
     admins: tuple[str, ...] = ()
     deal_salt: str | None = None
+    seed_scheme: int = 1
+    """How every draw derives from ``seed`` (pbem/record/seed.py); new schemes get a number."""
     """The secret salt of the deal's commitment (pbem/record/deal.py); None: no commitment."""
     bench: tuple[Mapping[str, Any], ...] = ()
     """Volunteers beyond the seats (``pbem open-game``'s sign-ups, pbem.signup): each a
@@ -57,6 +61,7 @@ class TableSetup:
             "start",
             "admins",
             "deal_salt",
+            "seed_scheme",
             "bench",
         }
         unknown = sorted(set(data) - known)
@@ -71,6 +76,9 @@ class TableSetup:
         seed = data.get("seed", 0)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise SetupError("setup: seed must be an integer")
+        seed_scheme = data.get("seed_scheme", 1)
+        if seed_scheme not in SCHEMES or isinstance(seed_scheme, bool):
+            raise SetupError(f"setup: seed_scheme must be one of {sorted(SCHEMES)}")
         raw_players = data.get("players")
         if not isinstance(raw_players, list) or not raw_players:
             raise SetupError("setup: 'players' must be a non-empty list")
@@ -119,6 +127,7 @@ class TableSetup:
             timezone=str(data.get("timezone", "UTC")),
             admins=tuple(a.strip().lower() for a in admins),
             deal_salt=deal_salt,
+            seed_scheme=seed_scheme,
             bench=tuple(dict(b) for b in bench),
         )
 
@@ -131,7 +140,10 @@ def _player(data: object, lang: str) -> PlayerSpec:
     ):
         raise SetupError("setup: each player needs a 'name' and an 'email'")
     # LUP-D28 as amended by issue 13: a name may hold single spaces (« Jean Pierre »); the
-    # matcher reads it whole (pbem.core.commands), so only runs of blanks are normalised
+    # matcher reads it whole (pbem.core.commands), so only runs of spaces are normalised; a
+    # line break is refused as a sign-up refuses it (issue 21, item 15: pbem.core.names)
+    if not data["name"].isprintable():
+        raise SetupError(f"setup: player name {data['name']!r} {CONTROL_PROBLEM}")
     name = " ".join(data["name"].split())
     if not name:
         raise SetupError("setup: a player's name is empty")

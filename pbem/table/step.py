@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, NotRequired, Required, TypedDict
+from typing import Any, Literal, NotRequired, Required, TypedDict, overload
 
 from pbem.core.events import Event
 
@@ -46,6 +46,36 @@ class Delivery(TypedDict, total=False):
     the game's own ``admins``. Default none."""
 
 
+Page = str | Callable[[], str]
+"""An HTML alternative, or how to make it when it is first read."""
+
+
+class LazyPage:
+    """The ``html`` field of :class:`Outgoing`: given a page or a function that makes it, read
+    as the page, made on first reading and kept. A mail's HTML is made only if it is read
+    (written to the outbox, compared, shown): a preview, a mail the budget drops, a game set
+    up and never sent (``bench/games.py``) make none (issue 23: render only what is sent)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> str: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> str: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> str:
+        if obj is None:
+            return ""  # the field's default (a text-only mail)
+        page: Page = obj.__dict__[self.slot]
+        if not isinstance(page, str):
+            page = page()
+            obj.__dict__[self.slot] = page
+        return page
+
+    def __set__(self, obj: object, value: Page) -> None:
+        obj.__dict__[self.slot] = value
+
+
 @dataclass(frozen=True)
 class Outgoing:
     """One mail to send. ``key`` is stable and unique: the Message-ID derives from it."""
@@ -58,8 +88,9 @@ class Outgoing:
     in_reply_to: str | None = None
     thread: str = ""
     auto: AutoSubmitted = "auto-generated"
-    html: str = ""
-    """The HTML alternative (:mod:`pbem.mailpages`); empty: a text-only mail."""
+    html: LazyPage = LazyPage()
+    """The HTML alternative (:mod:`pbem.mailpages`); empty: a text-only mail. Given as a page
+    or as a function making it on first reading (:class:`LazyPage`)."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pbem.core.commands import CommandSpec
 from pbem.core.errors import CommandError, SetupError
 from pbem.core.events import Event, PhaseClosed, RolledBack
 from pbem.core.game import GameSpec, PlayerSpec, Rules
+from pbem.core.idle import IdleCount
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.roster import Roster
@@ -23,10 +24,13 @@ from pbem.games.idle import idle_after_close, without_mail_to_removed
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.mail.threads import current_thread
 from pbem.mailpages import MailPages
+from pbem.record.chain import ChainCursor
+from pbem.record.seed import commitment as seed_commitment
+from pbem.record.seed import deal_rng, draw_rng
 from pbem.seats import setup_bench
 from pbem.setup_check import check_new_setup
 from pbem.table import admin, receive, wording
-from pbem.table.mails import Receipt, committed, step_of
+from pbem.table.mails import Receipt, chained, committed, step_of
 from pbem.table.setup import TableSetup
 from pbem.table.step import Delivery, PostVerdict, Step
 
@@ -54,6 +58,8 @@ class Table:
         self._rebuild()
         self.renderer = renderer or shared_renderer(setup.timezone)
         self._pages: MailPages | None = None
+        self._idle: IdleCount | None = None
+        self._chain: ChainCursor | None = None
         for spec in setup.players:
             for reserved in rules.all_commands:
                 if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
@@ -76,7 +82,7 @@ class Table:
         table = cls(setup, rules, [], renderer)
         spec = GameSpec(setup.players, setup.options, setup.lang, setup.roles, setup.leftover)
         try:
-            events = rules.setup(spec, now, random.Random(setup.seed))
+            events = rules.setup(spec, now, deal_rng(setup.seed, setup.seed_scheme))
         except OverflowError:  # a deadline past the calendar: the game could never reach it
             raise SetupError("setup: a deadline of the game falls past the year 9999") from None
         if setup.deal_salt is None:
@@ -201,6 +207,19 @@ class Table:
                 self.ruled.append(event)
                 self.state = self.rules.evolve(self.state, event)
 
+    def idle_count(self) -> IdleCount:
+        """The log's idle counts (:mod:`pbem.core.idle`), kept between closes: extended by the
+        events appended since, scanned again from the start only after a rollback."""
+        count = self._idle
+        if count is None or count.length > len(self.events):
+            count = IdleCount.of(self.events)
+        elif count.length < len(self.events):
+            added = self.events[count.length :]
+            rolled = any(isinstance(e, RolledBack) for e in added)
+            count = IdleCount.of(self.events) if rolled else count.extended(added)
+        self._idle = count
+        return count
+
     def _rebuild(self) -> None:
         self.ruled, self.desk = split(self.events)
         self.state = self.rules.fold(self.ruled)
@@ -223,7 +242,19 @@ class Table:
             events = [*without_mail_to_removed(events, acts), *acts]
         if events:  # marked, so that the game master may roll this resolution back
             events = [PhaseClosed(key, len(events), awaited), *events]
-        return step_of(self, events, reply=None)
+        return chained(self, step_of(self, events, reply=None))
+
+    def chain_cursor(self) -> ChainCursor:
+        """The hash chain over the log so far (pbem/record/chain.py), from the seed's
+        commitment; cached, since a close only adds to it."""
+        cursor = self._chain
+        if cursor is None or cursor.seen > len(self.events):
+            cursor = ChainCursor(0, (), 0, seed_commitment(self.setup.seed))
+        if cursor.seen < len(self.events):
+            encode = self.rules.codec.encode
+            cursor, _links = cursor.fed(encode(e) for e in self.events[cursor.seen :])
+        self._chain = cursor
+        return cursor
 
     def receive(self, msg: EmailMessage, **delivery: Unpack[Delivery]) -> Step:
         """Handle one inbound mail (:func:`pbem.table.receive.receive_mail`). Bad input gives
@@ -245,7 +276,7 @@ class Table:
         """The draws of the next resolution (``offset``: events the step already holds)."""
         # the rules' events only: a desk act (a pause, an announcement) does not change what
         # the next resolution draws, and a rolled-back resolution draws the same again
-        return random.Random(f"{self.setup.seed}:{len(self.ruled) + offset}")
+        return draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
 
     def removal_rng(self) -> random.Random:
         """The draws of a removal by the game master (a Mayor drawn in a removed one's place)."""

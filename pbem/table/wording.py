@@ -120,9 +120,10 @@ def in_language(rules: Rules[Any], keywords: Iterable[str], lang: str) -> list[s
     return shown
 
 
-def reason(table: Table, exc: CommandError, lang: str) -> str:
-    """Why ``exc`` refused a command, in ``lang`` (the reply's wording)."""
-    params = {"genders": table.genders, **exc.params}
+def reason(table: Table, exc: CommandError, lang: str, reader: str | None = None) -> str:
+    """Why ``exc`` refused a command, in ``lang`` (the reply's wording); ``reader``, the player
+    it is told to, for the words that agree with him or her (« Vous êtes déjà une louve »)."""
+    params = {"genders": table.genders, "reader": reader, **exc.params}
     if isinstance(exc, UnknownTarget):  # LG-D42: the rejection lists the valid names
         params["players"] = list(table.rules.names(table.state))
     if isinstance(exc, UnknownCommand):  # a suggestion in the player's own words

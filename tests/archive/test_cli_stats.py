@@ -69,6 +69,7 @@ def test_pbem_archive_writes_the_html_the_text_and_the_deal_of_a_game(
     assert written == [
         "lupus-in-tabula-2.deal.json",
         "lupus-in-tabula-2.html",
+        "lupus-in-tabula-2.record.json",
         "lupus-in-tabula-2.txt",
     ]
     assert "<!DOCTYPE html>" in (out / "lupus-in-tabula-2.html").read_text(encoding="utf-8")

@@ -38,7 +38,13 @@ from pbem.adapters.store.atomic_file import (
 )
 from pbem.adapters.store.daemon import DaemonStore
 from pbem.adapters.store.directories import fsync_dir, make_dirs, share_like_parent
-from pbem.adapters.store.game import SEGMENT_SIZE, GameStore, clean_stale_game_dirs, list_games
+from pbem.adapters.store.game import (
+    SEGMENT_SIZE,
+    GameStore,
+    clean_stale_game_dirs,
+    games_stamp,
+    list_games,
+)
 from pbem.adapters.store.held_bodies import HELD_DIR
 from pbem.adapters.store.limit_windows import LimitsHook, prune_windows
 from pbem.adapters.store.lock import DirLock
@@ -62,6 +68,7 @@ __all__ = [
     "decode_envelope",
     "encode_envelope",
     "fsync_dir",
+    "games_stamp",
     "list_games",
     "make_dirs",
     "prune_windows",

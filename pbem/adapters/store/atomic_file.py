@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -67,9 +68,35 @@ def decode_envelope(raw: bytes, path: Path) -> Any:
     if hashlib.sha256(payload).hexdigest() != m.group(2).decode():
         raise StoreError(f"{path}: checksum mismatch; previous generation: {path}.bak")
     try:
-        return json.loads(payload)
+        return shared(json.loads(payload))
     except ValueError as exc:
         raise StoreError(f"{path}: unreadable ({exc}); previous generation: {path}.bak") from exc
+
+
+SHARED_CHARS = 64
+"""Strings up to this length read from a state file are interned: a game's head stays in
+memory, and its player names, roles, template names repeat in every game (10,000 games
+loaded: issue 23)."""
+
+
+def shared(value: Any) -> Any:
+    """``value`` (parsed JSON) with its short strings interned, in place (its keys are shared
+    already: the parser keeps one of each within a file)."""
+    stack = [value]
+    intern = sys.intern
+    while stack:
+        node = stack.pop()
+        if type(node) is not dict and type(node) is not list:
+            continue
+        items = node.items() if type(node) is dict else enumerate(node)
+        for key, item in items:
+            kind = type(item)
+            if kind is str:
+                if len(item) <= SHARED_CHARS:
+                    node[key] = intern(item)
+            elif kind is dict or kind is list:
+                stack.append(item)
+    return value
 
 
 def atomic_write(path: Path, data: Any, fault: FaultHook = no_fault, keep_bak: bool = True) -> None:
