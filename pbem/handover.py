@@ -52,7 +52,9 @@ def situation(table: Table, roster: Roster, seat: PlayerId, lang: str) -> str:
     """The seat's ``STATUT``/``STATUS`` now, as its newcomer would get it (the potions left, the
     objects held, the orders standing: what the rules tell the seat of itself)."""
     genders = {h.seat: h.gender for h in roster.holders if h.gender}
-    params = {"name": seat, "genders": genders, **table.rules.status(table.state, seat)}
+    from pbem.table.wording import status_params  # the table imports this module
+
+    params = {**status_params(table, table.state, seat, lang), "genders": genders}
     return table.renderer.text(f"{table.rules.templates}/status", lang, roster.show(params))
 
 

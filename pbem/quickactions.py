@@ -95,6 +95,8 @@ def quick_actions(
         else:
             choices = list(_choices(spec, names, lang, shown or {}))
         for label, command, line in choices:
+            if not rules.offers(state, command):
+                continue
             channel = _channel(rules, state, able, spec, command, now, public)
             if channel is None or (spec.verb, line) in seen:
                 continue

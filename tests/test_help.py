@@ -89,14 +89,15 @@ def test_every_rules_page_says_how_substitutes_idleness_and_removal_work() -> No
     from pbem.rules import rules_page
 
     d = IdleOptions()
+    assert (d.on_idle, d.removal_reveal) == ("offer", "as_death")  # what the pages say
     said = {
         "fr": [
             "**Remplaçants, absences et retraits.**",
             "REMPLACANT [nom] [il|elle]",
             f"passer {d.idle_warn_after} phases de suite",
             f"au bout de {d.idle_act_after} phases",
-            f"on_idle = {d.on_idle}",
-            f"removal_reveal = {d.removal_reveal}",
+            "proposé au meneur pour un remplaçant",  # on_idle = offer, said in words
+            "à moins que les options de la partie n'en décident autrement",  # removal_reveal
             "quitte la partie comme s'il était mort",
         ],
         "en": [
@@ -104,8 +105,8 @@ def test_every_rules_page_says_how_substitutes_idleness_and_removal_work() -> No
             "SUBSTITUTE [name] [he|she|they]",
             f"let {d.idle_warn_after} phases in a row pass",
             f"after {d.idle_act_after} phases",
-            f"on_idle = {d.on_idle}",
-            f"removal_reveal = {d.removal_reveal}",
+            "offered to the game master for a substitute",  # on_idle = offer, in words
+            "unless the game's options say otherwise",  # removal_reveal
             "leaves the game as if dead",
         ],
     }

@@ -175,6 +175,11 @@ class Rules(ABC, Generic[S]):
         """Whether an accepted ``verb`` can no longer be changed before the deadline."""
         return False
 
+    def offers(self, state: S, command: Command) -> bool:
+        """Whether a mail's quick action may propose ``command``: a legal command can still be
+        no real choice (Dracula's bare FUIR hands the flame to chance, AMB-063)."""
+        return True
+
     def ready_to_close(self, state: S) -> str | None:
         """The deadline key to close early because everyone has acted (early_close options)."""
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Literal
 
 from pbem.core.names import END_WORDS
@@ -102,12 +103,16 @@ def select_lines(
     """
     kept: list[Line] = []
     paragraph = 0
+    broken = False  # a blank line or a quote since the last kept line
     current = next(lines, None)
     while current is not None:
         following = next(lines, None)  # one line of lookahead, for two-line patterns
         text = current.text
         if not text and paragraphs:
             paragraph = len(kept)
+            broken = True
+        if text.startswith(">"):
+            broken = True
         if text and not text.startswith(">"):
             if _ends_body(text, following.text if following else ""):
                 return kept, "marker"
@@ -115,6 +120,7 @@ def select_lines(
                 return kept[: _signature_start(kept, paragraph)], "marker"
             if len(kept) == max_lines:
                 return kept, "cap"
-            kept.append(current)
+            kept.append(replace(current, after_break=True) if broken and kept else current)
+            broken = False
         current = following
     return kept, "end"

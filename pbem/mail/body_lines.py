@@ -24,6 +24,9 @@ class Line:
 
     text: str
     bold: tuple[str, ...] = ()  # HTML only: plain-text bold is read from the markers
+    after_break: bool = False
+    """A blank line or a quoted passage stood before it (plain text): a new paragraph, where a
+    relayed text ends (DRA-421)."""
 
 
 def plain_lines(text: str, complete: bool) -> Iterator[Line]:

@@ -74,6 +74,9 @@ class MailText:
     bold_disagreement: tuple[str, ...] = ()
     """The text part's own bold markers when its HTML alternative sets other texts in bold
     (``bold`` then holds the HTML's, what readers see); empty when they agree."""
+    breaks: tuple[int, ...] = ()
+    """Indices in ``lines`` of the lines that begin a new paragraph (a blank line or a quoted
+    passage before them, plain text only): a multi-line text ends there (DRA-421)."""
 
 
 def extract(msg: Message, *, max_lines: int = 60) -> MailText:
@@ -109,6 +112,7 @@ def extract(msg: Message, *, max_lines: int = 60) -> MailText:
             truncated=truncated,
             html_only=is_html,
             bold_disagreement=disagreement,
+            breaks=tuple(i for i, line in enumerate(kept) if line.after_break),
         )
 
 

@@ -54,8 +54,9 @@ def take_leave(text: MailText) -> tuple[MailText, str | None]:
     langs = [LEAVE_WORDS[w] for w in map(_first_word, text.lines) if w in LEAVE_WORDS]
     if not langs:
         return text, None
-    kept = tuple(line for line in text.lines if _first_word(line) not in LEAVE_WORDS)
-    return replace(text, lines=kept), langs[0]
+    pairs = [(i, line) for i, line in enumerate(text.lines) if _first_word(line) not in LEAVE_WORDS]
+    breaks = tuple(j for j, (i, _line) in enumerate(pairs) if i in text.breaks)
+    return replace(text, lines=tuple(line for _i, line in pairs), breaks=breaks), langs[0]
 
 
 def game_masters(table: Table, admins: Sequence[str]) -> list[str]:

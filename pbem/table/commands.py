@@ -18,7 +18,14 @@ from pbem.core.ids import PlayerId
 from pbem.mail.inbound import MailText
 from pbem.rules import options_in_use, rules_page
 from pbem.table.step import Accepted, Channel, Reply
-from pbem.table.wording import canonical, option_value, reason, spec_of, syntax
+from pbem.table.wording import (
+    canonical,
+    option_value,
+    reason,
+    spec_of,
+    status_params,
+    syntax,
+)
 
 if TYPE_CHECKING:
     from pbem.table.table import Table
@@ -37,9 +44,15 @@ def read_commands(
     subject = [text.subject] if channel == "private" and text.subject else []
     commands: list[tuple[str, Command]] = []
     lines = subject + list(text.lines)
+    signed = len(lines)  # past a relayed text's paragraph: its signature, if not a command
     for index in range(len(subject), len(lines)):
-        if takes_lines(lines[index], specs):  # a multi-line text runs to FIN/END or the end
-            lines = [*lines[:index], "\n".join(lines[index:])]
+        if takes_lines(lines[index], specs):
+            # a multi-line text runs to FIN/END, the end, or its paragraph's end: what follows
+            # a blank line (a sign-off, a name, a contact line) is not passed on (DRA-421)
+            ends = [len(subject) + b for b in text.breaks if len(subject) + b > index]
+            end = min(ends, default=len(lines))
+            lines = [*lines[:index], "\n".join(lines[index:end]), *lines[end:]]
+            signed = index + 1
             break
     for index, line in enumerate(lines):
         quiet = channel == "list" or index < len(subject)
@@ -54,7 +67,7 @@ def read_commands(
             continue
         if command is not None:
             commands.append((line, table.roster.to_seats(command)))
-        elif channel == "private" and index >= len(subject):
+        elif channel == "private" and len(subject) <= index < signed:
             reply.ignored.append(line)
     return commands
 
@@ -124,8 +137,7 @@ def run_command(
         )
         return state
     if command.verb == "status":
-        params = table.rules.status(state, player.name)
-        params = {"name": player.name, "genders": table.genders, **params}
+        params = status_params(table, state, player.name, player.lang)
         reply.extra.append(
             table.renderer.text(
                 f"{table.rules.templates}/status", player.lang, table.roster.show(params)

@@ -4,12 +4,20 @@ refused."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word
-from pbem.core.errors import CommandError, NotAPlayer, TargetError, UnknownTarget
+from pbem.core.errors import (
+    CommandError,
+    NotAPlayer,
+    TargetError,
+    UnknownCommand,
+    UnknownTarget,
+)
 from pbem.core.game import Rules
+from pbem.core.ids import PlayerId
 from pbem.mail.render import duration
 
 if TYPE_CHECKING:
@@ -77,12 +85,49 @@ def canonical(table: Table, command: Command, lang: str) -> str:
     return " ".join(parts)
 
 
+def status_params(table: Table, state: Any, seat: str, lang: str) -> dict[str, Any]:
+    """What ``STATUT``/``STATUS`` tells ``seat`` (the rules' :meth:`~pbem.core.game.Rules.status`),
+    each pending order written as the command the player would send, in his language
+    (« SONDER Alice », never the verb's id and the seat: « scan alice »), and only while it can
+    still change: an order of a phase that is over has been carried out (the vision given)."""
+    params = dict(table.rules.status(state, PlayerId(seat)))
+    open_verbs = {c.verb for c in table.rules.available(state, PlayerId(seat))}
+    params["pending"] = [
+        {
+            **p,
+            "line": canonical(
+                table,
+                Command(p["verb"], tuple(p.get("targets", ())), p.get("word") or None),
+                lang,
+            ),
+        }
+        for p in params.get("pending", ())
+        if p["verb"] in open_verbs
+    ]
+    return {"name": seat, "genders": table.genders, **params}
+
+
+def in_language(rules: Rules[Any], keywords: Iterable[str], lang: str) -> list[str]:
+    """Suggested keywords as the reader writes them: « Did you mean PASSE? » to an English
+    player who typed PAUSE reads « Did you mean PASS? » (the same command, his keyword)."""
+    shown: list[str] = []
+    for keyword in keywords:
+        spec = next((s for s in rules.all_commands if keyword in s.fr + s.en), None)
+        own = () if spec is None else spec.fr if lang == "fr" else spec.en
+        word = keyword if spec is None or keyword in own else spec.keyword(lang)
+        if word not in shown:
+            shown.append(word)
+    return shown
+
+
 def reason(table: Table, exc: CommandError, lang: str, reader: str | None = None) -> str:
     """Why ``exc`` refused a command, in ``lang`` (the reply's wording); ``reader``, the player
     it is told to, for the words that agree with him or her (« Vous êtes déjà une louve »)."""
     params = {"genders": table.genders, "reader": reader, **exc.params}
     if isinstance(exc, UnknownTarget):  # LG-D42: the rejection lists the valid names
         params["players"] = list(table.rules.names(table.state))
+    if isinstance(exc, UnknownCommand):  # a suggestion in the player's own words
+        params["suggestions"] = in_language(table.rules, exc.params.get("suggestions", ()), lang)
     template = f"reasons/{exc.reason}"
     if not table.renderer.exists(template, lang):
         template = "reasons/rejected"

@@ -21,7 +21,7 @@ from pbem.mail.envelope import TEST_ID_KEY, build_outgoing
 from pbem.mail.threads import Addressing, dress
 from pbem.table import Outgoing, Step, Table
 from pbem.tools.bots import bot_mails
-from pbem.tools.demo import demo_setup
+from pbem.tools.demo import Bots, demo_setup
 from pbem.tools.simulate import EPOCH
 
 GAMES = ("lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula")
@@ -42,10 +42,12 @@ def play_and_deliver(
     lang: str = "fr",
     seed: int = 1,
     observe: Callable[[Table, Step, datetime], None] | None = None,
+    bots: Bots = bot_mails,
 ) -> tuple[Table, list[Delivered]]:
     """A bot game played to its end; every mail built as the daemon builds it and delivered to
     each reader (the list's posts to every player and the game master). ``observe`` is called
-    after each step is applied, with the time it happened (a test answers the mails there)."""
+    after each step is applied, with the time it happened (a test answers the mails there);
+    ``bots`` play (random legal moves unless a test adds its own mails)."""
     setup = demo_setup(game, 0, seed, lang)
     setup["admins"] = [GAME_MASTER]
     table, first = Table.new(setup, EPOCH)
@@ -81,7 +83,7 @@ def play_and_deliver(
     for _ in range(400):
         if table.finished or not table.deadlines():
             break
-        for msg, channel in list(bot_mails(table, rng)):
+        for msg, channel in list(bots(table, rng)):
             commit(table.receive(msg, channel=channel, now=now))  # type: ignore[arg-type]
             if table.finished:
                 break

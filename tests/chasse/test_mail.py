@@ -103,7 +103,7 @@ def test_cas_604_late_commands_rejected() -> None:
     assert g.fails("ivan", "TAKE DEMON").reason == "subphase_only"
     mails, _ = run([setup_line(), DEADLINE, DEADLINE, DEADLINE, mail("alice", "SCAN dave")])
     (body,) = replies(mails, "alice")
-    assert "only during: night sub-phase W1" in body
+    assert "only during the council's turn" in body
 
 
 def test_cas_605_replies_never_reveal_hidden_information() -> None:
@@ -217,8 +217,8 @@ def test_cas_625_status_reply() -> None:
     assert "You are in love with niaj" in peggy and "Penny assists you" in peggy
     mallory = replies(mails, "mallory")[-1]
     assert "Cole (the Forces of Good)" in mallory and "Penny assists peggy." in mallory
-    assert "night sub-phase W1 (night 1), ends" in mallory
-    assert "pending actions: swap alice" in mallory
+    assert "Phase: the council's turn (night 1), ends" in mallory
+    assert "pending actions: SWAP alice" in mallory
     assert "Players in play: alice, bob" in mallory
     assert "SWAP" in mallory and "COUNCIL" not in mallory.split("Possible commands")[-1]
 
@@ -282,7 +282,7 @@ def test_rejections_are_specific_in_french() -> None:
     ivan = replies(mails, "ivan")
     assert "Les deux cartes restantes sont des Démons : vous devez en prendre une" in ivan[0]
     assert "Ce rôle n'est pas une des cartes restantes (Démon, Démon)." in ivan[1]
-    assert "sous-phase W1 de la nuit" in replies(mails, "alice")[0]
+    assert "que pendant le temps du conseil" in replies(mails, "alice")[0]
 
 
 def test_cas_d31_early_close_day() -> None:

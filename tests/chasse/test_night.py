@@ -311,7 +311,7 @@ def test_cas_224_716_piper_and_paige_told_the_victim_after_the_swap() -> None:
 def test_cas_716_no_victim_told_as_none() -> None:
     """CAS-716: with no victim, Piper and Paige are told there is none."""
     mails, _ = run([setup_line(), DEADLINE, DEADLINE, DEADLINE])
-    (paige,) = [m for m in mails_to(mails, "heidi") if "Paige, the victim" in m["subject"]]
+    (paige,) = [m for m in mails_to(mails, "heidi") if "Night: your power" in m["subject"]]
     assert "no victim tonight" in paige["body"]
 
 

@@ -46,7 +46,7 @@ def test_cas_210_360_710_leo_is_told_the_two_leftover_roles() -> None:
     assert prompt.params["forced"] is False
     assert not any("leftover" in n.params for n in notices(g.events) if n.public)  # CAS-D03
     mails, _ = run([setup_line()])
-    (leo,) = [m for m in mails_to(mails, "ivan") if "leftover" in m["subject"]]
+    (leo,) = [m for m in mails_to(mails, "ivan") if "Night 1: your choice" in m["subject"]]
     assert (
         "Demon and Innocent" in leo["body"] and "TAKE role" in leo["body"] and "KEEP" in leo["body"]
     )

@@ -53,7 +53,7 @@ def test_cas_722_revenge_by_mail() -> None:
         in public[-2]["body"]
     )
     assert public[-1]["body"].strip() == "Prue (bob) strikes erin, who was a Demon."
-    (prompt,) = [m for m in mails_to(mails, "bob") if "revenge" in m["subject"]]
+    (prompt,) = [m for m in mails_to(mails, "bob") if "Your decision" in m["subject"]]
     assert "REVENGE name" in prompt["body"]
     assert "✓ REVENGE erin (final)" in mails_to(mails, "bob")[-1]["body"]  # CAS-602
 

@@ -114,7 +114,7 @@ def test_cas_016_200_700_opening_is_public_with_deck_and_undealt_cards() -> None
     assert "4 Demons, Phoebe, Prue, Coop, Piper, Paige, Léo, Billie, Cole, 4 Innocents" in body
     assert "The 16 cards" in body and "2 cards are not dealt" in body
     assert "extra vote to peggy" in body  # CAS-D19
-    assert "sub-phases" in body and "6 h" in body and "48 h" in body
+    assert "four turns" in body and "6 h" in body and "48 h" in body
 
 
 def test_cas_202_703_night_one_is_announced_with_its_four_deadlines() -> None:
@@ -124,10 +124,10 @@ def test_cas_202_703_night_one_is_announced_with_its_four_deadlines() -> None:
     assert night["subject"] == "[Chasse aux sorcières] Night 1 falls"
     assert "San Francisco sleeps" in night["body"]
     for sub in (
-        "Sub-phase L (Léo) until Tue 6 Jan 00:00",
-        "C (Coop) until Tue 6 Jan 06:00",
-        "W1 until Tue 6 Jan 18:00",
-        "W2 until Wed 7 Jan 00:00",
+        "Léo's turn until Tue 6 Jan 00:00",
+        "Coop's turn until Tue 6 Jan 06:00",
+        "the council's turn until Tue 6 Jan 18:00",
+        "Piper and Paige's turn until Wed 7 Jan 00:00",
     ):
         assert sub in night["body"]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbem.core.errors import PartlyRefused
 from pbem.core.ids import PlayerId
+from pbem.games.dracula.orders import said_curse
 from tests.dracula.scenario import QUIET, Game, advance, mail, table_from
 
 
@@ -196,3 +197,24 @@ def test_night_posts_flagged_publicly_in_flag_mode() -> None:
     g._apply(g.rules.on_post(g.state, "Eve", ["psst"], g.now))
     flag = g.public("post_flag")
     assert flag and flag[0].params == {"player": "Eve", "reason": "night_silence"}
+
+
+def test_amb_056_a_cursed_woman_writes_maudite_and_punctuation_varies() -> None:
+    """AMB-056.3, DRA-374: « Je suis maudite ! » is the curse phrase too (the seed writes the
+    masculine; a cursed woman writes correct French), as are its usual variations of case,
+    spaces and closing punctuation; a word that goes on is not the phrase."""
+    g = cursed_game()
+    g._apply(g.rules.on_post(g.state, "Dan", ["Je suis maudite ! **salle de bal**"], g.now))
+    g._apply(g.rules.on_post(g.state, "Cid", ["JE SUIS MAUDITE. Ce soir : **geôles**"], g.now))
+    assert g.state.declared == {"Dan": "ballroom", "Cid": "dungeons"}
+    phrases = g.state.options.curse_phrases
+    for line in (
+        "Je suis maudit ! **boudoir**",
+        "je suis maudite **boudoir**",
+        "Je suis maudite !!! **boudoir**",
+        "Je  suis   Maudite, hélas : **boudoir**",
+        "I am cursed. **boudoir**",
+    ):
+        assert said_curse(line, phrases), line
+    for line in ("Je suis mauditement en retard **boudoir**", "Je suis là **boudoir**"):
+        assert not said_curse(line, phrases), line

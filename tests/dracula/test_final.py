@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pbem.core.events import PlayerDied
+from pbem.core.ids import PlayerId
 from pbem.games.dracula.state import Converted
 from tests.dracula.scenario import NAMES, QUIET, Game, advance
 
@@ -173,3 +174,43 @@ def test_bold_final_choice() -> None:
     fight = g.rules.bold_command(g.state, "Dan", ["FIGHT"])
     assert flee is not None and flee.verb == "flee" and flee.targets == ("Dan",)
     assert fight is not None and fight.verb == "fight"
+
+
+def test_amb_063_a_flee_towards_a_vampire_is_told_its_flame_goes_to_chance() -> None:
+    """AMB-063: « FUIR Chloé » towards a vampire is accepted as a flee whose flame goes to a
+    random fighter, and the reply says so beside the refused name; the final phase's buttons
+    propose only real choices: a flee towards another living human, never a bare FUIR nor a
+    vampire."""
+    from datetime import timedelta
+
+    from pbem.core.commands import Command
+    from pbem.core.errors import PartlyRefused
+    from pbem.games.dracula.state import FinalChoice
+    from pbem.quickactions import quick_actions
+
+    g = final()
+    try:
+        g.do("Eve", "FLEE Ana", "list")
+    except PartlyRefused as exc:
+        assert exc.reason == "flee_recipient" and exc.refused == ("Ana",)
+        assert list(exc.events) == [FinalChoice(PlayerId("Eve"), "flee", None)]
+    else:
+        raise AssertionError("a flee towards a vampire was taken as a flee towards him")
+    assert not g.rules.offers(g.state, Command("flee"))
+    assert not g.rules.offers(g.state, Command("flee", (PlayerId("Ana"),)))
+    assert g.rules.offers(g.state, Command("flee", (PlayerId("Cid"),)))
+    actions = quick_actions(
+        g.rules,
+        g.state,
+        "FUIR nom ou COMBATTRE",
+        readers=list(g.state.order),
+        lang="fr",
+        now=g.now + timedelta(seconds=1),
+        subject="[g] Manche 1 : la phase finale",
+        private_address="mj@example.org",
+        list_address="liste@example.org",
+        public=True,
+    )
+    flees = sorted(a.command for a in actions if a.command.startswith("FUIR"))
+    assert flees == ["FUIR Cid", "FUIR Dan", "FUIR Eve"]
+    assert any(a.command == "COMBATTRE" for a in actions)

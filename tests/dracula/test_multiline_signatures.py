@@ -22,6 +22,18 @@ SIGNATURES = {
     "name-and-phone": "\n\nAnatole Dupont\n06 12 34 56 78",
     "name-title-labelled-phone": "\n\nAnatole Dupont\nChef de projet\nTél. : +33 6 12 34 56 78",
     "valediction": "\n\nCordialement,\nAnatole",
+    # issue 22: what follows the text's paragraph is never passed on (DRA-003, DRA-421)
+    "signoff-name-contact-phone": (
+        "\n\nBonne soirée,\nAnatole Dupont\nana@example.org - 06 12 34 56 78\nEnvoyé de mon iPhone"
+    ),
+    "signoff-and-name": "\n\nÀ plus,\nAnatole",
+    "name-alone": "\n\nAnatole Dupont",
+    "dashes": "\n-- \nAnatole Dupont",
+    "quoted-reply": "\n\n> Anatole Dupont\n> ana@example.org\nAnatole",
+    "attribution": (
+        "\n\nLe lun. 5 janv. 2026 à 10:00, Anatole Dupont <ana@example.org> a écrit :\n"
+        "> TELEPATHIE ancien message"
+    ),
 }
 
 

@@ -149,7 +149,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "phase": "rooms",
         "number": 3,
         "deadlines": {"rooms": T},
-        "pending": [{"verb": "room", "word": "boudoir", "targets": []}],
+        "pending": [{"verb": "room", "word": "boudoir", "targets": [], "line": "PIECE BOUDOIR"}],
         "scores": {"A": 1},
     },
     "curse_flag": {"player": "Ana"},
@@ -246,3 +246,29 @@ def test_every_reason_the_rules_raise_has_a_template() -> None:
     for lang in LANGS:
         for reason in reasons:
             assert (root / lang / "reasons" / f"{reason}.txt").is_file(), (lang, reason)
+
+
+def test_dra_184_186_a_staked_vampire_is_told_once_and_the_verb_agrees() -> None:
+    """DRA-184, DRA-186, AMB-059: two stakes on one vampire tell his death once; what he
+    carried « disparaît » (one object) or « disparaissent » (several); one livid player
+    « c'est un vampire », several « ce sont des vampires » (DRA-185)."""
+    from dataclasses import replace
+
+    from pbem.games.dracula.night import morning_params
+    from pbem.games.dracula.state import Fact
+    from tests.dracula.scenario import QUIET, Game, advance
+
+    g = advance(Game(options=QUIET), 2)
+    stake = Fact(kind="stake", room="sanctuary", actor="Bob", targets=("Ana",), outcome="dies")
+    lost = Fact(kind="lost", room="sanctuary", targets=("Ana",), items=("paintkit",))
+    state = replace(g.state, facts=(stake, replace(stake, actor="Cid"), lost))
+    params = morning_params(state)
+    assert [k["name"] for k in params["killed"]] == ["Ana"]
+    renderer = Renderer()
+    sample = {**SAMPLES["morning"], "game": "g", "killed": params["killed"], "livid": ["Hugo"]}
+    body = renderer.text("dracula/morning", "fr", sample)
+    assert body.count("Avec Ana disparaît pour le reste de la manche le matériel de peinture.") == 1
+    assert "Le teint livide d'Hugo ne trompe pas : c'est un vampire." in body
+    two = [{"name": "Ana", "objects": ["paintkit", "stake"]}]
+    body = renderer.text("dracula/morning", "fr", {**sample, "killed": two, "livid": ["A", "B"]})
+    assert "Avec Ana disparaissent" in body and "ce sont des vampires" in body

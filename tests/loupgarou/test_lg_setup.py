@@ -105,10 +105,10 @@ def test_bite_makes_a_young_wolf_who_keeps_powers() -> None:
     out = g.deadline("bite")
     assert g.seat("eve").team == "wolves" and g.seat("eve").role == "witch"
     assert g.state.young_wolf == "eve"
-    bitten = [m for m in g.notices_to("eve", out) if "morsure" in m.subject]
+    bitten = [m for m in g.notices_to("eve", out) if "Un changement pour vous" in m.subject]
     assert len(bitten) == 1 and "Jeune loup" in bitten[0].body and "Sorcière" in bitten[0].body
     # LG-204/LG-704: the list goes to every Wolf, including the young wolf, before LG-705
-    lists = [m for m in out if "Les loups de la partie" in m.subject]
+    lists = [m for m in out if "Une information pour vous" in m.subject]
     assert {m.to[0] for m in lists} == {email("alice"), email("bob"), email("eve")}
     assert "Maître des loups" in lists[0].body and "carte : Sorcière" in lists[0].body
     idx_list = out.index(lists[-1])
@@ -262,7 +262,7 @@ def test_election_concurrent_with_night1_option() -> None:
     out = g.deadline("bite")
     assert g.state.phase == "night" and g.state.number == 1
     subjects = [m.subject for m in out]
-    first_list = next(i for i, s in enumerate(subjects) if "Les loups de la partie" in s)
+    first_list = next(i for i, s in enumerate(subjects) if "Une information pour vous" in s)
     opened = next(i for i, m in enumerate(out) if m.public and "Élection" in m.subject)
     assert first_list < opened
     for n in NAMES:
@@ -279,12 +279,16 @@ def test_wolves_list_detail_option() -> None:
     g = LG(options={"wolves_list_detail": "names_only"})
     g.send("alice", "MORDRE eve")
     out = g.deadline("bite")
-    body = next(m for m in g.notices_to("bob", out) if "loups de la partie" in m.subject).body
+    body = next(
+        m for m in g.notices_to("bob", out) if "Une information pour vous" in m.subject
+    ).body
     assert "alice" in body and "eve" in body and "Maître" not in body and "Sorcière" not in body
     g = LG(options={"wolves_list_detail": "names_and_status"})
     g.send("alice", "MORDRE eve")
     out = g.deadline("bite")
-    body = next(m for m in g.notices_to("bob", out) if "loups de la partie" in m.subject).body
+    body = next(
+        m for m in g.notices_to("bob", out) if "Une information pour vous" in m.subject
+    ).body
     assert "eve : Jeune loup" in body and "Sorcière" not in body
 
 

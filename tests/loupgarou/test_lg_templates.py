@@ -172,7 +172,7 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
             "phase": p,
             "number": 1,
             "deadlines": {"night": T, "sash": T},
-            "pending": [{"verb": "scan", "word": "", "targets": ["a"]}],
+            "pending": [{"verb": "scan", "word": "", "targets": ["a"], "line": "SONDER a"}],
             "vote": "a",
             "living": ["a", "b"],
             "mayor": "a",

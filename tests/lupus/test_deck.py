@@ -68,7 +68,8 @@ def test_each_player_learns_only_his_own_role() -> None:
     for name in names(8):
         mails = [m for m in g.to(name, g.sent) if "Your role" in m.subject]
         assert len(mails) == 1
-        assert g.state.seats[name].role in mails[0].subject.lower()
+        assert g.state.seats[name].role not in mails[0].subject.lower()  # a lock screen
+        assert g.state.seats[name].role in mails[0].body.lower()
         others = [p for p in names(8) if p != name]
         assert not any(re.search(rf"\b{p}\b", mails[0].body) for p in others)
 

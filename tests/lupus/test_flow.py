@@ -17,7 +17,7 @@ def test_setup_announces_deck_and_deals_roles_privately() -> None:
     for name in g.state.order:
         roles = [m for m in g.to(name, g.sent) if "Your role" in m.subject]
         assert len(roles) == 1
-        assert g.state.seats[name].role.split("_")[0] in roles[0].subject.lower().replace("-", "")
+        assert g.state.seats[name].role.split("_")[0] in roles[0].body.lower().replace("-", "")
     # LUP-701: the werewolves are not told each other in the role message.
     role_mail = next(m for m in g.to("p1", g.sent) if "Your role" in m.subject)
     assert "p2" not in role_mail.body

@@ -224,7 +224,7 @@ def test_round2_vote_must_name_a_nominee() -> None:
     g.until("round1")
     votes(g, {"p3": "p1", "p4": "p2"})
     g.until("round2")
-    assert "p5 is not nominated: vote for p1 and p2" in rejected(g, "p3", "VOTE p5", post=True)
+    assert "p5 is not nominated: vote for p1 or p2" in rejected(g, "p3", "VOTE p5", post=True)
     g.post("p3", "VOTE p2")
     assert g.state.votes == {"p3": "p2"}
 
@@ -252,7 +252,7 @@ def test_status_tells_own_situation_only(g: Game) -> None:
     g.mail("p1", "STATUS")
     status = g.reply()
     assert "p1: Werewolf (the Werewolves), alive" in status
-    assert "You know: p2" in status and "Your pending actions: kill p4" in status
+    assert "You know: p2" in status and "Your pending actions: KILL p4" in status
     assert "Phase: night 1, ends Tue 6 Jan 12:00 UTC" in status
     assert "Living players: p1, p2, p3" in status
     g.mail("p5", "STATUS")

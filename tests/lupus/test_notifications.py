@@ -216,7 +216,7 @@ def test_victory_notice_is_public_and_last() -> None:
 
 
 ALLOWED_PRIVATE = {
-    "Your role: ",  # LUP-701
+    "Your role",  # LUP-701
     "Night: the pack hunts",  # LUP-711
     "Night: your vision",
     "Night: your protection",

@@ -98,7 +98,7 @@ def test_substitutes_by_pbem_seat_replace_and_by_the_admins_mail(
         assert r.returncode == 0 and "queued for lupus1: REPLACE carol WITH" in r.stdout, r.stderr
         wait_for(lambda: _code(stack, ZOE), what="Zoe's new secret code", log=d.log)
         (packet,) = [b for b in _bodies(stack, ZOE, "") if "You take carol's place" in b]
-        assert "Your role: Seer" in packet and "SCAN" in packet
+        assert "Your role" in packet and "Seer" in packet and "SCAN" in packet
         assert _table(data).player_emails["carol"] == ZOE
         send(stack, mail(ZOE, f"SECRET {_code(stack, ZOE)}\nSCAN alice", subject="[lupus1]"))
         wait_for(
@@ -128,7 +128,7 @@ def test_substitutes_by_pbem_seat_replace_and_by_the_admins_mail(
         )
         wait_for(lambda: _code(stack, YANN), what="Yann's new secret code", log=d.log)
         (packet,) = [b for b in _bodies(stack, YANN, "") if "You take alice's place" in b]
-        assert "Your role: Werewolf" in packet
+        assert "Your role" in packet and "Werewolf" in packet
         send(stack, mail(YANN, f"SECRET {_code(stack, YANN)}\nKILL dave", subject="[lupus1]"))
         wait_for(
             lambda: any("✓ KILL dave" in b for b in _bodies(stack, YANN, "")),

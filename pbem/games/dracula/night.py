@@ -575,11 +575,9 @@ def morning_params(s: DraculaState) -> dict[str, Any]:
     """NTF-38: DRA-181 … DRA-186, AMB-055, AMB-059, AMB-079."""
     converted = [f for f in s.facts if f.kind == "converted"]
     lost = lost_objects(s)
-    killed = [
-        {"name": f.targets[0], "objects": lost.get(f.targets[0], [])}
-        for f in s.facts
-        if f.kind == "stake" and f.outcome == "dies"
-    ]
+    staked = (f.targets[0] for f in s.facts if f.kind == "stake" and f.outcome == "dies")
+    # two stakes may kill one vampire: the morning tells his death once (DRA-184)
+    killed = [{"name": p, "objects": lost.get(p, [])} for p in dict.fromkeys(staked)]
     livid = sorted({f.actor for f in s.facts if f.kind == "nausea" and f.actor is not None})
     total = sum(1 for p in s.order if s.seat(p).cursed)
     cursed = total if s.options.cursed_count == "total" else len(s.newly_cursed)

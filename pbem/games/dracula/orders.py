@@ -102,6 +102,23 @@ _BOLD = re.compile(r"\*\*([^*\n]+)\*\*|(?<![\w*])\*([^*\s][^*\n]*?)\*(?![\w*])")
 _ROOM_KEYWORDS = ("piece", "salle", "room")
 
 
+def said_curse(line: str, phrases: Sequence[str]) -> bool:
+    """AMB-056.3, DRA-374: ``line`` begins with a curse phrase as people write it: in either
+    gender (« Je suis maudite ! »: the seed's phrase is the masculine, a cursed woman writes
+    the feminine), any case and accents, any spaces, and any closing punctuation or none
+    (« Je suis maudit. », « JE SUIS MAUDITE !!! », « Je suis maudit, je vais… »); a word
+    that goes on (« maudits », « mauditement ») is not the phrase."""
+    first = fold(line).replace(" ", "")
+    for phrase in phrases:
+        bare = fold(phrase).replace(" ", "").rstrip("!.?…")
+        forms = {bare, bare + "e"} if bare.endswith("maudit") else {bare}
+        for form in forms:
+            rest = first[len(form) :] if first.startswith(form) else None
+            if rest is not None and not (rest[:1].isalnum()):
+                return True
+    return False
+
+
 def cursed_declaration(lines: Sequence[str], phrases: Sequence[str]) -> str | None:
     """AMB-056.3: the room a compliant cursed post declares, or None if it is not compliant.
 
@@ -110,8 +127,7 @@ def cursed_declaration(lines: Sequence[str], phrases: Sequence[str]) -> str | No
     """
     if not lines:
         return None
-    first = fold(lines[0]).replace(" ", "")
-    if not any(first.startswith(fold(p).replace(" ", "")) for p in phrases):
+    if not said_curse(lines[0], phrases):
         return None
     spellings = {" ".join(fold(w).split()): r for r, ws in ROOM_WORDS.items() for w in ws}
     found: set[str] = set()
@@ -479,7 +495,12 @@ class Orders:
         self._final_choice(s, actor, ch)
         recipient = c.targets[0] if c.targets else None
         if recipient is not None and (recipient == actor or recipient not in s.humans()):
-            recipient = None  # AMB-063: accepted as a flee, the flame goes to a random fighter
+            # AMB-063: accepted as a flee, the flame goes to a random fighter; the reply says
+            # so beside the name it could not take (a vampire, the player himself)
+            chosen = [FinalChoice(actor, "flee", None)]
+            raise PartlyRefused(
+                "flee_recipient", events=chosen, kept=[], refused=[recipient], name=recipient
+            )
         return [FinalChoice(actor, "flee", recipient)]
 
     def _do_fight(

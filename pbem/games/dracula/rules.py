@@ -559,6 +559,13 @@ class Dracula(Orders, Rules[DraculaState]):
             events.append(Posted(actor))
         return events
 
+    def offers(self, state: DraculaState, command: Command) -> bool:
+        """AMB-063: a flee is offered towards a living human only; a bare FUIR or one towards a
+        vampire is still accepted, but gives the flame to chance: no button proposes it."""
+        if command.verb == "flee":
+            return bool(command.targets) and command.targets[0] in state.humans()
+        return True
+
     def final(self, state: DraculaState, actor: PlayerId, verb: str) -> bool:
         """AMB-007 (private orders), DRA-045 (votes), DRA-223 (pairs), DRA-465 (flee/fight),
         DRA-377 (cursed destination): every accepted order is final."""
