@@ -265,6 +265,25 @@ def test_posts_are_rendered_as_a_thread() -> None:
     assert render_post(copy, {"bob@x.example": "Bob"}) == "   Bob via demo: VOTE Alice"
 
 
+def test_a_wrapped_french_line_never_starts_with_its_punctuation() -> None:
+    # seen in `make demo`: « ... à 05:53:48 UTC » then a line « ; le second tour s'ouvre »
+    line = (
+        "Les nommés peuvent se défendre sur la liste jusqu'au dimanche 6 décembre à 05:53:48"
+        " UTC ; le second tour s'ouvre ensuite."
+    )
+    raw = (
+        (
+            f"From: {MODERATOR}\r\nTo: {LIST}\r\nSubject: [demo] Jour 1\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\n\r\n"
+        ).encode()
+        + line.encode()
+        + b"\r\n"
+    )
+    rows = [row.removeprefix("│ ") for row in render_post(raw, {}).splitlines()[1:-1]]
+    assert " ".join(rows) == line
+    assert not any(row.startswith((";", ":", "!", "?", "»")) for row in rows), rows
+
+
 def _send(port: int, sender: str, to: str, body: str, **headers: str) -> None:
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"] = sender, to, "test"
