@@ -247,6 +247,27 @@ def test_a_bot_votes_for_a_nominee_on_the_list_in_french() -> None:
     assert choose(view, "Bruno", specs, "fr", rng) is None  # a nominee does not vote
 
 
+def test_a_mayor_bot_breaks_a_tie_among_the_tied_players() -> None:
+    # LG-251: the Mayor picks among the tied. `make demo GAME=loup-garou LIST=relay` showed
+    # « Karine via demo: TRANCHER Bruno », then Alice, then Chloé, all refused, for a tie
+    # between Damien and Nathan: the bot drew from every living player.
+    specs = rules_for("loup-garou").all_commands
+    view = View(
+        commands=("TRANCHER", "AIDE"),
+        phase="décision du Maire 1",
+        living=("Alice", "Bruno", "Chloé", "Damien", "Karine", "Nathan"),
+        nominees=(),
+        partners=(),
+        public=("TRANCHER",),
+    )
+    prompted = ("Karine", "Damien", "Nathan")  # « Karine, en tant que Maire, ... parmi ... »
+    rng = random.Random(4)
+    for _ in range(30):
+        move = choose(view, "Karine", specs, "fr", rng, prompted=prompted)
+        assert move is not None and move[0] == "list"
+        assert move[1].split()[0] == "TRANCHER" and move[1].split()[1] in ("Damien", "Nathan")
+
+
 def test_posts_are_rendered_as_a_thread() -> None:
     raw = (
         f"From: {MODERATOR}\r\nTo: {LIST}\r\nSubject: [Lupus in Tabula] Day 1: dawn\r\n"
