@@ -78,8 +78,13 @@ def handover_mails(
     thread = f"{table.game_id}/desk"
     common = {"game": game, "old": event.old_name, "name": event.name, "seat": event.seat}
     subject, body = table.renderer.mail("common/substituted", table.setup.lang, common)
+    # each with its HTML alternative, as every mail of the game (issue 22): the packet's
+    # with a quick action per command the seat may send now, so the newcomer has buttons
+    html = table.pages.page(subject, body, table.setup.lang)
     mails = [
-        Outgoing(f"{key}/list", (table.setup.list_address,), True, subject, body, None, thread)
+        Outgoing(
+            f"{key}/list", (table.setup.list_address,), True, subject, body, None, thread, html=html
+        )
     ]
     params = {
         **common,
@@ -89,10 +94,18 @@ def handover_mails(
         **awaited(table, event.seat, event.lang),
     }
     subject, body = table.renderer.mail("common/handover", event.lang, params)
-    mails.append(Outgoing(f"{key}/handover", (event.email,), False, subject, body, None, thread))
+    html = table.pages.prompt(
+        subject, body, event.lang, table.state, (PlayerId(event.seat),), public=False
+    )
+    mails.append(
+        Outgoing(f"{key}/handover", (event.email,), False, subject, body, None, thread, html=html)
+    )
     old_lang = Roster.of(table.setup.players, history).by_seat(event.seat).lang
     subject, body = table.renderer.mail("common/seat_farewell", old_lang, common)
+    html = table.pages.page(subject, body, old_lang)
     mails.append(
-        Outgoing(f"{key}/farewell", (event.old_email,), False, subject, body, None, thread)
+        Outgoing(
+            f"{key}/farewell", (event.old_email,), False, subject, body, None, thread, html=html
+        )
     )
     return mails

@@ -194,3 +194,22 @@ def test_mail_from_a_malformed_or_domainless_sender_is_no_ones_and_unanswered(
     code, out, err = run_inproc(lines, tmp_path, capsys)
     assert code == 0 and err == ""
     assert run_inproc(quiet, tmp_path, capsys)[1] == out  # exactly as if it had never come
+
+
+def test_a_finished_game_shows_the_archive_mail_it_sends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A dry run shows every mail (issue 22): the game ends (the game master's END) and the
+    archive mail the daemon sends each player and game master is in the output, after the
+    step's own mails, with its text body and the name of the HTML page attached."""
+    end = json.dumps({"mail": {"from": "gm@example.org", "body": "END none"}})
+    code, out, _err = run_inproc([setup(admins=["gm@example.org"]), end], tmp_path, capsys)
+    assert code == 0
+    mails = [json.loads(line)["mail"] for line in out.splitlines()[:-1]]
+    archives = [m for m in mails if m.get("attachments")]
+    assert sorted(a for m in archives for a in m["to"]) == sorted(
+        [p["email"] for p in PLAYERS] + ["gm@example.org"]
+    )
+    assert all(m["attachments"] == ["lupus-in-tabula.html"] for m in archives), archives
+    assert mails.index(archives[0]) > max(i for i, m in enumerate(mails) if m["public"])
+    assert "alice" in archives[0]["body"]

@@ -3,7 +3,8 @@
 A seat is *idle* in a phase when the rules still await it (:meth:`Rules.awaiting`) as the
 phase closes: the ``PhaseClosed`` marker records those seats. Its count goes up by one at
 each such close and back to zero at any order it gives (an action, a vote, a withdrawal, an
-explicit pass: every event with an ``actor`` and a ``verb``, or a ``VoteSet``). Phases where
+explicit pass: every event with an ``actor`` and a ``verb``, or a ``VoteSet``), a chat relayed
+for it included (``LOUPS``: a phase it talked in is not a silent one). Phases where
 the rules do not await the seat (a villager's night) change nothing. The count is a pure fold
 of the event log, never a side counter: a replay, a rollback (its events void) or a preview
 sees the same counts. See docs/seats.md.
@@ -17,6 +18,7 @@ from typing import Literal
 
 from pbem.core.events import (
     Event,
+    Notice,
     PhaseClosed,
     PlayerDied,
     SeatRemoved,
@@ -61,6 +63,19 @@ def actor_of(event: Event) -> PlayerId | None:
     return None
 
 
+def _relayed_for(event: Event) -> PlayerId | None:
+    """The player whose words a private notice relays (his ``LOUPS``/``PACK`` chat, a
+    council's vote passed on: the rules name him its ``sender``): the least order resets the
+    count (the players' rules pages: « le moindre ordre … remet le compte à zéro »), a chat
+    included, or a wolf who talks with his pack every night would be told his phases closed
+    « sans rien de votre part » (issue 22)."""
+    if isinstance(event, Notice) and not event.public:
+        sender = event.params.get("sender")
+        if isinstance(sender, str) and sender:
+            return PlayerId(sender)
+    return None
+
+
 def idle_streaks(events: Sequence[Event]) -> dict[PlayerId, int]:
     """Each living seat's count of closed phases in a row it was awaited and silent.
 
@@ -70,17 +85,23 @@ def idle_streaks(events: Sequence[Event]) -> dict[PlayerId, int]:
     void = voided(events)
     streak: dict[PlayerId, int] = {}
     out: set[PlayerId] = set()
+    spoke: set[PlayerId] = set()  # who talked in the phase (a chat leaves him awaited)
     for index, event in enumerate(events):
         if index in void:
             continue
         if isinstance(event, PhaseClosed):
             for player in event.awaited:
-                if player not in out:
+                if player not in out and player not in spoke:
                     streak[player] = streak.get(player, 0) + 1
+            spoke.clear()
             continue
         actor = actor_of(event)
-        if actor is not None:
-            streak[actor] = 0
+        relayed = _relayed_for(event)
+        if relayed is not None:
+            spoke.add(relayed)
+        who = actor if actor is not None else relayed
+        if who is not None:
+            streak[who] = 0
         if isinstance(event, PlayerDied | SeatRemoved):
             out.add(event.player)
             streak.pop(event.player, None)

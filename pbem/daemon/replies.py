@@ -111,9 +111,13 @@ class Replies:
         return rows
 
     def members(self, game: Game) -> set[str]:
-        """Who a game answers by the members' reply budget: its players and game masters."""
+        """Who a game answers by the members' reply budget: its players and game masters, and
+        the addresses whose seat changed hands (a former player is no stranger: each of his
+        mails gets its polite refusal, issue 26)."""
         admins = [*self.cfg.admins, *map(str, game.store.setup.get("admins", []))]
-        return {a.lower() for a in (*game.table.player_emails.values(), *admins)}
+        roster = getattr(game.table, "roster", None)
+        former = roster.former if roster is not None else ()
+        return {a.lower() for a in (*game.table.player_emails.values(), *admins, *former)}
 
     def lang(self, game: Game, address: str) -> str:
         names = {a.lower(): n for n, a in game.table.player_emails.items()}

@@ -95,15 +95,16 @@ def cast(table: Table) -> list[dict[str, Any]]:
             now[event.player] = event.role
         elif isinstance(event, PlayerDied):
             dead[event.player] = event.cause
-    conditions = {
-        str(seat.get("name")): [str(c) for c in seat.get("conditions", [])]
-        for seat in table.summary().get("players", [])
-    }
+    seats = table.summary().get("players", [])
+    conditions = {str(s.get("name")): [str(c) for c in s.get("conditions", [])] for s in seats}
+    # the card the rules' summary shows when no deal event names it (Dracula's holder is
+    # « Dracula », not his side « vampire »: DRA-007, issue 26 item 5)
+    cards = {str(s.get("name")): str(s.get("role") or "") for s in seats}
     return [
         {
             "name": p,
             "conditions": conditions.get(p, []),
-            "role": now.get(p, "") or table.rules.side_of(table.state, p) or "",
+            "role": now.get(p, "") or cards.get(p, "") or table.rules.side_of(table.state, p) or "",
             "dealt": dealt.get(p, ""),
             "alive": p not in dead,
             "cause": dead.get(p, ""),

@@ -11,13 +11,14 @@ docs/seats.md.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from pbem.core.errors import CommandError
-from pbem.core.events import DeskNotice, Event, PhaseClosed
+from pbem.core.events import DeskNotice, Event, Notice, PhaseClosed, SeatRemoved
 from pbem.core.game import ADMIN, Rules
 from pbem.core.idle import IdleOptions, crossed, idle_streaks
 from pbem.core.ids import PlayerId
@@ -64,17 +65,30 @@ def idle_events(
 
 
 def _warning(rules: Rules[Any], state: Any, player: PlayerId, count: int) -> Event:
-    """The private warning: how many phases, what is awaited now and until when (nothing
-    when the rules do not await the seat in the phase that opened: a villager's night)."""
+    """The private warning: how many phases, what is awaited now (or what he may send, as the
+    phase's prompt to him says: the Little Girl's question) and until when; nothing when the
+    phase that opened has nothing for him (a villager's night).
+
+    The deadline: the earliest for what the rules await (a council's vote), else the phase's
+    end, never an earlier sub-phase's that is not his (issue 22)."""
     awaited = player in rules.awaiting(state)
     commands = [
         {"fr": s.keyword("fr"), "en": s.keyword("en")}
-        for s in (rules.available(state, player) if awaited else ())
-        if s.verb not in QUIET and not s.verb.startswith("desk.")
+        for s in rules.available(state, player)
+        if s.verb not in QUIET
+        and not s.verb.startswith("desk.")
+        and (awaited or s.verb != "pass")  # RIEN answers a wait, not an offer
     ]
-    pending = rules.deadlines(state)
-    deadline = min(pending.values()).isoformat() if pending else None
-    return notice("seats/idle_warning", [player], count=count, commands=commands, deadline=deadline)
+    pending = rules.deadlines(state).values()
+    due = (min if awaited else max)(pending).isoformat() if pending else None
+    return notice(
+        "seats/idle_warning",
+        [player],
+        count=count,
+        commands=commands,
+        awaited=awaited,
+        deadline=due,
+    )
 
 
 def _act(
@@ -108,6 +122,25 @@ def notice(template: str, to: Sequence[PlayerId], **params: Any) -> DeskNotice:
     by no game and out of the count the Table seeds its draws with, so that a warning
     changes nothing the rules draw afterwards (as the desk's own acts do not)."""
     return DeskNotice(template, tuple(to), False, params, THREAD)
+
+
+def without_mail_to_removed(resolution: Sequence[Event], acts: Sequence[Event]) -> list[Event]:
+    """The resolution's events less its private notices to the seats the idle policy's
+    ``acts`` remove: a Seer removed for inactivity is not sent the next night's SONDER prompt
+    a second before her removal notice (issue 22). A notice to several keeps the others."""
+    removed = {e.player for e in acts if isinstance(e, SeatRemoved)}
+    if not removed:
+        return list(resolution)
+    out: list[Event] = []
+    for event in resolution:
+        if isinstance(event, Notice) and not isinstance(event, DeskNotice) and not event.public:
+            to = tuple(p for p in event.to if p not in removed)
+            if not to:
+                continue
+            if to != event.to:
+                event = dataclasses.replace(event, to=to)
+        out.append(event)
+    return out
 
 
 def idle_after_close(

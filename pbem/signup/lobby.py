@@ -150,8 +150,12 @@ def evolve(lobby: Lobby, event: Mapping[str, Any]) -> Lobby:
             str(event.get("lang", "fr")),
             bool(event.get("bench", False)),
         )
-        change = ("bench" if v.bench else "joined", v.name)
-        return replace(lobby, volunteers=(*lobby.volunteers, v), changes=(*lobby.changes, change))
+        after = replace(lobby, volunteers=(*lobby.volunteers, v))
+        # who asked for the bench, or came once the seats were full, joins the bench, not
+        # the game (issue 26 item 4)
+        benched = v.bench or all(s.email != v.email for s in after.seated)
+        change = ("joined_bench" if benched else "joined", v.name)
+        return replace(after, changes=(*lobby.changes, change))
     if kind == "signup.left":
         gone = lobby.find(str(event["email"]))
         kept = tuple(v for v in lobby.volunteers if v is not gone)

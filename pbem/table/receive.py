@@ -56,7 +56,7 @@ def receive_mail(
     if player is None and channel == "list":
         if sender in table.setup.admins:  # the game master talks on his own list
             return Step(post="relay")
-        if not relay:
+        if not relay and replaced_refusal(table, sender) is None:
             return Step()  # a spectator's post on an external list is just talk
     if player is None and channel == "private":
         # REMPLACANT/SUBSTITUTE: a volunteer for the bench (issue 13, pbem/seats.py)
@@ -67,7 +67,8 @@ def receive_mail(
         if late is not None:  # a sign-up word after the start
             return late
     if player is None:
-        # an address whose seat changed hands is told so politely (issue 13)
+        # an address whose seat changed hands is told so politely (issue 13), on an external
+        # list too: its post reached the players but counts for nothing (LUP-602)
         why = replaced_refusal(table, sender) or NotAPlayer(address=sender)
         refused = Reply(rejected=[{"line": "", "reason": reason(table, why, table.setup.lang)}])
         return Step(

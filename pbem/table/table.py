@@ -19,7 +19,7 @@ from pbem.core.match import fold
 from pbem.core.roster import Roster
 from pbem.desk.kernel import Desk, is_kernel, split
 from pbem.games import rules_for
-from pbem.games.idle import idle_after_close
+from pbem.games.idle import idle_after_close, without_mail_to_removed
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.mail.threads import current_thread
 from pbem.mailpages import MailPages
@@ -219,7 +219,8 @@ class Table:
         awaited = tuple(sorted(self.rules.awaiting(self.state)))  # the idle count's fact
         events = self.rules.on_deadline(self.state, key, now, self.rng())
         if events:  # the idle policy's acts are the resolution's own (docs/seats.md)
-            events += idle_after_close(self, PhaseClosed(key, len(events), awaited), events, now)
+            acts = idle_after_close(self, PhaseClosed(key, len(events), awaited), events, now)
+            events = [*without_mail_to_removed(events, acts), *acts]
         if events:  # marked, so that the game master may roll this resolution back
             events = [PhaseClosed(key, len(events), awaited), *events]
         return step_of(self, events, reply=None)

@@ -7,6 +7,8 @@ only at a ``deadline`` line (or early when the setup's options turn early closin
 
 from __future__ import annotations
 
+import email
+import email.policy
 import json
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
@@ -103,7 +105,7 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         table, step = Table.new(setup, now)
     moderator = str(setup.get("moderator", "moderator"))
     list_address = str(setup.get("list", "list"))
-    yield from _commit(table, step)
+    yield from _commit(table, step, now)
     for number, item in items:
         kind, value = next(iter(item.items()))
         if kind == "mail":
@@ -122,16 +124,45 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
             raise TranscriptError(f"line {number}: a second setup line")
         else:
             raise TranscriptError(f"line {number}: unknown line type {kind!r}")
-        yield from _commit(table, step)
+        yield from _commit(table, step, now)
     # the holders' names (issue 13); a lobby that never started has no seats to show
     shown = getattr(table, "shown_summary", None)
     yield {"state": shown() if shown is not None else table.summary()}
 
 
-def _commit(table: Table | SignupTable, step: Step) -> Iterator[dict[str, Any]]:
+def _commit(table: Table | SignupTable, step: Step, now: datetime) -> Iterator[dict[str, Any]]:
+    archive = archive_lines(table, step, now)  # decided before the step is applied
     table.apply(step)
     for mail in step.outgoing:
         yield mail_line(mail)
+    yield from archive
+
+
+def archive_lines(table: Table | SignupTable, step: Step, now: datetime) -> list[dict[str, Any]]:
+    """The archive mails the daemon sends when ``step`` ends the game (pbem.record.mail), as
+    output objects: a dry run shows every mail, the archive too (its text body, and the name
+    of the HTML page attached)."""
+    from pbem.record.mail import archive_mails, ends_game  # only a game that ends needs it
+
+    game = getattr(table, "game", None) or table  # a game started from sign-ups
+    if not isinstance(game, Table) or not ends_game(game, step):
+        return []
+    moderator = game.setup.moderator
+    out = []
+    for _mid, raw, rcpts in archive_mails(game, step, sender=moderator, now=now, id_key=b"s"):
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
+        assert isinstance(msg, EmailMessage)
+        body = msg.get_body(("plain",))
+        files = [str(part.get_filename()) for part in msg.iter_attachments()]
+        mail = {
+            "to": list(rcpts),
+            "public": False,
+            "subject": str(msg["Subject"]),
+            "body": body.get_content().replace("\r\n", "\n") if body is not None else "",
+            "attachments": files,
+        }
+        out.append({"mail": mail})
+    return out
 
 
 def mail_line(mail: Outgoing) -> dict[str, Any]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
-from tests.desk.desk_game import DeskGame
+import pytest
+
+from tests.desk.desk_game import GAMES, DeskGame
 
 
 def test_french_commands_one_a_line_each_answered() -> None:
@@ -46,3 +49,33 @@ def test_french_commands_one_a_line_each_answered() -> None:
     assert "Personne ne l'emporte." in g.public_text()
     g.admin("FIN loups")
     assert "La partie est terminée." in g.admin_reply()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_roles_in_french_names_phases_and_sides_in_french(game: str) -> None:
+    """Issue 26 item 5: the French ROLES said « camp wolves », « phase day 2 »; each phase
+    and side is now named as a game master writes it, in every game."""
+    g = DeskGame(game, lang="fr")
+    for _ in range(3):
+        g.admin("ROLES")
+        reply = g.admin_reply()
+        head = reply.splitlines()[0]
+        assert "phase" not in head and not re.search(r"\b(night|day|setup|round\d)\b", head), head
+        assert not re.search(
+            r"camp (werewolves|wolves|villagers|demons|good|lovers|pied_piper|vampire|human)\b",
+            reply,
+        ), reply
+        g.deadline()
+
+
+def test_roles_and_the_end_show_draculas_card_not_his_side() -> None:
+    """DRA-007, issue 26 item 5: ROLES listed Dracula's holder as « vampire, camp vampire »
+    and END's reveal too; the game master sees the card: Dracula."""
+    g = DeskGame("dracula", lang="fr")
+    g.admin("ROLES")
+    line = next(x for x in g.admin_reply().splitlines() if x.startswith("  - ana"))
+    assert line.startswith("  - ana : Dracula"), line
+    assert "camp des vampires" in line, line
+    g.admin("FIN nul")
+    reveal = next(x for x in g.public_text().splitlines() if x.startswith("  - ana"))
+    assert reveal.startswith("  - ana : Dracula"), reveal

@@ -113,3 +113,31 @@ def test_zero_thresholds_turn_the_policy_off() -> None:
     assert not [m for m in g.sent if "not played for" in m.subject]
     assert not [m for m in g.sent if m.to == (ADMIN,)]
     assert not [m for m in g.sent if "leaves the game" in m.subject]
+
+
+def test_a_chat_with_the_pack_is_an_order_that_resets_the_count() -> None:
+    """The players' rules (« le moindre ordre … remet le compte à zéro »; LUP-613's pack
+    chat): a wolf who only talked with his pack was told his phases closed « sans rien de votre
+    part » (issue 22); his chat is an answer, his silent partner's count goes on."""
+    g = DeskGame("lupus-in-tabula", options={"idle_warn_after": 1})
+    g.mail("p1", "PACK courage")
+    g.mail("p3", "SCAN p4")
+    g.deadline()  # night 1 closes: p1 talked with his pack, p2 said nothing
+    assert PlayerId("p1") not in counts(g) and counts(g)[PlayerId("p2")] == 1
+    assert warnings(g, "p1") == [] and len(warnings(g, "p2")) == 1
+
+
+def test_a_warning_never_says_nothing_is_awaited_beside_a_prompt_of_the_same_phase() -> None:
+    """Issue 22: the Little Girl, warned as the night opens, was told « Rien n'est attendu de
+    vous » with the council's deadline in the same second as her prompt « Nuit : votre
+    question » (until the night's end): the warning lists what she may send, until when."""
+    g = DeskGame("loup-garou", lang="fr", options={"idle_warn_after": 1, "idle_act_after": 0})
+    g.deadline()  # the bite window
+    g.deadline()  # the election: frank (the Little Girl) voted nothing
+    assert g.state.phase == "night"
+    (prompt,) = [m for m in g.to("frank") if "votre question" in m.subject]
+    (warning,) = [m.body for m in g.to("frank") if "pas joué depuis" in m.subject]
+    assert "Rien n'est attendu" not in warning, warning
+    assert "Ce que vous pouvez envoyer maintenant" in warning and "QUESTION" in warning
+    night_end = g.table.renderer.when(max(g.table.deadlines().values()), "fr")
+    assert night_end in warning and night_end in prompt.body

@@ -49,7 +49,9 @@ def test_remove_by_the_game_master_kills_the_seat_and_announces_it(game: str) ->
     assert "The game master has removed" in post.body
     assert "(reason: away until Sunday)" in post.body
     # removal_reveal = "as_death": the card shows where a death shows it; never in Lupus
-    assert ("Role: " in post.body) == (game != "lupus-in-tabula")
+    # (Loup-Garou's as its deaths do, with the team and every condition: LG-100)
+    shown = "dave was the Seer, on the Villagers team." if game == "loup-garou" else "Role: "
+    assert (shown in post.body) == (game != "lupus-in-tabula")
     assert any(m.to == (address(name),) and "left the game" in m.subject for m in g.last)
     removed = [e for e in g.table.events if isinstance(e, SeatRemoved)]
     assert removed == [SeatRemoved(PlayerId(name), "away until Sunday", ADMIN)]
@@ -151,6 +153,26 @@ def test_loupgarou_removing_a_lover_kills_the_other_of_grief() -> None:
     assert not g.alive("olivia") and g.state.seat("olivia").cause == "grief"
     (post,) = [m for m in g.public() if "quitte la partie" in m.subject]
     assert "olivia meurt de chagrin" in post.body
+
+
+def test_loupgarou_removal_reveals_identity_team_and_conditions_as_any_death() -> None:
+    """LG-100 (LG-399): a death shows the player's identity, his team and every condition at
+    the moment of death; a removal and the grief death it brings are deaths like the others
+    (issue 22: the announcement showed the card only)."""
+    g = loupgarou_night1(mayor="nick")
+    g.mail("frank", "AMOUREUX nick olivia")
+    g.until("night", 2)
+    g.mail("frank", "AMOUREUX nick olivia")
+    g.until("day", 2)
+    g.admin("RETIRER nick")
+    (post,) = [m for m in g.public() if "quitte la partie" in m.subject]
+    team = "dans l'équipe des Villageois"
+    assert f"nick était un Simple villageois, {team} ; nick portait l'écharpe de Maire" in (
+        post.body
+    ), post.body
+    assert "nick portait l'écharpe de Maire et faisait partie du couple d'Amoureux" in post.body
+    grief = "olivia meurt de chagrin, inconsolable de la mort de nick. olivia était"
+    assert grief in post.body and "olivia faisait partie du couple d'Amoureux" in post.body
 
 
 def test_loupgarou_removed_mayor_is_followed_by_a_drawn_mayor() -> None:
@@ -405,3 +427,25 @@ def test_chasse_tied_player_removed_is_out_of_the_tiebreak_draw() -> None:
     g.deadline()
     assert g.state.seat("niaj").cause == "removed"
     assert g.state.seat("olivia").cause == "lynch"
+
+
+def test_a_seat_removed_for_inactivity_gets_no_prompt_of_the_phase_it_is_removed_at() -> None:
+    """Issue 22: the Seer removed as the night opens was sent that night's SCAN prompt a
+    second before her removal notice; the close that removes her mails her only the notice."""
+    g = DeskGame(
+        "lupus-in-tabula",
+        options={"idle_warn_after": 0, "idle_act_after": 3, "on_idle": "remove"},
+    )
+    while g.alive("p3"):
+        for p in g.living():  # everyone plays but the Seer
+            if p == "p3":
+                continue
+            if g.phase == "night" and p in ("p1", "p2"):
+                g.mail(p, "KILL p8")
+            elif g.phase in ("round1", "round2"):
+                g.post(p, f"VOTE {'p7' if p != 'p7' else 'p6'}")
+        g.deadline()
+    assert g.phase == "night"
+    to_her = [m.subject for m in g.last if m.to == (address("p3"),)]
+    assert to_her and all("left the game" in s for s in to_her), to_her
+    assert any(m.to == (address("p4"),) for m in g.last) or g.public()  # the night opened

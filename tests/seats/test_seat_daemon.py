@@ -56,3 +56,30 @@ def test_no_code_is_mailed_in_a_game_without_secret_codes(tmp_path: Path, empty:
     assert seat_rows(SERVICE, game, Step(facts=(EVENT,)), NOW) == []
     assert not game.store.meta.get("secrets")
     assert not game.store.bounce_states()["carol"]["unreachable"]
+
+
+def test_a_former_player_gets_each_refusal_on_the_members_budget(tmp_path: Path) -> None:
+    """Issue 26 item 2 (LUP-602): the address whose seat changed hands is no stranger (whose
+    ``errors_per_hour`` of 1 let its list post's refusal through and silenced its STATUS a
+    second later): each of its mails gets its polite refusal, on the players' budget."""
+    from collections import Counter
+
+    from pbem.daemon.limits import SenderLimits
+    from pbem.daemon.ports import Game
+    from pbem.daemon.replies import Replies
+    from tests.seats.test_seat_rules import admin, mail, new_table
+    from tests.support.inproc_daemon import make_cfg
+
+    table = new_table()
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    store = SimpleNamespace(game_id="g1", setup={"game": "lupus-in-tabula", "lang": "en"})
+    game = Game(store, table, set())  # type: ignore[arg-type]
+    cfg = make_cfg(tmp_path)
+    replies = Replies(
+        cfg, shared_renderer(), b"k" * 32, SenderLimits(1, 10), {"g1": game}, Counter()
+    )
+    assert "carol@example.org" in replies.members(game)
+    for n, line in enumerate(("VOTE alice", "STATUS")):
+        step = table.receive(mail("carol@example.org", f"{line}\n{n}"), channel="private", now=NOW)
+        (row,) = replies.rows(game, step, NOW, error=True)
+        assert row["rcpts"] == ["carol@example.org"]

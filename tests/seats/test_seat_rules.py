@@ -148,6 +148,21 @@ def test_the_old_address_is_refused_on_the_relayed_list_too() -> None:
     assert "no longer plays in this game" in step.outgoing[0].body
 
 
+def test_the_old_address_is_refused_privately_on_an_external_list() -> None:
+    """LUP-602, docs/daemon.md (Seats), issue 26 item 1: an external list has carried the old
+    address's vote to the players already; it counts for nothing, and its sender is told so
+    privately, as on a relayed list (a spectator's post stays unanswered talk)."""
+    table = new_table()
+    admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    step = table.receive(mail("carol@example.org", "VOTE alice", "list"), channel="list", now=NOW)
+    assert not step.facts
+    (refusal,) = step.outgoing
+    assert refusal.to == ("carol@example.org",) and not refusal.public
+    assert "no longer plays in this game" in refusal.body
+    talk = table.receive(mail("spy@example.org", "VOTE alice", "list"), channel="list", now=NOW)
+    assert not talk.outgoing
+
+
 def test_the_sealed_deal_does_not_change_on_a_substitution() -> None:
     """pbem/record/deal.py: the commitment covers who holds a seat's card by seat, not by address;
     a substitution adds no deal event, so the reveal still matches the opening's digest."""
@@ -327,3 +342,16 @@ def test_a_volunteer_benched_at_sign_up_takes_a_seat_by_name() -> None:
     admin(table, "REPLACE dave WITH zoe")
     assert table.player_emails["dave"] == "zoe@example.net" and table.genders["dave"] == "f"
     assert table.roster.shown("dave") == "Zoé" and table.roster.bench == ()
+
+
+def test_the_substitution_mails_have_their_html_and_the_packet_its_buttons() -> None:
+    """Issue 22: the list's « Zoe replaces carol », the hand-over packet and the goodbye came
+    as text only, so the newcomer had no buttons; each has its HTML alternative now, the
+    packet with a tap-to-send link per command the seat may send (the Seer's SCAN)."""
+    table = new_table(moderator="mj@example.org", list="list@example.org")
+    step = admin(table, "REPLACE carol WITH zoe@example.net Zoe")
+    mails = {o.key.rsplit("/", 1)[1]: o for o in step.outgoing if o.to != (GM,)}
+    assert {"list", "handover", "farewell"} <= set(mails)
+    for which in ("list", "handover", "farewell"):
+        assert mails[which].html.startswith("<!DOCTYPE html>") or "<html" in mails[which].html
+    assert "mailto:" in mails["handover"].html and "SCAN" in mails["handover"].html

@@ -218,6 +218,21 @@ def test_a_seated_volunteer_may_give_up_his_seat_for_the_bench() -> None:
     assert "déjà sur le banc" in to(step, "anne@example.org")[0].body
 
 
+def test_the_count_post_says_a_bench_volunteer_joins_the_bench_not_the_game() -> None:
+    """Issue 26 item 4: who asks for the bench, or signs up once the seats are full, is
+    announced on the bench (« rejoint le banc des remplaçants »), never « rejoint la partie »."""
+    table, _ = opened(seats=(8, 8), when_full=False)
+    step = send(table, "ines@example.org", "REMPLACANT Inès elle")
+    assert "Inès rejoint le banc des remplaçants." in public(step)[0].body
+    assert "rejoint la partie" not in public(step)[0].body
+    for i, name in enumerate(names(8)):
+        step = send(table, f"v{i}@example.org", f"INSCRIPTION {name}")
+    assert not table.started  # the deadline starts it
+    step = send(table, "late@example.org", "INSCRIPTION Tardif il")
+    body = public(step)[0].body
+    assert "Tardif rejoint le banc des remplaçants." in body and "rejoint la partie" not in body
+
+
 def test_lines_after_the_sign_up_that_starts_the_game_are_not_read_as_sign_ups() -> None:
     table, _ = opened(seats=(8, 8))
     for i, name in enumerate(names(7)):

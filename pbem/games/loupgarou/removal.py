@@ -41,6 +41,9 @@ def aftermath(
         events.extend(new)
         state = evolve_all(new, state)
 
+    # LG-100: the removed player's identity, team and every condition at his death, as any
+    # death shows them (the announcement shows them when the card is revealed)
+    params: dict[str, Any] = {"reveal": reveal_params(state, player)}
     emit(*withdrawn(state, player))
     emit(*grief_deaths(state))  # LG-422
     dead = [player, *(e.player for e in events if isinstance(e, PlayerDied))]
@@ -49,7 +52,6 @@ def aftermath(
         lost = tuple(p for p in state.team(VILLAGERS) if state.powered(p))
         if lost:
             emit(PowersLost(lost))
-    params: dict[str, Any] = {}
     end = checkpoint_events(state, "lynch")  # LG-114 (b), LG-115
     former = state.mayor
     if former in dead and state.living() and not end:  # LG-404, LG-D31
