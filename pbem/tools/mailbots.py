@@ -215,9 +215,9 @@ def _words(
         if isinstance(arg, Player):
             words.append(rng.choice(others))
         elif isinstance(arg, Players):
-            most = min(arg.count, len(others))
-            count = rng.randint(1, min(most, 2)) if arg.at_most else most
-            words += rng.sample(others, count)
+            # as many as there are (LG-620: the Piper charms two, fewer only when fewer are
+            # left; one name of two was refused « Cette commande demande 2 noms »)
+            words += rng.sample(others, min(arg.count, len(others)))
         elif isinstance(arg, Word):
             spellings = list(arg.choices.values())
             told = [w for w in spellings if any(_word_in(x, prompt) for x in w)]

@@ -268,6 +268,25 @@ def test_a_mayor_bot_breaks_a_tie_among_the_tied_players() -> None:
         assert move[1].split()[0] == "TRANCHER" and move[1].split()[1] in ("Damien", "Nathan")
 
 
+def test_a_piper_bot_charms_two_players() -> None:
+    # LG-620: `make demo GAME=loup-garou LIST=relay` showed « ENVOUTER Nathan » refused
+    # (« Cette commande demande 2 noms de joueurs »), five times in one game
+    specs = rules_for("loup-garou").all_commands
+    view = View(
+        commands=("ENVOUTER",),
+        phase="nuit 1",
+        living=("Alice", "Bruno", "Chloé", "Élodie"),
+        nominees=(),
+        partners=(),
+    )
+    rng = random.Random(5)
+    for _ in range(20):
+        move = choose(view, "Élodie", specs, "fr", rng)
+        assert move is not None and move[0] == "private"
+        charm = move[1].splitlines()[0].split()
+        assert charm[0] == "ENVOUTER" and len(charm) == 3, move
+
+
 def test_posts_are_rendered_as_a_thread() -> None:
     raw = (
         f"From: {MODERATOR}\r\nTo: {LIST}\r\nSubject: [Lupus in Tabula] Day 1: dawn\r\n"
