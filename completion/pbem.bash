@@ -2,7 +2,7 @@
 # Install: pbem completion bash > /etc/bash_completion.d/pbem
 
 declare -gA _pbem_commands _pbem_options _pbem_takes _pbem_values
-_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin seat archive verify stats install-files'
+_pbem_commands[pbem]='simulate demo games completion serve check-config new-game open-game status deadline shunt reachable admin seat archive verify stats install-files balance'
 _pbem_options[pbem]='-h --help -c --config --version'
 _pbem_takes[pbem]='-c --config'
 _pbem_commands['pbem simulate']=''
@@ -62,18 +62,18 @@ _pbem_commands['pbem reachable']=''
 _pbem_options['pbem reachable']='-h --help -c --config'
 _pbem_takes['pbem reachable']='-c --config'
 _pbem_commands['pbem admin']=''
-_pbem_options['pbem admin']='-h --help -c --config'
-_pbem_takes['pbem admin']='-c --config'
+_pbem_options['pbem admin']='-h --help -c --config --wait --timeout'
+_pbem_takes['pbem admin']='-c --config --timeout'
 _pbem_commands['pbem seat']=replace
 _pbem_options['pbem seat']='-h --help -c --config'
 _pbem_takes['pbem seat']='-c --config'
 _pbem_values['pbem seat replace|--pronoun']='il elle iel he she they'
 _pbem_commands['pbem seat replace']=''
-_pbem_options['pbem seat replace']='-h --help -c --config --name --pronoun'
-_pbem_takes['pbem seat replace']='-c --config --name --pronoun'
+_pbem_options['pbem seat replace']='-h --help -c --config --name --pronoun --wait --timeout'
+_pbem_takes['pbem seat replace']='-c --config --name --pronoun --timeout'
 _pbem_values['pbem archive|--lang']='fr en'
 _pbem_commands['pbem archive']=''
-_pbem_options['pbem archive']='-h --help -c --config --data-dir --index -o --out --lang'
+_pbem_options['pbem archive']='-h --help -c --config --data-dir --index -o --out --lang --spoilers'
 _pbem_takes['pbem archive']='-c --config --data-dir -o --out --lang'
 _pbem_commands['pbem verify']=''
 _pbem_options['pbem verify']='-h --help'
@@ -84,6 +84,10 @@ _pbem_takes['pbem stats']='-c --config --data-dir'
 _pbem_commands['pbem install-files']=''
 _pbem_options['pbem install-files']='-h --help -c --config --force'
 _pbem_takes['pbem install-files']='-c --config'
+_pbem_values['pbem balance|--bots']='random informed'
+_pbem_commands['pbem balance']=''
+_pbem_options['pbem balance']='-h --help --players --option --deck --games --bots --jobs --seed --json --vary'
+_pbem_takes['pbem balance']='--players --option --deck --games --bots --jobs --seed --vary'
 
 _pbem() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="" path=pbem word i skip=""

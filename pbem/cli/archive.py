@@ -34,6 +34,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--index", action="store_true", help="every finished game, and index.html")
     p.add_argument("-o", "--out", default=".", help="the folder to write into (default: .)")
     p.add_argument("--lang", choices=("fr", "en"), help="default: the game's language")
+    p.add_argument(
+        "--spoilers",
+        action="store_true",
+        help="a game still running too: its archive shows every card and the deal's salt, so "
+        "it is for the game masters' eyes only",
+    )
     p.set_defaults(func=cmd_archive)
 
     p = without_config(sub.add_parser("verify", help="check the deal commitment of an archive"))
@@ -46,9 +52,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
-    if args.data_dir:
-        return Path(args.data_dir)
-    return Path(load_config(args).data_dir)
+    """The data directory, which must exist: an absent one is a typo, not "no games"."""
+    root = Path(args.data_dir) if args.data_dir else Path(load_config(args).data_dir)
+    if not root.is_dir():
+        where = "--data-dir" if args.data_dir else "daemon.data_dir"
+        raise PbemError(f"data directory {root} does not exist (check {where})")
+    return root
 
 
 def load_tables(data_dir: Path) -> list[Any]:
@@ -68,9 +77,6 @@ def load_tables(data_dir: Path) -> list[Any]:
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
-    from pbem.record.archive import render_index
-    from pbem.record.stats import game_stats
-
     if bool(args.game) == bool(args.index):
         print("pbem archive: give a game's id or --index", file=sys.stderr)
         return 2
@@ -80,19 +86,45 @@ def cmd_archive(args: argparse.Namespace) -> int:
         print(f"pbem archive: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        print(f"pbem archive: -o {out} is a file: name the folder to write into", file=sys.stderr)
+        return 2
     if args.game:
         table = next((t for t in tables if t.game_id == args.game), None)
         if table is None:
             print(f"pbem archive: no game {args.game!r}", file=sys.stderr)
             return 2
-        for path in _write(table, out, args.lang):
-            print(path)
-        return 0
+        if not table.finished and not args.spoilers:
+            print(
+                f"pbem archive: game {args.game} is still running: its archive shows every "
+                "card and the deal's salt; --spoilers writes it all the same (for the game "
+                "masters' eyes only)",
+                file=sys.stderr,
+            )
+            return 2
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if args.game:
+            for path in _write(table, out, args.lang):
+                print(path)
+            return 0
+        print(_write_index(tables, out, args.lang))
+    except OSError as exc:  # -o onto a file, an unwritable folder (issue 21, item 10)
+        what = exc.strerror or str(exc)
+        print(f"pbem archive: cannot write into {out}: {what}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _write_index(tables: list[Any], out: Path, lang: str | None) -> Path:
+    """Every finished game's archive and ``index.html``; a running game is never listed."""
+    from pbem.record.archive import render_index
+    from pbem.record.stats import game_stats
+
     finished = sorted((t for t in tables if t.finished), key=lambda t: t.game_id)
     rows = []
     for table in finished:
-        _write(table, out, args.lang)
+        _write(table, out, lang)
         summary = table.summary()
         rows.append(
             {
@@ -105,11 +137,10 @@ def cmd_archive(args: argparse.Namespace) -> int:
                 "text": f"{table.game_id}.txt",
             }
         )
-    lang = args.lang or (finished[0].setup.lang if finished else "fr")
+    lang = lang or (finished[0].setup.lang if finished else "fr")
     index = out / "index.html"
     index.write_text(render_index(rows, game_stats(finished), lang), encoding="utf-8")
-    print(index)
-    return 0
+    return index
 
 
 def _write(table: Any, out: Path, lang: str | None) -> list[Path]:

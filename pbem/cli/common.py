@@ -8,9 +8,13 @@ other's, so the command line has no import circle (tests/cli/test_import_graph.p
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+from pbem.core.errors import PbemError
 
 DEFAULT_CONFIG = "/etc/pbem/pbem.toml"
 
@@ -34,12 +38,13 @@ def config_everywhere(parser: argparse.ArgumentParser) -> argparse.ArgumentParse
     """
     _add_config(parser, DEFAULT_CONFIG)
     for p in _descendants(parser):
-        if not p.get_default("_reads_no_config") and not _has_config(p):
+        if not _has_config(p):
             _add_config(p, argparse.SUPPRESS)
     return parser
 
 
 def _descendants(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """Every verb and sub-verb under ``parser`` that reads the configuration."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in dict(action.choices).values():
@@ -75,7 +80,76 @@ def load_config(args: argparse.Namespace, passwords: bool = False) -> Any:
     return load(config_path(args), passwords=passwords)
 
 
+def existing_data_dir(cfg: Any) -> Path:
+    """The configuration's data directory, which must exist: a command never creates it (a
+    mistyped ``daemon.data_dir`` would otherwise hold games no daemon reads), nor reads an
+    absent one as empty."""
+    root = Path(cfg.data_dir)
+    if not root.is_dir():
+        raise PbemError(
+            f"data directory {root} does not exist: check daemon.data_dir in {cfg.path} "
+            "(under systemd, $STATE_DIRECTORY), or start the daemon once"
+        )
+    return root
+
+
+def add_wait_options(p: argparse.ArgumentParser) -> None:
+    """``--wait`` and ``--timeout`` for a request the running daemon answers."""
+    p.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait for the running daemon's answer and print it (the reply is mailed too); "
+        "exit status 1 when none came within --timeout",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long --wait waits (default 60)",
+    )
+
+
+def queue_request(
+    data_dir: Path, request: Any, wait: bool, timeout: float
+) -> tuple[Path, dict[str, Any] | None]:
+    """Drop ``request`` in its spool for the running daemon; with ``wait``, its answer (None
+    when none came within ``timeout`` seconds). The pipe the answer comes through is made
+    before the request is queued, so a quick daemon cannot answer into nothing."""
+    from pbem.daemon.operator.spool import submit
+
+    if not wait:
+        return submit(data_dir, request), None
+    from pbem.adapters import answers
+
+    pipe, fd = answers.listen(data_dir, request.file_name())
+    try:
+        path = submit(data_dir, request)
+    except BaseException:
+        os.close(fd)
+        pipe.unlink()
+        raise
+    return path, answers.wait(pipe, fd, timeout)
+
+
+def no_answer(verb: str, timeout: float) -> int:
+    """The line for a ``--wait`` that timed out, and its status 1."""
+    print(
+        f"pbem {verb}: no answer from the daemon within {timeout:g} s: is it running "
+        "(pbem status)? The request stays queued; the reply will be mailed",
+        file=sys.stderr,
+    )
+    return 1
+
+
 def fail(verb: str, exc: BaseException | str) -> int:
-    """One line on standard error naming the verb, and the usage-error status 2."""
-    print(f"pbem {verb}: {exc}", file=sys.stderr)
+    """One line on standard error naming the verb, and the usage-error status 2; a permission
+    error names the operators' group rather than a bare ``[Errno 13]``."""
+    hint = ""
+    if isinstance(exc, PermissionError):
+        from pbem.daemon.config import permission_hint
+
+        hint = permission_hint(exc)
+        exc = f"{exc.strerror}: {exc.filename}" if exc.filename else str(exc.strerror)
+    print(f"pbem {verb}: {exc}{hint}", file=sys.stderr)
     return 2

@@ -49,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         daemon_cli.add_commands(sub)
     importlib.import_module("pbem.cli.archive").add_commands(sub)  # archive, verify, stats
     importlib.import_module("pbem.cli.install_files").add_commands(sub)
+    importlib.import_module("pbem.cli.balance").add_commands(sub)  # simulated win rates
     return config_everywhere(parser)
 
 

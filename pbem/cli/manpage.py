@@ -17,6 +17,15 @@ EXIT_STATUS = (
     ("1", "a server check failed (check-config), or the daemon stopped on an error."),
     ("2", "a usage, configuration or input error; the message says which."),
     (
+        "status",
+        "pbem status follows the monitoring plugins' convention (Nagios, systemctl is-active): "
+        "0 the daemon is running and healthy; 1 degraded: mail failing to send or given up, "
+        "incoming mail held (shunt), a stalled deadline, a game that cannot be loaded; 2 the "
+        "daemon is stopped or not responding (its heartbeat is stale), or the configuration "
+        "cannot be read; 3 no data: no data directory, or the daemon never started with it. "
+        "The reasons are printed (--json: health).",
+    ),
+    (
         "78",
         "(EX_CONFIG) serve: the configuration is invalid, or the IMAP or SMTP server refused the "
         "login (wrong user or password). Restarting cannot help: the unit lists it in "

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pbem.cli.common import fail, load_config
+from pbem.cli.common import existing_data_dir, fail, load_config
 from pbem.core.errors import PbemError
 
 
@@ -47,19 +47,25 @@ def _status_data(cfg: Any, require: bool = True) -> dict[str, Any]:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    """What the game master asks (pbem/daemon/status.py); exit 2 when the data directory is missing."""
-    from pbem.daemon.status import render
+    """What the game master asks (pbem/daemon/status.py), and for a monitor the exit status:
+    0 running and healthy, 1 degraded, 2 stopped or not responding (or no readable config),
+    3 no data (no data directory, never started)."""
+    from pbem.daemon.status import NO_DATA, NoDataDir, render
 
     try:
         cfg = load_config(args)
         data = _status_data(cfg)
+    except NoDataDir as exc:
+        fail("status", exc)
+        return NO_DATA
     except (PbemError, OSError) as exc:
         return fail("status", exc)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(render(data))
-    return 0
+    code: int = data["health"]["code"]
+    return code
 
 
 def cmd_deadline(args: argparse.Namespace) -> int:
@@ -67,14 +73,16 @@ def cmd_deadline(args: argparse.Namespace) -> int:
     running daemon consumes (it is the single writer of the game's store)."""
     try:
         cfg = load_config(args)
-        games = _status_data(cfg, require=False)["games"]
+        games = _status_data(cfg)["games"]
         if args.deadline_command == "list":
-            for g in games:
-                for d in g["stalled"]:
-                    print(
-                        f"{g['id']}  {d['deadline']}  attempts={d['attempts']}  "
-                        f"{d['error'] or 'the process died'}"
-                    )
+            stalled = [(g, d) for g in games for d in g["stalled"]]
+            for g, d in stalled:
+                print(
+                    f"{g['id']}  {d['deadline']}  attempts={d['attempts']}  "
+                    f"{d['error'] or 'the process died'}"
+                )
+            if not stalled:
+                print("no stalled deadline")
             return 0
         game = next((g for g in games if g["id"] == args.game), None)
         if game is None:
@@ -103,13 +111,15 @@ def cmd_shunt(args: argparse.Namespace) -> int:
 
     try:
         cfg = load_config(args)
-        rows = DaemonStore(cfg.data_dir, readonly=True).shunt_rows()
+        rows = DaemonStore(existing_data_dir(cfg), readonly=True).shunt_rows()
         if args.shunt_command == "list":
             for r in sorted(rows, key=lambda r: r.get("at", "")):
                 print(
                     f"{r['key'][:12]}  {r['status']:<11} failures={r.get('failures', 0)}  "
                     f"{r.get('at', '')}  {r.get('subject', '')!r}  {r.get('error', '')}"
                 )
+            if not rows:
+                print("no shunted mail")
             return 0
         row = _find_shunt(rows, args.key)
         if args.shunt_command == "show":

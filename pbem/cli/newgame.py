@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.cli.common import fail, load_config
+from pbem.cli.common import existing_data_dir, fail, load_config
 from pbem.core.errors import PbemError
 
 if TYPE_CHECKING:
@@ -87,14 +87,41 @@ def _option_value(text: str) -> Any:
         return text
 
 
+def read_setup(path: str) -> dict[str, Any]:
+    """A setup file's JSON object; every problem names the file (issue 21, item 15)."""
+    try:
+        setup = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PbemError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise PbemError(f"{path}: not UTF-8 text") from None
+    except ValueError as exc:
+        raise PbemError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(setup, dict):
+        raise PbemError(f"{path}: expected a JSON object")
+    return setup
+
+
+def check_game_id(cfg: Any, game_id: str) -> None:
+    """Refuse an id mail could not tell apart from another game's or address's (issue 21,
+    item 11): the ids of the data directory's games and the tails of the moderator's other
+    plus-addresses (the bounce address, the lists) are taken."""
+    from pbem.mail.gameid import game_id_problem, plus_tails
+
+    games = cfg.data_dir / "games"
+    taken = (
+        [p.name for p in games.iterdir() if not p.name.startswith(".")] if games.is_dir() else []
+    )
+    taken += plus_tails(cfg.moderator, [cfg.bounce, cfg.list_address or ""])
+    problem = game_id_problem(game_id, cfg.moderator, taken)
+    if problem is not None:
+        raise PbemError(f"game id {game_id!r} {problem}")
+
+
 def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
     from pbem.record.deal import new_salt
 
-    setup: dict[str, Any] = {}
-    if args.setup:
-        setup = json.loads(Path(args.setup).read_text(encoding="utf-8"))
-        if not isinstance(setup, dict):
-            raise PbemError(f"{args.setup}: expected a JSON object")
+    setup: dict[str, Any] = read_setup(args.setup) if args.setup else {}
     setup.setdefault("game", args.game)
     # the shape the merges below rely on; the engine checks the rest (pbem.setup_check)
     if not isinstance(setup["game"], str):
@@ -127,8 +154,8 @@ def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
         setup["lang"] = args.lang
     setup.setdefault("lang", cfg.language)
     gid = args.game_id or setup.get("game_id") or f"g{datetime.now(UTC):%Y%m%d%H%M%S}"
-    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", gid):
-        raise PbemError(f"game id {gid!r}: letters, digits, '_', '.', '-' only (it is a tag)")
+    if not isinstance(gid, str):
+        raise PbemError("setup: 'game_id' must be a text")
     setup["game_id"] = gid
     setup["moderator"] = cfg.moderator
     if cfg.list_address:
@@ -157,9 +184,15 @@ def create_game(
     from pbem.daemon.relay import list_headers, list_members
     from pbem.daemon.threads import game_addressing
     from pbem.mail.envelope import build_outgoing
+    from pbem.mail.gameid import plus_tails
     from pbem.mail.render import shared_renderer
     from pbem.mail.threads import dress
 
+    check_game_id(cfg, setup["game_id"])
+    if "list" in setup:
+        taken = plus_tails(cfg.moderator, [str(setup["list"])])
+        if setup["game_id"].lower() in taken:
+            raise PbemError(f"game id {setup['game_id']!r} is the tail of the game's own list")
     table, step = engine.new(setup, now)
     rows = []
     relay = cfg.list_mode == "relay"
@@ -221,6 +254,7 @@ def cmd_new_game(args: argparse.Namespace) -> int:
 
     try:
         cfg = load_config(args)
+        existing_data_dir(cfg)
         setup = setup_from_args(args, cfg)
         code = admin_code(args, cfg, setup)
         _table, rows, codes = create_game(

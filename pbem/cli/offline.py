@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
-from pbem.cli.common import without_config
+from pbem.cli.common import fail, without_config
 from pbem.core.errors import PbemError
 
 
@@ -121,6 +122,11 @@ def _simulate(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from pbem.tools.demo import run_demo
 
+    if args.dir:  # a file, an unwritable place: one line, before anything starts (issue 21)
+        try:
+            Path(args.dir).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return fail("demo", f"--dir {args.dir}: {exc.strerror or exc}")
     if not args.offline:
         try:
             from pbem.tools.maildemo import MAIL_DEMO_GAMES, run_mail_demo

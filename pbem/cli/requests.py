@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from pbem.cli.common import fail, load_config
+from pbem.cli.common import add_wait_options, fail, load_config, no_answer, queue_request
 from pbem.core.errors import PbemError
 
 
@@ -36,6 +36,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     p.add_argument("game", help="the game's id")
     p.add_argument("words", nargs="+", metavar="COMMAND", help="the command and its arguments")
+    add_wait_options(p)
     p.set_defaults(func=cmd_admin)
 
 
@@ -79,7 +80,6 @@ def cmd_admin(args: argparse.Namespace) -> int:
     from pbem.adapters.store import list_games
     from pbem.core.commands import find_spec
     from pbem.daemon.operator.admin import AdminCommand
-    from pbem.daemon.operator.spool import submit
     from pbem.desk import DESK_SPECS
 
     line = " ".join(args.words).strip()
@@ -90,11 +90,17 @@ def cmd_admin(args: argparse.Namespace) -> int:
         if find_spec(line.split(), DESK_SPECS) is None:
             keywords = ", ".join(s.en[0] for s in DESK_SPECS)
             raise PbemError(f"unknown command {args.words[0]!r} (commands: {keywords})")
-        path = submit(cfg.data_dir, AdminCommand.now(args.game, [line]))
+        request = AdminCommand.now(args.game, [line])
+        path, answer = queue_request(cfg.data_dir, request, args.wait, args.timeout)
     except (PbemError, OSError) as exc:
         return fail("admin", exc)
-    print(
-        f"queued for {args.game}: {line} ({path.name}); the running daemon applies it and "
-        "mails the reply to the game's administrators"
-    )
+    if not args.wait:
+        print(
+            f"queued for {args.game}: {line} ({path.name}); the running daemon applies it and "
+            "mails the reply to the game's administrators"
+        )
+        return 0
+    if answer is None:
+        return no_answer("admin", args.timeout)
+    print(str(answer.get("reply") or "").strip() or f"{line}: applied")
     return 0

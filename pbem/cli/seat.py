@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pbem.cli.common import fail, load_config
+from pbem.cli.common import add_wait_options, fail, load_config, no_answer, queue_request
 from pbem.core.errors import PbemError
 
 PRONOUNS = ("il", "elle", "iel", "he", "she", "they")
@@ -44,6 +44,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--pronoun", choices=PRONOUNS, help="how the texts address the newcomer (agreement)"
     )
+    add_wait_options(p)
     p.set_defaults(func=cmd_seat_replace)
 
 
@@ -55,24 +56,56 @@ def replace_line(seat: str, newcomer: str, name: str | None, pronoun: str | None
     return " ".join(words)
 
 
+def check_replacement(cfg: Any, directory: Any, seat: str, newcomer: str) -> None:
+    """What can be checked before the daemon is asked (issue 21, item 9), by the rules the desk
+    applies (pbem/seats.py) to the game as stored: the seat, the newcomer's address (mailable,
+    holding no seat, no game master's) or bench name, his name. A PbemError says why, in the
+    words the desk's reply would use; what only the daemon can decide is left to it."""
+    from pbem.adapters.store import GameStore
+    from pbem.core.errors import CommandError
+    from pbem.daemon.engine import load_engine
+    from pbem.seats import parse_newcomer, substitution
+
+    store = GameStore(directory, readonly=True)
+    table: Any = load_engine(cfg.engine).load(store.setup, store.events())
+    roster = getattr(table, "roster", None)
+    if roster is None or not hasattr(table, "reason"):
+        return  # a game still signing up: the desk answers
+    holder = roster.seat_named(seat)
+    if holder is None:
+        names = ", ".join(h.name for h in roster.holders)
+        raise PbemError(f"no seat {seat!r} in game {store.game_id} (seats: {names})")
+    try:
+        substitution(table, holder.seat, parse_newcomer(table, newcomer))
+    except CommandError as exc:
+        raise PbemError(" ".join(table.reason(exc, "en").split())) from None
+
+
 def cmd_seat_replace(args: argparse.Namespace) -> int:
     """Queue the replacement for the running daemon (the single writer)."""
     from pbem.adapters.store import list_games
     from pbem.daemon.operator.admin import AdminCommand
-    from pbem.daemon.operator.spool import submit
 
     if args.name is not None and not args.name.strip():
         return fail("seat replace", PbemError("--name must not be empty"))
-    if "@" in args.newcomer and args.name is None:
-        print("(no --name: the seat keeps its name)")
     line = replace_line(args.seat, args.newcomer, args.name, args.pronoun)
     try:
         cfg = load_config(args)
-        if args.game not in {d.name for d in list_games(cfg.data_dir)}:
+        dirs = {d.name: d for d in list_games(cfg.data_dir)}
+        if args.game not in dirs:
             raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
-        path = submit(cfg.data_dir, AdminCommand.now(args.game, [line]))
+        check_replacement(cfg, dirs[args.game], args.seat, line.split(" WITH ", 1)[1])
+        request = AdminCommand.now(args.game, [line])
+        path, answer = queue_request(cfg.data_dir, request, args.wait, args.timeout)
     except (PbemError, OSError) as exc:
         return fail("seat replace", exc)
+    if args.wait:  # what only the daemon could decide, told here as well as by mail
+        if answer is None:
+            return no_answer("seat replace", args.timeout)
+        print(str(answer.get("reply") or "").strip())
+        return 0 if answer.get("applied") else 2
+    if "@" in args.newcomer and args.name is None:
+        print("(no --name: the seat keeps its name)")
     print(
         f"queued for {args.game}: {line} ({path.name}); the running daemon applies it and "
         "mails the reply to the game's administrators"

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from pbem.cli.common import fail, load_config
+from pbem.cli.common import existing_data_dir, fail, load_config
 from pbem.cli.newgame import (
     add_admin_secret_option,
     admin_code,
@@ -160,6 +160,7 @@ def cmd_open_game(args: argparse.Namespace) -> int:
     now = datetime.now(UTC)
     try:
         cfg = load_config(args)
+        existing_data_dir(cfg)
         setup = signup_setup(args, cfg, now)
         code = admin_code(args, cfg, setup)
         table, rows, _codes = create_game(cfg, setup, _Opener, now, False, code)
@@ -171,6 +172,11 @@ def cmd_open_game(args: argparse.Namespace) -> int:
     seats = f"{low}" if low == high else f"{low}-{high}"
     print(f"game {setup['game_id']} opened for sign-ups ({setup['game']}, {seats} seats)")
     print(f"counts the rules accept: {', '.join(map(str, table.legal_in_range))}")
+    for deck in table.decks:  # the shipped table's odds for the proposed deck (pbem balance)
+        if deck["odds"]:
+            camps = ", ".join(f"{c['side']} {c['rate']} %" for c in deck["odds"]["camps"])
+            games = deck["odds"]["games"]
+            print(f"  at {deck['count']}: simulated {camps} ({games} random-bot games)")
     print(
         f"players write INSCRIPTION/JOIN to {local}+{setup['game_id']}@{domain} "
         f"or put [{setup['game_id']}] in the Subject"

@@ -16,7 +16,13 @@ import unicodedata
 
 from pbem.core.match import clean_token, fold
 
-__all__ = ["END_WORDS", "JOINERS", "name_problem"]
+__all__ = ["CONTROL_PROBLEM", "END_WORDS", "JOINERS", "MAX_NAME_CHARS", "name_problem"]
+
+CONTROL_PROBLEM = "holds a line break or another control character"
+
+MAX_NAME_CHARS = 30
+"""The longest nickname (it must fit a line of a tally): the same cap for a setup, ``--player``
+and a sign-up (issue 21)."""
 
 END_WORDS = frozenset({"fin", "end"})
 """A line holding only one of these ends the command text of a mail (pbem.mail.inbound)."""
@@ -30,7 +36,12 @@ JOINERS = frozenset({"et", "and"})
 
 
 def name_problem(name: str) -> str | None:
-    """Why ``name`` cannot be a player's nickname, or None when it can."""
+    """Why ``name`` cannot be a player's nickname, or None when it can: the one check of a
+    setup file's players, ``pbem new-game --player`` and a sign-up by mail (issue 21)."""
+    if not name.isprintable():
+        return CONTROL_PROBLEM
+    if len(name) > MAX_NAME_CHARS:
+        return f"is longer than {MAX_NAME_CHARS} characters"
     if name != unicodedata.normalize("NFC", name):
         return "is not in Unicode NFC form (the parser reads every mail in NFC)"
     if fold(name) in END_WORDS:

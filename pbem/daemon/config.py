@@ -479,6 +479,21 @@ def _data_dir(
     return Path(chosen), ()
 
 
+OPERATORS_GROUP = "pbem-admin"
+"""The group whose members operate pbem (docs/install-debian.md, systemd/pbem.sysusers)."""
+
+
+def permission_hint(exc: BaseException) -> str:
+    """What to do about a permission error on pbem's files: name the operators' group
+    (issue 21, item 14); empty for any other error."""
+    if isinstance(exc, PermissionError):
+        return (
+            f" (pbem's files are for the {OPERATORS_GROUP} group: "
+            f"adduser $USER {OPERATORS_GROUP}, then log in again)"
+        )
+    return ""
+
+
 def load(
     path: str | Path,
     env_data_dir: str | None = None,
@@ -496,9 +511,11 @@ def load(
     files named exist, without reading them."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError([f"{path}: cannot read: {exc.strerror}"]) from exc
+        raise ConfigError([f"{path}: cannot read: {exc.strerror}{permission_hint(exc)}"]) from exc
+    except UnicodeDecodeError as exc:  # a config saved in Latin-1 (issue 21, item 10)
+        raise ConfigError([f"{path}: not UTF-8 text (at byte {exc.start})"]) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{path}: not valid TOML: {exc}"]) from exc
     r = _Reader(data, passwords, check_paths)

@@ -13,6 +13,7 @@ from typing import Any
 
 from pbem.adapters.imap import Fetched
 from pbem.adapters.store import DaemonStore
+from pbem.adapters.store.directories import make_dirs, write_new_file
 from pbem.daemon.config import Config
 from pbem.daemon.held import held_sender
 from pbem.daemon.inflight import (
@@ -230,10 +231,8 @@ class CrashLoop:
         ``pbem shunt show|retry`` (the blame itself was written at start-up)."""
         assert f.raw is not None
         shunt_dir = self.root / "shunt"
-        shunt_dir.mkdir(exist_ok=True)
-        eml = shunt_dir / f"{key}.eml"
-        if not eml.exists():
-            eml.write_bytes(f.raw)
+        make_dirs(shunt_dir)  # a player's mail: the state's access, never others (issue 21)
+        write_new_file(shunt_dir / f"{key}.eml", f.raw)
         row = {
             **row,
             "uid": f.uid,

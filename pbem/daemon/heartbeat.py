@@ -17,6 +17,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pbem.adapters.store.directories import share_like_parent
+
 FILE = "heartbeat.json"
 INTERVAL = 10.0
 """Seconds between beats at most."""
@@ -37,7 +39,13 @@ def write(root: Path, record: dict[str, Any]) -> None:
     heartbeat that cannot be written (disk full) must not stop the daemon."""
     tmp = root / f".{FILE}.tmp"
     with contextlib.suppress(OSError):
-        tmp.write_text(json.dumps(record))
+        # the state's access whatever the umask: never others (docs/daemon.md, issue 21)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            share_like_parent(fd, root)
+            os.write(fd, json.dumps(record).encode())
+        finally:
+            os.close(fd)
         os.replace(tmp, root / FILE)
 
 

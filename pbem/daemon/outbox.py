@@ -164,6 +164,20 @@ class SenderPolicy:
 
 
 @dataclass
+class SendOutage:
+    """Sending has failed since ``since`` (first error ``detail``), ``deferred`` times."""
+
+    since: datetime
+    detail: str
+    deferred: int = 0
+
+
+def _span(delta: timedelta) -> str:
+    seconds = int(delta.total_seconds())
+    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+
+
+@dataclass
 class OutboxSender:
     """Drains every store's outbox over one transport; wakes on :meth:`wake` or when a row is due."""
 
@@ -204,6 +218,8 @@ class OutboxSender:
     _event: asyncio.Event = field(default_factory=asyncio.Event)
     _stopping: bool = False
     _alarm_raised: bool = False
+    _outage: SendOutage | None = None
+    """The sending failures since the last send that went through (one warning each)."""
 
     def wake(self) -> None:
         self._event.set()
@@ -332,6 +348,7 @@ class OutboxSender:
         now = self.clock()
         if res.sent:
             self.sent_count += 1
+        self._track_outage(res, now)
         if res.dead:
             log.error("outbox %s: permanent failure for %s: %s", mid, res.dead, res.detail)
             self._dead_letter(row, res.dead, res.detail)
@@ -344,7 +361,8 @@ class OutboxSender:
             self._dead_letter(row, res.retry, "gave up: " + res.detail)
             st.outbox_done(mid)
             return
-        log.warning("outbox %s: will retry (%d): %s", mid, attempts, res.detail)
+        # one warning per outage (_track_outage), not a line per queued mail per retry
+        log.debug("outbox %s: will retry (%d): %s", mid, attempts, res.detail)
         st.outbox_update(
             mid,
             {
@@ -354,6 +372,27 @@ class OutboxSender:
                 "last_error": res.detail[:500],
             },
         )
+
+    def _track_outage(self, res: SendResult, now: datetime) -> None:
+        """An SMTP outage is told twice, whatever the number of mails waiting: when the first
+        send fails (a warning) and when one goes through again (with the count of deferred
+        sends and the outage's length); the sends in between are counted (issue 21, item 14)."""
+        if res.retry and not res.sent:
+            if self._outage is None:
+                self._outage = SendOutage(now, res.detail)
+                log.warning(
+                    "SMTP: sending fails (%s): mail waits in the outbox and is retried; "
+                    "one line when it works again",
+                    res.detail,
+                )
+            self._outage.deferred += 1
+        elif res.sent and self._outage is not None:
+            outage, self._outage = self._outage, None
+            log.warning(
+                "SMTP: sending works again after %s: %d send(s) deferred meanwhile",
+                _span(now - outage.since),
+                outage.deferred,
+            )
 
     def _dead_letter(self, row: OutboxRow, rcpts: Sequence[str], detail: str) -> None:
         """Keep the failed copy (status dead) and tell the admins, unless it was an alert."""

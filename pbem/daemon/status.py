@@ -41,27 +41,31 @@ def gather(cfg: Any, now: datetime | None = None, *, require: bool = True) -> di
         "daemon": heartbeat.describe(heartbeat.read(root), now, cfg.heartbeat_seconds),
         "games": [],
     }
+    # the outbox counts are the daemon's own mail and every game's, so that the header agrees
+    # with the games' lines (issue 21, item 8)
+    outbox = {"pending": 0, "failing": 0, "dead": 0}
     if (root / "daemon.json").exists():
         ds = DaemonStore(root, readonly=True)
         out["last_seen"] = ds.get_meta("last_seen")
-        rows = ds.outbox()
+        _count_outbox(ds.outbox(), outbox)
+        out["outbox_pending_daemon"] = outbox["pending"]
         shunt = ds.shunt_rows()
-        out["outbox_pending"] = sum(r["status"] == "pending" for r in rows)
-        out["dead_letters"] = sum(r["status"] == "dead" for r in rows)
         out["shunt"] = {
             "failing": sum(r["status"] == "failing" for r in shunt),
             "quarantined": sum(r["status"] == "quarantined" for r in shunt),
         }
+    out["requests"] = queued_requests(root)
     engine = _engine(cfg)
     for d in list_games(root):
         gs = GameStore(d, readonly=True)
         states = gs.deadline_states()
+        game_outbox = _count_outbox(gs.outbox(), outbox)
         game: dict[str, Any] = {
             "id": gs.game_id,
             "game": gs.setup.get("game"),
             "players": len(gs.setup.get("players", [])),
             "events": int(gs.meta["seq"]),
-            "outbox_pending": sum(r["status"] == "pending" for r in gs.outbox()),
+            "outbox_pending": game_outbox["pending"],
             "deadlines": {k: v.get("extended_to") or v.get("state") for k, v in states.items()},
             "stalled": [
                 {"deadline": k, "attempts": v.get("attempts"), "error": v.get("error")}
@@ -84,6 +88,84 @@ def gather(cfg: Any, now: datetime | None = None, *, require: bool = True) -> di
         else:
             game.update(_play(table, states, cfg.timezone, now))
         out["games"].append(game)
+    out["outbox_pending"] = outbox["pending"]
+    out["outbox_failing"] = outbox["failing"]
+    out["dead_letters"] = outbox["dead"]
+    out["health"] = health(out)
+    return out
+
+
+OK, DEGRADED, DOWN, NO_DATA = 0, 1, 2, 3
+"""``pbem status``'s exit statuses, the monitoring plugins' convention (Nagios: OK, WARNING,
+CRITICAL, UNKNOWN; ``systemctl is-active`` says 3 for inactive too)."""
+
+
+def health(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``code`` (:data:`OK` running and nothing waits on a person, :data:`DEGRADED`,
+    :data:`DOWN` stopped or its heartbeat stale, :data:`NO_DATA` never started) and the
+    reasons, in words."""
+    state = data["daemon"]["state"]
+    if state == "never started":
+        return {"code": NO_DATA, "state": "no data", "reasons": ["the daemon never started"]}
+    if state != "running":
+        return {"code": DOWN, "state": state, "reasons": [f"the daemon is {state}"]}
+    reasons = []
+    if data.get("outbox_failing"):
+        reasons.append(f"{data['outbox_failing']} mail(s) failing to send (SMTP)")
+    if data.get("dead_letters"):
+        reasons.append(f"{data['dead_letters']} mail(s) given up (dead letters)")
+    shunt = data.get("shunt", {})
+    held = shunt.get("failing", 0) + shunt.get("quarantined", 0)
+    if held:
+        reasons.append(f"{held} incoming mail(s) held (pbem shunt list)")
+    stalled = sum(len(g["stalled"]) for g in data["games"])
+    if stalled:
+        reasons.append(f"{stalled} stalled deadline(s) (pbem deadline list)")
+    broken = [g["id"] for g in data["games"] if "error" in g]
+    if broken:
+        reasons.append(f"game(s) that cannot be loaded: {', '.join(broken)}")
+    if reasons:
+        return {"code": DEGRADED, "state": "degraded", "reasons": reasons}
+    return {"code": OK, "state": "ok", "reasons": []}
+
+
+def _count_outbox(rows: Any, totals: dict[str, int]) -> dict[str, int]:
+    """Pending, failing (pending after a failed attempt: the server refuses or is down) and
+    dead rows of one outbox, added to ``totals`` too."""
+    mine = {"pending": 0, "failing": 0, "dead": 0}
+    for r in rows:
+        if r["status"] == "pending":
+            mine["pending"] += 1
+            mine["failing"] += bool(r.get("attempts"))
+        elif r["status"] == "dead":
+            mine["dead"] += 1
+    for k, v in mine.items():
+        totals[k] += v
+    return mine
+
+
+def queued_requests(root: Any) -> list[dict[str, Any]]:
+    """The operator's requests the daemon has not taken yet (pbem.daemon.operator), oldest
+    first: a queue that does not empty means the daemon is not reading it."""
+    import json
+
+    from pbem.daemon.operator.registry import REQUESTS
+
+    out: list[dict[str, Any]] = []
+    for kind in REQUESTS:
+        try:
+            files = sorted(p for p in (root / kind.spool).iterdir() if not p.name.startswith("."))
+        except OSError:
+            continue
+        for path in files:
+            item: dict[str, Any] = {"kind": kind.spool, "name": path.name}
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = None
+            if isinstance(data, dict):
+                item.update({k: data[k] for k in ("game", "lines", "player") if k in data})
+            out.append(item)
     return out
 
 
@@ -188,11 +270,22 @@ def render(data: Mapping[str, Any]) -> str:
         else:
             lines.append(f"daemon: NOT RESPONDING (pid {d['pid']}): {beat}")
     shunt = data.get("shunt", {})
+    failing = f" ({data['outbox_failing']} failing)" if data.get("outbox_failing") else ""
     lines.append(
-        f"data: {data['data_dir']}; outbox: {data.get('outbox_pending', 0)} pending, "
+        f"data: {data['data_dir']}; outbox: {data.get('outbox_pending', 0)} pending{failing}, "
         f"{data.get('dead_letters', 0)} dead; shunt: {shunt.get('failing', 0)} failing, "
         f"{shunt.get('quarantined', 0)} quarantined"
     )
+    h = data.get("health")
+    if h and h["code"] == DEGRADED:
+        lines.append(f"health: DEGRADED: {'; '.join(h['reasons'])}")
+    requests = data.get("requests", [])
+    if requests:
+        lines.append(f"requests queued for the daemon: {len(requests)}")
+        for r in requests:
+            what = " ".join(r.get("lines", [])) or r.get("player", "") or r["name"]
+            game = f" {r['game']}" if r.get("game") else ""
+            lines.append(f"  {r['kind']}{game}: {what}")
     if not data["games"]:
         lines.append("no games (pbem new-game creates one)")
     for g in data["games"]:

@@ -8,7 +8,10 @@ starts with its article through one of these filters instead.
 
 A player's grammatical gender (``"m"``, ``"f"`` or unknown) reaches a template as the
 ``genders`` parameter (name -> gender); :func:`agree` picks the form that agrees, and the
-template supplies a neutral phrasing for the unknown case rather than guessing.
+template supplies a neutral phrasing for the unknown case rather than guessing. A role noun
+with a feminine (« Villageoise », « Possédée ») is declared once in the game's ``_names.jinja``:
+its macros take the gender (:func:`gender_of`, the ``gender`` filter) and fall back on the
+card's own name when it is unknown.
 """
 
 from __future__ import annotations
@@ -96,9 +99,21 @@ def au(phrase: Any) -> str:
 def agree(context: jinja2.runtime.Context, name: Any, masc: str, fem: str, unknown: str) -> str:
     """The form that agrees with player ``name``'s gender; ``unknown`` (a neutral phrasing,
     never a guess) when the setup did not give it."""
+    key = str(name)  # an undefined name fails here, whatever the genders (StrictUndefined)
     genders = context.get("genders")
-    gender = genders.get(str(name)) if isinstance(genders, Mapping) else None
+    gender = genders.get(key) if isinstance(genders, Mapping) else None
     return masc if gender == "m" else fem if gender == "f" else unknown
+
+
+@jinja2.pass_context
+def gender_of(context: jinja2.runtime.Context, name: Any) -> str | None:
+    """Player ``name``'s gender (``"m"``, ``"f"``, or None when not given), for the role
+    macros of each game's ``_names.jinja`` (« la Possédée », « une Villageoise »): the
+    template hands it to the macro, so the macro module needs no context of its own."""
+    key = str(name)
+    genders = context.get("genders")
+    gender = genders.get(key) if isinstance(genders, Mapping) else None
+    return gender if gender in GENDERS else None
 
 
 def parse_gender(value: Any) -> str | None:

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import jinja2
 
 from pbem.mail.dates import DAYS, MONTHS
-from pbem.mail.grammar import agree, au, de, elide
+from pbem.mail.grammar import agree, au, de, elide, gender_of
 
 LANGS = ("fr", "en")
 
@@ -54,6 +54,7 @@ class Renderer:
         env.filters["names"] = lambda value: join_names(value, lang)
         env.filters["duration"] = lambda value: duration(value, lang)
         env.filters["g"] = agree
+        env.filters["gender"] = gender_of
         if lang == "fr":  # elision and contraction, done once here rather than in each sentence
             env.filters["elide"] = elide
             env.filters["de"] = de

@@ -28,12 +28,9 @@ from typing import Any, Literal
 
 from pbem.core.errors import CommandError
 from pbem.core.match import fold
-from pbem.core.names import name_problem
+from pbem.core.names import MAX_NAME_CHARS, name_problem
 
 Status = Literal["open", "asked", "started", "cancelled"]
-
-MAX_NAME_CHARS = 30
-"""A nickname longer than this is refused: it must fit a line of a tally."""
 
 PRONOUNS = {"il": "il", "elle": "elle", "he": "he", "she": "she", "they": "they", "iel": "iel"}
 """How a volunteer may ask to be addressed (the setup's ``pronoun`` key reads them all)."""

@@ -204,10 +204,14 @@ class SignupTable:
     @cached_property
     def decks(self) -> list[dict[str, Any]]:
         """The deck of each count the rules accept within the seats (the announcement's)."""
+        from pbem.balance.odds import odds_for
+
         out = []
         for n in self.legal_in_range:
             cards, aside = deck(self.rules, n, self.options, self.lang)
-            out.append({"count": n, "cards": cards, "aside": aside})
+            # the deck's simulated odds where the shipped table played it (docs/balance.md)
+            odds = odds_for(self.rules.id, n, self.options, cards)
+            out.append({"count": n, "cards": cards, "aside": aside, "odds": odds})
         return out
 
     @property

@@ -69,7 +69,9 @@ def bold_command(
             table.state, player.name, table.roster.bold_to_seats(bold)
         )
     except CommandError as exc:
-        reply.rejected.append({"line": line, "reason": reason(table, exc, player.lang)})
+        reply.rejected.append(
+            {"line": line, "reason": reason(table, exc, player.lang, player.name)}
+        )
         return []
     return [(line, command)] if command is not None else []
 
@@ -136,12 +138,15 @@ def run_command(
         new = list(exc.events)
         command = replace(command, targets=tuple(PlayerId(t) for t in exc.kept))
         refused = " ".join(exc.refused)
-        reply.rejected.append({"line": refused, "reason": reason(table, exc, player.lang)})
+        reply.rejected.append(
+            {"line": refused, "reason": reason(table, exc, player.lang, player.name)}
+        )
     except CommandError as exc:
-        reply.rejected.append({"line": line, "reason": reason(table, exc, player.lang)})
+        reply.rejected.append(
+            {"line": line, "reason": reason(table, exc, player.lang, player.name)}
+        )
         return state
-    # a vote keeps its arrival time, for the archive's vote timeline (the rules ignore it)
-    new = [replace(e, at=now) if isinstance(e, VoteSet) else e for e in new]
+    new = stamp_votes(new, now)
     events += new
     state = table.rules.fold(new, state)
     until = table.rules.changeable_until(state, player.name, command.verb)
@@ -160,3 +165,10 @@ def run_command(
         entry["text"] = command.text
     reply.accepted.append(entry)
     return state
+
+
+def stamp_votes(events: Sequence[Event], now: datetime) -> list[Event]:
+    """The events of a player's command, each vote stamped with its arrival time, for the
+    archive's vote timeline (the rules ignore it); also the rules-only fast path's
+    (pbem.balance.fastgame), so both logs hold the same votes."""
+    return [replace(e, at=now) if isinstance(e, VoteSet) else e for e in events]

@@ -183,7 +183,7 @@ def _refuse_post(
     table: Table, exc: CommandError, player: PlayerSpec, key: str, message_id: str | None
 ) -> Step:
     """The rules refuse the whole post: explained privately, never relayed."""
-    bounced = Reply(rejected=[{"line": "", "reason": reason(table, exc, player.lang)}])
+    bounced = Reply(rejected=[{"line": "", "reason": reason(table, exc, player.lang, player.name)}])
     return step_of(table, [], (player, bounced, key, message_id), post="refused")
 
 
@@ -215,7 +215,7 @@ def release_post(table: Table, msg: EmailMessage, now: datetime) -> Step:
                 table.renderer.text(
                     "common/post_dropped",
                     player.lang,
-                    {"reason": reason(table, exc, player.lang)},
+                    {"reason": reason(table, exc, player.lang, player.name)},
                 )
             ]
         )

@@ -12,6 +12,7 @@ from pbem.core.errors import SetupError
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
+from pbem.core.names import CONTROL_PROBLEM
 from pbem.mail.grammar import parse_gender
 from pbem.mail.render import LANGS
 
@@ -131,7 +132,10 @@ def _player(data: object, lang: str) -> PlayerSpec:
     ):
         raise SetupError("setup: each player needs a 'name' and an 'email'")
     # LUP-D28 as amended by issue 13: a name may hold single spaces (« Jean Pierre »); the
-    # matcher reads it whole (pbem.core.commands), so only runs of blanks are normalised
+    # matcher reads it whole (pbem.core.commands), so only runs of spaces are normalised; a
+    # line break is refused as a sign-up refuses it (issue 21, item 15: pbem.core.names)
+    if not data["name"].isprintable():
+        raise SetupError(f"setup: player name {data['name']!r} {CONTROL_PROBLEM}")
     name = " ".join(data["name"].split())
     if not name:
         raise SetupError("setup: a player's name is empty")

@@ -77,9 +77,10 @@ def canonical(table: Table, command: Command, lang: str) -> str:
     return " ".join(parts)
 
 
-def reason(table: Table, exc: CommandError, lang: str) -> str:
-    """Why ``exc`` refused a command, in ``lang`` (the reply's wording)."""
-    params = {"genders": table.genders, **exc.params}
+def reason(table: Table, exc: CommandError, lang: str, reader: str | None = None) -> str:
+    """Why ``exc`` refused a command, in ``lang`` (the reply's wording); ``reader``, the player
+    it is told to, for the words that agree with him or her (« Vous êtes déjà une louve »)."""
+    params = {"genders": table.genders, "reader": reader, **exc.params}
     if isinstance(exc, UnknownTarget):  # LG-D42: the rejection lists the valid names
         params["players"] = list(table.rules.names(table.state))
     template = f"reasons/{exc.reason}"

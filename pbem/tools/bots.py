@@ -7,12 +7,15 @@ writes the command line a person would write and mails it, privately or to the l
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import compat32
+from typing import Any
 
-from pbem.core.commands import Command, Player, Players, Text, Word
+from pbem.core.commands import Command, Player, Players, Text, Word, parse_line
 from pbem.core.errors import CommandError
+from pbem.core.game import PlayerSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.table import Table
 from pbem.tools.simulate import EPOCH
@@ -20,18 +23,36 @@ from pbem.tools.simulate import EPOCH
 _CHAT = ("Je me méfie de tout le monde.", "I trust nobody tonight.", "Courage !")
 
 
-def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, str]]:
-    """One round of mails: each player may send one command the rules allow him now.
+@dataclass(frozen=True)
+class BotMove:
+    """One command a bot sends: the line it writes, and the command the table reads in it.
+
+    The mail pipeline mails ``line`` (:func:`bot_mails`); the rules-only fast path
+    (:mod:`pbem.balance.fastgame`) hands ``command`` to the rules, the same decision without
+    the mail. ``bold``: the line is the forum's ``Mon vote : **name**``, read by
+    ``Rules.bold_command`` rather than by the grammar.
+    """
+
+    player: PlayerSpec
+    command: Command | None
+    """None: a line the grammar refuses (the table answers it with a rejection)."""
+    line: str
+    public: bool
+    bold: bool = False
+
+
+def bot_moves(
+    rules: Rules[Any], state: Any, players: Sequence[PlayerSpec], rng: random.Random
+) -> Iterator[BotMove]:
+    """One round of moves: each player may send one command the rules allow him now.
 
     A single-name command is tried against the rules (``decide`` is pure) on a few names and
     sent with the first one they accept, so bots make legal moves; players who share a verb
     tend to agree on the name (a pack's victim, a mob's suspect), as people do.
     """
-    state = table.state
-    rules = table.rules
     names: list[str] = list(rules.names(state))
     favourite: dict[str, str] = {}
-    for spec in table.setup.players:
+    for spec in players:
         options = [
             c
             for c in rules.available(state, spec.name)
@@ -41,26 +62,51 @@ def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, 
             continue
         command = rng.choice(options)
         words = [command.keyword(spec.lang)]
+        targets: list[PlayerId] = []
+        word: str | None = None
+        text = ""
         for arg in command.args:
             if isinstance(arg, Player):
-                words.append(_legal_name(table, spec.name, command.verb, names, favourite, rng))
+                name = _legal_name(rules, state, spec.name, command.verb, names, favourite, rng)
+                words.append(name)
+                targets.append(PlayerId(name))
             elif isinstance(arg, Players):
                 most = min(arg.count, len(names))
-                words += rng.sample(names, rng.randint(1, most) if arg.at_most else most)
+                chosen = rng.sample(names, rng.randint(1, most) if arg.at_most else most)
+                words += chosen
+                targets += [PlayerId(n) for n in chosen]
             elif isinstance(arg, Word):
-                words.append(rng.choice(list(arg.choices.values()))[0])
+                word, spellings = rng.choice(list(arg.choices.items()))
+                words.append(spellings[0])
             elif isinstance(arg, Text):
-                words.append(rng.choice(_CHAT))
+                text = rng.choice(_CHAT)
+                words.append(text)
         line = " ".join(words)
-        channel = "list" if command.public else "private"
+        parsed: Command | None = Command(command.verb, tuple(targets), word, text)
+        if text:  # a text after names loses what the grammar drops (a lone « ! »): read it
+            try:
+                parsed = parse_line(line, [command], names, debate=command.public)
+            except CommandError:
+                parsed = None
         if command.public and rng.random() < 0.5 and command.verb == "vote":
-            line = f"Mon vote : **{words[-1]}**"
-        to = table.setup.list_address if command.public else table.setup.moderator
-        yield plain_mail(spec.email, to, line + "\n"), channel
+            yield BotMove(spec, parsed, f"Mon vote : **{words[-1]}**", True, bold=True)
+        else:
+            yield BotMove(spec, parsed, line, command.public)
+
+
+def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, str]]:
+    """One round of mails: each bot's move (:func:`bot_moves`) written and mailed, privately
+    or to the list, as a person would."""
+    setup = table.setup
+    for move in bot_moves(table.rules, table.state, setup.players, rng):
+        to = setup.list_address if move.public else setup.moderator
+        channel = "list" if move.public else "private"
+        yield plain_mail(move.player.email, to, move.line + "\n"), channel
 
 
 def _legal_name(
-    table: Table,
+    rules: Rules[Any],
+    state: Any,
     actor: str,
     verb: str,
     names: list[str],
@@ -68,7 +114,6 @@ def _legal_name(
     rng: random.Random,
 ) -> str:
     """A name the rules accept for ``verb`` (the shared favourite first), else a random one."""
-    rules, state = table.rules, table.state
     channel = "list" if any(c.verb == verb and c.public for c in rules.all_commands) else "private"
     candidates = rng.sample(names, min(6, len(names)))
     if verb in favourite and rng.random() < 0.7:

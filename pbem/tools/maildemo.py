@@ -447,6 +447,7 @@ replies_per_hour = 100000
 """,
         encoding="utf-8",
     )
+    (root / "data").mkdir(exist_ok=True)  # as StateDirectory= does: new-game creates none
     return path
 
 

@@ -256,6 +256,7 @@ def test_a_full_disk_pauses_the_daemon_alerts_once_and_resumes(
     moved; when space returns the waiting mail is applied and the admins told it is over."""
     cfg = write_config(stack, tmp_path)
     data = tiny_disk / "data"
+    data.mkdir()  # new-game creates no data directory
     cfg.write_text(cfg.read_text().replace(str(tmp_path / "data"), str(data)))
     new_fake_game(cfg, "g1", ["alice", "bob"])
 

@@ -112,7 +112,7 @@ def test_config_option_before_and_after_the_verb(verb: list[str]) -> None:
         assert parser.parse_args([verb[0], "-c", "X", *verb[1:]]).config == "X"
 
 
-NO_CONFIG = {"simulate", "demo", "games", "completion", "verify"}
+NO_CONFIG = {"simulate", "demo", "games", "completion", "verify", "balance"}
 
 
 def test_every_verb_and_sub_verb_reading_the_config_takes_c() -> None:

@@ -38,6 +38,7 @@ host = "127.0.0.1"
 data_dir = "{tmp_path / "data"}"
 """
     )
+    (tmp_path / "data").mkdir(exist_ok=True)
     return cfg
 
 

@@ -84,6 +84,7 @@ tls = "none"
 data_dir = "{tmp / "data"}"
 """
     )
+    (tmp / "data").mkdir(exist_ok=True)
     return cfg
 
 
@@ -148,7 +149,7 @@ def test_status_imports_the_games_it_shows_only(tmp_path: Path) -> None:
     cfg = write_config(tmp_path)
     new_game(cfg, "loup-garou", "g1")
     result = run(COMMAND, "-c", str(cfg), "status", "--json")
-    assert result["rc"] == 0
+    assert result["rc"] == 3  # never started: no data
     assert games_in(result["modules"]) == {"pbem.games.loupgarou"}
     assert daemon_libraries_in(result["modules"]) == []
 
@@ -158,7 +159,6 @@ def test_commands_on_the_config_alone_import_no_game_nor_template(
     tmp_path: Path, command: list[str]
 ) -> None:
     cfg = write_config(tmp_path)
-    (tmp_path / "data").mkdir()
     result = run(COMMAND, "-c", str(cfg), *command)
     assert result["rc"] == 0
     assert games_in(result["modules"]) == set()

@@ -210,6 +210,7 @@ def _service(tmp_path: Path, games: dict[str, list[str]], verp: bool = False) ->
         f'[smtp]\nhost = "127.0.0.1"\nverp = {str(verp).lower()}\n'
         f'[daemon]\ndata_dir = "{tmp_path / "data"}"\nengine = "tests.support.fake_table:Table"\n'
     )
+    (tmp_path / "data").mkdir(exist_ok=True)  # new-game creates no data directory
     for gid, players in games.items():
         new_fake_game(cfg_path, gid, players)
     svc = Service(

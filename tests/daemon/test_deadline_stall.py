@@ -135,9 +135,13 @@ def test_deadline_cli_errors(tmp_path: Path) -> None:
         f'password_file = "{tmp_path / "pw"}"\n[smtp]\nhost = "h"\n'
         f'[daemon]\ndata_dir = "{data}"\n'
     )
+    r = pbem(cfg, "deadline", "list")  # no data directory: a typo, not "nothing stalled"
+    assert r.returncode == 2 and "does not exist" in r.stderr
+    data.mkdir()
     r = pbem(cfg, "deadline", "retry", "nope")
     assert r.returncode == 2 and "no game 'nope'" in r.stderr
-    assert pbem(cfg, "deadline", "list").returncode == 0
+    r = pbem(cfg, "deadline", "list")
+    assert (r.returncode, r.stdout) == (0, "no stalled deadline\n")
     assert not (data / "deadlines" / "retry").exists()
 
 

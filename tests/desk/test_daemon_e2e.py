@@ -80,6 +80,10 @@ def test_admin_extends_a_phase_and_ends_the_game_by_mail(stack: MailStack, tmp_p
             what="the table mailed to the admin",
             log=d.log,
         )
+        # --wait: the daemon's answer comes back to the command too (issue 21, item 9)
+        r = pbem(cfg, "admin", "lupus1", "ROLES", "--wait", "--timeout", "50")
+        assert r.returncode == 0 and "The table of Lupus" in r.stdout, (r, d.log())
+        assert not list((data / "answers").iterdir())  # the pipe is gone with the command
 
         send(
             stack,

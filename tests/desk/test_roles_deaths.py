@@ -95,7 +95,7 @@ def test_roles_words_every_death_for_every_gender(game: str, lang: str, gender: 
         assert f"({cause})" not in line, line  # the fallback for a cause with no wording
         for pattern, why in FORBIDDEN[lang] + EVERYWHERE:
             assert not re.search(pattern, line), (why, line)
-        assert not agreement_faults(line, lang, {"Inès"}, gender), line
+        assert not agreement_faults(line, lang, {"Inès"}, gender, cards=True), line
         if lang == "fr":
             word = DEAD[gender] if cause != "removed" else "retir" if gender else "hors jeu"
             assert word in line, line

@@ -163,6 +163,7 @@ REASON_PARAMS = {
     "opens": T,
     "word": "FOO",
     "name": "Bob",
+    "reader": "Bob",  # the player told (pbem.table.wording.reason)
     "room": "boudoir",
     "partner": "Bob",
     "limit": 2000,

@@ -182,8 +182,8 @@ def test_loupgarou_removed_mayor_is_followed_by_a_drawn_mayor() -> None:
     changed = [e for e in g.table.events if isinstance(e, MayorChanged)]
     assert len(changed) == 1 and changed[0].by is None
     assert g.alive(changed[0].mayor) and g.state.mayor == changed[0].mayor
-    new_mayor = [m for m in g.public() if "nouveau Maire" in m.subject]
-    assert "tiré au sort : ivan n'a pas choisi" in new_mayor[0].body
+    new_mayor = [m for m in g.public() if "écharpe de Maire passe" in m.subject]
+    assert "(tirage au sort : ivan n'a pas choisi)" in new_mayor[0].body
 
 
 def test_loupgarou_removed_elder_takes_the_villagers_powers() -> None:

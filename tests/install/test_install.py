@@ -39,6 +39,7 @@ def test_the_wheel_holds_every_template_and_the_licence(installed: Installed) ->
     assert len(templates) > 500
     assert templates - names == set()
     assert "pbem-0.1.0.dist-info/licenses/LICENSE" in names
+    assert "pbem/balance/odds.json" in names  # the sign-up post's simulated odds (pbem balance)
     metadata = zipfile.ZipFile(installed.wheel).read("pbem-0.1.0.dist-info/METADATA").decode()
     assert "License-Expression: MIT" in metadata
     # setuptools' warnings about a table `project.license` (about 45 lines) are gone
@@ -116,6 +117,7 @@ data_dir = "{tmp_path / "state"}"
     )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
+    (tmp_path / "state").mkdir()  # new-game creates no data directory (issue 21, item 10)
     players = [f"--player={p.capitalize()} <{p}@example.test>" for p in PLAYERS]
     r = _pbem(
         installed, elsewhere, "new-game", "-c", str(cfg), "--id", "v1", "--seed", "3", *players

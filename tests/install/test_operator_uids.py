@@ -117,7 +117,10 @@ deadline_retry_seconds = 0.2
         return r.stdout
 
     def status(self, who: str) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(self.ok(who, "status", "-c", str(self.cfg), "--json"))
+        r = self.pbem(who, "status", "-c", str(self.cfg), "--json")
+        # the exit status is the daemon's health (issue 21): 3 before it ever ran
+        assert r.returncode in (0, 1, 2, 3) and r.stderr == "", f"{who}: {r.stderr}"
+        data: dict[str, Any] = json.loads(r.stdout)
         return data
 
     def serve(self) -> None:

@@ -48,7 +48,7 @@ def test_vote_rejections() -> None:
     assert not g.public(out) and out[0].to == (email("bob"),)
     assert "hors jeu" in g.reply(out)
     out = g.post("judy", "VOTE bob")  # a vote for a dead player
-    assert "bob n'est pas un joueur vivant" in g.reply(out)
+    assert "bob ne fait pas partie des joueurs en vie" in g.reply(out)
     out = g.send("judy", "VOTE nick")  # by private mail
     assert "liste" in g.reply(out)
     assert g.state.votes == {}
@@ -136,7 +136,7 @@ def test_village_idiot_x06() -> None:
         "mallory se révèle être l'Idiot du village ! Le village l'épargne et brûle son Maire à sa place."
         in lynch
     )
-    assert "Le village a brûlé nick à la place de l'idiot. nick était un Simple villageois" in lynch
+    assert "Le village a brûlé nick à la place de mallory. nick était un Simple villageois" in lynch
     assert "portait l'écharpe de Maire" in lynch
     assert g.recipients(out, "écharpe") == {"nick"}  # LG-447: LG-404 applies
     assert g.rules.status(g.state, "mallory")["conditions"] == ["idiot"]  # public now
@@ -193,11 +193,11 @@ def test_sash_after_night_death_x11() -> None:
     assert len(prompt) == 1
     assert g.table.deadlines()["sash"] < g.table.deadlines()["day"]
     assert "hors jeu" in g.reply(g.post("nick", "VOTE bob"))  # LG-606: only SASH
-    assert "pas un joueur vivant" in g.reply(g.send("nick", "ECHARPE nick"))
+    assert "ne fait pas partie des joueurs en vie" in g.reply(g.send("nick", "ECHARPE nick"))
     out = g.send("nick", "ECHARPE judy")
     assert g.state.mayor == "judy"
     assert "(définitif)" in g.reply(out)  # LG-602: the sash cannot be taken back
-    assert any("judy est le nouveau Maire (choisi par nick)" in m.body for m in g.public(out))
+    assert any("L'écharpe de Maire passe à judy (choix de nick)" in m.body for m in g.public(out))
     assert "sash" not in g.table.deadlines()
     # without an answer: drawn before any tie-break
     g = LG()
@@ -205,7 +205,7 @@ def test_sash_after_night_death_x11() -> None:
     g.night(kill="nick")
     out = g.deadline("sash")
     assert g.state.mayor != "nick" and g.alive(g.state.mayor)
-    assert any("tiré au sort : nick n'a pas choisi" in m.body for m in g.public(out))
+    assert any("(tirage au sort : nick n'a pas choisi)" in m.body for m in g.public(out))
 
 
 def test_sash_window_ends_before_the_day() -> None:
@@ -267,7 +267,7 @@ def test_pending_sash_drawn_before_a_tiebreak() -> None:
     g.post("ivan", "VOTE peggy")
     out = g.deadline("day")
     subjects = [m.subject for m in g.public(out)]
-    drawn = next(i for i, s in enumerate(subjects) if "nouveau Maire" in s)
+    drawn = next(i for i, s in enumerate(subjects) if "écharpe de Maire passe" in s)
     tally = next(i for i, s in enumerate(subjects) if "décompte final" in s)
     assert drawn < tally
     assert g.state.phase == "tiebreak" and g.state.mayor not in (None, "nick")
@@ -309,11 +309,11 @@ def test_mayor_lynched_by_his_own_tiebreak_passes_the_sash() -> None:
     assert not g.alive("nick")
     assert g.recipients(out, "écharpe") == {"nick"}
     assert g.state.sash_holder == "nick" and g.state.mayor == "nick"
-    assert not any("nouveau Maire" in m.subject for m in g.public(out))
+    assert not any("écharpe de Maire passe" in m.subject for m in g.public(out))
     out = g.send("nick", "ECHARPE judy")
     assert "(définitif)" in g.reply(out)
     assert g.state.mayor == "judy"
-    assert any("judy est le nouveau Maire (choisi par nick)" in m.body for m in g.public(out))
+    assert any("L'écharpe de Maire passe à judy (choix de nick)" in m.body for m in g.public(out))
 
 
 def test_mayor_burned_by_his_own_tiebreak_on_the_idiot_passes_the_sash() -> None:

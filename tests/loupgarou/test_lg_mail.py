@@ -100,7 +100,7 @@ def test_errors_never_reveal_hidden_information() -> None:
     g.deadline("day")
     out = g.send("eve", "EMPOISONNER dave")
     reply = g.reply(out)
-    assert "dave n'est pas un joueur vivant" in reply and "Voyante" not in reply
+    assert "dave ne fait pas partie des joueurs en vie" in reply and "Voyante" not in reply
     out = g.send("ivan", "SONDER bob")
     assert "Votre rôle n'a pas ce pouvoir" in g.reply(out)
 
@@ -345,7 +345,9 @@ def test_more_rejections() -> None:
     assert "pas de vote à retirer" in g.reply(g.post("judy", "RETIRER"))
     g.deadline("sash")
     g.deadline("day")
-    assert "nick n'est pas un joueur vivant" in g.reply(g.send("frank", "QUESTION CONDITIONS nick"))
+    assert "nick ne fait pas partie des joueurs en vie" in g.reply(
+        g.send("frank", "QUESTION CONDITIONS nick")
+    )
     assert g.state.action("frank", "ask") is None
 
 

@@ -72,7 +72,7 @@ def test_thief_back_to_villager_night7_and_last_wolf_x05() -> None:
     out = g.night(carol="DEVENIR VILLAGEOIS", eve="EMPOISONNER bob")
     assert not g.alive("bob")
     assert g.seat("carol").team == "wolves"
-    assert any("vous êtes le dernier loup" in m.body for m in g.notices_to("carol", out))
+    assert any("il ne reste aucun autre loup" in m.body for m in g.notices_to("carol", out))
 
 
 def test_villager_thief_night7_may_only_become_a_wolf() -> None:

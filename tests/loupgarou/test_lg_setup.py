@@ -162,7 +162,7 @@ def test_bitten_piper_and_thief() -> None:
     assert g.seat("carol").team == "wolves"
     g.deadline("election")
     out = g.send("carol", "DEVENIR LOUP")
-    assert "mordu" in g.reply(out)
+    assert "morsure du Maître des loups" in g.reply(out)
 
 
 def test_mayor_election_publishes_every_vote() -> None:

@@ -39,6 +39,8 @@ def test_open_game_writes_the_lobby_and_queues_the_announcement(
     assert rc == 0, err
     assert "opened for sign-ups (lupus-in-tabula, 8-12 seats)" in out
     assert "counts the rules accept: 8, 9, 10, 11, 12" in out
+    # the shipped odds table's figures for each proposed deck, with their sample size
+    assert "  at 8: simulated werewolves " in out and "random-bot games)" in out
     store = GameStore(tmp_path / "data" / "games" / "v2", readonly=True)
     assert store.setup["signup"]["seats"] == [8, 12]
     assert store.setup["admins"] == ["admin@example.org"]  # [moderator] admins by default

@@ -44,6 +44,7 @@ def write_config(
 ) -> Path:
     (tmp / f"{name}-imap.pass").write_text(Dovecot.password(moderator) + "\n")
     data = tmp / f"data{'' if name == 'pbem' else '-' + name}"
+    data.mkdir(exist_ok=True)  # as the unit's StateDirectory= does: new-game creates none
     cfg = tmp / f"{name}.toml"
     cfg.write_text(
         f"""

@@ -36,7 +36,7 @@ def test_the_same_status_output_and_errors_as_the_process(tmp_path: Path) -> Non
     assert here.returncode == 2 and "the following arguments are required" in here.stderr
     (tmp_path / "data").mkdir()
     r = pbem_in_process(cfg, "status")
-    assert r.returncode == 0 and "daemon: never started" in r.stdout, r
+    assert r.returncode == 3 and "daemon: never started" in r.stdout, r
 
 
 def test_serve_and_relative_paths_are_refused(tmp_path: Path) -> None:

@@ -95,3 +95,21 @@ def make_dirs(directory: Path) -> None:
         raise
     share_like_parent(directory, directory.parent, directory=True)
     fsync_dir(directory.parent)
+
+
+def write_new_file(path: Path, blob: bytes) -> None:
+    """Create ``path`` holding ``blob``, with the state's access whatever the umask (never
+    others: :func:`share_like_parent`); an existing file is left as it is."""
+    try:
+        fd = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
+    except FileExistsError:
+        return
+    try:
+        share_like_parent(fd, path.parent)
+        view = memoryview(blob)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)

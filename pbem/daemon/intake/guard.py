@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.adapters.imap import Fetched
 from pbem.adapters.store import DaemonStore
+from pbem.adapters.store.directories import make_dirs, write_new_file
 from pbem.daemon.config import Config
 from pbem.daemon.crashloop import CrashLoop
 from pbem.daemon.inflight import COMMIT, DONE
@@ -154,10 +155,8 @@ class Intake:
         now = self.clock()
         failures = int((row or {}).get("failures", 0)) + 1
         shunt_dir = self.root / "shunt"
-        shunt_dir.mkdir(exist_ok=True)
-        eml = shunt_dir / f"{key}.eml"
-        if not eml.exists():
-            eml.write_bytes(raw)
+        make_dirs(shunt_dir)  # a player's mail: the state's access, never others (issue 21)
+        write_new_file(shunt_dir / f"{key}.eml", raw)
         quarantined = failures >= self.cfg.max_failures
         tb = "".join(traceback.format_exception(exc))[-4000:]
         log.error("mail %s failed (%d/%d): %s", key[:12], failures, self.cfg.max_failures, exc)

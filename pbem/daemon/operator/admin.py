@@ -75,6 +75,7 @@ class AdminCommand(Request):
         game = svc.games.get(self.game)
         if game is None:
             log.warning("admin request for unknown game %s ignored", self.game)
+            self.answer(svc, False, f"no game {self.game} in the running daemon")
             return
         if key in game.keys:
             return
@@ -90,6 +91,7 @@ class AdminCommand(Request):
         admins = [str(a) for a in game.store.setup.get("admins", [])] or list(svc.cfg.admins)
         if not admins:
             log.warning("game %s: admin request ignored: no administrator to answer", self.game)
+            self.answer(svc, False, "no administrator to answer: set [moderator] admins")
             return
         now = svc.clock()
         lines = list(self.lines)
@@ -108,3 +110,14 @@ class AdminCommand(Request):
         svc.deadlines.rearm(game)
         svc.sender.wake()
         log.info("game %s: admin request %s applied (%d events)", self.game, key, len(step.events))
+        to_admins = {a.lower() for a in admins}
+        reply = "\n\n".join(
+            o.body for o in step.outgoing if not o.public and to_admins & {t.lower() for t in o.to}
+        )
+        self.answer(svc, bool(step.events), reply)
+
+    def answer(self, svc: Service, applied: bool, reply: str) -> None:
+        """Tell a ``--wait``ing command what became of the request (the mail says it too)."""
+        from pbem.adapters.answers import answer
+
+        answer(svc.root, self.name, {"game": self.game, "applied": applied, "reply": reply})

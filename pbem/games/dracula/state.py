@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from pbem.core.events import (
     Event,
@@ -299,6 +299,10 @@ class Seat:
         return self.side == HUMAN
 
 
+_POSITIONS: list[Any] = [None, {}]
+"""The last :meth:`DraculaState.positions` asked: the state, and its answer."""
+
+
 @dataclass(frozen=True)
 class DraculaState:
     """Everything the rules need; built only by :func:`evolve`."""
@@ -395,7 +399,14 @@ class DraculaState:
         return None
 
     def positions(self) -> dict[PlayerId, str]:
-        return {p: pos for p in self.living() if (pos := self.position(p)) is not None}
+        # asked for every player of a round on one state (each bot's AIDE, each bite): the
+        # last state's answer is kept (a state never changes; the memo holds it, so its id
+        # cannot be reused while it is there)
+        if _POSITIONS[0] is self:
+            return dict(_POSITIONS[1])
+        found = {p: pos for p in self.living() if (pos := self.position(p)) is not None}
+        _POSITIONS[:] = [self, found]
+        return dict(found)
 
     def present(self, room: str) -> list[PlayerId]:
         return [p for p, pos in self.positions().items() if pos == room]
@@ -403,9 +414,11 @@ class DraculaState:
     def room_of_use(self, verb: str) -> dict[str, list[PlayerId]]:
         """Rooms where an object was used tonight (garlic, candle), with the users."""
         rooms: dict[str, list[PlayerId]] = {}
-        for (actor, v), _ in self.orders.items():
+        for actor, v in self.orders:
+            if v != verb:
+                continue
             pos = self.position(actor)
-            if v == verb and pos is not None:
+            if pos is not None:
                 rooms.setdefault(pos, []).append(actor)
         return rooms
 

@@ -1,0 +1,175 @@
+"""A whole game through the rules only: the same ``Rules`` and bots as the mail pipeline
+(:func:`pbem.tools.demo.play`), the bots' commands handed over as objects, with no mail
+parsed, rendered or sent.
+
+Each input follows the table's own steps, calling the same functions: a list post is first
+offered to ``Rules.on_post`` (:func:`pbem.table.receive.receive_mail`), a command runs through
+``Rules.decide`` (:func:`pbem.table.commands.run_command`), an early close is asked of
+``Rules.ready_to_close``, and a deadline closes with ``Rules.on_deadline`` followed by the idle
+policy (:meth:`pbem.table.Table.close`, :func:`pbem.games.idle.idle_after_close`); the draws are
+seeded as the table seeds them. So a seed ends in the same state on both paths
+(tests/balance/test_fastgame.py).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pbem.core.commands import Command
+from pbem.core.errors import CommandError, PartlyRefused
+from pbem.core.events import Event, PhaseClosed
+from pbem.core.game import GameSpec, PlayerSpec, Rules
+from pbem.core.idle import IdleOptions
+from pbem.desk.kernel import is_kernel
+from pbem.games import rules_for
+from pbem.games.idle import idle_after_close
+from pbem.table.commands import stamp_votes
+from pbem.table.setup import TableSetup
+from pbem.tools.bots import BotMove, bot_moves
+from pbem.tools.simulate import EPOCH
+
+Bots = Callable[[Rules[Any], Any, Sequence[PlayerSpec], random.Random], Iterable[BotMove]]
+"""Who plays: one round of moves from the rules and the state (:func:`bot_moves`)."""
+
+
+class RulesGame:
+    """One game's rules, log and state, without mail: the part of a
+    :class:`pbem.table.Table` the rules and the idle policy read."""
+
+    def __init__(self, setup: TableSetup, rules: Rules[Any] | None = None) -> None:
+        self.setup = setup
+        self.rules: Rules[Any] = rules or rules_for(setup.game)
+        self.events: list[Event] = []
+        """The whole log, kernel events (phase closes, idle notices) included."""
+        self.ruled: list[Event] = []
+        """The events the rules fold."""
+        self.state: Any = self.rules.new_state()
+        self.idle_removes = True
+        """Whether the idle policy may change the rules' state (``on_idle = "remove"``).
+        Otherwise it only mails warnings and questions (kernel notices, folded by no game,
+        out of the draws' seeds: pbem/games/idle.py), which a game without mail skips: its
+        count rescans the whole log at every close."""
+
+    @classmethod
+    def new(
+        cls, setup_data: Mapping[str, Any], now: datetime = EPOCH, rules: Rules[Any] | None = None
+    ) -> RulesGame:
+        """A game set up as :meth:`pbem.table.Table.new` sets it up (same deal, same seed)."""
+        setup = TableSetup.from_mapping(setup_data)
+        game = cls(setup, rules)
+        spec = GameSpec(setup.players, setup.options, setup.lang, setup.roles, setup.leftover)
+        game.apply(game.rules.setup(spec, now, random.Random(setup.seed)))
+        options = getattr(game.state, "options", None)
+        game.idle_removes = isinstance(options, IdleOptions) and options.on_idle == "remove"
+        return game
+
+    @property
+    def finished(self) -> bool:
+        return self.rules.outcome(self.state) is not None
+
+    def deadlines(self) -> Mapping[str, datetime]:
+        return self.rules.deadlines(self.state)
+
+    def rng(self, offset: int = 0) -> random.Random:
+        """The draws of the next resolution, seeded as :meth:`pbem.table.Table.rng`."""
+        return random.Random(f"{self.setup.seed}:{len(self.ruled) + offset}")
+
+    def apply(self, events: Iterable[Event]) -> None:
+        rules = self.rules
+        for event in events:
+            self.events.append(event)
+            if not is_kernel(event):
+                self.ruled.append(event)
+                self.state = rules.evolve(self.state, event)
+
+    # -- inputs: the table's steps, without their mail -------------------------------------
+
+    def move(self, move: BotMove, now: datetime) -> None:
+        """One bot's command, as :func:`pbem.table.receive.receive_mail` runs its mail."""
+        rules = self.rules
+        actor = move.player.name
+        state = self.state
+        events: list[Event] = []
+        command: Command | None = move.command
+        if move.public and move.bold and command is not None:  # the forum's bold name
+            try:
+                command = rules.bold_command(state, actor, (str(command.targets[0]),))
+            except CommandError:
+                command = None
+        if move.public:  # the game may refuse the whole post
+            try:
+                posted = rules.on_post(state, actor, (move.line,), now, moderated=False)
+            except CommandError:
+                return
+            events += posted
+            state = rules.fold(posted, state)
+        if command is not None:
+            channel = "list" if move.public else "private"
+            try:
+                new = rules.decide(state, actor, command, now, channel)
+            except PartlyRefused as exc:
+                new = list(exc.events)
+            except CommandError:
+                new = []
+            new = stamp_votes(new, now)
+            events += new
+            state = rules.fold(new, state)
+        early = rules.ready_to_close(state)
+        if early is not None:  # LUP-D29: the early close, when the options turn it on
+            closing = rules.on_deadline(state, early, now, self.rng(len(events)))
+            if closing:
+                awaited = tuple(sorted(rules.awaiting(state)))
+                events.append(PhaseClosed(early, len(closing), awaited))
+            events += closing
+            state = rules.fold(closing, state)
+        # the state is folded already: the log takes the events as they are
+        self.events += events
+        self.ruled += [e for e in events if not is_kernel(e)]
+        self.state = state
+
+    def close(self, key: str, now: datetime) -> None:
+        """A deadline passes: as :meth:`pbem.table.Table.close`, the idle policy included."""
+        awaited = tuple(sorted(self.rules.awaiting(self.state)))
+        events = self.rules.on_deadline(self.state, key, now, self.rng())
+        if events and self.idle_removes:
+            closed = PhaseClosed(key, len(events), awaited)
+            events += idle_after_close(self, closed, events, now)
+            events = [PhaseClosed(key, len(events), awaited), *events]
+        self.apply(events)
+
+
+def play_rules(
+    game: RulesGame,
+    rng: random.Random,
+    max_phases: int = 400,
+    *,
+    now: datetime = EPOCH,
+    bots: Bots = bot_moves,
+    most_rounds: int = 5,
+) -> RulesGame:
+    """Bots act each phase, then the deadline passes: :func:`pbem.tools.demo.play`'s loop."""
+    for _ in range(max_phases):
+        if game.finished or not game.deadlines():
+            break
+        for _round in range(most_rounds):
+            opened = dict(game.deadlines())
+            for move in list(bots(game.rules, game.state, game.setup.players, rng)):
+                game.move(move, now)
+                if game.finished:
+                    return game
+            if all(opened.get(key) == due for key, due in game.deadlines().items()):
+                break
+        if game.finished:
+            break
+        key, when = min(game.deadlines().items(), key=lambda kv: kv[1])
+        now = max(now, when)
+        game.close(key, now)
+    return game
+
+
+def moves_of(game: RulesGame, rng: random.Random) -> Iterator[BotMove]:
+    """The random legal bots' round for ``game`` (a convenience for tests)."""
+    return bot_moves(game.rules, game.state, game.setup.players, rng)

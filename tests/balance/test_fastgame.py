@@ -1,0 +1,43 @@
+"""The rules-only fast path (pbem/balance/fastgame.py) against the mail pipeline: the same
+seeds, played by the same bots through ``Table`` (mail parsed, rules, mail rendered) and
+through the rules alone, end in the same state and the same rules' log, for all four games."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pbem.balance.fastgame import RulesGame, play_rules
+from pbem.table import Table
+from pbem.tools.demo import USUAL_PLAYERS, demo_setup, play
+from pbem.tools.simulate import EPOCH
+
+SEEDS = {"lupus-in-tabula": 4, "loup-garou": 3, "chasse-aux-sorcieres": 3, "dracula": 2}
+
+
+@pytest.mark.parametrize("game", sorted(USUAL_PLAYERS))
+def test_fast_path_ends_where_the_mail_path_ends(game: str) -> None:
+    for seed in range(SEEDS[game]):
+        table, step = Table.new(demo_setup(game, 0, seed, "fr"), EPOCH)
+        table.apply(step)
+        play(table, random.Random(seed))
+        fast = play_rules(RulesGame.new(demo_setup(game, 0, seed, "fr")), random.Random(seed))
+        assert table.finished and fast.finished
+        assert fast.ruled == table.ruled, (game, seed)
+        assert fast.state == table.state, (game, seed)
+
+
+def test_idle_removals_are_played_on_the_fast_path() -> None:
+    """With ``on_idle = "remove"`` the idle policy changes the game (a silent seat leaves):
+    the fast path runs it too, and still ends where the mail path ends."""
+    setup = demo_setup("lupus-in-tabula", 12, 7, "fr")
+    setup["options"] = {"on_idle": "remove", "idle_act_after": 1, "idle_warn_after": 0}
+    table, step = Table.new(setup, EPOCH)
+    table.apply(step)
+    play(table, random.Random(7))
+    fast = play_rules(RulesGame.new(setup), random.Random(7))
+    assert fast.idle_removes
+    assert any(type(e).__name__ == "SeatRemoved" for e in fast.ruled)
+    assert fast.ruled == table.ruled
+    assert fast.state == table.state

@@ -1,0 +1,199 @@
+"""An operator's mistake gets one line and status 2, never a traceback (issue 21, items 10, 11,
+12 and 15): the config, the data directory, the output paths, game ids mail can tell apart, a
+running game's spoilers, setup files and players' names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pbem.cli.main import main
+from pbem.daemon.config import ConfigError, load
+from pbem.mail.gameid import game_id_problem, longest_game_id
+
+NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hugo"]
+PLAYERS = [a for n in NAMES for a in ("--player", f"{n} <{n}@example.org>")]
+
+
+def config(tmp_path: Path, extra: str = "", data: bool = True) -> Path:
+    (tmp_path / "pass").write_text("x\n")
+    cfg = tmp_path / "pbem.toml"
+    cfg.write_text(
+        f"""
+[moderator]
+address = "mj@example.org"
+bounce = "mj+retours@example.org"
+admins = ["admin@example.org"]
+
+[imap]
+host = "127.0.0.1"
+user = "mj@example.org"
+password_file = "{tmp_path / "pass"}"
+
+[smtp]
+host = "127.0.0.1"
+
+[daemon]
+data_dir = "{tmp_path / "data"}"
+{extra}"""
+    )
+    if data:
+        (tmp_path / "data").mkdir(exist_ok=True)
+    return cfg
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line(err: str, needle: str) -> bool:
+    return len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err
+
+
+def test_a_config_not_in_utf8_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = config(tmp_path)
+    cfg.write_bytes(cfg.read_bytes().replace(b"[moderator]", b"# r\xe9glages\n[moderator]"))
+    code, _out, err = run(capsys, "status", "-c", str(cfg))
+    assert code == 2 and "pbem.toml: not UTF-8" in err and "Traceback" not in err, err
+
+
+def test_option_values_new_game_refuses_are_refused_by_the_config(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path, '\n[games."lupus-in-tabula"]\nnight_duration = "18 hours"\nwolves_tie = "x"\n'
+    )
+    with pytest.raises(ConfigError) as caught:
+        load(cfg, passwords=False)
+    text = str(caught.value)
+    assert 'games."lupus-in-tabula".night_duration' in text and "18 hours" in text
+    assert 'games."lupus-in-tabula".wolves_tie' in text
+
+
+def test_check_config_offline_rejects_a_bad_option_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = config(tmp_path, '\n[games."lupus-in-tabula"]\nnight_duration = "18 hours"\n')
+    code, _out, err = run(capsys, "check-config", "--offline", "-c", str(cfg))
+    assert code == 2 and "night_duration" in err, err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["stats"], ["archive", "--index"], ["shunt", "list"], ["deadline", "list"]],
+    ids=" ".join,
+)
+def test_a_missing_data_directory_is_an_error_not_an_empty_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    cfg = config(tmp_path, data=False)
+    code, out, err = run(capsys, *command, "-c", str(cfg))
+    assert code == 2 and out == "" and one_line(err, "does not exist"), (out, err)
+
+
+def test_new_game_creates_no_data_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = config(tmp_path, data=False)
+    code, _out, err = run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *PLAYERS)
+    assert code == 2 and one_line(err, "does not exist"), err
+    assert not (tmp_path / "data").exists()
+    code, _out, err = run(capsys, "open-game", "-c", str(cfg), "--id", "g2", "--seats", "8")
+    assert code == 2 and one_line(err, "does not exist"), err
+    assert not (tmp_path / "data").exists()
+
+
+def test_archive_and_demo_onto_a_file_or_an_unwritable_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = config(tmp_path)
+    assert run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *PLAYERS)[0] == 0
+    a_file = tmp_path / "taken"
+    a_file.write_text("x")
+    code, _out, err = run(capsys, "archive", "--index", "-c", str(cfg), "-o", str(a_file))
+    assert code == 2 and one_line(err, "is a file"), err
+    code, _out, err = run(capsys, "archive", "--index", "-c", str(cfg), "-o", f"{a_file}/sub")
+    assert code == 2 and one_line(err, "cannot write into"), err
+    code, _out, err = run(capsys, "demo", "--dir", str(a_file), "--offline")
+    assert code == 2 and one_line(err, "--dir"), err
+
+
+def test_archive_of_a_running_game_needs_spoilers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = config(tmp_path)
+    assert run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *PLAYERS)[0] == 0
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "archive", "g1", "-c", str(cfg))
+    assert code == 2 and out == "" and one_line(err, "still running"), err
+    assert not list(tmp_path.glob("g1.*"))  # no card, no salt in the working directory
+    code, out, _err = run(capsys, "archive", "--index", "-c", str(cfg))
+    assert code == 0 and "g1" not in (tmp_path / "index.html").read_text()
+    assert not list(tmp_path.glob("g1.*"))
+    code, out, _err = run(capsys, "archive", "g1", "--spoilers", "-c", str(cfg))
+    assert code == 0 and (tmp_path / "g1.deal.json").exists()
+
+
+def test_game_ids_mail_can_tell_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = config(tmp_path)
+    assert run(capsys, "new-game", "-c", str(cfg), "--id", "village1", *PLAYERS)[0] == 0
+    for gid, why in (
+        ("Village1", "without regard to case"),
+        ("retours", "taken"),  # the bounce address mj+retours@ would route to it
+        ("Bounces", "reserved"),
+        ("x" * 137, f"at most {longest_game_id('mj@example.org')}"),
+        ("a..b", "single inner dots"),
+    ):
+        code, _out, err = run(capsys, "new-game", "-c", str(cfg), "--id", gid, *PLAYERS)
+        assert code == 2 and one_line(err, why), (gid, err)
+    assert sorted(p.name for p in (tmp_path / "data" / "games").iterdir()) == ["village1"]
+
+
+def test_the_id_length_limit_is_the_address_s() -> None:
+    assert longest_game_id("mj@example.org") == 61
+    assert game_id_problem("x" * 61, "mj@example.org") is None
+    assert "62 characters long; at most 61" in str(game_id_problem("x" * 62, "mj@example.org"))
+
+
+def test_a_setup_file_s_errors_name_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = config(tmp_path)
+    setup = tmp_path / "partie.json"
+    for content, why in ((b"{not json", "not valid JSON"), (b"\xff{}", "not UTF-8")):
+        setup.write_bytes(content)
+        code, _out, err = run(capsys, "new-game", "-c", str(cfg), "--setup", str(setup))
+        assert code == 2 and one_line(err, f"{setup}: {why}"), err
+    code, _out, err = run(capsys, "new-game", "-c", str(cfg), "--setup", str(tmp_path / "no"))
+    assert code == 2 and one_line(err, f"{tmp_path / 'no'}: cannot read"), err
+
+
+LONG = "Maximilien-Alexandre Delacroix"  # 30 characters: the longest a sign-up accepts
+
+
+@pytest.mark.parametrize("name", [LONG + "x", "Bo\rb", "Bo\nb"])
+def test_player_names_get_the_sign_up_s_checks_by_player_and_setup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    cfg = config(tmp_path)
+    by_option = [*PLAYERS[:-2], "--player", f"{name} <hugo@example.org>"]
+    code, _out, err = run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *by_option)
+    assert code == 2 and one_line(err, "player name"), err
+    players = [{"name": n, "email": f"{n}@example.org"} for n in NAMES[:-1]]
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps({"players": [*players, {"name": name, "email": "h@x.org"}]}))
+    code, _out, err = run(capsys, "new-game", "-c", str(cfg), "--id", "g1", "--setup", str(setup))
+    assert code == 2 and one_line(err, "player name"), err
+    assert not (tmp_path / "data" / "games" / "g1").exists()
+
+
+def test_the_longest_sign_up_name_is_a_good_setup_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = config(tmp_path)
+    by_option = [*PLAYERS[:-2], "--player", f"{LONG} <hugo@example.org>"]
+    assert run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *by_option)[0] == 0
