@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from pbem.table import Table
 
 NAME = "extend"
-SPEC = CommandSpec(verb(NAME), ("PROLONGER",), ("EXTEND",), (Text(),))
+# optional: a bare PROLONGER is answered « Durée illisible » by parse_duration, not « the text
+# to send is missing »
+SPEC = CommandSpec(verb(NAME), ("PROLONGER",), ("EXTEND",), (Text(optional=True),))
 HELP = {
     "fr": "PROLONGER 24h : repousse l'échéance de la phase en cours (h, j ou m).",
     "en": "EXTEND 24h: moves the current phase's deadline later (h, d or m).",

@@ -33,8 +33,12 @@ if TYPE_CHECKING:
     from pbem.table import Table
 
 NAME = "rollback"
+# optional: a bare ROLLBACK is answered « Durée illisible » by parse_duration (as PROLONGER)
 SPEC = CommandSpec(
-    verb(NAME), ("ANNULER RESOLUTION", "ANNULER RÉSOLUTION"), ("ROLLBACK",), (Text(),)
+    verb(NAME),
+    ("ANNULER RESOLUTION", "ANNULER RÉSOLUTION"),
+    ("ROLLBACK",),
+    (Text(optional=True),),
 )
 HELP = {
     "fr": "ANNULER RESOLUTION 24h : annule la dernière résolution ; la phase rouvre pour 24h.",

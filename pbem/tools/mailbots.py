@@ -61,6 +61,9 @@ _META = ("help", "status", "cancel", "pass", "unvote", "rules")
 #: What the rulebook says a step waits for (a room at night, a bite, the final choice): a bot
 #: does that first, so a step can close early; anything else it may add on a second line.
 _FIRST = ("room", "bite", "flee", "fight", "flame", "partner")
+#: Commands whose choices only their private prompt names (a Mayor's tie-break, LG-251: the
+#: tied players), in every game: a bot picks among those, never among all the living.
+_AMONG_PROMPTED = ("decide",)
 _REFUSED = re.compile(r"^  ✗ ", re.MULTILINE)
 _ACCEPTED = re.compile(r"^  ✓ ", re.MULTILINE)
 #: Games whose private prompts name a night action's possible targets (Dracula: who is in
@@ -140,6 +143,7 @@ def choose(
     rng: random.Random,
     prompt: str = "",
     named: Sequence[str] = (),
+    prompted: Sequence[str] = (),
 ) -> tuple[str, str] | None:
     """A random legal move for what ``view`` says: ``("private" | "list", text)`` or None.
 
@@ -148,6 +152,8 @@ def choose(
     when there is nothing else to do. ``prompt``: the mail that opened the step; a word it names
     is preferred (Dracula's rooms, not its sanctuary). ``named``: the players a private prompt
     offered as targets (the others in a Dracula vampire's room), preferred for a night action.
+    ``prompted``: the players any private prompt of the step named, the only choices of a
+    command of :data:`_AMONG_PROMPTED`.
     """
     avail = []
     for kw in view.commands:
@@ -184,6 +190,9 @@ def choose(
         lines.insert(0, _words(spec, named or others, lang, rng, prompt))
     elif actions and others:
         spec = rng.choice(actions)
+        among = [p for p in prompted if p in others]
+        if spec.verb in _AMONG_PROMPTED and among:
+            others = among
         if spec.public:
             return "list", _words(spec, others, lang, rng, prompt)
         lines.append(_words(spec, named or others, lang, rng, prompt))
@@ -206,9 +215,9 @@ def _words(
         if isinstance(arg, Player):
             words.append(rng.choice(others))
         elif isinstance(arg, Players):
-            most = min(arg.count, len(others))
-            count = rng.randint(1, min(most, 2)) if arg.at_most else most
-            words += rng.sample(others, count)
+            # as many as there are (LG-620: the Piper charms two, fewer only when fewer are
+            # left; one name of two was refused « Cette commande demande 2 noms »)
+            words += rng.sample(others, min(arg.count, len(others)))
         elif isinstance(arg, Word):
             spellings = list(arg.choices.values())
             told = [w for w in spellings if any(_word_in(x, prompt) for x in w)]
@@ -260,7 +269,8 @@ class MailBot:
     busy: bool = False  # inside a step (reading, asking, playing): see idle()
     over: bool = False  # the game's archive arrived: the game is over, nothing more to play
     _prompt: str = ""  # what the mail(s) opening the step said, public and private
-    _named: tuple[str, ...] = ()  # the players a private prompt named
+    _named: tuple[str, ...] = ()  # the players a private prompt named (prompt_targets)
+    _prompted: tuple[str, ...] = ()  # the players any private prompt of the step named
     _moves: dict[str, str] = field(default_factory=dict)  # Message-ID of a move -> its step
     _tries: dict[str, int] = field(default_factory=dict)  # step -> moves refused as a whole
     refusals: list[str] = field(default_factory=list)
@@ -330,7 +340,14 @@ class MailBot:
             if self.rng.random() < self.silence:
                 return  # sometimes a player just does not answer: the deadline handles it
             move = choose(
-                view, self.name, self.specs, self.lang, self.rng, self._prompt, self._named
+                view,
+                self.name,
+                self.specs,
+                self.lang,
+                self.rng,
+                self._prompt,
+                self._named,
+                self._prompted,
             )
             if move is not None:
                 channel, text = move
@@ -365,10 +382,13 @@ class MailBot:
         # the moderator opened a phase: look at what we can do (the rest of the burst, the
         # public post and the private prompt, is read with it or before the reply)
         if self._fresh:
-            self._prompt, self._named, self._fresh = "", (), False
+            self._prompt, self._named, self._prompted, self._fresh = "", (), (), False
         self._prompt += text
-        if self.prompt_targets and not msg.get("List-Id"):
-            self._named += _names_in(text, self.roster)
+        if not msg.get("List-Id"):
+            named = _names_in(text, self.roster)
+            self._prompted += named
+            if self.prompt_targets:
+                self._named += named
         self._wanted = True
         self._quiet_from = time.monotonic()
 

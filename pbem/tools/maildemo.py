@@ -54,6 +54,7 @@ import logging
 import mailbox
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -332,6 +333,10 @@ class MailSystem:
 # ---- the printer ----------------------------------------------------------------------------
 
 WIDTH = 88
+# French puts a space before « ; : ! ? » and inside guillemets: a line never starts with
+# « ; » nor ends with « « », so that space is glued (a private-use mark textwrap keeps whole)
+_GLUE = "\ue000"
+_FRENCH_SPACE = re.compile(r"(?<=\S) (?=[;:!?»])|(?<=«) ")
 
 
 def render_post(raw: bytes, names: Mapping[str, str], at: float | None = None) -> str:
@@ -353,8 +358,10 @@ def render_post(raw: bytes, names: Mapping[str, str], at: float | None = None) -
     # a folded, encoded Subject may come back with the folding's leading space
     out = [f"┌─ {clock}{str(msg['Subject']).strip()}"]
     for line in body.splitlines():
-        wrapped = textwrap.wrap(line, WIDTH, subsequent_indent="  " if line[:1] == " " else "")
-        out += ["│ " + w for w in wrapped] if wrapped else ["│"]
+        wrapped = textwrap.wrap(
+            _FRENCH_SPACE.sub(_GLUE, line), WIDTH, subsequent_indent="  " if line[:1] == " " else ""
+        )
+        out += ["│ " + w.replace(_GLUE, " ") for w in wrapped] if wrapped else ["│"]
     out.append("└" + "─" * 40)
     return "\n".join(out)
 

@@ -247,6 +247,46 @@ def test_a_bot_votes_for_a_nominee_on_the_list_in_french() -> None:
     assert choose(view, "Bruno", specs, "fr", rng) is None  # a nominee does not vote
 
 
+def test_a_mayor_bot_breaks_a_tie_among_the_tied_players() -> None:
+    # LG-251: the Mayor picks among the tied. `make demo GAME=loup-garou LIST=relay` showed
+    # « Karine via demo: TRANCHER Bruno », then Alice, then Chloé, all refused, for a tie
+    # between Damien and Nathan: the bot drew from every living player.
+    specs = rules_for("loup-garou").all_commands
+    view = View(
+        commands=("TRANCHER", "AIDE"),
+        phase="décision du Maire 1",
+        living=("Alice", "Bruno", "Chloé", "Damien", "Karine", "Nathan"),
+        nominees=(),
+        partners=(),
+        public=("TRANCHER",),
+    )
+    prompted = ("Karine", "Damien", "Nathan")  # « Karine, en tant que Maire, ... parmi ... »
+    rng = random.Random(4)
+    for _ in range(30):
+        move = choose(view, "Karine", specs, "fr", rng, prompted=prompted)
+        assert move is not None and move[0] == "list"
+        assert move[1].split()[0] == "TRANCHER" and move[1].split()[1] in ("Damien", "Nathan")
+
+
+def test_a_piper_bot_charms_two_players() -> None:
+    # LG-620: `make demo GAME=loup-garou LIST=relay` showed « ENVOUTER Nathan » refused
+    # (« Cette commande demande 2 noms de joueurs »), five times in one game
+    specs = rules_for("loup-garou").all_commands
+    view = View(
+        commands=("ENVOUTER",),
+        phase="nuit 1",
+        living=("Alice", "Bruno", "Chloé", "Élodie"),
+        nominees=(),
+        partners=(),
+    )
+    rng = random.Random(5)
+    for _ in range(20):
+        move = choose(view, "Élodie", specs, "fr", rng)
+        assert move is not None and move[0] == "private"
+        charm = move[1].splitlines()[0].split()
+        assert charm[0] == "ENVOUTER" and len(charm) == 3, move
+
+
 def test_posts_are_rendered_as_a_thread() -> None:
     raw = (
         f"From: {MODERATOR}\r\nTo: {LIST}\r\nSubject: [Lupus in Tabula] Day 1: dawn\r\n"
@@ -263,6 +303,25 @@ def test_posts_are_rendered_as_a_thread() -> None:
         f"List-Id: <{LIST_ID}>\r\n\r\nVOTE Alice\r\n"
     ).encode()
     assert render_post(copy, {"bob@x.example": "Bob"}) == "   Bob via demo: VOTE Alice"
+
+
+def test_a_wrapped_french_line_never_starts_with_its_punctuation() -> None:
+    # seen in `make demo`: « ... à 05:53:48 UTC » then a line « ; le second tour s'ouvre »
+    line = (
+        "Les nommés peuvent se défendre sur la liste jusqu'au dimanche 6 décembre à 05:53:48"
+        " UTC ; le second tour s'ouvre ensuite."
+    )
+    raw = (
+        (
+            f"From: {MODERATOR}\r\nTo: {LIST}\r\nSubject: [demo] Jour 1\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\n\r\n"
+        ).encode()
+        + line.encode()
+        + b"\r\n"
+    )
+    rows = [row.removeprefix("│ ") for row in render_post(raw, {}).splitlines()[1:-1]]
+    assert " ".join(rows) == line
+    assert not any(row.startswith((";", ":", "!", "?", "»")) for row in rows), rows
 
 
 def _send(port: int, sender: str, to: str, body: str, **headers: str) -> None:

@@ -32,6 +32,13 @@ def test_french_commands_one_a_line_each_answered() -> None:
     reply = g.admin_reply()
     assert "✗ PROLONGER bientôt — Durée illisible" in reply
     assert "✗ REPRISE — La partie n'est pas en pause." in reply
+    # a bare PROLONGER (the Subject « Prolonger » of a mail whose body says PROLONGER 1h is
+    # one) was answered « Il manque le texte à transmettre »: it is the duration that is missing
+    g.admin("PROLONGER\nANNULER RESOLUTION")
+    reply = g.admin_reply()
+    assert "✗ PROLONGER — Durée illisible" in reply
+    assert "✗ ANNULER RESOLUTION — Durée illisible" in reply
+    assert "texte à transmettre" not in reply
     g.admin("CLORE")
     assert g.phase == "debate"
     g.admin("ANNULER RESOLUTION 2h")

@@ -5,6 +5,7 @@ for the published index passes ``systemd-analyze verify``."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from pbem.cli.main import build_parser
+from pbem.table.setup import TableSetup
 from tests.install.conftest import ROOT
 from tests.install.test_install_guide import guide_commands
 
@@ -46,6 +48,14 @@ def test_every_pbem_command_of_the_runbook_parses() -> None:
             parser.parse_args(shlex.split(line)[1:])
         except SystemExit:
             pytest.fail(f"docs/season.md: `{line}` is refused by pbem's command line")
+
+
+def test_the_runbooks_setup_file_is_one_new_game_accepts() -> None:
+    # the runbook named `--setup village8.json` without saying what goes in it
+    blocks = re.findall(r"^```json\n(.*?)^```", SEASON.read_text(encoding="utf-8"), re.M | re.S)
+    assert blocks, "docs/season.md shows no setup file"
+    setup = TableSetup.from_mapping(json.loads(blocks[0]))
+    assert len(setup.players) == 8
 
 
 def test_the_index_timer_verifies(tmp_path: Path) -> None:
