@@ -21,5 +21,6 @@ def test_one_idle_phase_is_said_in_the_singular(lang: str, one: str, many: str) 
     single = renderer.text("seats/idle_warning", lang, {**params, "count": 1})
     several = renderer.text("seats/idle_warning", lang, {**params, "count": 3})
     assert one in single and "1 phases" not in single
-    assert single.splitlines()[1].startswith("Inès, ")  # the Subject line stays its own
+    assert single.splitlines()[0].endswith(("depuis une phase", "for one phase"))  # the Subject
+    assert single.splitlines()[1].startswith("Inès, ")
     assert many in several
