@@ -230,6 +230,25 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     }
 
 
+def named_summary(table: Table, lang: str | None = None) -> dict[str, Any]:
+    """The table's summary with each role and side named as the game's templates name them
+    in ``lang`` (« Voyant », « les Villageois », never ``seer``): for a summary an operator
+    reads (the demos)."""
+    lang = lang or table.setup.lang
+    names = _Names(table.renderer, table.rules.templates, lang, dict(table.genders))
+    summary = table.summary()
+    players = [
+        {
+            **seat,
+            "role": names.role(str(seat.get("role", "—"))),
+            "team": names.side(str(seat.get("team", "—"))),
+        }
+        for seat in summary.get("players", [])
+    ]
+    side = summary.get("side")
+    return {**summary, "players": players, "side": names.side(str(side)) if side else side}
+
+
 class _Names:
     """The game's ids as its own templates name them (``seer`` -> « Voyant »), through the
     macros of its ``_names.jinja``, with the players' genders for the death wording."""
