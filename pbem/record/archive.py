@@ -112,6 +112,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             if rounds_game and phases and event.number < phases[-1]["number"]:
                 round_number += 1  # the days count from 1 again: a new round
             current = _phase(event.phase, event.number, _last(event.deadlines), round_number)
+            current["due"] = dict(event.deadlines)
             current["living"] = len(alive)  # a majority counts those alive as the phase opens
             phases.append(current)
         elif isinstance(event, RolesDealt):
@@ -155,6 +156,9 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
                 current["entries"].append(item)
         elif isinstance(event, Paused | Resumed | DeadlineMoved | RolledBack | PhaseClosed):
             act = _desk_act(event, in_force)
+            if isinstance(event, DeadlineMoved) and event.key in current.get("due", {}):
+                current["due"][event.key] = event.to  # the phase ran to the deadline in force
+                current["deadline"] = _last(current["due"])
             if act is not None:
                 current["entries"].append(act)
         elif isinstance(event, SeatRemoved):

@@ -99,3 +99,4 @@ def test_each_moved_deadline_reads_from_the_one_in_force(lang: str) -> None:
             "- Nuit 1 : Le MJ a déplacé une échéance du mardi 6 janvier à 14:00 UTC"
             " au mardi 6 janvier à 15:00 UTC.",
         ]
+        assert "== Nuit 1 (jusqu’au mardi 6 janvier à 15:00 UTC)" in text  # the one in force
