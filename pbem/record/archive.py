@@ -65,6 +65,10 @@ _TOLD = frozenset({"tally"})
 _VERDICTS = frozenset({"lynch", "burned"})
 """Deaths the village's vote decided (the Idiot's pyre included, LG-D18)."""
 BAR_WIDTH = 200
+# The header counts the nights and days that actually began (a game stopped in night 1 had no
+# day); the phase ids of the village games (Dracula counts its rounds instead).
+NIGHT_PHASES = frozenset({"night", "L", "C", "W1", "W2"})
+DAY_PHASES = frozenset({"debate", "round1", "defence", "round2", "day", "tiebreak", "revenge"})
 """The width in px of the longest bar of a tally chart."""
 ROW = 24
 """The height in px of one bar of a tally chart."""
@@ -97,6 +101,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     alive = {str(p.name) for p in table.setup.players}
     ended: GameEnded | None = None
     void = voided(table.events)
+    in_force: dict[tuple[str, datetime], datetime] = {}  # a deadline the game master moved
     for index, event in enumerate(table.events):
         if index in void:  # a rolled-back resolution; the game master's close stays told
             if isinstance(event, PhaseClosed) and event.at is not None:
@@ -107,6 +112,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             if rounds_game and phases and event.number < phases[-1]["number"]:
                 round_number += 1  # the days count from 1 again: a new round
             current = _phase(event.phase, event.number, _last(event.deadlines), round_number)
+            current["due"] = dict(event.deadlines)
             current["living"] = len(alive)  # a majority counts those alive as the phase opens
             phases.append(current)
         elif isinstance(event, RolesDealt):
@@ -149,7 +155,10 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             if item is not None:
                 current["entries"].append(item)
         elif isinstance(event, Paused | Resumed | DeadlineMoved | RolledBack | PhaseClosed):
-            act = _desk_act(event, current)
+            act = _desk_act(event, in_force)
+            if isinstance(event, DeadlineMoved) and event.key in current.get("due", {}):
+                current["due"][event.key] = event.to  # the phase ran to the deadline in force
+                current["deadline"] = _last(current["due"])
             if act is not None:
                 current["entries"].append(act)
         elif isinstance(event, SeatRemoved):
@@ -196,7 +205,8 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             }
         )
     shown = reveal(table.ruled, rules.codec.encode, rules.id)
-    days = sum(1 for ph in phases if ph["phase"] == "day")
+    nights = {max(ph["number"], 1) for ph in phases if ph["phase"] in NIGHT_PHASES}
+    days = {ph["number"] for ph in phases if ph["phase"] in DAY_PHASES}
     return {
         "lang": lang,
         "genders": genders,
@@ -210,7 +220,9 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         "phases": phases,
         "changes": changes,
         "rounds": round_number if rounds_game else 0,
-        "days": 0 if rounds_game else max(days, int(summary.get("day") or 0)),
+        "days": 0 if rounds_game else len(days),
+        "nights": 0 if rounds_game else len(nights),
+        "last_phase": _when(phases[-1]) if phases else None,
         "ended": ended is not None,
         "termination": ended.termination.value if ended else None,
         "side": names.side(ended.side) if ended and ended.side else None,
@@ -220,6 +232,25 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         "recipe": shown.recipe if shown else None,
         "leftover": [names.role(str(r)) for r in summary.get("leftover", [])],
     }
+
+
+def named_summary(table: Table, lang: str | None = None) -> dict[str, Any]:
+    """The table's summary with each role and side named as the game's templates name them
+    in ``lang`` (« Voyant », « les Villageois », never ``seer``): for a summary an operator
+    reads (the demos)."""
+    lang = lang or table.setup.lang
+    names = _Names(table.renderer, table.rules.templates, lang, dict(table.genders))
+    summary = table.summary()
+    players = [
+        {
+            **seat,
+            "role": names.role(str(seat.get("role", "—"))),
+            "team": names.side(str(seat.get("team", "—"))),
+        }
+        for seat in summary.get("players", [])
+    ]
+    side = summary.get("side")
+    return {**summary, "players": players, "side": names.side(str(side)) if side else side}
 
 
 class _Names:
@@ -405,14 +436,22 @@ def _action(
     }
 
 
-def _desk_act(event: Event, phase: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The game master's act on the clock or the log (kernel events)."""
+def _desk_act(
+    event: Event, in_force: dict[tuple[str, datetime], datetime]
+) -> dict[str, Any] | None:
+    """The game master's act on the clock or the log (kernel events). A moved deadline
+    reads from the one in force before the move (``in_force``: the rules' deadline -> where
+    earlier moves put it), never the rules' own after a second move."""
     if isinstance(event, Paused):
         return {"kind": "desk", "act": "paused", "at": event.at}
     if isinstance(event, Resumed):
         return {"kind": "desk", "act": "resumed", "at": event.at}
-    if isinstance(event, DeadlineMoved) and event.to != event.due:  # a resume may move by 0
-        return {"kind": "desk", "act": "moved", "due": event.due, "to": event.to}
+    if isinstance(event, DeadlineMoved):
+        before = in_force.get((event.key, event.due), event.due)
+        in_force[(event.key, event.due)] = event.to
+        if event.to != before:  # a resume may move by 0
+            return {"kind": "desk", "act": "moved", "due": before, "to": event.to}
+        return None
     if isinstance(event, RolledBack):
         return {"kind": "desk", "act": "rolled_back", "count": event.end - event.start}
     if isinstance(event, PhaseClosed) and event.at is not None:

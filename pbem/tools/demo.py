@@ -13,6 +13,7 @@ from typing import Any
 
 from pbem.core.match import fold
 from pbem.games import rules_for
+from pbem.record.archive import named_summary
 from pbem.table import Outgoing, Step, Table
 from pbem.tools.bots import bot_mails
 from pbem.tools.simulate import EPOCH
@@ -142,13 +143,13 @@ def run_demo(game: str, players: int, seed: int | None, lang: str) -> int:
         for line in mail.body.rstrip().splitlines():
             print("│ " + "\n│ ".join(textwrap.wrap(line, 90)) if line else "│")
         print("└" + "─" * 40)
-    summary = table.summary()
+    summary = named_summary(table)  # the game's role and side names, never their ids
     private = sum(1 for m in sent if not m.public)
     print(f"\n{bar}\n  Summary\n{bar}")
     print(f"  Winners: {summary.get('side')} — {', '.join(summary['winners']) or 'nobody'}")
     for p in summary["players"]:
         mark = "alive" if p["alive"] else "dead"
-        print(f"  {p['name']:<10} {p['role']:<13} {p['team']:<12} {mark}")
+        print(f"  {p['name']:<10} {p['role']:<18} {p['team']:<16} {mark}")
     print(
         f"\n  {len(sent) - private} public posts, {private} private mails, {len(table.events)} events, {elapsed:.2f} s"
     )

@@ -74,6 +74,7 @@ from aiosmtpd.controller import Controller
 
 from pbem.daemon.config import LIST_MODES
 from pbem.mail.parse_once import parse_once_policy
+from pbem.record.archive import named_summary
 from pbem.tools.demo import NAMES, USUAL_PLAYERS, demo_names
 from pbem.tools.demo_mail import (
     ADMIN,
@@ -690,7 +691,7 @@ async def play_by_mail(
     return DemoResult(
         root=root,
         finished=finished,
-        summary=table.summary(),
+        summary=named_summary(table),  # « Voyante », never seer, in a French demo
         posts=list(mail.posts),
         elapsed=time.monotonic() - started,
         messages=mail.messages,
@@ -720,7 +721,7 @@ def print_summary(result: DemoResult, out: TextIO) -> None:
         mark = "alive" if p["alive"] else "dead"
         n = scores.get(p["name"])
         points = "" if n is None else f" {n:>3} point{'' if n == 1 else 's'}"
-        print(f"  {p['name']:<10} {p['role']:<13} {p['team']:<12} {mark:<5}{points}", file=out)
+        print(f"  {p['name']:<10} {p['role']:<18} {p['team']:<16} {mark:<5}{points}", file=out)
     sent = sum(b.sent for b in result.bots)
     retried = sum(b.retried for b in result.bots)
     who = "relayed by the daemon" if result.list_mode == "relay" else "on the list"

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+import pytest
 
 from pbem.adapters.smtp import SmtpClient, SmtpSettings
 from pbem.adapters.store import DaemonStore
 from pbem.daemon.limits import GlobalCap
 from pbem.daemon.outbox import OutboxSender, SenderPolicy, make_row
 from pbem.mail.envelope import TEST_ID_KEY, build
+from pbem.mail.render import bilingual, shared_renderer
 from tests.support.mailparts import text_of
 from tests.support.mailstack import ADMIN, MODERATOR, MailStack, SmtpServer
 
@@ -132,6 +136,9 @@ def test_550_dead_lettered_with_admin_alert(stack: MailStack, tmp_path: Path) ->
     body = text_of(alert)
     assert body.index("n'a pas pu être distribué") < body.index("could not be delivered")
     assert body.count(rows[0]["message_id"].partition("#")[0]) == 2, "the Message-ID, twice"
+    # the kind of mail in words (issue 22), never the outbox's « reply »
+    assert "Nature du message : réponse privée à un joueur" in body
+    assert "Kind of mail: a private reply to a player" in body
     assert stack.messages(ALICE) == []
 
 
@@ -336,3 +343,16 @@ def test_replies_due_together_are_coalesced_into_one_digest(
     assert got[0]["Auto-Submitted"] == "auto-replied"
     assert got[0]["Message-ID"] == again["message_id"]
     assert len(stack.messages("bob@example.test")) == 1
+
+
+@pytest.mark.parametrize(
+    "kind", ["reply", "public", "relay", "reminder", "notice", "confirm", "alert", "odd"]
+)
+def test_the_dead_letter_alert_words_each_kind_of_mail(kind: str) -> None:
+    """Issue 22: « Type : reply » was a machine word in a French alert."""
+    params = {"message_id": "<m@x>", "rcpts": [ALICE], "game": "g1", "kind": kind, "error": "550"}
+    _subject, body = bilingual(shared_renderer(), "daemon/alert_dead_letter", params)
+    french, english = body.split("----- English -----")
+    assert "Nature du message : " in french and "Kind of mail: " in english
+    assert not re.search(rf"\b{kind}\b", french), french  # English words are fine in English
+    assert "dead letter" not in french

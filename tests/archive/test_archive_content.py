@@ -40,9 +40,10 @@ def test_the_archive_of_a_whole_game_shows_every_player_phase_vote_and_winner(
     for player in table.setup.players:
         assert player.name in page and player.name in text
     phases = sum(isinstance(e, PhaseStarted) for e in events)
-    # one section per phase, plus the events before the first one (the deal's notices)
-    assert page.count('<section class="phase') == phases + 1
-    assert len(re.findall(r"^== ", text, re.M)) == phases + 1
+    # one section per phase, plus the events before the first one (the deal's notices) and
+    # the end of the game
+    assert page.count('<section class="phase') == phases + 2
+    assert len(re.findall(r"^== ", text, re.M)) == phases + 2
     votes = final_votes(events)
     assert votes, "a whole game has votes"
     for voter, target in votes:

@@ -633,3 +633,27 @@ def test_make_demo_lang_en_plays_in_english_whatever_the_locale() -> None:
     assert recipe().endswith("--lang fr")
     assert recipe("LANG=en").endswith("--lang en")
     assert "make demo LANG=en" in (root / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("game", ["lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres"])
+def test_the_french_summary_names_roles_and_sides_as_the_game_does(
+    game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22: the demos' summary block (mail demo and ``pbem demo``) names each role and
+    side as the French game does, never by its id (``seer``, ``villagers``)."""
+    from pbem.record.archive import named_summary
+    from pbem.tools.demo import run_demo
+    from tests.archive.bot_games import whole_game
+
+    table = whole_game(game, "fr")
+    raw = table.summary()
+    ids = {str(p["role"]) for p in raw["players"]} | {str(p["team"]) for p in raw["players"]}
+    result = DemoResult(tmp_path, True, named_summary(table), [], 0.0, 0, 0, 0, [])
+    printed = io.StringIO()
+    print_summary(result, printed)
+    assert run_demo(game, 0, 1, "fr") == 0
+    for out in (printed.getvalue(), capsys.readouterr().out.split("Summary")[-1]):
+        rows = [line.split() for line in out.splitlines() if line.startswith("  ")]
+        words = {w for row in rows for w in row} | {w.strip(",.") for row in rows for w in row}
+        assert not ids & words, ids & words
+        assert "Winners:" in out
