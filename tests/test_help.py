@@ -44,7 +44,7 @@ def test_rules_mails_the_players_rules_page_with_this_games_options() -> None:
     (reply,) = [m for m in g.mail("p3", "REGLES") if m.to == ("p3@example.org",)]
     assert reply.subject == "[Lupus in Tabula] Les règles du jeu"
     assert reply.body.startswith("# Lupus in Tabula — les règles pour les joueurs")
-    assert "- ghost_variant : oui" in reply.body
+    assert "- Variante du fantôme : oui" in reply.body
     g = Game(lupus_roles(8), lang="en")
     (reply,) = [m for m in g.mail("p3", "RULES") if m.to == ("p3@example.org",)]
     assert reply.subject == "[Lupus in Tabula] The rules of the game"

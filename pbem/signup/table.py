@@ -34,6 +34,7 @@ from pbem.mail.html import to_html
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.rules import options_in_use, rules_page
+from pbem.rules.options_words import described
 from pbem.signup import lobby as lb
 from pbem.signup.codes import CodeSource, issue_codes, new_code, wants_codes
 from pbem.signup.decks import deck, legal_counts
@@ -429,7 +430,7 @@ class SignupTable:
             )
             params = {
                 "text": rules_page(self.rules.id, lang),
-                "options": {k: str(v) for k, v in options_in_use(options).items()},
+                "options": described(options_in_use(options), lang),
             }
             return None, ("common/rules", params)
         if verb == "status":
