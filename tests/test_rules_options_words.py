@@ -87,3 +87,34 @@ def test_rules_option_values_read_as_a_player_reads_them() -> None:
         "Joueur inactif": "il est retiré de la partie",
         "Poids du vote du Voleur": "0,25",
     }
+
+
+def test_plain_text_reads_a_markdown_page_without_its_marks() -> None:
+    from pbem.mail.plain_text import plain_text
+
+    page = (
+        "# Les règles\n\n**Gagner.** Envoyez `REGLES` ; voir [le site](https://x.org/r)"
+        " ou [mj@x.org](mailto:mj@x.org).\n## Plus\n- **Léo** : 2 * 3"
+    )
+    assert plain_text(page) == (
+        "Les règles\n==========\n\nGagner. Envoyez REGLES ; voir le site (https://x.org/r)"
+        " ou mj@x.org.\nPlus\n----\n- Léo : 2 * 3"
+    )
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+@pytest.mark.parametrize("game", [g[0] for g in GAMES])
+def test_every_rules_page_as_plain_text_has_no_markdown_mark(game: str, lang: str) -> None:
+    from pbem.mail.plain_text import plain_text
+
+    text = plain_text(rules_page(game, lang))
+    assert not re.search(r"\*\*|`|^#|\]\(", text, re.M), (game, lang)
+
+
+def test_signup_rules_reply_is_plain_text_and_its_page_keeps_bold() -> None:
+    from tests.signup.helpers import opened, send, to
+
+    table, _opening = opened()
+    (reply,) = to(send(table, "v0@example.org", "REGLES"), "v0@example.org")
+    assert "**" not in reply.body and "\n# " not in reply.body and "====" in reply.body
+    assert "<b>" in reply.html

@@ -125,6 +125,7 @@ def run_command(
     if command.verb == "rules":  # the players' rules page, with this game's options
         used = options_in_use(getattr(state, "options", None))
         reply.topic = reply.topic or "rules"
+        reply.markdown = True
         reply.extra.append(
             table.renderer.text(
                 "common/rules",
