@@ -19,10 +19,11 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command
+from pbem.core.draws import deal_rng, draw_rng
 from pbem.core.errors import CommandError, PartlyRefused
 from pbem.core.events import Event, PhaseClosed
 from pbem.core.game import GameSpec, PlayerSpec, Rules
-from pbem.core.idle import IdleOptions
+from pbem.core.idle import IdleCount, IdleOptions
 from pbem.desk.kernel import is_kernel
 from pbem.games import rules_for
 from pbem.games.idle import idle_after_close
@@ -47,6 +48,7 @@ class RulesGame:
         self.ruled: list[Event] = []
         """The events the rules fold."""
         self.state: Any = self.rules.new_state()
+        self._idle: IdleCount | None = None
         self.idle_removes = True
         """Whether the idle policy may change the rules' state (``on_idle = "remove"``).
         Otherwise it only mails warnings and questions (kernel notices, folded by no game,
@@ -61,7 +63,7 @@ class RulesGame:
         setup = TableSetup.from_mapping(setup_data)
         game = cls(setup, rules)
         spec = GameSpec(setup.players, setup.options, setup.lang, setup.roles, setup.leftover)
-        game.apply(game.rules.setup(spec, now, random.Random(setup.seed)))
+        game.apply(game.rules.setup(spec, now, deal_rng(setup.seed, setup.seed_scheme)))
         options = getattr(game.state, "options", None)
         game.idle_removes = isinstance(options, IdleOptions) and options.on_idle == "remove"
         return game
@@ -75,7 +77,13 @@ class RulesGame:
 
     def rng(self, offset: int = 0) -> random.Random:
         """The draws of the next resolution, seeded as :meth:`pbem.table.Table.rng`."""
-        return random.Random(f"{self.setup.seed}:{len(self.ruled) + offset}")
+        return draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
+
+    def idle_count(self) -> IdleCount:
+        """The log's idle counts, kept between closes as :meth:`pbem.table.Table.idle_count`
+        keeps them (the idle policy reads them)."""
+        self._idle = IdleCount.caught_up(self._idle, self.events)
+        return self._idle
 
     def apply(self, events: Iterable[Event]) -> None:
         rules = self.rules

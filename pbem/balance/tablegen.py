@@ -19,7 +19,7 @@ from pbem.games import GAME_IDS, rules_for
 from pbem.signup.decks import deck, legal_counts
 
 
-def build(games: int, jobs: int) -> dict[str, Any]:
+def build_table(games: int, jobs: int) -> dict[str, Any]:
     """Play every default setup ``games`` times at each bot level."""
     out: dict[str, Any] = {"games_per_setup": games, "counts": [COUNTS[0], COUNTS[-1]]}
     per_game: dict[str, Any] = {}
@@ -50,7 +50,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=0)
     args = parser.parse_args()
-    data = build(args.games, args.jobs)
+    data = build_table(args.games, args.jobs)
     path = Path(__file__).with_name("odds.json")
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 

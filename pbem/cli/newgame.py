@@ -119,8 +119,9 @@ def check_game_id(cfg: Any, game_id: str) -> None:
 
 
 def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
+    from pbem.core.draws import SEED_SCHEME
     from pbem.record.deal import new_salt
-    from pbem.record.seed import SEED_SCHEME, new_seed
+    from pbem.record.seed import new_seed
 
     setup: dict[str, Any] = read_setup(args.setup) if args.setup else {}
     setup.setdefault("game", args.game)

@@ -48,16 +48,25 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_seat_replace)
 
 
-def replace_line(seat: str, newcomer: str, name: str | None, pronoun: str | None) -> str:
-    """The desk's line for a replacement (English keywords: the desk reads both)."""
-    words = ["REPLACE", seat, "WITH", newcomer]
+def replace_line(
+    seat: str, newcomer: str, name: str | None, pronoun: str | None, lang: str = "en"
+) -> str:
+    """The desk's line for a replacement, in the game's language: the desk reads both, and
+    its receipt to the game masters quotes the line (no English in a French mail)."""
+    verb, joint = ("REMPLACER", "par") if lang == "fr" else ("REPLACE", "WITH")
+    return " ".join([verb, seat, joint, newcomer_words(newcomer, name, pronoun)])
+
+
+def newcomer_words(newcomer: str, name: str | None, pronoun: str | None) -> str:
+    """What follows ``par``/``WITH``: the address or bench name, the name, the pronoun."""
+    words = [newcomer]
     words += [" ".join(name.split())] if name else []
     words += [pronoun] if pronoun else []
     return " ".join(words)
 
 
-def check_replacement(cfg: Any, directory: Any, seat: str, newcomer: str) -> None:
-    """What can be checked before the daemon is asked (issue 21, item 9), by the rules the desk
+def check_replacement(cfg: Any, directory: Any, seat: str, newcomer: str) -> str:
+    """The game's language, once what can be checked before the daemon is asked (issue 21, item 9), by the rules the desk
     applies (pbem/seats.py) to the game as stored: the seat, the newcomer's address (mailable,
     holding no seat, no game master's) or bench name, his name. A PbemError says why, in the
     words the desk's reply would use; what only the daemon can decide is left to it."""
@@ -67,10 +76,11 @@ def check_replacement(cfg: Any, directory: Any, seat: str, newcomer: str) -> Non
     from pbem.seats import parse_newcomer, substitution
 
     store = GameStore(directory, readonly=True)
+    lang = str(store.setup.get("lang") or "en")
     table: Any = load_engine(cfg.engine).load(store.setup, store.events())
     roster = getattr(table, "roster", None)
     if roster is None or not hasattr(table, "reason"):
-        return  # a game still signing up: the desk answers
+        return lang  # a game still signing up: the desk answers
     holder = roster.seat_named(seat)
     if holder is None:
         names = ", ".join(h.name for h in roster.holders)
@@ -79,6 +89,7 @@ def check_replacement(cfg: Any, directory: Any, seat: str, newcomer: str) -> Non
         substitution(table, holder.seat, parse_newcomer(table, newcomer))
     except CommandError as exc:
         raise PbemError(" ".join(table.reason(exc, "en").split())) from None
+    return lang
 
 
 def cmd_seat_replace(args: argparse.Namespace) -> int:
@@ -88,13 +99,14 @@ def cmd_seat_replace(args: argparse.Namespace) -> int:
 
     if args.name is not None and not args.name.strip():
         return fail("seat replace", PbemError("--name must not be empty"))
-    line = replace_line(args.seat, args.newcomer, args.name, args.pronoun)
     try:
         cfg = load_config(args)
         dirs = {d.name: d for d in list_games(cfg.data_dir)}
         if args.game not in dirs:
             raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
-        check_replacement(cfg, dirs[args.game], args.seat, line.split(" WITH ", 1)[1])
+        newcomer = newcomer_words(args.newcomer, args.name, args.pronoun)
+        lang = check_replacement(cfg, dirs[args.game], args.seat, newcomer)
+        line = replace_line(args.seat, args.newcomer, args.name, args.pronoun, lang)
         request = AdminCommand.now(args.game, [line])
         path, answer = queue_request(cfg.data_dir, request, args.wait, args.timeout)
     except (PbemError, OSError) as exc:

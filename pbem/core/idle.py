@@ -109,6 +109,18 @@ class IdleCount:
         count.length = len(events)
         return count
 
+    @classmethod
+    def caught_up(cls, count: IdleCount | None, log: Sequence[Event]) -> IdleCount:
+        """``count`` (the counts of an earlier prefix of ``log``, or None) brought up to the
+        whole ``log``: extended by the events appended since, scanned again from the start
+        after a rollback (it voids earlier events) or when the log is not its continuation."""
+        if count is None or count.length > len(log):
+            return cls.of(log)
+        added = log[count.length :]
+        if any(isinstance(e, RolledBack) for e in added):
+            return cls.of(log)
+        return count.extended(added) if added else count
+
     def extended(self, events: Sequence[Event]) -> IdleCount:
         """The counts once ``events`` are appended to the log (a copy; a rollback among them
         voids earlier events: the caller scans the whole log again instead)."""

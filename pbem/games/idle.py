@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from pbem.core.draws import idle_rng
 from pbem.core.errors import CommandError
 from pbem.core.events import DeskNotice, Event, Notice, PhaseClosed, RolledBack, SeatRemoved
 from pbem.core.game import ADMIN, Rules
 from pbem.core.idle import IdleOptions, crossed, idle_streaks
 from pbem.core.ids import PlayerId
 from pbem.games.removal import IDLE, THREAD, alive, check_removable, removal_events
-from pbem.record.seed import idle_rng
 
 QUIET = ("help", "status", "rules", "cancel", "unvote")
 """Commands that are no answer to what the rules await (the warning does not list them)."""

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pbem.core.draws import SCHEMES
 from pbem.record.chain import links, public_form
-from pbem.record.seed import SCHEMES, commitment
+from pbem.record.seed import commitment
 
 _WHEN = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?([+-]\d\d:\d\d|Z)?")
 

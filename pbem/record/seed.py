@@ -25,12 +25,8 @@ every scheme it ever had so that old records still replay.
 from __future__ import annotations
 
 import hashlib
-import random
 import secrets
 
-SEED_SCHEME = 1
-"""The scheme of games created now (see the module's docstring)."""
-SCHEMES = frozenset({1})
 SEED_BITS = 256
 
 
@@ -44,26 +40,3 @@ def commitment(seed: int) -> str:
     """The commitment the opening post publishes: SHA-256 of the seed's decimal digits, hex
     (``printf '%s' SEED | sha256sum``)."""
     return hashlib.sha256(str(seed).encode("ascii")).hexdigest()
-
-
-def deal_rng(seed: int, scheme: int = SEED_SCHEME) -> random.Random:
-    """The generator of the deal (the rules' ``setup``)."""
-    _check(scheme)
-    return random.Random(seed)
-
-
-def draw_rng(seed: int, ruled: int, scheme: int = SEED_SCHEME) -> random.Random:
-    """The generator of the resolution drawn when the rules' log holds ``ruled`` events."""
-    _check(scheme)
-    return random.Random(f"{seed}:{ruled}")
-
-
-def idle_rng(seed: int, ruled: int, scheme: int = SEED_SCHEME) -> random.Random:
-    """The generator of the idle policy's draws after a resolution (pbem.games.idle)."""
-    _check(scheme)
-    return random.Random(f"{seed}:idle:{ruled}")
-
-
-def _check(scheme: int) -> None:
-    if scheme not in SCHEMES:
-        raise ValueError(f"unknown seed scheme {scheme} (this pbem knows {sorted(SCHEMES)})")

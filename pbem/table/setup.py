@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pbem.core.draws import SCHEMES
 from pbem.core.errors import SetupError
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
@@ -15,7 +16,6 @@ from pbem.core.match import fold
 from pbem.core.names import CONTROL_PROBLEM
 from pbem.mail.grammar import parse_gender
 from pbem.mail.render import LANGS
-from pbem.record.seed import SCHEMES
 
 
 @dataclass(frozen=True)

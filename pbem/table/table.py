@@ -11,6 +11,7 @@ from email.message import EmailMessage
 from typing import Any, Unpack
 
 from pbem.core.commands import CommandSpec
+from pbem.core.draws import deal_rng, draw_rng
 from pbem.core.errors import CommandError, SetupError
 from pbem.core.events import Event, PhaseClosed, RolledBack
 from pbem.core.game import GameSpec, PlayerSpec, Rules
@@ -26,7 +27,6 @@ from pbem.mail.threads import current_thread
 from pbem.mailpages import MailPages
 from pbem.record.chain import ChainCursor
 from pbem.record.seed import commitment as seed_commitment
-from pbem.record.seed import deal_rng, draw_rng
 from pbem.seats import setup_bench
 from pbem.setup_check import check_new_setup
 from pbem.table import admin, receive, wording
@@ -210,13 +210,7 @@ class Table:
     def idle_count(self) -> IdleCount:
         """The log's idle counts (:mod:`pbem.core.idle`), kept between closes: extended by the
         events appended since, scanned again from the start only after a rollback."""
-        count = self._idle
-        if count is None or count.length > len(self.events):
-            count = IdleCount.of(self.events)
-        elif count.length < len(self.events):
-            added = self.events[count.length :]
-            rolled = any(isinstance(e, RolledBack) for e in added)
-            count = IdleCount.of(self.events) if rolled else count.extended(added)
+        count = IdleCount.caught_up(self._idle, self.events)
         self._idle = count
         return count
 

@@ -13,8 +13,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from pbem.core.draws import deal_rng, draw_rng, idle_rng
 from pbem.core.errors import SetupError
-from pbem.record.seed import commitment, deal_rng, draw_rng, idle_rng, new_seed
+from pbem.record.seed import commitment, new_seed
 from pbem.table import Table
 from pbem.tools.demo import demo_setup
 from pbem.tools.simulate import EPOCH

@@ -125,6 +125,7 @@ def test_new_game_and_open_game_give_the_game_masters_their_code(
     cfg = example_config(tmp_path)
     r = pbem_in_process(cfg, "check-config", "--offline")
     assert "warning: auth.admin_secret is on" in r.stdout and "no game has one yet" in r.stdout
+    (tmp_path / "state").mkdir()  # as the unit's StateDirectory= makes it (new-game makes none)
     players = [f"--player=P{i} <p{i}@example.org>" for i in range(8)]
     r = pbem_in_process(cfg, "new-game", "--id", "coded", *players)
     assert r.returncode == 0, r.stderr

@@ -355,3 +355,20 @@ def test_the_substitution_mails_have_their_html_and_the_packet_its_buttons() -> 
     for which in ("list", "handover", "farewell"):
         assert mails[which].html.startswith("<!DOCTYPE html>") or "<html" in mails[which].html
     assert "mailto:" in mails["handover"].html and "SCAN" in mails["handover"].html
+
+
+def test_pbem_seat_replace_queues_its_line_in_the_games_language() -> None:
+    """``pbem seat replace`` queues the desk's line in the game's language: the game master's
+    receipt quotes it, and a French receipt read « ✓ REPLACE Hugo WITH … » (issue 22: no
+    English word in a French mail). The French line is one the desk applies."""
+    from pbem.cli.seat import replace_line
+
+    line = replace_line("carol", "Zoe@Example.net", "Zoé  Martin", "elle", "fr")
+    assert line == "REMPLACER carol par Zoe@Example.net Zoé Martin elle"
+    assert replace_line("carol", "z@example.net", None, None) == "REPLACE carol WITH z@example.net"
+    table = new_table(lang="fr")
+    step = admin(table, line)
+    event = next(e for e in step.facts if isinstance(e, Substituted))
+    assert (event.email, event.name, event.gender) == ("zoe@example.net", "Zoé Martin", "f")
+    receipt = next(o.body for o in step.outgoing if o.to == (GM,))
+    assert "REMPLACER carol par" in receipt and "REPLACE" not in receipt
