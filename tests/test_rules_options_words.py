@@ -10,15 +10,16 @@ from typing import Any
 import pytest
 
 from pbem.gameinfo import OptionInfo, games
+from pbem.games import rules_for
 from pbem.mail.render import shared_renderer
 from pbem.rules import rules_page
-from pbem.rules.options_words import CHOICES, LABELS, described
+from pbem.rules.options_words import CHOICES, LABELS, ROLE_LISTS, described
 
 GAMES = games()
 RAW_ID = re.compile(r"\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b")
 
 
-def _not_default(option: OptionInfo) -> Any:
+def _not_default(option: OptionInfo, roles: tuple[str, ...] = ()) -> Any:
     """A value of ``option`` other than its default (None when it has no other)."""
     default = option.default
     if option.kind == "bool":
@@ -34,7 +35,9 @@ def _not_default(option: OptionInfo) -> Any:
         return others[0] if others else None
     if option.kind == "str":
         return "Chloé"
-    return None  # a list of role names: shown as given (see the report)
+    if option.name in ROLE_LISTS:  # cards, one of them twice
+        return (roles[0], roles[1], roles[0])
+    return ("Je suis maudite !",)  # phrases: shown as given
 
 
 def test_every_option_of_every_game_has_a_label_and_its_choices_words() -> None:
@@ -53,17 +56,31 @@ def test_every_option_of_every_game_has_a_label_and_its_choices_words() -> None:
 @pytest.mark.parametrize("game", [g[0] for g in GAMES])
 def test_rules_mail_words_every_changed_option_without_keys_or_ids(game: str, lang: str) -> None:
     (options,) = [o for g, _t, o in GAMES if g == game]
-    changed = {o.name: v for o in options if (v := _not_default(o)) is not None}
+    rules = rules_for(game)
+    roles = tuple(rules.roles)
+    changed = {o.name: v for o in options if (v := _not_default(o, roles)) is not None}
     text = shared_renderer().text(
         "common/rules",
         lang,
-        {"text": rules_page(game, lang), "options": described(changed, lang)},
+        {
+            "text": rules_page(game, lang),
+            "options": described(changed, lang),
+            "folder": rules.templates,
+        },
     )
     listed = text[len(rules_page(game, lang)) :]
     assert len(re.findall(r"(?m)^- ", listed)) == len(changed)
     assert [k for k in changed if re.search(rf"(?m)^- {k}\b|\b{k}\d*\b :", listed)] == []
     assert [k for k in changed if "_" in k and k in listed] == []
     assert RAW_ID.findall(listed) == []
+    cards = [
+        ln
+        for ln in listed.splitlines()
+        if "Cartes" in ln or "Special" in ln or "spéciaux" in ln or "Cards" in ln
+    ]
+    assert len(cards) == len(ROLE_LISTS & set(changed))
+    assert [ln for ln in cards if re.search(rf"\b({roles[0]}|{roles[1]})\b", ln)] == []  # named
+    assert all("2 × " in ln for ln in cards)
     if lang == "fr":  # no English word: neither a choice's id nor yes/no
         ids = {c for o in options for c in o.choices} | {"yes", "no"}
         assert [i for i in ids if re.search(rf"(?<![\w'’]){re.escape(i)}\b", listed)] == []

@@ -425,9 +425,24 @@ def option_words(name: str, value: Any, lang: str) -> str:
     return str(value)
 
 
-def described(options: Mapping[str, Any], lang: str) -> list[tuple[str, str]]:
-    """(label, value) of each option in ``options``, as the rules page lists them."""
-    return [(option_label(k, lang), option_words(k, v, lang)) for k, v in options.items()]
+ROLE_LISTS = frozenset({"specials", "custom_deck"})
+"""Options whose value is a list of role ids: the rules template names each card with its
+game's ``role`` macro (``<folder>/_names.jinja``)."""
 
 
-__all__ = ["CHOICES", "LABELS", "described", "option_label", "option_words"]
+def described(options: Mapping[str, Any], lang: str) -> list[tuple[str, str | dict[str, int]]]:
+    """(label, value) of each option in ``options``, as the rules page lists them; a list of
+    cards as {role id: count}, in the order given, for the template to name."""
+    out: list[tuple[str, str | dict[str, int]]] = []
+    for name, value in options.items():
+        if name in ROLE_LISTS and isinstance(value, (list, tuple)):
+            counts: dict[str, int] = {}
+            for role in value:
+                counts[str(role)] = counts.get(str(role), 0) + 1
+            out.append((option_label(name, lang), counts))
+        else:
+            out.append((option_label(name, lang), option_words(name, value, lang)))
+    return out
+
+
+__all__ = ["CHOICES", "LABELS", "ROLE_LISTS", "described", "option_label", "option_words"]

@@ -433,6 +433,7 @@ class SignupTable:
             params = {
                 "text": rules_page(self.rules.id, lang),
                 "options": described(options_in_use(options), lang),
+                "folder": self.rules.templates,
             }
             return None, ("common/rules", params)
         if verb == "status":

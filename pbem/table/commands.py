@@ -133,6 +133,7 @@ def run_command(
                 {
                     "text": rules_page(table.rules.id, player.lang),
                     "options": described(used, player.lang),
+                    "folder": table.rules.templates,
                 },
             )
         )
