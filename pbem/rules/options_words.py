@@ -30,8 +30,8 @@ LABELS: dict[str, Words] = {
     "removal_reveal": ("Rôle d'un joueur retiré de la partie", "Role of a player removed"),
     "substitute_name": ("Nom d'un remplaçant", "Name of a substitute"),
     "early_close": (
-        "Fin de nuit anticipée quand tous ont agi",
-        "Night ends early once everyone has acted",
+        "Une étape de nuit se termine dès que tous ont agi",
+        "A night step ends as soon as everyone has acted",
     ),
     "early_close_day": (
         "Fin de jour anticipée quand tous ont voté",
@@ -151,7 +151,7 @@ LABELS: dict[str, Words] = {
     "rounds": ("Nombre de manches", "Number of rounds"),
     "day1": ("Durée du premier jour", "Length of the first day"),
     "day": ("Durée du jour", "Length of the day"),
-    "pairing": ("Durée des couples", "Time to pair up"),
+    "pairing": ("Délai pour former les équipes", "Time to pair up"),
     "room_choice": ("Durée du choix des pièces", "Time to choose a room"),
     "magnifier": ("Délai de la loupe", "Time for the magnifying glass"),
     "bites": ("Durée des morsures", "Time for the bites"),
@@ -185,7 +185,10 @@ LABELS: dict[str, Words] = {
     ),
     "dance_in_sanctuary": ("Danse possible au sanctuaire", "Dancing allowed in the sanctuary"),
     "key_escape_room": ("Pièce après une fuite par la clé", "Room after an escape by the key"),
-    "default_flee_points": ("Points d'une fuite par défaut", "Points for a default flight"),
+    "default_flee_points": (
+        "Points d'un humain qui n'a pas choisi (il fuit)",
+        "Points of a human who did not choose (he flees)",
+    ),
     "reveal_flame_targets": ("Cibles des flammes révélées", "Targets of the flames revealed"),
     "final_default": ("Choix final par défaut", "Final choice by default"),
     "burned_vampires_score": ("Les vampires brûlés marquent", "Burned vampires score"),
