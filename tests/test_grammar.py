@@ -546,3 +546,26 @@ def test_agreement_check_catches_the_issue_sentences(masculine: str, agreed: str
     assert not agreement_faults(masculine, "fr", names, "m")
     if "Voyante" not in agreed:  # Loup-Garou's card is « la Voyante » for a man too
         assert agreement_faults(agreed, "fr", names, "m")
+
+
+@pytest.mark.parametrize(
+    ("role", "gender", "said"),
+    [
+        ("seer", "f", "vous gardez les pouvoirs de votre carte (Voyante)."),
+        ("thief", "f", "vous gardez les pouvoirs de votre carte (Voleuse)."),
+        ("thief", "m", "vous gardez les pouvoirs de votre carte (Voleur)."),
+        ("villager", "f", "votre carte reste celle d'une Simple villageoise, sans pouvoir."),
+        ("villager", None, "votre carte reste celle d'un Simple villageois, sans pouvoir."),
+    ],
+)
+def test_loupgarou_bitten_player_keeps_the_powers_of_the_card_in_words_that_agree(
+    role: str, gender: str | None, said: str
+) -> None:
+    """LG-703: the bitten player keeps his card's powers (issue 22: not « vous gardez vos
+    pouvoirs d'un Simple villageois », which has none); the card agrees with the player."""
+    text = RENDERER.text(
+        "loupgarou/bitten",
+        "fr",
+        {"game": "G", "name": "Inès", "role": role} | {"genders": Everyone(gender)},
+    )
+    assert said in text and "vos pouvoirs" not in text

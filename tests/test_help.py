@@ -43,12 +43,14 @@ def test_rules_mails_the_players_rules_page_with_this_games_options() -> None:
     g = Game(lupus_roles(8), lang="fr", options={"ghost_variant": True})
     (reply,) = [m for m in g.mail("p3", "REGLES") if m.to == ("p3@example.org",)]
     assert reply.subject == "[Lupus in Tabula] Les règles du jeu"
-    assert reply.body.startswith("# Lupus in Tabula — les règles pour les joueurs")
-    assert "- ghost_variant : oui" in reply.body
+    title = "Lupus in Tabula — les règles pour les joueurs"
+    assert reply.body.startswith(f"{title}\n{'=' * len(title)}\n")  # plain text, no « # »
+    assert "- Variante du fantôme : oui" in reply.body
     g = Game(lupus_roles(8), lang="en")
     (reply,) = [m for m in g.mail("p3", "RULES") if m.to == ("p3@example.org",)]
     assert reply.subject == "[Lupus in Tabula] The rules of the game"
-    assert "**Winning.**" in reply.body and "default options" in reply.body
+    assert "Winning." in reply.body and "default options" in reply.body
+    assert "**" not in reply.body and "<b>Winning.</b>" in reply.html  # the page keeps bold
     (helped,) = [m for m in g.mail("p3", "HELP") if m.to == ("p3@example.org",)]
     assert "  RULES — the rules of the game, by mail" in helped.body
 

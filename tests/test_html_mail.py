@@ -260,3 +260,20 @@ def test_player_written_text_is_data_in_the_page_never_markup() -> None:
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
     assert "<b>&lt;script&gt;x&lt;/script&gt;</b>" in page
     assert page.count("<!--end-->") == 1  # the text cannot fake the page's own marker
+
+
+def test_a_receipts_marked_lines_show_one_mark_not_a_bullet_and_a_cross() -> None:
+    """Issue 22: « • ✗ SONDER Zed »: the refused line's own ✗ after the list's bullet. A list
+    whose lines carry their mark (✓ ✗ ·) shows no bullet; an unmarked list keeps its bullets."""
+    from tests.support.game_by_mail import Game, lupus_roles
+
+    g = Game(lupus_roles(8), lang="fr")
+    (reply,) = [
+        m for m in g.mail("p3", "SONDER p1\nTUER p2\nbonsoir") if m.to == ("p3@example.org",)
+    ]
+    lists = re.findall(r"<ul([^>]*)>(.*?)</ul>", reply.html, re.S)
+    marks = [(attrs, items) for attrs, items in lists if re.search(r"<li[^>]*>[✓✗·]", items)]
+    assert len(marks) == 3  # accepted, refused, ignored
+    assert all("list-style:none" in attrs for attrs, _items in marks)
+    plain = to_html("[g] x", "Liste :\n  Alice\n  Bob\n", names=[])
+    assert "list-style:none" not in plain

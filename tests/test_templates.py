@@ -216,7 +216,7 @@ def sample(name: str) -> Any:
         "rejected": [{"line": "X", "reason": "r"}],
         "commands": [{"verb": "kill", "keyword": "KILL", "args": "name", "public": "no"}],
         "folder": "lupus",
-        "options": {"ghost_variant": "oui"},
+        "options": [("Variante du fantôme", "oui")],
         "text": "# Lupus in Tabula",
         "deadline": when,
         "topic": "",

@@ -310,7 +310,14 @@ def _list(items: Sequence[str], names: tuple[str, ...]) -> str:
         + "</li>"
         for entry in entries
     )
+    if all(entry[0][:1] in _MARKERS for entry in entries):  # « ✗ line »: its mark, no bullet
+        return f'<ul style="margin:0 0 12px;padding-left:4px;list-style:none">{lis}</ul>'
     return f'<ul style="margin:0 0 12px;padding-left:22px">{lis}</ul>'
+
+
+_MARKERS = frozenset("✓✗·•–—*→")
+"""Marks a text list's lines start with (a receipt's ✓ accepted, ✗ refused, · ignored): the
+HTML list then shows them and no bullet of its own, one mark per line (issue 22)."""
 
 
 def _counts(line: str, names: tuple[str, ...]) -> str | None:

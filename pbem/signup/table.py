@@ -32,8 +32,10 @@ from pbem.mail.address import is_mailable
 from pbem.mail.grammar import parse_gender
 from pbem.mail.html import to_html
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
+from pbem.mail.plain_text import plain_text
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.rules import options_in_use, rules_page
+from pbem.rules.options_words import described
 from pbem.signup import lobby as lb
 from pbem.signup.codes import CodeSource, issue_codes, new_code, wants_codes
 from pbem.signup.decks import deck, legal_counts
@@ -355,6 +357,7 @@ class SignupTable:
                 events.append(event)
                 lobby = lb.evolve(lobby, event)
             if note:
+                reply.markdown = reply.markdown or note[0] == "common/rules"
                 reply.extra.append(
                     self.renderer.text(note[0], lang, {**note[1], **self._common(lobby)})
                 )
@@ -429,7 +432,8 @@ class SignupTable:
             )
             params = {
                 "text": rules_page(self.rules.id, lang),
-                "options": {k: str(v) for k, v in options_in_use(options).items()},
+                "options": described(options_in_use(options), lang),
+                "folder": self.rules.templates,
             }
             return None, ("common/rules", params)
         if verb == "status":
@@ -668,7 +672,7 @@ class SignupTable:
             tuple(reply_to) or (to,),
             False,
             subject,
-            body,
+            plain_text(body) if reply.markdown else body,
             message_id,
             f"{self.game_id}/replies",
             "auto-replied",

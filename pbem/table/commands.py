@@ -17,10 +17,10 @@ from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.mail.inbound import MailText
 from pbem.rules import options_in_use, rules_page
+from pbem.rules.options_words import described
 from pbem.table.step import Accepted, Channel, Reply
 from pbem.table.wording import (
     canonical,
-    option_value,
     reason,
     spec_of,
     status_params,
@@ -125,13 +125,15 @@ def run_command(
     if command.verb == "rules":  # the players' rules page, with this game's options
         used = options_in_use(getattr(state, "options", None))
         reply.topic = reply.topic or "rules"
+        reply.markdown = True
         reply.extra.append(
             table.renderer.text(
                 "common/rules",
                 player.lang,
                 {
                     "text": rules_page(table.rules.id, player.lang),
-                    "options": {k: option_value(v, player.lang) for k, v in used.items()},
+                    "options": described(used, player.lang),
+                    "folder": table.rules.templates,
                 },
             )
         )

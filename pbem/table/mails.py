@@ -14,6 +14,7 @@ from pbem.core.ids import PlayerId
 from pbem.desk.kernel import is_kernel
 from pbem.handover import handover_mails
 from pbem.mail.html import with_paragraph
+from pbem.mail.plain_text import plain_text
 from pbem.mailpages import MailPages
 from pbem.record.deal import canonical_deal, deal_events, digest
 from pbem.record.seed import commitment as seed_commitment
@@ -59,7 +60,7 @@ def reply_mail(
         (to,),
         False,
         subject,
-        body,
+        plain_text(body) if reply.markdown else body,
         message_id,
         f"{table.game_id}/{thread or 'replies'}",
         "auto-replied",

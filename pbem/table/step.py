@@ -140,6 +140,9 @@ class Reply:
     topic: Literal["", "help", "rules"] = ""
     """``help`` or ``rules`` when the mail asked for AIDE or REGLES: the Subject says so (when
     the reply holds nothing else)."""
+    markdown: bool = False
+    """The texts hold a Markdown page (REGLES): the mail's text part is its plain reading
+    (:func:`pbem.mail.plain_text.plain_text`), its HTML part the page's form."""
     helped: str = ""
     """The player an AIDE answered: his reply's HTML has a quick action per command it lists
     that has a fixed form (issue 15)."""

@@ -1,11 +1,9 @@
 """How a table words commands and refusals for players: a command's canonical form in a
-receipt, AIDE's syntax of a command, an option's value on the rules page, why a command was
-refused."""
+receipt, AIDE's syntax of a command, why a command was refused."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word
@@ -18,21 +16,9 @@ from pbem.core.errors import (
 )
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
-from pbem.mail.render import duration
 
 if TYPE_CHECKING:
     from pbem.table.table import Table
-
-
-def option_value(value: object, lang: str) -> str:
-    """An option's value as the rules page shows it: ``18 h``, ``oui``, ``named_partner``."""
-    if isinstance(value, bool):
-        return ("oui" if value else "non") if lang == "fr" else ("yes" if value else "no")
-    if isinstance(value, timedelta):
-        return duration(value.total_seconds(), lang)
-    if isinstance(value, (list, tuple, frozenset, set)):
-        return ", ".join(str(v) for v in value)
-    return str(value)
 
 
 def argument(arg: object, lang: str) -> str:
