@@ -57,7 +57,7 @@ typecheck: $(STAMP)
 # worker processes of pytest-xdist: most daemon tests wait on servers and timers, so more
 # workers than cores; one test at a time (`--maxschedchunk 1`) is handed to the first free
 # worker, slowest first (tests/conftest.py)
-PYTEST_WORKERS ?= 4
+PYTEST_WORKERS ?= 6
 
 pytest: $(STAMP) mailstack
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1
