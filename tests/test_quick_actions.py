@@ -13,10 +13,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
-from pbem import quickactions
+from pbem.mail import quickactions
 from pbem.mail.html import QuickAction, mailto, to_html
 from pbem.mail.inbound import parse_once_policy
-from pbem.quickactions import game_address
+from pbem.mail.quickactions import game_address
 from pbem.table import Step, Table
 from pbem.tools.mailboxes import GAMES, play_and_deliver
 

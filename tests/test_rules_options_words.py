@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pbem.gameinfo import OptionInfo, games
 from pbem.games import rules_for
+from pbem.games.info import OptionInfo, games
 from pbem.mail.render import shared_renderer
 from pbem.rules import rules_page
 from pbem.rules.options_words import CHOICES, LABELS, ROLE_LISTS, described

@@ -125,7 +125,7 @@ def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
 
     setup: dict[str, Any] = read_setup(args.setup) if args.setup else {}
     setup.setdefault("game", args.game)
-    # the shape the merges below rely on; the engine checks the rest (pbem.setup_check)
+    # the shape the merges below rely on; the engine checks the rest (pbem.table.setup_check)
     if not isinstance(setup["game"], str):
         raise PbemError("setup: 'game' must be a game id")
     if not isinstance(setup.get("options", {}), dict):

@@ -71,7 +71,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _games(args: argparse.Namespace) -> int:
-    from pbem.gameinfo import games
+    from pbem.games.info import games
 
     listed = [g for g in games() if args.game in (None, g[0])]
     if not listed:

@@ -2,7 +2,7 @@
 
 The daemon is the single writer: the command queues the desk's ``REPLACE`` line in the
 ``pbem admin`` spool (pbem/daemon/operator/admin.py), and the running daemon applies it as if the
-game's first administrator had mailed it (pbem/desk/replace.py, the checks in pbem/seats.py),
+game's first administrator had mailed it (pbem/desk/replace.py, the checks in pbem/seats/substitution.py),
 then mails the reply to the game's administrators.
 """
 
@@ -67,13 +67,13 @@ def newcomer_words(newcomer: str, name: str | None, pronoun: str | None) -> str:
 
 def check_replacement(cfg: Any, directory: Any, seat: str, newcomer: str) -> str:
     """The game's language, once what can be checked before the daemon is asked (issue 21, item 9), by the rules the desk
-    applies (pbem/seats.py) to the game as stored: the seat, the newcomer's address (mailable,
+    applies (pbem/seats/substitution.py) to the game as stored: the seat, the newcomer's address (mailable,
     holding no seat, no game master's) or bench name, his name. A PbemError says why, in the
     words the desk's reply would use; what only the daemon can decide is left to it."""
     from pbem.adapters.store import GameStore
     from pbem.core.errors import CommandError
     from pbem.daemon.engine import load_engine
-    from pbem.seats import parse_newcomer, substitution
+    from pbem.seats.substitution import parse_newcomer, substitution
 
     store = GameStore(directory, readonly=True)
     lang = str(store.setup.get("lang") or "en")

@@ -59,7 +59,7 @@ class Roster:
         bench: Iterable[Holder] = (),
     ) -> Roster:
         """The roster of a setup's ``players`` after the seat events among ``events``;
-        ``bench``: the setup's volunteers collected at sign-up (pbem/seats.py)."""
+        ``bench``: the setup's volunteers collected at sign-up (pbem/seats/substitution.py)."""
         roster = cls(
             tuple(Holder(p.name, str(p.name), p.email, p.lang, p.gender) for p in players),
             bench=tuple(bench),
@@ -166,7 +166,7 @@ class Roster:
     def desk_names(self, seats: Iterable[str]) -> list[str]:
         """The names a game master may use: the shown names, and the seats' own (the
         operator's commands and ``pbem status`` name seats). A name is never another seat's
-        (pbem/seats.py), so both designate one seat."""
+        (pbem/seats/substitution.py), so both designate one seat."""
         seats = list(seats)
         return [*self.shown_names(seats), *(s for s in seats if s in self.renamed)]
 

@@ -428,8 +428,8 @@ def _game_ids() -> list[str]:
 
 def _option_names(game_id: str) -> list[str]:
     """The option names of a game (``pbem games`` lists them with their values)."""
-    from pbem.gameinfo import game_options
     from pbem.games import game_class
+    from pbem.games.info import game_options
 
     return [o.name for o in game_options(game_class(game_id).options_type)]
 

@@ -1,7 +1,7 @@
 """The daemon's side of a seat changing hands (issue 13): a new secret code for the newcomer,
 a clean bounce record for the seat.
 
-The Table records the ``Substituted`` event and mails the packet (pbem/handover.py); what
+The Table records the ``Substituted`` event and mails the packet (pbem/seats/handover.py); what
 needs the daemon's randomness and its store is here, called for every step the daemon is
 about to commit (``Replies.rows``, pbem/daemon/replies.py). The code's hash is stored
 just before the step's commit: a crash between them leaves a hash whose code was never

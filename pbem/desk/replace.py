@@ -4,7 +4,7 @@ of the bench. ``pbem seat replace`` sends the same line through the admin spool.
 
 The seat keeps its card, votes and history; the roster moves its mail, commands and list
 membership to the new address; the list is told, the newcomer gets the hand-over packet
-(pbem/handover.py) and the old address a goodbye. The checks are pbem/seats.py's.
+(pbem/seats/handover.py) and the old address a goodbye. The checks are pbem/seats/substitution.py's.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pbem.core.commands import Command, CommandSpec, Player, Text
 from pbem.desk.common import Result, verb
-from pbem.seats import parse_newcomer, substitution
+from pbem.seats.substitution import parse_newcomer, substitution
 
 if TYPE_CHECKING:
     from pbem.table import Table

@@ -265,7 +265,7 @@ def with_subject(page: str, old: str, new: str) -> str:
 
 
 def _re(subject: str) -> str:
-    """A reply's Subject, as the quick actions write it (pbem.quickactions.reply_subject)."""
+    """A reply's Subject, as the quick actions write it (pbem.mail.quickactions.reply_subject)."""
     return subject if subject.lower().startswith("re:") else f"Re: {subject}"
 
 

@@ -12,12 +12,12 @@ from pbem.core.events import DealCommitted, Event, Notice, RolledBack, Substitut
 from pbem.core.game import ADMIN, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.desk.kernel import is_kernel
-from pbem.handover import handover_mails
 from pbem.mail.html import with_paragraph
 from pbem.mail.plain_text import plain_text
-from pbem.mailpages import MailPages
 from pbem.record.deal import canonical_deal, deal_events, digest
 from pbem.record.seed import commitment as seed_commitment
+from pbem.seats.handover import handover_mails
+from pbem.table.mailpages import MailPages
 from pbem.table.step import Outgoing, PostVerdict, Reply, Step
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from pbem.core.events import Event, PhaseClosed
 from pbem.core.game import PlayerSpec
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
-from pbem.seats import bench_offer, replaced_refusal
+from pbem.seats.substitution import bench_offer, replaced_refusal
 from pbem.signup import late as late_signup
 from pbem.table.admin import receive_admin
 from pbem.table.commands import bold_command, read_commands, run_command
@@ -59,7 +59,7 @@ def receive_mail(
         if not relay and replaced_refusal(table, sender) is None:
             return Step()  # a spectator's post on an external list is just talk
     if player is None and channel == "private":
-        # REMPLACANT/SUBSTITUTE: a volunteer for the bench (issue 13, pbem/seats.py)
+        # REMPLACANT/SUBSTITUTE: a volunteer for the bench (issue 13, pbem/seats/substitution.py)
         offered = bench_offer(table, msg, sender, key[:16], message_id, admins)
         if offered is not None:
             return offered

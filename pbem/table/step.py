@@ -89,7 +89,7 @@ class Outgoing:
     thread: str = ""
     auto: AutoSubmitted = "auto-generated"
     html: LazyPage = LazyPage()
-    """The HTML alternative (:mod:`pbem.mailpages`); empty: a text-only mail. Given as a page
+    """The HTML alternative (:mod:`pbem.table.mailpages`); empty: a text-only mail. Given as a page
     or as a function making it on first reading (:class:`LazyPage`)."""
 
 

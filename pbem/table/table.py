@@ -24,14 +24,14 @@ from pbem.games import rules_for
 from pbem.games.idle import idle_after_close, without_mail_to_removed
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.mail.threads import current_thread
-from pbem.mailpages import MailPages
 from pbem.record.chain import ChainCursor
 from pbem.record.seed import commitment as seed_commitment
-from pbem.seats import setup_bench
-from pbem.setup_check import check_new_setup
+from pbem.seats.substitution import setup_bench
 from pbem.table import admin, receive, wording
+from pbem.table.mailpages import MailPages
 from pbem.table.mails import Receipt, chained, committed, step_of
 from pbem.table.setup import TableSetup
+from pbem.table.setup_check import check_new_setup
 from pbem.table.step import Delivery, PostVerdict, Step
 
 

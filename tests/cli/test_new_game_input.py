@@ -1,5 +1,5 @@
 """``pbem new-game`` on bad input: one clear line on stderr, exit status 2, no game created
-(issue 10, items 12, 18 and 19). The checks are the engine's (pbem.setup_check), so
+(issue 10, items 12, 18 and 19). The checks are the engine's (pbem.table.setup_check), so
 ``pbem simulate`` refuses the same setups (tests/test_simulate.py)."""
 
 from __future__ import annotations

@@ -186,7 +186,7 @@ def test_amb_063_a_flee_towards_a_vampire_is_told_its_flame_goes_to_chance() -> 
     from pbem.core.commands import Command
     from pbem.core.errors import PartlyRefused
     from pbem.games.dracula.state import FinalChoice
-    from pbem.quickactions import quick_actions
+    from pbem.mail.quickactions import quick_actions
 
     g = final()
     try:

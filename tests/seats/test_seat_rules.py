@@ -112,7 +112,7 @@ def test_a_bad_replacement_is_refused_with_its_reason(line: str, reason: str) ->
 
 
 def test_a_dead_seat_is_not_replaced() -> None:
-    """Forums replace living players only (pbem/seats.py): a dead seat is refused."""
+    """Forums replace living players only (pbem/seats/substitution.py): a dead seat is refused."""
     table = new_table()
     table.apply(Step(facts=(PlayerDied(PlayerId("dave"), "wolves"),), events=({},)))
     step = admin(table, "REPLACE dave WITH z@example.net")
@@ -227,7 +227,7 @@ def test_the_bench_collected_at_sign_up_is_the_rosters_bench() -> None:
     can be given a seat by name like a mid-game REMPLACANT."""
     from types import SimpleNamespace
 
-    from pbem.seats import setup_bench
+    from pbem.seats.substitution import setup_bench
 
     setup = SimpleNamespace(
         lang="fr", bench=[{"name": "Zoé", "email": "zoe@example.net", "pronoun": "elle"}]
@@ -255,7 +255,7 @@ def test_a_bench_offer_in_a_game_without_masters_goes_to_the_daemons_admins() ->
 
 
 def test_the_bench_is_capped_so_forged_offers_cannot_flood_the_masters() -> None:
-    from pbem.seats import BENCH_MAX
+    from pbem.seats.substitution import BENCH_MAX
 
     table = new_table()
     for i in range(BENCH_MAX):

@@ -56,7 +56,7 @@ def test_a_strangers_mail_without_a_sign_up_word_still_gets_the_not_a_player_rep
 def test_a_strangers_offer_to_substitute_after_the_start_reaches_the_game_masters() -> None:
     table, _ = _started()
     step = send(table, "late@example.org", "REMPLACANT Tardif")
-    # issue 13's substitutes (pbem/seats.py): the volunteer waits on the game's bench, and
+    # issue 13's substitutes (pbem/seats/substitution.py): the volunteer waits on the game's bench, and
     # the game masters get the command that gives him a seat
     assert "banc des remplaçants" in to(step, "late@example.org")[0].body
     (notice,) = to(step, GM)

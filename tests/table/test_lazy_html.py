@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pbem.mailpages import MailPages
 from pbem.table import Table
+from pbem.table.mailpages import MailPages
 from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH
 

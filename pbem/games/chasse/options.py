@@ -45,5 +45,5 @@ class ChasseOptions(IdleOptions):
     penny_player: str = ""
     """Not in the spec: fixes Penny's player (a transcript's deal); empty means drawn."""
     substitute_name: Literal["newcomer", "kept"] = "newcomer"
-    """A seat that changes hands (pbem/seats.py, issue 13) takes its newcomer's name, as
+    """A seat that changes hands (pbem/seats/substitution.py, issue 13) takes its newcomer's name, as
     forums do, or keeps the name it had."""

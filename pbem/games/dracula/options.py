@@ -56,5 +56,5 @@ class DraculaOptions(IdleOptions):
     dracula_draw: Literal["uniform", "avoid_repeat"] = "uniform"  # AMB-075
     telepathy_review: Literal["auto", "admin"] = "auto"  # AMB-072 (admin: setup "admins")
     substitute_name: Literal["newcomer", "kept"] = "newcomer"
-    """A seat that changes hands (pbem/seats.py, issue 13) takes its newcomer's name, as
+    """A seat that changes hands (pbem/seats/substitution.py, issue 13) takes its newcomer's name, as
     forums do, or keeps the name it had."""

@@ -47,5 +47,5 @@ class LoupGarouOptions(IdleOptions):
     early_close: bool = False
     early_close_day: bool = False
     substitute_name: Literal["newcomer", "kept"] = "newcomer"
-    """A seat that changes hands (pbem/seats.py, issue 13) takes its newcomer's name, as
+    """A seat that changes hands (pbem/seats/substitution.py, issue 13) takes its newcomer's name, as
     forums do, or keeps the name it had."""

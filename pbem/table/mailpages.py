@@ -11,8 +11,8 @@ from typing import Any
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
 from pbem.mail.html import QuickAction, to_html
+from pbem.mail.quickactions import game_address, quick_actions
 from pbem.mail.render import Renderer
-from pbem.quickactions import game_address, quick_actions
 
 BEFORE_DEADLINE = timedelta(seconds=1)
 """The moment a prompt's choices are checked at: just before the phase it announces closes
