@@ -204,7 +204,22 @@ PASS = CommandSpec("pass", ("RIEN", "PASSE"), ("PASS", "NOTHING"))
 # with its own "cancel what?" reason (LUP-621) rather than "the text to send is missing".
 CANCEL = CommandSpec("cancel", ("ANNULER",), ("CANCEL",), (Text(optional=True),))
 RULES = CommandSpec("rules", ("REGLES", "REGLE"), ("RULES",))  # the players' rules page
-COMMON_COMMANDS: tuple[CommandSpec, ...] = (HELP, STATUS, PASS, CANCEL, RULES)
+
+# The judges' services (issue 25): a player's own absences, history, address and digest,
+# answered by pbem/judge/ (one module a command), never by a game's rules. Each takes the rest
+# of its line, which its module reads.
+ABSENCE = CommandSpec(
+    "absence", ("ABSENCE", "ABSENCES"), ("ABSENT", "ABSENCE", "ABSENCES"), (Text(optional=True),)
+)
+
+HISTORY = CommandSpec("history", ("HISTORIQUE",), ("HISTORY",), (Text(optional=True),))
+
+ADDRESS = CommandSpec("address", ("ADRESSE",), ("ADDRESS",), (Text(optional=True),))
+
+DIGEST = CommandSpec("digest", ("DIGEST", "RESUME"), ("DIGEST",), (Text(optional=True),))
+
+JUDGE_COMMANDS: tuple[CommandSpec, ...] = (ABSENCE, HISTORY, ADDRESS, DIGEST)
+COMMON_COMMANDS: tuple[CommandSpec, ...] = (HELP, STATUS, PASS, CANCEL, RULES, *JUDGE_COMMANDS)
 
 
 def find_spec(

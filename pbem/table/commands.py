@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pbem import judge
 from pbem.core.commands import RULES, Command, Text, parse_line, takes_lines
 from pbem.core.errors import CommandError, PartlyRefused, UnknownCommand
 from pbem.core.events import Event, VoteSet
@@ -138,6 +139,9 @@ def run_command(
             )
         )
         return state
+    service = judge.SERVICES.get(command.verb)
+    if service is not None:  # issue 25: the judges' services, the same in every game
+        return service(table, state, player, command, line, now, events, reply)
     if command.verb == "status":
         params = status_params(table, state, player.name, player.lang)
         reply.extra.append(

@@ -54,6 +54,9 @@ KNOWN_CIRCLES = (
                 "rollback",
             ]
         ),
+        # the judges' services (issue 25) are typed over the Table as the desk's commands are
+        "pbem.judge",
+        *(f"pbem.judge.{m}" for m in ("absence", "address", "digest", "history", "observer")),
         "pbem.seats.handover",
         "pbem.seats.substitution",
         *(f"pbem.signup.{m}" for m in ("codes", "engine", "late", "table")),
