@@ -66,7 +66,8 @@ def test_every_game_ships_its_players_rules_page_as_in_the_docs() -> None:
     for game in GAMES:
         for lang in ("fr", "en"):
             page = (docs / f"{game.id}.{lang}.md").read_text(encoding="utf-8").strip()
-            assert rules_page(game.id, lang) == page
+            services = (docs / f"services.{lang}.md").read_text(encoding="utf-8").strip()
+            assert rules_page(game.id, lang) == f"{page}\n\n{services}"
 
 
 def test_help_offers_a_link_per_choice_of_each_command_it_lists() -> None:

@@ -12,11 +12,16 @@ from typing import Any
 
 
 def rules_page(game: str, lang: str) -> str:
-    """The rules page of ``game`` (its id) in ``lang``; English when there is none in it."""
+    """The rules page of ``game`` (its id) in ``lang``, then the moderator's services every game
+    shares (issue 25, ``services.<lang>.md``); English when there is none in ``lang``."""
+    return f"{_page(game, lang)}\n\n{_page('services', lang)}"
+
+
+def _page(name: str, lang: str) -> str:
     folder = resources.files(__name__)
-    page = folder / f"{game}.{lang}.md"
+    page = folder / f"{name}.{lang}.md"
     if not page.is_file():
-        page = folder / f"{game}.en.md"
+        page = folder / f"{name}.en.md"
     return page.read_text(encoding="utf-8").strip()
 
 
