@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.support.once_per_run import make_run_dir, remove_run_dir
-from tests.support.run_bytecode import drop_bytecode, share_bytecode
+from tests.support.run_bytecode import compile_for_workers, drop_bytecode, share_bytecode
 
 settings.register_profile(
     "pbem", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -43,6 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
     share_bytecode()
     if config.getoption("numprocesses", None):
         make_run_dir()  # the workers' shared directory
+        compile_for_workers(config)  # once here, not once a worker
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

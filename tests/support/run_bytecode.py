@@ -8,6 +8,12 @@ second of CPU per start for pbem alone. The controller compiles pbem once, befor
 start, into a directory of the run's own (``PYTHONPYCACHEPREFIX``), and lets its children read
 and add to it; the tree still gets no ``__pycache__``, and the directory goes with the run.
 Without ``PYTHONDONTWRITEBYTECODE`` nothing changes: Python caches next to the sources as usual.
+
+Under pytest-xdist the workers start together and import the same modules in the same order:
+on a clean clone (or in a fresh run directory) each compiled the standard library, pbem and
+its dependencies, and rewrote the asserts of every test module, at the same moment as the
+others, none finding another's bytecode yet. :func:`compile_for_workers` does it once on the
+controller, before the workers start.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+
+import pytest
 
 import pbem
 
@@ -37,11 +45,38 @@ def share_bytecode() -> None:
     saved = sys.pycache_prefix
     sys.pycache_prefix = path
     try:
+        _seed(Path(path))
         compileall.compile_dir(Path(pbem.__file__).parent, quiet=1)
     finally:
         sys.pycache_prefix = saved
     os.environ[PREFIX] = path
     del os.environ["PYTHONDONTWRITEBYTECODE"]
+
+
+def _seed(prefix: Path) -> None:
+    """The bytecode the standard library and the installed packages have beside their sources,
+    linked into ``prefix``: Python reads only there once it is named, and every process of the
+    run (each xdist worker at once) would compile them all again."""
+    tag = f".{sys.implementation.cache_tag}.pyc"
+    repo = Path(pbem.__file__).parents[1]
+    for entry in {Path(os.path.abspath(p)) for p in sys.path if p and os.path.isdir(p)}:
+        if entry == repo or repo in entry.parents:
+            continue  # pbem and the tests: compiled by the run itself
+        for folder, _dirs, files in os.walk(entry):
+            if os.path.basename(folder) != "__pycache__":
+                continue
+            for name in files:
+                if not name.endswith(tag):  # not the optimized (.opt-N) ones
+                    continue
+                source = Path(folder).parent / (name[: -len(tag)] + ".py")
+                target = prefix / source.parent.relative_to(source.anchor) / name
+                if target.exists() or not source.is_file():
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(os.path.join(folder, name), target)
+                except OSError:  # another file system
+                    shutil.copyfile(os.path.join(folder, name), target)
 
 
 def drop_bytecode() -> None:
@@ -53,3 +88,39 @@ def drop_bytecode() -> None:
             del os.environ[PREFIX]
             os.environ["PYTHONDONTWRITEBYTECODE"] = forbidden
         shutil.rmtree(path, ignore_errors=True)
+
+
+def compile_for_workers(config: pytest.Config) -> None:
+    """On the controller, before the workers start: the modules they import compiled, and the
+    test modules' asserts rewritten into pytest's own cache, where each worker finds them.
+    Nothing when the children may not write bytecode (they would not read it either)."""
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") or config.getoption("assertmode") != "rewrite":
+        return
+    saved = sys.pycache_prefix
+    sys.pycache_prefix = os.environ.get(PREFIX) or None
+    try:
+        compileall.compile_dir(Path(pbem.__file__).parent, quiet=1)
+        compile_tests(config, Path(__file__).resolve().parents[1])
+    finally:
+        sys.pycache_prefix = saved
+
+
+def compile_tests(config: pytest.Config, folder: Path) -> None:
+    """Every module under ``folder`` compiled where ``sys.pycache_prefix`` says, the test
+    modules (and conftests) with their asserts rewritten, as pytest caches them."""
+    # pytest's cache of rewritten modules, in the format its workers read
+    from _pytest.assertion import rewrite
+    from _pytest.pathlib import fnmatch_ex
+
+    patterns = [*config.getini("python_files"), "conftest.py"]
+    state = config.stash[rewrite.assertstate_key]
+    for source in sorted(folder.rglob("*.py")):
+        if not any(fnmatch_ex(p, source) for p in patterns):
+            compileall.compile_file(source, quiet=2)
+            continue
+        pyc = rewrite.get_cache_dir(source) / (source.name[:-3] + rewrite.PYC_TAIL)
+        if rewrite._read_pyc(source, pyc) is not None:
+            continue
+        pyc.parent.mkdir(parents=True, exist_ok=True)
+        source_hash, code = rewrite._rewrite_test(source, config)
+        rewrite._write_pyc(state, code, source_hash, pyc)

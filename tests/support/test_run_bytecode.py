@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json.decoder
 import os
 import subprocess
 import sys
@@ -30,6 +31,12 @@ def test_children_of_the_run_import_pbem_compiled_once_outside_the_tree(
             prefix / package.relative_to("/") / f"__init__.{sys.implementation.cache_tag}.pyc"
         )
         assert compiled.is_file()
+        # the standard library's own bytecode is there too: no worker compiles it again
+        decoder = Path(json.decoder.__file__)
+        cached = (
+            prefix / decoder.parent.relative_to("/") / f"decoder.{sys.implementation.cache_tag}.pyc"
+        )
+        assert cached.is_file()
         child = subprocess.run(
             [sys.executable, "-c", "import pbem; print(pbem.__cached__)"],
             env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -50,3 +57,19 @@ def test_nothing_changes_where_bytecode_may_be_written(monkeypatch: pytest.Monke
     monkeypatch.delenv(run_bytecode.PREFIX, raising=False)
     run_bytecode.share_bytecode()
     assert run_bytecode.PREFIX not in os.environ
+
+
+def test_the_workers_find_the_test_modules_rewritten(
+    pytestconfig: pytest.Config, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The controller rewrites a test module's asserts into pytest's cache, where a worker's
+    import reads it instead of rewriting it at the same moment as the other workers."""
+    from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc
+
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path))
+    here = Path(__file__)
+    run_bytecode.compile_tests(pytestconfig, here.parent)
+    folder = tmp_path / here.parent.relative_to("/")
+    assert _read_pyc(here, folder / f"{here.stem}{PYC_TAIL}") is not None
+    helper = folder / f"once_per_run.{sys.implementation.cache_tag}.pyc"
+    assert helper.is_file()  # a helper module: compiled as any import compiles it
