@@ -2,9 +2,10 @@
 
 CI installs Chromium with scripts/install-mailstack.sh (``make test`` runs it); the PNG is
 decoded with the standard library (zlib) to check that the page is not blank. The layout is
-measured in the browser too: the archive is loaded in a 412 px frame of a probe page (headless
-Chromium keeps its window at least 500 px wide), whose script reports the frame's scroll
-width and the sections it found (the archive itself runs no script).
+measured in the browser too: each game's archive is loaded in a 412 px frame of one probe page
+(headless Chromium keeps its window at least 500 px wide), whose script reports each frame's
+scroll width and the sections it found (the archive itself runs no script); the four games
+and the probe's own check share one Chromium, once per run.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -22,26 +24,36 @@ import pytest
 
 from pbem.record.archive import archive_files
 from tests.archive.bot_games import GAMES, whole_game
+from tests.support.once_per_run import once_per_run
 
 WIDTH, HEIGHT = 412, 2000  # a phone's CSS width
 SECTIONS = ["distribution", "recit", "mj", "donne"]
 """The archive's sections (h2 ids): the cast, the story, the game master's acts, the deal."""
 PROBE = """<!DOCTYPE html><html><body style="margin:0">
-<iframe id="f" style="width:%dpx;height:%dpx;border:0" srcdoc="%s"></iframe>
+%s
 <script>
-document.getElementById("f").addEventListener("load", () => {
-  const d = document.getElementById("f").contentDocument, root = d.documentElement;
+const frames = [...document.querySelectorAll("iframe")];
+let loaded = 0;
+function measure(f) {
+  const d = f.contentDocument, root = d.documentElement;
   const wide = [...d.querySelectorAll("body *")]
     .filter(e => e.getBoundingClientRect().right > root.clientWidth + 1)
     .map(e => e.tagName + "." + e.className).slice(0, 10);
-  document.body.setAttribute("data-layout", JSON.stringify({
+  return {
     scroll: root.scrollWidth, client: root.clientWidth, wide: wide,
     sections: [...d.querySelectorAll("h2[id]")].map(h => h.id),
     details: d.querySelectorAll("details").length,
     charts: d.querySelectorAll("svg[role=img] title").length,
-  }));
+  };
+}
+for (const f of frames) f.addEventListener("load", () => {
+  if (++loaded === frames.length)
+    document.body.setAttribute("data-layout", JSON.stringify(frames.map(measure)));
 });
 </script></body></html>"""
+FRAME = '<iframe style="width:%dpx;height:%dpx;border:0;display:block" srcdoc="%s"></iframe>'
+"""One page a frame, measured together: one Chromium for them all (a start costs a second of
+CPU)."""
 
 
 def chromium() -> str:
@@ -73,10 +85,11 @@ def screenshot(page: Path, png: Path, profile: Path) -> None:
     )
 
 
-def layout(page: str, tmp: Path) -> dict[str, object]:
-    """What Chromium measured of ``page`` in a 412 px frame (see the module's docstring)."""
+def layouts(pages: list[str], tmp: Path) -> list[dict[str, object]]:
+    """What Chromium measured of each page in a 412 px frame (see the module's docstring)."""
     probe = tmp / "probe.html"
-    probe.write_text(PROBE % (WIDTH, HEIGHT, html.escape(page, quote=True)), encoding="utf-8")
+    frames = "\n".join(FRAME % (WIDTH, HEIGHT, html.escape(page, quote=True)) for page in pages)
+    probe.write_text(PROBE % frames, encoding="utf-8")
     done = subprocess.run(
         [
             chromium(),
@@ -99,8 +112,26 @@ def layout(page: str, tmp: Path) -> dict[str, object]:
     )
     found = re.search(r'data-layout="([^"]*)"', done.stdout)
     assert found, done.stdout[-500:]
-    result: dict[str, object] = json.loads(html.unescape(found.group(1)))
+    result: list[dict[str, object]] = json.loads(html.unescape(found.group(1)))
+    assert len(result) == len(pages)
     return result
+
+
+WIDE_TABLE = '<table style="width:600px"><tr><td>x</td></tr></table></body>'
+
+
+def measure_archives() -> dict[str, dict[str, object]]:
+    """Each game's archive measured, and Lupus's with a table wider than a phone (the probe's
+    own check), in one Chromium."""
+    pages = {game: archive_files(whole_game(game, "fr"))["html"] for game in GAMES}
+    pages["wide"] = pages["lupus-in-tabula"].replace("</body>", WIDE_TABLE)
+    with tempfile.TemporaryDirectory(prefix="pbem-layouts-") as tmp:
+        return dict(zip(pages, layouts(list(pages.values()), Path(tmp)), strict=True))
+
+
+def measured(page: str) -> dict[str, object]:
+    """What Chromium measured of ``page`` (a game, or ``wide``): measured once per run."""
+    return once_per_run("archive-layouts", measure_archives)[page]
 
 
 def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
@@ -166,20 +197,18 @@ def test_the_archive_renders_in_headless_chromium_at_a_phones_width(
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_the_archive_fits_a_phones_width_with_every_section(game: str, tmp_path: Path) -> None:
+def test_the_archive_fits_a_phones_width_with_every_section(game: str) -> None:
     """Issue 22: no horizontal scroll at 412 px, and the cast, the story (its mails folded
     in <details>, its charts named), the game master's acts and the deal are all there."""
-    measured = layout(archive_files(whole_game(game, "fr"))["html"], tmp_path)
-    assert measured["scroll"] == measured["client"], measured["wide"]
-    assert measured["sections"] == SECTIONS
-    assert isinstance(measured["details"], int) and measured["details"] > 10
-    assert isinstance(measured["charts"], int) and measured["charts"] >= 1
+    layout = measured(game)
+    assert layout["scroll"] == layout["client"], layout["wide"]
+    assert layout["sections"] == SECTIONS
+    assert isinstance(layout["details"], int) and layout["details"] > 10
+    assert isinstance(layout["charts"], int) and layout["charts"] >= 1
 
 
-def test_the_width_probe_sees_a_page_wider_than_a_phone(tmp_path: Path) -> None:
+def test_the_width_probe_sees_a_page_wider_than_a_phone() -> None:
     """The probe above is not blind: a 600 px table in the archive makes it scroll."""
-    page = archive_files(whole_game("lupus-in-tabula", "fr"))["html"]
-    wide = page.replace("</body>", '<table style="width:600px"><tr><td>x</td></tr></table></body>')
-    measured = layout(wide, tmp_path)
-    assert isinstance(measured["scroll"], int) and isinstance(measured["client"], int)
-    assert measured["scroll"] > measured["client"]
+    layout = measured("wide")
+    assert isinstance(layout["scroll"], int) and isinstance(layout["client"], int)
+    assert layout["scroll"] > layout["client"]
