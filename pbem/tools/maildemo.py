@@ -505,36 +505,26 @@ def _load_table(data: Path) -> Any:
 class GameWatch:
     """The demo game as the daemon commits it, read as it goes: each poll folds only the events
     committed since the last one into the table (replaying the whole log every poll cost the
-    driver a tenth of a Loup-Garou game's CPU), and reads the store only if one of its files
-    changed since (reading the head and the segments five times a second was half the demo's
-    own CPU)."""
+    driver a tenth of a Loup-Garou game's CPU), and only once a file of the game changed."""
 
     def __init__(self, data: Path) -> None:
         self.directory = data / "games" / GAME_ID
         self.table: Any = None
         self.seen = 0
         self.sending = 0  # rows of the game's outbox not sent yet
-        self._stamp: frozenset[tuple[str, int, int, int]] | None = None
-
-    def _files(self) -> frozenset[tuple[str, int, int, int]]:
-        """Each file of the game's directory as it is now: the daemon replaces the head and the
-        segments whole (a new inode) and appends to its sent log (a new size)."""
-        files = set()
-        with os.scandir(self.directory) as entries:
-            for entry in entries:
-                with contextlib.suppress(FileNotFoundError):  # a temp file gone meanwhile
-                    s = entry.stat()
-                    files.add((entry.name, s.st_ino, s.st_size, s.st_mtime_ns))
-        return frozenset(files)
+        self._stamp: set[tuple[str, int, int, int]] | None = None
 
     def poll(self) -> bool:
         """True once the game is over and every mail it queued is sent."""
         from pbem.adapters.store import GameStore
         from pbem.table import Step, Table
 
-        stamp = self._files()
-        if stamp == self._stamp:
-            return bool(self.table.finished) and not self.sending  # nothing written since
+        stamp = None  # the daemon replaces the head and segments whole, appends to its log
+        with contextlib.suppress(FileNotFoundError):  # a file gone meanwhile: read the store
+            files = list(os.scandir(self.directory))
+            stamp = {(f.name, f.inode(), f.stat().st_size, f.stat().st_mtime_ns) for f in files}
+            if stamp == self._stamp:
+                return bool(self.table.finished) and not self.sending  # nothing written since
         # a fresh reader each time: a store's reader keeps what it read (the daemon writes)
         store = GameStore(self.directory, readonly=True)
         events = store.events()
