@@ -174,8 +174,16 @@ def whole_game(game: str, lang: str) -> tuple[tuple[str, ...], list[Delivered]]:
     return tuple(p.name for p in table.setup.players), delivered
 
 
-def mail_texts(delivered: list[Delivered]) -> Iterator[tuple[Delivered, str, str, str]]:
-    """(mail, Subject, text, visible HTML) once per distinct mail."""
+Texts = list[tuple[Delivered, str, str, str]]
+
+
+def mail_texts(delivered: list[Delivered]) -> Texts:
+    """(mail, Subject, text, visible HTML) once per distinct mail (parsed once for both checks:
+    parsing is most of their cost)."""
+    return list(_mail_texts(delivered))
+
+
+def _mail_texts(delivered: list[Delivered]) -> Iterator[tuple[Delivered, str, str, str]]:
     seen: set[bytes] = set()
     for item in delivered:
         if item.raw in seen:
@@ -192,11 +200,11 @@ _RULES_REPLY = re.compile(r"options (?:de cette partie|par défaut)|(?:game's|de
 """The REGLES/RULES reply's options paragraph (templates/*/common/rules.txt)."""
 
 
-def check_no_internal_id(names: tuple[str, ...], delivered: list[Delivered], lang: str) -> None:
+def check_no_internal_id(names: tuple[str, ...], texts: Texts, lang: str) -> None:
     """No mail's Subject, text or visible HTML holds an internal id."""
     found: dict[str, str] = {}
     count = rules_replies = 0
-    for _item, subject, text, html in mail_texts(delivered):
+    for _item, subject, text, html in texts:
         count += 1
         rules_replies += bool(_RULES_REPLY.search(text))
         untagged = _GAME_TAG.sub("", subject + "\n" + text)  # « [dracula] »: the game's name
@@ -245,7 +253,7 @@ def role_names() -> set[str]:
     return {s for s in shown if s}
 
 
-def check_no_role_in_a_private_subject(names: tuple[str, ...], delivered: list[Delivered]) -> None:
+def check_no_role_in_a_private_subject(names: tuple[str, ...], texts: Texts) -> None:
     """A private mail's Subject shows on a lock screen and in the inbox list: it never names
     a card (LUP-701, LG-100's secrecy of identities, DRA-003): « Votre identité », not
     « Votre identité : Maître des loups ». The title the body repeats is the same line."""
@@ -254,7 +262,7 @@ def check_no_role_in_a_private_subject(names: tuple[str, ...], delivered: list[D
     pattern = re.compile(rf"(?<![\w-])(?:{'|'.join(re.escape(r) for r in roles)})s?(?![\w-])")
     leaks = set()
     private = 0
-    for item, subject, text, _html in mail_texts(delivered):
+    for item, subject, text, _html in texts:
         if item.mail.public:
             continue
         private += 1
@@ -276,5 +284,6 @@ def test_live_mail_has_no_internal_id_and_no_role_in_a_private_subject(
     """Both checks over one whole game (played once per game and language: two tests would
     play it again on another worker)."""
     names, delivered = whole_game(game, lang)
-    check_no_internal_id(names, delivered, lang)
-    check_no_role_in_a_private_subject(names, delivered)
+    texts = mail_texts(delivered)
+    check_no_internal_id(names, texts, lang)
+    check_no_role_in_a_private_subject(names, texts)
