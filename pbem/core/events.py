@@ -250,6 +250,45 @@ class BenchJoined(Event):
     gender: str | None = None
 
 
+# -- issue 25, absences (ABSENCE/ABSENT, pbem/judge/absence.py) and forgiveness: kernel events
+# the idle count reads (pbem/core/absences.py); no game's rules fold them.
+
+
+@dataclasses.dataclass(frozen=True)
+class AbsenceDeclared(Event):
+    """``seat`` is away from ``start`` to ``end`` (whole days in the game's time zone: its
+    first midnight, the midnight after its last day), said by ``by`` (the seat, or a game
+    master's address) with ``reason``; ``days``: what it takes of the game's allowance."""
+
+    seat: PlayerId
+    start: datetime
+    end: datetime
+    days: int
+    reason: str = ""
+    by: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class AbsenceCancelled(Event):
+    """The absence of ``seat`` that began at ``start`` is cancelled (its days given back)."""
+
+    seat: PlayerId
+    start: datetime
+    by: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Unheard(Event):
+    """The daemon could not hear ``seat`` (empty: anyone) at ``at``: his mail bounced
+    (``bounce``), his mail was held (``held``, ``oversize``, ``dkim``, ``confirmation``) or the
+    daemon was down across a deadline (``outage``). The phase it falls in is not counted
+    against the seat (issue 25's forgiveness, docs/seats.md)."""
+
+    seat: str
+    cause: str
+    at: datetime | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class DeskNotice(Notice):
     """A notice from the game master's desk: mailed like any notice, folded by no game."""
@@ -264,6 +303,9 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     DeskNotice,
     Substituted,
     BenchJoined,
+    AbsenceDeclared,  # issue 25, absences
+    AbsenceCancelled,
+    Unheard,
 )
 
 
