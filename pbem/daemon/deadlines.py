@@ -19,6 +19,7 @@ from pbem.daemon.relay import Relay
 from pbem.daemon.replies import Replies
 from pbem.daemon.seats import shown_name
 from pbem.daemon.threads import game_addressing
+from pbem.daemon.unheard import unheard_step
 from pbem.daemon.work import Deadline, Reminder, Work
 from pbem.mail.envelope import build_outgoing
 from pbem.mail.html import alternative
@@ -382,10 +383,16 @@ class Deadlines:
             row = self.replies.public_row(
                 game, f"extend:{game_id}:{key}:{new.isoformat()}", subject, body, now
             )
+            # issue 25: nobody could be heard across the missed deadline (forgiven); a clock
+            # jump lost no mail
+            unheard = None if clock_jump else unheard_step(game, [""], "outage", now)
             game.store.commit(
+                events=unheard.events if unheard else (),
                 outbox=[row],
                 deadline={**state, "key": rid, "state": "open", "extended_to": new.isoformat()},
             )
+            if unheard is not None:
+                game.table.apply(unheard)
             log.warning(
                 "game %s: deadline %s extended to %s after %s",
                 game_id,
