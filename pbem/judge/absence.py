@@ -167,13 +167,13 @@ def read(text: str, today: date) -> Asked:
         return Asked("cancel", _date(rest[0], today) if rest else None)
     at = 1 if _word(words[0]) in _FROM else 0
     if at >= len(words):
-        raise InvalidSyntax("absence_date")
+        raise InvalidSyntax("absence_date", text=text.strip())
     first = _date(words[at], today)
     at += 1
     last = first
     if at < len(words) and _word(words[at]) in _TO:
         if at + 1 >= len(words):
-            raise InvalidSyntax("absence_date")
+            raise InvalidSyntax("absence_date", text=text.strip())
         last = _date(words[at + 1], today)  # 30/12 to 02/01: the next 2 January
         at += 2
     if last < first:

@@ -147,10 +147,10 @@ def join_names(value: Iterable[Any], lang: str) -> str:
     return ", ".join(items[:-1]) + word + items[-1]
 
 
-def day(value: str, lang: str) -> str:
+def day(value: object, lang: str) -> str:
     """A calendar day (ISO ``2027-01-12``) as players read it: ``mardi 12 janvier``,
     ``Tue 12 Jan`` (an absence's first and last days, issue 25)."""
-    moment = date.fromisoformat(value)
+    moment = date.fromisoformat(str(value))  # str(): a missing one raises as undefined
     weekday, month = DAYS[lang][moment.weekday()], MONTHS[lang][moment.month - 1]
     return f"{weekday} {moment.day} {month}"
 
