@@ -65,6 +65,11 @@ def absences(events: Iterable[Event]) -> list[Absence]:
     return list(out.values())
 
 
+def away_at(events: Iterable[Event], moment: datetime) -> set[PlayerId]:
+    """The seats whose declared absence covers ``moment`` (no reminder for them)."""
+    return {a.seat for a in absences(events) if a.covers(moment)}
+
+
 def days_used(all_absences: Iterable[Absence], seat: PlayerId) -> int:
     """The days of the allowance ``seat``'s absences take."""
     return sum(a.days for a in all_absences if a.seat == seat)

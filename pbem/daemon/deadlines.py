@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from pbem.core.absences import away_at
 from pbem.daemon.config import Config
 from pbem.daemon.jobs import DeadlineJob, Job, ReminderJob, instance_id
 from pbem.daemon.outbox import make_row
@@ -109,9 +110,10 @@ class Deadlines:
         left = max(0.0, (when - now).total_seconds() / 3600)
         rows = []
         emails = game.table.player_emails
+        away = away_at(getattr(game.table, "events", ()), when)  # issue 25: no reminder
         for name in sorted(awaiting()):
             to = emails.get(str(name))
-            if not to:
+            if not to or name in away:
                 continue
             lang = game.table.player_langs.get(str(name), self.cfg.language)
             subject, body = self.replies.texts.mail(
