@@ -100,7 +100,7 @@ def test_an_outage_across_a_deadline_is_noted_for_every_seat(
 
 
 def test_an_absent_seat_gets_no_reminder(running: tuple[World, Service]) -> None:
-    world, svc = running
+    _world, svc = running
     game = svc.games["village1"]
     ((key, due),) = game.table.deadlines().items()
     start = due - timedelta(days=1)
