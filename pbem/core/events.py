@@ -171,6 +171,8 @@ class PhaseClosed(Event):
 
     ``awaited``: the seats the rules still awaited as the phase closed (``Rules.awaiting``),
     the fact the idle count is read from (pbem/core/idle.py); empty in logs written before it.
+    Less the seats the close excused (issue 25: a declared absence, a phase the daemon could
+    not hear them in, pbem/core/absences.py).
     """
 
     key: str

@@ -30,5 +30,5 @@ HELP = {
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     seat = command.targets[0]
     events, _ = act(table, table.state, seat, command.text, now, by=admin)
-    listed = act(table.with_events(events), table.state, seat, "", now, by=admin)[1]
+    listed = act(table, table.state, seat, "", now, events, by=admin)[1]
     return Result(tuple(events), (listed(table.setup.lang, for_gm=True),))
