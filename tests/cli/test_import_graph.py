@@ -39,6 +39,7 @@ KNOWN_CIRCLES = (
         *(
             f"pbem.desk.{m}"
             for m in [
+                "absence",  # issue 25: the game master's ABSENCE, like its siblings
                 "announce",
                 "close",
                 "common",
