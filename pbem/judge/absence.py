@@ -164,7 +164,8 @@ def read(text: str, today: date) -> Asked:
         return Asked("list")
     if _word(words[0]) in _CANCEL:
         rest = [w for w in words[1:] if _word(w) not in _FROM]
-        return Asked("cancel", _date(rest[0], today) if rest else None)
+        # the first day of one already begun may be past: a month back still reads this year's
+        return Asked("cancel", _date(rest[0], today - timedelta(days=31)) if rest else None)
     at = 1 if _word(words[0]) in _FROM else 0
     if at >= len(words):
         raise InvalidSyntax("absence_date", text=text.strip())

@@ -154,3 +154,15 @@ def test_in_extend_mode_a_deadline_in_the_absence_moves_past_it_and_the_list_is_
     assert "mercredi 7 janvier à 12:00" in told.body
     g.deadline()
     assert g.now.isoformat() == "2026-01-07T12:00:00+00:00"
+
+
+def test_an_absence_begun_is_cancelled_by_its_first_day_and_ends_tonight() -> None:
+    g = DeskGame("lupus-in-tabula", lang="fr")
+    g.mail("p4", "ABSENCE du 05/01 au 09/01")  # today, Monday 5 January, to Friday
+    g.advance(2 * 86400)  # Wednesday 7 January
+    g.mail("p4", "ABSENCE ANNULER 05/01")
+    body = receipt(g, "p4")
+    assert "Votre absence s'arrête aujourd'hui : elle court désormais du lundi 5 janvier au" in body
+    assert "mercredi 7 janvier." in body
+    assert "Jours pris : 3 sur 7" in body  # Monday to Wednesday stay taken
+    assert "L'absence de p4 s'arrête aujourd'hui" in to_gm(g)
