@@ -233,6 +233,7 @@ def sample(name: str) -> Any:
         "used": 3,
         "absences": [{"first": "2026-01-12", "last": "2026-01-14", "why": "vacances"}],
         "dates": [{"first": "2026-01-12", "last": "2026-01-14", "why": ""}],
+        "gm": False,
     }
     if name in table:
         return table[name]

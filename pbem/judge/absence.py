@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from pbem.core.absences import Absence, absences, day_range, days_used
-from pbem.core.errors import IllegalNow, InvalidSyntax
+from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax
 from pbem.core.events import (
     AbsenceCancelled,
     AbsenceDeclared,
@@ -100,20 +100,23 @@ def act(
     lines already gave), and the answer's maker (``lang -> text``); CommandError to refuse."""
     zone = ZoneInfo(table.setup.timezone)
     today = now.astimezone(zone).date()
-    asked = read(text, today)
     mine = [a for a in absences([*table.events, *earlier]) if a.seat == seat]
     options = getattr(state, "options", None)
     allowed = options.absence_days if isinstance(options, IdleOptions) else 0
-    if asked.kind == "list":
-        return [], _answer(table, "absence/list", seat, mine, allowed, today)
-    if table.rules.outcome(state) is not None:
-        raise IllegalNow("game_over")
-    if not in_play(table, state, seat):
-        raise IllegalNow("absence_out")
-    if asked.kind == "cancel":
-        new = _cancel(mine, asked.first, today, zone, seat, by)
-    else:
-        new = _declare(asked, mine, allowed, today, zone, seat, by)
+    try:
+        asked = read(text, today)
+        if asked.kind == "list":
+            return [], _answer(table, "absence/list", seat, mine, allowed, today)
+        if table.rules.outcome(state) is not None:
+            raise IllegalNow("game_over")
+        if not in_play(table, state, seat):
+            raise IllegalNow("absence_out")
+        if asked.kind == "cancel":
+            new = _cancel(mine, asked.first, today, zone, seat, by)
+        else:
+            new = _declare(asked, mine, allowed, today, zone, seat, by)
+    except CommandError as exc:  # told to the seat (« vous ») or to a game master (its name)
+        raise type(exc)(exc.reason, **{**exc.params, "seat": seat, "gm": by != seat}) from None
     after = absences([*table.events, *earlier, *new])
     declared = next((e for e in new if isinstance(e, AbsenceDeclared)), None)
     gone = next((e for e in new if isinstance(e, AbsenceCancelled)), None)
@@ -247,9 +250,10 @@ def _cancel(
     by: str,
 ) -> list[Event]:
     """Cancel the absence holding ``when`` (or the one not over yet, if it is the only one);
-    one already begun ends with today, its days past kept."""
+    one begun before today ends with today, its days past kept."""
+    midnight = datetime.combine(today, datetime.min.time(), zone)
     tonight = datetime.combine(today + timedelta(days=1), datetime.min.time(), zone)
-    open_ = [a for a in mine if a.end > tonight or a.start >= tonight]
+    open_ = [a for a in mine if a.end > tonight or a.start >= midnight]
     if when is not None:
         moment = datetime.combine(when, datetime.min.time(), zone)
         open_ = [a for a in open_ if a.covers(moment)]
@@ -259,7 +263,7 @@ def _cancel(
         raise IllegalNow("absence_which", dates=[_span(a, zone) for a in open_])
     (absence,) = open_
     events: list[Event] = [AbsenceCancelled(PlayerId(seat), absence.start, by)]
-    if absence.start < tonight:  # begun: today and the days before stay taken
+    if absence.start < midnight:  # begun before today: today and the days before stay taken
         days = (today - absence.start.astimezone(zone).date()).days + 1
         events.append(
             AbsenceDeclared(PlayerId(seat), absence.start, tonight, days, absence.reason, by)

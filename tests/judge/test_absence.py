@@ -166,3 +166,19 @@ def test_an_absence_begun_is_cancelled_by_its_first_day_and_ends_tonight() -> No
     assert "mercredi 7 janvier." in body
     assert "Jours pris : 3 sur 7" in body  # Monday to Wednesday stay taken
     assert "L'absence de p4 s'arrête aujourd'hui" in to_gm(g)
+
+
+def test_the_game_master_is_told_a_refusal_in_the_players_name() -> None:
+    g = DeskGame("loup-garou", lang="fr")
+    g.admin("ABSENCE alice du 06/01 au 20/01")
+    assert "alice n'en a plus que 7 sur les 7 permis dans cette partie" in g.admin_reply()
+    g.admin("ABSENCE alice ANNULER")
+    assert "alice n'a pas d'absence à venir à annuler à cette date" in g.admin_reply()
+
+
+def test_an_absence_of_today_cancelled_the_same_day_gives_its_day_back() -> None:
+    g = DeskGame("lupus-in-tabula", lang="en")
+    g.mail("p4", "ABSENT on 05/01")
+    g.mail("p4", "ABSENT CANCEL")
+    assert "Absence of Mon 5 Jan cancelled; its days are given back." in receipt(g, "p4")
+    assert "Days taken: 0 of the 7" in receipt(g, "p4")
