@@ -182,3 +182,13 @@ def test_an_absence_of_today_cancelled_the_same_day_gives_its_day_back() -> None
     g.mail("p4", "ABSENT CANCEL")
     assert "Absence of Mon 5 Jan cancelled; its days are given back." in receipt(g, "p4")
     assert "Days taken: 0 of the 7" in receipt(g, "p4")
+
+
+def test_every_game_lists_the_absence_options() -> None:
+    """``pbem games`` lists each game's options from its options type."""
+    from pbem.games.info import games
+
+    for _, _, options in games():
+        names = {o.name: o for o in options}
+        assert names["absence_days"].default == 7
+        assert names["absence_mode"].choices == ("excuse", "extend")

@@ -85,3 +85,14 @@ def test_verify_replays_the_forgiven_and_absent_closes_alike() -> None:
     record = json.loads(json.dumps(game_record(g.table), ensure_ascii=False))
     verdict = verify_record(record)
     assert verdict.failure is None, verdict.failure
+
+
+def test_verify_replays_a_close_whose_next_deadline_an_absence_moved() -> None:
+    g = DeskGame("lupus-in-tabula", lang="en", options={"absence_mode": "extend"})
+    g.mail("p1", "ABSENT on 08/01")  # round 1's vote ends Thursday 8 January, 00:00
+    moved_in_a_close = len(g.table.events)
+    silent_for(g, 3)
+    assert any(type(e).__name__ == "DeadlineMoved" for e in g.table.events[moved_in_a_close:])
+    record = json.loads(json.dumps(game_record(g.table), ensure_ascii=False))
+    verdict = verify_record(record)
+    assert verdict.failure is None, verdict.failure
