@@ -171,18 +171,17 @@ def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
             path.write_text(files[kind], encoding="utf-8")
             written.append(path)
     if table.finished:  # the open record beside the archive: it reveals the seed (docs/record.md)
-        from pbem.record.export import game_record
+        from pbem.record.export import record_json, record_name
 
-        path = out / f"{table.game_id}.record.json"
-        text = json.dumps(game_record(table), ensure_ascii=False, indent=1, sort_keys=True)
-        path.write_text(text + "\n", encoding="utf-8")
+        path = out / record_name(table.game_id)
+        path.write_text(record_json(table), encoding="utf-8")
         written.append(path)
     return written
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a finished game's record (pbem/record/export.py, docs/record.md)."""
-    from pbem.record.export import game_record
+    from pbem.record.export import record_json, record_name
 
     try:
         tables = load_tables(_data_dir(args))
@@ -196,9 +195,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not table.finished:  # the record reveals the seed: every card and every draw
         print(f"pbem export: game {args.game!r} is not over (its record reveals the seed)")
         return 2
-    out = Path(args.out or f"{table.game_id}.record.json")
-    text = json.dumps(game_record(table), ensure_ascii=False, indent=1, sort_keys=True)
-    out.write_text(text + "\n", encoding="utf-8")
+    out = Path(args.out or record_name(table.game_id))
+    out.write_text(record_json(table), encoding="utf-8")
     print(out)
     return 0
 
