@@ -569,18 +569,3 @@ def archive_files(table: Table, lang: str | None = None) -> dict[str, str]:
     if model["reveal"] is not None:
         files["deal"] = json.dumps(model["reveal"], indent=1, ensure_ascii=False) + "\n"
     return files
-
-
-def render_index(
-    games: Sequence[Mapping[str, Any]],
-    stats: Mapping[str, Any],
-    lang: str,
-    renderer: Renderer | None = None,
-) -> str:
-    """The archive index page: every finished game with links to its archive, and the stats.
-
-    ``games``: ``{"id", "game", "players", "side", "winners", "html", "text"}`` each.
-    """
-    renderer = renderer or shared_renderer()
-    template = _env(lang, True, renderer).get_template("index.html")
-    return template.render(games=games, stats=stats, lang=lang)
