@@ -9,6 +9,7 @@ index and the page show the same figures the same way.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -17,7 +18,8 @@ import jinja2
 from markupsafe import Markup
 
 from pbem.figures.charts import svg_bars, svg_chart
-from pbem.mail.render import Renderer, shared_renderer
+from pbem.mail.render import Renderer, join_names, shared_renderer
+from pbem.rules.options_words import ROLE_LISTS, option_label, option_words
 
 
 def stats_view(stats: Mapping[str, Any], lang: str) -> dict[str, Any]:
@@ -37,7 +39,12 @@ def stats_view(stats: Mapping[str, Any], lang: str) -> dict[str, Any]:
         for row in by_players:
             series.setdefault(row["name"], []).append((row["players"], row["rate"]))
         options = [
-            dict(c, name=names.side(c["camp"]), shown=_shown(c["value"]))
+            dict(
+                c,
+                name=names.side(c["camp"]),
+                label=option_label(c["option"], lang),
+                shown=_shown(game, c["option"], c["value"], lang, names),
+            )
             for c in stats["by_option"]
             if c["game"] == game
         ]
@@ -65,12 +72,20 @@ def stats_view(stats: Mapping[str, Any], lang: str) -> dict[str, Any]:
     }
 
 
-def _shown(value: Any) -> str:
-    if isinstance(value, bool):
-        return "✓" if value else "✗"
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) or "—"
-    return str(value)
+def _shown(game: str, option: str, value: Any, lang: str, names: Any) -> str:
+    """An option's value as the rules page (``REGLES``) words it: a phrase for a choice,
+    oui/non, a duration (seconds in the log, typed again by the game's options), the cards
+    of a list named by the game."""
+    from pbem.core.errors import SetupError
+    from pbem.core.options import parse_options
+    from pbem.games import rules_for
+
+    kind = rules_for(game).options_type
+    with contextlib.suppress(SetupError):  # an option this pbem no longer knows: as recorded
+        value = getattr(parse_options(kind, {option: value}), option) if kind else value
+    if option in ROLE_LISTS and isinstance(value, list | tuple):
+        return join_names([names.role(str(r)) for r in value], lang) if value else "—"
+    return option_words(option, value, lang)
 
 
 @functools.lru_cache(maxsize=16)
@@ -103,7 +118,7 @@ def _lines(
 @functools.lru_cache(maxsize=4)
 def _env(lang: str) -> jinja2.Environment:
     from pbem.mail.grammar import agree
-    from pbem.mail.render import join_names, templates_root
+    from pbem.mail.render import templates_root
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(

@@ -100,7 +100,11 @@ def test_pbem_archive_writes_the_html_the_text_and_the_deal_of_a_game(
     assert main(["archive", "--data-dir", str(data_dir)]) == 2  # neither a game nor --index
 
 
-def test_the_archive_index_lists_every_finished_game_with_its_archive(site: Path) -> None:
+def test_the_archive_index_lists_every_finished_game_with_its_archive(
+    site: Path, tmp_path: Path
+) -> None:
+    from tests.archive.test_screenshot import layout
+
     index = (site / "index.html").read_text(encoding="utf-8")
     for gid in FINISHED:
         assert f'href="{gid}.html"' in index and (site / f"{gid}.html").is_file()
@@ -109,6 +113,9 @@ def test_the_archive_index_lists_every_finished_game_with_its_archive(site: Path
     assert "Win rate per camp" in index and "On time" in index
     assert "Villagers" in index and ">villagers<" not in index  # camps named, not ids
     assert index.count('role="img"') == 2 * 2
+    measured = layout(index, tmp_path)  # a phone's width (412 px), in Chromium
+    assert measured["scroll"] == measured["client"], measured["wide"]
+    assert measured["sections"] == ["stats"] and measured["charts"] == 2 * 2
 
 
 def test_stats_from_the_records_equal_stats_from_the_data_directory(

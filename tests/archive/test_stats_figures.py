@@ -141,17 +141,19 @@ def test_the_stats_page_fits_a_phones_width_and_agrees_with_each_player(
     swap = {"Carole": [(0, "Carole"), (1, "Zoé")], "Bruno": [(0, "Bruno"), (2, "Yann")]}
     games = [
         record(True, count=8, options={"wolves_tie": "random"}, cast=swap),
-        record(False, count=10, options={"wolves_tie": "none"}),
-        record(True, count=12, options={"wolves_tie": "none"}),
+        record(False, count=10, options={"wolves_tie": "no_victim"}),
+        record(True, count=12, options={"wolves_tie": "no_victim"}),
     ]
     page = render_stats_page(record_stats(games), lang)
-    if lang == "fr":
+    if lang == "fr":  # the options as the rules page words them, never their ids
+        assert "Égalité entre les loups : au hasard" in page and "wolves_tie" not in page
         assert "remplacée 1 fois" in page  # Carole
         assert "remplacé 1 fois" in page  # Bruno
         assert "a repris 1 siège" in page and "les Villageois" in page
         assert "werewolves" not in page.replace("lupus-in-tabula", "")
     else:
         assert "replaced 1×" in page and "took over 1" in page
+        assert "Tie among the wolves: no victim" in page
     assert "<script" not in page
     measured = layout(page, tmp_path)
     assert measured["scroll"] == measured["client"], measured["wide"]
