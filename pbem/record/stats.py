@@ -25,6 +25,7 @@ too. docs/record.md documents the figures and the JSON shape (:data:`STATS_VERSI
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -146,7 +147,9 @@ def _mean(values: Sequence[int]) -> float:
 
 
 def _by_name(item: tuple[str, Any]) -> tuple[str, str]:
-    return item[0].casefold(), item[0]
+    """Alphabetical as a reader sorts names: « Élodie » with the E's, not after « Zoé »."""
+    bare = unicodedata.normalize("NFD", item[0].casefold())
+    return "".join(c for c in bare if not unicodedata.combining(c)), item[0]
 
 
 _UNREAD = frozenset({"Notice", "DeskNotice", "OrdersReceived"})
@@ -335,14 +338,19 @@ def render_text(stats: Mapping[str, Any]) -> str:
         f"  {g}: {v['phases']} phases, {v['days']} days ({v['min_days']}-{v['max_days']})"
         for g, v in stats["length"].items()
     ]
-    lines.append("Per player: games, wins, survived, died, replaced/substitute, on time:")
+    lines.append("Per player (a replaced seat counts for whoever held it when):")
     for p in stats["players"]:
         on_time = f"{p['in_time']}/{p['expected']}" + (
             f" ({p['on_time']:.0%})" if p["on_time"] is not None else ""
         )
+        seats = "".join(
+            (
+                f", replaced {p['replaced']}x" if p["replaced"] else "",
+                f", took over {p['substitute']} seat(s)" if p["substitute"] else "",
+            )
+        )
         lines.append(
             f"  {p['player']}: {p['games']} games, {p['wins']} won ({pct(p)}), "
-            f"{p['survived']} survived, {p['died']} died, "
-            f"{p['replaced']}/{p['substitute']}, on time {on_time}"
+            f"{p['survived']} alive at the end, {p['died']} deaths{seats}, on time {on_time}"
         )
     return "\n".join(lines) + "\n"

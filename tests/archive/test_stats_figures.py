@@ -117,6 +117,8 @@ def test_a_substitutes_tenure_counts_for_him_the_replaced_players_for_her() -> N
     assert (players["Alice"]["died"], players["Alice"]["survived"]) == (1, 0)
     assert (players["Damien"]["wins"], players["Damien"]["survived"]) == (1, 1)
     assert carole["gender"] == "f" and zoe["gender"] is None
+    order = [p["player"] for p in stats["players"]]
+    assert order.index("Damien") < order.index("Élodie") < order.index("Fabien")
 
 
 def test_the_camps_split_by_player_count_and_by_the_options_that_differ() -> None:
