@@ -18,7 +18,8 @@ import jinja2
 from markupsafe import Markup
 
 from pbem.figures.charts import svg_bars, svg_chart
-from pbem.mail.render import Renderer, join_names, shared_renderer
+from pbem.mail.render import join_names, shared_renderer
+from pbem.record.archive import GameNames
 from pbem.rules.options_words import ROLE_LISTS, option_label, option_words
 
 
@@ -72,7 +73,7 @@ def stats_view(stats: Mapping[str, Any], lang: str) -> dict[str, Any]:
     }
 
 
-def _shown(game: str, option: str, value: Any, lang: str, names: Any) -> str:
+def _shown(game: str, option: str, value: Any, lang: str, names: GameNames) -> str:
     """An option's value as the rules page (``REGLES``) words it: a phrase for a choice,
     oui/non, a duration (seconds in the log, typed again by the game's options), the cards
     of a list named by the game."""
@@ -89,11 +90,10 @@ def _shown(game: str, option: str, value: Any, lang: str, names: Any) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _names(game: str, lang: str) -> Any:
+def _names(game: str, lang: str) -> GameNames:
     from pbem.games import rules_for
-    from pbem.record.archive import _Names
 
-    return _Names(shared_renderer(), rules_for(game).templates, lang, {})
+    return GameNames(shared_renderer(), rules_for(game).templates, lang, {})
 
 
 def _bars(title: str, rows: Sequence[Mapping[str, Any]], label: str) -> Markup:
@@ -140,19 +140,13 @@ def render_stats_page(stats: Mapping[str, Any], lang: str) -> str:
     return _env(lang).get_template("stats.html").render(**stats_view(stats, lang), lang=lang)
 
 
-def render_index(
-    games: Sequence[Mapping[str, Any]],
-    stats: Mapping[str, Any],
-    lang: str,
-    renderer: Renderer | None = None,
-) -> str:
+def render_index(games: Sequence[Mapping[str, Any]], stats: Mapping[str, Any], lang: str) -> str:
     """The archive index page: every finished game with links to its archive, then the
     statistics section of the page above.
 
     ``games``: ``{"id", "rules", "game", "players", "side", "winners", "html", "text"}`` each
     (``rules``: the rule set's id, ``side``: the winning camp's id, named here).
     """
-    del renderer  # the index tells no time
     rows = [
         {
             **row,
