@@ -238,13 +238,21 @@ def _people(
         gender = {"m": 1, "f": 2}.get(str(seated.get("gender")), 0)
         people[str(seated["name"])]["gender"] = gender
     winners = set(result.get("winners", []))
+    won: set[str] = set()
+    alive: set[str] = set()  # a game counts once for a player who ended holding two seats
     for seat in result.get("players", []):
         tenure = seats.get(str(seat["name"]))
         if not tenure:
             continue
         last = _holder(tenure, end)
-        people[last]["wins"] += seat["name"] in winners
-        people[last]["survived"] += bool(seat.get("alive"))
+        if seat["name"] in winners:
+            won.add(last)
+        if seat.get("alive"):
+            alive.add(last)
+    for name in won:
+        people[name]["wins"] += 1
+    for name in alive:
+        people[name]["survived"] += 1
     for death in record.get("deaths", []):
         tenure = seats.get(str(death["player"]))
         if tenure:

@@ -114,7 +114,7 @@ def test_the_archive_index_lists_every_finished_game_with_its_archive(
     assert "Villagers" in index and ">villagers<" not in index  # camps named, not ids
     assert index.count('role="img"') == 2 * 2
     measured = layout(index, tmp_path)  # a phone's width (412 px), in Chromium
-    assert measured["scroll"] == measured["client"], measured["wide"]
+    assert measured["scroll"] == measured["client"] and measured["wide"] == [], measured
     assert measured["sections"] == ["stats"] and measured["charts"] == 2 * 2
 
 

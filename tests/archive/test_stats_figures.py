@@ -117,6 +117,12 @@ def test_a_substitutes_tenure_counts_for_him_the_replaced_players_for_her() -> N
     assert (players["Alice"]["died"], players["Alice"]["survived"]) == (1, 0)
     assert (players["Damien"]["wins"], players["Damien"]["survived"]) == (1, 1)
     assert carole["gender"] == "f" and zoe["gender"] is None
+    # one game counts once, even for whoever ends it holding two seats (both won)
+    swap = {"Carole": [(0, "Carole"), (1, "Zoé")], "Fabien": [(0, "Fabien"), (2, "Zoé")]}
+    zoe = next(
+        p for p in record_stats([record(True, cast=swap)])["players"] if p["player"] == "Zoé"
+    )
+    assert (zoe["games"], zoe["wins"], zoe["survived"], zoe["substitute"]) == (1, 1, 1, 2)
     order = [p["player"] for p in stats["players"]]
     assert order.index("Damien") < order.index("Élodie") < order.index("Fabien")
 
@@ -140,7 +146,11 @@ def test_the_camps_split_by_player_count_and_by_the_options_that_differ() -> Non
 def test_the_stats_page_fits_a_phones_width_and_agrees_with_each_player(
     lang: str, tmp_path: Path
 ) -> None:
-    swap = {"Carole": [(0, "Carole"), (1, "Zoé")], "Bruno": [(0, "Bruno"), (2, "Yann")]}
+    swap = {
+        "Carole": [(0, "Carole"), (1, "Zoé")],
+        "Bruno": [(0, "Bruno"), (2, "Yann")],
+        "Fabien": [(0, "Fabien"), (2, "Zoé")],  # Fabien said neither « il » nor « elle »
+    }
     games = [
         record(True, count=8, options={"wolves_tie": "random"}, cast=swap),
         record(False, count=10, options={"wolves_tie": "no_victim"}),
@@ -149,15 +159,15 @@ def test_the_stats_page_fits_a_phones_width_and_agrees_with_each_player(
     page = render_stats_page(record_stats(games), lang)
     if lang == "fr":  # the options as the rules page words them, never their ids
         assert "Égalité entre les loups : au hasard" in page and "wolves_tie" not in page
-        assert "remplacée 1 fois" in page  # Carole
-        assert "remplacé 1 fois" in page  # Bruno
-        assert "a repris 1 siège" in page and "les Villageois" in page
+        assert "Carole : remplacée 1 fois" in page and "Bruno : remplacé 1 fois" in page
+        assert "Fabien : a cédé son siège 1 fois" in page  # neutral, never a guess
+        assert "Zoé : a repris 2 sièges" in page and "les Villageois" in page
         assert "werewolves" not in page.replace("lupus-in-tabula", "")
     else:
-        assert "replaced 1×" in page and "took over 1" in page
+        assert "Carole: replaced 1×" in page and "Zoé: took over 2 seats" in page
         assert "Tie among the wolves: no victim" in page
     assert "<script" not in page
     measured = layout(page, tmp_path)
-    assert measured["scroll"] == measured["client"], measured["wide"]
+    assert measured["scroll"] == measured["client"] and measured["wide"] == [], measured
     assert measured["charts"] == 3  # camps, player counts, cards
     assert measured["sections"] == ["stats"]
