@@ -96,50 +96,45 @@ def _data_dir(args: argparse.Namespace) -> Path:
     return root
 
 
-def load_tables(data_dir: Path) -> list[Any]:
-    """Every game of a data directory, rebuilt from its log (read-only)."""
+def load_tables(data_dir: Path, *, progress: bool = False) -> list[Any]:
+    """Every game of a data directory, rebuilt from its log (read-only); ``progress``: a
+    progress bar on a terminal while they load."""
     from pbem.adapters.store import GameStore, list_games
     from pbem.signup.engine import still_signing_up
     from pbem.table import Table
 
     tables = []
-    for directory in list_games(data_dir):
-        store = GameStore(directory, readonly=True)
-        events = store.events()
-        if still_signing_up(store.setup, events):
-            continue  # opened for sign-ups and not started: no game to archive yet
-        tables.append(Table.load(store.setup, events))
+    directories = list(list_games(data_dir))
+    with _progress(len(directories) if progress else 0, "game") as bar:
+        for directory in directories:
+            store = GameStore(directory, readonly=True)
+            events = store.events()
+            if not still_signing_up(store.setup, events):  # opened for sign-ups, not started
+                tables.append(Table.load(store.setup, events))
+            bar.update(1)
     return tables
 
 
 def _progress(total: int, unit: str) -> Any:
     """A progress bar on a terminal (stderr) for a long read, none when piped (as ``pbem
-    balance`` shows its games: tqdm's ``disable=None``)."""
+    balance`` shows its games: tqdm's ``disable=None``) or when ``total`` is 0."""
     from tqdm import tqdm
 
-    return tqdm(total=total, unit=unit, disable=None, file=sys.stderr, leave=False)
+    return tqdm(
+        total=total, unit=unit, disable=None if total else True, file=sys.stderr, leave=False
+    )
 
 
 def finished_records(data_dir: Path) -> list[dict[str, Any]]:
     """The open record of every finished game of a data directory (read-only): what
-    ``pbem stats`` reads there, the same documents ``pbem export`` writes."""
-    from pbem.adapters.store import GameStore, list_games
+    ``pbem stats`` reads there, the same JSON documents ``pbem export`` writes."""
     from pbem.record.export import game_record
-    from pbem.signup.engine import still_signing_up
-    from pbem.table import Table
 
-    records = []
-    directories = list(list_games(data_dir))
-    with _progress(len(directories), "game") as bar:
-        for directory in directories:
-            store = GameStore(directory, readonly=True)
-            events = store.events()
-            if not still_signing_up(store.setup, events):
-                table = Table.load(store.setup, events)
-                if table.finished:
-                    records.append(json.loads(json.dumps(game_record(table), ensure_ascii=False)))
-            bar.update(1)
-    return records
+    return [
+        json.loads(json.dumps(game_record(table), ensure_ascii=False))
+        for table in load_tables(data_dir, progress=True)
+        if table.finished
+    ]
 
 
 def read_records(paths: list[Path]) -> list[dict[str, Any]]:
