@@ -354,11 +354,17 @@ def render_text(stats: Mapping[str, Any]) -> str:
         seats = "".join(
             (
                 f", replaced {p['replaced']}x" if p["replaced"] else "",
-                f", took over {p['substitute']} seat(s)" if p["substitute"] else "",
+                f", took over {_n(p['substitute'], 'seat')}" if p["substitute"] else "",
             )
         )
         lines.append(
-            f"  {p['player']}: {p['games']} games, {p['wins']} won ({pct(p)}), "
-            f"{p['survived']} alive at the end, {p['died']} deaths{seats}, on time {on_time}"
+            f"  {p['player']}: {_n(p['games'], 'game')}, {p['wins']} won ({pct(p)}), "
+            f"{p['survived']} alive at the end, {_n(p['died'], 'death')}{seats}, "
+            f"on time {on_time}"
         )
     return "\n".join(lines) + "\n"
+
+
+def _n(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
