@@ -8,7 +8,9 @@ too. docs/record.md documents the figures and the JSON shape (:data:`STATS_VERSI
 - win rate per camp (a camp "played" a game when a seat ended in it, or it won) and per role
   (the card dealt: how often its seat was among the winners), each with its 95 % Wilson
   interval (pbem/figures/wilson.py), and the camps' by player count and by option (only the
-  options whose value differs between games of a rule set: the others split nothing);
+  options whose value differs between games of a rule set: the others split nothing). A game
+  the game master ended naming no side counts for neither (nobody won nor lost it); a game
+  won on score (Dracula's last round) for the cards only (no camp won it);
 - length: phases opened and days (a day is each day number a phase opened with, counted from
   1 again in each of Dracula's rounds; the opening's number 0 is not a day);
 - per player (his name as seated: a record holds no address): games, wins, survivals, deaths,
@@ -61,9 +63,13 @@ def record_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         ruled = [e for i, e in enumerate(events) if e and i not in void and not is_kernel(e)]
         side = result.get("side")
         winners = set(result.get("winners", []))
+        ending = result.get("termination")
+        decided = ending != "admin" or bool(side)  # a game master's END with no side: no result
         teams = {str(p["team"]) for p in result.get("players", []) if p.get("team")}
         if side:
             teams.add(str(side))
+        if not decided or ending == "match_end":  # Dracula's best score: no camp won
+            teams = set()
         count = len(record["setup"]["players"])
         for team in teams:
             camps.add((game, team), team == side)
@@ -73,7 +79,7 @@ def record_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             options_seen[game][key].add(value)
         per_option.append((game, options, teams, side))
         dealt = next((e for e in ruled if isinstance(e, RolesDealt)), None)
-        for seat, role in dealt.roles.items() if dealt else ():
+        for seat, role in dealt.roles.items() if dealt and decided else ():
             roles.add((game, role), seat in winners)
         opened = [e for e in ruled if isinstance(e, PhaseStarted)]
         phases[game].append(len(opened))

@@ -28,12 +28,13 @@ def record(
     options: dict[str, Any] | None = None,
     cast: dict[str, list[tuple[int, str]]] | None = None,
     deaths: tuple[tuple[str, int], ...] = (),
+    ending: str = "victory",
 ) -> dict[str, Any]:
     """A finished Lupus record with just what the statistics read: the seats (Damien and Hugo
     the wolves), the deal, the phases (two days), the tenure, the deaths and the result."""
     names = [*NAMES, *(f"P{i}" for i in range(count - len(NAMES)))][:count]
     roles = {n: "werewolf" if n in WOLVES else "villager" for n in names}
-    side = "villagers" if villagers_win else "werewolves"
+    side = ("villagers" if villagers_win else "werewolves") if ending == "victory" else None
     dead = {seat for seat, _ in deaths}
     events = [
         {"type": "RolesDealt", "roles": roles, "leftover": []},
@@ -62,9 +63,11 @@ def record(
         ],
         "deaths": [{"player": s, "cause": "wolves", "index": i, "link": 1} for s, i in deaths],
         "result": {
-            "termination": "victory",
+            "termination": ending,
             "side": side,
-            "winners": [n for n in names if (roles[n] == "villager") == villagers_win],
+            "winners": [
+                n for n in names if (roles[n] == "villager") == villagers_win and ending != "admin"
+            ],
             "players": [
                 {
                     "name": n,
@@ -100,6 +103,21 @@ def test_a_camps_rate_and_its_wilson_interval_are_the_hand_computed_ones() -> No
     werewolf = next(r for r in stats["roles"] if r["role"] == "werewolf")
     assert (werewolf["held"], werewolf["won"]) == (8, 2)  # two cards a game, by seat
     assert stats["length"]["lupus-in-tabula"]["days"] == 2.0
+
+
+def test_a_game_ended_with_no_side_counts_for_no_camp_and_a_score_for_the_cards_only() -> None:
+    """END NONE decides nothing (no camp nor card lost it); a win on score (Dracula's
+    ``match_end``) is no camp's, but its winners' cards won."""
+    decided = record(True)
+    stats = record_stats([decided, record(False, ending="admin"), record(True, ending="match_end")])
+    camps = {c["camp"]: (c["won"], c["played"]) for c in stats["camps"]}
+    assert camps == {"villagers": (1, 1), "werewolves": (0, 1)}
+    villager = next(r for r in stats["roles"] if r["role"] == "villager")
+    assert (villager["won"], villager["held"]) == (12, 12)  # 6 a game, 2 games
+    assert (
+        stats["games"] == {"lupus-in-tabula": 3}
+        and stats["length"]["lupus-in-tabula"]["games"] == 3
+    )
 
 
 def test_a_substitutes_tenure_counts_for_him_the_replaced_players_for_her() -> None:
