@@ -115,6 +115,12 @@ def _lines(
     return Markup(svg)  # its texts escaped in pbem/figures/charts.py
 
 
+def _number(value: float, lang: str) -> str:
+    """A mean as a reader writes it: « 7,5 » in French, "7.5" in English; "7" for 7.0."""
+    shown = f"{value:.1f}".removesuffix(".0")
+    return shown.replace(".", ",") if lang == "fr" else shown
+
+
 @functools.lru_cache(maxsize=4)
 def _env(lang: str) -> jinja2.Environment:
     from pbem.mail.grammar import agree
@@ -131,6 +137,7 @@ def _env(lang: str) -> jinja2.Environment:
     )
     env.filters["g"] = agree
     env.filters["names"] = lambda value: join_names(value, lang)
+    env.filters["num"] = lambda value: _number(value, lang)
     env.globals.update(bars_chart=_bars, lines_chart=_lines)
     return env
 

@@ -180,6 +180,7 @@ def test_the_stats_page_fits_a_phones_width_and_agrees_with_each_player(
         assert "Carole : remplacée 1 fois" in page and "Bruno : remplacé 1 fois" in page
         assert "Fabien : a cédé son siège 1 fois" in page  # neutral, never a guess
         assert "Zoé : a repris 2 sièges" in page and "les Villageois" in page
+        assert "2 jours en moyenne (de 2 à 2), 4 phases" in page
         assert "werewolves" not in page.replace("lupus-in-tabula", "")
     else:
         assert "Carole: replaced 1×" in page and "Zoé: took over 2 seats" in page
