@@ -95,7 +95,7 @@ def run(
     current_round = marks[-1].round if marks else 0
     wanted = selection(command.text, rounds=rounds, current_round=current_round)
     phases = history_phases(table, str(player.name), player.lang, marks, wanted)
-    if not phases and wanted != Selection():
+    if not any(wanted.holds(m) for m in marks):  # a phase not (yet) played
         raise IllegalNow("history_none", text=command.text)
     reply.topic = reply.topic or "history"
     reply.markdown = True  # its headings: underlined in the text part, titles in the HTML
