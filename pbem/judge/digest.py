@@ -92,9 +92,7 @@ def run(
             {"line": f"{keyword.keyword(player.lang)} {word}", "deadline": None, "final": False}
         )
     reply.extra.append(
-        table.renderer.text(
-            "common/digest", player.lang, {"on": on, "asked": wanted is not None}
-        )
+        table.renderer.text("common/digest", player.lang, {"on": on, "asked": wanted is not None})
     )
     return state
 

@@ -97,10 +97,14 @@ def test_dracula_history_counts_rounds() -> None:
     )
     (reply,) = [m for m in step.outgoing if m.to == ("bob@example.org",)]
     assert "Round 1, day 1" in reply.body and "Round 2" not in reply.body
-    step = table.receive(mail("Bob", "HISTORY DAY 1", to="mj@example.org"), channel="private", now=now)
+    step = table.receive(
+        mail("Bob", "HISTORY DAY 1", to="mj@example.org"), channel="private", now=now
+    )
     (reply,) = [m for m in step.outgoing if m.to == ("bob@example.org",)]
     assert "Round 1" not in reply.body and "(Nothing yet.)" in reply.body  # nothing to Bob yet
-    step = table.receive(mail("Bob", "HISTORY ROUND 3", to="mj@example.org"), channel="private", now=now)
+    step = table.receive(
+        mail("Bob", "HISTORY ROUND 3", to="mj@example.org"), channel="private", now=now
+    )
     (reply,) = [m for m in step.outgoing if m.to == ("bob@example.org",)]
     assert 'no phase "ROUND 3"' in reply.body
 

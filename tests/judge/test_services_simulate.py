@@ -3,6 +3,7 @@ RESUME QUOTIDIEN/DIGEST by mail, in French and English, and the daily digest's o
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,9 @@ def test_history_and_digest_in_a_transcript() -> None:
     digests = [m for m in mails if "Résumé du" in m["subject"] or "Digest of" in m["subject"]]
     assert [m["to"] for m in digests] == [["dave@example.org"], ["erin@example.org"]]
     assert "Jour 1 : l'aube" in digests[1]["body"] and "hugo" in digests[1]["body"]
-    (alice,) = [m for m in mails if m["to"] == ["alice@example.org"] and "Historique" in m["subject"]]
+    (alice,) = [
+        m for m in mails if m["to"] == ["alice@example.org"] and "Historique" in m["subject"]
+    ]
     assert "Pour vous — Nuit : la meute chasse" in alice["body"]
     assert "Vos ordres\n----------\n  TUER hugo" in alice["body"]
     (erin,) = [m for m in mails if m["to"] == ["erin@example.org"] and "Historique" in m["subject"]]
@@ -33,6 +36,6 @@ def test_history_and_digest_in_a_transcript() -> None:
 
 
 def test_a_digest_line_is_true() -> None:
-    lines = TRANSCRIPT.read_text(encoding="utf-8").splitlines()[:1] + ['{"digest": 1}']
-    with pytest.raises(TranscriptError, match='a digest line is {"digest": true}'):
+    lines = [*TRANSCRIPT.read_text(encoding="utf-8").splitlines()[:1], '{"digest": 1}']
+    with pytest.raises(TranscriptError, match=re.escape('a digest line is {"digest": true}')):
         list(simulate(lines))
