@@ -129,3 +129,19 @@ def test_the_phases_a_player_may_type(text: str, rounds: bool, wanted: Selection
 def test_what_is_no_phase(text: str) -> None:
     with pytest.raises(InvalidSyntax):
         selection(text, rounds=False, current_round=0)
+
+
+def test_loup_garou_files_the_election_before_the_first_night_in_night_1() -> None:
+    """LG-705, LG-706: the Mayor's election comes before the first night; a history of NUIT 1
+    has it, with the Master Wolf's bite, and the Master Wolf's own mails are his alone."""
+    from tests.loupgarou.scenario import LG
+
+    g = LG()
+    g.to_night1(bite="ivan")
+    g.send("judy", "HISTORIQUE nuit 1")
+    body = g.to("judy")[0].body
+    assert "Avant la première nuit : élection du Maire\n" in body
+    assert "Nuit 1\n======" in body
+    g.send("alice", "HISTORIQUE")
+    wolf = g.to("alice")[0].body
+    assert "MORDRE ivan" in wolf and "MORDRE" not in body
