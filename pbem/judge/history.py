@@ -24,14 +24,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow, InvalidSyntax
-from pbem.core.events import Event, Notice, voided
+from pbem.core.events import Event, Notice, OrdersReceived, voided
 from pbem.core.match import fold
 from pbem.record.story import RUNNING_POSTS, Mark, phase_marks
 from pbem.seats.handover import notice_section
 
 if TYPE_CHECKING:
+    from pbem.core.commands import Command
     from pbem.core.game import PlayerSpec
     from pbem.table.step import Reply
     from pbem.table.table import Table
@@ -119,7 +119,7 @@ def history_phases(
 ) -> list[dict[str, Any]]:
     """The phases asked for, each with its pieces in the order they were sent: the list's
     posts (``public``), the seat's own mails (``private``) and the orders the seat sent
-    (``orders``, as a receipt repeats them)."""
+    (``orders``, as its receipts showed them: the log's ``OrdersReceived`` stamps)."""
     log = table.events
     void = voided(log)
     game_lang = table.setup.lang
@@ -142,9 +142,9 @@ def history_phases(
             )
         pieces = phases[-1]["pieces"]
         if piece["kind"] == "order" and pieces and pieces[-1]["kind"] == "orders":
-            pieces[-1]["lines"].append(piece["line"])
+            pieces[-1]["lines"] += piece["lines"]
         elif piece["kind"] == "order":
-            pieces.append({"kind": "orders", "lines": [piece["line"]]})
+            pieces.append({"kind": "orders", "lines": piece["lines"]})
         else:
             pieces.append(piece)
     return phases
@@ -163,23 +163,10 @@ def _piece(
             section = notice_section(table, table.roster, event, lang, seat)
             return {"kind": "private", **_untagged(section)}
         return None
-    line = _order(table, event, seat, lang)
-    return {"kind": "order", "line": line} if line else None
-
-
-def _order(table: Table, event: Event, seat: str, lang: str) -> str | None:
-    """An order the seat itself sent (``ActionSet``, Dracula's ``Order``), as its receipt
-    repeated it; None for anything else, and for an order the daemon drew for it."""
-    from pbem.table.wording import canonical  # the table imports this module
-
-    actor, verb = getattr(event, "actor", None), getattr(event, "verb", None)
-    if actor != seat or not isinstance(verb, str) or getattr(event, "default", False):
-        return None
-    if not any(s.verb == verb for s in table.rules.all_commands):
-        return None
-    targets = tuple(getattr(event, "targets", ()) or ())
-    command = Command(verb, targets, getattr(event, "word", None), getattr(event, "text", ""))
-    return canonical(table, command, lang)
+    if isinstance(event, OrdersReceived) and event.seat == seat:
+        # the receipt's own words (issue 24's stamp), a passed-on text after its line
+        return {"kind": "order", "lines": list(event.lines)}
+    return None
 
 
 def _untagged(section: dict[str, str]) -> dict[str, str]:
