@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -45,10 +45,21 @@ class Digests:
     replies: Replies
     wake: Callable[[], None]
 
+    _read: dict[str, tuple[int, dict[str, int]]] = field(default_factory=dict)
+    """Per game, the log length read and the subscribers found: a rearm after each mail reads
+    only the events appended since (the log only grows)."""
+
     def due(self, game: Game) -> datetime | None:
         """When the game's next digest goes, or None (no subscriber, the game is over)."""
         table = game.table
-        if not isinstance(table, Table) or table.finished or not subscribers(table.events):
+        if not isinstance(table, Table) or table.finished:
+            return None
+        seen, known = self._read.get(game.id, (0, {}))
+        if seen > len(table.events):  # another table (a reload): read it again
+            seen, known = 0, {}
+        known = subscribers(table.events, seen, known)
+        self._read[game.id] = (len(table.events), known)
+        if not known:
             return None
         return next_digest(self.clock(), self.cfg.digest_hour, table.setup.timezone)
 

@@ -56,10 +56,14 @@ def choice(text: str) -> bool | None:
     raise InvalidSyntax("digest_choice", text=text)
 
 
-def subscribers(events: Sequence[Event]) -> dict[str, int]:
-    """The seats whose digest is on, each with the log index of its choice."""
-    chosen: dict[str, int] = {}
-    for index, event in enumerate(events):
+def subscribers(
+    events: Sequence[Event], start: int = 0, known: Mapping[str, int] | None = None
+) -> dict[str, int]:
+    """The seats whose digest is on, each with the log index of its choice; ``known``: those
+    of ``events[:start]`` already (the daemon reads on from where it stopped)."""
+    chosen: dict[str, int] = dict(known or {})
+    for index in range(start, len(events)):
+        event = events[index]
         if isinstance(event, DigestChosen):
             if event.on:
                 chosen[str(event.seat)] = index

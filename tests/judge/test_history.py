@@ -47,7 +47,10 @@ def test_a_wolf_gets_the_packs_mails_a_villager_never() -> None:
 
 def test_history_in_english_by_phase_and_its_refusals() -> None:
     g = Game(lupus_roles(8), lang="en")
-    g.deadline()
+    g.until("round1")
+    g.post("p4", "VOTE p5")  # LUP-617: a vote on the list is his order too
+    _subject, day, _html = history(g, "p4", "HISTORY day 1")
+    assert "Your orders\n-----------\n  VOTE p5" in day and "Night 1\n" not in day
     subject, body, _html = history(g, "p4", "HISTORY night 1")
     assert subject == "[Lupus in Tabula] History of the game"
     assert 'History of the game Lupus in Tabula: "night 1"' in body
