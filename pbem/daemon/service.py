@@ -224,6 +224,7 @@ class Service:
             self.fault,
             wake,
         )
+        self.digests = Digests(self.cfg, self.games, self.clock, self.replies, wake)
         self.deadlines = Deadlines(
             self.cfg,
             self.games,
@@ -234,7 +235,7 @@ class Service:
             self.relay_list,
             self.fault,
             wake,
-            digests=Digests(self.cfg, self.games, self.clock, self.replies, wake),
+            digests=self.digests,
         )
         self.confirmations = Confirmations(
             self.cfg,

@@ -3,10 +3,10 @@ day's public posts, for the players who read once a day.
 
 ``DIGEST oui|non`` / ``DIGEST on|off`` is the seat's choice, a :class:`DigestChosen` event in the
 log (a substitute keeps it until he says otherwise); ``DIGEST`` alone says where it stands.
-What the subscriber still gets at once: everything he got before (his private prompts and
-results, the game's posts with their deadlines, the list's own copies): the digest adds a daily
-mail, it holds nothing back (with an external list pbem could not stop the list's copies anyway,
-and the reply says so).
+What the subscriber still gets at once: his private prompts and results, and the game
+master's posts with their deadlines. When the daemon is the list it keeps the list's talk for
+his digest instead of copying it to him (pbem/daemon/digests.py); with an external list pbem
+cannot stop the list's copies, and the reply says so.
 
 The daemon's daily job (pbem/daemon/digests.py, at ``[daemon] digest_hour`` in the game's
 time zone) calls :func:`digest_step`, a pure function of the table and the day: the public
@@ -30,7 +30,7 @@ from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.mail.dates import DAYS, MONTHS
 from pbem.mail.plain_text import plain_text
-from pbem.record.story import RUNNING_POSTS, phase_marks
+from pbem.record.story import RUNNING_POSTS, Mark, phase_marks
 from pbem.seats.handover import notice_section
 from pbem.table.step import Outgoing, Step
 
@@ -106,31 +106,55 @@ def last_digest(events: Sequence[Event]) -> DigestSent | None:
     return next((e for e in reversed(events) if isinstance(e, DigestSent)), None)
 
 
-def digest_step(table: Table, day: str) -> Step:
-    """The digest of ``day`` (the game's local date, ISO): one mail per subscriber who has
-    public posts to read since his last digest, and the :class:`DigestSent` event; an empty
-    step when ``day``'s digest went already, or there is nothing to tell."""
+def digest_step(
+    table: Table, day: str, kept: Sequence[Mapping[str, Any]] = (), *, final: bool = False
+) -> Step:
+    """The digest of ``day`` (the game's local date, ISO): one mail per reader who has posts
+    to read since his last digest, and the :class:`DigestSent` event; an empty step when
+    ``day``'s digest went already, or there is nothing to tell. ``kept``: the list posts the
+    daemon relayed and kept for their readers (``index``, ``for``, ``poster``, ``subject``,
+    ``body``; pbem/daemon/digests.py), each told to the seats it was kept for, even one whose
+    digest is off since. ``final``: the game is over; what was kept goes now, whatever
+    the day (a last digest, its own keys)."""
     log = table.events
     last = last_digest(log)
-    if last is not None and last.day >= day:
+    if last is not None and last.day >= day and not final:
         return Step()
     since = last.upto if last is not None else 0
-    seats = subscribers(log)
+    seats = {seat: max(since, chosen) for seat, chosen in subscribers(log).items()}
+    for post in kept:
+        seats.update({str(s): seats.get(str(s), len(log)) for s in post.get("for", ())})
     if not seats:
         return Step()
-    posts = public_posts(table, log, min(max(since, i) for i in seats.values()))
+    posts = public_posts(table, log, min(seats.values()))
+    marks = phase_marks(log, "round" in table.summary())
+    talk = [_kept(post, marks) for post in kept]
     outgoing = []
-    for seat, chosen in sorted(seats.items()):
-        start = max(since, chosen)
+    for seat, start in sorted(seats.items()):
         mine = [p for p in posts if p["index"] >= start]
+        mine += [p for p in talk if seat in p["for"]]
+        mine.sort(key=lambda p: (p["index"], 0 if p["poster"] else 1))
         holder = next((h for h in table.roster.holders if h.seat == seat), None)
         if not mine or holder is None:
             continue
-        outgoing.append(_mail(table, holder.email, holder.lang, seat, day, mine))
+        outgoing.append(_mail(table, holder.email, holder.lang, seat, day, mine, final))
     if not outgoing:
         return Step()
     event = DigestSent(day, len(log))
     return Step((table.rules.codec.encode(event),), tuple(outgoing), (event,))
+
+
+def _kept(post: Mapping[str, Any], marks: Sequence[Mark]) -> dict[str, Any]:
+    """A kept list post with the phase it was posted in."""
+    index = int(post["index"])
+    mark = marks[min(index, len(marks)) - 1] if marks and index > 0 else Mark("setup", 0, 0)
+    return {
+        **post,
+        "for": [str(s) for s in post.get("for", ())],
+        "phase": mark.phase,
+        "number": mark.number,
+        "round": mark.round,
+    }
 
 
 def public_posts(table: Table, log: Sequence[Event], start: int) -> list[dict[str, Any]]:
@@ -156,13 +180,20 @@ def public_posts(table: Table, log: Sequence[Event], start: int) -> list[dict[st
                 "phase": mark.phase,
                 "number": mark.number,
                 "round": mark.round,
+                "poster": "",
             }
         )
     return posts
 
 
 def _mail(
-    table: Table, email: str, lang: str, seat: str, day: str, posts: Sequence[Mapping[str, Any]]
+    table: Table,
+    email: str,
+    lang: str,
+    seat: str,
+    day: str,
+    posts: Sequence[Mapping[str, Any]],
+    final: bool = False,
 ) -> Outgoing:
     params = {
         "game": table.rules.title,
@@ -175,7 +206,7 @@ def _mail(
     markdown = body
     pages = table.pages
     return Outgoing(
-        f"{table.game_id}/digest/{day}/{seat}",
+        f"{table.game_id}/digest/{day}{'/final' if final else ''}/{seat}",
         (email,),
         False,
         subject,

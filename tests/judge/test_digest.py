@@ -40,3 +40,28 @@ def test_digest_in_english_says_where_it_stands() -> None:
     assert "Daily digest: on for you." in g.reply()
     g.mail("p2", "DIGEST maybe")
     assert '✗ DIGEST maybe — I do not understand "maybe"' in g.reply()
+
+
+def test_kept_list_posts_go_to_the_seats_they_were_kept_for_and_at_the_end_at_once() -> None:
+    """A list post the daemon kept for p4's digest is told to p4 even once his digest is off,
+    under its poster's name; the day's digest gone, a final one (the game is over) still goes,
+    with keys of its own."""
+    g = Game(lupus_roles(8), lang="en")
+    g.mail("p4", "DIGEST ON")
+    kept = [
+        {
+            "index": len(g.table.events),
+            "for": ["p4"],
+            "poster": "p5",
+            "subject": "Hi",
+            "body": "I suspect p1.",
+        }
+    ]
+    g.mail("p4", "DIGEST OFF")
+    step = digest_step(g.table, "2026-01-05", kept)
+    (mail,) = step.outgoing
+    assert mail.to == ("p4@example.org",) and "p5: Hi" in mail.body and "I suspect p1." in mail.body
+    g._commit(step)
+    assert digest_step(g.table, "2026-01-05", kept).outgoing == ()
+    (last,) = digest_step(g.table, "2026-01-05", kept, final=True).outgoing
+    assert last.key.endswith("/2026-01-05/final/p4") and last.key != mail.key
