@@ -237,7 +237,17 @@ def sample(name: str) -> Any:
                 ],
             }
         ],
-        "posts": [{"phase": "day", "number": 1, "round": 0, "subject": "Dawn", "body": "b"}],
+        "posts": [
+            {"phase": "day", "number": 1, "round": 0, "poster": "", "subject": "Dawn", "body": "b"},
+            {
+                "phase": "day",
+                "number": 1,
+                "round": 0,
+                "poster": "bob",
+                "subject": "Hi",
+                "body": "b",
+            },
+        ],
     }
     if name in table:
         return table[name]
