@@ -234,6 +234,30 @@ def sample(name: str) -> Any:
         "absences": [{"first": "2026-01-12", "last": "2026-01-14", "why": "vacances"}],
         "dates": [{"first": "2026-01-12", "last": "2026-01-14", "why": ""}],
         "gm": False,
+        # issue 25: a history's phases and a digest's posts
+        "phases": [
+            {
+                "phase": "night",
+                "number": 1,
+                "round": 0,
+                "pieces": [
+                    {"kind": "public", "subject": "Night 1", "body": "Night falls."},
+                    {"kind": "private", "subject": "Your role", "body": "You are the Seer."},
+                    {"kind": "orders", "lines": ["SCAN bob"]},
+                ],
+            }
+        ],
+        "posts": [
+            {"phase": "day", "number": 1, "round": 0, "poster": "", "subject": "Dawn", "body": "b"},
+            {
+                "phase": "day",
+                "number": 1,
+                "round": 0,
+                "poster": "bob",
+                "subject": "Hi",
+                "body": "b",
+            },
+        ],
     }
     if name in table:
         return table[name]

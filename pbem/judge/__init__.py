@@ -38,12 +38,3 @@ SERVICES: dict[str, Service] = {
     "address": address.run,
     "digest": digest.run,
 }
-
-
-MEANINGS: dict[str, dict[str, str]] = {"absence": absence.MEANING}
-"""What AIDE says of a service (its ``h.meaning`` for the games' own commands)."""
-
-
-def meaning(verb: str, lang: str) -> str:
-    """AIDE's words for service ``verb`` in ``lang`` (empty for any other command)."""
-    return MEANINGS.get(verb, {}).get(lang, "")

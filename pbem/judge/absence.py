@@ -42,12 +42,6 @@ if TYPE_CHECKING:
     from pbem.table.step import Reply
     from pbem.table.table import Table
 
-MEANING = {
-    "fr": "déclarer une absence (du 12/01 au 14/01), ABSENCES pour la liste, ABSENCE ANNULER",
-    "en": "declare an absence (from 12/01 to 14/01), ABSENCES to list, ABSENT CANCEL",
-}
-"""What AIDE says of the command."""
-
 _FROM = frozenset({"du", "de", "le", "from", "on", "since"})
 _TO = frozenset({"au", "a", "jusquau", "jusqua", "to", "until", "till", "-", "->"})
 _CANCEL = frozenset({"annuler", "annule", "cancel"})

@@ -11,7 +11,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbem import judge
-from pbem.core.commands import ABSENCE, RULES, Command, Text, parse_line, takes_lines
+from pbem.core.commands import (
+    ABSENCE,
+    DIGEST,
+    HISTORY,
+    RULES,
+    Command,
+    Text,
+    parse_line,
+    takes_lines,
+)
 from pbem.core.errors import CommandError, PartlyRefused, UnknownCommand
 from pbem.core.events import Event, VoteSet
 from pbem.core.game import PlayerSpec
@@ -105,10 +114,10 @@ def run_command(
     are added to ``events``, its line of the receipt to ``reply``; the state after it."""
     if command.verb == "help":  # what this player can send now, how, and until when
         available = table.rules.available(state, player.name)
-        if all(c.verb != "rules" for c in available):  # REGLES works in every phase
-            available = [*available, RULES]
-        if all(c.verb != ABSENCE.verb for c in available):  # issue 25: in every phase
-            available = [*available, ABSENCE]
+        # in every phase (ABSENCE, HISTORY, DIGEST: issue 25)
+        for always in (RULES, ABSENCE, HISTORY, DIGEST):
+            if all(c.verb != always.verb for c in available):
+                available = [*available, always]
         pending = table.rules.deadlines(state)
         reply.topic = reply.topic or "help"
         reply.helped = player.name
@@ -119,10 +128,7 @@ def run_command(
                 {
                     "game": table.rules.id,
                     "folder": table.rules.templates,
-                    "commands": [
-                        {**syntax(c, player.lang), "meaning": judge.meaning(c.verb, player.lang)}
-                        for c in available
-                    ],
+                    "commands": [syntax(c, player.lang) for c in available],
                     "deadline": min(pending.values()).isoformat() if pending else None,
                 },
             )
@@ -148,7 +154,7 @@ def run_command(
     if service is not None:  # issue 25: the judges' services, the same in every game
         try:
             return service(table, state, player, command, line, now, events, reply)
-        except CommandError as exc:
+        except CommandError as exc:  # refused with its reason, as the rules' refusals are
             reply.rejected.append(
                 {"line": line, "reason": reason(table, exc, player.lang, player.name)}
             )
