@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from pbem.core.commands import Command, CommandSpec, Player, Text
 from pbem.desk.common import Result, verb
-from pbem.judge.absence import act
 
 if TYPE_CHECKING:
     from pbem.table import Table
@@ -28,6 +27,9 @@ HELP = {
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+    # imported here: pbem.judge's services import the table, which imports the desk
+    from pbem.judge.absence import act
+
     seat = command.targets[0]
     events, _ = act(table, table.state, seat, command.text, now, by=admin)
     listed = act(table, table.state, seat, "", now, events, by=admin)[1]
