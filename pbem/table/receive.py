@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from pbem.core.errors import CommandError, ListClosed, MailError, NotAPlayer
 from pbem.core.events import Event, PhaseClosed
 from pbem.core.game import PlayerSpec
+from pbem.judge.address import confirmation
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.seats.substitution import bench_offer, replaced_refusal
@@ -63,6 +64,10 @@ def receive_mail(
         offered = bench_offer(table, msg, sender, key[:16], message_id, admins)
         if offered is not None:
             return offered
+        # ADRESSE/ADDRESS <code>: a seat's new address confirmed (issue 25, pbem/judge/address.py)
+        moved = confirmation(table, msg, sender, key[:16], message_id, now, relay=relay, admins=admins)
+        if moved is not None:
+            return moved
         late = _late_stranger(table, msg, sender, key[:16], message_id, admins)
         if late is not None:  # a sign-up word after the start
             return late
