@@ -65,7 +65,9 @@ def receive_mail(
         if offered is not None:
             return offered
         # ADRESSE/ADDRESS <code>: a seat's new address confirmed (issue 25, pbem/judge/address.py)
-        moved = confirmation(table, msg, sender, key[:16], message_id, now, relay=relay, admins=admins)
+        moved = confirmation(
+            table, msg, sender, key[:16], message_id, now, relay=relay, admins=admins
+        )
         if moved is not None:
             return moved
         late = _late_stranger(table, msg, sender, key[:16], message_id, admins)
