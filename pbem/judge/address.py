@@ -45,6 +45,7 @@ from pbem.core.match import fold
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import extract
 from pbem.mail.threads import plus_address
+from pbem.seats.substitution import replaced_refusal
 
 if TYPE_CHECKING:
     from pbem.core.commands import Command
@@ -245,8 +246,8 @@ def _confirmed(
         if (p := pending_request(table.events, seat.seat)) is not None
         and p.email.lower() == sender.lower()
     ]
-    if not waiting:
-        raise NotAPlayer("address_not_awaited", address=sender)
+    if not waiting:  # an address whose seat moved or changed hands is told so
+        raise replaced_refusal(table, sender) or NotAPlayer("address_not_awaited", address=sender)
     if not words:  # the rest of a line is the Subject's words after the code: not read
         raise InvalidSyntax("address_code_missing")
     code = words[0].strip("<>").lower()
