@@ -250,7 +250,7 @@ def _confirmed(
         raise replaced_refusal(table, sender) or NotAPlayer("address_not_awaited", address=sender)
     if not words:  # the rest of a line is the Subject's words after the code: not read
         raise InvalidSyntax("address_code_missing")
-    code = words[0].strip("<>").lower()
+    code = words[0].strip("<>").rstrip(":;,.!").lower()  # "ADDRESS <code>: confirm ..."
     matching = [p for p in waiting if verify_secret(code, p.code)]
     live = [p for p in matching if now < p.expires]
     if not live:

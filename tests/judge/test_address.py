@@ -73,18 +73,25 @@ def test_a_new_address_confirmed_by_a_plain_reply_plays_and_the_old_one_is_refus
     assert NEW in members and "p3@example.org" not in members
 
 
-def test_in_english_the_code_line_sent_from_the_new_address_confirms() -> None:
-    g = game("en")
+def test_in_english_a_reply_confirms_and_a_code_line_moves_the_seat_back() -> None:
+    g = game("en", codes=(CODE, OTHER))
     g.mail("p3", "ADDRESS p3.new@example.net")
     assert "A confirmation code has just been mailed to" in g.reply()
     (code_mail,) = sent_to(g, NEW)
     assert code_mail.subject == f"[Lupus in Tabula] ADDRESS {CODE}: confirm your new address"
-    g.mail(NEW, f"Hello,\nADDRESS {CODE}\nBye")
+    g.mail(NEW, "Thanks", subject=f"Re: {code_mail.subject}")  # "<code>:" read as the code
     assert "Done: in Lupus in Tabula, p3 plays from this address" in g.reply()
     assert "moves to a new address" in body_to(g, GM)
     g.mail(NEW, "SCAN p1")
     assert "✓ SCAN p1" in g.reply()
     g.mail("p3", "SCAN p2")
+    assert "is played from another address now" in g.reply()
+    # back to the first address (a former address may be taken again): the code in a body line
+    g.mail(NEW, "ADDRESS p3@example.org")
+    g.mail("p3", f"Hello,\nADDRESS {OTHER}\nBye")
+    assert "Done: in Lupus in Tabula, p3 plays from this address" in g.reply()
+    assert g.table.player_emails["p3"] == "p3@example.org"
+    g.mail(NEW, "STATUS")
     assert "is played from another address now" in g.reply()
 
 
