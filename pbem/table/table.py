@@ -62,8 +62,9 @@ class Table:
         self._idle: IdleCount | None = None
         self._chain: ChainCursor | None = None
         self.code_source: CodeSource = new_code
-        """Where the codes a command mails come from (issue 25, ADRESSE): :mod:`secrets`;
-        ``pbem simulate`` gives the seed's, so that a transcript plays the same twice."""
+        """Where the codes a command mails come from (issue 25, ADRESSE): the sign-up codes'
+        source, never the rules' draws; ``pbem simulate`` gives the seed's, so that a
+        transcript plays the same twice."""
         for spec in setup.players:
             for reserved in rules.all_commands:
                 if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
