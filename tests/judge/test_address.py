@@ -259,3 +259,19 @@ def test_the_stored_address_transcript_plays_through_pbem_simulate() -> None:
     again = [o["mail"] for o in simulate(lines) if "mail" in o]
     assert again == mails
     assert json.dumps(out[-1])  # the state line
+
+
+def test_the_open_record_keeps_one_tenure_and_shows_the_change_as_an_act() -> None:
+    """The cast's tenure is the player's, not his address's: a new address starts none (a
+    substitution does); the change is one of the acts, its addresses as their digests."""
+    from pbem.record.export import game_record
+
+    g = game("fr")
+    g.mail("p3", f"ADRESSE {NEW}")
+    g.mail(NEW, f"ADRESSE {CODE}")
+    record = game_record(g.table)
+    (seat,) = [c for c in record["cast"] if c["seat"] == "p3"]
+    assert [h["name"] for h in seat["holders"]] == ["p3"]
+    acts = [a for p in record["phases"] for a in p["acts"]]
+    assert [a["type"] for a in acts] == ["AddressAsked", "AddressChanged"]
+    assert NEW not in json.dumps(record) and CODE not in json.dumps(record)
