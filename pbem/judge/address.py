@@ -113,6 +113,13 @@ def run(
     return state
 
 
+def moves_seat(command: Command) -> bool:
+    """Whether ``command`` asks to move a seat to a new address: the stronger authentication
+    the game master chose for irreversible commands (``[auth] final_methods``) is asked of it
+    too, since a forged request confirmed from the forger's mailbox would take the seat."""
+    return command.verb == "address" and "@" in command.text
+
+
 def _shown(pending: AddressAsked | None, now: datetime) -> dict[str, str] | None:
     if pending is None or pending.expires <= now:
         return None

@@ -275,3 +275,19 @@ def test_the_open_record_keeps_one_tenure_and_shows_the_change_as_an_act() -> No
     acts = [a for p in record["phases"] for a in p["acts"]]
     assert [a["type"] for a in acts] == ["AddressAsked", "AddressChanged"]
     assert NEW not in json.dumps(record) and CODE not in json.dumps(record)
+
+
+def test_a_request_needs_the_stronger_authentication_when_the_game_master_chose_one() -> None:
+    """``[auth] final_methods``: a mail that passed only the ordinary layers may not move the
+    seat (a forged request, confirmed from the forger's mailbox, would take it away); asking
+    what address plays, or cancelling, needs no more than any command."""
+    from email.message import EmailMessage
+
+    g = game("en")
+    for body, refused in ((f"ADDRESS {NEW}", True), ("ADDRESS", False)):
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Message-ID"] = "p3@example.org", "mod@example.org", f"<{body}>"
+        msg.set_content(body)
+        g._commit(g.table.receive(msg, channel="private", now=g.now, strong=False))
+        assert ("needs the stronger authentication" in g.reply()) is refused
+    assert not [m for m in g.sent if NEW in m.to]
