@@ -291,3 +291,42 @@ def test_a_request_needs_the_stronger_authentication_when_the_game_master_chose_
         g._commit(g.table.receive(msg, channel="private", now=g.now, strong=False))
         assert ("needs the stronger authentication" in g.reply()) is refused
     assert not [m for m in g.sent if NEW in m.to]
+
+
+@pytest.mark.parametrize(
+    ("game_id", "lang"),
+    [
+        ("lupus-in-tabula", "fr"),
+        ("loup-garou", "en"),
+        ("chasse-aux-sorcieres", "fr"),
+        ("dracula", "en"),
+    ],
+)
+def test_every_game_moves_a_seat_alike_and_it_keeps_playing(game_id: str, lang: str) -> None:
+    """A kernel service: no game's rules see it, so the seat's next order counts (its HELP
+    answered from the new address, with the game's own commands)."""
+    from email.message import EmailMessage
+
+    from pbem.tools.demo import demo_setup
+    from pbem.tools.simulate import EPOCH
+
+    table, step = Table.new(demo_setup(game_id, 0, 1, lang), EPOCH)
+    table.apply(step)
+    table.code_source = lambda: CODE
+    seat, old = next(iter(table.player_emails.items()))
+    keyword = "ADRESSE" if lang == "fr" else "ADDRESS"
+
+    def send(sender: str, body: str) -> str:
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Message-ID"] = sender, "mj@village.example", f"<{body}>"
+        msg.set_content(body)
+        step = table.receive(msg, channel="private", now=EPOCH)
+        table.apply(step)
+        return "\n".join(o.body for o in step.outgoing if o.to == (sender,))
+
+    send(old, f"{keyword} {NEW}")
+    send(NEW, f"{keyword} {CODE}")
+    assert table.player_emails[seat] == NEW
+    helped = send(NEW, "AIDE" if lang == "fr" else "HELP")
+    assert keyword in helped and "✗" not in helped
+    assert "✗" in send(old, "AIDE" if lang == "fr" else "HELP")
