@@ -84,7 +84,6 @@ def run(
                 raise IllegalNow("address_nothing_pending")
             events.append(AddressDropped(seat, pending.email))
             params = {"address": pending.email}
-            reply.accepted.append({"line": line, "deadline": None, "final": True})
             reply.extra.append(table.renderer.text("judge/address_cancelled", lang, params))
             return state
         if len(words) > 1 or "@" not in words[0]:
@@ -107,7 +106,8 @@ def run(
     events.append(asked_event)
     replaced = pending.email if pending is not None and pending.expires > now else None
     params = {"address": email, "until": asked_event.expires.isoformat(), "replaced": replaced}
-    reply.accepted.append({"line": line, "deadline": None, "final": True})
+    # said in the texts, not as an accepted order: the log's stamp of a mail's orders
+    # (OrdersReceived) goes into the open record, which never shows an address
     reply.extra.append(table.renderer.text("judge/address_asked", lang, params))
     reply.mails.append(_code_mail(table, player, asked_event, code, len(log)))
     return state
