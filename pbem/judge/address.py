@@ -76,7 +76,12 @@ def run(
     pending = pending_request(log, seat)
     try:
         if not words:
-            params = {"address": player.email, "pending": _shown(pending, now)}
+            live = pending is not None and pending.expires > now
+            params = {
+                "address": player.email,
+                "pending": pending.email if pending is not None and live else None,
+                "until": pending.expires.isoformat() if pending is not None and live else None,
+            }
             reply.extra.append(table.renderer.text("judge/address_status", lang, params))
             return state
         if fold(words[0]) in _CANCEL and len(words) == 1:
@@ -118,12 +123,6 @@ def moves_seat(command: Command) -> bool:
     the game master chose for irreversible commands (``[auth] final_methods``) is asked of it
     too, since a forged request confirmed from the forger's mailbox would take the seat."""
     return command.verb == "address" and "@" in command.text
-
-
-def _shown(pending: AddressAsked | None, now: datetime) -> dict[str, str] | None:
-    if pending is None or pending.expires <= now:
-        return None
-    return {"address": pending.email, "until": pending.expires.isoformat()}
 
 
 def pending_request(log: Iterable[Event], seat: str) -> AddressAsked | None:

@@ -145,7 +145,7 @@ def test_a_code_back_wrong_late_cancelled_or_replaced_is_refused_with_its_reason
     g.mail("p3", "ADRESSE")
     assert f"Un changement vers {NEW} attend sa confirmation" in g.reply()
     g.mail("p3", "ADRESSE ANNULER")
-    assert "est abandonnée" in g.reply()
+    assert "vous annulez la demande pour" in g.reply()
     g.mail(NEW, f"ADRESSE {OTHER}")
     assert "Aucun siège de cette partie n'attend cette adresse" in g.reply()
     # a code past its 48 hours
