@@ -126,6 +126,9 @@ def test_a_confirmed_new_address_plays_the_old_is_refused_and_the_relayed_list_f
             log=d.log,
         )
         assert len(_public(stack, CAROL)) == before[CAROL]
+        # the game master's ADDRESS from the shell is checked at once, as `pbem seat replace`
+        r = pbem_in_process(cfg, "admin", "g1", "ADDRESS", "dave", NEW)
+        assert r.returncode != 0 and "already plays in this game (carol's seat)" in r.stderr
         assert d.stop() == 0
     finally:
         d.kill()
