@@ -11,7 +11,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbem import judge
-from pbem.core.commands import ADDRESS, RULES, Command, Text, parse_line, takes_lines
+from pbem.core.commands import (
+    ADDRESS,
+    DIGEST,
+    HISTORY,
+    RULES,
+    Command,
+    Text,
+    parse_line,
+    takes_lines,
+)
 from pbem.core.errors import CommandError, PartlyRefused, UnknownCommand
 from pbem.core.events import Event, VoteSet
 from pbem.core.game import PlayerSpec
@@ -105,10 +114,10 @@ def run_command(
     are added to ``events``, its line of the receipt to ``reply``; the state after it."""
     if command.verb == "help":  # what this player can send now, how, and until when
         available = table.rules.available(state, player.name)
-        if all(c.verb != "rules" for c in available):  # REGLES works in every phase
-            available = [*available, RULES]
-        if all(c.verb != "address" for c in available):  # ADRESSE too (issue 25)
-            available = [*available, ADDRESS]
+        # in every phase (HISTORY, DIGEST, ADDRESS: issue 25)
+        for always in (RULES, HISTORY, DIGEST, ADDRESS):
+            if all(c.verb != always.verb for c in available):
+                available = [*available, always]
         pending = table.rules.deadlines(state)
         reply.topic = reply.topic or "help"
         reply.helped = player.name
@@ -145,7 +154,7 @@ def run_command(
     if service is not None:  # issue 25: the judges' services, the same in every game
         try:
             return service(table, state, player, command, line, now, events, reply)
-        except CommandError as exc:  # refused with its reason, like the rules' commands
+        except CommandError as exc:  # refused with its reason, as the rules' refusals are
             reply.rejected.append(
                 {"line": line, "reason": reason(table, exc, player.lang, player.name)}
             )
