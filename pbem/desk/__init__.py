@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from pbem.core.commands import Command, CommandSpec
 from pbem.desk import (
     absence,
+    address,
     announce,
     close,
     end,
@@ -46,6 +47,7 @@ COMMANDS: tuple[DeskCommand, ...] = (
     rollback,
     replace,
     absence,
+    address,
     help,
 )
 """Every desk command, in the order ``AIDE``/``HELP`` lists them."""

@@ -40,6 +40,7 @@ KNOWN_CIRCLES = (
             f"pbem.desk.{m}"
             for m in [
                 "absence",  # issue 25: the game master's ABSENCE, like its siblings
+                "address",  # issue 25: a desk command typed over the Table like the others
                 "announce",
                 "close",
                 "common",
