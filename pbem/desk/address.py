@@ -19,7 +19,6 @@ from pbem.core.commands import Command, CommandSpec, Player, Text
 from pbem.core.errors import IllegalNow, InvalidSyntax
 from pbem.core.events import AddressChanged
 from pbem.desk.common import Result, verb
-from pbem.judge.address import check_free
 
 if TYPE_CHECKING:
     from pbem.table import Table
@@ -47,6 +46,9 @@ def change(
     holder = table.roster.by_seat(seat)
     if email == holder.email.lower():
         raise IllegalNow("address_desk_same", name=seat, address=email)
+    # imported here: pbem.judge's services import the table, which imports the desk
+    from pbem.judge.address import check_free
+
     check_free(table, email, (*admins, *([admin] if admin else [])))
     return AddressChanged(seat, holder.email, email, by=admin or "admin")
 
