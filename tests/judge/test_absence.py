@@ -104,10 +104,14 @@ def test_help_lists_absence_in_both_languages() -> None:
     g = DeskGame("dracula", lang="fr")
     human = g.names[1]
     g.mail(human, "AIDE")
-    assert "  ABSENCE [texte] — déclarer une absence (du 12/01 au 14/01)" in receipt(g, human)
+    assert "  ABSENCE [du 12/01 au 14/01 raison|ANNULER] — déclarer une absence (ou l'annuler)" in (
+        receipt(g, human)
+    )
     g = DeskGame("dracula", lang="en")
     g.mail(human, "HELP")
-    assert "  ABSENT [text] — declare an absence (from 12/01 to 14/01)" in receipt(g, human)
+    assert "  ABSENT [from 12/01 to 14/01 reason|CANCEL] — declare an absence (or cancel it)" in (
+        receipt(g, human)
+    )
 
 
 def test_the_game_master_declares_lists_and_cancels_a_players_absence_by_mail() -> None:
