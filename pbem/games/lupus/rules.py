@@ -224,6 +224,14 @@ class LupusInTabula(VillageRules[LupusState]):
                 )
         return events
 
+    def allows(
+        self, state: LupusState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> bool:
+        """:meth:`decide`'s verdict; a vote's without its running tally (issue 23)."""
+        if command.verb in ("vote", "unvote") and state.outcome is None and state.phase != "over":
+            return day.vote_refusal(state, actor, command, channel) is None
+        return super().allows(state, actor, command, now, channel)
+
     def _check_probe_not_final(self, state: LupusState, actor: PlayerId) -> None:
         # LUP-D04 (seer_result_timing = immediate): the first probe is final and already
         # answered, so neither PASS nor CANCEL SCAN may withdraw it (and open a second one).
