@@ -1,6 +1,7 @@
 """The quick actions' check-only entry point (issue 23): ``Rules.allows`` answers as ``decide``
-for every vote and withdrawal of every reader, on every channel, at every step of a bot game,
-without making the running tally (LUP-607, LUP-617..LUP-620, LUP-408, LUP-D18, LUP-D22)."""
+for every vote, withdrawal and night action of every player, on every channel, at every step of
+a bot game, without making the events (the running tally, the relays): LUP-607,
+LUP-617..LUP-620, LUP-408, LUP-D18, LUP-D22; LUP-380, LUP-610, LUP-611, LUP-616, LUP-D05."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import random
 from pbem.core.commands import Command
 from pbem.core.errors import CommandError
 from pbem.core.ids import PlayerId
+from pbem.games.lupus.roles import NIGHT_VERBS
 from pbem.table import Step, Table
 from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH
 
 
-def test_allows_agrees_with_decide_on_every_vote_of_a_game() -> None:
+def test_allows_agrees_with_decide_on_every_vote_and_night_action_of_a_game() -> None:
     table, opening = Table.new(demo_setup("lupus-in-tabula", 8, 4, "fr"), EPOCH)
     table.apply(opening)
     rules, checked, taken = table.rules, 0, 0
@@ -27,7 +29,9 @@ def test_allows_agrees_with_decide_on_every_vote_of_a_game() -> None:
         original(step)
         state, now = table.state, max(table.deadlines().values(), default=EPOCH)
         for actor in names:
-            for command in [Command("unvote"), *(Command("vote", (t,)) for t in names)]:
+            verbs = ("vote", *NIGHT_VERBS)
+            targeted = [Command(v, (t,)) for v in verbs for t in names]
+            for command in [Command("unvote"), *targeted]:
                 for channel in ("list", "private"):
                     try:
                         rules.decide(state, actor, command, now, channel)
