@@ -270,9 +270,23 @@ def _keyword_words(keyword: str) -> tuple[str, ...]:
 
 def looks_like_command(token: str, specs: Iterable[CommandSpec]) -> list[str]:
     """Keywords close to ``token``: a typo of a command rather than free text."""
+    specs = specs if isinstance(specs, tuple | list) else tuple(specs)
+    key = (fold(clean_token(token)), tuple(map(id, specs)))
+    known = _CLOSE.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], specs, strict=True)):
+        return list(known[1])
     keywords = {fold(k): k for s in specs for k in s.fr + s.en if " " not in k}
-    close = difflib.get_close_matches(fold(clean_token(token)), list(keywords), n=2, cutoff=0.75)
-    return [keywords[c] for c in close]
+    close = difflib.get_close_matches(key[0], list(keywords), n=2, cutoff=0.75)
+    if len(_CLOSE) > 4096:  # every word a player writes first on a line: bounded
+        _CLOSE.clear()
+    found = [keywords[c] for c in close]
+    _CLOSE[key] = (tuple(specs), tuple(found))
+    return found
+
+
+_CLOSE: dict[tuple[str, tuple[int, ...]], tuple[Sequence[CommandSpec], tuple[str, ...]]] = {}
+"""The keywords close to a word, by (word folded, the specs' ids): difflib's comparison of a
+line's first word with every keyword is a mail's dearest parse (free text, a Subject)."""
 
 
 def takes_lines(line: str, specs: Iterable[CommandSpec]) -> bool:
