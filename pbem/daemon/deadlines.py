@@ -11,15 +11,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from pbem.core.absences import away_at
 from pbem.daemon.config import Config
-from pbem.daemon.jobs import DeadlineJob, Job, ReminderJob, instance_id
+from pbem.daemon.digests import Digests
+from pbem.daemon.jobs import DeadlineJob, DigestJob, Job, ReminderJob, instance_id
 from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import FaultHook, Game, Scheduler
 from pbem.daemon.relay import Relay
 from pbem.daemon.replies import Replies
 from pbem.daemon.seats import shown_name
 from pbem.daemon.threads import game_addressing
-from pbem.daemon.work import Deadline, Reminder, Work
+from pbem.daemon.unheard import unheard_step
+from pbem.daemon.work import Call, Deadline, Reminder, Work
 from pbem.mail.envelope import build_outgoing
 from pbem.mail.html import alternative
 from pbem.mail.threads import Note, dress
@@ -48,6 +51,8 @@ class Deadlines:
     wake: Callable[[], None]
     interrupt: Callable[[], None] = lambda: None
     fetch_first: bool = False
+    digests: Digests | None = None
+    """The daily digest's timer is armed with the game's deadlines (issue 25)."""
     #: scheduler-fired deadlines the IMAP loop resolves after fetching (issue 10 item 4):
     #: (game id, key) → the timer resolving it anyway if the mailbox cannot be read
     due: dict[tuple[str, str], asyncio.TimerHandle] = field(default_factory=dict)
@@ -79,7 +84,27 @@ class Deadlines:
                     job = ReminderJob(game.id, key, hours)
                     jobs.add(job)
                     self.scheduler.arm(job, at, self._remind_callback(game.id, key, hours))
+        digest = self.digests.due(game) if self.digests is not None else None
+        if digest is not None:
+            job = DigestJob(game.id)
+            jobs.add(job)
+            self.scheduler.arm(job, digest, self._digest_callback(game.id))
         self.scheduler.disarm_game(game.id, keep=jobs)
+
+    def _digest_callback(self, game_id: str) -> Callable[[], Awaitable[None]]:
+        async def fire() -> None:
+            self.submit(Call(lambda: self._send_digest(game_id)))
+
+        return fire
+
+    def _send_digest(self, game_id: str) -> int:
+        """The writer sends the digest, then arms the next day's."""
+        assert self.digests is not None
+        sent = self.digests.send(game_id)
+        game = self.games.get(game_id)
+        if game is not None:
+            self.rearm(game)
+        return sent
 
     def _remind_callback(
         self, game_id: str, key: str, hours: float
@@ -108,9 +133,10 @@ class Deadlines:
         left = max(0.0, (when - now).total_seconds() / 3600)
         rows = []
         emails = game.table.player_emails
+        away = away_at(getattr(game.table, "events", ()), when)  # issue 25: no reminder
         for name in sorted(awaiting()):
             to = emails.get(str(name))
-            if not to:
+            if not to or name in away:
                 continue
             lang = game.table.player_langs.get(str(name), self.cfg.language)
             subject, body = self.replies.texts.mail(
@@ -382,10 +408,16 @@ class Deadlines:
             row = self.replies.public_row(
                 game, f"extend:{game_id}:{key}:{new.isoformat()}", subject, body, now
             )
+            # issue 25: nobody could be heard across the missed deadline (forgiven); a clock
+            # jump lost no mail
+            unheard = None if clock_jump else unheard_step(game, [""], "outage", now)
             game.store.commit(
+                events=unheard.events if unheard else (),
                 outbox=[row],
                 deadline={**state, "key": rid, "state": "open", "extended_to": new.isoformat()},
             )
+            if unheard is not None:
+                game.table.apply(unheard)
             log.warning(
                 "game %s: deadline %s extended to %s after %s",
                 game_id,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -42,6 +42,8 @@ class Renderer:
         self._exists: dict[tuple[str, str], bool] = {}
         """Whether a template exists, by (template, language): the templates are fixed while
         the process runs (``auto_reload`` off), so one ``stat`` each, not one per refusal."""
+        self._kept: dict[tuple[str, str, str], tuple[str, str]] = {}
+        """Rendered mails by (template, language, params' repr): :meth:`mail_kept`."""
         self._when: dict[tuple[str | datetime, str], str] = {}
         """Deadlines as written, by (value, language): a phase's deadline is written in
         every mail of the phase."""
@@ -59,6 +61,7 @@ class Renderer:
         env.filters["when"] = lambda value: self.when(value, lang)
         env.filters["names"] = lambda value: join_names(value, lang)
         env.filters["duration"] = lambda value: duration(value, lang)
+        env.filters["day"] = lambda value: day(value, lang)
         env.filters["g"] = agree
         env.filters["gender"] = gender_of
         if lang == "fr":  # elision and contraction, done once here rather than in each sentence
@@ -114,6 +117,18 @@ class Renderer:
         subject, _, body = self.text(template, lang, params).partition("\n")
         return subject.strip(), body.strip("\n") + "\n"
 
+    def mail_kept(self, template: str, lang: str, params: Mapping[str, Any]) -> tuple[str, str]:
+        """:meth:`mail`, kept by the params' ``repr`` for the mails many players are sent alike
+        (a receipt says the same to each player who sent the same line in the same phase):
+        ``params`` must be plain data (str, numbers, None, lists and dicts of them)."""
+        key = (template, lang, repr(params))
+        kept = self._kept.get(key)
+        if kept is None:
+            if len(self._kept) > 1024:  # a long-running daemon: bounded
+                self._kept.clear()
+            kept = self._kept[key] = self.mail(template, lang, params)
+        return kept
+
     def names(self) -> Iterable[str]:
         """Every template name (for the test that renders them all)."""
         for lang in LANGS:
@@ -144,6 +159,14 @@ def join_names(value: Iterable[Any], lang: str) -> str:
         return items[0]
     word = " et " if lang == "fr" else " and "
     return ", ".join(items[:-1]) + word + items[-1]
+
+
+def day(value: object, lang: str) -> str:
+    """A calendar day (ISO ``2027-01-12``) as players read it: ``mardi 12 janvier``,
+    ``Tue 12 Jan`` (an absence's first and last days, issue 25)."""
+    moment = date.fromisoformat(str(value))  # str(): a missing one raises as undefined
+    weekday, month = DAYS[lang][moment.weekday()], MONTHS[lang][moment.month - 1]
+    return f"{weekday} {moment.day} {month}"
 
 
 def duration(seconds: float, lang: str) -> str:

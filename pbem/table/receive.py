@@ -12,9 +12,10 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
-from pbem.core.errors import CommandError, ListClosed, MailError, NotAPlayer
-from pbem.core.events import Event, PhaseClosed
+from pbem.core.errors import CommandError, IllegalNow, ListClosed, MailError, NotAPlayer
+from pbem.core.events import Event, OrdersReceived, PhaseClosed
 from pbem.core.game import PlayerSpec
+from pbem.judge.address import confirmation, moves_seat
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.seats.substitution import bench_offer, replaced_refusal
@@ -63,6 +64,12 @@ def receive_mail(
         offered = bench_offer(table, msg, sender, key[:16], message_id, admins)
         if offered is not None:
             return offered
+        # ADRESSE/ADDRESS <code>: a seat's new address confirmed (issue 25, pbem/judge/address.py)
+        moved = confirmation(
+            table, msg, sender, key[:16], message_id, now, relay=relay, admins=admins
+        )
+        if moved is not None:
+            return moved
         late = _late_stranger(table, msg, sender, key[:16], message_id, admins)
         if late is not None:  # a sign-up word after the start
             return late
@@ -119,10 +126,15 @@ def receive_mail(
             post="relay",
             deferred=tuple(line for line, _command in commands),
         )
+    orders_at = len(events)
     for line, command in commands:
         if not strong and table.rules.final(state, player.name, command.verb):
             refusal = table.renderer.text("reasons/final_needs_auth", player.lang, {})
             reply.rejected.append({"line": line, "reason": refusal})
+            continue
+        if not strong and moves_seat(command):  # issue 25: the seat itself would go elsewhere
+            weak = reason(table, IllegalNow("address_needs_auth"), player.lang)
+            reply.rejected.append({"line": line, "reason": weak})
             continue
         state = run_command(table, state, player, command, line, now, channel, events, reply)
     # early close (LUP-D29) is off unless the options turn it on; a paused game closes
@@ -138,6 +150,8 @@ def receive_mail(
             reply.extra.append(table.renderer.text("common/closed_early", player.lang, {}))
     if channel == "private" and not reply:
         reply.extra.append(table.renderer.text("common/no_command", player.lang, {}))
+    if reply.accepted:  # inserted last: the draws above count the rules' events only
+        events.insert(orders_at, received(player, reply, now))
     step = step_of(
         table,
         events,
@@ -223,3 +237,14 @@ def release_post(table: Table, msg: EmailMessage, now: datetime) -> Step:
             table, [], (player, dropped, key.hexdigest()[:16], message_id), post="refused"
         )
     return Step(post="relay")
+
+
+def received(player: PlayerSpec, reply: Reply, now: datetime) -> OrdersReceived:
+    """The stamp of a mail's accepted orders (issue 24, pbem/record/chain.py): each line as
+    the receipt shows it, a passed-on text (DRA-421) after its line."""
+    lines: list[str] = []
+    for entry in reply.accepted:
+        lines.append(entry["line"])
+        if entry.get("text"):
+            lines.append(entry["text"])
+    return OrdersReceived(player.name, now, tuple(lines))

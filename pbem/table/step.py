@@ -137,7 +137,7 @@ class Reply:
     rejected: list[Rejected] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
-    topic: Literal["", "help", "rules"] = ""
+    topic: Literal["", "help", "rules", "history"] = ""
     """``help`` or ``rules`` when the mail asked for AIDE or REGLES: the Subject says so (when
     the reply holds nothing else)."""
     markdown: bool = False
@@ -146,6 +146,9 @@ class Reply:
     helped: str = ""
     """The player an AIDE answered: his reply's HTML has a quick action per command it lists
     that has a fixed form (issue 15)."""
+    mails: list[Outgoing] = field(default_factory=list)
+    """Mails a command sends to others than its sender, after the receipt (issue 25, ADRESSE:
+    the code to the new address)."""
 
     def __bool__(self) -> bool:
         return bool(self.accepted or self.rejected or self.extra)

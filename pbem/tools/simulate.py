@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import email
 import email.policy
+import hashlib
+import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pbem.core.errors import PbemError, SetupError, TranscriptError
+from pbem.judge.digest import digest_step
 from pbem.mail.inbound import parse_once_policy
 from pbem.signup.table import SignupTable
 from pbem.table import Outgoing, Step, Table
@@ -36,7 +40,8 @@ def read_transcript(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]
             raise TranscriptError(f"line {number}: malformed JSON ({exc.msg})") from None
         if not isinstance(item, dict) or len(item) != 1:
             raise TranscriptError(
-                f'line {number}: expected one of {{"setup"}}, {{"mail"}}, {{"deadline"}}'
+                f'line {number}: expected one of {{"setup"}}, {{"mail"}}, {{"deadline"}}, '
+                f'{{"digest"}}'
             )
         yield number, item
 
@@ -103,6 +108,7 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         table, step = SignupTable.open(setup, now)
     else:
         table, step = Table.new(setup, now)
+        table.code_source = transcript_codes(setup)
     moderator = str(setup.get("moderator", "moderator"))
     list_address = str(setup.get("list", "list"))
     yield from _commit(table, step, now)
@@ -120,6 +126,11 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
             key, when = min(pending.items(), key=lambda kv: kv[1])
             now = max(now, when)
             step = table.on_deadline(key, now)
+        elif kind == "digest":  # the daily digest the daemon would send now (issue 25)
+            if value is not True or not isinstance(table, Table):
+                raise TranscriptError(f'line {number}: a digest line is {{"digest": true}}')
+            day = now.astimezone(ZoneInfo(table.setup.timezone)).date().isoformat()
+            step = digest_step(table, day)
         elif kind == "setup":
             raise TranscriptError(f"line {number}: a second setup line")
         else:
@@ -128,6 +139,15 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     # the holders' names (issue 13); a lobby that never started has no seats to show
     shown = getattr(table, "shown_summary", None)
     yield {"state": shown() if shown is not None else table.summary()}
+
+
+def transcript_codes(setup: dict[str, Any]) -> Callable[[], str]:
+    """The codes a transcript's commands mail (issue 25, ADRESSE), drawn from the setup's
+    seed rather than :mod:`secrets`: a dry run plays the same twice, so a transcript may send
+    back the code it will be given (``sha256(seed|n)``, its first 32 hex digits)."""
+    numbers = itertools.count(1)
+    seed = str(setup.get("seed", ""))
+    return lambda: hashlib.sha256(f"{seed}|code|{next(numbers)}".encode()).hexdigest()[:32]
 
 
 def _commit(table: Table | SignupTable, step: Step, now: datetime) -> Iterator[dict[str, Any]]:
