@@ -33,7 +33,6 @@ PROBE = """<!DOCTYPE html><html><body style="margin:0">
 %s
 <script>
 const frames = [...document.querySelectorAll("iframe")];
-let loaded = 0;
 function measure(f) {
   const d = f.contentDocument, root = d.documentElement;
   const wide = [...d.querySelectorAll("body *")]
@@ -46,9 +45,10 @@ function measure(f) {
     charts: d.querySelectorAll("svg[role=img] title").length,
   };
 }
-for (const f of frames) f.addEventListener("load", () => {
-  if (++loaded === frames.length)
-    document.body.setAttribute("data-layout", JSON.stringify(frames.map(measure)));
+// the page's load event comes once every frame has loaded (a frame's own load event may come
+// before this script has run)
+window.addEventListener("load", () => {
+  document.body.setAttribute("data-layout", JSON.stringify(frames.map(measure)));
 });
 </script></body></html>"""
 FRAME = '<iframe style="width:%dpx;height:%dpx;border:0;display:block" srcdoc="%s"></iframe>'

@@ -78,13 +78,14 @@ def phone_frames(pages: list[str]) -> str:
     return (
         '<!DOCTYPE html><html><head><meta charset="utf-8"><title>-</title></head>'
         f'<body style="margin:0;background:#ffffff">{frames}<script>'
-        'var frames = Array.from(document.querySelectorAll("iframe")), loaded = 0;'
-        "frames.forEach(function (f) { f.onload = function () {"
-        "  if (++loaded < frames.length) return;"
-        "  document.title = JSON.stringify(frames.map(function (g) {"
-        "    var root = g.contentDocument.documentElement;"
+        # the page's load event comes once every frame has loaded (a frame's own load event
+        # may come before this script has run)
+        'window.addEventListener("load", function () {'
+        '  var frames = Array.from(document.querySelectorAll("iframe"));'
+        "  document.title = JSON.stringify(frames.map(function (f) {"
+        "    var root = f.contentDocument.documentElement;"
         "    return [root.scrollWidth, root.clientWidth]; }));"
-        "}; });</script></body></html>"
+        "});</script></body></html>"
     )
 
 
