@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pbem.core.commands import COMMON_COMMANDS, Command, CommandSpec
-from pbem.core.errors import IllegalNow
+from pbem.core.errors import CommandError, IllegalNow
 from pbem.core.events import COMMON_EVENTS, Event, EventCodec
 from pbem.core.ids import PlayerId
 from pbem.core.outcome import Outcome
@@ -72,6 +72,7 @@ class Rules(ABC, Generic[S]):
     def __init__(self) -> None:
         self.codec = EventCodec(COMMON_EVENTS + self.event_types)
         self.all_commands: tuple[CommandSpec, ...] = self.commands + COMMON_COMMANDS
+        self._among: dict[frozenset[str], tuple[CommandSpec, ...]] = {}
 
     # -- building the state -------------------------------------------------------------
     @abstractmethod
@@ -101,6 +102,18 @@ class Rules(ABC, Generic[S]):
 
         ``channel`` is ``"private"`` (mail to the moderator) or ``"list"`` (a public post).
         """
+
+    def allows(
+        self, state: S, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> bool:
+        """Whether :meth:`decide` takes ``command`` now (raises no CommandError): the bots'
+        trial of a name. A game may answer without building the events it would cause, but
+        always as :meth:`decide` would (the default asks it)."""
+        try:
+            self.decide(state, actor, command, now, channel)
+        except CommandError:
+            return False
+        return True
 
     @abstractmethod
     def on_deadline(self, state: S, key: str, now: datetime, rng: random.Random) -> list[Event]:
@@ -132,6 +145,16 @@ class Rules(ABC, Generic[S]):
     def available(self, state: S, actor: PlayerId) -> list[CommandSpec]:
         """The commands ``actor`` may send now (the ``HELP`` reply)."""
         return list(self.all_commands)
+
+    def commands_among(self, verbs: Iterable[str]) -> list[CommandSpec]:
+        """The game's commands whose verb is one of ``verbs``, in the game's order: what
+        :meth:`available` returns, kept per set of verbs (asked for every player of every
+        round by the bots, issue 23)."""
+        key = frozenset(verbs)
+        found = self._among.get(key)
+        if found is None:
+            found = self._among[key] = tuple(c for c in self.all_commands if c.verb in key)
+        return list(found)
 
     def bold_command(self, state: S, actor: PlayerId, bold: Sequence[str]) -> Command | None:
         """The command meant by a public post whose only command is a bold text, if any."""

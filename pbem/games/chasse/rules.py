@@ -302,7 +302,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
                     allowed.discard("heal")
             if seat.alive and state.phase == "day":
                 allowed |= {"vote", "unvote"}
-        return [c for c in self.all_commands if c.verb in allowed]
+        return self.commands_among(allowed)
 
     def bold_command(
         self, state: ChasseState, actor: PlayerId, bold: Sequence[str]

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.events import ActionSet, Event, GameEnded, PhaseStarted, RolesDealt
-from pbem.core.frozen import replace
+from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.phases import phase_of
@@ -86,6 +86,8 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     PowerSpent,
     LeftoverChanged,
 )
+for _event_type in EVENT_TYPES:  # built at every step (issue 23)
+    quick_init(_event_type)
 
 
 @dataclass(frozen=True)

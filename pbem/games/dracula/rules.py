@@ -420,7 +420,7 @@ class Dracula(Orders, Rules[DraculaState]):
         seat = state.seat(actor)
         if state.outcome is None and seat.alive:
             allowed |= self._allowed(state, actor)
-        return [c for c in self.all_commands if c.verb in allowed]
+        return self.commands_among(allowed)
 
     def _allowed(self, s: DraculaState, actor: PlayerId) -> set[str]:
         seat = s.seat(actor)

@@ -20,7 +20,7 @@ from pbem.core.events import (
     RoleChanged,
     VoteSet,
 )
-from pbem.core.frozen import replace
+from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome
@@ -269,6 +269,8 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     FlamesSettled,
     RoundScored,
 )
+for _event_type in EVENT_TYPES:  # built at every step (issue 23)
+    quick_init(_event_type)
 
 
 # -- state -----------------------------------------------------------------------------------

@@ -287,7 +287,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
                 allowed.add("sash")
             if seat.alive:
                 allowed |= self._allowed_alive(state, actor)
-        return [c for c in self.all_commands if c.verb in allowed]
+        return self.commands_among(allowed)
 
     def _allowed_alive(self, state: LoupGarouState, actor: PlayerId) -> set[str]:
         seat = state.seat(actor)

@@ -179,6 +179,24 @@ def decide_vote(
     state: LupusState, actor: PlayerId, command: Command, now: datetime, channel: str
 ) -> list[Event]:
     """A vote or its withdrawal (LUP-617..LUP-620), with the running tally."""
+    target = check_vote(state, actor, command, channel)
+    phase = state.phase
+
+    def tally(after: LupusState) -> Notice:  # LUP-D18: the running tally
+        params = ballot_tally(after)
+        return public(
+            "lupus/tally", f"day-{state.number}", day=state.number, ballot=phase, **params
+        )
+
+    vote = VoteSet(phase, actor, target, state.seq + 1)
+    return vote_and_tally(state, vote, now, state.options.tally_min_interval, evolve, tally)
+
+
+def check_vote(
+    state: LupusState, actor: PlayerId, command: Command, channel: str
+) -> PlayerId | None:
+    """The target of a vote :func:`decide_vote` takes (None: a withdrawal); IllegalNow if
+    the rules refuse it (LUP-607, LUP-617..LUP-620, LUP-408, LUP-D18, LUP-D19, LUP-D22)."""
     o = state.options
     seat = state.seat(actor)
     phase = state.phase
@@ -217,12 +235,4 @@ def decide_vote(
             raise IllegalNow("not_a_nominee", name=target, nominees=list(state.nominees))
         if target == actor and not o.self_vote_allowed:
             raise IllegalNow("not_yourself")
-
-    def tally(after: LupusState) -> Notice:  # LUP-D18: the running tally
-        params = ballot_tally(after)
-        return public(
-            "lupus/tally", f"day-{state.number}", day=state.number, ballot=phase, **params
-        )
-
-    vote = VoteSet(phase, actor, target, state.seq + 1)
-    return vote_and_tally(state, vote, now, o.tally_min_interval, evolve, tally)
+    return target

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.core.errors import IllegalNow, SetupError
+from pbem.core.errors import CommandError, IllegalNow, SetupError
 from pbem.core.events import (
     ActionCleared,
     ActionSet,
@@ -224,6 +224,18 @@ class LupusInTabula(VillageRules[LupusState]):
                 )
         return events
 
+    def allows(
+        self, state: LupusState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> bool:
+        """As :meth:`decide` answers; a vote is checked without its running tally."""
+        if command.verb == "vote" and state.outcome is None and state.phase != "over":
+            try:
+                day.check_vote(state, actor, command, channel)
+            except CommandError:
+                return False
+            return True
+        return super().allows(state, actor, command, now, channel)
+
     def _check_probe_not_final(self, state: LupusState, actor: PlayerId) -> None:
         # LUP-D04 (seer_result_timing = immediate): the first probe is final and already
         # answered, so neither PASS nor CANCEL SCAN may withdraw it (and open a second one).
@@ -285,7 +297,7 @@ class LupusInTabula(VillageRules[LupusState]):
             allowed |= {"vote", "unvote"}
         if state.phase == "round2" and seat.alive and actor not in state.nominees:
             allowed |= {"vote", "unvote"}  # LUP-408: neither nominees nor ghosts vote in round 2
-        return [c for c in self.all_commands if c.verb in allowed]
+        return self.commands_among(allowed)
 
     def on_post(
         self,
