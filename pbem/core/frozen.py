@@ -24,15 +24,20 @@ def quick_replace(obj: T, /, **changes: Any) -> T:
     names = _COPIED.get(cls)
     if names is None:
         names = _COPIED[cls] = _copied_fields(cls)
-    fields = getattr(obj, "__dict__", {}).copy()
-    if not names or len(fields) != len(names) or not changes.keys() <= names:
-        # any other class, an instance holding more than its fields (a cached property), or
-        # an unknown name (dataclasses.replace raises its TypeError)
-        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
-    fields.update(changes)
-    new: T = object.__new__(cls)
-    object.__setattr__(new, "__dict__", fields)
-    return new
+    if names:
+        fields = obj.__dict__.copy()
+        if len(fields) == len(names) and changes.keys() <= names:
+            fields.update(changes)
+            new: T = _new(cls)
+            _set(new, "__dict__", fields)
+            return new
+    # any other class, an instance holding more than its fields (a cached property), or an
+    # unknown name (dataclasses.replace raises its TypeError)
+    return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+
+
+_new = object.__new__
+_set = object.__setattr__
 
 
 if TYPE_CHECKING:  # mypy checks the changes' names and types as dataclasses.replace's

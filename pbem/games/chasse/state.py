@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pbem.core.events import ActionSet, Event, GameEnded, PhaseStarted, RolesDealt
+from pbem.core.events import ActionSet, Event, GameEnded, Notice, PhaseStarted, RolesDealt
 from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
@@ -139,6 +139,8 @@ def iso(moment: datetime) -> str:
 
 def evolve(state: ChasseState, event: Event) -> ChasseState:
     """The state after ``event``."""
+    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
+        return state
     shared = fold_shared(state, event)
     if shared is not None and isinstance(event, GameEnded):
         return replace(shared, revenge=None, tie=None)  # CAS-105: pending windows end

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.core.errors import IllegalNow, ListClosed, SetupError
+from pbem.core.errors import CommandError, IllegalNow, ListClosed, SetupError
 from pbem.core.events import (
     ActionSet,
     Event,
@@ -156,6 +156,25 @@ class LoupGarou(VillageRules[LoupGarouState]):
             case ("tiebreak", "tiebreak"):
                 return day.close_tiebreak(state, now, rng)
         return []
+
+    def allows(
+        self,
+        state: LoupGarouState,
+        actor: PlayerId,
+        command: Command,
+        now: datetime,
+        channel: str,
+    ) -> bool:
+        """As :meth:`decide` answers; a vote is checked without its running tally."""
+        if command.verb == "vote" and state.outcome is None:
+            try:
+                if not state.seat(actor).alive:
+                    raise IllegalNow("dead")
+                day.check_vote(state, actor, command, channel)
+            except CommandError:
+                return False
+            return True
+        return super().allows(state, actor, command, now, channel)
 
     def decide(
         self,

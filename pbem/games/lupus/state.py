@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-from pbem.core.events import ActionSet, Event, PhaseStarted, RolesDealt
+from pbem.core.events import ActionSet, Event, Notice, PhaseStarted, RolesDealt
 from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.phases import phase_of
@@ -88,6 +88,8 @@ def iso(moment: datetime) -> str:
 
 def evolve(state: LupusState, event: Event) -> LupusState:
     """The state after ``event``."""
+    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
+        return state
     shared = fold_shared(state, event)
     if shared is not None:
         return shared
