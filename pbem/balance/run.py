@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pbem.balance.fastgame import Bots, RulesGame, play_rules
 from pbem.core.errors import SetupError
-from pbem.core.events import PhaseStarted, PlayerDied
+from pbem.core.events import Notice, PhaseStarted, PlayerDied
 from pbem.tools.bots import bot_moves
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup
 
@@ -99,6 +99,8 @@ def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:
     first: str | None = None
     rounds: list[str] = []
     for event in game.ruled:
+        if type(event) is Notice:  # a third of the log, and none of the events read here
+            continue
         if isinstance(event, PhaseStarted):
             day = max(day, event.number)
         elif isinstance(event, PlayerDied) and event.player not in died:
