@@ -252,11 +252,50 @@ class BenchJoined(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class OrdersReceived(Event):
+    """What one mail of ``seat`` gave that was accepted, as its receipt showed it (each line in
+    the canonical form, a passed-on text after it), and when it arrived (issue 24: the hash
+    chain covers every accepted order with its sender, its arrival time and its text). It
+    stands before the events those orders made; the rules never read it."""
+
+    seat: PlayerId
+    at: datetime
+    lines: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class DeskNotice(Notice):
     """A notice from the game master's desk: mailed like any notice, folded by no game."""
 
 
+# -- issue 25 digest (pbem/judge/digest.py): a seat's choice of the daily digest, and each
+# digest sent. Kernel events: no game's rules fold them, no rollback voids them.
+
+
+@dataclasses.dataclass(frozen=True)
+class DigestChosen(Event):
+    """``DIGEST on|off``: whether the seat gets one mail a day with the day's public posts
+    (the seat's choice: a substitute keeps it until he says otherwise)."""
+
+    seat: PlayerId
+    on: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class DigestSent(Event):
+    """The digest of ``day`` (the game's local date, ISO) went out: it told the public posts
+    of the log before index ``upto``. Committed with its mails, so a digest goes once, even
+    across a crash."""
+
+    day: str
+    upto: int
+
+
+DIGEST_EVENTS: tuple[type[Event], ...] = (DigestChosen, DigestSent)
+
+
 KERNEL_EVENTS: tuple[type[Event], ...] = (
+    *DIGEST_EVENTS,
     PhaseClosed,
     Paused,
     Resumed,
@@ -265,6 +304,7 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     DeskNotice,
     Substituted,
     BenchJoined,
+    OrdersReceived,
 )
 
 

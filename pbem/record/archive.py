@@ -55,20 +55,17 @@ from pbem.mail.dates import MONTHS
 from pbem.mail.grammar import agree
 from pbem.mail.render import Renderer, join_names, shared_renderer, templates_root
 from pbem.record.deal import reveal
+from pbem.record.story import DAY_PHASES, NIGHT_PHASES, RUNNING_POSTS, phase_marks
 from pbem.table import Table
 
 # Private notices that are prompts, reminders or the deal's cards: the archive keeps results
 # and exchanges (the pack's chat, the council's, telepathy), not what a player was asked.
 _QUIET = re.compile(r"(_prompt|_reminder|^role|^status|^defaults|^idle_\w+|^your_orders)$")
-# Public notices the vote timeline already tells (the running tallies).
-_TOLD = frozenset({"tally"})
 _VERDICTS = frozenset({"lynch", "burned"})
 """Deaths the village's vote decided (the Idiot's pyre included, LG-D18)."""
-BAR_WIDTH = 200
 # The header counts the nights and days that actually began (a game stopped in night 1 had no
-# day); the phase ids of the village games (Dracula counts its rounds instead).
-NIGHT_PHASES = frozenset({"night", "L", "C", "W1", "W2"})
-DAY_PHASES = frozenset({"debate", "round1", "defence", "round2", "day", "tiebreak", "revenge"})
+# day): NIGHT_PHASES and DAY_PHASES (pbem.record.story); Dracula counts its rounds instead.
+BAR_WIDTH = 200
 """The width in px of the longest bar of a tally chart."""
 ROW = 24
 """The height in px of one bar of a tally chart."""
@@ -81,7 +78,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     renderer = table.renderer
     summary = table.summary()
     genders = dict(table.genders)
-    names = _Names(renderer, rules.templates, lang, genders)
+    names = GameNames(renderer, rules.templates, lang, genders)
     keywords = {s.verb: s.keyword(lang) for s in rules.all_commands}
     words = {  # how a reply restates a word a player chose (« SALLE DE BAL », never ballroom)
         (s.verb, value): arg.label(value, lang)
@@ -239,7 +236,7 @@ def named_summary(table: Table, lang: str | None = None) -> dict[str, Any]:
     in ``lang`` (« Voyant », « les Villageois », never ``seer``): for a summary an operator
     reads (the demos)."""
     lang = lang or table.setup.lang
-    names = _Names(table.renderer, table.rules.templates, lang, dict(table.genders))
+    names = GameNames(table.renderer, table.rules.templates, lang, dict(table.genders))
     summary = table.summary()
     players = [
         {
@@ -253,7 +250,7 @@ def named_summary(table: Table, lang: str | None = None) -> dict[str, Any]:
     return {**summary, "players": players, "side": names.side(str(side)) if side else side}
 
 
-class _Names:
+class GameNames:
     """The game's ids as its own templates name them (``seer`` -> « Voyant »), through the
     macros of its ``_names.jinja``, with the players' genders for the death wording."""
 
@@ -396,7 +393,7 @@ def _counts(standing: Mapping[str, str | None]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def _intent(entry: Mapping[str, Any], names: _Names) -> dict[str, Any]:
+def _intent(entry: Mapping[str, Any], names: GameNames) -> dict[str, Any]:
     """A night power's aim and its outcome (the resolution loop's trace), named."""
     vetoed = entry.get("vetoed_by")
     return {
@@ -414,7 +411,7 @@ def _action(
     event: Event,
     keywords: Mapping[str, str],
     words: Mapping[tuple[str, str], str],
-    names: _Names,
+    names: GameNames,
 ) -> dict[str, Any] | None:
     """An order a player sent (``ActionSet``, Dracula's ``Order``), as he would type it in the
     reader's language; None for any other event (the posts tell those)."""
@@ -472,7 +469,7 @@ def _desk_notice(event: DeskNotice) -> dict[str, Any] | None:
 def _notice(event: Notice, table: Table, renderer: Renderer, lang: str) -> dict[str, Any] | None:
     """A post to the list or a private mail, whole, as its readers got it."""
     base = event.template.rpartition("/")[2]
-    if event.public and base in _TOLD:
+    if event.public and base in RUNNING_POSTS:
         return None
     if not event.public and (_QUIET.search(base) or not event.to):
         return None
@@ -504,15 +501,10 @@ def _hand_overs(events: Sequence[Event], rounds: bool) -> dict[str, list[dict[st
     rather than showing the first holder alone. ``rounds``: as :func:`archive_model` counts
     Dracula's rounds (the days count from 1 again)."""
     out: dict[str, list[dict[str, Any]]] = {}
-    phase, number, round_ = "setup", 0, 1 if rounds else 0
-    for event in events:
-        if isinstance(event, PhaseStarted):
-            if rounds and phase != "setup" and event.number < number:
-                round_ += 1
-            phase, number = event.phase, event.number
-        elif isinstance(event, Substituted):
-            entry = {"name": event.name, "phase": phase, "number": number, "round": round_}
-            out.setdefault(str(event.seat), []).append(entry)
+    for event, mark in zip(events, phase_marks(events, rounds), strict=True):
+        if isinstance(event, Substituted):
+            entry = {"name": event.name, "phase": mark.phase, "number": mark.number}
+            out.setdefault(str(event.seat), []).append({**entry, "round": mark.round})
     return out
 
 
@@ -569,18 +561,3 @@ def archive_files(table: Table, lang: str | None = None) -> dict[str, str]:
     if model["reveal"] is not None:
         files["deal"] = json.dumps(model["reveal"], indent=1, ensure_ascii=False) + "\n"
     return files
-
-
-def render_index(
-    games: Sequence[Mapping[str, Any]],
-    stats: Mapping[str, Any],
-    lang: str,
-    renderer: Renderer | None = None,
-) -> str:
-    """The archive index page: every finished game with links to its archive, and the stats.
-
-    ``games``: ``{"id", "game", "players", "side", "winners", "html", "text"}`` each.
-    """
-    renderer = renderer or shared_renderer()
-    template = _env(lang, True, renderer).get_template("index.html")
-    return template.render(games=games, stats=stats, lang=lang)
