@@ -75,8 +75,9 @@ def quick_init(cls: C) -> C:
     builds thousands of times (issue 23), about a third of their construction. A class
     :func:`quick_replace` would not copy (a ``__post_init__``, an ``InitVar``, a field left
     out of ``__init__``, ``__slots__``) keeps its own ``__init__``."""
-    if not _copied_fields(cls):
-        return cls
+    code = getattr(cls.__dict__.get("__init__"), "__code__", None)
+    if not _copied_fields(cls) or code is None or code.co_filename != "<string>":
+        return cls  # an __init__ written by hand stays
     params: list[str] = []
     body: list[str] = []
     scope: dict[str, Any] = {"_set": object.__setattr__, "_NOTHING": _NOTHING}

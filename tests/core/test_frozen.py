@@ -116,7 +116,15 @@ def test_a_quick_init_builds_what_the_dataclass_init_builds() -> None:
         quick(1).x = 2
 
 
+@dataclass(frozen=True)
+class HandInit:
+    x: int
+
+    def __init__(self, x: int) -> None:
+        object.__setattr__(self, "x", x + 1)
+
+
 def test_a_class_quick_replace_would_not_copy_keeps_its_init() -> None:
-    for cls in (WithInitVar, WithDerived, Slotted):
+    for cls in (WithInitVar, WithDerived, Slotted, HandInit):
         init = cls.__init__
         assert quick_init(cls) is cls and cls.__init__ is init
