@@ -310,7 +310,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
                         allowed.add(verb)
                 if "keep" in allowed and night.leo_forced(state):
                     allowed.discard("keep")
-                if actor in state.council() and state.phase in ("W1", "W2"):
+                if state.phase in ("W1", "W2") and actor in state.council():
                     allowed.add("council")
                     if state.phase == "W1":
                         allowed.add("kill")

@@ -90,6 +90,11 @@ for _event_type in EVENT_TYPES:  # built at every step (issue 23)
     quick_init(_event_type)
 
 
+_COUNCILS: list[tuple[Any, list[PlayerId]]] = []
+"""The last few states' :meth:`ChasseState.council` (a state never changes; the memo holds
+it, so its id cannot be reused while it is there)."""
+
+
 @dataclass(frozen=True)
 class ChasseState(Village):
     """Everything the rules need; built only by :meth:`ChasseAuxSorcieres.evolve`."""
@@ -116,8 +121,14 @@ class ChasseState(Village):
     def council(self) -> list[PlayerId]:
         """CAS-214, CAS-D10: the living Demons and Billie, in alphabetical order (so that the
         list's order never shows which one is Billie)."""
+        for state, council in _COUNCILS:  # asked for every player at every step of a night
+            if state is self:
+                return list(council)
         members = [p for p in self.living() if self.seats[p].role in (DEMON, BILLIE)]
-        return sorted(members, key=fold)
+        council = sorted(members, key=fold)
+        _COUNCILS.insert(0, (self, council))
+        del _COUNCILS[4:]
+        return list(council)
 
     def partner(self, player: PlayerId) -> PlayerId | None:
         if player in self.lovers:
