@@ -172,6 +172,8 @@ class PhaseClosed(Event):
 
     ``awaited``: the seats the rules still awaited as the phase closed (``Rules.awaiting``),
     the fact the idle count is read from (pbem/core/idle.py); empty in logs written before it.
+    Less the seats the close excused (issue 25: a declared absence, a phase the daemon could
+    not hear them in, pbem/core/absences.py).
     """
 
     key: str
@@ -251,6 +253,85 @@ class BenchJoined(Event):
     gender: str | None = None
 
 
+# -- issue 25 address: ADRESSE/ADDRESS (pbem/judge/address.py, the desk's pbem/desk/address.py),
+# a seat's new address confirmed by a code mailed to it (njudge's SET ADDRESS). Kernel events:
+# the roster folds them (pbem/core/roster.py), the rules never see them.
+
+
+@dataclasses.dataclass(frozen=True)
+class AddressAsked(Event):
+    """The holder of ``seat`` asks to play from ``email`` from now on: a code was mailed there,
+    kept here only hashed (``code``: scrypt's salt and hash, pbem/daemon/auth.py), valid until
+    ``expires``. A later request of the seat replaces it."""
+
+    seat: PlayerId
+    email: str
+    code: Mapping[str, str]
+    expires: datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class AddressDropped(Event):
+    """The pending request of ``seat`` is void: cancelled by its player (``ADRESSE ANNULER``)."""
+
+    seat: PlayerId
+    email: str
+
+
+@dataclasses.dataclass(frozen=True)
+class AddressChanged(Event):
+    """``seat`` plays from ``email`` from now on, not from ``old_email`` (the same player: his
+    name, role, language and code stay). ``by``: empty when the new address confirmed the
+    code, else the game master's address who set it (the desk's ``ADRESSE``)."""
+
+    seat: PlayerId
+    old_email: str
+    email: str
+    by: str = ""
+
+
+ADDRESS_EVENTS: tuple[type[Event], ...] = (AddressAsked, AddressDropped, AddressChanged)
+
+
+# -- issue 25, absences (ABSENCE/ABSENT, pbem/judge/absence.py) and forgiveness: kernel events
+# the idle count reads (pbem/core/absences.py); no game's rules fold them.
+
+
+@dataclasses.dataclass(frozen=True)
+class AbsenceDeclared(Event):
+    """``seat`` is away from ``start`` to ``end`` (whole days in the game's time zone: its
+    first midnight, the midnight after its last day), said by ``by`` (the seat, or a game
+    master's address) with ``reason``; ``days``: what it takes of the game's allowance."""
+
+    seat: PlayerId
+    start: datetime
+    end: datetime
+    days: int
+    reason: str = ""
+    by: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class AbsenceCancelled(Event):
+    """The absence of ``seat`` that began at ``start`` is cancelled (its days given back)."""
+
+    seat: PlayerId
+    start: datetime
+    by: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Unheard(Event):
+    """The daemon could not hear ``seat`` (empty: anyone) at ``at``: his mail bounced
+    (``bounce``), his mail was held (``held``, ``oversize``, ``dkim``, ``confirmation``) or the
+    daemon was down across a deadline (``outage``). The phase it falls in is not counted
+    against the seat (issue 25's forgiveness, docs/seats.md)."""
+
+    seat: str
+    cause: str
+    at: datetime | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class OrdersReceived(Event):
     """What one mail of ``seat`` gave that was accepted, as its receipt showed it (each line in
@@ -305,6 +386,10 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     Substituted,
     BenchJoined,
     OrdersReceived,
+    *ADDRESS_EVENTS,
+    AbsenceDeclared,  # issue 25, absences
+    AbsenceCancelled,
+    Unheard,
 )
 
 

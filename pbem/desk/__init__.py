@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from pbem.core.commands import Command, CommandSpec
 from pbem.desk import (
+    absence,
+    address,
     announce,
     close,
     end,
@@ -44,6 +46,8 @@ COMMANDS: tuple[DeskCommand, ...] = (
     preview,
     rollback,
     replace,
+    absence,
+    address,
     help,
 )
 """Every desk command, in the order ``AIDE``/``HELP`` lists them."""

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.daemon.intake.inbound import Inbound, Step
 from pbem.daemon.message import raw_without_codes
+from pbem.daemon.unheard import seat_of, unheard_step
 from pbem.mail.threads import noted
 
 if TYPE_CHECKING:
@@ -79,6 +80,18 @@ class Apply(Step):
                 hold = hold or kept
             elif post == "hold" and sent is not None:
                 hold = {"key": mail.key, "raw": sent.decode("latin-1"), "at": now.isoformat()}
+        seat = seat_of(game, verdict.registered)
+        if ask and deferred and seat is not None and is_dataclass(step):
+            # issue 25: his vote waits for his confirmation; unconfirmed, the phase is forgiven
+            unheard = unheard_step(game, [seat], "confirmation", now)
+            if unheard is not None:
+                facts = getattr(step, "facts", ())
+                both = len(facts) == len(step.events)
+                step = replace(
+                    step,
+                    events=(*step.events, *unheard.events),
+                    facts=(*facts, *unheard.facts) if both else (),
+                )
         game.store.commit(
             events=step.events,
             outbox=rows,
