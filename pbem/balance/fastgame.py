@@ -21,13 +21,14 @@ from typing import Any
 from pbem.core.commands import Command
 from pbem.core.draws import deal_rng, draw_rng
 from pbem.core.errors import CommandError, PartlyRefused
-from pbem.core.events import Event, PhaseClosed
+from pbem.core.events import Event, PhaseClosed, VoteSet
+from pbem.core.folded import recall
+from pbem.core.frozen import quick_replace
 from pbem.core.game import GameSpec, PlayerSpec, Rules
 from pbem.core.idle import IdleCount, IdleOptions
 from pbem.desk.kernel import is_kernel
 from pbem.games import rules_for
 from pbem.games.idle import idle_after_close
-from pbem.table.commands import stamp_votes
 from pbem.table.setup import TableSetup
 from pbem.tools.bots import BotMove, bot_moves
 from pbem.tools.simulate import EPOCH
@@ -86,12 +87,11 @@ class RulesGame:
         return self._idle
 
     def apply(self, events: Iterable[Event]) -> None:
-        rules = self.rules
-        for event in events:
-            self.events.append(event)
-            if not is_kernel(event):
-                self.ruled.append(event)
-                self.state = rules.evolve(self.state, event)
+        events = list(events)
+        ruled = [e for e in events if not _kernel(e)]
+        self.events += events
+        self.ruled += ruled
+        self.state = fold(self.rules, ruled, self.state)
 
     # -- inputs: the table's steps, without their mail -------------------------------------
 
@@ -113,7 +113,7 @@ class RulesGame:
             except CommandError:
                 return
             events += posted
-            state = rules.fold(posted, state)
+            state = fold(rules, posted, state)
         if command is not None:
             channel = "list" if move.public else "private"
             try:
@@ -122,9 +122,9 @@ class RulesGame:
                 new = list(exc.events)
             except CommandError:
                 new = []
-            new = stamp_votes(new, now)
+            new = _stamped(new, now)
             events += new
-            state = rules.fold(new, state)
+            state = fold(rules, new, state)
         early = rules.ready_to_close(state)
         if early is not None:  # LUP-D29: the early close, when the options turn it on
             closing = rules.on_deadline(state, early, now, self.rng(len(events)))
@@ -132,10 +132,10 @@ class RulesGame:
                 awaited = tuple(sorted(rules.awaiting(state)))
                 events.append(PhaseClosed(early, len(closing), awaited))
             events += closing
-            state = rules.fold(closing, state)
+            state = fold(rules, closing, state)
         # the state is folded already: the log takes the events as they are
         self.events += events
-        self.ruled += [e for e in events if not is_kernel(e)]
+        self.ruled += [e for e in events if not _kernel(e)]
         self.state = state
 
     def close(self, key: str, now: datetime) -> None:
@@ -147,6 +147,36 @@ class RulesGame:
             events += idle_after_close(self, closed, events, now)
             events = [PhaseClosed(key, len(events), awaited), *events]
         self.apply(events)
+
+
+def _stamped(events: Sequence[Event], now: datetime) -> list[Event]:
+    """:func:`pbem.table.commands.stamp_votes` (each vote stamped with its arrival time), with
+    the quicker copy of :func:`pbem.core.frozen.quick_replace`."""
+    return [quick_replace(e, at=now) if isinstance(e, VoteSet) else e for e in events]
+
+
+_KERNEL: dict[type, bool] = {}
+"""Event type -> :func:`pbem.desk.kernel.is_kernel` (asked of every event of a game)."""
+
+
+def _kernel(event: Event) -> bool:
+    kind = type(event)
+    known = _KERNEL.get(kind)
+    if known is None:
+        known = _KERNEL[kind] = is_kernel(event)
+    return known
+
+
+def fold(rules: Rules[Any], events: Sequence[Event], state: Any) -> Any:
+    """``rules.fold(events, state)``; the state the rules built already when they folded
+    these very events while deciding (:func:`pbem.core.folded.recall`)."""
+    known = recall(events, state)
+    if known is not None:
+        return known
+    evolve = rules.evolve
+    for event in events:
+        state = evolve(state, event)
+    return state
 
 
 def play_rules(

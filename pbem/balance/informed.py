@@ -133,9 +133,7 @@ class InformedBots:
         channel = "list" if move.public else "private"
         for target in wanted:
             command = replace(move.command, targets=(target,))
-            try:
-                rules.decide(state, move.player.name, command, EPOCH, channel)
-            except CommandError:
+            if not rules.allows(state, move.player.name, command, EPOCH, channel):
                 continue
             return replace(move, command=command, line=f"{move.command.verb} {target}", bold=False)
         return None

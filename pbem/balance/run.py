@@ -3,6 +3,8 @@ processes, each reduced to a small :class:`GameResult` as it ends."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -12,7 +14,7 @@ from typing import Any, Literal
 
 from pbem.balance.fastgame import Bots, RulesGame, play_rules
 from pbem.core.errors import SetupError
-from pbem.core.events import PhaseStarted, PlayerDied
+from pbem.core.events import Notice, PhaseStarted, PlayerDied
 from pbem.tools.bots import bot_moves
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup
 
@@ -97,6 +99,8 @@ def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:
     first: str | None = None
     rounds: list[str] = []
     for event in game.ruled:
+        if type(event) is Notice:  # a third of the log, and none of the events read here
+            continue
         if isinstance(event, PhaseStarted):
             day = max(day, event.number)
         elif isinstance(event, PlayerDied) and event.player not in died:
@@ -124,6 +128,30 @@ def _chunk(setup: Setup, seeds: range) -> list[GameResult]:
     return [play_one(setup, seed) for seed in seeds]
 
 
+GC_THRESHOLD = (50_000, 20, 100)
+"""The collector's thresholds while games are played: a game allocates many small objects
+(events, states, commands) that die with it and hold no cycles, so the default threshold (a
+young collection every 700 allocations) spends 5 to 8 % of a game's CPU finding nothing."""
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Play with :data:`GC_THRESHOLD`, then restore the collector as it was."""
+    old = gc.get_threshold()
+    gc.freeze()  # what is alive before the games (modules, rules) is never scanned again
+    gc.set_threshold(*GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+        gc.unfreeze()
+
+
+def _worker_start() -> None:
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLD)
+
+
 def play_many(
     setup: Setup,
     games: int,
@@ -139,13 +167,14 @@ def play_many(
     chunks = list(_chunks(first_seed, games, jobs))
     if jobs == 1 or games < 2:
         out: list[GameResult] = []
-        for seeds in chunks:
-            out += _chunk(setup, seeds)
-            if progress:
-                progress(len(seeds))
+        with fewer_collections():
+            for seeds in chunks:
+                out += _chunk(setup, seeds)
+                if progress:
+                    progress(len(seeds))
         return out
     done: dict[int, list[GameResult]] = {}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start) as pool:
         pending: dict[Future[list[GameResult]], int] = {
             pool.submit(_chunk, setup, seeds): i for i, seeds in enumerate(chunks)
         }

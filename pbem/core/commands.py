@@ -13,10 +13,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pbem.core.errors import InvalidSyntax, UnknownCommand
+from pbem.core.frozen import quick_init
 from pbem.core.ids import PlayerId
 from pbem.core.match import clean_token, fold, match_name
 
 
+@quick_init  # built for every name a bot tries (issue 23)
 @dataclass(frozen=True)
 class Command:
     """A parsed command: canonical verb and resolved arguments."""

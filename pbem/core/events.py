@@ -17,6 +17,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from pbem.core.frozen import quick_init
 from pbem.core.ids import PlayerId
 from pbem.core.outcome import Termination
 
@@ -408,6 +409,9 @@ COMMON_EVENTS: tuple[type[Event], ...] = (
     SeatRemoved,
     *KERNEL_EVENTS,
 )
+
+for _event_type in COMMON_EVENTS:  # built at every step of every game (issue 23)
+    quick_init(_event_type)
 
 
 def public(template: str, thread: str = "", **params: Any) -> Notice:

@@ -72,6 +72,7 @@ class Rules(ABC, Generic[S]):
     def __init__(self) -> None:
         self.codec = EventCodec(COMMON_EVENTS + self.event_types)
         self.all_commands: tuple[CommandSpec, ...] = self.commands + COMMON_COMMANDS
+        self._among: dict[frozenset[str], tuple[CommandSpec, ...]] = {}
 
     # -- building the state -------------------------------------------------------------
     @abstractmethod
@@ -134,6 +135,16 @@ class Rules(ABC, Generic[S]):
         (the quick actions look no further when a mail names none of those)."""
         return list(self.all_commands)
 
+    def commands_among(self, verbs: Iterable[str]) -> list[CommandSpec]:
+        """The game's commands whose verb is one of ``verbs``, in the game's order: what
+        :meth:`available` returns, kept per set of verbs (asked for every player of every
+        round by the bots, issue 23)."""
+        key = frozenset(verbs)
+        found = self._among.get(key)
+        if found is None:
+            found = self._among[key] = tuple(c for c in self.all_commands if c.verb in key)
+        return list(found)
+
     def bold_command(self, state: S, actor: PlayerId, bold: Sequence[str]) -> Command | None:
         """The command meant by a public post whose only command is a bold text, if any."""
         return None
@@ -179,9 +190,10 @@ class Rules(ABC, Generic[S]):
     def allows(
         self, state: S, actor: PlayerId, command: Command, now: datetime, channel: str
     ) -> bool:
-        """Whether :meth:`decide` accepts ``command``: the quick actions ask it of every choice
-        of a mail's readers (issue 23). By default ``decide`` itself; a game may answer without
-        making the events (a vote's running tally), with the same checks in the same order."""
+        """Whether :meth:`decide` accepts ``command`` (raises no CommandError): the quick
+        actions ask it of every choice of a mail's readers, the bots of each name they try
+        (issue 23). By default ``decide`` itself; a game may answer without making the events
+        (a vote's running tally), with the same checks in the same order."""
         try:
             self.decide(state, actor, command, now, channel)
         except CommandError:

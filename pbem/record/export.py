@@ -14,7 +14,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pbem.core.events import KERNEL_EVENTS
 from pbem.record.chain import links, public_form
 from pbem.record.seed import commitment
 

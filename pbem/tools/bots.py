@@ -15,6 +15,7 @@ from typing import Any
 
 from pbem.core.commands import Command, Player, Players, Text, Word, parse_line
 from pbem.core.errors import CommandError
+from pbem.core.frozen import quick_init
 from pbem.core.game import PlayerSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.table import Table
@@ -23,6 +24,7 @@ from pbem.tools.simulate import EPOCH
 _CHAT = ("Je me méfie de tout le monde.", "I trust nobody tonight.", "Courage !")
 
 
+@quick_init
 @dataclass(frozen=True)
 class BotMove:
     """One command a bot sends: the line it writes, and the command the table reads in it.
@@ -114,18 +116,28 @@ def _legal_name(
     rng: random.Random,
 ) -> str:
     """A name the rules accept for ``verb`` (the shared favourite first), else a random one."""
-    channel = "list" if any(c.verb == verb and c.public for c in rules.all_commands) else "private"
+    channel = _channel(rules, verb)
     candidates = rng.sample(names, min(6, len(names)))
     if verb in favourite and rng.random() < 0.7:
         candidates.insert(0, favourite[verb])
     for name in candidates:
-        try:
-            rules.decide(state, PlayerId(actor), Command(verb, (PlayerId(name),)), EPOCH, channel)
-        except CommandError:
-            continue
-        favourite.setdefault(verb, name)
-        return name
+        if rules.allows(state, PlayerId(actor), Command(verb, (PlayerId(name),)), EPOCH, channel):
+            favourite.setdefault(verb, name)
+            return name
     return candidates[0]
+
+
+_CHANNELS: dict[tuple[type, str], str] = {}
+"""(rules class, verb) -> the channel its command is sent on (asked at each name tried)."""
+
+
+def _channel(rules: Rules[Any], verb: str) -> str:
+    key = (type(rules), verb)
+    channel = _CHANNELS.get(key)
+    if channel is None:
+        public = any(c.verb == verb and c.public for c in rules.all_commands)
+        channel = _CHANNELS[key] = "list" if public else "private"
+    return channel
 
 
 def plain_mail(sender: str, to: str, body: str) -> EmailMessage:

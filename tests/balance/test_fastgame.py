@@ -5,10 +5,15 @@ through the rules alone, end in the same state and the same rules' log, for all 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
-from pbem.balance.fastgame import RulesGame, play_rules
+from pbem.balance.fastgame import RulesGame, moves_of, play_rules
+from pbem.core.commands import Command, Player
+from pbem.core.errors import CommandError
+from pbem.core.game import Rules
+from pbem.core.ids import PlayerId
 from pbem.table import Table
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup, play
 from pbem.tools.simulate import EPOCH
@@ -41,3 +46,42 @@ def test_idle_removals_are_played_on_the_fast_path() -> None:
     assert any(type(e).__name__ == "SeatRemoved" for e in fast.ruled)
     assert fast.ruled == table.ruled
     assert fast.state == table.state
+
+
+def _answers(rules: Rules[Any], state: Any, actor: PlayerId, command: Command) -> bool:
+    channel = (
+        "list"
+        if any(c.verb == command.verb and c.public for c in rules.all_commands)
+        else "private"
+    )
+    try:
+        rules.decide(state, actor, command, EPOCH, channel)
+    except CommandError:
+        decided = False
+    else:
+        decided = True
+    assert rules.allows(state, actor, command, EPOCH, channel) == decided, (actor, command)
+    return decided
+
+
+@pytest.mark.parametrize("game", sorted(USUAL_PLAYERS))
+def test_a_trial_answers_as_decide(game: str) -> None:
+    """``Rules.allows`` (the bots' trial of a name, faster where a game answers without
+    building the events) says yes exactly when ``decide`` takes the command: every player,
+    every command naming one player, every name, at every close of a whole game."""
+    fast = RulesGame.new(demo_setup(game, 0, 1, "fr"))
+    rng = random.Random(1)
+    taken = 0
+    while not fast.finished and fast.deadlines():
+        rules, state = fast.rules, fast.state
+        for actor in rules.names(state):
+            for spec in rules.available(state, actor):
+                if [type(a) for a in spec.args] != [Player]:
+                    continue
+                for name in rules.names(state):
+                    taken += _answers(rules, state, actor, Command(spec.verb, (name,)))
+        for move in list(moves_of(fast, rng)):
+            fast.move(move, EPOCH)
+        key, when = min(fast.deadlines().items(), key=lambda kv: kv[1])
+        fast.close(key, when)
+    assert taken > 0

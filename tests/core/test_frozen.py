@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 import pytest
 
-from pbem.core.frozen import quick_replace
+from pbem.core.frozen import quick_init, quick_replace
 from pbem.core.game import Rules
 from pbem.games import GAMES
 
@@ -81,3 +82,49 @@ def test_every_games_state_is_copied_as_dataclasses_replace_builds_it(
     value = getattr(state, name)
     assert quick_replace(state, **{name: value}) == dataclasses.replace(state, **{name: value})
     assert quick_replace(state) is not state
+
+
+def _twins() -> tuple[type[Any], type[Any]]:
+    """Two copies of one frozen dataclass with every kind of field, the second quick."""
+
+    def build() -> type[Any]:
+        @dataclass(frozen=True)
+        class Every:
+            x: int
+            items: list[int] = field(default_factory=list)
+            name: str = "q"
+            after: int = field(default=3, kw_only=True)
+            more: dict[str, int] = field(default_factory=dict, kw_only=True)
+
+        return Every
+
+    return build(), quick_init(build())
+
+
+def test_a_quick_init_builds_what_the_dataclass_init_builds() -> None:
+    slow, quick = _twins()
+    assert inspect.signature(quick.__init__).parameters.keys() == (
+        inspect.signature(slow.__init__).parameters.keys()
+    )
+    for args, kwargs in [((1,), {}), ((1, [2], "r"), {"after": 4, "more": {"a": 1}})]:
+        a, b = slow(*args, **kwargs), quick(*args, **kwargs)
+        assert vars(a) == vars(b) and repr(a).partition("(")[2] == repr(b).partition("(")[2]
+    assert quick(1).items is not quick(1).items  # each instance its own default
+    with pytest.raises(TypeError):
+        quick(1, 2, 3, 4)  # the kw_only fields stay keyword-only
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        quick(1).x = 2
+
+
+@dataclass(frozen=True)
+class HandInit:
+    x: int
+
+    def __init__(self, x: int) -> None:
+        object.__setattr__(self, "x", x + 1)
+
+
+def test_a_class_quick_replace_would_not_copy_keeps_its_init() -> None:
+    for cls in (WithInitVar, WithDerived, Slotted, HandInit):
+        init = cls.__init__
+        assert quick_init(cls) is cls and cls.__init__ is init

@@ -160,6 +160,22 @@ def decide_vote(
     state: ChasseState, actor: PlayerId, command: Command, now: datetime, channel: str
 ) -> list[Event]:
     """CAS-400..CAS-402, CAS-620, CAS-621, CAS-D21."""
+    target = check_vote(state, actor, command, channel)
+
+    def tally(after: ChasseState) -> Notice:  # CAS-730
+        return public(
+            "chasse/tally", f"day-{state.number}", day=state.number, **weighted_tally(after)
+        )
+
+    vote = VoteSet("day", actor, target, state.seq + 1)
+    return vote_and_tally(state, vote, now, state.options.tally_min_interval, evolve, tally)
+
+
+def check_vote(
+    state: ChasseState, actor: PlayerId, command: Command, channel: str
+) -> PlayerId | None:
+    """The target of a vote :func:`decide_vote` takes (None: a withdrawal); IllegalNow if
+    the rules refuse it (CAS-400..CAS-402, CAS-620, CAS-621)."""
     if state.phase != "day":
         raise IllegalNow("no_vote_now")
     if channel != "list":
@@ -174,14 +190,7 @@ def decide_vote(
         target = command.targets[0]
         if not state.alive(target):
             raise IllegalNow("target_not_living", name=target)
-
-    def tally(after: ChasseState) -> Notice:  # CAS-730
-        return public(
-            "chasse/tally", f"day-{state.number}", day=state.number, **weighted_tally(after)
-        )
-
-    vote = VoteSet("day", actor, target, state.seq + 1)
-    return vote_and_tally(state, vote, now, state.options.tally_min_interval, evolve, tally)
+    return target
 
 
 def decide_tiebreak(

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
+from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import (
     ActionSet,
     Event,
@@ -195,6 +195,24 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
                 return day.close_tiebreak(state, now, rng)
         return []
 
+    def allows(
+        self, state: ChasseState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> bool:
+        """As :meth:`decide` answers; a vote is checked without its running tally."""
+        if (
+            command.verb == "vote"
+            and state.outcome is None
+            and state.phase not in ("over", "setup")
+        ):
+            try:
+                if not state.seat(actor).alive:
+                    raise IllegalNow("dead")
+                day.check_vote(state, actor, command, channel)
+            except CommandError:
+                return False
+            return True
+        return super().allows(state, actor, command, now, channel)
+
     def decide(
         self, state: ChasseState, actor: PlayerId, command: Command, now: datetime, channel: str
     ) -> list[Event]:
@@ -292,7 +310,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
                         allowed.add(verb)
                 if "keep" in allowed and night.leo_forced(state):
                     allowed.discard("keep")
-                if actor in state.council() and state.phase in ("W1", "W2"):
+                if state.phase in ("W1", "W2") and actor in state.council():
                     allowed.add("council")
                     if state.phase == "W1":
                         allowed.add("kill")
@@ -302,7 +320,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
                     allowed.discard("heal")
             if seat.alive and state.phase == "day":
                 allowed |= {"vote", "unvote"}
-        return [c for c in self.all_commands if c.verb in allowed]
+        return self.commands_among(allowed)
 
     def bold_command(
         self, state: ChasseState, actor: PlayerId, bold: Sequence[str]

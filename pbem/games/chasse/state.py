@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pbem.core.events import ActionSet, Event, GameEnded, PhaseStarted, RolesDealt
-from pbem.core.frozen import replace
+from pbem.core.events import ActionSet, Event, GameEnded, Notice, PhaseStarted, RolesDealt
+from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.phases import phase_of
@@ -86,6 +86,13 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     PowerSpent,
     LeftoverChanged,
 )
+for _event_type in EVENT_TYPES:  # built at every step (issue 23)
+    quick_init(_event_type)
+
+
+_COUNCILS: list[tuple[Any, list[PlayerId]]] = []
+"""The last few states' :meth:`ChasseState.council` (a state never changes; the memo holds
+it, so its id cannot be reused while it is there)."""
 
 
 @dataclass(frozen=True)
@@ -114,8 +121,14 @@ class ChasseState(Village):
     def council(self) -> list[PlayerId]:
         """CAS-214, CAS-D10: the living Demons and Billie, in alphabetical order (so that the
         list's order never shows which one is Billie)."""
+        for state, council in _COUNCILS:  # asked for every player at every step of a night
+            if state is self:
+                return list(council)
         members = [p for p in self.living() if self.seats[p].role in (DEMON, BILLIE)]
-        return sorted(members, key=fold)
+        council = sorted(members, key=fold)
+        _COUNCILS.insert(0, (self, council))
+        del _COUNCILS[4:]
+        return list(council)
 
     def partner(self, player: PlayerId) -> PlayerId | None:
         if player in self.lovers:
@@ -137,6 +150,8 @@ def iso(moment: datetime) -> str:
 
 def evolve(state: ChasseState, event: Event) -> ChasseState:
     """The state after ``event``."""
+    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
+        return state
     shared = fold_shared(state, event)
     if shared is not None and isinstance(event, GameEnded):
         return replace(shared, revenge=None, tie=None)  # CAS-105: pending windows end

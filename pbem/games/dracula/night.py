@@ -83,13 +83,14 @@ def open_night(b: Batch, number: int, now: datetime, rng: random.Random) -> None
 
 def must_choose_room(s: DraculaState, p: PlayerId) -> bool:
     """Players who send a room at ORD-04 (DRA-080, DRA-227, DRA-102, DRA-300)."""
-    if not s.seat(p).alive or p in s.designated:
+    seat = s.seats[p]
+    if not seat.alive or p in s.designated:
         return False
-    if s.number == 1 and s.seat(p).dracula:
+    if s.number == 1 and seat.dracula:
         return False  # DRA-102: later, knowing the counts
-    if s.named_partner(p) is not None:
+    if p in s.pairs:
         return False  # DRA-227: the named partner chooses
-    if s.order_of(p, "magnifier") is not None:
+    if (p, "magnifier") in s.orders:
         return False  # DRA-300: after the report
     # DRA-311 (a named partner still names the pair's room, AMB-031, unless the naming
     # partner chooses his own)

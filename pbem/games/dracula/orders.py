@@ -146,7 +146,8 @@ def cursed_declaration(lines: Sequence[str], phrases: Sequence[str]) -> str | No
 
 def eligible(s: DraculaState, p: PlayerId) -> bool:
     """DRA-047, DRA-050, DRA-312: no second designated night; key nights do not count."""
-    return s.seat(p).alive and not s.seat(p).sanctuary_used
+    seat = s.seats[p]
+    return seat.alive and not seat.sanctuary_used
 
 
 class Orders:

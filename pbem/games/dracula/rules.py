@@ -420,7 +420,7 @@ class Dracula(Orders, Rules[DraculaState]):
         seat = state.seat(actor)
         if state.outcome is None and seat.alive:
             allowed |= self._allowed(state, actor)
-        return [c for c in self.all_commands if c.verb in allowed]
+        return self.commands_among(allowed)
 
     def _allowed(self, s: DraculaState, actor: PlayerId) -> set[str]:
         seat = s.seat(actor)
@@ -472,11 +472,12 @@ class Dracula(Orders, Rules[DraculaState]):
             out |= {"flee", "fight"}
         elif s.phase == "flames" and s.flames.get(actor):
             out.add("flame")
-        cursing = GRIMOIRE in seat.hand and s.phase in NIGHT_PHASES
-        mine = [o for (a, v), o in s.orders.items() if a == actor and v.startswith("curse")]
-        if cursing and len({t for o in mine for t in o.targets}) < 2:  # AMB-053: two a night
-            out.add("curse")
-        return {v for v in out if v in ("reply", "curse") or s.order_of(actor, v) is None}
+        if GRIMOIRE in seat.hand and s.phase in NIGHT_PHASES:
+            mine = [o for (a, v), o in s.orders.items() if a == actor and v.startswith("curse")]
+            if len({t for o in mine for t in o.targets}) < 2:  # AMB-053: two a night
+                out.add("curse")
+        orders = s.orders
+        return {v for v in out if v in ("reply", "curse") or (actor, v) not in orders}
 
     def bold_command(
         self, state: DraculaState, actor: PlayerId, bold: Sequence[str]

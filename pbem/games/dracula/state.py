@@ -15,12 +15,13 @@ from pbem.core.events import (
     Event,
     GameCreated,
     GameEnded,
+    Notice,
     PhaseStarted,
     PlayerDied,
     RoleChanged,
     VoteSet,
 )
-from pbem.core.frozen import replace
+from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome
@@ -269,6 +270,8 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     FlamesSettled,
     RoundScored,
 )
+for _event_type in EVENT_TYPES:  # built at every step (issue 23)
+    quick_init(_event_type)
 
 
 # -- state -----------------------------------------------------------------------------------
@@ -299,8 +302,8 @@ class Seat:
         return self.side == HUMAN
 
 
-_POSITIONS: list[Any] = [None, {}]
-"""The last :meth:`DraculaState.positions` asked: the state, and its answer."""
+_POSITIONS: list[tuple[Any, dict[PlayerId, str]]] = []
+"""The last few :meth:`DraculaState.positions` asked: the state, and its answer."""
 
 
 @dataclass(frozen=True)
@@ -386,30 +389,37 @@ class DraculaState:
 
     def position(self, player: PlayerId) -> str | None:
         """The player's position tonight as far as it is fixed (None: not yet)."""
-        if player in self.designated or self.order_of(player, "key"):
+        orders = self.orders  # order_of, read directly: asked for every player at every step
+        if player in self.designated or orders.get((player, "key")):
             return SANCTUARY
-        room = self.order_of(player, "room")
+        room = orders.get((player, "room"))
         if room is not None:
             return room.word
-        named = self.named_partner(player)
+        named = self.pairs.get(player)
         if named is not None:
-            pair_room = self.order_of(named, "room")
+            pair_room = orders.get((named, "room"))
             if pair_room is not None:
                 return pair_room.word
         return None
 
     def positions(self) -> dict[PlayerId, str]:
+        return dict(self._positions())
+
+    def _positions(self) -> dict[PlayerId, str]:
         # asked for every player of a round on one state (each bot's AIDE, each bite): the
-        # last state's answer is kept (a state never changes; the memo holds it, so its id
-        # cannot be reused while it is there)
-        if _POSITIONS[0] is self:
-            return dict(_POSITIONS[1])
-        found = {p: pos for p in self.living() if (pos := self.position(p)) is not None}
-        _POSITIONS[:] = [self, found]
-        return dict(found)
+        # answers of the last few states are kept (a state never changes; the memo holds it,
+        # so its id cannot be reused while it is there); never changed by its readers
+        for state, found in _POSITIONS:
+            if state is self:
+                return found
+        position = self.position
+        found = {p: pos for p in self.living() if (pos := position(p)) is not None}
+        _POSITIONS.insert(0, (self, found))
+        del _POSITIONS[4:]
+        return found
 
     def present(self, room: str) -> list[PlayerId]:
-        return [p for p, pos in self.positions().items() if pos == room]
+        return [p for p, pos in self._positions().items() if pos == room]
 
     def room_of_use(self, verb: str) -> dict[str, list[PlayerId]]:
         """Rooms where an object was used tonight (garlic, candle), with the users."""
@@ -460,6 +470,8 @@ def _seat(state: DraculaState, name: PlayerId, **changes: object) -> DraculaStat
 
 def evolve(state: DraculaState, event: Event) -> DraculaState:
     """Fold one event into the state. Total: events are facts."""
+    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
+        return state
     match event:
         case GameCreated():
             return replace(

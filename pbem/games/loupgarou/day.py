@@ -168,6 +168,21 @@ def decide_vote(
     channel: str,
 ) -> list[Event]:
     """LG-520..LG-526, LG-622, LG-623, LG-D33, LG-D34."""
+    target = check_vote(state, actor, command, channel)
+
+    def tally(after: LoupGarouState) -> Notice:  # LG-525, LG-741
+        params = tally_params(after.votes)
+        return public("loupgarou/tally", f"day-{state.number}", day=state.number, **params)
+
+    vote = VoteSet("lynch", actor, target, state.seq + 1)
+    return vote_and_tally(state, vote, now, state.options.tally_min_interval, evolve, tally)
+
+
+def check_vote(
+    state: LoupGarouState, actor: PlayerId, command: Command, channel: str
+) -> PlayerId | None:
+    """The target of a vote :func:`decide_vote` takes (None: a withdrawal); IllegalNow if
+    the rules refuse it (LG-520..LG-526, LG-622, LG-623)."""
     o = state.options
     if state.phase != "day":
         raise IllegalNow("no_vote_now")  # LG-526
@@ -185,10 +200,4 @@ def decide_vote(
         orders.living_target(state, target)
         if target == actor and not o.self_vote_allowed:
             raise IllegalNow("not_yourself")
-
-    def tally(after: LoupGarouState) -> Notice:  # LG-525, LG-741
-        params = tally_params(after.votes)
-        return public("loupgarou/tally", f"day-{state.number}", day=state.number, **params)
-
-    vote = VoteSet("lynch", actor, target, state.seq + 1)
-    return vote_and_tally(state, vote, now, o.tally_min_interval, evolve, tally)
+    return target

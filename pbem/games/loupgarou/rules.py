@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.core.errors import IllegalNow, ListClosed, SetupError
+from pbem.core.errors import CommandError, IllegalNow, ListClosed, SetupError
 from pbem.core.events import (
     ActionSet,
     Event,
@@ -157,6 +157,25 @@ class LoupGarou(VillageRules[LoupGarouState]):
                 return day.close_tiebreak(state, now, rng)
         return []
 
+    def allows(
+        self,
+        state: LoupGarouState,
+        actor: PlayerId,
+        command: Command,
+        now: datetime,
+        channel: str,
+    ) -> bool:
+        """As :meth:`decide` answers; a vote is checked without its running tally."""
+        if command.verb == "vote" and state.outcome is None:
+            try:
+                if not state.seat(actor).alive:
+                    raise IllegalNow("dead")
+                day.check_vote(state, actor, command, channel)
+            except CommandError:
+                return False
+            return True
+        return super().allows(state, actor, command, now, channel)
+
     def decide(
         self,
         state: LoupGarouState,
@@ -287,7 +306,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
                 allowed.add("sash")
             if seat.alive:
                 allowed |= self._allowed_alive(state, actor)
-        return [c for c in self.all_commands if c.verb in allowed]
+        return self.commands_among(allowed)
 
     def _allowed_alive(self, state: LoupGarouState, actor: PlayerId) -> set[str]:
         seat = state.seat(actor)

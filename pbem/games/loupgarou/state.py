@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, get_args
 
-from pbem.core.events import ActionSet, Event, PhaseStarted, RolesDealt
-from pbem.core.frozen import replace
+from pbem.core.events import ActionSet, Event, Notice, PhaseStarted, RolesDealt
+from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.phases import phase_of
 from pbem.games.loupgarou.options import LoupGarouOptions
@@ -149,6 +149,8 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     LynchDecided,
     TallyPosted,
 )
+for _event_type in EVENT_TYPES:  # built at every step (issue 23)
+    quick_init(_event_type)
 
 LoupGarouPhase = Literal["setup", "bite", "election", "runoff", "night", "day", "tiebreak", "over"]
 """The setup's bite and Mayor election (and its runoff), the nights, the days and their
@@ -224,6 +226,8 @@ def iso(moment: datetime | None) -> str | None:
 
 def evolve(state: LoupGarouState, event: Event) -> LoupGarouState:
     """The state after ``event``."""
+    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
+        return state
     shared = fold_shared(state, event)
     if shared is not None:
         return shared

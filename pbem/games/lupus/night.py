@@ -66,11 +66,12 @@ PROMPT_PARAMS: Mapping[str, Callable[[LupusState, PlayerId, list[PlayerId]], dic
 def start_night(state: LupusState, number: int, now: datetime) -> list[Event]:
     """Night ``number`` falls: the prompts of every night role (LUP-711)."""
     end = now + state.options.night_duration
+    deadline = iso(end)
     thread = f"night-{number}"
     started = PhaseStarted("night", number, {"night": end})
     events: list[Event] = [
         started,
-        public("lupus/night_start", thread, number=number, deadline=iso(end)),
+        public("lupus/night_start", thread, number=number, deadline=deadline),
     ]
     state = evolve(state, started)
     for card in ROLE_TABLE:  # LUP-711: each card that acts tonight is prompted
@@ -79,7 +80,7 @@ def start_night(state: LupusState, number: int, now: datetime) -> list[Event]:
         holders = state.holders(card.id)
         for holder in holders:
             params = PROMPT_PARAMS.get(card.id, _no_params)(state, holder, holders)
-            events.append(private(card.prompt, [holder], thread, deadline=iso(end), **params))
+            events.append(private(card.prompt, [holder], thread, deadline=deadline, **params))
     if number == 1:  # LUP-360, LUP-D12
         masons = state.holders(MASON)
         for mason in masons:

@@ -8,6 +8,7 @@ hook in :mod:`pbem.games.lupus.night`) and then plays it and wins with its side.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from pbem.core.roles import (
@@ -84,6 +85,7 @@ def faction(seat: Seat) -> str:
     return TEAMS[seat.role]
 
 
+@functools.cache  # asked for every living player at every close and every bot's round
 def acts_on_night(role: str, number: int) -> bool:
     """The card has a night action it may send on night ``number``."""
     return any(not a.nights or number in a.nights for a in CARDS[role].actions)

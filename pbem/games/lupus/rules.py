@@ -26,7 +26,7 @@ from pbem.core.events import (
 from pbem.core.game import GameSpec
 from pbem.core.ids import PlayerId
 from pbem.core.options import options_to_json, parse_options
-from pbem.core.roles import action_of
+from pbem.core.roles import Action
 from pbem.games.lupus import day, night
 from pbem.games.lupus.commands import COMMANDS
 from pbem.games.lupus.deck import custom_deck, deck_counts, standard_deck
@@ -47,6 +47,13 @@ from pbem.games.lupus.state import EVENT_TYPES, LupusState, evolve, iso
 from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
 from pbem.games.village.voting import bold_name
+
+_ACTIONS: dict[str, Action] = {}
+"""Each night verb's action: :func:`~pbem.core.roles.action_of` (the first card owning it),
+read at every night command."""
+for _role in ROLE_TABLE:
+    for _action in _role.actions:
+        _ACTIONS.setdefault(_action.verb, _action)
 
 
 class LupusInTabula(VillageRules[LupusState]):
@@ -234,7 +241,7 @@ class LupusInTabula(VillageRules[LupusState]):
             return IllegalNow("night_only")
         if seat.role != NIGHT_VERBS[verb]:
             return IllegalNow("not_your_role")
-        action = action_of(ROLE_TABLE, verb)
+        action = _ACTIONS.get(verb)
         assert action is not None  # every night verb is a card's action
         if action.nights and state.number not in action.nights:
             return IllegalNow("night2_only")  # LUP-380: the Mythomaniac's copy, Night 2 only
@@ -312,7 +319,7 @@ class LupusInTabula(VillageRules[LupusState]):
             allowed |= {"vote", "unvote"}
         if state.phase == "round2" and seat.alive and actor not in state.nominees:
             allowed |= {"vote", "unvote"}  # LUP-408: neither nominees nor ghosts vote in round 2
-        return [c for c in self.all_commands if c.verb in allowed]
+        return self.commands_among(allowed)
 
     def on_post(
         self,

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-from pbem.core.events import ActionSet, Event, PhaseStarted, RolesDealt
-from pbem.core.frozen import replace
+from pbem.core.events import ActionSet, Event, Notice, PhaseStarted, RolesDealt
+from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.phases import phase_of
 from pbem.games.lupus.options import LupusOptions
@@ -47,6 +47,8 @@ class DayVerdict(Event):
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (NightResolved, Nominated, DayVerdict, TallyPosted)
+for _event_type in EVENT_TYPES:  # built at every step (issue 23)
+    quick_init(_event_type)
 
 
 LupusPhase = Literal["setup", "night", "debate", "round1", "round2", "defence", "over"]
@@ -86,6 +88,8 @@ def iso(moment: datetime) -> str:
 
 def evolve(state: LupusState, event: Event) -> LupusState:
     """The state after ``event``."""
+    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
+        return state
     shared = fold_shared(state, event)
     if shared is not None:
         return shared

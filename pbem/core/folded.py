@@ -1,0 +1,51 @@
+"""The last fold a game's rules did while deciding, kept so that a caller who folds the same
+events into the same state again gets the state already built (issue 23).
+
+A rule that resolves in steps folds each event as it adds it (Dracula's night, through its
+``Batch``), then hands the events over; the caller folds them once more into its own state.
+:class:`Trace` records such a fold: the state it started from, the events in order and the
+state after them. :func:`recall` answers only when the caller's state *is* that start (the
+same object: states are frozen, and the trace holds it, so its id cannot be reused) and the
+caller's events are the very event objects traced, in the same order: folding is pure, so the
+answer is what the fold would have built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pbem.core.events import Event
+
+
+class Trace:
+    """One fold: ``state`` is ``start`` after ``events``, in order."""
+
+    __slots__ = ("events", "start", "state")
+
+    def __init__(self, start: Any) -> None:
+        self.start = start
+        self.events: list[Event] = []
+        self.state = start
+        _LAST[0] = self
+
+    def add(self, event: Event, after: Any) -> None:
+        """``event`` was folded: ``after`` is the state it led to."""
+        self.events.append(event)
+        self.state = after
+
+
+_LAST: list[Trace | None] = [None]
+"""The most recent trace (one: a fold is recalled right after the decision that did it)."""
+
+
+def recall(events: Sequence[Event], state: Any) -> Any | None:
+    """The state after folding ``events`` into ``state``, if the last trace did exactly that
+    fold; None otherwise."""
+    trace = _LAST[0]
+    if trace is None or trace.start is not state or len(trace.events) != len(events):
+        return None
+    for traced, event in zip(trace.events, events, strict=True):
+        if traced is not event:
+            return None
+    return trace.state
