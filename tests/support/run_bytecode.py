@@ -108,19 +108,26 @@ def compile_for_workers(config: pytest.Config) -> None:
 def compile_tests(config: pytest.Config, folder: Path) -> None:
     """Every module under ``folder`` compiled where ``sys.pycache_prefix`` says, the test
     modules (and conftests) with their asserts rewritten, as pytest caches them."""
-    # pytest's cache of rewritten modules, in the format its workers read
+    # pytest's cache of rewritten modules, in the format its workers read (its own functions:
+    # a pytest without them leaves the rewriting to the workers, as before, and the test of
+    # this function says so)
     from _pytest.assertion import rewrite
     from _pytest.pathlib import fnmatch_ex
 
+    try:
+        read, rewrite_test, write = rewrite._read_pyc, rewrite._rewrite_test, rewrite._write_pyc
+        tail, cache_dir = rewrite.PYC_TAIL, rewrite.get_cache_dir
+    except AttributeError:
+        return
     patterns = [*config.getini("python_files"), "conftest.py"]
     state = config.stash[rewrite.assertstate_key]
     for source in sorted(folder.rglob("*.py")):
         if not any(fnmatch_ex(p, source) for p in patterns):
             compileall.compile_file(source, quiet=2)
             continue
-        pyc = rewrite.get_cache_dir(source) / (source.name[:-3] + rewrite.PYC_TAIL)
-        if rewrite._read_pyc(source, pyc) is not None:
+        pyc = cache_dir(source) / (source.name[:-3] + tail)
+        if read(source, pyc) is not None:
             continue
         pyc.parent.mkdir(parents=True, exist_ok=True)
-        source_hash, code = rewrite._rewrite_test(source, config)
-        rewrite._write_pyc(state, code, source_hash, pyc)
+        source_hash, code = rewrite_test(source, config)
+        write(state, code, source_hash, pyc)
