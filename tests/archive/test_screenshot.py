@@ -117,6 +117,11 @@ def layouts(pages: list[str], tmp: Path) -> list[dict[str, object]]:
     return result
 
 
+def layout(page: str, tmp: Path) -> dict[str, object]:
+    """What Chromium measured of ``page`` in a 412 px frame."""
+    return layouts([page], tmp)[0]
+
+
 WIDE_TABLE = '<table style="width:600px"><tr><td>x</td></tr></table></body>'
 
 
