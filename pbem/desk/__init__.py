@@ -19,6 +19,7 @@ from pbem.desk import (
     end,
     extend,
     help,
+    observer,
     pause,
     preview,
     remove,
@@ -44,6 +45,7 @@ COMMANDS: tuple[DeskCommand, ...] = (
     preview,
     rollback,
     replace,
+    observer,
     help,
 )
 """Every desk command, in the order ``AIDE``/``HELP`` lists them."""

@@ -8,7 +8,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from pbem.core.events import DealCommitted, Event, Notice, RolledBack, Substituted
+from pbem.core.events import (
+    DealCommitted,
+    Event,
+    Notice,
+    ObserverJoined,
+    ObserverLeft,
+    RolledBack,
+    Substituted,
+)
 from pbem.core.game import ADMIN, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.desk.kernel import is_kernel
@@ -16,6 +24,7 @@ from pbem.mail.html import with_paragraph
 from pbem.mail.plain_text import plain_text
 from pbem.record.deal import canonical_deal, deal_events, digest
 from pbem.record.seed import commitment as seed_commitment
+from pbem.judge import observer
 from pbem.seats.handover import handover_mails
 from pbem.table.mailpages import MailPages
 from pbem.table.step import Outgoing, PostVerdict, Reply, Step
@@ -94,6 +103,8 @@ def step_of(
         elif isinstance(event, Substituted):  # issue 13: the list, the packet, a goodbye
             history = [*table.events, *events[:index]]
             outgoing += handover_mails(table, event, history, f"{table.game_id}/{base + index}")
+        elif isinstance(event, ObserverJoined | ObserverLeft):  # the game master decided
+            outgoing += observer.event_mails(table, event, f"{table.game_id}/{base + index}")
     encoded = tuple(table.rules.codec.encode(e) for e in events)
     return Step(encoded, tuple(outgoing), tuple(events), post, deferred)
 
