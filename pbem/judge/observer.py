@@ -20,7 +20,7 @@ Decisions (docs/season.md, "Observers and the graveyard"):
   posts reach the dead, the observers and the game masters, never a living player. Who
   among the dead (the rules' own silence): a Lupus ghost may neither post there nor read it
   (LUP-502, LUP-505: his round-1 vote is his only act, and the dead's pooled knowledge would
-  steer it); a dead player the rules still await (Prue's revenge, CAS-321; the dead Mayor's
+  steer it); a dead player the rules still offer an act (Prue's revenge, CAS-321; the dead Mayor's
   sash, LG-404) waits until he has acted; LUP-005, LG-241, LG-D36, CAS-005/CAS-232 and DRA-326
   keep the dead out of the living's debate, which the graveyard never reaches. In Dracula a
   new round brings the dead back to play (AMB-075): they leave the graveyard with it. Once the
@@ -35,9 +35,10 @@ from dataclasses import dataclass, replace
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-from pbem.core.commands import CommandSpec, Text, parse_line
+from pbem.core.commands import COMMON_COMMANDS, CommandSpec, Text, parse_line
 from pbem.core.errors import CommandError, IllegalNow, MailError, NotAPlayer
 from pbem.core.events import (
+    KERNEL_EVENTS,
     Event,
     ObserverAsked,
     ObserverJoined,
@@ -47,7 +48,6 @@ from pbem.core.events import (
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
-from pbem.desk.kernel import is_kernel
 from pbem.mail.inbound import extract
 
 if TYPE_CHECKING:
@@ -64,6 +64,8 @@ OBSERVE = CommandSpec(
 OBSERVERS_MAX = 50
 """Observers and pending requests a game keeps at most."""
 
+_GENERIC = {c.verb for c in COMMON_COMMANDS}
+"""What every player may send whatever his state: no act of the game."""
 _STOP = {"stop", "arret", "arreter", "fin", "end", "quit"}
 GRAVEYARD_TAIL = "cimetiere"
 """The graveyard's address: the list's, with ``+cimetiere`` after its local part."""
@@ -281,20 +283,25 @@ def event_mails(table: Table, event: Event, key: str) -> list[Outgoing]:
 # -- the graveyard -------------------------------------------------------------------------
 
 
-def _dead(table: Table) -> list[PlayerId]:
+def _dead(table: Table, state: Any = None) -> list[PlayerId]:
     """The seats dead now (Dracula's new round brings its dead back, AMB-075)."""
-    players = table.rules.summary(table.state).get("players", ())
+    players = table.rules.summary(table.state if state is None else state).get("players", ())
     return [PlayerId(str(p["name"])) for p in players if not p.get("alive", True)]
 
 
 def _silent(table: Table, state: Any = None) -> set[str]:
     """The dead kept out of the graveyard: Lupus ghosts (LUP-502, LUP-505), whose round-1 vote
-    the dead's talk would steer; a dead player the rules still await (CAS-321 Prue's revenge,
-    LG-404 the dead Mayor's sash) until he has acted."""
+    the dead's talk would steer; a dead player the rules still offer an act (CAS-321 Prue's
+    revenge, LG-404 the dead Mayor's sash) until he has made it."""
     state = table.state if state is None else state
     ghosts = getattr(state, "ghosts", None)
     out = {str(g) for g in ghosts()} if callable(ghosts) else set()
-    return out | {str(s) for s in table.rules.awaiting(state)}
+    return out | {str(s) for s in _dead(table, state) if _acting(table, state, s)}
+
+
+def _acting(table: Table, state: Any, seat: PlayerId) -> bool:
+    """Whether the rules offer ``seat`` an act of the game (not AIDE, STATUT, a service...)."""
+    return any(c.verb not in _GENERIC for c in table.rules.available(state, seat))
 
 
 def graveyard_members(table: Table, admins: Sequence[str] = ()) -> list[str]:
@@ -346,7 +353,7 @@ def _graveyard_refusal(table: Table, sender: str, player: PlayerSpec | None) -> 
         ghosts = getattr(table.state, "ghosts", None)
         if callable(ghosts) and player.name in ghosts():
             return IllegalNow("graveyard_ghost")  # LUP-505
-        if player.name in table.rules.awaiting(table.state):
+        if _acting(table, table.state, player.name):
             return IllegalNow("graveyard_acting")  # CAS-321, LG-404
         return None
     seen = observers(table)
@@ -361,7 +368,6 @@ def graveyard_welcomes(table: Table, step: Step, address: str) -> list[Outgoing]
     """The graveyard's welcome to whoever joins it with ``step`` (not yet applied to
     ``table``): each player it kills (but the silent: a Lupus ghost is told why he is not
     welcome) and each observer it admits."""
-    from pbem.table import Outgoing
 
     facts = step.facts
     deaths = [e.player for e in facts if isinstance(e, PlayerDied)]
@@ -370,7 +376,9 @@ def graveyard_welcomes(table: Table, step: Step, address: str) -> list[Outgoing]
         return []
     ghosts: set[str] = set()
     if deaths:
-        after = table.rules.fold((e for e in facts if not is_kernel(e)), table.state)
+        after = table.rules.fold(
+            (e for e in facts if not isinstance(e, KERNEL_EVENTS)), table.state
+        )
         ghost_list = getattr(after, "ghosts", None)
         ghosts = {str(g) for g in ghost_list()} if callable(ghost_list) else set()
     out: list[Outgoing] = []

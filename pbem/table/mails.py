@@ -20,11 +20,11 @@ from pbem.core.events import (
 from pbem.core.game import ADMIN, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.desk.kernel import is_kernel
+from pbem.judge import observer
 from pbem.mail.html import with_paragraph
 from pbem.mail.plain_text import plain_text
 from pbem.record.deal import canonical_deal, deal_events, digest
 from pbem.record.seed import commitment as seed_commitment
-from pbem.judge import observer
 from pbem.seats.handover import handover_mails
 from pbem.table.mailpages import MailPages
 from pbem.table.step import Outgoing, PostVerdict, Reply, Step

@@ -69,7 +69,14 @@ def receive_mail(
             return offered
         # OBSERVER/SPECTATE: a reader of the list (issue 25, pbem/judge/observer.py)
         observing = observer.request(
-            table, msg, sender, key[:16], message_id, relay=relay, graveyard=graveyard, admins=admins
+            table,
+            msg,
+            sender,
+            key[:16],
+            message_id,
+            relay=relay,
+            graveyard=graveyard,
+            admins=admins,
         )
         if observing is not None:
             return observing

@@ -45,6 +45,7 @@ KNOWN_CIRCLES = (
                 "end",
                 "extend",
                 "help",
+                "observer",
                 "pause",
                 "preview",
                 "remove",

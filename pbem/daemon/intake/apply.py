@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.daemon.intake.inbound import Inbound, Step
 from pbem.daemon.message import raw_without_codes
+from pbem.daemon.relay import graveyard_of
 from pbem.mail.threads import noted
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class Apply(Step):
             confirm="ask" if ask else None,
             strong=verdict.strong,
             admins=svc.cfg.admins,
+            graveyard=graveyard_of(svc.cfg, game.store.setup),
         )
         if mail.how == "thread" and is_dataclass(step) and not isinstance(step, type):
             # found only through the mail it answers: the reply says which game it reached
@@ -71,6 +73,11 @@ class Apply(Step):
                 rows.append(svc.relay_list.relay_row(game, mail.key, msg, sent, now))
             elif post == "hold" and sent is not None:
                 hold = {"key": mail.key, "raw": sent.decode("latin-1"), "at": now.isoformat()}
+        if mail.channel == "graveyard" and getattr(step, "post", None) == "relay":
+            # the dead's and the observers' list (issue 25): never to a living player
+            sent = raw_without_codes(raw) if svc.relay_list.codes_in_use else raw
+            if sent is not None:
+                rows.append(svc.relay_list.graveyard_row(game, mail.key, msg, sent, now))
         game.store.commit(
             events=step.events,
             outbox=rows,
