@@ -255,3 +255,31 @@ def test_once_the_game_is_over_everyone_talks_in_the_graveyard() -> None:
     assert set(graveyard_members(g.table)) >= {"p1@example.org", ZOE}
     send(g, "p1", "gg", "graveyard")
     assert g.verdict == "relay"  # type: ignore[attr-defined]
+
+
+def test_dracula_dead_leave_the_graveyard_when_a_new_round_brings_them_back() -> None:
+    """DRA-326: a dead vampire no longer takes part in the discussions: the graveyard is his;
+    AMB-075: a new round brings the dead back to play, and so out of the graveyard."""
+    from pbem.core.events import PlayerDied
+    from pbem.games.dracula.state import Converted
+    from tests.dracula.scenario import NAMES, QUIET, advance, table_from
+    from tests.dracula.scenario import Game as Dracula
+    from tests.dracula.scenario import mail as dracula_mail
+
+    g = advance(Dracula(options={**QUIET, "rounds": 2}), 3)
+    g._apply([Converted("Hal", ("Gus",)), Converted("Gus", ()), PlayerDied("Gus", "stake")])
+    table = table_from(g)
+    assert "gus@example.org" in graveyard_members(table)
+    step = table.receive(dracula_mail("Gus", "staked!", to=GRAVE), channel="graveyard", now=g.now)
+    assert step.post == "relay"
+    for p in NAMES:
+        if p != "Cid" and g.side(p) == "human":
+            g.convert(p)
+    g.night({"Bob": "boudoir", "Cid": "boudoir"}, {"Bob": "Cid"}, default="torture")
+    g.finish_night()
+    assert g.state.round == 2
+    table = table_from(g)
+    assert "gus@example.org" not in graveyard_members(table)
+    step = table.receive(dracula_mail("Gus", "back!", to=GRAVE), channel="graveyard", now=g.now)
+    assert step.post == "refused"
+    assert "a living player cannot write there" in step.outgoing[0].body
