@@ -12,6 +12,7 @@ from pbem.daemon.intake.inbound import Inbound, Step
 from pbem.daemon.message import raw_without_codes
 from pbem.daemon.relay import graveyard_of
 from pbem.mail.threads import noted
+from pbem.table.step import Delivery
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -31,16 +32,18 @@ class Apply(Step):
             and verdict.registered is not None
             and svc.cfg.auth.confirm_list_votes
         )
-        step = game.table.receive(
-            verdict.message or msg,
-            channel=mail.channel,
-            now=now,
-            relay=svc.relay,
-            confirm="ask" if ask else None,
-            strong=verdict.strong,
-            admins=svc.cfg.admins,
-            graveyard=graveyard_of(svc.cfg, game.store.setup),
-        )
+        delivery: Delivery = {
+            "channel": mail.channel,
+            "now": now,
+            "relay": svc.relay,
+            "confirm": "ask" if ask else None,
+            "strong": verdict.strong,
+            "admins": svc.cfg.admins,
+        }
+        graveyard = graveyard_of(svc.cfg, game.store.setup)
+        if graveyard:  # issue 25: only then, so an engine without a graveyard reads the rest
+            delivery["graveyard"] = graveyard
+        step = game.table.receive(verdict.message or msg, **delivery)
         if mail.how == "thread" and is_dataclass(step) and not isinstance(step, type):
             # found only through the mail it answers: the reply says which game it reached
             note = svc.replies.routed_note(game, mail.sender)
