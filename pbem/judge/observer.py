@@ -108,6 +108,12 @@ def observers(table: Table) -> Observers:
                 joined.pop(event.email, None)
         with contextlib.suppress(TypeError):
             _CACHE[table] = (len(events), joined, pending)
+    # an observer given a seat since (REMPLACER ... par his address) is a player now: the
+    # graveyard must not reach him while he lives
+    players: Mapping[str, Any] = getattr(table, "by_email", {})
+    if any(a in players for a in (*joined, *pending)):
+        joined = {a: lang for a, lang in joined.items() if a not in players}
+        pending = {a: lang for a, lang in pending.items() if a not in players}
     return Observers(joined, pending)
 
 

@@ -283,3 +283,29 @@ def test_dracula_dead_leave_the_graveyard_when_a_new_round_brings_them_back() ->
     step = table.receive(dracula_mail("Gus", "back!", to=GRAVE), channel="graveyard", now=g.now)
     assert step.post == "refused"
     assert "a living player cannot write there" in step.outgoing[0].body
+
+
+def test_an_observer_given_a_seat_is_a_player_and_out_of_the_graveyard() -> None:
+    """The graveyard never reaches a living player (LUP-005), even one who observed first."""
+    g = lupus("en", observers="open")
+    send(g, ZOE, "SPECTATE")
+    send(g, GM, f"REPLACE p5 WITH {ZOE} Zoe")
+    assert g.table.by_email.get(ZOE) is not None
+    assert observer_addresses(g.table) == [] and ZOE not in graveyard_members(g.table)
+    send(g, ZOE, "hello", "graveyard")
+    assert g.verdict == "refused"  # type: ignore[attr-defined]
+
+
+def test_observers_get_the_archive_at_the_end() -> None:
+    """After the end the observers receive the archive mail, in the language they asked in."""
+    from pbem.record.mail import archive_mails
+
+    g = lupus("fr", observers="open")
+    send(g, ZOE, "SPECTATE")
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = GM, "moderator", ""
+    msg.set_content("FIN NUL")
+    step = g.table.receive(msg, channel="private", now=g.now, admins=[GM])
+    mails = archive_mails(g.table, step, sender="mj@example.org", now=g.now, id_key=b"k")
+    (to_zoe,) = [raw for _mid, raw, rcpts in mails if rcpts == (ZOE,)]
+    assert b"the story of the game" in to_zoe  # SPECTATE: English, in a French game
