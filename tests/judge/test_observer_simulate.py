@@ -45,3 +45,18 @@ def test_a_graveyard_line_needs_a_graveyard() -> None:
     line = {"mail": {"from": "dave@example.org", "to": "graveyard", "body": "hello"}}
     with pytest.raises(TranscriptError, match="no graveyard"):
         list(simulate([json.dumps(setup), json.dumps(line)]))
+
+
+def test_on_an_external_list_spectate_names_the_list_in_english() -> None:
+    """The default list mode: the list is someone else's, its subscription is the way in."""
+    setup = json.loads(TRANSCRIPT.read_text(encoding="utf-8").splitlines()[0])
+    for key in ("list_mode", "graveyard"):
+        del setup["setup"][key]
+    setup["setup"]["lang"] = "en"
+    line = {"mail": {"from": ZOE, "to": "moderator", "subject": "[x]", "body": "SPECTATE"}}
+    out = list(simulate([json.dumps(setup), json.dumps(line)]))
+    (reply,) = _mails(out, ZOE)
+    assert "(village@listes.example.org): to follow it, subscribe to the list itself" in (
+        reply["body"]
+    )
+    assert "observers" not in out[-1]["state"]
