@@ -251,6 +251,18 @@ class BenchJoined(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class OrdersReceived(Event):
+    """What one mail of ``seat`` gave that was accepted, as its receipt showed it (each line in
+    the canonical form, a passed-on text after it), and when it arrived (issue 24: the hash
+    chain covers every accepted order with its sender, its arrival time and its text). It
+    stands before the events those orders made; the rules never read it."""
+
+    seat: PlayerId
+    at: datetime
+    lines: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class DeskNotice(Notice):
     """A notice from the game master's desk: mailed like any notice, folded by no game."""
 
@@ -301,6 +313,7 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     DeskNotice,
     Substituted,
     BenchJoined,
+    OrdersReceived,
     *OBSERVER_EVENTS,
 )
 

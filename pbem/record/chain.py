@@ -4,7 +4,9 @@
 opening post. The log is cut after every ``PhaseClosed`` event (the marker the table writes
 before a resolution); link ``n`` covers the encoded events after cut ``n-1`` up to and
 including cut ``n``: the previous resolution (deaths, the phase that opened and its deadlines),
-every accepted order and vote with its sender's seat, the game master's acts (pauses,
+every accepted order and vote with its sender's seat (and, before a mail's orders, its
+``OrdersReceived`` stamp: the seat, the arrival time and the lines as the receipt showed them),
+the game master's acts (pauses,
 extensions, announcements, removals, substitutions, rollbacks) and the deadlines as moved.
 Then::
 

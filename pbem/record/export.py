@@ -22,8 +22,11 @@ if TYPE_CHECKING:
 
 RECORD_VERSION = 1
 """The version of the record's shape (docs/record-schema.json's ``record_version``)."""
-ACTS = frozenset(t.__name__ for t in KERNEL_EVENTS) - {"PhaseClosed"} | {"SeatRemoved"}
-"""The game master's desk acts, seat changes, removals and moved deadlines."""
+ACTS = frozenset(t.__name__ for t in KERNEL_EVENTS) - {"PhaseClosed", "OrdersReceived"} | {
+    "SeatRemoved"
+}
+"""The game master's desk acts, seat changes, removals and moved deadlines (a mail's
+``OrdersReceived`` stamp is one of the phase's orders: who sent them, when, in what words)."""
 
 
 def taken_in(encoded: Sequence[Mapping[str, Any]]) -> list[bool]:

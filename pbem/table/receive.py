@@ -13,7 +13,7 @@ from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
 from pbem.core.errors import CommandError, ListClosed, MailError, NotAPlayer
-from pbem.core.events import Event, PhaseClosed
+from pbem.core.events import Event, OrdersReceived, PhaseClosed
 from pbem.core.game import PlayerSpec
 from pbem.judge import observer
 from pbem.mail.address import is_mailable
@@ -143,6 +143,7 @@ def receive_mail(
             post="relay",
             deferred=tuple(line for line, _command in commands),
         )
+    orders_at = len(events)
     for line, command in commands:
         if not strong and table.rules.final(state, player.name, command.verb):
             refusal = table.renderer.text("reasons/final_needs_auth", player.lang, {})
@@ -162,6 +163,8 @@ def receive_mail(
             reply.extra.append(table.renderer.text("common/closed_early", player.lang, {}))
     if channel == "private" and not reply:
         reply.extra.append(table.renderer.text("common/no_command", player.lang, {}))
+    if reply.accepted:  # inserted last: the draws above count the rules' events only
+        events.insert(orders_at, received(player, reply, now))
     step = step_of(
         table,
         events,
@@ -247,3 +250,14 @@ def release_post(table: Table, msg: EmailMessage, now: datetime) -> Step:
             table, [], (player, dropped, key.hexdigest()[:16], message_id), post="refused"
         )
     return Step(post="relay")
+
+
+def received(player: PlayerSpec, reply: Reply, now: datetime) -> OrdersReceived:
+    """The stamp of a mail's accepted orders (issue 24, pbem/record/chain.py): each line as
+    the receipt shows it, a passed-on text (DRA-421) after its line."""
+    lines: list[str] = []
+    for entry in reply.accepted:
+        lines.append(entry["line"])
+        if entry.get("text"):
+            lines.append(entry["text"])
+    return OrdersReceived(player.name, now, tuple(lines))

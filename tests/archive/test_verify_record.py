@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,24 @@ def test_one_order_changed_is_caught_at_its_phase() -> None:
     verdict = verify_record(record)
     assert not verdict.ok and verdict.phase == phase
     assert f"phase {phase}: the chain differs" in str(verdict.failure)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_an_orders_arrival_time_and_words_are_chained_and_exported(game: str) -> None:
+    """Issue 24 item 2: each mail's accepted orders stand in the log with their seat, arrival
+    time and words (``OrdersReceived``), listed among the phase's orders; moving one order's
+    arrival by a minute is caught at its phase."""
+    record = _record(game)
+    stamps = [(i, e) for i, e in enumerate(record["events"]) if e["type"] == "OrdersReceived"]
+    assert stamps and all(e["lines"] and e["at"] and e["seat"] for _, e in stamps)
+    listed = [o for p in record["phases"] for o in p["orders"] if o["type"] == "OrdersReceived"]
+    assert len(listed) == len(stamps)
+    index, stamp = stamps[len(stamps) // 2]
+    later = datetime.fromisoformat(stamp["at"]) + timedelta(minutes=1)
+    record["events"][index] = {**stamp, "at": later.isoformat()}
+    phase = next(link["n"] for link in record["chain"]["links"] if index <= link["index"])
+    verdict = verify_record(record)
+    assert not verdict.ok and verdict.phase == phase
 
 
 def test_one_order_changed_and_the_chain_forged_is_caught_by_the_replay() -> None:
