@@ -309,3 +309,22 @@ def test_observers_get_the_archive_at_the_end() -> None:
     mails = archive_mails(g.table, step, sender="mj@example.org", now=g.now, id_key=b"k")
     (to_zoe,) = [raw for _mid, raw, rcpts in mails if rcpts == (ZOE,)]
     assert b"the story of the game" in to_zoe  # SPECTATE: English, in a French game
+
+
+def test_a_game_with_observers_still_verifies() -> None:
+    """The observers' events are kernel events (no game's rules read them): the exported
+    record of a game with an observer replays and verifies, and names no address."""
+    import json
+
+    from pbem.record.export import game_record
+    from pbem.record.replay import verify_record
+
+    g = lupus("en", observers="open")
+    send(g, ZOE, "SPECTATE")
+    kill(g, "p8")
+    g.deadline()
+    send(g, GM, "END NONE")
+    record = json.loads(json.dumps(game_record(g.table)))
+    verdict = verify_record(record)
+    assert verdict.ok, verdict.failure
+    assert ZOE not in json.dumps(record)
