@@ -378,11 +378,12 @@ def _graveyard_refusal(table: Table, sender: str, player: PlayerSpec | None) -> 
 def graveyard_welcomes(table: Table, step: Step, address: str) -> list[Outgoing]:
     """The graveyard's welcome to whoever joins it with ``step`` (not yet applied to
     ``table``): each player it kills (but the silent: a Lupus ghost is told why he is not
-    welcome) and each observer it admits."""
+    welcome) and each observer the game master admits."""
 
     facts = step.facts
     deaths = [e.player for e in facts if isinstance(e, PlayerDied)]
-    joined = [e for e in facts if isinstance(e, ObserverJoined)]
+    # an observer the game let in at once read the address in his reply already
+    joined = [e for e in facts if isinstance(e, ObserverJoined) and e.by]
     if not address or not (deaths or joined) or table.finished:
         return []
     ghosts: set[str] = set()

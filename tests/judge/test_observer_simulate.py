@@ -56,7 +56,8 @@ def test_on_an_external_list_spectate_names_the_list_in_english() -> None:
     line = {"mail": {"from": ZOE, "to": "moderator", "subject": "[x]", "body": "SPECTATE"}}
     out = list(simulate([json.dumps(setup), json.dumps(line)]))
     (reply,) = _mails(out, ZOE)
-    assert "(village@listes.example.org): to follow it, subscribe to the list itself" in (
-        reply["body"]
+    assert (
+        "(village@listes.example.org): to follow it, subscribe to the list itself"
+        in (reply["body"])
     )
     assert "observers" not in out[-1]["state"]
