@@ -232,16 +232,22 @@ def test_chasse_prue_joins_the_graveyard_only_once_her_revenge_is_made() -> None
 
 def test_loupgarou_dead_talk_in_the_graveyard_not_on_the_list() -> None:
     """LG-241, LG-D36: the dead take no part in the debate and nothing of theirs is relayed
-    to the living; the graveyard, which reaches none of them, is theirs."""
+    to the living; the graveyard, which reaches none of them, is theirs. LG-233, LG-404: the
+    dead Mayor still passes the sash, so he joins once he has."""
     g = LG()
-    g.to_night1()
+    g.to_night1(mayor="nick")
     g.night(kill="nick")
     assert not g.alive("nick")
-    g.until("day")
+    send(g, "nick", "hello", "graveyard")
+    assert g.verdict == "refused"  # type: ignore[attr-defined]
+    assert "Le jeu attend encore une action de votre part" in g.reply(g.last)
+    assert "nick@example.org" not in graveyard_members(g.table)
+    g.send("nick", "ECHARPE judy")
     send(g, "nick", "hello", "list")
     assert g.verdict != "relay"  # type: ignore[attr-defined]
     send(g, "nick", "hello", "graveyard")
     assert g.verdict == "relay"  # type: ignore[attr-defined]
+    assert "nick@example.org" in graveyard_members(g.table)
     send(g, "olivia", "hello", "graveyard")
     assert g.verdict == "refused"  # type: ignore[attr-defined]
     assert "ne peut pas y écrire" in g.reply(g.last)
