@@ -224,6 +224,30 @@ def sample(name: str) -> Any:
         # issue 13: the hand-over packet's re-rendered mails
         "sections": [{"subject": "[Lupus] Your role", "body": "You are the Seer."}],
         "situation": "You are the Seer, alive.",
+        # issue 25: a history's phases and a digest's posts
+        "phases": [
+            {
+                "phase": "night",
+                "number": 1,
+                "round": 0,
+                "pieces": [
+                    {"kind": "public", "subject": "Night 1", "body": "Night falls."},
+                    {"kind": "private", "subject": "Your role", "body": "You are the Seer."},
+                    {"kind": "orders", "lines": ["SCAN bob"]},
+                ],
+            }
+        ],
+        "posts": [
+            {"phase": "day", "number": 1, "round": 0, "poster": "", "subject": "Dawn", "body": "b"},
+            {
+                "phase": "day",
+                "number": 1,
+                "round": 0,
+                "poster": "bob",
+                "subject": "Hi",
+                "body": "b",
+            },
+        ],
     }
     if name in table:
         return table[name]

@@ -169,6 +169,9 @@ class Text(Arg):
 
     optional: bool = False
     multiline: bool = False
+    hint: tuple[str, str] | None = None
+    """How AIDE writes it (French, English) when ``texte`` says too little (issue 25's
+    services: ``phase|tout``, ``OUI|NON``)."""
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
         out.text = " ".join(tokens).strip()
@@ -212,11 +215,23 @@ ABSENCE = CommandSpec(
     "absence", ("ABSENCE", "ABSENCES"), ("ABSENT", "ABSENCE", "ABSENCES"), (Text(optional=True),)
 )
 
-HISTORY = CommandSpec("history", ("HISTORIQUE",), ("HISTORY",), (Text(optional=True),))
+HISTORY = CommandSpec(
+    "history",
+    ("HISTORIQUE",),
+    ("HISTORY",),
+    (Text(optional=True, hint=("phase|TOUT", "phase|ALL")),),
+)
 
 ADDRESS = CommandSpec("address", ("ADRESSE",), ("ADDRESS",), (Text(optional=True),))
 
-DIGEST = CommandSpec("digest", ("DIGEST", "RESUME"), ("DIGEST",), (Text(optional=True),))
+# not « RESUME » alone: a French player's free line « Résumé de la nuit : … » is no command,
+# and RESUME is the game master's English word to end a pause (pbem/desk/resume.py)
+DIGEST = CommandSpec(
+    "digest",
+    ("RESUME QUOTIDIEN", "DIGEST"),
+    ("DIGEST",),
+    (Text(optional=True, hint=("OUI|NON", "ON|OFF")),),
+)
 
 JUDGE_COMMANDS: tuple[CommandSpec, ...] = (ABSENCE, HISTORY, ADDRESS, DIGEST)
 COMMON_COMMANDS: tuple[CommandSpec, ...] = (HELP, STATUS, PASS, CANCEL, RULES, *JUDGE_COMMANDS)

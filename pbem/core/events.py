@@ -304,7 +304,34 @@ class ObserverLeft(Event):
 OBSERVER_EVENTS: tuple[type[Event], ...] = (ObserverAsked, ObserverJoined, ObserverLeft)
 
 
+# -- issue 25 digest (pbem/judge/digest.py): a seat's choice of the daily digest, and each
+# digest sent. Kernel events: no game's rules fold them, no rollback voids them.
+
+
+@dataclasses.dataclass(frozen=True)
+class DigestChosen(Event):
+    """``DIGEST on|off``: whether the seat gets one mail a day with the day's public posts
+    (the seat's choice: a substitute keeps it until he says otherwise)."""
+
+    seat: PlayerId
+    on: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class DigestSent(Event):
+    """The digest of ``day`` (the game's local date, ISO) went out: it told the public posts
+    of the log before index ``upto``. Committed with its mails, so a digest goes once, even
+    across a crash."""
+
+    day: str
+    upto: int
+
+
+DIGEST_EVENTS: tuple[type[Event], ...] = (DigestChosen, DigestSent)
+
+
 KERNEL_EVENTS: tuple[type[Event], ...] = (
+    *DIGEST_EVENTS,
     PhaseClosed,
     Paused,
     Resumed,

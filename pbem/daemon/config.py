@@ -130,6 +130,9 @@ class Config:
     replies_per_hour: float = 12.0
     """``[daemon] replies_per_hour``: the pace those replies refill at after the burst."""
     max_failures: int = 3
+    digest_hour: int = 21
+    """``[daemon] digest_hour``: the hour (0–23, in each game's time zone) the daily digest
+    goes to the seats that asked for it (``DIGEST on``, issue 25)."""
     quarantine_retry_seconds: float = 600.0
     """``[daemon] quarantine_retry_seconds``: a mail held because the process died while handling
     it is retried automatically once the process has been up this long (pbem.daemon.inflight)."""
@@ -685,6 +688,7 @@ def load(
         reply_burst=r.get(d, "daemon", "reply_burst", int, 10),
         replies_per_hour=r.get(d, "daemon", "replies_per_hour", float, 12.0),
         max_failures=r.get(d, "daemon", "max_failures", int, 3),
+        digest_hour=r.get(d, "daemon", "digest_hour", int, 21),
         quarantine_retry_seconds=r.get(d, "daemon", "quarantine_retry_seconds", float, 600.0),
         quarantine_retries=r.get(d, "daemon", "quarantine_retries", int, 2),
         retry_base_seconds=r.get(d, "daemon", "retry_base_seconds", float, 60.0),
@@ -728,6 +732,8 @@ def load(
         r.problems.append(
             f"daemon.strangers: {cfg.strangers!r} must be one of {', '.join(STRANGER_POLICIES)}"
         )
+    if not 0 <= cfg.digest_hour <= 23:
+        r.problems.append(f"daemon.digest_hour: {cfg.digest_hour} must be 0 to 23")
     if cfg.reply_burst < 1:
         r.problems.append(f"daemon.reply_burst: {cfg.reply_burst} must be at least 1")
     if cfg.replies_per_hour <= 0:

@@ -12,14 +12,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.daemon.config import Config
-from pbem.daemon.jobs import DeadlineJob, Job, ReminderJob, instance_id
+from pbem.daemon.digests import Digests
+from pbem.daemon.jobs import DeadlineJob, DigestJob, Job, ReminderJob, instance_id
 from pbem.daemon.outbox import make_row
 from pbem.daemon.ports import FaultHook, Game, Scheduler
 from pbem.daemon.relay import Relay
 from pbem.daemon.replies import Replies
 from pbem.daemon.seats import shown_name
 from pbem.daemon.threads import game_addressing
-from pbem.daemon.work import Deadline, Reminder, Work
+from pbem.daemon.work import Call, Deadline, Reminder, Work
 from pbem.mail.envelope import build_outgoing
 from pbem.mail.html import alternative
 from pbem.mail.threads import Note, dress
@@ -48,6 +49,8 @@ class Deadlines:
     wake: Callable[[], None]
     interrupt: Callable[[], None] = lambda: None
     fetch_first: bool = False
+    digests: Digests | None = None
+    """The daily digest's timer is armed with the game's deadlines (issue 25)."""
     #: scheduler-fired deadlines the IMAP loop resolves after fetching (issue 10 item 4):
     #: (game id, key) → the timer resolving it anyway if the mailbox cannot be read
     due: dict[tuple[str, str], asyncio.TimerHandle] = field(default_factory=dict)
@@ -79,7 +82,27 @@ class Deadlines:
                     job = ReminderJob(game.id, key, hours)
                     jobs.add(job)
                     self.scheduler.arm(job, at, self._remind_callback(game.id, key, hours))
+        digest = self.digests.due(game) if self.digests is not None else None
+        if digest is not None:
+            job = DigestJob(game.id)
+            jobs.add(job)
+            self.scheduler.arm(job, digest, self._digest_callback(game.id))
         self.scheduler.disarm_game(game.id, keep=jobs)
+
+    def _digest_callback(self, game_id: str) -> Callable[[], Awaitable[None]]:
+        async def fire() -> None:
+            self.submit(Call(lambda: self._send_digest(game_id)))
+
+        return fire
+
+    def _send_digest(self, game_id: str) -> int:
+        """The writer sends the digest, then arms the next day's."""
+        assert self.digests is not None
+        sent = self.digests.send(game_id)
+        game = self.games.get(game_id)
+        if game is not None:
+            self.rearm(game)
+        return sent
 
     def _remind_callback(
         self, game_id: str, key: str, hours: float

@@ -32,7 +32,17 @@ class ReminderJob:
         return f"{self.game_id}:{self.key}:remind:{self.hours}"
 
 
-Job = DeadlineJob | ReminderJob
+@dataclass(frozen=True)
+class DigestJob:
+    """Send the game's daily digest (issue 25: pbem/daemon/digests.py)."""
+
+    game_id: str
+
+    def __str__(self) -> str:
+        return f"{self.game_id}:digest"
+
+
+Job = DeadlineJob | ReminderJob | DigestJob
 
 
 def instance_id(key: str, when: datetime) -> str:

@@ -4,7 +4,7 @@ posts and held posts released (which game and channel a mail is for: :mod:`pbem.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage, Message
@@ -70,6 +70,14 @@ def list_headers(cfg: Config, setup: Mapping[str, Any]) -> tuple[tuple[str, str]
     )
 
 
+def poster_of(game: Game, msg: Message) -> str:
+    """Who a list post is shown from: the seat's shown name (a newcomer's, issue 13),
+    otherwise a game administrator."""
+    sender = (header_addresses(msg, "From") or [""])[0]
+    names = {a.lower(): n for n, a in game.table.player_emails.items()}
+    return str(shown_name(game.table, names[sender])) if sender in names else "MJ"
+
+
 @dataclass
 class Relay:
     """The list, when the daemon is the list. Reads the configuration, the Message-ID key and
@@ -87,12 +95,18 @@ class Relay:
     fault: FaultHook
     wake: Callable[[], None]
 
-    def relay_row(self, game: Game, key: str, msg: Message, raw: bytes, now: datetime) -> OutboxRow:
-        """The outbox row that distributes one accepted list post to the list's members."""
-        sender = (header_addresses(msg, "From") or [""])[0]
-        names = {a.lower(): n for n, a in game.table.player_emails.items()}
-        # the seat's shown name (a newcomer's, issue 13); otherwise a game administrator
-        poster = shown_name(game.table, names[sender]) if sender in names else "MJ"
+    def relay_row(
+        self,
+        game: Game,
+        key: str,
+        msg: Message,
+        raw: bytes,
+        now: datetime,
+        held_for: Collection[str] = (),
+    ) -> OutboxRow:
+        """The outbox row that distributes one accepted list post to the list's members but
+        ``held_for`` (the digest's readers: the post is kept for their digest, issue 25)."""
+        poster = poster_of(game, msg)
         address = game_list_address(self.cfg, game.store.setup)
         mid, copy = relay_copy(
             raw,
@@ -109,7 +123,7 @@ class Relay:
         return make_row(
             message_id=mid,
             raw=copy,
-            rcpts=list_readers(game),
+            rcpts=[a for a in list_readers(game) if a.lower() not in held_for],
             mail_from=self.cfg.bounce,
             now=now,
             kind="relay",
@@ -267,8 +281,8 @@ class Relay:
         done: list[str] = []
         still: list[str] = []
         for held in game.store.held_entries():
-            if held.get("kind") == "confirm":
-                continue  # waits for its poster's confirmation, not for the list
+            if held.get("kind") in ("confirm", "digest"):
+                continue  # waits for its poster's confirmation, or for the digest (issue 25)
             if held.get("window") == window:
                 continue  # the phase it was held in goes on: the list has not reopened
             raw = game.store.held_raw(held)

@@ -48,6 +48,7 @@ from pbem.daemon.config import Config
 from pbem.daemon.confirm import Confirmations
 from pbem.daemon.crashloop import CrashLoop
 from pbem.daemon.deadlines import Deadlines
+from pbem.daemon.digests import Digests
 from pbem.daemon.diskfull import is_disk_full
 from pbem.daemon.imap_loop import ImapLoop
 from pbem.daemon.intake.guard import Intake
@@ -223,6 +224,7 @@ class Service:
             self.fault,
             wake,
         )
+        self.digests = Digests(self.cfg, self.games, self.clock, self.replies, wake)
         self.deadlines = Deadlines(
             self.cfg,
             self.games,
@@ -233,6 +235,7 @@ class Service:
             self.relay_list,
             self.fault,
             wake,
+            digests=self.digests,
         )
         self.confirmations = Confirmations(
             self.cfg,

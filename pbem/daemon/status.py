@@ -78,7 +78,9 @@ def gather(cfg: Any, now: datetime | None = None, *, require: bool = True) -> di
                 if b.get("unreachable")
             ],
             # list posts waiting: for the list to reopen (relay mode), for a confirmation
-            "held_posts": sum(h.get("kind") != "confirm" for h in gs.held_entries()),
+            "held_posts": sum(
+                h.get("kind") not in ("confirm", "digest") for h in gs.held_entries()
+            ),
             "awaiting_confirmation": sum(h.get("kind") == "confirm" for h in gs.held_entries()),
         }
         try:

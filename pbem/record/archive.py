@@ -55,20 +55,17 @@ from pbem.mail.dates import MONTHS
 from pbem.mail.grammar import agree
 from pbem.mail.render import Renderer, join_names, shared_renderer, templates_root
 from pbem.record.deal import reveal
+from pbem.record.story import DAY_PHASES, NIGHT_PHASES, RUNNING_POSTS, phase_marks
 from pbem.table import Table
 
 # Private notices that are prompts, reminders or the deal's cards: the archive keeps results
 # and exchanges (the pack's chat, the council's, telepathy), not what a player was asked.
 _QUIET = re.compile(r"(_prompt|_reminder|^role|^status|^defaults|^idle_\w+|^your_orders)$")
-# Public notices the vote timeline already tells (the running tallies).
-_TOLD = frozenset({"tally"})
 _VERDICTS = frozenset({"lynch", "burned"})
 """Deaths the village's vote decided (the Idiot's pyre included, LG-D18)."""
-BAR_WIDTH = 200
 # The header counts the nights and days that actually began (a game stopped in night 1 had no
-# day); the phase ids of the village games (Dracula counts its rounds instead).
-NIGHT_PHASES = frozenset({"night", "L", "C", "W1", "W2"})
-DAY_PHASES = frozenset({"debate", "round1", "defence", "round2", "day", "tiebreak", "revenge"})
+# day): NIGHT_PHASES and DAY_PHASES (pbem.record.story); Dracula counts its rounds instead.
+BAR_WIDTH = 200
 """The width in px of the longest bar of a tally chart."""
 ROW = 24
 """The height in px of one bar of a tally chart."""
@@ -472,7 +469,7 @@ def _desk_notice(event: DeskNotice) -> dict[str, Any] | None:
 def _notice(event: Notice, table: Table, renderer: Renderer, lang: str) -> dict[str, Any] | None:
     """A post to the list or a private mail, whole, as its readers got it."""
     base = event.template.rpartition("/")[2]
-    if event.public and base in _TOLD:
+    if event.public and base in RUNNING_POSTS:
         return None
     if not event.public and (_QUIET.search(base) or not event.to):
         return None
@@ -504,15 +501,10 @@ def _hand_overs(events: Sequence[Event], rounds: bool) -> dict[str, list[dict[st
     rather than showing the first holder alone. ``rounds``: as :func:`archive_model` counts
     Dracula's rounds (the days count from 1 again)."""
     out: dict[str, list[dict[str, Any]]] = {}
-    phase, number, round_ = "setup", 0, 1 if rounds else 0
-    for event in events:
-        if isinstance(event, PhaseStarted):
-            if rounds and phase != "setup" and event.number < number:
-                round_ += 1
-            phase, number = event.phase, event.number
-        elif isinstance(event, Substituted):
-            entry = {"name": event.name, "phase": phase, "number": number, "round": round_}
-            out.setdefault(str(event.seat), []).append(entry)
+    for event, mark in zip(events, phase_marks(events, rounds), strict=True):
+        if isinstance(event, Substituted):
+            entry = {"name": event.name, "phase": mark.phase, "number": mark.number}
+            out.setdefault(str(event.seat), []).append({**entry, "round": mark.round})
     return out
 
 

@@ -35,17 +35,23 @@ def packet_sections(
     table: Table, roster: Roster, seat: str, lang: str, history: Sequence[Event]
 ) -> list[dict[str, str]]:
     """Each private mail of the seat, rendered again for the newcomer: subject and body."""
+    return [notice_section(table, roster, n, lang, seat) for n in received(seat, history)]
+
+
+def notice_section(
+    table: Table, roster: Roster, notice: Notice, lang: str, seat: str | None = None
+) -> dict[str, str]:
+    """A notice rendered again as its reader got it, in ``lang``: subject and body; ``seat``:
+    the reader of a private one (named in it), None for a public post. Also a player's
+    history (pbem.judge.history)."""
     genders = {h.seat: h.gender for h in roster.holders if h.gender}
-    sections = []
-    for notice in received(seat, history):
-        params: dict[str, Any] = roster.show(
-            {"game": table.rules.title, "genders": genders, **notice.params}
-        )
-        subject, body = table.renderer.mail(
-            notice.template, lang, {"name": roster.shown(seat), **params}
-        )
-        sections.append({"subject": subject, "body": body})
-    return sections
+    params: dict[str, Any] = roster.show(
+        {"game": table.rules.title, "genders": genders, **notice.params}
+    )
+    if seat is not None:
+        params = {"name": roster.shown(seat), **params}
+    subject, body = table.renderer.mail(notice.template, lang, params)
+    return {"subject": subject, "body": body}
 
 
 def situation(table: Table, roster: Roster, seat: PlayerId, lang: str) -> str:

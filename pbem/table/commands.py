@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbem import judge
-from pbem.core.commands import RULES, Command, Text, parse_line, takes_lines
+from pbem.core.commands import DIGEST, HISTORY, RULES, Command, Text, parse_line, takes_lines
 from pbem.core.errors import CommandError, PartlyRefused, UnknownCommand
 from pbem.core.events import Event, VoteSet
 from pbem.core.game import PlayerSpec
@@ -105,8 +105,9 @@ def run_command(
     are added to ``events``, its line of the receipt to ``reply``; the state after it."""
     if command.verb == "help":  # what this player can send now, how, and until when
         available = table.rules.available(state, player.name)
-        if all(c.verb != "rules" for c in available):  # REGLES works in every phase
-            available = [*available, RULES]
+        for always in (RULES, HISTORY, DIGEST):  # in every phase (HISTORY, DIGEST: issue 25)
+            if all(c.verb != always.verb for c in available):
+                available = [*available, always]
         pending = table.rules.deadlines(state)
         reply.topic = reply.topic or "help"
         reply.helped = player.name
@@ -141,7 +142,13 @@ def run_command(
         return state
     service = judge.SERVICES.get(command.verb)
     if service is not None:  # issue 25: the judges' services, the same in every game
-        return service(table, state, player, command, line, now, events, reply)
+        try:
+            return service(table, state, player, command, line, now, events, reply)
+        except CommandError as exc:  # refused with its reason, as the rules' refusals are
+            reply.rejected.append(
+                {"line": line, "reason": reason(table, exc, player.lang, player.name)}
+            )
+            return state
     if command.verb == "status":
         params = status_params(table, state, player.name, player.lang)
         reply.extra.append(

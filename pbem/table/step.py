@@ -141,7 +141,7 @@ class Reply:
     rejected: list[Rejected] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
-    topic: Literal["", "help", "rules"] = ""
+    topic: Literal["", "help", "rules", "history"] = ""
     """``help`` or ``rules`` when the mail asked for AIDE or REGLES: the Subject says so (when
     the reply holds nothing else)."""
     markdown: bool = False

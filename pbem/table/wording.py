@@ -35,6 +35,9 @@ def argument(arg: object, lang: str) -> str:
     if isinstance(arg, Word):
         words = "|".join(spellings[0] for spellings in arg.choices.values())
         return f"[{words}]" if arg.optional else words
+    if isinstance(arg, Text) and arg.hint:
+        shown = arg.hint[1] if lang == "en" else arg.hint[0]
+        return f"[{shown}]" if arg.optional else shown
     if isinstance(arg, Text):
         shown = f"{text} … FIN" if arg.multiline and lang == "fr" else text
         shown = f"{text} … END" if arg.multiline and lang == "en" else shown

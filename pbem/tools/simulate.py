@@ -14,8 +14,10 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pbem.core.errors import PbemError, SetupError, TranscriptError
+from pbem.judge.digest import digest_step
 from pbem.judge.observer import (
     graveyard_address,
     graveyard_members,
@@ -42,7 +44,8 @@ def read_transcript(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]
             raise TranscriptError(f"line {number}: malformed JSON ({exc.msg})") from None
         if not isinstance(item, dict) or len(item) != 1:
             raise TranscriptError(
-                f'line {number}: expected one of {{"setup"}}, {{"mail"}}, {{"deadline"}}'
+                f'line {number}: expected one of {{"setup"}}, {{"mail"}}, {{"deadline"}}, '
+                f'{{"digest"}}'
             )
         yield number, item
 
@@ -145,6 +148,11 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
             key, when = min(pending.items(), key=lambda kv: kv[1])
             now = max(now, when)
             step = table.on_deadline(key, now)
+        elif kind == "digest":  # the daily digest the daemon would send now (issue 25)
+            if value is not True or not isinstance(table, Table):
+                raise TranscriptError(f'line {number}: a digest line is {{"digest": true}}')
+            day = now.astimezone(ZoneInfo(table.setup.timezone)).date().isoformat()
+            step = digest_step(table, day)
         elif kind == "setup":
             raise TranscriptError(f"line {number}: a second setup line")
         else:

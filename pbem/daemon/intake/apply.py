@@ -73,7 +73,15 @@ class Apply(Step):
             # not only of the text part's SECRET line (issue 10 item 10)
             sent = raw_without_codes(raw) if svc.relay_list.codes_in_use else raw
             if post == "relay" and sent is not None:
-                rows.append(svc.relay_list.relay_row(game, mail.key, msg, sent, now))
+                # issue 25: kept for the digest's readers instead of copied to them (not when
+                # the post is held already, waiting for its confirmation: one hold a commit)
+                kept, held_for = (
+                    (None, frozenset[str]())
+                    if hold
+                    else svc.digests.keep(game, mail.key, msg, sent, now)
+                )
+                rows.append(svc.relay_list.relay_row(game, mail.key, msg, sent, now, held_for))
+                hold = hold or kept
             elif post == "hold" and sent is not None:
                 hold = {"key": mail.key, "raw": sent.decode("latin-1"), "at": now.isoformat()}
         if mail.channel == "graveyard" and getattr(step, "post", None) == "relay":
