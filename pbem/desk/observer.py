@@ -13,7 +13,6 @@ from pbem.core.errors import IllegalNow, InvalidSyntax
 from pbem.core.events import ObserverJoined, ObserverLeft
 from pbem.core.match import fold
 from pbem.desk.common import Result, verb
-from pbem.judge.observer import observers
 
 if TYPE_CHECKING:
     from pbem.table import Table
@@ -41,6 +40,9 @@ _LIST = {"", "liste", "list"}
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+    # late: pbem.judge loads the table, whose admin lines load this package
+    from pbem.judge.observer import observers
+
     words = command.text.split()
     action = fold(words[0]) if words else ""
     seen = observers(table)

@@ -36,3 +36,16 @@ def test_a_graveyard_needs_the_relayed_list(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert 'list.graveyard: needs mode = "relay"' in r.stderr
     assert "observers" in r.stderr  # an option outside its choices
+
+
+def test_the_desk_and_the_observers_import_first_in_a_fresh_interpreter() -> None:
+    """``pbem admin`` imports the desk before the table: its OBSERVERS command must not load
+    pbem.judge (which loads the table, which loads the desk) while the desk is half made."""
+    import subprocess
+    import sys
+
+    for module in ("pbem.desk", "pbem.judge.observer"):
+        r = subprocess.run(
+            [sys.executable, "-c", f"import {module}"], capture_output=True, text=True
+        )
+        assert r.returncode == 0, r.stderr
