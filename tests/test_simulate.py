@@ -201,7 +201,8 @@ def test_a_finished_game_shows_the_archive_mail_it_sends(
 ) -> None:
     """A dry run shows every mail (issue 22): the game ends (the game master's END) and the
     archive mail the daemon sends each player and game master is in the output, after the
-    step's own mails, with its text body and the name of the HTML page attached."""
+    step's own mails, with its text body and the names of the HTML page and the record
+    attached (issue 24)."""
     end = json.dumps({"mail": {"from": "gm@example.org", "body": "END none"}})
     code, out, _err = run_inproc([setup(admins=["gm@example.org"]), end], tmp_path, capsys)
     assert code == 0
@@ -210,6 +211,7 @@ def test_a_finished_game_shows_the_archive_mail_it_sends(
     assert sorted(a for m in archives for a in m["to"]) == sorted(
         [p["email"] for p in PLAYERS] + ["gm@example.org"]
     )
-    assert all(m["attachments"] == ["lupus-in-tabula.html"] for m in archives), archives
+    attached = ["lupus-in-tabula.html", "lupus-in-tabula.record.json"]
+    assert all(m["attachments"] == attached for m in archives), archives
     assert mails.index(archives[0]) > max(i for i, m in enumerate(mails) if m["public"])
     assert "alice" in archives[0]["body"]

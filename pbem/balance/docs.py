@@ -1,93 +1,25 @@
 """docs/balance.md's tables and SVG charts, from the shipped odds table (pbem/balance/odds.json).
 
-:func:`svg_chart` is a small pure function (no plotting library): win rate by player count,
-one line per camp and bot level. ``python -m pbem.balance.docs`` rewrites the generated part
+:func:`~pbem.figures.charts.svg_chart` (shared with ``pbem stats``) draws win rate by player
+count, one line per camp and bot level. ``python -m pbem.balance.docs`` rewrites the generated part
 of docs/balance.md (between its markers) and docs/balance/*.svg.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape
+
+from pbem.figures.charts import svg_chart
 
 START, END = "<!-- balance-tables:start -->", "<!-- balance-tables:end -->"
-COLOURS = ("#b22222", "#1f5fa8", "#2e8b57", "#8a5a00", "#6a3d9a", "#555555")
 TITLES = {
     "lupus-in-tabula": "Lupus in Tabula",
     "loup-garou": "Loup-Garou",
     "chasse-aux-sorcieres": "Chasse aux sorcières",
     "dracula": "Dracula",
 }
-
-Series = Mapping[str, Sequence[tuple[int, float]]]
-"""A line's label -> its points (player count, win rate from 0 to 1)."""
-
-
-def svg_chart(
-    title: str, series: Series, counts: Sequence[int], *, dashed: Sequence[str] = ()
-) -> str:
-    """A line chart of win rates (0 to 100 %) by player count, as an SVG document."""
-    width, height, left, right, top, bottom = 660, 300, 48, 210, 28, 36
-    plot_w, plot_h = width - left - right, height - top - bottom
-    low, high = min(counts), max(counts)
-    span = max(1, high - low)
-
-    def x(n: int) -> float:
-        return left + (plot_w / 2 if high == low else plot_w * (n - low) / span)
-
-    def y(rate: float) -> float:
-        return top + plot_h * (1 - rate)
-
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-        f'<text x="{left}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
-    ]
-    for pct in range(0, 101, 25):
-        yy = y(pct / 100)
-        out.append(
-            f'<line x1="{left}" y1="{yy:.1f}" x2="{left + plot_w}" y2="{yy:.1f}" stroke="#ddd"/>'
-        )
-        out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{pct} %</text>')
-    for n in counts:
-        out.append(f'<text x="{x(n):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{n}</text>')
-    out.append(
-        f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle">players</text>'
-    )
-    camps: dict[str, str] = {}  # a camp keeps its colour at every bot level
-    for i, (label, points) in enumerate(series.items()):
-        camp = label.partition(" (")[0]
-        colour = camps.setdefault(camp, COLOURS[len(camps) % len(COLOURS)])
-        dash = ' stroke-dasharray="5 3"' if label in dashed else ""
-        coords = " ".join(f"{x(n):.1f},{y(r):.1f}" for n, r in points)
-        if len(points) > 1:
-            out.append(
-                f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>'
-            )
-        for n, r in points:
-            fill = (
-                f'fill="#fff" stroke="{colour}" stroke-width="1.5"' if dash else f'fill="{colour}"'
-            )
-            out.append(f'<circle cx="{x(n):.1f}" cy="{y(r):.1f}" r="3.5" {fill}/>')
-        ly = top + 14 * i + 6
-        lx = left + plot_w + 12
-        out.append(
-            f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" stroke="{colour}" '
-            f'stroke-width="2"{dash}/>'
-        )
-        out.append(f'<text x="{lx + 24}" y="{ly + 4}">{escape(label)}</text>')
-    if dashed:
-        ly = top + 14 * len(series) + 16
-        out.append(
-            f'<text x="{left + plot_w + 12}" y="{ly}" fill="#555">solid, filled: random bots</text>'
-        )
-        out.append(
-            f'<text x="{left + plot_w + 12}" y="{ly + 14}" fill="#555">dashed, hollow: informed bots</text>'
-        )
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
 
 
 def game_series(entries: Mapping[str, Any]) -> tuple[dict[str, list[tuple[int, float]]], list[str]]:

@@ -8,7 +8,7 @@ from statistics import mean, median
 from typing import Any
 
 from pbem.balance.run import GameResult, Setup
-from pbem.balance.wilson import wilson
+from pbem.figures.wilson import wilson
 
 
 def rate(wins: int, total: int) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +64,26 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     p.set_defaults(func=cmd_verify)
 
-    p = with_data(sub.add_parser("stats", help="statistics over the finished games"))
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = with_data(
+        sub.add_parser(
+            "stats",
+            help="statistics over the finished games, read from their open records",
+            description="Win rates per camp, player count, option and card dealt (with 95 % "
+            "Wilson intervals), game length and per-player figures, from the records of the "
+            "data directory's finished games, or from record files (--records: what pbem "
+            "export and pbem archive write, what the archive mail attaches). docs/record.md "
+            "describes the figures and the JSON shape.",
+        )
+    )
+    p.add_argument(
+        "--records",
+        nargs="+",
+        metavar="PATH",
+        help="GAME.record.json files, or folders holding them, instead of a data directory",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output (docs/record.md)")
+    p.add_argument("--html", metavar="FILE", help="write the statistics page (tables, SVG charts)")
+    p.add_argument("--lang", choices=("fr", "en"), default="fr", help="the page's language")
     p.set_defaults(func=cmd_stats)
 
 
@@ -77,20 +96,71 @@ def _data_dir(args: argparse.Namespace) -> Path:
     return root
 
 
-def load_tables(data_dir: Path) -> list[Any]:
-    """Every game of a data directory, rebuilt from its log (read-only)."""
+def load_tables(data_dir: Path, *, progress: bool = False) -> list[Any]:
+    """Every game of a data directory, rebuilt from its log (read-only); ``progress``: a
+    progress bar on a terminal while they load."""
     from pbem.adapters.store import GameStore, list_games
     from pbem.signup.engine import still_signing_up
     from pbem.table import Table
 
     tables = []
-    for directory in list_games(data_dir):
-        store = GameStore(directory, readonly=True)
-        events = store.events()
-        if still_signing_up(store.setup, events):
-            continue  # opened for sign-ups and not started: no game to archive yet
-        tables.append(Table.load(store.setup, events))
+    directories = list(list_games(data_dir))
+    with _progress(len(directories) if progress else 0, "game") as bar:
+        for directory in directories:
+            store = GameStore(directory, readonly=True)
+            events = store.events()
+            if not still_signing_up(store.setup, events):  # opened for sign-ups, not started
+                tables.append(Table.load(store.setup, events))
+            bar.update(1)
     return tables
+
+
+def _progress(total: int, unit: str) -> Any:
+    """A progress bar on a terminal (stderr) for a long read, none when piped (as ``pbem
+    balance`` shows its games: tqdm's ``disable=None``) or when ``total`` is 0."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total, unit=unit, disable=None if total else True, file=sys.stderr, leave=False
+    )
+
+
+def finished_records(data_dir: Path) -> list[dict[str, Any]]:
+    """The open record of every finished game of a data directory (read-only): what
+    ``pbem stats`` reads there, the same JSON documents ``pbem export`` writes."""
+    from pbem.record.export import game_record
+
+    return [
+        json.loads(json.dumps(game_record(table), ensure_ascii=False))
+        for table in load_tables(data_dir, progress=True)
+        if table.finished
+    ]
+
+
+def read_records(paths: list[Path]) -> list[dict[str, Any]]:
+    """The records in ``paths``: files, and every ``*.record.json`` of a folder; a file that
+    is no record is an error (named), not a silent zero."""
+    files: list[Path] = []
+    for path in paths:
+        files += sorted(path.glob("*.record.json")) if path.is_dir() else [path]
+    records = []
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise PbemError(f"cannot read {path}: {exc}") from exc
+        if not isinstance(data, dict) or "record_version" not in data:
+            raise PbemError(f"{path} is not a game record (pbem export writes them)")
+        records.append(data)
+    return records
+
+
+def _counted(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The records, a progress bar moving as the statistics read each (about 35 ms each)."""
+    with _progress(len(records), "record") as bar:
+        for record in records:
+            yield record
+            bar.update(1)
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
@@ -134,29 +204,33 @@ def cmd_archive(args: argparse.Namespace) -> int:
 
 
 def _write_index(tables: list[Any], out: Path, lang: str | None) -> Path:
-    """Every finished game's archive and ``index.html``; a running game is never listed."""
-    from pbem.record.archive import render_index
-    from pbem.record.stats import game_stats
+    """Every finished game's archive and ``index.html``; a running game is never listed.
+    The index reads the records it wrote beside each archive (as ``pbem stats --records``
+    would): its list and its statistics are what a player gets from those files."""
+    from pbem.record.export import record_name
+    from pbem.record.stats import record_stats
+    from pbem.record.stats_page import render_index
 
     finished = sorted((t for t in tables if t.finished), key=lambda t: t.game_id)
-    rows = []
     for table in finished:
         _write(table, out, lang)
-        summary = table.summary()
-        rows.append(
-            {
-                "id": table.game_id,
-                "game": table.rules.title,
-                "players": len(table.setup.players),
-                "side": summary.get("side"),
-                "winners": summary.get("winners", []),
-                "html": f"{table.game_id}.html",
-                "text": f"{table.game_id}.txt",
-            }
-        )
+    records = read_records([out / record_name(t.game_id) for t in finished])
+    rows = [
+        {
+            "id": r["game_id"],
+            "rules": r["game"],
+            "game": r["title"],
+            "players": len(r["setup"]["players"]),
+            "side": r["result"]["side"],
+            "winners": r["result"]["winners"],
+            "html": f"{r['game_id']}.html",
+            "text": f"{r['game_id']}.txt",
+        }
+        for r in records
+    ]
     lang = lang or (finished[0].setup.lang if finished else "fr")
     index = out / "index.html"
-    index.write_text(render_index(rows, game_stats(finished), lang), encoding="utf-8")
+    index.write_text(render_index(rows, record_stats(records), lang), encoding="utf-8")
     return index
 
 
@@ -171,18 +245,17 @@ def _write(table: Any, out: Path, lang: str | None) -> list[Path]:
             path.write_text(files[kind], encoding="utf-8")
             written.append(path)
     if table.finished:  # the open record beside the archive: it reveals the seed (docs/record.md)
-        from pbem.record.export import game_record
+        from pbem.record.export import record_json, record_name
 
-        path = out / f"{table.game_id}.record.json"
-        text = json.dumps(game_record(table), ensure_ascii=False, indent=1, sort_keys=True)
-        path.write_text(text + "\n", encoding="utf-8")
+        path = out / record_name(table.game_id)
+        path.write_text(record_json(table), encoding="utf-8")
         written.append(path)
     return written
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a finished game's record (pbem/record/export.py, docs/record.md)."""
-    from pbem.record.export import game_record
+    from pbem.record.export import record_json, record_name
 
     try:
         tables = load_tables(_data_dir(args))
@@ -196,9 +269,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not table.finished:  # the record reveals the seed: every card and every draw
         print(f"pbem export: game {args.game!r} is not over (its record reveals the seed)")
         return 2
-    out = Path(args.out or f"{table.game_id}.record.json")
-    text = json.dumps(game_record(table), ensure_ascii=False, indent=1, sort_keys=True)
-    out.write_text(text + "\n", encoding="utf-8")
+    out = Path(args.out or record_name(table.game_id))
+    out.write_text(record_json(table), encoding="utf-8")
     print(out)
     return 0
 
@@ -265,15 +337,27 @@ def _verify_record(record: dict[str, Any], posted: dict[int, str]) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from pbem.record.stats import game_stats, render_text
+    """The statistics of the finished games' records: one path, whether the records come
+    from a data directory (exported on the fly) or from files."""
+    from pbem.record.stats import record_stats, render_text
 
     try:
-        stats = game_stats(load_tables(_data_dir(args)))
+        if args.records:
+            records = read_records([Path(p) for p in args.records])
+        else:
+            records = finished_records(_data_dir(args))
+        stats = record_stats(_counted(records))
+        if args.html:
+            from pbem.record.stats_page import render_stats_page
+
+            Path(args.html).write_text(render_stats_page(stats, args.lang), encoding="utf-8")
     except (PbemError, OSError) as exc:
         print(f"pbem stats: {exc}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(stats, ensure_ascii=False, indent=1))
+    elif args.html:
+        print(args.html)
     else:
         sys.stdout.write(render_text(stats))
     return 0

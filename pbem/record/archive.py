@@ -78,7 +78,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     renderer = table.renderer
     summary = table.summary()
     genders = dict(table.genders)
-    names = _Names(renderer, rules.templates, lang, genders)
+    names = GameNames(renderer, rules.templates, lang, genders)
     keywords = {s.verb: s.keyword(lang) for s in rules.all_commands}
     words = {  # how a reply restates a word a player chose (« SALLE DE BAL », never ballroom)
         (s.verb, value): arg.label(value, lang)
@@ -236,7 +236,7 @@ def named_summary(table: Table, lang: str | None = None) -> dict[str, Any]:
     in ``lang`` (« Voyant », « les Villageois », never ``seer``): for a summary an operator
     reads (the demos)."""
     lang = lang or table.setup.lang
-    names = _Names(table.renderer, table.rules.templates, lang, dict(table.genders))
+    names = GameNames(table.renderer, table.rules.templates, lang, dict(table.genders))
     summary = table.summary()
     players = [
         {
@@ -250,7 +250,7 @@ def named_summary(table: Table, lang: str | None = None) -> dict[str, Any]:
     return {**summary, "players": players, "side": names.side(str(side)) if side else side}
 
 
-class _Names:
+class GameNames:
     """The game's ids as its own templates name them (``seer`` -> « Voyant »), through the
     macros of its ``_names.jinja``, with the players' genders for the death wording."""
 
@@ -393,7 +393,7 @@ def _counts(standing: Mapping[str, str | None]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def _intent(entry: Mapping[str, Any], names: _Names) -> dict[str, Any]:
+def _intent(entry: Mapping[str, Any], names: GameNames) -> dict[str, Any]:
     """A night power's aim and its outcome (the resolution loop's trace), named."""
     vetoed = entry.get("vetoed_by")
     return {
@@ -411,7 +411,7 @@ def _action(
     event: Event,
     keywords: Mapping[str, str],
     words: Mapping[tuple[str, str], str],
-    names: _Names,
+    names: GameNames,
 ) -> dict[str, Any] | None:
     """An order a player sent (``ActionSet``, Dracula's ``Order``), as he would type it in the
     reader's language; None for any other event (the posts tell those)."""
@@ -561,18 +561,3 @@ def archive_files(table: Table, lang: str | None = None) -> dict[str, str]:
     if model["reveal"] is not None:
         files["deal"] = json.dumps(model["reveal"], indent=1, ensure_ascii=False) + "\n"
     return files
-
-
-def render_index(
-    games: Sequence[Mapping[str, Any]],
-    stats: Mapping[str, Any],
-    lang: str,
-    renderer: Renderer | None = None,
-) -> str:
-    """The archive index page: every finished game with links to its archive, and the stats.
-
-    ``games``: ``{"id", "game", "players", "side", "winners", "html", "text"}`` each.
-    """
-    renderer = renderer or shared_renderer()
-    template = _env(lang, True, renderer).get_template("index.html")
-    return template.render(games=games, stats=stats, lang=lang)

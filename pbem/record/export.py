@@ -10,6 +10,7 @@ their orders, tallies, deaths and the game master's acts, the result).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -80,6 +81,23 @@ def game_record(table: Table) -> dict[str, Any]:
         "chain": {"start": start, "links": [link.to_json() for link in chain]},
         "events": encoded,
     }
+
+
+def record_name(game_id: str) -> str:
+    """The record's file name: ``GAME.record.json`` (``pbem export``, the archive's folder,
+    the archive mail's attachment)."""
+    return f"{game_id}.record.json"
+
+
+def record_json(table: Table, *, compact: bool = False) -> str:
+    """:func:`game_record` as the file ``pbem export`` writes: sorted keys, one space of
+    indent, UTF-8 text (not ``\\u`` escapes), ending with a newline. ``compact``: no indent
+    nor spaces, the same JSON value in about 30 % fewer bytes (the archive mail's attachment,
+    sent to every player)."""
+    record = game_record(table)
+    if compact:
+        return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    return json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
 def _deal(table: Table) -> dict[str, str] | None:

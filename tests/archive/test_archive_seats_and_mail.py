@@ -80,3 +80,45 @@ def test_the_archive_mail_comes_from_the_game_in_the_thread_it_ended_in() -> Non
         title = f"Lupus in Tabula ({gid}) — the story of the game"
         assert text.startswith(f"{title}\n====")  # its own title
         assert text.count(title) == 1  # once (issue 22: it came twice)
+
+
+def test_the_archive_mail_attaches_the_games_record_valid_against_its_schema() -> None:
+    """Issue 24 item 4: the archive attaches the open record (GAME.record.json, compact), the
+    same JSON value ``pbem export`` writes; the text body and the HTML page are unchanged."""
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    from pbem.record.export import game_record
+    from pbem.table import Table
+
+    table = new_table()
+    gid = table.game_id
+    end = table.receive(mail(GM, "END NONE"), channel="private", now=NOW)
+    sent = archive_mails(table, end, sender=MODERATOR, now=NOW, id_key=KEY)
+    final = Table(
+        table.setup,
+        table.rules,
+        [*table.events, *map(table.rules.codec.decode, end.events)],
+        table.renderer,
+    )
+    schema = json.loads(Path("docs/record-schema.json").read_text(encoding="utf-8"))
+    files = archive_files(final, "en")
+    for _mid, raw, _rcpts in sent:
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
+        assert isinstance(msg, email.message.EmailMessage)
+        parts = {str(p.get_filename()): p for p in msg.iter_attachments()}
+        assert list(parts) == [f"{gid}.html", f"{gid}.record.json"]
+        assert parts[f"{gid}.record.json"].get_content_type() == "application/json"
+        data = parts[f"{gid}.record.json"].get_content()
+        assert isinstance(data, bytes) and b"\n " not in data  # compact: no indent
+        record = json.loads(data)
+        jsonschema.Draft202012Validator(schema).validate(record)
+        assert record == json.loads(json.dumps(game_record(final), ensure_ascii=False))
+        html = parts[f"{gid}.html"].get_content().replace("\r\n", "\n")
+        assert html.rstrip("\n") == files["html"].rstrip("\n")
+        body = msg.get_body(("plain",))
+        assert body is not None and body.get_content().replace("\r\n", "\n").rstrip("\n").endswith(
+            files["text"].rstrip("\n").rsplit("\n", 1)[-1]
+        )

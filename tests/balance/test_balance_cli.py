@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from pbem.balance.wilson import wilson
 from pbem.cli.main import main
+from pbem.figures.wilson import wilson
 from pbem.tools.demo import USUAL_PLAYERS
 
 

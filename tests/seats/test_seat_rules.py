@@ -281,8 +281,10 @@ def test_the_archive_keeps_a_replaced_seats_card_and_death() -> None:
 
 
 def test_punctuality_counts_a_phase_for_whoever_held_the_seat_when_it_closed() -> None:
-    """pbem stats: the seer's night is the newcomer's, who probed in time (LUP-610)."""
-    from pbem.record.stats import game_stats
+    """pbem stats (from the game's record, its tenure): the seer's night is the newcomer's,
+    who probed in time (LUP-610); the replaced player keeps his game and his replacement."""
+    from pbem.record.export import game_record
+    from pbem.record.stats import record_stats
 
     table = new_table()
     admin(table, "REPLACE carol WITH zoe@example.net Zoe")
@@ -291,10 +293,10 @@ def test_punctuality_counts_a_phase_for_whoever_held_the_seat_when_it_closed() -
     key, _due = min(table.deadlines().items(), key=lambda kv: kv[1])
     table.apply(table.on_deadline(key, NOW))
     admin(table, "END NONE")
-    on_time = {p["email"]: p for p in game_stats([table])["on_time"]}
-    assert on_time["zoe@example.net"]["player"] == "Zoe"
-    assert on_time["zoe@example.net"]["in_time"] >= 1
-    assert "carol@example.org" not in on_time
+    players = {p["player"]: p for p in record_stats([game_record(table)])["players"]}
+    assert players["Zoe"]["in_time"] >= 1 and players["Zoe"]["substitute"] == 1
+    assert players["carol"]["expected"] == 0 and players["carol"]["on_time"] is None
+    assert players["carol"]["replaced"] == 1 and players["carol"]["games"] == 1
 
 
 def test_the_desks_help_names_replace() -> None:

@@ -1,5 +1,5 @@
 """The Wilson score interval of a proportion: pure, one function, the one place pbem computes
-a confidence interval (``pbem balance``, the odds table)."""
+a confidence interval (``pbem balance`` and its odds table, ``pbem stats``)."""
 
 from __future__ import annotations
 
