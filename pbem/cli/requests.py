@@ -29,7 +29,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "PROLONGER/EXTEND 24h, CLORE/CLOSE, ROLES, ANNONCE/ANNOUNCE text, RETIRER/REMOVE "
         "name [reason], FIN/END [side], "
         "APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, REMPLACER/REPLACE name WITH "
-        "address [name], AIDE/HELP; before a game opened "
+        "address [name], ADRESSE/ADDRESS name new-address, AIDE/HELP; before a game opened "
         "by open-game starts: PROLONGER/EXTEND 24h, DEMARRER/START, ANNULER PARTIE/CANCEL, "
         "STATUT/STATUS) for the running daemon, which applies it as if the game's "
         "administrator had mailed it and mails the reply to the game's administrators.",
@@ -87,9 +87,15 @@ def cmd_admin(args: argparse.Namespace) -> int:
         cfg = load_config(args)
         if args.game not in {d.name for d in list_games(cfg.data_dir)}:
             raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
-        if find_spec(line.split(), DESK_SPECS) is None:
+        found = find_spec(line.split(), DESK_SPECS)
+        if found is None:
             keywords = ", ".join(s.en[0] for s in DESK_SPECS)
             raise PbemError(f"unknown command {args.words[0]!r} (commands: {keywords})")
+        if found[0].verb == "desk.address":  # checked at once, as `pbem seat replace` (issue 25)
+            from pbem.cli.seat import check_address_line
+
+            games = {d.name: d for d in list_games(cfg.data_dir)}
+            check_address_line(cfg, games[args.game], line)
         request = AdminCommand.now(args.game, [line])
         path, answer = queue_request(cfg.data_dir, request, args.wait, args.timeout)
     except (PbemError, OSError) as exc:

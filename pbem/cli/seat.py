@@ -92,6 +92,31 @@ def check_replacement(cfg: Any, directory: Any, seat: str, newcomer: str) -> str
     return lang
 
 
+def check_address_line(cfg: Any, directory: Any, line: str) -> None:
+    """``pbem admin GAME "ADDRESS name new@address"`` checked before the daemon is asked, as
+    :func:`check_replacement` checks a replacement (issue 25): the seat, the address (mailable,
+    holding no seat, no game master's, not on the bench, not the game's own). A PbemError says
+    why, in the words the desk's reply would use."""
+    from pbem.adapters.store import GameStore
+    from pbem.core.commands import parse_line
+    from pbem.core.errors import CommandError
+    from pbem.daemon.engine import load_engine
+    from pbem.desk import address
+
+    store = GameStore(directory, readonly=True)
+    table: Any = load_engine(cfg.engine).load(store.setup, store.events())
+    roster = getattr(table, "roster", None)
+    if roster is None or not hasattr(table, "reason"):
+        return  # a game still signing up: the desk answers
+    try:
+        names = roster.desk_names(table.rules.names(table.state))
+        command = parse_line(line, [address.SPEC], names)
+        if command is not None:
+            address.change(table, roster.to_seats(command), admins=cfg.admins)
+    except CommandError as exc:
+        raise PbemError(" ".join(table.reason(exc, "en").split())) from None
+
+
 def cmd_seat_replace(args: argparse.Namespace) -> int:
     """Queue the replacement for the running daemon (the single writer)."""
     from pbem.adapters.store import list_games

@@ -250,6 +250,46 @@ class BenchJoined(Event):
     gender: str | None = None
 
 
+# -- issue 25 address: ADRESSE/ADDRESS (pbem/judge/address.py, the desk's pbem/desk/address.py),
+# a seat's new address confirmed by a code mailed to it (njudge's SET ADDRESS). Kernel events:
+# the roster folds them (pbem/core/roster.py), the rules never see them.
+
+
+@dataclasses.dataclass(frozen=True)
+class AddressAsked(Event):
+    """The holder of ``seat`` asks to play from ``email`` from now on: a code was mailed there,
+    kept here only hashed (``code``: scrypt's salt and hash, pbem/daemon/auth.py), valid until
+    ``expires``. A later request of the seat replaces it."""
+
+    seat: PlayerId
+    email: str
+    code: Mapping[str, str]
+    expires: datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class AddressDropped(Event):
+    """The pending request of ``seat`` is void: cancelled by its player (``ADRESSE ANNULER``)."""
+
+    seat: PlayerId
+    email: str
+
+
+@dataclasses.dataclass(frozen=True)
+class AddressChanged(Event):
+    """``seat`` plays from ``email`` from now on, not from ``old_email`` (the same player: his
+    name, role, language and code stay). ``by``: empty when the new address confirmed the
+    code, else the game master's address who set it (the desk's ``ADRESSE``)."""
+
+    seat: PlayerId
+    old_email: str
+    email: str
+    by: str = ""
+
+
+ADDRESS_EVENTS: tuple[type[Event], ...] = (AddressAsked, AddressDropped, AddressChanged)
+
+
 @dataclasses.dataclass(frozen=True)
 class OrdersReceived(Event):
     """What one mail of ``seat`` gave that was accepted, as its receipt showed it (each line in
@@ -341,6 +381,7 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     Substituted,
     BenchJoined,
     OrdersReceived,
+    *ADDRESS_EVENTS,
     *OBSERVER_EVENTS,
 )
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pbem.core.commands import Command
-from pbem.core.events import BenchJoined, Event, Substituted
+from pbem.core.events import AddressChanged, BenchJoined, Event, Substituted
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
@@ -50,6 +50,9 @@ class Roster:
     polite refusal names it)."""
     bench: tuple[Holder, ...] = ()
     """Volunteers waiting for a seat (their ``seat`` is empty), in the order they came."""
+    moved: frozenset[str] = frozenset()
+    """Those of ``former`` its own player left for a new address (issue 25 address,
+    ``AddressChanged``): refused as moved, not as replaced."""
 
     @classmethod
     def of(
@@ -73,18 +76,25 @@ class Roster:
         if isinstance(event, BenchJoined):
             volunteer = Holder(PlayerId(""), event.name, event.email, event.lang, event.gender)
             return replace(self, bench=(*self.bench, volunteer))
+        if isinstance(event, AddressChanged):  # issue 25: the same holder, a new address
+            holder = self.by_seat(event.seat)
+            moved = replace(holder, email=event.email)
+            return self._moved_to(moved, event.old_email, holder.name, left=True)
         if not isinstance(event, Substituted):
             return self
-        holders = tuple(
-            replace(h, name=event.name, email=event.email, lang=event.lang, gender=event.gender)
-            if h.seat == event.seat
-            else h
-            for h in self.holders
-        )
-        former = {k: v for k, v in self.former.items() if k != event.email.lower()}
-        former[event.old_email.lower()] = event.old_name
-        bench = tuple(b for b in self.bench if b.email.lower() != event.email.lower())
-        return Roster(holders, former, bench)
+        holder = Holder(event.seat, event.name, event.email, event.lang, event.gender)
+        return self._moved_to(holder, event.old_email, event.old_name, left=False)
+
+    def _moved_to(self, holder: Holder, old_email: str, old_name: str, *, left: bool) -> Roster:
+        """``holder`` now holds his seat; ``old_email`` held it as ``old_name`` (``left``: its
+        own player moved away from it rather than handing the seat over)."""
+        new, old = holder.email.lower(), old_email.lower()
+        holders = tuple(holder if h.seat == holder.seat else h for h in self.holders)
+        former = {k: v for k, v in self.former.items() if k != new}
+        former[old] = old_name
+        bench = tuple(b for b in self.bench if b.email.lower() != new)
+        moved = (self.moved - {new, old}) | ({old} if left else set())
+        return Roster(holders, former, bench, frozenset(moved))
 
     # -- lookups --------------------------------------------------------------------------
 
@@ -125,6 +135,11 @@ class Roster:
     def on_bench(self, address: str) -> bool:
         """Whether ``address`` waits on the bench."""
         return any(b.email.lower() == address.strip().lower() for b in self.bench)
+
+    def moved_away(self, address: str) -> bool:
+        """Whether ``address`` held a seat whose own player moved to a new address since."""
+        wanted = address.strip().lower()
+        return wanted in self.moved and self.by_email(wanted) is None
 
     def replaced_name(self, address: str) -> str | None:
         """The name ``address`` played under before its seat changed hands (None if it never

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from pbem.core.events import Substituted
+from pbem.core.events import AddressChanged, Substituted
 from pbem.daemon.auth import hash_secret, new_secret
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.mail.envelope import build
@@ -45,17 +45,24 @@ def replaced_in(table: Any, address: str) -> bool:
     return roster is not None and not table.finished and roster.replaced_name(address) is not None
 
 
+def _clear_bounces(game: Any, seat: str, now: datetime, why: str) -> None:
+    """The seat's bounce record cleared: its address changed, its bounces were the old one's."""
+    record: Mapping[str, Any] | None = game.store.bounce_states().get(seat)
+    if record is not None and (record.get("count") or record.get("unreachable")):
+        cleared = {**record, "count": 0, "unreachable": False, "cleared_at": now.isoformat()}
+        game.store.commit(bounces=[{**cleared, "cleared_by": why}])
+
+
 def seat_rows(service: Any, game: Any, step: Any, now: datetime) -> list[OutboxRow]:
-    """For each substitution of ``step``: the seat's bounce record cleared (the old address's
-    bounces are not the newcomer's), and, in a game whose players have secret codes, a new
+    """For each substitution of ``step`` (and each new address, issue 25): the seat's bounce
+    record cleared (the old address's bounces are not the new one's), and, in a game whose players have secret codes, a new
     code stored hashed for the seat and mailed to the newcomer (the old holder's stops
     working: the seat is one code)."""
     rows: list[OutboxRow] = []
+    for moved in (e for e in getattr(step, "facts", ()) if isinstance(e, AddressChanged)):
+        _clear_bounces(game, moved.seat, now, "address")  # issue 25: the old address's bounces
     for event in substitutions(step):
-        record: Mapping[str, Any] | None = game.store.bounce_states().get(event.seat)
-        if record is not None and (record.get("count") or record.get("unreachable")):
-            cleared = {**record, "count": 0, "unreachable": False, "cleared_at": now.isoformat()}
-            game.store.commit(bounces=[{**cleared, "cleared_by": "substitution"}])
+        _clear_bounces(game, event.seat, now, "substitution")
         if not game.store.meta.get("secrets"):  # the players have no codes in this game
             continue
         code = new_secret()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pbem.core.commands import Command, CommandSpec
 from pbem.desk import (
+    address,
     announce,
     close,
     end,
@@ -45,6 +46,7 @@ COMMANDS: tuple[DeskCommand, ...] = (
     preview,
     rollback,
     replace,
+    address,
     observer,
     help,
 )

@@ -202,6 +202,8 @@ def replaced_refusal(table: Table, address: str) -> CommandError | None:
     name = table.roster.replaced_name(address)
     if name is None:
         return None
+    if table.roster.moved_away(address):  # its own player moved (issue 25, ADRESSE)
+        return NotAPlayer("address_moved", address=address, name=name)
     return NotAPlayer("seat_replaced", address=address, name=name)
 
 

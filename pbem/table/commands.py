@@ -11,7 +11,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbem import judge
-from pbem.core.commands import DIGEST, HISTORY, RULES, Command, Text, parse_line, takes_lines
+from pbem.core.commands import (
+    ADDRESS,
+    DIGEST,
+    HISTORY,
+    RULES,
+    Command,
+    Text,
+    parse_line,
+    takes_lines,
+)
 from pbem.core.errors import CommandError, PartlyRefused, UnknownCommand
 from pbem.core.events import Event, VoteSet
 from pbem.core.game import PlayerSpec
@@ -105,7 +114,8 @@ def run_command(
     are added to ``events``, its line of the receipt to ``reply``; the state after it."""
     if command.verb == "help":  # what this player can send now, how, and until when
         available = table.rules.available(state, player.name)
-        for always in (RULES, HISTORY, DIGEST):  # in every phase (HISTORY, DIGEST: issue 25)
+        # in every phase (HISTORY, DIGEST, ADDRESS: issue 25)
+        for always in (RULES, HISTORY, DIGEST, ADDRESS):
             if all(c.verb != always.verb for c in available):
                 available = [*available, always]
         pending = table.rules.deadlines(state)

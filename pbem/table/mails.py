@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pbem.core.events import (
+    AddressChanged,
     DealCommitted,
     Event,
     Notice,
@@ -21,6 +22,7 @@ from pbem.core.game import ADMIN, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.desk.kernel import is_kernel
 from pbem.judge import observer
+from pbem.judge.address import changed_mails
 from pbem.mail.html import with_paragraph
 from pbem.mail.plain_text import plain_text
 from pbem.record.deal import canonical_deal, deal_events, digest
@@ -94,6 +96,7 @@ def step_of(
     if reply is not None:
         player, body, key, message_id = reply
         outgoing.append(reply_mail(table, player.email, player.lang, body, key, message_id))
+        outgoing += body.mails
     after = None  # the state the step leads to: the one its prompts' quick actions are for
     for index, event in enumerate(events):
         if isinstance(event, Notice):
@@ -103,6 +106,8 @@ def step_of(
         elif isinstance(event, Substituted):  # issue 13: the list, the packet, a goodbye
             history = [*table.events, *events[:index]]
             outgoing += handover_mails(table, event, history, f"{table.game_id}/{base + index}")
+        elif isinstance(event, AddressChanged):  # issue 25: the old address told, the new one
+            outgoing += changed_mails(table, event, f"{table.game_id}/{base + index}")
         elif isinstance(event, ObserverJoined | ObserverLeft):  # the game master decided
             outgoing += observer.event_mails(table, event, f"{table.game_id}/{base + index}")
     encoded = tuple(table.rules.codec.encode(e) for e in events)

@@ -12,10 +12,11 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
-from pbem.core.errors import CommandError, ListClosed, MailError, NotAPlayer
+from pbem.core.errors import CommandError, IllegalNow, ListClosed, MailError, NotAPlayer
 from pbem.core.events import Event, OrdersReceived, PhaseClosed
 from pbem.core.game import PlayerSpec
 from pbem.judge import observer
+from pbem.judge.address import confirmation, moves_seat
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.seats.substitution import bench_offer, replaced_refusal
@@ -67,6 +68,12 @@ def receive_mail(
         offered = bench_offer(table, msg, sender, key[:16], message_id, admins)
         if offered is not None:
             return offered
+        # ADRESSE/ADDRESS <code>: a seat's new address confirmed (issue 25, pbem/judge/address.py)
+        moved = confirmation(
+            table, msg, sender, key[:16], message_id, now, relay=relay, admins=admins
+        )
+        if moved is not None:
+            return moved
         # OBSERVER/SPECTATE: a reader of the list (issue 25, pbem/judge/observer.py)
         observing = observer.request(
             table,
@@ -148,6 +155,10 @@ def receive_mail(
         if not strong and table.rules.final(state, player.name, command.verb):
             refusal = table.renderer.text("reasons/final_needs_auth", player.lang, {})
             reply.rejected.append({"line": line, "reason": refusal})
+            continue
+        if not strong and moves_seat(command):  # issue 25: the seat itself would go elsewhere
+            weak = reason(table, IllegalNow("address_needs_auth"), player.lang)
+            reply.rejected.append({"line": line, "reason": weak})
             continue
         state = run_command(table, state, player, command, line, now, channel, events, reply)
     # early close (LUP-D29) is off unless the options turn it on; a paused game closes

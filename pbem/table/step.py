@@ -150,6 +150,9 @@ class Reply:
     helped: str = ""
     """The player an AIDE answered: his reply's HTML has a quick action per command it lists
     that has a fixed form (issue 15)."""
+    mails: list[Outgoing] = field(default_factory=list)
+    """Mails a command sends to others than its sender, after the receipt (issue 25, ADRESSE:
+    the code to the new address)."""
 
     def __bool__(self) -> bool:
         return bool(self.accepted or self.rejected or self.extra)

@@ -27,6 +27,7 @@ from pbem.mail.threads import current_thread
 from pbem.record.chain import ChainCursor
 from pbem.record.seed import commitment as seed_commitment
 from pbem.seats.substitution import setup_bench
+from pbem.signup.codes import CodeSource, new_code
 from pbem.table import admin, receive, wording
 from pbem.table.mailpages import MailPages
 from pbem.table.mails import Receipt, chained, committed, step_of
@@ -60,6 +61,10 @@ class Table:
         self._pages: MailPages | None = None
         self._idle: IdleCount | None = None
         self._chain: ChainCursor | None = None
+        self.code_source: CodeSource = new_code
+        """Where the codes a command mails come from (issue 25, ADRESSE): the sign-up codes'
+        source, never the rules' draws; ``pbem simulate`` gives the seed's, so that a
+        transcript plays the same twice."""
         for spec in setup.players:
             for reserved in rules.all_commands:
                 if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:

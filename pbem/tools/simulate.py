@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import email
 import email.policy
+import hashlib
+import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from typing import Any
@@ -121,6 +123,7 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         table, step = SignupTable.open(setup, now)
     else:
         table, step = Table.new(setup, now)
+        table.code_source = transcript_codes(setup)
     moderator = str(setup.get("moderator", "moderator"))
     list_address = str(setup.get("list", "list"))
     yield from _commit(table, step, now)
@@ -165,6 +168,15 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     if relay and isinstance(game, Table) and observer_addresses(game):
         state["observers"] = observer_addresses(game)
     yield {"state": state}
+
+
+def transcript_codes(setup: dict[str, Any]) -> Callable[[], str]:
+    """The codes a transcript's commands mail (issue 25, ADRESSE), drawn from the setup's
+    seed rather than :mod:`secrets`: a dry run plays the same twice, so a transcript may send
+    back the code it will be given (``sha256(seed|n)``, its first 32 hex digits)."""
+    numbers = itertools.count(1)
+    seed = str(setup.get("seed", ""))
+    return lambda: hashlib.sha256(f"{seed}|code|{next(numbers)}".encode()).hexdigest()[:32]
 
 
 def _graveyard_copy(table: Table | SignupTable, msg: EmailMessage) -> Iterator[dict[str, Any]]:

@@ -39,6 +39,7 @@ KNOWN_CIRCLES = (
         *(
             f"pbem.desk.{m}"
             for m in [
+                "address",  # issue 25: a desk command typed over the Table like the others
                 "announce",
                 "close",
                 "common",

@@ -33,6 +33,7 @@ class Game:
         leftover: Sequence[str] | None = None,
         langs: Mapping[str, str] | None = None,
         moderator: str = "moderator",
+        admins: Sequence[str] = (),
     ) -> None:
         setup: dict[str, Any] = {
             "moderator": moderator,
@@ -47,6 +48,8 @@ class Game:
         }
         if leftover is not None:
             setup["leftover"] = list(leftover)
+        if admins:
+            setup["admins"] = list(admins)
         self.now = EPOCH
         self.table, step = Table.new(setup, self.now)
         self.sent: list[Outgoing] = []
