@@ -19,7 +19,6 @@ from pbem.core.commands import Command, CommandSpec, Player, Text
 from pbem.core.errors import IllegalNow, InvalidSyntax
 from pbem.core.events import AddressChanged
 from pbem.desk.common import Result, verb
-from pbem.judge.address import check_free
 
 if TYPE_CHECKING:
     from pbem.table import Table
@@ -39,6 +38,9 @@ def change(
 ) -> AddressChanged:
     """The change ``command`` asks for, by ``admin``; a CommandError says why it cannot be made
     (``admins``: the daemon's game masters, whose addresses no seat may take either)."""
+    # late: pbem.judge loads the table, whose admin lines load this package (pbem admin)
+    from pbem.judge.address import check_free
+
     seat = command.targets[0]
     words = command.text.split()
     if len(words) != 1 or "@" not in words[0]:
