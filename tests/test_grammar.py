@@ -255,6 +255,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "desk/roles": {"cast": [_SEAT], "names": "loupgarou/_names.jinja", "orders": {}}
     | {"deadlines": _DEADLINES},
     "desk/extended": {"deadlines": _DEADLINES},
+    "absence/extended": {"deadlines": _DEADLINES, "players": ["Inès"]},
     "desk/resumed": {"deadlines": _DEADLINES},
     "desk/rolled_back": {"deadlines": _DEADLINES},
     "desk/preview": {"mails": [{"public": True, "to": [], "subject": "S", "body": "B"}]},

@@ -224,6 +224,16 @@ def sample(name: str) -> Any:
         # issue 13: the hand-over packet's re-rendered mails
         "sections": [{"subject": "[Lupus] Your role", "body": "You are the Seer."}],
         "situation": "You are the Seer, alive.",
+        # issue 25: a declared absence's days (ISO dates), its allowance
+        "first": "2026-01-12",
+        "last": "2026-01-14",
+        "days": 3,
+        "left": 4,
+        "allowed": 7,
+        "used": 3,
+        "absences": [{"first": "2026-01-12", "last": "2026-01-14", "why": "vacances"}],
+        "dates": [{"first": "2026-01-12", "last": "2026-01-14", "why": ""}],
+        "gm": False,
         # issue 25: a history's phases and a digest's posts
         "phases": [
             {

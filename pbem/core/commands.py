@@ -212,7 +212,15 @@ RULES = CommandSpec("rules", ("REGLES", "REGLE"), ("RULES",))  # the players' ru
 # answered by pbem/judge/ (one module a command), never by a game's rules. Each takes the rest
 # of its line, which its module reads.
 ABSENCE = CommandSpec(
-    "absence", ("ABSENCE", "ABSENCES"), ("ABSENT", "ABSENCE", "ABSENCES"), (Text(optional=True),)
+    "absence",
+    ("ABSENCE", "ABSENCES"),
+    ("ABSENT", "ABSENCE", "ABSENCES"),
+    (
+        Text(
+            optional=True,
+            hint=("du 12/01 au 14/01 raison|ANNULER", "from 12/01 to 14/01 reason|CANCEL"),
+        ),
+    ),
 )
 
 HISTORY = CommandSpec(

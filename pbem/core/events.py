@@ -171,6 +171,8 @@ class PhaseClosed(Event):
 
     ``awaited``: the seats the rules still awaited as the phase closed (``Rules.awaiting``),
     the fact the idle count is read from (pbem/core/idle.py); empty in logs written before it.
+    Less the seats the close excused (issue 25: a declared absence, a phase the daemon could
+    not hear them in, pbem/core/absences.py).
     """
 
     key: str
@@ -290,6 +292,45 @@ class AddressChanged(Event):
 ADDRESS_EVENTS: tuple[type[Event], ...] = (AddressAsked, AddressDropped, AddressChanged)
 
 
+# -- issue 25, absences (ABSENCE/ABSENT, pbem/judge/absence.py) and forgiveness: kernel events
+# the idle count reads (pbem/core/absences.py); no game's rules fold them.
+
+
+@dataclasses.dataclass(frozen=True)
+class AbsenceDeclared(Event):
+    """``seat`` is away from ``start`` to ``end`` (whole days in the game's time zone: its
+    first midnight, the midnight after its last day), said by ``by`` (the seat, or a game
+    master's address) with ``reason``; ``days``: what it takes of the game's allowance."""
+
+    seat: PlayerId
+    start: datetime
+    end: datetime
+    days: int
+    reason: str = ""
+    by: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class AbsenceCancelled(Event):
+    """The absence of ``seat`` that began at ``start`` is cancelled (its days given back)."""
+
+    seat: PlayerId
+    start: datetime
+    by: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Unheard(Event):
+    """The daemon could not hear ``seat`` (empty: anyone) at ``at``: his mail bounced
+    (``bounce``), his mail was held (``held``, ``oversize``, ``dkim``, ``confirmation``) or the
+    daemon was down across a deadline (``outage``). The phase it falls in is not counted
+    against the seat (issue 25's forgiveness, docs/seats.md)."""
+
+    seat: str
+    cause: str
+    at: datetime | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class OrdersReceived(Event):
     """What one mail of ``seat`` gave that was accepted, as its receipt showed it (each line in
@@ -382,6 +423,9 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     BenchJoined,
     OrdersReceived,
     *ADDRESS_EVENTS,
+    AbsenceDeclared,  # issue 25, absences
+    AbsenceCancelled,
+    Unheard,
     *OBSERVER_EVENTS,
 )
 

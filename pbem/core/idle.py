@@ -30,6 +30,7 @@ from pbem.core.ids import PlayerId
 
 OnIdle = Literal["offer", "ask", "remove"]
 Reveal = Literal["as_death", "always", "never"]
+AbsenceMode = Literal["excuse", "extend"]
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,19 @@ class IdleOptions:
     asks them, ``remove`` removes the seat (``SeatRemoved``). ``removal_reveal``: whether the
     removal's announcement shows the seat's card: ``as_death`` as a death does in this game
     (Loup-Garou, Chasse and Dracula show it; Lupus never does, LUP-103), or ``always``/``never``.
+
+    ``absence_days``: the days of declared absence (``ABSENCE``, issue 25) each player may take
+    in the game (0: none). ``absence_mode``: ``excuse`` (the absent seat is not counted idle and
+    not warned; the deadlines stay) or ``extend`` (a deadline falling in an absence of a seat
+    the rules await moves to the same hour on the day after it, the list told, as njudge does).
     """
 
     idle_warn_after: int = 2
     idle_act_after: int = 3
     on_idle: OnIdle = "offer"
     removal_reveal: Reveal = "as_death"
+    absence_days: int = 7
+    absence_mode: AbsenceMode = "excuse"
 
 
 def actor_of(event: Event) -> PlayerId | None:

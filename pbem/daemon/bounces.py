@@ -19,6 +19,7 @@ from pbem.daemon.jobs import instance_id
 from pbem.daemon.outbox import OutboxRow
 from pbem.daemon.ports import Game
 from pbem.daemon.replies import Replies
+from pbem.daemon.unheard import unheard_step
 from pbem.mail.bounce import Bounce, Failure, parse_bounce, verp_address, verp_token
 from pbem.mail.inbound import parse_bytes
 
@@ -148,13 +149,17 @@ class Bounces:
                     },
                 )
             records[name] = rec
+        unheard = unheard_step(game, records, "bounce", now)  # issue 25: forgiven
         game.store.commit(
+            events=unheard.events if unheard else (),
             outbox=alerts,
             ledger_key=key,
             ledger_info={**info, "why": "bounce"},
             bounces=list(records.values()),
         )
         game.keys.add(key)
+        if unheard is not None:
+            game.table.apply(unheard)
         self.stats["bounce"] += 1
         self.wake()
         return True

@@ -29,6 +29,7 @@ from pbem.daemon.message import safe_subject
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import FaultHook, Game
 from pbem.daemon.replies import Replies
+from pbem.daemon.unheard import note_unheard
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +190,7 @@ class CrashLoop:
         who = held_sender(raw, players, self.our_addresses)
         if who is None:
             return [], False
+        note_unheard(self.games, who.address, "held", now)  # issue 25: forgiven
         received = row.get("internaldate") or row.get("at") or now.isoformat()
         crashes = int(row.get("crashes", 0))
         subject, body = self.replies.bilingual(

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from pbem.core.absences import away_at
 from pbem.daemon.config import Config
 from pbem.daemon.digests import Digests
 from pbem.daemon.jobs import DeadlineJob, DigestJob, Job, ReminderJob, instance_id
@@ -20,6 +21,7 @@ from pbem.daemon.relay import Relay
 from pbem.daemon.replies import Replies
 from pbem.daemon.seats import shown_name
 from pbem.daemon.threads import game_addressing
+from pbem.daemon.unheard import unheard_step
 from pbem.daemon.work import Call, Deadline, Reminder, Work
 from pbem.mail.envelope import build_outgoing
 from pbem.mail.html import alternative
@@ -131,9 +133,10 @@ class Deadlines:
         left = max(0.0, (when - now).total_seconds() / 3600)
         rows = []
         emails = game.table.player_emails
+        away = away_at(getattr(game.table, "events", ()), when)  # issue 25: no reminder
         for name in sorted(awaiting()):
             to = emails.get(str(name))
-            if not to:
+            if not to or name in away:
                 continue
             lang = game.table.player_langs.get(str(name), self.cfg.language)
             subject, body = self.replies.texts.mail(
@@ -405,10 +408,16 @@ class Deadlines:
             row = self.replies.public_row(
                 game, f"extend:{game_id}:{key}:{new.isoformat()}", subject, body, now
             )
+            # issue 25: nobody could be heard across the missed deadline (forgiven); a clock
+            # jump lost no mail
+            unheard = None if clock_jump else unheard_step(game, [""], "outage", now)
             game.store.commit(
+                events=unheard.events if unheard else (),
                 outbox=[row],
                 deadline={**state, "key": rid, "state": "open", "extended_to": new.isoformat()},
             )
+            if unheard is not None:
+                game.table.apply(unheard)
             log.warning(
                 "game %s: deadline %s extended to %s after %s",
                 game_id,

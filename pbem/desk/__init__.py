@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pbem.core.commands import Command, CommandSpec
 from pbem.desk import (
+    absence,
     address,
     announce,
     close,
@@ -46,6 +47,7 @@ COMMANDS: tuple[DeskCommand, ...] = (
     preview,
     rollback,
     replace,
+    absence,
     address,
     observer,
     help,

@@ -38,9 +38,6 @@ def change(
 ) -> AddressChanged:
     """The change ``command`` asks for, by ``admin``; a CommandError says why it cannot be made
     (``admins``: the daemon's game masters, whose addresses no seat may take either)."""
-    # late: pbem.judge loads the table, whose admin lines load this package (pbem admin)
-    from pbem.judge.address import check_free
-
     seat = command.targets[0]
     words = command.text.split()
     if len(words) != 1 or "@" not in words[0]:
@@ -49,6 +46,9 @@ def change(
     holder = table.roster.by_seat(seat)
     if email == holder.email.lower():
         raise IllegalNow("address_desk_same", name=seat, address=email)
+    # imported here: pbem.judge's services import the table, which imports the desk
+    from pbem.judge.address import check_free
+
     check_free(table, email, (*admins, *([admin] if admin else [])))
     return AddressChanged(seat, holder.email, email, by=admin or "admin")
 

@@ -17,9 +17,18 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from pbem.core.absences import Absence, absences, after_absences
 from pbem.core.draws import idle_rng
 from pbem.core.errors import CommandError
-from pbem.core.events import DeskNotice, Event, Notice, PhaseClosed, RolledBack, SeatRemoved
+from pbem.core.events import (
+    DeadlineMoved,
+    DeskNotice,
+    Event,
+    Notice,
+    PhaseClosed,
+    RolledBack,
+    SeatRemoved,
+)
 from pbem.core.game import ADMIN, Rules
 from pbem.core.idle import IdleOptions, crossed, idle_streaks
 from pbem.core.ids import PlayerId
@@ -166,3 +175,49 @@ def idle_after_close(
         else table.idle_count().extended(added).counts()
     )
     return idle_events(table.rules, log, frozenset(closed.awaited), after, now, rng, bench, counts)
+
+
+def absence_moves(table: Any, resolution: Sequence[Event]) -> list[Event]:
+    """In ``absence_mode = "extend"`` (issue 25), the deadlines the phase ``resolution`` opens
+    that fall in the declared absence of a seat the rules await, moved past it, and the list
+    told; nothing otherwise (the ``excuse`` mode, no absence, the game over)."""
+    options = getattr(table.state, "options", None)
+    if not isinstance(options, IdleOptions) or options.absence_mode != "extend":
+        return []
+    away = absences(table.events)
+    if not away:
+        return []
+    after = table.rules.fold(resolution, table.state)
+    if table.rules.outcome(after) is not None:
+        return []
+    return deadline_moves(table.rules, after, away, {})
+
+
+def deadline_moves(
+    rules: Rules[Any],
+    state: Any,
+    away: Sequence[Absence],
+    moved: dict[tuple[str, datetime], datetime],
+) -> list[Event]:
+    """The ``DeadlineMoved`` events taking the pending deadlines of ``state`` (each where
+    ``moved``, the desk's moves, put it) out of the absences ``away`` of the seats the rules
+    await, and the public notice naming them (as ``PROLONGER``'s); none when nothing moves."""
+    awaited = rules.awaiting(state)
+    moves: list[DeadlineMoved] = []
+    absent: set[PlayerId] = set()
+    for key, due in rules.deadlines(state).items():
+        now = moved.get((key, due), due)
+        later = after_absences(now, awaited, away)
+        if later != now:
+            moves.append(DeadlineMoved(key, due, later))
+            absent |= {a.seat for a in away if a.seat in awaited and a.covers(now)}
+    if not moves:
+        return []
+    told = DeskNotice(
+        "absence/extended",
+        (),
+        True,
+        {"players": sorted(absent), "deadlines": {m.key: m.to.isoformat() for m in moves}},
+        "desk",
+    )
+    return [*moves, told]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -59,6 +59,7 @@ class Renderer:
         env.filters["when"] = lambda value: self.when(value, lang)
         env.filters["names"] = lambda value: join_names(value, lang)
         env.filters["duration"] = lambda value: duration(value, lang)
+        env.filters["day"] = lambda value: day(value, lang)
         env.filters["g"] = agree
         env.filters["gender"] = gender_of
         if lang == "fr":  # elision and contraction, done once here rather than in each sentence
@@ -144,6 +145,14 @@ def join_names(value: Iterable[Any], lang: str) -> str:
         return items[0]
     word = " et " if lang == "fr" else " and "
     return ", ".join(items[:-1]) + word + items[-1]
+
+
+def day(value: object, lang: str) -> str:
+    """A calendar day (ISO ``2027-01-12``) as players read it: ``mardi 12 janvier``,
+    ``Tue 12 Jan`` (an absence's first and last days, issue 25)."""
+    moment = date.fromisoformat(str(value))  # str(): a missing one raises as undefined
+    weekday, month = DAYS[lang][moment.weekday()], MONTHS[lang][moment.month - 1]
+    return f"{weekday} {moment.day} {month}"
 
 
 def duration(seconds: float, lang: str) -> str:

@@ -14,7 +14,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pbem.core.events import KERNEL_EVENTS
 from pbem.record.chain import links, public_form
 from pbem.record.seed import commitment
 
@@ -23,11 +22,26 @@ if TYPE_CHECKING:
 
 RECORD_VERSION = 1
 """The version of the record's shape (docs/record-schema.json's ``record_version``)."""
-ACTS = frozenset(t.__name__ for t in KERNEL_EVENTS) - {"PhaseClosed", "OrdersReceived"} | {
-    "SeatRemoved"
-}
-"""The game master's desk acts, seat changes, removals and moved deadlines (a mail's
-``OrdersReceived`` stamp is one of the phase's orders: who sent them, when, in what words)."""
+ACTS = frozenset(
+    {
+        *("Paused", "Resumed", "DeadlineMoved", "RolledBack", "DeskNotice"),  # the desk's
+        *("Substituted", "BenchJoined", "SeatRemoved", "AddressChanged"),  # a seat's holder
+        *("Unheard", "DigestSent"),  # the server's own: a phase forgiven, a digest sent
+        *("ObserverAsked", "ObserverJoined", "ObserverLeft"),  # who follows it: no seat's order
+    }
+)
+"""The acts of the game master and of the server: the desk's, a seat's holder changing, a
+removal, a phase forgiven (issue 25), a digest sent, an observer's coming and going (issue 25:
+a non-player's, never an order of a seat)."""
+REQUESTS = frozenset(
+    {
+        "OrdersReceived",  # a mail's accepted orders: seat, arrival time, words
+        *("AddressAsked", "AddressDropped", "DigestChosen"),  # issue 25's services
+        *("AbsenceDeclared", "AbsenceCancelled"),
+    }
+)
+"""The kernel events a player's (or, for an absence, a game master's) command made: listed
+among the phase's orders, as the rules' own events are."""
 
 
 def taken_in(encoded: Sequence[Mapping[str, Any]]) -> list[bool]:

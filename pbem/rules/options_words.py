@@ -30,6 +30,11 @@ LABELS: dict[str, Words] = {
     "removal_reveal": ("Rôle d'un joueur retiré de la partie", "Role of a player removed"),
     "substitute_name": ("Nom d'un remplaçant", "Name of a substitute"),
     "observers": ("Spectateurs", "Observers"),
+    "absence_days": (
+        "Jours d'absence déclarée permis par joueur (ABSENCE)",
+        "Days of declared absence allowed per player (ABSENT)",
+    ),
+    "absence_mode": ("Pendant une absence déclarée", "During a declared absence"),
     "early_close": (
         "Une étape de nuit se termine dès que tous ont agi",
         "A night step ends as soon as everyone has acted",
@@ -251,6 +256,16 @@ _RANDOM: Words = ("au hasard", "at random")
 _NONE: Words = ("aucun", "none")
 
 CHOICES: dict[str, dict[str, Words]] = {
+    "absence_mode": {
+        "excuse": (
+            "le joueur n'est pas compté inactif",
+            "the player is not counted idle",
+        ),
+        "extend": (
+            "les échéances qui y tombent sont repoussées",
+            "the deadlines falling in it are moved later",
+        ),
+    },
     "on_idle": {
         "offer": ("sa place est offerte à un remplaçant", "his seat is offered to a substitute"),
         "ask": ("le meneur est consulté", "the game master is asked"),

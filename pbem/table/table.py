@@ -10,6 +10,7 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import Any, Unpack
 
+from pbem.core.absences import excused
 from pbem.core.commands import CommandSpec
 from pbem.core.draws import deal_rng, draw_rng
 from pbem.core.errors import CommandError, SetupError
@@ -21,7 +22,7 @@ from pbem.core.match import fold
 from pbem.core.roster import Roster
 from pbem.desk.kernel import Desk, is_kernel, split
 from pbem.games import rules_for
-from pbem.games.idle import idle_after_close, without_mail_to_removed
+from pbem.games.idle import absence_moves, idle_after_close, without_mail_to_removed
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.mail.threads import current_thread
 from pbem.record.chain import ChainCursor
@@ -234,14 +235,28 @@ class Table:
 
     def close(self, key: str, now: datetime) -> Step:
         """Close the phase of deadline ``key`` now, paused or not (``CLORE``, ``APERCU``)."""
-        awaited = tuple(sorted(self.rules.awaiting(self.state)))  # the idle count's fact
+        awaited = self.counted(key, now)  # the idle count's fact
         events = self.rules.on_deadline(self.state, key, now, self.rng())
+        if events:  # a deadline in a seat's absence moves past it (absence_mode extend)
+            events = [*events, *absence_moves(self, events)]
         if events:  # the idle policy's acts are the resolution's own (docs/seats.md)
             acts = idle_after_close(self, PhaseClosed(key, len(events), awaited), events, now)
             events = [*without_mail_to_removed(events, acts), *acts]
         if events:  # marked, so that the game master may roll this resolution back
             events = [PhaseClosed(key, len(events), awaited), *events]
         return chained(self, step_of(self, events, reply=None))
+
+    def counted(self, key: str, now: datetime) -> tuple[PlayerId, ...]:
+        """The seats the rules await as the phase of deadline ``key`` closes at ``now``, less
+        those the close does not hold to account (an absence, a phase the daemon could not hear
+        them in: :func:`pbem.core.absences.excused`). The close's moment is the deadline's when
+        it passed (``pbem verify`` knows it), ``now`` when the game master closed early."""
+        awaited = self.rules.awaiting(self.state)
+        due = self.rules.deadlines(self.state).get(key)
+        moment = now if due is None else min(now, self.desk.moved(due))
+        deadline = None if due is None else (key, due)
+        spared = excused(self.events, awaited, moment, deadline)
+        return tuple(sorted(p for p in awaited if p not in spared))
 
     def chain_cursor(self) -> ChainCursor:
         """The hash chain over the log so far (pbem/record/chain.py), from the seed's

@@ -79,3 +79,14 @@ def test_pbem_export_writes_a_finished_game_and_refuses_a_running_one(
     assert main(["export", "running", "--data-dir", str(root), "-o", str(out)]) == 2
     assert "not over" in capsys.readouterr().out
     assert main(["export", "nope", "--data-dir", str(root)]) == 2
+
+
+def test_every_kernel_event_is_either_an_act_or_a_request_in_the_record() -> None:
+    """A new kernel event must be placed: among the game master's and server's acts, or among
+    a phase's orders (a player's request); none may fall in the acts by default (issue 24)."""
+    from pbem.core.events import KERNEL_EVENTS
+    from pbem.record.export import ACTS, REQUESTS
+
+    kernel = {t.__name__ for t in KERNEL_EVENTS} - {"PhaseClosed"}
+    assert kernel - ACTS - REQUESTS == set()
+    assert not ACTS & REQUESTS

@@ -39,6 +39,7 @@ KNOWN_CIRCLES = (
         *(
             f"pbem.desk.{m}"
             for m in [
+                "absence",  # issue 25: the game master's ABSENCE, like its siblings
                 "address",  # issue 25: a desk command typed over the Table like the others
                 "announce",
                 "close",
@@ -164,3 +165,27 @@ def test_the_package_root_holds_packages_only() -> None:
     """Issue 24: each concern is a package found by its name; no loose module at the root."""
     loose = sorted(p.name for p in (ROOT / "pbem").glob("*.py") if p.name != "__init__.py")
     assert loose == []
+
+
+def test_every_package_imports_first_in_a_fresh_interpreter() -> None:
+    """A known circle is harmless only while its modules load in a working order: each package
+    must import when it is the first pbem module loaded (``pbem admin`` loads pbem.desk first,
+    and an import order through the judges' services once broke it)."""
+    import subprocess
+    import sys
+
+    packages = sorted(p.parent.name for p in (ROOT / "pbem").glob("*/__init__.py"))
+    script = (
+        "import importlib, sys\n"
+        f"for name in {packages!r}:\n"
+        "    for loaded in [m for m in sys.modules if m == 'pbem' or m.startswith('pbem.')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module('pbem.' + name)\n"
+        "    except ImportError as exc:\n"
+        "        print(name, exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout == ""

@@ -46,6 +46,7 @@ FRENCH_WORDS = frozenset(
         "grimoire",
         "torture",  # « la salle de torture »
         "total",  # « son total »
+        "absence",  # « déclarer une absence » (issue 25's ABSENCE)
     }
 )
 """Plain ids a French mail may hold as French words."""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pbem.daemon.intake.inbound import Inbound, Step
 from pbem.daemon.message import raw_without_codes
 from pbem.daemon.relay import graveyard_of
+from pbem.daemon.unheard import seat_of, unheard_step
 from pbem.mail.threads import noted
 from pbem.table.step import Delivery
 
@@ -89,6 +90,18 @@ class Apply(Step):
             sent = raw_without_codes(raw) if svc.relay_list.codes_in_use else raw
             if sent is not None:
                 rows.append(svc.relay_list.graveyard_row(game, mail.key, msg, sent, now))
+        seat = seat_of(game, verdict.registered)
+        if ask and deferred and seat is not None and is_dataclass(step):
+            # issue 25: his vote waits for his confirmation; unconfirmed, the phase is forgiven
+            unheard = unheard_step(game, [seat], "confirmation", now)
+            if unheard is not None:
+                facts = getattr(step, "facts", ())
+                both = len(facts) == len(step.events)
+                step = replace(
+                    step,
+                    events=(*step.events, *unheard.events),
+                    facts=(*facts, *unheard.facts) if both else (),
+                )
         game.store.commit(
             events=step.events,
             outbox=rows,

@@ -31,6 +31,7 @@ from pbem.daemon.oversize import too_big_reply
 from pbem.daemon.ports import Disposition, FaultHook
 from pbem.daemon.replies import Replies
 from pbem.daemon.routing import Router
+from pbem.daemon.unheard import note_unheard
 from pbem.daemon.work import group_commit
 
 if TYPE_CHECKING:
@@ -139,7 +140,10 @@ class Intake:
             id_key=self.replies.id_key,
             html=self.cfg.html_mail,
         )
-        if reply is None or not self.limits.allow(reply[0], now, error=True):
+        if reply is None:
+            return []
+        note_unheard(self.parts.games, reply[0], "oversize", now)  # issue 25: forgiven
+        if not self.limits.allow(reply[0], now, error=True):
             return []
         return [reply[1]]
 

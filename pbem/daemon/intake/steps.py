@@ -15,6 +15,7 @@ from pbem.daemon.intake.apply import Apply
 from pbem.daemon.intake.inbound import Inbound, Step
 from pbem.daemon.message import parse
 from pbem.daemon.signup_auth import auth_for, player_secrets
+from pbem.daemon.unheard import seat_of, unheard_step
 from pbem.mail.inbound import automatic_reason
 from pbem.mail.listpost import rewrite_from
 
@@ -117,10 +118,22 @@ class Authentication(Step):
             if verdict.admin
             else svc.replies.auth_notice(game, mail.parsed, verdict, mail.now)
         )
+        seat = seat_of(game, verdict.registered)
+        # issue 25: a player's mail refused for its DKIM signature was never heard (forgiven)
+        unheard = (
+            unheard_step(game, [seat], "dkim", mail.now)
+            if seat is not None and verdict.reason == "no_dkim"
+            else None
+        )
         game.store.commit(
-            outbox=rows, ledger_key=mail.key, ledger_info={**mail.info, "why": "auth"}
+            events=unheard.events if unheard else (),
+            outbox=rows,
+            ledger_key=mail.key,
+            ledger_info={**mail.info, "why": "auth"},
         )
         game.keys.add(mail.key)
+        if unheard is not None:
+            game.table.apply(unheard)
         svc.sender.wake()
         return True
 
