@@ -249,14 +249,41 @@ def find_spec(
     tokens: Sequence[str], specs: Iterable[CommandSpec]
 ) -> tuple[CommandSpec, int] | None:
     """The spec whose keyword (longest first) starts ``tokens``, and the keyword's length."""
-    folded = tuple(fold(clean_token(t)) for t in tokens)
+    if not tokens:
+        return None
+    by_first, longest = _keyword_index(specs if isinstance(specs, tuple | list) else tuple(specs))
+    folded = tuple(fold(clean_token(t)) for t in tokens[:longest])
     best: tuple[CommandSpec, int] | None = None
+    for spec, words in by_first.get(folded[0], ()):  # in the specs' and keywords' order
+        if folded[: len(words)] == words and (best is None or len(words) > best[1]):
+            best = (spec, len(words))
+    return best
+
+
+_KeywordIndex = tuple[dict[str, list[tuple["CommandSpec", tuple[str, ...]]]], int]
+_INDEXES: dict[tuple[int, ...], tuple[Sequence[CommandSpec], _KeywordIndex]] = {}
+
+
+def _keyword_index(specs: Sequence[CommandSpec]) -> _KeywordIndex:
+    """Each keyword's words by its first word (folded), and the most words a keyword has:
+    made once per list of specs (a game's, found by identity: specs hold dicts), so a line
+    is matched against the few keywords its first word begins, not every keyword."""
+    key = tuple(map(id, specs))
+    known = _INDEXES.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], specs, strict=True)):
+        return known[1]
+    by_first: dict[str, list[tuple[CommandSpec, tuple[str, ...]]]] = {}
+    longest = 1
     for spec in specs:
         for keyword in spec.fr + spec.en:
             words = _keyword_words(keyword)
-            if folded[: len(words)] == words and (best is None or len(words) > best[1]):
-                best = (spec, len(words))
-    return best
+            if words:  # a keyword is never blank
+                by_first.setdefault(words[0], []).append((spec, words))
+                longest = max(longest, len(words))
+    if len(_INDEXES) > 256:  # lists made on the fly (tests): bounded
+        _INDEXES.clear()
+    _INDEXES[key] = (tuple(specs), (by_first, longest))
+    return by_first, longest
 
 
 @functools.lru_cache(maxsize=4096)  # the games' keywords: a few hundred, read on every line
@@ -266,9 +293,23 @@ def _keyword_words(keyword: str) -> tuple[str, ...]:
 
 def looks_like_command(token: str, specs: Iterable[CommandSpec]) -> list[str]:
     """Keywords close to ``token``: a typo of a command rather than free text."""
+    specs = specs if isinstance(specs, tuple | list) else tuple(specs)
+    key = (fold(clean_token(token)), tuple(map(id, specs)))
+    known = _CLOSE.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], specs, strict=True)):
+        return list(known[1])
     keywords = {fold(k): k for s in specs for k in s.fr + s.en if " " not in k}
-    close = difflib.get_close_matches(fold(clean_token(token)), list(keywords), n=2, cutoff=0.75)
-    return [keywords[c] for c in close]
+    close = difflib.get_close_matches(key[0], list(keywords), n=2, cutoff=0.75)
+    if len(_CLOSE) > 4096:  # every word a player writes first on a line: bounded
+        _CLOSE.clear()
+    found = [keywords[c] for c in close]
+    _CLOSE[key] = (tuple(specs), tuple(found))
+    return found
+
+
+_CLOSE: dict[tuple[str, tuple[int, ...]], tuple[Sequence[CommandSpec], tuple[str, ...]]] = {}
+"""The keywords close to a word, by (word folded, the specs' ids): difflib's comparison of a
+line's first word with every keyword is a mail's dearest parse (free text, a Subject)."""
 
 
 def takes_lines(line: str, specs: Iterable[CommandSpec]) -> bool:

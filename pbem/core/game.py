@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pbem.core.commands import COMMON_COMMANDS, Command, CommandSpec
-from pbem.core.errors import IllegalNow
+from pbem.core.errors import CommandError, IllegalNow
 from pbem.core.events import COMMON_EVENTS, Event, EventCodec
 from pbem.core.ids import PlayerId
 from pbem.core.outcome import Outcome
@@ -130,7 +130,8 @@ class Rules(ABC, Generic[S]):
     # -- optional hooks (the defaults suit a game without the feature) ---------------------
 
     def available(self, state: S, actor: PlayerId) -> list[CommandSpec]:
-        """The commands ``actor`` may send now (the ``HELP`` reply)."""
+        """The commands ``actor`` may send now (the ``HELP`` reply): some of ``all_commands``
+        (the quick actions look no further when a mail names none of those)."""
         return list(self.all_commands)
 
     def bold_command(self, state: S, actor: PlayerId, bold: Sequence[str]) -> Command | None:
@@ -174,6 +175,18 @@ class Rules(ABC, Generic[S]):
     def final(self, state: S, actor: PlayerId, verb: str) -> bool:
         """Whether an accepted ``verb`` can no longer be changed before the deadline."""
         return False
+
+    def allows(
+        self, state: S, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> bool:
+        """Whether :meth:`decide` accepts ``command``: the quick actions ask it of every choice
+        of a mail's readers (issue 23). By default ``decide`` itself; a game may answer without
+        making the events (a vote's running tally), with the same checks in the same order."""
+        try:
+            self.decide(state, actor, command, now, channel)
+        except CommandError:
+            return False
+        return True
 
     def offers(self, state: S, command: Command) -> bool:
         """Whether a mail's quick action may propose ``command``: a legal command can still be

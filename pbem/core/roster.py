@@ -176,7 +176,10 @@ class Roster:
 
     def shown_names(self, seats: Iterable[str]) -> list[str]:
         """The names players match targets against: each seat's shown name."""
-        return [self.shown(seat) for seat in seats]
+        renamed = self.renamed
+        if not renamed:  # most games: every seat is shown by its own name
+            return list(seats)
+        return [renamed.get(seat, seat) for seat in seats]
 
     def desk_names(self, seats: Iterable[str]) -> list[str]:
         """The names a game master may use: the shown names, and the seats' own (the

@@ -122,22 +122,29 @@ def to_html(
         )
     title = _title(subject)
     return (
-        f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width,initial-scale=1">'
-        '<meta name="color-scheme" content="light only">'
-        f"<title>{html.escape(subject)}</title></head>"
-        f'<body style="margin:0;padding:0;background-color:{PAPER};color:{INK}">'
-        f'<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" '
-        f'style="background-color:{PAPER}"><tr><td align="center" style="padding:12px">'
-        '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" '
-        'style="max-width:600px"><tr>'
-        f'<td style="font-family:{FONT};font-size:16px;line-height:1.5;color:{INK};'
-        'text-align:left;word-wrap:break-word;overflow-wrap:anywhere">'
-        f'<h1 style="margin:0 0 12px;font-size:20px;line-height:1.3;color:{INK}">'
-        f"{_inline(title, names)}</h1>"
-        f"{''.join(sections)}{_END}"
-        "</td></tr></table></td></tr></table></body></html>\n"
+        f'<!DOCTYPE html><html lang="{lang}">{_META}<title>{html.escape(subject)}</title>'
+        f"{_BODY}{_inline(title, names)}</h1>{''.join(sections)}{_END}{_CLOSE}"
     )
+
+
+# the page's fixed parts, joined once
+_META = (
+    '<head><meta charset="utf-8">'
+    '<meta name="viewport" content="width=device-width,initial-scale=1">'
+    '<meta name="color-scheme" content="light only">'
+)
+_BODY = (
+    "</head>"
+    f'<body style="margin:0;padding:0;background-color:{PAPER};color:{INK}">'
+    f'<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" '
+    f'style="background-color:{PAPER}"><tr><td align="center" style="padding:12px">'
+    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" '
+    'style="max-width:600px"><tr>'
+    f'<td style="font-family:{FONT};font-size:16px;line-height:1.5;color:{INK};'
+    'text-align:left;word-wrap:break-word;overflow-wrap:anywhere">'
+    f'<h1 style="margin:0 0 12px;font-size:20px;line-height:1.3;color:{INK}">'
+)
+_CLOSE = "</td></tr></table></td></tr></table></body></html>\n"
 
 
 def alternative(subject: str, body: str, *, enabled: bool, lang: str = "fr") -> str:
@@ -163,7 +170,10 @@ def with_paragraph(page: str, text: str, names: Iterable[str] = ()) -> str:
 def _title(subject: str) -> str:
     """The Subject without its ``[game]`` tag and the ``(×2)`` of a merged mail."""
     title = subject.split("] ", 1)[1] if subject.startswith("[") and "] " in subject else subject
-    return re.sub(r" \(×\d+\)\Z", "", title)
+    return _MERGED_COUNT.sub("", title) if "×" in title else title
+
+
+_MERGED_COUNT = re.compile(r" \(×\d+\)\Z")
 
 
 @functools.lru_cache(maxsize=4096)  # a notice's lines, the same for each of its readers
@@ -365,10 +375,7 @@ def _actions(actions: Sequence[QuickAction], title: str) -> str:
         groups.setdefault(action.group, []).append(action)
     rows = "".join(
         f'<p style="margin:8px 0 4px;font-weight:600">{html.escape(group)}</p><div>'
-        + "".join(
-            f'<a href="{html.escape(a.href)}" style="{BUTTON}">{html.escape(a.label)}</a>'
-            for a in members
-        )
+        + "".join(_button(a) for a in members)
         + "</div>"
         for group, members in groups.items()
     )
@@ -381,6 +388,12 @@ def _actions(actions: Sequence[QuickAction], title: str) -> str:
         f'{_ACTIONS_START}<div style="margin:16px 0 0;padding:12px;border:1px solid {RULE};'
         f'border-radius:8px">{heading}{rows}</div>{_ACTIONS_END}'
     )
+
+
+@functools.lru_cache(maxsize=4096)  # a vote's links are the same in each tally and prompt
+def _button(action: QuickAction) -> str:
+    """One quick action's link."""
+    return f'<a href="{html.escape(action.href)}" style="{BUTTON}">{html.escape(action.label)}</a>'
 
 
 _ACTIONS_START, _ACTIONS_END = "<!--actions-->", "<!--/actions-->"

@@ -112,6 +112,7 @@ def decode_text(data: bytes, charset: str | None) -> str:
         return "\n".join(_guess(line) for line in data.split(b"\n"))
 
 
+@functools.lru_cache(maxsize=256)  # a few charsets, declared by every mail
 def _codec_name(charset: str | None) -> str | None:
     """A usable text codec for a declared charset, or None to guess."""
     if not charset:

@@ -34,5 +34,7 @@ def normalise(text: str) -> str:
 
 def fold(text: str) -> str:
     """Case- and accent-insensitive form, for matching markers like "FIN" or "a écrit"."""
+    if text.isascii():  # no accent to take off (most lines): NFD leaves ASCII as it is
+        return text.casefold()
     decomposed = unicodedata.normalize("NFD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()

@@ -21,7 +21,6 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command, CommandSpec, Player, Players, Word
-from pbem.core.errors import CommandError
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
@@ -126,6 +125,8 @@ def _asked_readers(
     first available, each with the readers who may send it (:meth:`Rules.available`: the
     others' orders the rules refuse, so no choice is checked for them)."""
     found: list[tuple[CommandSpec, list[PlayerId]]] = []  # specs hold dicts: no hash
+    if not any(_named(spec, asked, lang, public) for spec in rules.all_commands):
+        return []  # most mails name no command (a tally, a result): no reader's commands asked
     for reader in readers:
         for spec in rules.available(state, reader):
             able = next((who for known, who in found if known is spec or known == spec), None)
@@ -133,12 +134,33 @@ def _asked_readers(
                 if reader not in able:
                     able.append(reader)
                 continue
-            spellings = spec.en if lang == "en" else spec.fr
-            if spec.verb in NOT_ACTIONS or (public and not spec.public):
-                continue
-            if asked.intersection(fold(s) for s in spellings) and _simple(spec):
+            if _named(spec, asked, lang, public):
                 found.append((spec, [reader]))
     return [(spec, tuple(able)) for spec, able in found]
+
+
+def _named(spec: CommandSpec, asked: set[str], lang: str, public: bool) -> bool:
+    """Whether the mail names ``spec`` (one of its keywords in ``asked``) and a link may
+    offer it (a game's command, posted on the list if the mail is public, in one tap)."""
+    if spec.verb in NOT_ACTIONS or (public and not spec.public):
+        return False
+    return not asked.isdisjoint(_folded(spec, lang)) and _simple(spec)
+
+
+_FOLDED: dict[tuple[int, str], tuple[CommandSpec, frozenset[str]]] = {}
+
+
+def _folded(spec: CommandSpec, lang: str) -> frozenset[str]:
+    """The keywords of ``spec`` in ``lang``, folded: made once per spec (the games' specs are
+    constants; specs hold dicts, so they are found by identity)."""
+    known = _FOLDED.get((id(spec), lang))
+    if known is not None and known[0] is spec:
+        return known[1]
+    folded = frozenset(fold(s) for s in (spec.en if lang == "en" else spec.fr))
+    if len(_FOLDED) > 4096:  # specs made on the fly (tests): bounded
+        _FOLDED.clear()
+    _FOLDED[(id(spec), lang)] = (spec, folded)
+    return folded
 
 
 def _simple(spec: CommandSpec) -> bool:
@@ -269,9 +291,6 @@ def _channel(
     channels = [c for c, ok in (("list", spec.public), ("private", spec.private)) if ok]
     for channel in channels if not public else ["list"]:
         for reader in readers:
-            try:
-                rules.decide(state, reader, command, now, channel)
-            except CommandError:
-                continue
-            return channel
+            if rules.allows(state, reader, command, now, channel):
+                return channel
     return None

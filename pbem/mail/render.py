@@ -42,6 +42,8 @@ class Renderer:
         self._exists: dict[tuple[str, str], bool] = {}
         """Whether a template exists, by (template, language): the templates are fixed while
         the process runs (``auto_reload`` off), so one ``stat`` each, not one per refusal."""
+        self._kept: dict[tuple[str, str, str], tuple[str, str]] = {}
+        """Rendered mails by (template, language, params' repr): :meth:`mail_kept`."""
         self._when: dict[tuple[str | datetime, str], str] = {}
         """Deadlines as written, by (value, language): a phase's deadline is written in
         every mail of the phase."""
@@ -114,6 +116,18 @@ class Renderer:
         """(subject, body): the rendered first line is the subject."""
         subject, _, body = self.text(template, lang, params).partition("\n")
         return subject.strip(), body.strip("\n") + "\n"
+
+    def mail_kept(self, template: str, lang: str, params: Mapping[str, Any]) -> tuple[str, str]:
+        """:meth:`mail`, kept by the params' ``repr`` for the mails many players are sent alike
+        (a receipt says the same to each player who sent the same line in the same phase):
+        ``params`` must be plain data (str, numbers, None, lists and dicts of them)."""
+        key = (template, lang, repr(params))
+        kept = self._kept.get(key)
+        if kept is None:
+            if len(self._kept) > 1024:  # a long-running daemon: bounded
+                self._kept.clear()
+            kept = self._kept[key] = self.mail(template, lang, params)
+        return kept
 
     def names(self) -> Iterable[str]:
         """Every template name (for the test that renders them all)."""

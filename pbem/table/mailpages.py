@@ -3,6 +3,7 @@ command (issue 15). One per table; the pages themselves are made by :mod:`pbem.m
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -36,7 +37,7 @@ class MailPages:
 
     def page(self, subject: str, body: str, lang: str) -> str:
         """A mail that asks for nothing (a receipt, a result)."""
-        return to_html(subject, body, lang=lang, names=self.names)
+        return _page(subject, body, lang, self.names)
 
     def prompt(
         self,
@@ -71,3 +72,8 @@ class MailPages:
         return to_html(
             subject, body, lang=lang, names=self.names, actions=actions, actions_title=title
         )
+
+
+@functools.lru_cache(maxsize=512)  # a receipt says the same to each player who sent that line
+def _page(subject: str, body: str, lang: str, names: tuple[str, ...]) -> str:
+    return to_html(subject, body, lang=lang, names=names)

@@ -49,7 +49,8 @@ def reply_mail(
     threaded: bool = True,
 ) -> Outgoing:
     """The receipt of one mail: what was accepted, rejected, ignored, and the texts asked."""
-    subject, body = table.renderer.mail(
+    # plain data (the receipt's lines, deadlines as ISO text): kept, most receipts recur
+    subject, body = table.renderer.mail_kept(
         "common/reply",
         lang,
         {

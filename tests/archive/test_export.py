@@ -89,4 +89,4 @@ def test_every_kernel_event_is_either_an_act_or_a_request_in_the_record() -> Non
 
     kernel = {t.__name__ for t in KERNEL_EVENTS} - {"PhaseClosed"}
     assert kernel - ACTS - REQUESTS == set()
-    assert not ACTS & REQUESTS
+    assert set() == ACTS & REQUESTS

@@ -220,19 +220,21 @@ class GameStore:
         with self._transaction():
             meta = self.meta
             seq = int(meta["seq"])
-            evt = self.head.table("events")
-            for ev in events:
-                seq += 1
-                evt.insert({"seq": seq, "event": dict(ev)})
+            # each table's rows in one insert_multiple: tinydb copies the whole table on every
+            # insert (the ids and rows are the same as one insert each)
+            if events:
+                rows = [{"seq": seq + i, "event": dict(ev)} for i, ev in enumerate(events, 1)]
+                self.head.table("events").insert_multiple(rows)
+                seq += len(rows)
             meta["seq"] = seq
             self.head.table("meta").update({"seq": seq}, doc_ids=[1])
-            box = self.head.table("outbox")
-            for row in outbox:
-                box.insert(dict(row))
-            if ledger_key is not None:
-                self.head.table("ledger").insert({"key": ledger_key, **(ledger_info or {})})
-            for extra in extra_keys:  # e.g. a verified DKIM signature: replays are refused
-                self.head.table("ledger").insert({"key": extra, "of": ledger_key})
+            if outbox:
+                self.head.table("outbox").insert_multiple([dict(row) for row in outbox])
+            keys = [{"key": ledger_key, **(ledger_info or {})}] if ledger_key is not None else []
+            # e.g. a verified DKIM signature: replays are refused
+            keys += [{"key": extra, "of": ledger_key} for extra in extra_keys]
+            if keys:
+                self.head.table("ledger").insert_multiple(keys)
             if deadline is not None:
                 self.head.upsert("deadlines", deadline, key=deadline["key"])
             if hold is not None:

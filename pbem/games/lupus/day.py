@@ -179,44 +179,12 @@ def decide_vote(
     state: LupusState, actor: PlayerId, command: Command, now: datetime, channel: str
 ) -> list[Event]:
     """A vote or its withdrawal (LUP-617..LUP-620), with the running tally."""
+    refusal = vote_refusal(state, actor, command, channel)
+    if refusal is not None:
+        raise refusal
     o = state.options
-    seat = state.seat(actor)
     phase = state.phase
-    if not seat.alive and actor not in state.ghosts():
-        raise IllegalNow("dead")  # LUP-607: said first, whatever the phase
-    if phase == "debate":
-        raise IllegalNow("voting_not_open", opens=iso(state.deadlines["debate"]))  # LUP-D19
-    if phase == "defence":
-        raise IllegalNow("round2_not_open", opens=iso(state.deadlines["defence"]))
-    if phase not in ("round1", "round2"):
-        raise IllegalNow("no_vote_now")
-    ghost = not seat.alive
-    if ghost:
-        if phase == "round2" or actor not in state.ghosts():
-            raise IllegalNow(
-                "dead" if actor not in state.ghosts() else "ghost_round2"
-            )  # LUP-408, LUP-607
-        if channel == "list":
-            raise IllegalNow("ghost_vote_private")  # LUP-D22
-    elif channel != "list":
-        raise IllegalNow("vote_on_list")  # LUP-617: votes are public
-    if phase == "round2" and actor in state.nominees:
-        raise IllegalNow("nominee_no_vote")  # LUP-408
-    previous = state.votes.get(actor)
-    if previous is not None and not o.vote_changes_allowed:
-        raise IllegalNow("vote_final")  # LUP-D18
-    if command.verb == "unvote":
-        if previous is None:
-            raise IllegalNow("no_vote_to_withdraw")
-        target: PlayerId | None = None
-    else:
-        target = command.targets[0]
-        if not state.seat(target).alive:
-            raise IllegalNow("target_not_living", name=target)
-        if phase == "round2" and target not in state.nominees:
-            raise IllegalNow("not_a_nominee", name=target, nominees=list(state.nominees))
-        if target == actor and not o.self_vote_allowed:
-            raise IllegalNow("not_yourself")
+    target = None if command.verb == "unvote" else command.targets[0]
 
     def tally(after: LupusState) -> Notice:  # LUP-D18: the running tally
         params = ballot_tally(after)
@@ -226,3 +194,49 @@ def decide_vote(
 
     vote = VoteSet(phase, actor, target, state.seq + 1)
     return vote_and_tally(state, vote, now, o.tally_min_interval, evolve, tally)
+
+
+def vote_refusal(
+    state: LupusState, actor: PlayerId, command: Command, channel: str
+) -> IllegalNow | None:
+    """Why a vote or its withdrawal is refused (LUP-607, LUP-617..LUP-620, LUP-408, LUP-D18,
+    LUP-D19, LUP-D22), None if it is taken: the checks of :func:`decide_vote`, in order,
+    without the tally (the quick actions ask them of every choice, issue 23)."""
+    o = state.options
+    seat = state.seat(actor)
+    phase = state.phase
+    if not seat.alive and actor not in state.ghosts():
+        return IllegalNow("dead")  # LUP-607: said first, whatever the phase
+    if phase == "debate":
+        return IllegalNow("voting_not_open", opens=iso(state.deadlines["debate"]))  # LUP-D19
+    if phase == "defence":
+        return IllegalNow("round2_not_open", opens=iso(state.deadlines["defence"]))
+    if phase not in ("round1", "round2"):
+        return IllegalNow("no_vote_now")
+    ghost = not seat.alive
+    if ghost:
+        if phase == "round2" or actor not in state.ghosts():
+            return IllegalNow(
+                "dead" if actor not in state.ghosts() else "ghost_round2"
+            )  # LUP-408, LUP-607
+        if channel == "list":
+            return IllegalNow("ghost_vote_private")  # LUP-D22
+    elif channel != "list":
+        return IllegalNow("vote_on_list")  # LUP-617: votes are public
+    if phase == "round2" and actor in state.nominees:
+        return IllegalNow("nominee_no_vote")  # LUP-408
+    previous = state.votes.get(actor)
+    if previous is not None and not o.vote_changes_allowed:
+        return IllegalNow("vote_final")  # LUP-D18
+    if command.verb == "unvote":
+        if previous is None:
+            return IllegalNow("no_vote_to_withdraw")
+    else:
+        target = command.targets[0]
+        if not state.seat(target).alive:
+            return IllegalNow("target_not_living", name=target)
+        if phase == "round2" and target not in state.nominees:
+            return IllegalNow("not_a_nominee", name=target, nominees=list(state.nominees))
+        if target == actor and not o.self_vote_allowed:
+            return IllegalNow("not_yourself")
+    return None

@@ -193,25 +193,10 @@ class LupusInTabula(VillageRules[LupusState]):
                     text=command.text,
                 )
             ]
-        if seat.role != NIGHT_VERBS[verb]:
-            raise IllegalNow("not_your_role")
-        action = action_of(ROLE_TABLE, verb)
-        assert action is not None  # every night verb is a card's action
-        if action.nights and state.number not in action.nights:
-            raise IllegalNow("night2_only")  # LUP-380: the Mythomaniac's copy, Night 2 only
+        refusal = self._action_refusal(state, actor, command)
+        if refusal is not None:
+            raise refusal
         target = command.targets[0]
-        if not state.seat(target).alive:
-            raise IllegalNow("target_not_living", name=target)
-        if target == actor and not action.allow_self:
-            raise IllegalNow("not_yourself")  # LUP-610, LUP-611, LUP-616
-        if (
-            verb == "kill"
-            and state.seat(target).role == WOLF
-            and not state.options.wolves_may_target_wolf
-        ):
-            raise IllegalNow(
-                "target_is_partner", name=target
-            )  # LUP-D05: the wolves know each other
         thread = f"night-{state.number}"
         events: list[Event] = [ActionSet(actor, verb, (target,))]
         if verb == "scan":
@@ -223,6 +208,48 @@ class LupusInTabula(VillageRules[LupusState]):
                     private("lupus/wolf_vote_relay", others, thread, voter=actor, target=target)
                 )
         return events
+
+    def allows(
+        self, state: LupusState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> bool:
+        """:meth:`decide`'s verdict, without making its events (issue 23): a vote's running
+        tally, a night action's relays."""
+        verb = command.verb
+        if state.outcome is None and state.phase != "over":
+            if verb in ("vote", "unvote"):
+                return day.vote_refusal(state, actor, command, channel) is None
+            if verb in NIGHT_VERBS and verb != "scan":  # a probe's own check: decide_scan
+                return self._action_refusal(state, actor, command) is None
+        return super().allows(state, actor, command, now, channel)
+
+    def _action_refusal(
+        self, state: LupusState, actor: PlayerId, command: Command
+    ) -> IllegalNow | None:
+        """Why a card's night action (``NIGHT_VERBS``) is refused, None if it is taken:
+        :meth:`decide`'s checks, in its order."""
+        verb, seat = command.verb, state.seat(actor)
+        if not seat.alive:
+            return IllegalNow("dead")  # LUP-607
+        if state.phase != "night":
+            return IllegalNow("night_only")
+        if seat.role != NIGHT_VERBS[verb]:
+            return IllegalNow("not_your_role")
+        action = action_of(ROLE_TABLE, verb)
+        assert action is not None  # every night verb is a card's action
+        if action.nights and state.number not in action.nights:
+            return IllegalNow("night2_only")  # LUP-380: the Mythomaniac's copy, Night 2 only
+        target = command.targets[0]
+        if not state.seat(target).alive:
+            return IllegalNow("target_not_living", name=target)
+        if target == actor and not action.allow_self:
+            return IllegalNow("not_yourself")  # LUP-610, LUP-611, LUP-616
+        if (
+            verb == "kill"
+            and state.seat(target).role == WOLF
+            and not state.options.wolves_may_target_wolf
+        ):
+            return IllegalNow("target_is_partner", name=target)  # LUP-D05: wolves know each other
+        return None
 
     def _check_probe_not_final(self, state: LupusState, actor: PlayerId) -> None:
         # LUP-D04 (seer_result_timing = immediate): the first probe is final and already
