@@ -21,7 +21,11 @@ from pbem.core.idle import IdleOptions
 
 COUNTS = range(8, 19)
 LEVELS = ("random", "informed")
-NEUTRAL = {f.name for f in dataclasses.fields(IdleOptions)} | {"substitute_name", "lang"}
+NEUTRAL = {f.name for f in dataclasses.fields(IdleOptions)} | {
+    "substitute_name",
+    "observers",
+    "lang",
+}
 """Options that change no draw and no rule of play (the idle policy, a seat's name): a game
 with only these (or durations) is the table's default setup."""
 

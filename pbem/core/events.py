@@ -349,6 +349,43 @@ class DeskNotice(Notice):
     """A notice from the game master's desk: mailed like any notice, folded by no game."""
 
 
+# -- issue 25, observers and the graveyard (OBSERVER / SPECTATE, pbem/judge/observer.py; the
+# game master's OBSERVATEURS / OBSERVERS, pbem/desk/observer.py): kernel events, folded by no
+# game's rules; who reads the list besides the players, and the graveyard with the dead.
+
+
+@dataclasses.dataclass(frozen=True)
+class ObserverAsked(Event):
+    """A non-player asked to follow the game (``OBSERVER``/``SPECTATE``) and waits for the
+    game master's approval (the game's option ``observers`` is ``approve``)."""
+
+    email: str
+    lang: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ObserverJoined(Event):
+    """``email`` follows the game from now on: its public posts, the graveyard when the daemon
+    keeps one, the archive at the end. ``by``: the game master who accepted him (his
+    address), empty when the game lets anyone in (``observers = open``)."""
+
+    email: str
+    lang: str
+    by: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ObserverLeft(Event):
+    """``email`` no longer follows the game, or his request is turned down. ``by``: the game
+    master who refused or removed him (his address), empty when he left himself (``STOP``)."""
+
+    email: str
+    by: str = ""
+
+
+OBSERVER_EVENTS: tuple[type[Event], ...] = (ObserverAsked, ObserverJoined, ObserverLeft)
+
+
 # -- issue 25 digest (pbem/judge/digest.py): a seat's choice of the daily digest, and each
 # digest sent. Kernel events: no game's rules fold them, no rollback voids them.
 
@@ -390,6 +427,7 @@ KERNEL_EVENTS: tuple[type[Event], ...] = (
     AbsenceDeclared,  # issue 25, absences
     AbsenceCancelled,
     Unheard,
+    *OBSERVER_EVENTS,
 )
 
 

@@ -181,6 +181,10 @@ class Config:
     list_reply_to: str = "list"
     """``[list] reply_to``: ``list`` (default): pbem's list posts carry ``Reply-To`` the list,
     a plain Reply is public; ``none``: the list's own settings decide (pbem.mail.threads)."""
+    list_graveyard: bool = False
+    """``[list] graveyard``: with ``mode = "relay"``, each game also has a graveyard list,
+    ``<list>+cimetiere@<domain>``, where the dead and the observers talk, never relayed to the
+    living (issue 25, pbem/judge/observer.py)."""
     notices: tuple[str, ...] = ()
     """Warnings about a valid configuration, one line each (``serve`` logs them, ``check-config``
     prints them): e.g. ``[daemon] data_dir`` disagreeing with the unit's ``StateDirectory=``."""
@@ -558,6 +562,12 @@ def load(
             r.problems.append(f"list.{key}: must be 0 (no limit) or more")
     if not 0 < list_limits.relay_share <= 1:
         r.problems.append(f"list.relay_share: {list_limits.relay_share} must be in (0, 1]")
+    list_graveyard = r.get(lst, "list", "graveyard", bool, False)
+    if list_graveyard and list_mode != "relay":
+        r.problems.append(
+            'list.graveyard: needs mode = "relay" (pbem distributes the graveyard as it does the '
+            "list)"
+        )
     if list_mode == "relay" and not list_address:
         r.problems.append(
             'list.address: required with mode = "relay" (the daemon distributes the posts '
@@ -709,6 +719,7 @@ def load(
         list_limits=list_limits,
         from_name=r.get(mod, "moderator", "from_name", str, DEFAULT_FROM_NAME),
         list_reply_to=r.get(lst, "list", "reply_to", str, "list"),
+        list_graveyard=list_graveyard,
         notices=notices,
     )
     if cfg.list_reply_to not in REPLY_TO_POLICIES:

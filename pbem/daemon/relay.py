@@ -18,6 +18,7 @@ from pbem.daemon.message import header_addresses, parse
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import FaultHook, Game
 from pbem.daemon.seats import shown_name
+from pbem.judge.observer import graveyard_address, graveyard_members, observer_addresses
 from pbem.mail.relay import list_id_for, relay_copy
 
 if TYPE_CHECKING:  # they read the list helpers above
@@ -42,6 +43,20 @@ def list_members(setup: Mapping[str, Any], player_emails: Mapping[str, str]) -> 
     player, dead or alive (the dead may read), and the game's administrators."""
     admins = [str(a) for a in setup.get("admins", [])]
     return sorted({*player_emails.values(), *admins})
+
+
+def list_readers(game: Game) -> list[str]:
+    """:func:`list_members`, and the game's observers (issue 25, pbem/judge/observer.py)."""
+    members = list_members(game.store.setup, game.table.player_emails)
+    watching = observer_addresses(game.table)  # type: ignore[arg-type]
+    return sorted({*members, *watching}) if watching else members
+
+
+def graveyard_of(cfg: Config, setup: Mapping[str, Any]) -> str:
+    """The game's graveyard address (``[list] graveyard``, issue 25), else empty."""
+    if not (relaying(cfg) and cfg.list_graveyard):
+        return ""
+    return graveyard_address(game_list_address(cfg, setup))
 
 
 def list_headers(cfg: Config, setup: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -108,11 +123,46 @@ class Relay:
         return make_row(
             message_id=mid,
             raw=copy,
-            rcpts=[
-                a
-                for a in list_members(game.store.setup, game.table.player_emails)
-                if a.lower() not in held_for
-            ],
+            rcpts=[a for a in list_readers(game) if a.lower() not in held_for],
+            mail_from=self.cfg.bounce,
+            now=now,
+            kind="relay",
+            game=game.id,
+        )
+
+    def graveyard_row(
+        self, game: Game, key: str, msg: Message, raw: bytes, now: datetime
+    ) -> OutboxRow:
+        """The outbox row that distributes one accepted graveyard post (issue 25) to the dead,
+        the observers and the game masters: never to a living player."""
+        sender = (header_addresses(msg, "From") or [""])[0]
+        names = {a.lower(): n for n, a in game.table.player_emails.items()}
+        masters = {str(a).lower() for a in game.store.setup.get("admins", [])}
+        # an observer has no name in the game: the local part of his address
+        poster = (
+            shown_name(game.table, names[sender])
+            if sender in names
+            else "MJ"
+            if sender in masters or sender in {a.lower() for a in self.cfg.admins}
+            else sender.partition("@")[0]
+        )
+        address = graveyard_of(self.cfg, game.store.setup)
+        mid, copy = relay_copy(
+            raw,
+            key=f"graveyard:{key}",
+            poster=str(poster),
+            game_tag=game.id,
+            list_address=address,
+            list_id=list_id_for(address),
+            moderator=self.cfg.moderator,
+            date=now,
+            id_key=self.id_key,
+            strip_codes=self.codes_in_use,
+        )
+        return make_row(
+            message_id=mid,
+            raw=copy,
+            rcpts=graveyard_members(game.table),  # type: ignore[arg-type]
             mail_from=self.cfg.bounce,
             now=now,
             kind="relay",

@@ -17,9 +17,16 @@ from pbem.daemon.config import Config
 from pbem.daemon.limits import SenderLimits, limit_note
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
-from pbem.daemon.relay import game_list_address, list_headers, list_members, relaying
+from pbem.daemon.relay import (
+    game_list_address,
+    graveyard_of,
+    list_headers,
+    list_readers,
+    relaying,
+)
 from pbem.daemon.seats import seat_rows
 from pbem.daemon.threads import game_addressing
+from pbem.judge.observer import graveyard_welcomes
 from pbem.mail.address import is_mailable
 from pbem.mail.envelope import build, build_outgoing
 from pbem.mail.html import alternative
@@ -47,7 +54,8 @@ class Replies:
         """Outbox rows for a step; per-sender limits on private automatic replies (§2.5)."""
         rows = []
         members = self.members(game)
-        for seq, out in enumerate(step.outgoing):
+        outgoing = (*step.outgoing, *self.graveyard_welcomes(game, step))
+        for seq, out in enumerate(outgoing):
             if not out.public and out.auto == "auto-replied":
                 rcpts, resume = [], None
                 for r in out.to:
@@ -65,9 +73,7 @@ class Replies:
                 if resume is not None:  # this reply spends the last one: say so in it
                     out = limit_note(out, self.texts, self.lang(game, rcpts[0]), resume)
             elif out.public and relaying(self.cfg):
-                rcpts = list_members(
-                    game.store.setup, game.table.player_emails
-                )  # the daemon is the list: to every member
+                rcpts = list_readers(game)  # the daemon is the list: to every member
             else:
                 rcpts = list(out.to)
             reader = out.to[0] if out.to else ""
@@ -103,12 +109,20 @@ class Replies:
             sender=self.cfg.moderator,
             mail_from=self.cfg.bounce,
             now=now,
-            first_seq=len(step.outgoing),
+            first_seq=len(outgoing),
             id_key=self.id_key,
             how=game_addressing(self.cfg, game.store.setup),  # From, Reply-To, its thread
         )
         rows += seat_rows(self, game, step, now)  # a seat changed hands: its new code
         return rows
+
+    def graveyard_welcomes(self, game: Game, step: Any) -> tuple[Any, ...]:
+        """The graveyard's welcome to the players ``step`` kills and the observers it admits
+        (issue 25), when the daemon keeps one; none for a lobby."""
+        address = graveyard_of(self.cfg, game.store.setup)
+        if not address or getattr(game.table, "roster", None) is None:
+            return ()
+        return tuple(graveyard_welcomes(game.table, step, address))  # type: ignore[arg-type]
 
     def members(self, game: Game) -> set[str]:
         """Who a game answers by the members' reply budget: its players and game masters, and
@@ -350,7 +364,7 @@ class Replies:
             extra=list_headers(self.cfg, game.store.setup),
             **self.from_game(game, public=True),
         )
-        members = list_members(game.store.setup, game.table.player_emails)
+        members = list_readers(game)
         return make_row(
             message_id=mid,
             raw=raw,

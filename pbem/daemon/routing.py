@@ -16,7 +16,7 @@ from pbem.daemon.config import Config
 from pbem.daemon.message import header_addresses
 from pbem.daemon.outbox import OutboxRow
 from pbem.daemon.ports import Channel, Game
-from pbem.daemon.relay import relaying
+from pbem.daemon.relay import graveyard_of, relaying
 from pbem.daemon.replies import Replies
 from pbem.daemon.seats import replaced_in
 from pbem.mail.listpost import Attribution, attribute
@@ -78,7 +78,19 @@ class Router:
         )
         return (mark,), alert
 
+    def graveyards(self) -> dict[str, list[Game]]:
+        """Each graveyard address (``[list] graveyard``, issue 25) and the games it serves."""
+        out: dict[str, list[Game]] = {}
+        for g in self.games.values():
+            address = graveyard_of(self.cfg, g.store.setup).lower()
+            if address:
+                out.setdefault(address, []).append(g)
+        return out
+
     def channel(self, msg: Message, rcpts: Sequence[str] | None = None) -> Channel:
+        to_cc = header_addresses(msg, "To", "Cc") if rcpts is None else rcpts
+        if self.cfg.list_graveyard and set(self.graveyards()) & set(to_cc):
+            return "graveyard"  # first: a post to both lists never reaches the living
         list_id = str(msg.get("List-Id", "") or "").lower()
         if self.cfg.list_id and self.cfg.list_id.lower() in list_id:
             return "list"
@@ -88,7 +100,7 @@ class Router:
             lists.add(self.cfg.list_address.lower())
         if list_id and any(a.replace("@", ".") in list_id for a in lists):
             return "list"
-        if lists & set(header_addresses(msg, "To", "Cc") if rcpts is None else rcpts):
+        if lists & set(to_cc):
             return "list"
         return "private"
 
@@ -120,6 +132,10 @@ class Router:
         ]
         if len(listed) == 1:  # a game with a list of its own (several games may share one)
             return listed[0], "list"
+        if self.cfg.list_graveyard:  # a game's graveyard (issue 25), if it is its own
+            buried = {id(g): g for a in to_cc for g in self.graveyards().get(a, [])}
+            if len(buried) == 1:
+                return next(iter(buried.values())), "list"
         subject = str(msg.get("Subject", "") or "")
         for tag in _TAG.findall(subject):
             for gid, g in self.games.items():

@@ -21,6 +21,7 @@ from pbem.desk import (
     end,
     extend,
     help,
+    observer,
     pause,
     preview,
     remove,
@@ -48,6 +49,7 @@ COMMANDS: tuple[DeskCommand, ...] = (
     replace,
     absence,
     address,
+    observer,
     help,
 )
 """Every desk command, in the order ``AIDE``/``HELP`` lists them."""

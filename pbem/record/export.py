@@ -27,10 +27,12 @@ ACTS = frozenset(
         *("Paused", "Resumed", "DeadlineMoved", "RolledBack", "DeskNotice"),  # the desk's
         *("Substituted", "BenchJoined", "SeatRemoved", "AddressChanged"),  # a seat's holder
         *("Unheard", "DigestSent"),  # the server's own: a phase forgiven, a digest sent
+        *("ObserverAsked", "ObserverJoined", "ObserverLeft"),  # who follows it: no seat's order
     }
 )
 """The acts of the game master and of the server: the desk's, a seat's holder changing, a
-removal, a phase forgiven (issue 25), a digest sent."""
+removal, a phase forgiven (issue 25), a digest sent, an observer's coming and going (issue 25:
+a non-player's, never an order of a seat)."""
 REQUESTS = frozenset(
     {
         "OrdersReceived",  # a mail's accepted orders: seat, arrival time, words

@@ -20,6 +20,7 @@ from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
 from pbem.core.events import GameEnded
+from pbem.judge.observer import observers
 from pbem.mail.envelope import build, domain_of, thread_root
 from pbem.mail.threads import Addressing, addressed, headed, phase_of, thread_subject
 from pbem.record.archive import archive_files
@@ -65,6 +66,8 @@ def archive_mails(
     ]
     recipients += [(f"former/{a}", a, table.setup.lang) for a in final.roster.former]
     recipients += [(f"admin{i}", a, table.setup.lang) for i, a in enumerate(table.setup.admins)]
+    # the game's observers (issue 25), each in the language he asked in
+    recipients += [(f"observer/{a}", a, lang) for a, lang in observers(final).joined.items()]
     for who, address, lang in recipients:
         if lang not in by_lang:
             by_lang[lang] = archive_files(final, lang)

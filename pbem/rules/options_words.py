@@ -29,6 +29,7 @@ LABELS: dict[str, Words] = {
     "on_idle": ("Joueur inactif", "Idle player"),
     "removal_reveal": ("Rôle d'un joueur retiré de la partie", "Role of a player removed"),
     "substitute_name": ("Nom d'un remplaçant", "Name of a substitute"),
+    "observers": ("Spectateurs", "Observers"),
     "absence_days": (
         "Jours d'absence déclarée permis par joueur (ABSENCE)",
         "Days of declared absence allowed per player (ABSENT)",
@@ -278,6 +279,11 @@ CHOICES: dict[str, dict[str, Words]] = {
     "substitute_name": {
         "newcomer": ("le sien", "his own"),
         "kept": ("celui du joueur remplacé", "the replaced player's"),
+    },
+    "observers": {
+        "approve": ("acceptés par le meneur", "accepted by the game master"),
+        "open": ("libres", "open to anyone"),
+        "closed": ("aucun", "none"),
     },
     "deck_mode": {
         "recommended": ("celle recommandée", "the recommended one"),

@@ -13,12 +13,15 @@ from pbem.core.events import (
     DealCommitted,
     Event,
     Notice,
+    ObserverJoined,
+    ObserverLeft,
     RolledBack,
     Substituted,
 )
 from pbem.core.game import ADMIN, PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.desk.kernel import is_kernel
+from pbem.judge import observer
 from pbem.judge.address import changed_mails
 from pbem.mail.html import with_paragraph
 from pbem.mail.plain_text import plain_text
@@ -106,6 +109,8 @@ def step_of(
             outgoing += handover_mails(table, event, history, f"{table.game_id}/{base + index}")
         elif isinstance(event, AddressChanged):  # issue 25: the old address told, the new one
             outgoing += changed_mails(table, event, f"{table.game_id}/{base + index}")
+        elif isinstance(event, ObserverJoined | ObserverLeft):  # the game master decided
+            outgoing += observer.event_mails(table, event, f"{table.game_id}/{base + index}")
     encoded = tuple(table.rules.codec.encode(e) for e in events)
     return Step(encoded, tuple(outgoing), tuple(events), post, deferred)
 

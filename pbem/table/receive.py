@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from pbem.core.errors import CommandError, IllegalNow, ListClosed, MailError, NotAPlayer
 from pbem.core.events import Event, OrdersReceived, PhaseClosed
 from pbem.core.game import PlayerSpec
+from pbem.judge import observer
 from pbem.judge.address import confirmation, moves_seat
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
@@ -40,6 +41,7 @@ def receive_mail(
     confirm: Confirm | None = None,
     strong: bool = True,
     admins: Sequence[str] = (),
+    graveyard: str = "",
 ) -> Step:
     """Handle one inbound mail. Bad input gives a reply, never an exception. The keywords
     are a :class:`~pbem.table.step.Delivery`'s."""
@@ -50,6 +52,8 @@ def receive_mail(
         # No From, or one without a domain ("frank@", "alice"): nobody's mail, and no
         # address to answer (issue 10, items 12 and 20); never relayed either.
         return Step(post="refused" if channel == "list" else None)
+    if channel == "graveyard":  # the dead's and the observers' list (issue 25)
+        return observer.graveyard_post(table, msg, sender, key[:16], message_id, admins)
     player = table.by_email.get(sender)
     is_admin = sender in table.setup.admins or sender in {a.lower() for a in admins}
     if player is None and channel == "private" and is_admin:
@@ -70,17 +74,35 @@ def receive_mail(
         )
         if moved is not None:
             return moved
+        # OBSERVER/SPECTATE: a reader of the list (issue 25, pbem/judge/observer.py)
+        observing = observer.request(
+            table,
+            msg,
+            sender,
+            key[:16],
+            message_id,
+            relay=relay,
+            graveyard=graveyard,
+            admins=admins,
+        )
+        if observing is not None:
+            return observing
         late = _late_stranger(table, msg, sender, key[:16], message_id, admins)
         if late is not None:  # a sign-up word after the start
             return late
     if player is None:
         # an address whose seat changed hands is told so politely (issue 13), on an external
         # list too: its post reached the players but counts for nothing (LUP-602)
-        why = replaced_refusal(table, sender) or NotAPlayer(address=sender)
-        refused = Reply(rejected=[{"line": "", "reason": reason(table, why, table.setup.lang)}])
+        why = (
+            replaced_refusal(table, sender)
+            or observer.list_refusal(table, sender, channel)
+            or NotAPlayer(address=sender)
+        )
+        lang = observer.lang_of(table, sender) or table.setup.lang
+        refused = Reply(rejected=[{"line": "", "reason": reason(table, why, lang)}])
         return Step(
             (),
-            (reply_mail(table, sender, table.setup.lang, refused, key[:16], message_id),),
+            (reply_mail(table, sender, lang, refused, key[:16], message_id),),
             post="refused" if channel == "list" else None,
         )
     try:
@@ -92,6 +114,8 @@ def receive_mail(
     if channel == "private":  # DESINSCRIPTION/LEAVE after the start: the GMs decide
         text, leaving = late_signup.take_leave(text)
     commands = read_commands(table, text, channel, player.lang, reply)
+    if reply.rejected and channel == "private":  # his own OBSERVER line: he plays this game
+        observer.explain_to_player(table, reply, player.lang)
     told = late_signup.game_masters(table, admins) if leaving else []
     if leaving:
         reply.extra.append(late_signup.leave_text(table, player.lang, bool(told)))

@@ -10,8 +10,9 @@ from typing import Any, Literal, NotRequired, Required, TypedDict, overload
 
 from pbem.core.events import Event
 
-Channel = Literal["private", "list"]
-"""Where a mail reached the game: the moderator's address, or the game's list."""
+Channel = Literal["private", "list", "graveyard"]
+"""Where a mail reached the game: the moderator's address, the game's list, or its graveyard
+(the dead's and the observers' list, issue 25: pbem/judge/observer.py)."""
 PostVerdict = Literal["relay", "hold", "refused"]
 """What a daemon that relays the list does with a post: distribute it, hold it, drop it."""
 AutoSubmitted = Literal["auto-generated", "auto-replied"]
@@ -44,6 +45,9 @@ class Delivery(TypedDict, total=False):
     admins: Sequence[str]
     """The daemon's administrators, who run the game master's desk in every game besides
     the game's own ``admins``. Default none."""
+    graveyard: str
+    """The game's graveyard address when the daemon keeps one (``[list] graveyard``, issue
+    25): an observer's welcome names it. Default none."""
 
 
 Page = str | Callable[[], str]

@@ -20,6 +20,12 @@ from zoneinfo import ZoneInfo
 
 from pbem.core.errors import PbemError, SetupError, TranscriptError
 from pbem.judge.digest import digest_step
+from pbem.judge.observer import (
+    graveyard_address,
+    graveyard_members,
+    graveyard_welcomes,
+    observer_addresses,
+)
 from pbem.mail.inbound import parse_once_policy
 from pbem.signup.table import SignupTable
 from pbem.table import Outgoing, Step, Table
@@ -53,9 +59,11 @@ def make_mail(
     if not isinstance(data, dict) or not isinstance(data.get("from"), str):
         raise TranscriptError(f"line {number}: a mail needs a 'from' address")
     to = data.get("to", "moderator")
-    if to not in ("moderator", "list", moderator, list_address):
+    if to not in ("moderator", "list", "graveyard", moderator, list_address):
         raise TranscriptError(f'line {number}: \'to\' must be "moderator" or "list", not {to!r}')
     channel = "list" if to in ("list", list_address) else "private"
+    if to == "graveyard":  # the dead's and the observers' list (issue 25)
+        channel = "graveyard"
     for field in ("from", "subject", "body", "html"):
         value = str(data.get(field, ""))
         if field in ("from", "subject") and any(c in value for c in "\r\n"):
@@ -69,7 +77,7 @@ def make_mail(
     # reads it from a mailbox, not an exception (issue 10, item 8)
     msg = EmailMessage(policy=parse_once_policy())
     msg["From"] = data["from"]
-    msg["To"] = list_address if channel == "list" else moderator
+    msg["To"] = {"list": list_address, "graveyard": "graveyard"}.get(channel, moderator)
     msg["Subject"] = str(data.get("subject", ""))
     msg["Message-ID"] = f"<transcript-{number}@pbem.invalid>"
     body = data.get("body", "")
@@ -103,6 +111,13 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
             raise SetupError(f"setup: start {setup['start']!r} is not an ISO date") from None
         if now.tzinfo is None:
             now = now.replace(tzinfo=UTC)
+    # the daemon's list mode (issue 25): "relay": pbem is the list (observers, held posts);
+    # "graveyard": true adds the dead's and the observers' list (to: "graveyard")
+    setup = dict(setup)
+    relay = setup.pop("list_mode", "external") == "relay"
+    graveyard = ""
+    if setup.pop("graveyard", False) and relay:
+        graveyard = graveyard_address(str(setup.get("list", ""))) or "graveyard"
     table: Table | SignupTable
     if "signup" in setup:  # opened for sign-ups (pbem.signup): joins and leaves, then the start
         table, step = SignupTable.open(setup, now)
@@ -116,7 +131,17 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         kind, value = next(iter(item.items()))
         if kind == "mail":
             msg, channel = make_mail(value, number, moderator, list_address)
-            step = table.receive(msg, channel=channel, now=now)  # type: ignore[arg-type]
+            if channel == "graveyard" and not graveyard:
+                raise TranscriptError(f'line {number}: no graveyard (setup "graveyard": true)')
+            step = table.receive(
+                msg,
+                channel=channel,  # type: ignore[arg-type]
+                now=now,
+                relay=relay,
+                graveyard=graveyard,
+            )
+            if channel == "graveyard" and step.post == "relay":
+                yield from _graveyard_copy(table, msg)
         elif kind == "deadline":
             if value is not True:  # only true advances the clock
                 raise TranscriptError(f'line {number}: a deadline line is {{"deadline": true}}')
@@ -135,10 +160,14 @@ def simulate(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
             raise TranscriptError(f"line {number}: a second setup line")
         else:
             raise TranscriptError(f"line {number}: unknown line type {kind!r}")
-        yield from _commit(table, step, now)
+        yield from _commit(table, step, now, graveyard)
     # the holders' names (issue 13); a lobby that never started has no seats to show
     shown = getattr(table, "shown_summary", None)
-    yield {"state": shown() if shown is not None else table.summary()}
+    state = shown() if shown is not None else table.summary()
+    game = getattr(table, "game", None) or table
+    if relay and isinstance(game, Table) and observer_addresses(game):
+        state["observers"] = observer_addresses(game)
+    yield {"state": state}
 
 
 def transcript_codes(setup: dict[str, Any]) -> Callable[[], str]:
@@ -150,10 +179,25 @@ def transcript_codes(setup: dict[str, Any]) -> Callable[[], str]:
     return lambda: hashlib.sha256(f"{seed}|code|{next(numbers)}".encode()).hexdigest()[:32]
 
 
-def _commit(table: Table | SignupTable, step: Step, now: datetime) -> Iterator[dict[str, Any]]:
+def _graveyard_copy(table: Table | SignupTable, msg: EmailMessage) -> Iterator[dict[str, Any]]:
+    """A graveyard post as the daemon relays it: to the dead, observers and game masters."""
+    game = getattr(table, "game", None) or table
+    if isinstance(game, Table):
+        body = msg.get_body(("plain",))
+        text = body.get_content() if body is not None else ""
+        subject = str(msg["Subject"] or "")
+        out = {"to": graveyard_members(game), "public": False, "subject": subject, "body": text}
+        yield {"mail": out}
+
+
+def _commit(
+    table: Table | SignupTable, step: Step, now: datetime, graveyard: str = ""
+) -> Iterator[dict[str, Any]]:
     archive = archive_lines(table, step, now)  # decided before the step is applied
+    game = getattr(table, "game", None) or table
+    welcomes = graveyard_welcomes(game, step, graveyard) if isinstance(game, Table) else []
     table.apply(step)
-    for mail in step.outgoing:
+    for mail in (*step.outgoing, *welcomes):
         yield mail_line(mail)
     yield from archive
 

@@ -47,6 +47,7 @@ KNOWN_CIRCLES = (
                 "end",
                 "extend",
                 "help",
+                "observer",
                 "pause",
                 "preview",
                 "remove",

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.daemon.intake.inbound import Inbound, Step
 from pbem.daemon.message import raw_without_codes
+from pbem.daemon.relay import graveyard_of
 from pbem.daemon.unheard import seat_of, unheard_step
 from pbem.mail.threads import noted
+from pbem.table.step import Delivery
 
 if TYPE_CHECKING:
     from pbem.daemon.service import Service
@@ -31,15 +33,18 @@ class Apply(Step):
             and verdict.registered is not None
             and svc.cfg.auth.confirm_list_votes
         )
-        step = game.table.receive(
-            verdict.message or msg,
-            channel=mail.channel,
-            now=now,
-            relay=svc.relay,
-            confirm="ask" if ask else None,
-            strong=verdict.strong,
-            admins=svc.cfg.admins,
-        )
+        delivery: Delivery = {
+            "channel": mail.channel,
+            "now": now,
+            "relay": svc.relay,
+            "confirm": "ask" if ask else None,
+            "strong": verdict.strong,
+            "admins": svc.cfg.admins,
+        }
+        graveyard = graveyard_of(svc.cfg, game.store.setup)
+        if graveyard:  # issue 25: only then, so an engine without a graveyard reads the rest
+            delivery["graveyard"] = graveyard
+        step = game.table.receive(verdict.message or msg, **delivery)
         if mail.how == "thread" and is_dataclass(step) and not isinstance(step, type):
             # found only through the mail it answers: the reply says which game it reached
             note = svc.replies.routed_note(game, mail.sender)
@@ -80,6 +85,11 @@ class Apply(Step):
                 hold = hold or kept
             elif post == "hold" and sent is not None:
                 hold = {"key": mail.key, "raw": sent.decode("latin-1"), "at": now.isoformat()}
+        if mail.channel == "graveyard" and getattr(step, "post", None) == "relay":
+            # the dead's and the observers' list (issue 25): never to a living player
+            sent = raw_without_codes(raw) if svc.relay_list.codes_in_use else raw
+            if sent is not None:
+                rows.append(svc.relay_list.graveyard_row(game, mail.key, msg, sent, now))
         seat = seat_of(game, verdict.registered)
         if ask and deferred and seat is not None and is_dataclass(step):
             # issue 25: his vote waits for his confirmation; unconfirmed, the phase is forgiven

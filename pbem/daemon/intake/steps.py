@@ -180,7 +180,7 @@ class Relay(Step):
     def check(self, svc: Service, mail: Inbound) -> bool:
         registered = mail.checked.registered
         return (
-            mail.channel == "list"
+            mail.channel in ("list", "graveyard")  # the graveyard's posters too (issue 25)
             and svc.relay
             and registered is not None
             and svc.relay_list.stop_post(

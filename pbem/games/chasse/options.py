@@ -45,5 +45,8 @@ class ChasseOptions(IdleOptions):
     penny_player: str = ""
     """Not in the spec: fixes Penny's player (a transcript's deal); empty means drawn."""
     substitute_name: Literal["newcomer", "kept"] = "newcomer"
+    observers: Literal["approve", "open", "closed"] = "approve"
+    """Who may follow the game's list without playing (OBSERVER, issue 25,
+    pbem/judge/observer.py): whom the game master accepts, anyone, or nobody."""
     """A seat that changes hands (pbem/seats/substitution.py, issue 13) takes its newcomer's name, as
     forums do, or keeps the name it had."""

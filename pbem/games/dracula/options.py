@@ -56,5 +56,8 @@ class DraculaOptions(IdleOptions):
     dracula_draw: Literal["uniform", "avoid_repeat"] = "uniform"  # AMB-075
     telepathy_review: Literal["auto", "admin"] = "auto"  # AMB-072 (admin: setup "admins")
     substitute_name: Literal["newcomer", "kept"] = "newcomer"
+    observers: Literal["approve", "open", "closed"] = "approve"
+    """Who may follow the game's list without playing (OBSERVER, issue 25,
+    pbem/judge/observer.py): whom the game master accepts, anyone, or nobody."""
     """A seat that changes hands (pbem/seats/substitution.py, issue 13) takes its newcomer's name, as
     forums do, or keeps the name it had."""
