@@ -10,7 +10,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
@@ -205,6 +205,21 @@ def choose(
     return ("private", "\n".join(lines)) if lines else None
 
 
+def doorbell(bots: Sequence[MailBot]) -> Callable[[str], None]:
+    """What the mail system calls, from its own thread, on each delivery to an address: wakes
+    the bot reading it (the caller's event loop runs the bots)."""
+    loop = asyncio.get_running_loop()
+    by_address = {b.email.lower(): b for b in bots}
+
+    def ring(address: str) -> None:
+        bot = by_address.get(address.lower())
+        if bot is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody to wake
+                loop.call_soon_threadsafe(bot.wake.set)
+
+    return ring
+
+
 def _words(
     spec: CommandSpec, others: Sequence[str], lang: str, rng: random.Random, prompt: str = ""
 ) -> str:
@@ -253,6 +268,11 @@ class MailBot:
     smtp_port: int
     rng: random.Random
     silence: float = 0.05
+    #: a bot reads its mail when the mail system rings (:func:`doorbell`), and at least this
+    #: often for mail delivered another way (it read every 50 ms: 13 bots polling cost the
+    #: demo's tests most of their CPU)
+    poll: float = 1.0
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
     #: a phase's burst (the public post, the private prompt) comes in a few mails: a bot asks
     #: once its mailbox has been quiet this long, to ask once for the burst (only a saving: a
     #: prompt read after the question is answered by asking again)
@@ -278,17 +298,33 @@ class MailBot:
     those refused as outside their step (issue 21 item 16: :mod:`pbem.tools.maildemo`)."""
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Read mail every 50 ms until ``stop``; never raises (a bot must not kill the demo)."""
-        while not stop.is_set():
-            self.busy = True
-            try:
-                await self.step()
-            except Exception:  # an SMTP hiccup: log it and go on, as a mail client would
-                log.exception("bot %s", self.name)
-            finally:
-                self.busy = False
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), 0.05)
+        """Read mail as it is delivered (``wake``, or every ``poll`` seconds) until ``stop``;
+        never raises (a bot must not kill the demo)."""
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            while not stop.is_set():
+                self.wake.clear()  # before reading: a mail delivered meanwhile rings again
+                self.busy = True
+                try:
+                    await self.step()
+                except Exception:  # an SMTP hiccup: log it and go on, as a mail client would
+                    log.exception("bot %s", self.name)
+                finally:
+                    self.busy = False
+                ringing = asyncio.ensure_future(self.wake.wait())
+                await asyncio.wait(
+                    {stopping, ringing}, timeout=self.nap(), return_when=asyncio.FIRST_COMPLETED
+                )
+                ringing.cancel()
+        finally:
+            stopping.cancel()
+
+    def nap(self) -> float:
+        """How long to wait for mail: until the burst's debounce is over when a question is
+        due (see :meth:`step`), else the safety ``poll``."""
+        if self._wanted and self._asked is None and not self.over:
+            return max(0.01, self._quiet_from + self.debounce - time.monotonic())
+        return self.poll
 
     async def step(self) -> None:
         """Read the new mail, then ask HELP + STATUS if a phase opened and nothing is in flight.

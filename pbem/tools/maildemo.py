@@ -63,7 +63,7 @@ import tempfile
 import textwrap
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.parser import BytesHeaderParser
 from email.utils import parseaddr
@@ -88,7 +88,7 @@ from pbem.tools.demo_mail import (
     text_of,
 )
 from pbem.tools.demo_problems import demo_problems
-from pbem.tools.mailbots import PROMPT_TARGETS, MailBot
+from pbem.tools.mailbots import PROMPT_TARGETS, MailBot, doorbell
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +234,7 @@ class MailSystem:
         self.port = 0
         self.controller: Controller | None = None
         self._seen: set[str] = set()  # relay mode: Message-IDs of the list mail already kept
+        self.on_delivery: Callable[[str], None] = lambda address: None  # called in our thread
         # in relay mode no list runs here, so there is no list archive either
         archive = [LIST] if list_mode == "external" else []
         for a in [*self.accounts, *archive]:
@@ -309,6 +310,7 @@ class MailSystem:
         for address, payload in jobs:
             # Maildir delivery: tmp/ then rename into new/, so readers never see half a message
             mailbox.Maildir(self.maildir(address), create=False).add(payload)
+            self.on_delivery(address)
         with self.lock:
             self.messages += 1
             self.deliveries += len(jobs)
@@ -343,8 +345,7 @@ _FRENCH_SPACE = re.compile(r"(?<=\S) (?=[;:!?»])|(?<=«) ")
 def render_post(raw: bytes, names: Mapping[str, str], at: float | None = None) -> str:
     """One post of the list for the terminal: a box for the moderator, a line for a player.
 
-    ``at``: seconds since the start, shown so the deadlines (in seconds) can be seen at work.
-    """
+    ``at``: seconds since the start, shown so the deadlines (in seconds) can be seen at work."""
     msg = parse_mail(raw)
     sender = address_of(msg["From"])
     body = text_of(msg).rstrip()
@@ -610,8 +611,7 @@ async def play_by_mail(
     (``relay``); see the module docstring.
 
     ``close_when_idle``: close each step as soon as nobody can act in it (:class:`IdleCloser`)
-    instead of waiting for its deadline, made :data:`PATIENT` (a safety net).
-    """
+    instead of waiting for its deadline, made :data:`PATIENT` (a safety net)."""
     from pbem.adapters.maildir import MaildirMailbox
     from pbem.daemon.config import load
     from pbem.daemon.serve import serve
@@ -664,6 +664,7 @@ async def play_by_mail(
             )
             bots.append(bot)
             tasks.append(asyncio.create_task(bot.run(stop), name=f"bot {name}"))
+        mail.on_delivery = doorbell(bots)  # a bot reads its mail as soon as it is delivered
         printer = Printer(mail, emails, out, started)
         tasks.append(asyncio.create_task(printer.run(stop), name="printer"))
         watch = GameWatch(cfg.data_dir)
@@ -756,8 +757,7 @@ def run_mail_demo(
     """``pbem demo``: returns 0 when the game was played to its end and the daemon stopped.
 
     ``list_mode``: ``external`` (a list run by the mail system) or ``relay`` (the daemon is
-    the list).
-    """
+    the list)."""
     seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
     count = players or DEMO_PLAYERS.get(game, 10)
     if game in USUAL_PLAYERS and game != "lupus-in-tabula" and count != USUAL_PLAYERS[game]:

@@ -21,7 +21,7 @@ import pytest
 from pbem.games import rules_for
 from pbem.tools.demo_mail import LIST, LIST_ID, MODERATOR, email_of
 from pbem.tools.demo_problems import demo_problems, empty_rounds
-from pbem.tools.mailbots import MailBot, View, choose, read_reply
+from pbem.tools.mailbots import MailBot, View, choose, doorbell, read_reply
 from pbem.tools.maildemo import (
     FAST_OPTIONS,
     DemoResult,
@@ -331,6 +331,39 @@ def _send(port: int, sender: str, to: str, body: str, **headers: str) -> None:
         msg[name.replace("_", "-")] = value
     msg.set_content(body)
     asyncio.run(aiosmtplib.send(msg, hostname="127.0.0.1", port=port, timeout=10))
+
+
+def test_a_bot_reads_its_mail_when_the_mail_system_delivers_it(tmp_path: Path) -> None:
+    """A bot waits for the mail system's ring, not a timer (issue 21: 13 bots reading their
+    Maildir every 50 ms cost the demo's tests most of their CPU): with its safety poll an hour
+    away, each mail is read all the same, and ``stop`` still ends it."""
+    alice = email_of("Alice")
+    mail = MailSystem(tmp_path, [MODERATOR, alice], [alice, MODERATOR])
+    mail.start()
+
+    async def two_mails() -> int:
+        bot = MailBot(
+            "Alice", alice, "en", mail.maildir(alice), ROSTER, (), mail.port, random.Random(1)
+        )
+        bot.poll = 3600.0
+        mail.on_delivery = doorbell([bot])
+        stop = asyncio.Event()
+        task = asyncio.create_task(bot.run(stop))
+        for n in (1, 2):  # the second once the bot has gone back to sleep
+            msg = EmailMessage()
+            msg["From"], msg["To"], msg["Subject"] = MODERATOR, alice, f"mail {n}"
+            msg.set_content("hello")
+            await aiosmtplib.send(msg, hostname="127.0.0.1", port=mail.port, timeout=10)
+            while bot.read < n or bot.busy:
+                await asyncio.sleep(0.01)
+        stop.set()
+        await task
+        return bot.read
+
+    try:
+        assert asyncio.run(asyncio.wait_for(two_mails(), 60)) == 2
+    finally:
+        mail.stop()
 
 
 def test_in_relay_mode_the_list_address_is_an_alias_of_the_moderator(tmp_path: Path) -> None:
