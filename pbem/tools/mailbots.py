@@ -269,8 +269,8 @@ class MailBot:
     rng: random.Random
     silence: float = 0.05
     #: a bot reads its mail when the mail system rings (:func:`doorbell`), and at least this
-    #: often for mail delivered another way (it read every 50 ms: 13 bots polling cost the
-    #: demo's tests most of their CPU)
+    #: often for mail delivered another way (13 bots reading every 50 ms cost about 1 s of CPU
+    #: per game, most of it in a quiet mailbox)
     poll: float = 1.0
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     #: a phase's burst (the public post, the private prompt) comes in a few mails: a bot asks

@@ -335,8 +335,8 @@ def _send(port: int, sender: str, to: str, body: str, **headers: str) -> None:
 
 def test_a_bot_reads_its_mail_when_the_mail_system_delivers_it(tmp_path: Path) -> None:
     """A bot waits for the mail system's ring, not a timer (issue 21: 13 bots reading their
-    Maildir every 50 ms cost the demo's tests most of their CPU): with its safety poll an hour
-    away, each mail is read all the same, and ``stop`` still ends it."""
+    Maildir every 50 ms were CPU spent on quiet mailboxes): with its safety poll an hour away,
+    each mail is read all the same, and ``stop`` still ends it."""
     alice = email_of("Alice")
     mail = MailSystem(tmp_path, [MODERATOR, alice], [alice, MODERATOR])
     mail.start()
