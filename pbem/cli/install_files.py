@@ -10,7 +10,6 @@ run the same from ``DIR`` as from a checkout.
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import sys
 from pathlib import Path
 
@@ -39,6 +38,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 def shipped_file(name: str) -> Path:
     """The installed copy of ``name`` (``share/pbem/<name>`` of this distribution), or, for a
     checkout (an editable install), the source tree's."""
+    import importlib.metadata  # here: 20 ms that every other ``pbem`` verb (and --help) skips
+
     try:
         dist = importlib.metadata.distribution("pbem")
     except importlib.metadata.PackageNotFoundError:
