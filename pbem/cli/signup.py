@@ -11,7 +11,6 @@ import argparse
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from pbem.cli.common import existing_data_dir, fail, load_config
 from pbem.cli.newgame import (
@@ -104,7 +103,11 @@ def parse_deadline(text: str, now: datetime, timezone: str) -> datetime:
         raise SetupError(
             f"--deadline {text!r}: expected 48h, 3d or a date such as 2026-12-05T20:00"
         ) from None
-    return when if when.tzinfo else when.replace(tzinfo=ZoneInfo(timezone))
+    if when.tzinfo:
+        return when
+    from zoneinfo import ZoneInfo  # here: its tz database path costs every pbem start
+
+    return when.replace(tzinfo=ZoneInfo(timezone))
 
 
 def parse_every(text: str) -> timedelta:
