@@ -36,8 +36,8 @@ from dataclasses import dataclass, replace
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-from pbem.core.commands import COMMON_COMMANDS, CommandSpec, Text, parse_line
-from pbem.core.errors import CommandError, IllegalNow, MailError, NotAPlayer
+from pbem.core.commands import COMMON_COMMANDS, CommandSpec, Text
+from pbem.core.errors import CommandError, IllegalNow, NotAPlayer
 from pbem.core.events import (
     KERNEL_EVENTS,
     Event,
@@ -49,7 +49,7 @@ from pbem.core.events import (
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
-from pbem.mail.inbound import extract
+from pbem.mail.inbound import first_command
 
 if TYPE_CHECKING:
     from pbem.table import Outgoing, Reply, Step, Table
@@ -142,22 +142,6 @@ def graveyard_address(list_address: str) -> str:
 # -- OBSERVER / SPECTATE -------------------------------------------------------------------
 
 
-def _find(msg: EmailMessage) -> tuple[str, Any] | None:
-    """The mail's first OBSERVER/SPECTATE line and its command; None without one."""
-    try:
-        text = extract(msg)
-    except MailError:
-        return None
-    for line in text.lines:
-        try:
-            command = parse_line(line, [OBSERVE], [])
-        except CommandError:
-            continue
-        if command is not None:
-            return line, command
-    return None
-
-
 def request(
     table: Table,
     msg: EmailMessage,
@@ -173,7 +157,7 @@ def request(
     for the game master, stops, or is told why not; None when the mail holds no such line."""
     from pbem.table import Reply  # the table imports this module
 
-    found = _find(msg)
+    found = first_command(msg, OBSERVE)
     if found is None:
         return None
     line, command = found

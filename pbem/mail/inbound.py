@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from email.message import Message
 from email.utils import getaddresses
 
-from pbem.core.errors import MailError
+from pbem.core.commands import Command, CommandSpec, parse_line
+from pbem.core.errors import CommandError, MailError
 from pbem.mail.automatic import automatic_reason
 from pbem.mail.body_end import select_lines
 from pbem.mail.body_lines import Line, html_lines, marked_bold, plain_lines
@@ -207,4 +208,21 @@ def message_id_of(msg: Message) -> str | None:
     for value in raw_headers(msg, "Message-ID"):
         if _MESSAGE_ID.fullmatch(value):
             return value
+    return None
+
+
+def first_command(msg: Message, spec: CommandSpec) -> tuple[str, Command] | None:
+    """The mail's first line that reads as ``spec`` (a non-player's REMPLACANT or OBSERVER)
+    and its command; None when the mail has none or cannot be read."""
+    try:
+        text = extract(msg)
+    except MailError:
+        return None
+    for line in text.lines:
+        try:
+            command = parse_line(line, [spec], [])
+        except CommandError:
+            continue
+        if command is not None:
+            return line, command
     return None

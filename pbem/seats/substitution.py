@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-from pbem.core.commands import CommandSpec, Text, parse_line
-from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax, MailError, NotAPlayer
+from pbem.core.commands import CommandSpec, Text
+from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax, NotAPlayer
 from pbem.core.events import BenchJoined, PlayerDied, Substituted
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
@@ -37,7 +37,7 @@ from pbem.core.names import name_problem
 from pbem.core.roster import Holder
 from pbem.mail.address import is_mailable
 from pbem.mail.grammar import parse_gender
-from pbem.mail.inbound import extract
+from pbem.mail.inbound import first_command
 
 if TYPE_CHECKING:
     from pbem.table import Step, Table
@@ -220,19 +220,10 @@ def bench_offer(
     mail holds no such line (the table answers it as a stranger's)."""
     from pbem.table import Outgoing, Reply  # the table imports this module
 
-    try:
-        text = extract(msg)
-    except MailError:
+    found = first_command(msg, BENCH)
+    if found is None:
         return None
-    for line in text.lines:
-        try:
-            command = parse_line(line, [BENCH], [])
-        except CommandError:
-            continue
-        if command is not None:
-            break
-    else:
-        return None
+    line, command = found
     lang = "en" if fold(line.split()[0]) == "substitute" else table.setup.lang
     spec = PlayerSpec(PlayerId(""), sender, lang)
     try:
