@@ -40,7 +40,11 @@ def _check_public(table: Table, mails: tuple[Outgoing, ...]) -> None:
     """LG-101, LG-102: no public mail before the end ties a living player to a secret."""
     if table.finished:
         return
-    living = [p for p in table.state.order if table.state.seat(p).alive]
+    state = table.state
+    # LG-252, LG-446, LG-750: the idiot spared by the village is public from then on, and the
+    # post that says so also tells the burned Mayor's conditions (a lover's, say)
+    public = {state.idiot} if state.idiot_revealed else set()
+    living = [p for p in state.order if state.seat(p).alive and p not in public]
     for mail in mails:
         if not mail.public:
             continue
