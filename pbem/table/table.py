@@ -62,6 +62,9 @@ class Table:
         self._pages: MailPages | None = None
         self._idle: IdleCount | None = None
         self._chain: ChainCursor | None = None
+        self._thread: tuple[list[Event], int, str] = (self.ruled, 0, "")
+        """:attr:`thread` as found over ``ruled``'s first events (a receipt asks it each mail:
+        only the events appended since are read)."""
         self.code_source: CodeSource = new_code
         """Where the codes a command mails come from (issue 25, ADRESSE): the sign-up codes'
         source, never the rules' draws; ``pbem simulate`` gives the seed's, so that a
@@ -179,7 +182,13 @@ class Table:
     def thread(self) -> str:
         """The thread key of the phase in play (pbem.mail.threads): a receipt, a reminder
         join the player's thread of it."""
-        return current_thread(reversed(self.ruled))
+        ruled, seen, thread = self._thread
+        if ruled is not self.ruled or seen > len(ruled):  # rebuilt (a rollback): read it all
+            ruled, seen, thread = self.ruled, 0, ""
+        if seen < len(ruled):
+            thread = current_thread(reversed(ruled[seen:])) or thread
+            self._thread = (ruled, len(ruled), thread)
+        return thread
 
     def summary(self) -> dict[str, Any]:
         """The rules' summary, by seat (the archive, stats and status read seats)."""
