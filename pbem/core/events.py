@@ -471,8 +471,11 @@ class EventCodec:
 
     def encode(self, event: Event) -> dict[str, Any]:
         data: dict[str, Any] = {"type": type(event).__name__}
+        plain = _PLAIN
         for name in _field_names(typing.cast(Hashable, type(event))):
-            data[name] = _to_json(getattr(event, name))
+            value = getattr(event, name)
+            # most fields are plain (a seat, a key, a number): written without a call
+            data[name] = value if type(value) in plain else _to_json(value)
         return data
 
     def decode(self, data: Mapping[str, Any]) -> Event:

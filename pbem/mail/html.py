@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from pbem.core.frozen import quick_init
 from pbem.mail.dates import DAYS, MONTHS
 
 FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif"
@@ -46,6 +47,7 @@ ENGLISH_MARK = "----- English -----"  # pbem.mail.render.bilingual's separator
 SIGNATURE_MARK = "-- "
 
 
+@quick_init  # one a link, a dozen a prompt (issue 23): pbem.core.frozen
 @dataclass(frozen=True)
 class QuickAction:
     """One tap: ``command`` mailed to ``address`` (the link's text is ``label``)."""
@@ -390,10 +392,16 @@ def _actions(actions: Sequence[QuickAction], title: str) -> str:
     )
 
 
-@functools.lru_cache(maxsize=4096)  # a vote's links are the same in each tally and prompt
 def _button(action: QuickAction) -> str:
     """One quick action's link."""
-    return f'<a href="{html.escape(action.href)}" style="{BUTTON}">{html.escape(action.label)}</a>'
+    return _link(action.address, action.subject, action.command, action.label)
+
+
+@functools.lru_cache(maxsize=4096)  # a vote's links are the same in each tally and prompt
+def _link(address: str, subject: str, command: str, label: str) -> str:
+    # kept by its strings: a QuickAction's own hash and == are Python code, run per hit
+    href = mailto(address, subject, command)
+    return f'<a href="{html.escape(href)}" style="{BUTTON}">{html.escape(label)}</a>'
 
 
 _ACTIONS_START, _ACTIONS_END = "<!--actions-->", "<!--/actions-->"

@@ -26,6 +26,7 @@ from email.utils import getaddresses
 
 from pbem.core.commands import Command, CommandSpec, parse_line
 from pbem.core.errors import CommandError, MailError
+from pbem.core.frozen import quick_init
 from pbem.mail.automatic import automatic_reason
 from pbem.mail.body_end import select_lines
 from pbem.mail.body_lines import Line, html_lines, marked_bold, plain_lines
@@ -58,6 +59,7 @@ __all__ = [
 _MAX_CHARS = 1_000_000
 
 
+@quick_init  # one a mail (issue 23): pbem.core.frozen
 @dataclass(frozen=True)
 class MailText:
     """The command-bearing text of one inbound mail."""
