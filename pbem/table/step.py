@@ -80,6 +80,9 @@ class LazyPage:
         obj.__dict__[self.slot] = value
 
 
+_set = object.__setattr__
+
+
 @dataclass(frozen=True)
 class Outgoing:
     """One mail to send. ``key`` is stable and unique: the Message-ID derives from it."""
@@ -95,6 +98,34 @@ class Outgoing:
     html: LazyPage = LazyPage()
     """The HTML alternative (:mod:`pbem.table.mailpages`); empty: a text-only mail. Given as a page
     or as a function making it on first reading (:class:`LazyPage`)."""
+
+    def __init__(  # the generated one sets each field through object.__setattr__ (issue 23)
+        self,
+        key: str,
+        to: tuple[str, ...],
+        public: bool,
+        subject: str,
+        body: str,
+        in_reply_to: str | None = None,
+        thread: str = "",
+        auto: AutoSubmitted = "auto-generated",
+        html: Page = "",
+    ) -> None:
+        _set(
+            self,
+            "__dict__",
+            {
+                "key": key,
+                "to": to,
+                "public": public,
+                "subject": subject,
+                "body": body,
+                "in_reply_to": in_reply_to,
+                "thread": thread,
+                "auto": auto,
+                "_html": html,  # LazyPage's slot, as its __set__ would store it
+            },
+        )
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ class Table:
         self._pages: MailPages | None = None
         self._idle: IdleCount | None = None
         self._chain: ChainCursor | None = None
+        self._genders: tuple[Roster | None, Mapping[str, str]] = (None, {})
         self._thread: tuple[list[Event], int, str] = (self.ruled, 0, "")
         """:attr:`thread` as found over ``ruled``'s first events (a receipt asks it each mail:
         only the events appended since are read)."""
@@ -163,7 +164,12 @@ class Table:
     def genders(self) -> Mapping[str, str]:
         """Every text may name any player: the templates agree with these (``g`` filter);
         a seat that changed hands agrees with its newcomer."""
-        return {h.seat: h.gender for h in self.roster.holders if h.gender}
+        roster, genders = self._genders
+        if roster is not self.roster:  # kept while the roster stays (a seat changing hands)
+            roster = self.roster
+            genders = {h.seat: h.gender for h in roster.holders if h.gender}
+            self._genders = (roster, genders)
+        return genders
 
     def deadlines(self) -> Mapping[str, datetime]:
         """The pending deadlines in effect: the rules' ones, none while the game master has
