@@ -507,8 +507,15 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _to_json(value: Any) -> Any:
-    if type(value) in _PLAIN:
+    kind = type(value)
+    if kind in _PLAIN:
         return value
+    # the containers a notice's params hold, by exact type first (no ABC check), their plain
+    # items written without a call: the same as the general cases below
+    if kind is tuple or kind is list:
+        return [v if type(v) in _PLAIN else _to_json(v) for v in value]
+    if kind is dict:
+        return {str(k): v if type(v) in _PLAIN else _to_json(v) for k, v in value.items()}
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, enum.Enum):  # a closed set (Termination): its string, as stored

@@ -31,7 +31,6 @@ from pbem.mail.automatic import automatic_reason
 from pbem.mail.body_end import select_lines
 from pbem.mail.body_lines import Line, html_lines, marked_bold, plain_lines
 from pbem.mail.mime import (
-    as_mail_error,
     decode_text,
     mime_parts,
     part_text,
@@ -93,7 +92,9 @@ def extract(msg: Message, *, max_lines: int = 60) -> MailText:
     1): Apple Mail and Outlook put no ``*markers*`` in their text part, so the ``<b>Dave</b>``
     every reader sees is only in the HTML.
     """
-    with as_mail_error("unreadable message"):
+    # as_mail_error's try, written out: a context manager costs more than the rest of a
+    # one-line mail's reading
+    try:
         if max_lines < 0:
             raise MailError(f"max_lines must not be negative, got {max_lines}")
         subject = strip_subject_prefixes(subject_text(msg))
@@ -117,6 +118,10 @@ def extract(msg: Message, *, max_lines: int = 60) -> MailText:
             bold_disagreement=disagreement,
             breaks=tuple(i for i, line in enumerate(kept) if line.after_break),
         )
+    except MailError:
+        raise
+    except Exception as exc:
+        raise MailError(f"unreadable message: {type(exc).__name__}: {exc}") from exc
 
 
 def _read_part(text: str, is_html: bool, max_lines: int) -> tuple[list[Line], bool]:
