@@ -141,6 +141,10 @@ class Step:
     until the list reopens, or drops it (the sender has been told why)."""
     deferred: tuple[str, ...] = ()
     """With ``receive(confirm="ask")``: the command lines that wait for a confirmation."""
+    folded: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
+    """The rules' state the step was made on and the one its events lead to, when the step
+    folded them (its prompts' quick actions are checked on it): :meth:`Table.apply` on that
+    same state takes it rather than folding the events again."""
 
 
 class Accepted(TypedDict):

@@ -220,6 +220,16 @@ class Table:
         if any(isinstance(e, RolledBack) for e in new):
             self._rebuild()
             return
+        folded = step.folded if decoded else None
+        if folded is not None and folded[0] is self.state:  # folded once, by the step
+            for index, event in enumerate(new, base):
+                self.roster = self.roster.evolve(event)
+                if is_kernel(event):
+                    self.desk.evolve(index, event)
+                else:
+                    self.ruled.append(event)
+            self.state = folded[1]
+            return
         for index, event in enumerate(new, base):
             self.roster = self.roster.evolve(event)
             if is_kernel(event):
