@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any, Literal, NotRequired, Required, TypedDict, overload
 
 from pbem.core.events import Event
+from pbem.core.frozen import quick_init
 
 Channel = Literal["private", "list", "graveyard"]
 """Where a mail reached the game: the moderator's address, the game's list, or its graveyard
@@ -128,6 +129,7 @@ class Outgoing:
         )
 
 
+@quick_init  # one per mail and per deadline, remade by each replace (issue 23)
 @dataclass(frozen=True)
 class Step:
     """The result of one input: encoded events to append, mails to send."""
@@ -167,6 +169,7 @@ class Rejected(TypedDict):
     reason: str
 
 
+@quick_init  # one per mail received (issue 23)
 @dataclass
 class Reply:
     """The receipt of one mail as it is built: the lines accepted (canonical form, deadline,
