@@ -240,7 +240,7 @@ def _blocks(text: str, names: tuple[str, ...]) -> str:
 
     def flush() -> None:
         if paragraph:
-            inner = "<br>".join(_inline(line, names) for line in paragraph)
+            inner = "<br>".join([_inline(line, names) for line in paragraph])
             out.append(f'<p style="margin:0 0 12px">{inner}</p>')
             paragraph.clear()
 
@@ -377,7 +377,7 @@ def _actions(actions: Sequence[QuickAction], title: str) -> str:
         groups.setdefault(action.group, []).append(action)
     rows = "".join(
         f'<p style="margin:8px 0 4px;font-weight:600">{html.escape(group)}</p><div>'
-        + "".join(_button(a) for a in members)
+        + "".join([_button(a) for a in members])
         + "</div>"
         for group, members in groups.items()
     )

@@ -107,16 +107,16 @@ def extract(msg: Message, *, max_lines: int = 60) -> MailText:
             bold = tuple(run for line in kept for run in line.bold)
             disagreement: tuple[str, ...] = ()
         else:
-            bold = tuple(run for line in kept for run in marked_bold(line.text))
+            bold = tuple([run for line in kept for run in marked_bold(line.text)])
             bold, disagreement = _alternative_bold(msg, part, bold, max_lines)
         return MailText(
             subject=subject,
-            lines=tuple(line.text for line in kept),
+            lines=tuple([line.text for line in kept]),
             bold=bold,
             truncated=truncated,
             html_only=is_html,
             bold_disagreement=disagreement,
-            breaks=tuple(i for i, line in enumerate(kept) if line.after_break),
+            breaks=tuple([i for i, line in enumerate(kept) if line.after_break]),
         )
     except MailError:
         raise
