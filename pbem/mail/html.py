@@ -339,13 +339,14 @@ def _counts(line: str, names: tuple[str, ...]) -> str | None:
     label, colon, rest = line.partition(" : ") if " : " in line else line.partition(": ")
     if not colon or not rest:
         return None
-    items = [_COUNT_ITEM.match(part.strip()) for part in rest.rstrip(".").split(", ")]
-    if not all(m is not None and m.group(1) in names for m in items):
-        return None
+    items: list[re.Match[str]] = []
+    for part in rest.rstrip(".").split(", "):  # the first that is no « name count » says no
+        m = _COUNT_ITEM.match(part.strip())
+        if m is None or m.group(1) not in names:
+            return None
+        items.append(m)
     rows = "".join(
-        f"<tr>{_cell(m.group(1), names)}{_cell(m.group(2), names, right=True)}</tr>"
-        for m in items
-        if m is not None
+        f"<tr>{_cell(m.group(1), names)}{_cell(m.group(2), names, right=True)}</tr>" for m in items
     )
     return _label(label, names) + _table(rows)
 
