@@ -184,6 +184,50 @@ def test_group_rollback_restores_documents_updated_in_place(tmp_path: Path) -> N
     assert [d["e"] for d in fresh.table("events").all()] == [1, 3]
 
 
+def test_a_write_changes_its_table_in_place_once_copied(tmp_path: Path) -> None:
+    """Issue 23: tinydb rebuilt a whole table on each write, so a commit cost O(pending outbox
+    + head ledger); a table is now copied once per rollback snapshot, then changed in place."""
+    db = AtomicDB(tmp_path / "c.json")
+    with db.transaction():
+        db.table("t").insert({"n": 1})
+        first = db.storage.read()["t"]  # type: ignore[index]
+        db.table("t").insert({"n": 2})
+        assert db.storage.read()["t"] is first  # type: ignore[index]
+    with db.group(), db.transaction():
+        db.table("t").insert({"n": 3})
+        assert db.storage.read()["t"] is not first, "the snapshot's dict is left alone"  # type: ignore[index]
+    assert [d["n"] for d in AtomicDB(tmp_path / "c.json").table("t").all()] == [1, 2, 3]
+
+
+def test_tinydb_operations_store_what_plain_tinydb_stores(tmp_path: Path) -> None:
+    from tinydb import Query, TinyDB
+    from tinydb.storages import MemoryStorage
+    from tinydb.table import Document
+
+    def play(db: Any) -> None:
+        t = db.table("t")
+        t.insert({"k": "a", "n": 1})
+        t.insert_multiple([{"k": "b", "n": 2}, {"k": "c", "n": 3}])
+        t.insert(Document({"k": "d", "n": 4}, doc_id=9))
+        t.update({"n": 20}, Query().k == "b")
+        t.update({"n": 30}, doc_ids=[3])
+        t.upsert({"k": "e", "n": 5}, Query().k == "e")
+        t.upsert({"k": "a", "n": 10}, Query().k == "a")
+        t.remove(Query().n == 4)
+        t.remove(doc_ids=[3])
+        t.insert({"k": "f", "n": 6})
+        db.table("u").insert({"x": 1})
+        db.table("u").truncate()
+        db.table("u").insert({"x": 2})
+
+    plain = TinyDB(storage=MemoryStorage)
+    play(plain)
+    ours = AtomicDB(tmp_path / "p.json")
+    with ours.transaction():
+        play(ours)
+    assert json.dumps(read_file(tmp_path / "p.json")) == json.dumps(plain.storage.read())
+
+
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Any:
     """A real 2 MiB tmpfs (we are root in CI): writes fail with ENOSPC when it is full."""
