@@ -199,6 +199,30 @@ def test_a_write_changes_its_table_in_place_once_copied(tmp_path: Path) -> None:
     assert [d["n"] for d in AtomicDB(tmp_path / "c.json").table("t").all()] == [1, 2, 3]
 
 
+def test_create_writes_the_head_once_and_never_reads_it_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (1,000 games created): the new head is written in its new directory without
+    a temp file, and the returned store holds what a reader of the file gets."""
+    from pbem.adapters.store import atomic_file
+
+    def no_read(path: Path) -> Any:
+        raise AssertionError(f"read back: {path}")
+
+    setup = {"game": "x", "players": [{"name": "Ann", "t": (1, 2)}]}
+    with monkeypatch.context() as m:
+        m.setattr(atomic_file, "read_file", no_read)
+        m.setattr("pbem.adapters.store.atomic_db.read_file", no_read)
+        m.setattr("pbem.adapters.store.game.read_file", no_read)
+        made = GameStore.create(tmp_path, "g1", setup, [{"e": 1}], [{"message_id": "<m>"}])
+    assert sorted(p.name for p in (tmp_path / "games" / "g1").iterdir()) == ["head.json"]
+    opened = GameStore(tmp_path / "games" / "g1")
+    assert made.head.storage.read() == opened.head.storage.read()
+    assert made.setup["players"][0]["t"] == [1, 2]  # JSON types, as read
+    made.commit(events=[{"e": 2}], ledger_key="k")
+    assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}, {"e": 2}]
+
+
 def test_tinydb_operations_store_what_plain_tinydb_stores(tmp_path: Path) -> None:
     from tinydb import Query, TinyDB
     from tinydb.storages import MemoryStorage

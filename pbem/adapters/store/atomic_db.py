@@ -124,18 +124,22 @@ class AtomicStorage(Storage):
     """
 
     def __init__(
-        self, path: str | Path, fault: FaultHook = no_fault, readonly: bool = False
+        self,
+        path: str | Path,
+        fault: FaultHook = no_fault,
+        readonly: bool = False,
+        data: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         super().__init__()
         self.path = Path(path)
         self.fault = fault
         self.readonly = readonly
-        if not readonly:
+        if not readonly and data is None:  # ``data``: a file just written in a new directory
             # only the writer cleans: a reader must never remove the writer's in-flight temp
             make_dirs(self.path.parent)
             clean_stale_temps(self.path.parent)
-        self._data: dict[str, dict[str, Any]] | None = None
-        if self.path.exists():
+        self._data: dict[str, dict[str, Any]] | None = data
+        if data is None and self.path.exists():
             loaded = read_file(self.path)
             if not isinstance(loaded, dict):
                 raise StoreError(f"{self.path}: not a tinydb document")
@@ -250,10 +254,17 @@ class _DB(TinyDB):
 class AtomicDB:
     """A TinyDB over :class:`AtomicStorage` with an explicit transaction."""
 
-    def __init__(self, path: Path, fault: FaultHook = no_fault, readonly: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        fault: FaultHook = no_fault,
+        readonly: bool = False,
+        data: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        """``data``: what the file holds, when the caller just wrote it (not read back)."""
         self.path = path
         self.fault = fault
-        self.db = _DB(path, storage=AtomicStorage, fault=fault, readonly=readonly)
+        self.db = _DB(path, storage=AtomicStorage, fault=fault, readonly=readonly, data=data)
         storage = self.db.storage
         assert isinstance(storage, AtomicStorage)
         self.storage = storage

@@ -52,6 +52,10 @@ def encode_envelope(data: Any) -> bytes:
     )
 
 
+ENVELOPE_BYTES = len(encode_envelope(None)) - len(b"null}\n")
+"""The length of an envelope's head before its payload (the payload ends 2 bytes early)."""
+
+
 def decode_envelope(raw: bytes, path: Path) -> Any:
     """Verify the checksum over the payload bytes as written, then parse; a
     :class:`StoreError` names the file and its ``.bak``."""

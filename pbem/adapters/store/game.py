@@ -23,6 +23,7 @@ exactly-once hold at every kill point (requirements 1 and 2).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -36,14 +37,21 @@ from tinydb.table import Document
 
 from pbem.adapters.store.atomic_db import AtomicDB
 from pbem.adapters.store.atomic_file import (
+    ENVELOPE_BYTES,
     TMP_PREFIX,
     FaultHook,
     StoreError,
     atomic_write,
+    encode_envelope,
     no_fault,
     read_file,
 )
-from pbem.adapters.store.directories import fsync_dir, make_dirs, share_like_parent
+from pbem.adapters.store.directories import (
+    fsync_dir,
+    make_dirs,
+    share_like_parent,
+    write_new_file,
+)
 from pbem.adapters.store.held_bodies import (
     clean_held_bodies,
     remove_held_bodies,
@@ -65,13 +73,17 @@ class GameStore:
         fault: FaultHook = no_fault,
         segment_size: int = SEGMENT_SIZE,
         readonly: bool = False,
+        _fresh: dict[str, Any] | None = None,
     ) -> None:
         self.dir = directory
         self.fault = fault
         self.segment_size = segment_size
-        self.head = AtomicDB(directory / "head.json", fault, readonly)
+        self.head = AtomicDB(directory / "head.json", fault, readonly, data=_fresh)
         #: set by the service: rate-limit hits ride along with the outbox writes
         self.limits_hook: LimitsHook | None = None
+        if _fresh is not None:  # just made by create(): no log, no held body, no stale file
+            self._sent = SentLog(directory, 0)
+            return
         self._sent = SentLog.load(directory, self._sent_gen())
         if not readonly:
             referenced = {str(d.get("body")) for d in self.head.table("held").all()}
@@ -121,10 +133,16 @@ class GameStore:
         for i, ev in enumerate(events):
             data["events"][str(i + 1)] = {"seq": i + 1, "event": dict(ev)}
         data["meta"]["1"]["seq"] = len(events)
-        atomic_write(tmp / "head.json", data, fault, keep_bak=False)
+        blob = encode_envelope(data)
+        # the directory is new and private until renamed: the head is written in place (no
+        # temp file, no rename), fsynced, then the directory entry (power loss, F7)
+        write_new_file(tmp / "head.json", blob, exclusive=True, durable=True)
+        fault("mid_state_write")
+        fsync_dir(tmp)
         os.replace(tmp, final)
         fsync_dir(games)
-        store = cls(final, fault, segment_size)
+        # the head as a reader would get it (JSON types), without reading the file back
+        store = cls(final, fault, segment_size, _fresh=json.loads(blob[ENVELOPE_BYTES:-2]))
         store.compact()
         return store
 
