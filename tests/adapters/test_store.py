@@ -223,6 +223,32 @@ def test_create_writes_the_head_once_and_never_reads_it_back(
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}, {"e": 2}]
 
 
+def test_a_heads_events_are_kept_packed_and_written_as_they_were(tmp_path: Path) -> None:
+    """Issue 23 (10,000 games under 500 MB): once read, a head's events are kept as their
+    JSON text, not as parsed dicts; the files stay byte for byte what they were."""
+    from pbem.adapters.store.atomic_file import Packed, encode_envelope
+
+    evs = [{"type": "A", "n": i, "s": "é\x00packed\x00", "l": [1.5, None]} for i in range(5)]
+    store = GameStore.create(tmp_path, "g1", {"game": "x"}, evs[:2], [], segment_size=4)
+    before = (tmp_path / "games" / "g1" / "head.json").read_bytes()
+    reopened = GameStore(tmp_path / "games" / "g1", segment_size=4)
+    assert reopened.events() == evs[:2]
+    rows = reopened.head.storage.read()["events"]  # type: ignore[index]
+    assert all(type(r["event"]) is Packed for r in rows.values())
+    assert reopened.events() == evs[:2]
+    reopened.commit(events=evs[2:3], ledger_key="k")
+    head = (tmp_path / "games" / "g1" / "head.json").read_bytes()
+    store.commit(events=evs[2:3], ledger_key="k")  # the same commit, from parsed events
+    assert head == (tmp_path / "games" / "g1" / "head.json").read_bytes() != before
+    plain = json.loads(head[head.index(b'"data":') + 7 : -2])
+    assert head == encode_envelope(plain), "packed events are written as parsed ones are"
+    reopened.commit(events=evs[3:], ledger_key="k2")  # a segment closed, with packed events
+    assert GameStore(tmp_path / "games" / "g1", segment_size=4).events() == evs
+    # a string equal to the packing mark falls back to writing the values themselves
+    atomic_write(tmp_path / "m.json", {"a": Packed('{"b":1}'), "c": "\x00packed\x00"})
+    assert read_file(tmp_path / "m.json") == {"a": {"b": 1}, "c": "\x00packed\x00"}
+
+
 def test_tinydb_operations_store_what_plain_tinydb_stores(tmp_path: Path) -> None:
     from tinydb import Query, TinyDB
     from tinydb.storages import MemoryStorage

@@ -40,8 +40,10 @@ from pbem.adapters.store.atomic_file import (
     ENVELOPE_BYTES,
     TMP_PREFIX,
     FaultHook,
+    Packed,
     StoreError,
     atomic_write,
+    compact_json,
     encode_envelope,
     no_fault,
     read_file,
@@ -165,13 +167,23 @@ class GameStore:
         return self.dir / f"seg-{n:06d}.json"
 
     def events(self) -> list[dict[str, Any]]:
-        """The whole event log, in order: closed segments, then the head."""
+        """The whole event log, in order: closed segments, then the head.
+
+        The head's events are kept packed once read (:class:`Packed`: the engine holds the log
+        decoded, the store only writes it back)."""
         out: list[dict[str, Any]] = []
         for n in range(1, int(self.meta["segments"]) + 1):
             seg = read_file(self._segment_path(n))
             out.extend(seg["events"])
-        rows = sorted(self.head.table("events").all(), key=lambda d: d["seq"])
-        out.extend(r["event"] for r in rows)
+        raw = self.head.storage.read() or {}
+        rows = sorted((raw.get("events") or {}).values(), key=lambda d: d["seq"])
+        for row in rows:
+            event = row["event"]
+            if type(event) is Packed:
+                out.append(event.value())
+            else:
+                out.append(event)
+                row["event"] = Packed(compact_json(event))  # same JSON: no rollback concern
         return out
 
     def ledger_keys(self) -> set[str]:
@@ -241,7 +253,10 @@ class GameStore:
             # each table's rows in one insert_multiple: tinydb copies the whole table on every
             # insert (the ids and rows are the same as one insert each)
             if events:
-                rows = [{"seq": seq + i, "event": dict(ev)} for i, ev in enumerate(events, 1)]
+                rows = [
+                    {"seq": seq + i, "event": Packed(compact_json(ev))}
+                    for i, ev in enumerate(events, 1)
+                ]
                 self.head.table("events").insert_multiple(rows)
                 seq += len(rows)
             meta["seq"] = seq
