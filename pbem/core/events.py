@@ -465,6 +465,13 @@ def private(template: str, to: Iterable[PlayerId], thread: str = "", **params: A
 class EventCodec:
     """Encodes events to JSON-able dicts and decodes them back, for a fixed set of types."""
 
+    @staticmethod
+    @functools.cache
+    def of(event_types: tuple[type[Event], ...]) -> EventCodec:
+        """The one codec of these types (it holds nothing but what it works out of them once:
+        every loaded game's rules share it, 10,000 games at start-up, issue 23)."""
+        return EventCodec(event_types)
+
     def __init__(self, event_types: Iterable[type[Event]]) -> None:
         self._types = {t.__name__: t for t in event_types}
         self._hints = {name: _hints(typing.cast(Hashable, t)) for name, t in self._types.items()}
