@@ -148,20 +148,25 @@ class GameStore:
         store.compact()
         return store
 
-    @property
-    def meta(self) -> dict[str, Any]:
-        doc = self.head.table("meta").get(doc_id=1)
+    def _meta(self) -> Mapping[str, Any]:
+        """The head's meta document itself (read it, never change it: writes go through
+        tinydb), without the copies of :attr:`meta`: a mail reads the setup a dozen times."""
+        doc = ((self.head.storage.read() or {}).get("meta") or {}).get("1")
         if doc is None:
             raise StoreError(f"{self.dir}: head has no meta")
-        return dict(doc)
+        return doc  # type: ignore[no-any-return]
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return dict(self._meta())
 
     @property
     def game_id(self) -> str:
-        return str(self.meta["game_id"])
+        return str(self._meta()["game_id"])
 
     @property
     def setup(self) -> dict[str, Any]:
-        return dict(self.meta["setup"])
+        return dict(self._meta()["setup"])
 
     def _segment_path(self, n: int) -> Path:
         return self.dir / f"seg-{n:06d}.json"
@@ -172,7 +177,7 @@ class GameStore:
         The head's events are kept packed once read (:class:`Packed`: the engine holds the log
         decoded, the store only writes it back)."""
         out: list[dict[str, Any]] = []
-        for n in range(1, int(self.meta["segments"]) + 1):
+        for n in range(1, int(self._meta()["segments"]) + 1):
             seg = read_file(self._segment_path(n))
             out.extend(seg["events"])
         raw = self.head.storage.read() or {}
@@ -189,7 +194,7 @@ class GameStore:
     def ledger_keys(self) -> set[str]:
         """Content hashes of every mail this game has committed (segments + head)."""
         keys: set[str] = set()
-        for n in range(1, int(self.meta["segments"]) + 1):
+        for n in range(1, int(self._meta()["segments"]) + 1):
             keys.update(read_file(self._segment_path(n))["ledger"])
         keys.update(d["key"] for d in self.head.table("ledger").all())
         return keys
@@ -248,8 +253,7 @@ class GameStore:
         """Events + outbox rows + ledger key (+ deadline state, + a held list post added or
         released by key, + players' bounce records) in ONE atomic write."""
         with self._transaction():
-            meta = self.meta
-            seq = int(meta["seq"])
+            seq = int(self._meta()["seq"])
             # each table's rows in one insert_multiple: tinydb copies the whole table on every
             # insert (the ids and rows are the same as one insert each)
             if events:
@@ -259,7 +263,6 @@ class GameStore:
                 ]
                 self.head.table("events").insert_multiple(rows)
                 seq += len(rows)
-            meta["seq"] = seq
             self.head.table("meta").update({"seq": seq}, doc_ids=[1])
             if outbox:
                 self.head.table("outbox").insert_multiple([dict(row) for row in outbox])
@@ -302,7 +305,7 @@ class GameStore:
             return  # the usual case, without copying the head's events
         rows = sorted(self.head.table("events").all(), key=lambda d: d["seq"])
         ledger = self.head.table("ledger").all()
-        n = int(self.meta["segments"]) + 1
+        n = int(self._meta()["segments"]) + 1
         atomic_write(
             self._segment_path(n),
             {"events": [r["event"] for r in rows], "ledger": [d["key"] for d in ledger]},
