@@ -249,6 +249,33 @@ def test_a_heads_events_are_kept_packed_and_written_as_they_were(tmp_path: Path)
     assert read_file(tmp_path / "m.json") == {"a": {"b": 1}, "c": "\x00packed\x00"}
 
 
+def test_opening_a_game_lists_its_directory_once_and_cleans_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (10,000 games opened at start-up): one listing serves every clean-up."""
+    GameStore.create(tmp_path, "g1", {"game": "x"}, [], [])
+    game = tmp_path / "games" / "g1"
+    (game / ".tmp-head.json.x").write_bytes(b"half")
+    (game / "sent-000007.log").write_bytes(b"")
+    listed: list[str] = []
+    real_listdir, real_scandir = os.listdir, os.scandir
+
+    def listdir(path: Any = ".") -> list[str]:
+        listed.append(str(path))
+        return real_listdir(path)
+
+    def scandir(path: Any = ".") -> Any:
+        listed.append(str(path))
+        return real_scandir(path)
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "listdir", listdir)
+        m.setattr(os, "scandir", scandir)
+        GameStore(game)
+    assert listed.count(str(game)) == 1
+    assert sorted(p.name for p in game.iterdir()) == ["head.json"]
+
+
 def test_tinydb_operations_store_what_plain_tinydb_stores(tmp_path: Path) -> None:
     from tinydb import Query, TinyDB
     from tinydb.storages import MemoryStorage

@@ -129,12 +129,14 @@ class AtomicStorage(Storage):
         fault: FaultHook = no_fault,
         readonly: bool = False,
         data: dict[str, dict[str, Any]] | None = None,
+        clean: bool = True,
     ) -> None:
         super().__init__()
         self.path = Path(path)
         self.fault = fault
         self.readonly = readonly
-        if not readonly and data is None:  # ``data``: a file just written in a new directory
+        # ``data``: a file just written in a new directory; not ``clean``: the caller cleans
+        if not readonly and data is None and clean:
             # only the writer cleans: a reader must never remove the writer's in-flight temp
             make_dirs(self.path.parent)
             clean_stale_temps(self.path.parent)
@@ -260,11 +262,15 @@ class AtomicDB:
         fault: FaultHook = no_fault,
         readonly: bool = False,
         data: dict[str, dict[str, Any]] | None = None,
+        clean: bool = True,
     ) -> None:
-        """``data``: what the file holds, when the caller just wrote it (not read back)."""
+        """``data``: what the file holds, when the caller just wrote it (not read back);
+        ``clean=False``: the caller removed the directory's stale temp files itself."""
         self.path = path
         self.fault = fault
-        self.db = _DB(path, storage=AtomicStorage, fault=fault, readonly=readonly, data=data)
+        self.db = _DB(
+            path, storage=AtomicStorage, fault=fault, readonly=readonly, data=data, clean=clean
+        )
         storage = self.db.storage
         assert isinstance(storage, AtomicStorage)
         self.storage = storage

@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -209,11 +209,13 @@ def read_file(path: Path) -> Any:
     return decode_envelope(path.read_bytes(), path)
 
 
-def clean_stale_temps(directory: Path) -> int:
-    """Remove temp files left by a crash between mkstemp and os.replace."""
+def clean_stale_temps(directory: Path, names: Iterable[str] | None = None) -> int:
+    """Remove temp files left by a crash between mkstemp and os.replace; ``names``: the
+    directory's listing, if the caller has it."""
     n = 0
-    for p in directory.glob(TMP_PREFIX + "*"):
-        with contextlib.suppress(FileNotFoundError):
-            p.unlink()
-            n += 1
+    for name in os.listdir(directory) if names is None else names:
+        if name.startswith(TMP_PREFIX):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(directory / name)
+                n += 1
     return n

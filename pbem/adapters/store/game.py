@@ -43,6 +43,7 @@ from pbem.adapters.store.atomic_file import (
     Packed,
     StoreError,
     atomic_write,
+    clean_stale_temps,
     compact_json,
     encode_envelope,
     no_fault,
@@ -55,6 +56,7 @@ from pbem.adapters.store.directories import (
     write_new_file,
 )
 from pbem.adapters.store.held_bodies import (
+    HELD_DIR,
     clean_held_bodies,
     remove_held_bodies,
     write_held_body,
@@ -80,17 +82,22 @@ class GameStore:
         self.dir = directory
         self.fault = fault
         self.segment_size = segment_size
-        self.head = AtomicDB(directory / "head.json", fault, readonly, data=_fresh)
+        # one listing for every clean-up of the opening (10,000 games at start-up, issue 23)
+        names = None if readonly or _fresh is not None else set(os.listdir(directory))
+        if names is not None:
+            clean_stale_temps(directory, names)
+        self.head = AtomicDB(directory / "head.json", fault, readonly, data=_fresh, clean=False)
         #: set by the service: rate-limit hits ride along with the outbox writes
         self.limits_hook: LimitsHook | None = None
         if _fresh is not None:  # just made by create(): no log, no held body, no stale file
             self._sent = SentLog(directory, 0)
             return
         self._sent = SentLog.load(directory, self._sent_gen())
-        if not readonly:
-            referenced = {str(d.get("body")) for d in self.head.table("held").all()}
-            clean_held_bodies(self.dir, referenced)
-            remove_stale_logs(directory, self._sent.gen)
+        if names is not None:
+            if HELD_DIR in names:
+                referenced = {str(d.get("body")) for d in self.head.table("held").all()}
+                clean_held_bodies(self.dir, referenced)
+            remove_stale_logs(directory, self._sent.gen, names)
             if self._sent.exists:  # the last run's sent rows: taken in before any new append
                 with self._transaction():
                     pass
