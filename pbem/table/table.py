@@ -36,6 +36,18 @@ from pbem.table.setup import TableSetup
 from pbem.table.setup_check import check_new_setup
 from pbem.table.step import Delivery, PostVerdict, Step
 
+_RESERVED: dict[type[Rules[Any]], tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _reserved_names(rules: Rules[Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """The command keywords and the reserved words a player's name may not be, folded, once
+    per rules class (they are class attributes): every game loaded checks its players."""
+    names = _RESERVED.get(type(rules))
+    if names is None:
+        keywords = frozenset(fold(k) for c in rules.all_commands for k in c.fr + c.en)
+        names = _RESERVED[type(rules)] = (keywords, frozenset(fold(w) for w in rules.reserved))
+    return names
+
 
 class Table:
     """One game: rules, log and state, and the translation to and from mail."""
@@ -70,13 +82,12 @@ class Table:
         """Where the codes a command mails come from (issue 25, ADRESSE): the sign-up codes'
         source, never the rules' draws; ``pbem simulate`` gives the seed's, so that a
         transcript plays the same twice."""
+        keywords, reserved_words = _reserved_names(rules)
         for spec in setup.players:
-            for reserved in rules.all_commands:
-                if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
-                    raise SetupError(
-                        f"setup: player name {spec.name!r} is a command keyword (LUP-D28)"
-                    )
-            if fold(spec.name) in {fold(w) for w in rules.reserved}:
+            name = fold(spec.name)
+            if name in keywords:
+                raise SetupError(f"setup: player name {spec.name!r} is a command keyword (LUP-D28)")
+            if name in reserved_words:
                 raise SetupError(f"setup: player name {spec.name!r} is a reserved word")
 
     # -- construction -------------------------------------------------------------------------
