@@ -256,6 +256,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "desk/roles": {"cast": [_SEAT], "names": "loupgarou/_names.jinja", "orders": {}}
     | {"deadlines": _DEADLINES},
     "desk/extended": {"deadlines": _DEADLINES},
+    "reasons/address_awaiting": {"sent": "2026-01-06T12:00:00+00:00", "name": "Inès"},
     "desk/status": {"extends": False}
     | {"absences": [{"player": "Inès", "first": "2026-01-06", "last": "2026-01-07"} | _AWAY]},
     "absence/extended": {"deadlines": _DEADLINES, "players": ["Inès"]},
