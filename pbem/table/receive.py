@@ -99,7 +99,7 @@ def receive_mail(
             replaced_refusal(table, sender)
             or observer.list_refusal(table, sender, channel)
             or (waiting[0] if waiting else None)
-            or NotAPlayer(address=sender)
+            or NotAPlayer(address=sender, observe=observer.open_to(table, relay))
         )
         lang = observer.lang_of(table, sender) or (waiting[1] if waiting else table.setup.lang)
         refused = Reply(rejected=[{"line": "", "reason": reason(table, why, lang)}])
