@@ -145,12 +145,12 @@ def test_a_strangers_reply_offers_observing_only_where_it_is_possible() -> None:
     g = lupus("fr")
     send(g, ZOE, "Bonjour, je peux regarder ?")
     assert (
-        "Pour suivre la partie en spectateur, écrivez OBSERVER : le meneur accepte ou refuse la "
-        "demande." in g.reply()
+        "Pour suivre la partie en spectateur, répondez à ce message par OBSERVER : le meneur "
+        "accepte ou refuse la demande." in g.reply()
     )
     g = lupus("en", observers="open")
     send(g, ZOE, "Hello, may I watch?")
-    assert "To follow the game as an observer, write SPECTATE: you will receive its public" in (
+    assert "To follow the game as an observer, reply to this mail with SPECTATE: you will " in (
         g.reply()
     )
     for game, relay in ((lupus("fr", observers="closed"), True), (lupus("fr"), False)):
