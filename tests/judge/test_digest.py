@@ -85,3 +85,11 @@ def test_a_digest_missed_while_the_daemon_was_down_goes_into_the_next_one() -> N
     en = Game(lupus_roles(8), lang="en")
     en.mail("p4", "DIGEST ON")
     assert "that digest is not sent late: the next one tells its posts too" in en.reply()
+
+
+def test_the_french_digest_reply_has_no_english_word() -> None:
+    """Mailman's digest mode is « messages groupés » in a French mail, never « digest »."""
+    g = Game(lupus_roles(8), lang="fr")
+    g.mail("p4", "RESUME QUOTIDIEN oui")
+    assert "(messages groupés, ou sans courrier)" in g.reply()
+    assert "digest" not in g.reply().lower()
