@@ -471,8 +471,11 @@ class EventCodec:
 
     def encode(self, event: Event) -> dict[str, Any]:
         data: dict[str, Any] = {"type": type(event).__name__}
+        plain = _PLAIN
         for name in _field_names(typing.cast(Hashable, type(event))):
-            data[name] = _to_json(getattr(event, name))
+            value = getattr(event, name)
+            # most fields are plain (a seat, a key, a number): written without a call
+            data[name] = value if type(value) in plain else _to_json(value)
         return data
 
     def decode(self, data: Mapping[str, Any]) -> Event:
@@ -504,8 +507,15 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _to_json(value: Any) -> Any:
-    if type(value) in _PLAIN:
+    kind = type(value)
+    if kind in _PLAIN:
         return value
+    # the containers a notice's params hold, by exact type first (no ABC check), their plain
+    # items written without a call: the same as the general cases below
+    if kind is tuple or kind is list:
+        return [v if type(v) in _PLAIN else _to_json(v) for v in value]
+    if kind is dict:
+        return {str(k): v if type(v) in _PLAIN else _to_json(v) for k, v in value.items()}
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, enum.Enum):  # a closed set (Termination): its string, as stored

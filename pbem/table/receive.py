@@ -12,9 +12,11 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
+from pbem import judge
 from pbem.core.errors import CommandError, IllegalNow, ListClosed, MailError, NotAPlayer
 from pbem.core.events import Event, OrdersReceived, PhaseClosed
 from pbem.core.game import PlayerSpec
+from pbem.desk.kernel import is_kernel
 from pbem.judge import observer
 from pbem.judge.address import awaiting_refusal, confirmation, moves_seat
 from pbem.mail.address import is_mailable
@@ -166,10 +168,16 @@ def receive_mail(
         state = run_command(table, state, player, command, line, now, channel, events, reply)
     # early close (LUP-D29) is off unless the options turn it on; a paused game closes
     # nothing by itself
+    # the state the commands led to is the step's own fold when only the rules' decisions
+    # made its events (a judge's service or an early close add events it does not hold)
+    after = state
+    if any(is_kernel(e) for e in events) or any(c.verb in judge.SERVICES for _l, c in commands):
+        after = None
     early = table.rules.ready_to_close(state)
     if early is not None and not table.paused:
         closing = table.rules.on_deadline(state, early, now, table.rng(len(events)))
         if closing:  # marked like a deadline's resolution (the desk's ROLLBACK)
+            after = None
             awaited = tuple(sorted(table.rules.awaiting(state)))
             events += [PhaseClosed(early, len(closing), awaited)]
         events += closing
@@ -184,6 +192,7 @@ def receive_mail(
         events,
         (player, reply, key[:16], message_id) if reply else None,
         post="relay" if channel == "list" else None,
+        after=after,
     )
     if not told:
         return step
