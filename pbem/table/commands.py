@@ -12,10 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem import judge
 from pbem.core.commands import (
-    ABSENCE,
-    ADDRESS,
-    DIGEST,
-    HISTORY,
+    JUDGE_COMMANDS,
     RULES,
     Command,
     CommandSpec,
@@ -132,8 +129,8 @@ def run_command(
     are added to ``events``, its line of the receipt to ``reply``; the state after it."""
     if command.verb == "help":  # what this player can send now, how, and until when
         available = table.rules.available(state, player.name)
-        # in every phase (ABSENCE, HISTORY, DIGEST, ADDRESS: issue 25)
-        for always in (RULES, ABSENCE, HISTORY, DIGEST, ADDRESS):
+        # in every phase: REGLES, and the judges' services in their own order (issue 25)
+        for always in (RULES, *JUDGE_COMMANDS):
             if all(c.verb != always.verb for c in available):
                 available = [*available, always]
         pending = table.rules.deadlines(state)

@@ -18,7 +18,7 @@ from pbem.core.events import Event, OrdersReceived, PhaseClosed
 from pbem.core.game import PlayerSpec
 from pbem.desk.kernel import is_kernel
 from pbem.judge import observer
-from pbem.judge.address import confirmation, moves_seat
+from pbem.judge.address import awaiting_refusal, confirmation, moves_seat
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.seats.substitution import bench_offer, replaced_refusal
@@ -95,12 +95,15 @@ def receive_mail(
     if player is None:
         # an address whose seat changed hands is told so politely (issue 13), on an external
         # list too: its post reached the players but counts for nothing (LUP-602)
+        # an address waiting for its code (ADRESSE, issue 25) is told how to confirm it
+        waiting = awaiting_refusal(table, sender, now)
         why = (
             replaced_refusal(table, sender)
             or observer.list_refusal(table, sender, channel)
-            or NotAPlayer(address=sender)
+            or (waiting[0] if waiting else None)
+            or NotAPlayer(address=sender, observe=observer.open_to(table, relay))
         )
-        lang = observer.lang_of(table, sender) or table.setup.lang
+        lang = observer.lang_of(table, sender) or (waiting[1] if waiting else table.setup.lang)
         refused = Reply(rejected=[{"line": "", "reason": reason(table, why, lang)}])
         return Step(
             (),
