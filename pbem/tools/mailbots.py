@@ -437,6 +437,10 @@ class MailBot:
         msg["Date"] = formatdate(localtime=False)
         msg["Message-ID"] = mid = make_msgid(domain=DOMAIN)
         msg.set_content(body + "\n")
-        await aiosmtplib.send(msg, hostname="127.0.0.1", port=self.smtp_port, timeout=10)
+        # a HELO name of our own: aiosmtplib otherwise looks up this machine's FQDN, in a
+        # thread, for each of the game's thousand mails
+        await aiosmtplib.send(
+            msg, hostname="127.0.0.1", port=self.smtp_port, timeout=10, local_hostname="localhost"
+        )
         self.sent += 1
         return mid

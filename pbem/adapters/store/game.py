@@ -149,12 +149,26 @@ class GameStore:
     def events(self) -> list[dict[str, Any]]:
         """The whole event log, in order: closed segments, then the head."""
         out: list[dict[str, Any]] = []
-        for n in range(1, int(self.meta["segments"]) + 1):
-            seg = read_file(self._segment_path(n))
-            out.extend(seg["events"])
-        rows = sorted(self.head.table("events").all(), key=lambda d: d["seq"])
-        out.extend(r["event"] for r in rows)
+        for n in range(1, self.segments + 1):
+            out.extend(self.segment_events(n))
+        out.extend(self.head_events())
         return out
+
+    @property
+    def segments(self) -> int:
+        """How many closed segments the head names (numbered from 1)."""
+        return int(self.meta["segments"])
+
+    def segment_events(self, n: int) -> list[dict[str, Any]]:
+        """The events of closed segment ``n``: immutable once written, so a reader that
+        follows a live game may keep them (``pbem demo`` does)."""
+        events: list[dict[str, Any]] = read_file(self._segment_path(n))["events"]
+        return events
+
+    def head_events(self) -> list[dict[str, Any]]:
+        """The events still in the head, after every segment's, in order."""
+        rows = sorted(self.head.table("events").all(), key=lambda d: d["seq"])
+        return [r["event"] for r in rows]
 
     def ledger_keys(self) -> set[str]:
         """Content hashes of every mail this game has committed (segments + head)."""
