@@ -324,8 +324,11 @@ class MailSystem:
         thread waiting on the disk while the daemon and the bots wait for their mail)."""
         with self.lock:
             self._delivered += 1
-            # unique in this process, and in arrival order for a reader sorting by name
-            name = f"{time.time():.6f}.P{os.getpid()}Q{self._delivered:09d}.demo"
+            # unique in this process; within one tick of the file system's clock the readers
+            # order a burst by its name's time and counter (pbem.adapters.maildir.arrival_key,
+            # as numbers; the bots compare names as text: both are padded)
+            seconds, micros = divmod(time.time_ns() // 1000, 10**6)
+            name = f"{seconds}.M{micros:06d}P{os.getpid()}Q{self._delivered:09d}.demo"
         tmp = maildir / "tmp" / name
         tmp.write_bytes(payload)
         os.rename(tmp, maildir / "new" / name)

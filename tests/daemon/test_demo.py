@@ -680,6 +680,31 @@ def test_the_game_watch_reads_each_closed_segment_once(
     assert watch.seen == 105 and watch.table.events == Table.load(setup, encoded[:105]).events
 
 
+def test_the_mail_systems_deliveries_are_read_in_their_order(tmp_path: Path) -> None:
+    """The embedded mail system writes its Maildir files itself (no fsync): a burst written
+    within one tick of the file system's clock is read in delivery order, by the daemon's
+    Maildir mailbox and by a bot."""
+    from pbem.adapters.imap import ImapSettings
+    from pbem.adapters.maildir import MaildirMailbox
+
+    alice = email_of("Alice")
+    mail = MailSystem(tmp_path, [MODERATOR, alice], [alice, MODERATOR])
+    for address in (MODERATOR, alice):
+        for i in range(12):
+            mail._deliver(
+                mail.maildir(address), f"From: {MODERATOR}\r\nSubject: m{i}\r\n\r\n.\r\n".encode()
+            )
+        for path in (mail.maildir(address) / "new").iterdir():
+            os.utime(path, ns=(1_796_552_302_000_000_000, 1_796_552_302_000_000_000))
+    settings = ImapSettings(host="", port=1, user="", password="", max_size=1000)
+    box = MaildirMailbox(mail.maildir(MODERATOR), settings)
+    box.connect()
+    read = [parse(f.raw or b"")["Subject"] for f in box.fetch(box.pending_uids())]
+    bot = MailBot("Alice", alice, "en", mail.maildir(alice), ROSTER, (), 0, random.Random(1))
+    expected = [f"m{i}" for i in range(12)]
+    assert read == expected and [m["Subject"] for m in bot.new_mail()] == expected
+
+
 def test_make_demo_lang_en_plays_in_english_whatever_the_locale() -> None:
     """``make demo LANG=en`` (README's quick start): the mail language from make's command
     line; a LANG from the environment is the locale, not a mail language."""
