@@ -10,7 +10,9 @@ IMAP notions are kept honest:
 - UIDVALIDITY is chosen once and stored in the same file: deleting the index is a UIDVALIDITY
   change, and the service handles it as one (a rescan deduplicated by content hash);
 - INTERNALDATE is the file's mtime (when the delivery agent wrote it);
-- waiting is polling the directories with a short sleep (no inotify: nothing to install).
+- waiting is polling the directories with a short sleep (no inotify: nothing to install), which
+  :attr:`MaildirMailbox.interrupt` ends at once: a delivery agent in the same process may ring
+  it on each delivery and poll seldom (``pbem demo`` does).
 
 Any OS error surfaces as :class:`~pbem.adapters.imap.ImapDown`, so the service's reconnect with
 backoff applies unchanged.
@@ -240,7 +242,9 @@ class MaildirMailbox:
                 left = end - time.monotonic()
                 if left <= 0:
                     break
-                time.sleep(min(self.poll, left))
+                # not a plain sleep: an interrupt (a stop, a deadline, a local delivery agent
+                # that rings, as ``pbem demo``'s mail system does) ends the wait at once
+                self.interrupt.wait(min(self.poll, left))
         except OSError as exc:
             raise ImapDown(f"Maildir {self.root}: {exc}") from exc
         finally:

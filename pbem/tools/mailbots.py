@@ -296,6 +296,9 @@ class MailBot:
     refusals: list[str] = field(default_factory=list)
     """Each line of ours the daemon refused (``name, step: line — why``); the demo fails on
     those refused as outside their step (issue 21 item 16: :mod:`pbem.tools.maildemo`)."""
+    #: one SMTP connection kept open, as a mail client does (a connection and its greeting
+    #: for each of a game's thousand mails cost the bots and the mail system)
+    _smtp: aiosmtplib.SMTP | None = field(default=None, repr=False)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Read mail as it is delivered (``wake``, or every ``poll`` seconds) until ``stop``;
@@ -318,6 +321,7 @@ class MailBot:
                 ringing.cancel()
         finally:
             stopping.cancel()
+            await self._hang_up()
 
     def nap(self) -> float:
         """How long to wait for mail: until the burst's debounce is over when a question is
@@ -437,6 +441,34 @@ class MailBot:
         msg["Date"] = formatdate(localtime=False)
         msg["Message-ID"] = mid = make_msgid(domain=DOMAIN)
         msg.set_content(body + "\n")
-        await aiosmtplib.send(msg, hostname="127.0.0.1", port=self.smtp_port, timeout=10)
+        for attempt in (1, 2):
+            smtp = await self._connection()
+            try:
+                await smtp.send_message(msg)
+                break
+            except aiosmtplib.SMTPServerDisconnected:
+                # the server closed the connection kept open (an idle timeout): call again,
+                # once; nothing was accepted on a connection that was gone
+                self._smtp = None
+                if attempt == 2:
+                    raise
         self.sent += 1
         return mid
+
+    async def _connection(self) -> aiosmtplib.SMTP:
+        if self._smtp is None or not self._smtp.is_connected:
+            # a HELO name of our own: aiosmtplib otherwise looks up this machine's FQDN
+            smtp = aiosmtplib.SMTP(
+                hostname="127.0.0.1", port=self.smtp_port, timeout=10, local_hostname="localhost"
+            )
+            await smtp.connect()
+            self._smtp = smtp
+        return self._smtp
+
+    async def _hang_up(self) -> None:
+        smtp, self._smtp = self._smtp, None
+        if smtp is not None and smtp.is_connected:
+            try:
+                await smtp.quit()
+            except (aiosmtplib.SMTPException, OSError):
+                smtp.close()

@@ -134,6 +134,30 @@ def test_an_unreadable_mailbox_is_a_dropped_connection(tmp_path: Path) -> None:
         box.pending_uids()
 
 
+def test_a_mailbox_polled_seldom_still_wakes_at_once_when_rung(tmp_path: Path) -> None:
+    """``pbem demo``'s mail system rings the moderator's Maildir (its ``interrupt``) on each
+    delivery, so the daemon need not look every 50 ms: a wait that looks once an hour ends on
+    the ring, not at its next look."""
+    settings = ImapSettings(**{**SETTINGS.__dict__, "poll_interval": 3600})
+    box = MaildirMailbox(tmp_path / "Maildir", settings, poll=3600)
+    box.connect()
+    looked = threading.Event()
+    has_new = box._has_new
+
+    def look() -> bool:
+        found = has_new()
+        looked.set()
+        return found
+
+    box._has_new = look  # type: ignore[method-assign]
+    waiting = threading.Thread(target=box.wait, args=(3600,))
+    waiting.start()
+    assert looked.wait(60)  # it looked, found nothing: now it waits for the next look
+    box.interrupt.set()
+    waiting.join(60)
+    assert not waiting.is_alive()
+
+
 def test_a_burst_written_within_one_clock_tick_keeps_its_order(tmp_path: Path) -> None:
     """Files written within one tick of the file system's clock share their mtime; their names
     then say which came first, read as numbers (unpadded microseconds compared as text put

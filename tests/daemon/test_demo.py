@@ -30,6 +30,7 @@ from pbem.tools.maildemo import (
     print_summary,
     render_post,
 )
+from tests.archive.bot_games import whole_game
 from tests.support.mailparts import parse
 
 QUICK = {
@@ -646,6 +647,64 @@ def test_a_bot_notes_each_refused_line_of_its_moves_and_cancel_is_no_chat() -> N
         assert move is None or "CANCEL" not in move[1], move
 
 
+def test_the_game_watch_reads_each_closed_segment_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo's driver follows the game as the daemon commits it: each closed segment (they
+    never change) is read once, not again at every poll, and the table it folds is the game's."""
+    from pbem.adapters.store import GameStore
+    from pbem.table import Table
+    from pbem.tools.demo import demo_setup
+    from pbem.tools.demo_mail import GAME_ID
+    from pbem.tools.maildemo import GameWatch
+
+    setup = demo_setup("lupus-in-tabula", 0, 2, "en")
+    played = whole_game("lupus-in-tabula", "en", salt=None, gendered=False)
+    encoded = [played.rules.codec.encode(e) for e in played.events]
+    store = GameStore.create(tmp_path, GAME_ID, setup, encoded[:5], [], segment_size=20)
+    store = GameStore(tmp_path / "games" / GAME_ID, segment_size=20)
+    reads: list[int] = []
+    segment_events = GameStore.segment_events
+
+    def read(self: GameStore, n: int) -> list[dict[str, Any]]:
+        reads.append(n)
+        return segment_events(self, n)
+
+    monkeypatch.setattr(GameStore, "segment_events", read)
+    watch = GameWatch(tmp_path)
+    for start in range(5, 105, 10):  # the daemon commits, the driver polls
+        store.commit(events=encoded[start : start + 10])
+        watch.poll()
+        watch.poll()  # nothing written since: not even the head is read
+    assert store.segments >= 4 and sorted(reads) == list(range(1, store.segments + 1))
+    assert watch.seen == 105 and watch.table.events == Table.load(setup, encoded[:105]).events
+
+
+def test_the_mail_systems_deliveries_are_read_in_their_order(tmp_path: Path) -> None:
+    """The embedded mail system writes its Maildir files itself (no fsync): a burst written
+    within one tick of the file system's clock is read in delivery order, by the daemon's
+    Maildir mailbox and by a bot."""
+    from pbem.adapters.imap import ImapSettings
+    from pbem.adapters.maildir import MaildirMailbox
+
+    alice = email_of("Alice")
+    mail = MailSystem(tmp_path, [MODERATOR, alice], [alice, MODERATOR])
+    for address in (MODERATOR, alice):
+        for i in range(12):
+            mail._deliver(
+                mail.maildir(address), f"From: {MODERATOR}\r\nSubject: m{i}\r\n\r\n.\r\n".encode()
+            )
+        for path in (mail.maildir(address) / "new").iterdir():
+            os.utime(path, ns=(1_796_552_302_000_000_000, 1_796_552_302_000_000_000))
+    settings = ImapSettings(host="", port=1, user="", password="", max_size=1000)
+    box = MaildirMailbox(mail.maildir(MODERATOR), settings)
+    box.connect()
+    read = [parse(f.raw or b"")["Subject"] for f in box.fetch(box.pending_uids())]
+    bot = MailBot("Alice", alice, "en", mail.maildir(alice), ROSTER, (), 0, random.Random(1))
+    expected = [f"m{i}" for i in range(12)]
+    assert read == expected and [m["Subject"] for m in bot.new_mail()] == expected
+
+
 def test_make_demo_lang_en_plays_in_english_whatever_the_locale() -> None:
     """``make demo LANG=en`` (README's quick start): the mail language from make's command
     line; a LANG from the environment is the locale, not a mail language."""
@@ -676,7 +735,6 @@ def test_the_french_summary_names_roles_and_sides_as_the_game_does(
     side as the French game does, never by its id (``seer``, ``villagers``)."""
     from pbem.record.archive import named_summary
     from pbem.tools.demo import run_demo
-    from tests.archive.bot_games import whole_game
 
     table = whole_game(game, "fr")
     raw = table.summary()

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import mailbox
 import re
+from datetime import datetime
 from html import unescape
 from pathlib import Path
 
 import pytest
 
+from pbem.table import Step, Table
 from pbem.tools.demo import demo_setup
-from pbem.tools.mailboxes import GAME_MASTER, GAMES, write_mailboxes
+from pbem.tools.mailboxes import GAME_MASTER, GAMES, play_and_deliver, write_mailboxes
 from tests.support.mailparts import parse
 from tests.test_grammar import EVERYWHERE, FORBIDDEN
 
@@ -80,3 +82,20 @@ def test_a_whole_game_reads_correctly_in_every_players_mailbox(
                 problems.add(f"{subject}: names differ: text {said_text}, html {said_html}")
     assert count > 100
     assert not problems, "\n".join(sorted(problems)[:40])
+
+
+def test_a_game_played_without_its_mail_built_is_the_same_game() -> None:
+    """``deliver=False`` (the tests that read the steps' mails in ``observe``): the same game,
+    step for step, and no mail built."""
+    steps: dict[bool, list[tuple[int, int]]] = {True: [], False: []}
+    for deliver in (True, False):
+        seen = steps[deliver]
+
+        def observe(
+            table: Table, step: Step, _now: datetime, seen: list[tuple[int, int]] = seen
+        ) -> None:
+            seen.append((len(table.events), len(step.outgoing)))
+
+        table, delivered = play_and_deliver("lupus-in-tabula", "en", 3, observe, deliver=deliver)
+        assert table.finished and bool(delivered) == deliver
+    assert steps[True] == steps[False] and len(steps[True]) > 20

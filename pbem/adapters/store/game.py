@@ -184,11 +184,28 @@ class GameStore:
         The head's events are kept packed once read (:class:`Packed`: the engine holds the log
         decoded, the store only writes it back)."""
         out: list[dict[str, Any]] = []
-        for n in range(1, int(self._meta()["segments"]) + 1):
-            seg = read_file(self._segment_path(n))
-            out.extend(seg["events"])
+        for n in range(1, self.segments + 1):
+            out.extend(self.segment_events(n))
+        out.extend(self.head_events())
+        return out
+
+    @property
+    def segments(self) -> int:
+        """How many closed segments the head names (numbered from 1)."""
+        return int(self._meta()["segments"])
+
+    def segment_events(self, n: int) -> list[dict[str, Any]]:
+        """The events of closed segment ``n``: immutable once written, so a reader that
+        follows a live game may keep them (``pbem demo`` does)."""
+        events: list[dict[str, Any]] = read_file(self._segment_path(n))["events"]
+        return events
+
+    def head_events(self) -> list[dict[str, Any]]:
+        """The events still in the head, after every segment's, in order (kept packed once
+        read: :class:`Packed`)."""
         raw = self.head.storage.read() or {}
         rows = sorted((raw.get("events") or {}).values(), key=lambda d: d["seq"])
+        out: list[dict[str, Any]] = []
         for row in rows:
             event = row["event"]
             if type(event) is Packed:
