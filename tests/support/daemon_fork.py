@@ -156,7 +156,13 @@ class _Server:
         atexit.register(self.close)
 
     def fork(
-        self, module: str, args: Sequence[str], cwd: Path, env: Mapping[str, str], log: Path
+        self,
+        module: str,
+        args: Sequence[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        out: Path,
+        err: Path,
     ) -> Forked:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(self.path)
@@ -165,7 +171,8 @@ class _Server:
             "args": list(args),
             "cwd": str(cwd),
             "env": dict(env),
-            "log": str(log),
+            "out": str(out),
+            "err": str(err),
         }
         sock.sendall(json.dumps(request).encode() + b"\n")
         got = _line(sock, b"", None)
@@ -201,11 +208,20 @@ _servers_lock = threading.Lock()
 
 
 def start(
-    module: str, args: Sequence[str], *, cwd: Path, env: Mapping[str, str], log: Path
+    module: str,
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    base: Mapping[str, str],
+    log: Path,
+    stderr: Path | None = None,
 ) -> Forked | None:
-    """``python -m MODULE ARGS`` in ``cwd`` with ``env``, its output to ``log``, forked from
-    this worker's fork server; None when it must be an ordinary process (see the module's
-    docstring)."""
+    """``python -m MODULE ARGS`` in ``cwd`` with ``env``, its standard output to ``log`` (and
+    its standard error too, unless ``stderr`` names another file), forked from this worker's
+    fork server; None when it must be an ordinary process (see the module's docstring).
+    ``base``: the environment of the test's processes before a test's own variables, the fork
+    server's (a first start under libfaketime must not make it the server's)."""
     if module not in FORKED_MODULES or os.environ.get("PBEM_TESTS_NO_FORK"):
         return None
     with _servers_lock:
@@ -213,10 +229,10 @@ def start(
         if server is not None and server.proc.poll() is not None:
             server = None
         if server is None:
-            server = _servers[os.getpid()] = _Server(cwd, env)
+            server = _servers[os.getpid()] = _Server(cwd, base)
     if _interpreter(env) != server.interpreter:
         return None
-    return server.fork(module, args, cwd, env, log)
+    return server.fork(module, args, cwd, env, log, stderr or log)
 
 
 # ---- the server's side --------------------------------------------------------------------
@@ -230,10 +246,13 @@ def _child(request: dict[str, Any]) -> None:
         for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        fd = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
+        out = os.open(request["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(out, 1)
+        if request["err"] != request["out"]:
+            os.close(out)
+            out = os.open(request["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(out, 2)
+        os.close(out)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.close(devnull)

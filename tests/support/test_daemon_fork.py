@@ -24,7 +24,9 @@ def _config(tmp_path: Path) -> Path:
 
 def _check_config(cfg: Path, log: Path, **extra: str) -> daemon_fork.Forked | None:
     args = ["check-config", "--offline", "-c", str(cfg)]
-    return daemon_fork.start("pbem.cli.daemon", args, cwd=ROOT, env=env(**extra), log=log)
+    return daemon_fork.start(
+        "pbem.cli.daemon", args, cwd=ROOT, env=env(**extra), base=env(), log=log
+    )
 
 
 def test_a_forked_command_exits_with_its_status_and_its_output_in_its_log(
@@ -58,4 +60,7 @@ def test_a_forked_daemon_stops_on_sigterm_and_dies_by_sigkill(tmp_path: Path) ->
 
 
 def test_a_start_that_needs_a_fresh_process_is_not_forked(tmp_path: Path) -> None:
-    assert _check_config(_config(tmp_path), tmp_path / "log", LD_PRELOAD="libnone.so") is None
+    cfg = _config(tmp_path)
+    assert _check_config(cfg, tmp_path / "log", LD_PRELOAD="libnone.so") is None
+    ok = _check_config(cfg, tmp_path / "log")  # and the fork server was not made in its image
+    assert ok is not None and ok.wait(60) == 0
