@@ -17,6 +17,10 @@ interpreter proves by itself (what a start imports, the installed ``pbem`` and i
 systemd's unit) is tested with fresh interpreters: tests/cli/test_startup_imports.py,
 tests/install/, tests/daemon/test_systemd.py.
 
+What differs, and no test reads: ``/proc/PID/cmdline`` and ``/proc/PID/environ`` show the fork
+server's (``os.environ`` is the test's), its parent is the fork server, and the children of one
+worker share its hash seed.
+
 A start that needs another process set-up (a ``PYTHON*``, ``LD_*``, locale or time zone variable
 unlike the server's: libfaketime's clock jumps, tests/daemon/test_clockjump.py) is an ordinary
 ``Popen``: :func:`start` returns None and the caller starts it itself.
