@@ -32,6 +32,7 @@ from imapclient.exceptions import IMAPClientError, LoginError, ProtocolError
 
 from pbem.adapters.login import LoginRefused, imap_refusal, server_text, without_code
 from pbem.adapters.servers import ImapSettings as ImapSettings
+from pbem.adapters.tls import client_context
 from pbem.core.errors import PbemError
 from pbem.mail.partial import MAX_TEXT_PARTS, assemble, sections, text_plan, text_size
 
@@ -116,10 +117,7 @@ class ImapMailbox:
     def connect(self) -> None:
         """Log in, read the namespace and capabilities, create our folders, select INBOX."""
         s = self.s
-        ctx = ssl.create_default_context()
-        if not s.verify_certs:
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
+        ctx = client_context(s.verify_certs) if s.tls != "none" else None
         try:
             c = IMAPClient(
                 s.host, port=s.port, ssl=s.tls == "tls", ssl_context=ctx, timeout=s.timeout

@@ -9,7 +9,6 @@ carries the same Message-ID: "better to deliver twice"), or dead (5xx).
 from __future__ import annotations
 
 import logging
-import ssl
 from collections.abc import Sequence
 
 import aiosmtplib
@@ -18,6 +17,7 @@ from pbem.adapters.login import LoginRefused, server_text
 from pbem.adapters.servers import SendResult as SendResult
 from pbem.adapters.servers import SmtpSettings as SmtpSettings
 from pbem.adapters.servers import TlsMode as TlsMode
+from pbem.adapters.tls import client_context
 
 log = logging.getLogger(__name__)
 
@@ -35,17 +35,13 @@ class SmtpClient:
 
     async def _connect(self) -> aiosmtplib.SMTP:
         s = self.settings
-        ctx = ssl.create_default_context()
-        if not s.verify_certs:
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
         smtp = aiosmtplib.SMTP(
             hostname=s.host,
             port=s.port,
             timeout=s.timeout,
             use_tls=s.tls == "tls",
             start_tls=s.tls == "starttls",
-            tls_context=ctx if s.tls != "none" else None,
+            tls_context=client_context(s.verify_certs) if s.tls != "none" else None,
             validate_certs=s.verify_certs,
         )
         await smtp.connect()

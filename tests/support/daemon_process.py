@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from email.message import EmailMessage
@@ -18,6 +19,7 @@ from typing import Any
 
 import aiosmtplib
 
+from tests.support import daemon_fork
 from tests.support.cli_in_process import pbem_in_process
 from tests.support.mailstack import ADMIN, LIST, MODERATOR, Dovecot, MailStack
 
@@ -100,9 +102,31 @@ def env(**extra: str) -> dict[str, str]:
 def pbem(cfg: Path, *args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
     """``pbem ARGS -c CFG`` as the operator runs it, in a child process: for a test of the
     command itself (its exit status, its messages, what it sees of a running daemon); a test
-    that needs only its effect calls :func:`tests.support.cli_in_process.pbem_in_process`."""
+    that needs only its effect calls :func:`tests.support.cli_in_process.pbem_in_process`.
+    Forked from the fork server as the daemon is (its imports are a fresh interpreter's concern:
+    tests/cli/test_startup_imports.py); with keyword arguments for ``subprocess.run``, a Popen."""
+    argv = [*args, "-c", str(cfg)]
+    if not kw:  # forked, as the daemon (tests/support/daemon_fork.py): the process, not its imports
+        with tempfile.TemporaryDirectory() as tmp:
+            out, err = Path(tmp, "out"), Path(tmp, "err")
+            proc = daemon_fork.start(
+                "pbem.cli.daemon", argv, cwd=ROOT, env=env(), base=env(), log=out, stderr=err
+            )
+            if proc is not None:
+                try:
+                    rc = proc.wait(60)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+                    raise
+                return subprocess.CompletedProcess(
+                    [sys.executable, "-m", "pbem.cli.daemon", *argv],
+                    rc,
+                    out.read_text(),
+                    err.read_text(),
+                )
     return subprocess.run(
-        [sys.executable, "-m", "pbem.cli.daemon", *args, "-c", str(cfg)],
+        [sys.executable, "-m", "pbem.cli.daemon", *argv],
         cwd=ROOT,
         env=env(),
         capture_output=True,
@@ -118,7 +142,7 @@ class Daemon:
     def __init__(self, cfg: Path, **envvars: str) -> None:
         self.cfg = cfg
         self.envvars = envvars
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: subprocess.Popen[bytes] | daemon_fork.Forked | None = None
         self.runs = 0
 
     def start(self, crash_at: str | None = None, **envvars: str) -> Daemon:
@@ -129,14 +153,20 @@ class Daemon:
         entry = (
             ["pbem.cli.daemon"] if crash_at is None else ["tests.daemon.crash_launcher", crash_at]
         )
-        with open(log, "wb") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", *entry, "serve", "-c", str(self.cfg)],
-                cwd=ROOT,
-                env=env(**{**self.envvars, **envvars}),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
+        environ = env(**{**self.envvars, **envvars})
+        module, *args = [*entry, "serve", "-c", str(self.cfg)]
+        # forked from a Python that has imported the daemon already (tests/support/daemon_fork.py):
+        # the same process a fresh `python -m` makes, without its ~0.45 s of imports
+        self.proc = daemon_fork.start(module, args, cwd=ROOT, env=environ, base=env(), log=log)
+        if self.proc is None:
+            with open(log, "wb") as out:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-m", module, *args],
+                    cwd=ROOT,
+                    env=environ,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                )
         return self
 
     def run_log(self) -> str:
