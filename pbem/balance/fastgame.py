@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command
-from pbem.core.draws import deal_rng, draw_rng
+from pbem.core.draws import deal_rng, lazy_draw_rng
 from pbem.core.errors import CommandError, PartlyRefused
 from pbem.core.events import Event, PhaseClosed, VoteSet
 from pbem.core.folded import recall
@@ -77,8 +77,9 @@ class RulesGame:
         return self.rules.deadlines(self.state)
 
     def rng(self, offset: int = 0) -> random.Random:
-        """The draws of the next resolution, seeded as :meth:`pbem.table.Table.rng`."""
-        return draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
+        """The draws of the next resolution, seeded as :meth:`pbem.table.Table.rng` (at the
+        first draw: most closes draw nothing)."""
+        return lazy_draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
 
     def idle_count(self) -> IdleCount:
         """The log's idle counts, kept between closes as :meth:`pbem.table.Table.idle_count`
