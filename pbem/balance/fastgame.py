@@ -141,9 +141,10 @@ class RulesGame:
 
     def close(self, key: str, now: datetime) -> None:
         """A deadline passes: as :meth:`pbem.table.Table.close`, the idle policy included."""
-        awaited = tuple(sorted(self.rules.awaiting(self.state)))
-        events = self.rules.on_deadline(self.state, key, now, self.rng())
-        if events and self.idle_removes:
+        before = self.state
+        events = self.rules.on_deadline(before, key, now, self.rng())
+        if events and self.idle_removes:  # only the idle policy reads who was awaited
+            awaited = tuple(sorted(self.rules.awaiting(before)))
             closed = PhaseClosed(key, len(events), awaited)
             events += idle_after_close(self, closed, events, now)
             events = [PhaseClosed(key, len(events), awaited), *events]
