@@ -4,6 +4,7 @@ drawn and committed in :mod:`pbem.record.seed`, which documents scheme 1 for pla
 from __future__ import annotations
 
 import random
+from typing import Any
 
 SEED_SCHEME = 1
 """The scheme of games created now (:mod:`pbem.record.seed` says what scheme 1 is)."""
@@ -29,8 +30,8 @@ class LazyRandom(random.Random):
     ``random.Random(key)``: every method of ``random.Random`` draws through ``random`` or
     ``getrandbits``, which seed first, then hand over to the generator's own."""
 
-    def __new__(cls, key: str) -> LazyRandom:  # noqa: D102 (the C base seeds in __new__)
-        return super().__new__(cls, 0)  # a cheap integer seed, replaced before any draw
+    def __new__(cls, key: str) -> LazyRandom:  # the C base seeds in __new__, from its argument
+        return super().__new__(cls, 0)  # type: ignore[call-arg]  # a cheap seed, replaced first
 
     def __init__(self, key: str) -> None:  # no super().__init__: it would seed now
         self._key = key
@@ -56,7 +57,7 @@ class LazyRandom(random.Random):
     def seed(self, *args: object, **kwargs: object) -> None:
         raise TypeError("a LazyRandom is seeded by its key")
 
-    def getstate(self) -> tuple[object, ...]:
+    def getstate(self) -> tuple[Any, ...]:
         if "random" not in self.__dict__:
             self._seed_now()
         return super().getstate()

@@ -17,7 +17,7 @@ from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import Event, GameCreated, GameEnded, PhaseStarted, private, public
 from pbem.core.game import GameSpec, Rules
 from pbem.core.ids import PlayerId
-from pbem.core.match import fold
+from pbem.core.match import fold, names_by_fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.games.dracula import final, night
@@ -63,6 +63,10 @@ from pbem.games.dracula.state import (
 
 def faction(state: DraculaState, p: PlayerId) -> str:
     return HUMANS if state.seat(p).human else VAMPIRES
+
+
+_FOLDED_ROOMS = {fold(w): r for r, ws in ROOM_WORDS.items() for w in ws}
+"""The rooms by each folded spelling (AMB-081: a bold room)."""
 
 
 class Dracula(Orders, Rules[DraculaState]):
@@ -484,11 +488,11 @@ class Dracula(Orders, Rules[DraculaState]):
     ) -> Command | None:
         """AMB-081: a bold name is a vote or a pairing; a bold room a cursed destination;
         a bold flee/fight the final choice."""
-        names = {fold(n): n for n in state.order}
-        rooms = {fold(w): r for r, ws in ROOM_WORDS.items() for w in ws}
-        found = [names[fold(x.strip())] for x in bold if fold(x.strip()) in names]
-        found = list(dict.fromkeys(found))
-        room = next((rooms[fold(x.strip())] for x in bold if fold(x.strip()) in rooms), None)
+        names = names_by_fold(tuple(state.order))
+        rooms = _FOLDED_ROOMS
+        folded = [fold(x.strip()) for x in bold]
+        found = list(dict.fromkeys(names[f] for f in folded if f in names))
+        room = next((rooms[f] for f in folded if f in rooms), None)
         if (
             state.phase == "day"
             and room is not None
