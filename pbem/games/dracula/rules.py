@@ -65,6 +65,10 @@ def faction(state: DraculaState, p: PlayerId) -> str:
     return HUMANS if state.seat(p).human else VAMPIRES
 
 
+_BITER: list[tuple[DraculaState, PlayerId, bool] | None] = [None]
+"""The last biter judged by :meth:`Dracula._may_bite`, with his state (kept, so its id is
+not reused while here) and the verdict."""
+
 _FOLDED_ROOMS = {fold(w): r for r, ws in ROOM_WORDS.items() for w in ws}
 """The rooms by each folded spelling (AMB-081: a bold room)."""
 
@@ -363,6 +367,38 @@ class Dracula(Orders, Rules[DraculaState]):
         handler = getattr(self, f"_do_{verb}")
         events: list[Event] = handler(state, actor, command, now, channel)
         return events
+
+    def allows(
+        self, state: DraculaState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> bool:
+        """:meth:`decide`'s verdict. A bite (the bots try it on names until the room holds
+        one, issue 23) is judged without raising, its checks on the biter kept for the next
+        name: :meth:`Orders._do_bite`'s checks, in its order."""
+        if command.verb != "bite" or not command.targets:
+            return super().allows(state, actor, command, now, channel)
+        if state.outcome is not None or not state.seats[actor].alive:
+            return False  # decide: game_over, dead (DRA-326)
+        if not self._may_bite(state, actor):
+            return False
+        s, target = state, command.targets[0]
+        return not (  # DRA-111
+            target == actor or s.position(target) != s.position(actor) or not s.seat(target).alive
+        )
+
+    def _may_bite(self, s: DraculaState, actor: PlayerId) -> bool:
+        """Whether ``actor`` may bite someone now (:meth:`Orders._do_bite` before the name)."""
+        last = _BITER[0]
+        if last is not None and last[0] is s and last[1] == actor:
+            return last[2]
+        may = (
+            s.phase == "bites"
+            and s.order_of(actor, "bite") is None  # AMB-007
+            and s.order_of(actor, "abstain") is None
+            and not s.seat(actor).human
+            and night.bite_status(s, actor) not in ("sanctuary", "alone", "nausea")  # DRA-112
+        )
+        _BITER[0] = (s, actor, may)
+        return may
 
     # -- reading ----------------------------------------------------------------------------------
 
