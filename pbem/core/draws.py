@@ -28,7 +28,9 @@ class LazyRandom(random.Random):
     nothing, and seeding from a string (SHA-512, then the Mersenne Twister's 624 words) is
     the dearest part of a close that draws nothing (issue 23). Its draws are those of
     ``random.Random(key)``: every method of ``random.Random`` draws through ``random`` or
-    ``getrandbits``, which seed first, then hand over to the generator's own."""
+    ``getrandbits``, which seed first; the seeded generator then becomes a plain
+    :class:`SeededRandom` (no detour, and no bound method kept on the instance: that would
+    be a reference cycle, left to the collector)."""
 
     def __new__(cls, key: str) -> LazyRandom:  # the C base seeds in __new__, from its argument
         return super().__new__(cls, 0)  # type: ignore[call-arg]  # a cheap seed, replaced first
@@ -38,29 +40,34 @@ class LazyRandom(random.Random):
         self.gauss_next = None
 
     def _seed_now(self) -> None:
-        super().seed(self._key)
-        # the generator's own methods from now on, without this class's detour
-        self.random = super().random  # type: ignore[method-assign]
-        self.getrandbits = super().getrandbits  # type: ignore[method-assign]
+        random.Random.seed(self, self._key)
+        self.__class__ = SeededRandom  # type: ignore[assignment]  # same layout
 
     # a caller may hold these bound methods (``gauss`` does): they seed once only
     def random(self) -> float:
-        if "random" not in self.__dict__:
+        if type(self) is LazyRandom:
             self._seed_now()
-        return self.__dict__["random"]()  # type: ignore[no-any-return]
+        return _RANDOM(self)
 
     def getrandbits(self, k: int, /) -> int:
-        if "getrandbits" not in self.__dict__:
+        if type(self) is LazyRandom:
             self._seed_now()
-        return self.__dict__["getrandbits"](k)  # type: ignore[no-any-return]
+        return _GETRANDBITS(self, k)
 
     def seed(self, *args: object, **kwargs: object) -> None:
         raise TypeError("a LazyRandom is seeded by its key")
 
     def getstate(self) -> tuple[Any, ...]:
-        if "random" not in self.__dict__:
-            self._seed_now()
-        return super().getstate()
+        self._seed_now()
+        return random.Random.getstate(self)
+
+
+class SeededRandom(random.Random):
+    """A :class:`LazyRandom` once seeded: ``random.Random`` itself."""
+
+
+_RANDOM = random.Random.random
+_GETRANDBITS = random.Random.getrandbits
 
 
 def lazy_draw_rng(seed: int, ruled: int, scheme: int = SEED_SCHEME) -> random.Random:

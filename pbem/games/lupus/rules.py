@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.core.errors import IllegalNow, SetupError
+from pbem.core.errors import IllegalNow, SetupError, refuse
 from pbem.core.events import (
     ActionCleared,
     ActionSet,
@@ -217,9 +217,7 @@ class LupusInTabula(VillageRules[LupusState]):
                     text=command.text,
                 )
             ]
-        refusal = self._action_refusal(state, actor, command)
-        if refusal is not None:
-            raise refusal
+        refuse(self._action_refusal(state, actor, command))
         target = command.targets[0]
         thread = f"night-{state.number}"
         events: list[Event] = [ActionSet(actor, verb, (target,))]
