@@ -45,6 +45,7 @@ from pbem.games.dracula.orders import (
     Orders,
     cursed_declaration,
     eligible,
+    vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
 from pbem.games.dracula.state import (
@@ -371,13 +372,17 @@ class Dracula(Orders, Rules[DraculaState]):
     def allows(
         self, state: DraculaState, actor: PlayerId, command: Command, now: datetime, channel: str
     ) -> bool:
-        """:meth:`decide`'s verdict. A bite (the bots try it on names until the room holds
-        one, issue 23) is judged without raising, its checks on the biter kept for the next
-        name: :meth:`Orders._do_bite`'s checks, in its order."""
-        if command.verb != "bite" or not command.targets:
+        """:meth:`decide`'s verdict. A vote or a bite (the bots try them on names until one is
+        taken, issue 23) is judged without raising (:func:`vote_refusal`), a bite's checks
+        on the biter kept for the next name: :meth:`Orders._do_bite`'s checks, in its
+        order."""
+        verb = command.verb
+        if verb not in ("bite", "vote") or not command.targets:
             return super().allows(state, actor, command, now, channel)
         if state.outcome is not None or not state.seats[actor].alive:
             return False  # decide: game_over, dead (DRA-326)
+        if verb == "vote":
+            return vote_refusal(state, actor, command, channel) is None
         if not self._may_bite(state, actor):
             return False
         s, target = state, command.targets[0]
