@@ -5,7 +5,7 @@ checked first, MOVE after the commit, wait). Here the INBOX is the ``new/`` and 
 Maildir, the Processed and Quarantine folders are Maildir++ subfolders (``.Processed``), and the
 IMAP notions are kept honest:
 
-- UIDs are integers assigned in arrival order (file mtime, then name) and kept in a small index
+- UIDs are integers assigned in arrival order (file mtime, then the time and counter the name holds) and kept in a small index
   file beside the folders (``pbem-uids.json``), so a UID never changes and is never reused;
 - UIDVALIDITY is chosen once and stored in the same file: deleting the index is a UIDVALIDITY
   change, and the service handles it as one (a rescan deduplicated by content hash);
@@ -22,6 +22,7 @@ import contextlib
 import json
 import mailbox
 import os
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -31,6 +32,19 @@ from pathlib import Path
 from pbem.adapters.imap import Fetched, ImapDown, ImapSettings
 
 INDEX = "pbem-uids.json"
+
+
+_NAME = re.compile(r"(\d+)\.M(\d+)P(\d+)(?:Q(\d+))?")
+
+
+def arrival_key(mtime_ns: int, filename: str) -> tuple[int, tuple[int, ...], str]:
+    """The order mail arrived in: the file's mtime, then, for files written within one tick of
+    the file system's clock (a few milliseconds: a burst), the time and counter their names
+    hold. ``1796552302.M98000P7Q5`` came before ``1796552302.M120000P7Q6``: compared as text,
+    the unpadded microseconds put them the other way round."""
+    m = _NAME.match(filename)
+    numbers = tuple(int(g or 0) for g in m.groups()) if m else ()
+    return mtime_ns, numbers, filename
 
 
 def maildir_key(filename: str) -> str:
@@ -118,8 +132,8 @@ class MaildirMailbox:
 
     # ---- reading ------------------------------------------------------------------------
 
-    def _scan(self) -> list[tuple[float, str, Path]]:
-        """INBOX files as (mtime, name, path), in arrival order."""
+    def _scan(self) -> list[tuple[tuple[int, tuple[int, ...], str], Path]]:
+        """INBOX files as (:func:`arrival_key`, path), in arrival order."""
         found = []
         for sub in ("new", "cur"):
             with os.scandir(self.root / sub) as it:
@@ -127,7 +141,9 @@ class MaildirMailbox:
                     if entry.name.startswith(".") or not entry.is_file():
                         continue
                     with contextlib.suppress(FileNotFoundError):  # moved meanwhile
-                        found.append((entry.stat().st_mtime, entry.name, Path(entry.path)))
+                        found.append(
+                            (arrival_key(entry.stat().st_mtime_ns, entry.name), Path(entry.path))
+                        )
         found.sort()
         return found
 
@@ -139,8 +155,8 @@ class MaildirMailbox:
             seen: dict[str, int] = {}
             paths: dict[int, Path] = {}
             changed = False
-            for _mtime, name, path in files:
-                key = maildir_key(name)
+            for _arrival, path in files:
+                key = maildir_key(path.name)
                 uid = self._uids.get(key)
                 if uid is None:
                     uid, self._next = self._next, self._next + 1

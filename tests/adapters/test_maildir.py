@@ -132,3 +132,18 @@ def test_an_unreadable_mailbox_is_a_dropped_connection(tmp_path: Path) -> None:
     (root / "new").rename(tmp_path / "gone")
     with pytest.raises(ImapDown):
         box.pending_uids()
+
+
+def test_a_burst_written_within_one_clock_tick_keeps_its_order(tmp_path: Path) -> None:
+    """Files written within one tick of the file system's clock share their mtime; their names
+    then say which came first, read as numbers (unpadded microseconds compared as text put
+    ``M120000`` before ``M98000``)."""
+    root = tmp_path / "Maildir"
+    box = _box(root)
+    names = ["1796552302.M98000P7Q5.host", "1796552302.M120000P7Q6.host", "1796552303.M5P7Q7.host"]
+    for i, name in enumerate(names):
+        path = root / "new" / name
+        path.write_bytes(_mail(i))
+        os.utime(path, ns=(1_796_552_302_000_000_000, 1_796_552_302_000_000_000))
+    fetched = box.fetch(box.pending_uids())
+    assert [f.raw.split(b"Subject: ")[1][:2] for f in fetched] == [b"m0", b"m1", b"m2"]

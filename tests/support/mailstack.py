@@ -3,7 +3,10 @@
 Short ``/tmp/pbemdv*`` roots (unix socket path length),
 ports chosen in Python (``port = 0`` disables a Dovecot listener), readiness = both greetings
 read, stop = ``killpg`` repeated until the group is empty, LMTP written by hand (``smtplib.LMTP``
-reads one reply only). Never touches a Dovecot the tests did not start.
+reads one reply only). Never touches a Dovecot the tests did not start. Mailboxes are sdbox,
+not Maildir: a Maildir Dovecot numbers new mail when a session syncs the folder, and under load
+it numbered a burst's mails out of the order they were delivered (docs/daemon.md, "The order
+mail is read in").
 """
 
 from __future__ import annotations
@@ -141,7 +144,7 @@ default_internal_user = dovecot
 default_internal_group = dovecot
 default_login_user = dovenull
 first_valid_uid = 1
-mail_location = maildir:~/Maildir
+mail_location = sdbox:~/mail
 namespace inbox {{
   inbox = yes
   separator = /
