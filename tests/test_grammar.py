@@ -248,6 +248,7 @@ def _examples(lang: str, name: str) -> list[dict[str, Any]]:
 
 # templates whose parameters' names say little of their shape
 _DEADLINES = {"day": "2026-01-06T12:00:00+00:00"}
+_AWAY = {"current": True, "why": "vacances"}
 _SEAT = {"name": "Inès", "role": "villager", "dealt": "seer", "alive": False, "holder": ""}
 _SEAT |= {"side": "", "conditions": [], "cause": "lynch", "team": "villagers"}
 SAMPLES: dict[str, dict[str, Any]] = {
@@ -255,6 +256,9 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "desk/roles": {"cast": [_SEAT], "names": "loupgarou/_names.jinja", "orders": {}}
     | {"deadlines": _DEADLINES},
     "desk/extended": {"deadlines": _DEADLINES},
+    "reasons/address_awaiting": {"sent": "2026-01-06T12:00:00+00:00", "name": "Inès"},
+    "desk/status": {"extends": False}
+    | {"absences": [{"player": "Inès", "first": "2026-01-06", "last": "2026-01-07"} | _AWAY]},
     "absence/extended": {"deadlines": _DEADLINES, "players": ["Inès"]},
     "desk/resumed": {"deadlines": _DEADLINES},
     "desk/rolled_back": {"deadlines": _DEADLINES},

@@ -117,3 +117,16 @@ def test_every_rules_page_says_how_substitutes_idleness_and_removal_work() -> No
         for lang, phrases in said.items():
             page = rules_page(game.id, lang)
             assert [p for p in phrases if p not in page] == [], (game.id, lang)
+
+
+def test_help_lists_the_judges_services_in_their_one_order() -> None:
+    """AIDE's services (issue 25) come from pbem.core.commands.JUDGE_COMMANDS, in its order,
+    after REGLES: no second list in the table that could drift from it."""
+    from pbem.core.commands import JUDGE_COMMANDS, RULES
+
+    g = Game(lupus_roles(8), lang="en")
+    (reply,) = [m for m in g.mail("p3", "HELP") if m.to == ("p3@example.org",)]
+    shown = [line.split(" — ")[0].split()[0] for line in reply.body.splitlines() if " — " in line]
+    keywords = [spec.keyword("en") for spec in (RULES, *JUDGE_COMMANDS)]
+    at = shown.index(keywords[0])
+    assert shown[at : at + len(keywords)] == keywords

@@ -234,6 +234,9 @@ def sample(name: str) -> Any:
         "absences": [{"first": "2026-01-12", "last": "2026-01-14", "why": "vacances"}],
         "dates": [{"first": "2026-01-12", "last": "2026-01-14", "why": ""}],
         "gm": False,
+        # issue 25: when an address's code was sent, until when it may come back
+        "sent": when,
+        "until": when,
         # issue 25: a history's phases and a digest's posts
         "phases": [
             {

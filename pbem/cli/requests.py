@@ -30,7 +30,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "name [reason], FIN/END [side], "
         "APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, REMPLACER/REPLACE name WITH "
         "address [name], ADRESSE/ADDRESS name new-address, ABSENCE/ABSENT name du/from 12/01 "
-        "au/to 14/01 [reason], AIDE/HELP; before a game opened "
+        "au/to 14/01 [reason], SPECTATEURS/OBSERVERS, STATUT/STATUS, AIDE/HELP; before a game opened "
         "by open-game starts: PROLONGER/EXTEND 24h, DEMARRER/START, ANNULER PARTIE/CANCEL, "
         "STATUT/STATUS) for the running daemon, which applies it as if the game's "
         "administrator had mailed it and mails the reply to the game's administrators.",

@@ -270,9 +270,15 @@ def _keyword_index(specs: Sequence[CommandSpec]) -> _KeywordIndex:
     """Each keyword's words by its first word (folded), and the most words a keyword has:
     made once per list of specs (a game's, found by identity: specs hold dicts), so a line
     is matched against the few keywords its first word begins, not every keyword."""
+    if type(specs) is tuple:  # a game's own tuple (immutable): found by its identity alone
+        same = _BY_TUPLE.get(id(specs))
+        if same is not None and same[0] is specs:
+            return same[1]
     key = tuple(map(id, specs))
     known = _INDEXES.get(key)
     if known is not None and all(a is b for a, b in zip(known[0], specs, strict=True)):
+        if type(specs) is tuple:
+            _BY_TUPLE[id(specs)] = (specs, known[1])
         return known[1]
     by_first: dict[str, list[tuple[CommandSpec, tuple[str, ...]]]] = {}
     longest = 1
@@ -285,7 +291,16 @@ def _keyword_index(specs: Sequence[CommandSpec]) -> _KeywordIndex:
     if len(_INDEXES) > 256:  # lists made on the fly (tests): bounded
         _INDEXES.clear()
     _INDEXES[key] = (tuple(specs), (by_first, longest))
+    if type(specs) is tuple:
+        if len(_BY_TUPLE) > 256:
+            _BY_TUPLE.clear()
+        _BY_TUPLE[id(specs)] = (specs, (by_first, longest))
     return by_first, longest
+
+
+_BY_TUPLE: dict[int, tuple[tuple[CommandSpec, ...], _KeywordIndex]] = {}
+""":func:`_keyword_index` of a tuple of specs, by the tuple's id (kept with the tuple, so that
+an id reused by another tuple is never mistaken for it)."""
 
 
 @functools.lru_cache(maxsize=4096)  # the games' keywords: a few hundred, read on every line

@@ -465,26 +465,45 @@ def private(template: str, to: Iterable[PlayerId], thread: str = "", **params: A
 class EventCodec:
     """Encodes events to JSON-able dicts and decodes them back, for a fixed set of types."""
 
+    @staticmethod
+    @functools.cache
+    def of(event_types: tuple[type[Event], ...]) -> EventCodec:
+        """The one codec of these types (it holds nothing but what it works out of them once:
+        every loaded game's rules share it, 10,000 games at start-up, issue 23)."""
+        return EventCodec(event_types)
+
     def __init__(self, event_types: Iterable[type[Event]]) -> None:
         self._types = {t.__name__: t for t in event_types}
         self._hints = {name: _hints(typing.cast(Hashable, t)) for name, t in self._types.items()}
+        self._plans: dict[str, tuple[type[Event], tuple[tuple[str, Decoder | None], ...]]] = {}
 
     def encode(self, event: Event) -> dict[str, Any]:
         data: dict[str, Any] = {"type": type(event).__name__}
+        plain = _PLAIN
         for name in _field_names(typing.cast(Hashable, type(event))):
-            data[name] = _to_json(getattr(event, name))
+            value = getattr(event, name)
+            # most fields are plain (a seat, a key, a number): written without a call
+            data[name] = value if type(value) in plain else _to_json(value)
         return data
 
     def decode(self, data: Mapping[str, Any]) -> Event:
         name = data["type"]
-        cls = self._types[name]
-        hints = self._hints[name]
-        kwargs = {
-            f.name: _from_json(data[f.name], hints[f.name])
-            for f in dataclasses.fields(cls)
-            if f.name in data
-        }
+        plan = self._plans.get(name)
+        if plan is None:
+            plan = self._plans[name] = self._plan(name)
+        cls, fields = plan
+        kwargs = {}
+        for field, decoder in fields:
+            if field in data:
+                value = data[field]
+                kwargs[field] = value if decoder is None or value is None else decoder(value)
         return cls(**kwargs)
+
+    def _plan(self, name: str) -> tuple[type[Event], tuple[tuple[str, Decoder | None], ...]]:
+        """A type's fields with each one's decoder, worked out once (every game's whole log
+        is decoded at start-up: 10,000 games, issue 23)."""
+        cls, hints = self._types[name], self._hints[name]
+        return cls, tuple((f.name, _decoder(hints[f.name])) for f in dataclasses.fields(cls))
 
 
 @functools.cache
@@ -504,8 +523,15 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _to_json(value: Any) -> Any:
-    if type(value) in _PLAIN:
+    kind = type(value)
+    if kind in _PLAIN:
         return value
+    # the containers a notice's params hold, by exact type first (no ABC check), their plain
+    # items written without a call: the same as the general cases below
+    if kind is tuple or kind is list:
+        return [v if type(v) in _PLAIN else _to_json(v) for v in value]
+    if kind is dict:
+        return {str(k): v if type(v) in _PLAIN else _to_json(v) for k, v in value.items()}
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, enum.Enum):  # a closed set (Termination): its string, as stored
@@ -515,6 +541,42 @@ def _to_json(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): _to_json(v) for k, v in value.items()}
     return value
+
+
+Decoder = typing.Callable[[Any], Any]
+"""Turns a non-None JSON value into the value of one field type."""
+
+
+def _decoder(hint: Any) -> Decoder | None:
+    """What :func:`_from_json` does for ``hint``, as one function (None: the value as it is),
+    the type inspected once instead of for every value."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is datetime:
+        return datetime.fromisoformat
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return typing.cast(Decoder, hint)
+    if origin in (types.UnionType, typing.Union):
+        for arg in args:
+            if arg is not type(None):
+                return _decoder(arg)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            each = _decoder(args[0])
+            if each is None:
+                return tuple
+            return lambda value: tuple(None if v is None else each(v) for v in value)
+        return lambda value: tuple(_from_json(v, a) for v, a in zip(value, args, strict=True))
+    if origin is not None:
+        inner = _decoder(args[1] if len(args) == 2 else Any)
+        if inner is None:
+            return lambda value: dict(value) if isinstance(value, dict) else value
+        return lambda value: (
+            {k: None if v is None else inner(v) for k, v in value.items()}
+            if isinstance(value, dict)
+            else value
+        )
+    return None
 
 
 def _from_json(value: Any, hint: Any) -> Any:

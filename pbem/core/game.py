@@ -70,7 +70,7 @@ class Rules(ABC, Generic[S]):
     """Commands an administrator (not a player) may send, e.g. approving a held message."""
 
     def __init__(self) -> None:
-        self.codec = EventCodec(COMMON_EVENTS + self.event_types)
+        self.codec = EventCodec.of(COMMON_EVENTS + self.event_types)
         self.all_commands: tuple[CommandSpec, ...] = self.commands + COMMON_COMMANDS
         self._among: dict[frozenset[str], tuple[CommandSpec, ...]] = {}
 

@@ -178,12 +178,13 @@ class Relay:
         raw: bytes,
         registered: str,
         now: datetime,
+        graveyard: bool = False,
     ) -> bool:
         """A player's list post that must not reach the members (:mod:`pbem.daemon.listgate`): it
         carries one of pbem's private mails (issue 10 item 15: the game master is alerted),
         it is over the length caps, or its poster is past his hourly limit (item 16). Such a
-        post is neither relayed nor read; its poster is told why. True if it was stopped
-        (then committed with its ledger key)."""
+        post is neither relayed nor read; its poster is told why (naming the graveyard for a
+        post there, issue 25). True if it was stopped (then committed with its ledger key)."""
         lists = {game_list_address(self.cfg, game.store.setup), self.cfg.list_address or ""} - {""}
         stop = stop_reason(
             msg,
@@ -210,7 +211,7 @@ class Relay:
                 key=f"stopped:{game.id}:{key}",
                 to=registered,
                 template="daemon/post_not_relayed",
-                params={"game": game.id, "reason": reason, **params},
+                params={"game": game.id, "reason": reason, "graveyard": graveyard, **params},
                 answering=msg,
                 now=now,
                 kind="notice",

@@ -26,7 +26,7 @@ from pbem.daemon.relay import (
 )
 from pbem.daemon.seats import seat_rows
 from pbem.daemon.threads import game_addressing
-from pbem.judge.observer import graveyard_welcomes
+from pbem.judge.observer import graveyard_welcomes, open_to
 from pbem.mail.address import is_mailable
 from pbem.mail.envelope import build, build_outgoing
 from pbem.mail.html import alternative
@@ -161,8 +161,14 @@ class Replies:
             return []
         shown = mine or (active if self.cfg.strangers == "games" else [])
         local, _, domain = self.cfg.moderator.partition("@")
-        games = [{"id": gid, "address": f"{local}+{gid}@{domain}"} for gid in shown]
-        _, body = self.bilingual("daemon/no_game", {"games": games, "player": bool(mine)})
+        # issue 25: where pbem relays the list, a stranger may follow a game (OBSERVER)
+        watched = {gid for gid in active if not mine and self._takes_observers(gid)}
+        games = [
+            {"id": gid, "address": f"{local}+{gid}@{domain}", "observe": gid in watched}
+            for gid in shown
+        ]
+        params = {"games": games, "player": bool(mine), "observe": bool(watched)}
+        _, body = self.bilingual("daemon/no_game", params)
         mid_in = str(msg.get("Message-ID", "") or "") or None
         mid, raw = build(
             key=f"nogame:{mid_in}:{sender}:{now.isoformat()}",
@@ -181,6 +187,14 @@ class Replies:
         return [
             make_row(message_id=mid, raw=raw, rcpts=[sender], mail_from="", now=now, kind="reply")
         ]
+
+    def _takes_observers(self, gid: str) -> bool:
+        """Whether a stranger may ask to follow the game: pbem relays its list and its
+        ``observers`` option is not ``closed`` (another engine's table has no observers)."""
+        table = self.games[gid].table
+        if not relaying(self.cfg) or getattr(table, "roster", None) is None:
+            return False
+        return bool(open_to(table, relay=True))  # type: ignore[arg-type]
 
     def admin_secrets(self, game: Game) -> list[Mapping[str, str]]:
         """The admin codes a game master's mail may carry: the game's, the daemon's."""

@@ -18,7 +18,7 @@ from pbem.daemon.outbox import OutboxRow
 from pbem.daemon.ports import Channel, Game
 from pbem.daemon.relay import graveyard_of, relaying
 from pbem.daemon.replies import Replies
-from pbem.daemon.seats import replaced_in
+from pbem.daemon.seats import replaced_in, waits_for_code
 from pbem.mail.listpost import Attribution, attribute
 from pbem.mail.threads import thread_game
 
@@ -151,6 +151,8 @@ class Router:
         ]
         if not mine:  # a replaced player's only game tells him so politely (issue 13)
             mine = [g for g in self.games.values() if replaced_in(g.table, sender)]
+        if not mine:  # an address waiting for its code (ADRESSE, issue 25): told how to confirm
+            mine = [g for g in self.games.values() if waits_for_code(g.table, sender)]
         answered = self.thread_game(msg, sender)  # issue 15
         if answered is not None:
             alone = len(mine) == 1 and mine[0] is answered  # he would have reached it anyway

@@ -20,6 +20,7 @@ from typing import Any
 from pbem.core.events import AddressChanged, Substituted
 from pbem.daemon.auth import hash_secret, new_secret
 from pbem.daemon.outbox import OutboxRow, make_row
+from pbem.judge.address import awaited
 from pbem.mail.envelope import build
 from pbem.mail.html import alternative
 
@@ -43,6 +44,12 @@ def replaced_in(table: Any, address: str) -> bool:
     daemon routes its untagged mail there, to be refused politely)."""
     roster = getattr(table, "roster", None)
     return roster is not None and not table.finished and roster.replaced_name(address) is not None
+
+
+def waits_for_code(table: Any, address: str) -> bool:
+    """Whether ``address`` is a running game's new address waiting for its confirmation code
+    (``ADRESSE``, issue 25): its untagged mail goes there, to be told how to confirm."""
+    return not table.finished and awaited(table, address) is not None
 
 
 def _clear_bounces(game: Any, seat: str, now: datetime, why: str) -> None:

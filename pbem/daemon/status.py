@@ -3,8 +3,9 @@ lock and without passwords.
 
 Per game: its phase, the next deadline in the configured zone, who has not acted or voted yet
 (the rules' ``awaiting``, what the reminders are sent to), finished or not and the outcome,
-held posts, stalled deadlines, unreachable players; for the daemon: running or not (its
-heartbeat file, :mod:`pbem.daemon.heartbeat`), the outbox and the shunt.
+held posts, stalled deadlines, unreachable players, the declared absences not over and the
+observers; for the daemon: running or not (its heartbeat file, :mod:`pbem.daemon.heartbeat`),
+the outbox and the shunt.
 """
 
 from __future__ import annotations
@@ -226,10 +227,32 @@ def _play(
     awaiting = getattr(table, "awaiting", None)
     if awaiting is not None:
         out["awaiting"] = sorted(str(p) for p in awaiting())
+    out.update(_standing(table, now))
     roster = getattr(table, "roster", None)
     if roster is not None:  # the volunteers a seat may go to (REMPLACER, `pbem seat replace`)
         out["bench"] = [{"name": b.name, "address": b.email} for b in roster.bench]
     return out
+
+
+def _standing(table: Any, now: datetime) -> dict[str, Any]:
+    """The declared absences not over (who, first and last days, begun or not) and whether
+    they move the deadlines, and the observers approved or waiting for approval (issue 25);
+    nothing for a table without a log (another engine's)."""
+    if not hasattr(table, "events") or not hasattr(table, "setup"):
+        return {}
+    from pbem.judge.absence import extends, standing
+    from pbem.judge.observer import observers
+
+    seen = observers(table)
+    shown = getattr(table, "roster", None)
+    absences = standing(table, now)
+    for a in absences:
+        a["player"] = str(shown.shown(a["player"]) if shown is not None else a["player"])
+    return {
+        "absences": absences,
+        "absences_move_deadlines": extends(table.state),
+        "observers": {"approved": sorted(seen.joined), "waiting": sorted(seen.pending)},
+    }
 
 
 def _ago(seconds: float) -> str:
@@ -322,6 +345,20 @@ def _render_game(g: Mapping[str, Any]) -> list[str]:
         if "awaiting" in g:
             who = ", ".join(g["awaiting"]) or "nobody: everyone has acted"
             lines.append(f"  not acted or voted yet: {who}")
+        if g.get("absences"):
+            moved = "deadlines move past them" if g["absences_move_deadlines"] else "deadlines stay"
+            away = ", ".join(
+                f"{a['player']} {a['first']}"
+                + (f" to {a['last']}" if a["last"] != a["first"] else "")
+                + (" (now)" if a["current"] else "")
+                for a in g["absences"]
+            )
+            lines.append(f"  absences ({moved}): {away}")
+        seen = g.get("observers") or {}
+        if seen.get("approved") or seen.get("waiting"):
+            approved = ", ".join(seen["approved"]) or "none"
+            waiting = f"; waiting for approval: {', '.join(seen['waiting'])}"
+            lines.append(f"  observers: {approved}{waiting if seen['waiting'] else ''}")
         if g.get("bench"):
             bench = ", ".join(f"{b['name']} <{b['address']}>" for b in g["bench"])
             lines.append(f"  bench: {bench}")

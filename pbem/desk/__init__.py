@@ -29,6 +29,7 @@ from pbem.desk import (
     resume,
     roles,
     rollback,
+    status,
 )
 from pbem.desk.common import DeskCommand, Result
 
@@ -50,6 +51,7 @@ COMMANDS: tuple[DeskCommand, ...] = (
     absence,
     address,
     observer,
+    status,
     help,
 )
 """Every desk command, in the order ``AIDE``/``HELP`` lists them."""

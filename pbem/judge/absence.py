@@ -128,8 +128,7 @@ def act(
     new.append(DeskNotice("absence/to_gm", (ADMIN,), False, params, "desk"))
     if by != seat:  # declared by the game master: the player hears of it
         new.append(DeskNotice("absence/to_player", (PlayerId(seat),), False, params, "desk"))
-    options_extend = isinstance(options, IdleOptions) and options.absence_mode == "extend"
-    if options_extend and declared is not None:
+    if extends(state) and declared is not None:
         moved = {**table.desk.moves}
         new += deadline_moves(table.rules, state, [a for a in after if a.seat == seat], moved)
     template = (
@@ -140,6 +139,25 @@ def act(
     return new, _answer(
         table, template, seat, [a for a in after if a.seat == seat], allowed, today, params
     )
+
+
+def standing(table: Table, now: datetime) -> list[dict[str, Any]]:
+    """The absences not over at ``now``, soonest first, as the game master reads them (his
+    ``STATUT``, ``pbem status``): the seat, its first and last days in the game's zone, its
+    reason, and whether it has begun."""
+    zone = ZoneInfo(table.setup.timezone)
+    return [
+        {"player": a.seat, **_span(a, zone), "current": a.start <= now}
+        for a in sorted(absences(table.events), key=lambda a: (a.start, a.seat))
+        if a.end > now
+    ]
+
+
+def extends(state: Any) -> bool:
+    """Whether a declared absence moves the deadlines that fall in it (``absence_mode =
+    "extend"``), rather than only excusing the seat."""
+    options = getattr(state, "options", None)
+    return isinstance(options, IdleOptions) and options.absence_mode == "extend"
 
 
 def in_play(table: Table, state: Any, seat: str) -> bool:

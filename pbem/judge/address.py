@@ -25,6 +25,8 @@ yet). The game master sets an address at once with the desk's ``ADRESSE`` (pbem/
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from email.message import EmailMessage
@@ -137,6 +139,56 @@ def pending_request(log: Iterable[Event], seat: str) -> AddressAsked | None:
         ):
             found = None
     return found
+
+
+_REQUESTS: weakref.WeakKeyDictionary[Any, tuple[int, dict[str, AddressAsked]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def awaited(table: Any, address: str) -> AddressAsked | None:
+    """The standing request (expired or not) that ``address`` is waiting to confirm: the
+    daemon routes such an address's untagged mail to its game, whose answer says how to
+    confirm. The log is folded once per table, then only its new events (asked of every game
+    for a stranger's mail)."""
+    events: Sequence[Event] = getattr(table, "events", ())
+    try:
+        seen, by_seat = _REQUESTS.get(table, (0, {}))
+    except TypeError:  # a table that cannot be a weak key (a test's double): no cache
+        seen, by_seat = 0, {}
+    if seen > len(events):  # a rollback rewrote the log
+        seen, by_seat = 0, {}
+    if seen < len(events):
+        by_seat = dict(by_seat)
+        for event in events[seen:]:
+            if isinstance(event, AddressAsked):
+                by_seat[event.seat] = event
+            elif isinstance(event, AddressDropped | AddressChanged | Substituted):
+                by_seat.pop(event.seat, None)
+        with contextlib.suppress(TypeError):
+            _REQUESTS[table] = (len(events), by_seat)
+    wanted = address.lower()
+    return next((a for a in by_seat.values() if a.email == wanted), None)
+
+
+def awaiting_refusal(table: Table, sender: str, now: datetime) -> tuple[CommandError, str] | None:
+    """Why a mail from an address waiting for its code does nothing yet, and the seat's
+    language: where the code went and how to send it back (or that it expired); None when
+    ``sender`` waits for no code."""
+    asked = awaited(table, sender)
+    if asked is None or table.roster.by_email(sender) is not None:
+        return None
+    holder = table.roster.by_seat(asked.seat)
+    why = NotAPlayer(
+        "address_awaiting",
+        game=table.rules.title,
+        address=asked.email,
+        name=table.roster.shown(asked.seat),
+        sent=(asked.expires - CODE_TTL).isoformat(),
+        until=asked.expires.isoformat(),
+        expired=asked.expires <= now,
+    )
+    return why, holder.lang
 
 
 def check_free(table: Table, email: str, admins: Sequence[str] = ()) -> None:

@@ -255,6 +255,14 @@ def list_refusal(table: Table, sender: str, channel: str) -> CommandError | None
     return None
 
 
+def open_to(table: Table, relay: bool) -> str:
+    """How a stranger may follow the game, for his "not a player" reply: ``approve`` (he asks,
+    the game master answers) or ``open``; empty where OBSERVER would be refused (an external
+    list, the option ``closed``, a game over)."""
+    kind = option(table)
+    return kind if relay and kind != "closed" and not table.finished else ""
+
+
 def event_mails(table: Table, event: Event, key: str) -> list[Outgoing]:
     """The mail an observer gets when the game master decided for him (accepted, refused or
     removed); none for his own requests (his reply says it)."""

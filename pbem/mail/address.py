@@ -8,6 +8,7 @@ one (``alice``, ``frank@``) is no destination at all, so nothing is ever sent to
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["is_mailable"]
@@ -19,6 +20,7 @@ _MAILABLE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # a game's few addresses, asked for every mail they send
 def is_mailable(address: str) -> bool:
     """True when ``address`` (bare, as ``parseaddr`` gives it) has a local part and a domain."""
     return (

@@ -12,12 +12,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from pbem.core.frozen import quick_init
 from pbem.mail.normalise import normalise
 
 # HTML is converted in slices so that parsing stops once the line cap is hit.
 _HTML_SLICE = 64 * 1024
 
 
+@quick_init  # one a line of every mail (issue 23): pbem.core.frozen
 @dataclass(frozen=True)
 class Line:
     """One normalised body line, and the bold runs an HTML source marked in it."""

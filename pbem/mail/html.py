@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from pbem.core.frozen import quick_init
 from pbem.mail.dates import DAYS, MONTHS
 
 FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif"
@@ -46,6 +47,7 @@ ENGLISH_MARK = "----- English -----"  # pbem.mail.render.bilingual's separator
 SIGNATURE_MARK = "-- "
 
 
+@quick_init  # one a link, a dozen a prompt (issue 23): pbem.core.frozen
 @dataclass(frozen=True)
 class QuickAction:
     """One tap: ``command`` mailed to ``address`` (the link's text is ``label``)."""
@@ -238,7 +240,7 @@ def _blocks(text: str, names: tuple[str, ...]) -> str:
 
     def flush() -> None:
         if paragraph:
-            inner = "<br>".join(_inline(line, names) for line in paragraph)
+            inner = "<br>".join([_inline(line, names) for line in paragraph])
             out.append(f'<p style="margin:0 0 12px">{inner}</p>')
             paragraph.clear()
 
@@ -337,13 +339,14 @@ def _counts(line: str, names: tuple[str, ...]) -> str | None:
     label, colon, rest = line.partition(" : ") if " : " in line else line.partition(": ")
     if not colon or not rest:
         return None
-    items = [_COUNT_ITEM.match(part.strip()) for part in rest.rstrip(".").split(", ")]
-    if not all(m is not None and m.group(1) in names for m in items):
-        return None
+    items: list[re.Match[str]] = []
+    for part in rest.rstrip(".").split(", "):  # the first that is no « name count » says no
+        m = _COUNT_ITEM.match(part.strip())
+        if m is None or m.group(1) not in names:
+            return None
+        items.append(m)
     rows = "".join(
-        f"<tr>{_cell(m.group(1), names)}{_cell(m.group(2), names, right=True)}</tr>"
-        for m in items
-        if m is not None
+        f"<tr>{_cell(m.group(1), names)}{_cell(m.group(2), names, right=True)}</tr>" for m in items
     )
     return _label(label, names) + _table(rows)
 
@@ -375,7 +378,7 @@ def _actions(actions: Sequence[QuickAction], title: str) -> str:
         groups.setdefault(action.group, []).append(action)
     rows = "".join(
         f'<p style="margin:8px 0 4px;font-weight:600">{html.escape(group)}</p><div>'
-        + "".join(_button(a) for a in members)
+        + "".join([_button(a) for a in members])
         + "</div>"
         for group, members in groups.items()
     )
@@ -390,10 +393,16 @@ def _actions(actions: Sequence[QuickAction], title: str) -> str:
     )
 
 
-@functools.lru_cache(maxsize=4096)  # a vote's links are the same in each tally and prompt
 def _button(action: QuickAction) -> str:
     """One quick action's link."""
-    return f'<a href="{html.escape(action.href)}" style="{BUTTON}">{html.escape(action.label)}</a>'
+    return _link(action.address, action.subject, action.command, action.label)
+
+
+@functools.lru_cache(maxsize=4096)  # a vote's links are the same in each tally and prompt
+def _link(address: str, subject: str, command: str, label: str) -> str:
+    # kept by its strings: a QuickAction's own hash and == are Python code, run per hit
+    href = mailto(address, subject, command)
+    return f'<a href="{html.escape(href)}" style="{BUTTON}">{html.escape(label)}</a>'
 
 
 _ACTIONS_START, _ACTIONS_END = "<!--actions-->", "<!--/actions-->"

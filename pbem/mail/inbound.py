@@ -26,11 +26,11 @@ from email.utils import getaddresses
 
 from pbem.core.commands import Command, CommandSpec, parse_line
 from pbem.core.errors import CommandError, MailError
+from pbem.core.frozen import quick_init
 from pbem.mail.automatic import automatic_reason
 from pbem.mail.body_end import select_lines
 from pbem.mail.body_lines import Line, html_lines, marked_bold, plain_lines
 from pbem.mail.mime import (
-    as_mail_error,
     decode_text,
     mime_parts,
     part_text,
@@ -58,6 +58,7 @@ __all__ = [
 _MAX_CHARS = 1_000_000
 
 
+@quick_init  # one a mail (issue 23): pbem.core.frozen
 @dataclass(frozen=True)
 class MailText:
     """The command-bearing text of one inbound mail."""
@@ -91,7 +92,9 @@ def extract(msg: Message, *, max_lines: int = 60) -> MailText:
     1): Apple Mail and Outlook put no ``*markers*`` in their text part, so the ``<b>Dave</b>``
     every reader sees is only in the HTML.
     """
-    with as_mail_error("unreadable message"):
+    # as_mail_error's try, written out: a context manager costs more than the rest of a
+    # one-line mail's reading
+    try:
         if max_lines < 0:
             raise MailError(f"max_lines must not be negative, got {max_lines}")
         subject = strip_subject_prefixes(subject_text(msg))
@@ -104,17 +107,21 @@ def extract(msg: Message, *, max_lines: int = 60) -> MailText:
             bold = tuple(run for line in kept for run in line.bold)
             disagreement: tuple[str, ...] = ()
         else:
-            bold = tuple(run for line in kept for run in marked_bold(line.text))
+            bold = tuple([run for line in kept for run in marked_bold(line.text)])
             bold, disagreement = _alternative_bold(msg, part, bold, max_lines)
         return MailText(
             subject=subject,
-            lines=tuple(line.text for line in kept),
+            lines=tuple([line.text for line in kept]),
             bold=bold,
             truncated=truncated,
             html_only=is_html,
             bold_disagreement=disagreement,
-            breaks=tuple(i for i, line in enumerate(kept) if line.after_break),
+            breaks=tuple([i for i, line in enumerate(kept) if line.after_break]),
         )
+    except MailError:
+        raise
+    except Exception as exc:
+        raise MailError(f"unreadable message: {type(exc).__name__}: {exc}") from exc
 
 
 def _read_part(text: str, is_html: bool, max_lines: int) -> tuple[list[Line], bool]:

@@ -61,7 +61,8 @@ def text_source(msg: Message) -> tuple[Message, str, bool] | None:
     A blank ``text/plain`` part is passed over: some clients send one next to the real HTML.
     """
     html: Message | None = None
-    for part in mime_parts(msg):
+    # a single part (most mail a game receives) is all mime_parts would walk
+    for part in mime_parts(msg) if msg.is_multipart() else (msg,):
         if part.is_multipart() or part.get_content_disposition() == "attachment":
             continue
         content_type = part.get_content_type()

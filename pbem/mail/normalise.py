@@ -27,6 +27,8 @@ _SPACES = re.compile(r"\s+")
 
 def normalise(text: str) -> str:
     """One line as commands see it: NFC, ASCII quotes and dashes, no invisibles, single spaces."""
+    if text.isascii():  # most lines: NFC, guillemets and the typographic marks are not ASCII
+        return _SPACES.sub(" ", _INVISIBLE.sub("", text)).strip()
     text = unicodedata.normalize("NFC", _INVISIBLE.sub("", text))
     text = _GUILLEMETS.sub('"', text).translate(_TO_ASCII)
     return _SPACES.sub(" ", text).strip()

@@ -78,35 +78,41 @@ def quick_actions(
     """
     # the keywords the mail names, in capitals as every prompt writes them (« ÉCHARPE » too)
     asked = {fold(word) for word in _WORD.findall(text) if word.isupper()}
+    found_specs = _asked_readers(rules, state, readers, asked, lang, public)
+    if not found_specs:
+        return ()
     names = rules.names(state)
     actions: list[QuickAction] = []
     seen: set[tuple[str, str]] = set()
-    for spec, able in _asked_readers(rules, state, readers, asked, lang, public):
+    answer = reply_subject(subject)
+    for spec, able in found_specs:
         found: list[QuickAction] = []
+        channels = ("list",) if public else _CHANNELS[spec.public, spec.private]
 
         def legal(
-            command: Command, spec: CommandSpec = spec, able: tuple[PlayerId, ...] = able
+            command: Command,
+            able: tuple[PlayerId, ...] = able,
+            channels: tuple[str, ...] = channels,
         ) -> bool:
-            return _channel(rules, state, able, spec, command, now, public) is not None
+            return _channel(rules, state, able, command, now, channels) is not None
 
         if _repeating(spec):
             choices = _spending_choices(spec, names, lang, shown or {}, legal)
         else:
             choices = list(_choices(spec, names, lang, shown or {}))
+        group, pair = spec.keyword(lang), _pair(spec)
         for label, command, line in choices:
             if not rules.offers(state, command):
                 continue
-            channel = _channel(rules, state, able, spec, command, now, public)
+            channel = _channel(rules, state, able, command, now, channels)
             if channel is None or (spec.verb, line) in seen:
                 continue
             seen.add((spec.verb, line))
             address = list_address if channel == "list" else private_address
             if "@" not in address:  # an offline game's "list" or "moderator": nowhere to go
                 continue
-            found.append(
-                QuickAction(spec.keyword(lang), label, address, reply_subject(subject), line)
-            )
-            if _pair(spec) and len(found) > MAX_PAIRS:  # too many to tap: none, and stop here
+            found.append(QuickAction(group, label, address, answer, line))
+            if pair and len(found) > MAX_PAIRS:  # too many to tap: none, and stop here
                 found = []
                 break
         actions += found
@@ -125,18 +131,43 @@ def _asked_readers(
     first available, each with the readers who may send it (:meth:`Rules.available`: the
     others' orders the rules refuse, so no choice is checked for them)."""
     found: list[tuple[CommandSpec, list[PlayerId]]] = []  # specs hold dicts: no hash
-    if not any(_named(spec, asked, lang, public) for spec in rules.all_commands):
+    if asked.isdisjoint(_offerable(rules.all_commands, lang, public)):
         return []  # most mails name no command (a tally, a result): no reader's commands asked
     for reader in readers:
         for spec in rules.available(state, reader):
-            able = next((who for known, who in found if known is spec or known == spec), None)
-            if able is not None:
-                if reader not in able:
-                    able.append(reader)
+            # found holds named specs only, no two equal: an unnamed spec is in none
+            if not _named(spec, asked, lang, public):
                 continue
-            if _named(spec, asked, lang, public):
+            able = next((who for known, who in found if known is spec), None)
+            if able is None:
+                able = next((who for known, who in found if known == spec), None)
+            if able is None:
                 found.append((spec, [reader]))
+            elif reader not in able:
+                able.append(reader)
     return [(spec, tuple(able)) for spec, able in found]
+
+
+_OFFERABLE: dict[tuple[int, str, bool], tuple[tuple[CommandSpec, ...], frozenset[str]]] = {}
+
+
+def _offerable(specs: tuple[CommandSpec, ...], lang: str, public: bool) -> frozenset[str]:
+    """Every folded keyword in ``lang`` of the ``specs`` a link may offer (:func:`_named`
+    but for the keywords): a mail naming none of them has no quick action. Made once per
+    game's commands (a constant tuple, found by identity)."""
+    known = _OFFERABLE.get((id(specs), lang, public))
+    if known is not None and known[0] is specs:
+        return known[1]
+    keywords = frozenset(
+        keyword
+        for spec in specs
+        if _named(spec, set(_folded(spec, lang)), lang, public)
+        for keyword in _folded(spec, lang)
+    )
+    if len(_OFFERABLE) > 256:  # commands made on the fly (tests): bounded
+        _OFFERABLE.clear()
+    _OFFERABLE[id(specs), lang, public] = (specs, keywords)
+    return keywords
 
 
 def _named(spec: CommandSpec, asked: set[str], lang: str, public: bool) -> bool:
@@ -278,18 +309,25 @@ def _choices(
             )
 
 
+_CHANNELS: dict[tuple[bool, bool], tuple[str, ...]] = {
+    (public, private): tuple(c for c, ok in (("list", public), ("private", private)) if ok)
+    for public in (False, True)
+    for private in (False, True)
+}
+"""The channels a command is sent on, by (``spec.public``, ``spec.private``), list first."""
+
+
 def _channel(
     rules: Rules[Any],
     state: Any,
     readers: Sequence[PlayerId],
-    spec: CommandSpec,
     command: Command,
     now: datetime,
-    public: bool,
+    channels: tuple[str, ...],
 ) -> str | None:
-    """Where ``command`` is accepted for some reader: the list, privately, or nowhere."""
-    channels = [c for c, ok in (("list", spec.public), ("private", spec.private)) if ok]
-    for channel in channels if not public else ["list"]:
+    """Where ``command`` is accepted for some reader among ``channels``: the list, privately,
+    or nowhere."""
+    for channel in channels:
         for reader in readers:
             if rules.allows(state, reader, command, now, channel):
                 return channel

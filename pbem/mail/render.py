@@ -109,7 +109,7 @@ class Renderer:
             self._templates[lang, template] = compiled
         rendered = compiled.render(**params)
         # "-- " is the signature separator mail clients look for: keep its trailing space.
-        lines = (ln if ln == "-- " else ln.rstrip() for ln in rendered.strip("\n").splitlines())
+        lines = [ln if ln == "-- " else ln.rstrip() for ln in rendered.strip("\n").splitlines()]
         return "\n".join(lines)
 
     def mail(self, template: str, lang: str, params: Mapping[str, Any]) -> tuple[str, str]:

@@ -144,6 +144,8 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         elif isinstance(event, GameEnded):
             ended = event
         elif isinstance(event, DeskNotice):
+            if event.template == "absence/extended":  # the moves just before it: an absence's
+                _for_absence(current["entries"], event.params.get("players", ()))
             act = _desk_notice(event)
             if act is not None:
                 current["entries"].append(act)
@@ -447,13 +449,22 @@ def _desk_act(
         before = in_force.get((event.key, event.due), event.due)
         in_force[(event.key, event.due)] = event.to
         if event.to != before:  # a resume may move by 0
-            return {"kind": "desk", "act": "moved", "due": before, "to": event.to}
+            return {"kind": "desk", "act": "moved", "due": before, "to": event.to, "absent": []}
         return None
     if isinstance(event, RolledBack):
         return {"kind": "desk", "act": "rolled_back", "count": event.end - event.start}
     if isinstance(event, PhaseClosed) and event.at is not None:
         return {"kind": "desk", "act": "closed", "at": event.at}
     return None
+
+
+def _for_absence(entries: list[dict[str, Any]], players: Sequence[str]) -> None:
+    """The deadline moves just logged were the declared absence's of ``players`` (issue 25,
+    ``absence_mode = "extend"``), not the game master's own act: the archive says so."""
+    for entry in reversed(entries):
+        if entry.get("kind") != "desk" or entry.get("act") != "moved":
+            break
+        entry["absent"] = list(players)
 
 
 def _desk_notice(event: DeskNotice) -> dict[str, Any] | None:

@@ -12,12 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from pbem import judge
 from pbem.core.commands import (
-    ABSENCE,
-    ADDRESS,
-    DIGEST,
-    HISTORY,
+    JUDGE_COMMANDS,
     RULES,
     Command,
+    CommandSpec,
     Text,
     parse_line,
     takes_lines,
@@ -50,7 +48,7 @@ def read_commands(
     On the list only public commands count and other text is debate, never an error; a
     private mail's Subject may hold a command but is never reported as ignored text.
     """
-    specs = [s for s in table.rules.all_commands if s.public or channel == "private"]
+    specs = table.rules.all_commands if channel == "private" else _public(table.rules.all_commands)
     names = table.roster.shown_names(table.rules.names(table.state))
     subject = [text.subject] if channel == "private" and text.subject else []
     commands: list[tuple[str, Command]] = []
@@ -81,6 +79,22 @@ def read_commands(
         elif channel == "private" and len(subject) <= index < signed:
             reply.ignored.append(line)
     return commands
+
+
+_PUBLIC: dict[int, tuple[tuple[CommandSpec, ...], tuple[CommandSpec, ...]]] = {}
+
+
+def _public(specs: tuple[CommandSpec, ...]) -> tuple[CommandSpec, ...]:
+    """The commands of ``specs`` a list post may hold, in their order: made once per game's
+    commands (a constant tuple, found by identity; its keyword index is then found so too)."""
+    known = _PUBLIC.get(id(specs))
+    if known is not None and known[0] is specs:
+        return known[1]
+    public = tuple(s for s in specs if s.public)
+    if len(_PUBLIC) > 256:  # commands made on the fly (tests): bounded
+        _PUBLIC.clear()
+    _PUBLIC[id(specs)] = (specs, public)
+    return public
 
 
 def bold_command(
@@ -115,8 +129,8 @@ def run_command(
     are added to ``events``, its line of the receipt to ``reply``; the state after it."""
     if command.verb == "help":  # what this player can send now, how, and until when
         available = table.rules.available(state, player.name)
-        # in every phase (ABSENCE, HISTORY, DIGEST, ADDRESS: issue 25)
-        for always in (RULES, ABSENCE, HISTORY, DIGEST, ADDRESS):
+        # in every phase: REGLES, and the judges' services in their own order (issue 25)
+        for always in (RULES, *JUDGE_COMMANDS):
             if all(c.verb != always.verb for c in available):
                 available = [*available, always]
         pending = table.rules.deadlines(state)

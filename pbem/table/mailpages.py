@@ -68,10 +68,15 @@ class MailPages:
                 public=public,
                 shown=self.renamed,
             )
-        title = self.renderer.text("common/quick_actions", lang, {}) if actions else ""
+        title = _actions_title(self.renderer, lang) if actions else ""
         return to_html(
             subject, body, lang=lang, names=self.names, actions=actions, actions_title=title
         )
+
+
+@functools.lru_cache(maxsize=16)  # a fixed text, above the quick actions of every prompt
+def _actions_title(renderer: Renderer, lang: str) -> str:
+    return renderer.text("common/quick_actions", lang, {})
 
 
 @functools.lru_cache(maxsize=512)  # a receipt says the same to each player who sent that line

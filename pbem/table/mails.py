@@ -89,16 +89,18 @@ def step_of(
     reply: Receipt | None,
     post: PostVerdict | None = None,
     deferred: tuple[str, ...] = (),
+    after: Any = None,
 ) -> Step:
     """The step that appends ``events`` to ``table``: their encoding, the receipt's mail, the
-    mails of their notices and hand-overs."""
+    mails of their notices and hand-overs. ``after``: the rules' state ``events`` lead to from
+    the table's, when the caller folded them (else it is folded here if a notice needs it)."""
     base = len(table.events)
     outgoing: list[Outgoing] = []
     if reply is not None:
         player, body, key, message_id = reply
         outgoing.append(reply_mail(table, player.email, player.lang, body, key, message_id))
         outgoing += body.mails
-    after = None  # the state the step leads to: the one its prompts' quick actions are for
+    # the state the step leads to: the one its prompts' quick actions are for
     for index, event in enumerate(events):
         if isinstance(event, Notice):
             if after is None and not any(isinstance(e, RolledBack) for e in events):
@@ -112,7 +114,8 @@ def step_of(
         elif isinstance(event, ObserverJoined | ObserverLeft):  # the game master decided
             outgoing += observer.event_mails(table, event, f"{table.game_id}/{base + index}")
     encoded = tuple(table.rules.codec.encode(e) for e in events)
-    return Step(encoded, tuple(outgoing), tuple(events), post, deferred)
+    folded = None if after is None else (table.state, after)
+    return Step(encoded, tuple(outgoing), tuple(events), post, deferred, folded)
 
 
 def notice_mails(table: Table, notice: Notice, key: str, after: Any = None) -> list[Outgoing]:

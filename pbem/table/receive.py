@@ -12,11 +12,13 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
+from pbem import judge
 from pbem.core.errors import CommandError, IllegalNow, ListClosed, MailError, NotAPlayer
 from pbem.core.events import Event, OrdersReceived, PhaseClosed
 from pbem.core.game import PlayerSpec
+from pbem.desk.kernel import is_kernel
 from pbem.judge import observer
-from pbem.judge.address import confirmation, moves_seat
+from pbem.judge.address import awaiting_refusal, confirmation, moves_seat
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.seats.substitution import bench_offer, replaced_refusal
@@ -93,12 +95,15 @@ def receive_mail(
     if player is None:
         # an address whose seat changed hands is told so politely (issue 13), on an external
         # list too: its post reached the players but counts for nothing (LUP-602)
+        # an address waiting for its code (ADRESSE, issue 25) is told how to confirm it
+        waiting = awaiting_refusal(table, sender, now)
         why = (
             replaced_refusal(table, sender)
             or observer.list_refusal(table, sender, channel)
-            or NotAPlayer(address=sender)
+            or (waiting[0] if waiting else None)
+            or NotAPlayer(address=sender, observe=observer.open_to(table, relay))
         )
-        lang = observer.lang_of(table, sender) or table.setup.lang
+        lang = observer.lang_of(table, sender) or (waiting[1] if waiting else table.setup.lang)
         refused = Reply(rejected=[{"line": "", "reason": reason(table, why, lang)}])
         return Step(
             (),
@@ -163,10 +168,16 @@ def receive_mail(
         state = run_command(table, state, player, command, line, now, channel, events, reply)
     # early close (LUP-D29) is off unless the options turn it on; a paused game closes
     # nothing by itself
+    # the state the commands led to is the step's own fold when only the rules' decisions
+    # made its events (a judge's service or an early close add events it does not hold)
+    after = state
+    if any(is_kernel(e) for e in events) or any(c.verb in judge.SERVICES for _l, c in commands):
+        after = None
     early = table.rules.ready_to_close(state)
     if early is not None and not table.paused:
         closing = table.rules.on_deadline(state, early, now, table.rng(len(events)))
         if closing:  # marked like a deadline's resolution (the desk's ROLLBACK)
+            after = None
             awaited = tuple(sorted(table.rules.awaiting(state)))
             events += [PhaseClosed(early, len(closing), awaited)]
         events += closing
@@ -181,6 +192,7 @@ def receive_mail(
         events,
         (player, reply, key[:16], message_id) if reply else None,
         post="relay" if channel == "list" else None,
+        after=after,
     )
     if not told:
         return step

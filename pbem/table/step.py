@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any, Literal, NotRequired, Required, TypedDict, overload
 
 from pbem.core.events import Event
+from pbem.core.frozen import quick_init
 
 Channel = Literal["private", "list", "graveyard"]
 """Where a mail reached the game: the moderator's address, the game's list, or its graveyard
@@ -80,6 +81,9 @@ class LazyPage:
         obj.__dict__[self.slot] = value
 
 
+_set = object.__setattr__
+
+
 @dataclass(frozen=True)
 class Outgoing:
     """One mail to send. ``key`` is stable and unique: the Message-ID derives from it."""
@@ -96,7 +100,36 @@ class Outgoing:
     """The HTML alternative (:mod:`pbem.table.mailpages`); empty: a text-only mail. Given as a page
     or as a function making it on first reading (:class:`LazyPage`)."""
 
+    def __init__(  # the generated one sets each field through object.__setattr__ (issue 23)
+        self,
+        key: str,
+        to: tuple[str, ...],
+        public: bool,
+        subject: str,
+        body: str,
+        in_reply_to: str | None = None,
+        thread: str = "",
+        auto: AutoSubmitted = "auto-generated",
+        html: Page = "",
+    ) -> None:
+        _set(
+            self,
+            "__dict__",
+            {
+                "key": key,
+                "to": to,
+                "public": public,
+                "subject": subject,
+                "body": body,
+                "in_reply_to": in_reply_to,
+                "thread": thread,
+                "auto": auto,
+                "_html": html,  # LazyPage's slot, as its __set__ would store it
+            },
+        )
 
+
+@quick_init  # one per mail and per deadline, remade by each replace (issue 23)
 @dataclass(frozen=True)
 class Step:
     """The result of one input: encoded events to append, mails to send."""
@@ -110,6 +143,10 @@ class Step:
     until the list reopens, or drops it (the sender has been told why)."""
     deferred: tuple[str, ...] = ()
     """With ``receive(confirm="ask")``: the command lines that wait for a confirmation."""
+    folded: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
+    """The rules' state the step was made on and the one its events lead to, when the step
+    folded them (its prompts' quick actions are checked on it): :meth:`Table.apply` on that
+    same state takes it rather than folding the events again."""
 
 
 class Accepted(TypedDict):
@@ -132,6 +169,7 @@ class Rejected(TypedDict):
     reason: str
 
 
+@quick_init  # one per mail received (issue 23)
 @dataclass
 class Reply:
     """The receipt of one mail as it is built: the lines accepted (canonical form, deadline,

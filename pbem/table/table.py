@@ -36,6 +36,18 @@ from pbem.table.setup import TableSetup
 from pbem.table.setup_check import check_new_setup
 from pbem.table.step import Delivery, PostVerdict, Step
 
+_RESERVED: dict[type[Rules[Any]], tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _reserved_names(rules: Rules[Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """The command keywords and the reserved words a player's name may not be, folded, once
+    per rules class (they are class attributes): every game loaded checks its players."""
+    names = _RESERVED.get(type(rules))
+    if names is None:
+        keywords = frozenset(fold(k) for c in rules.all_commands for k in c.fr + c.en)
+        names = _RESERVED[type(rules)] = (keywords, frozenset(fold(w) for w in rules.reserved))
+    return names
+
 
 class Table:
     """One game: rules, log and state, and the translation to and from mail."""
@@ -62,17 +74,20 @@ class Table:
         self._pages: MailPages | None = None
         self._idle: IdleCount | None = None
         self._chain: ChainCursor | None = None
+        self._genders: tuple[Roster | None, Mapping[str, str]] = (None, {})
+        self._thread: tuple[list[Event], int, str] = (self.ruled, 0, "")
+        """:attr:`thread` as found over ``ruled``'s first events (a receipt asks it each mail:
+        only the events appended since are read)."""
         self.code_source: CodeSource = new_code
         """Where the codes a command mails come from (issue 25, ADRESSE): the sign-up codes'
         source, never the rules' draws; ``pbem simulate`` gives the seed's, so that a
         transcript plays the same twice."""
+        keywords, reserved_words = _reserved_names(rules)
         for spec in setup.players:
-            for reserved in rules.all_commands:
-                if fold(spec.name) in {fold(k) for k in reserved.fr + reserved.en}:
-                    raise SetupError(
-                        f"setup: player name {spec.name!r} is a command keyword (LUP-D28)"
-                    )
-            if fold(spec.name) in {fold(w) for w in rules.reserved}:
+            name = fold(spec.name)
+            if name in keywords:
+                raise SetupError(f"setup: player name {spec.name!r} is a command keyword (LUP-D28)")
+            if name in reserved_words:
                 raise SetupError(f"setup: player name {spec.name!r} is a reserved word")
 
     # -- construction -------------------------------------------------------------------------
@@ -160,7 +175,12 @@ class Table:
     def genders(self) -> Mapping[str, str]:
         """Every text may name any player: the templates agree with these (``g`` filter);
         a seat that changed hands agrees with its newcomer."""
-        return {h.seat: h.gender for h in self.roster.holders if h.gender}
+        roster, genders = self._genders
+        if roster is not self.roster:  # kept while the roster stays (a seat changing hands)
+            roster = self.roster
+            genders = {h.seat: h.gender for h in roster.holders if h.gender}
+            self._genders = (roster, genders)
+        return genders
 
     def deadlines(self) -> Mapping[str, datetime]:
         """The pending deadlines in effect: the rules' ones, none while the game master has
@@ -179,7 +199,13 @@ class Table:
     def thread(self) -> str:
         """The thread key of the phase in play (pbem.mail.threads): a receipt, a reminder
         join the player's thread of it."""
-        return current_thread(reversed(self.ruled))
+        ruled, seen, thread = self._thread
+        if ruled is not self.ruled or seen > len(ruled):  # rebuilt (a rollback): read it all
+            ruled, seen, thread = self.ruled, 0, ""
+        if seen < len(ruled):
+            thread = current_thread(reversed(ruled[seen:])) or thread
+            self._thread = (ruled, len(ruled), thread)
+        return thread
 
     def summary(self) -> dict[str, Any]:
         """The rules' summary, by seat (the archive, stats and status read seats)."""
@@ -204,6 +230,16 @@ class Table:
         self.events.extend(new)
         if any(isinstance(e, RolledBack) for e in new):
             self._rebuild()
+            return
+        folded = step.folded if decoded else None
+        if folded is not None and folded[0] is self.state:  # folded once, by the step
+            for index, event in enumerate(new, base):
+                self.roster = self.roster.evolve(event)
+                if is_kernel(event):
+                    self.desk.evolve(index, event)
+                else:
+                    self.ruled.append(event)
+            self.state = folded[1]
             return
         for index, event in enumerate(new, base):
             self.roster = self.roster.evolve(event)

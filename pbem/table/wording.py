@@ -57,7 +57,22 @@ def syntax(spec: CommandSpec, lang: str) -> dict[str, str]:
 
 def spec_of(rules: Rules[Any], verb: str) -> CommandSpec:
     """The command of the game's rules that ``verb`` names."""
-    return next(s for s in rules.all_commands if s.verb == verb)
+    specs = rules.all_commands
+    known = _BY_VERB.get(id(specs))
+    if known is None or known[0] is not specs:  # once per game's commands (found by identity)
+        by_verb: dict[str, CommandSpec] = {}
+        for spec in specs:
+            by_verb.setdefault(spec.verb, spec)  # the first that names it, as a scan finds
+        if len(_BY_VERB) > 256:  # commands made on the fly (tests): bounded
+            _BY_VERB.clear()
+        known = _BY_VERB[id(specs)] = (specs, by_verb)
+    found = known[1].get(verb)
+    if found is None:
+        raise StopIteration(verb)  # as the scan it replaces: no command of that verb
+    return found
+
+
+_BY_VERB: dict[int, tuple[tuple[CommandSpec, ...], dict[str, CommandSpec]]] = {}
 
 
 def canonical(table: Table, command: Command, lang: str) -> str:

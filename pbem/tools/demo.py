@@ -16,6 +16,7 @@ from pbem.games import rules_for
 from pbem.record.archive import named_summary
 from pbem.table import Outgoing, Step, Table
 from pbem.tools.bots import bot_mails
+from pbem.tools.demo_words import seconds, words
 from pbem.tools.simulate import EPOCH
 
 NAMES = (
@@ -133,8 +134,11 @@ def run_demo(game: str, players: int, seed: int | None, lang: str) -> int:
     sent = list(step.outgoing) + play(table, random.Random(seed))
     elapsed = time.perf_counter() - started
     bar = "═" * 72
+    w = words(lang)
     print(bar)
-    print(f"  {table.rules.title} — {len(table.setup.players)} players, seed {seed}")
+    print(
+        "  " + w["title"].format(title=table.rules.title, count=len(table.setup.players), seed=seed)
+    )
     print(bar)
     for mail in sent:
         if not mail.public:
@@ -145,12 +149,17 @@ def run_demo(game: str, players: int, seed: int | None, lang: str) -> int:
         print("└" + "─" * 40)
     summary = named_summary(table)  # the game's role and side names, never their ids
     private = sum(1 for m in sent if not m.public)
-    print(f"\n{bar}\n  Summary\n{bar}")
-    print(f"  Winners: {summary.get('side')} — {', '.join(summary['winners']) or 'nobody'}")
+    print(f"\n{bar}\n  {w['summary']}\n{bar}")
+    winners = ", ".join(summary["winners"]) or w["nobody"]
+    print(f"  {w['winners']} {summary.get('side')} — {winners}")
     for p in summary["players"]:
-        mark = "alive" if p["alive"] else "dead"
+        mark = w["alive"] if p["alive"] else w["dead"]
         print(f"  {p['name']:<10} {p['role']:<18} {p['team']:<16} {mark}")
-    print(
-        f"\n  {len(sent) - private} public posts, {private} private mails, {len(table.events)} events, {elapsed:.2f} s"
+    counts = w["counts"].format(
+        public=len(sent) - private,
+        private=private,
+        events=len(table.events),
+        elapsed=seconds(elapsed, 2, lang),
     )
+    print(f"\n  {counts}")
     return 0

@@ -88,6 +88,7 @@ from pbem.tools.demo_mail import (
     text_of,
 )
 from pbem.tools.demo_problems import demo_problems
+from pbem.tools.demo_words import points, seconds, words
 from pbem.tools.mailbots import PROMPT_TARGETS, MailBot, doorbell
 
 log = logging.getLogger(__name__)
@@ -493,6 +494,8 @@ class DemoResult:
     problems: list[str] = field(default_factory=list)
     """What contradicts the game as played: a bot's move refused, a round closed with no
     vote (:func:`pbem.tools.demo_problems.demo_problems`); the demo fails on any."""
+    lang: str = "en"
+    """The game's language: the summary's words (pbem/tools/demo_words.py)."""
 
 
 def _load_table(data: Path) -> Any:
@@ -709,40 +712,44 @@ async def play_by_mail(
         bots=bots,
         list_mode=list_mode,
         problems=demo_problems(bots, gs.events()),
+        lang=lang,
     )
 
 
 def print_summary(result: DemoResult, out: TextIO) -> None:
-    """Winners, roles (Dracula: the scores) and what went through the mail system."""
+    """Winners, roles (Dracula: the scores) and what went through the mail system, in the
+    game's language."""
     bar = "═" * 72
+    w = words(result.lang)
     s = result.summary
     scores: Mapping[str, int] = s.get("scores") or {}  # a game of points: who scored what
-    print(f"\n{bar}\n  Summary\n{bar}", file=out)
-    winners = ", ".join(s["winners"]) or "nobody"
+    print(f"\n{bar}\n  {w['summary']}\n{bar}", file=out)
+    winners = ", ".join(s["winners"]) or w["nobody"]
     if result.finished and scores:
         best = max(scores.values(), default=0)
-        print(f"  Winners: {winners} ({best} point{'' if best == 1 else 's'})", file=out)
+        print(f"  {w['winners']} {winners} ({points(best, result.lang)})", file=out)
     elif result.finished:
-        print(f"  Winners: {s.get('side')} — {winners}", file=out)
+        print(f"  {w['winners']} {s.get('side')} — {winners}", file=out)
     else:
-        print(f"  The game did not finish (phase {s.get('phase')}, day {s.get('day')}).", file=out)
+        print("  " + w["unfinished"].format(phase=s.get("phase"), day=s.get("day")), file=out)
     for p in s["players"]:
-        mark = "alive" if p["alive"] else "dead"
+        mark = w["alive"] if p["alive"] else w["dead"]
         n = scores.get(p["name"])
-        points = "" if n is None else f" {n:>3} point{'' if n == 1 else 's'}"
-        print(f"  {p['name']:<10} {p['role']:<18} {p['team']:<16} {mark:<5}{points}", file=out)
-    sent = sum(b.sent for b in result.bots)
-    retried = sum(b.retried for b in result.bots)
-    who = "relayed by the daemon" if result.list_mode == "relay" else "on the list"
-    print(
-        f"\n  {len(result.posts)} posts {who}, {result.messages} messages through SMTP "
-        f"({sent} written by the bots, who tried again {retried} times after a refusal), "
-        f"{result.deliveries} Maildir deliveries; "
-        f"{result.elapsed:.1f} s; daemon exit status {result.daemon_status}",
-        file=out,
+        score = "" if n is None else f" {points(n, result.lang):>10}"
+        print(f"  {p['name']:<10} {p['role']:<18} {p['team']:<16} {mark:<8}{score}", file=out)
+    traffic = w["traffic"].format(
+        posts=len(result.posts),
+        who=w["relayed"] if result.list_mode == "relay" else w["listed"],
+        messages=result.messages,
+        sent=sum(b.sent for b in result.bots),
+        retried=sum(b.retried for b in result.bots),
+        deliveries=result.deliveries,
+        elapsed=seconds(result.elapsed, 1, result.lang),
+        status=result.daemon_status,
     )
+    print(f"\n  {traffic}", file=out)
     for problem in result.problems:
-        print(f"  DEMO FAILED: {problem}", file=out)
+        print("  " + w["failed"].format(problem=problem), file=out)
 
 
 def run_mail_demo(
@@ -774,14 +781,11 @@ def run_mail_demo(
         print(f"pbem demo: {root} already holds a game; choose an empty --dir", file=sys.stderr)
         return 2
     bar = "═" * 72
+    w = words(lang)
     print(bar, file=out)
-    print(
-        f"  {game} by email — {count} bot players, seed {seed}: the real daemon, an embedded "
-        "SMTP server, Maildir mailboxes",
-        file=out,
-    )
+    print("  " + w["banner"].format(game=game, count=count, seed=seed), file=out)
     if list_mode == "relay":
-        print("  [list] mode = relay: the daemon itself distributes the list", file=out)
+        print(f"  {w['relay']}", file=out)
     print(bar, file=out, flush=True)
     try:
         result = asyncio.run(
@@ -794,7 +798,8 @@ def run_mail_demo(
         if directory is None:
             shutil.rmtree(root, ignore_errors=True)
         else:
-            print(f"  Everything is kept in {root} (pbem status -c {root / 'pbem.toml'})", file=out)
+            kept = w["kept"].format(root=root, config=root / "pbem.toml")
+            print(f"  {kept}", file=out)
     for problem in result.problems:
         print(f"pbem demo: {problem}", file=sys.stderr)
     return 0 if result.finished and result.daemon_status == 0 and not result.problems else 1

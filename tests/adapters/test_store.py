@@ -184,6 +184,127 @@ def test_group_rollback_restores_documents_updated_in_place(tmp_path: Path) -> N
     assert [d["e"] for d in fresh.table("events").all()] == [1, 3]
 
 
+def test_a_write_changes_its_table_in_place_once_copied(tmp_path: Path) -> None:
+    """Issue 23: tinydb rebuilt a whole table on each write, so a commit cost O(pending outbox
+    + head ledger); a table is now copied once per rollback snapshot, then changed in place."""
+    db = AtomicDB(tmp_path / "c.json")
+    with db.transaction():
+        db.table("t").insert({"n": 1})
+        first = db.storage.read()["t"]  # type: ignore[index]
+        db.table("t").insert({"n": 2})
+        assert db.storage.read()["t"] is first  # type: ignore[index]
+    with db.group(), db.transaction():
+        db.table("t").insert({"n": 3})
+        assert db.storage.read()["t"] is not first, "the snapshot's dict is left alone"  # type: ignore[index]
+    assert [d["n"] for d in AtomicDB(tmp_path / "c.json").table("t").all()] == [1, 2, 3]
+
+
+def test_create_writes_the_head_once_and_never_reads_it_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (1,000 games created): the new head is written in its new directory without
+    a temp file, and the returned store holds what a reader of the file gets."""
+    from pbem.adapters.store import atomic_file
+
+    def no_read(path: Path) -> Any:
+        raise AssertionError(f"read back: {path}")
+
+    setup = {"game": "x", "players": [{"name": "Ann", "t": (1, 2)}]}
+    with monkeypatch.context() as m:
+        m.setattr(atomic_file, "read_file", no_read)
+        m.setattr("pbem.adapters.store.atomic_db.read_file", no_read)
+        m.setattr("pbem.adapters.store.game.read_file", no_read)
+        made = GameStore.create(tmp_path, "g1", setup, [{"e": 1}], [{"message_id": "<m>"}])
+    assert sorted(p.name for p in (tmp_path / "games" / "g1").iterdir()) == ["head.json"]
+    opened = GameStore(tmp_path / "games" / "g1")
+    assert made.head.storage.read() == opened.head.storage.read()
+    assert made.setup["players"][0]["t"] == [1, 2]  # JSON types, as read
+    made.commit(events=[{"e": 2}], ledger_key="k")
+    assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}, {"e": 2}]
+
+
+def test_a_heads_events_are_kept_packed_and_written_as_they_were(tmp_path: Path) -> None:
+    """Issue 23 (10,000 games under 500 MB): once read, a head's events are kept as their
+    JSON text, not as parsed dicts; the files stay byte for byte what they were."""
+    from pbem.adapters.store.atomic_file import Packed, encode_envelope
+
+    evs = [{"type": "A", "n": i, "s": "é\x00packed\x00", "l": [1.5, None]} for i in range(5)]
+    store = GameStore.create(tmp_path, "g1", {"game": "x"}, evs[:2], [], segment_size=4)
+    before = (tmp_path / "games" / "g1" / "head.json").read_bytes()
+    reopened = GameStore(tmp_path / "games" / "g1", segment_size=4)
+    assert reopened.events() == evs[:2]
+    rows = reopened.head.storage.read()["events"]  # type: ignore[index]
+    assert all(type(r["event"]) is Packed for r in rows.values())
+    assert reopened.events() == evs[:2]
+    reopened.commit(events=evs[2:3], ledger_key="k")
+    head = (tmp_path / "games" / "g1" / "head.json").read_bytes()
+    store.commit(events=evs[2:3], ledger_key="k")  # the same commit, from parsed events
+    assert head == (tmp_path / "games" / "g1" / "head.json").read_bytes() != before
+    plain = json.loads(head[head.index(b'"data":') + 7 : -2])
+    assert head == encode_envelope(plain), "packed events are written as parsed ones are"
+    reopened.commit(events=evs[3:], ledger_key="k2")  # a segment closed, with packed events
+    assert GameStore(tmp_path / "games" / "g1", segment_size=4).events() == evs
+    # a string equal to the packing mark falls back to writing the values themselves
+    atomic_write(tmp_path / "m.json", {"a": Packed('{"b":1}'), "c": "\x00packed\x00"})
+    assert read_file(tmp_path / "m.json") == {"a": {"b": 1}, "c": "\x00packed\x00"}
+
+
+def test_opening_a_game_lists_its_directory_once_and_cleans_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (10,000 games opened at start-up): one listing serves every clean-up."""
+    GameStore.create(tmp_path, "g1", {"game": "x"}, [], [])
+    game = tmp_path / "games" / "g1"
+    (game / ".tmp-head.json.x").write_bytes(b"half")
+    (game / "sent-000007.log").write_bytes(b"")
+    listed: list[str] = []
+    real_listdir, real_scandir = os.listdir, os.scandir
+
+    def listdir(path: Any = ".") -> list[str]:
+        listed.append(str(path))
+        return real_listdir(path)
+
+    def scandir(path: Any = ".") -> Any:
+        listed.append(str(path))
+        return real_scandir(path)
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "listdir", listdir)
+        m.setattr(os, "scandir", scandir)
+        GameStore(game)
+    assert listed.count(str(game)) == 1
+    assert sorted(p.name for p in game.iterdir()) == ["head.json"]
+
+
+def test_tinydb_operations_store_what_plain_tinydb_stores(tmp_path: Path) -> None:
+    from tinydb import Query, TinyDB
+    from tinydb.storages import MemoryStorage
+    from tinydb.table import Document
+
+    def play(db: Any) -> None:
+        t = db.table("t")
+        t.insert({"k": "a", "n": 1})
+        t.insert_multiple([{"k": "b", "n": 2}, {"k": "c", "n": 3}])
+        t.insert(Document({"k": "d", "n": 4}, doc_id=9))
+        t.update({"n": 20}, Query().k == "b")
+        t.update({"n": 30}, doc_ids=[3])
+        t.upsert({"k": "e", "n": 5}, Query().k == "e")
+        t.upsert({"k": "a", "n": 10}, Query().k == "a")
+        t.remove(Query().n == 4)
+        t.remove(doc_ids=[3])
+        t.insert({"k": "f", "n": 6})
+        db.table("u").insert({"x": 1})
+        db.table("u").truncate()
+        db.table("u").insert({"x": 2})
+
+    plain = TinyDB(storage=MemoryStorage)
+    play(plain)
+    ours = AtomicDB(tmp_path / "p.json")
+    with ours.transaction():
+        play(ours)
+    assert json.dumps(read_file(tmp_path / "p.json")) == json.dumps(plain.storage.read())
+
+
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Any:
     """A real 2 MiB tmpfs (we are root in CI): writes fail with ENOSPC when it is full."""

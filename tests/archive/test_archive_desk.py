@@ -52,3 +52,36 @@ def test_the_game_masters_acts_are_in_the_archive(lang: str) -> None:
     for said in SAID[lang]:
         assert said in acts, said
         assert said.replace('"', "&#34;") in files["html"] or said in files["html"], said
+
+
+@pytest.mark.parametrize(
+    ("lang", "said", "line"),
+    [
+        (
+            "fr",
+            "Échéance repoussée du mardi 6 janvier à 12:00 UTC au mercredi 7 janvier à 12:00 UTC "
+            "pour cause d’absence déclarée : p1.",
+            "ABSENCE le 06/01",
+        ),
+        (
+            "en",
+            "A deadline moved from Tue 6 Jan 12:00 UTC to Wed 7 Jan 12:00 UTC for a declared "
+            "absence: p1.",
+            "ABSENT on 06/01",
+        ),
+    ],
+)
+def test_a_deadline_moved_for_an_absence_says_so_not_the_game_master(
+    lang: str, said: str, line: str
+) -> None:
+    """Issue 25 follow-up: with ``absence_mode = "extend"`` the archive names the absence (and
+    whose) that moved a deadline; the game master's own EXTEND keeps its wording."""
+    from tests.desk.desk_game import DeskGame
+
+    g = DeskGame("lupus-in-tabula", lang=lang, options={"absence_mode": "extend"})
+    g.mail("p1", line)  # the first night's deadline: Tuesday 6 January, 12:00
+    g.admin("PROLONGER 1h" if lang == "fr" else "EXTEND 1h")
+    heading = "THE GAME MASTER’S ACTS" if lang == "en" else "LES INTERVENTIONS DU MJ"
+    acts = archive_files(g.table, lang)["text"].split(heading)[1]
+    assert said in acts
+    assert acts.count("Le MJ a déplacé une échéance" if lang == "fr" else "master moved a") == 1

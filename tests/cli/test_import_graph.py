@@ -55,6 +55,7 @@ KNOWN_CIRCLES = (
                 "resume",
                 "roles",
                 "rollback",
+                "status",  # the game master's STATUT reads the judges' absences, like ABSENCE
             ]
         ),
         # the judges' services (issue 25) are typed over the Table as the desk's commands are

@@ -497,7 +497,7 @@ def test_chasse_aux_sorcieres_by_email(tmp_path: Path) -> None:
     assert any(b"VOTE " in p or b"**" in p for p in result.posts)
     printed = io.StringIO()
     print_summary(result, printed)
-    assert "Winners: " in printed.getvalue()
+    assert "Vainqueurs : " in printed.getvalue()  # a French game: French words
 
 
 @pytest.mark.slow(30)
@@ -681,12 +681,36 @@ def test_the_french_summary_names_roles_and_sides_as_the_game_does(
     table = whole_game(game, "fr")
     raw = table.summary()
     ids = {str(p["role"]) for p in raw["players"]} | {str(p["team"]) for p in raw["players"]}
-    result = DemoResult(tmp_path, True, named_summary(table), [], 0.0, 0, 0, 0, [])
+    result = DemoResult(tmp_path, True, named_summary(table), [], 0.0, 0, 0, 0, [], lang="fr")
     printed = io.StringIO()
     print_summary(result, printed)
     assert run_demo(game, 0, 1, "fr") == 0
-    for out in (printed.getvalue(), capsys.readouterr().out.split("Summary")[-1]):
+    for out in (printed.getvalue(), capsys.readouterr().out.split("Bilan")[-1]):
         rows = [line.split() for line in out.splitlines() if line.startswith("  ")]
         words = {w for row in rows for w in row} | {w.strip(",.") for row in rows for w in row}
         assert not ids & words, ids & words
-        assert "Winners:" in out
+        assert "Vainqueurs :" in out and "Winners" not in out
+
+
+def test_the_summary_speaks_the_games_language(tmp_path: Path) -> None:
+    """A French game's terminal summary (``pbem demo``, ``make demo``) reads French, with no
+    English label; ``LANG=en`` (an English game) keeps English."""
+    from pbem.record.archive import named_summary
+    from tests.archive.bot_games import whole_game
+
+    english = {"Summary", "Winners:", "nobody", "alive", "dead", "posts", "through"}
+    for lang, said in (("fr", "Vainqueurs :"), ("en", "Winners:")):
+        table = whole_game("lupus-in-tabula", lang)
+        result = DemoResult(tmp_path, True, named_summary(table), [], 1.5, 40, 90, 0, [], lang=lang)
+        printed = io.StringIO()
+        print_summary(result, printed)
+        out = printed.getvalue()
+        assert said in out
+        if lang == "fr":
+            assert not english & set(out.split()), english & set(out.split())
+            assert "0 messages sur la liste, 40 courriels passés par SMTP" in out
+            assert "1,5 s ; code de sortie du démon : 0" in out
+            assert "hors jeu" in out or "en vie" in out
+        else:
+            assert "0 posts on the list, 40 messages through SMTP" in out
+    # the in-memory demo (pbem demo --offline): its run in French is read by the test above

@@ -27,6 +27,7 @@ from pbem.daemon.config import AuthConfig, ListLimits
 from pbem.daemon.limits import GlobalCap
 from pbem.daemon.outbox import OutboxSender, make_row
 from pbem.mail.envelope import TEST_ID_KEY, build
+from pbem.mail.render import Renderer
 from tests.mail.test_forwarded import FIXTURES
 from tests.support.daemon_process import mail
 from tests.support.inproc_daemon import PLAYERS, T0, World
@@ -155,6 +156,27 @@ def test_one_poster_is_limited_per_hour_told_once_and_the_limit_survives_a_resta
     world.now += timedelta(hours=1)
     feed(world, post(world, "alice", "Back\nCMD a5\n"))
     assert len(rows(world, "relay")) == 5 and world.words()["a5"] == 1
+
+
+def test_the_graveyards_limit_names_the_graveyard(tmp_path: Path) -> None:
+    """Issue 25 follow-up: a post stopped on its way to the graveyard says so, not "the list"
+    (the poster's hourly limit counts his posts to both)."""
+    world = relay_world(tmp_path, list_limits=ListLimits(posts_per_hour=1), list_graveyard=True)
+    world.start()
+    grave = LIST.replace("@", "+cimetiere@")
+    feed(world, post(world, "alice", "Hello the dead"))
+    world.now += timedelta(minutes=1)
+    feed(world, mail("alice@example.test", "Still here", to=grave))
+    (notice,) = rows(world, "notice")
+    told = text(notice)
+    assert "[g1] Votre message n'a pas été diffusé au cimetière" in told
+    assert "déjà envoyé 1 message dans l'heure, au cimetière ou sur la liste" in told
+    assert "Vous pourrez de nouveau écrire au cimetière à partir du" in told
+    assert "à la liste" not in told
+    params = {"game": "g1", "reason": "too_many", "graveyard": True, "limit": 1, "until": T0}
+    english = Renderer().text("daemon/post_not_relayed", "en", params)
+    assert "You may write to the graveyard again from" in english
+    assert "to the list" not in english
 
 
 def test_over_long_posts_and_big_photos_are_not_relayed(tmp_path: Path) -> None:

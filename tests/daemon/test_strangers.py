@@ -79,3 +79,57 @@ def test_strangers_policy_is_checked_in_the_config(tmp_path: Path) -> None:
     path.write_text(path.read_text() + 'strangers = "everyone"\n')  # [daemon] is last
     with pytest.raises(ConfigError, match=r"daemon\.strangers"):
         load(path)
+
+
+def test_a_stranger_is_offered_to_observe_only_where_a_game_takes_observers(
+    tmp_path: Path,
+) -> None:
+    """Issue 25 follow-up: where pbem relays the list, the no-game reply says a stranger may
+    follow a game (OBSERVER/SPECTATE), only for a game whose ``observers`` is not ``closed``;
+    an external list's daemon never says it (its own subscription is the way in)."""
+    from dataclasses import replace
+    from datetime import timedelta
+    from email.message import EmailMessage
+
+    from pbem.cli.newgame import create_game
+    from pbem.table import Table
+
+    world = World(tmp_path, engine=Table, list_mode="relay", strangers="games")
+    world.cfg = replace(world.cfg, engine="pbem.table:Table")
+    for gid, observers in (("g1", "approve"), ("g2", "closed")):
+        setup = {
+            "game": "lupus-in-tabula",
+            "game_id": gid,
+            "players": [{"name": f"p{i}", "email": f"p{i}.{gid}@example.test"} for i in range(8)],
+            "options": {"observers": observers},
+            "list": f"{gid}@lists.example.test",
+        }
+        create_game(world.cfg, setup, Table, world.now)
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "zed@example.test", MODERATOR, "hi"
+    msg.set_content("hello")
+    try:
+        svc = world.start()
+
+        def told(**cfg: str) -> str:
+            replies = replace(svc.replies, cfg=replace(svc.cfg, **cfg))
+            world.now += timedelta(days=1)  # past the error budget of the reply before
+            (row,) = replies.no_game_reply(msg, "zed@example.test", world.now)
+            parsed = email.message_from_bytes(
+                row.raw.encode("latin-1"), policy=email.policy.default
+            )
+            body = parsed.get_body(("plain",))  # type: ignore[attr-defined]
+            return str(body.get_content()).replace("\r\n", "\n")
+
+        listed = told()
+        assert "[g1] dans le sujet   (pour la suivre en spectateur : OBSERVER)" in listed
+        assert "[g1] in the Subject   (to follow it as an observer: SPECTATE)" in listed
+        assert "[g2] dans le sujet\n" in listed and "[g2] in the Subject\n" in listed
+        minimum = told(strangers="minimum")
+        assert "g1" not in minimum
+        assert "Pour suivre une partie en spectateur, écrivez OBSERVER à son adresse" in minimum
+        assert "To follow a game as an observer, write SPECTATE to its address" in minimum
+        external = told(strangers="minimum", list_mode="external")
+        assert "OBSERVER" not in external and "SPECTATE" not in external
+    finally:
+        world.close()

@@ -332,3 +332,68 @@ def test_every_game_moves_a_seat_alike_and_it_keeps_playing(game_id: str, lang: 
     helped = send(NEW, "AIDE" if lang == "fr" else "HELP")
     assert keyword in helped and "✗" not in helped
     assert "✗" in send(old, "AIDE" if lang == "fr" else "HELP")
+
+
+def test_a_pending_address_writing_anything_else_is_told_how_to_confirm() -> None:
+    """A mail from the address waiting for its code, with no code in it, is answered where the
+    code went and how to send it back (in the seat's language), not as a stranger's; once the
+    code has expired, that it must be asked again."""
+    g = game("fr")
+    g.mail("p3", "ADRESSE p3.new@example.net")
+    g.mail(NEW, "Bonjour, c'est p3 depuis ma nouvelle adresse.")
+    told = g.reply()
+    assert "n'est pas inscrite comme joueur" not in told
+    assert (
+        f"Cette adresse ({NEW}) attend d'être confirmée comme nouvelle adresse de p3 dans "
+        "Lupus in Tabula : d'ici, rien ne compte avant cela. Le code de confirmation lui a été "
+        "envoyé le lundi 5 janvier à 18:00 UTC" in told
+    )
+    assert "« [Lupus in Tabula] ADRESSE … : confirmez votre nouvelle adresse »" in told
+    assert "écrivez ici la ligne ADRESSE suivie du code, avant le mercredi 7 janvier" in told
+    g.now += timedelta(days=3)
+    g.mail(NEW, "Hello?")
+    assert "a expiré le mercredi 7 janvier à 18:00 UTC" in g.reply()
+    en = game("en")
+    en.mail("p3", "ADDRESS p3.new@example.net")
+    en.mail(NEW, "Hi, it's me")
+    assert f"This address ({NEW}) is waiting to be confirmed as p3's new address" in en.reply()
+    assert '"[Lupus in Tabula] ADDRESS …: confirm your new address"' in en.reply()
+
+
+def test_a_pending_address_reaches_its_game_through_the_bare_moderator_address(
+    tmp_path: Path,
+) -> None:
+    """In process, the daemon's routing: a fresh mail (no tag, no reply) from the address
+    waiting for its code reaches the game, which answers how to confirm; a stranger's does not."""
+    from pbem.cli.newgame import create_game
+    from pbem.daemon.message import parse
+    from tests.support.daemon_process import mail
+    from tests.support.inproc_daemon import World
+    from tests.support.mailstack import MODERATOR
+
+    w = World(tmp_path, engine=Table)
+    w.cfg = replace(w.cfg, engine="pbem.table:Table")
+    setup = {
+        "game": "lupus-in-tabula",
+        "game_id": "g1",
+        "lang": "en",
+        "players": [{"name": f"p{i}", "email": f"p{i}@example.test"} for i in range(1, 9)],
+        "list": "game@lists.example.test",
+    }
+    create_game(w.cfg, setup, Table, w.now)
+    try:
+        svc = w.start()
+        asked = mail("p3@example.test", f"ADDRESS {NEW}", to=MODERATOR, subject="[g1]")
+        assert set(svc.writer.handle_batch(w.fetched(asked)).values()) == {"processed"}
+        fresh = mail(NEW, "Hello, it's me", to=MODERATOR, subject="hello")
+        game, _ = svc.router.route_how(parse(bytes(fresh)), None, NEW)
+        assert game is not None and game.id == "g1"
+        stranger = "zed@example.net"
+        other = mail(stranger, "Hello", to=MODERATOR, subject="hello")
+        assert svc.router.route_how(parse(bytes(other)), None, stranger)[0] is None
+        assert set(svc.writer.handle_batch(w.fetched(fresh)).values()) == {"processed"}
+        rows = [r for r in svc.games["g1"].store.outbox() if NEW in r["rcpts"]]
+        told = [r["raw"] for r in rows if "is waiting to be confirmed" in r["raw"]]
+        assert len(told) == 1
+    finally:
+        w.close()

@@ -65,3 +65,31 @@ def test_kept_list_posts_go_to_the_seats_they_were_kept_for_and_at_the_end_at_on
     assert digest_step(g.table, "2026-01-05", kept).outgoing == ()
     (last,) = digest_step(g.table, "2026-01-05", kept, final=True).outgoing
     assert last.key.endswith("/2026-01-05/final/p4") and last.key != mail.key
+
+
+def test_a_digest_missed_while_the_daemon_was_down_goes_into_the_next_one() -> None:
+    """The decision (docs/season.md, "Daily digest"): a digest whose hour passed while the
+    daemon was down is not sent late; the next day's tells the posts of both days, and
+    DIGEST's help texts (its reply, AIDE's line) say so in both languages."""
+    g = Game(lupus_roles(8), lang="fr")
+    g.mail("p4", "RESUME QUOTIDIEN oui")
+    assert "celui-ci n'est pas envoyé en retard : le suivant reprend aussi ses messages" in (
+        g.reply()
+    )
+    g.mail("p4", "AIDE")
+    assert "(un résumé manqué pendant un arrêt du serveur passe dans le suivant)" in g.reply()
+    g.deadline()  # Tuesday 6 January: the dawn's post; the daemon is down at the digest's hour
+    g.deadline()  # Wednesday 7 January: the day's vote and the night
+    (mail,) = digest_step(g.table, "2026-01-07").outgoing
+    assert "Nuit 1 — Jour 1 : l'aube" in mail.body  # Tuesday's post, told on Wednesday
+    en = Game(lupus_roles(8), lang="en")
+    en.mail("p4", "DIGEST ON")
+    assert "that digest is not sent late: the next one tells its posts too" in en.reply()
+
+
+def test_the_french_digest_reply_has_no_english_word() -> None:
+    """Mailman's digest mode is « messages groupés » in a French mail, never « digest »."""
+    g = Game(lupus_roles(8), lang="fr")
+    g.mail("p4", "RESUME QUOTIDIEN oui")
+    assert "(messages groupés, ou sans courrier)" in g.reply()
+    assert "digest" not in g.reply().lower()

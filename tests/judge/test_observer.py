@@ -138,6 +138,27 @@ def test_an_external_list_is_named_in_the_refusal() -> None:
     assert "(v@l.example): to follow it, subscribe to the list itself" in g.reply()
 
 
+def test_a_strangers_reply_offers_observing_only_where_it_is_possible() -> None:
+    """A stranger's mail to a game is answered with what he may do: volunteer, and follow the
+    game as an observer when pbem relays its list and the game takes observers (the game
+    master answering, or at once); never on an external list nor in a closed game."""
+    g = lupus("fr")
+    send(g, ZOE, "Bonjour, je peux regarder ?")
+    assert (
+        "Pour suivre la partie en spectateur, répondez à ce message par OBSERVER : le meneur "
+        "accepte ou refuse la demande." in g.reply()
+    )
+    g = lupus("en", observers="open")
+    send(g, ZOE, "Hello, may I watch?")
+    assert "To follow the game as an observer, reply to this mail with SPECTATE: you will " in (
+        g.reply()
+    )
+    for game, relay in ((lupus("fr", observers="closed"), True), (lupus("fr"), False)):
+        send(game, ZOE, "Bonjour", relay=relay)
+        assert "n'est pas inscrite comme joueur" in game.reply()
+        assert "OBSERVER" not in game.reply() and "spectateur" not in game.reply()
+
+
 def test_an_observer_never_posts_on_the_living_list() -> None:
     g = lupus("fr", observers="open")
     send(g, ZOE, "SPECTATE")

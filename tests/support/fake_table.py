@@ -164,6 +164,7 @@ class Table:
         confirm: Literal["ask", "apply"] | None = None,
         strong: bool = True,
         admins: Sequence[str] = (),
+        graveyard: str = "",  # the daemon's graveyard (issue 25): its posts read as the list's
     ) -> Step:
         sender = (getaddresses([str(msg.get("From", ""))])[0][1] or "").lower()
         names = {v: k for k, v in self.player_emails.items()}

@@ -15,6 +15,7 @@ from typing import Any
 
 from tinydb import Query, TinyDB
 from tinydb.storages import Storage
+from tinydb.table import Table
 
 from pbem.adapters.store.atomic_file import (
     FaultHook,
@@ -34,8 +35,8 @@ APPEND_TABLES = frozenset({"events", "ledger", "outbox"})
 def _snapshot(data: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
     """A copy deep enough for a rollback, in O(small tables).
 
-    tinydb never mutates a table dict it has read: every write builds a new one
-    (``Table._update_table``), so keeping the old table objects suffices for inserts and
+    A table dict is changed in place only by the write that copied it since the last snapshot
+    (:class:`CopyOnWriteTable`), so keeping the old table objects suffices for inserts and
     removals. Only ``update``/``upsert`` change a document in place (``dict.update``), which
     commits do on the small tables (meta, deadlines, shunt, folders): their documents are copied.
     """
@@ -45,6 +46,72 @@ def _snapshot(data: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any
         t: docs if t in APPEND_TABLES else {k: dict(d) for k, d in docs.items()}
         for t, docs in data.items()
     }
+
+
+class _IntKeyed:
+    """A table's stored dict (string ids, as JSON has them) seen by tinydb's updaters with
+    integer ids: what ``Table._update_table`` gets by rebuilding the whole dict twice."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.raw = raw
+
+    def __contains__(self, doc_id: object) -> bool:
+        return str(doc_id) in self.raw
+
+    def __getitem__(self, doc_id: int) -> Any:
+        return self.raw[str(doc_id)]
+
+    def __setitem__(self, doc_id: int, doc: Any) -> None:
+        self.raw[str(doc_id)] = doc
+
+    def __delitem__(self, doc_id: int) -> None:
+        del self.raw[str(doc_id)]
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.keys())
+
+    def keys(self) -> list[int]:
+        return [int(k) for k in self.raw]
+
+    def items(self) -> list[tuple[int, Any]]:
+        return [(int(k), v) for k, v in self.raw.items()]
+
+    def pop(self, doc_id: int, *default: Any) -> Any:
+        return self.raw.pop(str(doc_id), *default)
+
+    def clear(self) -> None:
+        self.raw.clear()
+
+
+class CopyOnWriteTable(Table):
+    """A tinydb table whose writes change its dict in place, copied (shallow, once) only
+    when a rollback snapshot may still hold it (:meth:`AtomicStorage.owned`).
+
+    tinydb's own ``_update_table`` rebuilds the table twice per write (ids to int and back):
+    O(table) Python work for each insert, which made a commit's cost grow with the pending
+    outbox and the head's ledger (issue 23). The stored dict keeps the same keys in the same
+    order, so the file written is byte-identical.
+    """
+
+    def _update_table(self, updater: Callable[[dict[int, Any]], None]) -> None:
+        storage = self._storage
+        tables = storage.read()
+        if tables is None:
+            tables = {}
+        raw = tables.get(self.name)
+        if raw is None or not (isinstance(storage, AtomicStorage) and storage.owned(raw)):
+            raw = dict(raw) if raw is not None else {}
+        updater(_IntKeyed(raw))  # type: ignore[arg-type]
+        tables[self.name] = raw
+        storage.write(tables)
+        if isinstance(storage, AtomicStorage):
+            storage.own(raw)
+        self.clear_cache()
 
 
 class AtomicStorage(Storage):
@@ -57,18 +124,24 @@ class AtomicStorage(Storage):
     """
 
     def __init__(
-        self, path: str | Path, fault: FaultHook = no_fault, readonly: bool = False
+        self,
+        path: str | Path,
+        fault: FaultHook = no_fault,
+        readonly: bool = False,
+        data: dict[str, dict[str, Any]] | None = None,
+        clean: bool = True,
     ) -> None:
         super().__init__()
         self.path = Path(path)
         self.fault = fault
         self.readonly = readonly
-        if not readonly:
+        # ``data``: a file just written in a new directory; not ``clean``: the caller cleans
+        if not readonly and data is None and clean:
             # only the writer cleans: a reader must never remove the writer's in-flight temp
             make_dirs(self.path.parent)
             clean_stale_temps(self.path.parent)
-        self._data: dict[str, dict[str, Any]] | None = None
-        if self.path.exists():
+        self._data: dict[str, dict[str, Any]] | None = data
+        if data is None and self.path.exists():
             loaded = read_file(self.path)
             if not isinstance(loaded, dict):
                 raise StoreError(f"{self.path}: not a tinydb document")
@@ -78,6 +151,20 @@ class AtomicStorage(Storage):
         self._group = False
         self._group_dirty = False
         self._after_group: list[Callable[[], None]] = []
+        self._owned: dict[int, dict[str, Any]] = {}
+
+    def owned(self, table: dict[str, Any]) -> bool:
+        """Whether ``table`` (a stored table dict) was made by a write since the last
+        rollback snapshot, so that a write may change it in place (:class:`CopyOnWriteTable`)."""
+        return self._owned.get(id(table)) is table
+
+    def own(self, table: dict[str, Any]) -> None:
+        self._owned[id(table)] = table
+
+    def _set_data(self, data: dict[str, dict[str, Any]] | None) -> None:
+        """The in-memory copy replaced (a rollback, a reload): no table is owned any more."""
+        self._data = data
+        self._owned = {}
 
     def when_durable(self, action: Callable[[], None]) -> None:
         """Run ``action`` once what was committed so far is on disk: now, or inside
@@ -112,7 +199,10 @@ class AtomicStorage(Storage):
             raise StoreError("nested transaction")
         self._in_tx = True
         self._dirty = False
-        snapshot = _snapshot(self._data) if self._group else None
+        snapshot = None
+        if self._group:
+            snapshot = _snapshot(self._data)
+            self._owned = {}  # the snapshot shares the table dicts: copy them before a change
         try:
             yield
             if self._dirty:
@@ -123,10 +213,10 @@ class AtomicStorage(Storage):
                     atomic_write(self.path, self._data, self.fault)
         except BaseException:
             if self._group:
-                self._data = snapshot
+                self._set_data(snapshot)
             else:
                 # the disk holds the last commit: reload it (rare path: no snapshot per commit)
-                self._data = read_file(self.path) if self.path.exists() else None
+                self._set_data(read_file(self.path) if self.path.exists() else None)
             raise
         finally:
             self._in_tx = False
@@ -149,7 +239,7 @@ class AtomicStorage(Storage):
                 assert self._data is not None
                 atomic_write(self.path, self._data, self.fault)
         except BaseException:
-            self._data = read_file(self.path) if self.path.exists() else None
+            self._set_data(read_file(self.path) if self.path.exists() else None)
             raise
         finally:
             self._group = False
@@ -159,13 +249,28 @@ class AtomicStorage(Storage):
             action()
 
 
+class _DB(TinyDB):
+    table_class = CopyOnWriteTable
+
+
 class AtomicDB:
     """A TinyDB over :class:`AtomicStorage` with an explicit transaction."""
 
-    def __init__(self, path: Path, fault: FaultHook = no_fault, readonly: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        fault: FaultHook = no_fault,
+        readonly: bool = False,
+        data: dict[str, dict[str, Any]] | None = None,
+        clean: bool = True,
+    ) -> None:
+        """``data``: what the file holds, when the caller just wrote it (not read back);
+        ``clean=False``: the caller removed the directory's stale temp files itself."""
         self.path = path
         self.fault = fault
-        self.db = TinyDB(path, storage=AtomicStorage, fault=fault, readonly=readonly)
+        self.db = _DB(
+            path, storage=AtomicStorage, fault=fault, readonly=readonly, data=data, clean=clean
+        )
         storage = self.db.storage
         assert isinstance(storage, AtomicStorage)
         self.storage = storage

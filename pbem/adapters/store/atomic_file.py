@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +36,69 @@ class StoreError(PbemError):
     """A state file cannot be used (corrupt, wrong format, locked by another writer)."""
 
 
+def compact_json(value: Any) -> str:
+    """The text a value has in a state file."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+class Packed:
+    """A JSON value kept in memory as its compact text (:func:`compact_json`), written into a
+    state file as that text: a game's head keeps its events so (a tenth of the memory of
+    their parsed form: 10,000 games loaded, issue 23), and the file is byte-identical."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def value(self) -> Any:
+        return json.loads(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Packed) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"Packed({self.text!r})"
+
+
+_PACKED_MARK = "\x00packed\x00"
+_PACKED_SPOT = compact_json(_PACKED_MARK)
+
+
+def unpacked(value: Any) -> Any:
+    """``value`` parsed if it is :class:`Packed`, else as it is."""
+    return value.value() if type(value) is Packed else value
+
+
 def _payload(data: Any) -> bytes:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+    texts: list[str] = []
+
+    def spot(value: Any) -> Any:
+        if type(value) is not Packed:
+            raise TypeError(f"not JSON: {type(value).__name__}")
+        texts.append(value.text)
+        return _PACKED_MARK
+
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, default=spot)
+    if texts:
+        pieces = text.split(_PACKED_SPOT)
+        if len(pieces) != len(texts) + 1:  # a string of the data is the mark itself
+            return compact_json(_unpack_all(data)).encode()
+        text = "".join(p for pair in zip(pieces, [*texts, ""], strict=True) for p in pair)
+    return text.encode()
+
+
+def _unpack_all(value: Any) -> Any:
+    if type(value) is Packed:
+        return value.value()
+    if type(value) is dict:
+        return {k: _unpack_all(v) for k, v in value.items()}
+    if type(value) is list or type(value) is tuple:
+        return [_unpack_all(v) for v in value]
+    return value
 
 
 _ENVELOPE = re.compile(rb'\A\{"format":(\d+),"sha256":"([0-9a-f]{64})","data":')
@@ -50,6 +111,10 @@ def encode_envelope(data: Any) -> bytes:
     return (
         b'{"format":%d,"sha256":"%s","data":' % (FORMAT_VERSION, digest.encode()) + payload + b"}\n"
     )
+
+
+ENVELOPE_BYTES = len(encode_envelope(None)) - len(b"null}\n")
+"""The length of an envelope's head before its payload (the payload ends 2 bytes early)."""
 
 
 def decode_envelope(raw: bytes, path: Path) -> Any:
@@ -144,11 +209,13 @@ def read_file(path: Path) -> Any:
     return decode_envelope(path.read_bytes(), path)
 
 
-def clean_stale_temps(directory: Path) -> int:
-    """Remove temp files left by a crash between mkstemp and os.replace."""
+def clean_stale_temps(directory: Path, names: Iterable[str] | None = None) -> int:
+    """Remove temp files left by a crash between mkstemp and os.replace; ``names``: the
+    directory's listing, if the caller has it."""
     n = 0
-    for p in directory.glob(TMP_PREFIX + "*"):
-        with contextlib.suppress(FileNotFoundError):
-            p.unlink()
-            n += 1
+    for name in os.listdir(directory) if names is None else names:
+        if name.startswith(TMP_PREFIX):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(directory / name)
+                n += 1
     return n

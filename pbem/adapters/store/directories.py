@@ -97,19 +97,25 @@ def make_dirs(directory: Path) -> None:
     fsync_dir(directory.parent)
 
 
-def write_new_file(path: Path, blob: bytes) -> None:
+def write_new_file(path: Path, blob: bytes, exclusive: bool = False, durable: bool = False) -> None:
     """Create ``path`` holding ``blob``, with the state's access whatever the umask (never
-    others: :func:`share_like_parent`); an existing file is left as it is."""
+    others: :func:`share_like_parent`); an existing file is left as it is (``exclusive``:
+    FileExistsError). ``durable``: its data fsynced before the return (not its directory
+    entry: the caller fsyncs the directory)."""
     try:
         fd = os.open(
             path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
         )
     except FileExistsError:
+        if exclusive:
+            raise
         return
     try:
         share_like_parent(fd, path.parent)
         view = memoryview(blob)
         while view:
             view = view[os.write(fd, view) :]
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)

@@ -23,6 +23,7 @@ exactly-once hold at every kill point (requirements 1 and 2).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -36,15 +37,26 @@ from tinydb.table import Document
 
 from pbem.adapters.store.atomic_db import AtomicDB
 from pbem.adapters.store.atomic_file import (
+    ENVELOPE_BYTES,
     TMP_PREFIX,
     FaultHook,
+    Packed,
     StoreError,
     atomic_write,
+    clean_stale_temps,
+    compact_json,
+    encode_envelope,
     no_fault,
     read_file,
 )
-from pbem.adapters.store.directories import fsync_dir, make_dirs, share_like_parent
+from pbem.adapters.store.directories import (
+    fsync_dir,
+    make_dirs,
+    share_like_parent,
+    write_new_file,
+)
 from pbem.adapters.store.held_bodies import (
+    HELD_DIR,
     clean_held_bodies,
     remove_held_bodies,
     write_held_body,
@@ -65,18 +77,27 @@ class GameStore:
         fault: FaultHook = no_fault,
         segment_size: int = SEGMENT_SIZE,
         readonly: bool = False,
+        _fresh: dict[str, Any] | None = None,
     ) -> None:
         self.dir = directory
         self.fault = fault
         self.segment_size = segment_size
-        self.head = AtomicDB(directory / "head.json", fault, readonly)
+        # one listing for every clean-up of the opening (10,000 games at start-up, issue 23)
+        names = None if readonly or _fresh is not None else set(os.listdir(directory))
+        if names is not None:
+            clean_stale_temps(directory, names)
+        self.head = AtomicDB(directory / "head.json", fault, readonly, data=_fresh, clean=False)
         #: set by the service: rate-limit hits ride along with the outbox writes
         self.limits_hook: LimitsHook | None = None
+        if _fresh is not None:  # just made by create(): no log, no held body, no stale file
+            self._sent = SentLog(directory, 0)
+            return
         self._sent = SentLog.load(directory, self._sent_gen())
-        if not readonly:
-            referenced = {str(d.get("body")) for d in self.head.table("held").all()}
-            clean_held_bodies(self.dir, referenced)
-            remove_stale_logs(directory, self._sent.gen)
+        if names is not None:
+            if HELD_DIR in names:
+                referenced = {str(d.get("body")) for d in self.head.table("held").all()}
+                clean_held_bodies(self.dir, referenced)
+            remove_stale_logs(directory, self._sent.gen, names)
             if self._sent.exists:  # the last run's sent rows: taken in before any new append
                 with self._transaction():
                     pass
@@ -121,45 +142,66 @@ class GameStore:
         for i, ev in enumerate(events):
             data["events"][str(i + 1)] = {"seq": i + 1, "event": dict(ev)}
         data["meta"]["1"]["seq"] = len(events)
-        atomic_write(tmp / "head.json", data, fault, keep_bak=False)
+        blob = encode_envelope(data)
+        # the directory is new and private until renamed: the head is written in place (no
+        # temp file, no rename), fsynced, then the directory entry (power loss, F7)
+        write_new_file(tmp / "head.json", blob, exclusive=True, durable=True)
+        fault("mid_state_write")
+        fsync_dir(tmp)
         os.replace(tmp, final)
         fsync_dir(games)
-        store = cls(final, fault, segment_size)
+        # the head as a reader would get it (JSON types), without reading the file back
+        store = cls(final, fault, segment_size, _fresh=json.loads(blob[ENVELOPE_BYTES:-2]))
         store.compact()
         return store
 
-    @property
-    def meta(self) -> dict[str, Any]:
-        doc = self.head.table("meta").get(doc_id=1)
+    def _meta(self) -> Mapping[str, Any]:
+        """The head's meta document itself (read it, never change it: writes go through
+        tinydb), without the copies of :attr:`meta`: a mail reads the setup a dozen times."""
+        doc = ((self.head.storage.read() or {}).get("meta") or {}).get("1")
         if doc is None:
             raise StoreError(f"{self.dir}: head has no meta")
-        return dict(doc)
+        return doc  # type: ignore[no-any-return]
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return dict(self._meta())
 
     @property
     def game_id(self) -> str:
-        return str(self.meta["game_id"])
+        return str(self._meta()["game_id"])
 
     @property
     def setup(self) -> dict[str, Any]:
-        return dict(self.meta["setup"])
+        return dict(self._meta()["setup"])
 
     def _segment_path(self, n: int) -> Path:
         return self.dir / f"seg-{n:06d}.json"
 
     def events(self) -> list[dict[str, Any]]:
-        """The whole event log, in order: closed segments, then the head."""
+        """The whole event log, in order: closed segments, then the head.
+
+        The head's events are kept packed once read (:class:`Packed`: the engine holds the log
+        decoded, the store only writes it back)."""
         out: list[dict[str, Any]] = []
-        for n in range(1, int(self.meta["segments"]) + 1):
+        for n in range(1, int(self._meta()["segments"]) + 1):
             seg = read_file(self._segment_path(n))
             out.extend(seg["events"])
-        rows = sorted(self.head.table("events").all(), key=lambda d: d["seq"])
-        out.extend(r["event"] for r in rows)
+        raw = self.head.storage.read() or {}
+        rows = sorted((raw.get("events") or {}).values(), key=lambda d: d["seq"])
+        for row in rows:
+            event = row["event"]
+            if type(event) is Packed:
+                out.append(event.value())
+            else:
+                out.append(event)
+                row["event"] = Packed(compact_json(event))  # same JSON: no rollback concern
         return out
 
     def ledger_keys(self) -> set[str]:
         """Content hashes of every mail this game has committed (segments + head)."""
         keys: set[str] = set()
-        for n in range(1, int(self.meta["segments"]) + 1):
+        for n in range(1, int(self._meta()["segments"]) + 1):
             keys.update(read_file(self._segment_path(n))["ledger"])
         keys.update(d["key"] for d in self.head.table("ledger").all())
         return keys
@@ -218,15 +260,16 @@ class GameStore:
         """Events + outbox rows + ledger key (+ deadline state, + a held list post added or
         released by key, + players' bounce records) in ONE atomic write."""
         with self._transaction():
-            meta = self.meta
-            seq = int(meta["seq"])
+            seq = int(self._meta()["seq"])
             # each table's rows in one insert_multiple: tinydb copies the whole table on every
             # insert (the ids and rows are the same as one insert each)
             if events:
-                rows = [{"seq": seq + i, "event": dict(ev)} for i, ev in enumerate(events, 1)]
+                rows = [
+                    {"seq": seq + i, "event": Packed(compact_json(ev))}
+                    for i, ev in enumerate(events, 1)
+                ]
                 self.head.table("events").insert_multiple(rows)
                 seq += len(rows)
-            meta["seq"] = seq
             self.head.table("meta").update({"seq": seq}, doc_ids=[1])
             if outbox:
                 self.head.table("outbox").insert_multiple([dict(row) for row in outbox])
@@ -269,7 +312,7 @@ class GameStore:
             return  # the usual case, without copying the head's events
         rows = sorted(self.head.table("events").all(), key=lambda d: d["seq"])
         ledger = self.head.table("ledger").all()
-        n = int(self.meta["segments"]) + 1
+        n = int(self._meta()["segments"]) + 1
         atomic_write(
             self._segment_path(n),
             {"events": [r["event"] for r in rows], "ledger": [d["key"] for d in ledger]},

@@ -22,7 +22,7 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,11 +116,13 @@ class SentLog:
             self.path.unlink()
 
 
-def remove_stale_logs(game_dir: Path, gen: int) -> int:
-    """Remove the logs of other generations than ``gen`` (taken in by the head already)."""
+def remove_stale_logs(game_dir: Path, gen: int, names: Iterable[str] | None = None) -> int:
+    """Remove the logs of other generations than ``gen`` (taken in by the head already);
+    ``names``: the directory's listing, if the caller has it."""
     n = 0
-    for path in game_dir.glob("sent-*.log"):
-        m = _NAME.fullmatch(path.name)
+    for name in os.listdir(game_dir) if names is None else names:
+        m = _NAME.fullmatch(name)
+        path = game_dir / name
         if m is not None and int(m.group(1)) != gen:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()

@@ -184,7 +184,14 @@ class Relay(Step):
             and svc.relay
             and registered is not None
             and svc.relay_list.stop_post(
-                mail.routed, mail.key, mail.info, mail.parsed, mail.raw, registered, mail.now
+                mail.routed,
+                mail.key,
+                mail.info,
+                mail.parsed,
+                mail.raw,
+                registered,
+                mail.now,
+                graveyard=mail.channel == "graveyard",
             )
         )
 

@@ -1,0 +1,45 @@
+"""``STATUT``/``STATUS``: the game master's view of the seats' standing (issue 25 follow-up):
+the declared absences in progress or to come, whether they move the deadlines, and the
+observers, accepted or awaiting his answer. By mail or ``pbem admin GAME STATUS``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pbem.core.commands import Command, CommandSpec
+from pbem.desk.common import Result, verb
+
+if TYPE_CHECKING:
+    from pbem.table import Table
+
+NAME = "status"
+SPEC = CommandSpec(verb(NAME), ("STATUT", "ETAT"), ("STATUS",))
+HELP = {
+    "fr": "STATUT : les absences en cours ou à venir et les spectateurs.",
+    "en": "STATUS: the absences in progress or to come, and the observers.",
+}
+
+
+def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+    # late: pbem.judge loads the table, whose admin lines load this package
+    from pbem.judge.absence import extends, standing
+    from pbem.judge.observer import observers
+
+    lang = table.setup.lang
+    seen = observers(table)
+    away = {
+        "game": table.rules.title,
+        "absences": standing(table, now),
+        "extends": extends(table.state),
+        "genders": table.genders,
+    }
+    watching = {"game": table.rules.title, "joined": sorted(seen.joined)}
+    watching["pending"] = sorted(seen.pending)
+    return Result(
+        (),
+        (
+            table.renderer.text("desk/status", lang, table.roster.show(away)),
+            table.renderer.text("desk/observers", lang, watching),
+        ),
+    )

@@ -1,0 +1,73 @@
+"""The demos' words on the terminal (``pbem demo``, ``make demo``, the in-memory demo), in the
+game's language: an operator watching a French game reads its summary in French; ``LANG=en``
+keeps English. Neutral where a French word would agree with a player (« en vie », « hors
+jeu »): the bots give no gender, and pbem never guesses one."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+WORDS: Mapping[str, Mapping[str, str]] = {
+    "en": {
+        "banner": "{game} by email — {count} bot players, seed {seed}: the real daemon, an "
+        "embedded SMTP server, Maildir mailboxes",
+        "relay": "[list] mode = relay: the daemon itself distributes the list",
+        "title": "{title} — {count} players, seed {seed}",
+        "summary": "Summary",
+        "winners": "Winners:",
+        "nobody": "nobody",
+        "unfinished": "The game did not finish (phase {phase}, day {day}).",
+        "alive": "alive",
+        "dead": "dead",
+        "point": "point",
+        "points": "points",
+        "relayed": "relayed by the daemon",
+        "listed": "on the list",
+        "traffic": "{posts} posts {who}, {messages} messages through SMTP ({sent} written by "
+        "the bots, who tried again {retried} times after a refusal), {deliveries} Maildir "
+        "deliveries; {elapsed} s; daemon exit status {status}",
+        "counts": "{public} public posts, {private} private mails, {events} events, {elapsed} s",
+        "failed": "DEMO FAILED: {problem}",
+        "kept": "Everything is kept in {root} (pbem status -c {config})",
+    },
+    "fr": {
+        "banner": "{game} par courriel — {count} joueurs robots, graine {seed} : le vrai démon, "
+        "un serveur SMTP intégré, des boîtes Maildir",
+        "relay": "[list] mode = relay : le démon diffuse lui-même la liste",
+        "title": "{title} — {count} joueurs, graine {seed}",
+        "summary": "Bilan",
+        "winners": "Vainqueurs :",
+        "nobody": "personne",
+        "unfinished": "La partie ne s’est pas terminée (jour {day}).",
+        "alive": "en vie",
+        "dead": "hors jeu",
+        "point": "point",
+        "points": "points",
+        "relayed": "relayés par le démon",
+        "listed": "sur la liste",
+        "traffic": "{posts} messages {who}, {messages} courriels passés par SMTP ({sent} écrits "
+        "par les robots, qui ont réessayé {retried} fois après un refus), {deliveries} "
+        "livraisons Maildir ; {elapsed} s ; code de sortie du démon : {status}",
+        "counts": "{public} messages publics, {private} courriels privés, {events} événements, "
+        "{elapsed} s",
+        "failed": "ÉCHEC DE LA DÉMO : {problem}",
+        "kept": "Tout est conservé dans {root} (pbem status -c {config})",
+    },
+}
+
+
+def words(lang: str) -> Mapping[str, str]:
+    """The demo's words in ``lang`` (English for any language the demos do not speak)."""
+    return WORDS.get(lang, WORDS["en"])
+
+
+def points(count: int, lang: str) -> str:
+    """``1 point``, ``3 points`` (French and English alike, but for 0: « 0 point »)."""
+    few = count <= 1 if lang == "fr" else count == 1
+    return f"{count} {words(lang)['point' if few else 'points']}"
+
+
+def seconds(value: float, digits: int, lang: str) -> str:
+    """``1.5`` in English, « 1,5 » in French."""
+    text = f"{value:.{digits}f}"
+    return text.replace(".", ",") if lang == "fr" else text
