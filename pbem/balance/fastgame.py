@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command
-from pbem.core.draws import deal_rng, draw_rng
+from pbem.core.draws import deal_rng, lazy_draw_rng
 from pbem.core.errors import CommandError, PartlyRefused
 from pbem.core.events import Event, PhaseClosed, VoteSet
 from pbem.core.folded import recall
@@ -77,8 +77,9 @@ class RulesGame:
         return self.rules.deadlines(self.state)
 
     def rng(self, offset: int = 0) -> random.Random:
-        """The draws of the next resolution, seeded as :meth:`pbem.table.Table.rng`."""
-        return draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
+        """The draws of the next resolution, seeded as :meth:`pbem.table.Table.rng` (at the
+        first draw: most closes draw nothing)."""
+        return lazy_draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
 
     def idle_count(self) -> IdleCount:
         """The log's idle counts, kept between closes as :meth:`pbem.table.Table.idle_count`
@@ -100,31 +101,33 @@ class RulesGame:
         rules = self.rules
         actor = move.player.name
         state = self.state
+        public = move.public
         events: list[Event] = []
         command: Command | None = move.command
-        if move.public and move.bold and command is not None:  # the forum's bold name
-            try:
-                command = rules.bold_command(state, actor, (str(command.targets[0]),))
-            except CommandError:
-                command = None
-        if move.public:  # the game may refuse the whole post
-            try:
+        if public:
+            if move.bold and command is not None:  # the forum's bold name
+                try:
+                    command = rules.bold_command(state, actor, (str(command.targets[0]),))
+                except CommandError:
+                    command = None
+            try:  # the game may refuse the whole post
                 posted = rules.on_post(state, actor, (move.line,), now, moderated=False)
             except CommandError:
                 return
-            events += posted
-            state = fold(rules, posted, state)
+            if posted:
+                events += posted
+                state = fold(rules, posted, state)
         if command is not None:
-            channel = "list" if move.public else "private"
             try:
-                new = rules.decide(state, actor, command, now, channel)
+                new = rules.decide(state, actor, command, now, "list" if public else "private")
             except PartlyRefused as exc:
                 new = list(exc.events)
             except CommandError:
                 new = []
-            new = _stamped(new, now)
-            events += new
-            state = fold(rules, new, state)
+            if new:
+                new = _stamped(new, now)
+                events += new
+                state = fold(rules, new, state)
         early = rules.ready_to_close(state)
         if early is not None:  # LUP-D29: the early close, when the options turn it on
             closing = rules.on_deadline(state, early, now, self.rng(len(events)))
@@ -133,16 +136,17 @@ class RulesGame:
                 events.append(PhaseClosed(early, len(closing), awaited))
             events += closing
             state = fold(rules, closing, state)
-        # the state is folded already: the log takes the events as they are
-        self.events += events
-        self.ruled += [e for e in events if not _kernel(e)]
-        self.state = state
+        if events:  # the state is folded already: the log takes the events as they are
+            self.events += events
+            self.ruled += [e for e in events if not _kernel(e)]
+            self.state = state
 
     def close(self, key: str, now: datetime) -> None:
         """A deadline passes: as :meth:`pbem.table.Table.close`, the idle policy included."""
-        awaited = tuple(sorted(self.rules.awaiting(self.state)))
-        events = self.rules.on_deadline(self.state, key, now, self.rng())
-        if events and self.idle_removes:
+        before = self.state
+        events = self.rules.on_deadline(before, key, now, self.rng())
+        if events and self.idle_removes:  # only the idle policy reads who was awaited
+            awaited = tuple(sorted(self.rules.awaiting(before)))
             closed = PhaseClosed(key, len(events), awaited)
             events += idle_after_close(self, closed, events, now)
             events = [PhaseClosed(key, len(events), awaited), *events]

@@ -50,6 +50,19 @@ class CommandError(PbemError):
         return f"{type(self).__name__}({str(self)!r})"
 
 
+def refuse(refusal: CommandError | None) -> None:
+    """Raise ``refusal``, if any: for a check that returns its refusal (a trial asks it
+    without raising). Pass the check's answer straight in: an error held in a local of a
+    frame it is raised through is a reference cycle (frame, error, traceback, frame) that
+    keeps the frame's locals (states, events) until the collector runs; it was a third of
+    a simulated Lupus game's CPU (issue 23). This frame lets go of it as it raises."""
+    if refusal is not None:
+        try:
+            raise refusal
+        finally:
+            del refusal
+
+
 class PartlyRefused(CommandError):
     """Part of a command is taken and the rest refused: ``events`` are the taken part's (the
     one exception that carries events), ``kept`` the targets it keeps, ``refused`` the names

@@ -26,11 +26,13 @@ def quick_replace(obj: T, /, **changes: Any) -> T:
         names = _COPIED[cls] = _copied_fields(cls)
     if names:
         fields = obj.__dict__.copy()
-        if len(fields) == len(names) and changes.keys() <= names:
+        size = len(fields)
+        if size == len(names):
             fields.update(changes)
-            new: T = _new(cls)
-            _set(new, "__dict__", fields)
-            return new
+            if len(fields) == size:  # every change names a field (cheaper than a subset test)
+                new: T = _new(cls)
+                _set(new, "__dict__", fields)
+                return new
     # any other class, an instance holding more than its fields (a cached property), or an
     # unknown name (dataclasses.replace raises its TypeError)
     return dataclasses.replace(obj, **changes)  # type: ignore[type-var]

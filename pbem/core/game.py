@@ -139,7 +139,7 @@ class Rules(ABC, Generic[S]):
         """The game's commands whose verb is one of ``verbs``, in the game's order: what
         :meth:`available` returns, kept per set of verbs (asked for every player of every
         round by the bots, issue 23)."""
-        key = frozenset(verbs)
+        key = verbs if type(verbs) is frozenset else frozenset(verbs)
         found = self._among.get(key)
         if found is None:
             found = self._among[key] = tuple(c for c in self.all_commands if c.verb in key)

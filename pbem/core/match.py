@@ -23,6 +23,13 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
+@functools.lru_cache(maxsize=256)
+def names_by_fold(names: tuple[str, ...]) -> dict[str, str]:
+    """The players by the folded spelling of their names (a game's table: asked at each bold
+    vote, in every game; never changed by its readers)."""
+    return {fold(n): n for n in names}
+
+
 def clean_token(token: str) -> str:
     """Strip the bold markers and punctuation a name may carry in a post (``**bob**,``)."""
     return token.strip().strip(_STRIP).strip()

@@ -29,7 +29,7 @@ from pbem.core.events import (
 )
 from pbem.core.game import GameSpec
 from pbem.core.ids import PlayerId
-from pbem.core.match import fold
+from pbem.core.match import fold, names_by_fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.games.chasse import day, night, orders, revenge
 from pbem.games.chasse.commands import COMMANDS
@@ -328,10 +328,9 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         """The forum convention: a name in bold in a public post is a vote (CAS-620)."""
         if state.phase != "day":
             return None
-        names = {fold(n): n for n in state.order}
-        found = list(
-            dict.fromkeys(names[fold(b.strip())] for b in bold if fold(b.strip()) in names)
-        )
+        names = names_by_fold(tuple(state.order))
+        folded = [fold(b.strip()) for b in bold]
+        found = list(dict.fromkeys(names[f] for f in folded if f in names))
         if not found:
             return None
         if len(found) > 1:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word
-from pbem.core.errors import IllegalNow, InvalidSyntax, PartlyRefused
+from pbem.core.errors import IllegalNow, InvalidSyntax, PartlyRefused, refuse
 from pbem.core.events import Event, VoteSet, private
 from pbem.core.game import ADMIN
 from pbem.core.ids import PlayerId
@@ -150,6 +150,25 @@ def eligible(s: DraculaState, p: PlayerId) -> bool:
     return seat.alive and not seat.sanctuary_used
 
 
+def vote_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> IllegalNow | None:
+    """Why a sanctuary vote is refused, None if it is taken (the bots try one on many names,
+    issue 23)."""
+    if ch != "list":
+        return IllegalNow("vote_on_list")  # DRA-044
+    if s.phase != "day" or s.number < 2:
+        return IllegalNow("no_sanctuary_vote")  # DRA-022, AMB-014
+    if any(v == actor for v, _, _ in s.votes):
+        return IllegalNow("vote_final")  # DRA-045
+    target = c.targets[0]
+    if not s.seats[target].alive:
+        return IllegalNow("target_not_living", name=target)
+    if not eligible(s, target):
+        return IllegalNow("not_eligible", name=target)  # DRA-047
+    if target == actor and not s.options.allow_self_vote:
+        return IllegalNow("not_yourself")
+    return None
+
+
 class Orders:
     """The command handlers of :class:`~pbem.games.dracula.rules.Dracula`."""
 
@@ -158,20 +177,8 @@ class Orders:
     def _do_vote(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
-        if ch != "list":
-            raise IllegalNow("vote_on_list")  # DRA-044
-        if s.phase != "day" or s.number < 2:
-            raise IllegalNow("no_sanctuary_vote")  # DRA-022, AMB-014
-        if any(v == actor for v, _, _ in s.votes):
-            raise IllegalNow("vote_final")  # DRA-045
-        target = c.targets[0]
-        if not s.seat(target).alive:
-            raise IllegalNow("target_not_living", name=target)
-        if not eligible(s, target):
-            raise IllegalNow("not_eligible", name=target)  # DRA-047
-        if target == actor and not s.options.allow_self_vote:
-            raise IllegalNow("not_yourself")
-        return [VoteSet(f"day-{s.number}", actor, target, s.seq + 1)]
+        refuse(vote_refusal(s, actor, c, ch))
+        return [VoteSet(f"day-{s.number}", actor, c.targets[0], s.seq + 1)]
 
     def _do_partner(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str

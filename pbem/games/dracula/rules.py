@@ -17,7 +17,7 @@ from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import Event, GameCreated, GameEnded, PhaseStarted, private, public
 from pbem.core.game import GameSpec, Rules
 from pbem.core.ids import PlayerId
-from pbem.core.match import fold
+from pbem.core.match import fold, names_by_fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.games.dracula import final, night
@@ -45,6 +45,7 @@ from pbem.games.dracula.orders import (
     Orders,
     cursed_declaration,
     eligible,
+    vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
 from pbem.games.dracula.state import (
@@ -63,6 +64,14 @@ from pbem.games.dracula.state import (
 
 def faction(state: DraculaState, p: PlayerId) -> str:
     return HUMANS if state.seat(p).human else VAMPIRES
+
+
+_BITER: list[tuple[DraculaState, PlayerId, bool] | None] = [None]
+"""The last biter judged by :meth:`Dracula._may_bite`, with his state (kept, so its id is
+not reused while here) and the verdict."""
+
+_FOLDED_ROOMS = {fold(w): r for r, ws in ROOM_WORDS.items() for w in ws}
+"""The rooms by each folded spelling (AMB-081: a bold room)."""
 
 
 class Dracula(Orders, Rules[DraculaState]):
@@ -360,6 +369,42 @@ class Dracula(Orders, Rules[DraculaState]):
         events: list[Event] = handler(state, actor, command, now, channel)
         return events
 
+    def allows(
+        self, state: DraculaState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> bool:
+        """:meth:`decide`'s verdict. A vote or a bite (the bots try them on names until one is
+        taken, issue 23) is judged without raising (:func:`vote_refusal`), a bite's checks
+        on the biter kept for the next name: :meth:`Orders._do_bite`'s checks, in its
+        order."""
+        verb = command.verb
+        if verb not in ("bite", "vote") or not command.targets:
+            return super().allows(state, actor, command, now, channel)
+        if state.outcome is not None or not state.seats[actor].alive:
+            return False  # decide: game_over, dead (DRA-326)
+        if verb == "vote":
+            return vote_refusal(state, actor, command, channel) is None
+        if not self._may_bite(state, actor):
+            return False
+        s, target = state, command.targets[0]
+        return not (  # DRA-111
+            target == actor or s.position(target) != s.position(actor) or not s.seat(target).alive
+        )
+
+    def _may_bite(self, s: DraculaState, actor: PlayerId) -> bool:
+        """Whether ``actor`` may bite someone now (:meth:`Orders._do_bite` before the name)."""
+        last = _BITER[0]
+        if last is not None and last[0] is s and last[1] == actor:
+            return last[2]
+        may = (
+            s.phase == "bites"
+            and s.order_of(actor, "bite") is None  # AMB-007
+            and s.order_of(actor, "abstain") is None
+            and not s.seat(actor).human
+            and night.bite_status(s, actor) not in ("sanctuary", "alone", "nausea")  # DRA-112
+        )
+        _BITER[0] = (s, actor, may)
+        return may
+
     # -- reading ----------------------------------------------------------------------------------
 
     def outcome(self, state: DraculaState) -> Outcome | None:
@@ -484,11 +529,11 @@ class Dracula(Orders, Rules[DraculaState]):
     ) -> Command | None:
         """AMB-081: a bold name is a vote or a pairing; a bold room a cursed destination;
         a bold flee/fight the final choice."""
-        names = {fold(n): n for n in state.order}
-        rooms = {fold(w): r for r, ws in ROOM_WORDS.items() for w in ws}
-        found = [names[fold(x.strip())] for x in bold if fold(x.strip()) in names]
-        found = list(dict.fromkeys(found))
-        room = next((rooms[fold(x.strip())] for x in bold if fold(x.strip()) in rooms), None)
+        names = names_by_fold(tuple(state.order))
+        rooms = _FOLDED_ROOMS
+        folded = [fold(x.strip()) for x in bold]
+        found = list(dict.fromkeys(names[f] for f in folded if f in names))
+        room = next((rooms[f] for f in folded if f in rooms), None)
         if (
             state.phase == "day"
             and room is not None

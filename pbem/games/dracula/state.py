@@ -472,7 +472,42 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
     """Fold one event into the state. Total: events are facts."""
     if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
         return state
+    # the commonest events first: a class pattern is an isinstance test, asked in order
     match event:
+        case Order():
+            return replace(
+                state, orders={**state.orders, (event.actor, event.verb): event}, seq=state.seq + 1
+            )
+        case Posted():
+            return replace(state, posted=state.posted | {event.player})
+        case VoteSet():
+            if event.target is None:  # a removed seat's vote withdrawn (DRA-326, AMB-014)
+                votes = tuple(v for v in state.votes if v[0] != event.voter)
+            else:
+                votes = (*state.votes, (event.voter, event.target, state.seq + 1))
+            return replace(state, votes=votes, seq=state.seq + 1)
+        case Fact():
+            return replace(state, facts=(*state.facts, event))
+        case Moved():
+            return _move(state, event)
+        case PhaseStarted():
+            new_day = event.phase == "day"
+            new_night = event.phase == "rooms"
+            return replace(
+                state,
+                phase=phase_of(event.phase, DRACULA_PHASES),
+                number=event.number,
+                deadlines=event.deadlines,
+                votes=() if new_day else state.votes,
+                posted=frozenset() if new_day else state.posted,
+                declared={} if new_day else state.declared,
+                designated=() if new_day and event.number > 0 else state.designated,
+                pairs={} if new_day else state.pairs,
+                orders={} if new_night or event.phase == "final_choice" else state.orders,
+                facts=() if new_night else state.facts,
+                newly_cursed=() if new_night else state.newly_cursed,
+                dance=None if new_night else state.dance,
+            )
         case GameCreated():
             return replace(
                 state,
@@ -512,30 +547,6 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
                 choices={},
                 flames={},
             )
-        case PhaseStarted():
-            new_day = event.phase == "day"
-            new_night = event.phase == "rooms"
-            return replace(
-                state,
-                phase=phase_of(event.phase, DRACULA_PHASES),
-                number=event.number,
-                deadlines=event.deadlines,
-                votes=() if new_day else state.votes,
-                posted=frozenset() if new_day else state.posted,
-                declared={} if new_day else state.declared,
-                designated=() if new_day and event.number > 0 else state.designated,
-                pairs={} if new_day else state.pairs,
-                orders={} if new_night or event.phase == "final_choice" else state.orders,
-                facts=() if new_night else state.facts,
-                newly_cursed=() if new_night else state.newly_cursed,
-                dance=None if new_night else state.dance,
-            )
-        case VoteSet():
-            if event.target is None:  # a removed seat's vote withdrawn (DRA-326, AMB-014)
-                votes = tuple(v for v in state.votes if v[0] != event.voter)
-            else:
-                votes = (*state.votes, (event.voter, event.target, state.seq + 1))
-            return replace(state, votes=votes, seq=state.seq + 1)
         case Designated():
             state = replace(state, designated=event.players)
             for p in event.players:
@@ -543,24 +554,14 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
             return state
         case NightScheduled():
             return replace(state, night_end=event.end)
-        case Order():
-            return replace(
-                state, orders={**state.orders, (event.actor, event.verb): event}, seq=state.seq + 1
-            )
         case Declared():
             return replace(state, declared={**state.declared, event.player: event.room})
-        case Posted():
-            return replace(state, posted=state.posted | {event.player})
         case Paired():
             return replace(state, pairs={**state.pairs, event.naming: event.named})
         case Unpaired():
             return replace(state, pairs={a: b for a, b in state.pairs.items() if a != event.naming})
         case Assigned():
             return replace(state, assignment=dict(event.objects))
-        case Moved():
-            return _move(state, event)
-        case Fact():
-            return replace(state, facts=(*state.facts, event))
         case Painted():
             return replace(
                 state, paintings={**state.paintings, event.room: (event.painter, event.text)}

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command
-from pbem.core.errors import IllegalNow
+from pbem.core.errors import IllegalNow, refuse
 from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, public
 from pbem.core.ids import PlayerId
 from pbem.games.lupus import ending
@@ -179,9 +179,7 @@ def decide_vote(
     state: LupusState, actor: PlayerId, command: Command, now: datetime, channel: str
 ) -> list[Event]:
     """A vote or its withdrawal (LUP-617..LUP-620), with the running tally."""
-    refusal = vote_refusal(state, actor, command, channel)
-    if refusal is not None:
-        raise refusal
+    refuse(vote_refusal(state, actor, command, channel))
     o = state.options
     phase = state.phase
     target = None if command.verb == "unvote" else command.targets[0]

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.core.errors import IllegalNow, SetupError
+from pbem.core.errors import IllegalNow, SetupError, refuse
 from pbem.core.events import (
     ActionCleared,
     ActionSet,
@@ -54,6 +54,23 @@ read at every night command."""
 for _role in ROLE_TABLE:
     for _action in _role.actions:
         _ACTIONS.setdefault(_action.verb, _action)
+
+
+_ALWAYS = frozenset({"help", "status"})
+_VOTING = _ALWAYS | {"vote", "unvote"}
+_NIGHT_VERBS: dict[tuple[str, int, bool], frozenset[str]] = {}
+"""(card, night number, a second living Seer) -> the verbs offered that night."""
+
+
+def _night_verbs(role: str, number: int, seers: bool) -> frozenset[str]:
+    """The verbs a living ``role`` may send on night ``number`` (LUP-380: some only then)."""
+    verbs = _ALWAYS | {"pass", "cancel"}
+    verbs |= {a.verb for a in CARDS[role].actions if not a.nights or number in a.nights}
+    if role == WOLF:
+        verbs |= {"pack"}
+    if seers:  # LUP-614, LUP-D07: the Seers' relay
+        verbs |= {"seers"}
+    return verbs
 
 
 class LupusInTabula(VillageRules[LupusState]):
@@ -200,9 +217,7 @@ class LupusInTabula(VillageRules[LupusState]):
                     text=command.text,
                 )
             ]
-        refusal = self._action_refusal(state, actor, command)
-        if refusal is not None:
-            raise refusal
+        refuse(self._action_refusal(state, actor, command))
         target = command.targets[0]
         thread = f"night-{state.number}"
         events: list[Event] = [ActionSet(actor, verb, (target,))]
@@ -305,20 +320,22 @@ class LupusInTabula(VillageRules[LupusState]):
         }
 
     def available(self, state: LupusState, actor: PlayerId) -> list[CommandSpec]:
-        seat = state.seat(actor)
-        allowed = {"help", "status"}
-        if state.phase == "night" and seat.alive:
-            allowed |= {"pass", "cancel"} | {
-                a.verb for a in CARDS[seat.role].actions if not a.nights or state.number in a.nights
-            }
-            if seat.role == WOLF:
-                allowed.add("pack")
-            if seat.role == SEER and len(state.holders(SEER)) > 1:
-                allowed.add("seers")
-        if state.phase == "round1" and (seat.alive or actor in state.ghosts()):
-            allowed |= {"vote", "unvote"}
-        if state.phase == "round2" and seat.alive and actor not in state.nominees:
-            allowed |= {"vote", "unvote"}  # LUP-408: neither nominees nor ghosts vote in round 2
+        # asked of every player at every bot round (issue 23): the verbs come from a few
+        # kept sets, the night's from its card, its night number and a second Seer
+        seat = state.seats[actor]
+        phase = state.phase
+        if phase == "night" and seat.alive:
+            role = seat.role
+            key = (role, state.number, role == SEER and len(state.holders(SEER)) > 1)
+            allowed = _NIGHT_VERBS.get(key)
+            if allowed is None:
+                allowed = _NIGHT_VERBS[key] = _night_verbs(*key)
+        elif (phase == "round1" and (seat.alive or actor in state.ghosts())) or (
+            phase == "round2" and seat.alive and actor not in state.nominees
+        ):  # LUP-408: neither nominees nor ghosts vote in round 2
+            allowed = _VOTING
+        else:
+            allowed = _ALWAYS
         return self.commands_among(allowed)
 
     def on_post(

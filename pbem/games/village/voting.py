@@ -3,7 +3,6 @@ tally and the forum's bold-name vote."""
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -12,7 +11,7 @@ from typing import TypeVar
 from pbem.core.errors import InvalidSyntax
 from pbem.core.events import Event, Notice, VoteSet
 from pbem.core.ids import PlayerId
-from pbem.core.match import fold
+from pbem.core.match import fold, names_by_fold
 from pbem.games.village.events import TallyPosted
 from pbem.games.village.state import V
 
@@ -63,20 +62,13 @@ def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None
 
     Several different bold names are refused (InvalidSyntax ``several_bold_names``).
     """
-    by_fold = _by_fold(tuple(names))
+    by_fold = names_by_fold(tuple(names))
     found = list(
         dict.fromkeys(by_fold[fold(b.strip())] for b in bold if fold(b.strip()) in by_fold)
     )
     if len(found) > 1:
         raise InvalidSyntax("several_bold_names", names=found)
     return PlayerId(found[0]) if found else None
-
-
-@functools.lru_cache(maxsize=256)
-def _by_fold(names: tuple[PlayerId, ...]) -> dict[str, PlayerId]:
-    """The players by the folded spelling of their names (a game's table: asked at each bold
-    vote; never changed by its readers)."""
-    return {fold(n): n for n in names}
 
 
 def vote_and_tally(
