@@ -71,7 +71,7 @@ def _subjects(path: Path) -> list[str]:
 
 
 #: A step's deadline in these tests, in seconds: only a safety net. The driver closes each step
-#: once the daemon and every bot are idle (pbem.tools.maildemo.IdleCloser), or the game closes it
+#: once the daemon and every bot are idle (pbem.tools.demo_watch.IdleCloser), or the game closes it
 #: early once everyone has acted: a step never ends on a window of a second or two that a busy
 #: machine lets pass before the bots have read their prompts (they then missed their votes,
 #: nobody died, and the game never ended).
@@ -656,7 +656,7 @@ def test_the_game_watch_reads_each_closed_segment_once(
     from pbem.table import Table
     from pbem.tools.demo import demo_setup
     from pbem.tools.demo_mail import GAME_ID
-    from pbem.tools.maildemo import GameWatch
+    from pbem.tools.demo_watch import GameWatch
 
     setup = demo_setup("lupus-in-tabula", 0, 2, "en")
     played = whole_game("lupus-in-tabula", "en", salt=None, gendered=False)

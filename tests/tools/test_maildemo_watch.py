@@ -16,7 +16,7 @@ from pbem.adapters.store import GameStore
 from pbem.table import Table
 from pbem.tools.demo import demo_setup, play
 from pbem.tools.demo_mail import GAME_ID
-from pbem.tools.maildemo import GameWatch
+from pbem.tools.demo_watch import GameWatch
 
 
 def finished_game() -> tuple[dict[str, Any], Table, list[dict[str, Any]]]:
@@ -56,14 +56,14 @@ def test_the_demo_driver_reads_the_store_only_after_a_write(
     setup, table, events = finished_game()
     half = len(events) // 2
     store = GameStore.create(tmp_path, GAME_ID, setup, events[:half], [])
-    reads: list[int] = []
-    real_events = GameStore.events
+    reads: list[int] = []  # the head's events are read at each look at the store
+    real_head_events = GameStore.head_events
 
-    def counting_events(self: GameStore) -> list[dict[str, Any]]:
+    def counting_head_events(self: GameStore) -> list[dict[str, Any]]:
         reads.append(1)
-        return real_events(self)
+        return real_head_events(self)
 
-    monkeypatch.setattr(GameStore, "events", counting_events)
+    monkeypatch.setattr(GameStore, "head_events", counting_head_events)
     watch = GameWatch(tmp_path)
     assert not any(watch.poll() for _ in range(5))  # the game goes on, nothing written
     assert len(reads) == 1, "the store was read again though nothing was written"
