@@ -232,22 +232,18 @@ class Table:
             self._rebuild()
             return
         folded = step.folded if decoded else None
-        if folded is not None and folded[0] is self.state:  # folded once, by the step
-            for index, event in enumerate(new, base):
-                self.roster = self.roster.evolve(event)
-                if is_kernel(event):
-                    self.desk.evolve(index, event)
-                else:
-                    self.ruled.append(event)
-            self.state = folded[1]
-            return
+        # folded once already, by the step, from this very state: not again
+        after = folded[1] if folded is not None and folded[0] is self.state else None
         for index, event in enumerate(new, base):
             self.roster = self.roster.evolve(event)
             if is_kernel(event):
                 self.desk.evolve(index, event)
             else:
                 self.ruled.append(event)
-                self.state = self.rules.evolve(self.state, event)
+                if after is None:
+                    self.state = self.rules.evolve(self.state, event)
+        if after is not None:
+            self.state = after
 
     def idle_count(self) -> IdleCount:
         """The log's idle counts (:mod:`pbem.core.idle`), kept between closes: extended by the
