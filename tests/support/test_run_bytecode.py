@@ -73,3 +73,24 @@ def test_the_workers_find_the_test_modules_rewritten(
     assert _read_pyc(here, folder / f"{here.stem}{PYC_TAIL}") is not None
     helper = folder / f"once_per_run.{sys.implementation.cache_tag}.pyc"
     assert helper.is_file()  # a helper module: compiled as any import compiles it
+
+
+def test_the_compiling_is_shared_with_a_forked_child_and_every_job_is_done(tmp_path: Path) -> None:
+    # in a Python of its own: this worker has threads (execnet's), and in_two forks none then
+    script = f"""
+import os, pathlib
+from tests.support.run_bytecode import in_two
+jobs = [pathlib.Path({str(tmp_path)!r}) / f"module{{i}}.py" for i in range(7)]
+def run(some):
+    for job in some:  # the child's half is seen only through what it leaves on disk
+        job.write_text(str(os.getpid()))
+in_two(jobs, run)
+print(os.getpid())
+"""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True
+    )
+    doers = {job.read_text() for job in sorted(tmp_path.glob("module*.py"))}
+    assert len(list(tmp_path.glob("module*.py"))) == 7
+    assert len(doers) == 2 and done.stdout.strip() in doers
