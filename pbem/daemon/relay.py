@@ -106,28 +106,16 @@ class Relay:
     ) -> OutboxRow:
         """The outbox row that distributes one accepted list post to the list's members but
         ``held_for`` (the digest's readers: the post is kept for their digest, issue 25)."""
-        poster = poster_of(game, msg)
         address = game_list_address(self.cfg, game.store.setup)
-        mid, copy = relay_copy(
+        return self._copy_row(
+            game,
             raw,
             key=key,
-            poster=str(poster),
-            game_tag=game.id,
-            list_address=address,
+            poster=str(poster_of(game, msg)),
+            address=address,
             list_id=list_id_for(address, self.cfg.list_id),
-            moderator=self.cfg.moderator,
-            date=now,
-            id_key=self.id_key,
-            strip_codes=self.codes_in_use,
-        )
-        return make_row(
-            message_id=mid,
-            raw=copy,
             rcpts=[a for a in list_readers(game) if a.lower() not in held_for],
-            mail_from=self.cfg.bounce,
             now=now,
-            kind="relay",
-            game=game.id,
         )
 
     def graveyard_row(
@@ -147,13 +135,37 @@ class Relay:
             else sender.partition("@")[0]
         )
         address = graveyard_of(self.cfg, game.store.setup)
-        mid, copy = relay_copy(
+        return self._copy_row(
+            game,
             raw,
             key=f"graveyard:{key}",
             poster=str(poster),
+            address=address,
+            list_id=list_id_for(address),
+            rcpts=graveyard_members(game.table),  # type: ignore[arg-type]
+            now=now,
+        )
+
+    def _copy_row(
+        self,
+        game: Game,
+        raw: bytes,
+        *,
+        key: str,
+        poster: str,
+        address: str,
+        list_id: str,
+        rcpts: list[str],
+        now: datetime,
+    ) -> OutboxRow:
+        """The outbox row of one post's copy, as sent from ``address`` to ``rcpts``."""
+        mid, copy = relay_copy(
+            raw,
+            key=key,
+            poster=poster,
             game_tag=game.id,
             list_address=address,
-            list_id=list_id_for(address),
+            list_id=list_id,
             moderator=self.cfg.moderator,
             date=now,
             id_key=self.id_key,
@@ -162,7 +174,7 @@ class Relay:
         return make_row(
             message_id=mid,
             raw=copy,
-            rcpts=graveyard_members(game.table),  # type: ignore[arg-type]
+            rcpts=rcpts,
             mail_from=self.cfg.bounce,
             now=now,
             kind="relay",
