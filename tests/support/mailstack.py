@@ -382,9 +382,17 @@ class RelayHandler:
                 jobs.append((lst.members, f"List-Id: {lst.list_id}\r\n".encode() + data))
         loop = asyncio.get_running_loop()
         for rcpts, payload in jobs:
-            await loop.run_in_executor(
-                None, self.dovecot.lmtp_deliver, envelope.mail_from, rcpts, payload
-            )
+            for attempt in range(3):
+                try:
+                    await loop.run_in_executor(
+                        None, self.dovecot.lmtp_deliver, envelope.mail_from, rcpts, payload
+                    )
+                    break
+                except (smtplib.SMTPServerDisconnected, ConnectionError):
+                    # an MTA keeps a delivery its LMTP server dropped and tries it again
+                    # (Postfix: deferred); Dovecot's LMTP once closed mid-DATA under load
+                    if attempt == 2:
+                        raise
         return "250 OK delivered"
 
 
