@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json.decoder
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -50,6 +52,26 @@ def test_children_of_the_run_import_pbem_compiled_once_outside_the_tree(
     assert os.environ["PYTHONDONTWRITEBYTECODE"] == "yes"
     assert run_bytecode.PREFIX not in os.environ
     assert not prefix.exists()
+
+
+def test_only_the_bytecode_an_import_can_reach_is_linked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder below a path entry whose name is no identifier (the base interpreter's
+    site-packages below its standard library) is out of an import's reach: not linked."""
+    tag = sys.implementation.cache_tag
+    # outside the checkout (a --basetemp may be inside it: the checkout is never linked)
+    tmp_path = Path(tempfile.mkdtemp(prefix="pbem-tests-seed-"))
+    entry = tmp_path / "lib"
+    for package in ("json_like", "site-packages/other", "test"):
+        cache = entry / package / "__pycache__"
+        cache.mkdir(parents=True)
+        (entry / package / "module.py").write_text("")
+        (cache / f"module.{tag}.pyc").write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [str(entry)])
+    prefix = tmp_path / "prefix"
+    run_bytecode._seed(prefix)
+    linked = sorted(p.relative_to(prefix / entry.relative_to("/")) for p in prefix.rglob("*.pyc"))
+    shutil.rmtree(tmp_path)
+    assert linked == [Path("json_like") / f"module.{tag}.pyc"]
 
 
 def test_nothing_changes_where_bytecode_may_be_written(monkeypatch: pytest.MonkeyPatch) -> None:
