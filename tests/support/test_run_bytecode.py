@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json.decoder
 import os
 import shutil
@@ -116,3 +117,18 @@ print(os.getpid())
     doers = {job.read_text() for job in sorted(tmp_path.glob("module*.py"))}
     assert len(list(tmp_path.glob("module*.py"))) == 7
     assert len(doers) == 2 and done.stdout.strip() in doers
+
+
+def test_hypothesis_finds_the_constants_of_pbem_in_its_cache(tmp_path: Path) -> None:
+    """What each worker's Hypothesis reads of the local modules is in its cache before the
+    workers start (its cache is keyed by the source's hash: a module of this test's own)."""
+    from hypothesis.configuration import storage_directory
+
+    source = tmp_path / "warmed_module.py"
+    source.write_text(f"LIMIT = {os.getpid()}\nNAME = 'warmed {tmp_path}'\n")
+    cached = (
+        storage_directory("constants").path / hashlib.sha1(source.read_bytes()).hexdigest()[:16]
+    )
+    assert not cached.exists()
+    run_bytecode.warm_hypothesis_constants([source])
+    assert str(os.getpid()) in cached.read_text()
