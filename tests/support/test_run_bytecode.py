@@ -12,6 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pluggy
 import pytest
 
 import pbem
@@ -38,6 +39,14 @@ def test_children_of_the_run_import_pbem_compiled_once_outside_the_tree(
         decoder = Path(json.decoder.__file__)
         cached = (
             prefix / decoder.parent.relative_to("/") / f"decoder.{sys.implementation.cache_tag}.pyc"
+        )
+        assert cached.is_file()
+        # and the installed packages' (from a venv inside the checkout too, as `make` makes it)
+        plugins = Path(pluggy.__file__)
+        cached = (
+            prefix
+            / plugins.parent.relative_to("/")
+            / f"__init__.{sys.implementation.cache_tag}.pyc"
         )
         assert cached.is_file()
         child = subprocess.run(
