@@ -64,11 +64,12 @@ class Table:
         self.rules = rules
         self.events = events
         """The whole log, the desk's kernel events and voided events included."""
-        self.ruled: list[Event] = []
+        # set by _rebuild, from the log (each made once: every game loaded makes a table)
+        self.ruled: list[Event]
         """The events the rules fold: no kernel event, nothing a rollback voided."""
-        self.desk = Desk()
-        self.state = rules.new_state()
-        self.roster = Roster.of(setup.players)
+        self.desk: Desk
+        self.state: Any
+        self.roster: Roster
         """Who holds each seat now (setup + ``Substituted`` events): every address lookup."""
         self._rebuild()
         self.renderer = renderer or shared_renderer(setup.timezone)
