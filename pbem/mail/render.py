@@ -16,6 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import jinja2
+from jinja2 import meta
 
 from pbem.mail.dates import DAYS, MONTHS
 from pbem.mail.grammar import agree, au, de, elide, gender_of
@@ -46,6 +47,9 @@ class Renderer:
         """Rendered mails by (template, language, params' repr): :meth:`mail_kept`."""
         self._texts: dict[tuple[str, str, str], str] = {}
         """Rendered texts by (template, language, params' repr): :meth:`text_kept`."""
+        self._reads: dict[tuple[str, str], frozenset[str] | None] = {}
+        """The variables a template reads, by (language, name); None: not known (it includes
+        or imports another): :meth:`reads`."""
         self._when: dict[tuple[str | datetime, str], str] = {}
         """Deadlines as written, by (value, language): a phase's deadline is written in
         every mail of the phase."""
@@ -99,6 +103,21 @@ class Renderer:
         if found is None:
             found = self._exists[template, lang] = (self.root / lang / f"{template}.txt").is_file()
         return found
+
+    def reads(self, template: str, lang: str, variable: str) -> bool:
+        """Whether ``template`` may read ``variable``: False only when its source never names
+        it (a template that includes or imports another may read anything). A notice whose
+        template never reads ``name`` says the same to each of its readers (issue 23)."""
+        key = (lang, template)
+        if key not in self._reads:
+            env = self.envs[lang]
+            assert env.loader is not None
+            source = env.loader.get_source(env, f"{template}.txt")[0]
+            tree = env.parse(source)
+            others = list(meta.find_referenced_templates(tree))
+            self._reads[key] = None if others else frozenset(meta.find_undeclared_variables(tree))
+        read = self._reads[key]
+        return read is None or variable in read
 
     def text(self, template: str, lang: str, params: Mapping[str, Any]) -> str:
         """Render ``template`` (without the ``.txt``) in ``lang``."""

@@ -224,7 +224,7 @@ class Table:
 
     def apply(self, step: Step) -> None:
         """Fold a committed step into the table."""
-        decoded = len(step.facts) == len(step.events)
+        decoded = len(step.facts) == step.size  # the events encoded only if read
         new = list(step.facts) if decoded else [self.rules.codec.decode(e) for e in step.events]
         base = len(self.events)
         self.events.extend(new)
