@@ -129,6 +129,53 @@ class Outgoing:
         )
 
 
+Encoded = tuple[dict[str, Any], ...]
+"""A step's events as the store keeps them (:class:`pbem.core.events.EventCodec`)."""
+
+
+class Encoding:
+    """A step's events, to be encoded when first read: how many they are is known without
+    encoding them (:meth:`Step.size`)."""
+
+    __slots__ = ("encode", "events")
+
+    def __init__(self, encode: Callable[[Event], dict[str, Any]], events: Sequence[Event]):
+        self.encode, self.events = encode, events
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __call__(self) -> Encoded:
+        return tuple([self.encode(e) for e in self.events])
+
+
+class LazyEvents:
+    """The ``events`` field of :class:`Step`: given encoded events or an :class:`Encoding`,
+    read as the encoded events, encoded on first reading and kept. A table folds a step from
+    its decoded events (``Step.facts``); only whoever stores or shows the step encodes them
+    (the daemon's commit), a bot game never (issue 23)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Encoded: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> Encoded: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> Encoded:
+        if obj is None:
+            return ()  # the field's default (a step that appends nothing)
+        # the instance's own entry, under the field's name: @quick_init and quick_replace
+        # fill and copy the instance's __dict__ directly
+        events: Encoded | Encoding = obj.__dict__[self.name]
+        if type(events) is Encoding:
+            events = obj.__dict__[self.name] = events()
+        return events  # type: ignore[return-value]
+
+    def __set__(self, obj: object, value: Encoded | Encoding) -> None:
+        obj.__dict__[self.name] = value
+
+
 Mails = tuple[Outgoing, ...] | Callable[[], tuple[Outgoing, ...]]
 """A step's mails, or how to make them when they are first read."""
 
@@ -167,7 +214,9 @@ class LazyMails:
 class Step:
     """The result of one input: encoded events to append, mails to send."""
 
-    events: tuple[dict[str, Any], ...] = ()
+    events: LazyEvents = LazyEvents()
+    """The events to append, encoded; given so or as an :class:`Encoding` of ``facts``
+    encoded on first reading (:class:`LazyEvents`)."""
     outgoing: LazyMails = LazyMails()
     """The mails to send, in order; given as they are or as a function making them on first
     reading (:class:`LazyMails`: the opening of :meth:`pbem.table.Table.new`)."""
@@ -182,6 +231,11 @@ class Step:
     """The rules' state the step was made on and the one its events lead to, when the step
     folded them (its prompts' quick actions are checked on it): :meth:`Table.apply` on that
     same state takes it rather than folding the events again."""
+
+    @property
+    def size(self) -> int:
+        """How many events the step appends, without encoding them."""
+        return len(self.__dict__["events"])
 
 
 class Accepted(TypedDict):

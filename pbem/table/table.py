@@ -35,7 +35,7 @@ from pbem.table.mailpages import MailPages
 from pbem.table.mails import Receipt, chained, committed, step_of
 from pbem.table.setup import TableSetup
 from pbem.table.setup_check import check_new_setup
-from pbem.table.step import Delivery, Outgoing, PostVerdict, Step
+from pbem.table.step import Delivery, Encoding, Outgoing, PostVerdict, Step
 
 _RESERVED: dict[type[Rules[Any]], tuple[frozenset[str], frozenset[str]]] = {}
 
@@ -119,8 +119,9 @@ class Table:
             return made.outgoing
 
         # the opening's mails are rendered when first read (LazyMails): a game stored without
-        # sending them renders none (issue 23); whoever sends them reads them
-        return table, Step(tuple(encode(e) for e in logged), opening, tuple(logged))
+        # sending them renders none (issue 23); whoever sends them reads them. Its events are
+        # encoded when read too (LazyEvents): whoever stores them
+        return table, Step(Encoding(encode, logged), opening, tuple(logged))
 
     @classmethod
     def load(
@@ -236,7 +237,7 @@ class Table:
 
     def apply(self, step: Step) -> None:
         """Fold a committed step into the table."""
-        decoded = len(step.facts) == len(step.events)
+        decoded = len(step.facts) == step.size  # the events encoded only if read
         new = list(step.facts) if decoded else [self.rules.codec.decode(e) for e in step.events]
         base = len(self.events)
         self.events.extend(new)
