@@ -70,6 +70,22 @@ _BITER: list[tuple[DraculaState, PlayerId, bool] | None] = [None]
 """The last biter judged by :meth:`Dracula._may_bite`, with his state (kept, so its id is
 not reused while here) and the verdict."""
 
+
+def _folded(text: str) -> str:
+    """:func:`fold`, kept for the texts already folded (a bold name, at half the votes)."""
+    found = _FOLDS.get(text)
+    if found is None:
+        if len(_FOLDS) > 1024:
+            _FOLDS.clear()
+        found = _FOLDS[text] = fold(text)
+    return found
+
+
+_FOLDS: dict[str, str] = {}
+
+_ALWAYS = frozenset({"help", "status"})
+"""The verbs every player may send at any time."""
+
 _FOLDED_ROOMS = {fold(w): r for r, ws in ROOM_WORDS.items() for w in ws}
 """The rooms by each folded spelling (AMB-081: a bold room)."""
 
@@ -89,8 +105,7 @@ class Dracula(Orders, Rules[DraculaState]):
     def new_state(self) -> DraculaState:
         return DraculaState()
 
-    def evolve(self, state: DraculaState, event: Event) -> DraculaState:
-        return evolve(state, event)
+    evolve = staticmethod(evolve)  # folded at every event: no method between (issue 23)
 
     # -- setup and rounds ---------------------------------------------------------------------
 
@@ -461,19 +476,27 @@ class Dracula(Orders, Rules[DraculaState]):
         }
 
     def available(self, state: DraculaState, actor: PlayerId) -> list[CommandSpec]:
-        allowed = {"help", "status"}
-        seat = state.seat(actor)
-        if state.outcome is None and seat.alive:
-            allowed |= self._allowed(state, actor)
-        return self.commands_among(allowed)
+        return self.commands_among(self.available_verbs(state, actor))
+
+    def available_verbs(self, state: DraculaState, actor: PlayerId) -> frozenset[str]:
+        """The verbs of :meth:`available` (asked of every player at every bot round)."""
+        seat = state.seats[actor]
+        if state.outcome is not None or not seat.alive:
+            return _ALWAYS
+        allowed = self._allowed(state, actor)
+        return _ALWAYS | allowed if allowed else _ALWAYS
 
     def _allowed(self, s: DraculaState, actor: PlayerId) -> set[str]:
-        seat = s.seat(actor)
+        seat = s.seats[actor]
         out: set[str] = set()
-        if seat.dracula and not s.telepathy_used and (s.vampires()[1:] or s.phase in SILENT_PHASES):
+        if (
+            seat.dracula
+            and not s.telepathy_used
+            and (s.vampire_count() > 1 or s.phase in SILENT_PHASES)
+        ):
             out.add("telepathy")
         if s.phase == "day":
-            if s.number >= 2 and not any(v == actor for v, _, _ in s.votes):
+            if s.number >= 2 and not s.has_voted(actor):
                 out.add("vote")
             if seat.cursed and actor not in s.declared:
                 out.add("declare")
@@ -506,7 +529,7 @@ class Dracula(Orders, Rules[DraculaState]):
                 out.add("abstain")
             if s.order_of(actor, "abstain") is not None:
                 out.discard("bite")
-            if PHONOGRAPH in seat.hand and len(s.present(s.position(actor) or "")) > 1:
+            if PHONOGRAPH in seat.hand and s.count_present(s.position(actor) or "") > 1:
                 out.add("dance")
             if seat.human and STAKE in seat.hand and s.position(actor) == SANCTUARY:
                 out.add("stake")
@@ -521,6 +544,8 @@ class Dracula(Orders, Rules[DraculaState]):
             mine = [o for (a, v), o in s.orders.items() if a == actor and v.startswith("curse")]
             if len({t for o in mine for t in o.targets}) < 2:  # AMB-053: two a night
                 out.add("curse")
+        if not out:
+            return out
         orders = s.orders
         return {v for v in out if v in ("reply", "curse") or (actor, v) not in orders}
 
@@ -531,7 +556,7 @@ class Dracula(Orders, Rules[DraculaState]):
         a bold flee/fight the final choice."""
         names = names_by_fold(tuple(state.order))
         rooms = _FOLDED_ROOMS
-        folded = [fold(x.strip()) for x in bold]
+        folded = [_folded(x.strip()) for x in bold]
         found = list(dict.fromkeys(names[f] for f in folded if f in names))
         room = next((rooms[f] for f in folded if f in rooms), None)
         if (
@@ -543,7 +568,7 @@ class Dracula(Orders, Rules[DraculaState]):
             return Command("declare", word=room)
         if state.phase == "final_choice":
             for x in bold:
-                words = fold(x).split()
+                words = _folded(x).split()
                 if words and words[0] in ("combattre", "fight"):
                     return Command("fight")
                 if words and words[0] in ("fuir", "flee"):
