@@ -399,8 +399,22 @@ class DraculaState:
     @_reading
     def _positions(self) -> dict[PlayerId, str]:
         """The living players whose position is fixed tonight, in the table's order."""
-        position = self.position
-        return {p: pos for p in self._living if (pos := position(p)) is not None}
+        orders = self.orders  # :meth:`position` for each player, inline
+        designated = self.designated
+        pairs = self.pairs
+        found: dict[PlayerId, str] = {}
+        for p in self._living:
+            pos: str | None = None
+            if p in designated or orders.get((p, "key")):
+                pos = SANCTUARY
+            elif (room := orders.get((p, "room"))) is not None or (
+                (named := pairs.get(p)) is not None
+                and (room := orders.get((named, "room"))) is not None
+            ):
+                pos = room.word
+            if pos is not None:
+                found[p] = pos
+        return found
 
     @_reading
     def _rooms(self) -> dict[str, tuple[PlayerId, ...]]:
@@ -431,6 +445,10 @@ class DraculaState:
         return frozenset(v for v, _, _ in self.votes)
 
     @_reading
+    def _named(self) -> frozenset[PlayerId]:
+        return frozenset(self.pairs.values())
+
+    @_reading
     def bite_statuses(self) -> dict[PlayerId, str]:
         """The vampires' :func:`night.bite_status` asked so far (read from the positions, the
         seats and the night's number)."""
@@ -458,6 +476,10 @@ class DraculaState:
     def has_voted(self, actor: PlayerId) -> bool:
         """Whether ``actor`` voted today (DRA-045)."""
         return actor in self._voters
+
+    def is_named(self, player: PlayerId) -> bool:
+        """Whether a naming partner named ``player`` tonight (DRA-224)."""
+        return player in self._named
 
     def order_of(self, actor: PlayerId, verb: str) -> Order | None:
         return self.orders.get((actor, verb))
@@ -532,6 +554,7 @@ _READ_FROM: dict[str, frozenset[str]] = {
     "_rooms": _POSITIONED,
     "_uses": frozenset({"orders", "designated", "pairs"}),
     "_voters": frozenset({"votes"}),
+    "_named": frozenset({"pairs"}),
     "bite_statuses": _POSITIONED | {"number"},
 }
 """Each reading kept on a :class:`DraculaState`, and the fields it is read from."""
@@ -558,12 +581,36 @@ def _quick_next(state: DraculaState, **changes: Any) -> DraculaState:
         changed = tuple(changes)
         stale = _STALE.get(changed)
         if stale is None:
-            stale = _STALE[changed] = tuple(
-                name for name, read in _READ_FROM.items() if not read.isdisjoint(changed)
-            )
+            stale = _STALE[changed] = _stale(changed)
         for name in stale:
             values.pop(name, None)
     values.update(changes)
+    new = _new(DraculaState)
+    _set(new, "__dict__", values)
+    return new
+
+
+def _stale(changed: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(name for name, read in _READ_FROM.items() if not read.isdisjoint(changed))
+
+
+_PLACE_STALE = _stale(("orders", "seq"))
+_ORDER_STALE = tuple(name for name in _PLACE_STALE if name not in _PLACED)
+"""An order that places nobody: only the uses by verb are read again."""
+_VOTE_STALE = _stale(("votes", "seq"))
+
+
+def _fields(state: DraculaState, stale: tuple[str, ...]) -> dict[str, Any]:
+    """A copy of ``state``'s ``__dict__`` less the ``stale`` readings (:func:`_quick_next`)."""
+    values = state.__dict__.copy()
+    if len(values) != _FIELD_COUNT:
+        for name in stale:
+            values.pop(name, None)
+    return values
+
+
+def _made(values: dict[str, Any]) -> DraculaState:
+    """The state of these fields (and readings)."""
     new = _new(DraculaState)
     _set(new, "__dict__", values)
     return new
@@ -630,23 +677,28 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
         return state
     # the commonest events first: a class pattern is an isinstance test, asked in order
     match event:
-        case Order():
-            after = _next(
-                state, orders={**state.orders, (event.actor, event.verb): event}, seq=state.seq + 1
-            )
-            if event.verb in _PLACING:
-                return after
-            return _keep(state, after, _PLACED)
+        case Order():  # the commonest events are copied without replace's keywords
+            values = _fields(state, _PLACE_STALE if event.verb in _PLACING else _ORDER_STALE)
+            values["orders"] = {**state.orders, (event.actor, event.verb): event}
+            values["seq"] = state.seq + 1
+            return _made(values)
         case Posted():
-            return _next(state, posted=state.posted | {event.player})
+            values = _fields(state, ())
+            values["posted"] = state.posted | {event.player}
+            return _made(values)
         case VoteSet():
             if event.target is None:  # a removed seat's vote withdrawn (DRA-326, AMB-014)
                 votes = tuple(v for v in state.votes if v[0] != event.voter)
             else:
                 votes = (*state.votes, (event.voter, event.target, state.seq + 1))
-            return _next(state, votes=votes, seq=state.seq + 1)
+            values = _fields(state, _VOTE_STALE)
+            values["votes"] = votes
+            values["seq"] = state.seq + 1
+            return _made(values)
         case Fact():
-            return _next(state, facts=(*state.facts, event))
+            values = _fields(state, ())
+            values["facts"] = (*state.facts, event)
+            return _made(values)
         case Moved():  # hands change, not who is alive or where
             return _keep(state, _move(state, event), _UNMOVED)
         case PhaseStarted():
