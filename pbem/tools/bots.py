@@ -7,13 +7,13 @@ writes the command line a person would write and mails it, privately or to the l
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import compat32
 from typing import Any
 
-from pbem.core.commands import Command, Player, Players, Text, Word, parse_line
+from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word, parse_line
 from pbem.core.errors import CommandError
 from pbem.core.frozen import quick_init
 from pbem.core.game import PlayerSpec, Rules
@@ -54,15 +54,22 @@ def bot_moves(
     """
     names: list[str] = list(rules.names(state))
     favourite: dict[str, str] = {}
+    randbelow = rng._randbelow  # type: ignore[attr-defined]
+    draw = rng.random
+    played = _played(rules)
     for spec in players:
-        options = [
-            c
-            for c in rules.available(state, spec.name)
-            if c.verb not in ("help", "status", "cancel")
-        ]
-        if not options or rng.random() < 0.1:
+        options = played(state, spec.name)
+        if not options or draw() < 0.1:
             continue
-        command = rng.choice(options)
+        command = options[randbelow(len(options))]  # rng.choice(options), its very draw
+        if not command.args:  # most moves (a pass): no name, no word, no text
+            parsed: Command | None = _BARE.get(command.verb)
+            if parsed is None:
+                parsed = _BARE[command.verb] = Command(command.verb)
+            if command.public:
+                draw()  # the draw of a bold vote (a bare command is never one): kept in step
+            yield BotMove(spec, parsed, command.keyword(spec.lang), command.public)
+            continue
         words = [command.keyword(spec.lang)]
         targets: list[PlayerId] = []
         word: str | None = None
@@ -84,16 +91,46 @@ def bot_moves(
                 text = rng.choice(_CHAT)
                 words.append(text)
         line = " ".join(words)
-        parsed: Command | None = Command(command.verb, tuple(targets), word, text)
+        parsed = Command(command.verb, tuple(targets), word, text)
         if text:  # a text after names loses what the grammar drops (a lone « ! »): read it
             try:
                 parsed = parse_line(line, [command], names, debate=command.public)
             except CommandError:
                 parsed = None
-        if command.public and rng.random() < 0.5 and command.verb == "vote":
+        if command.public and draw() < 0.5 and command.verb == "vote":
             yield BotMove(spec, parsed, f"Mon vote : **{words[-1]}**", True, bold=True)
         else:
             yield BotMove(spec, parsed, line, command.public)
+
+
+_SKIPPED = frozenset({"help", "status", "cancel"})
+"""The commands bots never send: they read nothing and withdraw nothing."""
+
+_BARE: dict[str, Command] = {}
+"""Verb -> the command of a line with no argument (frozen: one object serves every bot)."""
+
+_PLAYED: dict[type, dict[frozenset[str], tuple[CommandSpec, ...]]] = {}
+"""Rules class -> its available verbs -> the commands among them a bot sends."""
+
+
+def _played(rules: Rules[Any]) -> Callable[[Any, PlayerId], Sequence[CommandSpec]]:
+    """``(state, actor) ->`` the commands ``actor`` may send now, less :data:`_SKIPPED`, in
+    the order of ``Rules.available``: kept per set of verbs where the game gives them
+    (``Rules.available_verbs``), asked of every player of every round (issue 23)."""
+    kept = _PLAYED.setdefault(type(rules), {})
+    verbs_of = rules.available_verbs
+
+    def played(state: Any, actor: PlayerId) -> Sequence[CommandSpec]:
+        verbs = verbs_of(state, actor)
+        if verbs is None:
+            return [c for c in rules.available(state, actor) if c.verb not in _SKIPPED]
+        found = kept.get(verbs)
+        if found is None:
+            among = rules.commands_among(verbs)
+            found = kept[verbs] = tuple(c for c in among if c.verb not in _SKIPPED)
+        return found
+
+    return played
 
 
 def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, str]]:

@@ -42,6 +42,12 @@ from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
 
 
+_ALWAYS = frozenset({"help", "status"})
+_VERBS: dict[tuple[object, ...], frozenset[str]] = {}
+"""What :meth:`ChasseAuxSorcieres._verbs` reads of a player and his state -> the verbs he
+may send."""
+
+
 class ChasseAuxSorcieres(VillageRules[ChasseState]):
     """Chasse aux sorcières: every rule CAS-001..CAS-750 with the spec's decisions as defaults."""
 
@@ -296,6 +302,36 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         }
 
     def available(self, state: ChasseState, actor: PlayerId) -> list[CommandSpec]:
+        return self.commands_among(self.available_verbs(state, actor))
+
+    def available_verbs(self, state: ChasseState, actor: PlayerId) -> frozenset[str]:
+        # asked of every player at every bot round (issue 23): kept per what decides them
+        if state.outcome is not None:
+            return _ALWAYS
+        seat = state.seats[actor]
+        phase = state.phase
+        tie = state.tie
+        key = (
+            state.revenge is not None and state.revenge.prue == actor,
+            tie.mode if phase == "tiebreak" and tie and tie.breaker == actor else None,
+            phase,
+            seat.alive,
+        )
+        if seat.alive and phase in NIGHT_PHASES:
+            role = seat.role
+            key += (
+                role,
+                night.leo_forced(state),
+                phase in ("W1", "W2") and actor in state.council(),
+                role in state.spent or (role == COLE and not state.cole_active()),
+                state.victim is None,
+            )
+        found = _VERBS.get(key)
+        if found is None:
+            found = _VERBS[key] = frozenset(self._verbs(state, actor))
+        return found
+
+    def _verbs(self, state: ChasseState, actor: PlayerId) -> set[str]:
         seat = state.seat(actor)
         allowed = {"help", "status"}
         if state.outcome is None:
@@ -320,7 +356,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
                     allowed.discard("heal")
             if seat.alive and state.phase == "day":
                 allowed |= {"vote", "unvote"}
-        return self.commands_among(allowed)
+        return allowed
 
     def bold_command(
         self, state: ChasseState, actor: PlayerId, bold: Sequence[str]

@@ -320,6 +320,9 @@ class LupusInTabula(VillageRules[LupusState]):
         }
 
     def available(self, state: LupusState, actor: PlayerId) -> list[CommandSpec]:
+        return self.commands_among(self.available_verbs(state, actor))
+
+    def available_verbs(self, state: LupusState, actor: PlayerId) -> frozenset[str]:
         # asked of every player at every bot round (issue 23): the verbs come from a few
         # kept sets, the night's from its card, its night number and a second Seer
         seat = state.seats[actor]
@@ -336,7 +339,7 @@ class LupusInTabula(VillageRules[LupusState]):
             allowed = _VOTING
         else:
             allowed = _ALWAYS
-        return self.commands_among(allowed)
+        return allowed
 
     def on_post(
         self,
