@@ -61,8 +61,15 @@ class RulesGame:
         cls, setup_data: Mapping[str, Any], now: datetime = EPOCH, rules: Rules[Any] | None = None
     ) -> RulesGame:
         """A game set up as :meth:`pbem.table.Table.new` sets it up (same deal, same seed)."""
-        setup = TableSetup.from_mapping(setup_data)
-        game = cls(setup, rules)
+        return cls.of(TableSetup.from_mapping(setup_data), now, rules)
+
+    @classmethod
+    def of(
+        cls, setup: TableSetup, now: datetime = EPOCH, rules: Rules[Any] | None = None
+    ) -> RulesGame:
+        """:meth:`new` from a setup already checked (many games of one table, issue 23); the
+        rules are kept per game (a ``Rules`` holds no game's state)."""
+        game = cls(setup, rules or rules_of(setup.game))
         spec = GameSpec(setup.players, setup.options, setup.lang, setup.roles, setup.leftover)
         game.apply(game.rules.setup(spec, now, deal_rng(setup.seed, setup.seed_scheme)))
         options = getattr(game.state, "options", None)
@@ -151,6 +158,18 @@ class RulesGame:
             events += idle_after_close(self, closed, events, now)
             events = [PhaseClosed(key, len(events), awaited), *events]
         self.apply(events)
+
+
+_RULES: dict[str, Rules[Any]] = {}
+
+
+def rules_of(game: str) -> Rules[Any]:
+    """The rules of ``game``, one instance for every game played here (building one builds
+    its event codec: a tenth of a short game)."""
+    rules = _RULES.get(game)
+    if rules is None:
+        rules = _RULES[game] = rules_for(game)
+    return rules
 
 
 def _stamped(events: Sequence[Event], now: datetime) -> list[Event]:

@@ -4,6 +4,7 @@ processes, each reduced to a small :class:`GameResult` as it ends."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import os
 import random
@@ -15,6 +16,7 @@ from typing import Any, Literal
 from pbem.balance.fastgame import Bots, RulesGame, play_rules
 from pbem.core.errors import SetupError
 from pbem.core.events import Notice, PhaseStarted, PlayerDied
+from pbem.table.setup import TableSetup
 from pbem.tools.bots import bot_moves
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup
 
@@ -84,10 +86,23 @@ def bots_for(level: BotLevel, game: str) -> Bots:
 
 def play_one(setup: Setup, seed: int) -> GameResult:
     """One whole game, seeded like ``pbem demo --offline --seed``."""
-    game = RulesGame.new(setup.setup_data(seed))
+    game = RulesGame.of(table_setup(setup, seed))
     dealt = {p["name"]: str(p["role"]) for p in game.rules.summary(game.state)["players"]}
     play_rules(game, random.Random(seed), bots=bots_for(setup.bots, setup.game))
     return result_of(game, dealt)
+
+
+_CHECKED: list[tuple[Setup, TableSetup]] = []
+"""The last setup played and its table, checked once (a game's setup differs from the
+next one's only by its seed)."""
+
+
+def table_setup(setup: Setup, seed: int) -> TableSetup:
+    """``TableSetup.from_mapping(setup.setup_data(seed))``, checked once per ``setup``."""
+    if not _CHECKED or _CHECKED[0][0] is not setup:
+        _CHECKED[:] = [(setup, TableSetup.from_mapping(setup.setup_data(seed)))]
+    table = _CHECKED[0][1]
+    return table if table.seed == seed else dataclasses.replace(table, seed=seed)
 
 
 def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:

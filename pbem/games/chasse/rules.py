@@ -41,7 +41,6 @@ from pbem.games.chasse.subphases import DURATION_OF, NIGHT_PHASES
 from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
 
-
 _ALWAYS = frozenset({"help", "status"})
 _VERBS: dict[tuple[object, ...], frozenset[str]] = {}
 """What :meth:`ChasseAuxSorcieres._verbs` reads of a player and his state -> the verbs he
@@ -311,7 +310,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         seat = state.seats[actor]
         phase = state.phase
         tie = state.tie
-        key = (
+        key: tuple[object, ...] = (
             state.revenge is not None and state.revenge.prue == actor,
             tie.mode if phase == "tiebreak" and tie and tie.breaker == actor else None,
             phase,

@@ -51,7 +51,6 @@ from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
 from pbem.games.village.voting import bold_name
 
-
 _ALWAYS = frozenset({"help", "status"})
 _WITH_SASH = _ALWAYS | {"sash"}
 _VERBS: dict[tuple[object, ...], frozenset[str]] = {}
