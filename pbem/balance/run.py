@@ -114,16 +114,18 @@ def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:
     first: str | None = None
     rounds: list[str] = []
     for event in game.ruled:
-        if type(event) is Notice:  # a third of the log, and none of the events read here
+        kind = type(event)
+        if kind is Notice:  # a third of the log, and none of the events read here
             continue
         if isinstance(event, PhaseStarted):
             day = max(day, event.number)
-        elif isinstance(event, PlayerDied) and event.player not in died:
-            died[event.player] = day
-            first = first or dealt.get(event.player)
-        else:
+        elif isinstance(event, PlayerDied):
+            if event.player not in died:
+                died[event.player] = day
+                first = first or dealt.get(event.player)
+        elif kind.__name__ == "RoundScored":
             ending = getattr(event, "ending", None)
-            if isinstance(ending, str) and type(event).__name__ == "RoundScored":
+            if isinstance(ending, str):
                 rounds.append(ROUND_SIDES.get(ending, ending))
     side = str(summary.get("side") or "none")
     seats = tuple(

@@ -77,15 +77,27 @@ class LupusState(Village):
 
     def ghosts(self) -> list[PlayerId]:
         """Dead players who vote in round 1 (LUP-502, LUP-D22)."""
-        if not self.options.ghost_variant:
+        options = self.options
+        if not options.ghost_variant:
             return []
-        return [
+        seats, order = self.seats, self.order
+        known = _GHOSTS[0]  # asked of every dead player at every round-1 turn (issue 23)
+        if known[0] is seats and known[1] is order and known[2] is options:
+            return list(known[3])
+        ghosts = [
             p
-            for p in self.order
-            if not self.seats[p].alive
-            and self.seats[p].cause != "removed"  # LUP-501: a removed player is gone (seats.md)
-            and (self.options.ghost_includes_probe_death or self.seats[p].cause != "probe")
+            for p in order
+            if not seats[p].alive
+            and seats[p].cause != "removed"  # LUP-501: a removed player is gone (seats.md)
+            and (options.ghost_includes_probe_death or seats[p].cause != "probe")
         ]
+        _GHOSTS[0] = (seats, order, options, tuple(ghosts))
+        return ghosts
+
+
+_GHOSTS: list[tuple[object, object, object, tuple[PlayerId, ...]]] = [(None, None, None, ())]
+"""The seats, order and options of the last state asked, and its ghosts (held here, so that
+no other object has their ids)."""
 
 
 def iso(moment: datetime) -> str:

@@ -78,16 +78,13 @@ class Village:
         return self.seats[name]
 
     def living(self) -> list[PlayerId]:
-        return [p for p in self.order if self.seats[p].alive]
+        return list(_seating(self.seats, self.order).living)
 
     def holders(self, role: str, *, alive: bool = True) -> list[PlayerId]:
         """The players holding the card ``role``, in table order (the living ones only when
         ``alive``)."""
-        return [
-            p
-            for p in self.order
-            if self.seats[p].role == role and (self.seats[p].alive or not alive)
-        ]
+        seating = _seating(self.seats, self.order)
+        return list((seating.living_holders if alive else seating.holders).get(role, ()))
 
     def action(self, actor: PlayerId, verb: str) -> ActionSet | None:
         found = self.actions.get((actor, verb))
@@ -95,6 +92,48 @@ class Village:
 
 
 V = TypeVar("V", bound=Village)
+
+
+@dataclass(frozen=True)
+class _Seating:
+    """Who lives and who holds which card, read once from a table's seats."""
+
+    seats: Mapping[PlayerId, Seat]
+    order: tuple[PlayerId, ...]
+    living: tuple[PlayerId, ...]
+    living_holders: Mapping[str, tuple[PlayerId, ...]]
+    holders: Mapping[str, tuple[PlayerId, ...]]
+
+
+_SEATINGS: list[_Seating] = []
+"""The seatings of the last few tables read, the latest first. The seats of a state change
+only with a death or a card (a new mapping, shared by every state until the next one), and
+the rules ask who lives and who holds a card many times in between (issue 23)."""
+
+
+def _seating(seats: Mapping[PlayerId, Seat], order: tuple[PlayerId, ...]) -> _Seating:
+    for seating in _SEATINGS:  # the same objects: a seating holds them, so no other has the id
+        if seating.seats is seats and seating.order is order:
+            return seating
+    living: list[PlayerId] = []
+    living_holders: dict[str, list[PlayerId]] = {}
+    holders: dict[str, list[PlayerId]] = {}
+    for p in order:
+        seat = seats[p]
+        holders.setdefault(seat.role, []).append(p)
+        if seat.alive:
+            living.append(p)
+            living_holders.setdefault(seat.role, []).append(p)
+    seating = _Seating(
+        seats,
+        order,
+        tuple(living),
+        {role: tuple(ps) for role, ps in living_holders.items()},
+        {role: tuple(ps) for role, ps in holders.items()},
+    )
+    _SEATINGS.insert(0, seating)
+    del _SEATINGS[4:]
+    return seating
 
 
 def fold_shared(state: V, event: Event) -> V | None:
@@ -135,7 +174,8 @@ def _cleared(state: V, event: ActionCleared) -> V:
 
 
 def _voted(state: V, event: VoteSet) -> V:
-    votes = {k: v for k, v in state.votes.items() if k != event.voter}
+    votes = dict(state.votes)
+    votes.pop(event.voter, None)  # a changed vote moves to the end of the arrival order
     if event.target is not None:
         votes[event.voter] = event.target
     return replace(state, votes=votes, seq=state.seq + 1)
