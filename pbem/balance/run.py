@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pbem.balance.fastgame import Bots, RulesGame, play_rules
 from pbem.core.errors import SetupError
-from pbem.core.events import Notice, PhaseStarted, PlayerDied
+from pbem.core.events import PhaseStarted, PlayerDied
 from pbem.table.setup import TableSetup
 from pbem.tools.bots import bot_moves
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup
@@ -114,16 +114,19 @@ def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:
     first: str | None = None
     rounds: list[str] = []
     for event in game.ruled:
-        kind = type(event)
-        if kind is Notice:  # a third of the log, and none of the events read here
+        kind = _READ.get(type(event))
+        if kind is None:
+            kind = _READ[type(event)] = _read(type(event))
+        if not kind:  # most of the log (notices, actions, votes): none of it read here
             continue
-        if isinstance(event, PhaseStarted):
-            day = max(day, event.number)
-        elif isinstance(event, PlayerDied):
-            if event.player not in died:
-                died[event.player] = day
-                first = first or dealt.get(event.player)
-        elif kind.__name__ == "RoundScored":
+        if kind == _STARTED:
+            day = max(day, event.number)  # type: ignore[attr-defined]
+        elif kind == _DIED:
+            player = event.player  # type: ignore[attr-defined]
+            if player not in died:
+                died[player] = day
+                first = first or dealt.get(player)
+        else:
             ending = getattr(event, "ending", None)
             if isinstance(ending, str):
                 rounds.append(ROUND_SIDES.get(ending, ending))
@@ -134,6 +137,20 @@ def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:
         for name, role in [(p["name"], dealt.get(p["name"], str(p["role"])))]
     )
     return GameResult(tuple(rounds) or (side,), int(summary.get("day") or day), seats, first)
+
+
+_STARTED, _DIED, _SCORED = 1, 2, 3
+_READ: dict[type, int] = {}
+"""Event type -> what :func:`result_of` reads in it: 0 nothing, or a phase's start, a death,
+a Dracula round's score."""
+
+
+def _read(kind: type) -> int:
+    if issubclass(kind, PhaseStarted):
+        return _STARTED
+    if issubclass(kind, PlayerDied):
+        return _DIED
+    return _SCORED if kind.__name__ == "RoundScored" else 0
 
 
 def check(setup: Setup) -> None:

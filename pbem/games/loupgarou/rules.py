@@ -193,7 +193,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
         if state.outcome is not None:
             raise IllegalNow("game_over")  # LG-760
         verb = command.verb
-        seat = state.seat(actor)
+        seat = state.seats[actor]
         if verb == "sash":
             return election.decide_sash(state, actor, command)
         if not seat.alive:
@@ -317,23 +317,24 @@ class LoupGarou(VillageRules[LoupGarouState]):
             return _WITH_SASH if sash else _ALWAYS
         phase = state.phase
         role = seat.role
+        ballot = phase in ("election", "runoff") or "election" in state.deadlines  # election_open
         key: tuple[object, ...]
         if phase == "night":
             key = (
                 sash,
                 phase,
                 role,
-                election.election_open(state),
+                ballot,
                 actor in state.council,
                 state.council_closed,
-                state.powered(actor),
+                actor not in state.powerless,
                 state.number,
                 state.death_used,
                 state.life_used or not (state.council_closed and state.victim),
                 role == THIEF and not night.thief_choices(state, actor),
             )
         else:
-            key = (sash, phase, role, election.election_open(state), state.mayor == actor)
+            key = (sash, phase, role, ballot, state.mayor == actor)
         found = _VERBS.get(key)
         if found is None:
             allowed = {"help", "status"} | self._allowed_alive(state, actor)
