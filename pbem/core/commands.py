@@ -207,7 +207,9 @@ STATUS = CommandSpec("status", ("STATUT", "ETAT"), ("STATUS",))
 PASS = CommandSpec("pass", ("RIEN", "PASSE"), ("PASS", "NOTHING"))
 # The keyword to cancel is optional in the grammar so that the game answers a bare CANCEL
 # with its own "cancel what?" reason (LUP-621) rather than "the text to send is missing".
-CANCEL = CommandSpec("cancel", ("ANNULER",), ("CANCEL",), (Text(optional=True),))
+CANCEL = CommandSpec(
+    "cancel", ("ANNULER",), ("CANCEL",), (Text(optional=True, hint=("mot-clé", "keyword")),)
+)
 RULES = CommandSpec("rules", ("REGLES", "REGLE"), ("RULES",))  # the players' rules page
 
 # The judges' services (issue 25): a player's own absences, history, address and digest,
@@ -232,7 +234,12 @@ HISTORY = CommandSpec(
     (Text(optional=True, hint=("phase|TOUT", "phase|ALL")),),
 )
 
-ADDRESS = CommandSpec("address", ("ADRESSE",), ("ADDRESS",), (Text(optional=True),))
+ADDRESS = CommandSpec(
+    "address",
+    ("ADRESSE",),
+    ("ADDRESS",),
+    (Text(optional=True, hint=("nouvelle@adresse|ANNULER", "new@address|CANCEL")),),
+)
 
 # not « RESUME » alone: a French player's free line « Résumé de la nuit : … » is no command,
 # and RESUME is the game master's English word to end a pause (pbem/desk/resume.py)
