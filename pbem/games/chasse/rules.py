@@ -35,7 +35,16 @@ from pbem.games.chasse import day, night, orders, revenge
 from pbem.games.chasse.commands import COMMANDS
 from pbem.games.chasse.deck import DECK, PLAYERS, deck_cards
 from pbem.games.chasse.options import ChasseOptions
-from pbem.games.chasse.roles import CARD_OF, COLE, DEMON, RESERVED, ROLES, SUBPHASE_OF, faction
+from pbem.games.chasse.roles import (
+    BILLIE,
+    CARD_OF,
+    COLE,
+    DEMON,
+    RESERVED,
+    ROLES,
+    SUBPHASE_OF,
+    faction,
+)
 from pbem.games.chasse.state import EVENT_TYPES, ChasseState, PennyGiven, evolve, iso
 from pbem.games.chasse.subphases import DURATION_OF, NIGHT_PHASES
 from pbem.games.village.cards import deal
@@ -321,7 +330,8 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
             key += (
                 role,
                 night.leo_forced(state),
-                phase in ("W1", "W2") and actor in state.council(),
+                # in state.council(): the living Demons and Billie (CAS-214), and he lives
+                phase in ("W1", "W2") and role in (DEMON, BILLIE),
                 role in state.spent or (role == COLE and not state.cole_active()),
                 state.victim is None,
             )

@@ -47,10 +47,10 @@ def record_action(
 ) -> dict[tuple[PlayerId, str], tuple[int, ActionSet]]:
     """Pending actions after ``event``: it replaces the actor's action of that verb; a
     ``pass`` replaces all of his actions, and any action replaces his ``pass``."""
-    out = dict(actions)
     if event.verb == "pass":
-        out = {k: v for k, v in out.items() if k[0] != event.actor}
+        out = {k: v for k, v in actions.items() if k[0] != event.actor}
     else:
+        out = dict(actions)
         out.pop((event.actor, "pass"), None)
     out[(event.actor, event.verb)] = (seq, event)
     return out
