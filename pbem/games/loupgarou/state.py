@@ -184,11 +184,8 @@ class LoupGarouState(Village):
     tied: tuple[PlayerId, ...] = ()
 
     def team(self, team: str, *, alive: bool = True) -> list[PlayerId]:
-        return [
-            p
-            for p in self.order
-            if self.seats[p].team == team and (self.seats[p].alive or not alive)
-        ]
+        seats = self.seats
+        return [p for p in self.order if seats[p].team == team and (seats[p].alive or not alive)]
 
     def actions_of(self, verb: str) -> list[ActionSet]:
         """The pending actions of ``verb``, in arrival order."""
