@@ -7,7 +7,7 @@ writes the command line a person would write and mails it, privately or to the l
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import compat32
@@ -57,9 +57,17 @@ def bot_moves(
     randbelow = rng._randbelow  # type: ignore[attr-defined]
     getrandbits = rng.getrandbits if _plain(rng) else None
     draw = rng.random
-    played = _played(rules)
+    verbs_of = rules.available_verbs
+    kept = _PLAYED.setdefault(type(rules), {})
     for spec in players:
-        options = played(state, spec.name)
+        # the commands he may send now, less _SKIPPED, in the order of Rules.available: kept
+        # per set of verbs where the game gives them (asked of every player of every round)
+        verbs = verbs_of(state, spec.name)
+        if verbs is None:
+            options: Sequence[CommandSpec] = _played(rules, state, spec.name)
+        else:
+            found = kept.get(verbs)
+            options = _kept(rules, verbs, kept) if found is None else found
         if not options or draw() < 0.1:
             continue
         # rng.choice(options), its very draws (randbelow's own loop, without its frame)
@@ -123,24 +131,19 @@ _PLAYED: dict[type, dict[frozenset[str], tuple[CommandSpec, ...]]] = {}
 """Rules class -> its available verbs -> the commands among them a bot sends."""
 
 
-def _played(rules: Rules[Any]) -> Callable[[Any, PlayerId], Sequence[CommandSpec]]:
-    """``(state, actor) ->`` the commands ``actor`` may send now, less :data:`_SKIPPED`, in
-    the order of ``Rules.available``: kept per set of verbs where the game gives them
-    (``Rules.available_verbs``), asked of every player of every round (issue 23)."""
-    kept = _PLAYED.setdefault(type(rules), {})
-    verbs_of = rules.available_verbs
+def _played(rules: Rules[Any], state: Any, actor: PlayerId) -> list[CommandSpec]:
+    """The commands ``actor`` may send now, less :data:`_SKIPPED`, from ``Rules.available``."""
+    return [c for c in rules.available(state, actor) if c.verb not in _SKIPPED]
 
-    def played(state: Any, actor: PlayerId) -> Sequence[CommandSpec]:
-        verbs = verbs_of(state, actor)
-        if verbs is None:
-            return [c for c in rules.available(state, actor) if c.verb not in _SKIPPED]
-        found = kept.get(verbs)
-        if found is None:
-            among = rules.commands_among(verbs)
-            found = kept[verbs] = tuple(c for c in among if c.verb not in _SKIPPED)
-        return found
 
-    return played
+def _kept(
+    rules: Rules[Any],
+    verbs: frozenset[str],
+    kept: dict[frozenset[str], tuple[CommandSpec, ...]],
+) -> tuple[CommandSpec, ...]:
+    """The commands among ``verbs`` a bot sends, kept in ``kept``."""
+    found = kept[verbs] = tuple(c for c in rules.commands_among(verbs) if c.verb not in _SKIPPED)
+    return found
 
 
 def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, str]]:
