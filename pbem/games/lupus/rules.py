@@ -177,7 +177,7 @@ class LupusInTabula(VillageRules[LupusState]):
         if state.outcome is not None or state.phase == "over":
             raise IllegalNow("game_over")  # LUP-750
         verb = command.verb
-        seat = state.seat(actor)
+        seat = state.seats[actor]
         if verb == "cancel" and self.cancelled_verb(command) == "vote":
             # LUP-603, LUP-620: CANCEL VOTE is UNVOTE, on the channel and at the time it came
             # (a ghost withdraws privately; a living voter is sent to the list).
@@ -249,7 +249,8 @@ class LupusInTabula(VillageRules[LupusState]):
     ) -> IllegalNow | None:
         """Why a card's night action (``NIGHT_VERBS``) is refused, None if it is taken:
         :meth:`decide`'s checks, in its order."""
-        verb, seat = command.verb, state.seat(actor)
+        verb, seats = command.verb, state.seats
+        seat = seats[actor]
         if not seat.alive:
             return IllegalNow("dead")  # LUP-607
         if state.phase != "night":
@@ -261,13 +262,13 @@ class LupusInTabula(VillageRules[LupusState]):
         if action.nights and state.number not in action.nights:
             return IllegalNow("night2_only")  # LUP-380: the Mythomaniac's copy, Night 2 only
         target = command.targets[0]
-        if not state.seat(target).alive:
+        if not seats[target].alive:
             return IllegalNow("target_not_living", name=target)
         if target == actor and not action.allow_self:
             return IllegalNow("not_yourself")  # LUP-610, LUP-611, LUP-616
         if (
             verb == "kill"
-            and state.seat(target).role == WOLF
+            and seats[target].role == WOLF
             and not state.options.wolves_may_target_wolf
         ):
             return IllegalNow("target_is_partner", name=target)  # LUP-D05: wolves know each other
@@ -320,6 +321,9 @@ class LupusInTabula(VillageRules[LupusState]):
         }
 
     def available(self, state: LupusState, actor: PlayerId) -> list[CommandSpec]:
+        return self.commands_among(self.available_verbs(state, actor))
+
+    def available_verbs(self, state: LupusState, actor: PlayerId) -> frozenset[str]:
         # asked of every player at every bot round (issue 23): the verbs come from a few
         # kept sets, the night's from its card, its night number and a second Seer
         seat = state.seats[actor]
@@ -336,7 +340,7 @@ class LupusInTabula(VillageRules[LupusState]):
             allowed = _VOTING
         else:
             allowed = _ALWAYS
-        return self.commands_among(allowed)
+        return allowed
 
     def on_post(
         self,
