@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.core.events import (
     AddressChanged,
-    DealCommitted,
     Event,
     Notice,
     ObserverJoined,
@@ -25,7 +24,7 @@ from pbem.judge import observer
 from pbem.judge.address import changed_mails
 from pbem.mail.html import with_paragraph
 from pbem.mail.plain_text import plain_text
-from pbem.record.deal import canonical_deal, deal_events, digest
+from pbem.record.deal import deal_commitment
 from pbem.record.seed import commitment as seed_commitment
 from pbem.seats.handover import handover_mails
 from pbem.table.mailpages import MailPages
@@ -203,10 +202,7 @@ class _Once:
 def committed(table: Table, events: list[Event], salt: str) -> Step:
     """The opening step with the deal's commitment: a :class:`DealCommitted` event after
     the opening ones (their mails keep their keys) and its digest under the opening post."""
-    canonical = canonical_deal(
-        (table.rules.codec.encode(e) for e in deal_events(events)), table.rules.id
-    )
-    commitment = DealCommitted(salt, digest(salt, canonical))
+    commitment = deal_commitment(events, table.rules.codec.encode, table.rules.id, salt)
     step = step_of(table, [*events, commitment], reply=None)
     outgoing = list(step.outgoing)
     first = next((i for i, o in enumerate(outgoing) if o.public), None)

@@ -176,6 +176,39 @@ class LazyEvents:
         obj.__dict__[self.name] = value
 
 
+Mails = tuple[Outgoing, ...] | Callable[[], tuple[Outgoing, ...]]
+"""A step's mails, or how to make them when they are first read."""
+
+
+class LazyMails:
+    """The ``outgoing`` field of :class:`Step`: given the mails or a function that makes them,
+    read as the mails, made on first reading and kept. A game set up and stored without
+    sending its opening (``bench/games.py``) renders none of its notices (issue 23: render
+    only what is sent); whoever sends them (``pbem new-game``, the sign-ups' start, the
+    daemon writing its outbox) reads them as before."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> tuple[Outgoing, ...]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> tuple[Outgoing, ...]: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> tuple[Outgoing, ...]:
+        if obj is None:
+            return ()  # the field's default (a step that sends nothing)
+        # the instance's own entry, under the field's name: @quick_init and quick_replace
+        # fill and copy the instance's __dict__ directly
+        mails: Mails = obj.__dict__[self.name]
+        if callable(mails):
+            mails = mails()
+            obj.__dict__[self.name] = mails
+        return mails
+
+    def __set__(self, obj: object, value: Mails) -> None:
+        obj.__dict__[self.name] = value
+
+
 @quick_init  # one per mail and per deadline, remade by each replace (issue 23)
 @dataclass(frozen=True)
 class Step:
@@ -184,7 +217,9 @@ class Step:
     events: LazyEvents = LazyEvents()
     """The events to append, encoded; given so or as an :class:`Encoding` of ``facts``
     encoded on first reading (:class:`LazyEvents`)."""
-    outgoing: tuple[Outgoing, ...] = ()
+    outgoing: LazyMails = LazyMails()
+    """The mails to send, in order; given as they are or as a function making them on first
+    reading (:class:`LazyMails`: the opening of :meth:`pbem.table.Table.new`)."""
     facts: tuple[Event, ...] = field(default=(), compare=False, repr=False)
     """The same events, decoded (spares :meth:`Table.apply` a decode when in hand)."""
     post: PostVerdict | None = None
