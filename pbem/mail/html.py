@@ -234,7 +234,15 @@ def _bold_names(text: str, names: tuple[str, ...]) -> str:
 
 def _blocks(text: str, names: tuple[str, ...]) -> str:
     """The body's paragraphs, headings, lists and tables."""
-    lines = text.strip("\n").split("\n")
+    # an empty line closes every block: each run between two is made alone, and kept (a
+    # template's paragraphs are the same in each reader's mail but the one naming him)
+    return "".join([_run(run, names) for run in text.strip("\n").split("\n\n")])
+
+
+@functools.lru_cache(maxsize=4096)
+def _run(text: str, names: tuple[str, ...]) -> str:
+    """The blocks of lines that hold no empty line (:func:`_blocks`)."""
+    lines = text.split("\n")
     out: list[str] = []
     paragraph: list[str] = []
 
