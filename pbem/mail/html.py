@@ -182,12 +182,14 @@ _MERGED_COUNT = re.compile(r" \(×\d+\)\Z")
 def _inline(text: str, names: tuple[str, ...]) -> str:
     """Escaped text with ``**bold**`` (the rules pages, a player's chat) and the names in
     bold, and the deadlines highlighted."""
-    parts = _MARKED_BOLD.split(text)
+    parts = _MARKED_BOLD.split(text) if "**" in text else (text,)
     if len(parts) > 1:  # odd parts were between the markers
         return "".join(
             f"<b>{_inline(part, ())}</b>" if odd else _inline(part, names)
             for odd, part in zip(itertools.cycle((False, True)), parts, strict=False)
         )
+    if ":" not in text:  # every deadline holds its hour's colon: none to highlight
+        return _bold_names(text, names)
     out: list[str] = []
     pos = 0
     for m in _DEADLINE.finditer(text):
@@ -259,11 +261,16 @@ def _run(text: str, names: tuple[str, ...]) -> str:
         if not line.strip():
             flush()
             i += 1
-        elif _UNDERLINE.match(following) and line.strip() and not line.startswith(" "):
+        elif (
+            following[:1] == "="
+            and _UNDERLINE.match(following)
+            and line.strip()
+            and not line.startswith(" ")
+        ):
             flush()
             out.append(_heading(line, names))
             i += 2
-        elif _HASH_HEADING.match(line):  # a rules page's « # Title »
+        elif line[:1] == "#" and _HASH_HEADING.match(line):  # a rules page's « # Title »
             flush()
             out.append(_heading(line.lstrip("#").strip(), names))
             i += 1
@@ -342,7 +349,7 @@ HTML list then shows them and no bullet of its own, one mark per line (issue 22)
 
 def _counts(line: str, names: tuple[str, ...]) -> str | None:
     """``Label : Alice 3, Bob 1.`` (only players' names with a number) as a small table."""
-    if not names:
+    if not names or not line.rstrip(".").rstrip()[-1:].isdecimal():  # the last count's digit
         return None
     label, colon, rest = line.partition(" : ") if " : " in line else line.partition(": ")
     if not colon or not rest:
