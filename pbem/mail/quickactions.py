@@ -85,6 +85,7 @@ def quick_actions(
     shown_key = tuple(shown.items()) if shown else ()
     verdicts = _verdicts(rules, state, now)
     offers = None if type(rules).offers is Rules.offers else rules.offers
+    refused = None if type(rules).refused_to_all is Rules.refused_to_all else rules.refused_to_all
     actions: list[QuickAction] = []
     seen: dict[str, set[str]] = {}  # verb -> the lines offered
     answer = reply_subject(subject)
@@ -118,7 +119,12 @@ def quick_actions(
                 continue
             channel = known[index]
             if channel is _UNKNOWN:
-                channel = known[index] = _channel(rules, state, able, command, now, channels)
+                # a choice no reader may make (a dead target) is not asked of each of them
+                channel = known[index] = (
+                    None
+                    if refused is not None and all(refused(state, command, c) for c in channels)
+                    else _channel(rules, state, able, command, now, channels)
+                )
             if channel is None:
                 continue
             offered.add(line)
