@@ -122,7 +122,7 @@ def quick_actions(
                 # a choice no reader may make (a dead target) is not asked of each of them
                 channel = known[index] = (
                     None
-                    if refused is not None and all(refused(state, command, c) for c in channels)
+                    if refused is not None and _refused(refused, state, command, channels)
                     else _channel(rules, state, able, command, now, channels)
                 )
             if channel is None:
@@ -140,6 +140,19 @@ def quick_actions(
 
 
 _UNKNOWN = object()
+
+
+def _refused(
+    refused: Callable[[Any, Command, str], bool],
+    state: Any,
+    command: Command,
+    channels: tuple[str, ...],
+) -> bool:
+    """Whether :meth:`Rules.refused_to_all` rules ``command`` out on each of ``channels``."""
+    if len(channels) == 1:  # most: no generator made
+        return refused(state, command, channels[0])
+    return all(refused(state, command, channel) for channel in channels)
+
 
 _LAST_VERDICTS: tuple[Any, Any, Any, dict[Any, tuple[list[Any], list[Any]]]] = (
     None,
@@ -163,20 +176,13 @@ def _verdicts(
     return verdicts
 
 
-@functools.lru_cache(maxsize=1024)  # a template's lines, the same in each reader's mail
-def _asked_line(line: str) -> frozenset[str]:
-    # the keywords a line names, in capitals as every prompt writes them (« ÉCHARPE » too)
-    return frozenset(fold(word) for word in _WORD.findall(line) if word.isupper())
+_fold_word = functools.lru_cache(maxsize=4096)(fold)  # a prompt's few keywords, in every mail
 
 
 def _asked(text: str) -> set[str]:
-    """The folded keywords ``text`` names in capitals (a word never spans two lines)."""
-    asked: set[str] = set()
-    for line in text.split("\n"):
-        words = _asked_line(line)
-        if words:
-            asked |= words
-    return asked
+    """The folded keywords ``text`` names, in capitals as every prompt writes them («
+    ÉCHARPE » too)."""
+    return {_fold_word(word) for word in _WORD.findall(text) if word.isupper()}
 
 
 _CANDIDATES: dict[tuple[Any, ...], tuple[CommandSpec, list[tuple[str, Command, str]]]] = {}
