@@ -388,14 +388,16 @@ def _table(rows: str) -> str:
 
 def _actions(actions: Sequence[QuickAction], title: str) -> str:
     """The quick actions, one row of links per command."""
-    groups: dict[str, list[QuickAction]] = {}
-    for action in actions:
-        groups.setdefault(action.group, []).append(action)
+    groups: dict[str, list[str]] = {}
+    link = _link
+    for a in actions:  # _button's link, without a call per link
+        groups.setdefault(a.group, []).append(link(a.address, a.subject, a.command, a.label))
     rows = "".join(
-        f'<p style="margin:8px 0 4px;font-weight:600">{html.escape(group)}</p><div>'
-        + "".join([_button(a) for a in members])
-        + "</div>"
-        for group, members in groups.items()
+        [
+            f'<p style="margin:8px 0 4px;font-weight:600">{html.escape(group)}</p>'
+            f"<div>{''.join(links)}</div>"
+            for group, links in groups.items()
+        ]
     )
     heading = (
         f'<p style="margin:0 0 4px;font-size:13px;color:{MUTED}">{html.escape(title)}</p>'
