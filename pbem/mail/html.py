@@ -103,11 +103,11 @@ def to_html(
     ``names`` are set in bold wherever they appear; ``actions`` are listed, under
     ``actions_title``, before the signature (or at the end); ``carried``: quick-action blocks
     of other pages, as :func:`merged` takes them from the parts of a merged mail."""
-    names = _longest_first(tuple(names))
-    text, _mark, signature = body.partition(f"\n{SIGNATURE_MARK}\n")
-    if body.startswith(f"{SIGNATURE_MARK}\n"):
+    names = _longest_first(names if type(names) is tuple else tuple(names))
+    text, _mark, signature = body.partition(_SIGNATURE_LINE)
+    if body.startswith(_SIGNATURE_START):
         text, signature = "", body[len(SIGNATURE_MARK) + 1 :]
-    halves = text.split(f"\n{ENGLISH_MARK}\n")
+    halves = text.split(_ENGLISH_LINE) if ENGLISH_MARK in text else (text,)
     sections = [f'<div lang="{lang}">{_blocks(halves[0], names)}</div>']
     for half in halves[1:]:  # the bilingual mails: French first, English after
         sections.append(
@@ -116,16 +116,31 @@ def to_html(
         )
     if actions:
         sections.append(_actions(actions, actions_title))
-    sections += [f"{_ACTIONS_START}{block}{_ACTIONS_END}" for block in carried]
+    if carried:
+        sections += [f"{_ACTIONS_START}{block}{_ACTIONS_END}" for block in carried]
     if signature.strip():
-        sections.append(
-            f'<p style="margin:20px 0 0;font-size:13px;color:{MUTED}">'
-            f"{_inline(signature.strip(), names).replace(chr(10), '<br>')}</p>"
-        )
-    title = _title(subject)
+        sections.append(_signature(signature.strip(), names))
+    return f"{_head(subject, lang, names)}{''.join(sections)}{_END}{_CLOSE}"
+
+
+_SIGNATURE_LINE, _SIGNATURE_START = f"\n{SIGNATURE_MARK}\n", f"{SIGNATURE_MARK}\n"
+_ENGLISH_LINE = f"\n{ENGLISH_MARK}\n"
+
+
+@functools.lru_cache(maxsize=1024)  # a notice's Subject, the same for each of its readers
+def _head(subject: str, lang: str, names: tuple[str, ...]) -> str:
+    """The page up to its heading (the Subject without its tag) included."""
     return (
         f'<!DOCTYPE html><html lang="{lang}">{_META}<title>{html.escape(subject)}</title>'
-        f"{_BODY}{_inline(title, names)}</h1>{''.join(sections)}{_END}{_CLOSE}"
+        f"{_BODY}{_inline(_title(subject), names)}</h1>"
+    )
+
+
+@functools.lru_cache(maxsize=64)  # the game master's signature, under every mail
+def _signature(signature: str, names: tuple[str, ...]) -> str:
+    return (
+        f'<p style="margin:20px 0 0;font-size:13px;color:{MUTED}">'
+        f"{_inline(signature, names).replace(chr(10), '<br>')}</p>"
     )
 
 
