@@ -7,6 +7,8 @@ import re
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+
 from tests.support.game_by_mail import Game, lupus_roles
 
 
@@ -130,3 +132,19 @@ def test_help_lists_the_judges_services_in_their_one_order() -> None:
     keywords = [spec.keyword("en") for spec in (RULES, *JUDGE_COMMANDS)]
     at = shown.index(keywords[0])
     assert shown[at : at + len(keywords)] == keywords
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [("fr", "ADRESSE [nouvelle@adresse|ANNULER]"), ("en", "ADDRESS [new@address|CANCEL]")],
+)
+def test_help_shows_what_the_address_service_takes(lang: str, line: str) -> None:
+    """AIDE wrote « ADRESSE [texte] » and « ANNULER [texte] »: the service takes a new address
+    or the word to cancel a pending change (pbem/judge/address.py); ANNULER takes the keyword
+    of the command to cancel."""
+    g = Game(lupus_roles(8), lang=lang)
+    (reply,) = [
+        m for m in g.mail("p3", "AIDE" if lang == "fr" else "HELP") if m.to == ("p3@example.org",)
+    ]
+    assert line in reply.body
+    assert "[texte]" not in reply.body and "[text]" not in reply.body

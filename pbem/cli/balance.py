@@ -18,7 +18,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "balance",
         help="simulate a setup many times with bots: win rate per camp and role",
         description="Play GAME's setup many times with bots through the rules only (no mail) "
-        "and report each camp's win rate with its 95 %% Wilson interval, each role's win rate, "
+        "and report each camp's win rate with its 95 % Wilson interval, each role's win rate, "
         "survival and day of death, the games' length and who dies first "
         "(docs/balance.md: the bots' assumptions).",
     )

@@ -202,11 +202,11 @@ def create_game(
     rows = []
     relay = cfg.list_mode == "relay"
     id_key = message_id_key(cfg.data_dir)  # the daemon's: a resent opening keeps its id
+    # each mail filed in its thread, as the daemon files every game mail (issue 15)
+    langs = {str(a).lower(): table.player_langs.get(n) for n, a in table.player_emails.items()}
     for seq, out in enumerate(step.outgoing):
         public = out.public
         extra = list_headers(cfg, setup) if public else ()
-        # filed in its thread, as the daemon files every game mail (issue 15)
-        langs = {str(a).lower(): table.player_langs.get(n) for n, a in table.player_emails.items()}
         lang = langs.get(out.to[0].lower()) if out.to and not public else None
         filed = dress(
             out,

@@ -207,7 +207,9 @@ STATUS = CommandSpec("status", ("STATUT", "ETAT"), ("STATUS",))
 PASS = CommandSpec("pass", ("RIEN", "PASSE"), ("PASS", "NOTHING"))
 # The keyword to cancel is optional in the grammar so that the game answers a bare CANCEL
 # with its own "cancel what?" reason (LUP-621) rather than "the text to send is missing".
-CANCEL = CommandSpec("cancel", ("ANNULER",), ("CANCEL",), (Text(optional=True),))
+CANCEL = CommandSpec(
+    "cancel", ("ANNULER",), ("CANCEL",), (Text(optional=True, hint=("mot-clé", "keyword")),)
+)
 RULES = CommandSpec("rules", ("REGLES", "REGLE"), ("RULES",))  # the players' rules page
 
 # The judges' services (issue 25): a player's own absences, history, address and digest,
@@ -232,7 +234,12 @@ HISTORY = CommandSpec(
     (Text(optional=True, hint=("phase|TOUT", "phase|ALL")),),
 )
 
-ADDRESS = CommandSpec("address", ("ADRESSE",), ("ADDRESS",), (Text(optional=True),))
+ADDRESS = CommandSpec(
+    "address",
+    ("ADRESSE",),
+    ("ADDRESS",),
+    (Text(optional=True, hint=("nouvelle@adresse|ANNULER", "new@address|CANCEL")),),
+)
 
 # not « RESUME » alone: a French player's free line « Résumé de la nuit : … » is no command,
 # and RESUME is the game master's English word to end a pause (pbem/desk/resume.py)
@@ -331,8 +338,38 @@ line's first word with every keyword is a mail's dearest parse (free text, a Sub
 
 def takes_lines(line: str, specs: Iterable[CommandSpec]) -> bool:
     """True if ``line`` starts a command whose text goes on over the following lines."""
+    if type(specs) is tuple and len(line) <= _KEPT_LINE:  # a game's own commands
+        key = (line, id(specs))
+        known = _TAKES_LINES.get(key)
+        if known is not None and known[0] is specs:
+            return known[1]
+        found = _takes_lines(line, specs)
+        if len(_TAKES_LINES) > 4096:  # every line of every mail: bounded
+            _TAKES_LINES.clear()
+        _TAKES_LINES[key] = (specs, found)
+        return found
+    return _takes_lines(line, specs)
+
+
+def _takes_lines(line: str, specs: Iterable[CommandSpec]) -> bool:
     found = find_spec(line.split(), specs)
     return found is not None and any(isinstance(a, Text) and a.multiline for a in found[0].args)
+
+
+_KEPT_LINE = 200
+"""A line up to this many characters (a command, a short remark) has its reading kept: the
+same lines come from every player, day after day (« VOTE Bruno », « PASSE »), issue 23."""
+
+_TAKES_LINES: dict[tuple[str, int], tuple[tuple[CommandSpec, ...], bool]] = {}
+""":func:`takes_lines` by (line, the specs' tuple's id), kept with the tuple (an id reused by
+another tuple is never mistaken for it)."""
+
+_PARSED: dict[
+    tuple[str, int, tuple[str, ...], bool], tuple[tuple[CommandSpec, ...], Command | None]
+] = {}
+""":func:`parse_line`'s commands (or None: free text) by (line, the specs' tuple's id, the
+names, debate), kept with the tuple. A refused line is parsed again each time (its error is
+raised anew, never shared)."""
 
 
 def parse_line(
@@ -355,6 +392,22 @@ def parse_line(
     Pascal (issue 10, item 18), so such a line raises ``InvalidSyntax("prefix_in_debate")``;
     a full name may be followed by comments.
     """
+    if type(specs) is tuple and len(line) <= _KEPT_LINE:  # a pure function of its arguments
+        key = (line, id(specs), tuple(names), debate)
+        known = _PARSED.get(key)
+        if known is not None and known[0] is specs:
+            return known[1]
+        command = _parse_line(line, specs, names, debate)  # a refusal raises: not kept
+        if len(_PARSED) > 4096:  # every line of every mail: bounded
+            _PARSED.clear()
+        _PARSED[key] = (specs, command)
+        return command
+    return _parse_line(line, specs, names, debate)
+
+
+def _parse_line(
+    line: str, specs: Sequence[CommandSpec], names: Sequence[str], debate: bool
+) -> Command | None:
     line, _, more = line.partition("\n")
     tokens = line.split()
     if not tokens:

@@ -49,7 +49,56 @@ def parse_duration(value: Any) -> timedelta:
 
 
 def parse_options(cls: type[T], given: Mapping[str, Any] | None) -> T:
-    """Build the options dataclass ``cls`` from ``given``, defaults for what is missing."""
+    """Build the options dataclass ``cls`` from ``given``, defaults for what is missing.
+
+    The options of a frozen class are parsed once for the same values and kept (a game's
+    setup parses its options, and every fold of its creation again: three times a game
+    created, once a game loaded, issue 23)."""
+    key = _key(cls, given)
+    if key is None:
+        return _parse(cls, given)
+    kept = _KEPT.get(key)
+    if kept is None:
+        kept = _parse(cls, given)
+        try:
+            hash(kept)  # made of immutable values only: the same instance may serve each game
+        except TypeError:
+            return kept
+        if len(_KEPT) >= _KEPT_MOST:
+            _KEPT.clear()
+        _KEPT[key] = kept
+    return kept
+
+
+_KEPT: dict[tuple[Any, ...], Any] = {}
+"""(options class, the values given) -> the options parsed from them (:func:`_key`)."""
+_KEPT_MOST = 256
+_PLAIN = (str, int, bool, type(None))
+
+
+def _key(cls: type, given: Mapping[str, Any] | None) -> tuple[Any, ...] | None:
+    """What the options parsed from ``given`` depend on, with each value's type (``True``
+    and ``1`` are different options: a ``bool`` refuses ``1``), floats by their digits
+    (``-0.0`` is not ``0.0``); None when it cannot be told (a value of another type, a class
+    whose instances may change)."""
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen:
+        return None
+    items: list[tuple[str, type, Any]] = []
+    for name, value in (given or {}).items():
+        kind = type(value)
+        if kind in _PLAIN:
+            items.append((name, kind, value))
+        elif kind is float:
+            items.append((name, kind, repr(value)))
+        elif kind in (list, tuple) and all(type(v) is str for v in value):
+            items.append((name, kind, tuple(value)))
+        else:
+            return None
+    return (cls, *items)
+
+
+def _parse(cls: type[T], given: Mapping[str, Any] | None) -> T:
     given = dict(given or {})
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(given) - set(fields))

@@ -102,26 +102,52 @@ def extract(msg: Message, *, max_lines: int = 60) -> MailText:
         if source is None:
             return MailText(subject, lines=(), bold=(), truncated=False, html_only=False)
         part, text, is_html = source
-        kept, truncated = _read_part(text, is_html, max_lines)
         if is_html:
-            bold = tuple(run for line in kept for run in line.bold)
-            disagreement: tuple[str, ...] = ()
-        else:
-            bold = tuple([run for line in kept for run in marked_bold(line.text)])
-            bold, disagreement = _alternative_bold(msg, part, bold, max_lines)
-        return MailText(
-            subject=subject,
-            lines=tuple([line.text for line in kept]),
-            bold=bold,
-            truncated=truncated,
-            html_only=is_html,
-            bold_disagreement=disagreement,
-            breaks=tuple([i for i, line in enumerate(kept) if line.after_break]),
-        )
+            kept, truncated = _read_part(text, True, max_lines)
+            return MailText(
+                subject=subject,
+                lines=tuple([line.text for line in kept]),
+                bold=tuple(run for line in kept for run in line.bold),
+                truncated=truncated,
+                html_only=True,
+                breaks=tuple([i for i, line in enumerate(kept) if line.after_break]),
+            )
+        reading = _short_plain(text, max_lines) if len(text) <= _SHORT else _plain(text, max_lines)
+        lines, bold, truncated, breaks = reading
+        bold, disagreement = _alternative_bold(msg, part, bold, max_lines)
+        return MailText(subject, lines, bold, truncated, False, disagreement, breaks)
     except MailError:
         raise
     except Exception as exc:
         raise MailError(f"unreadable message: {type(exc).__name__}: {exc}") from exc
+
+
+PlainReading = tuple[tuple[str, ...], tuple[str, ...], bool, tuple[int, ...]]
+"""What a text part says: its kept lines, their bold runs (``*markers*``), whether text was
+left unread, and the indices of the lines that begin a paragraph (:class:`MailText`'s)."""
+
+
+def _plain(text: str, max_lines: int) -> PlainReading:
+    """The reading of a ``text/plain`` part's decoded text."""
+    kept, truncated = _read_part(text, False, max_lines)
+    return (
+        tuple([line.text for line in kept]),
+        tuple([run for line in kept for run in marked_bold(line.text)]),
+        truncated,
+        tuple([i for i, line in enumerate(kept) if line.after_break]),
+    )
+
+
+_SHORT = 512
+"""A text part up to this many characters is a few command lines: its reading is kept."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _short_plain(text: str, max_lines: int) -> PlainReading:
+    """:func:`_plain`, kept for short texts: the same few lines (« VOTE Bruno », « PASSE »)
+    come again and again from a game's players (issue 23). A pure function of the text; the
+    reading is immutable."""
+    return _plain(text, max_lines)
 
 
 def _read_part(text: str, is_html: bool, max_lines: int) -> tuple[list[Line], bool]:

@@ -16,6 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import jinja2
+from jinja2 import meta
 
 from pbem.mail.dates import DAYS, MONTHS
 from pbem.mail.grammar import agree, au, de, elide, gender_of
@@ -27,6 +28,25 @@ def templates_root() -> Path:
     """The ``templates/`` folder inside the package (package data); a renderer over other
     templates is given its root."""
     return Path(__file__).resolve().parents[1] / "templates"
+
+
+class _Environment(jinja2.Environment):
+    """jinja's environment, but ``x.key`` on a dict reads the key without first failing to
+    read an attribute: the params are dicts (a receipt's lines, a tally's rows), and jinja
+    asks ``getattr`` first, whose AttributeError costs more than the lookup (issue 23)."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        # a plain dict has no attribute but its class's: for any other name, jinja's own
+        # getattr fails and reads the key, as here
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
+_DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 class Renderer:
@@ -44,12 +64,17 @@ class Renderer:
         the process runs (``auto_reload`` off), so one ``stat`` each, not one per refusal."""
         self._kept: dict[tuple[str, str, str], tuple[str, str]] = {}
         """Rendered mails by (template, language, params' repr): :meth:`mail_kept`."""
+        self._texts: dict[tuple[str, str, str], str] = {}
+        """Rendered texts by (template, language, params' repr): :meth:`text_kept`."""
+        self._reads: dict[tuple[str, str], frozenset[str] | None] = {}
+        """The variables a template reads, by (language, name); None: not known (it includes
+        or imports another): :meth:`reads`."""
         self._when: dict[tuple[str | datetime, str], str] = {}
         """Deadlines as written, by (value, language): a phase's deadline is written in
         every mail of the phase."""
 
     def _env(self, lang: str) -> jinja2.Environment:
-        env = jinja2.Environment(
+        env = _Environment(
             loader=jinja2.FileSystemLoader(self.root / lang),
             undefined=jinja2.StrictUndefined,
             autoescape=False,
@@ -98,6 +123,21 @@ class Renderer:
             found = self._exists[template, lang] = (self.root / lang / f"{template}.txt").is_file()
         return found
 
+    def reads(self, template: str, lang: str, variable: str) -> bool:
+        """Whether ``template`` may read ``variable``: False only when its source never names
+        it (a template that includes or imports another may read anything). A notice whose
+        template never reads ``name`` says the same to each of its readers (issue 23)."""
+        key = (lang, template)
+        if key not in self._reads:
+            env = self.envs[lang]
+            assert env.loader is not None
+            source = env.loader.get_source(env, f"{template}.txt")[0]
+            tree = env.parse(source)
+            others = list(meta.find_referenced_templates(tree))
+            self._reads[key] = None if others else frozenset(meta.find_undeclared_variables(tree))
+        read = self._reads[key]
+        return read is None or variable in read
+
     def text(self, template: str, lang: str, params: Mapping[str, Any]) -> str:
         """Render ``template`` (without the ``.txt``) in ``lang``."""
         compiled = self._templates.get((lang, template))
@@ -107,7 +147,16 @@ class Renderer:
             # is copied key by key into every render's context; both are fixed once loaded
             compiled.globals = dict(compiled.globals)
             self._templates[lang, template] = compiled
-        rendered = compiled.render(**params)
+        # Template.render, without its copies of the params and of the globals' keyword
+        # arguments: the context is built here from one merged dict (one render a mail)
+        env = compiled.environment
+        context = env.context_class(
+            env, {**compiled.globals, **params}, compiled.name, compiled.blocks, compiled.globals
+        )
+        try:
+            rendered = env.concat(compiled.root_render_func(context))
+        except Exception:
+            env.handle_exception()  # raises, with the template's own line in the traceback
         # "-- " is the signature separator mail clients look for: keep its trailing space.
         lines = [ln if ln == "-- " else ln.rstrip() for ln in rendered.strip("\n").splitlines()]
         return "\n".join(lines)
@@ -129,6 +178,21 @@ class Renderer:
             kept = self._kept[key] = self.mail(template, lang, params)
         return kept
 
+    def text_kept(self, template: str, lang: str, params: Mapping[str, Any]) -> str:
+        """:meth:`text`, kept by the params' ``repr`` when they are plain data (str, numbers,
+        None, lists, tuples and dicts of them): a refusal's reason recurs, word for word, to
+        every player who sends the same refused line (issue 23). Other params are rendered
+        each time (an object's ``repr`` may not tell its content)."""
+        if not is_plain(params):
+            return self.text(template, lang, params)
+        key = (template, lang, repr(params))
+        kept = self._texts.get(key)
+        if kept is None:
+            if len(self._texts) > 1024:  # a long-running daemon: bounded
+                self._texts.clear()
+            kept = self._texts[key] = self.text(template, lang, params)
+        return kept
+
     def names(self) -> Iterable[str]:
         """Every template name (for the test that renders them all)."""
         for lang in LANGS:
@@ -148,6 +212,22 @@ def bilingual(renderer: Renderer, template: str, params: Mapping[str, Any]) -> t
     fr_subject, fr_body = renderer.mail(template, "fr", params)
     en_subject, en_body = renderer.mail(template, "en", params)
     return f"{fr_subject} / {en_subject}", f"{fr_body}\n----- English -----\n\n{en_body}"
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def is_plain(value: Any) -> bool:
+    """Whether ``value`` is plain data, told apart by its ``repr``: str, numbers, None, and
+    lists, tuples and dicts of them (by exact type: a subclass may ``repr`` otherwise)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is dict:
+        return all(type(k) is str and is_plain(v) for k, v in value.items())
+    if kind is list or kind is tuple:
+        return all(is_plain(v) for v in value)
+    return False
 
 
 def join_names(value: Iterable[Any], lang: str) -> str:

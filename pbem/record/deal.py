@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +57,14 @@ def deal_events(events: Iterable[Event]) -> list[Event]:
 def digest(salt: str, canonical: str) -> str:
     """The commitment: SHA-256 of ``salt:canonical`` in hex."""
     return hashlib.sha256(f"{salt}:{canonical}".encode()).hexdigest()
+
+
+def deal_commitment(
+    opening: Iterable[Event], encode: Callable[[Event], Mapping[str, Any]], game: str, salt: str
+) -> DealCommitted:
+    """The event committing a game's opening events to their deal, under ``salt``."""
+    canonical = canonical_deal((encode(e) for e in deal_events(opening)), game)
+    return DealCommitted(salt, digest(salt, canonical))
 
 
 def shell_recipe(salt: str, canonical: str) -> str:

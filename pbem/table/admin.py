@@ -76,7 +76,8 @@ def admin_lines(
         events += new
         if new:
             current = table.with_events(events)
-        reply.accepted.append({"line": line, "deadline": None, "final": True})
+        # a query (ROLES, STATUT, SPECTATEURS) changes nothing: « (définitif) » would say it did
+        reply.accepted.append({"line": line, "deadline": None, "final": bool(new)})
     if not reply:
         reply.extra.append(table.renderer.text("common/no_command", lang, {}))
     # a CLORE closes a phase: its result post carries its link of the chain like a deadline's

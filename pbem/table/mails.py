@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.core.events import (
     AddressChanged,
-    DealCommitted,
     Event,
     Notice,
     ObserverJoined,
@@ -25,11 +24,11 @@ from pbem.judge import observer
 from pbem.judge.address import changed_mails
 from pbem.mail.html import with_paragraph
 from pbem.mail.plain_text import plain_text
-from pbem.record.deal import canonical_deal, deal_events, digest
+from pbem.record.deal import deal_commitment
 from pbem.record.seed import commitment as seed_commitment
 from pbem.seats.handover import handover_mails
 from pbem.table.mailpages import MailPages
-from pbem.table.step import Outgoing, PostVerdict, Reply, Step
+from pbem.table.step import Encoding, Outgoing, PostVerdict, Reply, Step
 
 if TYPE_CHECKING:
     from pbem.table.table import Table
@@ -113,9 +112,12 @@ def step_of(
             outgoing += changed_mails(table, event, f"{table.game_id}/{base + index}")
         elif isinstance(event, ObserverJoined | ObserverLeft):  # the game master decided
             outgoing += observer.event_mails(table, event, f"{table.game_id}/{base + index}")
-    encoded = tuple(table.rules.codec.encode(e) for e in events)
+    facts = tuple(events)
     folded = None if after is None else (table.state, after)
-    return Step(encoded, tuple(outgoing), tuple(events), post, deferred, folded)
+    # encoded when first read (pbem.table.step.LazyEvents): by whoever stores the step; the
+    # table folds it from its facts
+    encoded = Encoding(table.rules.codec.encode, facts)
+    return Step(encoded, tuple(outgoing), facts, post, deferred, folded)
 
 
 def notice_mails(table: Table, notice: Notice, key: str, after: Any = None) -> list[Outgoing]:
@@ -136,6 +138,10 @@ def notice_mails(table: Table, notice: Notice, key: str, after: Any = None) -> l
         html = _prompt(pages, subject, body, lang, after, everyone, public=True)
         return [Outgoing(key, to, True, subject, body, None, thread, html=html)]
     mails = []
+    # one text per language when the template never reads its reader's ``name`` (or the
+    # notice's own params set it): the same words to each wolf of the pack
+    several, renderer = len(notice.to) > 1, table.renderer
+    texts: dict[str, tuple[str, str]] = {}
     for name in notice.to:
         if name == ADMIN:  # the game's administrators, in the game's language
             subject, body = table.renderer.mail(notice.template, lang, params)
@@ -146,9 +152,17 @@ def notice_mails(table: Table, notice: Notice, key: str, after: Any = None) -> l
             ]
             continue
         player = table.by_name[name]
-        subject, body = table.renderer.mail(
-            notice.template, player.lang, {"name": table.roster.shown(name), **params}
+        alike = several and (
+            "name" in params or not renderer.reads(notice.template, player.lang, "name")
         )
+        text = texts.get(player.lang) if alike else None
+        if text is None:
+            text = table.renderer.mail(
+                notice.template, player.lang, {"name": table.roster.shown(name), **params}
+            )
+            if alike:
+                texts[player.lang] = text
+        subject, body = text
         html = _prompt(pages, subject, body, player.lang, after, (name,), public=False)
         mails.append(
             Outgoing(
@@ -188,10 +202,7 @@ class _Once:
 def committed(table: Table, events: list[Event], salt: str) -> Step:
     """The opening step with the deal's commitment: a :class:`DealCommitted` event after
     the opening ones (their mails keep their keys) and its digest under the opening post."""
-    canonical = canonical_deal(
-        (table.rules.codec.encode(e) for e in deal_events(events)), table.rules.id
-    )
-    commitment = DealCommitted(salt, digest(salt, canonical))
+    commitment = deal_commitment(events, table.rules.codec.encode, table.rules.id, salt)
     step = step_of(table, [*events, commitment], reply=None)
     outgoing = list(step.outgoing)
     first = next((i for i, o in enumerate(outgoing) if o.public), None)

@@ -57,7 +57,7 @@ def receive_mail(
     if channel == "graveyard":  # the dead's and the observers' list (issue 25)
         return observer.graveyard_post(table, msg, sender, key[:16], message_id, admins)
     player = table.by_email.get(sender)
-    is_admin = sender in table.setup.admins or sender in {a.lower() for a in admins}
+    is_admin = sender in table.setup.admins or any(sender == a.lower() for a in admins)
     if player is None and channel == "private" and is_admin:
         return receive_admin(table, msg, sender, key[:16], message_id, now)
     if player is None and channel == "list":

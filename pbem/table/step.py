@@ -129,13 +129,97 @@ class Outgoing:
         )
 
 
+Encoded = tuple[dict[str, Any], ...]
+"""A step's events as the store keeps them (:class:`pbem.core.events.EventCodec`)."""
+
+
+class Encoding:
+    """A step's events, to be encoded when first read: how many they are is known without
+    encoding them (:meth:`Step.size`)."""
+
+    __slots__ = ("encode", "events")
+
+    def __init__(self, encode: Callable[[Event], dict[str, Any]], events: Sequence[Event]):
+        self.encode, self.events = encode, events
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __call__(self) -> Encoded:
+        return tuple([self.encode(e) for e in self.events])
+
+
+class LazyEvents:
+    """The ``events`` field of :class:`Step`: given encoded events or an :class:`Encoding`,
+    read as the encoded events, encoded on first reading and kept. A table folds a step from
+    its decoded events (``Step.facts``); only whoever stores or shows the step encodes them
+    (the daemon's commit), a bot game never (issue 23)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Encoded: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> Encoded: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> Encoded:
+        if obj is None:
+            return ()  # the field's default (a step that appends nothing)
+        # the instance's own entry, under the field's name: @quick_init and quick_replace
+        # fill and copy the instance's __dict__ directly
+        events: Encoded | Encoding = obj.__dict__[self.name]
+        if type(events) is Encoding:
+            events = obj.__dict__[self.name] = events()
+        return events  # type: ignore[return-value]
+
+    def __set__(self, obj: object, value: Encoded | Encoding) -> None:
+        obj.__dict__[self.name] = value
+
+
+Mails = tuple[Outgoing, ...] | Callable[[], tuple[Outgoing, ...]]
+"""A step's mails, or how to make them when they are first read."""
+
+
+class LazyMails:
+    """The ``outgoing`` field of :class:`Step`: given the mails or a function that makes them,
+    read as the mails, made on first reading and kept. A game set up and stored without
+    sending its opening (``bench/games.py``) renders none of its notices (issue 23: render
+    only what is sent); whoever sends them (``pbem new-game``, the sign-ups' start, the
+    daemon writing its outbox) reads them as before."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> tuple[Outgoing, ...]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> tuple[Outgoing, ...]: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> tuple[Outgoing, ...]:
+        if obj is None:
+            return ()  # the field's default (a step that sends nothing)
+        # the instance's own entry, under the field's name: @quick_init and quick_replace
+        # fill and copy the instance's __dict__ directly
+        mails: Mails = obj.__dict__[self.name]
+        if callable(mails):
+            mails = mails()
+            obj.__dict__[self.name] = mails
+        return mails
+
+    def __set__(self, obj: object, value: Mails) -> None:
+        obj.__dict__[self.name] = value
+
+
 @quick_init  # one per mail and per deadline, remade by each replace (issue 23)
 @dataclass(frozen=True)
 class Step:
     """The result of one input: encoded events to append, mails to send."""
 
-    events: tuple[dict[str, Any], ...] = ()
-    outgoing: tuple[Outgoing, ...] = ()
+    events: LazyEvents = LazyEvents()
+    """The events to append, encoded; given so or as an :class:`Encoding` of ``facts``
+    encoded on first reading (:class:`LazyEvents`)."""
+    outgoing: LazyMails = LazyMails()
+    """The mails to send, in order; given as they are or as a function making them on first
+    reading (:class:`LazyMails`: the opening of :meth:`pbem.table.Table.new`)."""
     facts: tuple[Event, ...] = field(default=(), compare=False, repr=False)
     """The same events, decoded (spares :meth:`Table.apply` a decode when in hand)."""
     post: PostVerdict | None = None
@@ -147,6 +231,11 @@ class Step:
     """The rules' state the step was made on and the one its events lead to, when the step
     folded them (its prompts' quick actions are checked on it): :meth:`Table.apply` on that
     same state takes it rather than folding the events again."""
+
+    @property
+    def size(self) -> int:
+        """How many events the step appends, without encoding them."""
+        return len(self.__dict__["events"])
 
 
 class Accepted(TypedDict):

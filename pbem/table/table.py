@@ -26,6 +26,7 @@ from pbem.games.idle import absence_moves, idle_after_close, without_mail_to_rem
 from pbem.mail.render import Renderer, shared_renderer
 from pbem.mail.threads import current_thread
 from pbem.record.chain import ChainCursor
+from pbem.record.deal import deal_commitment
 from pbem.record.seed import commitment as seed_commitment
 from pbem.seats.substitution import setup_bench
 from pbem.signup.codes import CodeSource, new_code
@@ -34,7 +35,7 @@ from pbem.table.mailpages import MailPages
 from pbem.table.mails import Receipt, chained, committed, step_of
 from pbem.table.setup import TableSetup
 from pbem.table.setup_check import check_new_setup
-from pbem.table.step import Delivery, PostVerdict, Step
+from pbem.table.step import Delivery, Encoding, Outgoing, PostVerdict, Step
 
 _RESERVED: dict[type[Rules[Any]], tuple[frozenset[str], frozenset[str]]] = {}
 
@@ -63,11 +64,12 @@ class Table:
         self.rules = rules
         self.events = events
         """The whole log, the desk's kernel events and voided events included."""
-        self.ruled: list[Event] = []
+        # set by _rebuild, from the log (each made once: every game loaded makes a table)
+        self.ruled: list[Event]
         """The events the rules fold: no kernel event, nothing a rollback voided."""
-        self.desk = Desk()
-        self.state = rules.new_state()
-        self.roster = Roster.of(setup.players)
+        self.desk: Desk
+        self.state: Any
+        self.roster: Roster
         """Who holds each seat now (setup + ``Substituted`` events): every address lookup."""
         self._rebuild()
         self.renderer = renderer or shared_renderer(setup.timezone)
@@ -106,9 +108,20 @@ class Table:
             events = rules.setup(spec, now, deal_rng(setup.seed, setup.seed_scheme))
         except OverflowError:  # a deadline past the calendar: the game could never reach it
             raise SetupError("setup: a deadline of the game falls past the year 9999") from None
-        if setup.deal_salt is None:
-            return table, step_of(table, events, reply=None)
-        return table, committed(table, events, setup.deal_salt)
+        encode, id_ = rules.codec.encode, rules.id
+        salt = setup.deal_salt
+        logged = events if salt is None else [*events, deal_commitment(events, encode, id_, salt)]
+
+        def opening() -> tuple[Outgoing, ...]:
+            # made on a table as it was set up, whatever the caller did with ``table`` since
+            start = cls(setup, rules, [], table.renderer)
+            made = step_of(start, events, None) if salt is None else committed(start, events, salt)
+            return made.outgoing
+
+        # the opening's mails are rendered when first read (LazyMails): a game stored without
+        # sending them renders none (issue 23); whoever sends them reads them. Its events are
+        # encoded when read too (LazyEvents): whoever stores them
+        return table, Step(Encoding(encode, logged), opening, tuple(logged))
 
     @classmethod
     def load(
@@ -224,7 +237,7 @@ class Table:
 
     def apply(self, step: Step) -> None:
         """Fold a committed step into the table."""
-        decoded = len(step.facts) == len(step.events)
+        decoded = len(step.facts) == step.size  # the events encoded only if read
         new = list(step.facts) if decoded else [self.rules.codec.decode(e) for e in step.events]
         base = len(self.events)
         self.events.extend(new)

@@ -140,4 +140,5 @@ def reason(table: Table, exc: CommandError, lang: str, reader: str | None = None
     shown = params if isinstance(exc, NotAPlayer) else table.roster.show(params)
     if isinstance(exc, TargetError):
         shown["name"] = exc.name
-    return table.renderer.text(template, lang, shown)
+    # kept: the same refusal recurs to every player who sends the same refused line
+    return table.renderer.text_kept(template, lang, shown)

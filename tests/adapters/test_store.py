@@ -223,6 +223,36 @@ def test_create_writes_the_head_once_and_never_reads_it_back(
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}, {"e": 2}]
 
 
+def test_a_created_head_is_decoded_only_when_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (1,000 games created): ``pbem new-game`` and the bench create a game and leave
+    it to the daemon, so the store they get back parses its head only if it is read; a commit
+    that fails on such a store rolls back to the head as written."""
+    from pbem.adapters.store import game
+
+    decoded: list[int] = []
+    real = json.loads
+
+    def counted(text: Any, **kw: Any) -> Any:
+        decoded.append(len(text))
+        return real(text, **kw)
+
+    monkeypatch.setattr(game.json, "loads", counted)
+    made = GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
+    assert decoded == []
+    assert made.setup == {"game": "x"} and len(decoded) == 1
+    again = GameStore.create(tmp_path, "g2", {"game": "x"}, [{"e": 1}], [])
+    with again.head.group():  # a failed member rolls back to its snapshot, the group goes on
+        with pytest.raises(RuntimeError), again.head.transaction():
+            again.head.table("events").insert({"seq": 2, "event": {"e": 2}})
+            raise RuntimeError("poison")
+        with again.head.transaction():
+            again.head.table("events").insert({"seq": 3, "event": {"e": 3}})
+    on_disk = GameStore(tmp_path / "games" / "g2").events()
+    assert again.events() == on_disk == [{"e": 1}, {"e": 3}]
+
+
 def test_a_heads_events_are_kept_packed_and_written_as_they_were(tmp_path: Path) -> None:
     """Issue 23 (10,000 games under 500 MB): once read, a head's events are kept as their
     JSON text, not as parsed dicts; the files stay byte for byte what they were."""

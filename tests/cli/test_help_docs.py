@@ -4,6 +4,7 @@ page and bash completion are the generators' output, `pbem games` lists every ga
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import subprocess
@@ -123,3 +124,14 @@ def test_every_verb_and_sub_verb_reading_the_config_takes_c() -> None:
     for path, p in walk(build_parser()):
         options = {o for a in p._actions for o in a.option_strings}
         assert ("--config" in options) == (not NO_CONFIG & set(path[:1])), path
+
+
+def test_no_help_text_shows_a_doubled_percent_sign() -> None:
+    """argparse %-formats an argument's help but prints a description as written: a « %% »
+    meant for the one shows doubled in the other (it did in ``pbem balance --help``)."""
+    parser = build_parser()
+    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for action in subparsers:
+        for name, sub in action.choices.items():
+            assert "%%" not in sub.format_help(), name
+    assert "%%" not in manpage(parser)

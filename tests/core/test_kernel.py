@@ -161,6 +161,34 @@ def test_options_defaults_validation_and_durations() -> None:
     assert parse_duration("2d") == timedelta(days=2)
 
 
+@dataclass(frozen=True)
+class Weights:
+    factor: float = 1.0
+    names: tuple[str, ...] = ()
+    extra: object = None
+
+
+@dataclass
+class Mutable:
+    flag: bool = False
+
+
+def test_options_are_parsed_once_for_the_same_values() -> None:
+    """Issue 23: a game created parsed its options three times; the same values give the same
+    (frozen) options, told apart by type and digits, never a shared mutable value."""
+    assert parse_options(Opts, {"mode": "b"}) is parse_options(Opts, {"mode": "b"})
+    assert parse_options(Opts, {"flag": True}).flag is True
+    with pytest.raises(SetupError, match="not true or false"):
+        parse_options(Opts, {"flag": 1})  # 1 == True, yet not an option a bool takes
+    assert str(parse_options(Weights, {"factor": -0.0}).factor) == "-0.0"
+    assert str(parse_options(Weights, {"factor": 0.0}).factor) == "0.0"
+    names = parse_options(Weights, {"names": ["a", "b"]})
+    assert names.names == ("a", "b") and names is parse_options(Weights, {"names": ["a", "b"]})
+    given: list[str] = ["x"]
+    assert parse_options(Weights, {"extra": given}).extra is given  # not kept, not shared
+    assert parse_options(Mutable, {}) is not parse_options(Mutable, {})
+
+
 def test_errors_carry_reason_and_params() -> None:
     err = IllegalNow("target_not_living", name="bob")
     assert err.reason == "target_not_living" and err.params == {"name": "bob"}

@@ -25,6 +25,9 @@ def test_french_commands_one_a_line_each_answered() -> None:
     assert "Bonne chance à tous !" in posts
     g.admin("ROLES\nAPERCU\nAIDE")
     reply = g.admin_reply()
+    # a query changes nothing: it is not acknowledged « (définitif) » as an act is
+    for query in ("ROLES", "APERCU", "AIDE"):
+        assert f"✓ {query}\n" in reply and f"✓ {query} (définitif)" not in reply
     assert "La table de Lupus in Tabula" in reply
     assert "Aperçu : si la phase était close maintenant" in reply
     assert "Les commandes du meneur" in reply and "ANNULER RESOLUTION 24h" in reply

@@ -27,6 +27,9 @@ from pbem.adapters.store.atomic_file import (
 )
 from pbem.adapters.store.directories import make_dirs
 
+Tables = dict[str, dict[str, Any]]
+"""A tinydb file's data: table name -> document id -> document."""
+
 #: Tables that a commit inside a group only inserts into or removes from (never updates a
 #: document in place): their snapshot can share the documents.
 APPEND_TABLES = frozenset({"events", "ledger", "outbox"})
@@ -128,7 +131,7 @@ class AtomicStorage(Storage):
         path: str | Path,
         fault: FaultHook = no_fault,
         readonly: bool = False,
-        data: dict[str, dict[str, Any]] | None = None,
+        data: Tables | Callable[[], Tables] | None = None,
         clean: bool = True,
     ) -> None:
         super().__init__()
@@ -140,7 +143,10 @@ class AtomicStorage(Storage):
             # only the writer cleans: a reader must never remove the writer's in-flight temp
             make_dirs(self.path.parent)
             clean_stale_temps(self.path.parent)
-        self._data: dict[str, dict[str, Any]] | None = data
+        # ``data`` as a function: what a file just written holds, read when first asked (a
+        # game created and never read again by this process decodes nothing, issue 23)
+        self._unread = data if callable(data) else None
+        self._data: Tables | None = None if callable(data) else data
         if data is None and self.path.exists():
             loaded = read_file(self.path)
             if not isinstance(loaded, dict):
@@ -163,8 +169,13 @@ class AtomicStorage(Storage):
 
     def _set_data(self, data: dict[str, dict[str, Any]] | None) -> None:
         """The in-memory copy replaced (a rollback, a reload): no table is owned any more."""
-        self._data = data
+        self._data, self._unread = data, None
         self._owned = {}
+
+    def _read_now(self) -> None:
+        """The data given as a function (a file just written) made now."""
+        if self._unread is not None:
+            self._data, self._unread = self._unread(), None
 
     def when_durable(self, action: Callable[[], None]) -> None:
         """Run ``action`` once what was committed so far is on disk: now, or inside
@@ -177,12 +188,14 @@ class AtomicStorage(Storage):
     def read(self) -> dict[str, dict[str, Any]] | None:
         # no copy: tinydb rebuilds the tables it writes, and a rollback reloads from disk, so
         # handing out the live dict is safe and keeps reads O(1) instead of O(file size)
+        if self._unread is not None:
+            self._read_now()
         return self._data
 
     def write(self, data: dict[str, dict[str, Any]]) -> None:
         if self.readonly:
             raise StoreError(f"{self.path}: opened read-only")
-        self._data = data
+        self._data, self._unread = data, None
         if self._in_tx:
             self._dirty = True
         else:
@@ -197,6 +210,7 @@ class AtomicStorage(Storage):
         """
         if self._in_tx:
             raise StoreError("nested transaction")
+        self._read_now()  # a rollback's snapshot is taken of the data itself
         self._in_tx = True
         self._dirty = False
         snapshot = None
@@ -261,10 +275,11 @@ class AtomicDB:
         path: Path,
         fault: FaultHook = no_fault,
         readonly: bool = False,
-        data: dict[str, dict[str, Any]] | None = None,
+        data: Tables | Callable[[], Tables] | None = None,
         clean: bool = True,
     ) -> None:
-        """``data``: what the file holds, when the caller just wrote it (not read back);
+        """``data``: what the file holds, when the caller just wrote it (not read back), or
+        how to make it when first read;
         ``clean=False``: the caller removed the directory's stale temp files itself."""
         self.path = path
         self.fault = fault

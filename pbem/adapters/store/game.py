@@ -28,14 +28,14 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tinydb import Query
 from tinydb.table import Document
 
-from pbem.adapters.store.atomic_db import AtomicDB
+from pbem.adapters.store.atomic_db import AtomicDB, Tables
 from pbem.adapters.store.atomic_file import (
     ENVELOPE_BYTES,
     TMP_PREFIX,
@@ -77,7 +77,7 @@ class GameStore:
         fault: FaultHook = no_fault,
         segment_size: int = SEGMENT_SIZE,
         readonly: bool = False,
-        _fresh: dict[str, Any] | None = None,
+        _fresh: Callable[[], Tables] | None = None,
     ) -> None:
         self.dir = directory
         self.fault = fault
@@ -150,9 +150,11 @@ class GameStore:
         fsync_dir(tmp)
         os.replace(tmp, final)
         fsync_dir(games)
-        # the head as a reader would get it (JSON types), without reading the file back
-        store = cls(final, fault, segment_size, _fresh=json.loads(blob[ENVELOPE_BYTES:-2]))
-        store.compact()
+        # the head as a reader would get it (JSON types), without reading the file back, and
+        # only when read: a game created and left to the daemon decodes nothing (issue 23)
+        store = cls(final, fault, segment_size, _fresh=lambda: json.loads(blob[ENVELOPE_BYTES:-2]))
+        if len(events) >= segment_size:
+            store.compact()
         return store
 
     def _meta(self) -> Mapping[str, Any]:
