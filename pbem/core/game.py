@@ -207,6 +207,12 @@ class Rules(ABC, Generic[S]):
             return False
         return True
 
+    def refused_to_all(self, state: S, command: Command, channel: str) -> bool:
+        """Whether :meth:`allows` refuses ``command`` on ``channel`` whoever sends it (a vote
+        for a dead player): the quick actions of a mail to every player then ask no reader
+        (issue 23). True only when sure; False (the default) says nothing."""
+        return False
+
     def offers(self, state: S, command: Command) -> bool:
         """Whether a mail's quick action may propose ``command``: a legal command can still be
         no real choice (Dracula's bare FUIR hands the flame to chance, AMB-063)."""

@@ -244,6 +244,20 @@ class LupusInTabula(VillageRules[LupusState]):
                 return self._action_refusal(state, actor, command) is None
         return super().allows(state, actor, command, now, channel)
 
+    def refused_to_all(self, state: LupusState, command: Command, channel: str) -> bool:
+        """A vote or a card's night action naming a dead player (LUP-607: every path of
+        :meth:`allows` checks its target is alive), a round-2 vote for a non-nominee (LUP-408),
+        the pack's KILL naming a werewolf (LUP-D05)."""
+        verb, targets = command.verb, command.targets
+        if not targets or (verb != "vote" and verb not in NIGHT_VERBS):
+            return False
+        target = state.seat(targets[0])
+        if not target.alive:
+            return True
+        if verb == "vote":
+            return state.phase == "round2" and targets[0] not in state.nominees
+        return verb == "kill" and target.role == WOLF and not state.options.wolves_may_target_wolf
+
     def _action_refusal(
         self, state: LupusState, actor: PlayerId, command: Command
     ) -> IllegalNow | None:
