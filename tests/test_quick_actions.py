@@ -4,6 +4,7 @@ and the rules, and is accepted; the links reach the right address."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from datetime import datetime
@@ -13,6 +14,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
+from pbem.core.commands import Command, Player
+from pbem.core.ids import PlayerId
 from pbem.mail import quickactions
 from pbem.mail.html import QuickAction, mailto, to_html
 from pbem.mail.inbound import parse_once_policy
@@ -216,3 +219,31 @@ def test_dracula_curse_and_flames_have_one_tap_links() -> None:
         assert len(named) <= quickactions.MAX_PAIRS
         if held == 1:
             assert {n[0] for n in named} == vampires
+
+
+def test_a_choice_the_rules_refuse_to_all_is_refused_to_every_player() -> None:
+    """Issue 23: a mail to every player asks no reader about a choice :meth:`refused_to_all`
+    rules out, so each one it rules out must be refused to every player on every channel: a
+    vote or a night action naming a dead player (LUP-607), a round-2 vote for a non-nominee
+    (LUP-408), the pack's KILL naming a werewolf (LUP-D05)."""
+    ruled_out: Counter[str] = Counter()
+    checked: set[tuple[str, int]] = set()
+
+    def check(table: Table, step: Step, now: datetime) -> None:
+        rules, state = table.rules, table.state
+        if (state.phase, state.number) in checked:  # once a phase: the test stays cheap
+            return
+        checked.add((state.phase, state.number))
+        players = [PlayerId(p.name) for p in table.setup.players]
+        verbs = [s.verb for s in rules.all_commands if s.args and isinstance(s.args[0], Player)]
+        for verb, target in itertools.product(verbs, players):
+            command = Command(verb, (target,))
+            for channel in ("list", "private"):
+                if rules.refused_to_all(state, command, channel):
+                    ruled_out[verb] += 1
+                    assert not any(
+                        rules.allows(state, p, command, now, channel) for p in players
+                    ), (state.phase, command, channel)
+
+    play_and_deliver("lupus-in-tabula", "en", 1, observe=check, deliver=False)
+    assert ruled_out["vote"] and ruled_out["kill"] and ruled_out["scan"]

@@ -103,6 +103,7 @@ def bot_game(game_id: str, seed: int, options: dict[str, Any]) -> None:
     setup = demo_setup(game_id, 0 if game_id != "lupus-in-tabula" else 8 + seed, seed, "en")
     setup["options"] = options
     table, step = Table.new(setup, EPOCH)
+    assert step.outgoing  # the opening's mails are rendered when read, as the daemon sends them
     table.apply(step)
     play(table, random.Random(seed))
 

@@ -61,8 +61,15 @@ class RulesGame:
         cls, setup_data: Mapping[str, Any], now: datetime = EPOCH, rules: Rules[Any] | None = None
     ) -> RulesGame:
         """A game set up as :meth:`pbem.table.Table.new` sets it up (same deal, same seed)."""
-        setup = TableSetup.from_mapping(setup_data)
-        game = cls(setup, rules)
+        return cls.of(TableSetup.from_mapping(setup_data), now, rules)
+
+    @classmethod
+    def of(
+        cls, setup: TableSetup, now: datetime = EPOCH, rules: Rules[Any] | None = None
+    ) -> RulesGame:
+        """:meth:`new` from a setup already checked (many games of one table, issue 23); the
+        rules are kept per game (a ``Rules`` holds no game's state)."""
+        game = cls(setup, rules or rules_of(setup.game))
         spec = GameSpec(setup.players, setup.options, setup.lang, setup.roles, setup.leftover)
         game.apply(game.rules.setup(spec, now, deal_rng(setup.seed, setup.seed_scheme)))
         options = getattr(game.state, "options", None)
@@ -89,7 +96,7 @@ class RulesGame:
 
     def apply(self, events: Iterable[Event]) -> None:
         events = list(events)
-        ruled = [e for e in events if not _kernel(e)]
+        ruled = [e for e in events if type(e) in _RULED or _ruled(e)]
         self.events += events
         self.ruled += ruled
         self.state = fold(self.rules, ruled, self.state)
@@ -101,10 +108,10 @@ class RulesGame:
         rules = self.rules
         actor = move.player.name
         state = self.state
-        public = move.public
         events: list[Event] = []
         command: Command | None = move.command
-        if public:
+        if move.public:
+            channel = "list"
             if move.bold and command is not None:  # the forum's bold name
                 try:
                     command = rules.bold_command(state, actor, (str(command.targets[0]),))
@@ -117,15 +124,18 @@ class RulesGame:
             if posted:
                 events += posted
                 state = fold(rules, posted, state)
+        else:
+            channel = "private"
         if command is not None:
             try:
-                new = rules.decide(state, actor, command, now, "list" if public else "private")
+                new = rules.decide(state, actor, command, now, channel)
             except PartlyRefused as exc:
                 new = list(exc.events)
             except CommandError:
                 new = []
             if new:
-                new = _stamped(new, now)
+                # pbem.table.commands.stamp_votes: each vote stamped with its arrival time
+                new = [quick_replace(e, at=now) if isinstance(e, VoteSet) else e for e in new]
                 events += new
                 state = fold(rules, new, state)
         early = rules.ready_to_close(state)
@@ -138,7 +148,7 @@ class RulesGame:
             state = fold(rules, closing, state)
         if events:  # the state is folded already: the log takes the events as they are
             self.events += events
-            self.ruled += [e for e in events if not _kernel(e)]
+            self.ruled += [e for e in events if type(e) in _RULED or _ruled(e)]
             self.state = state
 
     def close(self, key: str, now: datetime) -> None:
@@ -153,22 +163,28 @@ class RulesGame:
         self.apply(events)
 
 
-def _stamped(events: Sequence[Event], now: datetime) -> list[Event]:
-    """:func:`pbem.table.commands.stamp_votes` (each vote stamped with its arrival time), with
-    the quicker copy of :func:`pbem.core.frozen.quick_replace`."""
-    return [quick_replace(e, at=now) if isinstance(e, VoteSet) else e for e in events]
+_RULES: dict[str, Rules[Any]] = {}
 
 
-_KERNEL: dict[type, bool] = {}
-"""Event type -> :func:`pbem.desk.kernel.is_kernel` (asked of every event of a game)."""
+def rules_of(game: str) -> Rules[Any]:
+    """The rules of ``game``, one instance for every game played here (a ``Rules`` holds no
+    game's state, and keeps what it works out once: its commands per set of verbs)."""
+    rules = _RULES.get(game)
+    if rules is None:
+        rules = _RULES[game] = rules_for(game)
+    return rules
 
 
-def _kernel(event: Event) -> bool:
-    kind = type(event)
-    known = _KERNEL.get(kind)
-    if known is None:
-        known = _KERNEL[kind] = is_kernel(event)
-    return known
+_RULED: set[type] = set()
+"""The types of event the rules fold (not the kernel's): asked of every event of a game."""
+
+
+def _ruled(event: Event) -> bool:
+    """Whether the rules fold ``event`` (not :func:`pbem.desk.kernel.is_kernel`)."""
+    if is_kernel(event):
+        return False
+    _RULED.add(type(event))
+    return True
 
 
 def fold(rules: Rules[Any], events: Sequence[Event], state: Any) -> Any:
@@ -193,6 +209,7 @@ def play_rules(
     most_rounds: int = 5,
 ) -> RulesGame:
     """Bots act each phase, then the deadline passes: :func:`pbem.tools.demo.play`'s loop."""
+    outcome = game.rules.outcome  # game.finished, asked after every move
     for _ in range(max_phases):
         if game.finished or not game.deadlines():
             break
@@ -200,7 +217,7 @@ def play_rules(
             opened = dict(game.deadlines())
             for move in list(bots(game.rules, game.state, game.setup.players, rng)):
                 game.move(move, now)
-                if game.finished:
+                if outcome(game.state) is not None:
                     return game
             if all(opened.get(key) == due for key, due in game.deadlines().items()):
                 break

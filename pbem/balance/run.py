@@ -4,6 +4,7 @@ processes, each reduced to a small :class:`GameResult` as it ends."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import os
 import random
@@ -14,7 +15,8 @@ from typing import Any, Literal
 
 from pbem.balance.fastgame import Bots, RulesGame, play_rules
 from pbem.core.errors import SetupError
-from pbem.core.events import Notice, PhaseStarted, PlayerDied
+from pbem.core.events import PhaseStarted, PlayerDied
+from pbem.table.setup import TableSetup
 from pbem.tools.bots import bot_moves
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup
 
@@ -84,10 +86,23 @@ def bots_for(level: BotLevel, game: str) -> Bots:
 
 def play_one(setup: Setup, seed: int) -> GameResult:
     """One whole game, seeded like ``pbem demo --offline --seed``."""
-    game = RulesGame.new(setup.setup_data(seed))
+    game = RulesGame.of(table_setup(setup, seed))
     dealt = {p["name"]: str(p["role"]) for p in game.rules.summary(game.state)["players"]}
     play_rules(game, random.Random(seed), bots=bots_for(setup.bots, setup.game))
     return result_of(game, dealt)
+
+
+_CHECKED: list[tuple[Setup, TableSetup]] = []
+"""The last setup played and its table, checked once (a game's setup differs from the
+next one's only by its seed)."""
+
+
+def table_setup(setup: Setup, seed: int) -> TableSetup:
+    """``TableSetup.from_mapping(setup.setup_data(seed))``, checked once per ``setup``."""
+    if not _CHECKED or _CHECKED[0][0] is not setup:
+        _CHECKED[:] = [(setup, TableSetup.from_mapping(setup.setup_data(seed)))]
+    table = _CHECKED[0][1]
+    return table if table.seed == seed else dataclasses.replace(table, seed=seed)
 
 
 def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:
@@ -99,16 +114,21 @@ def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:
     first: str | None = None
     rounds: list[str] = []
     for event in game.ruled:
-        if type(event) is Notice:  # a third of the log, and none of the events read here
+        kind = _READ.get(type(event))
+        if kind is None:
+            kind = _READ[type(event)] = _read(type(event))
+        if not kind:  # most of the log (notices, actions, votes): none of it read here
             continue
-        if isinstance(event, PhaseStarted):
-            day = max(day, event.number)
-        elif isinstance(event, PlayerDied) and event.player not in died:
-            died[event.player] = day
-            first = first or dealt.get(event.player)
+        if kind == _STARTED:
+            day = max(day, event.number)  # type: ignore[attr-defined]
+        elif kind == _DIED:
+            player = event.player  # type: ignore[attr-defined]
+            if player not in died:
+                died[player] = day
+                first = first or dealt.get(player)
         else:
             ending = getattr(event, "ending", None)
-            if isinstance(ending, str) and type(event).__name__ == "RoundScored":
+            if isinstance(ending, str):
                 rounds.append(ROUND_SIDES.get(ending, ending))
     side = str(summary.get("side") or "none")
     seats = tuple(
@@ -117,6 +137,20 @@ def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:
         for name, role in [(p["name"], dealt.get(p["name"], str(p["role"])))]
     )
     return GameResult(tuple(rounds) or (side,), int(summary.get("day") or day), seats, first)
+
+
+_STARTED, _DIED, _SCORED = 1, 2, 3
+_READ: dict[type, int] = {}
+"""Event type -> what :func:`result_of` reads in it: 0 nothing, or a phase's start, a death,
+a Dracula round's score."""
+
+
+def _read(kind: type) -> int:
+    if issubclass(kind, PhaseStarted):
+        return _STARTED
+    if issubclass(kind, PlayerDied):
+        return _DIED
+    return _SCORED if kind.__name__ == "RoundScored" else 0
 
 
 def check(setup: Setup) -> None:

@@ -21,13 +21,12 @@ T = TypeVar("T")
 def quick_replace(obj: T, /, **changes: Any) -> T:
     """``obj`` with ``changes``: what ``dataclasses.replace(obj, **changes)`` returns."""
     cls = type(obj)
-    names = _COPIED.get(cls)
-    if names is None:
-        names = _COPIED[cls] = _copied_fields(cls)
-    if names:
+    size = _SIZES.get(cls)
+    if size is None:
+        size = _SIZES[cls] = len(_copied_fields(cls))
+    if size:
         fields = obj.__dict__.copy()
-        size = len(fields)
-        if size == len(names):
+        if len(fields) == size:
             fields.update(changes)
             if len(fields) == size:  # every change names a field (cheaper than a subset test)
                 new: T = _new(cls)
@@ -48,8 +47,9 @@ else:
     replace = quick_replace
 
 
-_COPIED: dict[type, frozenset[str]] = {}
-"""Class -> :func:`_copied_fields` (a few state classes: asked at every event)."""
+_SIZES: dict[type, int] = {}
+"""Class -> how many :func:`_copied_fields` it has, 0 if none (a few state classes: asked at
+every event)."""
 
 
 def _copied_fields(cls: type) -> frozenset[str]:

@@ -135,6 +135,13 @@ class Rules(ABC, Generic[S]):
         (the quick actions look no further when a mail names none of those)."""
         return list(self.all_commands)
 
+    def available_verbs(self, state: S, actor: PlayerId) -> frozenset[str] | None:
+        """The verbs of :meth:`available` where the game knows them as a set (its
+        ``available`` is then :meth:`commands_among` them, in the game's order), None where it
+        does not: the bots ask it of every player of every round (issue 23), and keep the
+        commands of each set of verbs."""
+        return None
+
     def commands_among(self, verbs: Iterable[str]) -> list[CommandSpec]:
         """The game's commands whose verb is one of ``verbs``, in the game's order: what
         :meth:`available` returns, kept per set of verbs (asked for every player of every
@@ -199,6 +206,12 @@ class Rules(ABC, Generic[S]):
         except CommandError:
             return False
         return True
+
+    def refused_to_all(self, state: S, command: Command, channel: str) -> bool:
+        """Whether :meth:`allows` refuses ``command`` on ``channel`` whoever sends it (a vote
+        for a dead player): the quick actions of a mail to every player then ask no reader
+        (issue 23). True only when sure; False (the default) says nothing."""
+        return False
 
     def offers(self, state: S, command: Command) -> bool:
         """Whether a mail's quick action may propose ``command``: a legal command can still be

@@ -12,6 +12,7 @@ sees the same counts. See docs/seats.md.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -144,6 +145,12 @@ class IdleCount:
         return {p: n for p, n in self.streak.items() if n}
 
     def _feed(self, event: Event) -> None:
+        cls = type(event)
+        telling = _TELLING.get(cls)
+        if telling is None:
+            telling = _TELLING[cls] = _tells(cls)
+        if not telling:  # most of a log: nothing that counts (issue 23)
+            return
         streak, out, spoke = self.streak, self.out, self.spoke
         if isinstance(event, PhaseClosed):
             for player in event.awaited:
@@ -161,6 +168,22 @@ class IdleCount:
         if isinstance(event, PlayerDied | SeatRemoved):
             out.add(event.player)
             streak.pop(event.player, None)
+
+
+_TELLING: dict[type, bool] = {}
+"""Event class -> whether :meth:`IdleCount._feed` may read anything in its instances."""
+
+
+def _tells(cls: type) -> bool:
+    """Whether an event of class ``cls`` may change the counts: a close, a vote, a private
+    notice, a death or removal, or any class with an ``actor`` (an order; a class that is no
+    dataclass is read as any event is). Others leave :meth:`IdleCount._feed` nothing to do."""
+    if issubclass(cls, PhaseClosed | VoteSet | Notice | PlayerDied | SeatRemoved):
+        return True
+    if not dataclasses.is_dataclass(cls):
+        return True
+    names = {f.name for f in dataclasses.fields(cls)}
+    return "actor" in names or hasattr(cls, "actor")
 
 
 def crossed(

@@ -161,7 +161,6 @@ def idle_after_close(
 ) -> list[Event]:
     """:func:`idle_events` for a :class:`pbem.table.Table` whose phase closes with the marker
     ``closed`` and the events ``resolution`` (the wiring the Table needs, kept here)."""
-    log = [*table.events, closed, *resolution]
     if not closed.awaited:
         return []  # idle_events' own early answer, before any fold or count
     after = table.rules.fold(resolution, table.state)
@@ -174,6 +173,8 @@ def idle_after_close(
         if any(isinstance(e, RolledBack) for e in added)
         else table.idle_count().extended(added).counts()
     )
+    # the whole log is read only to count it afresh (after a rollback)
+    log = [*table.events, *added] if counts is None else ()
     return idle_events(table.rules, log, frozenset(closed.awaited), after, now, rng, bench, counts)
 
 

@@ -103,11 +103,11 @@ def to_html(
     ``names`` are set in bold wherever they appear; ``actions`` are listed, under
     ``actions_title``, before the signature (or at the end); ``carried``: quick-action blocks
     of other pages, as :func:`merged` takes them from the parts of a merged mail."""
-    names = _longest_first(tuple(names))
-    text, _mark, signature = body.partition(f"\n{SIGNATURE_MARK}\n")
-    if body.startswith(f"{SIGNATURE_MARK}\n"):
+    names = _longest_first(names if type(names) is tuple else tuple(names))
+    text, _mark, signature = body.partition(_SIGNATURE_LINE)
+    if body.startswith(_SIGNATURE_START):
         text, signature = "", body[len(SIGNATURE_MARK) + 1 :]
-    halves = text.split(f"\n{ENGLISH_MARK}\n")
+    halves = text.split(_ENGLISH_LINE) if ENGLISH_MARK in text else (text,)
     sections = [f'<div lang="{lang}">{_blocks(halves[0], names)}</div>']
     for half in halves[1:]:  # the bilingual mails: French first, English after
         sections.append(
@@ -116,16 +116,31 @@ def to_html(
         )
     if actions:
         sections.append(_actions(actions, actions_title))
-    sections += [f"{_ACTIONS_START}{block}{_ACTIONS_END}" for block in carried]
+    if carried:
+        sections += [f"{_ACTIONS_START}{block}{_ACTIONS_END}" for block in carried]
     if signature.strip():
-        sections.append(
-            f'<p style="margin:20px 0 0;font-size:13px;color:{MUTED}">'
-            f"{_inline(signature.strip(), names).replace(chr(10), '<br>')}</p>"
-        )
-    title = _title(subject)
+        sections.append(_signature(signature.strip(), names))
+    return f"{_head(subject, lang, names)}{''.join(sections)}{_END}{_CLOSE}"
+
+
+_SIGNATURE_LINE, _SIGNATURE_START = f"\n{SIGNATURE_MARK}\n", f"{SIGNATURE_MARK}\n"
+_ENGLISH_LINE = f"\n{ENGLISH_MARK}\n"
+
+
+@functools.lru_cache(maxsize=1024)  # a notice's Subject, the same for each of its readers
+def _head(subject: str, lang: str, names: tuple[str, ...]) -> str:
+    """The page up to its heading (the Subject without its tag) included."""
     return (
         f'<!DOCTYPE html><html lang="{lang}">{_META}<title>{html.escape(subject)}</title>'
-        f"{_BODY}{_inline(title, names)}</h1>{''.join(sections)}{_END}{_CLOSE}"
+        f"{_BODY}{_inline(_title(subject), names)}</h1>"
+    )
+
+
+@functools.lru_cache(maxsize=64)  # the game master's signature, under every mail
+def _signature(signature: str, names: tuple[str, ...]) -> str:
+    return (
+        f'<p style="margin:20px 0 0;font-size:13px;color:{MUTED}">'
+        f"{_inline(signature, names).replace(chr(10), '<br>')}</p>"
     )
 
 
@@ -182,12 +197,14 @@ _MERGED_COUNT = re.compile(r" \(×\d+\)\Z")
 def _inline(text: str, names: tuple[str, ...]) -> str:
     """Escaped text with ``**bold**`` (the rules pages, a player's chat) and the names in
     bold, and the deadlines highlighted."""
-    parts = _MARKED_BOLD.split(text)
+    parts = _MARKED_BOLD.split(text) if "**" in text else (text,)
     if len(parts) > 1:  # odd parts were between the markers
         return "".join(
             f"<b>{_inline(part, ())}</b>" if odd else _inline(part, names)
             for odd, part in zip(itertools.cycle((False, True)), parts, strict=False)
         )
+    if ":" not in text:  # every deadline holds its hour's colon: none to highlight
+        return _bold_names(text, names)
     out: list[str] = []
     pos = 0
     for m in _DEADLINE.finditer(text):
@@ -234,7 +251,15 @@ def _bold_names(text: str, names: tuple[str, ...]) -> str:
 
 def _blocks(text: str, names: tuple[str, ...]) -> str:
     """The body's paragraphs, headings, lists and tables."""
-    lines = text.strip("\n").split("\n")
+    # an empty line closes every block: each run between two is made alone, and kept (a
+    # template's paragraphs are the same in each reader's mail but the one naming him)
+    return "".join([_run(run, names) for run in text.strip("\n").split("\n\n")])
+
+
+@functools.lru_cache(maxsize=4096)
+def _run(text: str, names: tuple[str, ...]) -> str:
+    """The blocks of lines that hold no empty line (:func:`_blocks`)."""
+    lines = text.split("\n")
     out: list[str] = []
     paragraph: list[str] = []
 
@@ -251,11 +276,16 @@ def _blocks(text: str, names: tuple[str, ...]) -> str:
         if not line.strip():
             flush()
             i += 1
-        elif _UNDERLINE.match(following) and line.strip() and not line.startswith(" "):
+        elif (
+            following[:1] == "="
+            and _UNDERLINE.match(following)
+            and line.strip()
+            and not line.startswith(" ")
+        ):
             flush()
             out.append(_heading(line, names))
             i += 2
-        elif _HASH_HEADING.match(line):  # a rules page's « # Title »
+        elif line[:1] == "#" and _HASH_HEADING.match(line):  # a rules page's « # Title »
             flush()
             out.append(_heading(line.lstrip("#").strip(), names))
             i += 1
@@ -334,7 +364,7 @@ HTML list then shows them and no bullet of its own, one mark per line (issue 22)
 
 def _counts(line: str, names: tuple[str, ...]) -> str | None:
     """``Label : Alice 3, Bob 1.`` (only players' names with a number) as a small table."""
-    if not names:
+    if not names or not line.rstrip(".").rstrip()[-1:].isdecimal():  # the last count's digit
         return None
     label, colon, rest = line.partition(" : ") if " : " in line else line.partition(": ")
     if not colon or not rest:
@@ -373,14 +403,16 @@ def _table(rows: str) -> str:
 
 def _actions(actions: Sequence[QuickAction], title: str) -> str:
     """The quick actions, one row of links per command."""
-    groups: dict[str, list[QuickAction]] = {}
-    for action in actions:
-        groups.setdefault(action.group, []).append(action)
+    groups: dict[str, list[str]] = {}
+    link = _link
+    for a in actions:  # _button's link, without a call per link
+        groups.setdefault(a.group, []).append(link(a.address, a.subject, a.command, a.label))
     rows = "".join(
-        f'<p style="margin:8px 0 4px;font-weight:600">{html.escape(group)}</p><div>'
-        + "".join([_button(a) for a in members])
-        + "</div>"
-        for group, members in groups.items()
+        [
+            f'<p style="margin:8px 0 4px;font-weight:600">{html.escape(group)}</p>'
+            f"<div>{''.join(links)}</div>"
+            for group, links in groups.items()
+        ]
     )
     heading = (
         f'<p style="margin:0 0 4px;font-size:13px;color:{MUTED}">{html.escape(title)}</p>'

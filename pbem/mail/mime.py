@@ -12,7 +12,8 @@ import functools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from email.message import Message
+from email.message import EmailMessage, Message
+from email.policy import compat32
 
 from pbem.core.errors import MailError
 
@@ -60,6 +61,10 @@ def text_source(msg: Message) -> tuple[Message, str, bool] | None:
 
     A blank ``text/plain`` part is passed over: some clients send one next to the real HTML.
     """
+    if not msg.is_multipart():
+        quick = _single_text_source(msg)
+        if not isinstance(quick, _Unusual):
+            return quick
     html: Message | None = None
     # a single part (most mail a game receives) is all mime_parts would walk
     for part in mime_parts(msg) if msg.is_multipart() else (msg,):
@@ -73,6 +78,65 @@ def text_source(msg: Message) -> tuple[Message, str, bool] | None:
         elif content_type == "text/html" and html is None:
             html = part
     return (html, part_text(html), True) if html is not None else None
+
+
+class _Unusual:
+    """:func:`_single_text_source`'s answer for a mail it leaves to the stdlib."""
+
+
+_UNUSUAL = _Unusual()
+_PLAIN_CLASSES = (Message, EmailMessage)  # a subclass may read its parts its own way
+
+# transfer encodings Message.get_payload(decode=True) decodes (any other is the payload as is)
+_DECODED = frozenset({"quoted-printable", "base64", "x-uuencode", "uuencode", "uue", "x-uue"})
+
+
+def _single_text_source(msg: Message) -> tuple[Message, str, bool] | _Unusual | None:
+    """:func:`text_source` of a single-part compat32 message (a bot's, a test's), its MIME
+    headers read in one pass over the raw headers instead of three ``Message.get`` scans and
+    the stdlib's parsing around them (issue 23); ``_UNUSUAL`` for anything else (another
+    policy, a non-ASCII header value, an encoded payload, a payload that is no plain text),
+    which the stdlib reads. What it returns is what the stdlib's reading returns: compat32
+    hands a header's first raw ASCII value as it is, and ``get_content_type`` /
+    ``get_content_disposition`` split it at its first ``;``."""
+    payload = msg.__dict__.get("_payload")  # what get_payload reads
+    if type(msg) not in _PLAIN_CLASSES or msg.policy is not compat32 or type(payload) is not str:
+        return _UNUSUAL
+    content_type = disposition = encoding = None
+    for name, value in msg.__dict__["_headers"]:  # what raw_items reads
+        low = name.lower()
+        if low == "content-type":
+            if content_type is None:
+                content_type = value
+        elif low == "content-disposition":
+            if disposition is None:
+                disposition = value
+        elif low == "content-transfer-encoding" and encoding is None:
+            encoding = value
+    for value in (content_type, disposition, encoding):
+        if value is not None and (type(value) is not str or not value.isascii()):
+            return _UNUSUAL  # compat32 would hand a Header object: the stdlib's reading
+    if disposition is not None and disposition.partition(";")[0].strip().lower() == "attachment":
+        return None
+    if content_type is None:
+        kind = msg.get_default_type()
+    else:
+        kind = content_type.partition(";")[0].strip().lower()
+        if kind.count("/") != 1:
+            kind = "text/plain"
+    if kind != "text/plain" and kind != "text/html":
+        return None
+    if encoding is not None and encoding.lower() in _DECODED:
+        return _UNUSUAL
+    try:  # get_payload(decode=True) of an undecoded str payload: its bytes back
+        data = payload.encode("ascii", "surrogateescape")
+    except UnicodeError:
+        return _UNUSUAL
+    charset = None if content_type is None else _charset_of(content_type)
+    text = decode_text(data, charset)
+    if kind == "text/html":
+        return msg, text, True
+    return (msg, text, False) if text.strip() else None
 
 
 def part_text(part: Message) -> str:

@@ -13,6 +13,7 @@ Pure: ``now`` and the state come in; nothing is applied (``decide`` only returns
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -76,14 +77,17 @@ def quick_actions(
     only the commands posted on the list. ``shown``: seats shown under a newcomer's name
     (issue 13), written so in the labels and lines.
     """
-    # the keywords the mail names, in capitals as every prompt writes them (« ÉCHARPE » too)
-    asked = {fold(word) for word in _WORD.findall(text) if word.isupper()}
+    asked = _asked(text)
     found_specs = _asked_readers(rules, state, readers, asked, lang, public)
     if not found_specs:
         return ()
-    names = rules.names(state)
+    names = tuple(rules.names(state))
+    shown_key = tuple(shown.items()) if shown else ()
+    verdicts = _verdicts(rules, state, now)
+    offers = None if type(rules).offers is Rules.offers else rules.offers
+    refused = None if type(rules).refused_to_all is Rules.refused_to_all else rules.refused_to_all
     actions: list[QuickAction] = []
-    seen: set[tuple[str, str]] = set()
+    seen: dict[str, set[str]] = {}  # verb -> the lines offered
     answer = reply_subject(subject)
     for spec, able in found_specs:
         found: list[QuickAction] = []
@@ -98,16 +102,32 @@ def quick_actions(
 
         if _repeating(spec):
             choices = _spending_choices(spec, names, lang, shown or {}, legal)
+            known: list[Any] = [_UNKNOWN] * len(choices)
         else:
-            choices = list(_choices(spec, names, lang, shown or {}))
-        group, pair = spec.keyword(lang), _pair(spec)
-        for label, command, line in choices:
-            if not rules.offers(state, command):
+            choices = _candidates(spec, names, lang, shown or {}, shown_key)
+            # a reader's verdict on a command is asked once per state: the prompt and the
+            # reminder of one step to a player (issue 23); ``choices`` is kept, so its id holds
+            memo = (able, channels, id(choices))
+            entry = verdicts.get(memo)
+            if entry is None or entry[0] is not choices:  # the list held: its id is not reused
+                entry = verdicts[memo] = (choices, [_UNKNOWN] * len(choices))
+            known = entry[1]
+        group, pair, verb = spec.keyword(lang), _pair(spec), spec.verb
+        offered = seen.setdefault(verb, set())
+        for index, (label, command, line) in enumerate(choices):
+            if line in offered or (offers is not None and not offers(state, command)):
                 continue
-            channel = _channel(rules, state, able, command, now, channels)
-            if channel is None or (spec.verb, line) in seen:
+            channel = known[index]
+            if channel is _UNKNOWN:
+                # a choice no reader may make (a dead target) is not asked of each of them
+                channel = known[index] = (
+                    None
+                    if refused is not None and _refused(refused, state, command, channels)
+                    else _channel(rules, state, able, command, now, channels)
+                )
+            if channel is None:
                 continue
-            seen.add((spec.verb, line))
+            offered.add(line)
             address = list_address if channel == "list" else private_address
             if "@" not in address:  # an offline game's "list" or "moderator": nowhere to go
                 continue
@@ -117,6 +137,83 @@ def quick_actions(
                 break
         actions += found
     return tuple(actions)
+
+
+_UNKNOWN = object()
+
+
+def _refused(
+    refused: Callable[[Any, Command, str], bool],
+    state: Any,
+    command: Command,
+    channels: tuple[str, ...],
+) -> bool:
+    """Whether :meth:`Rules.refused_to_all` rules ``command`` out on each of ``channels``."""
+    if len(channels) == 1:  # most: no generator made
+        return refused(state, command, channels[0])
+    return all(refused(state, command, channel) for channel in channels)
+
+
+_LAST_VERDICTS: tuple[Any, Any, Any, dict[Any, tuple[list[Any], list[Any]]]] = (
+    None,
+    None,
+    None,
+    {},
+)
+
+
+def _verdicts(
+    rules: Rules[Any], state: Any, now: datetime
+) -> dict[Any, tuple[list[Any], list[Any]]]:
+    """Where each choice of a kept list is accepted for some readers on some channels, by
+    (readers, channels, the list's id), on ``state`` at ``now``: kept for the last state asked,
+    the one every mail of a step is checked on (``decide`` is pure)."""
+    last = _LAST_VERDICTS  # read once: another thread may replace it
+    if last[1] is state and last[0] is rules and last[2] == now:
+        return last[3]
+    verdicts: dict[Any, tuple[list[Any], list[Any]]] = {}
+    globals()["_LAST_VERDICTS"] = (rules, state, now, verdicts)
+    return verdicts
+
+
+@functools.lru_cache(maxsize=4096)  # a template's lines, the same in each reader's mail
+def _asked_line(line: str) -> frozenset[str]:
+    return frozenset(fold(word) for word in _WORD.findall(line) if word.isupper())
+
+
+def _asked(text: str) -> set[str]:
+    """The folded keywords ``text`` names, in capitals as every prompt writes them («
+    ÉCHARPE » too). Read per line and kept (a word never spans two lines): the regex over a
+    whole mail was a tenth of its quick actions (issue 23)."""
+    asked: set[str] = set()
+    for line in text.split("\n"):
+        words = _asked_line(line)
+        if words:
+            asked |= words
+    return asked
+
+
+_CANDIDATES: dict[tuple[Any, ...], tuple[CommandSpec, list[tuple[str, Command, str]]]] = {}
+
+
+def _candidates(
+    spec: CommandSpec,
+    names: tuple[str, ...],
+    lang: str,
+    shown: Mapping[str, str],
+    shown_key: tuple[tuple[str, str], ...],
+) -> list[tuple[str, Command, str]]:
+    """:func:`_choices`, made once per game's spec, players and language (specs hold dicts,
+    so they are found by identity)."""
+    key = (id(spec), names, lang, shown_key)
+    known = _CANDIDATES.get(key)
+    if known is not None and known[0] is spec:
+        return known[1]
+    made = list(_choices(spec, names, lang, shown))
+    if len(_CANDIDATES) > 1024:  # specs and tables made on the fly (tests): bounded
+        _CANDIDATES.clear()
+    _CANDIDATES[key] = (spec, made)
+    return made
 
 
 def _asked_readers(
@@ -133,10 +230,14 @@ def _asked_readers(
     found: list[tuple[CommandSpec, list[PlayerId]]] = []  # specs hold dicts: no hash
     if asked.isdisjoint(_offerable(rules.all_commands, lang, public)):
         return []  # most mails name no command (a tally, a result): no reader's commands asked
+    named: dict[int, tuple[CommandSpec, bool]] = {}  # the readers' specs are mostly shared
     for reader in readers:
         for spec in rules.available(state, reader):
             # found holds named specs only, no two equal: an unnamed spec is in none
-            if not _named(spec, asked, lang, public):
+            known = named.get(id(spec))
+            if known is None or known[0] is not spec:
+                known = named[id(spec)] = (spec, _named(spec, asked, lang, public))
+            if not known[1]:
                 continue
             able = next((who for known, who in found if known is spec), None)
             if able is None:
@@ -173,25 +274,36 @@ def _offerable(specs: tuple[CommandSpec, ...], lang: str, public: bool) -> froze
 def _named(spec: CommandSpec, asked: set[str], lang: str, public: bool) -> bool:
     """Whether the mail names ``spec`` (one of its keywords in ``asked``) and a link may
     offer it (a game's command, posted on the list if the mail is public, in one tap)."""
-    if spec.verb in NOT_ACTIONS or (public and not spec.public):
+    if public and not spec.public:
         return False
-    return not asked.isdisjoint(_folded(spec, lang)) and _simple(spec)
+    _spec, folded, offerable = _kept(spec, lang)
+    return offerable and not asked.isdisjoint(folded)
 
 
-_FOLDED: dict[tuple[int, str], tuple[CommandSpec, frozenset[str]]] = {}
+_FOLDED: dict[tuple[int, str], tuple[CommandSpec, frozenset[str], bool]] = {}
 
 
 def _folded(spec: CommandSpec, lang: str) -> frozenset[str]:
-    """The keywords of ``spec`` in ``lang``, folded: made once per spec (the games' specs are
-    constants; specs hold dicts, so they are found by identity)."""
+    """The keywords of ``spec`` in ``lang``, folded."""
+    return _kept(spec, lang)[1]
+
+
+def _kept(spec: CommandSpec, lang: str) -> tuple[CommandSpec, frozenset[str], bool]:
+    """``spec``, its :func:`_folded` keywords and whether a link may offer it (a game's
+    command in one tap, :func:`_simple`): made once per spec (the games' specs are constants;
+    specs hold dicts, so they are found by identity)."""
     known = _FOLDED.get((id(spec), lang))
     if known is not None and known[0] is spec:
-        return known[1]
+        return known
     folded = frozenset(fold(s) for s in (spec.en if lang == "en" else spec.fr))
     if len(_FOLDED) > 4096:  # specs made on the fly (tests): bounded
         _FOLDED.clear()
-    _FOLDED[(id(spec), lang)] = (spec, folded)
-    return folded
+    made = _FOLDED[(id(spec), lang)] = (
+        spec,
+        folded,
+        spec.verb not in NOT_ACTIONS and _simple(spec),
+    )
+    return made
 
 
 def _simple(spec: CommandSpec) -> bool:

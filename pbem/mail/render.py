@@ -9,7 +9,7 @@ is the Subject, the rest is the body.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,10 @@ class _Environment(jinja2.Environment):
     read an attribute: the params are dicts (a receipt's lines, a tally's rows), and jinja
     asks ``getattr`` first, whose AttributeError costs more than the lookup (issue 23)."""
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._loaded: dict[str, jinja2.Template] = {}
+
     def getattr(self, obj: Any, attribute: str) -> Any:
         # a plain dict has no attribute but its class's: for any other name, jinja's own
         # getattr fails and reads the key, as here
@@ -44,6 +48,24 @@ class _Environment(jinja2.Environment):
             except KeyError:
                 pass
         return super().getattr(obj, attribute)
+
+    def _load_template(
+        self, name: str, globals: MutableMapping[str, Any] | None
+    ) -> jinja2.Template:
+        """jinja's, for the templates loaded without extra globals (every one here: the
+        renders' and each ``{% import %}``): each kept in a plain dict, its globals a plain
+        dict too. An import asked jinja's LRU cache, whose hit scans its list of names, and
+        then set-subtracted the imported template's ChainMap of globals key by key: half a
+        tally's render (issue 23). The templates are fixed while the process runs
+        (``auto_reload`` off), and so are the environment's globals once made."""
+        if globals:
+            return super()._load_template(name, globals)
+        loaded = self._loaded.get(name)
+        if loaded is None:
+            loaded = super()._load_template(name, None)
+            loaded.globals = dict(loaded.globals)
+            self._loaded[name] = loaded
+        return loaded
 
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))
@@ -142,10 +164,9 @@ class Renderer:
         """Render ``template`` (without the ``.txt``) in ``lang``."""
         compiled = self._templates.get((lang, template))
         if compiled is None:
+            # its globals a plain dict (_Environment._load_template): jinja's ChainMap was
+            # copied key by key into every render's context
             compiled = self.envs[lang].get_template(f"{template}.txt")
-            # its globals as one plain dict: jinja's ChainMap (template's over environment's)
-            # is copied key by key into every render's context; both are fixed once loaded
-            compiled.globals = dict(compiled.globals)
             self._templates[lang, template] = compiled
         # Template.render, without its copies of the params and of the globals' keyword
         # arguments: the context is built here from one merged dict (one render a mail)

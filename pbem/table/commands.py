@@ -22,6 +22,7 @@ from pbem.core.commands import (
 )
 from pbem.core.errors import CommandError, PartlyRefused, UnknownCommand
 from pbem.core.events import Event, VoteSet
+from pbem.core.frozen import quick_replace
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.mail.inbound import MailText
@@ -237,4 +238,4 @@ def stamp_votes(events: Sequence[Event], now: datetime) -> list[Event]:
     """The events of a player's command, each vote stamped with its arrival time, for the
     archive's vote timeline (the rules ignore it); also the rules-only fast path's
     (pbem.balance.fastgame), so both logs hold the same votes."""
-    return [replace(e, at=now) if isinstance(e, VoteSet) else e for e in events]
+    return [quick_replace(e, at=now) if isinstance(e, VoteSet) else e for e in events]

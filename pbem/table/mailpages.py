@@ -35,6 +35,11 @@ class MailPages:
     """Seats shown under a newcomer's name (issue 13): seat -> shown name, for the quick
     actions' labels and lines."""
 
+    @functools.cached_property  # asked by every prompt (issue 23)
+    def private_address(self) -> str:
+        """The game's plus-address, where a private quick action is sent."""
+        return game_address(self.moderator, self.game_id)
+
     def page(self, subject: str, body: str, lang: str) -> str:
         """A mail that asks for nothing (a receipt, a result)."""
         return _page(subject, body, lang, self.names)
@@ -63,7 +68,7 @@ class MailPages:
                 lang=lang,
                 now=min(deadlines.values()) - BEFORE_DEADLINE,
                 subject=subject,
-                private_address=game_address(self.moderator, self.game_id),
+                private_address=self.private_address,
                 list_address=self.list_address,
                 public=public,
                 shown=self.renamed,

@@ -11,9 +11,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import compat32
-from typing import Any
+from typing import Any, TypeVar
 
-from pbem.core.commands import Command, Player, Players, Text, Word, parse_line
+from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word, parse_line
 from pbem.core.errors import CommandError
 from pbem.core.frozen import quick_init
 from pbem.core.game import PlayerSpec, Rules
@@ -52,17 +52,42 @@ def bot_moves(
     sent with the first one they accept, so bots make legal moves; players who share a verb
     tend to agree on the name (a pack's victim, a mob's suspect), as people do.
     """
-    names: list[str] = list(rules.names(state))
-    favourite: dict[str, str] = {}
+    names: list[PlayerId] = list(rules.names(state))
+    favourite: dict[str, PlayerId] = {}
+    randbelow = rng._randbelow  # type: ignore[attr-defined]
+    getrandbits = rng.getrandbits if _plain(rng) else None
+    draw = rng.random
+    verbs_of = rules.available_verbs
+    kept = _PLAYED.setdefault(type(rules), {})
     for spec in players:
-        options = [
-            c
-            for c in rules.available(state, spec.name)
-            if c.verb not in ("help", "status", "cancel")
-        ]
-        if not options or rng.random() < 0.1:
+        # the commands he may send now, less _SKIPPED, in the order of Rules.available: kept
+        # per set of verbs where the game gives them (asked of every player of every round)
+        verbs = verbs_of(state, spec.name)
+        if verbs is None:
+            options: Sequence[CommandSpec] = _played(rules, state, spec.name)
+        else:
+            found = kept.get(verbs)
+            options = _kept(rules, verbs, kept) if found is None else found
+        if not options or draw() < 0.1:
             continue
-        command = rng.choice(options)
+        # rng.choice(options), its very draws (randbelow's own loop, without its frame)
+        n = len(options)
+        if getrandbits is None:
+            j = randbelow(n)
+        else:
+            bits = n.bit_length()
+            j = getrandbits(bits)
+            while j >= n:
+                j = getrandbits(bits)
+        command = options[j]
+        if not command.args:  # most moves (a pass): no name, no word, no text
+            parsed: Command | None = _BARE.get(command.verb)
+            if parsed is None:
+                parsed = _BARE[command.verb] = Command(command.verb)
+            if command.public:
+                draw()  # the draw of a bold vote (a bare command is never one): kept in step
+            yield BotMove(spec, parsed, command.keyword(spec.lang), command.public)
+            continue
         words = [command.keyword(spec.lang)]
         targets: list[PlayerId] = []
         word: str | None = None
@@ -71,12 +96,12 @@ def bot_moves(
             if isinstance(arg, Player):
                 name = _legal_name(rules, state, spec.name, command.verb, names, favourite, rng)
                 words.append(name)
-                targets.append(PlayerId(name))
+                targets.append(name)
             elif isinstance(arg, Players):
                 most = min(arg.count, len(names))
                 chosen = sample(rng, names, rng.randint(1, most) if arg.at_most else most)
                 words += chosen
-                targets += [PlayerId(n) for n in chosen]
+                targets += chosen
             elif isinstance(arg, Word):
                 word, spellings = rng.choice(list(arg.choices.items()))
                 words.append(spellings[0])
@@ -84,16 +109,41 @@ def bot_moves(
                 text = rng.choice(_CHAT)
                 words.append(text)
         line = " ".join(words)
-        parsed: Command | None = Command(command.verb, tuple(targets), word, text)
+        parsed = Command(command.verb, tuple(targets), word, text)
         if text:  # a text after names loses what the grammar drops (a lone « ! »): read it
             try:
                 parsed = parse_line(line, [command], names, debate=command.public)
             except CommandError:
                 parsed = None
-        if command.public and rng.random() < 0.5 and command.verb == "vote":
+        if command.public and draw() < 0.5 and command.verb == "vote":
             yield BotMove(spec, parsed, f"Mon vote : **{words[-1]}**", True, bold=True)
         else:
             yield BotMove(spec, parsed, line, command.public)
+
+
+_SKIPPED = frozenset({"help", "status", "cancel"})
+"""The commands bots never send: they read nothing and withdraw nothing."""
+
+_BARE: dict[str, Command] = {}
+"""Verb -> the command of a line with no argument (frozen: one object serves every bot)."""
+
+_PLAYED: dict[type, dict[frozenset[str], tuple[CommandSpec, ...]]] = {}
+"""Rules class -> its available verbs -> the commands among them a bot sends."""
+
+
+def _played(rules: Rules[Any], state: Any, actor: PlayerId) -> list[CommandSpec]:
+    """The commands ``actor`` may send now, less :data:`_SKIPPED`, from ``Rules.available``."""
+    return [c for c in rules.available(state, actor) if c.verb not in _SKIPPED]
+
+
+def _kept(
+    rules: Rules[Any],
+    verbs: frozenset[str],
+    kept: dict[frozenset[str], tuple[CommandSpec, ...]],
+) -> tuple[CommandSpec, ...]:
+    """The commands among ``verbs`` a bot sends, kept in ``kept``."""
+    found = kept[verbs] = tuple(c for c in rules.commands_among(verbs) if c.verb not in _SKIPPED)
+    return found
 
 
 def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, str]]:
@@ -109,39 +159,67 @@ def bot_mails(table: Table, rng: random.Random) -> Iterator[tuple[EmailMessage, 
 def _legal_name(
     rules: Rules[Any],
     state: Any,
-    actor: str,
+    actor: PlayerId,
     verb: str,
-    names: list[str],
-    favourite: dict[str, str],
+    names: list[PlayerId],
+    favourite: dict[str, PlayerId],
     rng: random.Random,
-) -> str:
+) -> PlayerId:
     """A name the rules accept for ``verb`` (the shared favourite first), else a random one."""
     channel = _channel(rules, verb)
     candidates = sample(rng, names, min(6, len(names)))
     if verb in favourite and rng.random() < 0.7:
         candidates.insert(0, favourite[verb])
+    allows = rules.allows
     for name in candidates:
-        if rules.allows(state, PlayerId(actor), Command(verb, (PlayerId(name),)), EPOCH, channel):
+        if allows(state, actor, Command(verb, (name,)), EPOCH, channel):
             favourite.setdefault(verb, name)
             return name
     return candidates[0]
 
 
-def sample(rng: random.Random, names: list[str], k: int) -> list[str]:
+T = TypeVar("T")
+
+
+def sample(rng: random.Random, names: Sequence[T], k: int) -> list[T]:
     """``rng.sample(names, k)``: the same draws, in the same order (a list of up to 21 names
     is drawn from a copy, as ``random.Random.sample`` draws it), without its Sequence ABC
-    check, which cost a bot's name trial a tenth of its time (issue 23)."""
+    check, which cost a bot's name trial a tenth of its time, nor a frame per draw (issue
+    23)."""
     n = len(names)
     if n > 21 or not 0 <= k <= n:
         return rng.sample(names, k)
-    randbelow = rng._randbelow  # type: ignore[attr-defined]
     pool = list(names)
-    result: list[str] = []
+    result: list[T] = []
+    if _plain(rng):  # random.Random's randbelow, its loop written out
+        getrandbits = rng.getrandbits
+        for i in range(k):
+            m = n - i
+            bits = m.bit_length()
+            j = getrandbits(bits)
+            while j >= m:
+                j = getrandbits(bits)
+            result.append(pool[j])
+            pool[j] = pool[m - 1]
+        return result
+    randbelow = rng._randbelow  # type: ignore[attr-defined]
     for i in range(k):
         j = randbelow(n - i)
         result.append(pool[j])
         pool[j] = pool[n - i - 1]
     return result
+
+
+def _plain(rng: random.Random) -> bool:
+    """Whether ``rng`` draws a number below ``n`` as ``random.Random`` does, by
+    ``_randbelow_with_getrandbits`` (so that a caller may run its loop itself)."""
+    return type(rng) is random.Random and _PLAIN_BELOW
+
+
+_PLAIN_BELOW = (
+    random.Random._randbelow  # type: ignore[attr-defined]
+    is random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]
+)
 
 
 _CHANNELS: dict[tuple[type, str], str] = {}

@@ -14,6 +14,8 @@ from pbem.core.commands import Command, Player
 from pbem.core.errors import CommandError
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
+from pbem.games.chasse.rules import ChasseAuxSorcieres
+from pbem.games.loupgarou.rules import LoupGarou
 from pbem.table import Table
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup, play
 from pbem.tools.simulate import EPOCH
@@ -85,3 +87,47 @@ def test_a_trial_answers_as_decide(game: str) -> None:
         key, when = min(fast.deadlines().items(), key=lambda kv: kv[1])
         fast.close(key, when)
     assert taken > 0
+
+
+def _verbs_worked_out(rules: Rules[Any], state: Any, actor: PlayerId) -> frozenset[str]:
+    """What a player may send, worked out afresh by the rules' own checks (not the verbs
+    kept per key by ``available_verbs``)."""
+    if isinstance(rules, LoupGarou):
+        if state.outcome is not None:
+            return frozenset({"help", "status"})
+        verbs = {"help", "status"} | ({"sash"} if state.sash_holder == actor else set())
+        if state.seats[actor].alive:
+            verbs |= rules._allowed_alive(state, actor)
+        return frozenset(verbs)
+    assert isinstance(rules, ChasseAuxSorcieres)
+    if state.outcome is not None:
+        return frozenset({"help", "status"})
+    return frozenset(rules._verbs(state, actor))
+
+
+class _Checked(RulesGame):
+    """A game that checks, after every move, each player's available verbs."""
+
+    checked = 0
+
+    def move(self, move: Any, now: Any) -> None:
+        super().move(move, now)
+        for actor in self.rules.names(self.state):
+            kept = self.rules.available_verbs(self.state, actor)
+            assert kept == _verbs_worked_out(self.rules, self.state, actor), actor
+            self.checked += 1
+
+
+@pytest.mark.parametrize("game", ["loup-garou", "chasse-aux-sorcieres"])
+def test_the_verbs_kept_per_key_are_those_worked_out(game: str) -> None:
+    """``available_verbs`` keeps each player's verbs per what decides them (LG-385, LG-350,
+    LG-321, CAS-214, CAS-362: powers, potions, the thief's choices, the council, Léo's forced
+    card): at every move of whole games, what it answers is what the rules work out afresh,
+    so its key leaves nothing out that the verbs depend on (issue 23)."""
+    checked = 0
+    for seed in range(6):  # Loup-Garou's seed 4: a witch's death potion used
+        fast = _Checked.new(demo_setup(game, 0, seed, "fr"))
+        play_rules(fast, random.Random(seed))
+        assert fast.finished
+        checked += fast.checked
+    assert checked > 1000

@@ -144,3 +144,22 @@ def test_a_warning_never_says_nothing_is_awaited_beside_a_prompt_of_the_same_pha
     assert "Ce que vous pouvez envoyer maintenant" in warning and "QUESTION" in warning
     night_end = g.table.renderer.when(max(g.table.deadlines().values()), "fr")
     assert night_end in warning and night_end in prompt.body
+
+
+def test_an_event_that_names_no_order_is_passed_over_without_reading_it() -> None:
+    """The count reads only the events that may change it (issue 23): a close, a vote, a
+    private notice, a death, an order; a deal's commitment is passed over unread."""
+    from unittest import mock
+
+    from pbem.core import idle
+    from pbem.core.events import DealCommitted, PhaseClosed, VoteSet
+
+    log = [
+        PhaseClosed("day", 0, (PlayerId("a"), PlayerId("b"))),
+        DealCommitted("salt", "digest"),
+        VoteSet("round1", PlayerId("a"), PlayerId("b")),
+        PhaseClosed("night", 0, (PlayerId("a"), PlayerId("b"))),
+    ]
+    with mock.patch.object(idle, "actor_of", wraps=idle.actor_of) as read:
+        assert idle_streaks(log) == {PlayerId("a"): 1, PlayerId("b"): 2}
+    assert [c.args[0] for c in read.call_args_list] == [log[2]]

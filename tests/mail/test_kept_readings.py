@@ -3,13 +3,16 @@ text, a command line's parse, a refusal's reason."""
 
 from __future__ import annotations
 
+from email.message import Message
 from typing import Any
+from unittest import mock
 
 import pytest
 
 from pbem.core.commands import parse_line
 from pbem.core.errors import CommandError
 from pbem.games import rules_for
+from pbem.mail import mime
 from pbem.mail.inbound import _plain, extract
 from pbem.mail.render import Renderer
 from pbem.tools.bots import plain_mail
@@ -65,3 +68,65 @@ def test_a_plain_reason_is_rendered_once_and_others_each_time() -> None:
     renderer.text_kept("reasons/no_vote_to_withdraw", "fr", odd)
     renderer.text_kept("reasons/no_vote_to_withdraw", "fr", odd)
     assert len(rendered) == 3
+
+
+def _single(headers: list[tuple[str, str]], payload: str | bytes | None) -> Message:
+    msg = Message()
+    for name, value in headers:
+        msg[name] = value
+    if isinstance(payload, bytes):
+        msg.set_payload(payload, None)
+    elif payload is not None:
+        msg._payload = payload  # a str payload as a parser leaves it
+    return msg
+
+
+SINGLE_PARTS = [
+    ([("Content-Type", 'text/plain; charset="utf-8"')], "VOTE Bérénice\n".encode()),
+    ([("Content-Type", "TEXT/PLAIN ; charset=latin-1")], "VOTE Bérénice\n".encode("latin-1")),
+    ([("Content-Type", "text/html; charset=utf-8")], b"<p><b>VOTE Chlo\xc3\xa9</b></p>"),
+    ([("Content-Type", "text/plain")], b"   \n"),  # blank: no text
+    ([("Content-Type", "image/png")], b"VOTE Bruno"),
+    ([("Content-Type", "text")], b"VOTE Bruno"),  # no subtype: text/plain, as the stdlib reads
+    ([], b"VOTE Bruno\n"),  # no Content-Type
+    ([("Content-Type", "text/plain; charset=bogus-x")], b"VOTE Bruno\xe9\n"),
+    ([("Content-Disposition", "attachment; filename=a.txt")], b"VOTE Bruno"),
+    ([("Content-Disposition", "inline")], b"VOTE Bruno"),
+    ([("Content-Transfer-Encoding", "base64")], b"Vk9URSBCcnVubw==\n"),
+    ([("Content-Transfer-Encoding", "quoted-printable")], b"VOTE Br=C3=A9sil\n"),
+    ([("Content-Transfer-Encoding", " 8bit ")], b"VOTE Bruno\n"),
+    ([("Content-Type", "text/plain; charset=utf-8"), ("Content-Type", "text/html")], b"VOTE"),
+    ([("Content-Type", "text/plain; charset=utf-8")], "VOTE Ærø\n"),  # non-ASCII str payload
+    ([("Content-Type", "text/plain; charset=\udce9")], b"VOTE Bruno\n"),  # 8-bit header
+    ([("Content-Type", "text/plain")], None),
+]
+
+
+@pytest.mark.parametrize(("headers", "payload"), SINGLE_PARTS)
+def test_a_single_part_is_read_as_the_stdlib_reads_it(
+    headers: list[tuple[str, str]], payload: str | bytes | None
+) -> None:
+    """The one-pass reading of a single part's MIME headers (issue 23) gives what
+    the stdlib's reading gives, or leaves the part to it."""
+    quick = _single(headers, payload)
+    slow = _single(headers, payload)
+
+    def stdlib(msg: Message) -> Any:
+        with mock.patch.object(mime, "_single_text_source", lambda _m: mime._UNUSUAL):
+            return mime.text_source(msg)
+
+    def outcome(read: Any, msg: Message) -> Any:
+        try:
+            found = read(msg)
+        except Exception as exc:  # the stdlib's own failure, the same both ways
+            return type(exc)
+        return None if found is None else (found[0] is msg, found[1], found[2])
+
+    assert outcome(mime.text_source, quick) == outcome(stdlib, slow)
+
+
+def test_a_bots_mail_is_read_without_the_stdlibs_header_reads() -> None:
+    msg = plain_mail("alice@v.example", "mj@v.example", "VOTE Bérénice\n")
+    with mock.patch.object(Message, "get", side_effect=AssertionError("Message.get")):
+        found = mime.text_source(msg)
+    assert found is not None and found[1:] == ("VOTE Bérénice\n", False)

@@ -40,3 +40,28 @@ def test_a_recurring_receipt_is_rendered_once_and_reads_as_rendered() -> None:
     later = renderer.mail_kept("common/reply", "fr", receipt("VOTE Bob", None))
     other = renderer.mail_kept("common/reply", "en", bob)
     assert len({first, later, other}) == 3 and len(rendered) == 3
+
+
+def test_an_imported_template_is_loaded_once_with_plain_globals() -> None:
+    """A template's ``{% import %}`` is found without jinja's LRU cache and its globals are
+    a plain dict (a ChainMap was set-subtracted key by key at every render, issue 23); the
+    text is the same as a fresh environment's."""
+    renderer = Renderer()
+    params = {
+        "game": "Lupus",
+        "genders": {},
+        "day": 2,
+        "ballot": "round1",
+        "votes": [{"voter": "Élodie", "target": "Chloé", "ghost": False}],
+        "counts": [{"name": "Chloé", "count": 1}],
+    }
+    first = renderer.text("lupus/tally", "fr", params)
+    env = renderer.envs["fr"]
+    assert env.cache is not None
+    env.cache.clear()  # a second render loads nothing through jinja's cache
+    assert renderer.text("lupus/tally", "fr", params) == first
+    assert not env.cache
+    imported = env.get_template("lupus/_tally.jinja")
+    assert type(imported.globals) is dict
+    assert first == Renderer().text("lupus/tally", "fr", params)
+    assert "Élodie → Chloé" in first and "Chloé 1" in first

@@ -35,11 +35,25 @@ from pbem.games.chasse import day, night, orders, revenge
 from pbem.games.chasse.commands import COMMANDS
 from pbem.games.chasse.deck import DECK, PLAYERS, deck_cards
 from pbem.games.chasse.options import ChasseOptions
-from pbem.games.chasse.roles import CARD_OF, COLE, DEMON, RESERVED, ROLES, SUBPHASE_OF, faction
+from pbem.games.chasse.roles import (
+    BILLIE,
+    CARD_OF,
+    COLE,
+    DEMON,
+    RESERVED,
+    ROLES,
+    SUBPHASE_OF,
+    faction,
+)
 from pbem.games.chasse.state import EVENT_TYPES, ChasseState, PennyGiven, evolve, iso
 from pbem.games.chasse.subphases import DURATION_OF, NIGHT_PHASES
 from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
+
+_ALWAYS = frozenset({"help", "status"})
+_VERBS: dict[tuple[object, ...], frozenset[str]] = {}
+"""What :meth:`ChasseAuxSorcieres._verbs` reads of a player and his state -> the verbs he
+may send."""
 
 
 class ChasseAuxSorcieres(VillageRules[ChasseState]):
@@ -296,6 +310,37 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         }
 
     def available(self, state: ChasseState, actor: PlayerId) -> list[CommandSpec]:
+        return self.commands_among(self.available_verbs(state, actor))
+
+    def available_verbs(self, state: ChasseState, actor: PlayerId) -> frozenset[str]:
+        # asked of every player at every bot round (issue 23): kept per what decides them
+        if state.outcome is not None:
+            return _ALWAYS
+        seat = state.seats[actor]
+        phase = state.phase
+        tie = state.tie
+        key: tuple[object, ...] = (
+            state.revenge is not None and state.revenge.prue == actor,
+            tie.mode if phase == "tiebreak" and tie and tie.breaker == actor else None,
+            phase,
+            seat.alive,
+        )
+        if seat.alive and phase in NIGHT_PHASES:
+            role = seat.role
+            key += (
+                role,
+                night.leo_forced(state),
+                # in state.council(): the living Demons and Billie (CAS-214), and he lives
+                phase in ("W1", "W2") and role in (DEMON, BILLIE),
+                role in state.spent or (role == COLE and not state.cole_active()),
+                state.victim is None,
+            )
+        found = _VERBS.get(key)
+        if found is None:
+            found = _VERBS[key] = frozenset(self._verbs(state, actor))
+        return found
+
+    def _verbs(self, state: ChasseState, actor: PlayerId) -> set[str]:
         seat = state.seat(actor)
         allowed = {"help", "status"}
         if state.outcome is None:
@@ -320,7 +365,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
                     allowed.discard("heal")
             if seat.alive and state.phase == "day":
                 allowed |= {"vote", "unvote"}
-        return self.commands_among(allowed)
+        return allowed
 
     def bold_command(
         self, state: ChasseState, actor: PlayerId, bold: Sequence[str]

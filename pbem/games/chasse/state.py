@@ -17,7 +17,14 @@ from pbem.games.chasse.roles import BILLIE, COLE, DEMON
 from pbem.games.chasse.subphases import CHASSE_PHASES, NIGHT_PHASES, ChassePhase
 from pbem.games.village.cards import LeftoverChanged, PowerSpent
 from pbem.games.village.events import LoversFormed, TallyPosted
-from pbem.games.village.state import Seat, Village, fold_shared, record_action
+from pbem.games.village.state import (
+    SHARED_FOLDS,
+    Evolve,
+    Seat,
+    Village,
+    record_action,
+    unchanged,
+)
 
 
 @dataclass(frozen=True)
@@ -150,54 +157,99 @@ def iso(moment: datetime) -> str:
 
 def evolve(state: ChasseState, event: Event) -> ChasseState:
     """The state after ``event``."""
-    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
-        return state
-    shared = fold_shared(state, event)
-    if shared is not None and isinstance(event, GameEnded):
-        return replace(shared, revenge=None, tie=None)  # CAS-105: pending windows end
-    if shared is not None:
-        return shared
-    match event:
-        case RolesDealt():
-            seats = {p: Seat(p, event.roles[p], event.roles[p]) for p in state.order}
-            return replace(
-                state, seats=seats, leftover=event.leftover, dealt_leftover=event.leftover
-            )
-        case PennyGiven():
-            return replace(state, penny=event.player)
-        case PhaseStarted():
-            return replace(
-                state,
-                phase=phase_of(event.phase, CHASSE_PHASES),
-                number=event.number,
-                deadlines=event.deadlines,
-                actions={} if event.phase in NIGHT_PHASES else state.actions,
-                victim=None if event.phase in ("L", "W1") else state.victim,
-                votes={} if event.phase == "day" else state.votes,
-                last_tally=None if event.phase == "day" else state.last_tally,
-                tie=state.tie if event.phase == "tiebreak" else None,
-            )
-        case ActionSet():
-            actions = record_action(state.actions, state.seq + 1, event)
-            return replace(state, actions=actions, seq=state.seq + 1)
-        case LeftoverChanged():
-            return replace(state, leftover=event.leftover)
-        case PowerSpent():
-            return replace(state, spent=state.spent | {event.card})
-        case LoversFormed():
-            return replace(state, lovers=event.lovers)
-        case VictimFixed():
-            return replace(state, victim=event.victim)
-        case Verdict():
-            lynched = state.lynched + ((event.lynched,) if event.lynched else ())
-            return replace(state, lynched=lynched, tie=None)
-        case TieOpened():
-            return replace(state, tie=event)
-        case RevengeOpened():
-            return replace(state, revenge=event)
-        case RevengeClosed():
-            return replace(state, revenge=None)
-    return state
+    fold = _BY_TYPE.get(type(event)) or _fold_of(type(event))
+    return fold(state, event)  # type: ignore[no-any-return]
+
+
+_SHARED_END = dict(SHARED_FOLDS)[GameEnded]
+
+
+def _ended(state: ChasseState, event: GameEnded) -> ChasseState:
+    ended: ChasseState = _SHARED_END(state, event)
+    return replace(ended, revenge=None, tie=None)  # CAS-105: pending windows end
+
+
+def _dealt(state: ChasseState, event: RolesDealt) -> ChasseState:
+    seats = {p: Seat(p, event.roles[p], event.roles[p]) for p in state.order}
+    return replace(state, seats=seats, leftover=event.leftover, dealt_leftover=event.leftover)
+
+
+def _penny_given(state: ChasseState, event: PennyGiven) -> ChasseState:
+    return replace(state, penny=event.player)
+
+
+def _phase_started(state: ChasseState, event: PhaseStarted) -> ChasseState:
+    return replace(
+        state,
+        phase=phase_of(event.phase, CHASSE_PHASES),
+        number=event.number,
+        deadlines=event.deadlines,
+        actions={} if event.phase in NIGHT_PHASES else state.actions,
+        victim=None if event.phase in ("L", "W1") else state.victim,
+        votes={} if event.phase == "day" else state.votes,
+        last_tally=None if event.phase == "day" else state.last_tally,
+        tie=state.tie if event.phase == "tiebreak" else None,
+    )
+
+
+def _action_set(state: ChasseState, event: ActionSet) -> ChasseState:
+    actions = record_action(state.actions, state.seq + 1, event)
+    return replace(state, actions=actions, seq=state.seq + 1)
+
+
+def _leftover_changed(state: ChasseState, event: LeftoverChanged) -> ChasseState:
+    return replace(state, leftover=event.leftover)
+
+
+def _power_spent(state: ChasseState, event: PowerSpent) -> ChasseState:
+    return replace(state, spent=state.spent | {event.card})
+
+
+def _lovers_formed(state: ChasseState, event: LoversFormed) -> ChasseState:
+    return replace(state, lovers=event.lovers)
+
+
+def _victim_fixed(state: ChasseState, event: VictimFixed) -> ChasseState:
+    return replace(state, victim=event.victim)
+
+
+def _verdict(state: ChasseState, event: Verdict) -> ChasseState:
+    lynched = state.lynched + ((event.lynched,) if event.lynched else ())
+    return replace(state, lynched=lynched, tie=None)
+
+
+def _tie_opened(state: ChasseState, event: TieOpened) -> ChasseState:
+    return replace(state, tie=event)
+
+
+def _revenge_opened(state: ChasseState, event: RevengeOpened) -> ChasseState:
+    return replace(state, revenge=event)
+
+
+def _revenge_closed(state: ChasseState, event: RevengeClosed) -> ChasseState:
+    return replace(state, revenge=None)
+
+
+_EVOLVE = Evolve(
+    [
+        (Notice, unchanged),  # a message, folded by no rule: a third of the events (issue 23)
+        *[(kind, _ended if kind is GameEnded else fold) for kind, fold in SHARED_FOLDS],
+        (RolesDealt, _dealt),
+        (PennyGiven, _penny_given),
+        (PhaseStarted, _phase_started),
+        (ActionSet, _action_set),
+        (LeftoverChanged, _leftover_changed),
+        (PowerSpent, _power_spent),
+        (LoversFormed, _lovers_formed),
+        (VictimFixed, _victim_fixed),
+        (Verdict, _verdict),
+        (TieOpened, _tie_opened),
+        (RevengeOpened, _revenge_opened),
+        (RevengeClosed, _revenge_closed),
+    ]
+)
+_BY_TYPE = _EVOLVE.by_type
+_fold_of = _EVOLVE.fold_of
 
 
 def evolve_all(events: Iterable[Event], state: ChasseState) -> ChasseState:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pbem.core.events import Event
+from pbem.core.events import Event, Notice
 from pbem.core.folded import Trace
 from pbem.games.dracula.state import DraculaState, evolve
 
@@ -21,12 +21,15 @@ class Batch:
         self._trace = Trace(state)
 
     def add(self, *events: Event) -> DraculaState:
-        trace = self._trace
+        state = self.state
+        traced = self._trace.events
         for event in events:
-            self.state = evolve(self.state, event)
+            if type(event) is not Notice:  # a message changes no state (a third of them)
+                state = evolve(state, event)
             self.events.append(event)
-            trace.add(event, self.state)
-        return self.state
+            traced.append(event)
+        self.state = self._trace.state = state
+        return state
 
     def extend(self, events: Iterable[Event]) -> DraculaState:
         return self.add(*events)

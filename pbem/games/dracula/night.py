@@ -47,7 +47,19 @@ from pbem.games.dracula.state import (
 
 
 def iso(moment: datetime) -> str:
-    return moment.isoformat()
+    # a step's deadline, written in each of its prompts; by zone too: the same instant in two
+    # zones compares equal and is written twice
+    key = (moment, moment.tzinfo)
+    text = _ISO.get(key)
+    if text is None:
+        if len(_ISO) > 64:
+            _ISO.clear()
+        text = _ISO[key] = moment.isoformat()
+    return text
+
+
+_ISO: dict[tuple[datetime, Any], str] = {}
+"""The last moments :func:`iso` wrote."""
 
 
 def thread(state: DraculaState, part: str = "night") -> str:
@@ -228,12 +240,20 @@ def fix_positions(b: Batch, now: datetime) -> None:
 
 def bite_status(s: DraculaState, v: PlayerId) -> str:
     """NTF-16: what a vampire may do at the bite step (DRA-110 … DRA-113, AMB-043, AMB-061)."""
+    known = s.bite_statuses  # asked of one state by each bot, each bite and the close
+    status = known.get(v)
+    if status is None:
+        status = known[v] = _bite_status(s, v)
+    return status
+
+
+def _bite_status(s: DraculaState, v: PlayerId) -> str:
     pos = s.position(v)
     if pos == SANCTUARY:
         return "sanctuary"
-    if len(s.present(pos or "")) <= 1:
+    if s.count_present(pos or "") <= 1:
         return "alone"
-    if pos in s.room_of_use("garlic"):
+    if s.used_in("garlic", pos):
         return "nausea"
     if s.seat(v).dracula and s.number > 1:
         return "may"
@@ -320,9 +340,8 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
         return before.position(p) or SANCTUARY
 
     intents: list[Intent] = []
-    for (actor, verb), order in sorted(
-        before.orders.items(), key=lambda kv: before.order.index(kv[0][0])
-    ):
+    rank = {p: i for i, p in enumerate(before.order)}
+    for (actor, verb), order in sorted(before.orders.items(), key=lambda kv: rank[kv[0][0]]):
         if verb == "stake" and before.seat(actor).alive:
             intents.append(Intent("stake", order.targets[0], "stake", ORD_STAKES, (actor,)))
         if verb == "bite" and before.seat(actor).alive:

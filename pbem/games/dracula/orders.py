@@ -157,7 +157,7 @@ def vote_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> Illeg
         return IllegalNow("vote_on_list")  # DRA-044
     if s.phase != "day" or s.number < 2:
         return IllegalNow("no_sanctuary_vote")  # DRA-022, AMB-014
-    if any(v == actor for v, _, _ in s.votes):
+    if s.has_voted(actor):
         return IllegalNow("vote_final")  # DRA-045
     target = c.targets[0]
     if not s.seats[target].alive:

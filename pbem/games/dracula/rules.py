@@ -36,7 +36,6 @@ from pbem.games.dracula.night import iso
 from pbem.games.dracula.options import DraculaOptions
 from pbem.games.dracula.orders import (
     ADMIN_COMMANDS,
-    CHOICE_PHASES,
     COMMANDS,
     EARLY_PHASES,
     NIGHT_PHASES,
@@ -70,6 +69,22 @@ _BITER: list[tuple[DraculaState, PlayerId, bool] | None] = [None]
 """The last biter judged by :meth:`Dracula._may_bite`, with his state (kept, so its id is
 not reused while here) and the verdict."""
 
+
+def _folded(text: str) -> str:
+    """:func:`fold`, kept for the texts already folded (a bold name, at half the votes)."""
+    found = _FOLDS.get(text)
+    if found is None:
+        if len(_FOLDS) > 1024:
+            _FOLDS.clear()
+        found = _FOLDS[text] = fold(text)
+    return found
+
+
+_FOLDS: dict[str, str] = {}
+
+_ALWAYS = frozenset({"help", "status"})
+"""The verbs every player may send at any time."""
+
 _FOLDED_ROOMS = {fold(w): r for r, ws in ROOM_WORDS.items() for w in ws}
 """The rooms by each folded spelling (AMB-081: a bold room)."""
 
@@ -89,8 +104,7 @@ class Dracula(Orders, Rules[DraculaState]):
     def new_state(self) -> DraculaState:
         return DraculaState()
 
-    def evolve(self, state: DraculaState, event: Event) -> DraculaState:
-        return evolve(state, event)
+    evolve = staticmethod(evolve)  # folded at every event: no method between (issue 23)
 
     # -- setup and rounds ---------------------------------------------------------------------
 
@@ -425,16 +439,17 @@ class Dracula(Orders, Rules[DraculaState]):
             "round": state.round,
             "winners": list(state.outcome.winners) if state.outcome else [],
             "scores": dict(state.scores),
-            "players": [
+            "players": [  # read at every round by the informed bots
                 {
                     "name": p,
-                    "role": seat.role,
-                    "team": faction(state, p),
+                    "role": DRACULA if seat.dracula else seat.side,
+                    "team": HUMANS if seat.side == HUMAN else VAMPIRES,
                     "alive": seat.alive,
                     "conditions": ["cursed"] if seat.cursed else [],
                 }
-                for p in state.order
-                for seat in [state.seat(p)]
+                for p, seat in zip(
+                    state.order, map(state.seats.__getitem__, state.order), strict=True
+                )
             ],
         }
 
@@ -461,66 +476,88 @@ class Dracula(Orders, Rules[DraculaState]):
         }
 
     def available(self, state: DraculaState, actor: PlayerId) -> list[CommandSpec]:
-        allowed = {"help", "status"}
-        seat = state.seat(actor)
-        if state.outcome is None and seat.alive:
-            allowed |= self._allowed(state, actor)
-        return self.commands_among(allowed)
+        return self.commands_among(self.available_verbs(state, actor))
+
+    def available_verbs(self, state: DraculaState, actor: PlayerId) -> frozenset[str]:
+        """The verbs of :meth:`available` (asked of every player at every bot round)."""
+        seat = state.seats[actor]
+        if state.outcome is not None or not seat.alive:
+            return _ALWAYS
+        allowed = self._allowed(state, actor)
+        return _ALWAYS | allowed if allowed else _ALWAYS
 
     def _allowed(self, s: DraculaState, actor: PlayerId) -> set[str]:
-        seat = s.seat(actor)
+        seat = s.seats[actor]
+        phase = s.phase
         out: set[str] = set()
-        if seat.dracula and not s.telepathy_used and (s.vampires()[1:] or s.phase in SILENT_PHASES):
+        if (
+            seat.dracula
+            and not s.telepathy_used
+            and (phase in SILENT_PHASES or s.vampire_count() > 1)
+        ):
             out.add("telepathy")
-        if s.phase == "day":
-            if s.number >= 2 and not any(v == actor for v, _, _ in s.votes):
+        # by day and at the final choice no verb is an order's (their events are others), so
+        # none is filtered by the night's orders below, and no grimoire curses
+        if phase == "day":
+            if s.number >= 2 and not s.has_voted(actor):
                 out.add("vote")
             if seat.cursed and actor not in s.declared:
                 out.add("declare")
-        elif s.phase == "pairing":
-            paired = set(s.pairs) | set(s.pairs.values())
-            if actor not in paired and actor not in s.designated:
+            return out
+        if phase == "pairing":
+            if actor not in s.designated and actor not in s.pairs and not s.is_named(actor):
                 out.add("partner")
-        elif s.phase in ("rooms", "magnifier", "dracula_room"):
-            magnified = s.order_of(actor, "magnifier") is not None
-            if (
-                (s.phase == "dracula_room" and seat.dracula)
-                or (s.phase == "rooms" and night.must_choose_room(s, actor))
-                or (s.phase == "magnifier" and magnified and s.named_partner(actor) is None)
-                or (s.phase == "magnifier" and s.left_to_choose(actor))  # AMB-031
-            ):
+            return out
+        if phase == "final_choice":
+            if seat.human and actor not in s.choices:
+                out |= {"flee", "fight"}
+            return out
+        hand = seat.hand
+        if phase in ("rooms", "magnifier", "dracula_room"):
+            if phase == "rooms":
+                if night.must_choose_room(s, actor):
+                    out.add("room")
+            elif phase == "magnifier":
+                if ((actor, "magnifier") in s.orders and actor not in s.pairs) or s.left_to_choose(
+                    actor
+                ):  # AMB-031
+                    out.add("room")
+            elif seat.dracula:
                 out.add("room")
-            if s.phase in CHOICE_PHASES and seat.human and actor not in s.designated:
-                for verb, obj in NORMAL_USES.items():
-                    if obj in seat.hand and (verb != "magnifier" or s.phase == "rooms"):
-                        out.add(verb)
-            if PAINTKIT in seat.hand and actor not in s.designated:
-                out.add("paint")
-            if seat.human and STAKE in seat.hand and s.position(actor) == SANCTUARY:
-                out.add("stake")
-        elif s.phase == "bites":
-            status = night.bite_status(s, actor)
-            if not seat.human and status in ("must", "may"):
-                out.add("bite")
-            if status == "may" and s.order_of(actor, "bite") is None:
-                out.add("abstain")
-            if s.order_of(actor, "abstain") is not None:
-                out.discard("bite")
-            if PHONOGRAPH in seat.hand and len(s.present(s.position(actor) or "")) > 1:
+            if hand:  # most players hold nothing
+                sanctuary = actor in s.designated
+                if phase != "dracula_room" and seat.human and not sanctuary:  # CHOICE_PHASES
+                    for verb, obj in NORMAL_USES.items():
+                        if obj in hand and (verb != "magnifier" or phase == "rooms"):
+                            out.add(verb)
+                if PAINTKIT in hand and not sanctuary:
+                    out.add("paint")
+                if seat.human and STAKE in hand and s.position(actor) == SANCTUARY:
+                    out.add("stake")
+        elif phase == "bites":
+            if not seat.human or seat.dracula:  # only Dracula's status is ever "may"
+                status = night.bite_status(s, actor)
+                if not seat.human and status in ("must", "may"):
+                    out.add("bite")
+                if status == "may" and (actor, "bite") not in s.orders:
+                    out.add("abstain")
+                if (actor, "abstain") in s.orders:
+                    out.discard("bite")
+            if PHONOGRAPH in hand and s.count_present(s.position(actor) or "") > 1:
                 out.add("dance")
-            if seat.human and STAKE in seat.hand and s.position(actor) == SANCTUARY:
+            if seat.human and STAKE in hand and s.position(actor) == SANCTUARY:
                 out.add("stake")
         elif s.phase == "dance_reply" and s.dance is not None and s.dance[1] == actor:
             if len(s.replies(actor)) < s.options.dance_replies:  # AMB-058
                 out.add("reply")
-        elif s.phase == "final_choice" and seat.human and actor not in s.choices:
-            out |= {"flee", "fight"}
         elif s.phase == "flames" and s.flames.get(actor):
             out.add("flame")
         if GRIMOIRE in seat.hand and s.phase in NIGHT_PHASES:
             mine = [o for (a, v), o in s.orders.items() if a == actor and v.startswith("curse")]
             if len({t for o in mine for t in o.targets}) < 2:  # AMB-053: two a night
                 out.add("curse")
+        if not out:
+            return out
         orders = s.orders
         return {v for v in out if v in ("reply", "curse") or (actor, v) not in orders}
 
@@ -531,7 +568,7 @@ class Dracula(Orders, Rules[DraculaState]):
         a bold flee/fight the final choice."""
         names = names_by_fold(tuple(state.order))
         rooms = _FOLDED_ROOMS
-        folded = [fold(x.strip()) for x in bold]
+        folded = [_folded(x.strip()) for x in bold]
         found = list(dict.fromkeys(names[f] for f in folded if f in names))
         room = next((rooms[f] for f in folded if f in rooms), None)
         if (
@@ -543,7 +580,7 @@ class Dracula(Orders, Rules[DraculaState]):
             return Command("declare", word=room)
         if state.phase == "final_choice":
             for x in bold:
-                words = fold(x).split()
+                words = _folded(x).split()
                 if words and words[0] in ("combattre", "fight"):
                     return Command("fight")
                 if words and words[0] in ("fuir", "flee"):

@@ -6,10 +6,10 @@ Night 2 assignment, a default room, a drawn seat) is recorded in the event that 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, get_args, overload
 
 from pbem.core.events import (
     Event,
@@ -277,6 +277,33 @@ for _event_type in EVENT_TYPES:  # built at every step (issue 23)
 # -- state -----------------------------------------------------------------------------------
 
 
+T = TypeVar("T")
+
+
+class _reading(Generic[T]):  # lower case: a decorator, like cached_property
+    """A ``functools.cached_property`` without its lock (Python 3.11 takes one at every first
+    reading): the value is kept in the instance's ``__dict__``, which the next readings find
+    first."""
+
+    def __init__(self, read: Callable[[Any], T]) -> None:
+        self.read = read
+        self.name = read.__name__
+        self.__doc__ = read.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _reading[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> T | _reading[T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.read(obj)
+        return value
+
+
 @dataclass(frozen=True)
 class Seat:
     """One player in the current round."""
@@ -300,10 +327,6 @@ class Seat:
     @property
     def human(self) -> bool:
         return self.side == HUMAN
-
-
-_POSITIONS: list[tuple[Any, dict[PlayerId, str]]] = []
-"""The last few :meth:`DraculaState.positions` asked: the state, and its answer."""
 
 
 @dataclass(frozen=True)
@@ -343,20 +366,120 @@ class DraculaState:
     outcome: Outcome | None = None
 
     # -- reading helpers --------------------------------------------------------------------
+    # A state never changes: what is read from it many times (each bot's available commands,
+    # each bite, each notice: issue 23) is computed once, on first reading, and kept in the
+    # instance (:class:`_reading`); the next state keeps it when the fields it is read from
+    # are the same (:data:`_READ_FROM`, :func:`_next`).
+
+    @_reading
+    def _living(self) -> tuple[PlayerId, ...]:
+        seats = self.seats
+        return tuple(p for p in self.order if seats[p].alive)
+
+    @_reading
+    def _humans(self) -> tuple[PlayerId, ...]:
+        seats = self.seats
+        return tuple(p for p in self._living if seats[p].side == HUMAN)
+
+    @_reading
+    def _vampires(self) -> tuple[PlayerId, ...]:
+        seats = self.seats
+        return tuple(p for p in self._living if seats[p].side != HUMAN)
+
+    @_reading
+    def _holders(self) -> dict[str, PlayerId]:
+        """Each object held by a living player: its first holder in the table's order."""
+        seats = self.seats
+        found: dict[str, PlayerId] = {}
+        for p in self._living:
+            for obj in seats[p].hand:
+                found.setdefault(obj, p)
+        return found
+
+    @_reading
+    def _positions(self) -> dict[PlayerId, str]:
+        """The living players whose position is fixed tonight, in the table's order."""
+        orders = self.orders  # :meth:`position` for each player, inline
+        designated = self.designated
+        pairs = self.pairs
+        found: dict[PlayerId, str] = {}
+        for p in self._living:
+            pos: str | None = None
+            if p in designated or orders.get((p, "key")):
+                pos = SANCTUARY
+            elif (room := orders.get((p, "room"))) is not None or (
+                (named := pairs.get(p)) is not None
+                and (room := orders.get((named, "room"))) is not None
+            ):
+                pos = room.word
+            if pos is not None:
+                found[p] = pos
+        return found
+
+    @_reading
+    def _rooms(self) -> dict[str, tuple[PlayerId, ...]]:
+        """Room -> the living players there (:meth:`present`)."""
+        rooms: dict[str, list[PlayerId]] = {}
+        for p, pos in self._positions.items():
+            rooms.setdefault(pos, []).append(p)
+        return {room: tuple(there) for room, there in rooms.items()}
+
+    @_reading
+    def _uses(self) -> dict[str, dict[str, tuple[PlayerId, ...]]]:
+        """Verb -> :meth:`room_of_use`, as asked."""
+        return {}
+
+    def _used(self, verb: str) -> dict[str, tuple[PlayerId, ...]]:
+        known = self._uses
+        found = known.get(verb)
+        if found is None:
+            rooms: dict[str, list[PlayerId]] = {}
+            for actor, v in self.orders:
+                if v == verb and (pos := self.position(actor)) is not None:
+                    rooms.setdefault(pos, []).append(actor)
+            found = known[verb] = {room: tuple(users) for room, users in rooms.items()}
+        return found
+
+    @_reading
+    def _voters(self) -> frozenset[PlayerId]:
+        return frozenset(v for v, _, _ in self.votes)
+
+    @_reading
+    def _named(self) -> frozenset[PlayerId]:
+        return frozenset(self.pairs.values())
+
+    @_reading
+    def bite_statuses(self) -> dict[PlayerId, str]:
+        """The vampires' :func:`night.bite_status` asked so far (read from the positions, the
+        seats and the night's number)."""
+        return {}
+
     def seat(self, name: PlayerId) -> Seat:
         return self.seats[name]
 
     def living(self) -> list[PlayerId]:
-        return [p for p in self.order if self.seats[p].alive]
+        return list(self._living)
 
     def humans(self) -> list[PlayerId]:
-        return [p for p in self.living() if self.seats[p].human]
+        return list(self._humans)
 
     def vampires(self) -> list[PlayerId]:
-        return [p for p in self.living() if not self.seats[p].human]
+        return list(self._vampires)
+
+    def vampire_count(self) -> int:
+        """``len(self.vampires())``."""
+        return len(self._vampires)
 
     def dracula(self) -> PlayerId:
         return next(p for p in self.order if self.seats[p].dracula)
+
+    def has_voted(self, actor: PlayerId) -> bool:
+        """Whether ``actor`` voted today (DRA-045)."""
+        return actor in self._voters
+
+    def is_named(self, player: PlayerId) -> bool:
+        """Whether a naming partner named ``player`` tonight (DRA-224)."""
+        return player in self._named
 
     def order_of(self, actor: PlayerId, verb: str) -> Order | None:
         return self.orders.get((actor, verb))
@@ -368,7 +491,7 @@ class DraculaState:
 
     def holder(self, obj: str) -> PlayerId | None:
         """The living holder of a special object, if any."""
-        return next((p for p in self.living() if obj in self.seats[p].hand), None)
+        return self._holders.get(obj)
 
     def named_partner(self, naming: PlayerId) -> PlayerId | None:
         return self.pairs.get(naming)
@@ -403,34 +526,114 @@ class DraculaState:
         return None
 
     def positions(self) -> dict[PlayerId, str]:
-        return dict(self._positions())
-
-    def _positions(self) -> dict[PlayerId, str]:
-        # asked for every player of a round on one state (each bot's AIDE, each bite): the
-        # answers of the last few states are kept (a state never changes; the memo holds it,
-        # so its id cannot be reused while it is there); never changed by its readers
-        for state, found in _POSITIONS:
-            if state is self:
-                return found
-        position = self.position
-        found = {p: pos for p in self.living() if (pos := position(p)) is not None}
-        _POSITIONS.insert(0, (self, found))
-        del _POSITIONS[4:]
-        return found
+        return dict(self._positions)
 
     def present(self, room: str) -> list[PlayerId]:
-        return [p for p, pos in self._positions().items() if pos == room]
+        return list(self._rooms.get(room, ()))
+
+    def count_present(self, room: str) -> int:
+        """``len(self.present(room))``."""
+        return len(self._rooms.get(room, ()))
 
     def room_of_use(self, verb: str) -> dict[str, list[PlayerId]]:
         """Rooms where an object was used tonight (garlic, candle), with the users."""
-        rooms: dict[str, list[PlayerId]] = {}
-        for actor, v in self.orders:
-            if v != verb:
-                continue
-            pos = self.position(actor)
-            if pos is not None:
-                rooms.setdefault(pos, []).append(actor)
-        return rooms
+        return {room: list(users) for room, users in self._used(verb).items()}
+
+    def used_in(self, verb: str, room: str | None) -> bool:
+        """``room in self.room_of_use(verb)``."""
+        return room in self._used(verb)
+
+
+_POSITIONED = frozenset({"seats", "order", "orders", "designated", "pairs"})
+_READ_FROM: dict[str, frozenset[str]] = {
+    "_living": frozenset({"seats", "order"}),
+    "_humans": frozenset({"seats", "order"}),
+    "_vampires": frozenset({"seats", "order"}),
+    "_holders": frozenset({"seats", "order"}),
+    "_positions": _POSITIONED,
+    "_rooms": _POSITIONED,
+    "_uses": frozenset({"orders", "designated", "pairs"}),
+    "_voters": frozenset({"votes"}),
+    "_named": frozenset({"pairs"}),
+    "bite_statuses": _POSITIONED | {"number"},
+}
+"""Each reading kept on a :class:`DraculaState`, and the fields it is read from."""
+
+_PLACING = frozenset({"room", "key", "garlic"})
+"""The orders that change the night's positions (:meth:`DraculaState.position`) or a bite
+status (garlic, DRA-281)."""
+_PLACED = ("_positions", "_rooms", "bite_statuses")
+_UNMOVED = tuple(name for name in _READ_FROM if name != "_holders")
+
+_STALE: dict[tuple[str, ...], tuple[str, ...]] = {}
+"""The changed fields of a :func:`_next` -> the readings they make stale."""
+
+_FIELD_COUNT = len(fields(DraculaState))
+
+
+def _quick_next(state: DraculaState, **changes: Any) -> DraculaState:
+    """``replace(state, **changes)``, quickly: the instance's fields copied with the changes,
+    and the readings kept on ``state`` that the changes leave true (:data:`_READ_FROM`):
+    :func:`pbem.core.frozen.quick_replace` would go through ``dataclasses.replace`` for an
+    instance holding them, and read everything again."""
+    values = state.__dict__.copy()
+    if len(values) != _FIELD_COUNT:
+        changed = tuple(changes)
+        stale = _STALE.get(changed)
+        if stale is None:
+            stale = _STALE[changed] = _stale(changed)
+        for name in stale:
+            values.pop(name, None)
+    values.update(changes)
+    new = _new(DraculaState)
+    _set(new, "__dict__", values)
+    return new
+
+
+def _stale(changed: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(name for name, read in _READ_FROM.items() if not read.isdisjoint(changed))
+
+
+_PLACE_STALE = _stale(("orders", "seq"))
+_ORDER_STALE = tuple(name for name in _PLACE_STALE if name not in _PLACED)
+"""An order that places nobody: only the uses by verb are read again."""
+_VOTE_STALE = _stale(("votes", "seq"))
+
+
+def _fields(state: DraculaState, stale: tuple[str, ...]) -> dict[str, Any]:
+    """A copy of ``state``'s ``__dict__`` less the ``stale`` readings (:func:`_quick_next`)."""
+    values = state.__dict__.copy()
+    if len(values) != _FIELD_COUNT:
+        for name in stale:
+            values.pop(name, None)
+    return values
+
+
+def _made(values: dict[str, Any]) -> DraculaState:
+    """The state of these fields (and readings)."""
+    new = _new(DraculaState)
+    _set(new, "__dict__", values)
+    return new
+
+
+def _keep(before: DraculaState, after: DraculaState, readings: tuple[str, ...]) -> DraculaState:
+    """``after`` with ``before``'s ``readings``: an event that changed the fields they are read
+    from without changing what they say (an order that places nobody, objects moved)."""
+    kept = before.__dict__
+    mine = after.__dict__
+    for name in readings:
+        if name in kept:
+            mine.setdefault(name, kept[name])
+    return after
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+if TYPE_CHECKING:  # mypy checks the changes as dataclasses.replace's
+    from dataclasses import replace as _next
+else:
+    _next = _quick_next
 
 
 def _hand_of(where: str) -> PlayerId | None:
@@ -461,11 +664,11 @@ def _move(state: DraculaState, event: Moved) -> DraculaState:
     elif event.dest.startswith("floor:"):
         room = event.dest[6:]
         floor[room] = floor.get(room, ()) + event.objects
-    return replace(state, seats=seats, floor=floor, assignment=assignment)
+    return _next(state, seats=seats, floor=floor, assignment=assignment)
 
 
 def _seat(state: DraculaState, name: PlayerId, **changes: object) -> DraculaState:
-    return replace(state, seats={**state.seats, name: replace(state.seats[name], **changes)})  # type: ignore[arg-type]
+    return _next(state, seats={**state.seats, name: replace(state.seats[name], **changes)})  # type: ignore[arg-type]
 
 
 def evolve(state: DraculaState, event: Event) -> DraculaState:
@@ -474,26 +677,34 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
         return state
     # the commonest events first: a class pattern is an isinstance test, asked in order
     match event:
-        case Order():
-            return replace(
-                state, orders={**state.orders, (event.actor, event.verb): event}, seq=state.seq + 1
-            )
+        case Order():  # the commonest events are copied without replace's keywords
+            values = _fields(state, _PLACE_STALE if event.verb in _PLACING else _ORDER_STALE)
+            values["orders"] = {**state.orders, (event.actor, event.verb): event}
+            values["seq"] = state.seq + 1
+            return _made(values)
         case Posted():
-            return replace(state, posted=state.posted | {event.player})
+            values = _fields(state, ())
+            values["posted"] = state.posted | {event.player}
+            return _made(values)
         case VoteSet():
             if event.target is None:  # a removed seat's vote withdrawn (DRA-326, AMB-014)
                 votes = tuple(v for v in state.votes if v[0] != event.voter)
             else:
                 votes = (*state.votes, (event.voter, event.target, state.seq + 1))
-            return replace(state, votes=votes, seq=state.seq + 1)
+            values = _fields(state, _VOTE_STALE)
+            values["votes"] = votes
+            values["seq"] = state.seq + 1
+            return _made(values)
         case Fact():
-            return replace(state, facts=(*state.facts, event))
-        case Moved():
-            return _move(state, event)
+            values = _fields(state, ())
+            values["facts"] = (*state.facts, event)
+            return _made(values)
+        case Moved():  # hands change, not who is alive or where
+            return _keep(state, _move(state, event), _UNMOVED)
         case PhaseStarted():
             new_day = event.phase == "day"
             new_night = event.phase == "rooms"
-            return replace(
+            return _next(
                 state,
                 phase=phase_of(event.phase, DRACULA_PHASES),
                 number=event.number,
@@ -509,7 +720,7 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
                 dance=None if new_night else state.dance,
             )
         case GameCreated():
-            return replace(
+            return _next(
                 state,
                 options=parse_options(DraculaOptions, event.options),
                 lang=event.lang,
@@ -522,7 +733,7 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
             for p in state.order:  # a removed seat stays out of the match (docs/seats.md)
                 if p in state.seats and state.seats[p].cause == "removed":
                     seats[p] = replace(seats[p], alive=False, cause="removed")
-            return replace(
+            return _next(
                 state,
                 seats=seats,
                 round=event.round,
@@ -548,32 +759,32 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
                 flames={},
             )
         case Designated():
-            state = replace(state, designated=event.players)
+            state = _next(state, designated=event.players)
             for p in event.players:
                 state = _seat(state, p, sanctuary_used=True)
             return state
         case NightScheduled():
-            return replace(state, night_end=event.end)
+            return _next(state, night_end=event.end)
         case Declared():
-            return replace(state, declared={**state.declared, event.player: event.room})
+            return _next(state, declared={**state.declared, event.player: event.room})
         case Paired():
-            return replace(state, pairs={**state.pairs, event.naming: event.named})
+            return _next(state, pairs={**state.pairs, event.naming: event.named})
         case Unpaired():
-            return replace(state, pairs={a: b for a, b in state.pairs.items() if a != event.naming})
+            return _next(state, pairs={a: b for a, b in state.pairs.items() if a != event.naming})
         case Assigned():
-            return replace(state, assignment=dict(event.objects))
+            return _next(state, assignment=dict(event.objects))
         case Painted():
-            return replace(
+            return _next(
                 state, paintings={**state.paintings, event.room: (event.painter, event.text)}
             )
         case PaintingRead():
             readers = (*state.painting_readers.get(event.room, ()), *event.readers)
-            return replace(state, painting_readers={**state.painting_readers, event.room: readers})
+            return _next(state, painting_readers={**state.painting_readers, event.room: readers})
         case Cursed():
             if state.seat(event.player).cursed:
                 return state
             state = _seat(state, event.player, cursed=True)
-            return replace(state, newly_cursed=(*state.newly_cursed, event.player))
+            return _next(state, newly_cursed=(*state.newly_cursed, event.player))
         case Converted():
             state = _seat(state, event.player, side=VAMPIRE, turned=state.number)
             for biter in event.biters:
@@ -585,21 +796,21 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
         case PlayerDied():
             return _seat(state, event.player, alive=False, cause=event.cause)
         case Telepathy():
-            return replace(
+            return _next(
                 state, telepathy_used=True, telepathy_held=event.text if event.held else None
             )
         case TelepathyHeld():
-            return replace(state, telepathy_pending=None if event.reviewed else event.text)
+            return _next(state, telepathy_pending=None if event.reviewed else event.text)
         case Danced():
-            return replace(state, dance=(event.holder, event.partner))
+            return _next(state, dance=(event.holder, event.partner))
         case FinalChoice():
-            return replace(state, choices={**state.choices, event.player: event})
+            return _next(state, choices={**state.choices, event.player: event})
         case FlamesSettled():
-            return replace(state, flames=dict(event.flames))
+            return _next(state, flames=dict(event.flames))
         case RoundScored():
             scores = {str(p): state.scores.get(p, 0) + event.points.get(p, 0) for p in state.order}
-            return replace(state, scores=scores)
+            return _next(state, scores=scores)
         case GameEnded():
             outcome = Outcome(event.termination, event.side, event.winners)
-            return replace(state, phase="over", deadlines={}, outcome=outcome)
+            return _next(state, phase="over", deadlines={}, outcome=outcome)
     return state

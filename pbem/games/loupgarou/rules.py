@@ -51,6 +51,12 @@ from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
 from pbem.games.village.voting import bold_name
 
+_ALWAYS = frozenset({"help", "status"})
+_WITH_SASH = _ALWAYS | {"sash"}
+_VERBS: dict[tuple[object, ...], frozenset[str]] = {}
+"""What :meth:`LoupGarou._allowed_alive` reads of a living player and his state -> the verbs
+he may send (with the sash he holds)."""
+
 
 class LoupGarou(VillageRules[LoupGarouState]):
     """Loup-Garou, every rule LG-001..LG-760 with the spec's decisions as defaults."""
@@ -187,7 +193,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
         if state.outcome is not None:
             raise IllegalNow("game_over")  # LG-760
         verb = command.verb
-        seat = state.seat(actor)
+        seat = state.seats[actor]
         if verb == "sash":
             return election.decide_sash(state, actor, command)
         if not seat.alive:
@@ -299,14 +305,41 @@ class LoupGarou(VillageRules[LoupGarouState]):
         }
 
     def available(self, state: LoupGarouState, actor: PlayerId) -> list[CommandSpec]:
-        seat = state.seat(actor)
-        allowed = {"help", "status"}
-        if state.outcome is None:
-            if state.sash_holder == actor:
-                allowed.add("sash")
-            if seat.alive:
-                allowed |= self._allowed_alive(state, actor)
-        return self.commands_among(allowed)
+        return self.commands_among(self.available_verbs(state, actor))
+
+    def available_verbs(self, state: LoupGarouState, actor: PlayerId) -> frozenset[str]:
+        # asked of every player at every bot round (issue 23): kept per what decides them
+        if state.outcome is not None:
+            return _ALWAYS
+        seat = state.seats[actor]
+        sash = state.sash_holder == actor
+        if not seat.alive:
+            return _WITH_SASH if sash else _ALWAYS
+        phase = state.phase
+        role = seat.role
+        ballot = phase in ("election", "runoff") or "election" in state.deadlines  # election_open
+        key: tuple[object, ...]
+        if phase == "night":
+            key = (
+                sash,
+                phase,
+                role,
+                ballot,
+                actor in state.council,
+                state.council_closed,
+                actor not in state.powerless,
+                state.number,
+                state.death_used,
+                state.life_used or not (state.council_closed and state.victim),
+                role == THIEF and not night.thief_choices(state, actor),
+            )
+        else:
+            key = (sash, phase, role, ballot, state.mayor == actor)
+        found = _VERBS.get(key)
+        if found is None:
+            allowed = {"help", "status"} | self._allowed_alive(state, actor)
+            found = _VERBS[key] = frozenset(allowed | {"sash"} if sash else allowed)
+        return found
 
     def _allowed_alive(self, state: LoupGarouState, actor: PlayerId) -> set[str]:
         seat = state.seat(actor)

@@ -14,7 +14,7 @@ from pbem.core.phases import phase_of
 from pbem.games.loupgarou.options import LoupGarouOptions
 from pbem.games.loupgarou.roles import CONDITIONS, INITIAL_TEAM, VILLAGERS, WOLVES
 from pbem.games.village.events import LoversFormed, TallyPosted
-from pbem.games.village.state import Seat, Village, fold_shared
+from pbem.games.village.state import SHARED_FOLDS, Evolve, Seat, Village, unchanged
 
 
 @dataclass(frozen=True)
@@ -184,11 +184,8 @@ class LoupGarouState(Village):
     tied: tuple[PlayerId, ...] = ()
 
     def team(self, team: str, *, alive: bool = True) -> list[PlayerId]:
-        return [
-            p
-            for p in self.order
-            if self.seats[p].team == team and (self.seats[p].alive or not alive)
-        ]
+        seats = self.seats
+        return [p for p in self.order if seats[p].team == team and (seats[p].alive or not alive)]
 
     def actions_of(self, verb: str) -> list[ActionSet]:
         """The pending actions of ``verb``, in arrival order."""
@@ -226,96 +223,149 @@ def iso(moment: datetime | None) -> str | None:
 
 def evolve(state: LoupGarouState, event: Event) -> LoupGarouState:
     """The state after ``event``."""
-    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
-        return state
-    shared = fold_shared(state, event)
-    if shared is not None:
-        return shared
-    match event:
-        case RolesDealt():
-            seats = {
-                p: Seat(
-                    p, event.roles[p], event.roles[p], INITIAL_TEAM.get(event.roles[p], VILLAGERS)
-                )
-                for p in state.order
-            }
-            return replace(state, seats=seats)
-        case IdiotChosen():
-            return replace(state, idiot=event.player)
-        case BiteResolved():
-            seats = dict(state.seats)
-            young = None
-            if event.outcome == "young_wolf" and event.target is not None:
-                young = event.target
-                seats[young] = replace(seats[young], team=WOLVES)
-            wolves = tuple(p for p in state.order if seats[p].team == WOLVES and seats[p].alive)
-            return replace(state, seats=seats, young_wolf=young, council=wolves)
-        case PhaseStarted():
-            night = event.phase == "night"
-            fresh = event.phase in ("night", "election", "runoff", "day")
-            council = state.council
-            if night:
-                council = tuple(state.team(WOLVES))  # LG-510
-            return replace(
-                state,
-                phase=phase_of(event.phase, LOUPGAROU_PHASES),
-                number=event.number,
-                deadlines=event.deadlines,
-                actions={} if fresh else state.actions,
-                votes={} if event.phase in ("election", "runoff", "day") else state.votes,
-                previous_council=state.council if night else state.previous_council,
-                council=council,
-                council_closed=False if night else state.council_closed,
-                victim=None if night else state.victim,
-                tied=state.tied if event.phase in ("tiebreak", "runoff") else (),
-                last_tally=None if event.phase == "day" else state.last_tally,
-            )
-        case ActionSet():
-            # LG-603: RIEN says "nothing (more) from me"; ANNULER withdraws an order.
-            actions = dict(state.actions)
-            actions.pop((event.actor, event.verb), None)
-            actions[(event.actor, event.verb)] = (state.seq + 1, event)
-            return replace(state, actions=actions, seq=state.seq + 1)
-        case MayorElected():
-            deadlines = {k: v for k, v in state.deadlines.items() if k != "election"}
-            return replace(state, mayor=event.mayor, deadlines=deadlines, votes={})
-        case ElectionTied():
-            return replace(state, tied=event.tied)
-        case SashOpened():
-            deadlines = {**state.deadlines}
-            return replace(state, sash_holder=event.holder, sash_due=event.due, deadlines=deadlines)
-        case MayorChanged():
-            return replace(state, mayor=event.mayor, sash_holder=None, sash_due=None)
-        case CouncilClosed():
-            deadlines = {k: v for k, v in state.deadlines.items() if k != "council"}
-            return replace(
-                state,
-                victim=event.victim,
-                council_closed=True,
-                council_seq=state.seq,
-                deadlines=deadlines,
-            )
-        case PotionUsed():
-            if event.potion == "life":
-                return replace(state, life_used=True)
-            return replace(state, death_used=True)
-        case ElderProtectionUsed():
-            return replace(state, elder_used=True)
-        case LoversFormed():
-            return replace(state, lovers=event.lovers)
-        case Charmed():
-            return replace(state, charmed=state.charmed | frozenset(event.players))
-        case TeamChanged():
-            seats = dict(state.seats)
-            seats[event.player] = replace(seats[event.player], team=event.team)
-            return replace(state, seats=seats)
-        case PowersLost():
-            return replace(state, powerless=state.powerless | frozenset(event.players))
-        case IdiotRevealed():
-            return replace(state, idiot_revealed=True)
-        case LynchTied():
-            return replace(state, tied=event.tied)
-    return state
+    fold = _BY_TYPE.get(type(event)) or _fold_of(type(event))
+    return fold(state, event)  # type: ignore[no-any-return]
+
+
+def _dealt(state: LoupGarouState, event: RolesDealt) -> LoupGarouState:
+    seats = {
+        p: Seat(p, event.roles[p], event.roles[p], INITIAL_TEAM.get(event.roles[p], VILLAGERS))
+        for p in state.order
+    }
+    return replace(state, seats=seats)
+
+
+def _idiot_chosen(state: LoupGarouState, event: IdiotChosen) -> LoupGarouState:
+    return replace(state, idiot=event.player)
+
+
+def _bite_resolved(state: LoupGarouState, event: BiteResolved) -> LoupGarouState:
+    seats = dict(state.seats)
+    young = None
+    if event.outcome == "young_wolf" and event.target is not None:
+        young = event.target
+        seats[young] = replace(seats[young], team=WOLVES)
+    wolves = tuple(p for p in state.order if seats[p].team == WOLVES and seats[p].alive)
+    return replace(state, seats=seats, young_wolf=young, council=wolves)
+
+
+def _phase_started(state: LoupGarouState, event: PhaseStarted) -> LoupGarouState:
+    night = event.phase == "night"
+    fresh = event.phase in ("night", "election", "runoff", "day")
+    council = state.council
+    if night:
+        council = tuple(state.team(WOLVES))  # LG-510
+    return replace(
+        state,
+        phase=phase_of(event.phase, LOUPGAROU_PHASES),
+        number=event.number,
+        deadlines=event.deadlines,
+        actions={} if fresh else state.actions,
+        votes={} if event.phase in ("election", "runoff", "day") else state.votes,
+        previous_council=state.council if night else state.previous_council,
+        council=council,
+        council_closed=False if night else state.council_closed,
+        victim=None if night else state.victim,
+        tied=state.tied if event.phase in ("tiebreak", "runoff") else (),
+        last_tally=None if event.phase == "day" else state.last_tally,
+    )
+
+
+def _action_set(state: LoupGarouState, event: ActionSet) -> LoupGarouState:
+    # LG-603: RIEN says "nothing (more) from me"; ANNULER withdraws an order.
+    actions = dict(state.actions)
+    actions.pop((event.actor, event.verb), None)
+    actions[(event.actor, event.verb)] = (state.seq + 1, event)
+    return replace(state, actions=actions, seq=state.seq + 1)
+
+
+def _mayor_elected(state: LoupGarouState, event: MayorElected) -> LoupGarouState:
+    deadlines = {k: v for k, v in state.deadlines.items() if k != "election"}
+    return replace(state, mayor=event.mayor, deadlines=deadlines, votes={})
+
+
+def _tied(state: LoupGarouState, event: ElectionTied | LynchTied) -> LoupGarouState:
+    return replace(state, tied=event.tied)
+
+
+def _sash_opened(state: LoupGarouState, event: SashOpened) -> LoupGarouState:
+    deadlines = {**state.deadlines}
+    return replace(state, sash_holder=event.holder, sash_due=event.due, deadlines=deadlines)
+
+
+def _mayor_changed(state: LoupGarouState, event: MayorChanged) -> LoupGarouState:
+    return replace(state, mayor=event.mayor, sash_holder=None, sash_due=None)
+
+
+def _council_closed(state: LoupGarouState, event: CouncilClosed) -> LoupGarouState:
+    deadlines = {k: v for k, v in state.deadlines.items() if k != "council"}
+    return replace(
+        state,
+        victim=event.victim,
+        council_closed=True,
+        council_seq=state.seq,
+        deadlines=deadlines,
+    )
+
+
+def _potion_used(state: LoupGarouState, event: PotionUsed) -> LoupGarouState:
+    if event.potion == "life":
+        return replace(state, life_used=True)
+    return replace(state, death_used=True)
+
+
+def _elder_protected(state: LoupGarouState, event: ElderProtectionUsed) -> LoupGarouState:
+    return replace(state, elder_used=True)
+
+
+def _lovers_formed(state: LoupGarouState, event: LoversFormed) -> LoupGarouState:
+    return replace(state, lovers=event.lovers)
+
+
+def _charmed(state: LoupGarouState, event: Charmed) -> LoupGarouState:
+    return replace(state, charmed=state.charmed | frozenset(event.players))
+
+
+def _team_changed(state: LoupGarouState, event: TeamChanged) -> LoupGarouState:
+    seats = dict(state.seats)
+    seats[event.player] = replace(seats[event.player], team=event.team)
+    return replace(state, seats=seats)
+
+
+def _powers_lost(state: LoupGarouState, event: PowersLost) -> LoupGarouState:
+    return replace(state, powerless=state.powerless | frozenset(event.players))
+
+
+def _idiot_revealed(state: LoupGarouState, event: IdiotRevealed) -> LoupGarouState:
+    return replace(state, idiot_revealed=True)
+
+
+_EVOLVE = Evolve(
+    [
+        (Notice, unchanged),  # a message, folded by no rule: a third of the events (issue 23)
+        *SHARED_FOLDS,
+        (RolesDealt, _dealt),
+        (IdiotChosen, _idiot_chosen),
+        (BiteResolved, _bite_resolved),
+        (PhaseStarted, _phase_started),
+        (ActionSet, _action_set),
+        (MayorElected, _mayor_elected),
+        (ElectionTied, _tied),
+        (SashOpened, _sash_opened),
+        (MayorChanged, _mayor_changed),
+        (CouncilClosed, _council_closed),
+        (PotionUsed, _potion_used),
+        (ElderProtectionUsed, _elder_protected),
+        (LoversFormed, _lovers_formed),
+        (Charmed, _charmed),
+        (TeamChanged, _team_changed),
+        (PowersLost, _powers_lost),
+        (IdiotRevealed, _idiot_revealed),
+        (LynchTied, _tied),
+    ]
+)
+_BY_TYPE = _EVOLVE.by_type
+_fold_of = _EVOLVE.fold_of
 
 
 def evolve_all(events: Iterable[Event], state: LoupGarouState) -> LoupGarouState:

@@ -25,16 +25,17 @@ def winner_of(s: LoupGarouState, checkpoint: str) -> tuple[str | None, tuple[Pla
                 if all(p in s.charmed for p in living if p != piper):
                     return PIPER_SIDE, (piper,)  # LG-D28: the Piper alone
         elif side == WOLVES:  # LG-111, LG-D27
-            wolves = [p for p in living if s.seat(p).team == WOLVES]
+            seats = s.seats
+            wolves = [p for p in living if seats[p].team == WOLVES]
             counted = [
                 p
                 for p in living
-                if s.seat(p).team == VILLAGERS
-                or (o.parity_counts_piper and s.seat(p).team == PIPER_SIDE)
+                if seats[p].team == VILLAGERS
+                or (o.parity_counts_piper and seats[p].team == PIPER_SIDE)
             ]
             if wolves and len(wolves) >= len(counted):
                 return WOLVES, tuple(s.team(WOLVES, alive=False))
-        elif side == VILLAGERS and not any(s.seat(p).team == WOLVES for p in living):
+        elif side == VILLAGERS and not any(s.seats[p].team == WOLVES for p in living):
             return VILLAGERS, tuple(s.team(VILLAGERS, alive=False))  # LG-110
     return None
 

@@ -201,7 +201,7 @@ def vote_refusal(
     LUP-D19, LUP-D22), None if it is taken: the checks of :func:`decide_vote`, in order,
     without the tally (the quick actions ask them of every choice, issue 23)."""
     o = state.options
-    seat = state.seat(actor)
+    seat = state.seats[actor]
     phase = state.phase
     if not seat.alive and actor not in state.ghosts():
         return IllegalNow("dead")  # LUP-607: said first, whatever the phase
@@ -231,7 +231,7 @@ def vote_refusal(
             return IllegalNow("no_vote_to_withdraw")
     else:
         target = command.targets[0]
-        if not state.seat(target).alive:
+        if not state.seats[target].alive:
             return IllegalNow("target_not_living", name=target)
         if phase == "round2" and target not in state.nominees:
             return IllegalNow("not_a_nominee", name=target, nominees=list(state.nominees))

@@ -50,7 +50,8 @@ def after_deaths(
 
 def victory(state: LupusState) -> list[Event]:
     """LUP-110..LUP-113, LUP-D15, LUP-D26: the end of the game, or []."""
-    living = [state.seat(p) for p in state.living()]
+    seats = state.seats
+    living = [seats[p] for p in state.living()]
     wolves = sum(1 for s in living if s.role == WOLF)
     hamster_alive = any(s.role == HAMSTER for s in living)
     others = sum(

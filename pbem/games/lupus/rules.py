@@ -177,7 +177,7 @@ class LupusInTabula(VillageRules[LupusState]):
         if state.outcome is not None or state.phase == "over":
             raise IllegalNow("game_over")  # LUP-750
         verb = command.verb
-        seat = state.seat(actor)
+        seat = state.seats[actor]
         if verb == "cancel" and self.cancelled_verb(command) == "vote":
             # LUP-603, LUP-620: CANCEL VOTE is UNVOTE, on the channel and at the time it came
             # (a ghost withdraws privately; a living voter is sent to the list).
@@ -244,12 +244,27 @@ class LupusInTabula(VillageRules[LupusState]):
                 return self._action_refusal(state, actor, command) is None
         return super().allows(state, actor, command, now, channel)
 
+    def refused_to_all(self, state: LupusState, command: Command, channel: str) -> bool:
+        """A vote or a card's night action naming a dead player (LUP-607: every path of
+        :meth:`allows` checks its target is alive), a round-2 vote for a non-nominee (LUP-408),
+        the pack's KILL naming a werewolf (LUP-D05)."""
+        verb, targets = command.verb, command.targets
+        if not targets or (verb != "vote" and verb not in NIGHT_VERBS):
+            return False
+        target = state.seat(targets[0])
+        if not target.alive:
+            return True
+        if verb == "vote":
+            return state.phase == "round2" and targets[0] not in state.nominees
+        return verb == "kill" and target.role == WOLF and not state.options.wolves_may_target_wolf
+
     def _action_refusal(
         self, state: LupusState, actor: PlayerId, command: Command
     ) -> IllegalNow | None:
         """Why a card's night action (``NIGHT_VERBS``) is refused, None if it is taken:
         :meth:`decide`'s checks, in its order."""
-        verb, seat = command.verb, state.seat(actor)
+        verb, seats = command.verb, state.seats
+        seat = seats[actor]
         if not seat.alive:
             return IllegalNow("dead")  # LUP-607
         if state.phase != "night":
@@ -261,13 +276,13 @@ class LupusInTabula(VillageRules[LupusState]):
         if action.nights and state.number not in action.nights:
             return IllegalNow("night2_only")  # LUP-380: the Mythomaniac's copy, Night 2 only
         target = command.targets[0]
-        if not state.seat(target).alive:
+        if not seats[target].alive:
             return IllegalNow("target_not_living", name=target)
         if target == actor and not action.allow_self:
             return IllegalNow("not_yourself")  # LUP-610, LUP-611, LUP-616
         if (
             verb == "kill"
-            and state.seat(target).role == WOLF
+            and seats[target].role == WOLF
             and not state.options.wolves_may_target_wolf
         ):
             return IllegalNow("target_is_partner", name=target)  # LUP-D05: wolves know each other
@@ -320,6 +335,9 @@ class LupusInTabula(VillageRules[LupusState]):
         }
 
     def available(self, state: LupusState, actor: PlayerId) -> list[CommandSpec]:
+        return self.commands_among(self.available_verbs(state, actor))
+
+    def available_verbs(self, state: LupusState, actor: PlayerId) -> frozenset[str]:
         # asked of every player at every bot round (issue 23): the verbs come from a few
         # kept sets, the night's from its card, its night number and a second Seer
         seat = state.seats[actor]
@@ -336,7 +354,7 @@ class LupusInTabula(VillageRules[LupusState]):
             allowed = _VOTING
         else:
             allowed = _ALWAYS
-        return self.commands_among(allowed)
+        return allowed
 
     def on_post(
         self,

@@ -13,7 +13,14 @@ from pbem.core.ids import PlayerId
 from pbem.core.phases import phase_of
 from pbem.games.lupus.options import LupusOptions
 from pbem.games.village.events import TallyPosted
-from pbem.games.village.state import Seat, Village, fold_shared, record_action
+from pbem.games.village.state import (
+    SHARED_FOLDS,
+    Evolve,
+    Seat,
+    Village,
+    record_action,
+    unchanged,
+)
 
 
 @dataclass(frozen=True)
@@ -70,15 +77,27 @@ class LupusState(Village):
 
     def ghosts(self) -> list[PlayerId]:
         """Dead players who vote in round 1 (LUP-502, LUP-D22)."""
-        if not self.options.ghost_variant:
+        options = self.options
+        if not options.ghost_variant:
             return []
-        return [
+        seats, order = self.seats, self.order
+        known = _GHOSTS[0]  # asked of every dead player at every round-1 turn (issue 23)
+        if known[0] is seats and known[1] is order and known[2] is options:
+            return list(known[3])
+        ghosts = [
             p
-            for p in self.order
-            if not self.seats[p].alive
-            and self.seats[p].cause != "removed"  # LUP-501: a removed player is gone (seats.md)
-            and (self.options.ghost_includes_probe_death or self.seats[p].cause != "probe")
+            for p in order
+            if not seats[p].alive
+            and seats[p].cause != "removed"  # LUP-501: a removed player is gone (seats.md)
+            and (options.ghost_includes_probe_death or seats[p].cause != "probe")
         ]
+        _GHOSTS[0] = (seats, order, options, tuple(ghosts))
+        return ghosts
+
+
+_GHOSTS: list[tuple[object, object, object, tuple[PlayerId, ...]]] = [(None, None, None, ())]
+"""The seats, order and options of the last state asked, and its ghosts (held here, so that
+no other object has their ids)."""
 
 
 def iso(moment: datetime) -> str:
@@ -88,39 +107,62 @@ def iso(moment: datetime) -> str:
 
 def evolve(state: LupusState, event: Event) -> LupusState:
     """The state after ``event``."""
-    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
-        return state
-    shared = fold_shared(state, event)
-    if shared is not None:
-        return shared
-    match event:
-        case RolesDealt():
-            seats = {p: Seat(p, event.roles[p], event.roles[p]) for p in state.order}
-            return replace(state, seats=seats)
-        case PhaseStarted():
-            fresh_night = event.phase == "night"
-            return replace(
-                state,
-                phase=phase_of(event.phase, LUPUS_PHASES),
-                number=event.number,
-                deadlines=event.deadlines,
-                actions={} if fresh_night else state.actions,
-                votes={} if event.phase in ("round1", "round2") else state.votes,
-                nominees=() if fresh_night else state.nominees,
-                owl_pick=state.owl_pick if event.phase != "night" else None,
-                last_tally=None if event.phase in ("round1", "round2") else state.last_tally,
-            )
-        case ActionSet():
-            actions = record_action(state.actions, state.seq + 1, event)
-            return replace(state, actions=actions, seq=state.seq + 1)
-        case NightResolved():
-            return replace(state, owl_pick=event.owl_pick)
-        case Nominated():
-            counts = dict(event.counts)
-            return replace(state, nominees=event.nominees, round1_counts=counts)
-        case DayVerdict():
-            return replace(state, lynched={**state.lynched, event.day: event.lynched})
-    return state
+    fold = _BY_TYPE.get(type(event)) or _fold_of(type(event))
+    return fold(state, event)  # type: ignore[no-any-return]
+
+
+def _dealt(state: LupusState, event: RolesDealt) -> LupusState:
+    seats = {p: Seat(p, event.roles[p], event.roles[p]) for p in state.order}
+    return replace(state, seats=seats)
+
+
+def _phase_started(state: LupusState, event: PhaseStarted) -> LupusState:
+    fresh_night = event.phase == "night"
+    return replace(
+        state,
+        phase=phase_of(event.phase, LUPUS_PHASES),
+        number=event.number,
+        deadlines=event.deadlines,
+        actions={} if fresh_night else state.actions,
+        votes={} if event.phase in ("round1", "round2") else state.votes,
+        nominees=() if fresh_night else state.nominees,
+        owl_pick=state.owl_pick if event.phase != "night" else None,
+        last_tally=None if event.phase in ("round1", "round2") else state.last_tally,
+    )
+
+
+def _action_set(state: LupusState, event: ActionSet) -> LupusState:
+    actions = record_action(state.actions, state.seq + 1, event)
+    return replace(state, actions=actions, seq=state.seq + 1)
+
+
+def _night_resolved(state: LupusState, event: NightResolved) -> LupusState:
+    return replace(state, owl_pick=event.owl_pick)
+
+
+def _nominated(state: LupusState, event: Nominated) -> LupusState:
+    counts = dict(event.counts)
+    return replace(state, nominees=event.nominees, round1_counts=counts)
+
+
+def _verdict(state: LupusState, event: DayVerdict) -> LupusState:
+    return replace(state, lynched={**state.lynched, event.day: event.lynched})
+
+
+_EVOLVE = Evolve(
+    [
+        (Notice, unchanged),  # a message, folded by no rule: a third of the events (issue 23)
+        *SHARED_FOLDS,
+        (RolesDealt, _dealt),
+        (PhaseStarted, _phase_started),
+        (ActionSet, _action_set),
+        (NightResolved, _night_resolved),
+        (Nominated, _nominated),
+        (DayVerdict, _verdict),
+    ]
+)
+_BY_TYPE = _EVOLVE.by_type
+_fold_of = _EVOLVE.fold_of
 
 
 def evolve_all(events: Iterable[Event], state: LupusState) -> LupusState:

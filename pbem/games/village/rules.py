@@ -25,6 +25,12 @@ class VillageRules(Rules[V]):
     fold_event: Callable[[V, Event], V]
     """The game's pure ``evolve(state, event)`` (a ``staticmethod`` in the class body)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        # the game's pure evolve itself, without the frame of :meth:`evolve` around it: asked
+        # of every event folded (issue 23)
+        self.evolve = self.fold_event  # type: ignore[method-assign,assignment]
+
     def new_state(self) -> V:
         return self.state_type()
 

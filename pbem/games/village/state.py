@@ -3,7 +3,7 @@ pending actions, votes, and the events every game folds alike."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -47,10 +47,10 @@ def record_action(
 ) -> dict[tuple[PlayerId, str], tuple[int, ActionSet]]:
     """Pending actions after ``event``: it replaces the actor's action of that verb; a
     ``pass`` replaces all of his actions, and any action replaces his ``pass``."""
-    out = dict(actions)
     if event.verb == "pass":
-        out = {k: v for k, v in out.items() if k[0] != event.actor}
+        out = {k: v for k, v in actions.items() if k[0] != event.actor}
     else:
+        out = dict(actions)
         out.pop((event.actor, "pass"), None)
     out[(event.actor, event.verb)] = (seq, event)
     return out
@@ -78,16 +78,13 @@ class Village:
         return self.seats[name]
 
     def living(self) -> list[PlayerId]:
-        return [p for p in self.order if self.seats[p].alive]
+        return list(_seating(self.seats, self.order).living)
 
     def holders(self, role: str, *, alive: bool = True) -> list[PlayerId]:
         """The players holding the card ``role``, in table order (the living ones only when
         ``alive``)."""
-        return [
-            p
-            for p in self.order
-            if self.seats[p].role == role and (self.seats[p].alive or not alive)
-        ]
+        seating = _seating(self.seats, self.order)
+        return list((seating.living_holders if alive else seating.holders).get(role, ()))
 
     def action(self, actor: PlayerId, verb: str) -> ActionSet | None:
         found = self.actions.get((actor, verb))
@@ -95,6 +92,48 @@ class Village:
 
 
 V = TypeVar("V", bound=Village)
+
+
+@dataclass(frozen=True)
+class _Seating:
+    """Who lives and who holds which card, read once from a table's seats."""
+
+    seats: Mapping[PlayerId, Seat]
+    order: tuple[PlayerId, ...]
+    living: tuple[PlayerId, ...]
+    living_holders: Mapping[str, tuple[PlayerId, ...]]
+    holders: Mapping[str, tuple[PlayerId, ...]]
+
+
+_SEATINGS: list[_Seating] = []
+"""The seatings of the last few tables read, the latest first. The seats of a state change
+only with a death or a card (a new mapping, shared by every state until the next one), and
+the rules ask who lives and who holds a card many times in between (issue 23)."""
+
+
+def _seating(seats: Mapping[PlayerId, Seat], order: tuple[PlayerId, ...]) -> _Seating:
+    for seating in _SEATINGS:  # the same objects: a seating holds them, so no other has the id
+        if seating.seats is seats and seating.order is order:
+            return seating
+    living: list[PlayerId] = []
+    living_holders: dict[str, list[PlayerId]] = {}
+    holders: dict[str, list[PlayerId]] = {}
+    for p in order:
+        seat = seats[p]
+        holders.setdefault(seat.role, []).append(p)
+        if seat.alive:
+            living.append(p)
+            living_holders.setdefault(seat.role, []).append(p)
+    seating = _Seating(
+        seats,
+        order,
+        tuple(living),
+        {role: tuple(ps) for role, ps in living_holders.items()},
+        {role: tuple(ps) for role, ps in holders.items()},
+    )
+    _SEATINGS.insert(0, seating)
+    del _SEATINGS[4:]
+    return seating
 
 
 def fold_shared(state: V, event: Event) -> V | None:
@@ -105,27 +144,101 @@ def fold_shared(state: V, event: Event) -> V | None:
     the end of the arrival order), a running tally posted, a death, a card change, the end of
     the game.
     """
-    match event:
-        case GameCreated():
-            options = parse_options(type(state.options), event.options)
-            return replace(state, options=options, lang=event.lang, order=event.players)
-        case TallyPosted():
-            return replace(state, last_tally=event.at)
-        case ActionCleared():
-            key = (event.actor, event.verb)
-            return replace(state, actions={k: v for k, v in state.actions.items() if k != key})
-        case VoteSet():
-            votes = {k: v for k, v in state.votes.items() if k != event.voter}
-            if event.target is not None:
-                votes[event.voter] = event.target
-            return replace(state, votes=votes, seq=state.seq + 1)
-        case PlayerDied():
-            seat = replace(state.seats[event.player], alive=False, cause=event.cause)
-            return replace(state, seats={**state.seats, event.player: seat})
-        case RoleChanged():
-            seat = replace(state.seats[event.player], role=event.role)
-            return replace(state, seats={**state.seats, event.player: seat})
-        case GameEnded():
-            outcome = Outcome(event.termination, event.side, event.winners)
-            return replace(state, phase="over", deadlines={}, outcome=outcome)
+    fold = fold_for(type(event), SHARED_FOLDS)
+    return None if fold is None else fold(state, event)
+
+
+def _created(state: V, event: GameCreated) -> V:
+    kind = type(state.options)
+    raw = event.options
+    if _PARSED and _PARSED[0] is raw and type(_PARSED[1]) is kind:
+        options = _PARSED[1]  # the same event folded again (a game's setup folds it twice)
+    else:
+        options = parse_options(kind, raw)
+        _PARSED[:] = [raw, options]
+    return replace(state, options=options, lang=event.lang, order=event.players)
+
+
+_PARSED: list[Any] = []
+"""The options mapping of the last game created and the options parsed from it (frozen: the
+parse is pure, and the mapping kept alive here is never another one with its ``id``)."""
+
+
+def _tallied(state: V, event: TallyPosted) -> V:
+    return replace(state, last_tally=event.at)
+
+
+def _cleared(state: V, event: ActionCleared) -> V:
+    key = (event.actor, event.verb)
+    return replace(state, actions={k: v for k, v in state.actions.items() if k != key})
+
+
+def _voted(state: V, event: VoteSet) -> V:
+    votes = dict(state.votes)
+    votes.pop(event.voter, None)  # a changed vote moves to the end of the arrival order
+    if event.target is not None:
+        votes[event.voter] = event.target
+    return replace(state, votes=votes, seq=state.seq + 1)
+
+
+def _died(state: V, event: PlayerDied) -> V:
+    seat = replace(state.seats[event.player], alive=False, cause=event.cause)
+    return replace(state, seats={**state.seats, event.player: seat})
+
+
+def _role_changed(state: V, event: RoleChanged) -> V:
+    seat = replace(state.seats[event.player], role=event.role)
+    return replace(state, seats={**state.seats, event.player: seat})
+
+
+def _ended(state: V, event: GameEnded) -> V:
+    outcome = Outcome(event.termination, event.side, event.winners)
+    return replace(state, phase="over", deadlines={}, outcome=outcome)
+
+
+Fold = Callable[[Any, Any], Any]
+"""``(state, event) -> state``: how one kind of event changes a game's state."""
+
+SHARED_FOLDS: tuple[tuple[type[Event], Fold], ...] = (
+    (GameCreated, _created),
+    (TallyPosted, _tallied),
+    (ActionCleared, _cleared),
+    (VoteSet, _voted),
+    (PlayerDied, _died),
+    (RoleChanged, _role_changed),
+    (GameEnded, _ended),
+)
+"""The folds of :func:`fold_shared`, each with the class of event it folds, in the order of a
+game's ``match``: each game's own follow them."""
+
+
+def fold_for(kind: type, folds: Sequence[tuple[type[Event], Fold]]) -> Fold | None:
+    """The first of ``folds`` whose class an event of type ``kind`` is an instance of: the
+    case a ``match`` on those classes, in that order, would take; None if none would."""
+    for cls, fold in folds:
+        if issubclass(kind, cls):
+            return fold
     return None
+
+
+def unchanged(state: V, event: Event) -> V:
+    """The fold of an event no rule reads (a notice, a kernel event)."""
+    return state
+
+
+class Evolve:
+    """A game's ``evolve(state, event)`` from its folds in ``match`` order (the shared ones
+    first): the fold of each type of event is found once, then read from a dict (issue 23:
+    a game folds its events one by one, hundreds of times, and a ``match`` tries its classes
+    one by one)."""
+
+    def __init__(self, folds: Sequence[tuple[type[Event], Fold]]) -> None:
+        self.folds = tuple(folds)
+        self.by_type: dict[type, Fold] = {}
+
+    def fold_of(self, kind: type) -> Fold:
+        """The fold of an event of type ``kind`` (:func:`unchanged` where no case takes it)."""
+        found = self.by_type.get(kind)
+        if found is None:
+            found = self.by_type[kind] = fold_for(kind, self.folds) or unchanged
+        return found
