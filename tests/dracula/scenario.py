@@ -149,12 +149,12 @@ class Game:
 
     # -- test fixtures built from events --------------------------------------------------
     def give(self, player: str, *objects: str) -> None:
-        from pbem.games.dracula.state import Moved
+        from pbem.games.dracula.events import Moved
 
         self._apply([Moved(tuple(objects), "gone", f"hand:{player}", "test")])
 
     def clear_hands(self) -> None:
-        from pbem.games.dracula.state import Moved
+        from pbem.games.dracula.events import Moved
 
         for p in NAMES:
             hand = self.state.seat(PlayerId(p)).hand
@@ -162,7 +162,7 @@ class Game:
                 self._apply([Moved(hand, f"hand:{p}", "gone", "test")])
 
     def convert(self, player: str) -> None:
-        from pbem.games.dracula.state import Converted
+        from pbem.games.dracula.events import Converted
 
         self._apply([Converted(PlayerId(player), ())])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.core.events import PlayerDied
 from pbem.core.ids import PlayerId
-from pbem.games.dracula.state import Converted
+from pbem.games.dracula.events import Converted
 from tests.dracula.scenario import NAMES, QUIET, Game, advance
 
 
@@ -185,7 +185,7 @@ def test_amb_063_a_flee_towards_a_vampire_is_told_its_flame_goes_to_chance() -> 
 
     from pbem.core.commands import Command
     from pbem.core.errors import PartlyRefused
-    from pbem.games.dracula.state import FinalChoice
+    from pbem.games.dracula.events import FinalChoice
     from pbem.mail.quickactions import quick_actions
 
     g = final()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from pbem.games.dracula.events import Assigned, Moved
 from pbem.games.dracula.manor import NORMAL_OBJECTS
-from pbem.games.dracula.state import Assigned, Moved
 from tests.dracula.scenario import NAMES, QUIET, Game, advance
 
 

@@ -9,7 +9,7 @@ import pytest
 from pbem.core.errors import SetupError
 from pbem.core.game import GameSpec
 from pbem.games.dracula import Dracula
-from pbem.games.dracula.state import Moved
+from pbem.games.dracula.events import Moved
 from tests.dracula.scenario import NOW, QUIET, Game, advance, players
 
 

@@ -256,7 +256,7 @@ def test_night4_magnifier_and_partners() -> None:
 def test_cursed_named_partner_must_use_his_declared_room() -> None:
     """AMB-034: a cursed named partner chooses his declared room for the pair."""
     g = pairing()
-    from pbem.games.dracula.state import Cursed, Declared
+    from pbem.games.dracula.events import Cursed, Declared
 
     g._apply([Cursed("Gus"), Declared("Gus", "ballroom")])
     g.do("Cid", "PARTNER Gus", "list")
@@ -283,7 +283,7 @@ def test_naming_partner_paints_where_he_ends_up() -> None:
 def test_cursed_obligation_does_not_apply_to_the_pairing_window() -> None:
     """AMB-035: after the Day 4 dusk the cursed declaration is over for the day."""
     g = pairing()
-    from pbem.games.dracula.state import Cursed
+    from pbem.games.dracula.events import Cursed
 
     g._apply([Cursed("Cid")])
     assert g.rules.on_post(g.state, "Cid", ["On se met ensemble ?"], g.now) == []

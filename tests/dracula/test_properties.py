@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.core.events import Event, GameEnded, Notice, PhaseStarted
-from pbem.games.dracula.state import DraculaState, RoundScored, RoundStarted
+from pbem.games.dracula.events import RoundScored, RoundStarted
+from pbem.games.dracula.state import DraculaState
 from pbem.table import Table
 from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH

@@ -254,8 +254,8 @@ def test_dra_184_186_a_staked_vampire_is_told_once_and_the_verb_agrees() -> None
     « c'est un vampire », several « ce sont des vampires » (DRA-185)."""
     from dataclasses import replace
 
+    from pbem.games.dracula.events import Fact
     from pbem.games.dracula.night import morning_params
-    from pbem.games.dracula.state import Fact
     from tests.dracula.scenario import QUIET, Game, advance
 
     g = advance(Game(options=QUIET), 2)

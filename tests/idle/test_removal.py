@@ -12,7 +12,7 @@ import pytest
 from pbem.core.errors import CommandError
 from pbem.core.events import PlayerDied, SeatRemoved
 from pbem.core.ids import PlayerId
-from pbem.games.dracula.state import Designated
+from pbem.games.dracula.events import Designated
 from pbem.games.loupgarou.state import MayorChanged, PowersLost
 from pbem.games.removal import removal_events
 from tests.chasse.scenario import Game as Chasse

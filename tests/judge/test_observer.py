@@ -288,7 +288,7 @@ def test_dracula_dead_leave_the_graveyard_when_a_new_round_brings_them_back() ->
     """DRA-326: a dead vampire no longer takes part in the discussions: the graveyard is his;
     AMB-075: a new round brings the dead back to play, and so out of the graveyard."""
     from pbem.core.events import PlayerDied
-    from pbem.games.dracula.state import Converted
+    from pbem.games.dracula.events import Converted
     from tests.dracula.scenario import NAMES, QUIET, advance, table_from
     from tests.dracula.scenario import Game as Dracula
     from tests.dracula.scenario import mail as dracula_mail

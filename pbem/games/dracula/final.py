@@ -9,8 +9,9 @@ from typing import Any
 from pbem.core.events import PhaseStarted, PlayerDied, private, public
 from pbem.core.ids import PlayerId
 from pbem.games.dracula.batch import Batch
+from pbem.games.dracula.events import FinalChoice, FlamesSettled
 from pbem.games.dracula.night import iso
-from pbem.games.dracula.state import DraculaState, FinalChoice, FlamesSettled
+from pbem.games.dracula.state import DraculaState
 
 ENDING_ALL_BITTEN, ENDING_DRACULA_BURNED, ENDING_DRACULA_SURVIVES = (
     "all_bitten",

@@ -16,6 +16,19 @@ from pbem.core.events import Event, PhaseStarted, PlayerDied, private, public
 from pbem.core.ids import PlayerId
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.dracula.batch import Batch
+from pbem.games.dracula.events import (
+    Assigned,
+    Converted,
+    Cursed,
+    Danced,
+    Fact,
+    Moved,
+    NightScheduled,
+    Order,
+    Painted,
+    PaintingRead,
+    Telepathy,
+)
 from pbem.games.dracula.manor import (
     CANDLE,
     CRUCIFIX,
@@ -29,21 +42,7 @@ from pbem.games.dracula.manor import (
     STAKE,
 )
 from pbem.games.dracula.roles import ORD_BITES, ORD_STAKES
-from pbem.games.dracula.state import (
-    Assigned,
-    Converted,
-    Cursed,
-    Danced,
-    DraculaState,
-    Fact,
-    Moved,
-    NightScheduled,
-    Order,
-    Painted,
-    PaintingRead,
-    Telepathy,
-    evolve,
-)
+from pbem.games.dracula.state import DraculaState, evolve
 
 
 def iso(moment: datetime) -> str:

@@ -17,6 +17,15 @@ from pbem.core.game import ADMIN
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.games.dracula import night
+from pbem.games.dracula.events import (
+    Declared,
+    FinalChoice,
+    Moved,
+    Order,
+    Paired,
+    Telepathy,
+    TelepathyHeld,
+)
 from pbem.games.dracula.manor import (
     CANDLE,
     GARLIC,
@@ -30,17 +39,7 @@ from pbem.games.dracula.manor import (
     SANCTUARY,
     STAKE,
 )
-from pbem.games.dracula.state import (
-    Declared,
-    DraculaPhase,
-    DraculaState,
-    FinalChoice,
-    Moved,
-    Order,
-    Paired,
-    Telepathy,
-    TelepathyHeld,
-)
+from pbem.games.dracula.state import DraculaPhase, DraculaState
 
 ROOMS_AND_SANCTUARY: Mapping[str, tuple[str, ...]] = {
     **ROOM_WORDS,

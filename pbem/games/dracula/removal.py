@@ -32,7 +32,7 @@ from pbem.core.errors import IllegalNow
 from pbem.core.events import Event, VoteSet, private
 from pbem.core.ids import PlayerId
 from pbem.games.aftermath import Aftermath
-from pbem.games.dracula.state import Unpaired
+from pbem.games.dracula.events import Unpaired
 
 if TYPE_CHECKING:
     from pbem.games.dracula.rules import Dracula

@@ -22,6 +22,16 @@ from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.games.dracula import final, night
 from pbem.games.dracula.batch import Batch
+from pbem.games.dracula.events import (
+    EVENT_TYPES,
+    Declared,
+    Designated,
+    Order,
+    Paired,
+    Posted,
+    RoundScored,
+    RoundStarted,
+)
 from pbem.games.dracula.manor import (
     GRIMOIRE,
     ORDINARY,
@@ -47,18 +57,7 @@ from pbem.games.dracula.orders import (
     vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
-from pbem.games.dracula.state import (
-    EVENT_TYPES,
-    Declared,
-    Designated,
-    DraculaState,
-    Order,
-    Paired,
-    Posted,
-    RoundScored,
-    RoundStarted,
-    evolve,
-)
+from pbem.games.dracula.state import DraculaState, evolve
 
 
 def faction(state: DraculaState, p: PlayerId) -> str:
