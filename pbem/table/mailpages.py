@@ -73,10 +73,10 @@ class MailPages:
                 public=public,
                 shown=self.renamed,
             )
-        title = _actions_title(self.renderer, lang) if actions else ""
-        return to_html(
-            subject, body, lang=lang, names=self.names, actions=actions, actions_title=title
-        )
+        if not actions:  # most notices (a tally, a result): the page of a mail asking nothing
+            return _page(subject, body, lang, self.names)
+        title = _actions_title(self.renderer, lang)
+        return _prompt_page(subject, body, lang, self.names, actions, title)
 
 
 @functools.lru_cache(maxsize=16)  # a fixed text, above the quick actions of every prompt
@@ -87,3 +87,15 @@ def _actions_title(renderer: Renderer, lang: str) -> str:
 @functools.lru_cache(maxsize=512)  # a receipt says the same to each player who sent that line
 def _page(subject: str, body: str, lang: str, names: tuple[str, ...]) -> str:
     return to_html(subject, body, lang=lang, names=names)
+
+
+@functools.lru_cache(maxsize=256)  # a prompt offering its readers the same choices (issue 23)
+def _prompt_page(
+    subject: str,
+    body: str,
+    lang: str,
+    names: tuple[str, ...],
+    actions: tuple[QuickAction, ...],
+    title: str,
+) -> str:
+    return to_html(subject, body, lang=lang, names=names, actions=actions, actions_title=title)
