@@ -57,8 +57,11 @@ def receive_mail(
     if channel == "graveyard":  # the dead's and the observers' list (issue 25)
         return observer.graveyard_post(table, msg, sender, key[:16], message_id, admins)
     player = table.by_email.get(sender)
-    is_admin = sender in table.setup.admins or any(sender == a.lower() for a in admins)
-    if player is None and channel == "private" and is_admin:
+    if (
+        player is None
+        and channel == "private"
+        and (sender in table.setup.admins or any(sender == a.lower() for a in admins))
+    ):  # a player's mail is never asked whether a game master wrote it (issue 23)
         return receive_admin(table, msg, sender, key[:16], message_id, now)
     if player is None and channel == "list":
         if sender in table.setup.admins:  # the game master talks on his own list
@@ -171,7 +174,9 @@ def receive_mail(
     # the state the commands led to is the step's own fold when only the rules' decisions
     # made its events (a judge's service or an early close add events it does not hold)
     after = state
-    if any(is_kernel(e) for e in events) or any(c.verb in judge.SERVICES for _l, c in commands):
+    if (events and any(is_kernel(e) for e in events)) or (
+        commands and any(c.verb in judge.SERVICES for _l, c in commands)
+    ):
         after = None
     early = table.rules.ready_to_close(state)
     if early is not None and not table.paused:
