@@ -22,7 +22,7 @@ from pbem.games.village.state import (
     Evolve,
     Seat,
     Village,
-    record_action,
+    action_set,
     unchanged,
 )
 
@@ -192,11 +192,6 @@ def _phase_started(state: ChasseState, event: PhaseStarted) -> ChasseState:
     )
 
 
-def _action_set(state: ChasseState, event: ActionSet) -> ChasseState:
-    actions = record_action(state.actions, state.seq + 1, event)
-    return replace(state, actions=actions, seq=state.seq + 1)
-
-
 def _leftover_changed(state: ChasseState, event: LeftoverChanged) -> ChasseState:
     return replace(state, leftover=event.leftover)
 
@@ -237,7 +232,7 @@ _EVOLVE = Evolve(
         (RolesDealt, _dealt),
         (PennyGiven, _penny_given),
         (PhaseStarted, _phase_started),
-        (ActionSet, _action_set),
+        (ActionSet, action_set),
         (LeftoverChanged, _leftover_changed),
         (PowerSpent, _power_spent),
         (LoversFormed, _lovers_formed),

@@ -18,7 +18,7 @@ from pbem.games.village.state import (
     Evolve,
     Seat,
     Village,
-    record_action,
+    action_set,
     unchanged,
 )
 
@@ -131,11 +131,6 @@ def _phase_started(state: LupusState, event: PhaseStarted) -> LupusState:
     )
 
 
-def _action_set(state: LupusState, event: ActionSet) -> LupusState:
-    actions = record_action(state.actions, state.seq + 1, event)
-    return replace(state, actions=actions, seq=state.seq + 1)
-
-
 def _night_resolved(state: LupusState, event: NightResolved) -> LupusState:
     return replace(state, owl_pick=event.owl_pick)
 
@@ -155,7 +150,7 @@ _EVOLVE = Evolve(
         *SHARED_FOLDS,
         (RolesDealt, _dealt),
         (PhaseStarted, _phase_started),
-        (ActionSet, _action_set),
+        (ActionSet, action_set),
         (NightResolved, _night_resolved),
         (Nominated, _nominated),
         (DayVerdict, _verdict),

@@ -94,6 +94,14 @@ class Village:
 V = TypeVar("V", bound=Village)
 
 
+def action_set(state: V, event: ActionSet) -> V:
+    """The fold of an :class:`ActionSet` under :func:`record_action`'s rule (Lupus, Chasse
+    aux sorcières; Loup-Garou keeps a ``pass`` beside its other orders, LG-603)."""
+    return replace(
+        state, actions=record_action(state.actions, state.seq + 1, event), seq=state.seq + 1
+    )
+
+
 @dataclass(frozen=True)
 class _Seating:
     """Who lives and who holds which card, read once from a table's seats."""
