@@ -8,6 +8,7 @@ import json
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -16,6 +17,9 @@ from pbem.daemon.relay import list_members
 from pbem.table import Outgoing, Table
 from pbem.tools.simulate import simulate
 from tests.support.game_by_mail import Game, lupus_roles
+
+if TYPE_CHECKING:
+    from tests.support.inproc_daemon import World
 
 CODE = "0123456789abcdef0123456789abcdef"
 OTHER = "fedcba9876543210fedcba9876543210"
@@ -213,20 +217,9 @@ def test_pbem_admin_checks_the_desks_address_line_before_queueing_it(tmp_path: P
     """``pbem admin GAME "ADDRESS name new@address"`` says at once what the desk would refuse,
     as ``pbem seat replace`` does (pbem/cli/seat.py)."""
     from pbem.adapters.store import list_games
-    from pbem.cli.newgame import create_game
     from pbem.cli.seat import check_address_line
-    from tests.support.inproc_daemon import World
 
-    w = World(tmp_path, engine=Table)
-    w.cfg = replace(w.cfg, engine="pbem.table:Table")
-    setup = {
-        "game": "lupus-in-tabula",
-        "game_id": "g1",
-        "lang": "en",
-        "players": [{"name": f"p{i}", "email": f"p{i}@example.test"} for i in range(1, 9)],
-        "list": "game@lists.example.test",
-    }
-    create_game(w.cfg, setup, Table, w.now)
+    w = world_with_g1(tmp_path)
     try:
         (directory,) = list_games(w.cfg.data_dir)
         with pytest.raises(PbemError, match="already plays in this game"):
@@ -365,22 +358,11 @@ def test_a_pending_address_reaches_its_game_through_the_bare_moderator_address(
 ) -> None:
     """In process, the daemon's routing: a fresh mail (no tag, no reply) from the address
     waiting for its code reaches the game, which answers how to confirm; a stranger's does not."""
-    from pbem.cli.newgame import create_game
     from pbem.daemon.message import parse
     from tests.support.daemon_process import mail
-    from tests.support.inproc_daemon import World
     from tests.support.mailstack import MODERATOR
 
-    w = World(tmp_path, engine=Table)
-    w.cfg = replace(w.cfg, engine="pbem.table:Table")
-    setup = {
-        "game": "lupus-in-tabula",
-        "game_id": "g1",
-        "lang": "en",
-        "players": [{"name": f"p{i}", "email": f"p{i}@example.test"} for i in range(1, 9)],
-        "list": "game@lists.example.test",
-    }
-    create_game(w.cfg, setup, Table, w.now)
+    w = world_with_g1(tmp_path)
     try:
         svc = w.start()
         asked = mail("p3@example.test", f"ADDRESS {NEW}", to=MODERATOR, subject="[g1]")
@@ -397,3 +379,21 @@ def test_a_pending_address_reaches_its_game_through_the_bare_moderator_address(
         assert len(told) == 1
     finally:
         w.close()
+
+
+def world_with_g1(tmp_path: Path) -> World:
+    """An in-process daemon's world holding one 8-seat English Lupus game, ``g1``."""
+    from pbem.cli.newgame import create_game
+    from tests.support.inproc_daemon import World
+
+    w = World(tmp_path, engine=Table)
+    w.cfg = replace(w.cfg, engine="pbem.table:Table")
+    setup = {
+        "game": "lupus-in-tabula",
+        "game_id": "g1",
+        "lang": "en",
+        "players": [{"name": f"p{i}", "email": f"p{i}@example.test"} for i in range(1, 9)],
+        "list": "game@lists.example.test",
+    }
+    create_game(w.cfg, setup, Table, w.now)
+    return w
