@@ -13,7 +13,8 @@ from pbem.core.errors import IllegalNow, refuse
 from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, public
 from pbem.core.ids import PlayerId
 from pbem.games.lupus import ending
-from pbem.games.lupus.state import DayVerdict, LupusState, Nominated, evolve, evolve_all, iso
+from pbem.games.lupus.state import DayVerdict, LupusState, Nominated, evolve, iso
+from pbem.games.village.state import Batch
 from pbem.games.village.voting import ranked, vote_and_tally
 
 
@@ -84,12 +85,12 @@ def close_round1(state: LupusState, now: datetime, rng: random.Random) -> list[E
     nominated = Nominated(
         tuple(nominees), owl, {str(k): v for k, v in counts.items()}, tuple(draws)
     )
-    after = evolve(state, nominated)
+    batch = Batch(state, evolve)
+    batch.add(nominated)
     params = ballot_tally(state)
-    events: list[Event] = [nominated]
     if len(nominees) >= 2:
         end = now + o.defence_duration
-        events.append(
+        batch.add(
             public(
                 "lupus/round1_result",
                 thread,
@@ -101,20 +102,20 @@ def close_round1(state: LupusState, now: datetime, rng: random.Random) -> list[E
                 outcome="defence",
                 deadline=iso(end),
                 **params,
-            )
+            ),
+            PhaseStarted("defence", state.number, {"defence": end}),
         )
-        return [*events, PhaseStarted("defence", state.number, {"defence": end})]
+        return batch.events
     if len(nominees) == 1 and o.single_nominee == "lynch":
         lynched: PlayerId | None = nominees[0]
         how = "single"
     else:
         lynched, how = None, "nobody" if not nominees else "single_spared"
-    events.append(DayVerdict(state.number, lynched, how))
+    batch.add(DayVerdict(state.number, lynched, how))
     if lynched:
-        events.append(PlayerDied(lynched, "lynch"))
-    after = evolve_all(events[1:], after)
-    return events + ending.after_deaths(
-        after,
+        batch.add(PlayerDied(lynched, "lynch"))
+    ending.after_deaths(
+        batch,
         now,
         "lupus/round1_result",
         thread,
@@ -126,6 +127,7 @@ def close_round1(state: LupusState, now: datetime, rng: random.Random) -> list[E
         deadline=None,
         **params,
     )
+    return batch.events
 
 
 def close_round2(state: LupusState, now: datetime, rng: random.Random) -> list[Event]:
@@ -157,13 +159,12 @@ def close_round2(state: LupusState, now: datetime, rng: random.Random) -> list[E
         else:
             drawn = tuple(tied)
             lynched, how = rng.choice(tied), "draw"
-    verdict = DayVerdict(state.number, lynched, how, drawn)
-    events: list[Event] = [verdict]
+    batch = Batch(state, evolve)
+    batch.add(DayVerdict(state.number, lynched, how, drawn))
     if lynched:
-        events.append(PlayerDied(lynched, "lynch"))
-    after = evolve_all(events, state)
-    return events + ending.after_deaths(
-        after,
+        batch.add(PlayerDied(lynched, "lynch"))
+    ending.after_deaths(
+        batch,
         now,
         "lupus/round2_result",
         thread,
@@ -173,6 +174,7 @@ def close_round2(state: LupusState, now: datetime, rng: random.Random) -> list[E
         nominees=list(state.nominees),
         **ballot_tally(state),
     )
+    return batch.events
 
 
 def decide_vote(

@@ -10,12 +10,15 @@ from pbem.core.outcome import Termination
 from pbem.games.lupus import night
 from pbem.games.lupus.roles import HAMSTER, HAMSTER_SIDE, VILLAGERS, WEREWOLVES, WOLF, faction
 from pbem.games.lupus.state import LupusState, iso
+from pbem.games.village.state import Batch
 
 
 def after_deaths(
-    state: LupusState, now: datetime, template: str, thread: str, **params: Any
-) -> list[Event]:
-    """Announce, then check victory (LUP-114) and either end or move on."""
+    batch: Batch[LupusState], now: datetime, template: str, thread: str, **params: Any
+) -> None:
+    """Announce, then check victory (LUP-114) and either end or move on: added to ``batch``,
+    whose state has the deaths folded."""
+    state = batch.state
     ended = victory(state)
     if state.phase == "night":
         nxt = "debate"
@@ -30,7 +33,7 @@ def after_deaths(
             "defence": iso(t_def),
             "round2": iso(t_r2),
         }
-        events: list[Event] = [
+        batch.add(
             public(
                 template,
                 thread,
@@ -38,14 +41,17 @@ def after_deaths(
                 schedule=None if ended else schedule,
                 **params,
             )
-        ]
+        )
         if ended:
-            return events + ended
-        return [*events, PhaseStarted(nxt, state.number, {nxt: t_debate})]
-    events = [public(template, thread, day=state.number, **params)]
+            batch.add(*ended)
+        else:
+            batch.add(PhaseStarted(nxt, state.number, {nxt: t_debate}))
+        return
+    batch.add(public(template, thread, day=state.number, **params))
     if ended:
-        return events + ended
-    return events + night.start_night(state, state.number + 1, now)
+        batch.add(*ended)
+    else:
+        night.start_night(batch, state.number + 1, now)
 
 
 def victory(state: LupusState) -> list[Event]:

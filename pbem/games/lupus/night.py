@@ -35,6 +35,7 @@ from pbem.games.lupus.roles import (
     acts_on_night,
 )
 from pbem.games.lupus.state import LupusState, NightResolved, evolve, iso
+from pbem.games.village.state import Batch
 from pbem.games.village.voting import ranked
 
 
@@ -63,34 +64,32 @@ PROMPT_PARAMS: Mapping[str, Callable[[LupusState, PlayerId, list[PlayerId]], dic
 }
 
 
-def start_night(state: LupusState, number: int, now: datetime) -> list[Event]:
-    """Night ``number`` falls: the prompts of every night role (LUP-711)."""
-    end = now + state.options.night_duration
+def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
+    """Night ``number`` falls: the prompts of every night role (LUP-711), added to ``batch``."""
+    end = now + batch.state.options.night_duration
     deadline = iso(end)
     thread = f"night-{number}"
-    started = PhaseStarted("night", number, {"night": end})
-    events: list[Event] = [
-        started,
+    state = batch.add(
+        PhaseStarted("night", number, {"night": end}),
         public("lupus/night_start", thread, number=number, deadline=deadline),
-    ]
-    state = evolve(state, started)
+    )
     for card in ROLE_TABLE:  # LUP-711: each card that acts tonight is prompted
         if card.prompt is None or not acts_on_night(card.id, number):
             continue
         holders = state.holders(card.id)
         for holder in holders:
             params = PROMPT_PARAMS.get(card.id, _no_params)(state, holder, holders)
-            events.append(private(card.prompt, [holder], thread, deadline=deadline, **params))
+            batch.add(private(card.prompt, [holder], thread, deadline=deadline, **params))
     if number == 1:  # LUP-360, LUP-D12
         masons = state.holders(MASON)
         for mason in masons:
             others = [m for m in masons if m != mason]
-            events.append(private("lupus/masons", [mason], thread, others=others))
+            batch.add(private("lupus/masons", [mason], thread, others=others))
     if number >= 2:  # LUP-320, LUP-D10
         for medium in state.holders(MEDIUM):
             lynched = state.lynched.get(number - 1)
             was_wolf = lynched is not None and state.seat(lynched).role == WOLF
-            events.append(
+            batch.add(
                 private(
                     "lupus/medium_result",
                     [medium],
@@ -100,7 +99,6 @@ def start_night(state: LupusState, number: int, now: datetime) -> list[Event]:
                     was_wolf=was_wolf,
                 )
             )
-    return events
 
 
 def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[Event]:
@@ -108,7 +106,6 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
     o = state.options
     day = state.number
     thread = f"day-{day}"
-    events: list[Event] = []
 
     # LUP-D05: the council's victim, a tie broken by a recorded draw.
     kill_votes = Counter(
@@ -150,9 +147,10 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
     def die(s: LupusState, intent: Intent) -> list[Event]:
         return [PlayerDied(intent.target, intent.cause)] if s.seat(intent.target).alive else []
 
-    after = evolve(state, resolved)
+    batch = Batch(state, evolve)
+    after = batch.add(resolved)
     result = resolve(after, "night", intents, [bodyguard, werehamster], die, evolve)
-    events += [resolved, *result.events]
+    batch.add_folded(result.events, result.state)
     after = result.state
 
     # LUP-381, LUP-D14: the Mythomaniac takes the role after the attacks (so a victim of
@@ -164,9 +162,7 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
         if after.seat(myth).alive:
             partners = [p for p in (after.holders(became) if became else []) if p != myth]
             if became:
-                change = RoleChanged(myth, became)
-                events.append(change)
-                after = evolve(after, change)
+                after = batch.add(RoleChanged(myth, became))
                 if partners:
                     myth_notices.append(
                         private("lupus/myth_joined", partners, thread, myth=myth, role=became)
@@ -187,7 +183,7 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
     if probe is not None and o.seer_result_timing == "dawn":
         seers = [s for s in state.holders(SEER) if after.seat(s).alive]  # LUP-D06
         if seers:
-            events.append(
+            batch.add(
                 private(
                     "lupus/seer_result",
                     seers,
@@ -196,15 +192,15 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
                     is_wolf=state.seat(probe).role == WOLF,
                 )
             )
-    events += myth_notices
+    batch.add(*myth_notices)
     council = [w for w in state.holders(WOLF) if after.seat(w).alive]
     if council:
-        events.append(
+        batch.add(
             private("lupus/wolves_victim", council, thread, victim=victim, drawn_among=list(drawn))
         )
     dead = sorted((p for p in state.living() if not after.seat(p).alive), key=fold)
-    events += ending.after_deaths(
-        after,
+    ending.after_deaths(
+        batch,
         now,
         "lupus/dawn",
         thread,
@@ -212,7 +208,7 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
         # LUP-D11 (2), (4): announced at dawn only if it stands (a dead designee lapses).
         owl=owl if o.owl_pick_announced == "dawn" and owl and after.seat(owl).alive else None,
     )
-    return events
+    return batch.events
 
 
 def night_probe(state: LupusState) -> PlayerId | None:

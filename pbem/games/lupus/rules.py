@@ -46,6 +46,7 @@ from pbem.games.lupus.roles import (
 from pbem.games.lupus.state import EVENT_TYPES, LupusState, evolve, iso
 from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
+from pbem.games.village.state import Batch
 from pbem.games.village.voting import bold_name
 
 _ACTIONS: dict[str, Action] = {}
@@ -116,10 +117,10 @@ class LupusInTabula(VillageRules[LupusState]):
             options_to_json(options),
             spec.lang,
         )
-        events: list[Event] = [created, RolesDealt(roles)]
-        state = self.fold(events)
+        batch = Batch(self.new_state(), evolve)
+        state = batch.add(created, RolesDealt(roles))
         o = options
-        events.append(
+        batch.add(
             public(
                 "lupus/opening",
                 "opening",
@@ -137,7 +138,7 @@ class LupusInTabula(VillageRules[LupusState]):
             )
         )
         for p in names:  # LUP-701: own role only; wolves not yet told each other.
-            events.append(
+            batch.add(
                 private(
                     "lupus/role",
                     [p],
@@ -147,8 +148,8 @@ class LupusInTabula(VillageRules[LupusState]):
                     immediate=o.seer_result_timing == "immediate",  # LUP-701, LUP-D04
                 )
             )
-        events += night.start_night(state, 1, now)
-        return events
+        night.start_night(batch, 1, now)
+        return batch.events
 
     def deadlines(self, state: LupusState) -> Mapping[str, datetime]:
         return state.deadlines

@@ -30,9 +30,13 @@ class VillageRules(Rules[V]):
         # the game's pure evolve itself, without the frame of :meth:`evolve` around it: asked
         # of every event folded (issue 23)
         self.evolve = self.fold_event  # type: ignore[method-assign,assignment]
+        self._empty = self.state_type()
 
     def new_state(self) -> V:
-        return self.state_type()
+        """The state before any event: one object for every game of these rules (a state is
+        frozen), so that a setup's fold, traced from it (:class:`~pbem.games.village.state.
+        Batch`), is recalled by a caller who starts from it too (issue 23)."""
+        return self._empty
 
     def evolve(self, state: V, event: Event) -> V:
         return self.fold_event(state, event)
