@@ -108,10 +108,10 @@ class RulesGame:
         rules = self.rules
         actor = move.player.name
         state = self.state
-        events: list[Event] = []
+        # the rules' events: never a kernel event (those are the desk's and the table's)
+        ruled: list[Event] = []
         command: Command | None = move.command
         if move.public:
-            channel = "list"
             if move.bold and command is not None:  # the forum's bold name
                 try:
                     command = rules.bold_command(state, actor, (str(command.targets[0]),))
@@ -122,8 +122,9 @@ class RulesGame:
             except CommandError:
                 return
             if posted:
-                events += posted
+                ruled += posted
                 state = fold(rules, posted, state)
+            channel = "list"
         else:
             channel = "private"
         if command is not None:
@@ -135,20 +136,28 @@ class RulesGame:
                 new = []
             if new:
                 # pbem.table.commands.stamp_votes: each vote stamped with its arrival time
-                new = [quick_replace(e, at=now) if isinstance(e, VoteSet) else e for e in new]
-                events += new
+                new = [quick_replace(e, at=now) if type(e) is VoteSet else e for e in new]
+                ruled += new
                 state = fold(rules, new, state)
         early = rules.ready_to_close(state)
-        if early is not None:  # LUP-D29: the early close, when the options turn it on
-            closing = rules.on_deadline(state, early, now, self.rng(len(events)))
-            if closing:
-                awaited = tuple(sorted(rules.awaiting(state)))
-                events.append(PhaseClosed(early, len(closing), awaited))
+        if early is None:
+            if ruled:  # the state is folded already: the log takes the events as they are
+                self.events += ruled
+                self.ruled += ruled
+                self.state = state
+            return
+        # LUP-D29: the early close, when the options turn it on
+        closing = rules.on_deadline(state, early, now, self.rng(len(ruled)))
+        events = list(ruled)
+        if closing:
+            awaited = tuple(sorted(rules.awaiting(state)))
+            events.append(PhaseClosed(early, len(closing), awaited))
             events += closing
+            ruled += closing
             state = fold(rules, closing, state)
-        if events:  # the state is folded already: the log takes the events as they are
+        if events:
             self.events += events
-            self.ruled += [e for e in events if type(e) in _RULED or _ruled(e)]
+            self.ruled += ruled
             self.state = state
 
     def close(self, key: str, now: datetime) -> None:

@@ -12,6 +12,7 @@ import pytest
 from pbem.balance.fastgame import RulesGame, moves_of, play_rules
 from pbem.core.commands import Command, Player
 from pbem.core.errors import CommandError
+from pbem.core.folded import recall
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
 from pbem.games.chasse.rules import ChasseAuxSorcieres
@@ -131,3 +132,27 @@ def test_the_verbs_kept_per_key_are_those_worked_out(game: str) -> None:
         assert fast.finished
         checked += fast.checked
     assert checked > 1000
+
+
+def test_a_recalled_close_is_the_fresh_fold() -> None:
+    """A Lupus setup's and close's events are folded once, as the rules build them
+    (pbem.games.village.state.Batch): the state the fast path recalls instead of folding
+    them again is the state a fresh fold of the same events gives (LUP-114: a close reads
+    its deaths' state before the victory check)."""
+    fast = RulesGame.new(demo_setup("lupus-in-tabula", 16, 3, "fr"))
+    rules = fast.rules
+    setup = recall(fast.ruled, rules.new_state())
+    assert setup == rules.fold(fast.ruled) == fast.state
+    rng, now, recalled = random.Random(3), EPOCH, 0
+    while not fast.finished and fast.deadlines():
+        for move in list(moves_of(fast, rng)):
+            fast.move(move, now)
+        key, now = min(fast.deadlines().items(), key=lambda kv: kv[1])
+        before = fast.state
+        events = rules.on_deadline(before, key, now, fast.rng())
+        known = recall(events, before)
+        if known is not None:
+            recalled += 1
+            assert known == rules.fold(events, before), key
+        fast.close(key, now)
+    assert recalled >= 10

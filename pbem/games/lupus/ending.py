@@ -56,15 +56,12 @@ def after_deaths(
 
 def victory(state: LupusState) -> list[Event]:
     """LUP-110..LUP-113, LUP-D15, LUP-D26: the end of the game, or []."""
-    seats = state.seats
-    living = [seats[p] for p in state.living()]
-    wolves = sum(1 for s in living if s.role == WOLF)
-    hamster_alive = any(s.role == HAMSTER for s in living)
-    others = sum(
-        1
-        for s in living
-        if s.role != WOLF and (s.role != HAMSTER or state.options.parity_counts_hamster)
-    )
+    living = len(state.living())
+    wolves = len(state.holders(WOLF))
+    hamsters = len(state.holders(HAMSTER))
+    # LUP-D15: the Werehamster counts among the others only when the option says so
+    others = living - wolves - (0 if state.options.parity_counts_hamster else hamsters)
+    hamster_alive = hamsters > 0
     if not living:
         return end_game(state, Termination.NO_WINNER, None)
     if wolves >= 1 and wolves >= others:

@@ -77,9 +77,13 @@ def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
         if card.prompt is None or not acts_on_night(card.id, number):
             continue
         holders = state.holders(card.id)
-        for holder in holders:
-            params = PROMPT_PARAMS.get(card.id, _no_params)(state, holder, holders)
-            batch.add(private(card.prompt, [holder], thread, deadline=deadline, **params))
+        params_of = PROMPT_PARAMS.get(card.id, _no_params)
+        batch.add(
+            *(
+                private(card.prompt, [h], thread, deadline=deadline, **params_of(state, h, holders))
+                for h in holders
+            )
+        )
     if number == 1:  # LUP-360, LUP-D12
         masons = state.holders(MASON)
         for mason in masons:

@@ -137,8 +137,8 @@ class LupusInTabula(VillageRules[LupusState]):
                 },
             )
         )
-        for p in names:  # LUP-701: own role only; wolves not yet told each other.
-            batch.add(
+        batch.add(  # LUP-701: own role only; wolves not yet told each other.
+            *(
                 private(
                     "lupus/role",
                     [p],
@@ -147,7 +147,9 @@ class LupusInTabula(VillageRules[LupusState]):
                     faction=faction(state.seat(p)),
                     immediate=o.seer_result_timing == "immediate",  # LUP-701, LUP-D04
                 )
+                for p in names
             )
+        )
         night.start_night(batch, 1, now)
         return batch.events
 
