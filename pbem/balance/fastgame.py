@@ -164,12 +164,19 @@ class RulesGame:
         """A deadline passes: as :meth:`pbem.table.Table.close`, the idle policy included."""
         before = self.state
         events = self.rules.on_deadline(before, key, now, self.rng())
-        if events and self.idle_removes:  # only the idle policy reads who was awaited
+        if not events:
+            return
+        if self.idle_removes:  # only the idle policy reads who was awaited
             awaited = tuple(sorted(self.rules.awaiting(before)))
             closed = PhaseClosed(key, len(events), awaited)
             events += idle_after_close(self, closed, events, now)
-            events = [PhaseClosed(key, len(events), awaited), *events]
-        self.apply(events)
+            self.apply([PhaseClosed(key, len(events), awaited), *events])
+            return
+        # the rules' events only (no kernel event among them), the state already folded as
+        # the rules built it (pbem.games.village.state.Batch)
+        self.events += events
+        self.ruled += events
+        self.state = fold(self.rules, events, before)
 
 
 _RULES: dict[str, Rules[Any]] = {}

@@ -50,12 +50,14 @@ def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
 
 def ballot_tally(state: LupusState) -> dict[str, Any]:
     """The running tally of the ballot, ghosts' votes marked (LUP-D22)."""
-    ghosts = set(state.ghosts())
+    ghosts = state.ghosts()  # none unless the ghost variant, a few with it
     votes = [{"voter": v, "target": t, "ghost": v in ghosts} for v, t in state.votes.items()]
-    counts = Counter(state.votes.values())
+    counts: dict[PlayerId, int] = {}
+    for target in state.votes.values():  # in first-vote order, as ranked() keeps them
+        counts[target] = counts.get(target, 0) + 1
     return {
         "votes": votes,
-        "counts": [{"name": n, "count": c} for g in ranked(counts) for n in g for c in [counts[n]]],
+        "counts": [{"name": n, "count": counts[n]} for group in ranked(counts) for n in group],
     }
 
 

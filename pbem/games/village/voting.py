@@ -63,9 +63,8 @@ def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None
     Several different bold names are refused (InvalidSyntax ``several_bold_names``).
     """
     by_fold = names_by_fold(tuple(names))
-    found = list(
-        dict.fromkeys(by_fold[fold(b.strip())] for b in bold if fold(b.strip()) in by_fold)
-    )
+    folded = [fold(b.strip()) for b in bold]  # each text folded once
+    found = list(dict.fromkeys(by_fold[f] for f in folded if f in by_fold))
     if len(found) > 1:
         raise InvalidSyntax("several_bold_names", names=found)
     return PlayerId(found[0]) if found else None
