@@ -8,6 +8,8 @@ import os
 import random
 import signal
 import socket
+import stat
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -221,6 +223,39 @@ def test_create_writes_the_head_once_and_never_reads_it_back(
     assert made.setup["players"][0]["t"] == [1, 2]  # JSON types, as read
     made.commit(events=[{"e": 2}], ledger_key="k")
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}, {"e": 2}]
+
+
+def test_a_new_heads_data_and_its_directory_entry_are_fsynced_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (1,000 games created, F7): both fsyncs a new head needs before its directory
+    is renamed into place overlap (the directory's rides in the journal commit the file's
+    forces): the file's fsync here waits for the directory's to begin, which it never would
+    if they ran one after the other. Both are done before the rename."""
+    (tmp_path / "games").mkdir()
+    real_fsync, real_replace = os.fsync, os.replace
+    directory_begun = threading.Event()
+    log: list[str] = []
+
+    def fsync(fd: int) -> None:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            log.append("directory")
+            directory_begun.set()
+        else:
+            overlapped = directory_begun.wait(timeout=20)  # a guard, not a measure
+            log.append("file" if overlapped else "file alone")
+        real_fsync(fd)
+
+    def replace(src: Any, dst: Any) -> None:
+        log.append("rename")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
+    # the new directory's and the head's, then the rename, then the games directory's
+    assert log == ["directory", "file", "rename", "directory"]
+    assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
 
 
 def test_a_created_head_is_decoded_only_when_read(

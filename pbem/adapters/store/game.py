@@ -144,10 +144,10 @@ class GameStore:
         data["meta"]["1"]["seq"] = len(events)
         blob = encode_envelope(data)
         # the directory is new and private until renamed: the head is written in place (no
-        # temp file, no rename), fsynced, then the directory entry (power loss, F7)
-        write_new_file(tmp / "head.json", blob, exclusive=True, durable=True)
+        # temp file, no rename); its data and its entry are fsynced, at once, before the
+        # rename (power loss, F7)
+        write_new_file(tmp / "head.json", blob, exclusive=True, durable=True, with_entry=True)
         fault("mid_state_write")
-        fsync_dir(tmp)
         os.replace(tmp, final)
         fsync_dir(games)
         # the head as a reader would get it (JSON types), without reading the file back, and
