@@ -22,6 +22,7 @@ from pbem.adapters.store import (
     GameStore,
     StoreError,
     atomic_write,
+    encode_envelope,
     read_file,
 )
 from tests.support.daemon_process import (
@@ -312,6 +313,40 @@ def test_a_heads_events_are_kept_packed_and_written_as_they_were(tmp_path: Path)
     # a string equal to the packing mark falls back to writing the values themselves
     atomic_write(tmp_path / "m.json", {"a": Packed('{"b":1}'), "c": "\x00packed\x00"})
     assert read_file(tmp_path / "m.json") == {"a": {"b": 1}, "c": "\x00packed\x00"}
+
+
+def test_a_waiting_rows_mail_is_encoded_once_however_often_the_head_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (ingest): the rows a commit queues wait in the head until sent, and their
+    mails are most of its bytes; each later write of the head (the next mails of a group
+    commit, an SMTP outage) splices their JSON text made once instead of encoding them again.
+    The files are byte for byte what they were; readers get the mail as text."""
+    from pbem.adapters.store import atomic_file
+
+    mail = 'Subject: é\r\n\r\nun "vote" \\ =C3=A9\u2028\x00packed\r\n'
+    store = GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 0}], [])
+    store.commit(events=[{"e": 1}], outbox=[{"message_id": "<m1>", "raw": mail}], ledger_key="k1")
+    encoded: list[str] = []
+    real = atomic_file.json.dumps
+
+    def dumps(value: Any, **kw: Any) -> str:
+        text = real(value, **kw)
+        encoded.append(text)
+        return text
+
+    monkeypatch.setattr(atomic_file.json, "dumps", dumps)
+    for i in range(2, 5):  # three more writes of the head, the first row still waiting
+        store.commit(events=[{"e": i}], outbox=[{"message_id": f"<m{i}>", "raw": "x"}])
+    assert encoded and not any("=C3=A9" in text for text in encoded), "encoded when queued only"
+    monkeypatch.undo()
+    head = (tmp_path / "games" / "g1" / "head.json").read_bytes()
+    plain = json.loads(head[head.index(b'"data":') + 7 : -2])
+    assert head == encode_envelope(plain), "written as the parsed rows are"
+    assert store.outbox()[0]["raw"] == mail
+    assert GameStore(tmp_path / "games" / "g1").outbox() == store.outbox()
+    store.outbox_update("<m1>", {"attempts": 1})
+    assert GameStore(tmp_path / "games" / "g1").outbox()[0] == {**store.outbox()[0], "raw": mail}
 
 
 def test_opening_a_game_lists_its_directory_once_and_cleans_it(
