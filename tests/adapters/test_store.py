@@ -259,6 +259,23 @@ def test_a_new_heads_data_and_its_directory_entry_are_fsynced_at_once(
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
 
 
+def test_a_forked_child_creates_games_with_its_own_fsync_thread(tmp_path: Path) -> None:
+    """The worker thread of a creation's directory fsync does not survive a fork: a child
+    makes its own (else the child's first creation would wait for it forever; the alarm is
+    a guard, not a measure)."""
+    GameStore.create(tmp_path, "parent", {"game": "x"}, [], [])  # the parent's thread runs
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports by its exit status
+        signal.alarm(20)
+        try:
+            GameStore.create(tmp_path, "child", {"game": "x"}, [{"e": 1}], [])
+        finally:
+            os._exit(0 if (tmp_path / "games" / "child" / "head.json").exists() else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert GameStore(tmp_path / "games" / "child").events() == [{"e": 1}]
+
+
 def test_a_created_head_is_decoded_only_when_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
