@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.compare import BENCHES, main
+from bench.compare import BENCHES, Paired, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,8 +40,54 @@ def test_games_and_ingest_benches_print_every_figure() -> None:
         assert all(f.read(out) is not None for f in bench.figures), (name, out)
 
 
-def test_compare_prints_the_side_by_side_table(capsys: object) -> None:
-    main(["--ref", "HEAD", "--only", "simulate", "--rounds", "1", "--games", "1", "--players", "8"])
+def test_compare_prints_the_side_by_side_table_of_whole_runs(capsys: object) -> None:
+    main(
+        [
+            "--ref",
+            "HEAD",
+            "--only",
+            "simulate",
+            "--whole-runs",
+            "--rounds",
+            "1",
+            "--games",
+            "1",
+            "--players",
+            "8",
+        ]
+    )
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "| simulate: whole pipeline, games/s" in out
     assert "—" not in out.split("whole pipeline")[1].splitlines()[0], out
+
+
+def test_compare_in_lockstep_prints_every_figure_and_the_pairs_interval(capsys: object) -> None:
+    main(
+        [
+            "--ref",
+            "HEAD",
+            "--only",
+            "simulate,balance",
+            "--pairs",
+            "2",
+            "--warmup",
+            "0",
+            "--players",
+            "8",
+        ]
+    )
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    rows = [line for line in out.splitlines() if line.startswith(("| simulate", "| balance"))]
+    assert len(rows) == 5 and all("—" not in row for row in rows), out
+    assert "2 pairs in lockstep" in out
+    assert "whole pipeline HEAD/REF" in out and "95 % interval" in out, out
+
+
+def test_paired_speedup_is_the_sides_total_time_over_each_other_within_its_interval() -> None:
+    """Sum over sum (the ratio of games per second), not the mean of the pairs' ratios."""
+    paired = Paired(
+        {"full": [({"seconds": 2.0}, {"seconds": 1.0}), ({"seconds": 1.0}, {"seconds": 1.0})]}
+    )
+    assert paired.speedup("full") == 1.5
+    low, high = paired.interval("full")
+    assert 1.0 <= low <= 1.5 <= high <= 2.0
