@@ -254,15 +254,15 @@ def lockstep(
     """REF's and HEAD's workers play the same seeds by turns: for each seed, each kind of
     slice asked (``slices``: a kind and what the worker is asked besides the seed), one
     side then the other. ABBA: the side going first changes every seed, so that neither
-    always runs just after the other. The warm-up's seeds (templates compiled, caches
-    filled) are counted nowhere and played nowhere else: a seed played twice would find
-    what HEAD keeps per distinct text already kept."""
+    always runs just after the other. No seed is played twice by a side (each kind has its
+    own, the warm-up's too): a replay would find what HEAD keeps per distinct text already
+    kept, and REF keeps nothing."""
     paired = Paired({str(s["kind"]): [] for s in slices})
     with workers(trees, worker_args) as sides:
         for n in range(-warmup, pairs):
-            seed = n if n >= 0 else 10**6 - n
             order = (REF, HEAD) if n % 2 == 0 else (HEAD, REF)
-            for asked in slices:
+            for kind, asked in enumerate(slices):
+                seed = (n if n >= 0 else 10**6 - n) + kind * 10**5
                 got = {side: sides[side].play(seed=seed, **asked) for side in order}
                 if n >= 0:
                     paired.pairs[str(asked["kind"])].append((got[REF], got[HEAD]))
@@ -276,8 +276,8 @@ def lockstep(
 
 
 def lockstep_simulate(ref_tree: Path, args: argparse.Namespace) -> tuple[list[Row], list[str]]:
-    """``simulate``'s figures in lockstep: each seed's game with every mail rendered, then
-    with the bench's NullRenderer."""
+    """``simulate``'s figures in lockstep: for each pair, a game with every mail rendered, then
+    another with the bench's NullRenderer."""
     paired = lockstep(
         (ref_tree, HERE),
         ["simulate", "--players", str(args.players)],
@@ -304,8 +304,8 @@ def lockstep_simulate(ref_tree: Path, args: argparse.Namespace) -> tuple[list[Ro
         ("simulate: rendering's share, %", share(REF), share(HEAD)),
     ]
     notes = [
-        f"simulate in lockstep: {n} {args.players}-player games a side, paired by seed, each "
-        "played again without rendering, CPU time",
+        f"simulate in lockstep: {n} {args.players}-player games a side and {n} more without "
+        "rendering, paired by seed, CPU time",
         paired.note("full", "  whole pipeline"),
         paired.note("bare", "  without rendering"),
     ]

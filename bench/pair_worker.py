@@ -6,7 +6,7 @@ writes one JSON line per slice and reads one back:
 - ``simulate``: ``{"seed": 7, "bare": false}`` plays seed 7 through that side's
   ``bench/simulate.py`` ``run`` (with its ``NullRenderer`` if bare) and answers
   ``{"seconds": pipeline, "receive": s, "commands": n}``;
-- ``balance``: ``{"seed": 7, "games": 5}`` plays seeds 7 to 11 through that side's
+- ``balance``: ``{"seed": 7, "games": 5}`` plays seeds 35 to 39 (the 7th five) through that side's
   ``bench/balance.py`` ``per_core`` and answers ``{"seconds": s}``.
 Each side's own bench code is called, so REF's is measured as REF wrote it. Both play
 ``range(games)``: the module's ``range`` is shadowed for the call to give the seeds asked.
@@ -71,7 +71,8 @@ def main() -> None:
             answer = {"seconds": timer.total, "receive": timer.receive, "commands": timer.commands}
         else:
             games = asked["games"]
-            rate = seeds(bench, asked["seed"], games).per_core(args.game, args.players, games)
+            first = asked["seed"] * games  # no seed played twice: a replay may find it cached
+            rate = seeds(bench, first, games).per_core(args.game, args.players, games)
             answer = {"seconds": games / rate}
         del bench.range
         answers.write(json.dumps(answer) + "\n")
