@@ -10,14 +10,14 @@ rounds, and the ratio HEAD / REF. A figure one side's bench does not print is sh
 running that side's own ``bench/simulate.py``), the two taking turns one game at a time, each
 timing its own game in CPU time. This VM's speed drifts by a fifth from one minute to the next,
 so whole runs a minute apart do not compare; two games a fraction of a second apart do. The
-ratio is the sum of HEAD's paired games' time over REF's (what games per second means: the
-ratio column is HEAD's figure over REF's), with a 95 % interval from resampling the pairs.
-``--whole-runs`` measures ``simulate`` as the other benches are, whole runs under
-``bench/cpu_clock.py``.
+ratio is REF's total time over HEAD's (what games per second means: the ratio column is HEAD's
+figure over REF's), with a 95 % interval from resampling the pairs. ``--whole-runs`` measures
+``simulate`` as the other benches are, whole runs under ``bench/cpu_clock.py``. ``balance``
+(not run unless asked) compares ``bench/balance.py``'s games per second per core in lockstep.
 
-    python bench/compare.py [--ref COMMIT] [--rounds N] [--pairs N] [--games N] [--players N]
-        [--idle-games N] [--messages N] [--only simulate,games,ingest] [--whole-runs]
-        [--verbose]
+    python bench/compare.py [--ref COMMIT] [--rounds N] [--pairs N] [--warmup N] [--games N]
+        [--players N] [--idle-games N] [--messages N] [--only simulate,games,ingest,balance]
+        [--balance-game ID] [--whole-runs] [--verbose]
 
 Figures are measured, not asserted (the targets are in README's performance section).
 """
@@ -214,10 +214,11 @@ class Paired:
         """HEAD's speed over REF's: REF's seconds over HEAD's, each summed over the pairs.
 
         Sum over sum is what "games per second" means (the ratio of the two sides' figures);
-        it is the mean of the pairs' ratios weighted by their time, so that drift between
-        pairs only moves the weights. The median of the pairs' ratios is steadier A/A (a
-        disturbed slice is an outlier) but another quantity: HEAD/REF for a typical game, not
-        for the work (it differs by 3 % without rendering)."""
+        it is the mean of the pairs' ratios weighted by HEAD's time in each, so that drift
+        between pairs only moves the weights. The median of the pairs' ratios is steadier A/A
+        (a disturbed slice is an outlier) but another quantity, the speed-up of a typical game
+        rather than of the work: without rendering, 119fb73 against a507d5c, 1.43× against
+        1.39×."""
         return self.total(kind, REF) / self.total(kind, HEAD)
 
     def interval(self, kind: str, draws: int = 2000) -> tuple[float, float]:
