@@ -248,31 +248,41 @@ def lockstep(
     trees: tuple[Path, Path],
     worker_args: Sequence[str],
     slices: Sequence[dict[str, object]],
-    pairs: int,
-    warmup: int,
-    verbose: bool = False,
+    args: argparse.Namespace,
 ) -> Paired:
     """REF's and HEAD's workers play the same seeds by turns: for each seed, each kind of
     slice asked (``slices``: a kind and what the worker is asked besides the seed), one
     side then the other. ABBA: the side going first changes every seed, so that neither
     always runs just after the other. No seed is played twice by a side (each kind has its
-    own, the warm-up's too): a replay would find what HEAD keeps per distinct text already
-    kept, and REF keeps nothing."""
+    own, the warm-ups' too): a replay would find what HEAD keeps per distinct text already
+    kept, and REF keeps nothing.
+
+    New workers every ``args.restart`` pairs: a process has its own luck (its hash seed, its
+    memory's layout, a few per cent either way, the same for all its games), which pairing
+    cannot cancel but several processes a side average out."""
     paired = Paired({str(s["kind"]): [] for s in slices})
-    with workers(trees, worker_args) as sides:
-        for n in range(-warmup, pairs):
-            order = (REF, HEAD) if n % 2 == 0 else (HEAD, REF)
-            for kind, asked in enumerate(slices):
-                seed = (n if n >= 0 else 10**6 - n) + kind * 10**5
-                got = {side: sides[side].play(seed=seed, **asked) for side in order}
-                if n >= 0:
-                    paired.pairs[str(asked["kind"])].append((got[REF], got[HEAD]))
-                    if verbose:
-                        print(
-                            f"seed {seed} {asked['kind']}: REF {got[REF]['seconds']:.4f} s, "
-                            f"HEAD {got[HEAD]['seconds']:.4f} s",
-                            flush=True,
-                        )
+    every = max(args.restart, 1)
+    for generation, start in enumerate(range(0, args.pairs, every)):
+        with workers(trees, worker_args) as sides:
+            for n in [*range(-args.warmup, 0), *range(start, min(start + every, args.pairs))]:
+                order = (REF, HEAD) if n % 2 == 0 else (HEAD, REF)
+                for kind, asked in enumerate(slices):
+                    seed = (n if n >= 0 else 10**6 + 100 * generation - n) + kind * 10**5
+                    got = {side: sides[side].play(seed=seed, **asked) for side in order}
+                    if n >= 0:
+                        paired.pairs[str(asked["kind"])].append((got[REF], got[HEAD]))
+                        if args.verbose:
+                            print(
+                                f"seed {seed} {asked['kind']}: REF {got[REF]['seconds']:.4f} s, "
+                                f"HEAD {got[HEAD]['seconds']:.4f} s",
+                                flush=True,
+                            )
+        if args.verbose:
+            for name, pairs in paired.pairs.items():
+                ratio = sum(p[REF]["seconds"] for p in pairs[start:]) / sum(
+                    p[HEAD]["seconds"] for p in pairs[start:]
+                )
+                print(f"workers {generation + 1}, {name}: HEAD/REF {ratio:.3f}×", flush=True)
     return paired
 
 
@@ -283,9 +293,7 @@ def lockstep_simulate(ref_tree: Path, args: argparse.Namespace) -> tuple[list[Ro
         (ref_tree, HERE),
         ["simulate", "--players", str(args.players)],
         [{"kind": "full", "bare": False}, {"kind": "bare", "bare": True}],
-        args.pairs,
-        args.warmup,
-        args.verbose,
+        args,
     )
     n = args.pairs
 
@@ -324,9 +332,7 @@ def lockstep_balance(ref_tree: Path, args: argparse.Namespace) -> tuple[list[Row
         (ref_tree, HERE),
         ["balance", "--players", str(args.players), "--game", args.balance_game],
         [{"kind": "rules", "games": per_slice}],
-        args.pairs,
-        args.warmup,
-        args.verbose,
+        args,
     )
     games = per_slice * args.pairs
     rows: list[Row] = [(label, *(games / paired.total("rules", s) for s in (REF, HEAD)))]
@@ -371,7 +377,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ref", default=DEFAULT_REF, help="the reference commit")
     parser.add_argument("--rounds", type=int, default=3, help="alternating runs of each side")
     parser.add_argument("--pairs", type=int, default=150, help="seeds played in lockstep")
-    parser.add_argument("--warmup", type=int, default=3, help="lockstep seeds not counted")
+    parser.add_argument(
+        "--warmup", type=int, default=3, help="lockstep seeds not counted, for each new worker"
+    )
+    parser.add_argument(
+        "--restart", type=int, default=25, help="new lockstep workers every N pairs"
+    )
     parser.add_argument(
         "--whole-runs",
         action="store_true",
