@@ -257,9 +257,10 @@ def lockstep(
     own, the warm-ups' too): a replay would find what HEAD keeps per distinct text already
     kept, and REF keeps nothing.
 
-    New workers every ``args.restart`` pairs: a process has its own luck (its hash seed, its
-    memory's layout, a few per cent either way, the same for all its games), which pairing
-    cannot cancel but several processes a side average out."""
+    New workers every ``args.restart`` pairs: a process may have its own luck (its hash
+    seed, its memory's layout, the same for all its games), which pairing cannot cancel but
+    several processes a side average out (one 150-pair run in six with a single pair of
+    workers came out 1.24× where the others gave 1.31 to 1.35×, each ±2.7 %)."""
     paired = Paired({str(s["kind"]): [] for s in slices})
     every = max(args.restart, 1)
     for generation, start in enumerate(range(0, args.pairs, every)):
