@@ -111,8 +111,13 @@ def bot_moves(
         line = " ".join(words)
         parsed = Command(command.verb, tuple(targets), word, text)
         if text:  # a text after names loses what the grammar drops (a lone « ! »): read it
-            try:
-                parsed = parse_line(line, [command], names, debate=command.public)
+            alone = _ALONE.get(id(command))
+            if alone is None or alone[0] is not command:
+                if len(_ALONE) >= 256:  # bounded, should a game make its commands anew
+                    _ALONE.clear()
+                alone = _ALONE[id(command)] = (command,)
+            try:  # one tuple a command: parse_line keeps its reading of a line per tuple
+                parsed = parse_line(line, alone, names, debate=command.public)
             except CommandError:
                 parsed = None
         if command.public and draw() < 0.5 and command.verb == "vote":
@@ -126,6 +131,10 @@ _SKIPPED = frozenset({"help", "status", "cancel"})
 
 _BARE: dict[str, Command] = {}
 """Verb -> the command of a line with no argument (frozen: one object serves every bot)."""
+
+_ALONE: dict[int, tuple[CommandSpec]] = {}
+"""A command's id -> the tuple of it alone that bots parse a line against (the tuple holds the
+command, so its id is not another's while kept; at most 256)."""
 
 _PLAYED: dict[type, dict[frozenset[str], tuple[CommandSpec, ...]]] = {}
 """Rules class -> its available verbs -> the commands among them a bot sends."""
