@@ -109,7 +109,10 @@ def bot_moves(
                 text = rng.choice(_CHAT)
                 words.append(text)
         line = " ".join(words)
-        parsed = Command(command.verb, tuple(targets), word, text)
+        if len(targets) == 1 and word is None and not text:  # most named moves
+            parsed = _naming(command.verb, targets[0])
+        else:
+            parsed = Command(command.verb, tuple(targets), word, text)
         if text:  # a text after names loses what the grammar drops (a lone « ! »): read it
             alone = _ALONE.get(id(command))
             if alone is None or alone[0] is not command:
@@ -181,10 +184,26 @@ def _legal_name(
         candidates.insert(0, favourite[verb])
     allows = rules.allows
     for name in candidates:
-        if allows(state, actor, Command(verb, (name,)), EPOCH, channel):
+        if allows(state, actor, _naming(verb, name), EPOCH, channel):
             favourite.setdefault(verb, name)
             return name
     return candidates[0]
+
+
+def _naming(verb: str, name: PlayerId) -> Command:
+    """``Command(verb, (name,))``, one object for every trial of it (frozen), at most
+    :data:`_NAMING_MOST` kept."""
+    command = _NAMING.get((verb, name))
+    if command is None:
+        if len(_NAMING) >= _NAMING_MOST:
+            _NAMING.clear()
+        command = _NAMING[verb, name] = Command(verb, (name,))
+    return command
+
+
+_NAMING: dict[tuple[str, PlayerId], Command] = {}
+"""(verb, name) -> the command a bot tries (:func:`_naming`): a few verbs and table names."""
+_NAMING_MOST = 4096
 
 
 T = TypeVar("T")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import random
 
 from pbem.balance.fastgame import RulesGame, moves_of
-from pbem.core.commands import parse_line
+from pbem.core.commands import Command, parse_line
+from pbem.core.ids import PlayerId
+from pbem.tools import bots
 from pbem.tools.bots import sample
 from pbem.tools.demo import demo_setup
 from pbem.tools.simulate import EPOCH
@@ -40,3 +42,14 @@ def test_a_bots_text_command_reads_as_a_fresh_parse() -> None:
         key, when = min(game.deadlines().items(), key=lambda kv: kv[1])
         game.close(key, when)
     assert texts >= 2
+
+
+def test_a_kept_trial_is_the_command_made_fresh() -> None:
+    """The command a bot tries a name with is kept per (verb, name), bounded, and is the
+    command made fresh (frozen: one object serves every trial)."""
+    for n in range(bots._NAMING_MOST + 10):
+        name = PlayerId(f"p{n % 40}")
+        verb = ("vote", "kill")[n % 2] if n < 80 else f"verb{n}"
+        assert bots._naming(verb, name) == Command(verb, (name,))
+        assert len(bots._NAMING) <= bots._NAMING_MOST
+    assert bots._naming("vote", PlayerId("p1")) is bots._naming("vote", PlayerId("p1"))
