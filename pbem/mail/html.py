@@ -26,10 +26,9 @@ import html
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import quote
 
-from pbem.core.frozen import quick_init
 from pbem.mail.dates import DAYS, MONTHS
 
 FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif"
@@ -47,10 +46,10 @@ ENGLISH_MARK = "----- English -----"  # pbem.mail.render.bilingual's separator
 SIGNATURE_MARK = "-- "
 
 
-@quick_init  # one a link, a dozen a prompt (issue 23): pbem.core.frozen
-@dataclass(frozen=True)
-class QuickAction:
-    """One tap: ``command`` mailed to ``address`` (the link's text is ``label``)."""
+class QuickAction(NamedTuple):
+    """One tap: ``command`` mailed to ``address`` (the link's text is ``label``). A named
+    tuple: a prompt's page is kept by its actions (pbem.table.mailpages), hashed and compared
+    at every prompt in C, not by a dataclass's Python ``__hash__`` (issue 23)."""
 
     group: str
     """What the link does, shown above its row of links (``TUER``, ``VOTE``)."""
