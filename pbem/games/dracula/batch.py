@@ -22,12 +22,11 @@ class Batch:
 
     def add(self, *events: Event) -> DraculaState:
         state = self.state
-        traced = self._trace.events
         for event in events:
             if type(event) is not Notice:  # a message changes no state (a third of them)
                 state = evolve(state, event)
-            self.events.append(event)
-            traced.append(event)
+        self.events += events
+        self._trace.events += events
         self.state = self._trace.state = state
         return state
 

@@ -340,7 +340,8 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
 
     intents: list[Intent] = []
     rank = {p: i for i, p in enumerate(before.order)}
-    for (actor, verb), order in sorted(before.orders.items(), key=lambda kv: rank[kv[0][0]]):
+    acts = [(key, o) for key, o in before.orders.items() if key[1] in ("stake", "bite")]
+    for (actor, verb), order in sorted(acts, key=lambda kv: rank[kv[0][0]]):
         if verb == "stake" and before.seat(actor).alive:
             intents.append(Intent("stake", order.targets[0], "stake", ORD_STAKES, (actor,)))
         if verb == "bite" and before.seat(actor).alive:
@@ -596,18 +597,18 @@ def morning_params(s: DraculaState) -> dict[str, Any]:
     lost = lost_objects(s)
     staked = (f.targets[0] for f in s.facts if f.kind == "stake" and f.outcome == "dies")
     # two stakes may kill one vampire: the morning tells his death once (DRA-184)
-    killed = [{"name": p, "objects": lost.get(p, [])} for p in dict.fromkeys(staked)]
+    dead_now = dict.fromkeys(staked)
+    killed = [{"name": p, "objects": lost.get(p, [])} for p in dead_now]
     livid = sorted({f.actor for f in s.facts if f.kind == "nausea" and f.actor is not None})
     total = sum(1 for p in s.order if s.seat(p).cursed)
     cursed = total if s.options.cursed_count == "total" else len(s.newly_cursed)
     positions = []
     for p in s.order:
-        seat = s.seat(p)
-        dead_now = any(k["name"] == p for k in killed)
-        if not seat.alive and not dead_now:
+        killed_now = p in dead_now
+        if not s.seats[p].alive and not killed_now:
             positions.append({"name": p, "position": "dead", "killed": False})
         else:
-            positions.append({"name": p, "position": s.position(p) or "-", "killed": dead_now})
+            positions.append({"name": p, "position": s.position(p) or "-", "killed": killed_now})
     return {
         "vampirised": len(converted),
         "cursed": cursed,

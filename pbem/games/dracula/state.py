@@ -204,24 +204,31 @@ class DraculaState:
         return found
 
     @_reading
-    def _positions(self) -> dict[PlayerId, str]:
-        """The living players whose position is fixed tonight, in the table's order."""
-        orders = self.orders  # :meth:`position` for each player, inline
+    def _placed(self) -> dict[PlayerId, str]:
+        """Every player whose position is fixed tonight (:meth:`position`), in the table's
+        order: asked for each player at each step of the night."""
+        orders = self.orders
         designated = self.designated
         pairs = self.pairs
         found: dict[PlayerId, str] = {}
-        for p in self._living:
+        for p in self.order:
             pos: str | None = None
             if p in designated or orders.get((p, "key")):
                 pos = SANCTUARY
             elif (room := orders.get((p, "room"))) is not None or (
                 (named := pairs.get(p)) is not None
                 and (room := orders.get((named, "room"))) is not None
-            ):
+            ):  # DRA-227: the named partner's room is the pair's
                 pos = room.word
             if pos is not None:
                 found[p] = pos
         return found
+
+    @_reading
+    def _positions(self) -> dict[PlayerId, str]:
+        """The living players whose position is fixed tonight, in the table's order."""
+        placed = self._placed
+        return {p: placed[p] for p in self._living if p in placed}
 
     @_reading
     def _rooms(self) -> dict[str, tuple[PlayerId, ...]]:
@@ -319,18 +326,7 @@ class DraculaState:
 
     def position(self, player: PlayerId) -> str | None:
         """The player's position tonight as far as it is fixed (None: not yet)."""
-        orders = self.orders  # order_of, read directly: asked for every player at every step
-        if player in self.designated or orders.get((player, "key")):
-            return SANCTUARY
-        room = orders.get((player, "room"))
-        if room is not None:
-            return room.word
-        named = self.pairs.get(player)
-        if named is not None:
-            pair_room = orders.get((named, "room"))
-            if pair_room is not None:
-                return pair_room.word
-        return None
+        return self._placed.get(player)
 
     def positions(self) -> dict[PlayerId, str]:
         return dict(self._positions)
@@ -353,6 +349,7 @@ class DraculaState:
 
 _POSITIONED = frozenset({"seats", "order", "orders", "designated", "pairs"})
 _READ_FROM: dict[str, frozenset[str]] = {
+    "_placed": frozenset({"order", "orders", "designated", "pairs"}),
     "_living": frozenset({"seats", "order"}),
     "_humans": frozenset({"seats", "order"}),
     "_vampires": frozenset({"seats", "order"}),
@@ -369,7 +366,7 @@ _READ_FROM: dict[str, frozenset[str]] = {
 _PLACING = frozenset({"room", "key", "garlic"})
 """The orders that change the night's positions (:meth:`DraculaState.position`) or a bite
 status (garlic, DRA-281)."""
-_PLACED = ("_positions", "_rooms", "bite_statuses")
+_PLACED = ("_placed", "_positions", "_rooms", "bite_statuses")
 _UNMOVED = tuple(name for name in _READ_FROM if name != "_holders")
 
 _STALE: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -478,146 +475,196 @@ def _seat(state: DraculaState, name: PlayerId, **changes: object) -> DraculaStat
     return _next(state, seats={**state.seats, name: replace(state.seats[name], **changes)})  # type: ignore[arg-type]
 
 
+def _order(state: DraculaState, event: Order) -> DraculaState:
+    # the commonest events: copied without replace's keywords
+    values = _fields(state, _PLACE_STALE if event.verb in _PLACING else _ORDER_STALE)
+    values["orders"] = {**state.orders, (event.actor, event.verb): event}
+    values["seq"] = state.seq + 1
+    return _made(values)
+
+
+def _posted(state: DraculaState, event: Posted) -> DraculaState:
+    values = _fields(state, ())
+    values["posted"] = state.posted | {event.player}
+    return _made(values)
+
+
+def _vote(state: DraculaState, event: VoteSet) -> DraculaState:
+    if event.target is None:  # a removed seat's vote withdrawn (DRA-326, AMB-014)
+        votes = tuple(v for v in state.votes if v[0] != event.voter)
+    else:
+        votes = (*state.votes, (event.voter, event.target, state.seq + 1))
+    values = _fields(state, _VOTE_STALE)
+    values["votes"] = votes
+    values["seq"] = state.seq + 1
+    return _made(values)
+
+
+def _fact(state: DraculaState, event: Fact) -> DraculaState:
+    values = _fields(state, ())
+    values["facts"] = (*state.facts, event)
+    return _made(values)
+
+
+def _moved(state: DraculaState, event: Moved) -> DraculaState:
+    return _keep(state, _move(state, event), _UNMOVED)  # hands change, not who is alive or where
+
+
+def _phase_started(state: DraculaState, event: PhaseStarted) -> DraculaState:
+    changes: dict[str, Any] = {
+        "phase": phase_of(event.phase, DRACULA_PHASES),
+        "deadlines": event.deadlines,
+    }
+    if event.number != state.number:
+        changes["number"] = event.number
+    # only the fields a new step resets are changed: the readings kept on the state that are
+    # read from the others (the night's positions, the bite statuses) stay (issue 23)
+    if event.phase == "day":
+        changes.update(votes=(), posted=frozenset(), declared={}, pairs={})
+        if event.number > 0:
+            changes["designated"] = ()
+    if event.phase in ("rooms", "final_choice"):
+        changes["orders"] = {}
+    if event.phase == "rooms":
+        changes.update(facts=(), newly_cursed=(), dance=None)
+    return _quick_next(state, **changes)
+
+
+def _created(state: DraculaState, event: GameCreated) -> DraculaState:
+    return _next(
+        state,
+        options=parse_options(DraculaOptions, event.options),
+        lang=event.lang,
+        order=event.players,
+        scores={str(p): 0 for p in event.players},
+    )
+
+
+def _round_started(state: DraculaState, event: RoundStarted) -> DraculaState:
+    seats = {p: Seat(p, VAMPIRE if p == event.dracula else HUMAN) for p in state.order}
+    seats[event.dracula] = replace(seats[event.dracula], dracula=True)
+    for p in state.order:  # a removed seat stays out of the match (docs/seats.md)
+        if p in state.seats and state.seats[p].cause == "removed":
+            seats[p] = replace(seats[p], alive=False, cause="removed")
+    return _next(
+        state,
+        seats=seats,
+        round=event.round,
+        dracula_history=(*state.dracula_history, event.dracula),
+        number=0,
+        votes=(),
+        designated=(),
+        orders={},
+        floor=dict(START_FLOOR),
+        assignment={},
+        paintings={},
+        painting_readers={},
+        pairs={},
+        declared={},
+        posted=frozenset(),
+        facts=(),
+        newly_cursed=(),
+        telepathy_used=False,
+        telepathy_held=None,
+        telepathy_pending=None,
+        dance=None,
+        choices={},
+        flames={},
+    )
+
+
+def _designated(state: DraculaState, event: Designated) -> DraculaState:
+    state = _next(state, designated=event.players)
+    for p in event.players:
+        state = _seat(state, p, sanctuary_used=True)
+    return state
+
+
+def _cursed(state: DraculaState, event: Cursed) -> DraculaState:
+    if state.seat(event.player).cursed:
+        return state
+    state = _seat(state, event.player, cursed=True)
+    return _next(state, newly_cursed=(*state.newly_cursed, event.player))
+
+
+def _converted(state: DraculaState, event: Converted) -> DraculaState:
+    state = _seat(state, event.player, side=VAMPIRE, turned=state.number)
+    for biter in event.biters:
+        seat = state.seat(biter)
+        state = _seat(state, biter, credits=(*seat.credits, event.player))
+    return state
+
+
+def _painting_read(state: DraculaState, event: PaintingRead) -> DraculaState:
+    readers = (*state.painting_readers.get(event.room, ()), *event.readers)
+    return _next(state, painting_readers={**state.painting_readers, event.room: readers})
+
+
+def _round_scored(state: DraculaState, event: RoundScored) -> DraculaState:
+    scores = {str(p): state.scores.get(p, 0) + event.points.get(p, 0) for p in state.order}
+    return _next(state, scores=scores)
+
+
+def _game_ended(state: DraculaState, event: GameEnded) -> DraculaState:
+    outcome = Outcome(event.termination, event.side, event.winners)
+    return _next(state, phase="over", deadlines={}, outcome=outcome)
+
+
+def _unchanged(state: DraculaState, event: Event) -> DraculaState:
+    """A message (a third of the events, issue 23), or an event no rule of Dracula reads."""
+    return state
+
+
+Fold = Callable[[DraculaState, Any], DraculaState]
+
+_FOLD_ORDER: tuple[tuple[type[Event], Fold], ...] = (
+    (Notice, _unchanged),
+    (Order, _order),
+    (Posted, _posted),
+    (VoteSet, _vote),
+    (Fact, _fact),
+    (Moved, _moved),
+    (PhaseStarted, _phase_started),
+    (GameCreated, _created),
+    (RoundStarted, _round_started),
+    (Designated, _designated),
+    (NightScheduled, lambda s, e: _next(s, night_end=e.end)),
+    (Declared, lambda s, e: _next(s, declared={**s.declared, e.player: e.room})),
+    (Paired, lambda s, e: _next(s, pairs={**s.pairs, e.naming: e.named})),
+    (Unpaired, lambda s, e: _next(s, pairs={a: b for a, b in s.pairs.items() if a != e.naming})),
+    (Assigned, lambda s, e: _next(s, assignment=dict(e.objects))),
+    (Painted, lambda s, e: _next(s, paintings={**s.paintings, e.room: (e.painter, e.text)})),
+    (PaintingRead, _painting_read),
+    (Cursed, _cursed),
+    (Converted, _converted),
+    (RoleChanged, lambda s, e: _seat(s, e.player, side=HUMAN if e.role == HUMAN else VAMPIRE)),
+    (PlayerDied, lambda s, e: _seat(s, e.player, alive=False, cause=e.cause)),
+    (
+        Telepathy,
+        lambda s, e: _next(s, telepathy_used=True, telepathy_held=e.text if e.held else None),
+    ),
+    (TelepathyHeld, lambda s, e: _next(s, telepathy_pending=None if e.reviewed else e.text)),
+    (Danced, lambda s, e: _next(s, dance=(e.holder, e.partner))),
+    (FinalChoice, lambda s, e: _next(s, choices={**s.choices, e.player: e})),
+    (FlamesSettled, lambda s, e: _next(s, flames=dict(e.flames))),
+    (RoundScored, _round_scored),
+    (GameEnded, _game_ended),
+)
+"""Each event class and its fold, in the order an event is matched against them (the first
+class it is an instance of)."""
+
+_FOLDS: dict[type, Fold] = {}
+"""Event type -> its fold, found once in :data:`_FOLD_ORDER` (a game folds a thousand
+events: a dict lookup instead of trying the classes one by one, issue 23)."""
+
+
+def _fold_of(kind: type) -> Fold:
+    found = next((fold for cls, fold in _FOLD_ORDER if issubclass(kind, cls)), _unchanged)
+    _FOLDS[kind] = found
+    return found
+
+
 def evolve(state: DraculaState, event: Event) -> DraculaState:
     """Fold one event into the state. Total: events are facts."""
-    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
-        return state
-    # the commonest events first: a class pattern is an isinstance test, asked in order
-    match event:
-        case Order():  # the commonest events are copied without replace's keywords
-            values = _fields(state, _PLACE_STALE if event.verb in _PLACING else _ORDER_STALE)
-            values["orders"] = {**state.orders, (event.actor, event.verb): event}
-            values["seq"] = state.seq + 1
-            return _made(values)
-        case Posted():
-            values = _fields(state, ())
-            values["posted"] = state.posted | {event.player}
-            return _made(values)
-        case VoteSet():
-            if event.target is None:  # a removed seat's vote withdrawn (DRA-326, AMB-014)
-                votes = tuple(v for v in state.votes if v[0] != event.voter)
-            else:
-                votes = (*state.votes, (event.voter, event.target, state.seq + 1))
-            values = _fields(state, _VOTE_STALE)
-            values["votes"] = votes
-            values["seq"] = state.seq + 1
-            return _made(values)
-        case Fact():
-            values = _fields(state, ())
-            values["facts"] = (*state.facts, event)
-            return _made(values)
-        case Moved():  # hands change, not who is alive or where
-            return _keep(state, _move(state, event), _UNMOVED)
-        case PhaseStarted():
-            new_day = event.phase == "day"
-            new_night = event.phase == "rooms"
-            return _next(
-                state,
-                phase=phase_of(event.phase, DRACULA_PHASES),
-                number=event.number,
-                deadlines=event.deadlines,
-                votes=() if new_day else state.votes,
-                posted=frozenset() if new_day else state.posted,
-                declared={} if new_day else state.declared,
-                designated=() if new_day and event.number > 0 else state.designated,
-                pairs={} if new_day else state.pairs,
-                orders={} if new_night or event.phase == "final_choice" else state.orders,
-                facts=() if new_night else state.facts,
-                newly_cursed=() if new_night else state.newly_cursed,
-                dance=None if new_night else state.dance,
-            )
-        case GameCreated():
-            return _next(
-                state,
-                options=parse_options(DraculaOptions, event.options),
-                lang=event.lang,
-                order=event.players,
-                scores={str(p): 0 for p in event.players},
-            )
-        case RoundStarted():
-            seats = {p: Seat(p, VAMPIRE if p == event.dracula else HUMAN) for p in state.order}
-            seats[event.dracula] = replace(seats[event.dracula], dracula=True)
-            for p in state.order:  # a removed seat stays out of the match (docs/seats.md)
-                if p in state.seats and state.seats[p].cause == "removed":
-                    seats[p] = replace(seats[p], alive=False, cause="removed")
-            return _next(
-                state,
-                seats=seats,
-                round=event.round,
-                dracula_history=(*state.dracula_history, event.dracula),
-                number=0,
-                votes=(),
-                designated=(),
-                orders={},
-                floor=dict(START_FLOOR),
-                assignment={},
-                paintings={},
-                painting_readers={},
-                pairs={},
-                declared={},
-                posted=frozenset(),
-                facts=(),
-                newly_cursed=(),
-                telepathy_used=False,
-                telepathy_held=None,
-                telepathy_pending=None,
-                dance=None,
-                choices={},
-                flames={},
-            )
-        case Designated():
-            state = _next(state, designated=event.players)
-            for p in event.players:
-                state = _seat(state, p, sanctuary_used=True)
-            return state
-        case NightScheduled():
-            return _next(state, night_end=event.end)
-        case Declared():
-            return _next(state, declared={**state.declared, event.player: event.room})
-        case Paired():
-            return _next(state, pairs={**state.pairs, event.naming: event.named})
-        case Unpaired():
-            return _next(state, pairs={a: b for a, b in state.pairs.items() if a != event.naming})
-        case Assigned():
-            return _next(state, assignment=dict(event.objects))
-        case Painted():
-            return _next(
-                state, paintings={**state.paintings, event.room: (event.painter, event.text)}
-            )
-        case PaintingRead():
-            readers = (*state.painting_readers.get(event.room, ()), *event.readers)
-            return _next(state, painting_readers={**state.painting_readers, event.room: readers})
-        case Cursed():
-            if state.seat(event.player).cursed:
-                return state
-            state = _seat(state, event.player, cursed=True)
-            return _next(state, newly_cursed=(*state.newly_cursed, event.player))
-        case Converted():
-            state = _seat(state, event.player, side=VAMPIRE, turned=state.number)
-            for biter in event.biters:
-                seat = state.seat(biter)
-                state = _seat(state, biter, credits=(*seat.credits, event.player))
-            return state
-        case RoleChanged():
-            return _seat(state, event.player, side=HUMAN if event.role == HUMAN else VAMPIRE)
-        case PlayerDied():
-            return _seat(state, event.player, alive=False, cause=event.cause)
-        case Telepathy():
-            return _next(
-                state, telepathy_used=True, telepathy_held=event.text if event.held else None
-            )
-        case TelepathyHeld():
-            return _next(state, telepathy_pending=None if event.reviewed else event.text)
-        case Danced():
-            return _next(state, dance=(event.holder, event.partner))
-        case FinalChoice():
-            return _next(state, choices={**state.choices, event.player: event})
-        case FlamesSettled():
-            return _next(state, flames=dict(event.flames))
-        case RoundScored():
-            scores = {str(p): state.scores.get(p, 0) + event.points.get(p, 0) for p in state.order}
-            return _next(state, scores=scores)
-        case GameEnded():
-            outcome = Outcome(event.termination, event.side, event.winners)
-            return _next(state, phase="over", deadlines={}, outcome=outcome)
-    return state
+    fold = _FOLDS.get(type(event)) or _fold_of(type(event))
+    return fold(state, event)
