@@ -168,6 +168,30 @@ def vote_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> Illeg
     return None
 
 
+def partner_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> IllegalNow | None:
+    """Why a Night 4 partner is refused, None if he is taken (the bots try one on many names,
+    issue 23)."""
+    if ch != "list":
+        return IllegalNow("partner_on_list")  # DRA-222
+    if s.phase != "pairing":
+        return IllegalNow("no_pairing_now")
+    target = c.targets[0]
+    if actor in s.designated:
+        return IllegalNow("in_sanctuary")
+    if actor in s.pairs or s.is_named(actor):
+        return IllegalNow("already_paired")  # DRA-223, DRA-224
+    if target == actor:
+        return IllegalNow("not_yourself")
+    if (
+        not s.seats[target].alive
+        or target in s.designated
+        or target in s.pairs
+        or s.is_named(target)
+    ):
+        return IllegalNow("partner_unavailable", name=target)
+    return None
+
+
 class Orders:
     """The command handlers of :class:`~pbem.games.dracula.rules.Dracula`."""
 
@@ -182,21 +206,8 @@ class Orders:
     def _do_partner(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
-        if ch != "list":
-            raise IllegalNow("partner_on_list")  # DRA-222
-        if s.phase != "pairing":
-            raise IllegalNow("no_pairing_now")
-        target = c.targets[0]
-        paired = set(s.pairs) | set(s.pairs.values())
-        if actor in s.designated:
-            raise IllegalNow("in_sanctuary")
-        if actor in paired:
-            raise IllegalNow("already_paired")  # DRA-223, DRA-224
-        if target == actor:
-            raise IllegalNow("not_yourself")
-        if not s.seat(target).alive or target in s.designated or target in paired:
-            raise IllegalNow("partner_unavailable", name=target)
-        return [Paired(actor, target)]
+        refuse(partner_refusal(s, actor, c, ch))
+        return [Paired(actor, c.targets[0])]
 
     def _do_declare(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str

@@ -54,6 +54,7 @@ from pbem.games.dracula.orders import (
     Orders,
     cursed_declaration,
     eligible,
+    partner_refusal,
     vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
@@ -385,17 +386,19 @@ class Dracula(Orders, Rules[DraculaState]):
     def allows(
         self, state: DraculaState, actor: PlayerId, command: Command, now: datetime, channel: str
     ) -> bool:
-        """:meth:`decide`'s verdict. A vote or a bite (the bots try them on names until one is
-        taken, issue 23) is judged without raising (:func:`vote_refusal`), a bite's checks
-        on the biter kept for the next name: :meth:`Orders._do_bite`'s checks, in its
-        order."""
+        """:meth:`decide`'s verdict. A vote, a partner or a bite (the bots try them on names
+        until one is taken, issue 23) is judged without raising (:func:`vote_refusal`,
+        :func:`partner_refusal`), a bite's checks on the biter kept for the next name:
+        :meth:`Orders._do_bite`'s checks, in its order."""
         verb = command.verb
-        if verb not in ("bite", "vote") or not command.targets:
+        if verb not in ("bite", "vote", "partner") or not command.targets:
             return super().allows(state, actor, command, now, channel)
         if state.outcome is not None or not state.seats[actor].alive:
             return False  # decide: game_over, dead (DRA-326)
         if verb == "vote":
             return vote_refusal(state, actor, command, channel) is None
+        if verb == "partner":
+            return partner_refusal(state, actor, command, channel) is None
         if not self._may_bite(state, actor):
             return False
         s, target = state, command.targets[0]

@@ -367,7 +367,7 @@ _PLACING = frozenset({"room", "key", "garlic"})
 """The orders that change the night's positions (:meth:`DraculaState.position`) or a bite
 status (garlic, DRA-281)."""
 _PLACED = ("_placed", "_positions", "_rooms", "bite_statuses")
-_UNMOVED = tuple(name for name in _READ_FROM if name != "_holders")
+_MOVED_STALE = ("_holders",)
 
 _STALE: dict[tuple[str, ...], tuple[str, ...]] = {}
 """The changed fields of a :func:`_next` -> the readings they make stale."""
@@ -420,17 +420,6 @@ def _made(values: dict[str, Any]) -> DraculaState:
     return new
 
 
-def _keep(before: DraculaState, after: DraculaState, readings: tuple[str, ...]) -> DraculaState:
-    """``after`` with ``before``'s ``readings``: an event that changed the fields they are read
-    from without changing what they say (an order that places nobody, objects moved)."""
-    kept = before.__dict__
-    mine = after.__dict__
-    for name in readings:
-        if name in kept:
-            mine.setdefault(name, kept[name])
-    return after
-
-
 _new = object.__new__
 _set = object.__setattr__
 
@@ -450,25 +439,6 @@ def _remove(items: tuple[str, ...], objects: tuple[str, ...]) -> tuple[str, ...]
         if obj in left:
             left.remove(obj)
     return tuple(left)
-
-
-def _move(state: DraculaState, event: Moved) -> DraculaState:
-    seats = dict(state.seats)
-    floor = dict(state.floor)
-    assignment = dict(state.assignment)
-    if (p := _hand_of(event.source)) is not None:
-        seats[p] = replace(seats[p], hand=_remove(seats[p].hand, event.objects))
-    elif event.source.startswith("floor:"):
-        room = event.source[6:]
-        floor[room] = _remove(floor.get(room, ()), event.objects)
-    elif event.source.startswith("assigned:"):
-        assignment.pop(event.source[9:], None)
-    if (p := _hand_of(event.dest)) is not None:
-        seats[p] = replace(seats[p], hand=seats[p].hand + event.objects)
-    elif event.dest.startswith("floor:"):
-        room = event.dest[6:]
-        floor[room] = floor.get(room, ()) + event.objects
-    return _next(state, seats=seats, floor=floor, assignment=assignment)
 
 
 def _seat(state: DraculaState, name: PlayerId, **changes: object) -> DraculaState:
@@ -497,6 +467,9 @@ def _vote(state: DraculaState, event: VoteSet) -> DraculaState:
     values = _fields(state, _VOTE_STALE)
     values["votes"] = votes
     values["seq"] = state.seq + 1
+    voters = state.__dict__.get("_voters")
+    if voters is not None and event.target is not None:  # one more voter, kept as he comes
+        values["_voters"] = voters | {event.voter}
     return _made(values)
 
 
@@ -507,7 +480,26 @@ def _fact(state: DraculaState, event: Fact) -> DraculaState:
 
 
 def _moved(state: DraculaState, event: Moved) -> DraculaState:
-    return _keep(state, _move(state, event), _UNMOVED)  # hands change, not who is alive or where
+    # hands, floors and assignments change, not who is alive or where: of the readings kept,
+    # only the holders are read again
+    values = _fields(state, _MOVED_STALE)
+    source, dest, objects = event.source, event.dest, event.objects
+    if (p := _hand_of(source)) is not None:
+        seats = values["seats"] = dict(state.seats)
+        seats[p] = replace(seats[p], hand=_remove(seats[p].hand, objects))
+    elif source.startswith("floor:"):
+        floor = values["floor"] = dict(state.floor)
+        floor[source[6:]] = _remove(floor.get(source[6:], ()), objects)
+    elif source.startswith("assigned:"):
+        assignment = values["assignment"] = dict(state.assignment)
+        assignment.pop(source[9:], None)
+    if (p := _hand_of(dest)) is not None:
+        seats = values["seats"] = dict(values["seats"])
+        seats[p] = replace(seats[p], hand=seats[p].hand + objects)
+    elif dest.startswith("floor:"):
+        floor = values["floor"] = dict(values["floor"])
+        floor[dest[6:]] = floor.get(dest[6:], ()) + objects
+    return _made(values)
 
 
 def _phase_started(state: DraculaState, event: PhaseStarted) -> DraculaState:
