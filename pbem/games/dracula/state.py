@@ -566,25 +566,29 @@ def _round_started(state: DraculaState, event: RoundStarted) -> DraculaState:
 
 
 def _designated(state: DraculaState, event: Designated) -> DraculaState:
-    state = _next(state, designated=event.players)
-    for p in event.players:
-        state = _seat(state, p, sanctuary_used=True)
-    return state
+    seats = dict(state.seats)
+    for p in event.players:  # DRA-050: the one designated night
+        seats[p] = replace(seats[p], sanctuary_used=True)
+    return _next(state, designated=event.players, seats=seats)
 
 
 def _cursed(state: DraculaState, event: Cursed) -> DraculaState:
-    if state.seat(event.player).cursed:
+    seat = state.seats[event.player]
+    if seat.cursed:
         return state
-    state = _seat(state, event.player, cursed=True)
-    return _next(state, newly_cursed=(*state.newly_cursed, event.player))
+    return _next(
+        state,
+        seats={**state.seats, event.player: replace(seat, cursed=True)},
+        newly_cursed=(*state.newly_cursed, event.player),
+    )
 
 
 def _converted(state: DraculaState, event: Converted) -> DraculaState:
-    state = _seat(state, event.player, side=VAMPIRE, turned=state.number)
-    for biter in event.biters:
-        seat = state.seat(biter)
-        state = _seat(state, biter, credits=(*seat.credits, event.player))
-    return state
+    seats = dict(state.seats)
+    seats[event.player] = replace(seats[event.player], side=VAMPIRE, turned=state.number)
+    for biter in event.biters:  # AMB-062: each biter is credited with the human
+        seats[biter] = replace(seats[biter], credits=(*seats[biter].credits, event.player))
+    return _next(state, seats=seats)
 
 
 def _painting_read(state: DraculaState, event: PaintingRead) -> DraculaState:
