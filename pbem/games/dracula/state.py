@@ -649,18 +649,19 @@ _FOLD_ORDER: tuple[tuple[type[Event], Fold], ...] = (
 """Each event class and its fold, in the order an event is matched against them (the first
 class it is an instance of)."""
 
-_FOLDS: dict[type, Fold] = {}
+FOLDS: dict[type, Fold] = {}
 """Event type -> its fold, found once in :data:`_FOLD_ORDER` (a game folds a thousand
 events: a dict lookup instead of trying the classes one by one, issue 23)."""
 
 
-def _fold_of(kind: type) -> Fold:
+def fold_of(kind: type) -> Fold:
+    """The fold of an event of type ``kind`` (found once, then read from :data:`FOLDS`)."""
     found = next((fold for cls, fold in _FOLD_ORDER if issubclass(kind, cls)), _unchanged)
-    _FOLDS[kind] = found
+    FOLDS[kind] = found
     return found
 
 
 def evolve(state: DraculaState, event: Event) -> DraculaState:
     """Fold one event into the state. Total: events are facts."""
-    fold = _FOLDS.get(type(event)) or _fold_of(type(event))
+    fold = FOLDS.get(type(event)) or fold_of(type(event))
     return fold(state, event)
