@@ -606,6 +606,58 @@ def _game_ended(state: DraculaState, event: GameEnded) -> DraculaState:
     return _next(state, phase="over", deadlines={}, outcome=outcome)
 
 
+def _night_scheduled(state: DraculaState, event: NightScheduled) -> DraculaState:
+    return _next(state, night_end=event.end)
+
+
+def _declared(state: DraculaState, event: Declared) -> DraculaState:
+    return _next(state, declared={**state.declared, event.player: event.room})
+
+
+def _paired(state: DraculaState, event: Paired) -> DraculaState:
+    return _next(state, pairs={**state.pairs, event.naming: event.named})
+
+
+def _unpaired(state: DraculaState, event: Unpaired) -> DraculaState:
+    return _next(state, pairs={a: b for a, b in state.pairs.items() if a != event.naming})
+
+
+def _assigned(state: DraculaState, event: Assigned) -> DraculaState:
+    return _next(state, assignment=dict(event.objects))
+
+
+def _painted(state: DraculaState, event: Painted) -> DraculaState:
+    return _next(state, paintings={**state.paintings, event.room: (event.painter, event.text)})
+
+
+def _role_changed(state: DraculaState, event: RoleChanged) -> DraculaState:
+    return _seat(state, event.player, side=HUMAN if event.role == HUMAN else VAMPIRE)
+
+
+def _died(state: DraculaState, event: PlayerDied) -> DraculaState:
+    return _seat(state, event.player, alive=False, cause=event.cause)
+
+
+def _telepathy(state: DraculaState, event: Telepathy) -> DraculaState:
+    return _next(state, telepathy_used=True, telepathy_held=event.text if event.held else None)
+
+
+def _telepathy_held(state: DraculaState, event: TelepathyHeld) -> DraculaState:
+    return _next(state, telepathy_pending=None if event.reviewed else event.text)
+
+
+def _danced(state: DraculaState, event: Danced) -> DraculaState:
+    return _next(state, dance=(event.holder, event.partner))
+
+
+def _final_choice(state: DraculaState, event: FinalChoice) -> DraculaState:
+    return _next(state, choices={**state.choices, event.player: event})
+
+
+def _flames(state: DraculaState, event: FlamesSettled) -> DraculaState:
+    return _next(state, flames=dict(event.flames))
+
+
 def _unchanged(state: DraculaState, event: Event) -> DraculaState:
     """A message (a third of the events, issue 23), or an event no rule of Dracula reads."""
     return state
@@ -624,25 +676,22 @@ _FOLD_ORDER: tuple[tuple[type[Event], Fold], ...] = (
     (GameCreated, _created),
     (RoundStarted, _round_started),
     (Designated, _designated),
-    (NightScheduled, lambda s, e: _next(s, night_end=e.end)),
-    (Declared, lambda s, e: _next(s, declared={**s.declared, e.player: e.room})),
-    (Paired, lambda s, e: _next(s, pairs={**s.pairs, e.naming: e.named})),
-    (Unpaired, lambda s, e: _next(s, pairs={a: b for a, b in s.pairs.items() if a != e.naming})),
-    (Assigned, lambda s, e: _next(s, assignment=dict(e.objects))),
-    (Painted, lambda s, e: _next(s, paintings={**s.paintings, e.room: (e.painter, e.text)})),
+    (NightScheduled, _night_scheduled),
+    (Declared, _declared),
+    (Paired, _paired),
+    (Unpaired, _unpaired),
+    (Assigned, _assigned),
+    (Painted, _painted),
     (PaintingRead, _painting_read),
     (Cursed, _cursed),
     (Converted, _converted),
-    (RoleChanged, lambda s, e: _seat(s, e.player, side=HUMAN if e.role == HUMAN else VAMPIRE)),
-    (PlayerDied, lambda s, e: _seat(s, e.player, alive=False, cause=e.cause)),
-    (
-        Telepathy,
-        lambda s, e: _next(s, telepathy_used=True, telepathy_held=e.text if e.held else None),
-    ),
-    (TelepathyHeld, lambda s, e: _next(s, telepathy_pending=None if e.reviewed else e.text)),
-    (Danced, lambda s, e: _next(s, dance=(e.holder, e.partner))),
-    (FinalChoice, lambda s, e: _next(s, choices={**s.choices, e.player: e})),
-    (FlamesSettled, lambda s, e: _next(s, flames=dict(e.flames))),
+    (RoleChanged, _role_changed),
+    (PlayerDied, _died),
+    (Telepathy, _telepathy),
+    (TelepathyHeld, _telepathy_held),
+    (Danced, _danced),
+    (FinalChoice, _final_choice),
+    (FlamesSettled, _flames),
     (RoundScored, _round_scored),
     (GameEnded, _game_ended),
 )
