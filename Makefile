@@ -96,8 +96,8 @@ LANG_MAIL ?= fr
 mailbox: $(STAMP)
 	$(BIN)/python -m pbem.tools.mailboxes mailboxes --lang $(LANG_MAIL)
 
-# the benches of HEAD and of a reference commit side by side, alternating, in one run (issue 23;
-# not part of `make test`): `make bench REF=<commit>`; README's performance section holds a run
+# the benches of HEAD and of a reference commit side by side in one run (issue 23; simulate in
+# lockstep, game by game, the others by alternating whole runs; not part of `make test`): `make bench REF=<commit>`; README's performance section holds a run
 REF ?= a507d5c
 BENCH_ARGS ?=
 bench: $(STAMP) mailstack

@@ -17,7 +17,7 @@ figure over REF's), with a 95 % interval from resampling the pairs. ``--whole-ru
 
     python bench/compare.py [--ref COMMIT] [--rounds N] [--pairs N] [--warmup N] [--games N]
         [--players N] [--idle-games N] [--messages N] [--only simulate,games,ingest,balance]
-        [--balance-game ID] [--whole-runs] [--verbose]
+        [--balance-game ID] [--balance-players N] [--whole-runs] [--verbose]
 
 Figures are measured, not asserted (the targets are in README's performance section).
 """
@@ -322,16 +322,25 @@ def lockstep_simulate(ref_tree: Path, args: argparse.Namespace) -> tuple[list[Ro
     return rows, notes
 
 
+def balance_players(game: str) -> int:
+    """Issue 23's per-core figure is for 16-player Lupus; another game is measured at its
+    usual table (a 16-player Dracula is refused)."""
+    from pbem.tools.demo import USUAL_PLAYERS
+
+    return 16 if game == "lupus-in-tabula" else USUAL_PLAYERS[game]
+
+
 def lockstep_balance(ref_tree: Path, args: argparse.Namespace) -> tuple[list[Row], list[str]]:
     """``bench/balance.py``'s games per second per core, in lockstep (slices of a few games:
     a rules-only game is short), if both sides have that bench."""
-    label = f"balance: {args.balance_game}, {args.players} players, games/s per core"
+    players = args.balance_players or balance_players(args.balance_game)
+    label = f"balance: {args.balance_game}, {players} players, games/s per core"
     if not (ref_tree / "bench" / "balance.py").exists():
         return [(label, None, None)], ["balance: REF has no bench/balance.py"]
     per_slice = 5
     paired = lockstep(
         (ref_tree, HERE),
-        ["balance", "--players", str(args.players), "--game", args.balance_game],
+        ["balance", "--players", str(players), "--game", args.balance_game],
         [{"kind": "rules", "games": per_slice}],
         args,
     )
@@ -400,6 +409,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "per-core figure, if REF has bench/balance.py)",
     )
     parser.add_argument("--balance-game", default="lupus-in-tabula", help="balance's game")
+    parser.add_argument(
+        "--balance-players",
+        type=int,
+        help="balance's table (default: 16 for Lupus, as issue 23's figure, else the game's usual)",
+    )
     parser.add_argument("--verbose", action="store_true", help="print each run's output")
     args = parser.parse_args(argv)
     wanted = set(args.only.split(","))

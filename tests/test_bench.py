@@ -87,6 +87,13 @@ def test_compare_in_lockstep_prints_every_figure_and_the_pairs_interval(capsys: 
     assert "whole pipeline HEAD/REF" in out and "95 % interval" in out, out
 
 
+def test_compare_measures_each_games_balance_at_a_table_it_accepts() -> None:
+    """Issue 23's per-core figure is 16-player Lupus; Dracula refuses 16 players, so another
+    game is measured at its usual table unless --balance-players says otherwise."""
+    assert bench.compare.balance_players("lupus-in-tabula") == 16
+    assert bench.compare.balance_players("dracula") == 13
+
+
 def test_paired_speedup_is_the_sides_total_time_over_each_other_within_its_interval() -> None:
     """Sum over sum (the ratio of games per second), not the mean of the pairs' ratios."""
     paired = Paired(

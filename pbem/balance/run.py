@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any, Literal
 
 from pbem.balance.fastgame import Bots, RulesGame, play_rules
@@ -113,12 +114,13 @@ def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:
     died: dict[str, int] = {}
     first: str | None = None
     rounds: list[str] = []
-    for event in game.ruled:
-        kind = _READ.get(type(event))
-        if kind is None:
-            kind = _READ[type(event)] = _read(type(event))
-        if not kind:  # most of the log (notices, actions, votes): none of it read here
-            continue
+    ruled = game.ruled
+    for new in set(map(type, ruled)).difference(_READ):
+        _READ[new] = _read(new)
+    # most of the log (notices, actions, votes) is none of this: passed over without a step
+    # of Python per event (issue 23)
+    for event in compress(ruled, map(_READ.__getitem__, map(type, ruled))):
+        kind = _READ[type(event)]
         if kind == _STARTED:
             day = max(day, event.number)  # type: ignore[attr-defined]
         elif kind == _DIED:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from pbem.core.events import Event, Notice
 from pbem.core.folded import Trace
-from pbem.games.dracula.state import DraculaState, evolve
+from pbem.games.dracula.state import FOLDS, DraculaState, fold_of
 
 
 class Batch:
@@ -22,12 +22,12 @@ class Batch:
 
     def add(self, *events: Event) -> DraculaState:
         state = self.state
-        traced = self._trace.events
         for event in events:
-            if type(event) is not Notice:  # a message changes no state (a third of them)
-                state = evolve(state, event)
-            self.events.append(event)
-            traced.append(event)
+            kind = type(event)
+            if kind is not Notice:  # a message changes no state (a third of them)
+                state = (FOLDS.get(kind) or fold_of(kind))(state, event)  # evolve
+        self.events += events
+        self._trace.events += events
         self.state = self._trace.state = state
         return state
 

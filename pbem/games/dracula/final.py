@@ -22,7 +22,7 @@ ENDING_ALL_BITTEN, ENDING_DRACULA_BURNED, ENDING_DRACULA_SURVIVES = (
 
 def scores_all_bitten(s: DraculaState) -> dict[str, int]:
     """Ending A: DRA-441 … DRA-444 (dead vampires 0, AMB-068; no bonus, DRA-444)."""
-    return {p: len(s.seat(p).credits) if s.seat(p).alive else 0 for p in s.order}
+    return {p: len(s.seats[p].credits) if s.seats[p].alive else 0 for p in s.order}
 
 
 def open_final(b: Batch, now: datetime) -> None:
@@ -134,7 +134,7 @@ def close_flames(b: Batch, now: datetime) -> list[Any]:
             killed_fighters.append(f)
         after = b.state
         for v in s.order:
-            seat = after.seat(v)
+            seat = after.seats[v]
             if seat.human:
                 continue
             if seat.alive or (seat.cause == "burned" and s.options.burned_vampires_score):

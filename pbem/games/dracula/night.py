@@ -111,7 +111,7 @@ def must_choose_room(s: DraculaState, p: PlayerId) -> bool:
 
 def _default_room(b: Batch, p: PlayerId, rng: random.Random, rooms: tuple[str, ...]) -> None:
     s = b.state
-    room = s.declared.get(p) if s.seat(p).cursed else None  # AMB-056.5
+    room = s.declared.get(p) if s.seats[p].cursed else None  # AMB-056.5
     if room is None:
         room = rng.choice(rooms)
     b.add(Order(p, "room", (), room, "", default=True))
@@ -209,14 +209,14 @@ def fix_positions(b: Batch, now: datetime) -> None:
     s = b.state
     t = thread(s)
     for naming, named in s.pairs.items():  # DRA-228, NTF-14
-        if s.seat(naming).alive and s.order_of(naming, "key") is None:
+        if s.seats[naming].alive and s.order_of(naming, "key") is None:
             if s.left_to_choose(naming):
                 continue  # AMB-031: he chose his own room
             room = s.position(naming)
             b.add(private("dracula/partner_room", [naming], t, partner=named, room=room))
     keys = [p for p in s.living() if s.order_of(p, "key") is not None]
     for user in keys:  # DRA-313, NTF-15
-        others = [p for p in s.designated if s.seat(p).alive]
+        others = [p for p in s.designated if s.seats[p].alive]
         if others:
             b.add(private("dracula/key_joined", others, t, user=user))
     painting = next((o for (_, v), o in s.orders.items() if v == "paint"), None)
@@ -254,7 +254,7 @@ def _bite_status(s: DraculaState, v: PlayerId) -> str:
         return "alone"
     if s.used_in("garlic", pos):
         return "nausea"
-    if s.seat(v).dracula and s.number > 1:
+    if s.seats[v].dracula and s.number > 1:
         return "may"
     return "must"
 
@@ -298,7 +298,7 @@ def open_bites(b: Batch, now: datetime) -> None:
                 deadline=iso(end),
             )
         )
-    stakers = [p for p in s.present(SANCTUARY) if s.seat(p).human and STAKE in s.seat(p).hand]
+    stakers = [p for p in s.present(SANCTUARY) if s.seats[p].human and STAKE in s.seats[p].hand]
     for p in stakers:  # NTF-18
         occupants = [o for o in s.present(SANCTUARY) if o != p]
         b.add(
@@ -340,10 +340,11 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
 
     intents: list[Intent] = []
     rank = {p: i for i, p in enumerate(before.order)}
-    for (actor, verb), order in sorted(before.orders.items(), key=lambda kv: rank[kv[0][0]]):
-        if verb == "stake" and before.seat(actor).alive:
+    acts = [(key, o) for key, o in before.orders.items() if key[1] in ("stake", "bite")]
+    for (actor, verb), order in sorted(acts, key=lambda kv: rank[kv[0][0]]):
+        if verb == "stake" and before.seats[actor].alive:
             intents.append(Intent("stake", order.targets[0], "stake", ORD_STAKES, (actor,)))
-        if verb == "bite" and before.seat(actor).alive:
+        if verb == "bite" and before.seats[actor].alive:
             intents.append(Intent("bite", order.targets[0], "bite", ORD_BITES, (actor,)))
 
     # Veto hooks, in this order; the trace records which one fired (DESIGN.md).
@@ -356,17 +357,17 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
         return Veto("garlic") if i.kind == "bite" and room_of(i.actors[0]) in garlic_rooms else None
 
     def already_vampire(s: DraculaState, i: Intent) -> Veto | None:  # DRA-115
-        if i.kind == "bite" and not before.seat(i.target).human:
+        if i.kind == "bite" and not before.seats[i.target].human:
             fact = Fact("bite", room_of(i.target), i.actors[0], (i.target,), (), "vampire")
             return Veto("vampire", (fact,))
         return None
 
     def crucifix(s: DraculaState, i: Intent) -> Veto | None:  # DRA-270 … DRA-274
-        if i.kind == "bite" and CRUCIFIX in before.seat(i.target).hand:
+        if i.kind == "bite" and CRUCIFIX in before.seats[i.target].hand:
             events: list[Event] = [
                 Fact("bite", room_of(i.target), i.actors[0], (i.target,), (), "crucifix")
             ]
-            if CRUCIFIX in s.seat(i.target).hand:
+            if CRUCIFIX in s.seats[i.target].hand:
                 events.append(Moved((CRUCIFIX,), f"hand:{i.target}", "gone", "used"))
             return Veto("crucifix", tuple(events))
         return None
@@ -375,12 +376,12 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
         actor = i.actors[0]
         if i.kind == "bite":  # DRA-117; conversions are grouped below (DRA-144)
             return [Fact("bite", room_of(i.target), actor, (i.target,), (), "vampirised")]
-        target = before.seat(i.target)  # ORD-11: stakes are simultaneous
+        target = before.seats[i.target]  # ORD-11: stakes are simultaneous
         outcome = "survives" if target.human else ("dracula" if target.dracula else "dies")
         events: list[Event] = [Fact("stake", SANCTUARY, actor, (i.target,), (), outcome)]
-        if outcome == "dies" and s.seat(i.target).alive:  # DRA-324
+        if outcome == "dies" and s.seats[i.target].alive:  # DRA-324
             events.append(PlayerDied(i.target, "stake"))
-            specials = tuple(o for o in s.seat(i.target).hand if o in SPECIAL_OBJECTS)
+            specials = tuple(o for o in s.seats[i.target].hand if o in SPECIAL_OBJECTS)
             if specials:  # DRA-345
                 events.append(Moved(specials, f"hand:{i.target}", "gone", "lost"))
                 events.append(Fact("lost", SANCTUARY, None, (i.target,), specials))
@@ -399,7 +400,7 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
     for target, who in biters.items():
         b.add(Converted(target, tuple(who)))
         b.add(Fact("converted", room_of(target), target))
-        normals = tuple(o for o in b.state.seat(target).hand if o not in SPECIAL_OBJECTS)
+        normals = tuple(o for o in b.state.seats[target].hand if o not in SPECIAL_OBJECTS)
         if normals:  # DRA-253
             b.add(Moved(normals, f"hand:{target}", f"floor:{room_of(target)}", "dropped"))
 
@@ -473,7 +474,7 @@ def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
     received: dict[PlayerId, list[str]] = {}
     for p, obj in sorted(s.assignment.items()):  # ORD-16, DRA-204, DRA-205
         pid = PlayerId(p)
-        if b.state.seat(pid).human:
+        if b.state.seats[pid].human:
             b.add(Moved((obj,), f"assigned:{p}", f"hand:{p}", "received"))
             received[pid] = [obj]
         else:
@@ -487,7 +488,7 @@ def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
         objects = s.floor.get(room, ())
         if not objects:
             continue
-        humans = [p for p in s.present(room) if s.seat(p).human]
+        humans = [p for p in s.present(room) if s.seats[p].human]
         taker: PlayerId | None = None
         if thief is not None and thief in humans:
             taker = thief
@@ -499,7 +500,7 @@ def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
             picked.setdefault(taker, []).extend(objects)
     destroyed: list[str] = []
     s = b.state
-    if thief is not None and not s.seat(thief).human:  # ORD-18, DRA-362, AMB-052
+    if thief is not None and not s.seats[thief].human:  # ORD-18, DRA-362, AMB-052
         room = s.position(thief) or SANCTUARY
         objects = s.floor.get(room, ())
         if room in ORDINARY and objects:
@@ -519,7 +520,7 @@ def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
         if f.kind == "paint_void" and f.actor is not None:
             b.add(private("dracula/paint_void", [f.actor], t, room=f.room))
     for room, (_, text) in sorted(s.paintings.items()):  # ORD-20, DRA-165, DRA-392
-        readers = [p for p in s.present(room) if s.seat(p).human]
+        readers = [p for p in s.present(room) if s.seats[p].human]
         if s.options.paint_repeat == "first_time_per_player":  # AMB-057
             readers = [p for p in readers if p not in s.painting_readers.get(room, ())]
             if readers:
@@ -596,18 +597,18 @@ def morning_params(s: DraculaState) -> dict[str, Any]:
     lost = lost_objects(s)
     staked = (f.targets[0] for f in s.facts if f.kind == "stake" and f.outcome == "dies")
     # two stakes may kill one vampire: the morning tells his death once (DRA-184)
-    killed = [{"name": p, "objects": lost.get(p, [])} for p in dict.fromkeys(staked)]
+    dead_now = dict.fromkeys(staked)
+    killed = [{"name": p, "objects": lost.get(p, [])} for p in dead_now]
     livid = sorted({f.actor for f in s.facts if f.kind == "nausea" and f.actor is not None})
-    total = sum(1 for p in s.order if s.seat(p).cursed)
+    total = sum(1 for p in s.order if s.seats[p].cursed)
     cursed = total if s.options.cursed_count == "total" else len(s.newly_cursed)
     positions = []
     for p in s.order:
-        seat = s.seat(p)
-        dead_now = any(k["name"] == p for k in killed)
-        if not seat.alive and not dead_now:
+        killed_now = p in dead_now
+        if not s.seats[p].alive and not killed_now:
             positions.append({"name": p, "position": "dead", "killed": False})
         else:
-            positions.append({"name": p, "position": s.position(p) or "-", "killed": dead_now})
+            positions.append({"name": p, "position": s.position(p) or "-", "killed": killed_now})
     return {
         "vampirised": len(converted),
         "cursed": cursed,
@@ -634,7 +635,7 @@ def morning(b: Batch, next_deadline: datetime | None) -> None:
         )
     )
     if s.telepathy_held is not None:  # DRA-425, DRA-187, NTF-39, AMB-071
-        recipients = [v for v in s.vampires() if not s.seat(v).dracula]
+        recipients = [v for v in s.vampires() if not s.seats[v].dracula]
         if recipients:
             b.add(private("dracula/telepathy", recipients, t, text=s.telepathy_held))
         b.add(Telepathy(s.telepathy_held, False))
@@ -647,7 +648,7 @@ def lost_objects(state: DraculaState) -> Mapping[str, list[str]]:
 def curse_reminders(b: Batch, deadline: datetime) -> None:
     s = b.state
     for p in s.living():  # AMB-056.8, NTF-45
-        if s.seat(p).cursed:
+        if s.seats[p].cursed:
             b.add(
                 private(
                     "dracula/curse_reminder",

@@ -168,6 +168,30 @@ def vote_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> Illeg
     return None
 
 
+def partner_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> IllegalNow | None:
+    """Why a Night 4 partner is refused, None if he is taken (the bots try one on many names,
+    issue 23)."""
+    if ch != "list":
+        return IllegalNow("partner_on_list")  # DRA-222
+    if s.phase != "pairing":
+        return IllegalNow("no_pairing_now")
+    target = c.targets[0]
+    if actor in s.designated:
+        return IllegalNow("in_sanctuary")
+    if actor in s.pairs or s.is_named(actor):
+        return IllegalNow("already_paired")  # DRA-223, DRA-224
+    if target == actor:
+        return IllegalNow("not_yourself")
+    if (
+        not s.seats[target].alive
+        or target in s.designated
+        or target in s.pairs
+        or s.is_named(target)
+    ):
+        return IllegalNow("partner_unavailable", name=target)
+    return None
+
+
 class Orders:
     """The command handlers of :class:`~pbem.games.dracula.rules.Dracula`."""
 
@@ -182,26 +206,13 @@ class Orders:
     def _do_partner(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
-        if ch != "list":
-            raise IllegalNow("partner_on_list")  # DRA-222
-        if s.phase != "pairing":
-            raise IllegalNow("no_pairing_now")
-        target = c.targets[0]
-        paired = set(s.pairs) | set(s.pairs.values())
-        if actor in s.designated:
-            raise IllegalNow("in_sanctuary")
-        if actor in paired:
-            raise IllegalNow("already_paired")  # DRA-223, DRA-224
-        if target == actor:
-            raise IllegalNow("not_yourself")
-        if not s.seat(target).alive or target in s.designated or target in paired:
-            raise IllegalNow("partner_unavailable", name=target)
-        return [Paired(actor, target)]
+        refuse(partner_refusal(s, actor, c, ch))
+        return [Paired(actor, c.targets[0])]
 
     def _do_declare(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
-        if not s.seat(actor).cursed:
+        if not s.seats[actor].cursed:
             raise IllegalNow("not_cursed")
         if s.phase != "day":
             raise IllegalNow("declare_by_day")
@@ -216,13 +227,13 @@ class Orders:
     def _do_telepathy(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
-        if not s.seat(actor).dracula:
+        if not s.seats[actor].dracula:
             raise IllegalNow("not_dracula")
         if s.telepathy_used:
             raise IllegalNow("telepathy_used")  # DRA-420: once per round
         if s.telepathy_pending is not None:
             raise IllegalNow("telepathy_pending")  # AMB-072
-        recipients = [v for v in s.vampires() if not s.seat(v).dracula]
+        recipients = [v for v in s.vampires() if not s.seats[v].dracula]
         at_night = s.phase in SILENT_PHASES
         if not recipients and not at_night:
             raise IllegalNow("telepathy_nobody")  # AMB-071
@@ -236,7 +247,7 @@ class Orders:
 
     def _deliver_telepathy(self, s: DraculaState, text: str) -> list[Event]:
         """DRA-424, DRA-425: by day as soon as possible, by night in the morning."""
-        recipients = [v for v in s.vampires() if not s.seat(v).dracula]
+        recipients = [v for v in s.vampires() if not s.seats[v].dracula]
         if s.phase in SILENT_PHASES:
             return [Telepathy(text, True)]
         t = f"round-{s.round}-day-{s.number}"
@@ -279,7 +290,7 @@ class Orders:
         if room == SANCTUARY:
             raise IllegalNow("sanctuary_not_a_room")  # DRA-081
         if s.phase == "dracula_room":
-            if not s.seat(actor).dracula:
+            if not s.seats[actor].dracula:
                 raise IllegalNow("not_now")
             if s.order_of(actor, "room") is not None:
                 raise IllegalNow("order_final")
@@ -289,7 +300,7 @@ class Orders:
         self._night_order(s, actor, "room", CHOICE_PHASES)
         if actor in s.designated:
             raise IllegalNow("in_sanctuary")  # DRA-071
-        if s.number == 1 and s.seat(actor).dracula:
+        if s.number == 1 and s.seats[actor].dracula:
             raise IllegalNow("dracula_last")  # DRA-102
         alone = s.phase == "magnifier" and s.left_to_choose(actor)  # AMB-031
         if s.named_partner(actor) is not None and not alone:
@@ -305,7 +316,7 @@ class Orders:
         ):
             raise IllegalNow("key_used")
         declared = s.declared.get(actor)
-        if s.seat(actor).cursed and declared is not None and declared != room:
+        if s.seats[actor].cursed and declared is not None and declared != room:
             raise IllegalNow("declared_room", room=declared)  # DRA-378, AMB-056.5
         return [Order(actor, "room", (), room)]
 
@@ -313,7 +324,7 @@ class Orders:
         """CMD-05 … CMD-08: a normal object used with the room choice (AMB-040, AMB-041)."""
         obj = NORMAL_USES[verb]
         self._night_order(s, actor, verb, CHOICE_PHASES)
-        seat = s.seat(actor)
+        seat = s.seats[actor]
         if s.phase == "magnifier" and s.order_of(actor, "magnifier") is None:
             raise IllegalNow("not_now")  # ORD-06 is the magnifier users' second choice
         if not seat.human:
@@ -368,7 +379,7 @@ class Orders:
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
         self._night_order(s, actor, "paint", CHOICE_PHASES)
-        if PAINTKIT not in s.seat(actor).hand:
+        if PAINTKIT not in s.seats[actor].hand:
             raise IllegalNow("no_such_object", object=PAINTKIT)
         if actor in s.designated or s.order_of(actor, "key") is not None:
             raise IllegalNow("not_with_key")  # AMB-041
@@ -380,7 +391,7 @@ class Orders:
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
         self._night_order(s, actor, "stake", ("rooms", "dracula_room", "magnifier", "bites"))
-        seat = s.seat(actor)
+        seat = s.seats[actor]
         if not seat.human:
             raise IllegalNow("humans_only")  # DRA-252
         if STAKE not in seat.hand:
@@ -393,7 +404,7 @@ class Orders:
         in_sanctuary = target in s.designated or (
             s.phase == "bites" and s.order_of(target, "key") is not None
         )
-        if target == actor or not in_sanctuary or not s.seat(target).alive:
+        if target == actor or not in_sanctuary or not s.seats[target].alive:
             raise IllegalNow("stake_target", name=target)  # DRA-321, AMB-048
         return [Order(actor, "stake", (target,)), Moved((STAKE,), f"hand:{actor}", "gone", "used")]
 
@@ -403,13 +414,13 @@ class Orders:
         self._night_order(s, actor, "bite", ("bites",))
         if s.order_of(actor, "abstain") is not None:
             raise IllegalNow("order_final")  # AMB-007
-        if s.seat(actor).human:
+        if s.seats[actor].human:
             raise IllegalNow("not_a_vampire")
         status = night.bite_status(s, actor)
         if status in ("sanctuary", "alone", "nausea"):
             raise IllegalNow(f"cannot_bite_{status}")  # DRA-112
         target = c.targets[0]
-        if target == actor or s.position(target) != s.position(actor) or not s.seat(target).alive:
+        if target == actor or s.position(target) != s.position(actor) or not s.seats[target].alive:
             raise IllegalNow("not_in_your_room", name=target)  # DRA-111
         return [Order(actor, "bite", (target,))]
 
@@ -418,7 +429,7 @@ class Orders:
     ) -> list[Event]:
         self._night_order(s, actor, "bite", ("bites",))
         self._night_order(s, actor, "abstain", ("bites",))
-        if not s.seat(actor).dracula:
+        if not s.seats[actor].dracula:
             raise IllegalNow("must_bite")  # DRA-113
         if s.number == 1:
             raise IllegalNow("must_bite_night1")  # DRA-101
@@ -428,12 +439,12 @@ class Orders:
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
         self._night_order(s, actor, "dance", ("bites",))
-        if PHONOGRAPH not in s.seat(actor).hand:
+        if PHONOGRAPH not in s.seats[actor].hand:
             raise IllegalNow("no_such_object", object=PHONOGRAPH)
         if s.position(actor) == SANCTUARY and not s.options.dance_in_sanctuary:
             raise IllegalNow("no_dance_here")  # AMB-058
         target = c.targets[0]
-        if target == actor or s.position(target) != s.position(actor) or not s.seat(target).alive:
+        if target == actor or s.position(target) != s.position(actor) or not s.seats[target].alive:
             raise IllegalNow("not_in_your_room", name=target)  # DRA-401
         if len(c.text) > s.options.dance_max_chars:
             raise InvalidSyntax("text_too_long", limit=s.options.dance_max_chars)
@@ -459,9 +470,9 @@ class Orders:
     ) -> list[Event]:
         if s.phase not in NIGHT_PHASES:
             raise IllegalNow("not_now")
-        if GRIMOIRE not in s.seat(actor).hand:
+        if GRIMOIRE not in s.seats[actor].hand:
             raise IllegalNow("no_such_object", object=GRIMOIRE)
-        dead = [t for t in c.targets if not s.seat(t).alive]
+        dead = [t for t in c.targets if not s.seats[t].alive]
         if dead:
             raise IllegalNow("target_not_living", name=dead[0])
         # DRA-371, AMB-053: at most two distinct targets a night IN TOTAL, over any number of
@@ -478,7 +489,7 @@ class Orders:
         verb = "curse" if not earlier else f"curse#{len(earlier) + 1}"
         order: list[Event] = [Order(actor, verb, tuple(kept))]  # DRA-372: oneself included
         if s.options.curse_notice == "immediate":  # AMB-054, NTF-35 at once
-            told = [t for t in kept if not s.seat(t).cursed]
+            told = [t for t in kept if not s.seats[t].cursed]
             order += [private("dracula/cursed", [t], night.thread(s)) for t in told]
         if extra:
             raise PartlyRefused("curse_extra", events=order, kept=kept, refused=extra, names=extra)
@@ -491,7 +502,7 @@ class Orders:
             raise IllegalNow("final_on_list")  # DRA-464
         if s.phase != "final_choice":
             raise IllegalNow("not_now")
-        if not s.seat(actor).human:
+        if not s.seats[actor].human:
             raise IllegalNow("humans_only")
         if actor in s.choices:
             raise IllegalNow("choice_final")  # DRA-465

@@ -54,14 +54,15 @@ from pbem.games.dracula.orders import (
     Orders,
     cursed_declaration,
     eligible,
+    partner_refusal,
     vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
-from pbem.games.dracula.state import DraculaState, evolve
+from pbem.games.dracula.state import DraculaState, Seat, evolve
 
 
 def faction(state: DraculaState, p: PlayerId) -> str:
-    return HUMANS if state.seat(p).human else VAMPIRES
+    return HUMANS if state.seats[p].human else VAMPIRES
 
 
 _BITER: list[tuple[DraculaState, PlayerId, bool] | None] = [None]
@@ -174,7 +175,7 @@ class Dracula(Orders, Rules[DraculaState]):
         b.add(RoundStarted(number, dracula))
         t = f"round-{number}"
         for p in s.order:  # NTF-02, AMB-004: own side only (a removed seat has none)
-            if b.state.seat(p).alive:
+            if b.state.seats[p].alive:
                 b.add(private("dracula/role", [p], t, round=number, dracula=p == dracula))
         end = now + s.options.day1
         b.add(
@@ -191,7 +192,7 @@ class Dracula(Orders, Rules[DraculaState]):
         b.add(RoundScored(s.round, ending, dict(points)))
         s = b.state
         credits = [
-            {"name": p, "humans": list(s.seat(p).credits)} for p in s.order if s.seat(p).credits
+            {"name": p, "humans": list(s.seats[p].credits)} for p in s.order if s.seats[p].credits
         ]
         b.add(
             public(
@@ -295,7 +296,7 @@ class Dracula(Orders, Rules[DraculaState]):
         designated: list[PlayerId] = []
         drawn: list[PlayerId] = []
         if s.number >= 2:  # DRA-022, DRA-023
-            designated = [p for p in ranking if s.seat(p).alive][:3]
+            designated = [p for p in ranking if s.seats[p].alive][:3]
             if len(designated) < 3 and s.options.fill_empty_seats == "random":
                 pool = [p for p in s.living() if eligible(s, p) and p not in designated]
                 drawn = rng.sample(pool, min(3 - len(designated), len(pool)))
@@ -310,7 +311,7 @@ class Dracula(Orders, Rules[DraculaState]):
         if s.number >= 1:
             for p in s.living():  # AMB-056.6
                 if (
-                    s.seat(p).cursed
+                    s.seats[p].cursed
                     and p not in s.declared
                     and p not in designated
                     and s.options.curse_default != "none"
@@ -368,7 +369,7 @@ class Dracula(Orders, Rules[DraculaState]):
     ) -> list[Event]:
         if state.outcome is not None:
             raise IllegalNow("game_over")
-        seat = state.seat(actor)
+        seat = state.seats[actor]
         verb = command.verb
         if not seat.alive:
             raise IllegalNow("dead")  # DRA-326
@@ -385,22 +386,24 @@ class Dracula(Orders, Rules[DraculaState]):
     def allows(
         self, state: DraculaState, actor: PlayerId, command: Command, now: datetime, channel: str
     ) -> bool:
-        """:meth:`decide`'s verdict. A vote or a bite (the bots try them on names until one is
-        taken, issue 23) is judged without raising (:func:`vote_refusal`), a bite's checks
-        on the biter kept for the next name: :meth:`Orders._do_bite`'s checks, in its
-        order."""
+        """:meth:`decide`'s verdict. A vote, a partner or a bite (the bots try them on names
+        until one is taken, issue 23) is judged without raising (:func:`vote_refusal`,
+        :func:`partner_refusal`), a bite's checks on the biter kept for the next name:
+        :meth:`Orders._do_bite`'s checks, in its order."""
         verb = command.verb
-        if verb not in ("bite", "vote") or not command.targets:
+        if verb not in ("bite", "vote", "partner") or not command.targets:
             return super().allows(state, actor, command, now, channel)
         if state.outcome is not None or not state.seats[actor].alive:
             return False  # decide: game_over, dead (DRA-326)
         if verb == "vote":
             return vote_refusal(state, actor, command, channel) is None
+        if verb == "partner":
+            return partner_refusal(state, actor, command, channel) is None
         if not self._may_bite(state, actor):
             return False
         s, target = state, command.targets[0]
         return not (  # DRA-111
-            target == actor or s.position(target) != s.position(actor) or not s.seat(target).alive
+            target == actor or s.position(target) != s.position(actor) or not s.seats[target].alive
         )
 
     def _may_bite(self, s: DraculaState, actor: PlayerId) -> bool:
@@ -412,7 +415,7 @@ class Dracula(Orders, Rules[DraculaState]):
             s.phase == "bites"
             and s.order_of(actor, "bite") is None  # AMB-007
             and s.order_of(actor, "abstain") is None
-            and not s.seat(actor).human
+            and not s.seats[actor].human
             and night.bite_status(s, actor) not in ("sanctuary", "alone", "nausea")  # DRA-112
         )
         _BITER[0] = (s, actor, may)
@@ -424,7 +427,7 @@ class Dracula(Orders, Rules[DraculaState]):
         return state.outcome
 
     def side_of(self, state: DraculaState, player: PlayerId) -> str | None:
-        return state.seat(player).side
+        return state.seats[player].side
 
     def names(self, state: DraculaState) -> Sequence[PlayerId]:
         return state.order
@@ -454,7 +457,7 @@ class Dracula(Orders, Rules[DraculaState]):
 
     def status(self, state: DraculaState, actor: PlayerId) -> dict[str, Any]:
         """CMD-20: only what the player already knows."""
-        seat = state.seat(actor)
+        seat = state.seats[actor]
         pending = [
             {"verb": o.verb, "word": o.word or "", "targets": list(o.targets)}
             for (who, _), o in state.orders.items()
@@ -482,11 +485,10 @@ class Dracula(Orders, Rules[DraculaState]):
         seat = state.seats[actor]
         if state.outcome is not None or not seat.alive:
             return _ALWAYS
-        allowed = self._allowed(state, actor)
+        allowed = self._allowed(state, actor, seat)
         return _ALWAYS | allowed if allowed else _ALWAYS
 
-    def _allowed(self, s: DraculaState, actor: PlayerId) -> set[str]:
-        seat = s.seats[actor]
+    def _allowed(self, s: DraculaState, actor: PlayerId, seat: Seat) -> set[str]:
         phase = s.phase
         out: set[str] = set()
         if (
@@ -555,10 +557,11 @@ class Dracula(Orders, Rules[DraculaState]):
             mine = [o for (a, v), o in s.orders.items() if a == actor and v.startswith("curse")]
             if len({t for o in mine for t in o.targets}) < 2:  # AMB-053: two a night
                 out.add("curse")
-        if not out:
-            return out
         orders = s.orders
-        return {v for v in out if v in ("reply", "curse") or (actor, v) not in orders}
+        for verb in tuple(out):  # AMB-007: an order given is final (a reply, a curse: more)
+            if (actor, verb) in orders and verb not in ("reply", "curse"):
+                out.discard(verb)
+        return out
 
     def bold_command(
         self, state: DraculaState, actor: PlayerId, bold: Sequence[str]
@@ -573,7 +576,7 @@ class Dracula(Orders, Rules[DraculaState]):
         if (
             state.phase == "day"
             and room is not None
-            and state.seat(actor).cursed
+            and state.seats[actor].cursed
             and actor not in state.declared
         ):
             return Command("declare", word=room)
@@ -612,7 +615,7 @@ class Dracula(Orders, Rules[DraculaState]):
         curse_enforcement = s.options.curse_enforcement if moderated else "flag"
         if s.outcome is not None:
             return []
-        seat = s.seat(actor)
+        seat = s.seats[actor]
         fled = actor in s.choices and s.choices[actor].choice == "flee"
         out_of_play = not seat.alive or (fled and s.phase in ("final_choice", "flames"))
         silent = s.phase in SILENT_PHASES
@@ -687,7 +690,7 @@ class Dracula(Orders, Rules[DraculaState]):
                 if status in ("must", "may") and not acted:
                     waiting.add(v)
             for p in s.present(SANCTUARY):
-                if s.seat(p).human and STAKE in s.seat(p).hand and not s.order_of(p, "stake"):
+                if s.seats[p].human and STAKE in s.seats[p].hand and not s.order_of(p, "stake"):
                     waiting.add(p)
             holder = s.holder(PHONOGRAPH)
             alone = holder is None or len(s.present(s.position(holder) or "")) <= 1

@@ -204,24 +204,31 @@ class DraculaState:
         return found
 
     @_reading
-    def _positions(self) -> dict[PlayerId, str]:
-        """The living players whose position is fixed tonight, in the table's order."""
-        orders = self.orders  # :meth:`position` for each player, inline
+    def _placed(self) -> dict[PlayerId, str]:
+        """Every player whose position is fixed tonight (:meth:`position`), in the table's
+        order: asked for each player at each step of the night."""
+        orders = self.orders
         designated = self.designated
         pairs = self.pairs
         found: dict[PlayerId, str] = {}
-        for p in self._living:
+        for p in self.order:
             pos: str | None = None
             if p in designated or orders.get((p, "key")):
                 pos = SANCTUARY
             elif (room := orders.get((p, "room"))) is not None or (
                 (named := pairs.get(p)) is not None
                 and (room := orders.get((named, "room"))) is not None
-            ):
+            ):  # DRA-227: the named partner's room is the pair's
                 pos = room.word
             if pos is not None:
                 found[p] = pos
         return found
+
+    @_reading
+    def _positions(self) -> dict[PlayerId, str]:
+        """The living players whose position is fixed tonight, in the table's order."""
+        placed = self._placed
+        return {p: placed[p] for p in self._living if p in placed}
 
     @_reading
     def _rooms(self) -> dict[str, tuple[PlayerId, ...]]:
@@ -319,18 +326,7 @@ class DraculaState:
 
     def position(self, player: PlayerId) -> str | None:
         """The player's position tonight as far as it is fixed (None: not yet)."""
-        orders = self.orders  # order_of, read directly: asked for every player at every step
-        if player in self.designated or orders.get((player, "key")):
-            return SANCTUARY
-        room = orders.get((player, "room"))
-        if room is not None:
-            return room.word
-        named = self.pairs.get(player)
-        if named is not None:
-            pair_room = orders.get((named, "room"))
-            if pair_room is not None:
-                return pair_room.word
-        return None
+        return self._placed.get(player)
 
     def positions(self) -> dict[PlayerId, str]:
         return dict(self._positions)
@@ -353,6 +349,7 @@ class DraculaState:
 
 _POSITIONED = frozenset({"seats", "order", "orders", "designated", "pairs"})
 _READ_FROM: dict[str, frozenset[str]] = {
+    "_placed": frozenset({"order", "orders", "designated", "pairs"}),
     "_living": frozenset({"seats", "order"}),
     "_humans": frozenset({"seats", "order"}),
     "_vampires": frozenset({"seats", "order"}),
@@ -369,8 +366,8 @@ _READ_FROM: dict[str, frozenset[str]] = {
 _PLACING = frozenset({"room", "key", "garlic"})
 """The orders that change the night's positions (:meth:`DraculaState.position`) or a bite
 status (garlic, DRA-281)."""
-_PLACED = ("_positions", "_rooms", "bite_statuses")
-_UNMOVED = tuple(name for name in _READ_FROM if name != "_holders")
+_PLACED = ("_placed", "_positions", "_rooms", "bite_statuses")
+_MOVED_STALE = ("_holders",)
 
 _STALE: dict[tuple[str, ...], tuple[str, ...]] = {}
 """The changed fields of a :func:`_next` -> the readings they make stale."""
@@ -423,17 +420,6 @@ def _made(values: dict[str, Any]) -> DraculaState:
     return new
 
 
-def _keep(before: DraculaState, after: DraculaState, readings: tuple[str, ...]) -> DraculaState:
-    """``after`` with ``before``'s ``readings``: an event that changed the fields they are read
-    from without changing what they say (an order that places nobody, objects moved)."""
-    kept = before.__dict__
-    mine = after.__dict__
-    for name in readings:
-        if name in kept:
-            mine.setdefault(name, kept[name])
-    return after
-
-
 _new = object.__new__
 _set = object.__setattr__
 
@@ -455,169 +441,276 @@ def _remove(items: tuple[str, ...], objects: tuple[str, ...]) -> tuple[str, ...]
     return tuple(left)
 
 
-def _move(state: DraculaState, event: Moved) -> DraculaState:
-    seats = dict(state.seats)
-    floor = dict(state.floor)
-    assignment = dict(state.assignment)
-    if (p := _hand_of(event.source)) is not None:
-        seats[p] = replace(seats[p], hand=_remove(seats[p].hand, event.objects))
-    elif event.source.startswith("floor:"):
-        room = event.source[6:]
-        floor[room] = _remove(floor.get(room, ()), event.objects)
-    elif event.source.startswith("assigned:"):
-        assignment.pop(event.source[9:], None)
-    if (p := _hand_of(event.dest)) is not None:
-        seats[p] = replace(seats[p], hand=seats[p].hand + event.objects)
-    elif event.dest.startswith("floor:"):
-        room = event.dest[6:]
-        floor[room] = floor.get(room, ()) + event.objects
-    return _next(state, seats=seats, floor=floor, assignment=assignment)
-
-
 def _seat(state: DraculaState, name: PlayerId, **changes: object) -> DraculaState:
     return _next(state, seats={**state.seats, name: replace(state.seats[name], **changes)})  # type: ignore[arg-type]
 
 
+def _order(state: DraculaState, event: Order) -> DraculaState:
+    # the commonest events: copied without replace's keywords
+    values = _fields(state, _PLACE_STALE if event.verb in _PLACING else _ORDER_STALE)
+    values["orders"] = {**state.orders, (event.actor, event.verb): event}
+    values["seq"] = state.seq + 1
+    return _made(values)
+
+
+def _posted(state: DraculaState, event: Posted) -> DraculaState:
+    values = _fields(state, ())
+    values["posted"] = state.posted | {event.player}
+    return _made(values)
+
+
+def _vote(state: DraculaState, event: VoteSet) -> DraculaState:
+    if event.target is None:  # a removed seat's vote withdrawn (DRA-326, AMB-014)
+        votes = tuple(v for v in state.votes if v[0] != event.voter)
+    else:
+        votes = (*state.votes, (event.voter, event.target, state.seq + 1))
+    values = _fields(state, _VOTE_STALE)
+    values["votes"] = votes
+    values["seq"] = state.seq + 1
+    voters = state.__dict__.get("_voters")
+    if voters is not None and event.target is not None:  # one more voter, kept as he comes
+        values["_voters"] = voters | {event.voter}
+    return _made(values)
+
+
+def _fact(state: DraculaState, event: Fact) -> DraculaState:
+    values = _fields(state, ())
+    values["facts"] = (*state.facts, event)
+    return _made(values)
+
+
+def _moved(state: DraculaState, event: Moved) -> DraculaState:
+    # hands, floors and assignments change, not who is alive or where: of the readings kept,
+    # only the holders are read again
+    values = _fields(state, _MOVED_STALE)
+    source, dest, objects = event.source, event.dest, event.objects
+    if (p := _hand_of(source)) is not None:
+        seats = values["seats"] = dict(state.seats)
+        seats[p] = replace(seats[p], hand=_remove(seats[p].hand, objects))
+    elif source.startswith("floor:"):
+        floor = values["floor"] = dict(state.floor)
+        floor[source[6:]] = _remove(floor.get(source[6:], ()), objects)
+    elif source.startswith("assigned:"):
+        assignment = values["assignment"] = dict(state.assignment)
+        assignment.pop(source[9:], None)
+    if (p := _hand_of(dest)) is not None:
+        seats = values["seats"] = dict(values["seats"])
+        seats[p] = replace(seats[p], hand=seats[p].hand + objects)
+    elif dest.startswith("floor:"):
+        floor = values["floor"] = dict(values["floor"])
+        floor[dest[6:]] = floor.get(dest[6:], ()) + objects
+    return _made(values)
+
+
+def _phase_started(state: DraculaState, event: PhaseStarted) -> DraculaState:
+    changes: dict[str, Any] = {
+        "phase": phase_of(event.phase, DRACULA_PHASES),
+        "deadlines": event.deadlines,
+    }
+    if event.number != state.number:
+        changes["number"] = event.number
+    # only the fields a new step resets are changed: the readings kept on the state that are
+    # read from the others (the night's positions, the bite statuses) stay (issue 23)
+    if event.phase == "day":
+        changes.update(votes=(), posted=frozenset(), declared={}, pairs={})
+        if event.number > 0:
+            changes["designated"] = ()
+    if event.phase in ("rooms", "final_choice"):
+        changes["orders"] = {}
+    if event.phase == "rooms":
+        changes.update(facts=(), newly_cursed=(), dance=None)
+    return _quick_next(state, **changes)
+
+
+def _created(state: DraculaState, event: GameCreated) -> DraculaState:
+    return _next(
+        state,
+        options=parse_options(DraculaOptions, event.options),
+        lang=event.lang,
+        order=event.players,
+        scores={str(p): 0 for p in event.players},
+    )
+
+
+def _round_started(state: DraculaState, event: RoundStarted) -> DraculaState:
+    seats = {p: Seat(p, VAMPIRE if p == event.dracula else HUMAN) for p in state.order}
+    seats[event.dracula] = replace(seats[event.dracula], dracula=True)
+    for p in state.order:  # a removed seat stays out of the match (docs/seats.md)
+        if p in state.seats and state.seats[p].cause == "removed":
+            seats[p] = replace(seats[p], alive=False, cause="removed")
+    return _next(
+        state,
+        seats=seats,
+        round=event.round,
+        dracula_history=(*state.dracula_history, event.dracula),
+        number=0,
+        votes=(),
+        designated=(),
+        orders={},
+        floor=dict(START_FLOOR),
+        assignment={},
+        paintings={},
+        painting_readers={},
+        pairs={},
+        declared={},
+        posted=frozenset(),
+        facts=(),
+        newly_cursed=(),
+        telepathy_used=False,
+        telepathy_held=None,
+        telepathy_pending=None,
+        dance=None,
+        choices={},
+        flames={},
+    )
+
+
+def _designated(state: DraculaState, event: Designated) -> DraculaState:
+    seats = dict(state.seats)
+    for p in event.players:  # DRA-050: the one designated night
+        seats[p] = replace(seats[p], sanctuary_used=True)
+    return _next(state, designated=event.players, seats=seats)
+
+
+def _cursed(state: DraculaState, event: Cursed) -> DraculaState:
+    seat = state.seats[event.player]
+    if seat.cursed:
+        return state
+    return _next(
+        state,
+        seats={**state.seats, event.player: replace(seat, cursed=True)},
+        newly_cursed=(*state.newly_cursed, event.player),
+    )
+
+
+def _converted(state: DraculaState, event: Converted) -> DraculaState:
+    seats = dict(state.seats)
+    seats[event.player] = replace(seats[event.player], side=VAMPIRE, turned=state.number)
+    for biter in event.biters:  # AMB-062: each biter is credited with the human
+        seats[biter] = replace(seats[biter], credits=(*seats[biter].credits, event.player))
+    return _next(state, seats=seats)
+
+
+def _painting_read(state: DraculaState, event: PaintingRead) -> DraculaState:
+    readers = (*state.painting_readers.get(event.room, ()), *event.readers)
+    return _next(state, painting_readers={**state.painting_readers, event.room: readers})
+
+
+def _round_scored(state: DraculaState, event: RoundScored) -> DraculaState:
+    scores = {str(p): state.scores.get(p, 0) + event.points.get(p, 0) for p in state.order}
+    return _next(state, scores=scores)
+
+
+def _game_ended(state: DraculaState, event: GameEnded) -> DraculaState:
+    outcome = Outcome(event.termination, event.side, event.winners)
+    return _next(state, phase="over", deadlines={}, outcome=outcome)
+
+
+def _night_scheduled(state: DraculaState, event: NightScheduled) -> DraculaState:
+    return _next(state, night_end=event.end)
+
+
+def _declared(state: DraculaState, event: Declared) -> DraculaState:
+    return _next(state, declared={**state.declared, event.player: event.room})
+
+
+def _paired(state: DraculaState, event: Paired) -> DraculaState:
+    return _next(state, pairs={**state.pairs, event.naming: event.named})
+
+
+def _unpaired(state: DraculaState, event: Unpaired) -> DraculaState:
+    return _next(state, pairs={a: b for a, b in state.pairs.items() if a != event.naming})
+
+
+def _assigned(state: DraculaState, event: Assigned) -> DraculaState:
+    return _next(state, assignment=dict(event.objects))
+
+
+def _painted(state: DraculaState, event: Painted) -> DraculaState:
+    return _next(state, paintings={**state.paintings, event.room: (event.painter, event.text)})
+
+
+def _role_changed(state: DraculaState, event: RoleChanged) -> DraculaState:
+    return _seat(state, event.player, side=HUMAN if event.role == HUMAN else VAMPIRE)
+
+
+def _died(state: DraculaState, event: PlayerDied) -> DraculaState:
+    return _seat(state, event.player, alive=False, cause=event.cause)
+
+
+def _telepathy(state: DraculaState, event: Telepathy) -> DraculaState:
+    return _next(state, telepathy_used=True, telepathy_held=event.text if event.held else None)
+
+
+def _telepathy_held(state: DraculaState, event: TelepathyHeld) -> DraculaState:
+    return _next(state, telepathy_pending=None if event.reviewed else event.text)
+
+
+def _danced(state: DraculaState, event: Danced) -> DraculaState:
+    return _next(state, dance=(event.holder, event.partner))
+
+
+def _final_choice(state: DraculaState, event: FinalChoice) -> DraculaState:
+    return _next(state, choices={**state.choices, event.player: event})
+
+
+def _flames(state: DraculaState, event: FlamesSettled) -> DraculaState:
+    return _next(state, flames=dict(event.flames))
+
+
+def _unchanged(state: DraculaState, event: Event) -> DraculaState:
+    """A message (a third of the events, issue 23), or an event no rule of Dracula reads."""
+    return state
+
+
+Fold = Callable[[DraculaState, Any], DraculaState]
+
+_FOLD_ORDER: tuple[tuple[type[Event], Fold], ...] = (
+    (Notice, _unchanged),
+    (Order, _order),
+    (Posted, _posted),
+    (VoteSet, _vote),
+    (Fact, _fact),
+    (Moved, _moved),
+    (PhaseStarted, _phase_started),
+    (GameCreated, _created),
+    (RoundStarted, _round_started),
+    (Designated, _designated),
+    (NightScheduled, _night_scheduled),
+    (Declared, _declared),
+    (Paired, _paired),
+    (Unpaired, _unpaired),
+    (Assigned, _assigned),
+    (Painted, _painted),
+    (PaintingRead, _painting_read),
+    (Cursed, _cursed),
+    (Converted, _converted),
+    (RoleChanged, _role_changed),
+    (PlayerDied, _died),
+    (Telepathy, _telepathy),
+    (TelepathyHeld, _telepathy_held),
+    (Danced, _danced),
+    (FinalChoice, _final_choice),
+    (FlamesSettled, _flames),
+    (RoundScored, _round_scored),
+    (GameEnded, _game_ended),
+)
+"""Each event class and its fold, in the order an event is matched against them (the first
+class it is an instance of)."""
+
+FOLDS: dict[type, Fold] = {}
+"""Event type -> its fold, found once in :data:`_FOLD_ORDER` (a game folds a thousand
+events: a dict lookup instead of trying the classes one by one, issue 23)."""
+
+
+def fold_of(kind: type) -> Fold:
+    """The fold of an event of type ``kind`` (found once, then read from :data:`FOLDS`)."""
+    found = next((fold for cls, fold in _FOLD_ORDER if issubclass(kind, cls)), _unchanged)
+    FOLDS[kind] = found
+    return found
+
+
 def evolve(state: DraculaState, event: Event) -> DraculaState:
     """Fold one event into the state. Total: events are facts."""
-    if type(event) is Notice:  # a message, folded by no rule: a third of the events (issue 23)
-        return state
-    # the commonest events first: a class pattern is an isinstance test, asked in order
-    match event:
-        case Order():  # the commonest events are copied without replace's keywords
-            values = _fields(state, _PLACE_STALE if event.verb in _PLACING else _ORDER_STALE)
-            values["orders"] = {**state.orders, (event.actor, event.verb): event}
-            values["seq"] = state.seq + 1
-            return _made(values)
-        case Posted():
-            values = _fields(state, ())
-            values["posted"] = state.posted | {event.player}
-            return _made(values)
-        case VoteSet():
-            if event.target is None:  # a removed seat's vote withdrawn (DRA-326, AMB-014)
-                votes = tuple(v for v in state.votes if v[0] != event.voter)
-            else:
-                votes = (*state.votes, (event.voter, event.target, state.seq + 1))
-            values = _fields(state, _VOTE_STALE)
-            values["votes"] = votes
-            values["seq"] = state.seq + 1
-            return _made(values)
-        case Fact():
-            values = _fields(state, ())
-            values["facts"] = (*state.facts, event)
-            return _made(values)
-        case Moved():  # hands change, not who is alive or where
-            return _keep(state, _move(state, event), _UNMOVED)
-        case PhaseStarted():
-            new_day = event.phase == "day"
-            new_night = event.phase == "rooms"
-            return _next(
-                state,
-                phase=phase_of(event.phase, DRACULA_PHASES),
-                number=event.number,
-                deadlines=event.deadlines,
-                votes=() if new_day else state.votes,
-                posted=frozenset() if new_day else state.posted,
-                declared={} if new_day else state.declared,
-                designated=() if new_day and event.number > 0 else state.designated,
-                pairs={} if new_day else state.pairs,
-                orders={} if new_night or event.phase == "final_choice" else state.orders,
-                facts=() if new_night else state.facts,
-                newly_cursed=() if new_night else state.newly_cursed,
-                dance=None if new_night else state.dance,
-            )
-        case GameCreated():
-            return _next(
-                state,
-                options=parse_options(DraculaOptions, event.options),
-                lang=event.lang,
-                order=event.players,
-                scores={str(p): 0 for p in event.players},
-            )
-        case RoundStarted():
-            seats = {p: Seat(p, VAMPIRE if p == event.dracula else HUMAN) for p in state.order}
-            seats[event.dracula] = replace(seats[event.dracula], dracula=True)
-            for p in state.order:  # a removed seat stays out of the match (docs/seats.md)
-                if p in state.seats and state.seats[p].cause == "removed":
-                    seats[p] = replace(seats[p], alive=False, cause="removed")
-            return _next(
-                state,
-                seats=seats,
-                round=event.round,
-                dracula_history=(*state.dracula_history, event.dracula),
-                number=0,
-                votes=(),
-                designated=(),
-                orders={},
-                floor=dict(START_FLOOR),
-                assignment={},
-                paintings={},
-                painting_readers={},
-                pairs={},
-                declared={},
-                posted=frozenset(),
-                facts=(),
-                newly_cursed=(),
-                telepathy_used=False,
-                telepathy_held=None,
-                telepathy_pending=None,
-                dance=None,
-                choices={},
-                flames={},
-            )
-        case Designated():
-            state = _next(state, designated=event.players)
-            for p in event.players:
-                state = _seat(state, p, sanctuary_used=True)
-            return state
-        case NightScheduled():
-            return _next(state, night_end=event.end)
-        case Declared():
-            return _next(state, declared={**state.declared, event.player: event.room})
-        case Paired():
-            return _next(state, pairs={**state.pairs, event.naming: event.named})
-        case Unpaired():
-            return _next(state, pairs={a: b for a, b in state.pairs.items() if a != event.naming})
-        case Assigned():
-            return _next(state, assignment=dict(event.objects))
-        case Painted():
-            return _next(
-                state, paintings={**state.paintings, event.room: (event.painter, event.text)}
-            )
-        case PaintingRead():
-            readers = (*state.painting_readers.get(event.room, ()), *event.readers)
-            return _next(state, painting_readers={**state.painting_readers, event.room: readers})
-        case Cursed():
-            if state.seat(event.player).cursed:
-                return state
-            state = _seat(state, event.player, cursed=True)
-            return _next(state, newly_cursed=(*state.newly_cursed, event.player))
-        case Converted():
-            state = _seat(state, event.player, side=VAMPIRE, turned=state.number)
-            for biter in event.biters:
-                seat = state.seat(biter)
-                state = _seat(state, biter, credits=(*seat.credits, event.player))
-            return state
-        case RoleChanged():
-            return _seat(state, event.player, side=HUMAN if event.role == HUMAN else VAMPIRE)
-        case PlayerDied():
-            return _seat(state, event.player, alive=False, cause=event.cause)
-        case Telepathy():
-            return _next(
-                state, telepathy_used=True, telepathy_held=event.text if event.held else None
-            )
-        case TelepathyHeld():
-            return _next(state, telepathy_pending=None if event.reviewed else event.text)
-        case Danced():
-            return _next(state, dance=(event.holder, event.partner))
-        case FinalChoice():
-            return _next(state, choices={**state.choices, event.player: event})
-        case FlamesSettled():
-            return _next(state, flames=dict(event.flames))
-        case RoundScored():
-            scores = {str(p): state.scores.get(p, 0) + event.points.get(p, 0) for p in state.order}
-            return _next(state, scores=scores)
-        case GameEnded():
-            outcome = Outcome(event.termination, event.side, event.winners)
-            return _next(state, phase="over", deadlines={}, outcome=outcome)
-    return state
+    fold = FOLDS.get(type(event)) or fold_of(type(event))
+    return fold(state, event)
