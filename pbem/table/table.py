@@ -12,9 +12,9 @@ from typing import Any, Unpack
 
 from pbem.core.absences import excused
 from pbem.core.commands import CommandSpec
-from pbem.core.draws import deal_rng, draw_rng
+from pbem.core.draws import deal_rng, lazy_draw_rng
 from pbem.core.errors import CommandError, SetupError
-from pbem.core.events import Event, PhaseClosed, RolledBack
+from pbem.core.events import Event, PhaseClosed, rolls_back
 from pbem.core.game import GameSpec, PlayerSpec, Rules
 from pbem.core.idle import IdleCount
 from pbem.core.ids import PlayerId
@@ -241,15 +241,15 @@ class Table:
         new = list(step.facts) if decoded else [self.rules.codec.decode(e) for e in step.events]
         base = len(self.events)
         self.events.extend(new)
-        if any(isinstance(e, RolledBack) for e in new):
+        if rolls_back(new):
             self._rebuild()
             return
         folded = step.folded if decoded else None
         # folded once already, by the step, from this very state: not again
         after = folded[1] if folded is not None and folded[0] is self.state else None
         for index, event in enumerate(new, base):
-            self.roster = self.roster.evolve(event)
-            if is_kernel(event):
+            if is_kernel(event):  # seat events are kernel events: only they move the roster
+                self.roster = self.roster.evolve(event)
                 self.desk.evolve(index, event)
             else:
                 self.ruled.append(event)
@@ -282,14 +282,23 @@ class Table:
         """Close the phase of deadline ``key`` now, paused or not (``CLORE``, ``APERCU``)."""
         awaited = self.counted(key, now)  # the idle count's fact
         events = self.rules.on_deadline(self.state, key, now, self.rng())
+        after = None
         if events:  # a deadline in a seat's absence moves past it (absence_mode extend)
             events = [*events, *absence_moves(self, events)]
         if events:  # the idle policy's acts are the resolution's own (docs/seats.md)
-            acts = idle_after_close(self, PhaseClosed(key, len(events), awaited), events, now)
+            # the state the resolution leads to, folded once: the idle policy reads it, the
+            # notices' quick actions are checked on it and apply takes it (issue 23); a
+            # resolution holding the desk's own events is left to each to fold as it does
+            if not any(map(is_kernel, events)):
+                after = self.rules.fold(events, self.state)
+            closed = PhaseClosed(key, len(events), awaited)
+            acts = idle_after_close(self, closed, events, now, after)
+            if not all(map(is_kernel, acts)):  # a removal: the rules fold it too
+                after = None
             events = [*without_mail_to_removed(events, acts), *acts]
         if events:  # marked, so that the game master may roll this resolution back
             events = [PhaseClosed(key, len(events), awaited), *events]
-        return chained(self, step_of(self, events, reply=None))
+        return chained(self, step_of(self, events, reply=None, after=after))
 
     def counted(self, key: str, now: datetime) -> tuple[PlayerId, ...]:
         """The seats the rules await as the phase of deadline ``key`` closes at ``now``, less
@@ -335,7 +344,8 @@ class Table:
         """The draws of the next resolution (``offset``: events the step already holds)."""
         # the rules' events only: a desk act (a pause, an announcement) does not change what
         # the next resolution draws, and a rolled-back resolution draws the same again
-        return draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
+        # seeded at its first draw: most closes draw nothing (pbem.core.draws.LazyRandom)
+        return lazy_draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
 
     def removal_rng(self) -> random.Random:
         """The draws of a removal by the game master (a Mayor drawn in a removed one's place)."""
