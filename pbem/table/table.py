@@ -10,7 +10,7 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import Any, Unpack
 
-from pbem.core.absences import excused
+from pbem.core.absences import excused, may_excuse
 from pbem.core.commands import CommandSpec
 from pbem.core.draws import deal_rng, lazy_draw_rng
 from pbem.core.errors import CommandError, SetupError
@@ -76,6 +76,9 @@ class Table:
         self._pages: MailPages | None = None
         self._idle: IdleCount | None = None
         self._chain: ChainCursor | None = None
+        self._excusing = (0, False)
+        """How many events of the log were read for a cause to excuse an idle seat, and
+        whether one was found (:meth:`counted`: each close asks, the log only grows)."""
         self._genders: tuple[Roster | None, Mapping[str, str]] = (None, {})
         self._thread: tuple[list[Event], int, str] = (self.ruled, 0, "")
         """:attr:`thread` as found over ``ruled``'s first events (a receipt asks it each mail:
@@ -309,8 +312,18 @@ class Table:
         due = self.rules.deadlines(self.state).get(key)
         moment = now if due is None else min(now, self.desk.moved(due))
         deadline = None if due is None else (key, due)
-        spared = excused(self.events, awaited, moment, deadline)
+        spared = excused(self.events, awaited, moment, deadline) if self._may_excuse() else {}
         return tuple(sorted(p for p in awaited if p not in spared))
+
+    def _may_excuse(self) -> bool:
+        """:func:`pbem.core.absences.may_excuse` of the log, reading only the events appended
+        since it was last asked (a cause, once in the log, stays: a rollback voids, never
+        removes)."""
+        seen, found = self._excusing
+        if not found and seen < len(self.events):
+            found = may_excuse(self.events[seen:])
+        self._excusing = (len(self.events), found)
+        return found
 
     def chain_cursor(self) -> ChainCursor:
         """The hash chain over the log so far (pbem/record/chain.py), from the seed's
