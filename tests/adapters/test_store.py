@@ -8,6 +8,8 @@ import os
 import random
 import signal
 import socket
+import stat
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from pbem.adapters.store import (
     GameStore,
     StoreError,
     atomic_write,
+    encode_envelope,
     read_file,
 )
 from tests.support.daemon_process import (
@@ -223,6 +226,56 @@ def test_create_writes_the_head_once_and_never_reads_it_back(
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}, {"e": 2}]
 
 
+def test_a_new_heads_data_and_its_directory_entry_are_fsynced_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (1,000 games created, F7): both fsyncs a new head needs before its directory
+    is renamed into place overlap (the directory's rides in the journal commit the file's
+    forces): the file's fsync here waits for the directory's to begin, which it never would
+    if they ran one after the other. Both are done before the rename."""
+    (tmp_path / "games").mkdir()
+    real_fsync, real_replace = os.fsync, os.replace
+    directory_begun = threading.Event()
+    log: list[str] = []
+
+    def fsync(fd: int) -> None:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            log.append("directory")
+            directory_begun.set()
+        else:
+            overlapped = directory_begun.wait(timeout=20)  # a guard, not a measure
+            log.append("file" if overlapped else "file alone")
+        real_fsync(fd)
+
+    def replace(src: Any, dst: Any) -> None:
+        log.append("rename")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
+    # the new directory's and the head's, then the rename, then the games directory's
+    assert log == ["directory", "file", "rename", "directory"]
+    assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
+
+
+def test_a_forked_child_creates_games_with_its_own_fsync_thread(tmp_path: Path) -> None:
+    """The worker thread of a creation's directory fsync does not survive a fork: a child
+    makes its own (else the child's first creation would wait for it forever; the alarm is
+    a guard, not a measure)."""
+    GameStore.create(tmp_path, "parent", {"game": "x"}, [], [])  # the parent's thread runs
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports by its exit status
+        signal.alarm(20)
+        try:
+            GameStore.create(tmp_path, "child", {"game": "x"}, [{"e": 1}], [])
+        finally:
+            os._exit(0 if (tmp_path / "games" / "child" / "head.json").exists() else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert GameStore(tmp_path / "games" / "child").events() == [{"e": 1}]
+
+
 def test_a_created_head_is_decoded_only_when_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -277,6 +330,40 @@ def test_a_heads_events_are_kept_packed_and_written_as_they_were(tmp_path: Path)
     # a string equal to the packing mark falls back to writing the values themselves
     atomic_write(tmp_path / "m.json", {"a": Packed('{"b":1}'), "c": "\x00packed\x00"})
     assert read_file(tmp_path / "m.json") == {"a": {"b": 1}, "c": "\x00packed\x00"}
+
+
+def test_a_waiting_rows_mail_is_encoded_once_however_often_the_head_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (ingest): the rows a commit queues wait in the head until sent, and their
+    mails are most of its bytes; each later write of the head (the next mails of a group
+    commit, an SMTP outage) splices their JSON text made once instead of encoding them again.
+    The files are byte for byte what they were; readers get the mail as text."""
+    from pbem.adapters.store import atomic_file
+
+    mail = 'Subject: é\r\n\r\nun "vote" \\ =C3=A9\u2028\x00packed\r\n'
+    store = GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 0}], [])
+    store.commit(events=[{"e": 1}], outbox=[{"message_id": "<m1>", "raw": mail}], ledger_key="k1")
+    encoded: list[str] = []
+    real = atomic_file.json.dumps
+
+    def dumps(value: Any, **kw: Any) -> str:
+        text = real(value, **kw)
+        encoded.append(text)
+        return text
+
+    monkeypatch.setattr(atomic_file.json, "dumps", dumps)
+    for i in range(2, 5):  # three more writes of the head, the first row still waiting
+        store.commit(events=[{"e": i}], outbox=[{"message_id": f"<m{i}>", "raw": "x"}])
+    assert encoded and not any("=C3=A9" in text for text in encoded), "encoded when queued only"
+    monkeypatch.undo()
+    head = (tmp_path / "games" / "g1" / "head.json").read_bytes()
+    plain = json.loads(head[head.index(b'"data":') + 7 : -2])
+    assert head == encode_envelope(plain), "written as the parsed rows are"
+    assert store.outbox()[0]["raw"] == mail
+    assert GameStore(tmp_path / "games" / "g1").outbox() == store.outbox()
+    store.outbox_update("<m1>", {"attempts": 1})
+    assert GameStore(tmp_path / "games" / "g1").outbox()[0] == {**store.outbox()[0], "raw": mail}
 
 
 def test_opening_a_game_lists_its_directory_once_and_cleans_it(

@@ -108,9 +108,9 @@ def encode_envelope(data: Any) -> bytes:
     """The on-disk bytes: format version + sha256 of the payload bytes + the payload."""
     payload = _payload(data)
     digest = hashlib.sha256(payload).hexdigest()
-    return (
-        b'{"format":%d,"sha256":"%s","data":' % (FORMAT_VERSION, digest.encode()) + payload + b"}\n"
-    )
+    # one join, one copy of the payload: a head holding waiting mail is megabytes (issue 23)
+    head = b'{"format":%d,"sha256":"%s","data":' % (FORMAT_VERSION, digest.encode())
+    return b"".join((head, payload, b"}\n"))
 
 
 ENVELOPE_BYTES = len(encode_envelope(None)) - len(b"null}\n")

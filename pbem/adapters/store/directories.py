@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 
@@ -22,6 +23,32 @@ def fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+_syncer: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _directory_syncer() -> ThreadPoolExecutor:
+    """One worker thread for :func:`fsync_with_directory`, made on first use and made again
+    in a forked child (a pool's threads do not survive a fork)."""
+    global _syncer
+    if _syncer is None or _syncer[0] != os.getpid():
+        _syncer = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="pbem-dirsync"))
+    return _syncer[1]
+
+
+def fsync_with_directory(fd: int, directory: Path) -> None:
+    """fsync a new file (open as ``fd``) and the directory holding its entry, both at once.
+
+    Both must be durable before the caller goes on, but neither needs the other first, so the
+    directory's fsync runs in a worker thread while this one fsyncs the file: on a journaling
+    file system (ext4) the directory's then rides in the journal commit the file's forces,
+    instead of costing a disk cache flush of its own after it (a game's creation, issue 23)."""
+    directory_synced = _directory_syncer().submit(fsync_dir, directory)
+    try:
+        os.fsync(fd)
+    finally:
+        directory_synced.result()
 
 
 def _tree_owner(directory: Path, st: os.stat_result) -> int:
@@ -97,11 +124,18 @@ def make_dirs(directory: Path) -> None:
     fsync_dir(directory.parent)
 
 
-def write_new_file(path: Path, blob: bytes, exclusive: bool = False, durable: bool = False) -> None:
+def write_new_file(
+    path: Path,
+    blob: bytes,
+    exclusive: bool = False,
+    durable: bool = False,
+    with_entry: bool = False,
+) -> None:
     """Create ``path`` holding ``blob``, with the state's access whatever the umask (never
     others: :func:`share_like_parent`); an existing file is left as it is (``exclusive``:
-    FileExistsError). ``durable``: its data fsynced before the return (not its directory
-    entry: the caller fsyncs the directory)."""
+    FileExistsError). ``durable``: its data fsynced before the return; its directory entry
+    too with ``with_entry`` (:func:`fsync_with_directory`), else the caller fsyncs the
+    directory."""
     try:
         fd = os.open(
             path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
@@ -115,7 +149,9 @@ def write_new_file(path: Path, blob: bytes, exclusive: bool = False, durable: bo
         view = memoryview(blob)
         while view:
             view = view[os.write(fd, view) :]
-        if durable:
+        if durable and with_entry:
+            fsync_with_directory(fd, path.parent)
+        elif durable:
             os.fsync(fd)
     finally:
         os.close(fd)

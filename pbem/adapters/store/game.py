@@ -48,6 +48,7 @@ from pbem.adapters.store.atomic_file import (
     encode_envelope,
     no_fault,
     read_file,
+    unpacked,
 )
 from pbem.adapters.store.directories import (
     fsync_dir,
@@ -144,10 +145,10 @@ class GameStore:
         data["meta"]["1"]["seq"] = len(events)
         blob = encode_envelope(data)
         # the directory is new and private until renamed: the head is written in place (no
-        # temp file, no rename), fsynced, then the directory entry (power loss, F7)
-        write_new_file(tmp / "head.json", blob, exclusive=True, durable=True)
+        # temp file, no rename); its data and its entry are fsynced, at once, before the
+        # rename (power loss, F7)
+        write_new_file(tmp / "head.json", blob, exclusive=True, durable=True, with_entry=True)
         fault("mid_state_write")
-        fsync_dir(tmp)
         os.replace(tmp, final)
         fsync_dir(games)
         # the head as a reader would get it (JSON types), without reading the file back, and
@@ -228,7 +229,11 @@ class GameStore:
     def outbox(self) -> list[dict[str, Any]]:
         """The rows still to send: in the head, and not marked sent since (:mod:`.sent_log`)."""
         sent = self._sent_log().sent
-        return [dict(r) for r in self.head.table("outbox").all() if r.get("message_id") not in sent]
+        return [
+            _unpacked_row(r)
+            for r in self.head.table("outbox").all()
+            if r.get("message_id") not in sent
+        ]
 
     def deadline_states(self) -> dict[str, dict[str, Any]]:
         return {d["key"]: dict(d) for d in self.head.table("deadlines").all()}
@@ -291,7 +296,7 @@ class GameStore:
                 seq += len(rows)
             self.head.table("meta").update({"seq": seq}, doc_ids=[1])
             if outbox:
-                self.head.table("outbox").insert_multiple([dict(row) for row in outbox])
+                self.head.table("outbox").insert_multiple([_packed_row(row) for row in outbox])
             keys = [{"key": ledger_key, **(ledger_info or {})}] if ledger_key is not None else []
             # e.g. a verified DKIM signature: replays are refused
             keys += [{"key": extra, "of": ledger_key} for extra in extra_keys]
@@ -411,6 +416,26 @@ class GameStore:
             yield
         if log.exists:
             self.head.storage.when_durable(log.remove_file)
+
+
+def _packed_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """An outbox row as the head keeps it: its mail (``raw``, most of the head's bytes while
+    rows wait) as its JSON text, made once: every write of the head until the row is sent
+    splices that text instead of encoding the mail again (a burst of replies in one group
+    commit, an SMTP outage: issue 23). The file is byte-identical (:class:`Packed`)."""
+    doc = dict(row)
+    raw = doc.get("raw")
+    if type(raw) is str:
+        doc["raw"] = Packed(compact_json(raw))
+    return doc
+
+
+def _unpacked_row(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """An outbox row as a reader gets it (:func:`_packed_row` undone)."""
+    row = dict(doc)
+    if "raw" in row:
+        row["raw"] = unpacked(row["raw"])
+    return row
 
 
 def list_games(root: Path, known: Container[str] = ()) -> list[Path]:
