@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import email
 import email.policy
+import itertools
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
 from pbem.daemon.limits import limit_note
+from pbem.mail import html
+from pbem.mail.dates import DAYS, MONTHS
 from pbem.mail.envelope import TEST_ID_KEY, build, build_outgoing, digest
 from pbem.mail.html import QuickAction, to_html, with_paragraph
 from pbem.mail.render import Renderer
@@ -277,3 +280,59 @@ def test_a_receipts_marked_lines_show_one_mark_not_a_bullet_and_a_cross() -> Non
     assert all("list-style:none" in attrs for attrs, _items in marks)
     plain = to_html("[g] x", "Liste :\n  Alice\n  Bob\n", names=[])
     assert "list-style:none" not in plain
+
+
+def _plain_patterns(names: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """The patterns of pbem.mail.html as first written: a name, a deadline, an unbreakable
+    space, each checking what precedes it first."""
+    bold = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w-])")
+    days = {lang: "|".join(DAYS[lang]) for lang in ("fr", "en")}
+    months = {lang: "|".join(MONTHS[lang]) for lang in ("fr", "en")}
+    deadline = re.compile(
+        rf"(?:(?:{days['fr']}) \d{{1,2}} (?:{months['fr']}) à |"
+        rf"(?:{days['en']}) \d{{1,2}} (?:{months['en']}) )"
+        r"\d{2}:\d{2}(?::\d{2})?(?: [A-Za-z][\w+-]*)?"
+    )
+    nbsp = re.compile(r" (?=[:;!?»])|(?<=«) |(?<=\d) (?=[^\W\d])")
+    return bold, deadline, nbsp
+
+
+def test_the_pages_patterns_find_what_their_plain_forms_find() -> None:
+    """Issue 23: the name, deadline and unbreakable-space patterns are written so that ``re``
+    skips to where a match may start (each alternative starting with its letters, the space
+    first). On the player pages, the deadlines of a year in both languages and names at
+    every edge (inside a word, after a hyphen, a name holding a space or a hyphen, one the
+    start of another), they match at the same places as their plain forms."""
+    names = html._longest_first(
+        ("Anne", "Ann", "Jean-Paul", "Paul", "Le Loup", "Loup", "Élodie", "O'Neil", "Léo")
+    )
+    bold, deadline, nbsp = _plain_patterns(names)
+    renderer = Renderer(timezone="Europe/Paris")
+    moments = [
+        datetime(2027, 1, 1, tzinfo=UTC) + timedelta(days=d, seconds=37 * d) for d in range(370)
+    ]
+    lines = [
+        f"{before}{renderer.when(moment, lang)}{after}"
+        for moment, lang, before, after in itertools.product(
+            moments[::7], ("fr", "en"), ("", "x", "jusqu'à "), ("", ".", " UTC", "x")
+        )
+    ]
+    edges = ("", " ", "x", "-", "_", "«", "« ", "1 ", "'", ": ")
+    lines += [f"{a}{name}{b}" for name in names for a in edges for b in (*edges, "s", " 3")]
+    lines += [
+        "Anne-Ann, Jean-Paul et Paul ; Le Loupé « Loup » 2 Loups : Ann 3, Anne 1 !",
+        "XLe Loup Loup-Le Loup O'Neil's 3 Voleurs 12 h",
+    ]
+    lines += (
+        (Path(html.__file__).parents[2] / "docs" / "players" / "lupus-in-tabula.fr.md")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    )
+    for line in lines:
+        found = [m.span() for m in html._name_pattern(names).finditer(line)]
+        assert found == [m.span() for m in bold.finditer(line)], line
+        assert [m.span() for m in html._DEADLINE.finditer(line)] == [
+            m.span() for m in deadline.finditer(line)
+        ], line
+        assert html._NBSP.sub("~", line) == nbsp.sub("~", line), line
+    assert sum(bool(deadline.search(line)) for line in lines) > 100

@@ -10,6 +10,7 @@ from collections import Counter
 from datetime import datetime
 from email.message import EmailMessage
 from html import unescape
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
@@ -247,3 +248,40 @@ def test_a_choice_the_rules_refuse_to_all_is_refused_to_every_player() -> None:
 
     play_and_deliver("lupus-in-tabula", "en", 1, observe=check, deliver=False)
     assert ruled_out["vote"] and ruled_out["kill"] and ruled_out["scan"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_commands_found_per_set_of_verbs_are_those_each_reader_may_send(game: str) -> None:
+    """Issue 23: the commands a mail names are found once per set of verbs its readers may
+    send (:meth:`Rules.available_verbs`), not once per reader: at every phase of a whole game,
+    for a mail naming every command, public or private, in both languages, they are what
+    asking :meth:`Rules.available` of each reader finds, in the same order, with the same
+    readers."""
+    checked: set[tuple[Any, ...]] = set()
+
+    def each_reader(
+        rules: Any, state: Any, readers: list[PlayerId], asked: set[str], lang: str, public: bool
+    ) -> list[tuple[int, tuple[PlayerId, ...]]]:
+        found: dict[int, list[PlayerId]] = {}
+        for reader in readers:
+            for spec in rules.available(state, reader):
+                if quickactions._named(spec, asked, lang, public):
+                    found.setdefault(id(spec), []).append(reader)
+        return [(spec, tuple(able)) for spec, able in found.items()]
+
+    def check(table: Table, step: Step, now: datetime) -> None:
+        rules, state = table.rules, table.state
+        phase = (tuple(sorted(rules.deadlines(state))), len(rules.names(state)))
+        if phase in checked:  # once a phase: the test stays cheap
+            return
+        checked.add(phase)
+        readers = [PlayerId(p.name) for p in table.setup.players]
+        for lang, public in itertools.product(("fr", "en"), (False, True)):
+            asked = {kw for spec in rules.all_commands for kw in quickactions._folded(spec, lang)}
+            found = quickactions._asked_readers(rules, state, readers, asked, lang, public)
+            assert [(id(spec), able) for spec, able in found] == each_reader(
+                rules, state, readers, asked, lang, public
+            )
+
+    play_and_deliver(game, "en", 1, observe=check, deliver=False)
+    assert len(checked) > 3

@@ -26,10 +26,9 @@ import html
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import quote
 
-from pbem.core.frozen import quick_init
 from pbem.mail.dates import DAYS, MONTHS
 
 FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif"
@@ -47,10 +46,10 @@ ENGLISH_MARK = "----- English -----"  # pbem.mail.render.bilingual's separator
 SIGNATURE_MARK = "-- "
 
 
-@quick_init  # one a link, a dozen a prompt (issue 23): pbem.core.frozen
-@dataclass(frozen=True)
-class QuickAction:
-    """One tap: ``command`` mailed to ``address`` (the link's text is ``label``)."""
+class QuickAction(NamedTuple):
+    """One tap: ``command`` mailed to ``address`` (the link's text is ``label``). A named
+    tuple: a prompt's page is kept by its actions (pbem.table.mailpages), hashed and compared
+    at every prompt in C, not by a dataclass's Python ``__hash__`` (issue 23)."""
 
     group: str
     """What the link does, shown above its row of links (``TUER``, ``VOTE``)."""
@@ -75,15 +74,21 @@ def mailto(address: str, subject: str, body: str) -> str:
     return f"mailto:{to}?{query}"
 
 
-_DEADLINE = re.compile(
-    r"(?:(?:{fr_days}) \d{{1,2}} (?:{fr_months}) à |(?:{en_days}) \d{{1,2}} (?:{en_months}) )"
-    r"\d{{2}}:\d{{2}}(?::\d{{2}})?(?: [A-Za-z][\w+-]*)?".format(
-        fr_days="|".join(DAYS["fr"]),
-        fr_months="|".join(MONTHS["fr"]),
-        en_days="|".join(DAYS["en"]),
-        en_months="|".join(MONTHS["en"]),
-    )
-)
+def _deadline_pattern() -> re.Pattern[str]:
+    """A deadline as :meth:`pbem.mail.render.Renderer.when` writes it, in either language.
+    Each weekday starts its own alternative (``lundi \\d{1,2} (?:janvier|...) à ``...), the
+    same ones tried in the same order as « any weekday, then the rest »: a pattern whose
+    every alternative starts with a letter lets ``re`` skip to the positions starting one,
+    not try each character of every line (issue 23)."""
+    dated = [
+        rf"{day} \d{{1,2}} (?:{'|'.join(MONTHS[lang])}){after}"
+        for lang, after in (("fr", " à "), ("en", " "))
+        for day in DAYS[lang]
+    ]
+    return re.compile(rf"(?:{'|'.join(dated)})\d{{2}}:\d{{2}}(?::\d{{2}})?(?: [A-Za-z][\w+-]*)?")
+
+
+_DEADLINE = _deadline_pattern()
 _UNDERLINE = re.compile(r"=+\Z")
 _COUNT_ITEM = re.compile(r"(.+?) (\d+)\Z")
 
@@ -221,7 +226,9 @@ def _escape(text: str) -> str:
     return _NBSP.sub("\u00a0", html.escape(text, quote=False))
 
 
-_NBSP = re.compile(r" (?=[:;!?»])|(?<=«) |(?<=\d) (?=[^\W\d])")  # and « 1 Voleur »
+# before « : ; ! ? », after « and between a count and its word (« 1 Voleur »): each case is
+# the one space, written first so that ``re`` skips from space to space (issue 23)
+_NBSP = re.compile(r" (?:(?=[:;!?»])|(?<=« )|(?<=\d )(?=[^\W\d]))")
 
 
 @functools.lru_cache(maxsize=64)  # one game's names, for every mail of the game
@@ -232,8 +239,11 @@ def _longest_first(names: tuple[str, ...]) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=64)  # one game's names, for every mail of the game
 def _name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    # a whole name only: never the "Ann" of "Anne"
-    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w-])")
+    # a whole name only: never the "Ann" of "Anne". What precedes it is checked after each
+    # name (of that name's width), not before all of them: a pattern whose alternatives start
+    # with their names' letters lets ``re`` skip to the positions starting one (issue 23)
+    whole = (f"{re.escape(n)}(?<![\\w-]{re.escape(n)})" for n in names)
+    return re.compile(f"({'|'.join(whole)})(?![\\w-])")
 
 
 def _bold_names(text: str, names: tuple[str, ...]) -> str:

@@ -230,15 +230,19 @@ def _asked_readers(
     found: list[tuple[CommandSpec, list[PlayerId]]] = []  # specs hold dicts: no hash
     if asked.isdisjoint(_offerable(rules.all_commands, lang, public)):
         return []  # most mails name no command (a tally, a result): no reader's commands asked
-    named: dict[int, tuple[CommandSpec, bool]] = {}  # the readers' specs are mostly shared
+    # the readers' commands are a few sets of verbs (Rules.available_verbs): each set's named
+    # specs are found once, not once per reader of a mail to every player (issue 23)
+    named_among: dict[frozenset[str], list[CommandSpec]] = {}
     for reader in readers:
-        for spec in rules.available(state, reader):
+        verbs = rules.available_verbs(state, reader)
+        specs = named_among.get(verbs) if verbs is not None else None
+        if specs is None:
+            among = rules.available(state, reader) if verbs is None else rules.commands_among(verbs)
+            specs = [spec for spec in among if _named(spec, asked, lang, public)]
+            if verbs is not None:
+                named_among[verbs] = specs
+        for spec in specs:
             # found holds named specs only, no two equal: an unnamed spec is in none
-            known = named.get(id(spec))
-            if known is None or known[0] is not spec:
-                known = named[id(spec)] = (spec, _named(spec, asked, lang, public))
-            if not known[1]:
-                continue
             able = next((who for known, who in found if known is spec), None)
             if able is None:
                 able = next((who for known, who in found if known == spec), None)
