@@ -77,9 +77,10 @@ def lazy_draw_rng(seed: int, ruled: int, scheme: int = SEED_SCHEME) -> random.Ra
 
 
 def idle_rng(seed: int, ruled: int, scheme: int = SEED_SCHEME) -> random.Random:
-    """The generator of the idle policy's draws after a resolution (pbem.games.idle)."""
+    """The generator of the idle policy's draws after a resolution (pbem.games.idle): seeded
+    at its first draw, since only a removal draws (:class:`LazyRandom`)."""
     _check(scheme)
-    return random.Random(f"{seed}:idle:{ruled}")
+    return LazyRandom(f"{seed}:idle:{ruled}")
 
 
 def _check(scheme: int) -> None:

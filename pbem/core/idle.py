@@ -22,9 +22,9 @@ from pbem.core.events import (
     Notice,
     PhaseClosed,
     PlayerDied,
-    RolledBack,
     SeatRemoved,
     VoteSet,
+    rolls_back,
     voided,
 )
 from pbem.core.ids import PlayerId
@@ -126,14 +126,14 @@ class IdleCount:
         if count is None or count.length > len(log):
             return cls.of(log)
         added = log[count.length :]
-        if any(isinstance(e, RolledBack) for e in added):
+        if rolls_back(added):
             return cls.of(log)
         return count.extended(added) if added else count
 
     def extended(self, events: Sequence[Event]) -> IdleCount:
         """The counts once ``events`` are appended to the log (a copy; a rollback among them
         voids earlier events: the caller scans the whole log again instead)."""
-        assert not any(isinstance(e, RolledBack) for e in events)
+        assert not rolls_back(events)
         count = IdleCount(
             dict(self.streak), set(self.out), set(self.spoke), self.length + len(events)
         )
@@ -165,10 +165,13 @@ class IdleCount:
         who = actor if actor is not None else relayed
         if who is not None:
             streak[who] = 0
-        if isinstance(event, PlayerDied | SeatRemoved):
+        if isinstance(event, _OUT):
             out.add(event.player)
             streak.pop(event.player, None)
 
+
+_OUT = (PlayerDied, SeatRemoved)
+"""The events that take a seat out of the count (a tuple: ``A | B`` makes a union each time)."""
 
 _TELLING: dict[type, bool] = {}
 """Event class -> whether :meth:`IdleCount._feed` may read anything in its instances."""

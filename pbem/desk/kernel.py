@@ -58,7 +58,16 @@ class Desk:
 
 
 def is_kernel(event: Event) -> bool:
-    return isinstance(event, KERNEL_EVENTS)
+    """Whether the Table keeps ``event`` out of the rules' fold (a kernel event)."""
+    cls = type(event)
+    kernel = _KERNEL_CLASSES.get(cls)
+    if kernel is None:  # once per event class: isinstance would try the whole tuple each time
+        kernel = _KERNEL_CLASSES[cls] = issubclass(cls, KERNEL_EVENTS)
+    return kernel
+
+
+_KERNEL_CLASSES: dict[type, bool] = {}
+"""Event class -> :func:`is_kernel` of its instances (bounded: the event classes)."""
 
 
 def split(events: Sequence[Event]) -> tuple[list[Event], Desk]:

@@ -26,8 +26,8 @@ from pbem.core.events import (
     Event,
     Notice,
     PhaseClosed,
-    RolledBack,
     SeatRemoved,
+    rolls_back,
 )
 from pbem.core.game import ADMIN, Rules
 from pbem.core.idle import IdleOptions, crossed, idle_streaks
@@ -65,9 +65,9 @@ def idle_events(
     acting = crossed(before, idle, options.idle_act_after)
     warned = [p for p in crossed(before, idle, options.idle_warn_after) if p not in acting]
     events: list[Event] = []
-    for player in warned:
-        if alive(rules, state, player):
-            events.append(_warning(rules, state, player, idle[player]))
+    if warned:  # the state is the same for every warning: its summary is read once
+        living = _living(rules, state)
+        events += [_warning(rules, state, p, idle[p]) for p in warned if p in living]
     for player in acting:
         if rules.outcome(state) is not None or not alive(rules, state, player):
             continue
@@ -75,6 +75,12 @@ def idle_events(
         events += new
         state = rules.fold(new, state)
     return events
+
+
+def _living(rules: Rules[Any], state: Any) -> set[PlayerId]:
+    """The seats still in the game (:func:`pbem.games.removal.alive` for each seat at once)."""
+    seats = rules.summary(state).get("players", [])
+    return {s.get("name") for s in seats if s.get("alive")}
 
 
 def _warning(rules: Rules[Any], state: Any, player: PlayerId, count: int) -> Event:
@@ -157,22 +163,24 @@ def without_mail_to_removed(resolution: Sequence[Event], acts: Sequence[Event]) 
 
 
 def idle_after_close(
-    table: Any, closed: PhaseClosed, resolution: Sequence[Event], now: datetime
+    table: Any,
+    closed: PhaseClosed,
+    resolution: Sequence[Event],
+    now: datetime,
+    after: Any = None,
 ) -> list[Event]:
     """:func:`idle_events` for a :class:`pbem.table.Table` whose phase closes with the marker
-    ``closed`` and the events ``resolution`` (the wiring the Table needs, kept here)."""
+    ``closed`` and the events ``resolution`` (the wiring the Table needs, kept here).
+    ``after``: the state ``resolution`` leads to when the caller folded it (else folded here)."""
     if not closed.awaited:
         return []  # idle_events' own early answer, before any fold or count
-    after = table.rules.fold(resolution, table.state)
+    if after is None:
+        after = table.rules.fold(resolution, table.state)
     # seeded like the Table's own draws (game seed, log length): a recomputed step is identical
     rng = idle_rng(table.setup.seed, len(table.ruled) + len(resolution), table.setup.seed_scheme)
     bench = [str(b["name"]) for b in table.setup.bench]  # the sign-ups' volunteers
     added = [closed, *resolution]
-    counts = (
-        None
-        if any(isinstance(e, RolledBack) for e in added)
-        else table.idle_count().extended(added).counts()
-    )
+    counts = None if rolls_back(added) else table.idle_count().extended(added).counts()
     # the whole log is read only to count it afresh (after a rollback)
     log = [*table.events, *added] if counts is None else ()
     return idle_events(table.rules, log, frozenset(closed.awaited), after, now, rng, bench, counts)

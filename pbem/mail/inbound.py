@@ -21,7 +21,8 @@ import contextlib
 import functools
 import re
 from dataclasses import dataclass
-from email.message import Message
+from email.message import EmailMessage, Message
+from email.policy import compat32
 from email.utils import getaddresses
 
 from pbem.core.commands import Command, CommandSpec, parse_line
@@ -97,29 +98,103 @@ def extract(msg: Message, *, max_lines: int = 60) -> MailText:
     try:
         if max_lines < 0:
             raise MailError(f"max_lines must not be negative, got {max_lines}")
-        subject = strip_subject_prefixes(subject_text(msg))
-        source = text_source(msg)
-        if source is None:
-            return MailText(subject, lines=(), bold=(), truncated=False, html_only=False)
-        part, text, is_html = source
-        if is_html:
-            kept, truncated = _read_part(text, True, max_lines)
-            return MailText(
-                subject=subject,
-                lines=tuple([line.text for line in kept]),
-                bold=tuple(run for line in kept for run in line.bold),
-                truncated=truncated,
-                html_only=True,
-                breaks=tuple([i for i, line in enumerate(kept) if line.after_break]),
-            )
-        reading = _short_plain(text, max_lines) if len(text) <= _SHORT else _plain(text, max_lines)
-        lines, bold, truncated, breaks = reading
-        bold, disagreement = _alternative_bold(msg, part, bold, max_lines)
-        return MailText(subject, lines, bold, truncated, False, disagreement, breaks)
+        inputs = _short_single(msg)
+        if inputs is not None:
+            return _kept_reading(*inputs, max_lines)
+        return _extract(msg, max_lines)
     except MailError:
         raise
     except Exception as exc:
         raise MailError(f"unreadable message: {type(exc).__name__}: {exc}") from exc
+
+
+def _extract(msg: Message, max_lines: int) -> MailText:
+    """:func:`extract`'s reading, raising anything."""
+    subject = strip_subject_prefixes(subject_text(msg))
+    source = text_source(msg)
+    if source is None:
+        return MailText(subject, lines=(), bold=(), truncated=False, html_only=False)
+    part, text, is_html = source
+    if is_html:
+        kept, truncated = _read_part(text, True, max_lines)
+        return MailText(
+            subject=subject,
+            lines=tuple([line.text for line in kept]),
+            bold=tuple(run for line in kept for run in line.bold),
+            truncated=truncated,
+            html_only=True,
+            breaks=tuple([i for i, line in enumerate(kept) if line.after_break]),
+        )
+    reading = _short_plain(text, max_lines) if len(text) <= _SHORT else _plain(text, max_lines)
+    lines, bold, truncated, breaks = reading
+    bold, disagreement = _alternative_bold(msg, part, bold, max_lines)
+    return MailText(subject, lines, bold, truncated, False, disagreement, breaks)
+
+
+_Inputs = tuple[str | None, str | None, str | None, str | None, str, str]
+"""What :func:`_extract` reads of a single-part message: its first raw Subject, Content-Type,
+Content-Disposition and Content-Transfer-Encoding, its payload, its default type."""
+
+
+def _short_single(msg: Message) -> _Inputs | None:
+    """All :func:`_extract` reads of ``msg`` when it is a single-part compat32 message of a
+    few lines (a bot's, a test's) with plain ASCII text headers; None for any other."""
+    payload = msg.__dict__.get("_payload")
+    if (
+        type(msg) not in _PLAIN_CLASSES
+        or msg.policy is not compat32
+        or type(payload) is not str
+        or len(payload) > _SHORT
+    ):
+        return None
+    found: dict[str, str] = {}
+    for name, value in msg.__dict__["_headers"]:  # what raw_items reads
+        low = name.lower()
+        if low in _READ and low not in found:
+            if type(value) is not str or not value.isascii():
+                return None  # a Header object, raw 8-bit: read as it comes
+            found[low] = value
+    get = found.get
+    return (
+        get("subject"),
+        get("content-type"),
+        get("content-disposition"),
+        get("content-transfer-encoding"),
+        payload,
+        msg.get_default_type(),
+    )
+
+
+_READ = frozenset({"subject", "content-type", "content-disposition", "content-transfer-encoding"})
+_PLAIN_CLASSES = (Message, EmailMessage)  # a subclass may read its parts its own way
+
+
+@functools.lru_cache(maxsize=1024)
+def _kept_reading(
+    subject: str | None,
+    content_type: str | None,
+    disposition: str | None,
+    encoding: str | None,
+    payload: str,
+    default_type: str,
+    max_lines: int,
+) -> MailText:
+    """:func:`_extract` of a message made of these, kept: the same few lines (« VOTE Bruno »)
+    come again and again from a game's players, each in a mail of its own (issue 23). The
+    message is built again from what was read of it, so its reading is the general one; a
+    reading is immutable."""
+    msg = Message()
+    msg.set_default_type(default_type)
+    for name, value in (
+        ("Subject", subject),
+        ("Content-Type", content_type),
+        ("Content-Disposition", disposition),
+        ("Content-Transfer-Encoding", encoding),
+    ):
+        if value is not None:
+            msg[name] = value
+    msg.set_payload(payload)
+    return _extract(msg, max_lines)
 
 
 PlainReading = tuple[tuple[str, ...], tuple[str, ...], bool, tuple[int, ...]]

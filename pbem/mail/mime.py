@@ -209,7 +209,10 @@ def raw_headers(msg: Message, name: str) -> list[str]:
     """
     wanted = name.lower()
     values = []
-    for key, value in msg.raw_items():
+    # Message.raw_items is an iterator over a copy of _headers: read in place when it is
+    # Message's own (three headers a mail received, issue 23)
+    items = msg.__dict__["_headers"] if type(msg) in _PLAIN_CLASSES else msg.raw_items()
+    for key, value in items:
         if key.lower() == wanted:
             text = value if type(value) is str else str(value)
             # a printable value has no whitespace but " " (str.isprintable refuses every

@@ -174,7 +174,7 @@ def receive_mail(
     # the state the commands led to is the step's own fold when only the rules' decisions
     # made its events (a judge's service or an early close add events it does not hold)
     after = state
-    if (events and any(is_kernel(e) for e in events)) or (
+    if (events and any(map(is_kernel, events))) or (
         commands and any(c.verb in judge.SERVICES for _l, c in commands)
     ):
         after = None

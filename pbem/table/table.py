@@ -10,11 +10,11 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import Any, Unpack
 
-from pbem.core.absences import excused
+from pbem.core.absences import excused, may_excuse
 from pbem.core.commands import CommandSpec
-from pbem.core.draws import deal_rng, draw_rng
+from pbem.core.draws import deal_rng, lazy_draw_rng
 from pbem.core.errors import CommandError, SetupError
-from pbem.core.events import Event, PhaseClosed, RolledBack
+from pbem.core.events import Event, PhaseClosed, rolls_back
 from pbem.core.game import GameSpec, PlayerSpec, Rules
 from pbem.core.idle import IdleCount
 from pbem.core.ids import PlayerId
@@ -76,6 +76,9 @@ class Table:
         self._pages: MailPages | None = None
         self._idle: IdleCount | None = None
         self._chain: ChainCursor | None = None
+        self._excusing = (0, False)
+        """How many events of the log were read for a cause to excuse an idle seat, and
+        whether one was found (:meth:`counted`: each close asks, the log only grows)."""
         self._genders: tuple[Roster | None, Mapping[str, str]] = (None, {})
         self._thread: tuple[list[Event], int, str] = (self.ruled, 0, "")
         """:attr:`thread` as found over ``ruled``'s first events (a receipt asks it each mail:
@@ -241,15 +244,15 @@ class Table:
         new = list(step.facts) if decoded else [self.rules.codec.decode(e) for e in step.events]
         base = len(self.events)
         self.events.extend(new)
-        if any(isinstance(e, RolledBack) for e in new):
+        if rolls_back(new):
             self._rebuild()
             return
         folded = step.folded if decoded else None
         # folded once already, by the step, from this very state: not again
         after = folded[1] if folded is not None and folded[0] is self.state else None
         for index, event in enumerate(new, base):
-            self.roster = self.roster.evolve(event)
-            if is_kernel(event):
+            if is_kernel(event):  # seat events are kernel events: only they move the roster
+                self.roster = self.roster.evolve(event)
                 self.desk.evolve(index, event)
             else:
                 self.ruled.append(event)
@@ -282,14 +285,23 @@ class Table:
         """Close the phase of deadline ``key`` now, paused or not (``CLORE``, ``APERCU``)."""
         awaited = self.counted(key, now)  # the idle count's fact
         events = self.rules.on_deadline(self.state, key, now, self.rng())
+        after = None
         if events:  # a deadline in a seat's absence moves past it (absence_mode extend)
             events = [*events, *absence_moves(self, events)]
         if events:  # the idle policy's acts are the resolution's own (docs/seats.md)
-            acts = idle_after_close(self, PhaseClosed(key, len(events), awaited), events, now)
+            # the state the resolution leads to, folded once: the idle policy reads it, the
+            # notices' quick actions are checked on it and apply takes it (issue 23); a
+            # resolution holding the desk's own events is left to each to fold as it does
+            if not any(map(is_kernel, events)):
+                after = self.rules.fold(events, self.state)
+            closed = PhaseClosed(key, len(events), awaited)
+            acts = idle_after_close(self, closed, events, now, after)
+            if not all(map(is_kernel, acts)):  # a removal: the rules fold it too
+                after = None
             events = [*without_mail_to_removed(events, acts), *acts]
         if events:  # marked, so that the game master may roll this resolution back
             events = [PhaseClosed(key, len(events), awaited), *events]
-        return chained(self, step_of(self, events, reply=None))
+        return chained(self, step_of(self, events, reply=None, after=after))
 
     def counted(self, key: str, now: datetime) -> tuple[PlayerId, ...]:
         """The seats the rules await as the phase of deadline ``key`` closes at ``now``, less
@@ -300,8 +312,18 @@ class Table:
         due = self.rules.deadlines(self.state).get(key)
         moment = now if due is None else min(now, self.desk.moved(due))
         deadline = None if due is None else (key, due)
-        spared = excused(self.events, awaited, moment, deadline)
+        spared = excused(self.events, awaited, moment, deadline) if self._may_excuse() else {}
         return tuple(sorted(p for p in awaited if p not in spared))
+
+    def _may_excuse(self) -> bool:
+        """:func:`pbem.core.absences.may_excuse` of the log, reading only the events appended
+        since it was last asked (a cause, once in the log, stays: a rollback voids, never
+        removes)."""
+        seen, found = self._excusing
+        if not found and seen < len(self.events):
+            found = may_excuse(self.events[seen:])
+        self._excusing = (len(self.events), found)
+        return found
 
     def chain_cursor(self) -> ChainCursor:
         """The hash chain over the log so far (pbem/record/chain.py), from the seed's
@@ -335,7 +357,8 @@ class Table:
         """The draws of the next resolution (``offset``: events the step already holds)."""
         # the rules' events only: a desk act (a pause, an announcement) does not change what
         # the next resolution draws, and a rolled-back resolution draws the same again
-        return draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
+        # seeded at its first draw: most closes draw nothing (pbem.core.draws.LazyRandom)
+        return lazy_draw_rng(self.setup.seed, len(self.ruled) + offset, self.setup.seed_scheme)
 
     def removal_rng(self) -> random.Random:
         """The draws of a removal by the game master (a Mayor drawn in a removed one's place)."""

@@ -79,7 +79,7 @@ def test_an_admin_remove_request_removes_the_seat_through_the_daemon(tmp_path: P
             SeatRemoved(PlayerId("p4"), "away", "admin@example.test")
         ]
         assert not next(p for p in table.summary()["players"] if p["name"] == "p4")["alive"]
-        rows = game.store.head.table("outbox").all()
+        rows = game.store.outbox()  # the rows not sent yet, their mails as text
         posts = [r for r in rows if r["kind"] == "public" and LIST in str(r["rcpts"])]
         assert sum("p4 leaves the game" in r["raw"] for r in posts) == 1
     finally:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from pbem.core.absences import may_excuse
 from pbem.core.events import AbsenceCancelled, AbsenceDeclared, DeadlineMoved, PhaseClosed
 from pbem.core.idle import idle_streaks
 from tests.desk.desk_game import ADMIN, DeskGame
@@ -196,3 +197,18 @@ def test_every_game_lists_the_absence_options() -> None:
         names = {o.name: o for o in options}
         assert names["absence_days"].default == 7
         assert names["absence_mode"].choices == ("excuse", "extend")
+
+
+def test_an_absence_declared_after_closes_that_found_none_still_excuses() -> None:
+    """The table reads the log for a cause to excuse a seat only once per event (issue 23):
+    an absence declared after closes that found none is found at the next close."""
+    g = DeskGame("lupus-in-tabula", lang="fr")
+    g.deadline()  # night 1 closes (Tuesday 6 January): silent p1 counted, no absence yet
+    assert idle_streaks(g.table.events)["p1"] == 1
+    g.mail("p1", "ABSENCE du 06/01 au 12/01")
+    for _ in range(4):
+        g.deadline()
+        assert g.table._may_excuse() is may_excuse(g.table.events) is True
+    closes = [e for e in g.table.events if isinstance(e, PhaseClosed)][1:]
+    assert closes and all("p1" not in c.awaited for c in closes)
+    assert idle_streaks(g.table.events).get("p1", 0) <= 1

@@ -12,8 +12,8 @@ import pytest
 from pbem.core.commands import parse_line
 from pbem.core.errors import CommandError
 from pbem.games import rules_for
-from pbem.mail import mime
-from pbem.mail.inbound import _plain, extract
+from pbem.mail import inbound, mime
+from pbem.mail.inbound import MailText, _plain, extract
 from pbem.mail.render import Renderer
 from pbem.tools.bots import plain_mail
 
@@ -130,3 +130,33 @@ def test_a_bots_mail_is_read_without_the_stdlibs_header_reads() -> None:
     with mock.patch.object(Message, "get", side_effect=AssertionError("Message.get")):
         found = mime.text_source(msg)
     assert found is not None and found[1:] == ("VOTE Bérénice\n", False)
+
+
+SUBJECTS = [
+    [("Subject", "Re: [village] VOTE Bruno")],
+    [("Subject", "TR: Réf. tr: VOTE Bruno"), ("Subject", "second")],
+    [("Subject", "=?utf-8?q?VOTE_B=C3=A9r=C3=A9nice?=")],
+    [("Subject", "VOTE\n  Bruno  ")],
+]
+
+
+@pytest.mark.parametrize(
+    ("headers", "payload"),
+    SINGLE_PARTS + [(s, b"SONDER Bruno\n") for s in SUBJECTS],
+)
+def test_a_short_single_part_mail_read_again_reads_as_read_afresh(
+    headers: list[tuple[str, str]], payload: str | bytes | None
+) -> None:
+    """A short single-part mail's whole reading is kept, by what is read of it (issue 23): a
+    mail like it, read again, reads as the general reading of the mail itself."""
+
+    def outcome(read: Any) -> Any:
+        try:
+            return read(_single(headers, payload))
+        except Exception as exc:  # the same failure both ways
+            return type(exc).__name__
+
+    fresh = outcome(lambda msg: inbound._extract(msg, 60))
+    first, again = outcome(extract), outcome(extract)
+    assert first == again == (fresh if isinstance(fresh, MailText) else "MailError")
+    assert inbound._kept_reading.cache_info().maxsize == 1024  # bounded
