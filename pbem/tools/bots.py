@@ -7,7 +7,7 @@ writes the command line a person would write and mails it, privately or to the l
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import compat32
@@ -102,11 +102,16 @@ def bot_moves(
                 chosen = sample(rng, names, rng.randint(1, most) if arg.at_most else most)
                 words += chosen
                 targets += chosen
-            elif isinstance(arg, Word):
-                word, spellings = rng.choice(list(arg.choices.items()))
+            elif isinstance(arg, Word):  # rng.choice(list(arg.choices.items())), its draws
+                choices = _choices(arg)
+                below = len(choices)
+                j = randbelow(below) if getrandbits is None else _below(getrandbits, below)
+                word, spellings = choices[j]
                 words.append(spellings[0])
-            elif isinstance(arg, Text):
-                text = rng.choice(_CHAT)
+            elif isinstance(arg, Text):  # rng.choice(_CHAT), its draws
+                below = len(_CHAT)
+                j = randbelow(below) if getrandbits is None else _below(getrandbits, below)
+                text = _CHAT[j]
                 words.append(text)
         line = " ".join(words)
         if len(targets) == 1 and word is None and not text:  # most named moves
@@ -138,6 +143,22 @@ _BARE: dict[str, Command] = {}
 _ALONE: dict[int, tuple[CommandSpec]] = {}
 """A command's id -> the tuple of it alone that bots parse a line against (the tuple holds the
 command, so its id is not another's while kept; at most 256)."""
+
+_CHOICES: dict[int, tuple[Word, tuple[tuple[str, tuple[str, ...]], ...]]] = {}
+"""A word argument's id -> it and its (value, spellings) pairs in order (it is held, so its id
+is not another's while kept; at most 256)."""
+
+
+def _choices(arg: Word) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``tuple(arg.choices.items())``, kept per argument: a Dracula room order draws among
+    the same rooms all game long (``rng.choice`` draws alike from a tuple and a list)."""
+    kept = _CHOICES.get(id(arg))
+    if kept is None or kept[0] is not arg:
+        if len(_CHOICES) >= 256:  # bounded, should a game make its commands anew
+            _CHOICES.clear()
+        kept = _CHOICES[id(arg)] = (arg, tuple(arg.choices.items()))
+    return kept[1]
+
 
 _PLAYED: dict[type, dict[frozenset[str], tuple[CommandSpec, ...]]] = {}
 """Rules class -> its available verbs -> the commands among them a bot sends."""
@@ -177,17 +198,35 @@ def _legal_name(
     favourite: dict[str, PlayerId],
     rng: random.Random,
 ) -> PlayerId:
-    """A name the rules accept for ``verb`` (the shared favourite first), else a random one."""
+    """A name the rules accept for ``verb`` (the shared favourite first), else a random one.
+
+    The candidates are six names drawn as :func:`sample` draws them, every draw made (they
+    move ``rng`` on); which names the later draws pick is worked out only when the first
+    candidate is refused, which is rare (issue 23).
+    """
     channel = _channel(rules, verb)
-    candidates = sample(rng, names, min(6, len(names)))
-    if verb in favourite and rng.random() < 0.7:
-        candidates.insert(0, favourite[verb])
+    n = len(names)
+    k = min(6, n)
+    drawn = _draws(rng, n, k) if n <= _POOLED else None
+    candidates = rng.sample(names, k) if drawn is None else None
+    first = names[drawn[0]] if drawn is not None else candidates[0]  # type: ignore[index]
     allows = rules.allows
-    for name in candidates:
+    if verb in favourite and rng.random() < 0.7:
+        fallback = favourite[verb]  # tried first, and sent should every name be refused
+        if allows(state, actor, _naming(verb, fallback), EPOCH, channel):
+            return fallback
+    else:
+        fallback = first
+    if allows(state, actor, _naming(verb, first), EPOCH, channel):
+        favourite.setdefault(verb, first)
+        return first
+    if candidates is None:
+        candidates = _picked(names, drawn)  # type: ignore[arg-type]
+    for name in candidates[1:]:
         if allows(state, actor, _naming(verb, name), EPOCH, channel):
             favourite.setdefault(verb, name)
             return name
-    return candidates[0]
+    return fallback
 
 
 def _naming(verb: str, name: PlayerId) -> Command:
@@ -215,26 +254,57 @@ def sample(rng: random.Random, names: Sequence[T], k: int) -> list[T]:
     check, which cost a bot's name trial a tenth of its time, nor a frame per draw (issue
     23)."""
     n = len(names)
-    if n > 21 or not 0 <= k <= n:
+    if n > _POOLED or not 0 <= k <= n:
         return rng.sample(names, k)
-    pool = list(names)
-    result: list[T] = []
+    return _picked(names, _draws(rng, n, k))
+
+
+_POOLED = 21
+"""Up to this many names, ``random.Random.sample`` draws any count of them from a copy of the
+list (its ``setsize``), the way :func:`_draws` and :func:`_picked` follow."""
+
+_BITS = tuple(m.bit_length() for m in range(_POOLED + 1))
+"""``m.bit_length()`` for each count of names left in the pool."""
+
+
+def _draws(rng: random.Random, n: int, k: int) -> list[int]:
+    """The draws of ``random.Random.sample`` picking ``k`` of ``n <= 21`` names: an index
+    into the pool left at each pick (``_randbelow(n - i)``), in order."""
+    drawn: list[int] = []
     if _plain(rng):  # random.Random's randbelow, its loop written out
         getrandbits = rng.getrandbits
-        for i in range(k):
-            m = n - i
-            bits = m.bit_length()
+        for m in range(n, n - k, -1):
+            bits = _BITS[m]
             j = getrandbits(bits)
             while j >= m:
                 j = getrandbits(bits)
-            result.append(pool[j])
-            pool[j] = pool[m - 1]
-        return result
+            drawn.append(j)
+        return drawn
     randbelow = rng._randbelow  # type: ignore[attr-defined]
-    for i in range(k):
-        j = randbelow(n - i)
+    for m in range(n, n - k, -1):
+        drawn.append(randbelow(m))
+    return drawn
+
+
+def _below(getrandbits: Callable[[int], int], n: int) -> int:
+    """``random.Random._randbelow(n)`` of a plain ``random.Random`` (:func:`_plain`): the
+    same draws, one frame instead of ``choice``'s two."""
+    bits = n.bit_length()
+    j = getrandbits(bits)
+    while j >= n:
+        j = getrandbits(bits)
+    return j
+
+
+def _picked(names: Sequence[T], drawn: Sequence[int]) -> list[T]:
+    """The names :func:`_draws`'s indices pick: each picked name's place in the pool is
+    filled by the pool's last name, as ``random.Random.sample`` does."""
+    pool = list(names)
+    last = len(pool) - 1
+    result: list[T] = []
+    for i, j in enumerate(drawn):
         result.append(pool[j])
-        pool[j] = pool[n - i - 1]
+        pool[j] = pool[last - i]
     return result
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from pbem.balance.fastgame import RulesGame, moves_of
-from pbem.core.commands import Command, parse_line
+from pbem.core.commands import Command, CommandSpec, Player, Word, parse_line
 from pbem.core.ids import PlayerId
 from pbem.tools import bots
 from pbem.tools.bots import sample
@@ -53,3 +53,62 @@ def test_a_kept_trial_is_the_command_made_fresh() -> None:
         assert bots._naming(verb, name) == Command(verb, (name,))
         assert len(bots._NAMING) <= bots._NAMING_MOST
     assert bots._naming("vote", PlayerId("p1")) is bots._naming("vote", PlayerId("p1"))
+
+
+def test_a_kept_word_list_is_the_words_choices() -> None:
+    """A Dracula room order draws among its word's choices kept per argument (bounded): the
+    same pairs, in the same order, as the word's own mapping gives them."""
+    rooms = Word({"bal": ("SALLE DE BAL",), "cave": ("CAVE",), "tour": ("TOUR",)})
+    assert bots._choices(rooms) == tuple(rooms.choices.items())
+    assert bots._choices(rooms) is bots._choices(rooms)
+    for n in range(300):
+        other = Word({f"w{n}": (f"W{n}",)})
+        assert bots._choices(other) == ((f"w{n}", (f"W{n}",)),)
+        assert len(bots._CHOICES) <= 256
+    assert bots._choices(rooms) == tuple(rooms.choices.items())
+
+
+class _Accepting:
+    """Rules that accept exactly the names in ``accepted`` (only ``allows`` is asked)."""
+
+    all_commands = (CommandSpec("vote", ("VOTE",), ("VOTE",), (Player(),), public=True),)
+
+    def __init__(self, accepted: set[PlayerId]) -> None:
+        self.accepted = accepted
+
+    def allows(self, state: object, actor: PlayerId, command: Command, *_: object) -> bool:
+        return command.targets[0] in self.accepted
+
+
+def _legal_name_as_sampled(
+    rules: _Accepting, names: list[PlayerId], favourite: dict[str, PlayerId], rng: random.Random
+) -> PlayerId:
+    """The bots' name trial written plainly: six names sampled, the favourite first."""
+    candidates = rng.sample(names, min(6, len(names)))
+    if "vote" in favourite and rng.random() < 0.7:
+        candidates.insert(0, favourite["vote"])
+    for name in candidates:
+        if rules.allows(None, PlayerId("a"), Command("vote", (name,))):
+            favourite.setdefault("vote", name)
+            return name
+    return candidates[0]
+
+
+def test_a_name_trial_draws_and_picks_as_a_full_sample() -> None:
+    """The name trial works out the later candidates only when the first is refused (issue
+    23); it draws what the full sample draws and picks the name it would pick."""
+    for n in (1, 3, 6, 13, 21, 25):
+        names = [PlayerId(f"p{i}") for i in range(n)]
+        for seed in range(40):
+            accepted = set(random.Random(-seed).sample(names, seed % (n + 1)))
+            rules = _Accepting(accepted)
+            mine, theirs = random.Random(seed), random.Random(seed)
+            kept: dict[str, PlayerId] = {}
+            plain: dict[str, PlayerId] = {}
+            if seed % 3:
+                kept["vote"] = plain["vote"] = names[seed % n]
+            for _ in range(4):
+                got = bots._legal_name(rules, None, PlayerId("a"), "vote", names, kept, mine)  # type: ignore[arg-type]
+                assert got == _legal_name_as_sampled(rules, names, plain, theirs), (n, seed)
+                assert kept == plain
+                assert mine.getstate() == theirs.getstate()
