@@ -75,6 +75,24 @@ KNOWLEDGE: Mapping[str, Knowledge] = {
 }
 
 
+class _Seen:
+    """The players as one round's state shows them (``Rules.summary``): each one's card and
+    camp, and who is alive."""
+
+    __slots__ = ("alive", "role", "team")
+
+    def __init__(self, players: Sequence[Mapping[str, Any]]) -> None:
+        self.role: dict[PlayerId, str] = {}
+        self.team: dict[PlayerId, str] = {}
+        self.alive: list[PlayerId] = []
+        for player in players:
+            name = PlayerId(player["name"])
+            self.role[name] = str(player["role"])
+            self.team[name] = str(player["team"])
+            if player["alive"]:
+                self.alive.append(name)
+
+
 class InformedBots:
     """The informed bots of one game (one instance a game: it remembers what was probed)."""
 
@@ -82,15 +100,15 @@ class InformedBots:
         self.knowledge = KNOWLEDGE[game]
         self.probed: dict[PlayerId, list[PlayerId]] = {}
         self.saved: set[PlayerId] = set()
+        scan = {self.knowledge.scan} if self.knowledge.scan else set()
+        self.informed = self.knowledge.aimed | self.knowledge.accuse | scan
+        """The verbs whose target a role's knowledge may change."""
 
     def __call__(
         self, rules: Rules[Any], state: Any, players: Sequence[PlayerSpec], rng: random.Random
     ) -> Iterator[BotMove]:
         know = self.knowledge
-        summary = rules.summary(state)["players"]
-        role = {PlayerId(p["name"]): str(p["role"]) for p in summary}
-        team = {PlayerId(p["name"]): str(p["team"]) for p in summary}
-        alive = [PlayerId(p["name"]) for p in summary if p["alive"]]
+        seen: _Seen | None = None  # read at the round's first move that needs it
         for move in bot_moves(rules, state, players, rng):
             actor = move.player.name
             if know.save and actor not in self.saved:
@@ -103,6 +121,12 @@ class InformedBots:
             if command is None or len(command.targets) != 1:
                 yield move
                 continue
+            if command.verb not in self.informed:
+                yield move  # nothing the role knows bears on it (none of Dracula's verbs)
+                continue
+            if seen is None:
+                seen = _Seen(rules.summary(state)["players"])
+            role, team, alive = seen.role, seen.team, seen.alive
             circle = next((c for c in know.circles if role.get(actor) in c), frozenset())
             partners = {p for p in alive if role.get(p) in circle} if circle else set()
             found = [t for t in self.probed.get(actor, ()) if team.get(t) == know.hostile]

@@ -7,8 +7,9 @@ from typing import Any
 
 from pbem.balance.fastgame import RulesGame, play_rules
 from pbem.balance.informed import InformedBots
-from pbem.tools.bots import BotMove
+from pbem.tools.bots import BotMove, bot_moves
 from pbem.tools.demo import demo_setup
+from pbem.tools.simulate import EPOCH
 
 
 class Recording(InformedBots):
@@ -66,3 +67,37 @@ def test_the_witch_saves_the_first_victim() -> None:
         )
         assert len(bots.saved) <= 1
     assert saves > 0
+
+
+def test_the_players_are_read_only_for_a_move_the_knowledge_bears_on() -> None:
+    """DRA-003: a Dracula bot knows nobody's card, so its informed bots play the random legal
+    bots' moves and never read the summary (issue 23: it was read at every round); a Lupus
+    round reads it once at most, however many wolves and seers move."""
+    assert _most_reads_a_round("dracula", 13, same_as_random=True) == 0
+    assert _most_reads_a_round("lupus-in-tabula", 16, same_as_random=False) == 1
+
+
+def _most_reads_a_round(game: str, players: int, *, same_as_random: bool) -> int:
+    played = RulesGame.new(demo_setup(game, players, 3, "fr"))
+    rules = played.rules
+    reads: list[int] = []
+
+    class Counting(type(rules)):  # type: ignore[misc]
+        def summary(self, state: Any) -> dict[str, Any]:
+            reads[-1] += 1
+            return super().summary(state)  # type: ignore[no-any-return]
+
+    played.rules = Counting()
+    bots, rng, plain_rng = InformedBots(game), random.Random(3), random.Random(3)
+    while not played.finished and played.deadlines():
+        reads.append(0)
+        state = played.state
+        moves = list(bots(played.rules, state, played.setup.players, rng))
+        if same_as_random:
+            assert moves == list(bot_moves(rules, state, played.setup.players, plain_rng))
+        for move in moves:
+            played.move(move, EPOCH)
+        key, when = min(played.deadlines().items(), key=lambda kv: kv[1])
+        played.close(key, when)
+    assert len(reads) > 5
+    return max(reads)
