@@ -135,8 +135,7 @@ class RulesGame:
             except CommandError:
                 new = []
             if new:
-                # pbem.table.commands.stamp_votes: each vote stamped with its arrival time
-                new = [quick_replace(e, at=now) if type(e) is VoteSet else e for e in new]
+                new = _stamped(new, now)
                 ruled += new
                 state = fold(rules, new, state)
         early = rules.ready_to_close(state)
@@ -177,6 +176,16 @@ class RulesGame:
         self.events += events
         self.ruled += events
         self.state = fold(self.rules, events, before)
+
+
+def _stamped(events: list[Event], now: datetime) -> list[Event]:
+    """``events``, each vote stamped with its arrival time, as
+    :func:`pbem.table.commands.stamp_votes` stamps it; most decisions are one event, whose
+    list is kept when it is not a vote."""
+    if len(events) == 1:
+        event = events[0]
+        return [quick_replace(event, at=now)] if type(event) is VoteSet else events
+    return [quick_replace(e, at=now) if type(e) is VoteSet else e for e in events]
 
 
 _RULES: dict[str, Rules[Any]] = {}

@@ -5,19 +5,22 @@ through the rules alone, end in the same state and the same rules' log, for all 
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from pbem.balance.fastgame import RulesGame, moves_of, play_rules
+from pbem.balance.fastgame import RulesGame, _stamped, moves_of, play_rules
 from pbem.core.commands import Command, Player
 from pbem.core.errors import CommandError
+from pbem.core.events import ActionSet, PlayerDied, VoteSet
 from pbem.core.folded import recall
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
 from pbem.games.chasse.rules import ChasseAuxSorcieres
 from pbem.games.loupgarou.rules import LoupGarou
 from pbem.table import Table
+from pbem.table.commands import stamp_votes
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup, play
 from pbem.tools.simulate import EPOCH
 
@@ -156,3 +159,18 @@ def test_a_recalled_close_is_the_fresh_fold() -> None:
             assert known == rules.fold(events, before), key
         fast.close(key, now)
     assert recalled >= 10
+
+
+def test_the_fast_path_stamps_votes_as_the_table_does() -> None:
+    """The fast path stamps a command's votes as :func:`pbem.table.commands.stamp_votes`
+    does (the one-event list kept when it holds no vote), so both logs hold the same votes."""
+    now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    vote = VoteSet("day", PlayerId("a"), PlayerId("b"), 3)
+    action = ActionSet(PlayerId("a"), "kill", (PlayerId("b"),))
+    death = PlayerDied(PlayerId("b"), "wolves")
+    for events in ([vote], [action], [action, vote], [vote, death, vote], [death, action]):
+        got = _stamped(list(events), now)
+        assert got == stamp_votes(events, now)
+        assert [type(e) for e in got] == [type(e) for e in events]
+    single = [action]
+    assert _stamped(single, now) is single
