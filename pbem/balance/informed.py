@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.commands import Command
 from pbem.core.errors import CommandError
+from pbem.core.frozen import replace
 from pbem.core.game import PlayerSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.tools.bots import BotMove, bot_moves
