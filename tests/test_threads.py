@@ -13,14 +13,23 @@ from collections.abc import Sequence
 from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from pbem.daemon.config import ConfigError, load
+from pbem.mail import threads
 from pbem.mail.envelope import TEST_ID_KEY, build, digest, id_game, id_kind, message_id
 from pbem.mail.forwarded import private_mail_in
 from pbem.mail.render import Renderer
-from pbem.mail.threads import Addressing, display_name, dress, phase_of, thread_game
+from pbem.mail.threads import (
+    Addressing,
+    display_name,
+    dress,
+    phase_of,
+    thread_game,
+    thread_subject,
+)
 from pbem.table import Outgoing, Table
 from pbem.tools.simulate import EPOCH
 
@@ -394,3 +403,34 @@ def test_quick_actions_answer_in_the_thread_and_name_the_game() -> None:
     wanted = "subject=Re%3A%20%5Bvillage1%5D%20Nuit%201%20et%20jour%201%20%28priv%C3%A9%29"
     assert page.count(wanted) >= 2 and "Lupus%20in%20Tabula" not in page
     assert "<title>[village1] Nuit 1 et jour 1 (privé)</title>" in page
+
+
+def test_a_threads_subject_is_rendered_once_and_reads_as_rendered_fresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every mail of a thread has one Subject (issue 15): rendered once per distinct phase,
+    language and game while the renderer keeps it (issue 23), the words a fresh render gives;
+    the quick actions' ``subject=`` alike."""
+    renderer, fresh = Renderer(), Renderer()
+    rendered: list[str] = []
+    text = renderer.text
+
+    def counted(template: str, lang: str, params: object) -> str:
+        rendered.append(template)
+        return text(template, lang, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(renderer, "text", counted)
+    keys = ("night-1", "day-2", "round-1-day-3", "round-2-final", "opening")
+    phases = [phase_of(f"g1/{key}") for key in keys]
+    for _ in range(3):
+        for phase in phases:
+            assert phase is not None
+            for lang in ("fr", "en"):
+                for private in (False, True):
+                    kept = thread_subject(renderer, lang, "g1", phase, private=private)
+                    assert kept == thread_subject(fresh, lang, "g1", phase, private=private)
+    assert len(rendered) == len(phases) * 2 * 2
+    for subject in ("[g1] Nuit 1", "Re: [g1] Jour 2 (privé)", "RE: x & y?=", "é/ü #1"):
+        for _ in range(2):
+            link = threads._subject_link(subject)
+            assert link == f"subject={quote(threads._re(subject), safe='')}"

@@ -23,6 +23,7 @@ Pure: the daemon calls :func:`dress` on each engine ``Outgoing`` before building
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
 import re
 from collections.abc import Iterable, Sequence
@@ -43,9 +44,10 @@ DEFAULT_FROM_NAME = "MJ {game}"
 
 
 class Renders(Protocol):
-    """The renderer's method this module uses (pbem.mail.render.Renderer)."""
+    """The renderer's methods this module uses (pbem.mail.render.Renderer)."""
 
     def text(self, template: str, lang: str, params: Any) -> str: ...
+    def text_kept(self, template: str, lang: str, params: Any) -> str: ...
 
 
 class Mail(Protocol):
@@ -138,7 +140,9 @@ def thread_subject(renderer: Renders, lang: str, game: str, phase: Phase, *, pri
         "round": phase.round or 0,
         "private": private,
     }
-    return " ".join(renderer.text("common/thread", lang, params).split())
+    # every mail of a thread has this Subject: rendered once while the renderer keeps it
+    # (plain params, a bounded store: Renderer.text_kept), not once per mail (issue 23)
+    return " ".join(renderer.text_kept("common/thread", lang, params).split())
 
 
 _TAG = re.compile(r"\[[^\]\n]*\]\s*")
@@ -259,9 +263,15 @@ def with_subject(page: str, old: str, new: str) -> str:
     answer they write stays in the thread and names the game."""
     if not page or old == new:
         return page
-    before, after = (f"subject={quote(_re(s), safe='')}" for s in (old, new))
-    page = page.replace(before, after)
+    page = page.replace(_subject_link(old), _subject_link(new))
     return page.replace(f"<title>{html.escape(old)}</title>", f"<title>{html.escape(new)}</title>")
+
+
+@functools.lru_cache(maxsize=512)
+def _subject_link(subject: str) -> str:
+    """The ``subject=`` of a quick action's ``mailto:`` link answering ``subject``: a few
+    Subjects recur in every mail of a game, quoted once while they do (issue 23)."""
+    return f"subject={quote(_re(subject), safe='')}"
 
 
 def _re(subject: str) -> str:

@@ -14,8 +14,8 @@ from pbem.core.events import (
     Notice,
     ObserverJoined,
     ObserverLeft,
-    RolledBack,
     Substituted,
+    rolls_back,
 )
 from pbem.core.game import ADMIN, PlayerSpec
 from pbem.core.ids import PlayerId
@@ -82,6 +82,11 @@ def reply_mail(
     )
 
 
+_OBSERVERS = (ObserverJoined, ObserverLeft)
+"""The game master's decisions on observers (a tuple: ``isinstance`` with a union is slower,
+and every event of a step is asked)."""
+
+
 def step_of(
     table: Table,
     events: Sequence[Event],
@@ -102,7 +107,7 @@ def step_of(
     # the state the step leads to: the one its prompts' quick actions are for
     for index, event in enumerate(events):
         if isinstance(event, Notice):
-            if after is None and not any(isinstance(e, RolledBack) for e in events):
+            if after is None and not rolls_back(events):
                 after = table.rules.fold((e for e in events if not is_kernel(e)), table.state)
             outgoing += notice_mails(table, event, f"{table.game_id}/{base + index}", after)
         elif isinstance(event, Substituted):  # issue 13: the list, the packet, a goodbye
@@ -110,7 +115,7 @@ def step_of(
             outgoing += handover_mails(table, event, history, f"{table.game_id}/{base + index}")
         elif isinstance(event, AddressChanged):  # issue 25: the old address told, the new one
             outgoing += changed_mails(table, event, f"{table.game_id}/{base + index}")
-        elif isinstance(event, ObserverJoined | ObserverLeft):  # the game master decided
+        elif isinstance(event, _OBSERVERS):  # the game master decided
             outgoing += observer.event_mails(table, event, f"{table.game_id}/{base + index}")
     facts = tuple(events)
     folded = None if after is None else (table.state, after)
@@ -133,9 +138,8 @@ def notice_mails(table: Table, notice: Notice, key: str, after: Any = None) -> l
     pages = table.pages  # the pages are made when first read (pbem.table.step.LazyPage)
     if notice.public:
         subject, body = table.renderer.mail(notice.template, lang, params)
-        everyone = tuple(PlayerId(p.name) for p in table.setup.players)
         to = (table.setup.list_address,)
-        html = _prompt(pages, subject, body, lang, after, everyone, public=True)
+        html = _prompt(pages, subject, body, lang, after, table.setup.seats, public=True)
         return [Outgoing(key, to, True, subject, body, None, thread, html=html)]
     mails = []
     # one text per language when the template never reads its reader's ``name`` (or the

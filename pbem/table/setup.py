@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from pbem.core.draws import SCHEMES
@@ -42,6 +43,12 @@ class TableSetup:
     """Volunteers beyond the seats (``pbem open-game``'s sign-ups, pbem.signup): each a
     ``name``, ``email`` and optional ``pronoun``/``lang``, in the order they signed up; the
     substitutes a seat may be handed to."""
+
+    @cached_property
+    def seats(self) -> tuple[PlayerId, ...]:
+        """Every seat, in the setup's order: the readers of each public notice's page (made
+        once, not per notice)."""
+        return tuple(PlayerId(p.name) for p in self.players)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> TableSetup:

@@ -15,6 +15,7 @@ from pbem.core.commands import CommandSpec
 from pbem.core.draws import deal_rng, lazy_draw_rng
 from pbem.core.errors import CommandError, SetupError
 from pbem.core.events import Event, PhaseClosed, rolls_back
+from pbem.core.folded import recall
 from pbem.core.game import GameSpec, PlayerSpec, Rules
 from pbem.core.idle import IdleCount
 from pbem.core.ids import PlayerId
@@ -292,8 +293,11 @@ class Table:
             # the state the resolution leads to, folded once: the idle policy reads it, the
             # notices' quick actions are checked on it and apply takes it (issue 23); a
             # resolution holding the desk's own events is left to each to fold as it does
+            # the rules that resolve in a batch folded it already (pbem.core.folded)
             if not any(map(is_kernel, events)):
-                after = self.rules.fold(events, self.state)
+                after = recall(events, self.state)
+                if after is None:
+                    after = self.rules.fold(events, self.state)
             closed = PhaseClosed(key, len(events), awaited)
             acts = idle_after_close(self, closed, events, now, after)
             if not all(map(is_kernel, acts)):  # a removal: the rules fold it too

@@ -137,15 +137,20 @@ def test_the_verbs_kept_per_key_are_those_worked_out(game: str) -> None:
     assert checked > 1000
 
 
-def test_a_recalled_close_is_the_fresh_fold() -> None:
-    """A Lupus setup's and close's events are folded once, as the rules build them
+@pytest.mark.parametrize(
+    ("game", "closes"), [("lupus-in-tabula", 10), ("loup-garou", 3)], ids=["lupus", "loupgarou"]
+)
+def test_a_recalled_close_is_the_fresh_fold(game: str, closes: int) -> None:
+    """A Lupus setup's and close's events, and a Loup-Garou day's close (LG-250..LG-256:
+    the lynch, then the night, LG-210), are folded once, as the rules build them
     (pbem.games.village.state.Batch): the state the fast path recalls instead of folding
-    them again is the state a fresh fold of the same events gives (LUP-114: a close reads
-    its deaths' state before the victory check)."""
-    fast = RulesGame.new(demo_setup("lupus-in-tabula", 16, 3, "fr"))
+    them again is the state a fresh fold of the same events gives (LUP-114, LG-256: a close
+    reads its deaths' state before the victory check)."""
+    fast = RulesGame.new(demo_setup(game, 16, 3, "fr"))
     rules = fast.rules
-    setup = recall(fast.ruled, rules.new_state())
-    assert setup == rules.fold(fast.ruled) == fast.state
+    if game == "lupus-in-tabula":
+        setup = recall(fast.ruled, rules.new_state())
+        assert setup == rules.fold(fast.ruled) == fast.state
     rng, now, recalled = random.Random(3), EPOCH, 0
     while not fast.finished and fast.deadlines():
         for move in list(moves_of(fast, rng)):
@@ -158,7 +163,7 @@ def test_a_recalled_close_is_the_fresh_fold() -> None:
             recalled += 1
             assert known == rules.fold(events, before), key
         fast.close(key, now)
-    assert recalled >= 10
+    assert recalled >= closes
 
 
 def test_the_fast_path_stamps_votes_as_the_table_does() -> None:

@@ -557,3 +557,19 @@ def test_bad_option_values_refused() -> None:
         LG(options={"wolves_tie_fallback": "maybe"})
     with pytest.raises(SetupError, match="unknown option"):
         LG(options={"no_such_option": True})
+
+
+def test_changed_kill_vote_moves_to_the_end_of_the_arrival_order() -> None:
+    """LG-603, LG-512: a new TUER replaces the wolf's previous one and counts as arriving
+    last; the pending orders read in arrival (sequence) order without a sort."""
+    g = LG()
+    g.to_night1()
+    g.send("alice", "TUER ivan")
+    g.send("bob", "TUER judy")
+    g.send("alice", "TUER judy")
+    kills = g.state.actions_of("kill")
+    assert [(a.actor, a.targets) for a in kills] == [("bob", ("judy",)), ("alice", ("judy",))]
+    by_seq = sorted(g.state.actions.values(), key=lambda entry: entry[0])
+    assert [a for _, a in by_seq if a.verb == "kill"] == kills
+    g.deadline("council")
+    assert g.state.victim == "judy"

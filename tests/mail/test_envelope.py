@@ -139,6 +139,23 @@ def test_field_is_the_policys_folding(name: str, value: str) -> None:
     assert outcome(_field) == outcome(_WIRE.fold_binary)
 
 
+@settings(max_examples=300, deadline=None)
+@given(stem=st.text(alphabet="0123456789abcdef", min_size=envelope._STEM, max_size=envelope._STEM))
+def test_an_html_mails_leading_headers_are_the_policys_folding(stem: str) -> None:
+    """The multipart/alternative Content-Type line (79 columns: folded) is written from a
+    folding done once (issue 23): the same bytes as the email library's folder gives for any
+    boundary stem, and as build's header of a mail whose stem is that of its Message-ID."""
+    value = f'multipart/alternative; boundary="=_pbem_{stem}"'
+    expected = _WIRE.fold_binary("Content-Type", value) + b"MIME-Version: 1.0\r\n"
+    assert envelope._alternative(b"", "<p>x</p>", stem)[0] == expected
+    mid, raw = build(
+        key=stem, sender="moderator@example.test", to=("a@example.test",), subject="s",
+        body="b", date=DATE, html="<p>x</p>", id_key=TEST_ID_KEY,
+    )  # fmt: skip
+    own = f'multipart/alternative; boundary="=_pbem_{mid[1 : 1 + envelope._STEM]}"'
+    assert raw.startswith(_WIRE.fold_binary("Content-Type", own) + b"MIME-Version: 1.0\r\n")
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_build_parses_back_to_the_same_message(case: dict[str, object]) -> None:
     to = ("alice@example.test", "Zoe <zoe@example.test>")

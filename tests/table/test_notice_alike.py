@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.core.events import private
+import pytest
+
+from pbem.core.events import Notice, private
 from pbem.core.ids import PlayerId
 from pbem.mail.render import Renderer
 from pbem.table import Table
+from pbem.table.mailpages import MailPages
 from pbem.table.mails import notice_mails
 from pbem.tools.demo import demo_setup
 from pbem.tools.simulate import EPOCH
@@ -54,3 +57,27 @@ def test_a_template_that_includes_another_may_read_anything() -> None:
     assert not renderer.reads("lupus/wolves_victim", "fr", "name")
     assert renderer.reads("lupus/masons", "fr", "name")
     assert renderer.reads("dracula/dusk", "en", "name")  # it imports the role macros
+
+
+def test_a_public_notices_page_is_for_every_seat_named_once_per_setup(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The readers of a public notice's page (its quick actions, LUP-400's votes) are every
+    seat in the setup's order; the tuple is made once per setup, not per notice (issue 23)."""
+    table, step = Table.new(demo_setup("lupus-in-tabula", 8, 1, "fr"), EPOCH, Renderer())
+    table.apply(step)
+    seats = table.setup.seats
+    assert seats == tuple(PlayerId(p.name) for p in table.setup.players)
+    assert table.setup.seats is seats
+    asked: list[tuple[PlayerId, ...]] = []
+    prompt = MailPages.prompt
+
+    def spy(self: MailPages, *args: Any, **kwargs: Any) -> str:
+        asked.append(args[4])
+        return prompt(self, *args, **kwargs)
+
+    monkeypatch.setattr(MailPages, "prompt", spy)
+    notice = next(e for e in table.events if isinstance(e, Notice) and e.public)
+    for mail in notice_mails(table, notice, "k", table.state):
+        assert isinstance(mail.html, str)
+    assert asked == [seats]

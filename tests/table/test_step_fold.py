@@ -108,3 +108,49 @@ def idle_acts(step: Step) -> bool:
         or (isinstance(e, DeskNotice) and e.template in ("seats/idle_ask", "seats/idle_offer"))
         for e in step.facts
     )
+
+
+@pytest.mark.parametrize("game", ["lupus-in-tabula", "dracula"])
+def test_a_close_the_rules_folded_as_they_resolved_is_recalled_not_refolded(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resolution the rules folded in a batch (Lupus's night and votes, LUP-300, LUP-400;
+    Dracula's night) is not folded again by the table (pbem.core.folded, issue 23): the state
+    it recalls is the one a fresh fold of the close's events builds."""
+    table, step = Table.new(demo_setup(game, 0, 4, "fr"), EPOCH)
+    rules = type(table.rules)
+    real_close, real_fold, real_on_deadline = Table.close, rules.fold, rules.on_deadline
+    deciding: list[bool] = []
+    refolded: list[int] = []
+    recalled: list[Step] = []
+
+    def fold(self: object, *args: object) -> object:
+        if deciding and not deciding[-1]:
+            refolded[-1] += 1
+        return real_fold(self, *args)  # type: ignore[arg-type]
+
+    def on_deadline(self: object, *args: object) -> object:
+        deciding.append(True)
+        try:
+            return real_on_deadline(self, *args)  # type: ignore[arg-type]
+        finally:
+            deciding.pop()
+
+    def close(self: Table, key: str, now: object) -> Step:
+        refolded.append(0)
+        deciding.append(False)
+        made = real_close(self, key, now)  # type: ignore[arg-type]
+        deciding.pop()
+        if made.folded is not None and not refolded[-1]:
+            recalled.append(made)
+            ruled = [e for e in made.facts if not is_kernel(e)]
+            assert made.folded[1] == real_fold(self.rules, ruled, self.state)
+        return made
+
+    monkeypatch.setattr(Table, "close", close)
+    monkeypatch.setattr(rules, "fold", fold)
+    monkeypatch.setattr(rules, "on_deadline", on_deadline)
+    table.apply(step)
+    play(table, random.Random(4))
+    assert recalled  # the nights at least: the rules' own fold, taken
+    assert table.state == table.rules.fold(table.ruled)

@@ -20,9 +20,9 @@ from pbem.games.loupgarou.state import (
     PowersLost,
     SashOpened,
     evolve,
-    evolve_all,
     iso,
 )
+from pbem.games.village.state import Batch
 from pbem.games.village.voting import plurality, tally_params, vote_and_tally
 
 
@@ -30,18 +30,16 @@ def close_day(state: LoupGarouState, now: datetime, rng: random.Random) -> list[
     """LG-250, LG-251, LG-742: the final tally, then the tie-break or the lynch."""
     o = state.options
     thread = f"day-{state.number}"
-    events: list[Event] = []
-    s = state
-    if s.sash_holder is not None:  # LG-D31: never a tie-break without a Mayor
-        drawn = election.draw_successor(s, rng)
-        events += drawn
-        s = evolve_all(drawn, s)
+    batch = Batch(state, evolve)
+    if state.sash_holder is not None:  # LG-D31: never a tie-break without a Mayor
+        batch.add(*election.draw_successor(state, rng))
+    s = batch.state
     votes = {v: t for v, t in s.votes.items() if s.seat(v).alive and s.seat(t).alive}
     top = plurality(votes)
     mayor = s.mayor if s.mayor is not None and s.seat(s.mayor).alive else None
     tie = len(top) > 1 and mayor is not None
     end = now + o.mayor_tiebreak_window
-    events.append(
+    batch.add(
         public(
             "loupgarou/final_tally",
             thread,
@@ -54,7 +52,7 @@ def close_day(state: LoupGarouState, now: datetime, rng: random.Random) -> list[
     )
     if tie and mayor is not None:  # LG-527, LG-D32
         tied = tuple(p for p in s.order if p in top)
-        events += [
+        batch.add(
             LynchTied(tied),
             PhaseStarted("tiebreak", s.number, {"tiebreak": end}),
             private(
@@ -64,40 +62,40 @@ def close_day(state: LoupGarouState, now: datetime, rng: random.Random) -> list[
                 tied=list(tied),
                 deadline=iso(end),
             ),
-        ]
-        return events
-    if len(top) > 1:  # no living Mayor at all (cannot happen with a living player)
-        return events + lynch(s, rng.choice(top), "draw", now)
-    return events + lynch(s, top[0] if top else None, "majority" if top else "none", now)
+        )
+    elif len(top) > 1:  # no living Mayor at all (cannot happen with a living player)
+        lynch(batch, rng.choice(top), "draw", now)
+    else:
+        lynch(batch, top[0] if top else None, "majority" if top else "none", now)
+    return batch.events
 
 
 def close_tiebreak(state: LoupGarouState, now: datetime, rng: random.Random) -> list[Event]:
     """LG-D32: no answer -> the tied player the Mayor voted for, else a draw."""
     own = state.votes.get(state.mayor) if state.mayor else None
     living = [p for p in state.tied if state.seat(p).alive]  # one may have been removed
+    batch = Batch(state, evolve)
     if own in living:
-        return lynch(state, own, "mayor_vote", now)
-    if not living:  # every tied player was removed meanwhile (docs/seats.md)
-        return lynch(state, None, "removed", now)
-    return lynch(state, rng.choice(living), "draw", now)
+        lynch(batch, own, "mayor_vote", now)
+    elif not living:  # every tied player was removed meanwhile (docs/seats.md)
+        lynch(batch, None, "removed", now)
+    else:
+        lynch(batch, rng.choice(living), "draw", now)
+    return batch.events
 
 
 def lynch(
-    state: LoupGarouState, designated: PlayerId | None, how: str, now: datetime
-) -> list[Event]:
-    """LG-252..LG-256: idiot, grief, the Ancien, the announcement, checkpoint (b)."""
-    o = state.options
-    thread = f"day-{state.number}"
-    events: list[Event] = []
-    s = state
-
-    def emit(*new: Event) -> None:
-        nonlocal s
-        for event in new:
-            s = evolve(s, event)
-            events.append(event)
-
-    emit(LynchDecided(s.number, designated, how))
+    batch: Batch[LoupGarouState], designated: PlayerId | None, how: str, now: datetime
+) -> None:
+    """LG-252..LG-256: idiot, grief, the Ancien, the announcement, checkpoint (b); added to
+    ``batch``, which folds them as they come (the fast path then recalls that fold instead of
+    folding them again, issue 23)."""
+    emit = batch.add
+    s = batch.state
+    o = s.options
+    thread = f"day-{s.number}"
+    start = len(batch.events)
+    s = emit(LynchDecided(s.number, designated, how))
     idiot = False
     if designated is not None:
         mayor = s.mayor if s.mayor is not None and s.seat(s.mayor).alive else None
@@ -108,18 +106,18 @@ def lynch(
             and designated != mayor  # LG-448
         ):  # LG-252, LG-445..LG-447
             idiot = True
-            emit(IdiotRevealed(designated), PlayerDied(mayor, "burned"))
+            s = emit(IdiotRevealed(designated), PlayerDied(mayor, "burned"))
         else:
-            emit(PlayerDied(designated, "lynch"))
-        emit(*dawn.grief_deaths(s))  # LG-253
-    dead = [e.player for e in events if isinstance(e, PlayerDied)]
+            s = emit(PlayerDied(designated, "lynch"))
+        s = emit(*dawn.grief_deaths(s))  # LG-253
+    dead = [e.player for e in batch.events[start:] if isinstance(e, PlayerDied)]
     elder_dead = any(s.seat(p).role == ELDER for p in dead)
     lost: list[PlayerId] = []
     if elder_dead:  # LG-254, LG-386: at once by day
         lost = [p for p in s.team(VILLAGERS) if s.powered(p)]
     mayor_died = s.mayor is not None and s.mayor in dead
     ending = victory.checkpoint_events(s, "lynch")  # LG-256
-    events.append(
+    emit(
         public(
             "loupgarou/lynch",
             thread,
@@ -133,17 +131,20 @@ def lynch(
         )
     )
     if lost:
-        emit(PowersLost(tuple(lost)))
+        s = emit(PowersLost(tuple(lost)))
         affected = [p for p in lost if s.seat(p).role in POWERED]
         if affected:  # LG-727
-            events.append(private("loupgarou/powers_lost", affected, thread, when="now"))
+            emit(private("loupgarou/powers_lost", affected, thread, when="now"))
     if ending:
-        return events + ending
+        emit(*ending)
+        return
     if mayor_died and s.mayor is not None:  # LG-255, LG-740
         due = now + o.sash_window
-        emit(SashOpened(s.mayor, due))
-        events.append(private("loupgarou/sash_prompt", [s.mayor], thread, deadline=iso(due)))
-    return events + night.start_night(s, s.number + 1, now)
+        emit(
+            SashOpened(s.mayor, due),
+            private("loupgarou/sash_prompt", [s.mayor], thread, deadline=iso(due)),
+        )
+    night.open_night(batch, s.number + 1, now)
 
 
 def decide_tiebreak(
@@ -157,7 +158,9 @@ def decide_tiebreak(
     target = command.targets[0]
     if target not in state.tied:
         raise IllegalNow("not_tied", name=target, tied=list(state.tied))
-    return lynch(state, target, "mayor", now)
+    batch = Batch(state, evolve)
+    lynch(batch, target, "mayor", now)
+    return batch.events
 
 
 def decide_vote(

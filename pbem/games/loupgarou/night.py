@@ -40,6 +40,7 @@ from pbem.games.loupgarou.state import (
     iso,
 )
 from pbem.games.village.events import LoversFormed
+from pbem.games.village.state import Batch
 from pbem.games.village.voting import weighted_plurality
 
 
@@ -78,16 +79,27 @@ def start_night(
     extra: Mapping[str, datetime] | None = None,
 ) -> list[Event]:
     """LG-210, LG-710, LG-711: the public announcement, then the private prompts."""
-    o = state.options
+    batch = Batch(state, evolve)
+    open_night(batch, number, now, extra)
+    return batch.events
+
+
+def open_night(
+    batch: Batch[LoupGarouState],
+    number: int,
+    now: datetime,
+    extra: Mapping[str, datetime] | None = None,
+) -> None:
+    """:func:`start_night`'s events, added to ``batch`` (a close that ends with the night)."""
+    o = batch.state.options
     t_a = now + o.night_council_duration
     t_end = t_a + o.night_witch_duration
     thread = f"night-{number}"
     started = PhaseStarted("night", number, {"council": t_a, "night": t_end, **(extra or {})})
+    s = batch.add(started)
     events: list[Event] = [
-        started,
-        public("loupgarou/night_start", thread, number=number, council=iso(t_a), end=iso(t_end)),
+        public("loupgarou/night_start", thread, number=number, council=iso(t_a), end=iso(t_end))
     ]
-    s = evolve(state, started)
     council = list(s.council)
     joined = [p for p in council if p not in s.previous_council and s.seat(p).role == THIEF]
     left = [
@@ -153,7 +165,7 @@ def start_night(
                     end=iso(t_end),
                 )
             )
-    return events
+    batch.add(*events)  # prompts: notices, which change no state
 
 
 def thief_choices(s: LoupGarouState, thief: PlayerId) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -50,6 +50,17 @@ from pbem.games.loupgarou.state import EVENT_TYPES, LoupGarouState, evolve, iso
 from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
 from pbem.games.village.voting import bold_name
+
+_CARD_ORDERS: Mapping[str, Callable[[LoupGarouState, PlayerId, Command], list[Event]]] = {
+    "scan": orders.decide_scan,
+    "save": orders.decide_save,
+    "poison": orders.decide_poison,
+    "ask": orders.decide_ask,
+    "lovers": orders.decide_lovers,
+    "charm": orders.decide_charm,
+    "become": orders.decide_become,
+}
+"""A card's night order (NIGHT_ROLES) -> its checks and events (:mod:`.orders`)."""
 
 _ALWAYS = frozenset({"help", "status"})
 _WITH_SASH = _ALWAYS | {"sash"}
@@ -226,16 +237,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
             raise IllegalNow("not_your_role")
         if role != PIPER and not state.powered(actor):
             raise IllegalNow("no_powers")  # LG-385, LG-D19
-        handler = {
-            "scan": orders.decide_scan,
-            "save": orders.decide_save,
-            "poison": orders.decide_poison,
-            "ask": orders.decide_ask,
-            "lovers": orders.decide_lovers,
-            "charm": orders.decide_charm,
-            "become": orders.decide_become,
-        }[verb]
-        return handler(state, actor, command)
+        return _CARD_ORDERS[verb](state, actor, command)
 
     def _decide_cancel(
         self,

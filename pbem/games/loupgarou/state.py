@@ -188,12 +188,10 @@ class LoupGarouState(Village):
         return [p for p in self.order if seats[p].team == team and (seats[p].alive or not alive)]
 
     def actions_of(self, verb: str) -> list[ActionSet]:
-        """The pending actions of ``verb``, in arrival order."""
-        return [
-            a
-            for (_, v), (_, a) in sorted(self.actions.items(), key=lambda kv: kv[1][0])
-            if v == verb
-        ]
+        """The pending actions of ``verb``, in arrival order: the order of ``actions`` itself,
+        which :func:`_action_set` keeps (a replaced order moves to the end, LG-603), so no
+        sort is needed (issue 23: a tenth of a night's close re-sorted them)."""
+        return [a for (_, v), (_, a) in self.actions.items() if v == verb]
 
     def powered(self, player: PlayerId) -> bool:
         """LG-385: the identity's powers are still there (the Ancien's death took them)."""
@@ -272,7 +270,9 @@ def _phase_started(state: LoupGarouState, event: PhaseStarted) -> LoupGarouState
 
 
 def _action_set(state: LoupGarouState, event: ActionSet) -> LoupGarouState:
-    # LG-603: RIEN says "nothing (more) from me"; ANNULER withdraws an order.
+    # LG-603: RIEN says "nothing (more) from me"; ANNULER withdraws an order. The order is
+    # taken out and put back last, so the mapping stays in arrival (``seq``) order, which
+    # LoupGarouState.actions_of reads.
     actions = dict(state.actions)
     actions.pop((event.actor, event.verb), None)
     actions[(event.actor, event.verb)] = (state.seq + 1, event)
