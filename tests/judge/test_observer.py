@@ -5,6 +5,7 @@ LUP-505, CAS-005, CAS-232, CAS-321, LG-241, LG-D36, DRA-326, AMB-075)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from email.message import EmailMessage
 from typing import Any
 
@@ -133,7 +134,7 @@ def test_each_refusal_says_why(
 
 def test_an_external_list_is_named_in_the_refusal() -> None:
     g = Game(lupus_roles(8), lang="en")
-    g.table.setup = type(g.table.setup)(**{**vars(g.table.setup), "list_address": "v@l.example"})
+    g.table.setup = replace(g.table.setup, list_address="v@l.example")
     send(g, ZOE, "SPECTATE", relay=False)
     assert "(v@l.example): to follow it, subscribe to the list itself" in g.reply()
 
