@@ -5,6 +5,7 @@ the rules fold from the log, game after game."""
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -39,6 +40,62 @@ def test_the_state_a_table_keeps_is_the_fold_of_its_log(
     assert reloaded.state == table.state
 
 
+@dataclass
+class WatchedCloses:
+    """Each close a table made, the state it closed from, and how many folds the table did
+    itself in it (the rules' own, while they resolve in ``on_deadline``, are theirs)."""
+
+    closes: list[Step] = field(default_factory=list)
+    states: list[object] = field(default_factory=list)
+    folds: list[int] = field(default_factory=list)
+
+    def checked(self, table: Table) -> list[Step]:
+        """The closes that carry a fold, each checked to be the fold of the close's own events
+        from the state it closed from."""
+        carried = [(s, st) for s, st in zip(self.closes, self.states, strict=True) if s.folded]
+        for made, state in carried:
+            assert made.folded is not None and made.folded[0] is state
+            ruled = [e for e in made.facts if not is_kernel(e)]
+            assert made.folded[1] == table.rules.fold(ruled, state)
+        return [made for made, _ in carried]
+
+
+def watch_closes(table: Table, monkeypatch: pytest.MonkeyPatch) -> WatchedCloses:
+    """Counts the folds :meth:`Table.close` does besides the rules' own."""
+    rules = type(table.rules)
+    real_close, real_fold, real_on_deadline = Table.close, rules.fold, rules.on_deadline
+    watched = WatchedCloses()
+    in_rules: list[bool] = []  # innermost last: True while the rules resolve
+
+    def fold(self: object, *args: object) -> object:
+        if in_rules and not in_rules[-1]:
+            watched.folds[-1] += 1
+        return real_fold(self, *args)  # type: ignore[arg-type]
+
+    def on_deadline(self: object, *args: object) -> object:
+        in_rules.append(True)
+        try:
+            return real_on_deadline(self, *args)  # type: ignore[arg-type]
+        finally:
+            in_rules.pop()
+
+    def close(self: Table, key: str, now: object) -> Step:
+        watched.folds.append(0)
+        watched.states.append(self.state)
+        in_rules.append(False)
+        try:
+            made = real_close(self, key, now)  # type: ignore[arg-type]
+        finally:
+            in_rules.pop()
+        watched.closes.append(made)
+        return made
+
+    monkeypatch.setattr(Table, "close", close)
+    monkeypatch.setattr(rules, "fold", fold)
+    monkeypatch.setattr(rules, "on_deadline", on_deadline)
+    return watched
+
+
 @pytest.mark.parametrize(
     ("game", "options"),
     [
@@ -56,46 +113,13 @@ def test_a_close_folds_its_resolution_once_and_right(
     close's own events, warnings and removals by the idle policy included (docs/seats.md)."""
     data = {**demo_setup(game, 0, 3, "en"), "options": options}
     table, step = Table.new(data, EPOCH)
-    closes: list[Step] = []
-    real_close, rules = Table.close, type(table.rules)
-    folds: list[int] = []
-    closing: list[str] = []
-    real_fold = rules.fold
-
-    real_on_deadline = rules.on_deadline
-
-    def fold(self: object, *args: object) -> object:
-        if closing and closing[-1]:
-            folds[-1] += 1
-        return real_fold(self, *args)  # type: ignore[arg-type]
-
-    def on_deadline(self: object, *args: object) -> object:
-        closing.append("")  # the rules' own folds, as they resolve, are theirs
-        try:
-            return real_on_deadline(self, *args)  # type: ignore[arg-type]
-        finally:
-            closing.pop()
-
-    def close(self: Table, key: str, now: object) -> Step:
-        folds.append(0)
-        closing.append(key)
-        made = real_close(self, key, now)  # type: ignore[arg-type]
-        closing.pop()
-        closes.append(made)
-        if made.folded is not None:
-            assert made.folded[0] is self.state
-            ruled = [e for e in made.facts if not is_kernel(e)]
-            assert made.folded[1] == self.rules.fold(ruled, self.state)
-        return made
-
-    monkeypatch.setattr(Table, "close", close)
-    monkeypatch.setattr(rules, "fold", fold)
-    monkeypatch.setattr(rules, "on_deadline", on_deadline)
+    watched = watch_closes(table, monkeypatch)
     table.apply(step)
     play(table, random.Random(3))
-    assert sum(s.folded is not None for s in closes) > len(closes) // 2
+    closes = watched.closes
+    assert len(watched.checked(table)) > len(closes) // 2
     # the table folds once per close; the idle policy's acts fold what they add
-    assert all(n <= 1 for n, s in zip(folds, closes, strict=True) if not idle_acts(s))
+    assert all(n <= 1 for n, s in zip(watched.folds, closes, strict=True) if not idle_acts(s))
     if options:  # the idle policy removed a silent seat at least once: folded with it
         assert any(isinstance(e, SeatRemoved) for e in table.events)
     assert table.state == table.rules.fold(table.ruled)
@@ -118,39 +142,12 @@ def test_a_close_the_rules_folded_as_they_resolved_is_recalled_not_refolded(
     Dracula's night) is not folded again by the table (pbem.core.folded, issue 23): the state
     it recalls is the one a fresh fold of the close's events builds."""
     table, step = Table.new(demo_setup(game, 0, 4, "fr"), EPOCH)
-    rules = type(table.rules)
-    real_close, real_fold, real_on_deadline = Table.close, rules.fold, rules.on_deadline
-    deciding: list[bool] = []
-    refolded: list[int] = []
-    recalled: list[Step] = []
-
-    def fold(self: object, *args: object) -> object:
-        if deciding and not deciding[-1]:
-            refolded[-1] += 1
-        return real_fold(self, *args)  # type: ignore[arg-type]
-
-    def on_deadline(self: object, *args: object) -> object:
-        deciding.append(True)
-        try:
-            return real_on_deadline(self, *args)  # type: ignore[arg-type]
-        finally:
-            deciding.pop()
-
-    def close(self: Table, key: str, now: object) -> Step:
-        refolded.append(0)
-        deciding.append(False)
-        made = real_close(self, key, now)  # type: ignore[arg-type]
-        deciding.pop()
-        if made.folded is not None and not refolded[-1]:
-            recalled.append(made)
-            ruled = [e for e in made.facts if not is_kernel(e)]
-            assert made.folded[1] == real_fold(self.rules, ruled, self.state)
-        return made
-
-    monkeypatch.setattr(Table, "close", close)
-    monkeypatch.setattr(rules, "fold", fold)
-    monkeypatch.setattr(rules, "on_deadline", on_deadline)
+    watched = watch_closes(table, monkeypatch)
     table.apply(step)
     play(table, random.Random(4))
+    recalled = [
+        s for s, n in zip(watched.closes, watched.folds, strict=True) if s.folded and n == 0
+    ]
     assert recalled  # the nights at least: the rules' own fold, taken
+    assert set(map(id, recalled)) <= set(map(id, watched.checked(table)))
     assert table.state == table.rules.fold(table.ruled)
