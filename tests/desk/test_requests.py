@@ -3,38 +3,21 @@ and a paused game's deadline is neither armed nor resolved."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
-from pbem.cli.newgame import create_game
 from pbem.core.events import Paused
 from pbem.daemon.operator.admin import AdminCommand
 from pbem.daemon.operator.spool import submit
 from pbem.daemon.status import gather, render
-from pbem.table import Table
-from tests.support.inproc_daemon import World
+from tests.support.inproc_daemon import world_with_lupus_g1
 from tests.support.mailstack import LIST
-
-
-def _world(tmp_path: Path) -> World:
-    w = World(tmp_path, engine=Table)
-    w.cfg = replace(w.cfg, engine="pbem.table:Table")  # what `pbem status` loads games with
-    setup = {
-        "game": "lupus-in-tabula",
-        "game_id": "g1",
-        "lang": "en",
-        "players": [{"name": f"p{i}", "email": f"p{i}@example.test"} for i in range(1, 9)],
-        "list": LIST,
-    }
-    create_game(w.cfg, setup, Table, w.now)
-    return w
 
 
 def test_an_admin_request_is_applied_once_and_a_paused_deadline_never_fires(
     tmp_path: Path,
 ) -> None:
-    w = _world(tmp_path)
+    w = world_with_lupus_g1(tmp_path)
     svc = w.start()
     try:
         game = svc.games["g1"]
@@ -68,7 +51,7 @@ def test_an_admin_remove_request_removes_the_seat_through_the_daemon(tmp_path: P
     from pbem.core.events import SeatRemoved
     from pbem.core.ids import PlayerId
 
-    w = _world(tmp_path)
+    w = world_with_lupus_g1(tmp_path)
     svc = w.start()
     try:
         game = svc.games["g1"]
@@ -89,17 +72,7 @@ def test_an_admin_remove_request_removes_the_seat_through_the_daemon(tmp_path: P
 def test_status_lists_a_running_games_bench(tmp_path: Path) -> None:
     """``pbem status`` names a running game's bench (its volunteer substitutes, docs/seats.md),
     as it does a lobby's: who the game master may seat with ``REMPLACER`` / ``seat replace``."""
-    w = World(tmp_path, engine=Table)
-    w.cfg = replace(w.cfg, engine="pbem.table:Table")
-    setup = {
-        "game": "lupus-in-tabula",
-        "game_id": "g1",
-        "lang": "en",
-        "players": [{"name": f"p{i}", "email": f"p{i}@example.test"} for i in range(1, 9)],
-        "bench": [{"name": "Zoé Martin", "email": "zoe@example.test"}],
-        "list": LIST,
-    }
-    create_game(w.cfg, setup, Table, w.now)
+    w = world_with_lupus_g1(tmp_path, bench=[{"name": "Zoé Martin", "email": "zoe@example.test"}])
     try:
         data = gather(w.cfg, w.now)
         (game,) = data["games"]
@@ -114,7 +87,7 @@ def test_a_request_bound_to_a_step_is_dropped_once_the_game_moved_on(tmp_path: P
     closed the NEXT step when a deadline ended that one first (« Jour 3 : premier tour du
     vote » opened and closed empty 0.1 s later). Bound to the event count it was decided at,
     it is dropped when the game has moved on, applied when it has not."""
-    w = _world(tmp_path)
+    w = world_with_lupus_g1(tmp_path)
     svc = w.start()
     try:
         game = svc.games["g1"]

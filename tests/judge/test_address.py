@@ -5,10 +5,8 @@ master's desk ``ADRESSE``; each refusal with its reason. Lupus, 8 seats: p3 is t
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,9 +15,6 @@ from pbem.daemon.relay import list_members
 from pbem.table import Outgoing, Table
 from pbem.tools.simulate import simulate
 from tests.support.game_by_mail import Game, lupus_roles
-
-if TYPE_CHECKING:
-    from tests.support.inproc_daemon import World
 
 CODE = "0123456789abcdef0123456789abcdef"
 OTHER = "fedcba9876543210fedcba9876543210"
@@ -218,8 +213,9 @@ def test_pbem_admin_checks_the_desks_address_line_before_queueing_it(tmp_path: P
     as ``pbem seat replace`` does (pbem/cli/seat.py)."""
     from pbem.adapters.store import list_games
     from pbem.cli.seat import check_address_line
+    from tests.support.inproc_daemon import world_with_lupus_g1
 
-    w = world_with_g1(tmp_path)
+    w = world_with_lupus_g1(tmp_path)
     try:
         (directory,) = list_games(w.cfg.data_dir)
         with pytest.raises(PbemError, match="already plays in this game"):
@@ -360,9 +356,10 @@ def test_a_pending_address_reaches_its_game_through_the_bare_moderator_address(
     waiting for its code reaches the game, which answers how to confirm; a stranger's does not."""
     from pbem.daemon.message import parse
     from tests.support.daemon_process import mail
+    from tests.support.inproc_daemon import world_with_lupus_g1
     from tests.support.mailstack import MODERATOR
 
-    w = world_with_g1(tmp_path)
+    w = world_with_lupus_g1(tmp_path)
     try:
         svc = w.start()
         asked = mail("p3@example.test", f"ADDRESS {NEW}", to=MODERATOR, subject="[g1]")
@@ -379,21 +376,3 @@ def test_a_pending_address_reaches_its_game_through_the_bare_moderator_address(
         assert len(told) == 1
     finally:
         w.close()
-
-
-def world_with_g1(tmp_path: Path) -> World:
-    """An in-process daemon's world holding one 8-seat English Lupus game, ``g1``."""
-    from pbem.cli.newgame import create_game
-    from tests.support.inproc_daemon import World
-
-    w = World(tmp_path, engine=Table)
-    w.cfg = replace(w.cfg, engine="pbem.table:Table")
-    setup = {
-        "game": "lupus-in-tabula",
-        "game_id": "g1",
-        "lang": "en",
-        "players": [{"name": f"p{i}", "email": f"p{i}@example.test"} for i in range(1, 9)],
-        "list": "game@lists.example.test",
-    }
-    create_game(w.cfg, setup, Table, w.now)
-    return w

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -152,6 +153,20 @@ class World:
         if self.svc is not None:
             self.svc.close()
             self.svc = None
+
+
+def world_with_lupus_g1(tmp_path: Path, **setup: Any) -> World:
+    """An in-process daemon's world running the real rules (as ``pbem status`` loads games)
+    with one 8-seat English Lupus game, ``g1``, on the list; ``setup`` adds to its setup (a
+    bench…)."""
+    from pbem.table import Table
+
+    w = World(tmp_path, engine=Table)
+    w.cfg = replace(w.cfg, engine="pbem.table:Table")
+    players = [{"name": f"p{i}", "email": f"p{i}@example.test"} for i in range(1, 9)]
+    game = {"game": "lupus-in-tabula", "game_id": "g1", "lang": "en", "players": players}
+    create_game(w.cfg, {**game, "list": LIST, **setup}, Table, w.now)
+    return w
 
 
 @pytest.fixture
