@@ -32,6 +32,7 @@ from pbem.mail.threads import (
 )
 from pbem.table import Outgoing, Table
 from pbem.tools.simulate import EPOCH
+from tests.support.renders import count_renders
 
 MODERATOR = "moderator@example.test"
 LIST = "game@lists.example.test"
@@ -405,21 +406,12 @@ def test_quick_actions_answer_in_the_thread_and_name_the_game() -> None:
     assert "<title>[village1] Nuit 1 et jour 1 (privé)</title>" in page
 
 
-def test_a_threads_subject_is_rendered_once_and_reads_as_rendered_fresh(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_threads_subject_is_rendered_once_and_reads_as_rendered_fresh() -> None:
     """Every mail of a thread has one Subject (issue 15): rendered once per distinct phase,
     language and game while the renderer keeps it (issue 23), the words a fresh render gives;
     the quick actions' ``subject=`` alike."""
     renderer, fresh = Renderer(), Renderer()
-    rendered: list[str] = []
-    text = renderer.text
-
-    def counted(template: str, lang: str, params: object) -> str:
-        rendered.append(template)
-        return text(template, lang, params)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(renderer, "text", counted)
+    rendered = count_renders(renderer)
     keys = ("night-1", "day-2", "round-1-day-3", "round-2-final", "opening")
     phases = [phase_of(f"g1/{key}") for key in keys]
     for _ in range(3):

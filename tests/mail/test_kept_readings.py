@@ -16,6 +16,7 @@ from pbem.mail import inbound, mime
 from pbem.mail.inbound import MailText, _plain, extract
 from pbem.mail.render import Renderer
 from pbem.tools.bots import plain_mail
+from tests.support.renders import count_renders
 
 BODY = "VOTE **Bruno**\n\nmerci\n> cité\nPASSE\n-- \nAlice\n"
 
@@ -47,14 +48,7 @@ def test_a_line_parsed_again_gives_the_same_command_and_a_refusal_each_time() ->
 
 def test_a_plain_reason_is_rendered_once_and_others_each_time() -> None:
     renderer = Renderer()
-    rendered: list[str] = []
-    text = renderer.text
-
-    def counted(template: str, lang: str, params: Any) -> str:
-        rendered.append(template)
-        return text(template, lang, params)
-
-    renderer.text = counted  # type: ignore[method-assign]
+    rendered = count_renders(renderer)
     params = {"genders": {"Alice": "f"}, "reader": "Alice"}
     first = renderer.text_kept("reasons/no_vote_to_withdraw", "fr", params)
     again = renderer.text_kept("reasons/no_vote_to_withdraw", "fr", dict(params))

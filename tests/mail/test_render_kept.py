@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.mail.render import Renderer
+from tests.support.renders import count_renders
 
 
 def receipt(line: str, deadline: str | None) -> dict[str, Any]:
@@ -22,14 +23,7 @@ def receipt(line: str, deadline: str | None) -> dict[str, Any]:
 
 def test_a_recurring_receipt_is_rendered_once_and_reads_as_rendered() -> None:
     renderer = Renderer()
-    rendered: list[str] = []
-    text = renderer.text
-
-    def counted(template: str, lang: str, params: Any) -> str:
-        rendered.append(template)
-        return text(template, lang, params)
-
-    renderer.text = counted  # type: ignore[method-assign]
+    rendered = count_renders(renderer)
     bob = receipt("VOTE Bob", "2026-12-06T18:00:00+00:00")
     first = renderer.mail_kept("common/reply", "fr", bob)
     again = renderer.mail_kept(

@@ -15,18 +15,7 @@ from pbem.table.mailpages import MailPages
 from pbem.table.mails import notice_mails
 from pbem.tools.demo import demo_setup
 from pbem.tools.simulate import EPOCH
-
-
-def counting(table: Table) -> list[str]:
-    rendered: list[str] = []
-    text = table.renderer.text
-
-    def counted(template: str, lang: str, params: Any) -> str:
-        rendered.append(template)
-        return text(template, lang, params)
-
-    table.renderer.text = counted  # type: ignore[method-assign]
-    return rendered
+from tests.support.renders import count_renders
 
 
 def test_the_packs_victim_is_rendered_once_and_a_named_notice_for_each() -> None:
@@ -35,7 +24,7 @@ def test_the_packs_victim_is_rendered_once_and_a_named_notice_for_each() -> None
     table, step = Table.new(setup, EPOCH, Renderer())
     table.apply(step)
     readers = [PlayerId(p.name) for p in table.setup.players[:3]]
-    rendered = counting(table)
+    rendered = count_renders(table.renderer)
     victim = private("lupus/wolves_victim", readers, victim="Damien", drawn_among=[])
     mails = notice_mails(table, victim, "k")
     assert rendered == ["lupus/wolves_victim"] * 2  # French once, English once
