@@ -19,7 +19,8 @@ from pbem.games.village.voting import ranked, vote_and_tally
 
 
 def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
-    """Open the ballot ``round1`` or ``round2`` (LUP-740, LUP-742)."""
+    """Open the ballot ``round1`` or ``round2`` (LUP-740, LUP-742), folded in a
+    :class:`Batch` so that the table takes the state built here (issue 23)."""
     o = state.options
     end = now + (o.round1_duration if ballot == "round1" else o.round2_duration)
     thread = f"day-{state.number}"
@@ -45,7 +46,9 @@ def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
             nominees=list(state.nominees),
             voters=voters,
         )
-    return [started, notice]
+    batch = Batch(state, evolve)
+    batch.add(started, notice)
+    return batch.events
 
 
 def ballot_tally(state: LupusState) -> dict[str, Any]:
