@@ -242,7 +242,7 @@ class LupusInTabula(VillageRules[LupusState]):
         verb = command.verb
         if state.outcome is None and state.phase != "over":
             if verb in ("vote", "unvote"):
-                return day.vote_refusal(state, actor, command, channel) is None
+                return day.vote_refused(state, actor, command, channel) is None
             if verb in NIGHT_VERBS and verb != "scan":  # a probe's own check: decide_scan
                 return self._action_refusal(state, actor, command) is None
         return super().allows(state, actor, command, now, channel)
