@@ -42,11 +42,11 @@ def folded_reading(names: tuple[PlayerId, ...], bold: list[str]) -> PlayerId | N
 )
 def test_a_bold_name_reads_as_its_folded_spelling(bold: list[str]) -> None:
     try:
-        expected: PlayerId | None | str = folded_reading(NAMES, bold)
+        expected: PlayerId | str | None = folded_reading(NAMES, bold)
     except InvalidSyntax as exc:
         expected = f"{exc.reason} {exc.params}"
     try:
-        found: PlayerId | None | str = bold_name(NAMES, bold)
+        found: PlayerId | str | None = bold_name(NAMES, bold)
     except InvalidSyntax as exc:
         found = f"{exc.reason} {exc.params}"
     assert found == expected
