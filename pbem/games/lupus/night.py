@@ -246,13 +246,20 @@ def myth_target(state: LupusState, rng: random.Random) -> tuple[PlayerId, Player
     return None
 
 
+def probe_made(state: LupusState) -> bool:
+    """LUP-D04 alternative (``seer_result_timing = immediate``): the first valid probe of the
+    night is final and answered, so a Seer's probe once made closes the night's probes."""
+    return state.options.seer_result_timing == "immediate" and any(
+        state.action(s, "scan") for s in state.holders(SEER)
+    )
+
+
 def decide_scan(state: LupusState, actor: PlayerId, target: PlayerId, thread: str) -> list[Event]:
     """The Seer's probe (LUP-610), relayed to the other Seer or answered at once."""
     seers = state.holders(SEER)
     others = [s for s in seers if s != actor]
     if state.options.seer_result_timing == "immediate":
-        # LUP-D04 alternative: the first valid probe of the night is final and answered.
-        if any(state.action(s, "scan") for s in seers):
+        if probe_made(state):
             raise IllegalNow("already_final")
         is_wolf = state.seat(target).role == WOLF
         return [
