@@ -73,27 +73,26 @@ def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
         PhaseStarted("night", number, {"night": end}),
         public("lupus/night_start", thread, number=number, deadline=deadline),
     )
+    prompts: list[Event] = []  # notices all: added at once, the state read is this one
     for card in ROLE_TABLE:  # LUP-711: each card that acts tonight is prompted
         if card.prompt is None or not acts_on_night(card.id, number):
             continue
         holders = state.holders(card.id)
         params_of = PROMPT_PARAMS.get(card.id, _no_params)
-        batch.add(
-            *(
-                private(card.prompt, [h], thread, deadline=deadline, **params_of(state, h, holders))
-                for h in holders
-            )
+        prompts += (
+            private(card.prompt, [h], thread, deadline=deadline, **params_of(state, h, holders))
+            for h in holders
         )
     if number == 1:  # LUP-360, LUP-D12
         masons = state.holders(MASON)
         for mason in masons:
             others = [m for m in masons if m != mason]
-            batch.add(private("lupus/masons", [mason], thread, others=others))
+            prompts.append(private("lupus/masons", [mason], thread, others=others))
     if number >= 2:  # LUP-320, LUP-D10
         for medium in state.holders(MEDIUM):
             lynched = state.lynched.get(number - 1)
             was_wolf = lynched is not None and state.seat(lynched).role == WOLF
-            batch.add(
+            prompts.append(
                 private(
                     "lupus/medium_result",
                     [medium],
@@ -103,6 +102,7 @@ def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
                     was_wolf=was_wolf,
                 )
             )
+    batch.add(*prompts)
 
 
 def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[Event]:
