@@ -53,8 +53,10 @@ from pbem.games.dracula.orders import (
     SILENT_PHASES,
     Orders,
     cursed_declaration,
+    dance_refusal,
     eligible,
     partner_refusal,
+    stake_refusal,
     vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
@@ -101,6 +103,12 @@ def _verbs_of(allowed: tuple[str, ...]) -> frozenset[str]:
     found = _VERBS[allowed] = _SETS.setdefault(verbs, verbs)
     return found
 
+
+_TRIED = frozenset({"bite", "vote", "partner", "stake", "dance"})
+"""The verbs :meth:`Dracula.allows` judges without raising."""
+
+_USE_OF = {obj: verb for verb, obj in NORMAL_USES.items()}
+"""A normal object -> the command that uses it (CMD-05 … CMD-08)."""
 
 _CHOOSING = ("rooms", "magnifier", "dracula_room")
 """The night's steps of room choices (ORD-04, ORD-06, DRA-102)."""
@@ -411,12 +419,13 @@ class Dracula(Orders, Rules[DraculaState]):
     def allows(
         self, state: DraculaState, actor: PlayerId, command: Command, now: datetime, channel: str
     ) -> bool:
-        """:meth:`decide`'s verdict. A vote, a partner or a bite (the bots try them on names
-        until one is taken, issue 23) is judged without raising (:func:`vote_refusal`,
-        :func:`partner_refusal`), a bite's checks on the biter kept for the next name:
+        """:meth:`decide`'s verdict. A vote, a partner, a stake, a waltz or a bite (the bots
+        try them on names until one is taken, issue 23) is judged without raising
+        (:func:`vote_refusal`, :func:`partner_refusal`, :func:`stake_refusal`,
+        :func:`dance_refusal`), a bite's checks on the biter kept for the next name:
         :meth:`Orders._do_bite`'s checks, in its order."""
         verb = command.verb
-        if verb not in ("bite", "vote", "partner") or not command.targets:
+        if verb not in _TRIED or not command.targets:
             return super().allows(state, actor, command, now, channel)
         if state.outcome is not None or not state.seats[actor].alive:
             return False  # decide: game_over, dead (DRA-326)
@@ -424,6 +433,10 @@ class Dracula(Orders, Rules[DraculaState]):
             return vote_refusal(state, actor, command, channel) is None
         if verb == "partner":
             return partner_refusal(state, actor, command, channel) is None
+        if verb == "stake":
+            return stake_refusal(state, actor, command) is None
+        if verb == "dance":
+            return dance_refusal(state, actor, command) is None
         if not self._may_bite(state, actor):
             return False
         s, target = state, command.targets[0]
@@ -561,9 +574,10 @@ class Dracula(Orders, Rules[DraculaState]):
             if hand:  # most players hold nothing
                 sanctuary = actor in s.designated
                 if phase != "dracula_room" and seat.human and not sanctuary:  # CHOICE_PHASES
-                    for verb, obj in NORMAL_USES.items():
+                    for obj in hand:  # a few objects, not every use
+                        verb = _USE_OF.get(obj)
                         if (
-                            obj in hand
+                            verb is not None
                             and (verb != "magnifier" or phase == "rooms")
                             and (actor, verb) not in orders
                         ):
@@ -656,8 +670,6 @@ class Dracula(Orders, Rules[DraculaState]):
         distributed: it is flagged publicly instead (AMB-009, AMB-056.4 "bounce" is the
         default only when the daemon moderates the list)."""
         s = state
-        out_of_turn = s.options.out_of_turn_posts if moderated else "flag"
-        curse_enforcement = s.options.curse_enforcement if moderated else "flag"
         if s.outcome is not None:
             return []
         seat = s.seats[actor]
@@ -665,6 +677,7 @@ class Dracula(Orders, Rules[DraculaState]):
         out_of_play = not seat.alive or (fled and s.phase in ("final_choice", "flames"))
         silent = s.phase in SILENT_PHASES
         if out_of_play or silent:
+            out_of_turn = s.options.out_of_turn_posts if moderated else "flag"
             reason = "out_of_play" if out_of_play else "night_silence"
             if out_of_turn == "hold_until_morning" and not out_of_play:
                 raise ListClosed(reason)  # a relaying daemon holds it until the morning
@@ -672,10 +685,11 @@ class Dracula(Orders, Rules[DraculaState]):
                 raise IllegalNow(reason)  # out of play: never relayed, even when holding
             t = f"round-{s.round}-{s.phase}-{s.number}"  # AMB-009 flag mode: said publicly
             return [public("dracula/post_flag", t, player=actor, reason=reason)]
-        if s.phase != "day":
+        if s.phase != "day" or actor in s.posted:  # DRA-374: the first post of the day
             return []
         events: list[Event] = []
-        if seat.cursed and actor not in s.posted:
+        if seat.cursed:
+            curse_enforcement = s.options.curse_enforcement if moderated else "flag"
             room = cursed_declaration(lines, s.options.curse_phrases)
             if room is None:
                 if curse_enforcement == "bounce":
@@ -685,8 +699,7 @@ class Dracula(Orders, Rules[DraculaState]):
                 )
             elif actor not in s.declared:
                 events.append(Declared(actor, room))
-        if actor not in s.posted:
-            events.append(Posted(actor))
+        events.append(Posted(actor))
         return events
 
     def offers(self, state: DraculaState, command: Command) -> bool:

@@ -205,23 +205,26 @@ class DraculaState:
 
     @_reading
     def _placed(self) -> dict[PlayerId, str]:
-        """Every player whose position is fixed tonight (:meth:`position`), in the table's
-        order: asked for each player at each step of the night."""
+        """Every player whose position is fixed tonight (:meth:`position`): asked for each
+        player at each step of the night. Read from the night's orders (a score of them)
+        rather than asked of each player."""
         orders = self.orders
-        designated = self.designated
-        pairs = self.pairs
         found: dict[PlayerId, str] = {}
-        for p in self.order:
-            pos: str | None = None
-            if p in designated or orders.get((p, "key")):
-                pos = SANCTUARY
-            elif (room := orders.get((p, "room"))) is not None or (
-                (named := pairs.get(p)) is not None
+        keys: list[PlayerId] = []
+        for (p, verb), order in orders.items():
+            if verb == "room" and order.word is not None:
+                found[p] = order.word
+            elif verb == "key":
+                keys.append(p)
+        for naming, named in self.pairs.items():  # DRA-227: the named partner's room
+            if (
+                naming not in found
                 and (room := orders.get((named, "room"))) is not None
-            ):  # DRA-227: the named partner's room is the pair's
-                pos = room.word
-            if pos is not None:
-                found[p] = pos
+                and room.word is not None
+            ):
+                found[naming] = room.word
+        for p in (*self.designated, *keys):  # the sanctuary, whatever else was ordered
+            found[p] = SANCTUARY
         return found
 
     @_reading
