@@ -218,9 +218,7 @@ def stake_refusal(s: DraculaState, actor: PlayerId, c: Command) -> IllegalNow | 
     if s.position(actor) != SANCTUARY:
         return IllegalNow("stake_in_sanctuary")  # DRA-320
     target = c.targets[0]
-    in_sanctuary = target in s.designated or (
-        s.phase == "bites" and s.order_of(target, "key") is not None
-    )
+    in_sanctuary = target in s.designated or (s.phase == "bites" and (target, "key") in s.orders)
     if target == actor or not in_sanctuary or not s.seats[target].alive:
         return IllegalNow("stake_target", name=target)  # DRA-321, AMB-048
     return None
@@ -341,7 +339,7 @@ class Orders:
         if s.phase == "dracula_room":
             if not s.seats[actor].dracula:
                 raise IllegalNow("not_now")
-            if s.order_of(actor, "room") is not None:
+            if (actor, "room") in s.orders:
                 raise IllegalNow("order_final")
             if not s.present(room):
                 raise IllegalNow("empty_room")  # AMB-020
@@ -354,15 +352,13 @@ class Orders:
         alone = s.phase == "magnifier" and s.left_to_choose(actor)  # AMB-031
         if s.named_partner(actor) is not None and not alone:
             raise IllegalNow("partner_chooses", partner=s.named_partner(actor))  # DRA-227
-        magnified = s.order_of(actor, "magnifier") is not None or alone
+        magnified = (actor, "magnifier") in s.orders or alone
         if s.phase == "rooms" and magnified:
             raise IllegalNow("wait_for_report")  # DRA-302
         if s.phase == "magnifier" and not magnified:
             raise IllegalNow("not_now")
         still_names = s.options.key_escape_room == "named_partner_still_names"  # AMB-031
-        if s.order_of(actor, "key") is not None and (
-            s.naming_partner(actor) is None or not still_names
-        ):
+        if (actor, "key") in s.orders and (s.naming_partner(actor) is None or not still_names):
             raise IllegalNow("key_used")
         declared = s.declared.get(actor)
         if s.seats[actor].cursed and declared is not None and declared != room:
@@ -374,7 +370,7 @@ class Orders:
         obj = NORMAL_USES[verb]
         self._night_order(s, actor, verb, CHOICE_PHASES)
         seat = s.seats[actor]
-        if s.phase == "magnifier" and s.order_of(actor, "magnifier") is None:
+        if s.phase == "magnifier" and (actor, "magnifier") not in s.orders:
             raise IllegalNow("not_now")  # ORD-06 is the magnifier users' second choice
         if not seat.human:
             raise IllegalNow("humans_only")  # DRA-252
@@ -386,9 +382,9 @@ class Orders:
             raise IllegalNow("in_sanctuary")  # AMB-041
         if verb == "magnifier" and s.phase != "rooms":
             raise IllegalNow("not_now")
-        if verb == "magnifier" and s.order_of(actor, "room") is not None:
+        if verb == "magnifier" and (actor, "room") in s.orders:
             raise IllegalNow("room_already_chosen")  # DRA-300
-        key = s.order_of(actor, "key") is not None
+        key = (actor, "key") in s.orders
         if verb in ("garlic", "candle") and key:
             raise IllegalNow("not_with_key")
         if verb == "key" and any(s.order_of(actor, v) for v in ("garlic", "candle", "paint")):
@@ -396,7 +392,7 @@ class Orders:
         still_names = s.options.key_escape_room == "named_partner_still_names"  # AMB-031
         if (
             verb == "key"
-            and s.order_of(actor, "room") is not None
+            and (actor, "room") in s.orders
             and (s.naming_partner(actor) is None or not still_names)
         ):
             raise IllegalNow("room_already_chosen")
@@ -430,7 +426,7 @@ class Orders:
         self._night_order(s, actor, "paint", CHOICE_PHASES)
         if PAINTKIT not in s.seats[actor].hand:
             raise IllegalNow("no_such_object", object=PAINTKIT)
-        if actor in s.designated or s.order_of(actor, "key") is not None:
+        if actor in s.designated or (actor, "key") in s.orders:
             raise IllegalNow("not_with_key")  # AMB-041
         if len(c.text) > s.options.paint_max_chars:
             raise InvalidSyntax("text_too_long", limit=s.options.paint_max_chars)
@@ -447,7 +443,7 @@ class Orders:
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
         self._night_order(s, actor, "bite", ("bites",))
-        if s.order_of(actor, "abstain") is not None:
+        if (actor, "abstain") in s.orders:
             raise IllegalNow("order_final")  # AMB-007
         if s.seats[actor].human:
             raise IllegalNow("not_a_vampire")
