@@ -127,8 +127,10 @@ def quick_actions(
                 # a choice no reader may make (a dead target) is not asked of each of them
                 refused_all = spared[index]
                 if refused_all is _UNKNOWN:
-                    refused_all = spared[index] = refused is not None and _refused(
-                        refused, state, command, channels
+                    refused_all = spared[index] = refused is not None and (
+                        refused(state, command, channels[0])
+                        if len(channels) == 1  # most: asked directly
+                        else _refused(refused, state, command, channels)
                     )
                 if refused_all:
                     channel = None
@@ -144,7 +146,9 @@ def quick_actions(
             address = list_address if channel == "list" else private_address
             if "@" not in address:  # an offline game's "list" or "moderator": nowhere to go
                 continue
-            found.append(QuickAction(group, label, address, answer, line))
+            # QuickAction(group, label, address, answer, line), made in C: a named tuple's
+            # own __new__ is Python code, run for every link of every prompt (issue 23)
+            found.append(_made(QuickAction, (group, label, address, answer, line)))
             if pair and len(found) > MAX_PAIRS:  # too many to tap: none, and stop here
                 found = []
                 break
@@ -153,6 +157,7 @@ def quick_actions(
 
 
 _UNKNOWN = object()
+_made = tuple.__new__
 
 
 def _refused(

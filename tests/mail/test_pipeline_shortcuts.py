@@ -141,6 +141,7 @@ def test_every_wolf_of_the_pack_is_offered_what_a_fresh_computation_offers() -> 
     finally:
         del rules.refused_to_all
     assert kept == fresh and all(kept)
+    assert all(type(a) is QuickAction and a == QuickAction(*a) for a in kept[0])
     assert {target for _verb, target in asked} == set(rules.names(state))
     assert len(asked) == len(set(asked))  # once per target, for the whole pack
     partners = {a.command.split()[1] for a in kept[0]} & set(wolves)
