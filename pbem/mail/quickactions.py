@@ -266,6 +266,7 @@ def _asked_readers(
     # the readers' commands are a few sets of verbs (Rules.available_verbs): each set's named
     # specs are found once, not once per reader of a mail to every player (issue 23)
     named_among: dict[frozenset[str], list[CommandSpec]] = {}
+    readers_of: dict[int, list[PlayerId]] = {}  # a spec of found (alive: ids hold) -> readers
     for reader in readers:
         verbs = rules.available_verbs(state, reader)
         specs = named_among.get(verbs) if verbs is not None else None
@@ -275,14 +276,17 @@ def _asked_readers(
             if verbs is not None:
                 named_among[verbs] = specs
         for spec in specs:
-            # found holds named specs only, no two equal: an unnamed spec is in none
-            able = next((who for known, who in found if known is spec), None)
-            if able is None:
+            # found holds named specs only, no two equal: an unnamed spec is in none; each
+            # reader of a public mail finds the same spec objects, told by their identity
+            able = readers_of.get(id(spec))
+            if able is None and found:
                 able = next((who for known, who in found if known == spec), None)
             if able is None:
-                found.append((spec, [reader]))
+                able = [reader]
+                found.append((spec, able))
             elif reader not in able:
                 able.append(reader)
+            readers_of[id(spec)] = able
     return [(spec, tuple(able)) for spec, able in found]
 
 
