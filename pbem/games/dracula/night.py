@@ -106,7 +106,7 @@ def must_choose_room(s: DraculaState, p: PlayerId) -> bool:
     # DRA-311 (a named partner still names the pair's room, AMB-031, unless the naming
     # partner chooses his own)
     still_names = s.options.key_escape_room == "named_partner_still_names"
-    return s.order_of(p, "key") is None or (still_names and s.naming_partner(p) is not None)
+    return (p, "key") not in s.orders or (still_names and s.naming_partner(p) is not None)
 
 
 def _default_room(b: Batch, p: PlayerId, rng: random.Random, rooms: tuple[str, ...]) -> None:
@@ -620,15 +620,18 @@ def morning_params(s: DraculaState) -> dict[str, Any]:
             nauseous.add(f.actor)
     killed = [{"name": p, "objects": lost.get(p, [])} for p in dead_now]
     livid = sorted(nauseous)
-    total = sum(1 for p in s.order if s.seats[p].cursed)
-    cursed = total if s.options.cursed_count == "total" else len(s.newly_cursed)
+    total = 0
     positions = []
+    seats, position = s.seats, s.position
     for p in s.order:
+        seat = seats[p]
+        total += seat.cursed
         killed_now = p in dead_now
-        if not s.seats[p].alive and not killed_now:
+        if not seat.alive and not killed_now:
             positions.append({"name": p, "position": "dead", "killed": False})
         else:
-            positions.append({"name": p, "position": s.position(p) or "-", "killed": killed_now})
+            positions.append({"name": p, "position": position(p) or "-", "killed": killed_now})
+    cursed = total if s.options.cursed_count == "total" else len(s.newly_cursed)
     return {
         "vampirised": converted,
         "cursed": cursed,
