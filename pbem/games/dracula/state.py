@@ -181,17 +181,17 @@ class DraculaState:
     @_reading
     def _living(self) -> tuple[PlayerId, ...]:
         seats = self.seats
-        return tuple(p for p in self.order if seats[p].alive)
+        return tuple([p for p in self.order if seats[p].alive])  # a list: quicker than a generator
 
     @_reading
     def _humans(self) -> tuple[PlayerId, ...]:
         seats = self.seats
-        return tuple(p for p in self._living if seats[p].side == HUMAN)
+        return tuple([p for p in self._living if seats[p].side == HUMAN])
 
     @_reading
     def _vampires(self) -> tuple[PlayerId, ...]:
         seats = self.seats
-        return tuple(p for p in self._living if seats[p].side != HUMAN)
+        return tuple([p for p in self._living if seats[p].side != HUMAN])
 
     @_reading
     def _holders(self) -> dict[str, PlayerId]:
