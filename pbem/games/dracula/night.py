@@ -131,8 +131,11 @@ def close_rooms(b: Batch, now: datetime, rng: random.Random) -> None:
         b.add(PhaseStarted("dracula_room", 1, {"dracula_room": end}))
         b.note(private("dracula/dracula_counts", [dracula], t, counts=counts, deadline=iso(end)))
         return
-    users = [p for p in s.living() if s.order_of(p, "magnifier") is not None]
-    alone = [p for p in s.living() if s.left_to_choose(p) and s.order_of(p, "room") is None]
+    orders = s.orders
+    users = [p for p in s.living() if (p, "magnifier") in orders]
+    alone: list[PlayerId] = []
+    if s.options.key_escape_room == "naming_partner_chooses":  # AMB-031, as left_to_choose
+        alone = [p for p in s.living() if s.left_to_choose(p) and (p, "room") not in orders]
     if users or alone:
         open_magnifier(b, users, now, alone)
         return
@@ -214,7 +217,7 @@ def fix_positions(b: Batch, now: datetime) -> None:
                 continue  # AMB-031: he chose his own room
             room = s.position(naming)
             b.note(private("dracula/partner_room", [naming], t, partner=named, room=room))
-    keys = [p for p in s.living() if s.order_of(p, "key") is not None]
+    keys = [p for p in s.living() if (p, "key") in s.orders]
     for user in keys:  # DRA-313, NTF-15
         others = [p for p in s.designated if s.seats[p].alive]
         if others:
