@@ -577,20 +577,22 @@ def _designated(state: DraculaState, event: Designated) -> DraculaState:
     seats = dict(state.seats)
     for p in event.players:  # DRA-050: the one designated night
         seats[p] = replace(seats[p], sanctuary_used=True)
-    values = _fields(state, _DESIGNATED_STALE)
+    new = _copied(state, _DESIGNATED_STALE)
+    values = new.__dict__
     values["designated"] = event.players
     values["seats"] = seats
-    return _made(values)
+    return new
 
 
 def _cursed(state: DraculaState, event: Cursed) -> DraculaState:
     seat = state.seats[event.player]
     if seat.cursed:
         return state
-    values = _fields(state, ())  # a curse changes no kept reading (DRA-370)
+    new = _copied(state, ())  # a curse changes no kept reading (DRA-370)
+    values = new.__dict__
     values["seats"] = {**state.seats, event.player: replace(seat, cursed=True)}
     values["newly_cursed"] = (*state.newly_cursed, event.player)
-    return _made(values)
+    return new
 
 
 def _converted(state: DraculaState, event: Converted) -> DraculaState:
@@ -598,9 +600,9 @@ def _converted(state: DraculaState, event: Converted) -> DraculaState:
     seats[event.player] = replace(seats[event.player], side=VAMPIRE, turned=state.number)
     for biter in event.biters:  # AMB-062: each biter is credited with the human
         seats[biter] = replace(seats[biter], credits=(*seats[biter].credits, event.player))
-    values = _fields(state, _SIDE_STALE)
-    values["seats"] = seats
-    return _made(values)
+    new = _copied(state, _SIDE_STALE)
+    new.__dict__["seats"] = seats
+    return new
 
 
 def _painting_read(state: DraculaState, event: PaintingRead) -> DraculaState:
