@@ -81,10 +81,23 @@ def bot_moves(
             while j >= n:
                 j = getrandbits(bits)
         command = options[j]
-        if not command.args:  # most moves (a pass): no name, no word, no text
+        args = command.args
+        if not args:  # most moves (a pass): no name, no word, no text
             if command.public:
                 draw()  # the draw of a bold vote (a bare command is never one): kept in step
             yield _bare(spec, command)
+            continue
+        if len(args) == 1 and isinstance(args[0], Player):  # most named moves: one name alone
+            verb = command.verb
+            channel = channels.get(verb) or _channel(rules, verb, channels)
+            name = _legal_name(
+                rules, state, spec.name, verb, channel, names, favourite, rng, getrandbits
+            )
+            parsed: Command | None = _naming(verb, name)
+            if command.public and draw() < 0.5 and verb == "vote":
+                yield BotMove(spec, parsed, f"Mon vote : **{name}**", True, bold=True)
+            else:
+                yield BotMove(spec, parsed, f"{command.keyword(spec.lang)} {name}", command.public)
             continue
         words = [command.keyword(spec.lang)]
         targets: list[PlayerId] = []
@@ -117,7 +130,7 @@ def bot_moves(
                 words.append(text)
         line = " ".join(words)
         if len(targets) == 1 and word is None and not text:  # most named moves
-            parsed: Command | None = _naming(command.verb, targets[0])
+            parsed = _naming(command.verb, targets[0])
         else:
             parsed = Command(command.verb, tuple(targets), word, text)
         if text:  # a text after names loses what the grammar drops (a lone « ! »): read it
