@@ -192,6 +192,56 @@ def partner_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> Il
     return None
 
 
+def _given(s: DraculaState, actor: PlayerId, verb: str, phases: Sequence[str]) -> IllegalNow | None:
+    """:meth:`Orders._night_order`'s refusal, None if the order may be given now."""
+    if s.phase not in phases:
+        return IllegalNow("not_now")
+    if (actor, verb) in s.orders:
+        return IllegalNow("order_final")  # AMB-007
+    return None
+
+
+_STAKE_PHASES = ("rooms", "dracula_room", "magnifier", "bites")
+
+
+def stake_refusal(s: DraculaState, actor: PlayerId, c: Command) -> IllegalNow | None:
+    """Why a stake is refused, None if it is taken (the bots try one on many names)."""
+    if (given := _given(s, actor, "stake", _STAKE_PHASES)) is not None:
+        return given
+    seat = s.seats[actor]
+    if not seat.human:
+        return IllegalNow("humans_only")  # DRA-252
+    if STAKE not in seat.hand:
+        return IllegalNow("no_such_object", object=STAKE)
+    if s.number <= 2:
+        return IllegalNow("objects_from_night3")  # DRA-206, AMB-026
+    if s.position(actor) != SANCTUARY:
+        return IllegalNow("stake_in_sanctuary")  # DRA-320
+    target = c.targets[0]
+    in_sanctuary = target in s.designated or (s.phase == "bites" and (target, "key") in s.orders)
+    if target == actor or not in_sanctuary or not s.seats[target].alive:
+        return IllegalNow("stake_target", name=target)  # DRA-321, AMB-048
+    return None
+
+
+def dance_refusal(
+    s: DraculaState, actor: PlayerId, c: Command
+) -> IllegalNow | InvalidSyntax | None:
+    """Why a waltz is refused, None if it is taken (the bots try one on many names)."""
+    if (given := _given(s, actor, "dance", ("bites",))) is not None:
+        return given
+    if PHONOGRAPH not in s.seats[actor].hand:
+        return IllegalNow("no_such_object", object=PHONOGRAPH)
+    if s.position(actor) == SANCTUARY and not s.options.dance_in_sanctuary:
+        return IllegalNow("no_dance_here")  # AMB-058
+    target = c.targets[0]
+    if target == actor or s.position(target) != s.position(actor) or not s.seats[target].alive:
+        return IllegalNow("not_in_your_room", name=target)  # DRA-401
+    if len(c.text) > s.options.dance_max_chars:
+        return InvalidSyntax("text_too_long", limit=s.options.dance_max_chars)
+    return None
+
+
 class Orders:
     """The command handlers of :class:`~pbem.games.dracula.rules.Dracula`."""
 
@@ -278,10 +328,7 @@ class Orders:
     def _night_order(
         self, s: DraculaState, actor: PlayerId, verb: str, phases: Sequence[str]
     ) -> None:
-        if s.phase not in phases:
-            raise IllegalNow("not_now")
-        if s.order_of(actor, verb) is not None:
-            raise IllegalNow("order_final")  # AMB-007
+        refuse(_given(s, actor, verb, phases))
 
     def _do_room(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
@@ -292,7 +339,7 @@ class Orders:
         if s.phase == "dracula_room":
             if not s.seats[actor].dracula:
                 raise IllegalNow("not_now")
-            if s.order_of(actor, "room") is not None:
+            if (actor, "room") in s.orders:
                 raise IllegalNow("order_final")
             if not s.present(room):
                 raise IllegalNow("empty_room")  # AMB-020
@@ -305,15 +352,13 @@ class Orders:
         alone = s.phase == "magnifier" and s.left_to_choose(actor)  # AMB-031
         if s.named_partner(actor) is not None and not alone:
             raise IllegalNow("partner_chooses", partner=s.named_partner(actor))  # DRA-227
-        magnified = s.order_of(actor, "magnifier") is not None or alone
+        magnified = (actor, "magnifier") in s.orders or alone
         if s.phase == "rooms" and magnified:
             raise IllegalNow("wait_for_report")  # DRA-302
         if s.phase == "magnifier" and not magnified:
             raise IllegalNow("not_now")
         still_names = s.options.key_escape_room == "named_partner_still_names"  # AMB-031
-        if s.order_of(actor, "key") is not None and (
-            s.naming_partner(actor) is None or not still_names
-        ):
+        if (actor, "key") in s.orders and (s.naming_partner(actor) is None or not still_names):
             raise IllegalNow("key_used")
         declared = s.declared.get(actor)
         if s.seats[actor].cursed and declared is not None and declared != room:
@@ -325,7 +370,7 @@ class Orders:
         obj = NORMAL_USES[verb]
         self._night_order(s, actor, verb, CHOICE_PHASES)
         seat = s.seats[actor]
-        if s.phase == "magnifier" and s.order_of(actor, "magnifier") is None:
+        if s.phase == "magnifier" and (actor, "magnifier") not in s.orders:
             raise IllegalNow("not_now")  # ORD-06 is the magnifier users' second choice
         if not seat.human:
             raise IllegalNow("humans_only")  # DRA-252
@@ -337,9 +382,9 @@ class Orders:
             raise IllegalNow("in_sanctuary")  # AMB-041
         if verb == "magnifier" and s.phase != "rooms":
             raise IllegalNow("not_now")
-        if verb == "magnifier" and s.order_of(actor, "room") is not None:
+        if verb == "magnifier" and (actor, "room") in s.orders:
             raise IllegalNow("room_already_chosen")  # DRA-300
-        key = s.order_of(actor, "key") is not None
+        key = (actor, "key") in s.orders
         if verb in ("garlic", "candle") and key:
             raise IllegalNow("not_with_key")
         if verb == "key" and any(s.order_of(actor, v) for v in ("garlic", "candle", "paint")):
@@ -347,7 +392,7 @@ class Orders:
         still_names = s.options.key_escape_room == "named_partner_still_names"  # AMB-031
         if (
             verb == "key"
-            and s.order_of(actor, "room") is not None
+            and (actor, "room") in s.orders
             and (s.naming_partner(actor) is None or not still_names)
         ):
             raise IllegalNow("room_already_chosen")
@@ -381,7 +426,7 @@ class Orders:
         self._night_order(s, actor, "paint", CHOICE_PHASES)
         if PAINTKIT not in s.seats[actor].hand:
             raise IllegalNow("no_such_object", object=PAINTKIT)
-        if actor in s.designated or s.order_of(actor, "key") is not None:
+        if actor in s.designated or (actor, "key") in s.orders:
             raise IllegalNow("not_with_key")  # AMB-041
         if len(c.text) > s.options.paint_max_chars:
             raise InvalidSyntax("text_too_long", limit=s.options.paint_max_chars)
@@ -390,29 +435,15 @@ class Orders:
     def _do_stake(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
-        self._night_order(s, actor, "stake", ("rooms", "dracula_room", "magnifier", "bites"))
-        seat = s.seats[actor]
-        if not seat.human:
-            raise IllegalNow("humans_only")  # DRA-252
-        if STAKE not in seat.hand:
-            raise IllegalNow("no_such_object", object=STAKE)
-        if s.number <= 2:
-            raise IllegalNow("objects_from_night3")  # DRA-206, AMB-026
-        if s.position(actor) != SANCTUARY:
-            raise IllegalNow("stake_in_sanctuary")  # DRA-320
+        refuse(stake_refusal(s, actor, c))
         target = c.targets[0]
-        in_sanctuary = target in s.designated or (
-            s.phase == "bites" and s.order_of(target, "key") is not None
-        )
-        if target == actor or not in_sanctuary or not s.seats[target].alive:
-            raise IllegalNow("stake_target", name=target)  # DRA-321, AMB-048
         return [Order(actor, "stake", (target,)), Moved((STAKE,), f"hand:{actor}", "gone", "used")]
 
     def _do_bite(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
         self._night_order(s, actor, "bite", ("bites",))
-        if s.order_of(actor, "abstain") is not None:
+        if (actor, "abstain") in s.orders:
             raise IllegalNow("order_final")  # AMB-007
         if s.seats[actor].human:
             raise IllegalNow("not_a_vampire")
@@ -438,17 +469,8 @@ class Orders:
     def _do_dance(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
-        self._night_order(s, actor, "dance", ("bites",))
-        if PHONOGRAPH not in s.seats[actor].hand:
-            raise IllegalNow("no_such_object", object=PHONOGRAPH)
-        if s.position(actor) == SANCTUARY and not s.options.dance_in_sanctuary:
-            raise IllegalNow("no_dance_here")  # AMB-058
-        target = c.targets[0]
-        if target == actor or s.position(target) != s.position(actor) or not s.seats[target].alive:
-            raise IllegalNow("not_in_your_room", name=target)  # DRA-401
-        if len(c.text) > s.options.dance_max_chars:
-            raise InvalidSyntax("text_too_long", limit=s.options.dance_max_chars)
-        return [Order(actor, "dance", (target,), None, c.text)]
+        refuse(dance_refusal(s, actor, c))
+        return [Order(actor, "dance", (c.targets[0],), None, c.text)]
 
     def _do_reply(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str

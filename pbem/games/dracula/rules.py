@@ -53,8 +53,10 @@ from pbem.games.dracula.orders import (
     SILENT_PHASES,
     Orders,
     cursed_declaration,
+    dance_refusal,
     eligible,
     partner_refusal,
+    stake_refusal,
     vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
@@ -84,6 +86,35 @@ _FOLDS: dict[str, str] = {}
 
 _ALWAYS = frozenset({"help", "status"})
 """The verbs every player may send at any time."""
+
+_VERBS: dict[tuple[str, ...], frozenset[str]] = {}
+"""What :meth:`Dracula._allowed` answered -> the set of verbs :meth:`Dracula.available_verbs`
+gives for it, one object for each set (a few dozen sets in all; bounded all the same)."""
+_SETS: dict[frozenset[str], frozenset[str]] = {}
+"""Each set of verbs given, the one object given for it."""
+
+
+def _verbs_of(allowed: tuple[str, ...]) -> frozenset[str]:
+    """``_ALWAYS | set(allowed)``, one object for each set (kept in :data:`_VERBS`)."""
+    if len(_VERBS) >= 1024:
+        _VERBS.clear()
+        _SETS.clear()
+    verbs = _ALWAYS.union(allowed)
+    found = _VERBS[allowed] = _SETS.setdefault(verbs, verbs)
+    return found
+
+
+_TRIED = frozenset({"bite", "vote", "partner", "stake", "dance"})
+"""The verbs :meth:`Dracula.allows` judges without raising."""
+
+_USE_OF = {obj: verb for verb, obj in NORMAL_USES.items()}
+"""A normal object -> the command that uses it (CMD-05 … CMD-08)."""
+
+_CHOOSING = ("rooms", "magnifier", "dracula_room")
+"""The night's steps of room choices (ORD-04, ORD-06, DRA-102)."""
+
+_HANDLERS = {name[4:]: handler for name, handler in vars(Orders).items() if name[:4] == "_do_"}
+"""Verb -> its handler in :class:`Orders` (:meth:`Dracula.decide`)."""
 
 _FOLDED_ROOMS = {fold(w): r for r, ws in ROOM_WORDS.items() for w in ws}
 """The rooms by each folded spelling (AMB-081: a bold room)."""
@@ -379,19 +410,22 @@ class Dracula(Orders, Rules[DraculaState]):
             raise IllegalNow("not_now")
         if verb == "cancel":
             raise IllegalNow("orders_final")  # AMB-007
-        handler = getattr(self, f"_do_{verb}")
-        events: list[Event] = handler(state, actor, command, now, channel)
+        handler = _HANDLERS.get(verb)
+        if handler is None:  # not a command of Dracula's
+            return getattr(self, f"_do_{verb}")(state, actor, command, now, channel)  # type: ignore[no-any-return]
+        events: list[Event] = handler(self, state, actor, command, now, channel)
         return events
 
     def allows(
         self, state: DraculaState, actor: PlayerId, command: Command, now: datetime, channel: str
     ) -> bool:
-        """:meth:`decide`'s verdict. A vote, a partner or a bite (the bots try them on names
-        until one is taken, issue 23) is judged without raising (:func:`vote_refusal`,
-        :func:`partner_refusal`), a bite's checks on the biter kept for the next name:
+        """:meth:`decide`'s verdict. A vote, a partner, a stake, a waltz or a bite (the bots
+        try them on names until one is taken, issue 23) is judged without raising
+        (:func:`vote_refusal`, :func:`partner_refusal`, :func:`stake_refusal`,
+        :func:`dance_refusal`), a bite's checks on the biter kept for the next name:
         :meth:`Orders._do_bite`'s checks, in its order."""
         verb = command.verb
-        if verb not in ("bite", "vote", "partner") or not command.targets:
+        if verb not in _TRIED or not command.targets:
             return super().allows(state, actor, command, now, channel)
         if state.outcome is not None or not state.seats[actor].alive:
             return False  # decide: game_over, dead (DRA-326)
@@ -399,6 +433,10 @@ class Dracula(Orders, Rules[DraculaState]):
             return vote_refusal(state, actor, command, channel) is None
         if verb == "partner":
             return partner_refusal(state, actor, command, channel) is None
+        if verb == "stake":
+            return stake_refusal(state, actor, command) is None
+        if verb == "dance":
+            return dance_refusal(state, actor, command) is None
         if not self._may_bite(state, actor):
             return False
         s, target = state, command.targets[0]
@@ -481,87 +519,108 @@ class Dracula(Orders, Rules[DraculaState]):
         return self.commands_among(self.available_verbs(state, actor))
 
     def available_verbs(self, state: DraculaState, actor: PlayerId) -> frozenset[str]:
-        """The verbs of :meth:`available` (asked of every player at every bot round)."""
+        """The verbs of :meth:`available` (asked of every player at every bot round): one
+        set object for each set of verbs (:func:`_verbs_of`), whose hash whoever keeps
+        something per set (the bots' commands) reads already computed (issue 23)."""
         seat = state.seats[actor]
         if state.outcome is not None or not seat.alive:
             return _ALWAYS
         allowed = self._allowed(state, actor, seat)
-        return _ALWAYS | allowed if allowed else _ALWAYS
+        if not allowed:
+            return _ALWAYS
+        return _VERBS.get(allowed) or _verbs_of(allowed)
 
-    def _allowed(self, s: DraculaState, actor: PlayerId, seat: Seat) -> set[str]:
+    def _allowed(self, s: DraculaState, actor: PlayerId, seat: Seat) -> tuple[str, ...]:
+        """What the living ``actor`` may send now besides help and status. AMB-007: an order
+        given is final, so a verb whose order he gave tonight is left out (a reply, a curse:
+        more, within their limits)."""
         phase = s.phase
-        out: set[str] = set()
+        out: list[str] = []
         if (
             seat.dracula
             and not s.telepathy_used
             and (phase in SILENT_PHASES or s.vampire_count() > 1)
         ):
-            out.add("telepathy")
+            out.append("telepathy")
         # by day and at the final choice no verb is an order's (their events are others), so
-        # none is filtered by the night's orders below, and no grimoire curses
+        # none is left out for an order given, and no grimoire curses
         if phase == "day":
             if s.number >= 2 and not s.has_voted(actor):
-                out.add("vote")
+                out.append("vote")
             if seat.cursed and actor not in s.declared:
-                out.add("declare")
-            return out
+                out.append("declare")
+            return tuple(out)
         if phase == "pairing":
             if actor not in s.designated and actor not in s.pairs and not s.is_named(actor):
-                out.add("partner")
-            return out
+                out.append("partner")
+            return tuple(out)
         if phase == "final_choice":
             if seat.human and actor not in s.choices:
-                out |= {"flee", "fight"}
-            return out
+                out += ("flee", "fight")
+            return tuple(out)
+        orders = s.orders
         hand = seat.hand
-        if phase in ("rooms", "magnifier", "dracula_room"):
+        if phase in _CHOOSING:
             if phase == "rooms":
-                if night.must_choose_room(s, actor):
-                    out.add("room")
-            elif phase == "magnifier":
-                if ((actor, "magnifier") in s.orders and actor not in s.pairs) or s.left_to_choose(
-                    actor
-                ):  # AMB-031
-                    out.add("room")
-            elif seat.dracula:
-                out.add("room")
+                room = night.must_choose_room(s, actor)
+            elif phase == "magnifier":  # AMB-031
+                room = ((actor, "magnifier") in orders and actor not in s.pairs) or (
+                    s.left_to_choose(actor)
+                )
+            else:
+                room = seat.dracula
+            if room and (actor, "room") not in orders:
+                out.append("room")
             if hand:  # most players hold nothing
                 sanctuary = actor in s.designated
                 if phase != "dracula_room" and seat.human and not sanctuary:  # CHOICE_PHASES
-                    for verb, obj in NORMAL_USES.items():
-                        if obj in hand and (verb != "magnifier" or phase == "rooms"):
-                            out.add(verb)
-                if PAINTKIT in hand and not sanctuary:
-                    out.add("paint")
-                if seat.human and STAKE in hand and s.position(actor) == SANCTUARY:
-                    out.add("stake")
+                    for obj in hand:  # a few objects, not every use
+                        verb = _USE_OF.get(obj)
+                        if (
+                            verb is not None
+                            and (verb != "magnifier" or phase == "rooms")
+                            and (actor, verb) not in orders
+                        ):
+                            out.append(verb)
+                if PAINTKIT in hand and not sanctuary and (actor, "paint") not in orders:
+                    out.append("paint")
+                if seat.human and STAKE in hand and self._may_stake(s, actor):
+                    out.append("stake")
         elif phase == "bites":
             if not seat.human or seat.dracula:  # only Dracula's status is ever "may"
                 status = night.bite_status(s, actor)
-                if not seat.human and status in ("must", "may"):
-                    out.add("bite")
-                if status == "may" and (actor, "bite") not in s.orders:
-                    out.add("abstain")
-                if (actor, "abstain") in s.orders:
-                    out.discard("bite")
-            if PHONOGRAPH in hand and s.count_present(s.position(actor) or "") > 1:
-                out.add("dance")
-            if seat.human and STAKE in hand and s.position(actor) == SANCTUARY:
-                out.add("stake")
-        elif s.phase == "dance_reply" and s.dance is not None and s.dance[1] == actor:
+                if (
+                    status in ("must", "may")
+                    and (actor, "bite") not in orders
+                    and (actor, "abstain") not in orders
+                ):
+                    if not seat.human:
+                        out.append("bite")
+                    if status == "may":
+                        out.append("abstain")
+            if (
+                PHONOGRAPH in hand
+                and (actor, "dance") not in orders
+                and s.count_present(s.position(actor) or "") > 1
+            ):
+                out.append("dance")
+            if seat.human and STAKE in hand and self._may_stake(s, actor):
+                out.append("stake")
+        elif phase == "dance_reply" and s.dance is not None and s.dance[1] == actor:
             if len(s.replies(actor)) < s.options.dance_replies:  # AMB-058
-                out.add("reply")
-        elif s.phase == "flames" and s.flames.get(actor):
-            out.add("flame")
-        if GRIMOIRE in seat.hand and s.phase in NIGHT_PHASES:
-            mine = [o for (a, v), o in s.orders.items() if a == actor and v.startswith("curse")]
+                out.append("reply")
+        elif phase == "flames" and s.flames.get(actor) and (actor, "flame") not in orders:
+            out.append("flame")
+        if GRIMOIRE in hand and phase in NIGHT_PHASES:
+            mine = [o for (a, v), o in orders.items() if a == actor and v.startswith("curse")]
             if len({t for o in mine for t in o.targets}) < 2:  # AMB-053: two a night
-                out.add("curse")
-        orders = s.orders
-        for verb in tuple(out):  # AMB-007: an order given is final (a reply, a curse: more)
-            if (actor, verb) in orders and verb not in ("reply", "curse"):
-                out.discard(verb)
-        return out
+                out.append("curse")
+        return tuple(out)
+
+    @staticmethod
+    def _may_stake(s: DraculaState, actor: PlayerId) -> bool:
+        """A stake holder's order not given yet, in the sanctuary (DRA-320)."""
+        return (actor, "stake") not in s.orders and s.position(actor) == SANCTUARY
 
     def bold_command(
         self, state: DraculaState, actor: PlayerId, bold: Sequence[str]
@@ -611,8 +670,6 @@ class Dracula(Orders, Rules[DraculaState]):
         distributed: it is flagged publicly instead (AMB-009, AMB-056.4 "bounce" is the
         default only when the daemon moderates the list)."""
         s = state
-        out_of_turn = s.options.out_of_turn_posts if moderated else "flag"
-        curse_enforcement = s.options.curse_enforcement if moderated else "flag"
         if s.outcome is not None:
             return []
         seat = s.seats[actor]
@@ -620,6 +677,7 @@ class Dracula(Orders, Rules[DraculaState]):
         out_of_play = not seat.alive or (fled and s.phase in ("final_choice", "flames"))
         silent = s.phase in SILENT_PHASES
         if out_of_play or silent:
+            out_of_turn = s.options.out_of_turn_posts if moderated else "flag"
             reason = "out_of_play" if out_of_play else "night_silence"
             if out_of_turn == "hold_until_morning" and not out_of_play:
                 raise ListClosed(reason)  # a relaying daemon holds it until the morning
@@ -627,10 +685,11 @@ class Dracula(Orders, Rules[DraculaState]):
                 raise IllegalNow(reason)  # out of play: never relayed, even when holding
             t = f"round-{s.round}-{s.phase}-{s.number}"  # AMB-009 flag mode: said publicly
             return [public("dracula/post_flag", t, player=actor, reason=reason)]
-        if s.phase != "day":
+        if s.phase != "day" or actor in s.posted:  # DRA-374: the first post of the day
             return []
         events: list[Event] = []
-        if seat.cursed and actor not in s.posted:
+        if seat.cursed:
+            curse_enforcement = s.options.curse_enforcement if moderated else "flag"
             room = cursed_declaration(lines, s.options.curse_phrases)
             if room is None:
                 if curse_enforcement == "bounce":
@@ -640,8 +699,7 @@ class Dracula(Orders, Rules[DraculaState]):
                 )
             elif actor not in s.declared:
                 events.append(Declared(actor, room))
-        if actor not in s.posted:
-            events.append(Posted(actor))
+        events.append(Posted(actor))
         return events
 
     def offers(self, state: DraculaState, command: Command) -> bool:

@@ -205,23 +205,26 @@ class DraculaState:
 
     @_reading
     def _placed(self) -> dict[PlayerId, str]:
-        """Every player whose position is fixed tonight (:meth:`position`), in the table's
-        order: asked for each player at each step of the night."""
+        """Every player whose position is fixed tonight (:meth:`position`): asked for each
+        player at each step of the night. Read from the night's orders (a score of them)
+        rather than asked of each player."""
         orders = self.orders
-        designated = self.designated
-        pairs = self.pairs
         found: dict[PlayerId, str] = {}
-        for p in self.order:
-            pos: str | None = None
-            if p in designated or orders.get((p, "key")):
-                pos = SANCTUARY
-            elif (room := orders.get((p, "room"))) is not None or (
-                (named := pairs.get(p)) is not None
+        keys: list[PlayerId] = []
+        for (p, verb), order in orders.items():
+            if verb == "room" and order.word is not None:
+                found[p] = order.word
+            elif verb == "key":
+                keys.append(p)
+        for naming, named in self.pairs.items():  # DRA-227: the named partner's room
+            if (
+                naming not in found
                 and (room := orders.get((named, "room"))) is not None
-            ):  # DRA-227: the named partner's room is the pair's
-                pos = room.word
-            if pos is not None:
-                found[p] = pos
+                and room.word is not None
+            ):
+                found[naming] = room.word
+        for p in (*self.designated, *keys):  # the sanctuary, whatever else was ordered
+            found[p] = SANCTUARY
         return found
 
     @_reading
@@ -404,17 +407,14 @@ _ORDER_STALE = tuple(name for name in _PLACE_STALE if name not in _PLACED)
 _VOTE_STALE = _stale(("votes", "seq"))
 
 
-def _fields(state: DraculaState, stale: tuple[str, ...]) -> dict[str, Any]:
-    """A copy of ``state``'s ``__dict__`` less the ``stale`` readings (:func:`_quick_next`)."""
+def _copied(state: DraculaState, stale: tuple[str, ...]) -> DraculaState:
+    """A new state with ``state``'s fields and its readings less the ``stale`` ones
+    (:func:`_quick_next`), for a fold to set what the event changes in its ``__dict__``
+    before anyone reads it: one call a fold, the commonest events' (issue 23)."""
     values = state.__dict__.copy()
     if len(values) != _FIELD_COUNT:
         for name in stale:
             values.pop(name, None)
-    return values
-
-
-def _made(values: dict[str, Any]) -> DraculaState:
-    """The state of these fields (and readings)."""
     new = _new(DraculaState)
     _set(new, "__dict__", values)
     return new
@@ -447,16 +447,17 @@ def _seat(state: DraculaState, name: PlayerId, **changes: object) -> DraculaStat
 
 def _order(state: DraculaState, event: Order) -> DraculaState:
     # the commonest events: copied without replace's keywords
-    values = _fields(state, _PLACE_STALE if event.verb in _PLACING else _ORDER_STALE)
+    new = _copied(state, _PLACE_STALE if event.verb in _PLACING else _ORDER_STALE)
+    values = new.__dict__
     values["orders"] = {**state.orders, (event.actor, event.verb): event}
     values["seq"] = state.seq + 1
-    return _made(values)
+    return new
 
 
 def _posted(state: DraculaState, event: Posted) -> DraculaState:
-    values = _fields(state, ())
-    values["posted"] = state.posted | {event.player}
-    return _made(values)
+    new = _copied(state, ())
+    new.__dict__["posted"] = state.posted | {event.player}
+    return new
 
 
 def _vote(state: DraculaState, event: VoteSet) -> DraculaState:
@@ -464,25 +465,27 @@ def _vote(state: DraculaState, event: VoteSet) -> DraculaState:
         votes = tuple(v for v in state.votes if v[0] != event.voter)
     else:
         votes = (*state.votes, (event.voter, event.target, state.seq + 1))
-    values = _fields(state, _VOTE_STALE)
+    new = _copied(state, _VOTE_STALE)
+    values = new.__dict__
     values["votes"] = votes
     values["seq"] = state.seq + 1
     voters = state.__dict__.get("_voters")
     if voters is not None and event.target is not None:  # one more voter, kept as he comes
         values["_voters"] = voters | {event.voter}
-    return _made(values)
+    return new
 
 
 def _fact(state: DraculaState, event: Fact) -> DraculaState:
-    values = _fields(state, ())
-    values["facts"] = (*state.facts, event)
-    return _made(values)
+    new = _copied(state, ())
+    new.__dict__["facts"] = (*state.facts, event)
+    return new
 
 
 def _moved(state: DraculaState, event: Moved) -> DraculaState:
     # hands, floors and assignments change, not who is alive or where: of the readings kept,
     # only the holders are read again
-    values = _fields(state, _MOVED_STALE)
+    new = _copied(state, _MOVED_STALE)
+    values = new.__dict__
     source, dest, objects = event.source, event.dest, event.objects
     if (p := _hand_of(source)) is not None:
         seats = values["seats"] = dict(state.seats)
@@ -499,7 +502,7 @@ def _moved(state: DraculaState, event: Moved) -> DraculaState:
     elif dest.startswith("floor:"):
         floor = values["floor"] = dict(values["floor"])
         floor[dest[6:]] = floor.get(dest[6:], ()) + objects
-    return _made(values)
+    return new
 
 
 def _phase_started(state: DraculaState, event: PhaseStarted) -> DraculaState:
