@@ -32,6 +32,8 @@ class DeadlineScheduler:
 
     def __init__(self) -> None:
         self.keys: dict[str, JobKey] = {}
+        self.armed: dict[str, tuple[datetime, Hashable]] = {}
+        """Each job armed with a ``plan`` and not run yet: its time and plan (:meth:`arm`)."""
         self.by_game: dict[str, set[str]] = {}
         """The ids of each game's armed jobs: a game's rearm touches its own jobs, not every
         job of every game (30,000 jobs at 10,000 games, at start-up and after each commit)."""
@@ -49,12 +51,39 @@ class DeadlineScheduler:
         if self.sched.running:
             self.sched.shutdown(wait=False)
 
-    def arm(self, job: JobKey, when: datetime, callback: Callable[[], Awaitable[None]]) -> None:
+    def arm(
+        self,
+        job: JobKey,
+        when: datetime,
+        callback: Callable[[], Awaitable[None]],
+        plan: Hashable | None = None,
+    ) -> None:
+        """Run ``callback`` at ``when`` as ``job`` (replacing what ``job`` was armed with).
+
+        ``plan``: what the callback does, as a value; a job still armed (not run) for the same
+        time with an equal plan is left as it is: the service rearms a game after every mail,
+        and replacing an APScheduler job costs about 0.17 ms (issue 23: ingest)."""
         job_id = str(job)
+        mark = (when, plan)
+        if plan is not None and self.armed.get(job_id) == mark and job_id in self.keys:
+            return
         self.keys[job_id] = job
         self.by_game.setdefault(job.game_id, set()).add(job_id)
+        if plan is None:
+            self.armed.pop(job_id, None)
+        else:
+            self.armed[job_id] = mark
+        armed = self.armed
+
+        # a coroutine function: AsyncIOScheduler runs it on the loop (a plain function would
+        # run in a thread pool, off the single writer's thread)
+        async def run() -> None:
+            if armed.get(job_id) == mark:  # run: the next arm adds it again
+                del armed[job_id]
+            await callback()
+
         self.sched.add_job(
-            callback,
+            run,
             "date",
             run_date=when,
             id=job_id,
@@ -75,6 +104,7 @@ class DeadlineScheduler:
                 self.sched.remove_job(job_id)
             ids.discard(job_id)
             self.keys.pop(job_id, None)
+            self.armed.pop(job_id, None)
         if not ids:
             self.by_game.pop(game_id, None)
 

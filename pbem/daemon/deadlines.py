@@ -77,18 +77,22 @@ class Deadlines:
         for key, when in pending.items():
             job: Job = DeadlineJob(game.id, key)
             jobs.add(job)
-            self.scheduler.arm(job, when, self._deadline_callback(game.id, key, when))
+            # the plans: each callback is its job's and time's (a rearm after each mail
+            # leaves the unchanged jobs alone)
+            self.scheduler.arm(job, when, self._deadline_callback(game.id, key, when), "fall")
             for hours in self.cfg.reminders_hours:
                 at = when - timedelta(hours=hours)
                 if at > now:  # a reminder whose time passed (an outage) is not sent late
                     job = ReminderJob(game.id, key, hours)
                     jobs.add(job)
-                    self.scheduler.arm(job, at, self._remind_callback(game.id, key, hours))
+                    self.scheduler.arm(
+                        job, at, self._remind_callback(game.id, key, hours), "remind"
+                    )
         digest = self.digests.due(game) if self.digests is not None else None
         if digest is not None:
             job = DigestJob(game.id)
             jobs.add(job)
-            self.scheduler.arm(job, digest, self._digest_callback(game.id))
+            self.scheduler.arm(job, digest, self._digest_callback(game.id), "digest")
         self.scheduler.disarm_game(game.id, keep=jobs)
 
     def _digest_callback(self, game_id: str) -> Callable[[], Awaitable[None]]:

@@ -4,7 +4,7 @@ structurally (:mod:`pbem.table` and the adapters satisfy them), and its small sh
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
@@ -87,7 +87,17 @@ class Mailbox(Protocol):
 class Scheduler(Protocol):
     """The part of APScheduler's AsyncIOScheduler we use (pbem/adapters/scheduler.py)."""
 
-    def arm(self, job: Job, when: datetime, callback: Callable[[], Awaitable[None]]) -> None: ...
+    def arm(
+        self,
+        job: Job,
+        when: datetime,
+        callback: Callable[[], Awaitable[None]],
+        plan: Hashable | None = None,
+    ) -> None:
+        """``plan``: what ``callback`` does, as a value: armed again for the same time with an
+        equal plan, a job not run yet may be left as it is."""
+        ...
+
     def disarm_game(self, game_id: str, keep: Collection[Job]) -> None: ...
 
 

@@ -22,7 +22,9 @@ from pbem.adapters.store import (
     GameStore,
     StoreError,
     atomic_write,
+    clean_stale_game_dirs,
     encode_envelope,
+    list_games,
     read_file,
 )
 from tests.support.daemon_process import (
@@ -226,24 +228,30 @@ def test_create_writes_the_head_once_and_never_reads_it_back(
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}, {"e": 2}]
 
 
-def test_a_new_heads_data_and_its_directory_entry_are_fsynced_at_once(
+def test_a_new_heads_data_and_both_directory_entries_are_fsynced_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 23 (1,000 games created, F7): both fsyncs a new head needs before its directory
-    is renamed into place overlap (the directory's rides in the journal commit the file's
-    forces): the file's fsync here waits for the directory's to begin, which it never would
-    if they ran one after the other. Both are done before the rename."""
-    (tmp_path / "games").mkdir()
+    """Issue 23 (1,000 games created, F7): the three fsyncs a new game needs (its head's
+    bytes, the head's entry in the game's directory, that directory's entry in ``games``)
+    overlap, one journal commit for all: the file's fsync here waits for both directories'
+    to begin, which it never would if they ran one after the other. All are done before the
+    rename into place, which is not waited for (the daemon's start finishes it)."""
+    games = tmp_path / "games"
+    games.mkdir()
     real_fsync, real_replace = os.fsync, os.replace
-    directory_begun = threading.Event()
-    log: list[str] = []
+    lock = threading.Lock()
+    both_begun = threading.Event()
+    log: list[Any] = []
 
     def fsync(fd: int) -> None:
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
-            log.append("directory")
-            directory_begun.set()
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            with lock:
+                log.append(st.st_ino)
+                if len(log) == 2:
+                    both_begun.set()
         else:
-            overlapped = directory_begun.wait(timeout=20)  # a guard, not a measure
+            overlapped = both_begun.wait(timeout=20)  # a guard, not a measure
             log.append("file" if overlapped else "file alone")
         real_fsync(fd)
 
@@ -254,8 +262,88 @@ def test_a_new_heads_data_and_its_directory_entry_are_fsynced_at_once(
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
     GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
-    # the new directory's and the head's, then the rename, then the games directory's
-    assert log == ["directory", "file", "rename", "directory"]
+    inodes = {games.stat().st_ino, (games / "g1").stat().st_ino}
+    assert set(log[:2]) == inodes and log[2:] == ["file", "rename"]
+    assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
+
+
+def _cut_creation(root: Path, game_id: str, where: str) -> None:
+    """Create ``game_id`` in a child killed at ``where``: before its head is written
+    (``"head"``), or once its head is durable, before its rename into place (``"rename"``)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child dies where it is told
+        signal.alarm(20)
+
+        def die(point: str) -> None:
+            if where == "head" and point == "mid_state_write":
+                os._exit(0)
+
+        real_replace = os.replace
+
+        def replace(src: Any, dst: Any) -> None:
+            if where == "rename":
+                os._exit(0)
+            real_replace(src, dst)
+
+        os.replace = replace
+        try:
+            GameStore.create(root, game_id, {"game": "x"}, [{"e": 1}], [], fault=die)
+        finally:
+            os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_creation_cut_once_its_head_is_durable_is_finished_when_the_daemon_starts(
+    tmp_path: Path,
+) -> None:
+    """F7 (issue 23): a creation's rename into place is not waited for, so a game whose
+    creation returned may be found under its creation name after a crash: the daemon's start
+    (``clean_stale_game_dirs``) renames it into place, head unchanged; the loaders skip it
+    until then, and creating the same game again says it exists."""
+    _cut_creation(tmp_path, "g1", "rename")
+    creating = tmp_path / "games" / ".creating-g1"
+    head = (creating / "head.json").read_bytes()
+    assert list_games(tmp_path) == []
+    clean_stale_game_dirs(tmp_path)
+    assert [p.name for p in list_games(tmp_path)] == ["g1"] and not creating.exists()
+    assert (tmp_path / "games" / "g1" / "head.json").read_bytes() == head
+    assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
+    _cut_creation(tmp_path, "g2", "rename")
+    with pytest.raises(StoreError, match="already exists"):
+        GameStore.create(tmp_path, "g2", {"game": "x"}, [], [])
+    assert GameStore(tmp_path / "games" / "g2").events() == [{"e": 1}]
+
+
+def test_a_creation_cut_before_its_head_is_whole_is_removed_when_the_daemon_starts(
+    tmp_path: Path,
+) -> None:
+    """F7: a creation cut before its head was written (or with a head cut short: its checksum
+    fails) never returned: the daemon's start removes it, and the game can be created."""
+    _cut_creation(tmp_path, "g1", "head")
+    creating = tmp_path / "games" / ".creating-g1"
+    assert creating.is_dir() and list_games(tmp_path) == []
+    with pytest.raises(StoreError, match="cut short"):
+        GameStore.create(tmp_path, "g1", {"game": "x"}, [], [])
+    (creating / "head.json").write_bytes(b'{"format":1,"sha256":"')  # a head cut short
+    (tmp_path / "games" / ".tmp-g0.abc123").mkdir()  # a creation cut by an earlier pbem
+    clean_stale_game_dirs(tmp_path)
+    assert os.listdir(tmp_path / "games") == []
+    GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 2}], [])
+    assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 2}]
+
+
+def test_a_failed_creation_leaves_nothing(tmp_path: Path) -> None:
+    """A creation that raises (the caller is told the game does not exist) leaves no
+    directory behind, and the game can be created again."""
+
+    def boom(point: str) -> None:
+        raise OSError(28, "no space left")
+
+    with pytest.raises(OSError):
+        GameStore.create(tmp_path, "g1", {"game": "x"}, [], [], fault=boom)
+    assert os.listdir(tmp_path / "games") == []
+    GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
 
 

@@ -182,7 +182,7 @@ def _events(data: Path) -> list[dict[str, Any]]:
 
 
 class _NoScheduler:
-    def arm(self, job: Any, when: Any, callback: Any) -> None:
+    def arm(self, job: Any, when: Any, callback: Any, plan: Any = None) -> None:
         pass
 
     def disarm_game(self, game_id: str, keep: Any) -> None:

@@ -84,7 +84,9 @@ class FakeScheduler:
         self.jobs: dict[str, datetime] = {}
         self.keys: dict[str, Job] = {}
 
-    def arm(self, job: Job, when: datetime, callback: Callable[[], Awaitable[None]]) -> None:
+    def arm(
+        self, job: Job, when: datetime, callback: Callable[[], Awaitable[None]], plan: Any = None
+    ) -> None:
         self.jobs[str(job)] = when
         self.keys[str(job)] = job
 

@@ -38,7 +38,7 @@ class Arms:
     def __init__(self) -> None:
         self.armed: list[tuple[str, datetime]] = []
 
-    def arm(self, job: Job, when: datetime, callback: Any) -> None:
+    def arm(self, job: Job, when: datetime, callback: Any, plan: Any = None) -> None:
         self.armed.append((str(job), when))
 
     def disarm_game(self, game_id: str, keep: Any) -> None:

@@ -27,7 +27,9 @@ class Timers:
     def __init__(self) -> None:
         self.armed: list[tuple[Job, datetime, Callable[[], Awaitable[None]]]] = []
 
-    def arm(self, job: Job, when: datetime, callback: Callable[[], Awaitable[None]]) -> None:
+    def arm(
+        self, job: Job, when: datetime, callback: Callable[[], Awaitable[None]], plan: Any = None
+    ) -> None:
         self.armed.append((job, when, callback))
 
     def disarm_game(self, game_id: str, keep: Any) -> None:

@@ -80,7 +80,9 @@ class _Scheduler:
     def __init__(self) -> None:
         self.armed: dict[Job, datetime] = {}
 
-    def arm(self, job: Job, when: datetime, callback: Callable[[], Awaitable[None]]) -> None:
+    def arm(
+        self, job: Job, when: datetime, callback: Callable[[], Awaitable[None]], plan: Any = None
+    ) -> None:
         self.armed[job] = when
 
     def disarm_game(self, game_id: str, keep: Collection[Job]) -> None:

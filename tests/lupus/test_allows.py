@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from pbem.core.commands import Command
 from pbem.core.errors import CommandError
 from pbem.core.ids import PlayerId
@@ -16,8 +18,13 @@ from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH
 
 
-def test_allows_agrees_with_decide_on_every_vote_and_night_action_of_a_game() -> None:
-    table, opening = Table.new(demo_setup("lupus-in-tabula", 8, 4, "fr"), EPOCH)
+@pytest.mark.parametrize("options", [{}, {"seer_result_timing": "immediate"}])
+def test_allows_agrees_with_decide_on_every_vote_and_night_action_of_a_game(
+    options: dict[str, str],
+) -> None:
+    """LUP-D04: with immediate probes, a probe once made is final (already_final) for both."""
+    data = {**demo_setup("lupus-in-tabula", 8, 4, "fr"), "options": options}
+    table, opening = Table.new(data, EPOCH)
     table.apply(opening)
     rules, checked, taken = table.rules, 0, 0
     names = [PlayerId(n) for n in rules.names(table.state)]

@@ -45,7 +45,7 @@ class DyingTable(fake_table.Table):
 
 
 class NoScheduler:
-    def arm(self, job: Any, when: datetime, callback: Any) -> None:
+    def arm(self, job: Any, when: datetime, callback: Any, plan: Any = None) -> None:
         pass
 
     def disarm_game(self, game_id: str, keep: Any) -> None:

@@ -151,3 +151,18 @@ def test_a_close_the_rules_folded_as_they_resolved_is_recalled_not_refolded(
     assert recalled  # the nights at least: the rules' own fold, taken
     assert set(map(id, recalled)) <= set(map(id, watched.checked(table)))
     assert table.state == table.rules.fold(table.ruled)
+
+
+def test_every_lupus_close_is_the_rules_own_fold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every close of a Lupus game, the ballots' openings too (LUP-740, LUP-742), is folded by
+    the rules as they build it and recalled by the table, never folded a second time (issue
+    23); the state recalled is the fresh fold of the close's events. (The idle policy's
+    questions to the game masters fold what they add: not the rules'.)"""
+    table, step = Table.new(demo_setup("lupus-in-tabula", 0, 4, "fr"), EPOCH)
+    watched = watch_closes(table, monkeypatch)
+    table.apply(step)
+    play(table, random.Random(4))
+    ruled = [n for n, s in zip(watched.folds, watched.closes, strict=True) if not idle_acts(s)]
+    assert len(ruled) > 10 and not any(ruled)
+    assert len(watched.checked(table)) == len(watched.closes)
+    assert table.state == table.rules.fold(table.ruled)

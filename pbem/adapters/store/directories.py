@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -25,30 +26,44 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+_SYNC_THREADS = 2
+"""A creation's fsyncs beside the caller's own: the new game's directory and the games
+directory (:meth:`pbem.adapters.store.GameStore.create`)."""
+
 _syncer: tuple[int, ThreadPoolExecutor] | None = None
 
 
 def _directory_syncer() -> ThreadPoolExecutor:
-    """One worker thread for :func:`fsync_with_directory`, made on first use and made again
+    """The worker threads of :func:`fsync_with_directories`, made on first use and made again
     in a forked child (a pool's threads do not survive a fork)."""
     global _syncer
     if _syncer is None or _syncer[0] != os.getpid():
-        _syncer = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="pbem-dirsync"))
+        _syncer = (
+            os.getpid(),
+            ThreadPoolExecutor(_SYNC_THREADS, thread_name_prefix="pbem-dirsync"),
+        )
     return _syncer[1]
 
 
-def fsync_with_directory(fd: int, directory: Path) -> None:
-    """fsync a new file (open as ``fd``) and the directory holding its entry, both at once.
+def fsync_with_directories(fd: int, directories: Sequence[Path]) -> None:
+    """fsync a new file (open as ``fd``) and ``directories`` (the one holding its entry, the
+    ones holding theirs), all at once.
 
-    Both must be durable before the caller goes on, but neither needs the other first, so the
-    directory's fsync runs in a worker thread while this one fsyncs the file: on a journaling
-    file system (ext4) the directory's then rides in the journal commit the file's forces,
-    instead of costing a disk cache flush of its own after it (a game's creation, issue 23)."""
-    directory_synced = _directory_syncer().submit(fsync_dir, directory)
+    All must be durable before the caller goes on, but none needs another first, so the
+    directories' fsyncs run in worker threads while this one fsyncs the file: on a journaling
+    file system (ext4) they then ride in the one journal commit the first of them forces,
+    instead of costing a disk cache flush each, one after the other (a game's creation: one
+    commit instead of three, issue 23)."""
+    if not directories:
+        os.fsync(fd)
+        return
+    pool = _directory_syncer()
+    synced = [pool.submit(fsync_dir, directory) for directory in directories]
     try:
         os.fsync(fd)
     finally:
-        directory_synced.result()
+        for done in synced:
+            done.result()
 
 
 def _tree_owner(directory: Path, st: os.stat_result) -> int:
@@ -129,13 +144,13 @@ def write_new_file(
     blob: bytes,
     exclusive: bool = False,
     durable: bool = False,
-    with_entry: bool = False,
+    with_dirs: Sequence[Path] = (),
 ) -> None:
     """Create ``path`` holding ``blob``, with the state's access whatever the umask (never
     others: :func:`share_like_parent`); an existing file is left as it is (``exclusive``:
-    FileExistsError). ``durable``: its data fsynced before the return; its directory entry
-    too with ``with_entry`` (:func:`fsync_with_directory`), else the caller fsyncs the
-    directory."""
+    FileExistsError). ``durable``: its data fsynced before the return, and the directories
+    ``with_dirs`` with it (:func:`fsync_with_directories`: its own directory, for its entry),
+    else the caller fsyncs the directory."""
     try:
         fd = os.open(
             path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
@@ -149,9 +164,7 @@ def write_new_file(
         view = memoryview(blob)
         while view:
             view = view[os.write(fd, view) :]
-        if durable and with_entry:
-            fsync_with_directory(fd, path.parent)
-        elif durable:
-            os.fsync(fd)
+        if durable:
+            fsync_with_directories(fd, with_dirs)
     finally:
         os.close(fd)

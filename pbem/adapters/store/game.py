@@ -26,7 +26,6 @@ import contextlib
 import json
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -67,6 +66,11 @@ from pbem.adapters.store.sent_log import TABLE as SENT_LOG
 from pbem.adapters.store.sent_log import SentLog, remove_stale_logs
 
 SEGMENT_SIZE = 256
+
+CREATING_PREFIX = ".creating-"
+"""A game being created is ``games/.creating-<game_id>`` until renamed to its id: the loaders
+skip it (:func:`list_games`); one cut short is finished or removed when the daemon starts
+(:func:`clean_stale_game_dirs`)."""
 
 
 class GameStore:
@@ -117,40 +121,51 @@ class GameStore:
         segment_size: int = SEGMENT_SIZE,
         meta_extra: Mapping[str, Any] | None = None,
     ) -> GameStore:
-        """Write a new game in a hidden directory, then rename it into place (atomic creation)."""
+        """Write a new game under a name the loaders skip, then rename it into place.
+
+        A power loss (F7) never leaves half a game, and a game whose creation returned survives
+        it, at the cost of one journal commit instead of three (issue 23): the head is written
+        once in ``games/.creating-<id>`` (:data:`CREATING_PREFIX`), then its bytes, its entry in
+        that directory and that directory's entry in ``games`` are fsynced at once
+        (:func:`fsync_with_directories`; none of them needs another first). The rename to
+        ``games/<id>`` that follows is not waited for: while it is not on disk, the daemon's
+        start finishes the creation from the verified head (:func:`clean_stale_game_dirs`);
+        a head cut short fails its checksum, so that creation never returned, and it is removed.
+        The rename is also what the daemon's scan notices (:func:`games_stamp`).
+        """
         games = root / "games"
         make_dirs(games)
         final = games / game_id
         if final.exists():
             raise StoreError(f"game {game_id} already exists in {games}")
-        tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX + game_id + ".", dir=games))
-        share_like_parent(tmp, games, directory=True)
-        data = {
-            "meta": {
-                "1": {
-                    **(meta_extra or {}),
-                    "game_id": game_id,
-                    "setup": dict(setup),
-                    "segments": 0,
-                    "seq": 0,
-                }
-            },
-            "events": {},
-            "ledger": {},
-            "outbox": {str(i + 1): dict(r) for i, r in enumerate(outbox)},
-            "deadlines": {},
-        }
-        for i, ev in enumerate(events):
-            data["events"][str(i + 1)] = {"seq": i + 1, "event": dict(ev)}
-        data["meta"]["1"]["seq"] = len(events)
-        blob = encode_envelope(data)
-        # the directory is new and private until renamed: the head is written in place (no
-        # temp file, no rename); its data and its entry are fsynced, at once, before the
-        # rename (power loss, F7)
-        write_new_file(tmp / "head.json", blob, exclusive=True, durable=True, with_entry=True)
-        fault("mid_state_write")
-        os.replace(tmp, final)
-        fsync_dir(games)
+        creating = games / (CREATING_PREFIX + game_id)
+        try:
+            os.mkdir(creating, 0o700)
+        except FileExistsError:
+            if _finish_creation(creating, final):  # a creation cut after its head was whole
+                raise StoreError(f"game {game_id} already exists in {games}") from None
+            raise StoreError(
+                f"game {game_id}: a creation is under way, or was cut short ({creating}: "
+                "the daemon removes it when it starts)"
+            ) from None
+        try:
+            share_like_parent(creating, games, directory=True)
+            blob = _new_head(game_id, setup, events, outbox, meta_extra)
+            fault("mid_state_write")  # cut before the head is whole: a half game, removed
+            write_new_file(
+                creating / "head.json",
+                blob,
+                exclusive=True,
+                durable=True,
+                with_dirs=(creating, games),
+            )
+            os.replace(creating, final)
+        except BaseException:
+            # the caller is told the game does not exist: nor does it on disk
+            shutil.rmtree(creating, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                fsync_dir(games)
+            raise
         # the head as a reader would get it (JSON types), without reading the file back, and
         # only when read: a game created and left to the daemon decodes nothing (issue 23)
         store = cls(final, fault, segment_size, _fresh=lambda: json.loads(blob[ENVELOPE_BYTES:-2]))
@@ -418,6 +433,35 @@ class GameStore:
             self.head.storage.when_durable(log.remove_file)
 
 
+def _new_head(
+    game_id: str,
+    setup: Mapping[str, Any],
+    events: Sequence[Mapping[str, Any]],
+    outbox: Sequence[Mapping[str, Any]],
+    meta_extra: Mapping[str, Any] | None,
+) -> bytes:
+    """The bytes of a new game's head (:meth:`GameStore.create`)."""
+    data = {
+        "meta": {
+            "1": {
+                **(meta_extra or {}),
+                "game_id": game_id,
+                "setup": dict(setup),
+                "segments": 0,
+                "seq": 0,
+            }
+        },
+        "events": {},
+        "ledger": {},
+        "outbox": {str(i + 1): dict(r) for i, r in enumerate(outbox)},
+        "deadlines": {},
+    }
+    for i, ev in enumerate(events):
+        data["events"][str(i + 1)] = {"seq": i + 1, "event": dict(ev)}
+    data["meta"]["1"]["seq"] = len(events)
+    return encode_envelope(data)
+
+
 def _packed_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """An outbox row as the head keeps it: its mail (``raw``, most of the head's bytes while
     rows wait) as its JSON text, made once: every write of the head until the row is sent
@@ -439,7 +483,7 @@ def _unpacked_row(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def list_games(root: Path, known: Container[str] = ()) -> list[Path]:
-    """Game directories under ``root/games`` (hidden temp directories excluded, removed if stale),
+    """Game directories under ``root/games`` (games still being created excluded),
     but those named in ``known``: the daemon's scans for new games skip the loaded ones before
     any ``stat`` (a second's ticker over 1,000 games, issue 23)."""
     games = root / "games"
@@ -449,7 +493,7 @@ def list_games(root: Path, known: Container[str] = ()) -> list[Path]:
         return []
     out = []
     for name in names:
-        if name in known or name.startswith(TMP_PREFIX):
+        if name in known or name.startswith((TMP_PREFIX, CREATING_PREFIX)):
             continue
         p = games / name
         if (p / "head.json").exists():
@@ -475,8 +519,40 @@ def games_stamp(root: Path) -> int | None:
 
 
 def clean_stale_game_dirs(root: Path) -> None:
-    """Remove half-created game directories (a crash inside :meth:`GameStore.create`)."""
+    """Finish the creations a crash cut short once their head was whole and durable (the game
+    may have been announced), remove the others (:meth:`GameStore.create`): at the daemon's
+    start, before any game is loaded."""
     games = root / "games"
-    if games.is_dir():
-        for p in games.glob(TMP_PREFIX + "*"):
-            shutil.rmtree(p, ignore_errors=True)
+    try:
+        names = os.listdir(games)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for name in names:
+        if name.startswith(CREATING_PREFIX):
+            creating = games / name
+            if not _finish_creation(creating, games / name[len(CREATING_PREFIX) :]):
+                shutil.rmtree(creating, ignore_errors=True)
+        elif name.startswith(TMP_PREFIX):  # a creation cut by a pbem before issue 23's
+            shutil.rmtree(games / name, ignore_errors=True)
+
+
+def _finish_creation(creating: Path, final: Path) -> bool:
+    """Rename a creation cut short into place if its head is whole and no game holds its id
+    yet, durably (a kill may have left the head in the page cache only); False when it is
+    not to be finished."""
+    head = creating / "head.json"
+    try:
+        read_file(head)  # the checksum: whole, or cut short
+    except (OSError, StoreError):
+        return False
+    if final.exists():  # created again since, and that one was announced
+        return False
+    fd = os.open(head, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_dir(creating)
+    os.replace(creating, final)
+    fsync_dir(final.parent)
+    return True

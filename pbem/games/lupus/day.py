@@ -19,7 +19,8 @@ from pbem.games.village.voting import ranked, vote_and_tally
 
 
 def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
-    """Open the ballot ``round1`` or ``round2`` (LUP-740, LUP-742)."""
+    """Open the ballot ``round1`` or ``round2`` (LUP-740, LUP-742), folded in a
+    :class:`Batch` so that the table takes the state built here (issue 23)."""
     o = state.options
     end = now + (o.round1_duration if ballot == "round1" else o.round2_duration)
     thread = f"day-{state.number}"
@@ -45,7 +46,9 @@ def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
             nominees=list(state.nominees),
             voters=voters,
         )
-    return [started, notice]
+    batch = Batch(state, evolve)
+    batch.add(started, notice)
+    return batch.events
 
 
 def ballot_tally(state: LupusState) -> dict[str, Any]:
@@ -201,44 +204,57 @@ def decide_vote(
 def vote_refusal(
     state: LupusState, actor: PlayerId, command: Command, channel: str
 ) -> IllegalNow | None:
-    """Why a vote or its withdrawal is refused (LUP-607, LUP-617..LUP-620, LUP-408, LUP-D18,
-    LUP-D19, LUP-D22), None if it is taken: the checks of :func:`decide_vote`, in order,
-    without the tally (the quick actions ask them of every choice, issue 23)."""
+    """Why a vote or its withdrawal is refused, None if it is taken: :func:`vote_refused`'s
+    reason, with what its template shows."""
+    reason = vote_refused(state, actor, command, channel)
+    if reason is None:
+        return None
+    if reason in ("voting_not_open", "round2_not_open"):  # LUP-D19: when the ballot opens
+        return IllegalNow(reason, opens=iso(state.deadlines[state.phase]))
+    if reason == "target_not_living":
+        return IllegalNow(reason, name=command.targets[0])
+    if reason == "not_a_nominee":
+        return IllegalNow(reason, name=command.targets[0], nominees=list(state.nominees))
+    return IllegalNow(reason)
+
+
+def vote_refused(state: LupusState, actor: PlayerId, command: Command, channel: str) -> str | None:
+    """The reason a vote or its withdrawal is refused (LUP-607, LUP-617..LUP-620, LUP-408,
+    LUP-D18, LUP-D19, LUP-D22), None if it is taken: the checks of :func:`decide_vote`, in
+    order, without the tally. A reason only: the quick actions and the bots ask it of every
+    choice, and most refusals are never shown (issue 23)."""
     o = state.options
     seat = state.seats[actor]
     phase = state.phase
     if not seat.alive and actor not in state.ghosts():
-        return IllegalNow("dead")  # LUP-607: said first, whatever the phase
+        return "dead"  # LUP-607: said first, whatever the phase
     if phase == "debate":
-        return IllegalNow("voting_not_open", opens=iso(state.deadlines["debate"]))  # LUP-D19
+        return "voting_not_open"  # LUP-D19
     if phase == "defence":
-        return IllegalNow("round2_not_open", opens=iso(state.deadlines["defence"]))
+        return "round2_not_open"
     if phase not in ("round1", "round2"):
-        return IllegalNow("no_vote_now")
-    ghost = not seat.alive
-    if ghost:
-        if phase == "round2" or actor not in state.ghosts():
-            return IllegalNow(
-                "dead" if actor not in state.ghosts() else "ghost_round2"
-            )  # LUP-408, LUP-607
+        return "no_vote_now"
+    if not seat.alive:  # a ghost
+        if phase == "round2":
+            return "ghost_round2"  # LUP-408
         if channel == "list":
-            return IllegalNow("ghost_vote_private")  # LUP-D22
+            return "ghost_vote_private"  # LUP-D22
     elif channel != "list":
-        return IllegalNow("vote_on_list")  # LUP-617: votes are public
+        return "vote_on_list"  # LUP-617: votes are public
     if phase == "round2" and actor in state.nominees:
-        return IllegalNow("nominee_no_vote")  # LUP-408
+        return "nominee_no_vote"  # LUP-408
     previous = state.votes.get(actor)
     if previous is not None and not o.vote_changes_allowed:
-        return IllegalNow("vote_final")  # LUP-D18
+        return "vote_final"  # LUP-D18
     if command.verb == "unvote":
         if previous is None:
-            return IllegalNow("no_vote_to_withdraw")
+            return "no_vote_to_withdraw"
     else:
         target = command.targets[0]
         if not state.seats[target].alive:
-            return IllegalNow("target_not_living", name=target)
+            return "target_not_living"
         if phase == "round2" and target not in state.nominees:
-            return IllegalNow("not_a_nominee", name=target, nominees=list(state.nominees))
+            return "not_a_nominee"
         if target == actor and not o.self_vote_allowed:
-            return IllegalNow("not_yourself")
+            return "not_yourself"
     return None

@@ -73,27 +73,26 @@ def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
         PhaseStarted("night", number, {"night": end}),
         public("lupus/night_start", thread, number=number, deadline=deadline),
     )
+    prompts: list[Event] = []  # notices all: added at once, the state read is this one
     for card in ROLE_TABLE:  # LUP-711: each card that acts tonight is prompted
         if card.prompt is None or not acts_on_night(card.id, number):
             continue
         holders = state.holders(card.id)
         params_of = PROMPT_PARAMS.get(card.id, _no_params)
-        batch.add(
-            *(
-                private(card.prompt, [h], thread, deadline=deadline, **params_of(state, h, holders))
-                for h in holders
-            )
+        prompts += (
+            private(card.prompt, [h], thread, deadline=deadline, **params_of(state, h, holders))
+            for h in holders
         )
     if number == 1:  # LUP-360, LUP-D12
         masons = state.holders(MASON)
         for mason in masons:
             others = [m for m in masons if m != mason]
-            batch.add(private("lupus/masons", [mason], thread, others=others))
+            prompts.append(private("lupus/masons", [mason], thread, others=others))
     if number >= 2:  # LUP-320, LUP-D10
         for medium in state.holders(MEDIUM):
             lynched = state.lynched.get(number - 1)
             was_wolf = lynched is not None and state.seat(lynched).role == WOLF
-            batch.add(
+            prompts.append(
                 private(
                     "lupus/medium_result",
                     [medium],
@@ -103,6 +102,7 @@ def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
                     was_wolf=was_wolf,
                 )
             )
+    batch.add(*prompts)
 
 
 def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[Event]:
@@ -246,13 +246,20 @@ def myth_target(state: LupusState, rng: random.Random) -> tuple[PlayerId, Player
     return None
 
 
+def probe_made(state: LupusState) -> bool:
+    """LUP-D04 alternative (``seer_result_timing = immediate``): the first valid probe of the
+    night is final and answered, so a Seer's probe once made closes the night's probes."""
+    return state.options.seer_result_timing == "immediate" and any(
+        state.action(s, "scan") for s in state.holders(SEER)
+    )
+
+
 def decide_scan(state: LupusState, actor: PlayerId, target: PlayerId, thread: str) -> list[Event]:
     """The Seer's probe (LUP-610), relayed to the other Seer or answered at once."""
     seers = state.holders(SEER)
     others = [s for s in seers if s != actor]
     if state.options.seer_result_timing == "immediate":
-        # LUP-D04 alternative: the first valid probe of the night is final and answered.
-        if any(state.action(s, "scan") for s in seers):
+        if probe_made(state):
             raise IllegalNow("already_final")
         is_wolf = state.seat(target).role == WOLF
         return [

@@ -242,9 +242,10 @@ class LupusInTabula(VillageRules[LupusState]):
         verb = command.verb
         if state.outcome is None and state.phase != "over":
             if verb in ("vote", "unvote"):
-                return day.vote_refusal(state, actor, command, channel) is None
-            if verb in NIGHT_VERBS and verb != "scan":  # a probe's own check: decide_scan
-                return self._action_refusal(state, actor, command) is None
+                return day.vote_refused(state, actor, command, channel) is None
+            if verb in NIGHT_VERBS:  # LUP-D04: an immediate probe is final once made
+                refused = self._action_refused(state, actor, command) is not None
+                return not refused and not (verb == "scan" and night.probe_made(state))
         return super().allows(state, actor, command, now, channel)
 
     def refused_to_all(self, state: LupusState, command: Command, channel: str) -> bool:
@@ -265,30 +266,41 @@ class LupusInTabula(VillageRules[LupusState]):
         self, state: LupusState, actor: PlayerId, command: Command
     ) -> IllegalNow | None:
         """Why a card's night action (``NIGHT_VERBS``) is refused, None if it is taken:
-        :meth:`decide`'s checks, in its order."""
+        :meth:`_action_refused`'s reason, with what its template shows."""
+        reason = self._action_refused(state, actor, command)
+        if reason is None:
+            return None
+        if reason in ("target_not_living", "target_is_partner"):
+            return IllegalNow(reason, name=command.targets[0])
+        return IllegalNow(reason)
+
+    def _action_refused(self, state: LupusState, actor: PlayerId, command: Command) -> str | None:
+        """The reason a card's night action is refused, None if it is taken: :meth:`decide`'s
+        checks, in its order. A reason only: the bots and the quick actions ask it of every
+        name they try (issue 23)."""
         verb, seats = command.verb, state.seats
         seat = seats[actor]
         if not seat.alive:
-            return IllegalNow("dead")  # LUP-607
+            return "dead"  # LUP-607
         if state.phase != "night":
-            return IllegalNow("night_only")
+            return "night_only"
         if seat.role != NIGHT_VERBS[verb]:
-            return IllegalNow("not_your_role")
+            return "not_your_role"
         action = _ACTIONS.get(verb)
         assert action is not None  # every night verb is a card's action
         if action.nights and state.number not in action.nights:
-            return IllegalNow("night2_only")  # LUP-380: the Mythomaniac's copy, Night 2 only
+            return "night2_only"  # LUP-380: the Mythomaniac's copy, Night 2 only
         target = command.targets[0]
         if not seats[target].alive:
-            return IllegalNow("target_not_living", name=target)
+            return "target_not_living"
         if target == actor and not action.allow_self:
-            return IllegalNow("not_yourself")  # LUP-610, LUP-611, LUP-616
+            return "not_yourself"  # LUP-610, LUP-611, LUP-616
         if (
             verb == "kill"
             and seats[target].role == WOLF
             and not state.options.wolves_may_target_wolf
         ):
-            return IllegalNow("target_is_partner", name=target)  # LUP-D05: wolves know each other
+            return "target_is_partner"  # LUP-D05: wolves know each other
         return None
 
     def _check_probe_not_final(self, state: LupusState, actor: PlayerId) -> None:

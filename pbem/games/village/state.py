@@ -122,9 +122,27 @@ the rules ask who lives and who holds a card many times in between (issue 23).""
 
 
 def _seating(seats: Mapping[PlayerId, Seat], order: tuple[PlayerId, ...]) -> _Seating:
+    seating = _kept_seating(seats, order)
+    if seating is None:
+        seating = _keep(read_seating(seats, order))
+    return seating
+
+
+def _kept_seating(seats: Mapping[PlayerId, Seat], order: tuple[PlayerId, ...]) -> _Seating | None:
     for seating in _SEATINGS:  # the same objects: a seating holds them, so no other has the id
         if seating.seats is seats and seating.order is order:
             return seating
+    return None
+
+
+def _keep(seating: _Seating) -> _Seating:
+    _SEATINGS.insert(0, seating)
+    del _SEATINGS[4:]
+    return seating
+
+
+def read_seating(seats: Mapping[PlayerId, Seat], order: tuple[PlayerId, ...]) -> _Seating:
+    """Who lives and who holds which card at a table, read afresh from its seats."""
     living: list[PlayerId] = []
     living_holders: dict[str, list[PlayerId]] = {}
     holders: dict[str, list[PlayerId]] = {}
@@ -134,16 +152,42 @@ def _seating(seats: Mapping[PlayerId, Seat], order: tuple[PlayerId, ...]) -> _Se
         if seat.alive:
             living.append(p)
             living_holders.setdefault(seat.role, []).append(p)
-    seating = _Seating(
+    return _Seating(
         seats,
         order,
         tuple(living),
         {role: tuple(ps) for role, ps in living_holders.items()},
         {role: tuple(ps) for role, ps in holders.items()},
     )
-    _SEATINGS.insert(0, seating)
-    del _SEATINGS[4:]
-    return seating
+
+
+def _without(names: tuple[PlayerId, ...], name: PlayerId) -> tuple[PlayerId, ...]:
+    i = names.index(name)
+    return names[:i] + names[i + 1 :]
+
+
+def _keep_after_death(
+    before: Mapping[PlayerId, Seat],
+    after: Mapping[PlayerId, Seat],
+    order: tuple[PlayerId, ...],
+    player: PlayerId,
+) -> None:
+    """Keep the seating of ``after`` (``before`` with ``player`` dead), if that of ``before``
+    is kept: a death takes one name out of the living and leaves every card where it was, so
+    the new seating is the old one less that name (the rules read it at once: the victory
+    check after each death, issue 23)."""
+    seating = _kept_seating(before, order)
+    if seating is None or not before[player].alive:
+        return
+    role = before[player].role
+    living_holders = dict(seating.living_holders)
+    left = _without(living_holders[role], player)
+    if left:
+        living_holders[role] = left
+    else:
+        del living_holders[role]
+    living = _without(seating.living, player)
+    _keep(_Seating(after, order, living, living_holders, seating.holders))
 
 
 def fold_shared(state: V, event: Event) -> V | None:
@@ -192,8 +236,11 @@ def _voted(state: V, event: VoteSet) -> V:
 
 
 def _died(state: V, event: PlayerDied) -> V:
-    seat = replace(state.seats[event.player], alive=False, cause=event.cause)
-    return replace(state, seats={**state.seats, event.player: seat})
+    before = state.seats
+    seat = replace(before[event.player], alive=False, cause=event.cause)
+    seats = {**before, event.player: seat}
+    _keep_after_death(before, seats, state.order, event.player)
+    return replace(state, seats=seats)
 
 
 def _role_changed(state: V, event: RoleChanged) -> V:

@@ -3,6 +3,7 @@ tally and the forum's bold-name vote."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -62,12 +63,29 @@ def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None
 
     Several different bold names are refused (InvalidSyntax ``several_bold_names``).
     """
-    by_fold = names_by_fold(tuple(names))
-    folded = [fold(b.strip()) for b in bold]  # each text folded once
-    found = list(dict.fromkeys(by_fold[f] for f in folded if f in by_fold))
+    table = tuple(names)
+    by_fold, by_spelling = names_by_fold(table), _names_as_written(table)
+    found: list[str] = []
+    for text in bold:
+        text = text.strip()
+        # a name as the table writes it is read without folding it again (the forum's bold
+        # vote, as the bots write it: issue 23); any other spelling is folded once
+        name: str | None = by_spelling.get(text)
+        if name is None:
+            name = by_fold.get(fold(text))
+        if name is not None and name not in found:
+            found.append(name)
     if len(found) > 1:
         raise InvalidSyntax("several_bold_names", names=found)
     return PlayerId(found[0]) if found else None
+
+
+@functools.lru_cache(maxsize=256)
+def _names_as_written(names: tuple[str, ...]) -> dict[str, str]:
+    """Each name of ``names`` as written, with the player :func:`names_by_fold` finds for
+    its folded spelling (a table's names: asked at each bold vote, never changed)."""
+    by_fold = names_by_fold(names)
+    return {n: by_fold[fold(n)] for n in names}
 
 
 def vote_and_tally(
