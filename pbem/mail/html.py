@@ -120,7 +120,10 @@ def to_html(
             f'<div lang="en">{_blocks(half, names)}</div>'
         )
     if actions:
-        sections.append(_actions(actions, actions_title))
+        kept = type(actions) is tuple  # hashable: a prompt's (pbem.table.mailpages)
+        sections.append(
+            _actions_kept(actions, actions_title) if kept else _actions(actions, actions_title)
+        )
     if carried:
         sections += [f"{_ACTIONS_START}{block}{_ACTIONS_END}" for block in carried]
     if signature.strip():
@@ -223,7 +226,9 @@ def _inline(text: str, names: tuple[str, ...]) -> str:
 def _escape(text: str) -> str:
     """HTML-escaped, the space before a French « : ; ! ? », inside « » and after a count
     unbreakable (a narrow column must not start a line with the colon)."""
-    return _NBSP.sub("\u00a0", html.escape(text, quote=False))
+    # html.escape(text, quote=False), without its call (every piece of every line, issue 23)
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _NBSP.sub("\u00a0", escaped)
 
 
 # before « : ; ! ? », after « and between a count and its word (« 1 Voleur »): each case is
@@ -409,6 +414,13 @@ def _table(rows: str) -> str:
         '<table role="presentation" cellpadding="0" cellspacing="0" border="0" '
         f'style="border-collapse:collapse;margin:0 0 12px;color:{INK}">{rows}</table>'
     )
+
+
+@functools.lru_cache(maxsize=256)  # each tally of a round, each wolf of the pack: one block
+def _actions_kept(actions: tuple[QuickAction, ...], title: str) -> str:
+    """:func:`_actions` of a tuple of actions, kept: the same choices are offered under many
+    pages whose text differs (the reader's name, the tally's votes so far), issue 23."""
+    return _actions(actions, title)
 
 
 def _actions(actions: Sequence[QuickAction], title: str) -> str:

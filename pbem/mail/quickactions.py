@@ -31,6 +31,8 @@ NOT_ACTIONS = frozenset({"help", "status", "rules", "cancel"})
 """The kernel's commands: they ask nothing of the game, so no mail offers them as a tap."""
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_ASCII_WORD = re.compile(r"[A-Za-z]{2,}")
+""":data:`_WORD` in an ASCII text: a letter there is one of these (issue 23)."""
 
 MAX_PAIRS = 10
 """The most links a command naming two players gets (Cupid's AMOUREUX, the Piper's ENVOUTER):
@@ -93,45 +95,60 @@ def quick_actions(
         found: list[QuickAction] = []
         channels = ("list",) if public else _CHANNELS[spec.public, spec.private]
 
-        def legal(
-            command: Command,
-            able: tuple[PlayerId, ...] = able,
-            channels: tuple[str, ...] = channels,
-        ) -> bool:
-            return _channel(rules, state, able, command, now, channels) is not None
-
         if _repeating(spec):
+
+            def legal(
+                command: Command,
+                able: tuple[PlayerId, ...] = able,
+                channels: tuple[str, ...] = channels,
+            ) -> bool:
+                return _channel(rules, state, able, command, now, channels) is not None
+
             choices = _spending_choices(spec, names, lang, shown or {}, legal)
             known: list[Any] = [_UNKNOWN] * len(choices)
+            spared: list[Any] = [_UNKNOWN] * len(choices)
         else:
             choices = _candidates(spec, names, lang, shown or {}, shown_key)
             # a reader's verdict on a command is asked once per state: the prompt and the
             # reminder of one step to a player (issue 23); ``choices`` is kept, so its id holds
-            memo = (able, channels, id(choices))
-            entry = verdicts.get(memo)
-            if entry is None or entry[0] is not choices:  # the list held: its id is not reused
-                entry = verdicts[memo] = (choices, [_UNKNOWN] * len(choices))
-            known = entry[1]
+            known = _kept_verdicts(verdicts, (able, channels, id(choices)), choices)
+            # whether every reader is refused is no reader's own verdict: asked once per state
+            # for the readers of every mail of the step (each wolf of the pack, issue 23)
+            spared = _kept_verdicts(verdicts, (None, channels, id(choices)), choices)
         group, pair, verb = spec.keyword(lang), _pair(spec), spec.verb
         offered = seen.setdefault(verb, set())
+        # one reader on one channel (most private prompts): asked directly
+        alone = able[0] if len(able) == 1 and len(channels) == 1 else None
         for index, (label, command, line) in enumerate(choices):
             if line in offered or (offers is not None and not offers(state, command)):
                 continue
             channel = known[index]
             if channel is _UNKNOWN:
                 # a choice no reader may make (a dead target) is not asked of each of them
-                channel = known[index] = (
-                    None
-                    if refused is not None and _refused(refused, state, command, channels)
-                    else _channel(rules, state, able, command, now, channels)
-                )
+                refused_all = spared[index]
+                if refused_all is _UNKNOWN:
+                    refused_all = spared[index] = refused is not None and (
+                        refused(state, command, channels[0])
+                        if len(channels) == 1  # most: asked directly
+                        else _refused(refused, state, command, channels)
+                    )
+                if refused_all:
+                    channel = None
+                elif alone is not None:
+                    allowed = rules.allows(state, alone, command, now, channels[0])
+                    channel = channels[0] if allowed else None
+                else:
+                    channel = _channel(rules, state, able, command, now, channels)
+                known[index] = channel
             if channel is None:
                 continue
             offered.add(line)
             address = list_address if channel == "list" else private_address
             if "@" not in address:  # an offline game's "list" or "moderator": nowhere to go
                 continue
-            found.append(QuickAction(group, label, address, answer, line))
+            # QuickAction(group, label, address, answer, line), made in C: a named tuple's
+            # own __new__ is Python code, run for every link of every prompt (issue 23)
+            found.append(_made(QuickAction, (group, label, address, answer, line)))
             if pair and len(found) > MAX_PAIRS:  # too many to tap: none, and stop here
                 found = []
                 break
@@ -140,6 +157,7 @@ def quick_actions(
 
 
 _UNKNOWN = object()
+_made = tuple.__new__
 
 
 def _refused(
@@ -152,6 +170,19 @@ def _refused(
     if len(channels) == 1:  # most: no generator made
         return refused(state, command, channels[0])
     return all(refused(state, command, channel) for channel in channels)
+
+
+def _kept_verdicts(
+    verdicts: dict[Any, tuple[list[Any], list[Any]]],
+    memo: tuple[Any, ...],
+    choices: list[tuple[str, Command, str]],
+) -> list[Any]:
+    """The verdicts kept under ``memo`` for each of ``choices`` (:func:`_verdicts`), made
+    unknown the first time (the list held: its id is not reused)."""
+    entry = verdicts.get(memo)
+    if entry is None or entry[0] is not choices:
+        entry = verdicts[memo] = (choices, [_UNKNOWN] * len(choices))
+    return entry[1]
 
 
 _LAST_VERDICTS: tuple[Any, Any, Any, dict[Any, tuple[list[Any], list[Any]]]] = (
@@ -178,7 +209,9 @@ def _verdicts(
 
 @functools.lru_cache(maxsize=4096)  # a template's lines, the same in each reader's mail
 def _asked_line(line: str) -> frozenset[str]:
-    return frozenset(fold(word) for word in _WORD.findall(line) if word.isupper())
+    # an ASCII line's words are its runs of ASCII letters: found without Unicode's classes
+    words = (_ASCII_WORD if line.isascii() else _WORD).findall(line)
+    return frozenset(fold(word) for word in words if word.isupper())
 
 
 def _asked(text: str) -> set[str]:
@@ -233,6 +266,7 @@ def _asked_readers(
     # the readers' commands are a few sets of verbs (Rules.available_verbs): each set's named
     # specs are found once, not once per reader of a mail to every player (issue 23)
     named_among: dict[frozenset[str], list[CommandSpec]] = {}
+    readers_of: dict[int, list[PlayerId]] = {}  # a spec of found (alive: ids hold) -> readers
     for reader in readers:
         verbs = rules.available_verbs(state, reader)
         specs = named_among.get(verbs) if verbs is not None else None
@@ -242,14 +276,17 @@ def _asked_readers(
             if verbs is not None:
                 named_among[verbs] = specs
         for spec in specs:
-            # found holds named specs only, no two equal: an unnamed spec is in none
-            able = next((who for known, who in found if known is spec), None)
-            if able is None:
+            # found holds named specs only, no two equal: an unnamed spec is in none; each
+            # reader of a public mail finds the same spec objects, told by their identity
+            able = readers_of.get(id(spec))
+            if able is None and found:
                 able = next((who for known, who in found if known == spec), None)
             if able is None:
-                found.append((spec, [reader]))
+                able = [reader]
+                found.append((spec, able))
             elif reader not in able:
                 able.append(reader)
+            readers_of[id(spec)] = able
     return [(spec, tuple(able)) for spec, able in found]
 
 

@@ -178,9 +178,7 @@ class Renderer:
             rendered = env.concat(compiled.root_render_func(context))
         except Exception:
             env.handle_exception()  # raises, with the template's own line in the traceback
-        # "-- " is the signature separator mail clients look for: keep its trailing space.
-        lines = [ln if ln == "-- " else ln.rstrip() for ln in rendered.strip("\n").splitlines()]
-        return "\n".join(lines)
+        return _trimmed(rendered)
 
     def mail(self, template: str, lang: str, params: Mapping[str, Any]) -> tuple[str, str]:
         """(subject, body): the rendered first line is the subject."""
@@ -219,6 +217,23 @@ class Renderer:
         for lang in LANGS:
             for path in sorted((self.root / lang).rglob("*.txt")):
                 yield f"{lang}:{path.relative_to(self.root / lang).with_suffix('')}"
+
+
+def _trimmed(rendered: str) -> str:
+    """A rendered text without its blank first and last lines nor any line's trailing
+    whitespace, but for "-- ", the signature separator mail clients look for, which keeps
+    its trailing space. Trimmed in C, line by line (issue 23)."""
+    lines = rendered.strip("\n").splitlines()
+    trimmed = list(map(str.rstrip, lines))
+    if "-- " in lines:  # most mails: one signature
+        at = lines.index("-- ")
+        while True:
+            trimmed[at] = "-- "
+            try:
+                at = lines.index("-- ", at + 1)
+            except ValueError:
+                break
+    return "\n".join(trimmed)
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,0 +1,148 @@
+"""Issue 23: the mail pipeline's shortcuts give what their plain forms give. A prompt's block
+of quick actions kept by its actions, a rendered text trimmed in C, an ASCII line's capital
+words found without Unicode's classes, and whether every reader is refused a choice asked
+once per state for all the readers of a step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pbem.mail import html, quickactions, render
+from pbem.mail.html import QuickAction, to_html
+from pbem.mail.render import Renderer
+from pbem.table import Table
+from pbem.tools.demo import demo_setup
+from pbem.tools.simulate import EPOCH
+
+
+def test_a_kept_block_of_quick_actions_is_the_block_made_fresh() -> None:
+    """The block is kept by the tuple of its actions (bounded), and a page made from a tuple
+    is the page made from the same actions in a list (never kept)."""
+    assert html._actions_kept.cache_info().maxsize == 256
+    actions = tuple(
+        QuickAction("VOTE", name, "mj+g1@example.org", "Re: [g1] Day 1", f"VOTE {name}")
+        for name in ("Alice", "Bruno", "Élodie", "O'Neil & <Co>")
+    )
+    for title in ("Quick actions", ""):
+        html._actions_kept.cache_clear()
+        fresh = html._actions(actions, title)
+        assert html._actions_kept(actions, title) == fresh
+        assert html._actions_kept(actions, title) is html._actions_kept(actions, title)
+        page = to_html("[g1] Day 1", "Send VOTE name.\n", actions=actions, actions_title=title)
+        assert page == to_html(
+            "[g1] Day 1", "Send VOTE name.\n", actions=list(actions), actions_title=title
+        )
+        assert fresh in page
+
+
+def _trimmed_line_by_line(rendered: str) -> str:
+    """Renderer.text's trim as it was written first, one line at a time."""
+    lines = [ln if ln == "-- " else ln.rstrip() for ln in rendered.strip("\n").splitlines()]
+    return "\n".join(lines)
+
+
+_RENDERED = st.lists(
+    st.sampled_from(
+        ["a", "É", " ", "\t", "\n", "-", "-- ", "--", "\r", "\x0b", "\u2028", "\xa0", "\x85"]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@given(_RENDERED)
+def test_a_rendered_text_is_trimmed_as_line_by_line(rendered: str) -> None:
+    """Every line's trailing whitespace, and the blank lines around, go; "-- " (the signature
+    separator) keeps its space wherever it stands, however many there are."""
+    assert render._trimmed(rendered) == _trimmed_line_by_line(rendered)
+
+
+def test_every_template_renders_as_trimmed_line_by_line() -> None:
+    """The renderer's trim of a real mail: the receipt, with its signature."""
+    renderer = Renderer()
+    params = {
+        "game": "Lupus",
+        "accepted": [{"line": "VOTE Bruno", "deadline": None, "final": False}],
+        "rejected": [],
+        "ignored": [],
+        "extra": [],
+        "topic": "",
+    }
+    text = renderer.text("common/reply", "fr", params)
+    assert "\n-- \n" in text
+    assert text == _trimmed_line_by_line(text)
+    assert render._trimmed("\n\nSubject \nbody\t\n-- \nsig  \n\n") == "Subject\nbody\n-- \nsig"
+
+
+_ASCII_TEXT = st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
+
+
+@given(_ASCII_TEXT)
+def test_an_ascii_lines_words_are_those_the_unicode_pattern_finds(line: str) -> None:
+    """In ASCII, a letter is an ASCII letter: the two patterns find the same words, so a
+    prompt's capital keywords (VOTE, KILL) are found alike."""
+    assert quickactions._ASCII_WORD.findall(line) == quickactions._WORD.findall(line)
+
+
+def test_a_line_beyond_ascii_still_finds_its_accented_keywords() -> None:
+    quickactions._asked_line.cache_clear()
+    assert quickactions._asked_line("Envoyez ÉCHARPE nom, ou VOTE Élodie.") == frozenset(
+        {"echarpe", "vote"}
+    )
+    assert quickactions._asked_line("send KILL name (LUP-341) before 18:00") == frozenset(
+        {"kill", "lup"}
+    )
+
+
+def test_every_wolf_of_the_pack_is_offered_what_a_fresh_computation_offers() -> None:
+    """LUP-D05, LUP-607: the pack's prompts. Whether every reader is refused a target (a dead
+    one, a partner) is asked once per state and target for the whole pack, not once per
+    wolf; each wolf's links are those a computation from nothing gives him."""
+    table, step = Table.new(demo_setup("lupus-in-tabula", 16, 1, "en"), EPOCH)
+    table.apply(step)
+    rules, state = table.rules, table.state
+    assert state.phase == "night"
+    wolves = [p for p in rules.names(state) if state.seat(p).role == "werewolf"]
+    assert len(wolves) > 1
+    asked: list[tuple[str, str]] = []
+    refused_to_all = rules.refused_to_all
+
+    def counted(state: Any, command: Any, channel: str) -> bool:
+        asked.append((command.verb, command.targets[0] if command.targets else ""))
+        return refused_to_all(state, command, channel)
+
+    now = min(rules.deadlines(state).values())
+    text = "Night: send KILL name.\n"
+
+    def offered(wolf: str) -> tuple[QuickAction, ...]:
+        return quickactions.quick_actions(
+            rules,
+            state,
+            text,
+            readers=(wolf,),
+            lang="en",
+            now=now,
+            subject="[g1] Night",
+            private_address="mj+g1@example.org",
+            list_address="g1@example.org",
+            public=False,
+        )
+
+    fresh = []
+    for wolf in wolves:
+        quickactions._LAST_VERDICTS = (None, None, None, {})  # nothing kept
+        fresh.append(offered(wolf))
+    quickactions._LAST_VERDICTS = (None, None, None, {})
+    rules.refused_to_all = counted  # type: ignore[method-assign]
+    try:
+        kept = [offered(wolf) for wolf in wolves]
+    finally:
+        del rules.refused_to_all
+    assert kept == fresh and all(kept)
+    assert all(type(a) is QuickAction and a == QuickAction(*a) for a in kept[0])
+    assert {target for _verb, target in asked} == set(rules.names(state))
+    assert len(asked) == len(set(asked))  # once per target, for the whole pack
+    partners = {a.command.split()[1] for a in kept[0]} & set(wolves)
+    assert not partners  # LUP-D05: no link names a werewolf
