@@ -13,7 +13,7 @@ import pytest
 from pbem.balance.fastgame import RulesGame, _stamped, moves_of, play_rules
 from pbem.core.commands import Command, Player
 from pbem.core.errors import CommandError
-from pbem.core.events import ActionSet, PlayerDied, VoteSet
+from pbem.core.events import ActionSet, PhaseClosed, PlayerDied, VoteSet
 from pbem.core.folded import recall
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
@@ -50,6 +50,32 @@ def test_idle_removals_are_played_on_the_fast_path() -> None:
     fast = play_rules(RulesGame.new(setup), random.Random(7))
     assert fast.idle_removes
     assert any(type(e).__name__ == "SeatRemoved" for e in fast.ruled)
+    assert fast.ruled == table.ruled
+    assert fast.state == table.state
+
+
+EARLY = {
+    "lupus-in-tabula": {"early_close": True, "early_close_day": True},  # LUP-D29
+    "loup-garou": {"early_close": True, "early_close_day": True},
+    "chasse-aux-sorcieres": {"early_close": True, "early_close_day": True},  # CAS-D31
+    "dracula": {"early_close": True},  # AMB-001
+}
+
+
+@pytest.mark.parametrize("game", sorted(EARLY))
+def test_early_closes_are_played_on_the_fast_path(game: str) -> None:
+    """With the early-close options, a phase closes as soon as everyone has acted (LUP-D29,
+    CAS-D31, AMB-001): the fast path asks ``ready_to_close`` again only when a move changed
+    the state (a refused command leaves the verdict as it was), and still closes where the
+    mail path closes."""
+    setup = demo_setup(game, 0, 2, "fr")
+    setup["options"] = EARLY[game]
+    table, step = Table.new(setup, EPOCH)
+    table.apply(step)
+    play(table, random.Random(2))
+    fast = play_rules(RulesGame.new(setup), random.Random(2))
+    # a deadline's close logs no PhaseClosed on the fast path (no idle policy): an early one does
+    assert any(isinstance(e, PhaseClosed) for e in fast.events), "no phase closed early"
     assert fast.ruled == table.ruled
     assert fast.state == table.state
 
