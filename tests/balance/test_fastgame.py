@@ -23,6 +23,7 @@ from pbem.table import Table
 from pbem.table.commands import stamp_votes
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup, play
 from pbem.tools.simulate import EPOCH
+from tests.support.closes import each_close
 
 SEEDS = {"lupus-in-tabula": 4, "loup-garou": 3, "chasse-aux-sorcieres": 3, "dracula": 2}
 
@@ -177,18 +178,12 @@ def test_a_recalled_close_is_the_fresh_fold(game: str, closes: int) -> None:
     if game == "lupus-in-tabula":
         setup = recall(fast.ruled, rules.new_state())
         assert setup == rules.fold(fast.ruled) == fast.state
-    rng, now, recalled = random.Random(3), EPOCH, 0
-    while not fast.finished and fast.deadlines():
-        for move in list(moves_of(fast, rng)):
-            fast.move(move, now)
-        key, now = min(fast.deadlines().items(), key=lambda kv: kv[1])
-        before = fast.state
-        events = rules.on_deadline(before, key, now, fast.rng())
+    recalled = 0
+    for key, before, events in each_close(fast, 3):
         known = recall(events, before)
         if known is not None:
             recalled += 1
             assert known == rules.fold(events, before), key
-        fast.close(key, now)
     assert recalled >= closes
 
 

@@ -6,15 +6,14 @@ dies), and its messages are noted without a fold (ORD-14)."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
-from pbem.balance.fastgame import RulesGame, moves_of
+from pbem.balance.fastgame import RulesGame
 from pbem.core.events import Notice
 from pbem.core.folded import recall
 from pbem.games.dracula.events import Converted
 from pbem.tools.demo import demo_setup
-from pbem.tools.simulate import EPOCH
+from tests.support.closes import each_close
 
 
 def test_every_close_recalls_the_fresh_fold_of_its_events() -> None:
@@ -22,21 +21,14 @@ def test_every_close_recalls_the_fresh_fold_of_its_events() -> None:
     conversions = notices = 0
     for seed in (0, 1):
         game = RulesGame.new(demo_setup("dracula", 0, seed, "fr"))
-        rules, rng, now = game.rules, random.Random(seed), EPOCH
-        while not game.finished and game.deadlines():
-            for move in list(moves_of(game, rng)):
-                game.move(move, now)
-            key, now = min(game.deadlines().items(), key=lambda kv: kv[1])
-            before = game.state
-            events = rules.on_deadline(before, key, now, game.rng())
+        for key, before, events in each_close(game, seed):
             known = recall(events, before)
             assert known is not None, key  # the whole close was traced
-            assert known == rules.fold(events, before), key
+            assert known == game.rules.fold(events, before), key
             recalled[key] += 1
             if key == "bites":
                 conversions += sum(type(e) is Converted for e in events)
                 notices += sum(type(e) is Notice for e in events)
-            game.close(key, now)
         assert game.finished
     assert recalled["bites"] >= 20 and recalled["day"] >= 20 and recalled["rooms"] >= 20
     assert conversions > 0 and notices > 0
