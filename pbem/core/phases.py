@@ -4,7 +4,7 @@ phase a :class:`~pbem.core.events.PhaseStarted` event holds as one of them."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TypeVar, cast
 
 P = TypeVar("P", bound=str)
 
@@ -12,7 +12,6 @@ P = TypeVar("P", bound=str)
 def phase_of(value: str, phases: tuple[P, ...]) -> P:
     """``value`` as one of ``phases``; ValueError if it is none of them (a log of another
     game, or a rule that started a phase its game does not declare)."""
-    for phase in phases:
-        if phase == value:
-            return phase
+    if value in phases:  # one C-level scan, not a Python loop: read at every PhaseStarted
+        return cast(P, value)
     raise ValueError(f"phase {value!r} is not one of {', '.join(phases)}")
