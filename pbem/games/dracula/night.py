@@ -103,10 +103,12 @@ def must_choose_room(s: DraculaState, p: PlayerId) -> bool:
         return False  # DRA-227: the named partner chooses
     if (p, "magnifier") in s.orders:
         return False  # DRA-300: after the report
+    if (p, "key") not in s.orders:
+        return True
     # DRA-311 (a named partner still names the pair's room, AMB-031, unless the naming
     # partner chooses his own)
     still_names = s.options.key_escape_room == "named_partner_still_names"
-    return (p, "key") not in s.orders or (still_names and s.naming_partner(p) is not None)
+    return still_names and s.naming_partner(p) is not None
 
 
 def _default_room(b: Batch, p: PlayerId, rng: random.Random, rooms: tuple[str, ...]) -> None:
