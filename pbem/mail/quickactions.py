@@ -18,6 +18,7 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
 
@@ -261,20 +262,18 @@ def _asked_readers(
     first available, each with the readers who may send it (:meth:`Rules.available`: the
     others' orders the rules refuse, so no choice is checked for them)."""
     found: list[tuple[CommandSpec, list[PlayerId]]] = []  # specs hold dicts: no hash
-    if asked.isdisjoint(_offerable(rules.all_commands, lang, public)):
+    # the offerable keywords the mail names: whether it names a spec a link may offer is
+    # whether it names one of these (:func:`_offerable` holds every such spec's keywords)
+    hits = _offerable(rules.all_commands, lang, public).intersection(asked)
+    if not hits:
         return []  # most mails name no command (a tally, a result): no reader's commands asked
-    # the readers' commands are a few sets of verbs (Rules.available_verbs): each set's named
-    # specs are found once, not once per reader of a mail to every player (issue 23)
-    named_among: dict[frozenset[str], list[CommandSpec]] = {}
     readers_of: dict[int, list[PlayerId]] = {}  # a spec of found (alive: ids hold) -> readers
     for reader in readers:
         verbs = rules.available_verbs(state, reader)
-        specs = named_among.get(verbs) if verbs is not None else None
-        if specs is None:
-            among = rules.available(state, reader) if verbs is None else rules.commands_among(verbs)
-            specs = [spec for spec in among if _named(spec, asked, lang, public)]
-            if verbs is not None:
-                named_among[verbs] = specs
+        if verbs is None:
+            specs = [s for s in rules.available(state, reader) if _named(s, hits, lang, public)]
+        else:
+            specs = _named_among(rules, verbs, hits, lang, public)
         for spec in specs:
             # found holds named specs only, no two equal: an unnamed spec is in none; each
             # reader of a public mail finds the same spec objects, told by their identity
@@ -288,6 +287,29 @@ def _asked_readers(
                 able.append(reader)
             readers_of[id(spec)] = able
     return [(spec, tuple(able)) for spec, able in found]
+
+
+_NAMED: dict[tuple[Any, ...], tuple[tuple[CommandSpec, ...], list[CommandSpec]]] = {}
+
+
+def _named_among(
+    rules: Rules[Any], verbs: frozenset[str], hits: frozenset[str], lang: str, public: bool
+) -> list[CommandSpec]:
+    """The commands among ``verbs`` (:meth:`Rules.commands_among`) a mail naming the offerable
+    keywords ``hits`` names (:func:`_named`): the readers' commands are a few sets of verbs,
+    the prompts' keywords a few too, so each answer is made once per game's commands, not
+    once per reader of each mail (issue 23). Found by the commands' identity (specs hold
+    dicts); the list returned is shared: not to be changed."""
+    specs = rules.all_commands
+    key = (id(specs), verbs, hits, lang, public)
+    known = _NAMED.get(key)
+    if known is not None and known[0] is specs:
+        return known[1]
+    made = [spec for spec in rules.commands_among(verbs) if _named(spec, hits, lang, public)]
+    if len(_NAMED) > 1024:  # commands made on the fly (tests): bounded
+        _NAMED.clear()
+    _NAMED[key] = (specs, made)
+    return made
 
 
 _OFFERABLE: dict[tuple[int, str, bool], tuple[tuple[CommandSpec, ...], frozenset[str]]] = {}
@@ -312,7 +334,7 @@ def _offerable(specs: tuple[CommandSpec, ...], lang: str, public: bool) -> froze
     return keywords
 
 
-def _named(spec: CommandSpec, asked: set[str], lang: str, public: bool) -> bool:
+def _named(spec: CommandSpec, asked: AbstractSet[str], lang: str, public: bool) -> bool:
     """Whether the mail names ``spec`` (one of its keywords in ``asked``) and a link may
     offer it (a game's command, posted on the list if the mail is public, in one tap)."""
     if public and not spec.public:

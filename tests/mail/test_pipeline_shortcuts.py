@@ -1,12 +1,15 @@
 """Issue 23: the mail pipeline's shortcuts give what their plain forms give. A prompt's block
 of quick actions kept by its actions, a rendered text trimmed in C, an ASCII line's capital
 words found without Unicode's classes, and whether every reader is refused a choice asked
-once per state for all the readers of a step."""
+once per state for all the readers of a step, and the commands a mail names kept per set
+of verbs and keywords."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,7 +17,7 @@ from pbem.mail import html, quickactions, render
 from pbem.mail.html import QuickAction, to_html
 from pbem.mail.render import Renderer
 from pbem.table import Table
-from pbem.tools.demo import demo_setup
+from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH
 
 
@@ -146,3 +149,43 @@ def test_every_wolf_of_the_pack_is_offered_what_a_fresh_computation_offers() -> 
     assert len(asked) == len(set(asked))  # once per target, for the whole pack
     partners = {a.command.split()[1] for a in kept[0]} & set(wolves)
     assert not partners  # LUP-D05: no link names a werewolf
+
+
+def _plain_asked_readers(
+    rules: Any, state: Any, readers: list[str], asked: set[str], lang: str, public: bool
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Each command the mail names that some reader may send, with those readers: asked of
+    each reader's own :meth:`Rules.available`, nothing kept."""
+    found: dict[str, list[str]] = {}
+    for reader in readers:
+        for spec in rules.available(state, reader):
+            if quickactions._named(spec, asked, lang, public):
+                found.setdefault(spec.verb, []).append(reader)
+    return [(verb, tuple(who)) for verb, who in found.items()]
+
+
+@pytest.mark.parametrize(
+    "game", ["lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula"]
+)
+def test_the_commands_a_mail_names_are_each_readers_own(game: str) -> None:
+    """LUP-408, LUP-613: the commands a prompt names, kept per set of verbs and keywords
+    named, are those each reader's own available commands give, phase after phase."""
+    table, step = Table.new(
+        demo_setup(game, 16 if game in ("lupus-in-tabula", "loup-garou") else 0, 3, "fr"), EPOCH
+    )
+    table.apply(step)
+    rules, rng = table.rules, random.Random(3)
+    keywords = sorted({word.upper() for spec in rules.all_commands for word in spec.fr})
+    texts = [" ".join(keywords), *keywords, "rien à faire"]
+    for _phase in range(6):
+        state, readers = table.state, list(rules.names(table.state))
+        for text in texts:
+            asked = quickactions._asked(text)
+            for public in (False, True):
+                for who in (readers, readers[:1], readers[-2:]):
+                    kept = quickactions._asked_readers(rules, state, who, asked, "fr", public)
+                    plain = _plain_asked_readers(rules, state, who, asked, "fr", public)
+                    assert [(spec.verb, able) for spec, able in kept] == plain
+        if table.finished or not table.deadlines():
+            break
+        play(table, rng, 1)
