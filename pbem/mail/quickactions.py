@@ -92,9 +92,17 @@ def quick_actions(
     actions: list[QuickAction] = []
     seen: dict[str, set[str]] = {}  # verb -> the lines offered
     answer = reply_subject(subject)
+    # where a link on each channel goes; None: nowhere (an offline game's "list" or
+    # "moderator"), asked once a mail rather than once a link
+    addresses = {
+        channel: address if "@" in address else None
+        for channel, address in (("list", list_address), ("private", private_address))
+    }
     for spec, able in found_specs:
         found: list[QuickAction] = []
         channels = ("list",) if public else _CHANNELS[spec.public, spec.private]
+        # one channel (every command but a few; "" otherwise): asked directly, no generator
+        single = channels[0] if len(channels) == 1 else ""
 
         if _repeating(spec):
 
@@ -119,33 +127,37 @@ def quick_actions(
         group, pair, verb = spec.keyword(lang), _pair(spec), spec.verb
         offered = seen.setdefault(verb, set())
         # one reader on one channel (most private prompts): asked directly
-        alone = able[0] if len(able) == 1 and len(channels) == 1 else None
+        alone = able[0] if len(able) == 1 and single else None
         for index, (label, command, line) in enumerate(choices):
-            if line in offered or (offers is not None and not offers(state, command)):
+            if line in offered:
+                continue
+            if offers is not None and not offers(state, command):
                 continue
             channel = known[index]
             if channel is _UNKNOWN:
-                # a choice no reader may make (a dead target) is not asked of each of them
-                refused_all = spared[index]
-                if refused_all is _UNKNOWN:
-                    refused_all = spared[index] = refused is not None and (
-                        refused(state, command, channels[0])
-                        if len(channels) == 1  # most: asked directly
-                        else _refused(refused, state, command, channels)
-                    )
-                if refused_all:
-                    channel = None
-                elif alone is not None:
-                    allowed = rules.allows(state, alone, command, now, channels[0])
-                    channel = channels[0] if allowed else None
+                if refused is not None:
+                    # a choice no reader may make (a dead target) is not asked of each of them
+                    refused_all = spared[index]
+                    if refused_all is _UNKNOWN:
+                        refused_all = spared[index] = (
+                            refused(state, command, single)
+                            if single
+                            else _refused(refused, state, command, channels)
+                        )
+                    if refused_all:
+                        known[index] = None
+                        continue
+                if alone is not None:
+                    allowed = rules.allows(state, alone, command, now, single)
+                    channel = single if allowed else None
                 else:
                     channel = _channel(rules, state, able, command, now, channels)
                 known[index] = channel
             if channel is None:
                 continue
             offered.add(line)
-            address = list_address if channel == "list" else private_address
-            if "@" not in address:  # an offline game's "list" or "moderator": nowhere to go
+            address = addresses[channel]
+            if address is None:
                 continue
             # QuickAction(group, label, address, answer, line), made in C: a named tuple's
             # own __new__ is Python code, run for every link of every prompt (issue 23)

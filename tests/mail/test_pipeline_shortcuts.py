@@ -189,3 +189,33 @@ def test_the_commands_a_mail_names_are_each_readers_own(game: str) -> None:
         if table.finished or not table.deadlines():
             break
         play(table, rng, 1)
+
+
+def test_a_link_goes_only_where_an_address_is() -> None:
+    """Issue 15: an offline game's "list" and "moderator" are nowhere a link may go: its
+    prompts offer no quick action, while the same prompt of a game with addresses does."""
+    table, step = Table.new(demo_setup("lupus-in-tabula", 16, 1, "en"), EPOCH)
+    table.apply(step)
+    rules, state = table.rules, table.state
+    wolf = next(p for p in rules.names(state) if state.seat(p).role == "werewolf")
+    now = min(rules.deadlines(state).values())
+
+    def offered(private: str, listed: str) -> tuple[QuickAction, ...]:
+        quickactions._LAST_VERDICTS = (None, None, None, {})
+        return quickactions.quick_actions(
+            rules,
+            state,
+            "Night: send KILL name.\n",
+            readers=(wolf,),
+            lang="en",
+            now=now,
+            subject="[g1] Night",
+            private_address=private,
+            list_address=listed,
+            public=False,
+        )
+
+    online = offered("mj+g1@example.org", "g1@example.org")
+    assert online and {a.address for a in online} == {"mj+g1@example.org"}
+    assert offered("moderator", "g1@example.org") == ()
+    assert offered("mj+g1@example.org", "list") == online
