@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pbem.core.match import fold
 from pbem.mail import html, quickactions, render
 from pbem.mail.html import QuickAction, to_html
 from pbem.mail.render import Renderer
@@ -87,6 +88,24 @@ def test_an_ascii_lines_words_are_those_the_unicode_pattern_finds(line: str) -> 
     """In ASCII, a letter is an ASCII letter: the two patterns find the same words, so a
     prompt's capital keywords (VOTE, KILL) are found alike."""
     assert quickactions._ASCII_WORD.findall(line) == quickactions._WORD.findall(line)
+
+
+_LATIN_TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(max_codepoint=0xFF),
+        st.sampled_from("TUERVOTEÉÈ²ªºµßÿ’  «»ɃƀǅＶ́"),
+    ),
+    max_size=40,
+)
+
+
+@given(_LATIN_TEXT)
+def test_a_lines_capital_words_are_those_its_full_reading_finds(line: str) -> None:
+    """A line skipped for want of two capitals in a row (and of any word character beyond
+    U+00FF) names no keyword that reading all its words finds: the shortcut (issue 23) against
+    the plain form, over Latin-1 and a few wider characters."""
+    plain = frozenset(fold(word) for word in quickactions._WORD.findall(line) if word.isupper())
+    assert quickactions._asked_line.__wrapped__(line) == plain
 
 
 def test_a_line_beyond_ascii_still_finds_its_accented_keywords() -> None:
