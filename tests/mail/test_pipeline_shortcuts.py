@@ -93,10 +93,15 @@ def test_an_ascii_lines_words_are_those_the_unicode_pattern_finds(line: str) -> 
 _LATIN_TEXT = st.text(
     alphabet=st.one_of(
         st.characters(max_codepoint=0xFF),
-        st.sampled_from("TUERVOTEÉÈ²ªºµßÿ’  «»ɃƀǅＶ́"),
+        st.sampled_from("TUERVOTEÉÈ²ªºµßÿ\n\u2019\u202f\u00a0«»Ƀƀǅ\uff36\u0301"),
     ),
     max_size=40,
 )
+
+
+def _capital_words(line: str) -> frozenset[str]:
+    """A line's capital words, folded: every word read (the plain form)."""
+    return frozenset(fold(word) for word in quickactions._WORD.findall(line) if word.isupper())
 
 
 @given(_LATIN_TEXT)
@@ -104,8 +109,13 @@ def test_a_lines_capital_words_are_those_its_full_reading_finds(line: str) -> No
     """A line skipped for want of two capitals in a row (and of any word character beyond
     U+00FF) names no keyword that reading all its words finds: the shortcut (issue 23) against
     the plain form, over Latin-1 and a few wider characters."""
-    plain = frozenset(fold(word) for word in quickactions._WORD.findall(line) if word.isupper())
-    assert quickactions._asked_line.__wrapped__(line) == plain
+    assert quickactions._asked_line.__wrapped__(line) == _capital_words(line)
+
+
+@given(_LATIN_TEXT)
+def test_a_mails_keywords_are_those_of_its_lines(text: str) -> None:
+    """A mail not read at all for want of two capitals in a row names what its lines name."""
+    assert quickactions._asked(text) == set().union(*map(_capital_words, text.split("\n")))
 
 
 def test_a_line_beyond_ascii_still_finds_its_accented_keywords() -> None:
