@@ -50,6 +50,10 @@ class RulesGame:
         """The events the rules fold."""
         self.state: Any = self.rules.new_state()
         self._idle: IdleCount | None = None
+        self._open: Any = None
+        """The last state ``Rules.ready_to_close`` found open (None for it): a state is
+        frozen and the rules' verdict pure, so a move that changes nothing need not ask it
+        again (most moves: a refused command, issue 23)."""
         self.idle_removes = True
         """Whether the idle policy may change the rules' state (``on_idle = "remove"``).
         Otherwise it only mails warnings and questions (kernel notices, folded by no game,
@@ -138,8 +142,11 @@ class RulesGame:
                 new = _stamped(new, now)
                 ruled += new
                 state = fold(rules, new, state)
+        if not ruled and state is self._open:
+            return
         early = rules.ready_to_close(state)
         if early is None:
+            self._open = state
             if ruled:  # the state is folded already: the log takes the events as they are
                 self.events += ruled
                 self.ruled += ruled
@@ -234,17 +241,22 @@ def play_rules(
     most_rounds: int = 5,
 ) -> RulesGame:
     """Bots act each phase, then the deadline passes: :func:`pbem.tools.demo.play`'s loop."""
-    outcome = game.rules.outcome  # game.finished, asked after every move
+    outcome = game.rules.outcome  # game.finished, asked after every move that changed it
     for _ in range(max_phases):
         if game.finished or not game.deadlines():
             break
         for _round in range(most_rounds):
-            opened = dict(game.deadlines())
-            for move in list(bots(game.rules, game.state, game.setup.players, rng)):
+            # the deadlines as they stand (a state is frozen: its mapping is never changed)
+            opened = game.deadlines()
+            going = game.state
+            for move in list(bots(game.rules, going, game.setup.players, rng)):
                 game.move(move, now)
-                if outcome(game.state) is not None:
-                    return game
-            if all(opened.get(key) == due for key, due in game.deadlines().items()):
+                if game.state is not going:  # a refused command changes no state
+                    going = game.state
+                    if outcome(going) is not None:
+                        return game
+            deadlines = game.deadlines()
+            if deadlines is opened or all(opened.get(k) == due for k, due in deadlines.items()):
                 break
         if game.finished:
             break

@@ -4,7 +4,6 @@ processes, each reduced to a small :class:`GameResult` as it ends."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import os
 import random
@@ -17,6 +16,7 @@ from typing import Any, Literal
 from pbem.balance.fastgame import Bots, RulesGame, play_rules
 from pbem.core.errors import SetupError
 from pbem.core.events import PhaseStarted, PlayerDied
+from pbem.core.frozen import quick_replace
 from pbem.table.setup import TableSetup
 from pbem.tools.bots import bot_moves
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup
@@ -103,7 +103,7 @@ def table_setup(setup: Setup, seed: int) -> TableSetup:
     if not _CHECKED or _CHECKED[0][0] is not setup:
         _CHECKED[:] = [(setup, TableSetup.from_mapping(setup.setup_data(seed)))]
     table = _CHECKED[0][1]
-    return table if table.seed == seed else dataclasses.replace(table, seed=seed)
+    return table if table.seed == seed else quick_replace(table, seed=seed)
 
 
 def result_of(game: RulesGame, dealt: Mapping[str, str]) -> GameResult:

@@ -52,13 +52,14 @@ def bot_moves(
     sent with the first one they accept, so bots make legal moves; players who share a verb
     tend to agree on the name (a pack's victim, a mob's suspect), as people do.
     """
-    names: list[PlayerId] = list(rules.names(state))
+    names = rules.names(state)
     favourite: dict[str, PlayerId] = {}
     randbelow = rng._randbelow  # type: ignore[attr-defined]
     getrandbits = rng.getrandbits if _plain(rng) else None
     draw = rng.random
     verbs_of = rules.available_verbs
     kept = _PLAYED.setdefault(type(rules), {})
+    channels = _CHANNELS.setdefault(type(rules), {})
     for spec in players:
         # the commands he may send now, less _SKIPPED, in the order of Rules.available: kept
         # per set of verbs where the game gives them (asked of every player of every round)
@@ -80,13 +81,23 @@ def bot_moves(
             while j >= n:
                 j = getrandbits(bits)
         command = options[j]
-        if not command.args:  # most moves (a pass): no name, no word, no text
-            parsed: Command | None = _BARE.get(command.verb)
-            if parsed is None:
-                parsed = _BARE[command.verb] = Command(command.verb)
+        args = command.args
+        if not args:  # most moves (a pass): no name, no word, no text
             if command.public:
                 draw()  # the draw of a bold vote (a bare command is never one): kept in step
-            yield BotMove(spec, parsed, command.keyword(spec.lang), command.public)
+            yield _bare(spec, command)
+            continue
+        if len(args) == 1 and isinstance(args[0], Player):  # most named moves: one name alone
+            verb = command.verb
+            channel = channels.get(verb) or _channel(rules, verb, channels)
+            name = _legal_name(
+                rules, state, spec.name, verb, channel, names, favourite, rng, getrandbits
+            )
+            parsed: Command | None = _naming(verb, name)
+            if command.public and draw() < 0.5 and verb == "vote":
+                yield BotMove(spec, parsed, f"Mon vote : **{name}**", True, bold=True)
+            else:
+                yield BotMove(spec, parsed, f"{command.keyword(spec.lang)} {name}", command.public)
             continue
         words = [command.keyword(spec.lang)]
         targets: list[PlayerId] = []
@@ -94,7 +105,11 @@ def bot_moves(
         text = ""
         for arg in command.args:
             if isinstance(arg, Player):
-                name = _legal_name(rules, state, spec.name, command.verb, names, favourite, rng)
+                verb = command.verb
+                channel = channels.get(verb) or _channel(rules, verb, channels)
+                name = _legal_name(
+                    rules, state, spec.name, verb, channel, names, favourite, rng, getrandbits
+                )
                 words.append(name)
                 targets.append(name)
             elif isinstance(arg, Players):
@@ -137,8 +152,38 @@ def bot_moves(
 _SKIPPED = frozenset({"help", "status", "cancel"})
 """The commands bots never send: they read nothing and withdraw nothing."""
 
-_BARE: dict[str, Command] = {}
+_BARE: dict[tuple[int, int], tuple[PlayerSpec, CommandSpec, BotMove]] = {}
+"""The ids of a player and of a command with no argument -> them and the move of his line
+(frozen: one object serves every round; both are held, so their ids are not others' while
+kept; at most :data:`_KEPT_MOST`)."""
+
+_KEPT_MOST = 4096
+
+
+def _bare(spec: PlayerSpec, command: CommandSpec) -> BotMove:
+    """``spec``'s move of ``command`` alone (a pass), kept in :data:`_BARE`: a game's few
+    bare commands, sent by every player at every phase."""
+    kept = _BARE.get((id(spec), id(command)))
+    if kept is None or kept[0] is not spec or kept[1] is not command:
+        if len(_BARE) >= _KEPT_MOST:  # bounded: a table's players change from game to game
+            _BARE.clear()
+        move = BotMove(
+            spec, _command_alone(command.verb), command.keyword(spec.lang), command.public
+        )
+        kept = _BARE[id(spec), id(command)] = (spec, command, move)
+    return kept[2]
+
+
+_ALONE_COMMANDS: dict[str, Command] = {}
 """Verb -> the command of a line with no argument (frozen: one object serves every bot)."""
+
+
+def _command_alone(verb: str) -> Command:
+    found = _ALONE_COMMANDS.get(verb)
+    if found is None:
+        found = _ALONE_COMMANDS[verb] = Command(verb)
+    return found
+
 
 _ALONE: dict[int, tuple[CommandSpec]] = {}
 """A command's id -> the tuple of it alone that bots parse a line against (the tuple holds the
@@ -194,20 +239,23 @@ def _legal_name(
     state: Any,
     actor: PlayerId,
     verb: str,
-    names: list[PlayerId],
+    channel: str,
+    names: Sequence[PlayerId],
     favourite: dict[str, PlayerId],
     rng: random.Random,
+    getrandbits: Callable[[int], int] | None,
 ) -> PlayerId:
-    """A name the rules accept for ``verb`` (the shared favourite first), else a random one.
+    """A name the rules accept for ``verb`` sent on ``channel`` (the shared favourite
+    first), else a random one.
 
     The candidates are six names drawn as :func:`sample` draws them, every draw made (they
     move ``rng`` on); which names the later draws pick is worked out only when the first
-    candidate is refused, which is rare (issue 23).
+    candidate is refused, which is rare (issue 23). ``getrandbits``: ``rng``'s, when it
+    draws as ``random.Random`` does (:func:`_plain`), else None.
     """
-    channel = _channel(rules, verb)
     n = len(names)
     k = min(6, n)
-    drawn = _draws(rng, n, k) if n <= _POOLED else None
+    drawn = _draws(rng, n, k, getrandbits) if n <= _POOLED else None
     candidates = rng.sample(names, k) if drawn is None else None
     first = names[drawn[0]] if drawn is not None else candidates[0]  # type: ignore[index]
     allows = rules.allows
@@ -256,7 +304,7 @@ def sample(rng: random.Random, names: Sequence[T], k: int) -> list[T]:
     n = len(names)
     if n > _POOLED or not 0 <= k <= n:
         return rng.sample(names, k)
-    return _picked(names, _draws(rng, n, k))
+    return _picked(names, _draws(rng, n, k, rng.getrandbits if _plain(rng) else None))
 
 
 _POOLED = 21
@@ -267,12 +315,14 @@ _BITS = tuple(m.bit_length() for m in range(_POOLED + 1))
 """``m.bit_length()`` for each count of names left in the pool."""
 
 
-def _draws(rng: random.Random, n: int, k: int) -> list[int]:
+def _draws(
+    rng: random.Random, n: int, k: int, getrandbits: Callable[[int], int] | None
+) -> list[int]:
     """The draws of ``random.Random.sample`` picking ``k`` of ``n <= 21`` names: an index
-    into the pool left at each pick (``_randbelow(n - i)``), in order."""
+    into the pool left at each pick (``_randbelow(n - i)``), in order. ``getrandbits``:
+    ``rng``'s own when :func:`_plain`, else None."""
     drawn: list[int] = []
-    if _plain(rng):  # random.Random's randbelow, its loop written out
-        getrandbits = rng.getrandbits
+    if getrandbits is not None:  # random.Random's randbelow, its loop written out
         for m in range(n, n - k, -1):
             bits = _BITS[m]
             j = getrandbits(bits)
@@ -320,16 +370,14 @@ _PLAIN_BELOW = (
 )
 
 
-_CHANNELS: dict[tuple[type, str], str] = {}
-"""(rules class, verb) -> the channel its command is sent on (asked at each name tried)."""
+_CHANNELS: dict[type, dict[str, str]] = {}
+"""Rules class -> verb -> the channel its command is sent on (asked at each name tried)."""
 
 
-def _channel(rules: Rules[Any], verb: str) -> str:
-    key = (type(rules), verb)
-    channel = _CHANNELS.get(key)
-    if channel is None:
-        public = any(c.verb == verb and c.public for c in rules.all_commands)
-        channel = _CHANNELS[key] = "list" if public else "private"
+def _channel(rules: Rules[Any], verb: str, channels: dict[str, str]) -> str:
+    """The channel ``verb``'s command is sent on, kept in ``channels`` (the rules class's)."""
+    public = any(c.verb == verb and c.public for c in rules.all_commands)
+    channel = channels[verb] = "list" if public else "private"
     return channel
 
 

@@ -7,8 +7,10 @@ import json
 
 import pytest
 
+from pbem.balance.run import Setup, table_setup
 from pbem.cli.main import main
 from pbem.figures.wilson import wilson
+from pbem.table.setup import TableSetup
 from pbem.tools.demo import USUAL_PLAYERS
 
 
@@ -62,3 +64,17 @@ def test_wilson_interval() -> None:
     assert round(low, 4) == 0.4038 and round(high, 4) == 0.5962
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == pytest.approx(1.0)
     assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_each_seeds_table_is_its_setup_checked_afresh() -> None:
+    """The table of each game of a run is its setup checked once, the seed changed
+    (pbem.balance.run.table_setup): what checking that seed's setup afresh gives, also once
+    the checked table holds its seats (a cached property the quick copy must not carry)."""
+    setup = Setup("dracula")
+    fresh = {seed: TableSetup.from_mapping(setup.setup_data(seed)) for seed in (0, 3, 4, 9)}
+    for seed in (3, 4, 4, 0):
+        assert table_setup(setup, seed) == fresh[seed]
+    assert table_setup(setup, 3).seats == fresh[3].seats  # the checked table's, now kept
+    for seed in (9, 4, 3):
+        table = table_setup(setup, seed)
+        assert table == fresh[seed] and table.seats == fresh[seed].seats

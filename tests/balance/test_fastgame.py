@@ -13,7 +13,7 @@ import pytest
 from pbem.balance.fastgame import RulesGame, _stamped, moves_of, play_rules
 from pbem.core.commands import Command, Player
 from pbem.core.errors import CommandError
-from pbem.core.events import ActionSet, PlayerDied, VoteSet
+from pbem.core.events import ActionSet, PhaseClosed, PlayerDied, VoteSet
 from pbem.core.folded import recall
 from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
@@ -23,6 +23,7 @@ from pbem.table import Table
 from pbem.table.commands import stamp_votes
 from pbem.tools.demo import USUAL_PLAYERS, demo_setup, play
 from pbem.tools.simulate import EPOCH
+from tests.support.closes import each_close
 
 SEEDS = {"lupus-in-tabula": 4, "loup-garou": 3, "chasse-aux-sorcieres": 3, "dracula": 2}
 
@@ -50,6 +51,32 @@ def test_idle_removals_are_played_on_the_fast_path() -> None:
     fast = play_rules(RulesGame.new(setup), random.Random(7))
     assert fast.idle_removes
     assert any(type(e).__name__ == "SeatRemoved" for e in fast.ruled)
+    assert fast.ruled == table.ruled
+    assert fast.state == table.state
+
+
+EARLY = {
+    "lupus-in-tabula": {"early_close": True, "early_close_day": True},  # LUP-D29
+    "loup-garou": {"early_close": True, "early_close_day": True},
+    "chasse-aux-sorcieres": {"early_close": True, "early_close_day": True},  # CAS-D31
+    "dracula": {"early_close": True},  # AMB-001
+}
+
+
+@pytest.mark.parametrize("game", sorted(EARLY))
+def test_early_closes_are_played_on_the_fast_path(game: str) -> None:
+    """With the early-close options, a phase closes as soon as everyone has acted (LUP-D29,
+    CAS-D31, AMB-001): the fast path asks ``ready_to_close`` again only when a move changed
+    the state (a refused command leaves the verdict as it was), and still closes where the
+    mail path closes."""
+    setup = demo_setup(game, 0, 2, "fr")
+    setup["options"] = EARLY[game]
+    table, step = Table.new(setup, EPOCH)
+    table.apply(step)
+    play(table, random.Random(2))
+    fast = play_rules(RulesGame.new(setup), random.Random(2))
+    # a deadline's close logs no PhaseClosed on the fast path (no idle policy): an early one does
+    assert any(isinstance(e, PhaseClosed) for e in fast.events), "no phase closed early"
     assert fast.ruled == table.ruled
     assert fast.state == table.state
 
@@ -151,18 +178,12 @@ def test_a_recalled_close_is_the_fresh_fold(game: str, closes: int) -> None:
     if game == "lupus-in-tabula":
         setup = recall(fast.ruled, rules.new_state())
         assert setup == rules.fold(fast.ruled) == fast.state
-    rng, now, recalled = random.Random(3), EPOCH, 0
-    while not fast.finished and fast.deadlines():
-        for move in list(moves_of(fast, rng)):
-            fast.move(move, now)
-        key, now = min(fast.deadlines().items(), key=lambda kv: kv[1])
-        before = fast.state
-        events = rules.on_deadline(before, key, now, fast.rng())
+    recalled = 0
+    for key, before, events in each_close(fast, 3):
         known = recall(events, before)
         if known is not None:
             recalled += 1
             assert known == rules.fold(events, before), key
-        fast.close(key, now)
     assert recalled >= closes
 
 

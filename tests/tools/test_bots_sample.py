@@ -6,10 +6,11 @@ from __future__ import annotations
 import random
 
 from pbem.balance.fastgame import RulesGame, moves_of
-from pbem.core.commands import Command, CommandSpec, Player, Word, parse_line
+from pbem.core.commands import PASS, Command, CommandSpec, Player, Word, parse_line
+from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.tools import bots
-from pbem.tools.bots import sample
+from pbem.tools.bots import BotMove, sample
 from pbem.tools.demo import demo_setup
 from pbem.tools.simulate import EPOCH
 
@@ -68,6 +69,24 @@ def test_a_kept_word_list_is_the_words_choices() -> None:
     assert bots._choices(rooms) == tuple(rooms.choices.items())
 
 
+def test_a_kept_bare_move_is_the_move_made_fresh() -> None:
+    """A player's move of a command with no argument (a pass) is kept per player and
+    command (bounded, both held): it is the move made fresh, in his language, and another
+    table's player of the same name gets his own (his address)."""
+    bare = (PASS, CommandSpec("fight", ("COMBATTRE",), ("FIGHT",), public=True))
+    made = 0
+    for n in range(bots._KEPT_MOST + 50):
+        spec = PlayerSpec(PlayerId(f"p{n % 30}"), f"p{n}@example.org", ("fr", "en")[n % 2])
+        for command in bare:
+            move = bots._bare(spec, command)
+            fresh = BotMove(spec, Command(command.verb), command.keyword(spec.lang), command.public)
+            assert move == fresh and move.player is spec
+            assert bots._bare(spec, command) is move
+            assert len(bots._BARE) <= bots._KEPT_MOST
+            made += 1
+    assert made > bots._KEPT_MOST
+
+
 class _Accepting:
     """Rules that accept exactly the names in ``accepted`` (only ``allows`` is asked)."""
 
@@ -108,7 +127,17 @@ def test_a_name_trial_draws_and_picks_as_a_full_sample() -> None:
             if seed % 3:
                 kept["vote"] = plain["vote"] = names[seed % n]
             for _ in range(4):
-                got = bots._legal_name(rules, None, PlayerId("a"), "vote", names, kept, mine)  # type: ignore[arg-type]
+                got = bots._legal_name(
+                    rules,  # type: ignore[arg-type]
+                    None,
+                    PlayerId("a"),
+                    "vote",
+                    "list",
+                    names,
+                    kept,
+                    mine,
+                    mine.getrandbits if seed % 2 else None,  # drawn as randbelow draws
+                )
                 assert got == _legal_name_as_sampled(rules, names, plain, theirs), (n, seed)
                 assert kept == plain
                 assert mine.getstate() == theirs.getstate()

@@ -31,5 +31,17 @@ class Batch:
         self.state = self._trace.state = state
         return state
 
+    def note(self, notice: Notice) -> None:
+        """:meth:`add` for a message, which changes no state (a third of a close's events)."""
+        self.events.append(notice)
+        self._trace.events.append(notice)
+
     def extend(self, events: Iterable[Event]) -> DraculaState:
         return self.add(*events)
+
+    def folded(self, events: list[Event], state: DraculaState) -> None:
+        """``events`` already folded into :attr:`state`, giving ``state`` (a resolution's
+        own fold, :func:`pbem.core.resolve.resolve`): added without folding them again."""
+        self.events += events
+        self._trace.events += events
+        self.state = self._trace.state = state

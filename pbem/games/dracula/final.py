@@ -30,7 +30,7 @@ def open_final(b: Batch, now: datetime) -> None:
     s = b.state
     end = now + s.options.final_choice
     b.add(PhaseStarted("final_choice", 5, {"final_choice": end}))
-    b.add(
+    b.note(
         public(
             "dracula/final_start",
             f"round-{s.round}-final",
@@ -76,7 +76,7 @@ def close_final_choice(b: Batch, now: datetime, rng: random.Random) -> list[Any]
     b.add(FlamesSettled(flames))
     end = now + s.options.flames
     fled = [h for h in s.humans() if s.choices[h].choice == "flee"]
-    b.add(
+    b.note(
         public(
             "dracula/final_recap",
             f"round-{s.round}-final",
@@ -88,7 +88,7 @@ def close_final_choice(b: Batch, now: datetime, rng: random.Random) -> list[Any]
     if fighters:
         b.add(PhaseStarted("flames", 5, {"flames": end}))
         for f in fighters:  # DRA-470, AMB-065: each fighter's own prompt, with one-tap links
-            b.add(
+            b.note(
                 private(
                     "dracula/flame_prompt",
                     [f],
@@ -139,7 +139,7 @@ def close_flames(b: Batch, now: datetime) -> list[Any]:
                 continue
             if seat.alive or (seat.cause == "burned" and s.options.burned_vampires_score):
                 points[v] = max(1, len(seat.credits))  # DRA-474, DRA-475, AMB-067
-    b.add(
+    b.note(
         public(
             "dracula/final_result",
             f"round-{s.round}-final",

@@ -76,7 +76,7 @@ def open_night(b: Batch, number: int, now: datetime, rng: random.Random) -> None
     dracula_step = o.room_choice if number == 1 else timedelta(0)
     b.add(NightScheduled(end + dracula_step + o.bites))
     t = thread(b.state)
-    b.add(public("dracula/night_start", t, round=s.round, night=number, deadline=iso(end)))
+    b.note(public("dracula/night_start", t, round=s.round, night=number, deadline=iso(end)))
     if number == 2:  # DRA-201, AMB-025: a random permutation of the 11 objects
         humans = b.state.humans()
         objects = list(NORMAL_OBJECTS)
@@ -86,7 +86,7 @@ def open_night(b: Batch, number: int, now: datetime, rng: random.Random) -> None
     thief = b.state.holder(MANUAL)
     if thief is not None:  # DRA-360, AMB-051
         floor = {room: list(b.state.floor.get(room, ())) for room in ORDINARY}
-        b.add(private("dracula/thief_report", [thief], t, night=number, floor=floor))
+        b.note(private("dracula/thief_report", [thief], t, night=number, floor=floor))
 
 
 # -- ORD-04 … ORD-07: room choice -------------------------------------------------------------
@@ -106,7 +106,7 @@ def must_choose_room(s: DraculaState, p: PlayerId) -> bool:
     # DRA-311 (a named partner still names the pair's room, AMB-031, unless the naming
     # partner chooses his own)
     still_names = s.options.key_escape_room == "named_partner_still_names"
-    return s.order_of(p, "key") is None or (still_names and s.naming_partner(p) is not None)
+    return (p, "key") not in s.orders or (still_names and s.naming_partner(p) is not None)
 
 
 def _default_room(b: Batch, p: PlayerId, rng: random.Random, rooms: tuple[str, ...]) -> None:
@@ -120,7 +120,7 @@ def _default_room(b: Batch, p: PlayerId, rng: random.Random, rooms: tuple[str, .
 def close_rooms(b: Batch, now: datetime, rng: random.Random) -> None:
     s = b.state
     for p in s.living():  # AMB-003: missing room choice -> a random ordinary room
-        if must_choose_room(s, p) and s.order_of(p, "room") is None:
+        if s.order_of(p, "room") is None and must_choose_room(s, p):
             _default_room(b, p, rng, ORDINARY)
     s = b.state
     t = thread(s)
@@ -129,10 +129,13 @@ def close_rooms(b: Batch, now: datetime, rng: random.Random) -> None:
         end = now + s.options.room_choice
         counts = {room: len(s.present(room)) for room in ORDINARY}
         b.add(PhaseStarted("dracula_room", 1, {"dracula_room": end}))
-        b.add(private("dracula/dracula_counts", [dracula], t, counts=counts, deadline=iso(end)))
+        b.note(private("dracula/dracula_counts", [dracula], t, counts=counts, deadline=iso(end)))
         return
-    users = [p for p in s.living() if s.order_of(p, "magnifier") is not None]
-    alone = [p for p in s.living() if s.left_to_choose(p) and s.order_of(p, "room") is None]
+    orders = s.orders
+    users = [p for p in s.living() if (p, "magnifier") in orders]
+    alone: list[PlayerId] = []
+    if s.options.key_escape_room == "naming_partner_chooses":  # AMB-031, as left_to_choose
+        alone = [p for p in s.living() if s.left_to_choose(p) and (p, "room") not in orders]
     if users or alone:
         open_magnifier(b, users, now, alone)
         return
@@ -174,11 +177,11 @@ def open_magnifier(
     b.add(PhaseStarted("magnifier", s.number, {"magnifier": end}))
     for naming in alone:
         partner = s.named_partner(naming)
-        b.add(
+        b.note(
             private("dracula/partner_key", [naming], thread(s), partner=partner, deadline=iso(end))
         )
     for user in users:  # ORD-06: all reports at once, nobody gets a second one
-        b.add(
+        b.note(
             private(
                 "dracula/magnifier_report",
                 [user],
@@ -213,12 +216,12 @@ def fix_positions(b: Batch, now: datetime) -> None:
             if s.left_to_choose(naming):
                 continue  # AMB-031: he chose his own room
             room = s.position(naming)
-            b.add(private("dracula/partner_room", [naming], t, partner=named, room=room))
-    keys = [p for p in s.living() if s.order_of(p, "key") is not None]
+            b.note(private("dracula/partner_room", [naming], t, partner=named, room=room))
+    keys = [p for p in s.living() if (p, "key") in s.orders]
     for user in keys:  # DRA-313, NTF-15
         others = [p for p in s.designated if s.seats[p].alive]
         if others:
-            b.add(private("dracula/key_joined", others, t, user=user))
+            b.note(private("dracula/key_joined", others, t, user=user))
     painting = next((o for (_, v), o in s.orders.items() if v == "paint"), None)
     if painting is not None:  # DRA-390, DRA-391, AMB-057
         room = s.position(painting.actor)
@@ -265,13 +268,14 @@ def open_bites(b: Batch, now: datetime) -> None:
     b.add(PhaseStarted("bites", s.number, {"bites": end}))
     s = b.state
     t = thread(s)
+    deadline = iso(end)  # every prompt of the step
     for v in s.vampires():
         room = s.position(v) or SANCTUARY
         others = [p for p in s.present(room) if p != v]
         status = bite_status(s, v)
         if status == "nausea":
             b.add(Fact("nausea", room, v))
-        b.add(
+        b.note(
             private(
                 "dracula/bite_prompt",
                 [v],
@@ -279,7 +283,7 @@ def open_bites(b: Batch, now: datetime) -> None:
                 room=room,
                 others=others,
                 status=status,
-                deadline=iso(end),
+                deadline=deadline,
             )
         )
     holder = s.holder(PHONOGRAPH)
@@ -288,29 +292,29 @@ def open_bites(b: Batch, now: datetime) -> None:
     if holder is not None:  # DRA-400, AMB-058
         room = s.position(holder) or SANCTUARY
         others = [p for p in s.present(room) if p != holder]
-        b.add(
+        b.note(
             private(
                 "dracula/phonograph_prompt",
                 [holder],
                 t,
                 room=room,
                 others=others,
-                deadline=iso(end),
+                deadline=deadline,
             )
         )
     stakers = [p for p in s.present(SANCTUARY) if s.seats[p].human and STAKE in s.seats[p].hand]
     for p in stakers:  # NTF-18
         occupants = [o for o in s.present(SANCTUARY) if o != p]
-        b.add(
+        b.note(
             private(
-                "dracula/optional_prompt", [p], t, what="stake", others=occupants, deadline=iso(end)
+                "dracula/optional_prompt", [p], t, what="stake", others=occupants, deadline=deadline
             )
         )
     grimoire = s.holder(GRIMOIRE)
     if grimoire is not None and s.order_of(grimoire, "curse") is None:
-        b.add(
+        b.note(
             private(
-                "dracula/optional_prompt", [grimoire], t, what="curse", others=[], deadline=iso(end)
+                "dracula/optional_prompt", [grimoire], t, what="curse", others=[], deadline=deadline
             )
         )
 
@@ -390,12 +394,23 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
     result = resolve(
         before, "night", intents, [sanctuary, garlic, already_vampire, crucifix], effect, evolve
     )
-    b.extend(result.events)
+    b.folded(result.events, result.state)  # the resolution folded its events as it went
+
+    # the night's bites and stakes are all this resolution's (no other step makes them)
+    bites: list[Fact] = []
+    stakes: list[Fact] = []
+    for e in result.events:
+        if type(e) is Fact:
+            if e.kind == "bite" and e.actor is not None:
+                bites.append(e)
+            elif e.kind == "stake":
+                stakes.append(e)
 
     # ORD-13: conversions, grouped by target.
     biters: dict[PlayerId, list[PlayerId]] = {}
-    for f in b.state.facts:
-        if f.kind == "bite" and f.outcome == "vampirised" and f.actor is not None:
+    for f in bites:
+        if f.outcome == "vampirised":
+            assert f.actor is not None
             biters.setdefault(f.targets[0], []).append(f.actor)
     for target, who in biters.items():
         b.add(Converted(target, tuple(who)))
@@ -405,17 +420,16 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
             b.add(Moved(normals, f"hand:{target}", f"floor:{room_of(target)}", "dropped"))
 
     # ORD-14: the step-5 notices, all together.
-    bites = [f for f in b.state.facts if f.kind == "bite" and f.actor is not None]
     for target, who in biters.items():  # DRA-140, DRA-141
-        b.add(private("dracula/converted", [target], t, count=len(who)))
+        b.note(private("dracula/converted", [target], t, count=len(who)))
     for f in bites:
         assert f.actor is not None
         if f.outcome == "vampire":  # DRA-116
-            b.add(private("dracula/bit_vampire", [f.actor], t, target=f.targets[0]))
+            b.note(private("dracula/bit_vampire", [f.actor], t, target=f.targets[0]))
         elif f.outcome == "crucifix":  # DRA-272
-            b.add(private("dracula/crucifix_biter", [f.actor], t, target=f.targets[0]))
+            b.note(private("dracula/crucifix_biter", [f.actor], t, target=f.targets[0]))
         elif f.outcome == "vampirised" and before.options.notify_successful_bite:  # AMB-060
-            b.add(private("dracula/bite_succeeded", [f.actor], t, target=f.targets[0]))
+            b.note(private("dracula/bite_succeeded", [f.actor], t, target=f.targets[0]))
     bitten_vampires: dict[PlayerId, int] = {}
     crossed: dict[PlayerId, int] = {}
     for f in bites:
@@ -425,23 +439,22 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
             crossed[f.targets[0]] = crossed.get(f.targets[0], 0) + 1
     for v, n in bitten_vampires.items():  # DRA-143
         count = n if before.options.bitten_vampire_gets_count else None
-        b.add(private("dracula/bitten_too", [v], t, count=count))
+        b.note(private("dracula/bitten_too", [v], t, count=count))
     for h, n in crossed.items():  # DRA-273
-        b.add(private("dracula/crucifix_holder", [h], t, count=n))
-    stakes = [f for f in b.state.facts if f.kind == "stake"]
+        b.note(private("dracula/crucifix_holder", [h], t, count=n))
     if stakes:  # DRA-322, NTF-25: every sanctuary occupant witnesses
         occupants = before.present(SANCTUARY)
         scenes = [{"user": f.actor, "target": f.targets[0], "outcome": f.outcome} for f in stakes]
-        b.add(private("dracula/stake_scene", occupants, t, scenes=scenes))
+        b.note(private("dracula/stake_scene", occupants, t, scenes=scenes))
         for f in stakes:
             if f.outcome == "dies":  # DRA-326, NTF-26
-                b.add(private("dracula/staked_dead", [f.targets[0]], t))
+                b.note(private("dracula/staked_dead", [f.targets[0]], t))
     dance = next((o for (_, v), o in before.orders.items() if v == "dance"), None)
     if dance is not None:  # AMB-049: a dance ordered by a staked holder still happens
         b.add(Danced(dance.actor, dance.targets[0]))
         b.add(Fact("dance", room_of(dance.actor), dance.actor, dance.targets))
         end = now + before.options.dance_reply
-        b.add(
+        b.note(
             private(
                 "dracula/waltz",
                 [dance.targets[0]],
@@ -461,7 +474,7 @@ def close_dance_reply(b: Batch, now: datetime, rng: random.Random) -> None:
     if s.dance is not None:
         holder, partner = s.dance
         for reply in s.replies(partner):  # DRA-405, AMB-058, NTF-28: each one at the close
-            b.add(private("dracula/waltz_reply", [holder], thread(s), text=reply.text))
+            b.note(private("dracula/waltz_reply", [holder], thread(s), text=reply.text))
     dawn(b, now, rng)
 
 
@@ -511,14 +524,14 @@ def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
     new_grimoire = s.holder(GRIMOIRE) if grimoire_before is None else None
     window = s.options.dawn_curse.total_seconds() > 0 and new_grimoire is not None
     for p, objs in received.items():  # NTF-29
-        b.add(private("dracula/received_object", [p], t, objects=objs))
+        b.note(private("dracula/received_object", [p], t, objects=objs))
     for p, objs in picked.items():  # DRA-163, NTF-30
-        b.add(private("dracula/picked_up", [p], t, objects=objs))
+        b.note(private("dracula/picked_up", [p], t, objects=objs))
     if destroyed and thief is not None and s.options.notify_destroyed:  # NTF-31
-        b.add(private("dracula/destroyed", [thief], t, objects=destroyed))
+        b.note(private("dracula/destroyed", [thief], t, objects=destroyed))
     for f in s.facts:  # NTF-36
         if f.kind == "paint_void" and f.actor is not None:
-            b.add(private("dracula/paint_void", [f.actor], t, room=f.room))
+            b.note(private("dracula/paint_void", [f.actor], t, room=f.room))
     for room, (_, text) in sorted(s.paintings.items()):  # ORD-20, DRA-165, DRA-392
         readers = [p for p in s.present(room) if s.seats[p].human]
         if s.options.paint_repeat == "first_time_per_player":  # AMB-057
@@ -526,10 +539,10 @@ def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
             if readers:
                 b.add(PaintingRead(room, tuple(readers)))
         if readers:
-            b.add(private("dracula/painting", readers, t, room=room, text=text))
+            b.note(private("dracula/painting", readers, t, room=room, text=text))
     if window and new_grimoire is not None:  # ORD-21, AMB-053, NTF-33
         end = now + s.options.dawn_curse
-        b.add(private("dracula/dawn_curse", [new_grimoire], t, deadline=iso(end)))
+        b.note(private("dracula/dawn_curse", [new_grimoire], t, deadline=iso(end)))
         b.add(PhaseStarted("dawn_curse", s.number, {"dawn_curse": end}))
         return
     end_night(b, now)
@@ -578,9 +591,9 @@ def end_night(b: Batch, now: datetime) -> None:
     for room in s.room_of_use(CANDLE):  # ORD-22, DRA-292, AMB-045
         present = s.present(room)
         if present:
-            b.add(private("dracula/candle_report", present, t, **candle_report(s, room)))
+            b.note(private("dracula/candle_report", present, t, **candle_report(s, room)))
     for p in s.newly_cursed if s.options.curse_notice == "end_of_night" else ():
-        b.add(private("dracula/cursed", [p], t))  # ORD-23, DRA-373, NTF-35, AMB-054
+        b.note(private("dracula/cursed", [p], t))  # ORD-23, DRA-373, NTF-35, AMB-054
     defaults: dict[PlayerId, list[dict[str, Any]]] = {}
     for (actor, verb), order in s.orders.items():  # AMB-003, NTF-37
         if order.default:
@@ -588,29 +601,42 @@ def end_night(b: Batch, now: datetime) -> None:
                 {"verb": verb, "word": order.word or "", "targets": list(order.targets)}
             )
     for p, items in defaults.items():
-        b.add(private("dracula/defaults", [p], t, defaults=items))
+        b.note(private("dracula/defaults", [p], t, defaults=items))
 
 
 def morning_params(s: DraculaState) -> dict[str, Any]:
     """NTF-38: DRA-181 … DRA-186, AMB-055, AMB-059, AMB-079."""
-    converted = [f for f in s.facts if f.kind == "converted"]
-    lost = lost_objects(s)
-    staked = (f.targets[0] for f in s.facts if f.kind == "stake" and f.outcome == "dies")
-    # two stakes may kill one vampire: the morning tells his death once (DRA-184)
-    dead_now = dict.fromkeys(staked)
+    converted = 0
+    lost: dict[str, list[str]] = {}
+    dead_now: dict[PlayerId, None] = {}  # two stakes may kill one vampire: told once (DRA-184)
+    nauseous: set[PlayerId] = set()
+    for f in s.facts:  # one pass over the night's facts
+        kind = f.kind
+        if kind == "converted":
+            converted += 1
+        elif kind == "lost":  # as lost_objects
+            lost[f.targets[0]] = list(f.items)
+        elif kind == "stake":
+            if f.outcome == "dies":
+                dead_now[f.targets[0]] = None
+        elif kind == "nausea" and f.actor is not None:
+            nauseous.add(f.actor)
     killed = [{"name": p, "objects": lost.get(p, [])} for p in dead_now]
-    livid = sorted({f.actor for f in s.facts if f.kind == "nausea" and f.actor is not None})
-    total = sum(1 for p in s.order if s.seats[p].cursed)
-    cursed = total if s.options.cursed_count == "total" else len(s.newly_cursed)
+    livid = sorted(nauseous)
+    total = 0
     positions = []
+    seats, position = s.seats, s.position
     for p in s.order:
+        seat = seats[p]
+        total += seat.cursed
         killed_now = p in dead_now
-        if not s.seats[p].alive and not killed_now:
+        if not seat.alive and not killed_now:
             positions.append({"name": p, "position": "dead", "killed": False})
         else:
-            positions.append({"name": p, "position": s.position(p) or "-", "killed": killed_now})
+            positions.append({"name": p, "position": position(p) or "-", "killed": killed_now})
+    cursed = total if s.options.cursed_count == "total" else len(s.newly_cursed)
     return {
-        "vampirised": len(converted),
+        "vampirised": converted,
         "cursed": cursed,
         "cursed_total": total if s.options.cursed_count == "both" else None,
         "positions": positions,
@@ -623,7 +649,7 @@ def morning_params(s: DraculaState) -> dict[str, Any]:
 def morning(b: Batch, next_deadline: datetime | None) -> None:
     s = b.state
     t = thread(s, "morning")
-    b.add(
+    b.note(
         public(
             "dracula/morning",
             t,
@@ -637,7 +663,7 @@ def morning(b: Batch, next_deadline: datetime | None) -> None:
     if s.telepathy_held is not None:  # DRA-425, DRA-187, NTF-39, AMB-071
         recipients = [v for v in s.vampires() if not s.seats[v].dracula]
         if recipients:
-            b.add(private("dracula/telepathy", recipients, t, text=s.telepathy_held))
+            b.note(private("dracula/telepathy", recipients, t, text=s.telepathy_held))
         b.add(Telepathy(s.telepathy_held, False))
 
 
@@ -649,7 +675,7 @@ def curse_reminders(b: Batch, deadline: datetime) -> None:
     s = b.state
     for p in s.living():  # AMB-056.8, NTF-45
         if s.seats[p].cursed:
-            b.add(
+            b.note(
                 private(
                     "dracula/curse_reminder",
                     [p],

@@ -207,9 +207,9 @@ class Dracula(Orders, Rules[DraculaState]):
         t = f"round-{number}"
         for p in s.order:  # NTF-02, AMB-004: own side only (a removed seat has none)
             if b.state.seats[p].alive:
-                b.add(private("dracula/role", [p], t, round=number, dracula=p == dracula))
+                b.note(private("dracula/role", [p], t, round=number, dracula=p == dracula))
         end = now + s.options.day1
-        b.add(
+        b.note(
             public(
                 "dracula/round_start", t, round=number, rounds=s.options.rounds, deadline=iso(end)
             )
@@ -225,7 +225,7 @@ class Dracula(Orders, Rules[DraculaState]):
         credits = [
             {"name": p, "humans": list(s.seats[p].credits)} for p in s.order if s.seats[p].credits
         ]
-        b.add(
+        b.note(
             public(
                 "dracula/round_end",
                 f"round-{s.round}-end",
@@ -243,7 +243,7 @@ class Dracula(Orders, Rules[DraculaState]):
         best = max(s.scores.values())
         winners = tuple(p for p in s.order if s.scores[p] == best)  # DRA-010, AMB-070
         b.add(GameEnded(Termination.MATCH_END, None, winners))
-        b.add(public("dracula/game_end", "end", scores=dict(s.scores), winners=list(winners)))
+        b.note(public("dracula/game_end", "end", scores=dict(s.scores), winners=list(winners)))
 
     # -- deadlines ------------------------------------------------------------------------------
 
@@ -352,8 +352,8 @@ class Dracula(Orders, Rules[DraculaState]):
                     if s.options.curse_default == "random_public":
                         cursed_defaults.append({"name": p, "room": room})
                     else:
-                        b.add(private("dracula/curse_default", [p], t, room=room))
-        b.add(
+                        b.note(private("dracula/curse_default", [p], t, room=room))
+        b.note(
             public(
                 "dracula/dusk",
                 t,
@@ -369,7 +369,7 @@ class Dracula(Orders, Rules[DraculaState]):
             end = now + s.options.pairing
             b.add(PhaseStarted("pairing", 4, {"pairing": end}))
             must = [p for p in b.state.living() if p not in designated]
-            b.add(public("dracula/pairing_open", t, players=must, deadline=iso(end)))  # NTF-08
+            b.note(public("dracula/pairing_open", t, players=must, deadline=iso(end)))  # NTF-08
             return
         night.open_night(b, s.number, now, rng)
 
@@ -383,7 +383,7 @@ class Dracula(Orders, Rules[DraculaState]):
             a, c = left.pop(), left.pop()
             b.add(Paired(a, c, drawn=True))
         s = b.state
-        b.add(
+        b.note(
             public(
                 "dracula/pairs",
                 f"round-{s.round}-day-4",

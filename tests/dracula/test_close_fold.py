@@ -1,0 +1,34 @@
+"""A Dracula close folds its events once, as it adds them (issue 23): the state the fast path
+and the table recall instead of folding the close's events again is the state a fresh fold
+of those events gives, at every close of whole games. The bites close takes the resolution's
+own fold of the bites and stakes (DRA-117, DRA-144 conversions, DRA-324 a staked vampire
+dies), and its messages are noted without a fold (ORD-14)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pbem.balance.fastgame import RulesGame
+from pbem.core.events import Notice
+from pbem.core.folded import recall
+from pbem.games.dracula.events import Converted
+from pbem.tools.demo import demo_setup
+from tests.support.closes import each_close
+
+
+def test_every_close_recalls_the_fresh_fold_of_its_events() -> None:
+    recalled: Counter[str] = Counter()
+    conversions = notices = 0
+    for seed in (0, 1):
+        game = RulesGame.new(demo_setup("dracula", 0, seed, "fr"))
+        for key, before, events in each_close(game, seed):
+            known = recall(events, before)
+            assert known is not None, key  # the whole close was traced
+            assert known == game.rules.fold(events, before), key
+            recalled[key] += 1
+            if key == "bites":
+                conversions += sum(type(e) is Converted for e in events)
+                notices += sum(type(e) is Notice for e in events)
+        assert game.finished
+    assert recalled["bites"] >= 20 and recalled["day"] >= 20 and recalled["rooms"] >= 20
+    assert conversions > 0 and notices > 0
