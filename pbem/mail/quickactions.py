@@ -17,6 +17,7 @@ import functools
 import itertools
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime
@@ -224,8 +225,8 @@ def _verdicts(
 _NOT_LOWER = "".join(
     c
     for c in map(chr, range(256))
-    if _WORD.fullmatch(c * 2)
-    and not c.islower()  # c: a letter of a word and unicodedata.category(c) != "Lt"
+    # a word's letter (the word pattern takes it) neither lower-case nor title-case
+    if _WORD.fullmatch(c * 2) and not c.islower() and unicodedata.category(c) != "Lt"
 )
 """The word characters up to U+00FF that a capital word may hold (``str.isupper`` refuses a
 word holding a lower-case or title-case one): the capitals, and ² ³ ¹ ¼ ½ ¾."""
