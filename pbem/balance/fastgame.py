@@ -139,9 +139,11 @@ class RulesGame:
             except CommandError:
                 new = []
             if new:
-                new = _stamped(new, now)
-                ruled += new
+                # the rules' own events are folded (the state the rules built while deciding,
+                # pbem.core.folded), the log takes the stamped copies: no rule reads a vote's
+                # time, so both folds are one state (tests/balance/test_fastgame.py)
                 state = fold(rules, new, state)
+                ruled += _stamped(new, now)
         if not ruled and state is self._open:
             return
         early = rules.ready_to_close(state)

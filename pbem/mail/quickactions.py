@@ -17,7 +17,9 @@ import functools
 import itertools
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
 
@@ -91,9 +93,17 @@ def quick_actions(
     actions: list[QuickAction] = []
     seen: dict[str, set[str]] = {}  # verb -> the lines offered
     answer = reply_subject(subject)
+    # where a link on each channel goes; None: nowhere (an offline game's "list" or
+    # "moderator"), asked once a mail rather than once a link
+    addresses = {
+        channel: address if "@" in address else None
+        for channel, address in (("list", list_address), ("private", private_address))
+    }
     for spec, able in found_specs:
         found: list[QuickAction] = []
         channels = ("list",) if public else _CHANNELS[spec.public, spec.private]
+        # one channel (every command but a few; "" otherwise): asked directly, no generator
+        single = channels[0] if len(channels) == 1 else ""
 
         if _repeating(spec):
 
@@ -118,33 +128,37 @@ def quick_actions(
         group, pair, verb = spec.keyword(lang), _pair(spec), spec.verb
         offered = seen.setdefault(verb, set())
         # one reader on one channel (most private prompts): asked directly
-        alone = able[0] if len(able) == 1 and len(channels) == 1 else None
+        alone = able[0] if len(able) == 1 and single else None
         for index, (label, command, line) in enumerate(choices):
-            if line in offered or (offers is not None and not offers(state, command)):
+            if line in offered:
+                continue
+            if offers is not None and not offers(state, command):
                 continue
             channel = known[index]
             if channel is _UNKNOWN:
-                # a choice no reader may make (a dead target) is not asked of each of them
-                refused_all = spared[index]
-                if refused_all is _UNKNOWN:
-                    refused_all = spared[index] = refused is not None and (
-                        refused(state, command, channels[0])
-                        if len(channels) == 1  # most: asked directly
-                        else _refused(refused, state, command, channels)
-                    )
-                if refused_all:
-                    channel = None
-                elif alone is not None:
-                    allowed = rules.allows(state, alone, command, now, channels[0])
-                    channel = channels[0] if allowed else None
+                if refused is not None:
+                    # a choice no reader may make (a dead target) is not asked of each of them
+                    refused_all = spared[index]
+                    if refused_all is _UNKNOWN:
+                        refused_all = spared[index] = (
+                            refused(state, command, single)
+                            if single
+                            else _refused(refused, state, command, channels)
+                        )
+                    if refused_all:
+                        known[index] = None
+                        continue
+                if alone is not None:
+                    allowed = rules.allows(state, alone, command, now, single)
+                    channel = single if allowed else None
                 else:
                     channel = _channel(rules, state, able, command, now, channels)
                 known[index] = channel
             if channel is None:
                 continue
             offered.add(line)
-            address = list_address if channel == "list" else private_address
-            if "@" not in address:  # an offline game's "list" or "moderator": nowhere to go
+            address = addresses[channel]
+            if address is None:
                 continue
             # QuickAction(group, label, address, answer, line), made in C: a named tuple's
             # own __new__ is Python code, run for every link of every prompt (issue 23)
@@ -158,6 +172,7 @@ def quick_actions(
 
 _UNKNOWN = object()
 _made = tuple.__new__
+_NONE: frozenset[str] = frozenset()
 
 
 def _refused(
@@ -207,8 +222,26 @@ def _verdicts(
     return verdicts
 
 
+_NOT_LOWER = "".join(
+    c
+    for c in map(chr, range(256))
+    # a word's letter (the word pattern takes it) neither lower-case nor title-case
+    if _WORD.fullmatch(c * 2) and not c.islower() and unicodedata.category(c) != "Lt"
+)
+"""The word characters up to U+00FF that a capital word may hold (``str.isupper`` refuses a
+word holding a lower-case or title-case one): the capitals, and ² ³ ¹ ¼ ½ ¾."""
+
+_MAY_NAME = re.compile(f"[{_NOT_LOWER}\\u0100-\\U0010ffff]{{2}}")
+"""Where a line may hold a capital word of :data:`_WORD`: two characters in a row each of
+:data:`_NOT_LOWER` or beyond U+00FF (those are not told apart: such a line is read in full).
+Most lines have none: their words need not be found (issue 23). Ranges only, so the search
+looks up no Unicode class."""
+
+
 @functools.lru_cache(maxsize=4096)  # a template's lines, the same in each reader's mail
 def _asked_line(line: str) -> frozenset[str]:
+    if _MAY_NAME.search(line) is None:  # no two capitals in a row: no keyword, as most lines
+        return _NONE
     # an ASCII line's words are its runs of ASCII letters: found without Unicode's classes
     words = (_ASCII_WORD if line.isascii() else _WORD).findall(line)
     return frozenset(fold(word) for word in words if word.isupper())
@@ -261,20 +294,18 @@ def _asked_readers(
     first available, each with the readers who may send it (:meth:`Rules.available`: the
     others' orders the rules refuse, so no choice is checked for them)."""
     found: list[tuple[CommandSpec, list[PlayerId]]] = []  # specs hold dicts: no hash
-    if asked.isdisjoint(_offerable(rules.all_commands, lang, public)):
+    # the offerable keywords the mail names: whether it names a spec a link may offer is
+    # whether it names one of these (:func:`_offerable` holds every such spec's keywords)
+    hits = _offerable(rules.all_commands, lang, public).intersection(asked)
+    if not hits:
         return []  # most mails name no command (a tally, a result): no reader's commands asked
-    # the readers' commands are a few sets of verbs (Rules.available_verbs): each set's named
-    # specs are found once, not once per reader of a mail to every player (issue 23)
-    named_among: dict[frozenset[str], list[CommandSpec]] = {}
     readers_of: dict[int, list[PlayerId]] = {}  # a spec of found (alive: ids hold) -> readers
     for reader in readers:
         verbs = rules.available_verbs(state, reader)
-        specs = named_among.get(verbs) if verbs is not None else None
-        if specs is None:
-            among = rules.available(state, reader) if verbs is None else rules.commands_among(verbs)
-            specs = [spec for spec in among if _named(spec, asked, lang, public)]
-            if verbs is not None:
-                named_among[verbs] = specs
+        if verbs is None:
+            specs = [s for s in rules.available(state, reader) if _named(s, hits, lang, public)]
+        else:
+            specs = _named_among(rules, verbs, hits, lang, public)
         for spec in specs:
             # found holds named specs only, no two equal: an unnamed spec is in none; each
             # reader of a public mail finds the same spec objects, told by their identity
@@ -288,6 +319,29 @@ def _asked_readers(
                 able.append(reader)
             readers_of[id(spec)] = able
     return [(spec, tuple(able)) for spec, able in found]
+
+
+_NAMED: dict[tuple[Any, ...], tuple[tuple[CommandSpec, ...], list[CommandSpec]]] = {}
+
+
+def _named_among(
+    rules: Rules[Any], verbs: frozenset[str], hits: frozenset[str], lang: str, public: bool
+) -> list[CommandSpec]:
+    """The commands among ``verbs`` (:meth:`Rules.commands_among`) a mail naming the offerable
+    keywords ``hits`` names (:func:`_named`): the readers' commands are a few sets of verbs,
+    the prompts' keywords a few too, so each answer is made once per game's commands, not
+    once per reader of each mail (issue 23). Found by the commands' identity (specs hold
+    dicts); the list returned is shared: not to be changed."""
+    specs = rules.all_commands
+    key = (id(specs), verbs, hits, lang, public)
+    known = _NAMED.get(key)
+    if known is not None and known[0] is specs:
+        return known[1]
+    made = [spec for spec in rules.commands_among(verbs) if _named(spec, hits, lang, public)]
+    if len(_NAMED) > 1024:  # commands made on the fly (tests): bounded
+        _NAMED.clear()
+    _NAMED[key] = (specs, made)
+    return made
 
 
 _OFFERABLE: dict[tuple[int, str, bool], tuple[tuple[CommandSpec, ...], frozenset[str]]] = {}
@@ -312,7 +366,7 @@ def _offerable(specs: tuple[CommandSpec, ...], lang: str, public: bool) -> froze
     return keywords
 
 
-def _named(spec: CommandSpec, asked: set[str], lang: str, public: bool) -> bool:
+def _named(spec: CommandSpec, asked: AbstractSet[str], lang: str, public: bool) -> bool:
     """Whether the mail names ``spec`` (one of its keywords in ``asked``) and a link may
     offer it (a game's command, posted on the list if the mail is public, in one tap)."""
     if public and not spec.public:

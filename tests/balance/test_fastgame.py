@@ -200,3 +200,34 @@ def test_the_fast_path_stamps_votes_as_the_table_does() -> None:
         assert [type(e) for e in got] == [type(e) for e in events]
     single = [action]
     assert _stamped(single, now) is single
+
+
+@pytest.mark.parametrize("game", ["lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres"])
+def test_a_vote_with_its_tally_is_folded_once(game: str) -> None:
+    """A vote that posts the running tally (LUP-D18, LG-525, CAS-730: the tally reads the
+    state after the vote) hands over the state the rules folded for it: the fast path
+    recalls it instead of folding the vote again, and it is the state a fresh fold of the
+    vote gives, stamped as the table stamps it or not (the rules never read ``at``)."""
+    fast = RulesGame.new(demo_setup(game, 0, 2, "fr"))
+    rng, now = random.Random(2), EPOCH
+    recalled = 0
+    while not fast.finished and fast.deadlines():
+        rules, state = fast.rules, fast.state
+        for actor in rules.names(state):
+            for name in rules.names(state):
+                try:
+                    events = rules.decide(state, actor, Command("vote", (name,)), now, "list")
+                except CommandError:
+                    continue
+                if not any(type(e) is VoteSet for e in events) or len(events) == 1:
+                    continue
+                known = recall(events, state)
+                assert known is not None, (actor, name, events)
+                assert known == rules.fold(events, state)
+                assert known == rules.fold(stamp_votes(events, now), state)
+                recalled += 1
+        for move in list(moves_of(fast, rng)):
+            fast.move(move, now)
+        key, now = min(fast.deadlines().items(), key=lambda kv: kv[1])
+        fast.close(key, now)
+    assert recalled > 0

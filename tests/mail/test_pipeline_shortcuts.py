@@ -1,20 +1,24 @@
 """Issue 23: the mail pipeline's shortcuts give what their plain forms give. A prompt's block
 of quick actions kept by its actions, a rendered text trimmed in C, an ASCII line's capital
 words found without Unicode's classes, and whether every reader is refused a choice asked
-once per state for all the readers of a step."""
+once per state for all the readers of a step, and the commands a mail names kept per set
+of verbs and keywords."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pbem.core.match import fold
 from pbem.mail import html, quickactions, render
 from pbem.mail.html import QuickAction, to_html
 from pbem.mail.render import Renderer
 from pbem.table import Table
-from pbem.tools.demo import demo_setup
+from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH
 
 
@@ -86,6 +90,34 @@ def test_an_ascii_lines_words_are_those_the_unicode_pattern_finds(line: str) -> 
     assert quickactions._ASCII_WORD.findall(line) == quickactions._WORD.findall(line)
 
 
+_LATIN_TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(max_codepoint=0xFF),
+        st.sampled_from("TUERVOTEÉÈ²ªºµßÿ\n\u2019\u202f\u00a0«»Ƀƀǅ\uff36\u0301"),
+    ),
+    max_size=40,
+)
+
+
+def _capital_words(line: str) -> frozenset[str]:
+    """A line's capital words, folded: every word read (the plain form)."""
+    return frozenset(fold(word) for word in quickactions._WORD.findall(line) if word.isupper())
+
+
+@given(_LATIN_TEXT)
+def test_a_lines_capital_words_are_those_its_full_reading_finds(line: str) -> None:
+    """A line skipped for want of two capitals in a row (and of any word character beyond
+    U+00FF) names no keyword that reading all its words finds: the shortcut (issue 23) against
+    the plain form, over Latin-1 and a few wider characters."""
+    assert quickactions._asked_line.__wrapped__(line) == _capital_words(line)
+
+
+@given(_LATIN_TEXT)
+def test_a_mails_keywords_are_those_of_its_lines(text: str) -> None:
+    """A mail not read at all for want of two capitals in a row names what its lines name."""
+    assert quickactions._asked(text) == set().union(*map(_capital_words, text.split("\n")))
+
+
 def test_a_line_beyond_ascii_still_finds_its_accented_keywords() -> None:
     quickactions._asked_line.cache_clear()
     assert quickactions._asked_line("Envoyez ÉCHARPE nom, ou VOTE Élodie.") == frozenset(
@@ -146,3 +178,73 @@ def test_every_wolf_of_the_pack_is_offered_what_a_fresh_computation_offers() -> 
     assert len(asked) == len(set(asked))  # once per target, for the whole pack
     partners = {a.command.split()[1] for a in kept[0]} & set(wolves)
     assert not partners  # LUP-D05: no link names a werewolf
+
+
+def _plain_asked_readers(
+    rules: Any, state: Any, readers: list[str], asked: set[str], lang: str, public: bool
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Each command the mail names that some reader may send, with those readers: asked of
+    each reader's own :meth:`Rules.available`, nothing kept."""
+    found: dict[str, list[str]] = {}
+    for reader in readers:
+        for spec in rules.available(state, reader):
+            if quickactions._named(spec, asked, lang, public):
+                found.setdefault(spec.verb, []).append(reader)
+    return [(verb, tuple(who)) for verb, who in found.items()]
+
+
+@pytest.mark.parametrize(
+    "game", ["lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula"]
+)
+def test_the_commands_a_mail_names_are_each_readers_own(game: str) -> None:
+    """LUP-408, LUP-613: the commands a prompt names, kept per set of verbs and keywords
+    named, are those each reader's own available commands give, phase after phase."""
+    table, step = Table.new(
+        demo_setup(game, 16 if game in ("lupus-in-tabula", "loup-garou") else 0, 3, "fr"), EPOCH
+    )
+    table.apply(step)
+    rules, rng = table.rules, random.Random(3)
+    keywords = sorted({word.upper() for spec in rules.all_commands for word in spec.fr})
+    texts = [" ".join(keywords), *keywords, "rien à faire"]
+    for _phase in range(6):
+        state, readers = table.state, list(rules.names(table.state))
+        for text in texts:
+            asked = quickactions._asked(text)
+            for public in (False, True):
+                for who in (readers, readers[:1], readers[-2:]):
+                    kept = quickactions._asked_readers(rules, state, who, asked, "fr", public)
+                    plain = _plain_asked_readers(rules, state, who, asked, "fr", public)
+                    assert [(spec.verb, able) for spec, able in kept] == plain
+        if table.finished or not table.deadlines():
+            break
+        play(table, rng, 1)
+
+
+def test_a_link_goes_only_where_an_address_is() -> None:
+    """Issue 15: an offline game's "list" and "moderator" are nowhere a link may go: its
+    prompts offer no quick action, while the same prompt of a game with addresses does."""
+    table, step = Table.new(demo_setup("lupus-in-tabula", 16, 1, "en"), EPOCH)
+    table.apply(step)
+    rules, state = table.rules, table.state
+    wolf = next(p for p in rules.names(state) if state.seat(p).role == "werewolf")
+    now = min(rules.deadlines(state).values())
+
+    def offered(private: str, listed: str) -> tuple[QuickAction, ...]:
+        quickactions._LAST_VERDICTS = (None, None, None, {})
+        return quickactions.quick_actions(
+            rules,
+            state,
+            "Night: send KILL name.\n",
+            readers=(wolf,),
+            lang="en",
+            now=now,
+            subject="[g1] Night",
+            private_address=private,
+            list_address=listed,
+            public=False,
+        )
+
+    online = offered("mj+g1@example.org", "g1@example.org")
+    assert online and {a.address for a in online} == {"mj+g1@example.org"}
+    assert offered("moderator", "g1@example.org") == ()
+    assert offered("mj+g1@example.org", "list") == online

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from pbem.core.errors import InvalidSyntax
 from pbem.core.events import Event, Notice, VoteSet
+from pbem.core.folded import Trace
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold, names_by_fold
 from pbem.games.village.events import TallyPosted
@@ -98,8 +99,17 @@ def vote_and_tally(
 ) -> list[Event]:
     """A vote, then the running tally after it on the list, unless the last tally is younger
     than ``interval`` (LUP-D18, LG-525, LG-741, CAS-730: a tally at most every so often)."""
-    events: list[Event] = [vote]
     last = state.last_tally
-    if last is None or now - last >= interval:
-        events += [TallyPosted(now), tally(evolve(state, vote))]
-    return events
+    if last is not None and now - last < interval:
+        return [vote]
+    # the tally reads the state after the vote: that fold is traced (pbem.core.folded), so a
+    # caller folding these very events takes the state built here instead of folding the
+    # vote a second time (issue 23); a notice changes no village state
+    trace = Trace(state)
+    voted = evolve(state, vote)
+    trace.add(vote, voted)
+    posted = TallyPosted(now)
+    trace.add(posted, evolve(voted, posted))
+    notice = tally(voted)
+    trace.add(notice, trace.state)
+    return [vote, posted, notice]
