@@ -204,17 +204,25 @@ def _given(s: DraculaState, actor: PlayerId, verb: str, phases: Sequence[str]) -
 _STAKE_PHASES = ("rooms", "dracula_room", "magnifier", "bites")
 
 
+def _object_refusal(s: DraculaState, actor: PlayerId, obj: str) -> IllegalNow | None:
+    """Why ``actor`` may not use ``obj`` at all tonight, None if he may: only a human uses an
+    object (DRA-252), one in his hand, from Night 3 (DRA-206, AMB-026)."""
+    seat = s.seats[actor]
+    if not seat.human:
+        return IllegalNow("humans_only")
+    if obj not in seat.hand:
+        return IllegalNow("no_such_object", object=obj)
+    if s.number <= 2:
+        return IllegalNow("objects_from_night3")
+    return None
+
+
 def stake_refusal(s: DraculaState, actor: PlayerId, c: Command) -> IllegalNow | None:
     """Why a stake is refused, None if it is taken (the bots try one on many names)."""
     if (given := _given(s, actor, "stake", _STAKE_PHASES)) is not None:
         return given
-    seat = s.seats[actor]
-    if not seat.human:
-        return IllegalNow("humans_only")  # DRA-252
-    if STAKE not in seat.hand:
-        return IllegalNow("no_such_object", object=STAKE)
-    if s.number <= 2:
-        return IllegalNow("objects_from_night3")  # DRA-206, AMB-026
+    if (unusable := _object_refusal(s, actor, STAKE)) is not None:
+        return unusable
     if s.position(actor) != SANCTUARY:
         return IllegalNow("stake_in_sanctuary")  # DRA-320
     target = c.targets[0]
@@ -369,15 +377,9 @@ class Orders:
         """CMD-05 … CMD-08: a normal object used with the room choice (AMB-040, AMB-041)."""
         obj = NORMAL_USES[verb]
         self._night_order(s, actor, verb, CHOICE_PHASES)
-        seat = s.seats[actor]
         if s.phase == "magnifier" and (actor, "magnifier") not in s.orders:
             raise IllegalNow("not_now")  # ORD-06 is the magnifier users' second choice
-        if not seat.human:
-            raise IllegalNow("humans_only")  # DRA-252
-        if obj not in seat.hand:
-            raise IllegalNow("no_such_object", object=obj)
-        if s.number <= 2:
-            raise IllegalNow("objects_from_night3")  # DRA-206, AMB-026
+        refuse(_object_refusal(s, actor, obj))
         if actor in s.designated:
             raise IllegalNow("in_sanctuary")  # AMB-041
         if verb == "magnifier" and s.phase != "rooms":
