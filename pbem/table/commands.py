@@ -22,6 +22,7 @@ from pbem.core.commands import (
 )
 from pbem.core.errors import CommandError, PartlyRefused, UnknownCommand
 from pbem.core.events import Event, VoteSet
+from pbem.core.folded import recall
 from pbem.core.frozen import quick_replace
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
@@ -197,9 +198,12 @@ def run_command(
             {"line": line, "reason": reason(table, exc, player.lang, player.name)}
         )
         return state
+    # the rules' own fold of what they decided, where they kept it (a vote with its running
+    # tally, LUP-D18): the stamps change no state, no rule reads a vote's arrival time
+    folded = recall(new, state)
     new = stamp_votes(new, now)
     events += new
-    state = table.rules.fold(new, state)
+    state = table.rules.fold(new, state) if folded is None else folded
     until = table.rules.changeable_until(state, player.name, command.verb)
     if until is not None:  # a deadline the game master moved is shown where it now falls
         until = table.desk.moved(until)

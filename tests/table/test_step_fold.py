@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 import pytest
 
 from pbem.core.events import DeskNotice, SeatRemoved
+from pbem.core.folded import recall
 from pbem.desk.kernel import is_kernel
+from pbem.games.village.events import TallyPosted
 from pbem.table import Table
 from pbem.table.step import Step
 from pbem.tools.demo import demo_setup, play
@@ -165,4 +167,36 @@ def test_every_lupus_close_is_the_rules_own_fold(monkeypatch: pytest.MonkeyPatch
     ruled = [n for n, s in zip(watched.folds, watched.closes, strict=True) if not idle_acts(s)]
     assert len(ruled) > 10 and not any(ruled)
     assert len(watched.checked(table)) == len(watched.closes)
+    assert table.state == table.rules.fold(table.ruled)
+
+
+def test_a_vote_with_its_tally_is_taken_as_the_rules_folded_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A vote that posts the running tally (LUP-D18) is folded by the rules as they decide
+    it; the table takes that state for the next command instead of folding the stamped vote
+    again (the stamp, its arrival time, changes no state), and it is the log's own fold."""
+    table, step = Table.new(demo_setup("lupus-in-tabula", 16, 2, "fr"), EPOCH)
+    rules = type(table.rules)
+    real_decide, real_apply = rules.decide, Table.apply
+    recorded: list[object] = []
+    taken: list[Step] = []
+
+    def decide(self: object, state: object, *args: object) -> object:
+        new = real_decide(self, state, *args)  # type: ignore[arg-type]
+        known = recall(new, state)
+        if known is not None and any(type(e) is TallyPosted for e in new):
+            recorded.append(known)
+        return new
+
+    def apply(self: Table, step: Step) -> None:
+        if recorded and step.folded is not None and step.folded[1] is recorded[-1]:
+            taken.append(step)
+        real_apply(self, step)
+
+    monkeypatch.setattr(rules, "decide", decide)
+    monkeypatch.setattr(Table, "apply", apply)
+    table.apply(step)
+    play(table, random.Random(2))
+    assert recorded and taken
     assert table.state == table.rules.fold(table.ruled)
