@@ -26,6 +26,7 @@ from pbem.core.folded import recall
 from pbem.core.frozen import quick_replace
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
+from pbem.core.moments import iso
 from pbem.mail.inbound import MailText
 from pbem.rules import options_in_use, rules_page
 from pbem.rules.options_words import described
@@ -209,7 +210,7 @@ def run_command(
         until = table.desk.moved(until)
     entry: Accepted = {
         "line": canonical(table, command, player.lang),
-        "deadline": _iso(until) if until else None,
+        "deadline": iso(until) if until else None,
         "final": table.rules.final(state, player.name, command.verb),
     }
     spec = spec_of(table.rules, command.verb)
@@ -220,22 +221,6 @@ def run_command(
         entry["text"] = command.text
     reply.accepted.append(entry)
     return state
-
-
-_ISO: dict[tuple[datetime, Any], str] = {}
-"""Deadlines written out, by value and zone (one instant in two zones is written two ways):
-a phase's deadline is written in each of its receipts, and ``isoformat`` of an aware
-datetime costs fifty dictionary lookups."""
-
-
-def _iso(moment: datetime) -> str:
-    key = (moment, moment.tzinfo)
-    written = _ISO.get(key)
-    if written is None:
-        if len(_ISO) > 1024:  # a long-running daemon: bounded
-            _ISO.clear()
-        written = _ISO[key] = moment.isoformat()
-    return written
 
 
 def stamp_votes(events: Sequence[Event], now: datetime) -> list[Event]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pbem.core import moments
 from pbem.core.events import ActionSet, Event, GameEnded, Notice, PhaseStarted, RolesDealt
 from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
@@ -152,7 +153,7 @@ class ChasseState(Village):
 
 def iso(moment: datetime) -> str:
     """A moment as the templates show it."""
-    return moment.isoformat()
+    return moments.iso(moment)
 
 
 def evolve(state: ChasseState, event: Event) -> ChasseState:

@@ -14,6 +14,7 @@ from typing import Any
 
 from pbem.core.events import Event, PhaseStarted, PlayerDied, private, public
 from pbem.core.ids import PlayerId
+from pbem.core.moments import iso
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.dracula.batch import Batch
 from pbem.games.dracula.events import (
@@ -44,20 +45,6 @@ from pbem.games.dracula.manor import (
 from pbem.games.dracula.roles import ORD_BITES, ORD_STAKES
 from pbem.games.dracula.state import DraculaState, evolve
 
-
-def iso(moment: datetime) -> str:
-    # a step's deadline, written in each of its prompts; by zone too: the same instant in two
-    # zones compares equal and is written twice
-    key = (moment, moment.tzinfo)
-    text = _ISO.get(key)
-    if text is None:
-        if len(_ISO) > 64:
-            _ISO.clear()
-        text = _ISO[key] = moment.isoformat()
-    return text
-
-
-_ISO: dict[tuple[datetime, Any], str] = {}
 """The last moments :func:`iso` wrote."""
 
 

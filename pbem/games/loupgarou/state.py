@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, get_args
 
+from pbem.core import moments
 from pbem.core.events import ActionSet, Event, Notice, PhaseStarted, RolesDealt
 from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
@@ -216,7 +217,7 @@ class LoupGarouState(Village):
 
 def iso(moment: datetime | None) -> str | None:
     """A moment as the templates show it (None stays None)."""
-    return moment.isoformat() if moment is not None else None
+    return moments.iso(moment) if moment is not None else None
 
 
 def evolve(state: LoupGarouState, event: Event) -> LoupGarouState:

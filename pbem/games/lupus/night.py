@@ -21,6 +21,7 @@ from pbem.core.events import (
 )
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
+from pbem.core.moments import iso
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.lupus import ending
 from pbem.games.lupus.roles import (
@@ -34,7 +35,7 @@ from pbem.games.lupus.roles import (
     WOLF,
     acts_on_night,
 )
-from pbem.games.lupus.state import LupusState, NightResolved, evolve, iso
+from pbem.games.lupus.state import LupusState, NightResolved, evolve
 from pbem.games.village.state import Batch
 from pbem.games.village.voting import ranked
 

@@ -25,6 +25,7 @@ from pbem.core.events import (
 )
 from pbem.core.game import GameSpec
 from pbem.core.ids import PlayerId
+from pbem.core.moments import iso
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.roles import Action
 from pbem.games.lupus import day, night
@@ -43,7 +44,7 @@ from pbem.games.lupus.roles import (
     acts_on_night,
     faction,
 )
-from pbem.games.lupus.state import EVENT_TYPES, LupusState, evolve, iso
+from pbem.games.lupus.state import EVENT_TYPES, LupusState, evolve
 from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
 from pbem.games.village.state import Batch

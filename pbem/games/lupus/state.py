@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 from pbem.core.events import ActionSet, Event, Notice, PhaseStarted, RolesDealt
@@ -98,27 +97,6 @@ class LupusState(Village):
 _GHOSTS: list[tuple[object, object, object, tuple[PlayerId, ...]]] = [(None, None, None, ())]
 """The seats, order and options of the last state asked, and its ghosts (held here, so that
 no other object has their ids)."""
-
-
-_ISO_TEXTS: dict[datetime, str] = {}
-"""The texts of the UTC moments asked lately: a game asks the same few deadlines over and over
-(every prompt and schedule says them; issue 23). Emptied when it holds ``_ISO_BOUND``."""
-
-_ISO_BOUND = 256
-
-
-def iso(moment: datetime) -> str:
-    """A moment as the templates show it."""
-    # Only UTC moments are kept: two equal aware datetimes in other zones may print different
-    # offsets (12:00+00:00 == 13:00+01:00), while equal UTC ones print the same text.
-    if moment.tzinfo is not UTC:
-        return moment.isoformat()
-    text = _ISO_TEXTS.get(moment)
-    if text is None:
-        if len(_ISO_TEXTS) >= _ISO_BOUND:
-            _ISO_TEXTS.clear()
-        text = _ISO_TEXTS[moment] = moment.isoformat()
-    return text
 
 
 def evolve(state: LupusState, event: Event) -> LupusState:

@@ -1,11 +1,12 @@
-"""The deadline texts of the Lupus templates: a kept text is what a fresh isoformat gives."""
+"""A moment's text (the templates' and receipts' deadlines): a kept text is what a fresh
+isoformat gives, in UTC, in another zone and naive."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 
-from pbem.games.lupus import state
-from pbem.games.lupus.state import iso
+from pbem.core import moments
+from pbem.core.moments import iso
 
 
 def test_iso_is_a_fresh_isoformat_for_utc_other_zones_and_naive() -> None:
@@ -25,7 +26,7 @@ def test_iso_is_a_fresh_isoformat_for_utc_other_zones_and_naive() -> None:
 
 def test_iso_keeps_a_bounded_number_of_texts() -> None:
     start = datetime(2026, 1, 6, tzinfo=UTC)
-    for minutes in range(3 * state._ISO_BOUND):
+    for minutes in range(3 * moments._BOUND):
         moment = start + timedelta(minutes=minutes)
         assert iso(moment) == moment.isoformat()
-        assert len(state._ISO_TEXTS) <= state._ISO_BOUND
+        assert len(moments._TEXTS) <= moments._BOUND
