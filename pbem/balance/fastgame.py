@@ -181,7 +181,7 @@ class RulesGame:
             self.apply([PhaseClosed(key, len(events), awaited), *events])
             return
         # the rules' events only (no kernel event among them), the state already folded as
-        # the rules built it (pbem.games.village.state.Batch)
+        # the rules built it (pbem.core.folded.Batch)
         self.events += events
         self.ruled += events
         self.state = fold(self.rules, events, before)

@@ -12,10 +12,10 @@ answer is what the fold would have built.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
-from pbem.core.events import Event
+from pbem.core.events import Event, Notice
 
 
 class Trace:
@@ -49,3 +49,46 @@ def recall(events: Sequence[Event], state: Any) -> Any | None:
         if traced is not event:
             return None
     return trace.state
+
+
+S = TypeVar("S")
+
+
+class Batch(Generic[S]):
+    """The events of one decision (a close, a setup), each folded once as it is added, with
+    the state after them (``state``).
+
+    The rules read the state as it stands between events (a death before the victory check);
+    the fold is traced (:class:`Trace`), so that the table and the rules-only fast path take
+    the state built here instead of folding the same events a second time (issue 23). A
+    message (:class:`~pbem.core.events.Notice`, a third of a close's events) changes no game's
+    state, so it is not folded."""
+
+    def __init__(self, state: S, evolve: Callable[[S, Event], S]) -> None:
+        self.state = state
+        self.events: list[Event] = []
+        self._evolve = evolve
+        self._trace = Trace(state)
+
+    def add(self, *events: Event) -> S:
+        """``events`` in order, after those already added; the state after them."""
+        state, evolve = self.state, self._evolve
+        for event in events:
+            if type(event) is not Notice:
+                state = evolve(state, event)
+        self.events += events
+        self._trace.events += events
+        self.state = self._trace.state = state
+        return state
+
+    def note(self, notice: Notice) -> None:
+        """:meth:`add` for a message, which changes no state."""
+        self.events.append(notice)
+        self._trace.events.append(notice)
+
+    def add_folded(self, events: Sequence[Event], state: S) -> None:
+        """``events`` the caller folded already: ``state`` is the batch's state after them
+        (a resolution that folds as it goes, :func:`pbem.core.resolve.resolve`)."""
+        self.events += events
+        self._trace.events += events
+        self.state = self._trace.state = state

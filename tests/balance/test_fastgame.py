@@ -170,7 +170,7 @@ def test_the_verbs_kept_per_key_are_those_worked_out(game: str) -> None:
 def test_a_recalled_close_is_the_fresh_fold(game: str, closes: int) -> None:
     """A Lupus setup's and close's events, and a Loup-Garou day's close (LG-250..LG-256:
     the lynch, then the night, LG-210), are folded once, as the rules build them
-    (pbem.games.village.state.Batch): the state the fast path recalls instead of folding
+    (pbem.core.folded.Batch): the state the fast path recalls instead of folding
     them again is the state a fresh fold of the same events gives (LUP-114, LG-256: a close
     reads its deaths' state before the victory check)."""
     fast = RulesGame.new(demo_setup(game, 16, 3, "fr"))

@@ -7,8 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.events import PhaseStarted, PlayerDied, private, public
+from pbem.core.folded import Batch
 from pbem.core.ids import PlayerId
-from pbem.games.dracula.batch import Batch
 from pbem.games.dracula.events import FinalChoice, FlamesSettled
 from pbem.games.dracula.night import iso
 from pbem.games.dracula.state import DraculaState
@@ -25,7 +25,7 @@ def scores_all_bitten(s: DraculaState) -> dict[str, int]:
     return {p: len(s.seats[p].credits) if s.seats[p].alive else 0 for p in s.order}
 
 
-def open_final(b: Batch, now: datetime) -> None:
+def open_final(b: Batch[DraculaState], now: datetime) -> None:
     """DRA-460 … DRA-463, NTF-41: every living player's side, not who Dracula is (DRA-462)."""
     s = b.state
     end = now + s.options.final_choice
@@ -60,7 +60,7 @@ def _flame_destination(
         current = recipient
 
 
-def close_final_choice(b: Batch, now: datetime, rng: random.Random) -> list[Any]:
+def close_final_choice(b: Batch[DraculaState], now: datetime, rng: random.Random) -> list[Any]:
     s = b.state
     for h in s.humans():  # AMB-064: no choice -> the configured default
         if h not in s.choices:
@@ -103,7 +103,7 @@ def close_final_choice(b: Batch, now: datetime, rng: random.Random) -> list[Any]
     return close_flames(b, now)
 
 
-def close_flames(b: Batch, now: datetime) -> list[Any]:
+def close_flames(b: Batch[DraculaState], now: datetime) -> list[Any]:
     """DRA-470 … DRA-475; returns [ending, points] for the round end."""
     s = b.state
     dracula = s.dracula()

@@ -13,10 +13,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.core.events import Event, PhaseStarted, PlayerDied, private, public
+from pbem.core.folded import Batch
 from pbem.core.ids import PlayerId
 from pbem.core.moments import iso
 from pbem.core.resolve import Intent, Veto, resolve
-from pbem.games.dracula.batch import Batch
 from pbem.games.dracula.events import (
     Assigned,
     Converted,
@@ -55,7 +55,7 @@ def thread(state: DraculaState, part: str = "night") -> str:
 # -- ORD-03: night falls ----------------------------------------------------------------------
 
 
-def open_night(b: Batch, number: int, now: datetime, rng: random.Random) -> None:
+def open_night(b: Batch[DraculaState], number: int, now: datetime, rng: random.Random) -> None:
     s = b.state
     end = now + s.options.room_choice
     b.add(PhaseStarted("rooms", number, {"rooms": end}))
@@ -98,7 +98,9 @@ def must_choose_room(s: DraculaState, p: PlayerId) -> bool:
     return still_names and s.naming_partner(p) is not None
 
 
-def _default_room(b: Batch, p: PlayerId, rng: random.Random, rooms: tuple[str, ...]) -> None:
+def _default_room(
+    b: Batch[DraculaState], p: PlayerId, rng: random.Random, rooms: tuple[str, ...]
+) -> None:
     s = b.state
     room = s.declared.get(p) if s.seats[p].cursed else None  # AMB-056.5
     if room is None:
@@ -106,7 +108,7 @@ def _default_room(b: Batch, p: PlayerId, rng: random.Random, rooms: tuple[str, .
     b.add(Order(p, "room", (), room, "", default=True))
 
 
-def close_rooms(b: Batch, now: datetime, rng: random.Random) -> None:
+def close_rooms(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     s = b.state
     for p in s.living():  # AMB-003: missing room choice -> a random ordinary room
         if s.order_of(p, "room") is None and must_choose_room(s, p):
@@ -131,7 +133,7 @@ def close_rooms(b: Batch, now: datetime, rng: random.Random) -> None:
     fix_positions(b, now)
 
 
-def close_dracula_room(b: Batch, now: datetime, rng: random.Random) -> None:
+def close_dracula_room(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     s = b.state
     dracula = s.dracula()
     if s.order_of(dracula, "room") is None:  # AMB-003: a random non-empty room
@@ -157,7 +159,7 @@ def magnifier_report(
 
 
 def open_magnifier(
-    b: Batch, users: list[PlayerId], now: datetime, alone: Sequence[PlayerId] = ()
+    b: Batch[DraculaState], users: list[PlayerId], now: datetime, alone: Sequence[PlayerId] = ()
 ) -> None:
     """ORD-06: the magnifier reports; with AMB-031 ``naming_partner_chooses``, the same second
     choice step asks the naming partners left by a key user to choose their own room."""
@@ -182,7 +184,7 @@ def open_magnifier(
         )
 
 
-def close_magnifier(b: Batch, now: datetime, rng: random.Random) -> None:
+def close_magnifier(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     s = b.state
     for p in s.living():
         if (
@@ -196,7 +198,7 @@ def close_magnifier(b: Batch, now: datetime, rng: random.Random) -> None:
     fix_positions(b, now)
 
 
-def fix_positions(b: Batch, now: datetime) -> None:
+def fix_positions(b: Batch[DraculaState], now: datetime) -> None:
     """ORD-07: positions are final; partner rooms, key users, paintings, garlic, candles."""
     s = b.state
     t = thread(s)
@@ -251,7 +253,7 @@ def _bite_status(s: DraculaState, v: PlayerId) -> str:
     return "must"
 
 
-def open_bites(b: Batch, now: datetime) -> None:
+def open_bites(b: Batch[DraculaState], now: datetime) -> None:
     s = b.state
     end = now + s.options.bites
     b.add(PhaseStarted("bites", s.number, {"bites": end}))
@@ -308,7 +310,7 @@ def open_bites(b: Batch, now: datetime) -> None:
         )
 
 
-def _default_bites(b: Batch, rng: random.Random) -> None:
+def _default_bites(b: Batch[DraculaState], rng: random.Random) -> None:
     """AMB-003: an obliged vampire who sent nothing bites a random player present."""
     s = b.state
     if s.options.missed_bite != "random":
@@ -322,7 +324,7 @@ def _default_bites(b: Batch, rng: random.Random) -> None:
             b.add(Order(v, "bite", (rng.choice(others),), None, "", default=True))
 
 
-def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
+def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     _default_bites(b, rng)
     before = b.state
     t = thread(before)
@@ -383,7 +385,7 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
     result = resolve(
         before, "night", intents, [sanctuary, garlic, already_vampire, crucifix], effect, evolve
     )
-    b.folded(result.events, result.state)  # the resolution folded its events as it went
+    b.add_folded(result.events, result.state)  # the resolution folded its events as it went
 
     # the night's bites and stakes are all this resolution's (no other step makes them)
     bites: list[Fact] = []
@@ -458,7 +460,7 @@ def close_bites(b: Batch, now: datetime, rng: random.Random) -> None:
     dawn(b, now, rng)
 
 
-def close_dance_reply(b: Batch, now: datetime, rng: random.Random) -> None:
+def close_dance_reply(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     s = b.state
     if s.dance is not None:
         holder, partner = s.dance
@@ -470,7 +472,7 @@ def close_dance_reply(b: Batch, now: datetime, rng: random.Random) -> None:
 # -- ORD-16 … ORD-21: dawn ---------------------------------------------------------------------
 
 
-def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
+def dawn(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     s = b.state
     t = thread(s)
     received: dict[PlayerId, list[str]] = {}
@@ -537,7 +539,7 @@ def dawn(b: Batch, now: datetime, rng: random.Random) -> None:
     end_night(b, now)
 
 
-def close_dawn_curse(b: Batch, now: datetime, rng: random.Random) -> None:
+def close_dawn_curse(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     end_night(b, now)
 
 
@@ -568,7 +570,7 @@ def candle_report(s: DraculaState, room: str) -> dict[str, Any]:
     return {"room": room, "present": s.present(room), "lines": lines}
 
 
-def end_night(b: Batch, now: datetime) -> None:
+def end_night(b: Batch[DraculaState], now: datetime) -> None:
     s = b.state
     t = thread(s)
     curses = [o for (_, v), o in s.orders.items() if v.startswith("curse")]  # AMB-053
@@ -635,7 +637,7 @@ def morning_params(s: DraculaState) -> dict[str, Any]:
     }
 
 
-def morning(b: Batch, next_deadline: datetime | None) -> None:
+def morning(b: Batch[DraculaState], next_deadline: datetime | None) -> None:
     s = b.state
     t = thread(s, "morning")
     b.note(
@@ -660,7 +662,7 @@ def lost_objects(state: DraculaState) -> Mapping[str, list[str]]:
     return {f.targets[0]: list(f.items) for f in state.facts if f.kind == "lost"}
 
 
-def curse_reminders(b: Batch, deadline: datetime) -> None:
+def curse_reminders(b: Batch[DraculaState], deadline: datetime) -> None:
     s = b.state
     for p in s.living():  # AMB-056.8, NTF-45
         if s.seats[p].cursed:

@@ -15,13 +15,13 @@ from typing import Any
 from pbem.core.commands import Command, CommandSpec
 from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import Event, GameCreated, GameEnded, PhaseStarted, private, public
+from pbem.core.folded import Batch
 from pbem.core.game import GameSpec, Rules
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold, names_by_fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
 from pbem.games.dracula import final, night
-from pbem.games.dracula.batch import Batch
 from pbem.games.dracula.events import (
     EVENT_TYPES,
     Declared,
@@ -169,7 +169,7 @@ class Dracula(Orders, Rules[DraculaState]):
             if len(draculas) != 1:
                 raise SetupError("roles: exactly one player is dracula (DRA-007)")
             dracula = PlayerId(draculas[0])
-        b = Batch(self.new_state())
+        b = Batch(self.new_state(), evolve)
         b.add(
             GameCreated(
                 self.id,
@@ -195,7 +195,12 @@ class Dracula(Orders, Rules[DraculaState]):
         return b.events
 
     def _start_round(
-        self, b: Batch, number: int, now: datetime, rng: random.Random, dracula: PlayerId | None
+        self,
+        b: Batch[DraculaState],
+        number: int,
+        now: datetime,
+        rng: random.Random,
+        dracula: PlayerId | None,
     ) -> None:
         s = b.state
         if dracula is None:  # AMB-075
@@ -217,7 +222,12 @@ class Dracula(Orders, Rules[DraculaState]):
         b.add(PhaseStarted("day", 1, {"day": end}))
 
     def _end_round(
-        self, b: Batch, ending: str, points: Mapping[str, int], now: datetime, rng: random.Random
+        self,
+        b: Batch[DraculaState],
+        ending: str,
+        points: Mapping[str, int],
+        now: datetime,
+        rng: random.Random,
     ) -> None:
         s = b.state
         b.add(RoundScored(s.round, ending, dict(points)))
@@ -255,7 +265,7 @@ class Dracula(Orders, Rules[DraculaState]):
     ) -> list[Event]:
         if key not in state.deadlines or state.outcome is not None:
             return []
-        b = Batch(state)
+        b = Batch(state, evolve)
         match key:
             case "day":
                 self._dusk(b, now, rng)
@@ -290,7 +300,7 @@ class Dracula(Orders, Rules[DraculaState]):
             self._morning(b, now, rng)
         return b.events
 
-    def _morning(self, b: Batch, now: datetime, rng: random.Random) -> None:
+    def _morning(self, b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
         s = b.state
         o = s.options
         if (
@@ -314,7 +324,7 @@ class Dracula(Orders, Rules[DraculaState]):
             b.add(PhaseStarted("day", s.number + 1, {"day": end}))
             night.curse_reminders(b, end)
 
-    def _dusk(self, b: Batch, now: datetime, rng: random.Random) -> None:
+    def _dusk(self, b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
         """ORD-01: the designation (DRA-048, DRA-049, AMB-012, AMB-013), cursed defaults."""
         s = b.state
         t = f"round-{s.round}-day-{s.number}"
@@ -373,7 +383,7 @@ class Dracula(Orders, Rules[DraculaState]):
             return
         night.open_night(b, s.number, now, rng)
 
-    def _close_pairing(self, b: Batch, now: datetime, rng: random.Random) -> None:
+    def _close_pairing(self, b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
         """AMB-030: the unpaired are paired at random; an odd one out stays alone (DRA-225)."""
         s = b.state
         paired = set(s.pairs) | set(s.pairs.values())

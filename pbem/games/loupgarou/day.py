@@ -9,6 +9,7 @@ from datetime import datetime
 from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow
 from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, private, public
+from pbem.core.folded import Batch
 from pbem.core.ids import PlayerId
 from pbem.games.loupgarou import dawn, election, night, orders, victory
 from pbem.games.loupgarou.roles import ELDER, POWERED, VILLAGERS
@@ -22,7 +23,6 @@ from pbem.games.loupgarou.state import (
     evolve,
     iso,
 )
-from pbem.games.village.state import Batch
 from pbem.games.village.voting import plurality, tally_params, vote_and_tally
 
 

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.events import ActionSet, Event, PhaseStarted, PlayerDied, private, public
+from pbem.core.folded import Batch
 from pbem.core.ids import PlayerId
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.core.roles import prompt_of
@@ -40,7 +41,6 @@ from pbem.games.loupgarou.state import (
     iso,
 )
 from pbem.games.village.events import LoversFormed
-from pbem.games.village.state import Batch
 from pbem.games.village.voting import weighted_plurality
 
 

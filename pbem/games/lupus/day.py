@@ -11,11 +11,11 @@ from typing import Any
 from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow, refuse
 from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, public
+from pbem.core.folded import Batch
 from pbem.core.ids import PlayerId
 from pbem.core.moments import iso
 from pbem.games.lupus import ending
 from pbem.games.lupus.state import DayVerdict, LupusState, Nominated, evolve
-from pbem.games.village.state import Batch
 from pbem.games.village.voting import ranked, vote_and_tally
 
 

@@ -6,12 +6,12 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.events import Event, GameEnded, PhaseStarted, public
+from pbem.core.folded import Batch
 from pbem.core.moments import iso
 from pbem.core.outcome import Termination
 from pbem.games.lupus import night
 from pbem.games.lupus.roles import HAMSTER, HAMSTER_SIDE, VILLAGERS, WEREWOLVES, WOLF, faction
 from pbem.games.lupus.state import LupusState
-from pbem.games.village.state import Batch
 
 
 def after_deaths(

@@ -19,6 +19,7 @@ from pbem.core.events import (
     private,
     public,
 )
+from pbem.core.folded import Batch
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.moments import iso
@@ -36,7 +37,6 @@ from pbem.games.lupus.roles import (
     acts_on_night,
 )
 from pbem.games.lupus.state import LupusState, NightResolved, evolve
-from pbem.games.village.state import Batch
 from pbem.games.village.voting import ranked
 
 

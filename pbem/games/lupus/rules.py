@@ -23,6 +23,7 @@ from pbem.core.events import (
     private,
     public,
 )
+from pbem.core.folded import Batch
 from pbem.core.game import GameSpec
 from pbem.core.ids import PlayerId
 from pbem.core.moments import iso
@@ -47,7 +48,6 @@ from pbem.games.lupus.roles import (
 from pbem.games.lupus.state import EVENT_TYPES, LupusState, evolve
 from pbem.games.village.cards import deal
 from pbem.games.village.rules import VillageRules
-from pbem.games.village.state import Batch
 from pbem.games.village.voting import bold_name
 
 _ACTIONS: dict[str, Action] = {}

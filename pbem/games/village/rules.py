@@ -34,8 +34,7 @@ class VillageRules(Rules[V]):
 
     def new_state(self) -> V:
         """The state before any event: one object for every game of these rules (a state is
-        frozen), so that a setup's fold, traced from it (:class:`~pbem.games.village.state.
-        Batch`), is recalled by a caller who starts from it too (issue 23)."""
+        frozen), so that a setup's fold, traced from it (:class:`~pbem.core.folded.Batch`), is recalled by a caller who starts from it too (issue 23)."""
         return self._empty
 
     def evolve(self, state: V, event: Event) -> V:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from pbem.core.events import (
     ActionCleared,
@@ -14,12 +14,10 @@ from pbem.core.events import (
     Event,
     GameCreated,
     GameEnded,
-    Notice,
     PlayerDied,
     RoleChanged,
     VoteSet,
 )
-from pbem.core.folded import Trace
 from pbem.core.frozen import replace
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
@@ -281,39 +279,6 @@ def fold_for(kind: type, folds: Sequence[tuple[type[Event], Fold]]) -> Fold | No
 def unchanged(state: V, event: Event) -> V:
     """The fold of an event no rule reads (a notice, a kernel event)."""
     return state
-
-
-class Batch(Generic[V]):
-    """The events of one decision (a close, a setup), each folded once as it is added, with
-    the state after them (``state``).
-
-    The rules read the state as it stands between events (a death before the victory check);
-    the fold is traced (:mod:`pbem.core.folded`), so that the rules-only fast path takes the
-    state built here instead of folding the same events a second time (issue 23)."""
-
-    def __init__(self, state: V, evolve: Callable[[V, Event], V]) -> None:
-        self.state = state
-        self.events: list[Event] = []
-        self._evolve = evolve
-        self._trace = Trace(state)
-
-    def add(self, *events: Event) -> V:
-        """``events`` in order, after those already added; the state after them."""
-        state, evolve = self.state, self._evolve
-        for event in events:
-            if type(event) is not Notice:  # a message changes no village state
-                state = evolve(state, event)
-        self.events += events
-        self._trace.events += events
-        self.state = self._trace.state = state
-        return state
-
-    def add_folded(self, events: Sequence[Event], state: V) -> None:
-        """``events`` the caller folded already: ``state`` is the batch's state after them
-        (a resolution that folds as it goes, :func:`pbem.core.resolve.resolve`)."""
-        self.events += events
-        self._trace.events += events
-        self.state = self._trace.state = state
 
 
 class Evolve:
