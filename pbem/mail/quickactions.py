@@ -17,7 +17,6 @@ import functools
 import itertools
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime
@@ -172,7 +171,6 @@ def quick_actions(
 
 _UNKNOWN = object()
 _made = tuple.__new__
-_NONE: frozenset[str] = frozenset()
 
 
 def _refused(
@@ -222,26 +220,8 @@ def _verdicts(
     return verdicts
 
 
-_NOT_LOWER = "".join(
-    c
-    for c in map(chr, range(256))
-    # a word's letter (the word pattern takes it) neither lower-case nor title-case
-    if _WORD.fullmatch(c * 2) and not c.islower() and unicodedata.category(c) != "Lt"
-)
-"""The word characters up to U+00FF that a capital word may hold (``str.isupper`` refuses a
-word holding a lower-case or title-case one): the capitals, and ² ³ ¹ ¼ ½ ¾."""
-
-_MAY_NAME = re.compile(f"[{_NOT_LOWER}\\u0100-\\U0010ffff]{{2}}")
-"""Where a line may hold a capital word of :data:`_WORD`: two characters in a row each of
-:data:`_NOT_LOWER` or beyond U+00FF (those are not told apart: such a line is read in full).
-Most lines have none: their words need not be found (issue 23). Ranges only, so the search
-looks up no Unicode class."""
-
-
 @functools.lru_cache(maxsize=4096)  # a template's lines, the same in each reader's mail
 def _asked_line(line: str) -> frozenset[str]:
-    if _MAY_NAME.search(line) is None:  # no two capitals in a row: no keyword, as most lines
-        return _NONE
     # an ASCII line's words are its runs of ASCII letters: found without Unicode's classes
     words = (_ASCII_WORD if line.isascii() else _WORD).findall(line)
     return frozenset(fold(word) for word in words if word.isupper())

@@ -106,15 +106,14 @@ def _capital_words(line: str) -> frozenset[str]:
 
 @given(_LATIN_TEXT)
 def test_a_lines_capital_words_are_those_its_full_reading_finds(line: str) -> None:
-    """A line skipped for want of two capitals in a row (and of any word character beyond
-    U+00FF) names no keyword that reading all its words finds: the shortcut (issue 23) against
-    the plain form, over Latin-1 and a few wider characters."""
+    """A line's capital words, an ASCII line's read with the ASCII letters only (issue 23), are
+    those reading all its words finds, over Latin-1 and a few wider characters."""
     assert quickactions._asked_line.__wrapped__(line) == _capital_words(line)
 
 
 @given(_LATIN_TEXT)
 def test_a_mails_keywords_are_those_of_its_lines(text: str) -> None:
-    """A mail not read at all for want of two capitals in a row names what its lines name."""
+    """A mail names what its lines name."""
     assert quickactions._asked(text) == set().union(*map(_capital_words, text.split("\n")))
 
 
