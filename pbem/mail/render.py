@@ -226,13 +226,9 @@ def _trimmed(rendered: str) -> str:
     lines = rendered.strip("\n").splitlines()
     trimmed = list(map(str.rstrip, lines))
     if "-- " in lines:  # most mails: one signature
-        at = lines.index("-- ")
-        while True:
-            trimmed[at] = "-- "
-            try:
-                at = lines.index("-- ", at + 1)
-            except ValueError:
-                break
+        for at, line in enumerate(lines):
+            if line == "-- ":
+                trimmed[at] = line
     return "\n".join(trimmed)
 
 
