@@ -420,10 +420,7 @@ class Dracula(Orders, Rules[DraculaState]):
             raise IllegalNow("not_now")
         if verb == "cancel":
             raise IllegalNow("orders_final")  # AMB-007
-        handler = _HANDLERS.get(verb)
-        if handler is None:  # not a command of Dracula's
-            return getattr(self, f"_do_{verb}")(state, actor, command, now, channel)  # type: ignore[no-any-return]
-        events: list[Event] = handler(self, state, actor, command, now, channel)
+        events: list[Event] = _HANDLERS[verb](self, state, actor, command, now, channel)
         return events
 
     def allows(
