@@ -134,13 +134,16 @@ class GameStore:
         The rename is also what the daemon's scan notices (:func:`games_stamp`).
         """
         games = root / "games"
-        make_dirs(games)
         final = games / game_id
         if final.exists():
             raise StoreError(f"game {game_id} already exists in {games}")
         creating = games / (CREATING_PREFIX + game_id)
         try:
-            os.mkdir(creating, 0o700)
+            try:
+                os.mkdir(creating, 0o700)
+            except FileNotFoundError:  # the state's first game: ``games`` made first, durably
+                make_dirs(games)
+                os.mkdir(creating, 0o700)
         except FileExistsError:
             if _finish_creation(creating, final):  # a creation cut after its head was whole
                 raise StoreError(f"game {game_id} already exists in {games}") from None
