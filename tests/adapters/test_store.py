@@ -228,6 +228,21 @@ def test_create_writes_the_head_once_and_never_reads_it_back(
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}, {"e": 2}]
 
 
+def test_a_new_head_is_the_same_bytes_whatever_mapping_holds_its_events(tmp_path: Path) -> None:
+    """The engine's encoded events (dicts) are written as they are, without a copy each
+    (issue 23); any other mapping gives the same head."""
+    from types import MappingProxyType
+
+    from pbem.adapters.store.atomic_db import AtomicStorage
+
+    events = [{"type": "E", "n": i, "to": ["Ann"]} for i in range(3)]
+    GameStore.create(tmp_path / "a", "g", {"game": "x"}, events, [])
+    GameStore.create(tmp_path / "b", "g", {"game": "x"}, [MappingProxyType(e) for e in events], [])
+    head = tmp_path / "a" / "games" / "g" / "head.json"
+    assert head.read_bytes() == (tmp_path / "b" / "games" / "g" / "head.json").read_bytes()
+    assert AtomicStorage(head, readonly=True).path is head  # kept, not parsed again
+
+
 def test_a_new_heads_data_and_both_directory_entries_are_fsynced_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

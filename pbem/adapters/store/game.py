@@ -459,8 +459,11 @@ def _new_head(
         "outbox": {str(i + 1): dict(r) for i, r in enumerate(outbox)},
         "deadlines": {},
     }
-    for i, ev in enumerate(events):
-        data["events"][str(i + 1)] = {"seq": i + 1, "event": dict(ev)}
+    # the events as they are when they are dicts (the engine's encoding): only written here
+    data["events"] = {
+        str(i): {"seq": i, "event": ev if type(ev) is dict else dict(ev)}
+        for i, ev in enumerate(events, 1)
+    }
     data["meta"]["1"]["seq"] = len(events)
     return encode_envelope(data)
 
