@@ -150,7 +150,7 @@ def _coerce(name: str, value: Any, hint: Any) -> Any:
 def options_to_json(options: Any) -> dict[str, Any]:
     """The options as a JSON-able mapping (durations in seconds)."""
     out: dict[str, Any] = {}
-    for name in _field_names(type(options)):
+    for name in _field_names(typing.cast(Hashable, type(options))):
         value = getattr(options, name)
         if isinstance(value, timedelta):
             value = value.total_seconds()
