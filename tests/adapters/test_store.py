@@ -285,19 +285,17 @@ def test_a_new_heads_data_and_both_directory_entries_are_fsynced_at_once(
 def test_a_creation_opens_and_stats_only_what_it_must(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 23 (1,000 games created): once ``games`` exists, the creating thread opens the
-    new head only (the new directory, made with the right access, needs no descriptor to be
-    checked) and never asks whether ``games`` is a directory; the first game of a state
-    directory makes ``games`` itself."""
+    """Issue 23 (1,000 games created): once ``games`` exists, a creation opens its new head
+    and, once each for their fsyncs, its new directory and ``games`` (the new directory,
+    made with the right access, needs no descriptor to be checked), and never asks whether
+    ``games`` is a directory; the first game of a state directory makes ``games`` itself."""
     GameStore.create(tmp_path, "g0", {"game": "x"}, [], [])  # the first: makes ``games``
     opened: list[str] = []
     checked: list[Path] = []
     real_open, real_is_dir = os.open, Path.is_dir
-    caller = threading.get_ident()
 
     def open_(path: Any, *args: Any, **kwargs: Any) -> int:
-        if threading.get_ident() == caller:
-            opened.append(Path(path).name)
+        opened.append(Path(path).name)
         return real_open(path, *args, **kwargs)
 
     def is_dir(self: Path) -> bool:
@@ -307,11 +305,10 @@ def test_a_creation_opens_and_stats_only_what_it_must(
     monkeypatch.setattr(os, "open", open_)
     monkeypatch.setattr(Path, "is_dir", is_dir)
     GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
-    assert opened == ["head.json"] and checked == []
+    assert sorted(opened) == [".creating-g1", "games", "head.json"] and checked == []
     monkeypatch.undo()
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
-    mode = stat.S_IMODE((tmp_path / "games" / "g1").stat().st_mode)
-    assert mode == 0o700
+    assert stat.S_IMODE((tmp_path / "games" / "g1").stat().st_mode) == 0o700
 
 
 def test_a_directorys_failed_fsync_is_raised_once_every_fsync_is_done(
@@ -323,17 +320,26 @@ def test_a_directorys_failed_fsync_is_raised_once_every_fsync_is_done(
     from pbem.adapters.store.directories import fsync_with_directories
 
     fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT, 0o600)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    real_fsync = os.fsync
+    synced: list[int] = []
+
+    def fsync(n: int) -> None:
+        ino = os.fstat(n).st_ino
+        if ino == bad.stat().st_ino:
+            raise OSError(errno.EIO, "a disk error")
+        real_fsync(n)
+        synced.append(ino)
+
+    monkeypatch.setattr(os, "fsync", fsync)
     try:
-        with pytest.raises(FileNotFoundError):
+        with pytest.raises(FileNotFoundError):  # not even opened: nothing handed over
             fsync_with_directories(fd, (tmp_path / "gone", tmp_path))
-        synced: list[int] = []
-        real_fsync = os.fsync
-
-        def fsync(n: int) -> None:
-            synced.append(os.fstat(n).st_ino)
-            real_fsync(n)
-
-        monkeypatch.setattr(os, "fsync", fsync)
+        with pytest.raises(OSError, match="a disk error"):
+            fsync_with_directories(fd, (bad, tmp_path))
+        assert sorted(synced) == sorted([os.fstat(fd).st_ino, tmp_path.stat().st_ino])
+        synced.clear()
         fsync_with_directories(fd, (tmp_path, tmp_path.parent))
         inodes = {tmp_path.stat().st_ino, tmp_path.parent.stat().st_ino, os.fstat(fd).st_ino}
         assert sorted(synced) == sorted(inodes)

@@ -42,16 +42,16 @@ class _DirectorySyncer:
     caller interrupted while waiting leaves no answer behind for the next one."""
 
     def __init__(self, threads: int) -> None:
-        self.jobs: SimpleQueue[tuple[Path, _Reply]] = SimpleQueue()
+        self.jobs: SimpleQueue[tuple[int, _Reply]] = SimpleQueue()
         for n in range(threads):
             Thread(target=self._work, name=f"pbem-dirsync-{n}", daemon=True).start()
 
     def _work(self) -> None:
         jobs = self.jobs
         while True:
-            directory, reply = jobs.get()
+            fd, reply = jobs.get()
             try:
-                fsync_dir(directory)
+                os.fsync(fd)
             except BaseException as exc:  # handed to the caller, who raises it
                 reply.put(exc)
             else:
@@ -79,23 +79,31 @@ def fsync_with_directories(fd: int, directories: Sequence[Path]) -> None:
     file system (ext4) they then ride in the one journal commit the first of them forces,
     instead of costing a disk cache flush each, one after the other (a game's creation: one
     commit instead of three, issue 23). Every directory's fsync is waited for, even when the
-    file's fails; the first error is raised."""
+    file's fails; the first error is raised. The directories are opened by the caller."""
     if not directories:
         os.fsync(fd)
         return
     jobs = _directory_syncer().jobs
     reply: _Reply = SimpleQueue()
-    for directory in directories:
-        jobs.put((directory, reply))
-    failed: BaseException | None = None
+    # opened here, the workers only fsync: one wait for the interpreter's lock each
+    opened: list[int] = []
     try:
-        os.fsync(fd)
+        for directory in directories:
+            opened.append(os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        for dir_fd in opened:
+            jobs.put((dir_fd, reply))
+        failed: BaseException | None = None
+        try:
+            os.fsync(fd)
+        finally:
+            for _ in opened:
+                outcome = reply.get()
+                failed = failed or outcome
+        if failed is not None:
+            raise failed
     finally:
-        for _ in directories:
-            outcome = reply.get()
-            failed = failed or outcome
-    if failed is not None:
-        raise failed
+        for dir_fd in opened:
+            os.close(dir_fd)
 
 
 def _tree_owner(directory: Path, st: os.stat_result) -> int:
