@@ -58,16 +58,26 @@ class _DirectorySyncer:
                 reply.put(None)
 
 
-_syncer: tuple[int, _DirectorySyncer] | None = None
+_syncer: _DirectorySyncer | None = None
 
 
 def _directory_syncer() -> _DirectorySyncer:
     """The worker threads of :func:`fsync_with_directories`, made on first use and made again
-    in a forked child (threads do not survive a fork)."""
+    in a forked child (threads do not survive a fork: :func:`_forget_syncer`)."""
     global _syncer
-    if _syncer is None or _syncer[0] != os.getpid():
-        _syncer = (os.getpid(), _DirectorySyncer(_SYNC_THREADS))
-    return _syncer[1]
+    if _syncer is None:
+        _syncer = _DirectorySyncer(_SYNC_THREADS)
+    return _syncer
+
+
+def _forget_syncer() -> None:
+    """In a forked child: the parent's threads are not there (asked of the kernel at each fork,
+    not by a ``getpid`` at each creation)."""
+    global _syncer
+    _syncer = None
+
+
+os.register_at_fork(after_in_child=_forget_syncer)
 
 
 def fsync_with_directories(fd: int, directories: Sequence[Path]) -> None:
