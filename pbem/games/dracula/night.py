@@ -110,8 +110,9 @@ def _default_room(
 
 def close_rooms(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     s = b.state
+    orders = s.orders
     for p in s.living():  # AMB-003: missing room choice -> a random ordinary room
-        if s.order_of(p, "room") is None and must_choose_room(s, p):
+        if (p, "room") not in orders and must_choose_room(s, p):
             _default_room(b, p, rng, ORDINARY)
     s = b.state
     t = thread(s)
@@ -166,31 +167,31 @@ def open_magnifier(
     s = b.state
     end = now + s.options.magnifier
     b.add(PhaseStarted("magnifier", s.number, {"magnifier": end}))
+    t, deadline = thread(s), iso(end)
     for naming in alone:
         partner = s.named_partner(naming)
-        b.note(
-            private("dracula/partner_key", [naming], thread(s), partner=partner, deadline=iso(end))
-        )
+        b.note(private("dracula/partner_key", [naming], t, partner=partner, deadline=deadline))
     for user in users:  # ORD-06: all reports at once, nobody gets a second one
         b.note(
             private(
                 "dracula/magnifier_report",
                 [user],
-                thread(s),
+                t,
                 report=magnifier_report(s, user, users),
                 pairs=[{"naming": a, "named": n} for a, n in s.pairs.items()],
-                deadline=iso(end),
+                deadline=deadline,
             )
         )
 
 
 def close_magnifier(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     s = b.state
+    orders = s.orders
     for p in s.living():
         if (
-            (s.order_of(p, "magnifier") is not None or s.left_to_choose(p))
-            and s.order_of(p, "room") is None
-            and s.order_of(p, "key") is None
+            ((p, "magnifier") in orders or s.left_to_choose(p))
+            and (p, "room") not in orders
+            and (p, "key") not in orders
             and (s.named_partner(p) is None or s.left_to_choose(p))
             and p not in s.designated
         ):
@@ -209,9 +210,9 @@ def fix_positions(b: Batch[DraculaState], now: datetime) -> None:
             room = s.position(naming)
             b.note(private("dracula/partner_room", [naming], t, partner=named, room=room))
     keys = [p for p in s.living() if (p, "key") in s.orders]
-    for user in keys:  # DRA-313, NTF-15
+    if keys:  # DRA-313, NTF-15: each key user joins the designated in the sanctuary
         others = [p for p in s.designated if s.seats[p].alive]
-        if others:
+        for user in keys if others else ():
             b.note(private("dracula/key_joined", others, t, user=user))
     painting = next((o for (_, v), o in s.orders.items() if v == "paint"), None)
     if painting is not None:  # DRA-390, DRA-391, AMB-057
@@ -573,7 +574,15 @@ def candle_report(s: DraculaState, room: str) -> dict[str, Any]:
 def end_night(b: Batch[DraculaState], now: datetime) -> None:
     s = b.state
     t = thread(s)
-    curses = [o for (_, v), o in s.orders.items() if v.startswith("curse")]  # AMB-053
+    curses: list[Order] = []  # AMB-053
+    defaults: dict[PlayerId, list[dict[str, Any]]] = {}
+    for (actor, verb), order in s.orders.items():  # one pass: the curses and AMB-003's defaults
+        if verb.startswith("curse"):
+            curses.append(order)
+        if order.default:
+            defaults.setdefault(actor, []).append(
+                {"verb": verb, "word": order.word or "", "targets": list(order.targets)}
+            )
     for curse in curses:  # DRA-370 … DRA-372
         b.add(Fact("curse", s.position(curse.actor) or SANCTUARY, curse.actor, curse.targets))
         for target in curse.targets:
@@ -585,13 +594,7 @@ def end_night(b: Batch[DraculaState], now: datetime) -> None:
             b.note(private("dracula/candle_report", present, t, **candle_report(s, room)))
     for p in s.newly_cursed if s.options.curse_notice == "end_of_night" else ():
         b.note(private("dracula/cursed", [p], t))  # ORD-23, DRA-373, NTF-35, AMB-054
-    defaults: dict[PlayerId, list[dict[str, Any]]] = {}
-    for (actor, verb), order in s.orders.items():  # AMB-003, NTF-37
-        if order.default:
-            defaults.setdefault(actor, []).append(
-                {"verb": verb, "word": order.word or "", "targets": list(order.targets)}
-            )
-    for p, items in defaults.items():
+    for p, items in defaults.items():  # AMB-003, NTF-37
         b.note(private("dracula/defaults", [p], t, defaults=items))
 
 
@@ -664,17 +667,13 @@ def lost_objects(state: DraculaState) -> Mapping[str, list[str]]:
 
 def curse_reminders(b: Batch[DraculaState], deadline: datetime) -> None:
     s = b.state
-    for p in s.living():  # AMB-056.8, NTF-45
-        if s.seats[p].cursed:
-            b.note(
-                private(
-                    "dracula/curse_reminder",
-                    [p],
-                    thread(s, "day"),
-                    day=s.number,
-                    deadline=iso(deadline),
-                )
-            )
+    seats = s.seats
+    cursed = [p for p in s.living() if seats[p].cursed]
+    if not cursed:
+        return
+    t, day, due = thread(s, "day"), s.number, iso(deadline)
+    for p in cursed:  # AMB-056.8, NTF-45
+        b.note(private("dracula/curse_reminder", [p], t, day=day, deadline=due))
 
 
 __all__ = [
