@@ -329,14 +329,19 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
     _default_bites(b, rng)
     before = b.state
     t = thread(before)
-    garlic_rooms = set(before.room_of_use("garlic"))
 
     def room_of(p: PlayerId) -> str:
         return before.position(p) or SANCTUARY
 
     intents: list[Intent] = []
     rank = {p: i for i, p in enumerate(before.order)}
-    acts = [(key, o) for key, o in before.orders.items() if key[1] in ("stake", "bite")]
+    acts: list[tuple[tuple[PlayerId, str], Order]] = []
+    dance: Order | None = None  # the night's one waltz (DRA-400), read below
+    for key, o in before.orders.items():
+        if key[1] in ("stake", "bite"):
+            acts.append((key, o))
+        elif key[1] == "dance" and dance is None:
+            dance = o
     for (actor, verb), order in sorted(acts, key=lambda kv: rank[kv[0][0]]):
         if verb == "stake" and before.seats[actor].alive:
             intents.append(Intent("stake", order.targets[0], "stake", ORD_STAKES, (actor,)))
@@ -350,7 +355,8 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
         return None
 
     def garlic(s: DraculaState, i: Intent) -> Veto | None:  # DRA-281
-        return Veto("garlic") if i.kind == "bite" and room_of(i.actors[0]) in garlic_rooms else None
+        garlicked = i.kind == "bite" and before.used_in("garlic", room_of(i.actors[0]))
+        return Veto("garlic") if garlicked else None
 
     def already_vampire(s: DraculaState, i: Intent) -> Veto | None:  # DRA-115
         if i.kind == "bite" and not before.seats[i.target].human:
@@ -441,7 +447,6 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
         for f in stakes:
             if f.outcome == "dies":  # DRA-326, NTF-26
                 b.note(private("dracula/staked_dead", [f.targets[0]], t))
-    dance = next((o for (_, v), o in before.orders.items() if v == "dance"), None)
     if dance is not None:  # AMB-049: a dance ordered by a staked holder still happens
         b.add(Danced(dance.actor, dance.targets[0]))
         b.add(Fact("dance", room_of(dance.actor), dance.actor, dance.targets))
