@@ -209,12 +209,17 @@ def fix_positions(b: Batch[DraculaState], now: datetime) -> None:
                 continue  # AMB-031: he chose his own room
             room = s.position(naming)
             b.note(private("dracula/partner_room", [naming], t, partner=named, room=room))
-    keys = [p for p in s.living() if (p, "key") in s.orders]
+    key_used, painting = False, None
+    for (_, verb), order in s.orders.items():  # one pass: any key used, the painting
+        if verb == "key":
+            key_used = True
+        elif verb == "paint" and painting is None:
+            painting = order
+    keys = [p for p in s.living() if (p, "key") in s.orders] if key_used else []
     if keys:  # DRA-313, NTF-15: each key user joins the designated in the sanctuary
         others = [p for p in s.designated if s.seats[p].alive]
         for user in keys if others else ():
             b.note(private("dracula/key_joined", others, t, user=user))
-    painting = next((o for (_, v), o in s.orders.items() if v == "paint"), None)
     if painting is not None:  # DRA-390, DRA-391, AMB-057
         room = s.position(painting.actor)
         if room in ORDINARY and room not in s.paintings:
@@ -334,7 +339,6 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
         return before.position(p) or SANCTUARY
 
     intents: list[Intent] = []
-    rank = {p: i for i, p in enumerate(before.order)}
     acts: list[tuple[tuple[PlayerId, str], Order]] = []
     dance: Order | None = None  # the night's one waltz (DRA-400), read below
     for key, o in before.orders.items():
@@ -342,7 +346,10 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
             acts.append((key, o))
         elif key[1] == "dance" and dance is None:
             dance = o
-    for (actor, verb), order in sorted(acts, key=lambda kv: rank[kv[0][0]]):
+    if len(acts) > 1:  # in the table's order (most nights one bite: nothing to sort)
+        rank = {p: i for i, p in enumerate(before.order)}
+        acts.sort(key=lambda kv: rank[kv[0][0]])
+    for (actor, verb), order in acts:
         if verb == "stake" and before.seats[actor].alive:
             intents.append(Intent("stake", order.targets[0], "stake", ORD_STAKES, (actor,)))
         if verb == "bite" and before.seats[actor].alive:

@@ -344,7 +344,7 @@ class Dracula(Orders, Rules[DraculaState]):
                 designated += drawn
             b.add(
                 Designated(
-                    s.number, tuple(designated), dict(counts), tuple(drawn)
+                    s.number, tuple(designated), {p: counts[p] for p in counts}, tuple(drawn)
                 )
             )
         s = b.state
