@@ -49,17 +49,19 @@ def reply_mail(
 ) -> Outgoing:
     """The receipt of one mail: what was accepted, rejected, ignored, and the texts asked."""
     # plain data (the receipt's lines, deadlines as ISO text): kept, most receipts recur
+    title, topic = table.rules.title, "" if reply.accepted or reply.rejected else reply.topic
     subject, body = table.renderer.mail_kept(
         "common/reply",
         lang,
         {
-            "game": table.rules.title,
+            "game": title,
             "accepted": reply.accepted,
             "rejected": reply.rejected,
             "ignored": reply.ignored,
             "extra": reply.extra,
-            "topic": "" if reply.accepted or reply.rejected else reply.topic,
+            "topic": topic,
         },
+        receipt_content(title, reply, topic),
     )
     # a player's receipt belongs to his thread of the phase in play (issue 15); the answers
     # to AIDE and REGLES alone, and the game master's, keep a Subject of their own
@@ -79,6 +81,20 @@ def reply_mail(
         (lambda: pages.prompt(subject, body, lang, state, helped, public=False))
         if reply.helped
         else (lambda: pages.page(subject, body, lang)),
+    )
+
+
+def receipt_content(title: str, reply: Reply, topic: str) -> tuple[Any, ...]:
+    """What tells a receipt's params apart (:meth:`Renderer.mail_kept`): each line's entry as
+    its (key, value) pairs, in order. Their values are str, None and bool (:class:`Accepted`,
+    :class:`Rejected`), which compare equal only when their ``repr`` is the same."""
+    return (
+        title,
+        topic,
+        tuple([tuple(entry.items()) for entry in reply.accepted]),
+        tuple([tuple(entry.items()) for entry in reply.rejected]),
+        tuple(reply.ignored),
+        tuple(reply.extra),
     )
 
 
