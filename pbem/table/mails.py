@@ -102,6 +102,12 @@ _OBSERVERS = (ObserverJoined, ObserverLeft)
 """The game master's decisions on observers (a tuple: ``isinstance`` with a union is slower,
 and every event of a step is asked)."""
 
+_MAILING = (Notice, Substituted, AddressChanged, *_OBSERVERS)
+"""The events :func:`step_of` makes mails of."""
+
+_MAILED: dict[type, bool] = {}
+"""Event class -> whether its events are :data:`_MAILING` (bounded: the event classes)."""
+
 
 def step_of(
     table: Table,
@@ -122,6 +128,12 @@ def step_of(
         outgoing += body.mails
     # the state the step leads to: the one its prompts' quick actions are for
     for index, event in enumerate(events):
+        cls = type(event)
+        mailed = _MAILED.get(cls)
+        if mailed is None:  # once per event class
+            mailed = _MAILED[cls] = issubclass(cls, _MAILING)
+        if not mailed:  # most of a step's events (an order, a vote): no mail of their own
+            continue
         if isinstance(event, Notice):
             if after is None and not rolls_back(events):
                 after = table.rules.fold((e for e in events if not is_kernel(e)), table.state)
