@@ -33,7 +33,8 @@ def templates_root() -> Path:
 class _Environment(jinja2.Environment):
     """jinja's environment, but ``x.key`` on a dict reads the key without first failing to
     read an attribute: the params are dicts (a receipt's lines, a tally's rows), and jinja
-    asks ``getattr`` first, whose AttributeError costs more than the lookup (issue 23)."""
+    asks ``getattr`` first, whose AttributeError costs more than the lookup (issue 23). A key
+    it lacks is jinja's undefined at once (a receipt's ``a.text is defined``)."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -45,8 +46,8 @@ class _Environment(jinja2.Environment):
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
             try:
                 return obj[attribute]
-            except KeyError:
-                pass
+            except KeyError:  # jinja's answer, once getattr and the key both failed
+                return self.undefined(obj=obj, name=attribute)
         return super().getattr(obj, attribute)
 
     def _load_template(
