@@ -95,8 +95,8 @@ def quick_actions(
     # where a link on each channel goes; None: nowhere (an offline game's "list" or
     # "moderator"), asked once a mail rather than once a link
     addresses = {
-        channel: address if "@" in address else None
-        for channel, address in (("list", list_address), ("private", private_address))
+        "list": list_address if "@" in list_address else None,
+        "private": private_address if "@" in private_address else None,
     }
     for spec, able in found_specs:
         found: list[QuickAction] = []
