@@ -87,18 +87,23 @@ def bot_moves(
                 draw()  # the draw of a bold vote (a bare command is never one): kept in step
             yield _bare(spec, command)
             continue
-        if len(args) == 1 and isinstance(args[0], Player):  # most named moves: one name alone
-            verb = command.verb
-            channel = channels.get(verb) or _channel(rules, verb, channels)
-            name = _legal_name(
-                rules, state, spec.name, verb, channel, names, favourite, rng, getrandbits
-            )
-            parsed: Command | None = _naming(verb, name)
-            if command.public and draw() < 0.5 and verb == "vote":
-                yield BotMove(spec, parsed, f"Mon vote : **{name}**", True, bold=True)
-            else:
-                yield BotMove(spec, parsed, f"{command.keyword(spec.lang)} {name}", command.public)
-            continue
+        if len(args) == 1:
+            arg = args[0]
+            if isinstance(arg, Player):  # most named moves: one name alone
+                verb = command.verb
+                channel = channels.get(verb) or _channel(rules, verb, channels)
+                name = _legal_name(
+                    rules, state, spec.name, verb, channel, names, favourite, rng, getrandbits
+                )
+                bold = command.public and draw() < 0.5 and verb == "vote"
+                yield _named(spec, command, name, bold)
+                continue
+            if isinstance(arg, Word):  # a room: rng.choice(list(arg.choices.items())), its draws
+                below = len(_choices(arg))
+                j = randbelow(below) if getrandbits is None else _below(getrandbits, below)
+                bold = command.public and draw() < 0.5 and command.verb == "vote"
+                yield _worded(spec, command, arg, j, bold)
+                continue
         words = [command.keyword(spec.lang)]
         targets: list[PlayerId] = []
         word: str | None = None
@@ -129,6 +134,7 @@ def bot_moves(
                 text = _CHAT[j]
                 words.append(text)
         line = " ".join(words)
+        parsed: Command | None
         if len(targets) == 1 and word is None and not text:  # most named moves
             parsed = _naming(command.verb, targets[0])
         else:
@@ -171,6 +177,54 @@ def _bare(spec: PlayerSpec, command: CommandSpec) -> BotMove:
             spec, _command_alone(command.verb), command.keyword(spec.lang), command.public
         )
         kept = _BARE[id(spec), id(command)] = (spec, command, move)
+    return kept[2]
+
+
+_NAMED: dict[tuple[int, int, str, bool], tuple[PlayerSpec, CommandSpec, BotMove]] = {}
+"""The ids of a player and of a one-name command, the name and whether the line is the
+forum's bold vote -> them and the move (frozen, as in :data:`_BARE`; at most
+:data:`_KEPT_MOST`)."""
+
+
+def _named(spec: PlayerSpec, command: CommandSpec, name: PlayerId, bold: bool) -> BotMove:
+    """``spec``'s move of ``command`` naming ``name``: ``KEYWORD name``, or the bold vote
+    ``Mon vote : **name**``; kept in :data:`_NAMED` (a game's players name one another with
+    a few verbs all game long, issue 23)."""
+    key = (id(spec), id(command), name, bold)
+    kept = _NAMED.get(key)
+    if kept is None or kept[0] is not spec or kept[1] is not command:
+        if len(_NAMED) >= _KEPT_MOST:  # bounded: a table's players change from game to game
+            _NAMED.clear()
+        parsed = _naming(command.verb, name)
+        if bold:
+            move = BotMove(spec, parsed, f"Mon vote : **{name}**", True, bold=True)
+        else:
+            move = BotMove(spec, parsed, f"{command.keyword(spec.lang)} {name}", command.public)
+        kept = _NAMED[key] = (spec, command, move)
+    return kept[2]
+
+
+_WORDED: dict[tuple[int, int, int, bool], tuple[PlayerSpec, CommandSpec, BotMove]] = {}
+"""The ids of a player and of a one-word command, the word's place among its choices and
+whether the line is a bold vote -> them and the move (as :data:`_NAMED`)."""
+
+
+def _worded(spec: PlayerSpec, command: CommandSpec, arg: Word, j: int, bold: bool) -> BotMove:
+    """``spec``'s move of ``command`` with the ``j``-th of ``arg``'s words, written in its
+    first spelling (a Dracula room, issue 23); kept in :data:`_WORDED`."""
+    key = (id(spec), id(command), j, bold)
+    kept = _WORDED.get(key)
+    if kept is None or kept[0] is not spec or kept[1] is not command:
+        if len(_WORDED) >= _KEPT_MOST:  # bounded: a table's players change from game to game
+            _WORDED.clear()
+        word, spellings = _choices(arg)[j]
+        parsed = Command(command.verb, (), word, "")
+        if bold:
+            move = BotMove(spec, parsed, f"Mon vote : **{spellings[0]}**", True, bold=True)
+        else:
+            line = f"{command.keyword(spec.lang)} {spellings[0]}"
+            move = BotMove(spec, parsed, line, command.public)
+        kept = _WORDED[key] = (spec, command, move)
     return kept[2]
 
 
@@ -311,8 +365,12 @@ _POOLED = 21
 """Up to this many names, ``random.Random.sample`` draws any count of them from a copy of the
 list (its ``setsize``), the way :func:`_draws` and :func:`_picked` follow."""
 
-_BITS = tuple(m.bit_length() for m in range(_POOLED + 1))
-"""``m.bit_length()`` for each count of names left in the pool."""
+_PLANS = tuple(
+    tuple(tuple((m, m.bit_length()) for m in range(n, n - k, -1)) for k in range(n + 1))
+    for n in range(_POOLED + 1)
+)
+"""``_PLANS[n][k]``: for each of the ``k`` picks of :func:`_draws` among ``n`` names, the
+count of names left in the pool and its ``bit_length()``."""
 
 
 def _draws(
@@ -322,17 +380,17 @@ def _draws(
     into the pool left at each pick (``_randbelow(n - i)``), in order. ``getrandbits``:
     ``rng``'s own when :func:`_plain`, else None."""
     drawn: list[int] = []
+    add = drawn.append
     if getrandbits is not None:  # random.Random's randbelow, its loop written out
-        for m in range(n, n - k, -1):
-            bits = _BITS[m]
+        for m, bits in _PLANS[n][k]:
             j = getrandbits(bits)
             while j >= m:
                 j = getrandbits(bits)
-            drawn.append(j)
+            add(j)
         return drawn
     randbelow = rng._randbelow  # type: ignore[attr-defined]
     for m in range(n, n - k, -1):
-        drawn.append(randbelow(m))
+        add(randbelow(m))
     return drawn
 
 
