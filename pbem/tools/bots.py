@@ -322,9 +322,7 @@ def _legal_name(
     if allows(state, actor, _naming(verb, first), EPOCH, channel):
         favourite.setdefault(verb, first)
         return first
-    if candidates is None:
-        candidates = _picked(names, drawn)  # type: ignore[arg-type]
-    for name in candidates[1:]:
+    for name in _later(names, drawn) if candidates is None else candidates[1:]:  # type: ignore[arg-type]
         if allows(state, actor, _naming(verb, name), EPOCH, channel):
             favourite.setdefault(verb, name)
             return name
@@ -414,6 +412,18 @@ def _picked(names: Sequence[T], drawn: Sequence[int]) -> list[T]:
         result.append(pool[j])
         pool[j] = pool[last - i]
     return result
+
+
+def _later(names: Sequence[T], drawn: Sequence[int]) -> Iterator[T]:
+    """The names :func:`_picked` gives after the first, one at a time: a refused bite or
+    waltz tries the next name only until one is taken (issue 23)."""
+    pool = list(names)
+    last = len(pool) - 1
+    pool[drawn[0]] = pool[last]
+    for i in range(1, len(drawn)):
+        j = drawn[i]
+        yield pool[j]
+        pool[j] = pool[last - i]
 
 
 def _plain(rng: random.Random) -> bool:
