@@ -183,7 +183,8 @@ def _choosing_objects(
     hand = seat.hand
     orders = s.orders
     sanctuary = actor in s.designated
-    if s.phase != "dracula_room" and seat.human and not sanctuary:  # CHOICE_PHASES
+    human = seat.side == HUMAN  # Seat.human, without a call
+    if s.phase != "dracula_room" and human and not sanctuary:  # CHOICE_PHASES
         for obj in hand:  # a few objects, not every use
             verb = _USE_OF.get(obj)
             if (
@@ -194,7 +195,7 @@ def _choosing_objects(
                 out += (verb,)
     if PAINTKIT in hand and not sanctuary and (actor, "paint") not in orders:
         out += ("paint",)
-    if seat.human and STAKE in hand and _may_stake(s, actor):
+    if human and STAKE in hand and _may_stake(s, actor):
         out += ("stake",)
     return _curse(s, actor, hand, out)
 
@@ -202,14 +203,15 @@ def _choosing_objects(
 def _bites_verbs(s: DraculaState, actor: PlayerId, seat: Seat) -> tuple[str, ...]:
     out = _telepathy(s) if seat.dracula else ()
     orders = s.orders
-    if not seat.human or seat.dracula:  # only Dracula's status is ever "may"
+    human = seat.side == HUMAN  # Seat.human, read without a call at every player's turn
+    if not human or seat.dracula:  # only Dracula's status is ever "may"
         status = night.bite_status(s, actor)
         if (
             status in ("must", "may")
             and (actor, "bite") not in orders
             and (actor, "abstain") not in orders
         ):
-            if not seat.human:
+            if not human:
                 out += ("bite",)
             if status == "may":
                 out += ("abstain",)
@@ -222,7 +224,7 @@ def _bites_verbs(s: DraculaState, actor: PlayerId, seat: Seat) -> tuple[str, ...
         and s.count_present(s.position(actor) or "") > 1
     ):
         out += ("dance",)
-    if seat.human and STAKE in hand and _may_stake(s, actor):
+    if human and STAKE in hand and _may_stake(s, actor):
         out += ("stake",)
     return _curse(s, actor, hand, out)
 
