@@ -180,52 +180,24 @@ def _bare(spec: PlayerSpec, command: CommandSpec) -> BotMove:
     return kept[2]
 
 
-_NAMED: dict[tuple[int, int, str, bool], tuple[PlayerSpec, CommandSpec, BotMove]] = {}
-"""The ids of a player and of a one-name command, the name and whether the line is the
-forum's bold vote -> them and the move (frozen, as in :data:`_BARE`; at most
-:data:`_KEPT_MOST`)."""
-
-
 def _named(spec: PlayerSpec, command: CommandSpec, name: PlayerId, bold: bool) -> BotMove:
-    """``spec``'s move of ``command`` naming ``name``: ``KEYWORD name``, or the bold vote
-    ``Mon vote : **name**``; kept in :data:`_NAMED` (a game's players name one another with
-    a few verbs all game long, issue 23)."""
-    key = (id(spec), id(command), name, bold)
-    kept = _NAMED.get(key)
-    if kept is None or kept[0] is not spec or kept[1] is not command:
-        if len(_NAMED) >= _KEPT_MOST:  # bounded: a table's players change from game to game
-            _NAMED.clear()
-        parsed = _naming(command.verb, name)
-        if bold:
-            move = BotMove(spec, parsed, f"Mon vote : **{name}**", True, bold=True)
-        else:
-            move = BotMove(spec, parsed, f"{command.keyword(spec.lang)} {name}", command.public)
-        kept = _NAMED[key] = (spec, command, move)
-    return kept[2]
-
-
-_WORDED: dict[tuple[int, int, int, bool], tuple[PlayerSpec, CommandSpec, BotMove]] = {}
-"""The ids of a player and of a one-word command, the word's place among its choices and
-whether the line is a bold vote -> them and the move (as :data:`_NAMED`)."""
+    """``spec``'s move of ``command`` naming ``name``: ``KEYWORD name``, or the forum's bold
+    vote ``Mon vote : **name**``. Made afresh: a game's players are new objects in most
+    callers (a bench's or the demo's table), so a move kept per player would seldom serve."""
+    parsed = _naming(command.verb, name)
+    if bold:
+        return BotMove(spec, parsed, f"Mon vote : **{name}**", True, bold=True)
+    return BotMove(spec, parsed, f"{command.keyword(spec.lang)} {name}", command.public)
 
 
 def _worded(spec: PlayerSpec, command: CommandSpec, arg: Word, j: int, bold: bool) -> BotMove:
     """``spec``'s move of ``command`` with the ``j``-th of ``arg``'s words, written in its
-    first spelling (a Dracula room, issue 23); kept in :data:`_WORDED`."""
-    key = (id(spec), id(command), j, bold)
-    kept = _WORDED.get(key)
-    if kept is None or kept[0] is not spec or kept[1] is not command:
-        if len(_WORDED) >= _KEPT_MOST:  # bounded: a table's players change from game to game
-            _WORDED.clear()
-        word, spellings = _choices(arg)[j]
-        parsed = Command(command.verb, (), word, "")
-        if bold:
-            move = BotMove(spec, parsed, f"Mon vote : **{spellings[0]}**", True, bold=True)
-        else:
-            line = f"{command.keyword(spec.lang)} {spellings[0]}"
-            move = BotMove(spec, parsed, line, command.public)
-        kept = _WORDED[key] = (spec, command, move)
-    return kept[2]
+    first spelling (a Dracula room), as the general path writes it."""
+    word, spellings = _choices(arg)[j]
+    parsed = Command(command.verb, (), word, "")
+    if bold:
+        return BotMove(spec, parsed, f"Mon vote : **{spellings[0]}**", True, bold=True)
+    return BotMove(spec, parsed, f"{command.keyword(spec.lang)} {spellings[0]}", command.public)
 
 
 _ALONE_COMMANDS: dict[str, Command] = {}
