@@ -87,18 +87,23 @@ def bot_moves(
                 draw()  # the draw of a bold vote (a bare command is never one): kept in step
             yield _bare(spec, command)
             continue
-        if len(args) == 1 and isinstance(args[0], Player):  # most named moves: one name alone
-            verb = command.verb
-            channel = channels.get(verb) or _channel(rules, verb, channels)
-            name = _legal_name(
-                rules, state, spec.name, verb, channel, names, favourite, rng, getrandbits
-            )
-            parsed: Command | None = _naming(verb, name)
-            if command.public and draw() < 0.5 and verb == "vote":
-                yield BotMove(spec, parsed, f"Mon vote : **{name}**", True, bold=True)
-            else:
-                yield BotMove(spec, parsed, f"{command.keyword(spec.lang)} {name}", command.public)
-            continue
+        if len(args) == 1:
+            arg = args[0]
+            if isinstance(arg, Player):  # most named moves: one name alone
+                verb = command.verb
+                channel = channels.get(verb) or _channel(rules, verb, channels)
+                name = _legal_name(
+                    rules, state, spec.name, verb, channel, names, favourite, rng, getrandbits
+                )
+                bold = command.public and draw() < 0.5 and verb == "vote"
+                yield _named(spec, command, name, bold)
+                continue
+            if isinstance(arg, Word):  # a room: rng.choice(list(arg.choices.items())), its draws
+                below = len(_choices(arg))
+                j = randbelow(below) if getrandbits is None else _below(getrandbits, below)
+                bold = command.public and draw() < 0.5 and command.verb == "vote"
+                yield _worded(spec, command, arg, j, bold)
+                continue
         words = [command.keyword(spec.lang)]
         targets: list[PlayerId] = []
         word: str | None = None
@@ -129,6 +134,7 @@ def bot_moves(
                 text = _CHAT[j]
                 words.append(text)
         line = " ".join(words)
+        parsed: Command | None
         if len(targets) == 1 and word is None and not text:  # most named moves
             parsed = _naming(command.verb, targets[0])
         else:
@@ -172,6 +178,26 @@ def _bare(spec: PlayerSpec, command: CommandSpec) -> BotMove:
         )
         kept = _BARE[id(spec), id(command)] = (spec, command, move)
     return kept[2]
+
+
+def _named(spec: PlayerSpec, command: CommandSpec, name: PlayerId, bold: bool) -> BotMove:
+    """``spec``'s move of ``command`` naming ``name``: ``KEYWORD name``, or the forum's bold
+    vote ``Mon vote : **name**``. Made afresh: a game's players are new objects in most
+    callers (a bench's or the demo's table), so a move kept per player would seldom serve."""
+    parsed = _naming(command.verb, name)
+    if bold:
+        return BotMove(spec, parsed, f"Mon vote : **{name}**", True, bold=True)
+    return BotMove(spec, parsed, f"{command.keyword(spec.lang)} {name}", command.public)
+
+
+def _worded(spec: PlayerSpec, command: CommandSpec, arg: Word, j: int, bold: bool) -> BotMove:
+    """``spec``'s move of ``command`` with the ``j``-th of ``arg``'s words, written in its
+    first spelling (a Dracula room), as the general path writes it."""
+    word, spellings = _choices(arg)[j]
+    parsed = Command(command.verb, (), word, "")
+    if bold:
+        return BotMove(spec, parsed, f"Mon vote : **{spellings[0]}**", True, bold=True)
+    return BotMove(spec, parsed, f"{command.keyword(spec.lang)} {spellings[0]}", command.public)
 
 
 _ALONE_COMMANDS: dict[str, Command] = {}
@@ -268,9 +294,7 @@ def _legal_name(
     if allows(state, actor, _naming(verb, first), EPOCH, channel):
         favourite.setdefault(verb, first)
         return first
-    if candidates is None:
-        candidates = _picked(names, drawn)  # type: ignore[arg-type]
-    for name in candidates[1:]:
+    for name in _later(names, drawn) if candidates is None else candidates[1:]:  # type: ignore[arg-type]
         if allows(state, actor, _naming(verb, name), EPOCH, channel):
             favourite.setdefault(verb, name)
             return name
@@ -311,8 +335,12 @@ _POOLED = 21
 """Up to this many names, ``random.Random.sample`` draws any count of them from a copy of the
 list (its ``setsize``), the way :func:`_draws` and :func:`_picked` follow."""
 
-_BITS = tuple(m.bit_length() for m in range(_POOLED + 1))
-"""``m.bit_length()`` for each count of names left in the pool."""
+_PLANS = tuple(
+    tuple(tuple((m, m.bit_length()) for m in range(n, n - k, -1)) for k in range(n + 1))
+    for n in range(_POOLED + 1)
+)
+"""``_PLANS[n][k]``: for each of the ``k`` picks of :func:`_draws` among ``n`` names, the
+count of names left in the pool and its ``bit_length()``."""
 
 
 def _draws(
@@ -322,17 +350,17 @@ def _draws(
     into the pool left at each pick (``_randbelow(n - i)``), in order. ``getrandbits``:
     ``rng``'s own when :func:`_plain`, else None."""
     drawn: list[int] = []
+    add = drawn.append
     if getrandbits is not None:  # random.Random's randbelow, its loop written out
-        for m in range(n, n - k, -1):
-            bits = _BITS[m]
+        for m, bits in _PLANS[n][k]:
             j = getrandbits(bits)
             while j >= m:
                 j = getrandbits(bits)
-            drawn.append(j)
+            add(j)
         return drawn
     randbelow = rng._randbelow  # type: ignore[attr-defined]
     for m in range(n, n - k, -1):
-        drawn.append(randbelow(m))
+        add(randbelow(m))
     return drawn
 
 
@@ -356,6 +384,18 @@ def _picked(names: Sequence[T], drawn: Sequence[int]) -> list[T]:
         result.append(pool[j])
         pool[j] = pool[last - i]
     return result
+
+
+def _later(names: Sequence[T], drawn: Sequence[int]) -> Iterator[T]:
+    """The names :func:`_picked` gives after the first, one at a time: a refused bite or
+    waltz tries the next name only until one is taken (issue 23)."""
+    pool = list(names)
+    last = len(pool) - 1
+    pool[drawn[0]] = pool[last]
+    for i in range(1, len(drawn)):
+        j = drawn[i]
+        yield pool[j]
+        pool[j] = pool[last - i]
 
 
 def _plain(rng: random.Random) -> bool:

@@ -87,6 +87,46 @@ def test_a_kept_bare_move_is_the_move_made_fresh() -> None:
     assert made > bots._KEPT_MOST
 
 
+def test_a_named_or_worded_move_is_the_general_paths_move() -> None:
+    """A player's move naming a player, or giving a word (a Dracula room), written by the
+    one-argument shortcuts: the line and command the general path writes, in his
+    language, the forum's bold vote included (LUP-617, AMB-081)."""
+    vote = CommandSpec("vote", ("VOTE",), ("VOTE",), (Player(),), public=True)
+    bite = CommandSpec("bite", ("MORDRE",), ("BITE",), (Player(),))
+    rooms = Word({"bal": ("SALLE DE BAL",), "cave": ("CAVE",)})
+    room = CommandSpec("room", ("PIECE",), ("ROOM",), (rooms,))
+    declare = CommandSpec("declare", ("PIECE",), ("ROOM",), (rooms,), public=True)
+    for lang in ("fr", "en"):
+        spec = PlayerSpec(PlayerId("p1"), "p1@example.org", lang)
+        name = PlayerId("p2")
+        for command, bold in ((vote, True), (vote, False), (bite, False)):
+            move = bots._named(spec, command, name, bold)
+            if bold:
+                fresh = BotMove(
+                    spec, Command("vote", (name,)), f"Mon vote : **{name}**", True, True
+                )
+            else:
+                line = f"{command.keyword(spec.lang)} {name}"
+                fresh = BotMove(spec, Command(command.verb, (name,)), line, command.public)
+            assert move == fresh and move.player is spec
+        for command in (room, declare):
+            for j, (word, spellings) in enumerate(rooms.choices.items()):
+                move = bots._worded(spec, command, rooms, j, False)
+                line = f"{command.keyword(spec.lang)} {spellings[0]}"
+                assert move == BotMove(spec, Command(command.verb, (), word), line, command.public)
+
+
+def test_the_later_names_of_a_trial_are_the_samples_after_its_first() -> None:
+    """A refused first name: the trial's later names, worked out one at a time, are the
+    full sample's after its first, in order."""
+    for n in (1, 2, 6, 13, 21):
+        names = [PlayerId(f"p{i}") for i in range(n)]
+        for seed in range(20):
+            drawn = bots._draws(random.Random(seed), n, min(6, n), None)
+            assert list(bots._later(names, drawn)) == bots._picked(names, drawn)[1:]
+            assert bots._picked(names, drawn) == random.Random(seed).sample(names, min(6, n))
+
+
 class _Accepting:
     """Rules that accept exactly the names in ``accepted`` (only ``allows`` is asked)."""
 
