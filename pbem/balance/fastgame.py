@@ -20,7 +20,7 @@ from typing import Any
 
 from pbem.core.commands import Command
 from pbem.core.draws import deal_rng, lazy_draw_rng
-from pbem.core.errors import CommandError, PartlyRefused
+from pbem.core.errors import CommandError
 from pbem.core.events import Event, PhaseClosed, VoteSet
 from pbem.core.folded import recall
 from pbem.core.frozen import quick_replace
@@ -132,12 +132,7 @@ class RulesGame:
         else:
             channel = "private"
         if command is not None:
-            try:
-                new = rules.decide(state, actor, command, now, channel)
-            except PartlyRefused as exc:
-                new = list(exc.events)
-            except CommandError:
-                new = []
+            new = rules.decision(state, actor, command, now, channel)
             if new:
                 # the rules' own events are folded (the state the rules built while deciding,
                 # pbem.core.folded), the log takes the stamped copies: no rule reads a vote's

@@ -188,6 +188,12 @@ def decide_vote(
 ) -> list[Event]:
     """A vote or its withdrawal (LUP-617..LUP-620), with the running tally."""
     refuse(vote_refusal(state, actor, command, channel))
+    return vote_events(state, actor, command, now)
+
+
+def vote_events(state: LupusState, actor: PlayerId, command: Command, now: datetime) -> list[Event]:
+    """The events of a vote or its withdrawal that :func:`vote_refused` takes: the vote, and
+    the running tally when it is due (LUP-D18)."""
     o = state.options
     phase = state.phase
     target = None if command.verb == "unvote" else command.targets[0]

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.core.errors import IllegalNow, SetupError, refuse
+from pbem.core.errors import CommandError, IllegalNow, SetupError, refuse
 from pbem.core.events import (
     ActionCleared,
     ActionSet,
@@ -248,6 +248,21 @@ class LupusInTabula(VillageRules[LupusState]):
                 refused = self._action_refused(state, actor, command) is not None
                 return not refused and not (verb == "scan" and night.probe_made(state))
         return super().allows(state, actor, command, now, channel)
+
+    def decision(
+        self, state: LupusState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> list[Event]:
+        """:meth:`decide`'s events, [] where it refuses, a vote's refusal found without
+        raising it (issue 23: a third of the bots' commands are refused, most of them UNVOTEs
+        with no vote to withdraw, LUP-620)."""
+        if command.verb in ("vote", "unvote") and state.outcome is None and state.phase != "over":
+            if day.vote_refused(state, actor, command, channel) is not None:
+                return []
+            return day.vote_events(state, actor, command, now)
+        try:
+            return self.decide(state, actor, command, now, channel)
+        except CommandError:  # Lupus refuses a command whole: never in part
+            return []
 
     def refused_to_all(self, state: LupusState, command: Command, channel: str) -> bool:
         """A vote or a card's night action naming a dead player (LUP-607: every path of
