@@ -75,6 +75,20 @@ def _night_verbs(role: str, number: int, seers: bool) -> frozenset[str]:
     return verbs
 
 
+_OPTIONS_JSON: list[tuple[LupusOptions, dict[str, Any]]] = []
+"""The options of the last game set up and their JSON mapping."""
+
+
+def _options_json(options: LupusOptions) -> dict[str, Any]:
+    """``options_to_json(options)``, kept for the last options: games set up alike share one
+    options object (:func:`~pbem.core.options.parse_options`), and so one mapping, which no
+    one changes (an event is read only); its fold then finds those options parsed already
+    (issue 23: a balance run sets up thousands of games alike)."""
+    if not _OPTIONS_JSON or _OPTIONS_JSON[0][0] is not options:
+        _OPTIONS_JSON[:] = [(options, options_to_json(options))]
+    return _OPTIONS_JSON[0][1]
+
+
 class LupusInTabula(VillageRules[LupusState]):
     """Lupus in Tabula, every rule LUP-001..LUP-750 with the spec's decisions as defaults."""
 
@@ -115,7 +129,7 @@ class LupusInTabula(VillageRules[LupusState]):
             self.id,
             names,
             {p.name: p.lang for p in spec.players},
-            options_to_json(options),
+            _options_json(options),
             spec.lang,
         )
         batch = Batch(self.new_state(), evolve)
@@ -371,21 +385,24 @@ class LupusInTabula(VillageRules[LupusState]):
     def available_verbs(self, state: LupusState, actor: PlayerId) -> frozenset[str]:
         # asked of every player at every bot round (issue 23): the verbs come from a few
         # kept sets, the night's from its card, its night number and a second Seer
-        seat = state.seats[actor]
         phase = state.phase
-        if phase == "night" and seat.alive:
+        if phase == "night":
+            seat = state.seats[actor]
+            if not seat.alive:
+                return _ALWAYS
             role = seat.role
             key = (role, state.number, role == SEER and len(state.holders(SEER)) > 1)
             allowed = _NIGHT_VERBS.get(key)
             if allowed is None:
                 allowed = _NIGHT_VERBS[key] = _night_verbs(*key)
-        elif (phase == "round1" and (seat.alive or actor in state.ghosts())) or (
-            phase == "round2" and seat.alive and actor not in state.nominees
-        ):  # LUP-408: neither nominees nor ghosts vote in round 2
-            allowed = _VOTING
-        else:
-            allowed = _ALWAYS
-        return allowed
+            return allowed
+        if phase == "round1":
+            seat = state.seats[actor]
+            return _VOTING if seat.alive or actor in state.ghosts() else _ALWAYS
+        if phase == "round2":  # LUP-408: neither nominees nor ghosts vote in round 2
+            seat = state.seats[actor]
+            return _VOTING if seat.alive and actor not in state.nominees else _ALWAYS
+        return _ALWAYS
 
     def on_post(
         self,
