@@ -137,7 +137,9 @@ class RulesGame:
                 # the rules' own events are folded (the state the rules built while deciding,
                 # pbem.core.folded), the log takes the stamped copies: no rule reads a vote's
                 # time, so both folds are one state (tests/balance/test_fastgame.py)
-                state = fold(rules, new, state)
+                # one event (most commands) is folded at once: a rule traces only a
+                # decision it folds in steps (pbem.core.folded)
+                state = rules.evolve(state, new[0]) if len(new) == 1 else fold(rules, new, state)
                 ruled += _stamped(new, now)
         if not ruled and state is self._open:
             return

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import random
-from collections import Counter
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -124,11 +123,11 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
     thread = f"day-{day}"
 
     # LUP-D05: the council's victim, a tie broken by a recorded draw.
-    kill_votes = Counter(
-        a.targets[0]
-        for (actor, verb), (_, a) in state.actions.items()
-        if verb == "kill" and state.seat(actor).role == WOLF
-    )
+    kill_votes: dict[PlayerId, int] = {}  # in arrival order, as ranked() keeps ties
+    seats = state.seats
+    for (actor, verb), (_, a) in state.actions.items():
+        if verb == "kill" and seats[actor].role == WOLF:
+            kill_votes[a.targets[0]] = kill_votes.get(a.targets[0], 0) + 1
     top = ranked(kill_votes)
     drawn: tuple[PlayerId, ...] = ()
     victim: PlayerId | None = None
