@@ -239,8 +239,12 @@ def play_rules(
     bots: Bots = bot_moves,
     most_rounds: int = 5,
 ) -> RulesGame:
-    """Bots act each phase, then the deadline passes: :func:`pbem.tools.demo.play`'s loop."""
+    """Bots act each phase, then the deadline passes: :func:`pbem.tools.demo.play`'s loop.
+
+    ``bots`` send only what the rules offer (as :func:`bot_moves` and the informed bots do):
+    a phase in which the rules offer nothing (``Rules.offers_nothing``) has no round."""
     outcome = game.rules.outcome  # game.finished, asked after every move that changed it
+    quiet = game.rules.offers_nothing
     for _ in range(max_phases):
         if game.finished or not game.deadlines():
             break
@@ -248,6 +252,8 @@ def play_rules(
             # the deadlines as they stand (a state is frozen: its mapping is never changed)
             opened = game.deadlines()
             going = game.state
+            if quiet(going):  # every bot would pass his turn without a draw
+                break
             for move in list(bots(game.rules, going, game.setup.players, rng)):
                 game.move(move, now)
                 if game.state is not going:  # a refused command changes no state

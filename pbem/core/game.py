@@ -222,6 +222,12 @@ class Rules(ABC, Generic[S]):
         except CommandError:
             return []
 
+    def offers_nothing(self, state: S) -> bool:
+        """Whether no player may send any command but HELP or STATUS now (a debate): a round
+        of bots then has nothing to send, and the rules-only fast path skips it (issue 23).
+        True only when sure; False (the default) says nothing."""
+        return False
+
     def refused_to_all(self, state: S, command: Command, channel: str) -> bool:
         """Whether :meth:`allows` refuses ``command`` on ``channel`` whoever sends it (a vote
         for a dead player): the quick actions of a mail to every player then ask no reader

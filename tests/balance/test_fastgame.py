@@ -269,3 +269,22 @@ def test_a_vote_with_its_tally_is_folded_once(game: str) -> None:
         key, now = min(fast.deadlines().items(), key=lambda kv: kv[1])
         fast.close(key, now)
     assert recalled > 0
+
+
+@pytest.mark.parametrize("game", sorted(USUAL_PLAYERS))
+def test_a_phase_offering_nothing_offers_no_player_a_command(game: str) -> None:
+    """``Rules.offers_nothing`` (the fast path then plays no bots' round) is said only where
+    every player may send HELP or STATUS alone: at every event of a whole game (LUP-400,
+    LUP-D19: the debate and the defence)."""
+    fast = RulesGame.new(demo_setup(game, 0, 3, "fr"))
+    play_rules(fast, random.Random(3))
+    rules, quiet = fast.rules, 0
+    state = rules.new_state()
+    for event in fast.ruled:
+        state = rules.evolve(state, event)
+        if rules.offers_nothing(state):
+            quiet += 1
+            for actor in rules.names(state):
+                offered = {c.verb for c in rules.available(state, actor)}
+                assert offered <= {"help", "status"}, (actor, offered)
+    assert quiet or game != "lupus-in-tabula"

@@ -60,6 +60,8 @@ for _role in ROLE_TABLE:
 
 _ALWAYS = frozenset({"help", "status"})
 _VOTING = _ALWAYS | {"vote", "unvote"}
+_QUIET_PHASES = frozenset({"debate", "defence"})
+"""The phases in which every player may send only HELP and STATUS (LUP-400, LUP-D19)."""
 _NIGHT_VERBS: dict[tuple[str, int, bool], frozenset[str]] = {}
 """(card, night number, a second living Seer) -> the verbs offered that night."""
 
@@ -277,6 +279,11 @@ class LupusInTabula(VillageRules[LupusState]):
             return self.decide(state, actor, command, now, channel)
         except CommandError:  # Lupus refuses a command whole: never in part
             return []
+
+    def offers_nothing(self, state: LupusState) -> bool:
+        """LUP-400, LUP-D19: the debate and the defence take no command (HELP and STATUS
+        only, :meth:`available_verbs`)."""
+        return state.phase in _QUIET_PHASES
 
     def refused_to_all(self, state: LupusState, command: Command, channel: str) -> bool:
         """A vote or a card's night action naming a dead player (LUP-607: every path of
