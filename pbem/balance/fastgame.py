@@ -243,19 +243,20 @@ def play_rules(
 
     ``bots`` send only what the rules offer (as :func:`bot_moves` and the informed bots do):
     a phase in which the rules offer nothing (``Rules.offers_nothing``) has no round."""
-    outcome = game.rules.outcome  # game.finished, asked after every move that changed it
-    quiet = game.rules.offers_nothing
+    rules, players, play = game.rules, game.setup.players, game.move
+    outcome = rules.outcome  # game.finished, asked after every move that changed it
+    quiet = rules.offers_nothing
     for _ in range(max_phases):
-        if game.finished or not game.deadlines():
+        # the deadlines as they stand (a state is frozen: its mapping is never changed)
+        opened = game.deadlines()
+        if not opened or outcome(game.state) is not None:
             break
         for _round in range(most_rounds):
-            # the deadlines as they stand (a state is frozen: its mapping is never changed)
-            opened = game.deadlines()
             going = game.state
             if quiet(going):  # every bot would pass his turn without a draw
                 break
-            for move in list(bots(game.rules, going, game.setup.players, rng)):
-                game.move(move, now)
+            for move in list(bots(rules, going, players, rng)):
+                play(move, now)
                 if game.state is not going:  # a refused command changes no state
                     going = game.state
                     if outcome(going) is not None:
@@ -263,9 +264,14 @@ def play_rules(
             deadlines = game.deadlines()
             if deadlines is opened or all(opened.get(k) == due for k, due in deadlines.items()):
                 break
+            opened = deadlines
         if game.finished:
             break
-        key, when = min(game.deadlines().items(), key=lambda kv: kv[1])
+        deadlines = game.deadlines()
+        if len(deadlines) == 1:  # most phases: one deadline
+            ((key, when),) = deadlines.items()
+        else:
+            key, when = min(deadlines.items(), key=lambda kv: kv[1])
         now = max(now, when)
         game.close(key, now)
     return game
