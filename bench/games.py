@@ -5,11 +5,12 @@ Creates N Lupus in Tabula games (8 players each, the real engine) in a data dire
 fresh process, opens them as ``pbem serve`` does (load every game, arm every deadline in the
 APScheduler MemoryJobStore) and times idle cycles against a private Dovecot with an empty INBOX:
 new-game scan + shunt-retry spool check + UID SEARCH + NOOP (the IDLE wait itself excluded).
-Run: PYTHONPATH=. python bench/games.py [N | --games N]
+Run: PYTHONPATH=. python bench/games.py [N | --games N] (``--help``: every option)
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import resource
 import statistics
@@ -84,12 +85,41 @@ async def measure(cfg_path: Path) -> None:
     svc.close()
 
 
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """``[N | --games N]`` (1,000 by default), or ``--measure CONFIG`` (the second process)."""
+    parser = argparse.ArgumentParser(
+        prog="bench/games.py",
+        description=(
+            "Create N 8-player Lupus games (Table.new then GameStore.create) and print the "
+            "wall and CPU time, then load them all in a fresh process as `pbem serve` does "
+            "and print the load time, peak RSS and the idle poll cycle's median and max."
+        ),
+    )
+    parser.add_argument(
+        "count", nargs="?", type=int, metavar="N", help="how many games (default 1000)"
+    )
+    parser.add_argument("--games", type=int, metavar="N", help="the same as the positional N")
+    parser.add_argument(
+        "--measure",
+        type=Path,
+        metavar="CONFIG",
+        help="only load the games of this daemon config and time idle cycles (the second "
+        "process the bench starts itself)",
+    )
+    args = parser.parse_args(argv)
+    if args.count is not None and args.games is not None and args.count != args.games:
+        parser.error("give N once: positionally or with --games")
+    if args.games is None:
+        args.games = 1000 if args.count is None else args.count
+    return args
+
+
 def main() -> None:
-    if len(sys.argv) > 2 and sys.argv[1] == "--measure":
-        asyncio.run(measure(Path(sys.argv[2])))
+    args = arguments()
+    if args.measure is not None:
+        asyncio.run(measure(args.measure))
         return
-    args = [a for a in sys.argv[1:] if a != "--games"]
-    n = int(args[0]) if args else 1000
+    n = args.games
     from tests.support.daemon_process import env, write_config
     from tests.support.mailstack import MODERATOR, MailStack
 
@@ -98,13 +128,17 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="pbembench") as d:
             tmp = Path(d)
             cfg = write_config(stack, tmp, engine="pbem.table:Table")
-            t, cpu = time.perf_counter(), time.process_time()
+            t, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
             create(tmp / "data", n)
-            # the CPU time too (user + system, the fsyncs' share included): on a shared
-            # machine the wall clock counts the others' disk and CPU load
+            wall, after = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF)
+            user = after.ru_utime - before.ru_utime
+            system = after.ru_stime - before.ru_stime
+            # the CPU time too, user and system apart: on a shared machine the wall clock
+            # counts the others' disk and CPU load, and the system time the kernel's state
+            # (the same mkdir and open cost ten times more some minutes: issue 23)
             print(
-                f"created {n} games in {time.perf_counter() - t:.1f} s "
-                f"(CPU {time.process_time() - cpu:.1f} s)"
+                f"created {n} games in {wall:.1f} s "
+                f"(CPU {user + system:.1f} s: user {user:.2f} s, system {system:.2f} s)"
             )
             r = subprocess.run([sys.executable, __file__, "--measure", str(cfg)], env=env())
             if r.returncode != 0:

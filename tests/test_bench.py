@@ -44,6 +44,25 @@ def test_games_and_ingest_benches_print_every_figure() -> None:
         assert all(f.read(out) is not None for f in bench.figures), (name, out)
 
 
+def test_games_bench_reads_its_count_either_way_and_explains_itself() -> None:
+    """``bench/games.py --help`` used to crash on ``int('--help')``: its arguments are
+    parsed, N given positionally (as ``bench/compare.py`` does) or with ``--games``."""
+    from bench.games import arguments
+
+    assert arguments([]).games == 1000
+    assert arguments(["7"]).games == 7 and arguments(["--games", "9"]).games == 9
+    assert arguments(["0"]).games == 0
+    helped = subprocess.run(
+        [sys.executable, "bench/games.py", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    ).stdout
+    assert "--games N" in helped and "how many games" in helped, helped
+
+
 def test_compare_prints_the_side_by_side_table_of_whole_runs(capsys: object) -> None:
     main(
         [

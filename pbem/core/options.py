@@ -150,11 +150,18 @@ def _coerce(name: str, value: Any, hint: Any) -> Any:
 def options_to_json(options: Any) -> dict[str, Any]:
     """The options as a JSON-able mapping (durations in seconds)."""
     out: dict[str, Any] = {}
-    for f in dataclasses.fields(options):
-        value = getattr(options, f.name)
+    for name in _field_names(typing.cast(Hashable, type(options))):
+        value = getattr(options, name)
         if isinstance(value, timedelta):
             value = value.total_seconds()
         elif isinstance(value, tuple):
             value = list(value)
-        out[f.name] = value
+        out[name] = value
     return out
+
+
+@functools.cache
+def _field_names(cls: Hashable) -> tuple[str, ...]:
+    """An options class's field names, in order (``dataclasses.fields`` builds them per call,
+    and every game's setup writes its options: 1,000 games created, issue 23)."""
+    return tuple(f.name for f in dataclasses.fields(typing.cast(type, cls)))

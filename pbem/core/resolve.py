@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pbem.core.events import Event, Resolved
+from pbem.core.frozen import quick_init
 from pbem.core.ids import PlayerId
 
 S = TypeVar("S")
 
 
+@quick_init  # a few made at every night close of every game (issue 23): pbem.core.frozen
 @dataclass(frozen=True)
 class Intent:
     """Something that happens at resolution unless a hook vetoes it."""
@@ -33,6 +35,7 @@ class Intent:
     data: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Veto:
     """A hook's decision to stop an intent, with the events it causes (e.g. a charge used)."""

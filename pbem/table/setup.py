@@ -53,25 +53,7 @@ class TableSetup:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> TableSetup:
         """Validate a setup mapping; SetupError names the first problem."""
-        known = {
-            "game",
-            "game_id",
-            "seed",
-            "lang",
-            "players",
-            "options",
-            "roles",
-            "leftover",
-            "moderator",
-            "list",
-            "timezone",
-            "start",
-            "admins",
-            "deal_salt",
-            "seed_scheme",
-            "bench",
-        }
-        unknown = sorted(set(data) - known)
+        unknown = sorted(data.keys() - _KNOWN_KEYS)
         if unknown:
             raise SetupError(f"setup: unknown key {unknown[0]!r}")
         game = data.get("game")
@@ -139,6 +121,29 @@ class TableSetup:
         )
 
 
+_KNOWN_KEYS = frozenset(
+    {
+        "game",
+        "game_id",
+        "seed",
+        "lang",
+        "players",
+        "options",
+        "roles",
+        "leftover",
+        "moderator",
+        "list",
+        "timezone",
+        "start",
+        "admins",
+        "deal_salt",
+        "seed_scheme",
+        "bench",
+    }
+)
+"""The keys a setup may hold (:meth:`TableSetup.from_mapping`)."""
+
+
 def _player(data: object, lang: str) -> PlayerSpec:
     if (
         not isinstance(data, dict)
@@ -170,9 +175,10 @@ def _check_unique(players: Sequence[PlayerSpec]) -> None:
     seen_names: set[str] = set()
     seen_mails: set[str] = set()
     for p in players:
-        if fold(p.name) in seen_names:
+        name, mail = fold(p.name), p.email.lower()
+        if name in seen_names:
             raise SetupError(f"setup: two players are called {p.name} (names are case-insensitive)")
-        if p.email.lower() in seen_mails:
+        if mail in seen_mails:
             raise SetupError(f"setup: two players share the address {p.email}")
-        seen_names.add(fold(p.name))
-        seen_mails.add(p.email.lower())
+        seen_names.add(name)
+        seen_mails.add(mail)

@@ -14,6 +14,7 @@ with. Each refusal names the problem (issue 10, items 12, 18 and 19):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -30,13 +31,17 @@ LATEST_START = 9000
 phases remain before the calendar ends (``datetime`` stops at 9999)."""
 EARLIEST_START = 1970
 
+_name_problem = functools.lru_cache(maxsize=1024)(name_problem)
+""":func:`name_problem` kept per name: a pure check of a string, asked of every player of every
+game created (1,000 games, issue 23), where the same nicknames come back."""
+
 
 def check_new_setup(
     players: Sequence[PlayerSpec], admins: Sequence[str], timezone: str, start: datetime
 ) -> None:
     """Raise :class:`SetupError` naming the first problem of a new game's setup."""
     for player in players:
-        problem = name_problem(player.name)
+        problem = _name_problem(player.name)
         if problem is not None:
             raise SetupError(f"setup: player name {player.name!r} {problem}")
         if not is_mailable(player.email):

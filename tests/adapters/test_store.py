@@ -228,6 +228,21 @@ def test_create_writes_the_head_once_and_never_reads_it_back(
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}, {"e": 2}]
 
 
+def test_a_new_head_is_the_same_bytes_whatever_mapping_holds_its_events(tmp_path: Path) -> None:
+    """The engine's encoded events (dicts) are written as they are, without a copy each
+    (issue 23); any other mapping gives the same head."""
+    from types import MappingProxyType
+
+    from pbem.adapters.store.atomic_db import AtomicStorage
+
+    events = [{"type": "E", "n": i, "to": ["Ann"]} for i in range(3)]
+    GameStore.create(tmp_path / "a", "g", {"game": "x"}, events, [])
+    GameStore.create(tmp_path / "b", "g", {"game": "x"}, [MappingProxyType(e) for e in events], [])
+    head = tmp_path / "a" / "games" / "g" / "head.json"
+    assert head.read_bytes() == (tmp_path / "b" / "games" / "g" / "head.json").read_bytes()
+    assert AtomicStorage(head, readonly=True).path is head  # kept, not parsed again
+
+
 def test_a_new_heads_data_and_both_directory_entries_are_fsynced_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -265,6 +280,71 @@ def test_a_new_heads_data_and_both_directory_entries_are_fsynced_at_once(
     inodes = {games.stat().st_ino, (games / "g1").stat().st_ino}
     assert set(log[:2]) == inodes and log[2:] == ["file", "rename"]
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
+
+
+def test_a_creation_opens_and_stats_only_what_it_must(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (1,000 games created): once ``games`` exists, a creation opens its new head
+    and, once each for their fsyncs, its new directory and ``games`` (the new directory,
+    made with the right access, needs no descriptor to be checked), and never asks whether
+    ``games`` is a directory; the first game of a state directory makes ``games`` itself."""
+    GameStore.create(tmp_path, "g0", {"game": "x"}, [], [])  # the first: makes ``games``
+    opened: list[str] = []
+    checked: list[Path] = []
+    real_open, real_is_dir = os.open, Path.is_dir
+
+    def open_(path: Any, *args: Any, **kwargs: Any) -> int:
+        opened.append(Path(path).name)
+        return real_open(path, *args, **kwargs)
+
+    def is_dir(self: Path) -> bool:
+        checked.append(self)
+        return real_is_dir(self)
+
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(Path, "is_dir", is_dir)
+    GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
+    assert sorted(opened) == [".creating-g1", "games", "head.json"] and checked == []
+    monkeypatch.undo()
+    assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
+    assert stat.S_IMODE((tmp_path / "games" / "g1").stat().st_mode) == 0o700
+
+
+def test_a_directorys_failed_fsync_is_raised_once_every_fsync_is_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F7: a creation returns only once its file and every directory are durable; a
+    directory whose fsync fails fails the creation, after the others' fsyncs end (no answer
+    left behind for the next creation, which waits for its own)."""
+    from pbem.adapters.store.directories import fsync_with_directories
+
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT, 0o600)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    real_fsync = os.fsync
+    synced: list[int] = []
+
+    def fsync(n: int) -> None:
+        ino = os.fstat(n).st_ino
+        if ino == bad.stat().st_ino:
+            raise OSError(errno.EIO, "a disk error")
+        real_fsync(n)
+        synced.append(ino)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    try:
+        with pytest.raises(FileNotFoundError):  # not even opened: nothing handed over
+            fsync_with_directories(fd, (tmp_path / "gone", tmp_path))
+        with pytest.raises(OSError, match="a disk error"):
+            fsync_with_directories(fd, (bad, tmp_path))
+        assert sorted(synced) == sorted([os.fstat(fd).st_ino, tmp_path.stat().st_ino])
+        synced.clear()
+        fsync_with_directories(fd, (tmp_path, tmp_path.parent))
+        inodes = {tmp_path.stat().st_ino, tmp_path.parent.stat().st_ino, os.fstat(fd).st_ino}
+        assert sorted(synced) == sorted(inodes)
+    finally:
+        os.close(fd)
 
 
 def _cut_creation(root: Path, game_id: str, where: str) -> None:

@@ -19,7 +19,7 @@ from pbem.core.errors import (
 )
 from pbem.core.events import COMMON_EVENTS, EventCodec, Notice, PhaseStarted, PlayerDied, private
 from pbem.core.match import fold, match_name
-from pbem.core.options import parse_duration, parse_options
+from pbem.core.options import options_to_json, parse_duration, parse_options
 from pbem.core.resolve import Intent, Veto, resolve
 
 NAMES = ["Élodie", "Eloise", "bob", "Bobby", "carol"]
@@ -159,6 +159,27 @@ def test_options_defaults_validation_and_durations() -> None:
             parse_options(Opts, bad)
     assert parse_duration(30) == timedelta(seconds=30)
     assert parse_duration("2d") == timedelta(days=2)
+
+
+@pytest.mark.parametrize(
+    "game", ["lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula"]
+)
+def test_options_are_written_field_by_field_as_the_dataclass_declares_them(game: str) -> None:
+    """Every game's setup writes its options (``GameCreated``): the field names are read once
+    per options class (issue 23), and give what ``dataclasses.fields`` gives, in its order."""
+    import dataclasses
+
+    from pbem.games import rules_for
+
+    cls = rules_for(game).options_type
+    options = parse_options(cls, None)
+    written = options_to_json(options)
+    assert list(written) == [f.name for f in dataclasses.fields(cls)]
+    for name, value in written.items():
+        fresh = getattr(options, name)
+        if isinstance(fresh, timedelta):
+            fresh = fresh.total_seconds()
+        assert value == (list(fresh) if isinstance(fresh, tuple) else fresh)
 
 
 @dataclass(frozen=True)

@@ -75,3 +75,15 @@ def test_a_setup_with_a_joiner_in_a_name_is_refused() -> None:
     players = [{"name": n, "email": f"p{i}@x.org"} for i, n in enumerate(["A et B", *"CDEFGHI"])]
     with pytest.raises(SetupError, match="separates two names"):
         Table.new({"game": "lupus-in-tabula", "players": players}, EPOCH)
+
+
+def test_a_kept_name_check_says_what_a_fresh_one_says_lup_d28() -> None:
+    """Issue 23: every new game checks its players' names through a bounded cache of
+    :func:`name_problem` (the same nicknames come back game after game); asked once or
+    again, it gives the fresh check's answer, refusals included (LUP-D28)."""
+    from pbem.table.setup_check import _name_problem
+
+    names = ["Jean Pierre", "Jean  Pierre", "Jean et Marie", "Fin", "_Neo_", "Zoé", "x" * 31]
+    for _ in range(2):
+        assert [_name_problem(n) for n in names] == [name_problem(n) for n in names]
+    assert _name_problem.cache_info().maxsize == 1024

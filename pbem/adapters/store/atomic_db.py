@@ -135,7 +135,8 @@ class AtomicStorage(Storage):
         clean: bool = True,
     ) -> None:
         super().__init__()
-        self.path = Path(path)
+        # a Path as it is: ``Path(path)`` parses every part again (each game's head, issue 23)
+        self.path = path if isinstance(path, Path) else Path(path)
         self.fault = fault
         self.readonly = readonly
         # ``data``: a file just written in a new directory; not ``clean``: the caller cleans

@@ -13,8 +13,9 @@ import contextlib
 import os
 import stat
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from queue import SimpleQueue
+from threading import Thread
 
 
 def fsync_dir(directory: Path) -> None:
@@ -30,19 +31,53 @@ _SYNC_THREADS = 2
 """A creation's fsyncs beside the caller's own: the new game's directory and the games
 directory (:meth:`pbem.adapters.store.GameStore.create`)."""
 
-_syncer: tuple[int, ThreadPoolExecutor] | None = None
+
+_Reply = SimpleQueue[BaseException | None]
 
 
-def _directory_syncer() -> ThreadPoolExecutor:
+class _DirectorySyncer:
+    """Threads that fsync the directories they are handed, one each, and hand back how it
+    went: C queues and no futures (a creation's handoff, issue 23: a pool's futures cost more
+    Python than the creation's own writes). Each call waits on a queue of its own, so a
+    caller interrupted while waiting leaves no answer behind for the next one."""
+
+    def __init__(self, threads: int) -> None:
+        self.jobs: SimpleQueue[tuple[int, _Reply]] = SimpleQueue()
+        for n in range(threads):
+            Thread(target=self._work, name=f"pbem-dirsync-{n}", daemon=True).start()
+
+    def _work(self) -> None:
+        jobs = self.jobs
+        while True:
+            fd, reply = jobs.get()
+            try:
+                os.fsync(fd)
+            except BaseException as exc:  # handed to the caller, who raises it
+                reply.put(exc)
+            else:
+                reply.put(None)
+
+
+_syncer: _DirectorySyncer | None = None
+
+
+def _directory_syncer() -> _DirectorySyncer:
     """The worker threads of :func:`fsync_with_directories`, made on first use and made again
-    in a forked child (a pool's threads do not survive a fork)."""
+    in a forked child (threads do not survive a fork: :func:`_forget_syncer`)."""
     global _syncer
-    if _syncer is None or _syncer[0] != os.getpid():
-        _syncer = (
-            os.getpid(),
-            ThreadPoolExecutor(_SYNC_THREADS, thread_name_prefix="pbem-dirsync"),
-        )
-    return _syncer[1]
+    if _syncer is None:
+        _syncer = _DirectorySyncer(_SYNC_THREADS)
+    return _syncer
+
+
+def _forget_syncer() -> None:
+    """In a forked child: the parent's threads are not there (asked of the kernel at each fork,
+    not by a ``getpid`` at each creation)."""
+    global _syncer
+    _syncer = None
+
+
+os.register_at_fork(after_in_child=_forget_syncer)
 
 
 def fsync_with_directories(fd: int, directories: Sequence[Path]) -> None:
@@ -53,17 +88,32 @@ def fsync_with_directories(fd: int, directories: Sequence[Path]) -> None:
     directories' fsyncs run in worker threads while this one fsyncs the file: on a journaling
     file system (ext4) they then ride in the one journal commit the first of them forces,
     instead of costing a disk cache flush each, one after the other (a game's creation: one
-    commit instead of three, issue 23)."""
+    commit instead of three, issue 23). Every directory's fsync is waited for, even when the
+    file's fails; the first error is raised. The directories are opened by the caller."""
     if not directories:
         os.fsync(fd)
         return
-    pool = _directory_syncer()
-    synced = [pool.submit(fsync_dir, directory) for directory in directories]
+    jobs = _directory_syncer().jobs
+    reply: _Reply = SimpleQueue()
+    # opened here, the workers only fsync: one wait for the interpreter's lock each
+    opened: list[int] = []
     try:
-        os.fsync(fd)
+        for directory in directories:
+            opened.append(os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        for dir_fd in opened:
+            jobs.put((dir_fd, reply))
+        failed: BaseException | None = None
+        try:
+            os.fsync(fd)
+        finally:
+            for _ in opened:
+                outcome = reply.get()
+                failed = failed or outcome
+        if failed is not None:
+            raise failed
     finally:
-        for done in synced:
-            done.result()
+        for dir_fd in opened:
+            os.close(dir_fd)
 
 
 def _tree_owner(directory: Path, st: os.stat_result) -> int:
@@ -95,6 +145,10 @@ def share_like_parent(target: int | Path, parent: Path, directory: bool = False)
     if isinstance(target, int):
         _share_fd(target, parent, directory)
         return
+    # read without opening first: a directory made as it should be (the usual case, a game's
+    # creation: issue 23) needs no descriptor; a symbolic link never passes for one
+    if _changes(os.stat(parent), parent, os.lstat(target), directory) == _UNCHANGED:
+        return
     fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
         _share_fd(fd, parent, directory)
@@ -102,24 +156,36 @@ def share_like_parent(target: int | Path, parent: Path, directory: bool = False)
         os.close(fd)
 
 
-def _share_fd(fd: int, parent: Path, directory: bool) -> None:
-    st = os.stat(parent)
+_UNCHANGED = (-1, -1, None)
+
+
+def _changes(
+    st: os.stat_result, parent: Path, mine: os.stat_result, directory: bool
+) -> tuple[int, int, int | None]:
+    """The owner, group and mode to give an entry whose status is ``mine``, made in ``parent``
+    (status ``st``): -1 for an id, None for the mode, left as they are."""
     shared = bool(st.st_mode & stat.S_IWGRP)
     modes = {(True, True): 0o2770, (True, False): 0o700, (False, True): 0o660}
     mode = modes.get((directory, shared), 0o600)
-    mine = os.fstat(fd)
     uid, gid = -1, -1
     if os.geteuid() == 0:
         owner = _tree_owner(parent, st) if shared else st.st_uid
         uid = owner if mine.st_uid != owner else -1
     if shared and mine.st_gid != st.st_gid:
         gid = st.st_gid
+    if stat.S_IMODE(mine.st_mode) != mode or uid != -1 or gid != -1:
+        return uid, gid, mode  # the mode after chown, which drops a setgid bit
+    return _UNCHANGED
+
+
+def _share_fd(fd: int, parent: Path, directory: bool) -> None:
+    uid, gid, mode = _changes(os.stat(parent), parent, os.fstat(fd), directory)
     if uid != -1 or gid != -1:
         # a non-member cannot give a file to a group: the owner's access still holds
         with contextlib.suppress(PermissionError):
             os.fchown(fd, uid, gid)
-    if stat.S_IMODE(mine.st_mode) != mode or uid != -1 or gid != -1:
-        os.fchmod(fd, mode)  # after chown, which drops a setgid bit
+    if mode is not None:
+        os.fchmod(fd, mode)
 
 
 def make_dirs(directory: Path) -> None:

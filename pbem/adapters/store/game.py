@@ -134,13 +134,16 @@ class GameStore:
         The rename is also what the daemon's scan notices (:func:`games_stamp`).
         """
         games = root / "games"
-        make_dirs(games)
         final = games / game_id
         if final.exists():
             raise StoreError(f"game {game_id} already exists in {games}")
         creating = games / (CREATING_PREFIX + game_id)
         try:
-            os.mkdir(creating, 0o700)
+            try:
+                os.mkdir(creating, 0o700)
+            except FileNotFoundError:  # the state's first game: ``games`` made first, durably
+                make_dirs(games)
+                os.mkdir(creating, 0o700)
         except FileExistsError:
             if _finish_creation(creating, final):  # a creation cut after its head was whole
                 raise StoreError(f"game {game_id} already exists in {games}") from None
@@ -456,8 +459,11 @@ def _new_head(
         "outbox": {str(i + 1): dict(r) for i, r in enumerate(outbox)},
         "deadlines": {},
     }
-    for i, ev in enumerate(events):
-        data["events"][str(i + 1)] = {"seq": i + 1, "event": dict(ev)}
+    # the events as they are when they are dicts (the engine's encoding): only written here
+    data["events"] = {
+        str(i): {"seq": i, "event": ev if type(ev) is dict else dict(ev)}
+        for i, ev in enumerate(events, 1)
+    }
     data["meta"]["1"]["seq"] = len(events)
     return encode_envelope(data)
 

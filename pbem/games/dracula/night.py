@@ -110,8 +110,9 @@ def _default_room(
 
 def close_rooms(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     s = b.state
+    orders = s.orders
     for p in s.living():  # AMB-003: missing room choice -> a random ordinary room
-        if s.order_of(p, "room") is None and must_choose_room(s, p):
+        if (p, "room") not in orders and must_choose_room(s, p):
             _default_room(b, p, rng, ORDINARY)
     s = b.state
     t = thread(s)
@@ -166,31 +167,31 @@ def open_magnifier(
     s = b.state
     end = now + s.options.magnifier
     b.add(PhaseStarted("magnifier", s.number, {"magnifier": end}))
+    t, deadline = thread(s), iso(end)
     for naming in alone:
         partner = s.named_partner(naming)
-        b.note(
-            private("dracula/partner_key", [naming], thread(s), partner=partner, deadline=iso(end))
-        )
+        b.note(private("dracula/partner_key", [naming], t, partner=partner, deadline=deadline))
     for user in users:  # ORD-06: all reports at once, nobody gets a second one
         b.note(
             private(
                 "dracula/magnifier_report",
                 [user],
-                thread(s),
+                t,
                 report=magnifier_report(s, user, users),
                 pairs=[{"naming": a, "named": n} for a, n in s.pairs.items()],
-                deadline=iso(end),
+                deadline=deadline,
             )
         )
 
 
 def close_magnifier(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     s = b.state
+    orders = s.orders
     for p in s.living():
         if (
-            (s.order_of(p, "magnifier") is not None or s.left_to_choose(p))
-            and s.order_of(p, "room") is None
-            and s.order_of(p, "key") is None
+            ((p, "magnifier") in orders or s.left_to_choose(p))
+            and (p, "room") not in orders
+            and (p, "key") not in orders
             and (s.named_partner(p) is None or s.left_to_choose(p))
             and p not in s.designated
         ):
@@ -208,12 +209,17 @@ def fix_positions(b: Batch[DraculaState], now: datetime) -> None:
                 continue  # AMB-031: he chose his own room
             room = s.position(naming)
             b.note(private("dracula/partner_room", [naming], t, partner=named, room=room))
-    keys = [p for p in s.living() if (p, "key") in s.orders]
-    for user in keys:  # DRA-313, NTF-15
+    key_used, painting = False, None
+    for (_, verb), order in s.orders.items():  # one pass: any key used, the painting
+        if verb == "key":
+            key_used = True
+        elif verb == "paint" and painting is None:
+            painting = order
+    keys = [p for p in s.living() if (p, "key") in s.orders] if key_used else []
+    if keys:  # DRA-313, NTF-15: each key user joins the designated in the sanctuary
         others = [p for p in s.designated if s.seats[p].alive]
-        if others:
+        for user in keys if others else ():
             b.note(private("dracula/key_joined", others, t, user=user))
-    painting = next((o for (_, v), o in s.orders.items() if v == "paint"), None)
     if painting is not None:  # DRA-390, DRA-391, AMB-057
         room = s.position(painting.actor)
         if room in ORDINARY and room not in s.paintings:
@@ -328,15 +334,22 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
     _default_bites(b, rng)
     before = b.state
     t = thread(before)
-    garlic_rooms = set(before.room_of_use("garlic"))
 
     def room_of(p: PlayerId) -> str:
         return before.position(p) or SANCTUARY
 
     intents: list[Intent] = []
-    rank = {p: i for i, p in enumerate(before.order)}
-    acts = [(key, o) for key, o in before.orders.items() if key[1] in ("stake", "bite")]
-    for (actor, verb), order in sorted(acts, key=lambda kv: rank[kv[0][0]]):
+    acts: list[tuple[tuple[PlayerId, str], Order]] = []
+    dance: Order | None = None  # the night's one waltz (DRA-400), read below
+    for key, o in before.orders.items():
+        if key[1] in ("stake", "bite"):
+            acts.append((key, o))
+        elif key[1] == "dance" and dance is None:
+            dance = o
+    if len(acts) > 1:  # in the table's order (most nights one bite: nothing to sort)
+        rank = {p: i for i, p in enumerate(before.order)}
+        acts.sort(key=lambda kv: rank[kv[0][0]])
+    for (actor, verb), order in acts:
         if verb == "stake" and before.seats[actor].alive:
             intents.append(Intent("stake", order.targets[0], "stake", ORD_STAKES, (actor,)))
         if verb == "bite" and before.seats[actor].alive:
@@ -349,7 +362,8 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
         return None
 
     def garlic(s: DraculaState, i: Intent) -> Veto | None:  # DRA-281
-        return Veto("garlic") if i.kind == "bite" and room_of(i.actors[0]) in garlic_rooms else None
+        garlicked = i.kind == "bite" and before.used_in("garlic", room_of(i.actors[0]))
+        return Veto("garlic") if garlicked else None
 
     def already_vampire(s: DraculaState, i: Intent) -> Veto | None:  # DRA-115
         if i.kind == "bite" and not before.seats[i.target].human:
@@ -440,7 +454,6 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
         for f in stakes:
             if f.outcome == "dies":  # DRA-326, NTF-26
                 b.note(private("dracula/staked_dead", [f.targets[0]], t))
-    dance = next((o for (_, v), o in before.orders.items() if v == "dance"), None)
     if dance is not None:  # AMB-049: a dance ordered by a staked holder still happens
         b.add(Danced(dance.actor, dance.targets[0]))
         b.add(Fact("dance", room_of(dance.actor), dance.actor, dance.targets))
@@ -573,7 +586,15 @@ def candle_report(s: DraculaState, room: str) -> dict[str, Any]:
 def end_night(b: Batch[DraculaState], now: datetime) -> None:
     s = b.state
     t = thread(s)
-    curses = [o for (_, v), o in s.orders.items() if v.startswith("curse")]  # AMB-053
+    curses: list[Order] = []  # AMB-053
+    defaults: dict[PlayerId, list[dict[str, Any]]] = {}
+    for (actor, verb), order in s.orders.items():  # one pass: the curses and AMB-003's defaults
+        if verb.startswith("curse"):
+            curses.append(order)
+        if order.default:
+            defaults.setdefault(actor, []).append(
+                {"verb": verb, "word": order.word or "", "targets": list(order.targets)}
+            )
     for curse in curses:  # DRA-370 … DRA-372
         b.add(Fact("curse", s.position(curse.actor) or SANCTUARY, curse.actor, curse.targets))
         for target in curse.targets:
@@ -585,13 +606,7 @@ def end_night(b: Batch[DraculaState], now: datetime) -> None:
             b.note(private("dracula/candle_report", present, t, **candle_report(s, room)))
     for p in s.newly_cursed if s.options.curse_notice == "end_of_night" else ():
         b.note(private("dracula/cursed", [p], t))  # ORD-23, DRA-373, NTF-35, AMB-054
-    defaults: dict[PlayerId, list[dict[str, Any]]] = {}
-    for (actor, verb), order in s.orders.items():  # AMB-003, NTF-37
-        if order.default:
-            defaults.setdefault(actor, []).append(
-                {"verb": verb, "word": order.word or "", "targets": list(order.targets)}
-            )
-    for p, items in defaults.items():
+    for p, items in defaults.items():  # AMB-003, NTF-37
         b.note(private("dracula/defaults", [p], t, defaults=items))
 
 
@@ -664,17 +679,13 @@ def lost_objects(state: DraculaState) -> Mapping[str, list[str]]:
 
 def curse_reminders(b: Batch[DraculaState], deadline: datetime) -> None:
     s = b.state
-    for p in s.living():  # AMB-056.8, NTF-45
-        if s.seats[p].cursed:
-            b.note(
-                private(
-                    "dracula/curse_reminder",
-                    [p],
-                    thread(s, "day"),
-                    day=s.number,
-                    deadline=iso(deadline),
-                )
-            )
+    seats = s.seats
+    cursed = [p for p in s.living() if seats[p].cursed]
+    if not cursed:
+        return
+    t, day, due = thread(s, "day"), s.number, iso(deadline)
+    for p in cursed:  # AMB-056.8, NTF-45
+        b.note(private("dracula/curse_reminder", [p], t, day=day, deadline=due))
 
 
 __all__ = [

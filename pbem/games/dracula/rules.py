@@ -349,14 +349,9 @@ class Dracula(Orders, Rules[DraculaState]):
             )
         s = b.state
         cursed_defaults: list[dict[str, str]] = []
-        if s.number >= 1:
+        if s.number >= 1 and s.options.curse_default != "none":
             for p in s.living():  # AMB-056.6
-                if (
-                    s.seats[p].cursed
-                    and p not in s.declared
-                    and p not in designated
-                    and s.options.curse_default != "none"
-                ):
+                if s.seats[p].cursed and p not in s.declared and p not in designated:
                     room = rng.choice(ORDINARY)
                     b.add(Declared(p, room, default=True))
                     if s.options.curse_default == "random_public":
