@@ -76,6 +76,21 @@ def test_a_tally_is_two_small_tables_and_names_are_bold() -> None:
     assert rows == [("Bob", "2"), ("Alice", "0")]
 
 
+def test_a_tallys_vote_rows_are_kept_and_read_as_made_afresh() -> None:
+    """Each ``voter → target`` row is made once while kept (the same in each tally of its
+    round, issue 23): a tally's page with every row kept reads as one made with none kept."""
+    names = html._longest_first(tuple(NAMES))
+    later = TALLY.replace("  Carole → Bob\n", "  Carole → Bob\n  Bob → Alice (ghost)\n")
+    fresh = [to_html("[g] Jour 2 : décompte", text, names=NAMES) for text in (TALLY, later)]
+    html._arrow_row.cache_clear()
+    html._run.cache_clear()
+    again = [to_html("[g] Jour 2 : décompte", text, names=NAMES) for text in (TALLY, later)]
+    assert again == fresh
+    assert html._arrow_row.cache_info().hits == 2 and html._arrow_row.cache_info().misses == 3
+    made = html._arrow_row.__wrapped__("Bob → Alice (ghost)", names)
+    assert made in again[1] and "<b>Alice</b>" in made
+
+
 def test_a_whole_name_only_is_bold() -> None:
     page = to_html("s", "Anne et Ann votent.\n", names=["Ann"])
     assert "Anne et <b>Ann</b> votent." in page

@@ -260,6 +260,18 @@ def test_thread_keys_of_every_game_name_their_phase(
     assert phase_of("g/replies") is None and phase_of("g/desk") is None and phase_of("g/") is None
 
 
+def test_a_thread_keys_phase_is_read_once_per_phase_of_any_game_as_read_afresh() -> None:
+    """Every receipt reads the phase in play (``Table.thread``): a thread key's phase is kept
+    by the key's own part, shared by every game (issue 23), and equal to a fresh reading."""
+    threads._phase.cache_clear()
+    keys = ("night-2", "day-3", "opening", "round-1-morning-3", "round-2-final", "replies", "")
+    for game in ("g1", "g2", "village1"):
+        for key in keys:
+            kept = phase_of(f"{game}/{key}")
+            assert kept == threads._phase.__wrapped__(key)
+    assert threads._phase.cache_info().misses == len(keys)
+
+
 def _gmail_reply(parent: EmailMessage, parent_id: str) -> list[str]:
     """In-Reply-To and References as Gmail and Apple Mail write them in a plain Reply."""
     return [parent_id, " ".join([*_refs(parent), parent_id])]

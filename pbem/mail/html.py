@@ -347,11 +347,7 @@ def _list(items: Sequence[str], names: tuple[str, ...]) -> str:
     """Indented lines: a table of ``a → b`` rows, else a list (deeper lines continue an item)."""
     top = [item.strip() for item in items if not item.startswith("    ")]
     if top and len(top) == len(items) and all(" → " in item for item in top):
-        rows = "".join(
-            f"<tr>{_cell(left, names)}{_cell('→', names, muted=True)}{_cell(right, names)}</tr>"
-            for left, _arrow, right in (item.partition(" → ") for item in top)
-        )
-        return _table(rows)
+        return _table("".join([_arrow_row(item, names) for item in top]))
     entries: list[list[str]] = []
     for item in items:
         if item.startswith("    ") and entries:
@@ -370,6 +366,13 @@ def _list(items: Sequence[str], names: tuple[str, ...]) -> str:
     if all(entry[0][:1] in _MARKERS for entry in entries):  # « ✗ line »: its mark, no bullet
         return f'<ul style="margin:0 0 12px;padding-left:4px;list-style:none">{lis}</ul>'
     return f'<ul style="margin:0 0 12px;padding-left:22px">{lis}</ul>'
+
+
+@functools.lru_cache(maxsize=4096)  # a vote's row, the same in each tally of its round
+def _arrow_row(item: str, names: tuple[str, ...]) -> str:
+    """One ``voter → target`` line as a row of :func:`_list`'s table."""
+    left, _arrow, right = item.partition(" → ")
+    return f"<tr>{_cell(left, names)}{_cell('→', names, muted=True)}{_cell(right, names)}</tr>"
 
 
 _MARKERS = frozenset("✓✗·•–—*→")

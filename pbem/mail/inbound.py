@@ -149,6 +149,8 @@ def _short_single(msg: Message) -> _Inputs | None:
         return None
     found: dict[str, str] = {}
     for name, value in msg.__dict__["_headers"]:  # what raw_items reads
+        if len(name) not in _READ_WIDTHS:  # From, To, Message-ID...: not lowered
+            continue
         low = name.lower()
         if low in _READ and low not in found:
             if type(value) is not str or not value.isascii():
@@ -166,6 +168,8 @@ def _short_single(msg: Message) -> _Inputs | None:
 
 
 _READ = frozenset({"subject", "content-type", "content-disposition", "content-transfer-encoding"})
+_READ_WIDTHS = frozenset(map(len, _READ))
+"""The widths of :data:`_READ`'s names (a name lowered to one of them is as long as it)."""
 _PLAIN_CLASSES = (Message, EmailMessage)  # a subclass may read its parts its own way
 
 

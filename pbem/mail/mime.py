@@ -208,12 +208,15 @@ def raw_headers(msg: Message, name: str) -> list[str]:
     structured parsers on attacker-written address headers.
     """
     wanted = name.lower()
+    width = len(wanted)
     values = []
     # Message.raw_items is an iterator over a copy of _headers: read in place when it is
     # Message's own (three headers a mail received, issue 23)
     items = msg.__dict__["_headers"] if type(msg) in _PLAIN_CLASSES else msg.raw_items()
     for key, value in items:
-        if key.lower() == wanted:
+        # a name of another width is another header: not lowered (a name lowered to the
+        # ASCII ``wanted`` is as long as it)
+        if len(key) == width and key.lower() == wanted:
             text = value if type(value) is str else str(value)
             # a printable value has no whitespace but " " (str.isprintable refuses every
             # character \s matches but the space): without two in a row, nothing to unfold;

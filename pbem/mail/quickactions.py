@@ -95,8 +95,8 @@ def quick_actions(
     # where a link on each channel goes; None: nowhere (an offline game's "list" or
     # "moderator"), asked once a mail rather than once a link
     addresses = {
-        channel: address if "@" in address else None
-        for channel, address in (("list", list_address), ("private", private_address))
+        "list": list_address if "@" in list_address else None,
+        "private": private_address if "@" in private_address else None,
     }
     for spec, able in found_specs:
         found: list[QuickAction] = []
@@ -227,16 +227,15 @@ def _asked_line(line: str) -> frozenset[str]:
     return frozenset(fold(word) for word in words if word.isupper())
 
 
-def _asked(text: str) -> set[str]:
+@functools.lru_cache(maxsize=256)  # a notice's text, the same in each of its readers' mails
+def _asked(text: str) -> frozenset[str]:
     """The folded keywords ``text`` names, in capitals as every prompt writes them («
     ÉCHARPE » too). Read per line and kept (a word never spans two lines): the regex over a
     whole mail was a tenth of its quick actions (issue 23)."""
-    asked: set[str] = set()
-    for line in text.split("\n"):
-        words = _asked_line(line)
-        if words:
-            asked |= words
-    return asked
+    return _NONE_ASKED.union(*map(_asked_line, text.split("\n")))
+
+
+_NONE_ASKED: frozenset[str] = frozenset()
 
 
 _CANDIDATES: dict[tuple[Any, ...], tuple[CommandSpec, list[tuple[str, Command, str]]]] = {}
@@ -266,7 +265,7 @@ def _asked_readers(
     rules: Rules[Any],
     state: Any,
     readers: Sequence[PlayerId],
-    asked: set[str],
+    asked: frozenset[str],
     lang: str,
     public: bool,
 ) -> list[tuple[CommandSpec, tuple[PlayerId, ...]]]:

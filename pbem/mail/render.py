@@ -9,7 +9,7 @@ is the Subject, the rest is the body.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Hashable, Iterable, Mapping, MutableMapping
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,8 @@ def templates_root() -> Path:
 class _Environment(jinja2.Environment):
     """jinja's environment, but ``x.key`` on a dict reads the key without first failing to
     read an attribute: the params are dicts (a receipt's lines, a tally's rows), and jinja
-    asks ``getattr`` first, whose AttributeError costs more than the lookup (issue 23)."""
+    asks ``getattr`` first, whose AttributeError costs more than the lookup (issue 23). A key
+    it lacks is jinja's undefined at once (a receipt's ``a.text is defined``)."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -45,8 +46,8 @@ class _Environment(jinja2.Environment):
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
             try:
                 return obj[attribute]
-            except KeyError:
-                pass
+            except KeyError:  # jinja's answer, once getattr and the key both failed
+                return self.undefined(obj=obj, name=attribute)
         return super().getattr(obj, attribute)
 
     def _load_template(
@@ -84,8 +85,8 @@ class Renderer:
         self._exists: dict[tuple[str, str], bool] = {}
         """Whether a template exists, by (template, language): the templates are fixed while
         the process runs (``auto_reload`` off), so one ``stat`` each, not one per refusal."""
-        self._kept: dict[tuple[str, str, str], tuple[str, str]] = {}
-        """Rendered mails by (template, language, params' repr): :meth:`mail_kept`."""
+        self._kept: dict[tuple[str, str, Hashable], tuple[str, str]] = {}
+        """Rendered mails by (template, language, params' repr or content): :meth:`mail_kept`."""
         self._texts: dict[tuple[str, str, str], str] = {}
         """Rendered texts by (template, language, params' repr): :meth:`text_kept`."""
         self._reads: dict[tuple[str, str], frozenset[str] | None] = {}
@@ -185,11 +186,20 @@ class Renderer:
         subject, _, body = self.text(template, lang, params).partition("\n")
         return subject.strip(), body.strip("\n") + "\n"
 
-    def mail_kept(self, template: str, lang: str, params: Mapping[str, Any]) -> tuple[str, str]:
+    def mail_kept(
+        self,
+        template: str,
+        lang: str,
+        params: Mapping[str, Any],
+        content: Hashable | None = None,
+    ) -> tuple[str, str]:
         """:meth:`mail`, kept by the params' ``repr`` for the mails many players are sent alike
         (a receipt says the same to each player who sent the same line in the same phase):
-        ``params`` must be plain data (str, numbers, None, lists and dicts of them)."""
-        key = (template, lang, repr(params))
+        ``params`` must be plain data (str, numbers, None, lists and dicts of them).
+        ``content``: what tells these params apart, equal only for params that render alike,
+        when the caller has it for less than their ``repr`` (a receipt's lines as tuples:
+        the ``repr`` of its dicts was 3 % of a bot game, issue 23)."""
+        key = (template, lang, repr(params) if content is None else content)
         kept = self._kept.get(key)
         if kept is None:
             if len(self._kept) > 1024:  # a long-running daemon: bounded

@@ -108,7 +108,12 @@ _KEY = re.compile(
 def phase_of(thread: str) -> Phase | None:
     """The phase a thread key names (the part after ``game/``), None for no phase (the replies
     to AIDE and REGLES, the desk's notices)."""
-    m = _KEY.match(thread.rpartition("/")[2])
+    return _phase(thread.rpartition("/")[2])
+
+
+@functools.lru_cache(maxsize=256)  # the few phases of any game, read at every receipt (issue 23)
+def _phase(key: str) -> Phase | None:
+    m = _KEY.match(key)
     if m is None:
         return None
     if m["round"] is not None:

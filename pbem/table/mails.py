@@ -49,17 +49,19 @@ def reply_mail(
 ) -> Outgoing:
     """The receipt of one mail: what was accepted, rejected, ignored, and the texts asked."""
     # plain data (the receipt's lines, deadlines as ISO text): kept, most receipts recur
+    title, topic = table.rules.title, "" if reply.accepted or reply.rejected else reply.topic
     subject, body = table.renderer.mail_kept(
         "common/reply",
         lang,
         {
-            "game": table.rules.title,
+            "game": title,
             "accepted": reply.accepted,
             "rejected": reply.rejected,
             "ignored": reply.ignored,
             "extra": reply.extra,
-            "topic": "" if reply.accepted or reply.rejected else reply.topic,
+            "topic": topic,
         },
+        receipt_content(title, reply, topic),
     )
     # a player's receipt belongs to his thread of the phase in play (issue 15); the answers
     # to AIDE and REGLES alone, and the game master's, keep a Subject of their own
@@ -82,9 +84,29 @@ def reply_mail(
     )
 
 
+def receipt_content(title: str, reply: Reply, topic: str) -> tuple[Any, ...]:
+    """What tells a receipt's params apart (:meth:`Renderer.mail_kept`): each line's entry as
+    its (key, value) pairs, in order. Their values are str, None and bool (:class:`Accepted`,
+    :class:`Rejected`), which compare equal only when their ``repr`` is the same."""
+    return (
+        title,
+        topic,
+        tuple([tuple(entry.items()) for entry in reply.accepted]),
+        tuple([tuple(entry.items()) for entry in reply.rejected]),
+        tuple(reply.ignored),
+        tuple(reply.extra),
+    )
+
+
 _OBSERVERS = (ObserverJoined, ObserverLeft)
 """The game master's decisions on observers (a tuple: ``isinstance`` with a union is slower,
 and every event of a step is asked)."""
+
+_MAILING = (Notice, Substituted, AddressChanged, *_OBSERVERS)
+"""The events :func:`step_of` makes mails of."""
+
+_MAILED: dict[type, bool] = {}
+"""Event class -> whether its events are :data:`_MAILING` (bounded: the event classes)."""
 
 
 def step_of(
@@ -106,6 +128,12 @@ def step_of(
         outgoing += body.mails
     # the state the step leads to: the one its prompts' quick actions are for
     for index, event in enumerate(events):
+        cls = type(event)
+        mailed = _MAILED.get(cls)
+        if mailed is None:  # once per event class
+            mailed = _MAILED[cls] = issubclass(cls, _MAILING)
+        if not mailed:  # most of a step's events (an order, a vote): no mail of their own
+            continue
         if isinstance(event, Notice):
             if after is None and not rolls_back(events):
                 after = table.rules.fold((e for e in events if not is_kernel(e)), table.state)

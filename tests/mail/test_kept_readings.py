@@ -131,6 +131,7 @@ SUBJECTS = [
     [("Subject", "TR: Réf. tr: VOTE Bruno"), ("Subject", "second")],
     [("Subject", "=?utf-8?q?VOTE_B=C3=A9r=C3=A9nice?=")],
     [("Subject", "VOTE\n  Bruno  ")],
+    [("SUBJECT", "VOTE Bruno"), ("content-TYPE", "text/plain; charset=utf-8"), ("X-Ray", "1")],
 ]
 
 

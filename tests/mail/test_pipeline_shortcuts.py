@@ -113,8 +113,12 @@ def test_a_lines_capital_words_are_those_its_full_reading_finds(line: str) -> No
 
 @given(_LATIN_TEXT)
 def test_a_mails_keywords_are_those_of_its_lines(text: str) -> None:
-    """A mail names what its lines name."""
-    assert quickactions._asked(text) == set().union(*map(_capital_words, text.split("\n")))
+    """A mail names what its lines name; a text read again (each reader's copy of a notice,
+    issue 23) names the same, from a bounded store."""
+    plain = set().union(*map(_capital_words, text.split("\n")))
+    assert quickactions._asked(text) == plain == quickactions._asked(text)
+    assert type(quickactions._asked(text)) is frozenset  # shared: never to be changed
+    assert quickactions._asked.cache_info().maxsize == 256
 
 
 def test_a_line_beyond_ascii_still_finds_its_accented_keywords() -> None:

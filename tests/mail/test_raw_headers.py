@@ -27,3 +27,23 @@ def test_a_value_reads_as_the_whitespace_regex_unfolds_it(value: str) -> None:
     msg = Message()
     msg._headers.append(("From", value))  # as a parser stores it, unchecked
     assert raw_headers(msg, "from") == [SPACES.sub(" ", value).strip()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["From", "FROM", "from", "Fröm", "Message-ID", "\u212aey", "İd", "To"])
+        | st.text(alphabet=st.characters(codec="utf-8"), max_size=12),
+        max_size=6,
+    ),
+    st.sampled_from(["from", "From", "message-id", "key", "id", "to"]),
+)
+def test_a_header_is_found_by_its_lowered_name_whatever_its_width(
+    names: list[str], wanted: str
+) -> None:
+    # issue 23: a name of another width is not lowered; the headers found are the same
+    msg = Message()
+    for at, name in enumerate(names):
+        msg._headers.append((name, f"v{at}"))
+    found = [f"v{at}" for at, name in enumerate(names) if name.lower() == wanted.lower()]
+    assert raw_headers(msg, wanted) == found

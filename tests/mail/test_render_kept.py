@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.mail.render import Renderer
+from pbem.table.mails import receipt_content
+from pbem.table.step import Reply
 from tests.support.renders import count_renders
 
 
@@ -59,3 +61,46 @@ def test_an_imported_template_is_loaded_once_with_plain_globals() -> None:
     assert type(imported.globals) is dict
     assert first == Renderer().text("lupus/tally", "fr", params)
     assert "Élodie → Chloé" in first and "Chloé 1" in first
+
+
+class _NoRepr(dict[str, Any]):
+    """Params whose ``repr`` must not be asked: the caller gave their content."""
+
+    def __repr__(self) -> str:
+        raise AssertionError("repr asked")
+
+
+def test_a_receipt_is_kept_by_its_lines_and_rendered_as_afresh() -> None:
+    """A receipt's params are told apart by their lines' content (``receipt_content``), not by
+    their ``repr`` (issue 23); each receipt reads as a fresh render, and receipts differing in
+    any value of any line, or in the texts they answer with, are rendered apart."""
+    renderer = Renderer()
+    rendered = count_renders(renderer)
+    deadline = "2026-12-06T18:00:00+00:00"
+    replies = [
+        Reply(accepted=[{"line": "VOTE Bob", "deadline": deadline, "final": False}]),
+        Reply(accepted=[{"line": "VOTE Bob", "deadline": deadline, "final": True}]),
+        Reply(accepted=[{"line": "VOTE Bob", "deadline": None, "final": False}]),
+        Reply(accepted=[{"line": "VOTE Cid", "deadline": deadline, "final": False}]),
+        Reply(rejected=[{"line": "VOTE Zed", "reason": "Zed ne joue pas."}]),
+        Reply(rejected=[{"line": "VOTE Zed", "reason": "Zed est mort."}]),
+        Reply(ignored=["bonjour"], extra=["Rien à signaler."]),
+        Reply(ignored=["bonjour"], extra=["Rien a signaler."]),
+        Reply(extra=["Aide"], topic="help"),
+    ]
+    seen = set()
+    for reply in replies * 2:
+        topic = "" if reply.accepted or reply.rejected else reply.topic
+        params = {
+            "game": "Lupus in Tabula",
+            "accepted": reply.accepted,
+            "rejected": reply.rejected,
+            "ignored": reply.ignored,
+            "extra": reply.extra,
+            "topic": topic,
+        }
+        content = receipt_content("Lupus in Tabula", reply, topic)
+        kept = renderer.mail_kept("common/reply", "fr", _NoRepr(params), content)
+        assert kept == Renderer().mail("common/reply", "fr", params)
+        seen.add(kept)
+    assert len(seen) == len(replies) == len(rendered)
