@@ -20,7 +20,7 @@ from typing import Any
 
 from pbem.core.commands import Command
 from pbem.core.draws import deal_rng, lazy_draw_rng
-from pbem.core.errors import CommandError, PartlyRefused
+from pbem.core.errors import CommandError
 from pbem.core.events import Event, PhaseClosed, VoteSet
 from pbem.core.folded import recall
 from pbem.core.frozen import quick_replace
@@ -132,17 +132,14 @@ class RulesGame:
         else:
             channel = "private"
         if command is not None:
-            try:
-                new = rules.decide(state, actor, command, now, channel)
-            except PartlyRefused as exc:
-                new = list(exc.events)
-            except CommandError:
-                new = []
+            new = rules.decision(state, actor, command, now, channel)
             if new:
                 # the rules' own events are folded (the state the rules built while deciding,
                 # pbem.core.folded), the log takes the stamped copies: no rule reads a vote's
                 # time, so both folds are one state (tests/balance/test_fastgame.py)
-                state = fold(rules, new, state)
+                # one event (most commands) is folded at once: a rule traces only a
+                # decision it folds in steps (pbem.core.folded)
+                state = rules.evolve(state, new[0]) if len(new) == 1 else fold(rules, new, state)
                 ruled += _stamped(new, now)
         if not ruled and state is self._open:
             return
@@ -242,17 +239,24 @@ def play_rules(
     bots: Bots = bot_moves,
     most_rounds: int = 5,
 ) -> RulesGame:
-    """Bots act each phase, then the deadline passes: :func:`pbem.tools.demo.play`'s loop."""
-    outcome = game.rules.outcome  # game.finished, asked after every move that changed it
+    """Bots act each phase, then the deadline passes: :func:`pbem.tools.demo.play`'s loop.
+
+    ``bots`` send only what the rules offer (as :func:`bot_moves` and the informed bots do):
+    a phase in which the rules offer nothing (``Rules.offers_nothing``) has no round."""
+    rules, players, play = game.rules, game.setup.players, game.move
+    outcome = rules.outcome  # game.finished, asked after every move that changed it
+    quiet = rules.offers_nothing
     for _ in range(max_phases):
-        if game.finished or not game.deadlines():
+        # the deadlines as they stand (a state is frozen: its mapping is never changed)
+        opened = game.deadlines()
+        if not opened or outcome(game.state) is not None:
             break
         for _round in range(most_rounds):
-            # the deadlines as they stand (a state is frozen: its mapping is never changed)
-            opened = game.deadlines()
             going = game.state
-            for move in list(bots(game.rules, going, game.setup.players, rng)):
-                game.move(move, now)
+            if quiet(going):  # every bot would pass his turn without a draw
+                break
+            for move in list(bots(rules, going, players, rng)):
+                play(move, now)
                 if game.state is not going:  # a refused command changes no state
                     going = game.state
                     if outcome(going) is not None:
@@ -260,9 +264,14 @@ def play_rules(
             deadlines = game.deadlines()
             if deadlines is opened or all(opened.get(k) == due for k, due in deadlines.items()):
                 break
+            opened = deadlines
         if game.finished:
             break
-        key, when = min(game.deadlines().items(), key=lambda kv: kv[1])
+        deadlines = game.deadlines()
+        if len(deadlines) == 1:  # most phases: one deadline
+            ((key, when),) = deadlines.items()
+        else:
+            key, when = min(deadlines.items(), key=lambda kv: kv[1])
         now = max(now, when)
         game.close(key, now)
     return game

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pbem.core.commands import COMMON_COMMANDS, Command, CommandSpec
-from pbem.core.errors import CommandError, IllegalNow
+from pbem.core.errors import CommandError, IllegalNow, PartlyRefused
 from pbem.core.events import COMMON_EVENTS, Event, EventCodec
 from pbem.core.ids import PlayerId
 from pbem.core.outcome import Outcome
@@ -206,6 +206,27 @@ class Rules(ABC, Generic[S]):
         except CommandError:
             return False
         return True
+
+    def decision(
+        self, state: S, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> list[Event]:
+        """The events :meth:`decide` makes of ``command``, [] where it refuses the whole of
+        it, and the taken part's events where it refuses part (:class:`PartlyRefused`): for a
+        caller who tells nobody why (the rules-only fast path, issue 23). By default
+        ``decide`` itself; a game whose commands are often refused may answer without raising,
+        with the same checks in the same order."""
+        try:
+            return self.decide(state, actor, command, now, channel)
+        except PartlyRefused as exc:
+            return list(exc.events)
+        except CommandError:
+            return []
+
+    def offers_nothing(self, state: S) -> bool:
+        """Whether no player may send any command but HELP or STATUS now (a debate): a round
+        of bots then has nothing to send, and the rules-only fast path skips it (issue 23).
+        True only when sure; False (the default) says nothing."""
+        return False
 
     def refused_to_all(self, state: S, command: Command, channel: str) -> bool:
         """Whether :meth:`allows` refuses ``command`` on ``channel`` whoever sends it (a vote

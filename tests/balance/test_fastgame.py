@@ -12,7 +12,7 @@ import pytest
 
 from pbem.balance.fastgame import RulesGame, _stamped, moves_of, play_rules
 from pbem.core.commands import Command, Player
-from pbem.core.errors import CommandError
+from pbem.core.errors import CommandError, PartlyRefused
 from pbem.core.events import ActionSet, PhaseClosed, PlayerDied, VoteSet
 from pbem.core.folded import recall
 from pbem.core.game import Rules
@@ -87,14 +87,52 @@ def _answers(rules: Rules[Any], state: Any, actor: PlayerId, command: Command) -
         if any(c.verb == command.verb and c.public for c in rules.all_commands)
         else "private"
     )
-    try:
-        rules.decide(state, actor, command, EPOCH, channel)
-    except CommandError:
-        decided = False
-    else:
-        decided = True
+    decided = _decides(rules, state, actor, command, channel)
     assert rules.allows(state, actor, command, EPOCH, channel) == decided, (actor, command)
     return decided
+
+
+def _decides(
+    rules: Rules[Any], state: Any, actor: PlayerId, command: Command, channel: str
+) -> bool:
+    """Whether ``decide`` takes ``command``; ``Rules.decision`` (the fast path's, which need
+    not raise) gives its events, or none where it refuses."""
+    try:
+        events = rules.decide(state, actor, command, EPOCH, channel)
+    except PartlyRefused as exc:  # the taken part's events (Dracula, AMB-053)
+        events, decided = list(exc.events), False
+    except CommandError:
+        events, decided = [], False
+    else:
+        decided = True
+    assert rules.decision(state, actor, command, EPOCH, channel) == events, (actor, command)
+    return decided
+
+
+@pytest.mark.parametrize("game", sorted(USUAL_PLAYERS))
+def test_a_quiet_decision_is_decides(game: str) -> None:
+    """``Rules.decision`` gives ``decide``'s events, none where ``decide`` refuses: every
+    player's every command without arguments, on either channel, at every close of a whole
+    game (LUP-620: an UNVOTE with no vote to withdraw, LUP-617: a vote sent privately)."""
+    fast = RulesGame.new(demo_setup(game, 0, 2, "fr"))
+    rng = random.Random(2)
+    taken = refused = 0
+    while not fast.finished and fast.deadlines():
+        rules, state = fast.rules, fast.state
+        for actor in rules.names(state):
+            for spec in rules.available(state, actor):
+                if spec.args or spec.verb in ("help", "status"):  # the table answers those
+                    continue
+                for channel in ("list", "private"):
+                    if _decides(rules, state, actor, Command(spec.verb), channel):
+                        taken += 1
+                    else:
+                        refused += 1
+        for move in list(moves_of(fast, rng)):
+            fast.move(move, EPOCH)
+        key, when = min(fast.deadlines().items(), key=lambda kv: kv[1])
+        fast.close(key, when)
+    assert taken and refused
 
 
 @pytest.mark.parametrize("game", sorted(USUAL_PLAYERS))
@@ -231,3 +269,22 @@ def test_a_vote_with_its_tally_is_folded_once(game: str) -> None:
         key, now = min(fast.deadlines().items(), key=lambda kv: kv[1])
         fast.close(key, now)
     assert recalled > 0
+
+
+@pytest.mark.parametrize("game", sorted(USUAL_PLAYERS))
+def test_a_phase_offering_nothing_offers_no_player_a_command(game: str) -> None:
+    """``Rules.offers_nothing`` (the fast path then plays no bots' round) is said only where
+    every player may send HELP or STATUS alone: at every event of a whole game (LUP-400,
+    LUP-D19: the debate and the defence)."""
+    fast = RulesGame.new(demo_setup(game, 0, 3, "fr"))
+    play_rules(fast, random.Random(3))
+    rules, quiet = fast.rules, 0
+    state = rules.new_state()
+    for event in fast.ruled:
+        state = rules.evolve(state, event)
+        if rules.offers_nothing(state):
+            quiet += 1
+            for actor in rules.names(state):
+                offered = {c.verb for c in rules.available(state, actor)}
+                assert offered <= {"help", "status"}, (actor, offered)
+    assert quiet or game != "lupus-in-tabula"

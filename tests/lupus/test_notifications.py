@@ -8,6 +8,8 @@ from collections import defaultdict
 
 import pytest
 
+from pbem.games.lupus.night import prompted
+from pbem.games.lupus.roles import MYTH
 from pbem.table import Outgoing
 from tests.lupus.scenario import FULL16, kill, votes
 from tests.support.game_by_mail import Game, address, lupus_roles
@@ -260,3 +262,11 @@ def test_private_notifications_are_exhaustive() -> None:
     }
     assert len(subjects) >= 12
     assert all(any(a in s for a in ALLOWED_PRIVATE) for s in subjects), subjects
+
+
+def test_the_cards_prompted_each_night_are_those_worked_out_afresh() -> None:
+    """LUP-711, LUP-380: the cards prompted on a night, kept per night number, are those a
+    fresh reading of the card table gives (the Mythomaniac on Night 2 only)."""
+    for number in (1, 2, 3, 2, 40, 1):
+        assert prompted(number) == prompted.__wrapped__(number)
+        assert (MYTH in [card for card, _, _ in prompted(number)]) == (number == 2)

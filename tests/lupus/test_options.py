@@ -9,6 +9,9 @@ from typing import Any
 import pytest
 
 from pbem.core.errors import SetupError
+from pbem.core.options import options_to_json, parse_options
+from pbem.games.lupus.options import LupusOptions
+from pbem.games.lupus.rules import _options_json
 from tests.lupus.scenario import FULL16, kill, new_table, rejected, votes
 from tests.support.game_by_mail import Game, lupus_roles
 
@@ -329,3 +332,15 @@ def test_prompts_state_the_options_in_force(lang: str) -> None:
         assert "your first vote is final" in changed["list"]
     for key in default:
         assert default[key] != changed[key]
+
+
+def test_a_setups_options_mapping_is_the_one_written_afresh() -> None:
+    """LUP-D01, LUP-D18: the options a game is created with, kept for the last options set
+    up, are those written afresh; games set up alike share them, other options are written
+    anew."""
+    plain = parse_options(LupusOptions, {})
+    final = parse_options(LupusOptions, {"vote_changes_allowed": False})
+    assert _options_json(plain) == options_to_json(plain)
+    assert _options_json(plain) is _options_json(parse_options(LupusOptions, {}))
+    assert _options_json(final) == options_to_json(final) != options_to_json(plain)
+    assert _options_json(plain) == options_to_json(plain)

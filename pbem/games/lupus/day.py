@@ -4,7 +4,6 @@ LUP-D16..LUP-D19)."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 from datetime import datetime
 from typing import Any
 
@@ -69,7 +68,11 @@ def close_round1(state: LupusState, now: datetime, rng: random.Random) -> list[E
     """Round 1 closes: the nominees (LUP-404, LUP-405, LUP-D16), or a verdict."""
     o = state.options
     thread = f"day-{state.number}"
-    counts = Counter(t for t in state.votes.values() if state.seat(t).alive)
+    seats = state.seats
+    counts: dict[PlayerId, int] = {}  # in first-vote order, as a Counter keeps them
+    for target in state.votes.values():
+        if seats[target].alive:
+            counts[target] = counts.get(target, 0) + 1
     owl = state.owl_pick if state.owl_pick and state.seat(state.owl_pick).alive else None
     slots = 2 - (1 if owl else 0)
     chosen: list[PlayerId] = []
@@ -140,12 +143,13 @@ def close_round2(state: LupusState, now: datetime, rng: random.Random) -> list[E
     """Round 2 closes: the lynch, a tie settled by LUP-D17."""
     o = state.options
     thread = f"day-{state.number}"
-    counts = Counter(t for t in state.votes.values() if t in state.nominees)
-    top = [
-        p
-        for p in state.nominees
-        if counts[p] == max((counts[n] for n in state.nominees), default=0)
-    ]
+    nominees = state.nominees
+    counts: dict[PlayerId, int] = {}
+    for target in state.votes.values():
+        if target in nominees:
+            counts[target] = counts.get(target, 0) + 1
+    most = max((counts.get(n, 0) for n in nominees), default=0)
+    top = [p for p in nominees if counts.get(p, 0) == most]
     drawn: tuple[PlayerId, ...] = ()
     how = "majority"
     lynched: PlayerId | None
@@ -188,6 +192,12 @@ def decide_vote(
 ) -> list[Event]:
     """A vote or its withdrawal (LUP-617..LUP-620), with the running tally."""
     refuse(vote_refusal(state, actor, command, channel))
+    return vote_events(state, actor, command, now)
+
+
+def vote_events(state: LupusState, actor: PlayerId, command: Command, now: datetime) -> list[Event]:
+    """The events of a vote or its withdrawal that :func:`vote_refused` takes: the vote, and
+    the running tally when it is due (LUP-D18)."""
     o = state.options
     phase = state.phase
     target = None if command.verb == "unvote" else command.targets[0]

@@ -57,9 +57,10 @@ def after_deaths(
 
 def victory(state: LupusState) -> list[Event]:
     """LUP-110..LUP-113, LUP-D15, LUP-D26: the end of the game, or []."""
-    living = len(state.living())
-    wolves = len(state.holders(WOLF))
-    hamsters = len(state.holders(HAMSTER))
+    holding = state.living_holders()
+    living = sum(map(len, holding.values()))
+    wolves = len(holding.get(WOLF, ()))
+    hamsters = len(holding.get(HAMSTER, ()))
     # LUP-D15: the Werehamster counts among the others only when the option says so
     others = living - wolves - (0 if state.options.parity_counts_hamster else hamsters)
     hamster_alive = hamsters > 0

@@ -3,8 +3,8 @@ LUP-216."""
 
 from __future__ import annotations
 
+import functools
 import random
-from collections import Counter
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -13,6 +13,7 @@ from pbem.core.errors import IllegalNow
 from pbem.core.events import (
     ActionSet,
     Event,
+    Notice,
     PhaseStarted,
     PlayerDied,
     RoleChanged,
@@ -40,10 +41,6 @@ from pbem.games.lupus.state import LupusState, NightResolved, evolve
 from pbem.games.village.voting import ranked
 
 
-def _no_params(state: LupusState, holder: PlayerId, holders: list[PlayerId]) -> dict[str, Any]:
-    return {}
-
-
 def _wolves_params(state: LupusState, holder: PlayerId, holders: list[PlayerId]) -> dict[str, Any]:
     """LUP-711, LUP-D05: the pack's list every night, and the tie rule in force."""
     return {"wolves": holders, "tie": state.options.wolves_tie}
@@ -58,11 +55,25 @@ def _seer_params(state: LupusState, holder: PlayerId, holders: list[PlayerId]) -
     }
 
 
+PromptParams = Callable[[LupusState, PlayerId, list[PlayerId]], dict[str, Any]]
+
 # The prompts that say more than the deadline: the hooks of the table's odd cards.
-PROMPT_PARAMS: Mapping[str, Callable[[LupusState, PlayerId, list[PlayerId]], dict[str, Any]]] = {
+PROMPT_PARAMS: Mapping[str, PromptParams] = {
     WOLF: _wolves_params,
     SEER: _seer_params,
 }
+
+
+@functools.lru_cache(maxsize=32)
+def prompted(number: int) -> tuple[tuple[str, str, PromptParams | None], ...]:
+    """LUP-711: the cards prompted on night ``number`` (those with a prompt and an action
+    that night, LUP-380), in the table's order, each with its prompt and what it says beyond
+    the deadline (the same every game: worked out once per night number, issue 23)."""
+    return tuple(
+        (card.id, card.prompt, PROMPT_PARAMS.get(card.id))
+        for card in ROLE_TABLE
+        if card.prompt is not None and acts_on_night(card.id, number)
+    )
 
 
 def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
@@ -74,23 +85,22 @@ def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
         PhaseStarted("night", number, {"night": end}),
         public("lupus/night_start", thread, number=number, deadline=deadline),
     )
+    living = state.living_holders()
     prompts: list[Event] = []  # notices all: added at once, the state read is this one
-    for card in ROLE_TABLE:  # LUP-711: each card that acts tonight is prompted
-        if card.prompt is None or not acts_on_night(card.id, number):
-            continue
-        holders = state.holders(card.id)
-        params_of = PROMPT_PARAMS.get(card.id, _no_params)
-        prompts += (
-            private(card.prompt, [h], thread, deadline=deadline, **params_of(state, h, holders))
-            for h in holders
-        )
+    for card, prompt, params_of in prompted(number):  # LUP-711: each card that acts tonight
+        holders = list(living.get(card, ()))
+        for holder in holders:
+            params: dict[str, Any] = {"deadline": deadline}
+            if params_of is not None:
+                params.update(params_of(state, holder, holders))
+            prompts.append(Notice(prompt, (holder,), False, params, thread))
     if number == 1:  # LUP-360, LUP-D12
-        masons = state.holders(MASON)
+        masons = list(living.get(MASON, ()))
         for mason in masons:
             others = [m for m in masons if m != mason]
             prompts.append(private("lupus/masons", [mason], thread, others=others))
     if number >= 2:  # LUP-320, LUP-D10
-        for medium in state.holders(MEDIUM):
+        for medium in living.get(MEDIUM, ()):
             lynched = state.lynched.get(number - 1)
             was_wolf = lynched is not None and state.seat(lynched).role == WOLF
             prompts.append(
@@ -113,11 +123,11 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
     thread = f"day-{day}"
 
     # LUP-D05: the council's victim, a tie broken by a recorded draw.
-    kill_votes = Counter(
-        a.targets[0]
-        for (actor, verb), (_, a) in state.actions.items()
-        if verb == "kill" and state.seat(actor).role == WOLF
-    )
+    kill_votes: dict[PlayerId, int] = {}  # in arrival order, as ranked() keeps ties
+    seats = state.seats
+    for (actor, verb), (_, a) in state.actions.items():
+        if verb == "kill" and seats[actor].role == WOLF:
+            kill_votes[a.targets[0]] = kill_votes.get(a.targets[0], 0) + 1
     top = ranked(kill_votes)
     drawn: tuple[PlayerId, ...] = ()
     victim: PlayerId | None = None

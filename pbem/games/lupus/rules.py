@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.core.errors import IllegalNow, SetupError, refuse
+from pbem.core.errors import CommandError, IllegalNow, SetupError, refuse
 from pbem.core.events import (
     ActionCleared,
     ActionSet,
@@ -60,6 +60,8 @@ for _role in ROLE_TABLE:
 
 _ALWAYS = frozenset({"help", "status"})
 _VOTING = _ALWAYS | {"vote", "unvote"}
+_QUIET_PHASES = frozenset({"debate", "defence"})
+"""The phases in which every player may send only HELP and STATUS (LUP-400, LUP-D19)."""
 _NIGHT_VERBS: dict[tuple[str, int, bool], frozenset[str]] = {}
 """(card, night number, a second living Seer) -> the verbs offered that night."""
 
@@ -73,6 +75,20 @@ def _night_verbs(role: str, number: int, seers: bool) -> frozenset[str]:
     if seers:  # LUP-614, LUP-D07: the Seers' relay
         verbs |= {"seers"}
     return verbs
+
+
+_OPTIONS_JSON: list[tuple[LupusOptions, dict[str, Any]]] = []
+"""The options of the last game set up and their JSON mapping."""
+
+
+def _options_json(options: LupusOptions) -> dict[str, Any]:
+    """``options_to_json(options)``, kept for the last options: games set up alike share one
+    options object (:func:`~pbem.core.options.parse_options`), and so one mapping, which no
+    one changes (an event is read only); its fold then finds those options parsed already
+    (issue 23: a balance run sets up thousands of games alike)."""
+    if not _OPTIONS_JSON or _OPTIONS_JSON[0][0] is not options:
+        _OPTIONS_JSON[:] = [(options, options_to_json(options))]
+    return _OPTIONS_JSON[0][1]
 
 
 class LupusInTabula(VillageRules[LupusState]):
@@ -115,7 +131,7 @@ class LupusInTabula(VillageRules[LupusState]):
             self.id,
             names,
             {p.name: p.lang for p in spec.players},
-            options_to_json(options),
+            _options_json(options),
             spec.lang,
         )
         batch = Batch(self.new_state(), evolve)
@@ -249,6 +265,26 @@ class LupusInTabula(VillageRules[LupusState]):
                 return not refused and not (verb == "scan" and night.probe_made(state))
         return super().allows(state, actor, command, now, channel)
 
+    def decision(
+        self, state: LupusState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> list[Event]:
+        """:meth:`decide`'s events, [] where it refuses, a vote's refusal found without
+        raising it (issue 23: a third of the bots' commands are refused, most of them UNVOTEs
+        with no vote to withdraw, LUP-620)."""
+        if command.verb in ("vote", "unvote") and state.outcome is None and state.phase != "over":
+            if day.vote_refused(state, actor, command, channel) is not None:
+                return []
+            return day.vote_events(state, actor, command, now)
+        try:
+            return self.decide(state, actor, command, now, channel)
+        except CommandError:  # Lupus refuses a command whole: never in part
+            return []
+
+    def offers_nothing(self, state: LupusState) -> bool:
+        """LUP-400, LUP-D19: the debate and the defence take no command (HELP and STATUS
+        only, :meth:`available_verbs`)."""
+        return state.phase in _QUIET_PHASES
+
     def refused_to_all(self, state: LupusState, command: Command, channel: str) -> bool:
         """A vote or a card's night action naming a dead player (LUP-607: every path of
         :meth:`allows` checks its target is alive), a round-2 vote for a non-nominee (LUP-408),
@@ -356,21 +392,24 @@ class LupusInTabula(VillageRules[LupusState]):
     def available_verbs(self, state: LupusState, actor: PlayerId) -> frozenset[str]:
         # asked of every player at every bot round (issue 23): the verbs come from a few
         # kept sets, the night's from its card, its night number and a second Seer
-        seat = state.seats[actor]
         phase = state.phase
-        if phase == "night" and seat.alive:
+        if phase == "night":
+            seat = state.seats[actor]
+            if not seat.alive:
+                return _ALWAYS
             role = seat.role
             key = (role, state.number, role == SEER and len(state.holders(SEER)) > 1)
             allowed = _NIGHT_VERBS.get(key)
             if allowed is None:
                 allowed = _NIGHT_VERBS[key] = _night_verbs(*key)
-        elif (phase == "round1" and (seat.alive or actor in state.ghosts())) or (
-            phase == "round2" and seat.alive and actor not in state.nominees
-        ):  # LUP-408: neither nominees nor ghosts vote in round 2
-            allowed = _VOTING
-        else:
-            allowed = _ALWAYS
-        return allowed
+            return allowed
+        if phase == "round1":
+            seat = state.seats[actor]
+            return _VOTING if seat.alive or actor in state.ghosts() else _ALWAYS
+        if phase == "round2":  # LUP-408: neither nominees nor ghosts vote in round 2
+            seat = state.seats[actor]
+            return _VOTING if seat.alive and actor not in state.nominees else _ALWAYS
+        return _ALWAYS
 
     def on_post(
         self,

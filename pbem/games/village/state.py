@@ -80,6 +80,11 @@ class Village:
     def living(self) -> list[PlayerId]:
         return list(_seating(self.seats, self.order).living)
 
+    def living_holders(self) -> Mapping[str, tuple[PlayerId, ...]]:
+        """Each card's living holders, in table order (a card no living player holds is
+        absent): one reading for a close that asks about every card (issue 23)."""
+        return _seating(self.seats, self.order).living_holders
+
     def holders(self, role: str, *, alive: bool = True) -> list[PlayerId]:
         """The players holding the card ``role``, in table order (the living ones only when
         ``alive``)."""
