@@ -21,6 +21,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests.support, run from a shell
+
 from pbem.adapters.store import GameStore
 from pbem.table import Table
 

@@ -8,6 +8,7 @@ context, per commit of one event with one reply. Run: PYTHONPATH=. python bench/
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import tempfile
 import time
@@ -41,6 +42,10 @@ def measure(gs: GameStore, rounds: int, rows: int) -> tuple[float, float, float]
 
 
 def main() -> None:
+    argparse.ArgumentParser(
+        prog="bench/outbox_sent.py",
+        description="Time marking outbox rows sent (CPU and wall, median of 240) and one commit of a 200-event game's head.",
+    ).parse_args()
     with tempfile.TemporaryDirectory() as d:
         gs = GameStore.create(Path(d), "g", {"game": "x"}, [EVENT] * 200, [])
         cpu, wall, commit = measure(gs, rounds=20, rows=12)

@@ -16,6 +16,7 @@ Run: PYTHONPATH=. python bench/relay_flood.py
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import email
 import logging
@@ -26,6 +27,8 @@ import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
+
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests.support, run from a shell
 
 from pbem.adapters.smtp import SendResult
 from pbem.cli.newgame import create_game
@@ -125,7 +128,15 @@ def held(tmp: Path, count: int = 20, photo: int = 1_000_000) -> tuple[int, float
 
 def main() -> None:
     logging.getLogger("pbem").setLevel(logging.ERROR)  # the refused posts' warnings
-    posts = int(sys.argv[1]) if len(sys.argv) > 1 else 600
+    parser = argparse.ArgumentParser(
+        prog="bench/relay_flood.py",
+        description=(
+            "One poster floods the relayed list for 10 minutes under the 200-an-hour cap: how "
+            "long the phase result waits in the outbox, and what held night posts cost a commit."
+        ),
+    )
+    parser.add_argument("posts", nargs="?", type=int, default=600, help="posts (default 600)")
+    posts = parser.parse_args().posts
     with tempfile.TemporaryDirectory(prefix="pbembench") as d:
         delay, relayed = flood(Path(d) / "flood", posts)
         size, base, loaded = held(Path(d) / "held")

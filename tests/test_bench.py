@@ -63,6 +63,25 @@ def test_games_bench_reads_its_count_either_way_and_explains_itself() -> None:
     assert "--games N" in helped and "how many games" in helped, helped
 
 
+@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "bench").glob("[!_]*.py")))
+def test_every_bench_explains_itself_when_run_from_a_shell(script: str, tmp_path: Path) -> None:
+    """``python bench/X.py --help`` from anywhere, with no PYTHONPATH: the benches that use
+    the tests' mail servers find ``tests.support`` from the checkout themselves (games.py,
+    ingest.py and relay_flood.py stopped at ``import tests`` run so), and none runs its bench
+    for ``--help`` (commit.py and outbox_sent.py did)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "usage" in done.stdout.lower(), done.stdout
+
+
 def test_compare_prints_the_side_by_side_table_of_whole_runs(capsys: object) -> None:
     main(
         [
