@@ -17,30 +17,28 @@ from bench.compare import BENCHES, HEAD, REF, Paired, lockstep, main
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_simulate_bench_prints_every_figure() -> None:
-    bench = next(b for b in BENCHES if b.name == "simulate")
-    out = subprocess.run(
-        [sys.executable, "bench/simulate.py", "--games", "1", "--players", "8"],
+def _bench(script: str, *args: str) -> str:
+    """What ``script`` prints, run from the checkout as ``make bench`` runs it."""
+    return subprocess.run(
+        [sys.executable, script, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
         env=dict(os.environ, PYTHONPATH=str(ROOT)),
     ).stdout
+
+
+def test_simulate_bench_prints_every_figure() -> None:
+    bench = next(b for b in BENCHES if b.name == "simulate")
+    out = _bench("bench/simulate.py", "--games", "1", "--players", "8")
     assert all(f.read(out) is not None for f in bench.figures), out
 
 
 def test_games_and_ingest_benches_print_every_figure() -> None:
     for name, args in (("games", ["--games", "3"]), ("ingest", ["8"])):
         bench = next(b for b in BENCHES if b.name == name)
-        out = subprocess.run(
-            [sys.executable, bench.script, *args],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-            env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        ).stdout
+        out = _bench(bench.script, *args)
         assert all(f.read(out) is not None for f in bench.figures), (name, out)
 
 
@@ -52,14 +50,7 @@ def test_games_bench_reads_its_count_either_way_and_explains_itself() -> None:
     assert arguments([]).games == 1000
     assert arguments(["7"]).games == 7 and arguments(["--games", "9"]).games == 9
     assert arguments(["0"]).games == 0
-    helped = subprocess.run(
-        [sys.executable, "bench/games.py", "--help"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-    ).stdout
+    helped = _bench("bench/games.py", "--help")
     assert "--games N" in helped and "how many games" in helped, helped
 
 
