@@ -90,6 +90,8 @@ def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
     for card, prompt, params_of in prompted(number):  # LUP-711: each card that acts tonight
         holders = list(living.get(card, ()))
         for holder in holders:
+            # private(prompt, [holder], thread, deadline=…, **its params), built without
+            # packing them into keywords and out again (+1 % of a 16-player game's instructions)
             params: dict[str, Any] = {"deadline": deadline}
             if params_of is not None:
                 params.update(params_of(state, holder, holders))
