@@ -215,10 +215,9 @@ def fix_positions(b: Batch[DraculaState], now: datetime) -> None:
             key_used = True
         elif verb == "paint" and painting is None:
             painting = order
-    keys = [p for p in s.living() if (p, "key") in s.orders] if key_used else []
-    if keys:  # DRA-313, NTF-15: each key user joins the designated in the sanctuary
-        others = [p for p in s.designated if s.seats[p].alive]
-        for user in keys if others else ():
+    others = [p for p in s.designated if s.seats[p].alive] if key_used else []
+    for user in s.living() if others else ():  # DRA-313, NTF-15: a key user joins them
+        if (user, "key") in s.orders:
             b.note(private("dracula/key_joined", others, t, user=user))
     if painting is not None:  # DRA-390, DRA-391, AMB-057
         room = s.position(painting.actor)
