@@ -22,7 +22,7 @@ from pbem.core.events import (
     RoleChanged,
     VoteSet,
 )
-from pbem.core.frozen import replace
+from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome
@@ -111,6 +111,7 @@ class _reading(Generic[T]):  # lower case: a decorator, like cached_property
         return value
 
 
+@quick_init  # a round deals a seat per player (issue 23)
 @dataclass(frozen=True)
 class Seat:
     """One player in the current round."""
@@ -541,11 +542,15 @@ def _created(state: DraculaState, event: GameCreated) -> DraculaState:
 
 
 def _round_started(state: DraculaState, event: RoundStarted) -> DraculaState:
-    seats = {p: Seat(p, VAMPIRE if p == event.dracula else HUMAN) for p in state.order}
-    seats[event.dracula] = replace(seats[event.dracula], dracula=True)
-    for p in state.order:  # a removed seat stays out of the match (docs/seats.md)
-        if p in state.seats and state.seats[p].cause == "removed":
-            seats[p] = replace(seats[p], alive=False, cause="removed")
+    dracula, before = event.dracula, state.seats
+    seats: dict[PlayerId, Seat] = {}
+    for p in state.order:  # each seat built once, as the round deals it (DRA-001)
+        side = VAMPIRE if p == dracula else HUMAN
+        old = before.get(p)
+        if old is not None and old.cause == "removed":  # out of the match (docs/seats.md)
+            seats[p] = Seat(p, side, p == dracula, False, "removed")
+        else:
+            seats[p] = Seat(p, side, p == dracula)
     return _next(
         state,
         seats=seats,
@@ -726,5 +731,8 @@ def fold_of(kind: type) -> Fold:
 
 def evolve(state: DraculaState, event: Event) -> DraculaState:
     """Fold one event into the state. Total: events are facts."""
-    fold = FOLDS.get(type(event)) or fold_of(type(event))
+    try:  # a subscript: quicker than dict.get's method call, at every event (issue 23)
+        fold = FOLDS[type(event)]
+    except KeyError:
+        fold = fold_of(type(event))
     return fold(state, event)
