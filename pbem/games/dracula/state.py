@@ -512,23 +512,54 @@ def _moved(state: DraculaState, event: Moved) -> DraculaState:
 
 
 def _phase_started(state: DraculaState, event: PhaseStarted) -> DraculaState:
-    changes: dict[str, Any] = {
-        "phase": phase_of(event.phase, DRACULA_PHASES),
-        "deadlines": event.deadlines,
-    }
-    if event.number != state.number:
-        changes["number"] = event.number
+    phase, number = event.phase, event.number
     # only the fields a new step resets are changed: the readings kept on the state that are
     # read from the others (the night's positions, the bite statuses) stay (issue 23)
-    if event.phase == "day":
-        changes.update(votes=(), posted=frozenset(), declared={}, pairs={})
-        if event.number > 0:
-            changes["designated"] = ()
-    if event.phase in ("rooms", "final_choice"):
-        changes["orders"] = {}
-    if event.phase == "rooms":
-        changes.update(facts=(), newly_cursed=(), dance=None)
-    return _quick_next(state, **changes)
+    new = _copied(state, _phase_stale(phase, number != state.number, number > 0))
+    values = new.__dict__
+    values["phase"] = phase_of(phase, DRACULA_PHASES)
+    values["deadlines"] = event.deadlines
+    values["number"] = number
+    if phase == "day":
+        values["votes"] = ()
+        values["posted"] = frozenset()
+        values["declared"] = {}
+        values["pairs"] = {}
+        if number > 0:
+            values["designated"] = ()
+    elif phase == "rooms":
+        values["orders"] = {}
+        values["facts"] = ()
+        values["newly_cursed"] = ()
+        values["dance"] = None
+    elif phase == "final_choice":
+        values["orders"] = {}
+    return new
+
+
+_PHASE_STALE: dict[tuple[str, bool, bool], tuple[str, ...]] = {}
+"""(phase, renumbered, number > 0) -> the readings a :class:`PhaseStarted` makes stale."""
+
+
+def _phase_stale(phase: str, renumbered: bool, counted: bool) -> tuple[str, ...]:
+    """The readings made stale by :func:`_phase_started`'s changes (worked out once per
+    kind of step: a game starts about seventy)."""
+    key = (phase, renumbered, counted)
+    stale = _PHASE_STALE.get(key)
+    if stale is None:
+        changed = ["phase", "deadlines"]
+        if renumbered:
+            changed.append("number")
+        if phase == "day":
+            changed += ["votes", "posted", "declared", "pairs"]
+            if counted:
+                changed.append("designated")
+        elif phase in ("rooms", "final_choice"):
+            changed.append("orders")
+            if phase == "rooms":
+                changed += ["facts", "newly_cursed", "dance"]
+        stale = _PHASE_STALE[key] = _stale(tuple(changed))
+    return stale
 
 
 def _created(state: DraculaState, event: GameCreated) -> DraculaState:
