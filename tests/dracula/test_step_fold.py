@@ -13,7 +13,7 @@ import random
 
 from pbem.balance.fastgame import RulesGame, play_rules
 from pbem.core.events import PhaseStarted
-from pbem.games.dracula.state import DraculaState, evolve
+from pbem.games.dracula.state import DraculaState, Seat, _quick_reseat, evolve
 from pbem.tools.demo import demo_setup
 
 _DAY = {"votes": (), "posted": frozenset(), "declared": {}, "pairs": {}}
@@ -56,3 +56,25 @@ def test_a_step_resets_what_it_starts_afresh_and_keeps_the_rest() -> None:
             if living is not None:
                 assert state.__dict__["_living"] is before.__dict__["_living"]
     assert {"day", "rooms", "bites", "final_choice"} <= steps
+
+
+def test_a_seat_a_fold_copies_is_the_seat_dataclasses_replace_builds() -> None:
+    """Objects moved (DRA-250 hands), conversions (AMB-062 credits), curses (DRA-370) and the
+    designated night (DRA-050) copy a seat's fields with the changes: the same seat, holding
+    its fields only, as ``dataclasses.replace`` builds it."""
+    names = [f.name for f in dataclasses.fields(Seat)]
+    seen = 0
+    game = play_rules(RulesGame.new(demo_setup("dracula", 0, 0, "fr")), random.Random(0))
+    state = DraculaState()
+    for event in game.ruled:
+        before, state = state, evolve(state, event)
+        for name, seat in state.seats.items():
+            old = before.seats.get(name)
+            if old is None or old is seat:
+                continue
+            changes = {n: getattr(seat, n) for n in names if getattr(old, n) != getattr(seat, n)}
+            assert seat == dataclasses.replace(old, **changes), event  # type: ignore[arg-type]
+            assert list(vars(seat)) == names, event
+            assert _quick_reseat(old, **changes) == seat
+            seen += 1
+    assert seen > 20
