@@ -79,15 +79,12 @@ def victory(state: LupusState) -> list[Event]:
 
 def end_game(state: LupusState, termination: Termination, side: str | None) -> list[Event]:
     """The end of the game, with every card revealed when the option says so."""
-    winners = tuple(p for p in state.order if side is not None and faction(state.seat(p)) == side)
+    seats = state.seats
+    winners = tuple(p for p in state.order if side is not None and faction(seats[p]) == side)
     reveal = [
-        {
-            "name": p,
-            "role": state.seat(p).role,
-            "dealt": state.seat(p).dealt,
-            "alive": state.seat(p).alive,
-        }
+        {"name": p, "role": seat.role, "dealt": seat.dealt, "alive": seat.alive}
         for p in state.order
+        for seat in (seats[p],)
     ]
     return [
         GameEnded(termination, side, winners),

@@ -197,8 +197,9 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
             )
 
     # Dawn, private first (LUP-720..LUP-722), then public (LUP-730).
+    seats_after = after.seats
     if probe is not None and o.seer_result_timing == "dawn":
-        seers = [s for s in state.holders(SEER) if after.seat(s).alive]  # LUP-D06
+        seers = [s for s in state.holders(SEER) if seats_after[s].alive]  # LUP-D06
         if seers:
             batch.add(
                 private(
@@ -210,12 +211,12 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
                 )
             )
     batch.add(*myth_notices)
-    council = [w for w in state.holders(WOLF) if after.seat(w).alive]
+    council = [w for w in state.holders(WOLF) if seats_after[w].alive]
     if council:
         batch.add(
             private("lupus/wolves_victim", council, thread, victim=victim, drawn_among=list(drawn))
         )
-    dead = sorted((p for p in state.living() if not after.seat(p).alive), key=fold)
+    dead = sorted((p for p in state.living() if not seats_after[p].alive), key=fold)
     ending.after_deaths(
         batch,
         now,

@@ -77,6 +77,9 @@ def _night_verbs(role: str, number: int, seers: bool) -> frozenset[str]:
     return verbs
 
 
+_BOLD_VOTES: dict[PlayerId, Command] = {}
+"""A name -> the vote of his name in bold (:meth:`LupusInTabula.bold_command`)."""
+
 _OPTIONS_JSON: list[tuple[LupusOptions, dict[str, Any]]] = []
 """The options of the last game set up and their JSON mapping."""
 
@@ -161,7 +164,7 @@ class LupusInTabula(VillageRules[LupusState]):
                     [p],
                     "opening",
                     role=roles[p],
-                    faction=faction(state.seat(p)),
+                    faction=faction(state.seats[p]),
                     immediate=o.seer_result_timing == "immediate",  # LUP-701, LUP-D04
                 )
                 for p in names
@@ -209,7 +212,8 @@ class LupusInTabula(VillageRules[LupusState]):
         if verb == "pass":
             if state.phase != "night":
                 raise IllegalNow("nothing_to_pass")
-            self._check_probe_not_final(state, actor)
+            if state.options.seer_result_timing == "immediate":  # most PASSes: no probe to keep
+                self._check_probe_not_final(state, actor)
             return [ActionSet(actor, "pass")]
         if verb == "cancel":
             return self._decide_cancel(state, actor, command)
@@ -357,7 +361,7 @@ class LupusInTabula(VillageRules[LupusState]):
         return [ActionCleared(actor, verb)]
 
     def player_summary(self, state: LupusState, player: PlayerId) -> dict[str, Any]:
-        s = state.seat(player)
+        s = state.seats[player]
         return {"name": player, "role": s.role, "team": faction(s), "alive": s.alive}
 
     def status(self, state: LupusState, actor: PlayerId) -> dict[str, Any]:
@@ -438,7 +442,14 @@ class LupusInTabula(VillageRules[LupusState]):
     ) -> Command | None:
         """The forum convention: a name in bold in a public post is a vote."""
         name = bold_name(state.order, bold)
-        return Command("vote", (name,)) if name else None
+        if not name:
+            return None
+        vote = _BOLD_VOTES.get(name)
+        if vote is None:  # frozen: one object for every bold vote for him
+            if len(_BOLD_VOTES) >= 1024:  # bounded: a table's names change from game to game
+                _BOLD_VOTES.clear()
+            vote = _BOLD_VOTES[name] = Command("vote", (name,))
+        return vote
 
     def final(self, state: LupusState, actor: PlayerId, verb: str) -> bool:
         """LUP-D18, LUP-D04: a vote when changes are off, an immediate probe, are final."""
@@ -449,6 +460,8 @@ class LupusInTabula(VillageRules[LupusState]):
     def ready_to_close(self, state: LupusState) -> str | None:
         """LUP-D29: close early only when everyone has acted (never by default)."""
         o = state.options
+        if not o.early_close and not o.early_close_day:  # the default: asked after each move
+            return None
         if state.phase == "night" and o.early_close:
             acted = {actor for actor, _ in state.actions}
             return "night" if set(state.living()) <= acted else None

@@ -126,6 +126,8 @@ def _phase_started(state: LupusState, event: PhaseStarted) -> LupusState:
 
 
 def _night_resolved(state: LupusState, event: NightResolved) -> LupusState:
+    if event.owl_pick is None and state.owl_pick is None:
+        return state  # no Owl's pick (a night's start clears it): the same state, not a copy
     return replace(state, owl_pick=event.owl_pick)
 
 

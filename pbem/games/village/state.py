@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import compress
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from pbem.core.events import (
@@ -48,12 +50,18 @@ def record_action(
     """Pending actions after ``event``: it replaces the actor's action of that verb; a
     ``pass`` replaces all of his actions, and any action replaces his ``pass``."""
     if event.verb == "pass":
-        out = {k: v for k, v in actions.items() if k[0] != event.actor}
+        # the other actors' actions, in order: filtered in C, not a comprehension's step of
+        # Python per action (a PASS at night, issue 23)
+        out = dict(compress(actions.items(), map(event.actor.__ne__, map(_actor_of, actions))))
     else:
         out = dict(actions)
         out.pop((event.actor, "pass"), None)
     out[(event.actor, event.verb)] = (seq, event)
     return out
+
+
+_actor_of = itemgetter(0)
+"""An action's key -> its actor."""
 
 
 @dataclass(frozen=True)

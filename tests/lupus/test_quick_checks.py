@@ -1,0 +1,107 @@
+"""The fast path's shortcuts in Lupus's rules (issue 23) answer as the full readings they skip:
+a living voter's checks on the list (LUP-607, LUP-617..LUP-620, LUP-408, LUP-D18, LUP-D22), a
+PASS's fold (LUP-603), a night without the Owl's pick (LUP-D11), a bold vote (LUP-617)."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from pbem.balance.fastgame import RulesGame, play_rules
+from pbem.core.commands import Command
+from pbem.core.events import ActionSet
+from pbem.core.ids import PlayerId
+from pbem.games.lupus import day
+from pbem.games.lupus.state import LupusState, NightResolved, evolve
+from pbem.games.village.state import record_action
+from pbem.tools.bots import BotMove
+from pbem.tools.demo import demo_setup
+
+A, B, C = PlayerId("Ana"), PlayerId("Bea"), PlayerId("Cid")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"ghost_variant": True, "vote_changes_allowed": False, "self_vote_allowed": False},
+    ],
+)
+def test_a_voters_quick_checks_refuse_as_every_check_in_order(options: dict[str, Any]) -> None:
+    """After every move of two games, for every player, name, verb and channel."""
+    checked, refused = 0, set()
+
+    def check(state: LupusState) -> None:
+        nonlocal checked
+        names = list(state.order)
+        commands = [Command("unvote"), *(Command("vote", (n,)) for n in names)]
+        for actor in names:
+            for command in commands:
+                for channel in ("list", "private"):
+                    expected = day.refused_in_order(state, actor, command, channel)
+                    assert day.vote_refused(state, actor, command, channel) == expected
+                    refused.add(expected)
+                    checked += 1
+
+    for seed in range(2):
+        game = RulesGame.new({**demo_setup("lupus-in-tabula", 9, seed, "fr"), "options": options})
+        move = game.move
+
+        def checked_move(bot: BotMove, now: datetime, move: Any = move, game: Any = game) -> None:
+            move(bot, now)
+            check(game.state)
+
+        game.move = checked_move  # type: ignore[method-assign]
+        assert play_rules(game, random.Random(seed)).finished
+    assert checked > 10_000
+    assert {None, "target_not_living", "not_a_nominee", "nominee_no_vote"} <= refused
+    assert {"vote_on_list", "no_vote_to_withdraw", "no_vote_now"} <= refused
+    if options:
+        assert {"vote_final", "not_yourself", "ghost_vote_private", "ghost_round2"} <= refused
+    else:
+        assert "dead" in refused
+
+
+def test_a_pass_withdraws_its_actors_actions_only_and_keeps_the_others_order() -> None:
+    """LUP-603: PASS records "no action", replacing every action of its actor."""
+    actions = {
+        (A, "kill"): (1, ActionSet(A, "kill", (C,))),
+        (B, "protect"): (2, ActionSet(B, "protect", (C,))),
+        (A, "scan"): (3, ActionSet(A, "scan", (B,))),
+        (C, "nominate"): (4, ActionSet(C, "nominate", (A,))),
+    }
+    passed = ActionSet(A, "pass")
+    after = record_action(actions, 5, passed)
+    assert list(after.items()) == [
+        ((B, "protect"), (2, actions[B, "protect"][1])),
+        ((C, "nominate"), (4, actions[C, "nominate"][1])),
+        ((A, "pass"), (5, passed)),
+    ]
+    assert actions[A, "kill"][1] is not None  # the state's own mapping is left as it was
+    assert len(actions) == 4
+
+
+def test_a_night_without_the_owls_pick_folds_to_the_very_state() -> None:
+    """LUP-D11: the Owl's pick is cleared at nightfall; a night without one changes nothing,
+    and a night with one records it."""
+    state = LupusState(order=(A, B, C))
+    assert evolve(state, NightResolved(None, (), None, None)) is state
+    picked = evolve(state, NightResolved(None, (), None, B))
+    assert picked.owl_pick == B and picked == LupusState(order=(A, B, C), owl_pick=B)
+    assert evolve(picked, NightResolved(None, (), None, None)).owl_pick is None
+
+
+def test_a_bold_vote_is_one_command_for_every_post_naming_him() -> None:
+    """LUP-617: a name in bold on the list is a vote for him, however it is spelt."""
+    data = demo_setup("lupus-in-tabula", 8, 0, "fr")
+    game = RulesGame.new(data)
+    rules, state = game.rules, game.state
+    name = state.order[0]
+    vote = rules.bold_command(state, state.order[1], (name,))
+    assert vote == Command("vote", (name,))
+    assert rules.bold_command(state, state.order[2], (f" {name.upper()} ",)) is vote
+    assert rules.bold_command(state, state.order[1], ("nobody at all",)) is None
+    assert state.options.tally_min_interval == timedelta(minutes=15)  # votes in a burst
