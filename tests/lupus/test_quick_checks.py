@@ -1,6 +1,6 @@
 """The fast path's shortcuts in Lupus's rules (issue 23) answer as the full readings they skip:
 a living voter's checks on the list (LUP-607, LUP-617..LUP-620, LUP-408, LUP-D18, LUP-D22), a
-PASS's fold (LUP-603), a night without the Owl's pick (LUP-D11), a bold vote (LUP-617)."""
+PASS's fold (LUP-603), a ghost's ballot (LUP-D22), a night without the Owl's pick (LUP-D11), a bold vote (LUP-617)."""
 
 from __future__ import annotations
 
@@ -32,13 +32,17 @@ A, B, C = PlayerId("Ana"), PlayerId("Bea"), PlayerId("Cid")
 )
 def test_a_voters_quick_checks_refuse_as_every_check_in_order(options: dict[str, Any]) -> None:
     """After every move of two games, for every player, name, verb and channel."""
-    checked, refused = 0, set()
+    checked, ghosts_offered, refused = 0, 0, set()
 
     def check(state: LupusState) -> None:
-        nonlocal checked
+        nonlocal checked, ghosts_offered
         names = list(state.order)
         commands = [Command("unvote"), *(Command("vote", (n,)) for n in names)]
         for actor in names:
+            if state.phase == "round1":  # LUP-D22: the living and the ghosts vote in round 1
+                offered = "vote" in game.rules.available_verbs(state, actor)
+                assert offered == (state.seats[actor].alive or actor in state.ghosts())
+                ghosts_offered += offered and not state.seats[actor].alive
             for command in commands:
                 for channel in ("list", "private"):
                     expected = day.refused_in_order(state, actor, command, channel)
@@ -46,6 +50,7 @@ def test_a_voters_quick_checks_refuse_as_every_check_in_order(options: dict[str,
                     refused.add(expected)
                     checked += 1
 
+    game: RulesGame
     for seed in range(2):
         game = RulesGame.new({**demo_setup("lupus-in-tabula", 9, seed, "fr"), "options": options})
         move = game.move
@@ -61,8 +66,9 @@ def test_a_voters_quick_checks_refuse_as_every_check_in_order(options: dict[str,
     assert {"vote_on_list", "no_vote_to_withdraw", "no_vote_now"} <= refused
     if options:
         assert {"vote_final", "not_yourself", "ghost_vote_private", "ghost_round2"} <= refused
+        assert ghosts_offered
     else:
-        assert "dead" in refused
+        assert "dead" in refused and not ghosts_offered
 
 
 def test_a_pass_withdraws_its_actors_actions_only_and_keeps_the_others_order() -> None:

@@ -53,7 +53,7 @@ def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
 
 def ballot_tally(state: LupusState) -> dict[str, Any]:
     """The running tally of the ballot, ghosts' votes marked (LUP-D22)."""
-    ghosts = state.ghosts()  # none unless the ghost variant, a few with it
+    ghosts = state.ghosts() if state.options.ghost_variant else ()  # LUP-D22: a few, if any
     votes = [{"voter": v, "target": t, "ghost": v in ghosts} for v, t in state.votes.items()]
     counts: dict[PlayerId, int] = {}
     for target in state.votes.values():  # in first-vote order, as ranked() keeps them

@@ -409,7 +409,10 @@ class LupusInTabula(VillageRules[LupusState]):
             return allowed
         if phase == "round1":
             seat = state.seats[actor]
-            return _VOTING if seat.alive or actor in state.ghosts() else _ALWAYS
+            if seat.alive:
+                return _VOTING
+            # LUP-D22: a ghost votes in round 1 (the variant off, by default: no ghost)
+            return _VOTING if state.options.ghost_variant and actor in state.ghosts() else _ALWAYS
         if phase == "round2":  # LUP-408: neither nominees nor ghosts vote in round 2
             seat = state.seats[actor]
             return _VOTING if seat.alive and actor not in state.nominees else _ALWAYS

@@ -20,13 +20,14 @@ from pbem.core.events import (
     RoleChanged,
     VoteSet,
 )
-from pbem.core.frozen import replace
+from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome
 from pbem.games.village.events import TallyPosted
 
 
+@quick_init
 @dataclass(frozen=True)
 class Seat:
     """One player: current card, the card dealt, his team where the game tracks it apart from
@@ -133,6 +134,9 @@ the rules ask who lives and who holds a card many times in between (issue 23).""
 
 
 def _seating(seats: Mapping[PlayerId, Seat], order: tuple[PlayerId, ...]) -> _Seating:
+    seating = _SEATINGS[0] if _SEATINGS else None
+    if seating is not None and seating.seats is seats and seating.order is order:
+        return seating  # most readings: the table last read
     seating = _kept_seating(seats, order)
     if seating is None:
         seating = _keep(read_seating(seats, order))
