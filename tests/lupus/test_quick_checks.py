@@ -1,6 +1,6 @@
 """The fast path's shortcuts in Lupus's rules (issue 23) answer as the full readings they skip:
 a living voter's checks on the list (LUP-607, LUP-617..LUP-620, LUP-408, LUP-D18, LUP-D22), a
-PASS's fold (LUP-603), a ghost's ballot (LUP-D22), a night without the Owl's pick (LUP-D11), a bold vote (LUP-617)."""
+PASS's fold (LUP-603), a ghost's ballot (LUP-D22), the night's verbs (LUP-380), a night without the Owl's pick (LUP-D11), a bold vote (LUP-617)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,13 @@ from pbem.core.commands import Command
 from pbem.core.events import ActionSet
 from pbem.core.ids import PlayerId
 from pbem.games.lupus import day
+from pbem.games.lupus.roles import SEER, WOLF
+from pbem.games.lupus.rules import _night_verbs
 from pbem.games.lupus.state import LupusState, NightResolved, evolve
 from pbem.games.village.state import record_action
 from pbem.tools.bots import BotMove
 from pbem.tools.demo import demo_setup
+from pbem.tools.simulate import EPOCH
 
 A, B, C = PlayerId("Ana"), PlayerId("Bea"), PlayerId("Cid")
 
@@ -30,15 +33,24 @@ A, B, C = PlayerId("Ana"), PlayerId("Bea"), PlayerId("Cid")
         {"ghost_variant": True, "vote_changes_allowed": False, "self_vote_allowed": False},
     ],
 )
-def test_a_voters_quick_checks_refuse_as_every_check_in_order(options: dict[str, Any]) -> None:
+def test_the_quick_readings_answer_as_the_full_ones_after_every_move(
+    options: dict[str, Any],
+) -> None:
     """After every move of two games, for every player, name, verb and channel."""
     checked, ghosts_offered, refused = 0, 0, set()
+    nights: set[tuple[str, int]] = set()
 
     def check(state: LupusState) -> None:
         nonlocal checked, ghosts_offered
         names = list(state.order)
         commands = [Command("unvote"), *(Command("vote", (n,)) for n in names)]
         for actor in names:
+            seat = state.seats[actor]
+            if state.phase == "night" and seat.alive:  # LUP-380, LUP-614: kept per night
+                seers = seat.role == SEER and len(state.holders(SEER)) > 1
+                fresh = _night_verbs(seat.role, state.number, seers)
+                assert game.rules.available_verbs(state, actor) == fresh
+                nights.add((seat.role, state.number))
             if state.phase == "round1":  # LUP-D22: the living and the ghosts vote in round 1
                 offered = "vote" in game.rules.available_verbs(state, actor)
                 assert offered == (state.seats[actor].alive or actor in state.ghosts())
@@ -62,6 +74,7 @@ def test_a_voters_quick_checks_refuse_as_every_check_in_order(options: dict[str,
         game.move = checked_move  # type: ignore[method-assign]
         assert play_rules(game, random.Random(seed)).finished
     assert checked > 10_000
+    assert {(WOLF, 1), (WOLF, 2), (SEER, 2)} <= nights and len(nights) > 10
     assert {None, "target_not_living", "not_a_nominee", "nominee_no_vote"} <= refused
     assert {"vote_on_list", "no_vote_to_withdraw", "no_vote_now"} <= refused
     if options:
@@ -111,3 +124,14 @@ def test_a_bold_vote_is_one_command_for_every_post_naming_him() -> None:
     assert rules.bold_command(state, state.order[2], (f" {name.upper()} ",)) is vote
     assert rules.bold_command(state, state.order[1], ("nobody at all",)) is None
     assert state.options.tally_min_interval == timedelta(minutes=15)  # votes in a burst
+
+
+def test_a_pass_is_one_event_for_every_night_its_player_passes() -> None:
+    """LUP-603: PASS records "no action": the same frozen event each time he passes."""
+    game = RulesGame.new(demo_setup("lupus-in-tabula", 8, 0, "fr"))
+    rules, state = game.rules, game.state
+    actor = next(p for p in state.order if state.seats[p].alive)
+    first = rules.decide(state, actor, Command("pass"), EPOCH, "private")
+    again = rules.decision(state, actor, Command("pass"), EPOCH, "private")
+    assert first == again == [ActionSet(actor, "pass")]
+    assert first[0] is again[0]

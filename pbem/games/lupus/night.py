@@ -127,9 +127,17 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
     # LUP-D05: the council's victim, a tie broken by a recorded draw.
     kill_votes: dict[PlayerId, int] = {}  # in arrival order, as ranked() keeps ties
     seats = state.seats
-    for (actor, verb), (_, a) in state.actions.items():
-        if verb == "kill" and seats[actor].role == WOLF:
-            kill_votes[a.targets[0]] = kill_votes.get(a.targets[0], 0) + 1
+    owl: PlayerId | None = None  # the Owl's designee (LUP-D11), the first one recorded
+    protected: set[PlayerId] = set()  # LUP-341: the Bodyguard's ward
+    for (actor, verb), (_, a) in state.actions.items():  # one reading of the night's actions
+        if verb == "kill":
+            if seats[actor].role == WOLF:
+                kill_votes[a.targets[0]] = kill_votes.get(a.targets[0], 0) + 1
+        elif verb == "nominate":
+            if owl is None:
+                owl = a.targets[0]
+        elif verb == "protect":
+            protected.add(a.targets[0])
     top = ranked(kill_votes)
     drawn: tuple[PlayerId, ...] = ()
     victim: PlayerId | None = None
@@ -140,7 +148,6 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
         victim = rng.choice(drawn)
 
     probe = night_probe(state)
-    owl = next((a.targets[0] for (_, v), (_, a) in state.actions.items() if v == "nominate"), None)
     myth_choice = myth_target(state, rng)
 
     resolved = NightResolved(victim, drawn, probe, owl)
@@ -149,7 +156,6 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
         intents.append(Intent("kill", probe, "probe", NIGHT_ORDER["scan"]))  # LUP-372
     if victim is not None:
         intents.append(Intent("kill", victim, "wolves", NIGHT_ORDER["kill"]))
-    protected = {a.targets[0] for (_, v), (_, a) in state.actions.items() if v == "protect"}
 
     def bodyguard(s: LupusState, intent: Intent) -> Veto | None:
         # LUP-341, LUP-D09: only against the wolves, not against the Seer's probe.

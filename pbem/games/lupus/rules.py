@@ -77,6 +77,21 @@ def _night_verbs(role: str, number: int, seers: bool) -> frozenset[str]:
     return verbs
 
 
+_PASSES: dict[PlayerId, ActionSet] = {}
+"""A name -> his PASS (frozen: one event for every night he passes, as a log read back)."""
+
+
+def _passed(actor: PlayerId) -> ActionSet:
+    """``ActionSet(actor, "pass")``, kept per name (bounded at 1,024): a third of a night's
+    commands (LUP-603)."""
+    found = _PASSES.get(actor)
+    if found is None:
+        if len(_PASSES) >= 1024:  # a table's names change from game to game
+            _PASSES.clear()
+        found = _PASSES[actor] = ActionSet(actor, "pass")
+    return found
+
+
 _BOLD_VOTES: dict[PlayerId, Command] = {}
 """A name -> the vote of his name in bold (:meth:`LupusInTabula.bold_command`)."""
 
@@ -214,7 +229,7 @@ class LupusInTabula(VillageRules[LupusState]):
                 raise IllegalNow("nothing_to_pass")
             if state.options.seer_result_timing == "immediate":  # most PASSes: no probe to keep
                 self._check_probe_not_final(state, actor)
-            return [ActionSet(actor, "pass")]
+            return [_passed(actor)]
         if verb == "cancel":
             return self._decide_cancel(state, actor, command)
         if state.phase != "night":

@@ -61,6 +61,8 @@ LupusPhase = Literal["setup", "night", "debate", "round1", "round2", "defence", 
 """The night, the day's debate, its two ballots and the defence between them (LUP-004, LUP-400);
 ``over`` once ended."""
 LUPUS_PHASES: tuple[LupusPhase, ...] = get_args(LupusPhase)
+_PHASES: dict[str, LupusPhase] = {p: p for p in LUPUS_PHASES}
+"""Each phase by its name (read at every phase's start); :func:`phase_of` refuses others."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ def _phase_started(state: LupusState, event: PhaseStarted) -> LupusState:
     fresh_night = event.phase == "night"
     return replace(
         state,
-        phase=phase_of(event.phase, LUPUS_PHASES),
+        phase=_PHASES.get(event.phase) or phase_of(event.phase, LUPUS_PHASES),
         number=event.number,
         deadlines=event.deadlines,
         actions={} if fresh_night else state.actions,
