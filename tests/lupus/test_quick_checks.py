@@ -12,12 +12,12 @@ import pytest
 
 from pbem.balance.fastgame import RulesGame, play_rules
 from pbem.core.commands import Command
-from pbem.core.events import ActionSet
+from pbem.core.events import ActionSet, PhaseStarted
 from pbem.core.ids import PlayerId
 from pbem.games.lupus import day
 from pbem.games.lupus.roles import SEER, WOLF
 from pbem.games.lupus.rules import _night_verbs
-from pbem.games.lupus.state import LupusState, NightResolved, evolve
+from pbem.games.lupus.state import LupusState, NightResolved, evolve, phase_started
 from pbem.games.village.state import record_action
 from pbem.tools.bots import BotMove
 from pbem.tools.demo import demo_setup
@@ -135,3 +135,15 @@ def test_a_pass_is_one_event_for_every_night_its_player_passes() -> None:
     again = rules.decision(state, actor, Command("pass"), EPOCH, "private")
     assert first == again == [ActionSet(actor, "pass")]
     assert first[0] is again[0]
+
+
+def test_a_phase_opened_at_the_same_time_is_one_event() -> None:
+    """LUP-604: each phase opens with its one deadline; games opening it at the same time
+    share the event, equal to the one built afresh."""
+    end = EPOCH + timedelta(hours=18)
+    night = phase_started("night", 1, end)
+    assert night == PhaseStarted("night", 1, {"night": end})
+    assert phase_started("night", 1, end) is night
+    later = phase_started("night", 1, end + timedelta(hours=1))
+    assert later != night and later.deadlines == {"night": end + timedelta(hours=1)}
+    assert phase_started("round1", 1, end) == PhaseStarted("round1", 1, {"round1": end})

@@ -9,12 +9,12 @@ from typing import Any
 
 from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow, refuse
-from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, public
+from pbem.core.events import Event, Notice, PlayerDied, VoteSet, public
 from pbem.core.folded import Batch
 from pbem.core.ids import PlayerId
 from pbem.core.moments import iso
 from pbem.games.lupus import ending
-from pbem.games.lupus.state import DayVerdict, LupusState, Nominated, evolve
+from pbem.games.lupus.state import DayVerdict, LupusState, Nominated, evolve, phase_started
 from pbem.games.village.voting import ranked, vote_and_tally
 
 
@@ -24,7 +24,7 @@ def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
     o = state.options
     end = now + (o.round1_duration if ballot == "round1" else o.round2_duration)
     thread = f"day-{state.number}"
-    started = PhaseStarted(ballot, state.number, {ballot: end})
+    started = phase_started("round1" if ballot == "round1" else "round2", state.number, end)
     if ballot == "round1":  # LUP-740
         voters = state.living() + state.ghosts()
         notice = public(
@@ -112,7 +112,7 @@ def close_round1(state: LupusState, now: datetime, rng: random.Random) -> list[E
                 deadline=iso(end),
                 **params,
             ),
-            PhaseStarted("defence", state.number, {"defence": end}),
+            phase_started("defence", state.number, end),
         )
         return batch.events
     if len(nominees) == 1 and o.single_nominee == "lynch":

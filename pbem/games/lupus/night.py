@@ -14,7 +14,6 @@ from pbem.core.events import (
     ActionSet,
     Event,
     Notice,
-    PhaseStarted,
     PlayerDied,
     RoleChanged,
     private,
@@ -37,7 +36,7 @@ from pbem.games.lupus.roles import (
     WOLF,
     acts_on_night,
 )
-from pbem.games.lupus.state import LupusState, NightResolved, evolve
+from pbem.games.lupus.state import LupusState, NightResolved, evolve, phase_started
 from pbem.games.village.voting import ranked
 
 
@@ -82,7 +81,7 @@ def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
     deadline = iso(end)
     thread = f"night-{number}"
     state = batch.add(
-        PhaseStarted("night", number, {"night": end}),
+        phase_started("night", number, end),
         public("lupus/night_start", thread, number=number, deadline=deadline),
     )
     living = state.living_holders()

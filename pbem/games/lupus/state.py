@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, get_args
 
 from pbem.core.events import ActionSet, Event, Notice, PhaseStarted, RolesDealt
@@ -99,6 +100,23 @@ class LupusState(Village):
 _GHOSTS: list[tuple[object, object, object, tuple[PlayerId, ...]]] = [(None, None, None, ())]
 """The seats, order and options of the last state asked, and its ghosts (held here, so that
 no other object has their ids)."""
+
+
+def phase_started(phase: LupusPhase, number: int, end: datetime) -> PhaseStarted:
+    """``PhaseStarted(phase, number, {phase: end})``, one frozen event for every game that
+    opens this phase at this time (LUP-604: each phase has its one deadline): games set up
+    alike open theirs at the same times, thousands of them in a balance run (issue 23). The
+    deadlines' mapping is read only, as every state's."""
+    key = (phase, number, end)
+    found = _STARTED.get(key)
+    if found is None:
+        if len(_STARTED) >= 1024:  # bounded: a table's times change from game to game
+            _STARTED.clear()
+        found = _STARTED[key] = PhaseStarted(phase, number, {phase: end})
+    return found
+
+
+_STARTED: dict[tuple[str, int, datetime], PhaseStarted] = {}
 
 
 def evolve(state: LupusState, event: Event) -> LupusState:
