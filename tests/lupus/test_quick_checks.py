@@ -12,9 +12,11 @@ import pytest
 
 from pbem.balance.fastgame import RulesGame, play_rules
 from pbem.core.commands import Command
-from pbem.core.events import ActionSet, PhaseStarted
+from pbem.core.events import ActionSet, Notice, PhaseStarted, private, public
 from pbem.core.ids import PlayerId
+from pbem.core.moments import iso
 from pbem.games.lupus import day
+from pbem.games.lupus.night import _prompt, prompted
 from pbem.games.lupus.roles import SEER, WOLF
 from pbem.games.lupus.rules import _night_verbs
 from pbem.games.lupus.state import LupusState, NightResolved, evolve, phase_started
@@ -52,7 +54,7 @@ def test_the_quick_readings_answer_as_the_full_ones_after_every_move(
                 assert game.rules.available_verbs(state, actor) == fresh
                 nights.add((seat.role, state.number))
             if state.phase == "round1":  # LUP-D22: the living and the ghosts vote in round 1
-                offered = "vote" in game.rules.available_verbs(state, actor)
+                offered = "vote" in (game.rules.available_verbs(state, actor) or ())
                 assert offered == (state.seats[actor].alive or actor in state.ghosts())
                 ghosts_offered += offered and not state.seats[actor].alive
             for command in commands:
@@ -71,7 +73,7 @@ def test_the_quick_readings_answer_as_the_full_ones_after_every_move(
             move(bot, now)
             check(game.state)
 
-        game.move = checked_move  # type: ignore[method-assign]
+        game.move = checked_move  # type: ignore[method-assign,assignment]
         assert play_rules(game, random.Random(seed)).finished
     assert checked > 10_000
     assert {(WOLF, 1), (WOLF, 2), (SEER, 2)} <= nights and len(nights) > 10
@@ -147,3 +149,32 @@ def test_a_phase_opened_at_the_same_time_is_one_event() -> None:
     later = phase_started("night", 1, end + timedelta(hours=1))
     assert later != night and later.deadlines == {"night": end + timedelta(hours=1)}
     assert phase_started("round1", 1, end) == PhaseStarted("round1", 1, {"round1": end})
+
+
+def test_a_nightfalls_notices_are_those_built_afresh_and_shared_by_games_alike() -> None:
+    """LUP-604, LUP-711: the night's public notice and each card's prompt are the notices
+    built afresh; those saying the deadline alone are one object for every game falling into
+    that night at that time (a prompt with more to say, the pack's list, is built per game)."""
+    nightfalls = []
+    for seed in range(6):
+        game = RulesGame.new(demo_setup("lupus-in-tabula", 16, seed, "fr"))
+        state = game.state
+        deadline = iso(state.deadlines["night"])
+        built = [e for e in game.events if isinstance(e, Notice) and e.thread == "night-1"]
+        expected = [public("lupus/night_start", "night-1", number=1, deadline=deadline)]
+        for card, prompt, params_of in prompted(1):
+            holders = state.holders(card)
+            for holder in holders:
+                more = params_of(state, holder, holders) if params_of else {}
+                expected.append(private(prompt, [holder], "night-1", deadline=deadline, **more))
+        assert built[: len(expected)] == expected
+        nightfalls.append(built)
+    first, *others = nightfalls
+    for notice in first:
+        if notice.public or notice.params.keys() == {"deadline"}:
+            assert all(n is notice for night in others for n in night if n == notice)
+    # a card dealt to the same name in two games: its very prompt (seldom in six deals)
+    ana, deadline = PlayerId("Ana"), "2026-01-06T12:00:00+00:00"
+    kept = _prompt("lupus/bodyguard_prompt", ana, "night-1", deadline)
+    assert kept is _prompt("lupus/bodyguard_prompt", ana, "night-1", deadline)
+    assert kept == private("lupus/bodyguard_prompt", [ana], "night-1", deadline=deadline)

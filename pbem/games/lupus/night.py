@@ -75,25 +75,60 @@ def prompted(number: int) -> tuple[tuple[str, str, PromptParams | None], ...]:
     )
 
 
+def _nightfall(number: int, end: datetime) -> tuple[str, str, Notice]:
+    """Night ``number``'s deadline as written, its thread and its public notice (LUP-604),
+    kept per night and deadline (bounded at 256): games set up alike fall into each night at
+    the same time, thousands of them in a balance run (issue 23); a notice is read only."""
+    key = (number, end)
+    found = _NIGHTFALLS.get(key)
+    if found is None:
+        if len(_NIGHTFALLS) >= 256:  # a table's times change from game to game
+            _NIGHTFALLS.clear()
+        deadline, thread = iso(end), f"night-{number}"
+        notice = public("lupus/night_start", thread, number=number, deadline=deadline)
+        found = _NIGHTFALLS[key] = (deadline, thread, notice)
+    return found
+
+
+_NIGHTFALLS: dict[tuple[int, datetime], tuple[str, str, Notice]] = {}
+
+
+def _prompt(prompt: str, holder: PlayerId, thread: str, deadline: str) -> Notice:
+    """``private(prompt, [holder], thread, deadline=deadline)``, kept (bounded at 4,096): a
+    card's prompt that says the deadline alone is the same notice in every game that deals
+    him the card and falls into that night at that time (LUP-711)."""
+    key = (prompt, holder, thread, deadline)
+    found = _PROMPTS.get(key)
+    if found is None:
+        if len(_PROMPTS) >= 4096:
+            _PROMPTS.clear()
+        found = _PROMPTS[key] = Notice(prompt, (holder,), False, {"deadline": deadline}, thread)
+    return found
+
+
+_PROMPTS: dict[tuple[str, PlayerId, str, str], Notice] = {}
+
+
 def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
     """Night ``number`` falls: the prompts of every night role (LUP-711), added to ``batch``."""
     end = now + batch.state.options.night_duration
-    deadline = iso(end)
-    thread = f"night-{number}"
-    state = batch.add(
-        phase_started("night", number, end),
-        public("lupus/night_start", thread, number=number, deadline=deadline),
-    )
+    deadline, thread, nightfall = _nightfall(number, end)
+    state = batch.add(phase_started("night", number, end), nightfall)
     living = state.living_holders()
     prompts: list[Event] = []  # notices all: added at once, the state read is this one
     for card, prompt, params_of in prompted(number):  # LUP-711: each card that acts tonight
-        holders = list(living.get(card, ()))
+        found = living.get(card)
+        if not found:
+            continue
+        holders = list(found)
         for holder in holders:
+            if params_of is None:  # the deadline alone: the same notice in every game
+                prompts.append(_prompt(prompt, holder, thread, deadline))
+                continue
             # private(prompt, [holder], thread, deadline=…, **its params), built without
             # packing them into keywords and out again (+1 % of a 16-player game's instructions)
             params: dict[str, Any] = {"deadline": deadline}
-            if params_of is not None:
-                params.update(params_of(state, holder, holders))
+            params.update(params_of(state, holder, holders))
             prompts.append(Notice(prompt, (holder,), False, params, thread))
     if number == 1:  # LUP-360, LUP-D12
         masons = list(living.get(MASON, ()))
