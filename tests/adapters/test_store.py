@@ -243,6 +243,27 @@ def test_a_new_head_is_the_same_bytes_whatever_mapping_holds_its_events(tmp_path
     assert AtomicStorage(head, readonly=True).path is head  # kept, not parsed again
 
 
+def test_the_state_encoder_writes_what_json_dumps_writes_and_still_refuses_a_loop() -> None:
+    """The encoder is made once and skips the loop check (issue 23): the same text as
+    ``json.dumps`` for every kind of value a state holds, and a value holding itself still
+    raises instead of being written."""
+    from pbem.adapters.store.atomic_file import compact_json
+
+    value: dict[str, Any] = {
+        "é": ["Zoé", "l'Ours", "\n\t\"\\", "\u2028", "🐺"],
+        "n": [0, -1, 2**70, 0.1, 1e16, -0.0, 64800.0, True, False, None],
+        "nested": {"1": {"a": [], "b": {}}, "t": (1, "x")},
+    }
+    plain = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert compact_json(value) == plain
+    assert encode_envelope(value).endswith(b'"data":' + plain.encode() + b"}\n")
+    loop: list[Any] = []
+    loop.append(loop)
+    for encode in (compact_json, encode_envelope):
+        with pytest.raises((ValueError, RecursionError)):
+            encode({"x": loop})
+
+
 def test_a_new_heads_data_and_both_directory_entries_are_fsynced_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
