@@ -3,12 +3,15 @@ created), each checked against what a fresh computation gives."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from pbem.core.draws import deal_rng
-from pbem.core.game import GameSpec
+from pbem.core.game import GameSpec, PlayerSpec
+from pbem.core.ids import PlayerId
 from pbem.games import GAME_IDS, game_class, rules_for
 from pbem.table import Table
+from pbem.table.setup import TableSetup
 from pbem.tools.demo import demo_setup, play
 from pbem.tools.simulate import EPOCH
 
@@ -32,3 +35,19 @@ def test_every_game_shares_one_rules_and_it_deals_as_fresh_rules_do_lup_010() ->
         dealt = fresh.setup(spec, EPOCH, deal_rng(s.seed, s.seed_scheme))
         assert dealt == list(step.facts)
         assert step.events == tuple(fresh.codec.encode(e) for e in dealt)
+
+
+def test_a_setups_records_are_set_at_once_and_hold_what_their_fields_say() -> None:
+    """A game's setup, its players and its spec are frozen records made for every game
+    created or loaded: their fields are set in one go (quick_init), the same values."""
+    setup = TableSetup.from_mapping(demo_setup("lupus-in-tabula", 8, 5, "fr"))
+    spec = GameSpec(setup.players, setup.options, setup.lang)
+    for record in (setup, setup.players[0], spec):
+        cls = type(record)
+        assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"
+        assert cls.__init__.__code__.co_filename == "<string>"
+        assert "_set" in cls.__init__.__code__.co_names  # one write of __dict__
+        fields = [f.name for f in dataclasses.fields(cls)]
+        assert list(vars(record)) == fields
+        assert dataclasses.replace(record) == record
+    assert setup.players[0] == PlayerSpec(PlayerId("Alice"), setup.players[0].email, "fr")
