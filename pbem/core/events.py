@@ -489,11 +489,11 @@ class EventCodec:
         if names is None:
             names = _NAMES[kind] = _field_names(typing.cast(Hashable, kind))
         data: dict[str, Any] = {"type": kind.__name__}
-        plain = _PLAIN
+        as_is = _AS_IS
         for name in names:
             value = getattr(event, name)
             # most fields are plain (a seat, a key, a number): written without a call
-            data[name] = value if type(value) in plain else _to_json(value)
+            data[name] = value if type(value) in as_is else _to_json(value)
         return data
 
     def decode(self, data: Mapping[str, Any]) -> Event:
@@ -534,6 +534,19 @@ encoded: issue 23)."""
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 """Values written as they are: checked first, by exact type (an enum of str is not plain)."""
+
+
+class JsonObject(dict[str, Any]):
+    """A mapping already in the form the store writes (string keys, JSON values only), that
+    no one changes once made: the codec writes it as itself, not a copy. A game's options
+    (:func:`pbem.core.options.options_to_json`): one object for every game set up alike, a
+    fifth of encoding a new game's events (issue 23)."""
+
+    __slots__ = ()
+
+
+_AS_IS = _PLAIN | {JsonObject}
+"""An event's field values written as they are (:class:`JsonObject`: shared, not copied)."""
 
 
 def _to_json(value: Any) -> Any:

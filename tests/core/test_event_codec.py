@@ -30,3 +30,24 @@ def test_every_event_of_a_whole_game_decodes_to_itself(game: str) -> None:
         for name, value in data.items():
             if name != "type":
                 assert getattr(event, name) == events_module._from_json(value, hints[name])
+
+
+@pytest.mark.parametrize("game", ["lupus-in-tabula", "loup-garou", "dracula"])
+def test_a_games_options_are_written_as_they_are_and_read_back_alike_lup_d01(game: str) -> None:
+    """The options of GameCreated (LUP-D01's deck mode among them) are already in their
+    stored form: the codec writes that mapping itself (not a copy, issue 23), the same JSON as
+    a plain mapping's, and reads back equal options."""
+    import json
+
+    from pbem.core.events import GameCreated, JsonObject
+
+    played = RulesGame.new(demo_setup(game, 0, 3, "fr"))
+    codec = played.rules.codec
+    created = next(e for e in played.events if type(e) is GameCreated)
+    assert type(created.options) is JsonObject
+    encoded = codec.encode(created)
+    assert encoded["options"] is created.options
+    plain = codec.encode(GameCreated(**{**vars(created), "options": dict(created.options)}))
+    assert type(plain["options"]) is dict and plain["options"] is not created.options
+    assert json.dumps(encoded) == json.dumps(plain)
+    assert codec.decode(json.loads(json.dumps(encoded))) == created
