@@ -332,6 +332,32 @@ def test_a_creation_opens_and_stats_only_what_it_must(
     assert stat.S_IMODE((tmp_path / "games" / "g1").stat().st_mode) == 0o700
 
 
+def test_a_creation_turns_each_of_its_paths_into_a_string_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (1,000 games created): the system calls of a creation are given strings,
+    ``games`` and the game's final path each made once, not a new Path turned into its
+    string again at each call; the game is as it was (readable, its access kept)."""
+    import pathlib
+
+    GameStore.create(tmp_path, "g0", {"game": "x"}, [], [])
+    made: list[str] = []
+    real = pathlib.PurePath.__str__
+
+    def as_string(self: pathlib.PurePath) -> str:
+        made.append(real(self))
+        return made[-1]
+
+    monkeypatch.setattr(pathlib.PurePath, "__str__", as_string)
+    GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
+    monkeypatch.undo()
+    games = tmp_path / "games"
+    assert made == [str(games), str(games / "g1")]
+    assert GameStore(games / "g1").events() == [{"e": 1}]
+    assert stat.S_IMODE((games / "g1").stat().st_mode) == 0o700
+    assert sorted(p.name for p in games.iterdir()) == ["g0", "g1"]
+
+
 def test_a_directorys_failed_fsync_is_raised_once_every_fsync_is_done(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
