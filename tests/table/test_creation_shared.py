@@ -9,6 +9,7 @@ import random
 from pbem.core.draws import deal_rng
 from pbem.core.game import GameSpec, PlayerSpec
 from pbem.core.ids import PlayerId
+from pbem.core.roster import Roster
 from pbem.games import GAME_IDS, game_class, rules_for
 from pbem.table import Table
 from pbem.table.setup import TableSetup
@@ -38,11 +39,13 @@ def test_every_game_shares_one_rules_and_it_deals_as_fresh_rules_do_lup_010() ->
 
 
 def test_a_setups_records_are_set_at_once_and_hold_what_their_fields_say() -> None:
-    """A game's setup, its players and its spec are frozen records made for every game
-    created or loaded: their fields are set in one go (quick_init), the same values."""
+    """A game's setup, its players, its spec and its roster are frozen records made for
+    every game created or loaded: their fields are set in one go (quick_init), the same
+    values."""
     setup = TableSetup.from_mapping(demo_setup("lupus-in-tabula", 8, 5, "fr"))
     spec = GameSpec(setup.players, setup.options, setup.lang)
-    for record in (setup, setup.players[0], spec):
+    roster = Table(setup, rules_for(setup.game), []).roster
+    for record in (setup, setup.players[0], spec, roster, roster.holders[0]):
         cls = type(record)
         assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"
         assert cls.__init__.__code__.co_filename == "<string>"
@@ -51,3 +54,5 @@ def test_a_setups_records_are_set_at_once_and_hold_what_their_fields_say() -> No
         assert list(vars(record)) == fields
         assert dataclasses.replace(record) == record
     assert setup.players[0] == PlayerSpec(PlayerId("Alice"), setup.players[0].email, "fr")
+    assert roster.holders[0].spec == setup.players[0] and roster.former == {}
+    assert Roster(roster.holders).former is not roster.former  # each its own default
