@@ -250,7 +250,7 @@ def test_the_state_encoder_writes_what_json_dumps_writes_and_still_refuses_a_loo
     from pbem.adapters.store.atomic_file import compact_json
 
     value: dict[str, Any] = {
-        "é": ["Zoé", "l'Ours", "\n\t\"\\", "\u2028", "🐺"],
+        "é": ["Zoé", "l'Ours", '\n\t"\\', "\u2028", "🐺"],
         "n": [0, -1, 2**70, 0.1, 1e16, -0.0, 64800.0, True, False, None],
         "nested": {"1": {"a": [], "b": {}}, "t": (1, "x")},
     }
