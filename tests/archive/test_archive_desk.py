@@ -3,6 +3,8 @@ extended, closed, rolled back, removed or replaced whom, and when — in the rea
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pbem.record.archive import archive_files
@@ -85,3 +87,20 @@ def test_a_deadline_moved_for_an_absence_says_so_not_the_game_master(
     acts = archive_files(g.table, lang)["text"].split(heading)[1]
     assert said in acts
     assert acts.count("Le MJ a déplacé une échéance" if lang == "fr" else "master moved a") == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_each_act_in_the_game_masters_section_links_to_the_phase_that_tells_it(lang: str) -> None:
+    """The acts are told twice in the HTML archive: in their phase's story and in the game
+    master's own section, which is an index of them: each line there is a link to the phase
+    where the act is told, so the reader jumps to it instead of reading it again."""
+    table = new_table()
+    for line in ("PAUSE the host is ill", "RESUME", "EXTEND 24h", "CLOSE", "REMOVE dave bye"):
+        assert admin(table, line).events, line
+    html = archive_files(table, lang)["html"]
+    index = html.split('id="mj"')[1].split("</ul>")[0]
+    links = re.findall(r'<li class="desk"><a href="#(phase-\d+)">[^<]+</a> ?: (.+?)</li>', index)
+    assert len(links) == 6, index  # the pause, its reason, and the four other acts
+    for target, act in links:
+        section = html.split(f'id="{target}">')[1].split("</section>")[0]
+        assert f'<li class="desk">{act}</li>' in section, (target, act)
