@@ -313,7 +313,8 @@ def test_a_creation_opens_and_stats_only_what_it_must(
     GameStore.create(tmp_path, "g0", {"game": "x"}, [], [])  # the first: makes ``games``
     opened: list[str] = []
     checked: list[Path] = []
-    real_open, real_is_dir = os.open, Path.is_dir
+    stated: list[str] = []
+    real_open, real_is_dir, real_stat, real_lstat = os.open, Path.is_dir, os.stat, os.lstat
 
     def open_(path: Any, *args: Any, **kwargs: Any) -> int:
         opened.append(Path(path).name)
@@ -323,10 +324,23 @@ def test_a_creation_opens_and_stats_only_what_it_must(
         checked.append(self)
         return real_is_dir(self)
 
+    def stat_(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        stated.append(Path(path).name)
+        return real_stat(path, *args, **kwargs)
+
+    def lstat_(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        stated.append("l:" + Path(path).name)
+        return real_lstat(path, *args, **kwargs)
+
     monkeypatch.setattr(os, "open", open_)
     monkeypatch.setattr(Path, "is_dir", is_dir)
+    monkeypatch.setattr(os, "stat", stat_)
+    monkeypatch.setattr(os, "lstat", lstat_)
     GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
     assert sorted(opened) == [".creating-g1", "games", "head.json"] and checked == []
+    # whether the game exists, then ``games`` and the new directory for their access: the
+    # head made in that directory is shared like it without a stat of it again
+    assert stated == ["g1", "games", "l:.creating-g1"]
     monkeypatch.undo()
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
     assert stat.S_IMODE((tmp_path / "games" / "g1").stat().st_mode) == 0o700

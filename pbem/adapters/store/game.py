@@ -156,7 +156,9 @@ class GameStore:
                 "the daemon removes it when it starts)"
             ) from None
         try:
-            share_like_parent(creating, games_path, directory=True)
+            # its status, when the new directory was made as it should be: the head made in
+            # it next is shared like it without a stat of it (issue 23)
+            made = share_like_parent(creating, games_path, directory=True)
             blob = _new_head(game_id, setup, events, outbox, meta_extra)
             fault("mid_state_write")  # cut before the head is whole: a half game, removed
             write_new_file(
@@ -166,6 +168,7 @@ class GameStore:
                 durable=True,
                 with_dirs=(creating, games_path),
                 parent=creating,
+                parent_status=made,
             )
             os.replace(creating, final_path)
         except BaseException:
