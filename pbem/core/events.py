@@ -485,16 +485,10 @@ class EventCodec:
 
     def encode(self, event: Event) -> dict[str, Any]:
         kind = type(event)
-        names = _NAMES.get(kind)
-        if names is None:
-            names = _NAMES[kind] = _field_names(typing.cast(Hashable, kind))
-        data: dict[str, Any] = {"type": kind.__name__}
-        plain = _PLAIN
-        for name in names:
-            value = getattr(event, name)
-            # most fields are plain (a seat, a key, a number): written without a call
-            data[name] = value if type(value) in plain else _to_json(value)
-        return data
+        encoder = _ENCODERS.get(kind)
+        if encoder is None:
+            encoder = _ENCODERS[kind] = _encoder(kind)
+        return encoder(event)
 
     def decode(self, data: Mapping[str, Any]) -> Event:
         name = data["type"]
@@ -528,12 +522,42 @@ def _field_names(cls: Hashable) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(typing.cast(type, cls)))
 
 
-_NAMES: dict[type, tuple[str, ...]] = {}
-""":func:`_field_names` by event class, read with one lookup (every event of every step is
-encoded: issue 23)."""
+def _encoder(kind: type[Event]) -> typing.Callable[[Event], dict[str, Any]]:
+    """The encoding of one event class as one function: ``{"type": its name}`` then each
+    field, in order, as it is when plain (a seat, a key, a number) else through
+    :func:`_to_json`. Written out from the class's field names, as a dataclass writes its
+    ``__init__``: no loop over the names and no ``getattr`` per field (every event of every
+    step the daemon stores is encoded, and each new game's sixteen: issue 23)."""
+    fields = "".join(
+        f"{name!r}: v if type(v := event.{name}) in as_is else to_json(v), "
+        for name in _field_names(typing.cast(Hashable, kind))
+    )
+    source = f"def encode(event):\n    return {{'type': {kind.__name__!r}, {fields}}}\n"
+    scope: dict[str, Any] = {"as_is": _AS_IS, "to_json": _to_json}
+    exec(source, scope)  # built from the class's own name and field names
+    encode: typing.Callable[[Event], dict[str, Any]] = scope["encode"]
+    encode.__qualname__ = f"encode_{kind.__name__}"
+    return encode
+
+
+_ENCODERS: dict[type, typing.Callable[[Event], dict[str, Any]]] = {}
+""":func:`_encoder` by event class, made on its first event (a few dozen classes)."""
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 """Values written as they are: checked first, by exact type (an enum of str is not plain)."""
+
+
+class JsonObject(dict[str, Any]):
+    """A mapping already in the form the store writes (string keys, JSON values only), that
+    no one changes once made: the codec writes it as itself, not a copy. A game's options
+    (:func:`pbem.core.options.options_to_json`): one object for every game set up alike, a
+    fifth of encoding a new game's events (issue 23)."""
+
+    __slots__ = ()
+
+
+_AS_IS = _PLAIN | {JsonObject}
+"""An event's field values written as they are (:class:`JsonObject`: shared, not copied)."""
 
 
 def _to_json(value: Any) -> Any:

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pbem.core.commands import COMMON_COMMANDS, Command, CommandSpec
 from pbem.core.errors import CommandError, IllegalNow, PartlyRefused
 from pbem.core.events import COMMON_EVENTS, Event, EventCodec
+from pbem.core.frozen import quick_init
 from pbem.core.ids import PlayerId
 from pbem.core.outcome import Outcome
 
@@ -28,6 +29,7 @@ ADMIN = PlayerId("@admin")
 """The recipient of a notice meant for the game's administrators (``admins`` of the setup)."""
 
 
+@quick_init  # every player of every game created or loaded (1,000 created: issue 23)
 @dataclass(frozen=True)
 class PlayerSpec:
     """A registered player: nickname, address, language, grammatical gender if given."""
@@ -39,6 +41,7 @@ class PlayerSpec:
     """``"m"``, ``"f"`` or None (not given): the texts agree with it, or are phrased neutrally."""
 
 
+@quick_init
 @dataclass(frozen=True)
 class GameSpec:
     """What a game master asks for: players, options, language, optionally a fixed deal."""

@@ -18,6 +18,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from pbem.core.errors import SetupError
+from pbem.core.events import JsonObject
 
 T = TypeVar("T")
 
@@ -147,9 +148,10 @@ def _coerce(name: str, value: Any, hint: Any) -> Any:
         raise SetupError(f"option {name!r}: {exc}") from None
 
 
-def options_to_json(options: Any) -> dict[str, Any]:
-    """The options as a JSON-able mapping (durations in seconds)."""
-    out: dict[str, Any] = {}
+def options_to_json(options: Any) -> JsonObject:
+    """The options as a JSON-able mapping (durations in seconds), written by the event codec
+    as it is: no one changes it."""
+    out = JsonObject()
     for name in _field_names(typing.cast(Hashable, type(options))):
         value = getattr(options, name)
         if isinstance(value, timedelta):

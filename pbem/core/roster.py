@@ -18,11 +18,13 @@ from typing import Any
 
 from pbem.core.commands import Command
 from pbem.core.events import AddressChanged, BenchJoined, Event, Substituted
+from pbem.core.frozen import quick_init
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 
 
+@quick_init  # each seat of every game created or loaded (1,000 created: issue 23)
 @dataclass(frozen=True)
 class Holder:
     """Who holds a seat now."""
@@ -40,6 +42,7 @@ class Holder:
         return PlayerSpec(self.seat, self.email, self.lang, self.gender)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Roster:
     """Every seat's holder, in seating order, and the addresses that held a seat before."""

@@ -45,8 +45,20 @@ def game_class(game_id: str) -> type[Rules[Any]]:
 
 
 def rules_for(game_id: str) -> Rules[Any]:
-    """The rules of the game called ``game_id``; SetupError names the known ones."""
-    return game_class(game_id)()
+    """The rules of the game called ``game_id``; SetupError names the known ones.
+
+    One instance per game for the whole process: a game's rules hold no game's state, only
+    what they work out of their class (their codec, their commands, the empty state) and
+    readings kept for every game alike. Every game created or loaded asks (1,000 created, 10,000
+    loaded at start-up: issue 23); the registry bounds them to one per game."""
+    rules = _SHARED.get(game_id)
+    if rules is None:
+        rules = _SHARED[game_id] = game_class(game_id)()
+    return rules
+
+
+_SHARED: dict[str, Rules[Any]] = {}
+"""Game id -> its rules (:func:`rules_for`): at most one per entry of :data:`GAME_MODULES`."""
 
 
 def __getattr__(name: str) -> Any:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pbem.core.draws import SCHEMES
 from pbem.core.errors import SetupError
+from pbem.core.frozen import quick_init
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
@@ -19,6 +20,7 @@ from pbem.mail.grammar import parse_gender
 from pbem.mail.render import LANGS
 
 
+@quick_init  # one per game created or loaded: fifteen fields set at once (issue 23)
 @dataclass(frozen=True)
 class TableSetup:
     """A game's fixed parameters (the ``setup`` of a transcript, plus addresses)."""

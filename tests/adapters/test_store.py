@@ -243,6 +243,27 @@ def test_a_new_head_is_the_same_bytes_whatever_mapping_holds_its_events(tmp_path
     assert AtomicStorage(head, readonly=True).path is head  # kept, not parsed again
 
 
+def test_the_state_encoder_writes_what_json_dumps_writes_and_still_refuses_a_loop() -> None:
+    """The encoder is made once and skips the loop check (issue 23): the same text as
+    ``json.dumps`` for every kind of value a state holds, and a value holding itself still
+    raises instead of being written."""
+    from pbem.adapters.store.atomic_file import compact_json
+
+    value: dict[str, Any] = {
+        "é": ["Zoé", "l'Ours", '\n\t"\\', "\u2028", "🐺"],
+        "n": [0, -1, 2**70, 0.1, 1e16, -0.0, 64800.0, True, False, None],
+        "nested": {"1": {"a": [], "b": {}}, "t": (1, "x")},
+    }
+    plain = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert compact_json(value) == plain
+    assert encode_envelope(value).endswith(b'"data":' + plain.encode() + b"}\n")
+    loop: list[Any] = []
+    loop.append(loop)
+    for encode in (compact_json, encode_envelope):
+        with pytest.raises((ValueError, RecursionError)):
+            encode({"x": loop})
+
+
 def test_a_new_heads_data_and_both_directory_entries_are_fsynced_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -292,7 +313,8 @@ def test_a_creation_opens_and_stats_only_what_it_must(
     GameStore.create(tmp_path, "g0", {"game": "x"}, [], [])  # the first: makes ``games``
     opened: list[str] = []
     checked: list[Path] = []
-    real_open, real_is_dir = os.open, Path.is_dir
+    stated: list[str] = []
+    real_open, real_is_dir, real_stat, real_lstat = os.open, Path.is_dir, os.stat, os.lstat
 
     def open_(path: Any, *args: Any, **kwargs: Any) -> int:
         opened.append(Path(path).name)
@@ -302,13 +324,52 @@ def test_a_creation_opens_and_stats_only_what_it_must(
         checked.append(self)
         return real_is_dir(self)
 
+    def stat_(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        stated.append(Path(path).name)
+        return real_stat(path, *args, **kwargs)
+
+    def lstat_(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        stated.append("l:" + Path(path).name)
+        return real_lstat(path, *args, **kwargs)
+
     monkeypatch.setattr(os, "open", open_)
     monkeypatch.setattr(Path, "is_dir", is_dir)
+    monkeypatch.setattr(os, "stat", stat_)
+    monkeypatch.setattr(os, "lstat", lstat_)
     GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
     assert sorted(opened) == [".creating-g1", "games", "head.json"] and checked == []
+    # whether the game exists, then ``games`` and the new directory for their access: the
+    # head made in that directory is shared like it without a stat of it again
+    assert stated == ["g1", "games", "l:.creating-g1"]
     monkeypatch.undo()
     assert GameStore(tmp_path / "games" / "g1").events() == [{"e": 1}]
     assert stat.S_IMODE((tmp_path / "games" / "g1").stat().st_mode) == 0o700
+
+
+def test_a_creation_turns_each_of_its_paths_into_a_string_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23 (1,000 games created): the system calls of a creation are given strings,
+    ``games`` and the game's final path each made once, not a new Path turned into its
+    string again at each call; the game is as it was (readable, its access kept)."""
+    import pathlib
+
+    GameStore.create(tmp_path, "g0", {"game": "x"}, [], [])
+    made: list[str] = []
+    real = pathlib.PurePath.__str__
+
+    def as_string(self: pathlib.PurePath) -> str:
+        made.append(real(self))
+        return made[-1]
+
+    monkeypatch.setattr(pathlib.PurePath, "__str__", as_string)
+    GameStore.create(tmp_path, "g1", {"game": "x"}, [{"e": 1}], [])
+    monkeypatch.undo()
+    games = tmp_path / "games"
+    assert made == [str(games), str(games / "g1")]
+    assert GameStore(games / "g1").events() == [{"e": 1}]
+    assert stat.S_IMODE((games / "g1").stat().st_mode) == 0o700
+    assert sorted(p.name for p in games.iterdir()) == ["g0", "g1"]
 
 
 def test_a_directorys_failed_fsync_is_raised_once_every_fsync_is_done(

@@ -136,3 +136,19 @@ def test_nicknames_are_unique_and_not_keywords(player: str, error: str) -> None:
     players = [{"name": p, "email": f"{i}@x.org"} for i, p in enumerate([*names(7), player])]
     with pytest.raises(SetupError, match=error):
         Table.new({"game": "lupus-in-tabula", "players": players}, EPOCH)
+
+
+def test_the_opening_tells_each_roles_count_as_a_tally_of_the_deck_does_lup_017() -> None:
+    """LUP-017's composition told in the opening, counted card by card (issue 23), is what a
+    tally of the deck gives, in the table's order, for every recommended and custom deck."""
+    from pbem.games.lupus.deck import custom_deck, deck_counts
+    from pbem.games.lupus.roles import SPECIAL_MINIMUM, VILLAGER, WOLF
+
+    decks = [standard_deck(n) for n in range(8, 25)]
+    decks += [custom_deck(12, ["seer", "mason", "mason", "owl"])[0], ["seer"] * 8]
+    for deck in decks:
+        tally = Counter(deck)
+        order = [WOLF, *SPECIAL_MINIMUM, VILLAGER]
+        told = deck_counts(deck)
+        assert told == {role: tally[role] for role in order if tally[role]}
+        assert list(told) == [role for role in order if role in tally]

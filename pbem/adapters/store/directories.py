@@ -17,6 +17,9 @@ from pathlib import Path
 from queue import SimpleQueue
 from threading import Thread
 
+StrPath = str | os.PathLike[str]
+"""A path as the system calls take it: a :class:`~pathlib.Path` or its string."""
+
 
 def fsync_dir(directory: Path) -> None:
     """fsync a directory so a rename in it survives a power loss (F7)."""
@@ -80,7 +83,7 @@ def _forget_syncer() -> None:
 os.register_at_fork(after_in_child=_forget_syncer)
 
 
-def fsync_with_directories(fd: int, directories: Sequence[Path]) -> None:
+def fsync_with_directories(fd: int, directories: Sequence[StrPath]) -> None:
     """fsync a new file (open as ``fd``) and ``directories`` (the one holding its entry, the
     ones holding theirs), all at once.
 
@@ -116,7 +119,7 @@ def fsync_with_directories(fd: int, directories: Sequence[Path]) -> None:
             os.close(dir_fd)
 
 
-def _tree_owner(directory: Path, st: os.stat_result) -> int:
+def _tree_owner(directory: StrPath, st: os.stat_result) -> int:
     """The owner of the highest directory above ``directory`` still writable by its group (or
     of ``directory``): the state directory, even when an admin made the directories between."""
     owner = st.st_uid
@@ -129,7 +132,12 @@ def _tree_owner(directory: Path, st: os.stat_result) -> int:
     return owner
 
 
-def share_like_parent(target: int | Path, parent: Path, directory: bool = False) -> None:
+def share_like_parent(
+    target: int | StrPath,
+    parent: StrPath,
+    directory: bool = False,
+    parent_status: os.stat_result | None = None,
+) -> os.stat_result | None:
     """Give a file (an open descriptor) or a directory (a path) just made in ``parent`` the
     access the state is shared with: read and write for its owner; for the group too, and
     setgid on a directory, when ``parent`` is group-writable; nothing for others, whatever the
@@ -141,26 +149,33 @@ def share_like_parent(target: int | Path, parent: Path, directory: bool = False)
     ``parent``'s group, it gets that group, so the service can read, replace and remove it.
     A path is opened without following a symbolic link and changed through its descriptor: root
     never gives away a file someone swapped in meanwhile.
+
+    ``parent_status``: ``parent``'s status, when the caller has it (not read again). Returns
+    the status of a directory given by path when it was left as it was (a file made in it
+    next is shared like it without reading it again), else None.
     """
+    st = os.stat(parent) if parent_status is None else parent_status
     if isinstance(target, int):
-        _share_fd(target, parent, directory)
-        return
+        _share_fd(target, parent, directory, st)
+        return None
     # read without opening first: a directory made as it should be (the usual case, a game's
     # creation: issue 23) needs no descriptor; a symbolic link never passes for one
-    if _changes(os.stat(parent), parent, os.lstat(target), directory) == _UNCHANGED:
-        return
+    mine = os.lstat(target)
+    if _changes(st, parent, mine, directory) == _UNCHANGED:
+        return mine
     fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
-        _share_fd(fd, parent, directory)
+        _share_fd(fd, parent, directory, st)
     finally:
         os.close(fd)
+    return None
 
 
 _UNCHANGED = (-1, -1, None)
 
 
 def _changes(
-    st: os.stat_result, parent: Path, mine: os.stat_result, directory: bool
+    st: os.stat_result, parent: StrPath, mine: os.stat_result, directory: bool
 ) -> tuple[int, int, int | None]:
     """The owner, group and mode to give an entry whose status is ``mine``, made in ``parent``
     (status ``st``): -1 for an id, None for the mode, left as they are."""
@@ -178,8 +193,8 @@ def _changes(
     return _UNCHANGED
 
 
-def _share_fd(fd: int, parent: Path, directory: bool) -> None:
-    uid, gid, mode = _changes(os.stat(parent), parent, os.fstat(fd), directory)
+def _share_fd(fd: int, parent: StrPath, directory: bool, st: os.stat_result) -> None:
+    uid, gid, mode = _changes(st, parent, os.fstat(fd), directory)
     if uid != -1 or gid != -1:
         # a non-member cannot give a file to a group: the owner's access still holds
         with contextlib.suppress(PermissionError):
@@ -206,17 +221,20 @@ def make_dirs(directory: Path) -> None:
 
 
 def write_new_file(
-    path: Path,
+    path: StrPath,
     blob: bytes,
     exclusive: bool = False,
     durable: bool = False,
-    with_dirs: Sequence[Path] = (),
+    with_dirs: Sequence[StrPath] = (),
+    parent: StrPath | None = None,
+    parent_status: os.stat_result | None = None,
 ) -> None:
     """Create ``path`` holding ``blob``, with the state's access whatever the umask (never
     others: :func:`share_like_parent`); an existing file is left as it is (``exclusive``:
     FileExistsError). ``durable``: its data fsynced before the return, and the directories
     ``with_dirs`` with it (:func:`fsync_with_directories`: its own directory, for its entry),
-    else the caller fsyncs the directory."""
+    else the caller fsyncs the directory. ``parent``: the directory ``path`` is in, and
+    ``parent_status`` its status, when the caller has them already."""
     try:
         fd = os.open(
             path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
@@ -226,7 +244,8 @@ def write_new_file(
             raise
         return
     try:
-        share_like_parent(fd, path.parent)
+        directory = os.path.dirname(path) if parent is None else parent
+        share_like_parent(fd, directory, parent_status=parent_status)
         view = memoryview(blob)
         while view:
             view = view[os.write(fd, view) :]

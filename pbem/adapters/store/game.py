@@ -135,9 +135,13 @@ class GameStore:
         """
         games = root / "games"
         final = games / game_id
-        if final.exists():
+        # the system calls are given strings, each made once: a Path is turned into its
+        # string anew by each new Path object (a tenth of the store's own work, issue 23)
+        games_path = os.fspath(games)
+        final_path = os.fspath(final)
+        if os.path.exists(final_path):
             raise StoreError(f"game {game_id} already exists in {games}")
-        creating = games / (CREATING_PREFIX + game_id)
+        creating = os.path.join(games_path, CREATING_PREFIX + game_id)
         try:
             try:
                 os.mkdir(creating, 0o700)
@@ -145,24 +149,28 @@ class GameStore:
                 make_dirs(games)
                 os.mkdir(creating, 0o700)
         except FileExistsError:
-            if _finish_creation(creating, final):  # a creation cut after its head was whole
+            if _finish_creation(Path(creating), final):  # cut after its head was whole
                 raise StoreError(f"game {game_id} already exists in {games}") from None
             raise StoreError(
                 f"game {game_id}: a creation is under way, or was cut short ({creating}: "
                 "the daemon removes it when it starts)"
             ) from None
         try:
-            share_like_parent(creating, games, directory=True)
+            # its status, when the new directory was made as it should be: the head made in
+            # it next is shared like it without a stat of it (issue 23)
+            made = share_like_parent(creating, games_path, directory=True)
             blob = _new_head(game_id, setup, events, outbox, meta_extra)
             fault("mid_state_write")  # cut before the head is whole: a half game, removed
             write_new_file(
-                creating / "head.json",
+                os.path.join(creating, "head.json"),
                 blob,
                 exclusive=True,
                 durable=True,
-                with_dirs=(creating, games),
+                with_dirs=(creating, games_path),
+                parent=creating,
+                parent_status=made,
             )
-            os.replace(creating, final)
+            os.replace(creating, final_path)
         except BaseException:
             # the caller is told the game does not exist: nor does it on disk
             shutil.rmtree(creating, ignore_errors=True)

@@ -40,7 +40,16 @@ def custom_deck(n: int, specials: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def deck_counts(deck: Sequence[str]) -> dict[str, int]:
-    """The number of cards of each role, in the deck's order."""
-    counts = Counter(deck)
-    order = [WOLF, *SPECIAL_MINIMUM, VILLAGER]
-    return {role: counts[role] for role in order if counts[role]}
+    """The number of cards of each role, in the deck's order (LUP-017's table: the wolves,
+    the special characters, the villagers), counted without a Counter: every game's opening
+    tells them (1,000 games created, issue 23)."""
+    counts: dict[str, int] = {}
+    for role in _ORDER:
+        copies = deck.count(role)
+        if copies:
+            counts[role] = copies
+    return counts
+
+
+_ORDER = (WOLF, *SPECIAL_MINIMUM, VILLAGER)
+"""The roles in the order a deck is told (:func:`deck_counts`)."""
