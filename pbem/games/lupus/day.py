@@ -9,12 +9,12 @@ from typing import Any
 
 from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow, refuse
-from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, public
+from pbem.core.events import Event, Notice, PlayerDied, VoteSet, public
 from pbem.core.folded import Batch
 from pbem.core.ids import PlayerId
 from pbem.core.moments import iso
 from pbem.games.lupus import ending
-from pbem.games.lupus.state import DayVerdict, LupusState, Nominated, evolve
+from pbem.games.lupus.state import DayVerdict, LupusState, Nominated, evolve, phase_started
 from pbem.games.village.voting import ranked, vote_and_tally
 
 
@@ -24,7 +24,7 @@ def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
     o = state.options
     end = now + (o.round1_duration if ballot == "round1" else o.round2_duration)
     thread = f"day-{state.number}"
-    started = PhaseStarted(ballot, state.number, {ballot: end})
+    started = phase_started("round1" if ballot == "round1" else "round2", state.number, end)
     if ballot == "round1":  # LUP-740
         voters = state.living() + state.ghosts()
         notice = public(
@@ -53,7 +53,7 @@ def open_round(state: LupusState, ballot: str, now: datetime) -> list[Event]:
 
 def ballot_tally(state: LupusState) -> dict[str, Any]:
     """The running tally of the ballot, ghosts' votes marked (LUP-D22)."""
-    ghosts = state.ghosts()  # none unless the ghost variant, a few with it
+    ghosts = state.ghosts() if state.options.ghost_variant else ()  # LUP-D22: a few, if any
     votes = [{"voter": v, "target": t, "ghost": v in ghosts} for v, t in state.votes.items()]
     counts: dict[PlayerId, int] = {}
     for target in state.votes.values():  # in first-vote order, as ranked() keeps them
@@ -112,7 +112,7 @@ def close_round1(state: LupusState, now: datetime, rng: random.Random) -> list[E
                 deadline=iso(end),
                 **params,
             ),
-            PhaseStarted("defence", state.number, {"defence": end}),
+            phase_started("defence", state.number, end),
         )
         return batch.events
     if len(nominees) == 1 and o.single_nominee == "lynch":
@@ -201,6 +201,10 @@ def vote_events(state: LupusState, actor: PlayerId, command: Command, now: datet
     o = state.options
     phase = state.phase
     target = None if command.verb == "unvote" else command.targets[0]
+    vote = VoteSet(phase, actor, target, state.seq + 1)
+    last = state.last_tally
+    if last is not None and now - last < o.tally_min_interval:
+        return [vote]  # most votes: vote_and_tally's own answer, without making its tally
 
     def tally(after: LupusState) -> Notice:  # LUP-D18: the running tally
         params = ballot_tally(after)
@@ -208,7 +212,6 @@ def vote_events(state: LupusState, actor: PlayerId, command: Command, now: datet
             "lupus/tally", f"day-{state.number}", day=state.number, ballot=phase, **params
         )
 
-    vote = VoteSet(phase, actor, target, state.seq + 1)
     return vote_and_tally(state, vote, now, o.tally_min_interval, evolve, tally)
 
 
@@ -234,6 +237,35 @@ def vote_refused(state: LupusState, actor: PlayerId, command: Command, channel: 
     LUP-D18, LUP-D19, LUP-D22), None if it is taken: the checks of :func:`decide_vote`, in
     order, without the tally. A reason only: the quick actions and the bots ask it of every
     choice, and most refusals are never shown (issue 23)."""
+    o = state.options
+    seat = state.seats[actor]
+    phase = state.phase
+    if seat.alive and channel == "list" and (phase == "round1" or phase == "round2"):
+        # most calls (a living voter on the list, in a ballot): the checks below that can
+        # refuse him, in their order
+        round2 = phase == "round2"
+        if round2 and actor in state.nominees:
+            return "nominee_no_vote"  # LUP-408
+        previous = state.votes.get(actor)
+        if previous is not None and not o.vote_changes_allowed:
+            return "vote_final"  # LUP-D18
+        if command.verb == "unvote":
+            return "no_vote_to_withdraw" if previous is None else None
+        target = command.targets[0]
+        if not state.seats[target].alive:
+            return "target_not_living"
+        if round2 and target not in state.nominees:
+            return "not_a_nominee"
+        if target == actor and not o.self_vote_allowed:
+            return "not_yourself"
+        return None
+    return refused_in_order(state, actor, command, channel)
+
+
+def refused_in_order(
+    state: LupusState, actor: PlayerId, command: Command, channel: str
+) -> str | None:
+    """:func:`vote_refused`, every check made in its order (any voter, any phase)."""
     o = state.options
     seat = state.seats[actor]
     phase = state.phase

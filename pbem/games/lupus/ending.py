@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pbem.core.events import Event, GameEnded, PhaseStarted, public
+from pbem.core.events import Event, GameEnded, public
 from pbem.core.folded import Batch
 from pbem.core.moments import iso
 from pbem.core.outcome import Termination
 from pbem.games.lupus import night
 from pbem.games.lupus.roles import HAMSTER, HAMSTER_SIDE, VILLAGERS, WEREWOLVES, WOLF, faction
-from pbem.games.lupus.state import LupusState
+from pbem.games.lupus.state import LupusState, phase_started
 
 
 def after_deaths(
@@ -22,7 +22,6 @@ def after_deaths(
     state = batch.state
     ended = victory(state)
     if state.phase == "night":
-        nxt = "debate"
         o = state.options
         t_debate = now + o.debate_duration
         t_r1 = t_debate + o.round1_duration
@@ -46,7 +45,7 @@ def after_deaths(
         if ended:
             batch.add(*ended)
         else:
-            batch.add(PhaseStarted(nxt, state.number, {nxt: t_debate}))
+            batch.add(phase_started("debate", state.number, t_debate))
         return
     batch.add(public(template, thread, day=state.number, **params))
     if ended:
@@ -79,15 +78,12 @@ def victory(state: LupusState) -> list[Event]:
 
 def end_game(state: LupusState, termination: Termination, side: str | None) -> list[Event]:
     """The end of the game, with every card revealed when the option says so."""
-    winners = tuple(p for p in state.order if side is not None and faction(state.seat(p)) == side)
+    seats = state.seats
+    winners = tuple(p for p in state.order if side is not None and faction(seats[p]) == side)
     reveal = [
-        {
-            "name": p,
-            "role": state.seat(p).role,
-            "dealt": state.seat(p).dealt,
-            "alive": state.seat(p).alive,
-        }
+        {"name": p, "role": seat.role, "dealt": seat.dealt, "alive": seat.alive}
         for p in state.order
+        for seat in (seats[p],)
     ]
     return [
         GameEnded(termination, side, winners),

@@ -14,7 +14,6 @@ from pbem.core.events import (
     ActionSet,
     Event,
     Notice,
-    PhaseStarted,
     PlayerDied,
     RoleChanged,
     private,
@@ -37,7 +36,7 @@ from pbem.games.lupus.roles import (
     WOLF,
     acts_on_night,
 )
-from pbem.games.lupus.state import LupusState, NightResolved, evolve
+from pbem.games.lupus.state import LupusState, NightResolved, evolve, phase_started
 from pbem.games.village.voting import ranked
 
 
@@ -76,25 +75,60 @@ def prompted(number: int) -> tuple[tuple[str, str, PromptParams | None], ...]:
     )
 
 
+def _nightfall(number: int, end: datetime) -> tuple[str, str, Notice]:
+    """Night ``number``'s deadline as written, its thread and its public notice (LUP-604),
+    kept per night and deadline (bounded at 256): games set up alike fall into each night at
+    the same time, thousands of them in a balance run (issue 23); a notice is read only."""
+    key = (number, end)
+    found = _NIGHTFALLS.get(key)
+    if found is None:
+        if len(_NIGHTFALLS) >= 256:  # a table's times change from game to game
+            _NIGHTFALLS.clear()
+        deadline, thread = iso(end), f"night-{number}"
+        notice = public("lupus/night_start", thread, number=number, deadline=deadline)
+        found = _NIGHTFALLS[key] = (deadline, thread, notice)
+    return found
+
+
+_NIGHTFALLS: dict[tuple[int, datetime], tuple[str, str, Notice]] = {}
+
+
+def _prompt(prompt: str, holder: PlayerId, thread: str, deadline: str) -> Notice:
+    """``private(prompt, [holder], thread, deadline=deadline)``, kept (bounded at 4,096): a
+    card's prompt that says the deadline alone is the same notice in every game that deals
+    him the card and falls into that night at that time (LUP-711)."""
+    key = (prompt, holder, thread, deadline)
+    found = _PROMPTS.get(key)
+    if found is None:
+        if len(_PROMPTS) >= 4096:
+            _PROMPTS.clear()
+        found = _PROMPTS[key] = Notice(prompt, (holder,), False, {"deadline": deadline}, thread)
+    return found
+
+
+_PROMPTS: dict[tuple[str, PlayerId, str, str], Notice] = {}
+
+
 def start_night(batch: Batch[LupusState], number: int, now: datetime) -> None:
     """Night ``number`` falls: the prompts of every night role (LUP-711), added to ``batch``."""
     end = now + batch.state.options.night_duration
-    deadline = iso(end)
-    thread = f"night-{number}"
-    state = batch.add(
-        PhaseStarted("night", number, {"night": end}),
-        public("lupus/night_start", thread, number=number, deadline=deadline),
-    )
+    deadline, thread, nightfall = _nightfall(number, end)
+    state = batch.add(phase_started("night", number, end), nightfall)
     living = state.living_holders()
     prompts: list[Event] = []  # notices all: added at once, the state read is this one
     for card, prompt, params_of in prompted(number):  # LUP-711: each card that acts tonight
-        holders = list(living.get(card, ()))
+        found = living.get(card)
+        if not found:
+            continue
+        holders = list(found)
         for holder in holders:
+            if params_of is None:  # the deadline alone: the same notice in every game
+                prompts.append(_prompt(prompt, holder, thread, deadline))
+                continue
             # private(prompt, [holder], thread, deadline=…, **its params), built without
             # packing them into keywords and out again (+1 % of a 16-player game's instructions)
             params: dict[str, Any] = {"deadline": deadline}
-            if params_of is not None:
-                params.update(params_of(state, holder, holders))
+            params.update(params_of(state, holder, holders))
             prompts.append(Notice(prompt, (holder,), False, params, thread))
     if number == 1:  # LUP-360, LUP-D12
         masons = list(living.get(MASON, ()))
@@ -127,9 +161,17 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
     # LUP-D05: the council's victim, a tie broken by a recorded draw.
     kill_votes: dict[PlayerId, int] = {}  # in arrival order, as ranked() keeps ties
     seats = state.seats
-    for (actor, verb), (_, a) in state.actions.items():
-        if verb == "kill" and seats[actor].role == WOLF:
-            kill_votes[a.targets[0]] = kill_votes.get(a.targets[0], 0) + 1
+    owl: PlayerId | None = None  # the Owl's designee (LUP-D11), the first one recorded
+    protected: set[PlayerId] = set()  # LUP-341: the Bodyguard's ward
+    for (actor, verb), (_, a) in state.actions.items():  # one reading of the night's actions
+        if verb == "kill":
+            if seats[actor].role == WOLF:
+                kill_votes[a.targets[0]] = kill_votes.get(a.targets[0], 0) + 1
+        elif verb == "nominate":
+            if owl is None:
+                owl = a.targets[0]
+        elif verb == "protect":
+            protected.add(a.targets[0])
     top = ranked(kill_votes)
     drawn: tuple[PlayerId, ...] = ()
     victim: PlayerId | None = None
@@ -140,7 +182,6 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
         victim = rng.choice(drawn)
 
     probe = night_probe(state)
-    owl = next((a.targets[0] for (_, v), (_, a) in state.actions.items() if v == "nominate"), None)
     myth_choice = myth_target(state, rng)
 
     resolved = NightResolved(victim, drawn, probe, owl)
@@ -149,7 +190,6 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
         intents.append(Intent("kill", probe, "probe", NIGHT_ORDER["scan"]))  # LUP-372
     if victim is not None:
         intents.append(Intent("kill", victim, "wolves", NIGHT_ORDER["kill"]))
-    protected = {a.targets[0] for (_, v), (_, a) in state.actions.items() if v == "protect"}
 
     def bodyguard(s: LupusState, intent: Intent) -> Veto | None:
         # LUP-341, LUP-D09: only against the wolves, not against the Seer's probe.
@@ -197,8 +237,9 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
             )
 
     # Dawn, private first (LUP-720..LUP-722), then public (LUP-730).
+    seats_after = after.seats
     if probe is not None and o.seer_result_timing == "dawn":
-        seers = [s for s in state.holders(SEER) if after.seat(s).alive]  # LUP-D06
+        seers = [s for s in state.holders(SEER) if seats_after[s].alive]  # LUP-D06
         if seers:
             batch.add(
                 private(
@@ -210,12 +251,12 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
                 )
             )
     batch.add(*myth_notices)
-    council = [w for w in state.holders(WOLF) if after.seat(w).alive]
+    council = [w for w in state.holders(WOLF) if seats_after[w].alive]
     if council:
         batch.add(
             private("lupus/wolves_victim", council, thread, victim=victim, drawn_among=list(drawn))
         )
-    dead = sorted((p for p in state.living() if not after.seat(p).alive), key=fold)
+    dead = sorted((p for p in state.living() if not seats_after[p].alive), key=fold)
     ending.after_deaths(
         batch,
         now,

@@ -77,6 +77,24 @@ def _night_verbs(role: str, number: int, seers: bool) -> frozenset[str]:
     return verbs
 
 
+_PASSES: dict[PlayerId, ActionSet] = {}
+"""A name -> his PASS (frozen: one event for every night he passes, as a log read back)."""
+
+
+def _passed(actor: PlayerId) -> ActionSet:
+    """``ActionSet(actor, "pass")``, kept per name (bounded at 1,024): a third of a night's
+    commands (LUP-603)."""
+    found = _PASSES.get(actor)
+    if found is None:
+        if len(_PASSES) >= 1024:  # a table's names change from game to game
+            _PASSES.clear()
+        found = _PASSES[actor] = ActionSet(actor, "pass")
+    return found
+
+
+_BOLD_VOTES: dict[PlayerId, Command] = {}
+"""A name -> the vote of his name in bold (:meth:`LupusInTabula.bold_command`)."""
+
 _OPTIONS_JSON: list[tuple[LupusOptions, dict[str, Any]]] = []
 """The options of the last game set up and their JSON mapping."""
 
@@ -161,7 +179,7 @@ class LupusInTabula(VillageRules[LupusState]):
                     [p],
                     "opening",
                     role=roles[p],
-                    faction=faction(state.seat(p)),
+                    faction=faction(state.seats[p]),
                     immediate=o.seer_result_timing == "immediate",  # LUP-701, LUP-D04
                 )
                 for p in names
@@ -209,8 +227,9 @@ class LupusInTabula(VillageRules[LupusState]):
         if verb == "pass":
             if state.phase != "night":
                 raise IllegalNow("nothing_to_pass")
-            self._check_probe_not_final(state, actor)
-            return [ActionSet(actor, "pass")]
+            if state.options.seer_result_timing == "immediate":  # most PASSes: no probe to keep
+                self._check_probe_not_final(state, actor)
+            return [_passed(actor)]
         if verb == "cancel":
             return self._decide_cancel(state, actor, command)
         if state.phase != "night":
@@ -357,7 +376,7 @@ class LupusInTabula(VillageRules[LupusState]):
         return [ActionCleared(actor, verb)]
 
     def player_summary(self, state: LupusState, player: PlayerId) -> dict[str, Any]:
-        s = state.seat(player)
+        s = state.seats[player]
         return {"name": player, "role": s.role, "team": faction(s), "alive": s.alive}
 
     def status(self, state: LupusState, actor: PlayerId) -> dict[str, Any]:
@@ -405,7 +424,10 @@ class LupusInTabula(VillageRules[LupusState]):
             return allowed
         if phase == "round1":
             seat = state.seats[actor]
-            return _VOTING if seat.alive or actor in state.ghosts() else _ALWAYS
+            if seat.alive:
+                return _VOTING
+            # LUP-D22: a ghost votes in round 1 (the variant off, by default: no ghost)
+            return _VOTING if state.options.ghost_variant and actor in state.ghosts() else _ALWAYS
         if phase == "round2":  # LUP-408: neither nominees nor ghosts vote in round 2
             seat = state.seats[actor]
             return _VOTING if seat.alive and actor not in state.nominees else _ALWAYS
@@ -438,7 +460,14 @@ class LupusInTabula(VillageRules[LupusState]):
     ) -> Command | None:
         """The forum convention: a name in bold in a public post is a vote."""
         name = bold_name(state.order, bold)
-        return Command("vote", (name,)) if name else None
+        if not name:
+            return None
+        vote = _BOLD_VOTES.get(name)
+        if vote is None:  # frozen: one object for every bold vote for him
+            if len(_BOLD_VOTES) >= 1024:  # bounded: a table's names change from game to game
+                _BOLD_VOTES.clear()
+            vote = _BOLD_VOTES[name] = Command("vote", (name,))
+        return vote
 
     def final(self, state: LupusState, actor: PlayerId, verb: str) -> bool:
         """LUP-D18, LUP-D04: a vote when changes are off, an immediate probe, are final."""
@@ -449,6 +478,8 @@ class LupusInTabula(VillageRules[LupusState]):
     def ready_to_close(self, state: LupusState) -> str | None:
         """LUP-D29: close early only when everyone has acted (never by default)."""
         o = state.options
+        if not o.early_close and not o.early_close_day:  # the default: asked after each move
+            return None
         if state.phase == "night" and o.early_close:
             acted = {actor for actor, _ in state.actions}
             return "night" if set(state.living()) <= acted else None

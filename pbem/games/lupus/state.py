@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, get_args
 
 from pbem.core.events import ActionSet, Event, Notice, PhaseStarted, RolesDealt
@@ -61,6 +62,8 @@ LupusPhase = Literal["setup", "night", "debate", "round1", "round2", "defence", 
 """The night, the day's debate, its two ballots and the defence between them (LUP-004, LUP-400);
 ``over`` once ended."""
 LUPUS_PHASES: tuple[LupusPhase, ...] = get_args(LupusPhase)
+_PHASES: dict[str, LupusPhase] = {p: p for p in LUPUS_PHASES}
+"""Each phase by its name (read at every phase's start); :func:`phase_of` refuses others."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,23 @@ _GHOSTS: list[tuple[object, object, object, tuple[PlayerId, ...]]] = [(None, Non
 no other object has their ids)."""
 
 
+def phase_started(phase: LupusPhase, number: int, end: datetime) -> PhaseStarted:
+    """``PhaseStarted(phase, number, {phase: end})``, one frozen event for every game that
+    opens this phase at this time (LUP-604: each phase has its one deadline): games set up
+    alike open theirs at the same times, thousands of them in a balance run (issue 23). The
+    deadlines' mapping is read only, as every state's."""
+    key = (phase, number, end)
+    found = _STARTED.get(key)
+    if found is None:
+        if len(_STARTED) >= 1024:  # bounded: a table's times change from game to game
+            _STARTED.clear()
+        found = _STARTED[key] = PhaseStarted(phase, number, {phase: end})
+    return found
+
+
+_STARTED: dict[tuple[str, int, datetime], PhaseStarted] = {}
+
+
 def evolve(state: LupusState, event: Event) -> LupusState:
     """The state after ``event``."""
     fold = _BY_TYPE.get(type(event)) or _fold_of(type(event))
@@ -114,7 +134,7 @@ def _phase_started(state: LupusState, event: PhaseStarted) -> LupusState:
     fresh_night = event.phase == "night"
     return replace(
         state,
-        phase=phase_of(event.phase, LUPUS_PHASES),
+        phase=_PHASES.get(event.phase) or phase_of(event.phase, LUPUS_PHASES),
         number=event.number,
         deadlines=event.deadlines,
         actions={} if fresh_night else state.actions,
@@ -126,6 +146,8 @@ def _phase_started(state: LupusState, event: PhaseStarted) -> LupusState:
 
 
 def _night_resolved(state: LupusState, event: NightResolved) -> LupusState:
+    if event.owl_pick is None and state.owl_pick is None:
+        return state  # no Owl's pick (a night's start clears it): the same state, not a copy
     return replace(state, owl_pick=event.owl_pick)
 
 

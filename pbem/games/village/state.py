@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import compress
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from pbem.core.events import (
@@ -18,13 +20,14 @@ from pbem.core.events import (
     RoleChanged,
     VoteSet,
 )
-from pbem.core.frozen import replace
+from pbem.core.frozen import quick_init, replace
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome
 from pbem.games.village.events import TallyPosted
 
 
+@quick_init
 @dataclass(frozen=True)
 class Seat:
     """One player: current card, the card dealt, his team where the game tracks it apart from
@@ -48,12 +51,18 @@ def record_action(
     """Pending actions after ``event``: it replaces the actor's action of that verb; a
     ``pass`` replaces all of his actions, and any action replaces his ``pass``."""
     if event.verb == "pass":
-        out = {k: v for k, v in actions.items() if k[0] != event.actor}
+        # the other actors' actions, in order: filtered in C, not a comprehension's step of
+        # Python per action (a PASS at night, issue 23)
+        out = dict(compress(actions.items(), map(event.actor.__ne__, map(_actor_of, actions))))
     else:
         out = dict(actions)
         out.pop((event.actor, "pass"), None)
     out[(event.actor, event.verb)] = (seq, event)
     return out
+
+
+_actor_of = itemgetter(0)
+"""An action's key -> its actor."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +134,9 @@ the rules ask who lives and who holds a card many times in between (issue 23).""
 
 
 def _seating(seats: Mapping[PlayerId, Seat], order: tuple[PlayerId, ...]) -> _Seating:
+    seating = _SEATINGS[0] if _SEATINGS else None
+    if seating is not None and seating.seats is seats and seating.order is order:
+        return seating  # most readings: the table last read
     seating = _kept_seating(seats, order)
     if seating is None:
         seating = _keep(read_seating(seats, order))

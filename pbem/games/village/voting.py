@@ -65,7 +65,15 @@ def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None
     Several different bold names are refused (InvalidSyntax ``several_bold_names``).
     """
     table = tuple(names)
-    by_fold, by_spelling = names_by_fold(table), _names_as_written(table)
+    by_spelling = _names_as_written(table)
+    if len(bold) == 1:  # one bold name (the forum's vote, as the bots write it: issue 23)
+        text = bold[0].strip()
+        one = by_spelling.get(text)
+        if one is not None:
+            return one
+        folded = names_by_fold(table).get(fold(text))
+        return None if folded is None else PlayerId(folded)
+    by_fold = names_by_fold(table)
     found: list[str] = []
     for text in bold:
         text = text.strip()
@@ -82,11 +90,11 @@ def bold_name(names: Sequence[PlayerId], bold: Sequence[str]) -> PlayerId | None
 
 
 @functools.lru_cache(maxsize=256)
-def _names_as_written(names: tuple[str, ...]) -> dict[str, str]:
+def _names_as_written(names: tuple[str, ...]) -> dict[str, PlayerId]:
     """Each name of ``names`` as written, with the player :func:`names_by_fold` finds for
     its folded spelling (a table's names: asked at each bold vote, never changed)."""
     by_fold = names_by_fold(names)
-    return {n: by_fold[fold(n)] for n in names}
+    return {n: PlayerId(by_fold[fold(n)]) for n in names}
 
 
 def vote_and_tally(
