@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,12 +79,24 @@ class IdleCloser:
     deadlines stay as a safety net.
 
     The daemon and the mail system work in threads of their own: the daemon's side is looked
-    at before and after the bots, and must not have moved in between."""
+    at before and after the bots, and must not have moved in between.
 
-    def __init__(self, data: Path, box: Path, bots: Sequence[MailBot], lang: str) -> None:
+    ``kick`` is called once a close is in the spool: the daemon's request ticker looks there
+    only every second, and a Dracula demo closes some forty steps (the demo, which runs the
+    daemon in its own event loop, has the writer drain the spool at once)."""
+
+    def __init__(
+        self,
+        data: Path,
+        box: Path,
+        bots: Sequence[MailBot],
+        lang: str,
+        kick: Callable[[], None] = lambda: None,
+    ) -> None:
         self.data = data
         self.box = box
         self.bots = bots
+        self.kick = kick
         self.line = "CLORE" if lang == "fr" else "CLOSE"
         self.closed_at = -1  # the event count when we last closed: one close per step
         self.closes = 0
@@ -110,3 +122,4 @@ class IdleCloser:
         submit(self.data, AdminCommand.now(GAME_ID, [self.line], expect_events=watch.seen))
         self.closed_at = watch.seen
         self.closes += 1
+        self.kick()

@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from email.parser import BytesHeaderParser
 from email.utils import parseaddr
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from aiosmtpd.controller import Controller
 
@@ -91,6 +91,9 @@ from pbem.tools.demo_problems import demo_problems
 from pbem.tools.demo_watch import GameWatch, IdleCloser
 from pbem.tools.demo_words import points, seconds, words
 from pbem.tools.mailbots import PROMPT_TARGETS, MailBot, doorbell
+
+if TYPE_CHECKING:
+    from pbem.daemon.service import Service
 
 log = logging.getLogger(__name__)
 
@@ -516,6 +519,24 @@ class DemoResult:
     """The game's language: the summary's words (pbem/tools/demo_words.py)."""
 
 
+def drain_requests(services: Sequence[Service]) -> None:
+    """Have the running daemon's writer act on the operator's requests now (the demo's
+    ``CLORE``), instead of at its request ticker's next look, up to a second later: the same
+    work the ticker submits, so a request is consumed once whichever comes first."""
+    from pbem.daemon.work import Call
+
+    if not services or services[-1].work.stopping:
+        return
+    svc = services[-1]
+    done = svc.work.submit_nowait(Call(svc.operator.apply_requests))
+    done.add_done_callback(_log_failure)
+
+
+def _log_failure(done: asyncio.Future[Any]) -> None:
+    if not done.cancelled() and done.exception() is not None:
+        log.error("the demo's close failed", exc_info=done.exception())
+
+
 def _load_table(data: Path) -> Any:
     from pbem.adapters.store import GameStore
     from pbem.table import Table
@@ -588,7 +609,10 @@ async def play_by_mail(
             opened.append(box)
             return box
 
-        daemon = asyncio.create_task(serve(cfg, mailbox=moderator_mailbox), name="daemon")
+        services: list[Service] = []
+        daemon = asyncio.create_task(
+            serve(cfg, mailbox=moderator_mailbox, on_service=services.append), name="daemon"
+        )
         specs = tuple(rules_for(game).all_commands)
         rng = random.Random(seed)
         for email, name in emails.items():
@@ -617,7 +641,9 @@ async def play_by_mail(
         printer = Printer(mail, emails, out, started)
         tasks.append(asyncio.create_task(printer.run(stop), name="printer"))
         watch = GameWatch(cfg.data_dir)
-        closer = IdleCloser(cfg.data_dir, moderator_box, bots, lang)
+        closer = IdleCloser(
+            cfg.data_dir, moderator_box, bots, lang, kick=lambda: drain_requests(services)
+        )
         end = time.monotonic() + timeout
         ticks = 0
         while time.monotonic() < end and not daemon.done():

@@ -772,3 +772,26 @@ def test_the_summary_speaks_the_games_language(tmp_path: Path) -> None:
         else:
             assert "0 posts on the list, 40 messages through SMTP" in out
     # the in-memory demo (pbem demo --offline): its run in French is read by the test above
+
+
+def test_the_idle_closer_has_the_daemon_drain_its_close_at_once(tmp_path: Path) -> None:
+    """The demo's ``CLORE`` goes to the operator's spool, which the daemon's request ticker
+    looks at only every second: the closer then calls ``kick`` (the demo has the daemon's
+    writer drain the spool at once: a Dracula demo closes some forty steps), once per step."""
+    from pbem.adapters.store import GameStore
+    from pbem.tools.demo import demo_setup
+    from pbem.tools.demo_mail import GAME_ID
+    from pbem.tools.demo_watch import GameWatch, IdleCloser
+
+    setup = demo_setup("lupus-in-tabula", 0, 2, "en")
+    played = whole_game("lupus-in-tabula", "en", salt=None, gendered=False)
+    encoded = [played.rules.codec.encode(e) for e in played.events[:5]]
+    GameStore.create(tmp_path, GAME_ID, setup, encoded, [], segment_size=20)
+    kicks: list[int] = []
+    watch = GameWatch(tmp_path)
+    closer = IdleCloser(tmp_path, tmp_path / "box", [], "en", kick=lambda: kicks.append(1))
+    closer.check(watch)
+    spooled = [p for p in tmp_path.rglob("*") if p.is_file() and "games" not in p.parts]
+    assert len(spooled) == 1 and kicks == [1] and closer.closes == 1, spooled
+    closer.check(watch)  # the same step, nothing new: not closed again, not kicked again
+    assert kicks == [1] and closer.closes == 1
