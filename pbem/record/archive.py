@@ -294,6 +294,11 @@ class GameNames:
         has one (« l'Ancien », « le crucifix »)."""
         return self._call(("le", "object", "role", "room"), value)
 
+    def stopped(self, value: str, target: str) -> str | None:
+        """Why a night power aimed at ``target`` failed, said whole where the game has words
+        for it (Dracula: a bite on a vampire is wasted, DRA-115); None: name the obstacle."""
+        return self._call(("stopped",), value, target)
+
     def death(self, player: str, cause: str, death: Mapping[str, Any]) -> str:
         seat = {"name": player, "cause": cause, "death": dict(death)}
         return self._call(("death",), seat) or ""
@@ -406,6 +411,7 @@ def _intent(entry: Mapping[str, Any], names: GameNames) -> dict[str, Any]:
         "actors": list(entry.get("actors") or []),
         "stopped": vetoed is not None,
         "by": names.obstacle(str(vetoed)) if vetoed else None,
+        "why": names.stopped(str(vetoed), str(entry.get("target", ""))) if vetoed else None,
     }
 
 

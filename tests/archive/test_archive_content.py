@@ -14,6 +14,10 @@ from tests.archive.bot_games import GAMES, whole_game
 
 CASES = [(g, lang) for g in GAMES for lang in ("fr", "en")]
 STOPPED = {"en": "stopped by ", "fr": "échec, l’obstacle : "}
+WASTED = {
+    "en": ": wasted, {0} was already a vampire.",
+    "fr": " : sans effet, {0} était déjà vampire.",
+}
 
 
 def final_votes(events: list[object]) -> list[tuple[str, str]]:
@@ -67,7 +71,10 @@ def test_the_archive_of_a_whole_game_shows_every_player_phase_vote_and_winner(
             assert card in text
         if isinstance(event, Resolved):
             for entry in event.trace:
-                if entry["vetoed_by"]:  # why a kill (a bite...) failed, the obstacle named
+                if entry["vetoed_by"] == "vampire":  # DRA-115: a bite on a vampire, wasted
+                    wasted = WASTED[lang].format(entry["target"])
+                    assert wasted in page and wasted in text
+                elif entry["vetoed_by"]:  # why a kill (a bite...) failed, the obstacle named
                     assert STOPPED[lang] in page and STOPPED[lang] in text
                     assert f"{STOPPED[lang]}{entry['vetoed_by']}." not in text
     tally = "(tally: " if lang == "en" else "(décompte : "
