@@ -19,7 +19,7 @@ from tests.archive.bot_games import GAMES, WOMEN, whole_game
 
 CASES = [(g, lang) for g in GAMES for lang in ("fr", "en")]
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
-PROSE = {"en": set(), "fr": {"vote", "vampire", "crucifix", "boudoir", "torture"}}
+PROSE = {"en": set(), "fr": {"vote", "vampire", "crucifix", "boudoir", "torture", "grimoire"}}
 """Ids that are also the reader's own word for the thing (« vote pour », « vampire »)."""
 CODE = re.compile(r"[A-Z][a-z]+[A-Z]|[_#:\d]|^[A-Z]+\d")
 """An id no English sentence holds: a class name (NightResolved), a code (W1, dracula_room).

@@ -357,3 +357,22 @@ def test_vampire_holder_uses_special_objects() -> None:
     g.night({"Bob": "dungeons"})
     g.finish_night()
     assert g.state.seat("Cid").cursed
+
+
+def test_the_magnifier_step_offers_objects_to_the_magnifier_users_only() -> None:
+    """ORD-06, DRA-302, AMB-044: after the report only the magnifier users choose again, with
+    their objects; a player who chose his room and objects before is not offered his garlic
+    or candle again (he would be refused « pas maintenant »)."""
+    g = advance(Game(options=QUIET), 3)
+    g.give("Cid", "magnifier", "garlic")
+    g.give("Fay", "candle")
+    g.do("Cid", "MAGNIFIER")
+    g.rooms({"Fay": "ballroom", "Bob": "dungeons"})
+    g.close("rooms")
+    assert g.phase == "magnifier"
+    offered = {p: g.rules.available_verbs(g.state, p) for p in ("Cid", "Fay")}
+    assert "garlic" in offered["Cid"] and "room" in offered["Cid"]
+    assert "candle" not in offered["Fay"]
+    assert g.fails("Fay", "CANDLE") == "not_now"
+    g.do("Cid", "GARLIC")
+    g.do("Cid", "ROOM boudoir")

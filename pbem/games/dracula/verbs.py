@@ -88,7 +88,13 @@ def _choosing_objects(
     orders = s.orders
     sanctuary = actor in s.designated
     human = seat.side == HUMAN  # Seat.human, without a call
-    if s.phase != "dracula_room" and human and not sanctuary:  # CHOICE_PHASES
+    # CHOICE_PHASES; the magnifier step is the magnifier users' second choice only (ORD-06)
+    if (
+        s.phase != "dracula_room"
+        and human
+        and not sanctuary
+        and (s.phase != "magnifier" or (actor, "magnifier") in orders)
+    ):
         for obj in hand:  # a few objects, not every use
             verb = _USE_OF.get(obj)
             if (
