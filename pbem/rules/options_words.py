@@ -100,8 +100,8 @@ LABELS: dict[str, Words] = {
     "defence_duration": ("Durée de la défense", "Length of the defence"),
     "round2_duration": ("Durée du second tour", "Length of the second round"),
     "ghost_includes_probe_death": (
-        "Le fantôme compte les morts par sondage",
-        "The ghost counts deaths by probe",
+        "Le Hamster-Garou tué par le sondage du Voyant devient un fantôme",
+        "The Werehamster killed by the Seer's probe becomes a ghost",
     ),
     # Loup-Garou
     "election_concurrent_with_night1": (
@@ -180,7 +180,10 @@ LABELS: dict[str, Words] = {
         "Le vampire mordu reçoit le compte",
         "A bitten vampire gets the count",
     ),
-    "notify_destroyed": ("Destruction annoncée", "Destruction announced"),
+    "notify_destroyed": (
+        "Le vampire qui tient le manuel du voleur apprend quels objets il a détruits",
+        "A vampire holding the thief's manual is told which objects he destroyed",
+    ),
     "candle_shows_paint_text": (
         "La bougie montre le texte des peintures",
         "The candle shows the painting's text",
@@ -206,7 +209,10 @@ LABELS: dict[str, Words] = {
         "Longueur maximale d'une peinture (caractères)",
         "Longest painting (characters)",
     ),
-    "paint_repeat": ("Peinture montrée", "Painting shown"),
+    "paint_repeat": (
+        "Une peinture est montrée aux humains de sa pièce",
+        "A painting is shown to the humans in its room",
+    ),
     "dance_max_chars": ("Longueur maximale d'une danse (caractères)", "Longest dance (characters)"),
     "dance_replies": ("Réponses à une danse", "Replies to a dance"),
     "curse_phrases": ("Phrases de la malédiction", "Curse phrases"),
@@ -232,7 +238,10 @@ LABELS: dict[str, Words] = {
         "Lovers learn each other's role",
     ),
     "mixed_lovers_victory": ("Victoire d'un couple mixte", "Victory of mixed lovers"),
-    "council_submission": ("Choix retenu au conseil", "Choice kept at the council"),
+    "council_submission": (
+        "Nom retenu quand le conseil des Démons en envoie plusieurs",
+        "The name kept when the Demons' council sends several",
+    ),
     "cole_target_told_swapper": (
         "La cible de Cole apprend qui l'a échangée",
         "Cole's target learns who swapped",
@@ -358,8 +367,8 @@ CHOICES: dict[str, dict[str, Words]] = {
     "paint_repeat": {
         "every_dawn": ("à chaque aube", "every dawn"),
         "first_time_per_player": (
-            "une fois par joueur",
-            "once per player",
+            "une seule fois à chacun",
+            "once to each of them",
         ),
     },
     "curse_notice": {
