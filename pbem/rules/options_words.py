@@ -77,8 +77,8 @@ LABELS: dict[str, Words] = {
         "Wolves may devour a wolf",
     ),
     "seer_pair_agreement": (
-        "Choix des deux voyants",
-        "Choice of the two seers",
+        "Le sondage partagé des deux Voyants",
+        "The two Seers' shared probe",
     ),
     "owl_pick_announced": (
         "Annonce du nom désigné par le Hibou",
@@ -305,8 +305,11 @@ CHOICES: dict[str, dict[str, Words]] = {
     "wolves_tie": {"random": _RANDOM, "no_victim": ("pas de victime", "no victim")},
     "wolves_tie_fallback": {"random": _RANDOM, "no_victim": ("pas de victime", "no victim")},
     "seer_pair_agreement": {
-        "last": ("le dernier envoyé compte", "the last one sent counts"),
-        "require_same": ("ils doivent choisir le même", "they must choose the same"),
+        "last": ("le dernier nom envoyé compte", "the last name sent counts"),
+        "require_same": (
+            "ils doivent choisir le même joueur, sinon pas de sondage",
+            "they must choose the same player, else no probe",
+        ),
     },
     "owl_pick_announced": {
         "round1_end": ("à la fin du premier tour", "at the end of the first round"),
