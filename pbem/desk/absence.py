@@ -24,6 +24,10 @@ HELP = {
     "en": "ABSENT name from 12/01 to 14/01 [reason]: declares a player's absence (ABSENT name: "
     "his absences; ABSENT name CANCEL [date]: cancels it).",
 }
+EXAMPLE = {
+    "fr": "ABSENCE {name} du 24/12 au 26/12 Noël",
+    "en": "ABSENT {name} from 24/12 to 26/12 Christmas",
+}
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

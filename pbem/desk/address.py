@@ -31,6 +31,7 @@ HELP = {
     "en": "ADDRESS name new@address: that player plays from this address from now on (no code "
     "to confirm); both addresses are told.",
 }
+EXAMPLE = {"fr": "ADRESSE {name} nouvelle@exemple.org", "en": "ADDRESS {name} new@example.org"}
 
 
 def change(

@@ -17,6 +17,10 @@ HELP = {
     "fr": "ANNONCE texte : publie le texte sur la liste, au nom du meneur.",
     "en": "ANNOUNCE text: posts the text on the list as the game master.",
 }
+EXAMPLE = {
+    "fr": "ANNONCE Le jour 2 commence une heure plus tard",
+    "en": "ANNOUNCE Day 2 starts an hour later",
+}
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

@@ -19,6 +19,8 @@ HELP = {
     "fr": "CLORE : clôt la phase en cours maintenant, comme à son échéance.",
     "en": "CLOSE: closes the current phase now, as at its deadline.",
 }
+EXAMPLE: dict[str, str] = {}
+"""None: the command alone is its example."""
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

@@ -22,6 +22,7 @@ HELP = {
     "fr": "FIN [camp|nul] : termine la partie (ce camp gagne, ou personne) ; tout est révélé.",
     "en": "END [side|none]: ends the game (that side wins, or nobody); everything is revealed.",
 }
+EXAMPLE = {"fr": "FIN NUL", "en": "END NONE"}
 NOBODY = ("", "nul", "none", "draw", "personne")
 
 

@@ -20,9 +20,10 @@ NAME = "extend"
 # to send is missing »
 SPEC = CommandSpec(verb(NAME), ("PROLONGER",), ("EXTEND",), (Text(optional=True),))
 HELP = {
-    "fr": "PROLONGER 24h : repousse l'échéance de la phase en cours (h, j ou m).",
-    "en": "EXTEND 24h: moves the current phase's deadline later (h, d or m).",
+    "fr": "PROLONGER durée : repousse d'autant l'échéance de la phase en cours (24h, 2j, 90m).",
+    "en": "EXTEND duration: moves the current phase's deadline that much later (24h, 2d, 90m).",
 }
+EXAMPLE = {"fr": "PROLONGER 2j", "en": "EXTEND 2d"}
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

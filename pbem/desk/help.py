@@ -1,4 +1,9 @@
-"""``AIDE``/``HELP``: the desk's commands, with what each does."""
+"""``AIDE``/``HELP``: the desk's commands, with what each does and an example.
+
+One source: each command's ``HELP`` (its form, then what it does) and ``EXAMPLE`` are what
+this list shows and what a refused line's reply quotes (:func:`usage`); a test parses every
+example with the desk's own grammar.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbem.core.commands import Command, CommandSpec
-from pbem.desk.common import Result, verb
+from pbem.desk.common import DeskCommand, Result, verb
 
 if TYPE_CHECKING:
     from pbem.table import Table
@@ -17,13 +22,51 @@ HELP = {
     "fr": "AIDE : cette liste.",
     "en": "HELP: this list.",
 }
+EXAMPLE: dict[str, str] = {}
+"""None: the command alone is its example."""
+
+
+def form(command: DeskCommand, lang: str) -> str:
+    """How ``command`` is written (``RETIRER nom [raison]``): its help's words before the
+    colon, French typography's « : » or English's ": "."""
+    text = command.HELP.get(lang, command.HELP["en"])
+    return text.split(" : " if lang == "fr" else ": ", 1)[0]
+
+
+def example(command: DeskCommand, lang: str, name: str) -> str:
+    """``command``'s example in ``lang``, naming the player ``name``; empty when the command
+    alone is its example."""
+    text = command.EXAMPLE.get(lang, command.EXAMPLE.get("en", ""))
+    return text.replace("{name}", name)
+
+
+def usage(table: Table, verb: str, lang: str) -> str:
+    """The form and an example of the desk command ``verb``, for the reply to a line of it
+    the grammar refused (a missing or extra argument); empty for another verb."""
+    from pbem.desk import COMMANDS  # the registry imports this module
+
+    command = next((c for c in COMMANDS if c.SPEC.verb == verb), None)
+    if command is None:
+        return ""
+    params = {"form": form(command, lang), "example": example(command, lang, _a_name(table))}
+    return table.renderer.text("desk/usage", lang, params).strip()
+
+
+def _a_name(table: Table) -> str:
+    """A seat's name for the examples: the first seat's, as the game shows it."""
+    names = table.roster.shown_names(table.rules.names(table.state))
+    return names[0] if names else "Alice"
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     from pbem.desk import COMMANDS  # the registry imports this module
 
     lang = table.setup.lang
-    lines = [c.HELP.get(lang, c.HELP["en"]) for c in COMMANDS]
-    lines += [f"{s.keyword(lang)}" for s in table.rules.admin_commands]
+    name = _a_name(table)
+    lines = [
+        {"help": c.HELP.get(lang, c.HELP["en"]), "example": example(c, lang, name)}
+        for c in COMMANDS
+    ]
+    lines += [{"help": s.keyword(lang), "example": ""} for s in table.rules.admin_commands]
     text = table.renderer.text("desk/help", lang, {"game": table.rules.title, "lines": lines})
     return Result((), (text,))

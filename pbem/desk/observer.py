@@ -33,6 +33,10 @@ HELP = {
         "(REFUSE also removes an observer already accepted)."
     ),
 }
+EXAMPLE = {
+    "fr": "SPECTATEURS ACCEPTER ami@exemple.org",
+    "en": "OBSERVERS ACCEPT friend@example.org",
+}
 
 _ACCEPT = {"accepter", "accepte", "accept", "oui", "yes"}
 _REFUSE = {"refuser", "refuse", "retirer", "remove", "non", "no"}

@@ -19,6 +19,7 @@ HELP = {
     "fr": "PAUSE [raison] : gèle les échéances ; les joueurs sont prévenus.",
     "en": "PAUSE [reason]: freezes the deadlines; the players are told.",
 }
+EXAMPLE = {"fr": "PAUSE vacances de Noël", "en": "PAUSE Christmas holidays"}
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

@@ -19,6 +19,8 @@ HELP = {
     "fr": "APERCU : ce que donnerait la phase si elle était close maintenant (à vous seul).",
     "en": "PREVIEW: what the phase would resolve to if it closed now (to you only).",
 }
+EXAMPLE: dict[str, str] = {}
+"""None: the command alone is its example."""
 
 
 def preview_step(table: Table, now: datetime) -> Step:

@@ -30,6 +30,10 @@ HELP = {
     "en": "REMOVE name [reason]: removes that player from the game (his death, with its "
     "consequences in this game), announced on the list with the reason.",
 }
+EXAMPLE = {
+    "fr": "RETIRER {name} ne répond plus depuis une semaine",
+    "en": "REMOVE {name} silent for a week",
+}
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

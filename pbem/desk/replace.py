@@ -35,6 +35,10 @@ HELP = {
         "REPLACE name WITH substitute: a volunteer of the bench (SUBSTITUTE) takes it."
     ),
 }
+EXAMPLE = {
+    "fr": "REMPLACER {name} par zoe@exemple.org Zoé elle",
+    "en": "REPLACE {name} WITH zoe@example.org Zoe she",
+}
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

@@ -19,6 +19,8 @@ HELP = {
     "fr": "REPRISE : relance les échéances ; chacun retrouve le temps qui lui restait.",
     "en": "RESUME: the deadlines run again, with the time that was left.",
 }
+EXAMPLE: dict[str, str] = {}
+"""None: the command alone is its example."""
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

@@ -18,6 +18,8 @@ HELP = {
     "fr": "ROLES : toute la table, à vous seul : rôles, camps, morts, ordres en attente.",
     "en": "ROLES: the whole table, to you only: roles, sides, deaths, pending orders.",
 }
+EXAMPLE: dict[str, str] = {}
+"""None: the command alone is its example."""
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

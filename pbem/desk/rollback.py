@@ -41,9 +41,11 @@ SPEC = CommandSpec(
     (Text(optional=True),),
 )
 HELP = {
-    "fr": "ANNULER RESOLUTION 24h : annule la dernière résolution ; la phase rouvre pour 24h.",
-    "en": "ROLLBACK 24h: voids the last resolution; the phase reopens for 24h.",
+    "fr": "ANNULER RESOLUTION durée : annule la dernière résolution ; la phase rouvre pour cette "
+    "durée.",
+    "en": "ROLLBACK duration: voids the last resolution; the phase reopens for that long.",
 }
+EXAMPLE = {"fr": "ANNULER RESOLUTION 12h", "en": "ROLLBACK 12h"}
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

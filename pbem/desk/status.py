@@ -19,6 +19,8 @@ HELP = {
     "fr": "STATUT : les absences en cours ou à venir et les spectateurs.",
     "en": "STATUS: the absences in progress or to come, and the observers.",
 }
+EXAMPLE: dict[str, str] = {}
+"""None: the command alone is its example."""
 
 
 def run(table: Table, command: Command, now: datetime, admin: str) -> Result:

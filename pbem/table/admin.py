@@ -10,10 +10,11 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
-from pbem.core.commands import parse_line
-from pbem.core.errors import CommandError, MailError
+from pbem.core.commands import find_spec, parse_line
+from pbem.core.errors import CommandError, InvalidSyntax, MailError
 from pbem.core.events import Event
 from pbem.desk import DESK_SPECS, is_desk, run_desk
+from pbem.desk.help import usage
 from pbem.mail.inbound import MailText, extract
 from pbem.table.mails import chained, reply_mail, step_of
 from pbem.table.step import Reply, Step
@@ -21,6 +22,20 @@ from pbem.table.wording import reason
 
 if TYPE_CHECKING:
     from pbem.table.table import Table
+
+
+_SHOW_FORM = frozenset(
+    {
+        "missing_name",
+        "missing_names",
+        "missing_text",
+        "extra_words",
+        "expected_word",
+        "invalid_syntax",
+        "desk_duration",
+    }
+)
+"""The grammar's refusals that say what is wrong but not how to write it."""
 
 
 def receive_admin(
@@ -71,7 +86,14 @@ def admin_lines(
             else:
                 new = table.rules.admin(current.state, command, now)
         except CommandError as exc:
-            reply.rejected.append({"line": line, "reason": reason(table, exc, lang)})
+            why = reason(table, exc, lang)
+            if isinstance(exc, InvalidSyntax) and exc.reason in _SHOW_FORM:
+                # a missing or extra argument: the command's form and an example, as AIDE
+                # shows them (njudge answers a malformed command with its syntax)
+                found = find_spec(line.split(), specs)
+                how = usage(current, found[0].verb, lang) if found else ""
+                why = f"{why} {how}" if how else why
+            reply.rejected.append({"line": line, "reason": why})
             continue
         events += new
         if new:

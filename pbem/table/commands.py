@@ -17,16 +17,19 @@ from pbem.core.commands import (
     Command,
     CommandSpec,
     Text,
+    find_spec,
     parse_line,
     takes_lines,
 )
-from pbem.core.errors import CommandError, PartlyRefused, UnknownCommand
+from pbem.core.errors import CommandError, IllegalNow, PartlyRefused, UnknownCommand
 from pbem.core.events import Event, VoteSet
 from pbem.core.folded import recall
 from pbem.core.frozen import quick_replace
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
+from pbem.core.match import clean_token
 from pbem.core.moments import iso
+from pbem.desk import DESK_SPECS
 from pbem.mail.inbound import MailText
 from pbem.rules import options_in_use, rules_page
 from pbem.rules.options_words import described
@@ -72,7 +75,8 @@ def read_commands(
             command = parse_line(line, specs, names, debate=channel == "list")
         except UnknownCommand as exc:
             if not quiet:
-                reply.rejected.append({"line": line, "reason": reason(table, exc, lang)})
+                why = _game_masters_only(table, line) or exc
+                reply.rejected.append({"line": line, "reason": reason(table, why, lang)})
             continue
         except CommandError as exc:
             reply.rejected.append({"line": line, "reason": reason(table, exc, lang)})
@@ -82,6 +86,16 @@ def read_commands(
         elif channel == "private" and len(subject) <= index < signed:
             reply.ignored.append(line)
     return commands
+
+
+def _game_masters_only(table: Table, line: str) -> IllegalNow | None:
+    """A player's line that is none of his commands but a game master's (PAUSE, CLORE,
+    PROLONGER...): told so, rather than « did you mean PASSE? » (a forged or mistaken desk
+    command changes nothing either way)."""
+    tokens = line.split()
+    if find_spec(tokens, (*DESK_SPECS, *table.rules.admin_commands)) is None:
+        return None
+    return IllegalNow("desk_only", word=clean_token(tokens[0]).upper())
 
 
 _PUBLIC: dict[int, tuple[tuple[CommandSpec, ...], tuple[CommandSpec, ...]]] = {}

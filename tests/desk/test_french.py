@@ -30,7 +30,7 @@ def test_french_commands_one_a_line_each_answered() -> None:
         assert f"✓ {query}\n" in reply and f"✓ {query} (définitif)" not in reply
     assert "La table de Lupus in Tabula" in reply
     assert "Aperçu : si la phase était close maintenant" in reply
-    assert "Les commandes du meneur" in reply and "ANNULER RESOLUTION 24h" in reply
+    assert "Les commandes du meneur" in reply and "ANNULER RESOLUTION durée" in reply
     g.admin("PROLONGER bientôt\nREPRISE")
     reply = g.admin_reply()
     assert "✗ PROLONGER bientôt — Durée illisible" in reply

@@ -1,0 +1,92 @@
+"""The game master's season by mail: every refused line says how to write it, AIDE shows each
+command's form and an example that the desk accepts (one source), and a player who sends a
+game master's command is told whose it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.desk import COMMANDS
+from pbem.desk.help import example, form
+from tests.desk.desk_game import ADMIN, GAMES, DeskGame
+
+WORDS = {
+    "fr": {"form": "Forme :", "for": "exemple :", "example": "Exemple :"},
+    "en": {"form": "Form:", "for": "for instance:", "example": "Example:"},
+}
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_line_missing_or_with_an_extra_argument_is_answered_with_its_form(lang: str) -> None:
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    words = WORDS[lang]
+    remove, rollback, resume = (
+        ("RETIRER", "ANNULER RESOLUTION", "REPRISE maintenant")
+        if lang == "fr"
+        else ("REMOVE", "ROLLBACK", "RESUME now")
+    )
+    g.admin(remove)
+    reply = g.admin_reply()
+    shape = "RETIRER nom [raison]" if lang == "fr" else "REMOVE name [reason]"
+    assert f"{words['form']} {shape} ({words['for']} {remove} p1 " in reply
+    # a bare rollback was answered « Durée illisible » alone: which duration, of what?
+    g.admin(rollback)
+    shape = "ANNULER RESOLUTION durée" if lang == "fr" else "ROLLBACK duration"
+    assert f"{words['form']} {shape} ({words['for']} {rollback} 12h)." in g.admin_reply()
+    g.admin(resume)
+    keyword = resume.split()[0]
+    assert f"{words['form']} {keyword}." in g.admin_reply()
+    assert not g.table.paused and len(g.table.deadlines()) == 1
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+@pytest.mark.parametrize("game", GAMES)
+def test_the_help_shows_every_command_with_its_form_and_an_example(game: str, lang: str) -> None:
+    g = DeskGame(game, lang=lang)
+    g.admin("AIDE" if lang == "fr" else "HELP")
+    reply = g.admin_reply()
+    name = g.names[0]
+    for command in COMMANDS:
+        line = f"  - {command.HELP[lang]}"
+        shown = example(command, lang, name)
+        assert (f"{line} {WORDS[lang]['example']} {shown}\n" if shown else f"{line}\n") in reply
+        assert form(command, lang).startswith(command.SPEC.keyword(lang))
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_every_example_of_the_help_is_accepted_as_written(lang: str) -> None:
+    """One source: what AIDE shows is what the desk takes, each example on a fresh game."""
+    for command in COMMANDS:
+        g = DeskGame("lupus-in-tabula", lang=lang)
+        shown = example(command, lang, g.names[0]) or command.SPEC.keyword(lang)
+        if command.NAME == "resume":  # a pause to end
+            g.admin("PAUSE")
+        if command.NAME == "rollback":  # a resolution to undo
+            g.deadline()
+        g.admin(shown)
+        reply = g.admin_reply()
+        if command.NAME == "observer":  # nobody asked yet: the desk read it, and says so
+            assert "friend@example.org" in reply or "ami@exemple.org" in reply
+            assert "Forme" not in reply and "Form:" not in reply
+            continue
+        assert reply.startswith("Acceptées" if lang == "fr" else "Accepted"), (shown, reply)
+        assert ("Refusées" if lang == "fr" else "Rejected") not in reply, (shown, reply)
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_player_sending_a_game_masters_command_is_told_it_is_the_game_masters(
+    lang: str,
+) -> None:
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    for line in ("PAUSE", "PROLONGER 24h", "CLORE", "ROLES"):
+        g.mail(g.names[1], line)
+        text = g.text_to(g.names[1])
+        expected = (
+            f"« {line.split()[0]} » est une commande du meneur"
+            if lang == "fr"
+            else f'"{line.split()[0]}" is a game master\'s command'
+        )
+        assert expected in text, text
+        assert "PASSE" not in text and "PASS?" not in text  # not a player's typo of PASS
+    assert not g.table.paused
+    assert all(m.to != (ADMIN,) for m in g.sent[1:])
