@@ -33,9 +33,11 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     wanted = fold(command.text.strip())
     side: str | None = None
     if wanted not in NOBODY:
-        side = next((s for s in sides if fold(s) == wanted), None)
+        side = _side(table, sides, wanted)
         if side is None:
-            raise InvalidSyntax("desk_unknown_side", side=command.text.strip(), sides=sides)
+            lang = table.setup.lang
+            shown = [_side_name(table, s, lang) for s in sides]
+            raise InvalidSyntax("desk_unknown_side", side=command.text.strip(), sides=shown)
     winners = tuple(s["name"] for s in seats if side is not None and s["side"] == side)
     return Result(
         (
@@ -49,3 +51,29 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
             ),
         )
     )
+
+
+_ARTICLES = ("des ", "du ", "de la ", "the ")
+
+
+def _side_name(table: Table, side: str, lang: str) -> str:
+    """A side as the game master reads it in ``lang`` (« Loups-Garous », "Werewolves"): the
+    desk's own name of it (``desk/_table.jinja``), without its article."""
+    text = table.renderer.text("desk/side_name", lang, {"side": side}).strip()
+    for article in _ARTICLES:
+        if text.startswith(article):
+            return text[len(article) :]
+    return text
+
+
+def _side(table: Table, sides: list[str], wanted: str) -> str | None:
+    """The side ``wanted`` names: its id (``werewolves``), or its name in either language
+    (« Loups-Garous », "Werewolves"), whole or by a unique beginning (« loups »)."""
+    spellings = {
+        s: {fold(s), *(fold(_side_name(table, s, lang)) for lang in ("fr", "en"))} for s in sides
+    }
+    exact = [s for s, names in spellings.items() if wanted in names]
+    if exact:
+        return exact[0]
+    begun = [s for s, names in spellings.items() if any(n.startswith(wanted) for n in names)]
+    return begun[0] if len(begun) == 1 and len(wanted) >= 3 else None

@@ -90,3 +90,31 @@ def test_a_player_sending_a_game_masters_command_is_told_it_is_the_game_masters(
         assert "PASSE" not in text and "PASS?" not in text  # not a player's typo of PASS
     assert not g.table.paused
     assert all(m.to != (ADMIN,) for m in g.sent[1:])
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_end_names_the_sides_in_the_game_masters_words_and_takes_them(lang: str) -> None:
+    """« FIN loups » was refused with « (camps : villagers, werewolves) »: English ids in a
+    French mail, and the French names were not taken."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    g.admin("FIN martiens" if lang == "fr" else "END martians")
+    reply = g.admin_reply()
+    if lang == "fr":
+        assert "(camps : Villageois, Loups-Garous)" in reply and "werewolves" not in reply
+    else:
+        assert "(sides: Villagers, Werewolves)" in reply
+    g.admin("FIN loups" if lang == "fr" else "END werewolves")
+    outcome = g.table.rules.outcome(g.table.state)
+    assert outcome is not None and outcome.side == "werewolves"
+
+
+def test_end_takes_a_sides_name_in_either_language_in_every_game() -> None:
+    for game, word, side in (
+        ("dracula", "vampires", "vampire"),
+        ("chasse-aux-sorcieres", "démons", "demons"),
+        ("loup-garou", "Villageois", "villagers"),
+    ):
+        g = DeskGame(game, lang="fr")
+        g.admin(f"FIN {word}")
+        outcome = g.table.rules.outcome(g.table.state)
+        assert outcome is not None and outcome.side == side, (game, g.admin_reply())
