@@ -273,6 +273,11 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "absence/extended": {"deadlines": _DEADLINES, "players": ["Inès"]},
     "desk/resumed": {"deadlines": _DEADLINES},
     "desk/rolled_back": {"deadlines": _DEADLINES},
+    "desk/rolled_back_gm": {"reopened": {"phase": "night", "number": 1}, "deaths": ["Inès"]}
+    | {"opened": {"phase": "day", "number": 1}, "deadline": "2026-01-06T12:00:00+00:00"}
+    | {"kept": 1, "dropped": 2},
+    "desk/help": {"lines": [{"help": "RETIRER nom : retire Inès.", "example": "RETIRER Inès"}]},
+    "desk/side_name": {"side": "villagers"},
     "desk/preview": {"mails": [{"public": True, "to": [], "subject": "S", "body": "B"}]},
     "desk/your_orders": {"dropped": [{"order": "TUER Inès", "reason": "r"}]},
     "dracula/status": {"deadlines": _DEADLINES, "scores": {"Inès": 2}, "role": "human"}

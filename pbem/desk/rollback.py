@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.core.commands import Command, CommandSpec, Text
 from pbem.core.errors import CommandError, IllegalNow
-from pbem.core.events import DeadlineMoved, Event, PhaseClosed, RolledBack, VoteSet, voided
+from pbem.core.events import (
+    DeadlineMoved,
+    Event,
+    PhaseClosed,
+    PhaseStarted,
+    PlayerDied,
+    RolledBack,
+    VoteSet,
+    voided,
+)
 from pbem.desk.common import (
     Result,
     as_command,
@@ -104,4 +113,19 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
             **phase,
         }
         events.append(notice("your_orders", (name,), **params))
-    return Result(tuple(events))
+    undone = [e for i, e in enumerate(table.events[start:], start) if i not in void]
+    told = {
+        "reopened": phase,
+        "opened": next(
+            ({"phase": e.phase, "number": e.number} for e in undone if isinstance(e, PhaseStarted)),
+            None,
+        ),
+        "deaths": [table.roster.shown(e.player) for e in undone if isinstance(e, PlayerDied)],
+        "deadline": min(m.to for m in moves).isoformat(),
+        "kept": sum(len(k) for k in kept.values()),
+        "dropped": sum(len(d) for d in dropped.values()),
+    }
+    # the game master reads what his command undid, not only that it was accepted
+    return Result(
+        tuple(events), (table.renderer.text("desk/rolled_back_gm", table.setup.lang, told),)
+    )

@@ -118,3 +118,27 @@ def test_end_takes_a_sides_name_in_either_language_in_every_game() -> None:
         g.admin(f"FIN {word}")
         outcome = g.table.rules.outcome(g.table.state)
         assert outcome is not None and outcome.side == side, (game, g.admin_reply())
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_rollback_tells_the_game_master_what_it_undid(lang: str) -> None:
+    """LUP-100's night kill undone: the game master was only told « ✓ ANNULER RESOLUTION 24h
+    (définitif) », and the list « la phase est rouverte » without naming it."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    kill = "TUER p5" if lang == "fr" else "KILL p5"
+    g.mail("p1", kill)
+    g.mail("p2", kill)
+    g.deadline()
+    assert not g.alive("p5")
+    g.admin("ANNULER RESOLUTION 24h" if lang == "fr" else "ROLLBACK 24h")
+    assert g.alive("p5")
+    reply = g.admin_reply()
+    when = g.table.renderer.when(min(g.table.deadlines().values()), lang)
+    if lang == "fr":
+        assert f"la phase rouverte est nuit 1, jusqu'au {when}." in reply
+        assert "Annulé : la phase qu'elle avait ouverte, jour 1 (débat) ; la mort de p5." in reply
+        assert "La phase rouverte : nuit 1." in g.public_text()
+    else:
+        assert f"the phase open again is night 1, until {when}." in reply
+        assert "Undone: the phase it had opened, day 1 (debate); the death of p5." in reply
+        assert "The phase open again: night 1." in g.public_text()
