@@ -4,6 +4,7 @@ game's mail (its thread, its From: :mod:`pbem.mail.threads`)."""
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -15,6 +16,7 @@ from typing import Any
 from pbem.daemon.auth import AuthVerdict
 from pbem.daemon.config import Config
 from pbem.daemon.limits import SenderLimits, limit_note
+from pbem.daemon.message import header_addresses
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import Game
 from pbem.daemon.relay import (
@@ -155,11 +157,17 @@ class Replies:
             for gid in active
             if sender in {e.lower() for e in self.games[gid].table.player_emails.values()}
         ]
-        if not mine and self.cfg.strangers == "silent":
+        # a game master's mail with a mistyped game id (moderator+villag7): his games, never
+        # « ask the game master »
+        masters = [gid for gid in active if sender in self._game_masters(gid)]
+        if not mine and not masters and self.cfg.strangers == "silent":
             return []
         if not self.limits.allow(sender, now, error=True):
             return []
-        shown = mine or (active if self.cfg.strangers == "games" else [])
+        shown = mine or masters or (active if self.cfg.strangers == "games" else [])
+        tag = self._asked_game(msg)
+        # the nearest id among the games he may be told of only (issue 10, item 20)
+        nearest = difflib.get_close_matches(tag, shown, n=1, cutoff=0.6) if tag else []
         local, _, domain = self.cfg.moderator.partition("@")
         # issue 25: where pbem relays the list, a stranger may follow a game (OBSERVER)
         watched = {gid for gid in active if not mine and self._takes_observers(gid)}
@@ -167,7 +175,14 @@ class Replies:
             {"id": gid, "address": f"{local}+{gid}@{domain}", "observe": gid in watched}
             for gid in shown
         ]
-        params = {"games": games, "player": bool(mine), "observe": bool(watched)}
+        params = {
+            "games": games,
+            "player": bool(mine),
+            "master": bool(masters) and not mine,
+            "observe": bool(watched),
+            "tag": tag,
+            "nearest": nearest[0] if nearest else "",
+        }
         _, body = self.bilingual("daemon/no_game", params)
         mid_in = str(msg.get("Message-ID", "") or "") or None
         mid, raw = build(
@@ -187,6 +202,23 @@ class Replies:
         return [
             make_row(message_id=mid, raw=raw, rcpts=[sender], mail_from="", now=now, kind="reply")
         ]
+
+    def _game_masters(self, gid: str) -> set[str]:
+        """The addresses that master game ``gid``: the daemon's and the game's own."""
+        setup = self.games[gid].store.setup
+        return {a.lower() for a in (*self.cfg.admins, *map(str, setup.get("admins", [])))}
+
+    def _asked_game(self, msg: Message) -> str:
+        """The game id a mail's plus address names that no game has (``moderator+villag7@``),
+        or empty (a Subject's bracket may be anything: « [Lupus] », a list's tag)."""
+        local, _, domain = self.cfg.moderator.lower().partition("@")
+        asked = [
+            a.partition("@")[0][len(local) + 1 :]
+            for a in header_addresses(msg, "To", "Cc")
+            if a.partition("@")[2] == domain and a.startswith(local + "+")
+        ]
+        known = {gid.lower() for gid in self.games}
+        return next((t for t in asked if t and t.lower() not in known), "")
 
     def _takes_observers(self, gid: str) -> bool:
         """Whether a stranger may ask to follow the game: pbem relays its list and its

@@ -133,3 +133,33 @@ def test_a_stranger_is_offered_to_observe_only_where_a_game_takes_observers(
         assert "OBSERVER" not in external and "SPECTATE" not in external
     finally:
         world.close()
+
+
+def test_a_game_masters_mistyped_game_id_is_named_with_his_games(tmp_path: Path) -> None:
+    """The game master's PAUSE to ``moderator+villag7`` (a typo of village7) was told « you
+    play in no running game. To play, ask the game master. »"""
+    from tests.support.mailstack import ADMIN
+
+    world = World(tmp_path)
+    try:
+        world.new_game("village7")
+        svc = world.start()
+        local, _, domain = MODERATOR.partition("@")
+        raws = [
+            f"From: {sender}\r\nTo: {local}+villag7@{domain}\r\nSubject: pause\r\n"
+            f"Message-ID: <{i}@x.test>\r\n\r\nPAUSE\r\n".encode()
+            for i, sender in enumerate([ADMIN, "zed@example.test"])
+        ]
+        svc.writer.handle_batch(
+            [Fetched(i, 1, len(r), world.now, r) for i, r in enumerate(raws, 1)]
+        )
+        sent = replies(world)
+    finally:
+        world.close()
+    master = sent[ADMIN]
+    assert "aucune partie ne s'appelle « villag7 » ; vouliez-vous dire village7 ?" in master
+    assert 'no game is called "villag7"; did you mean village7?' in master
+    assert f"{local}+village7@{domain}" in master and "ask the game master" not in master
+    # a stranger learns that the id is unknown, and nothing of the running games
+    stranger = sent["zed@example.test"]
+    assert 'no game is called "villag7"' in stranger and "village7" not in stranger
