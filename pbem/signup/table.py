@@ -14,6 +14,7 @@ The game's log is the lobby's events, then ``signup.started`` holding the game's
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -22,10 +23,12 @@ from email.utils import parseaddr
 from functools import cached_property
 from typing import Any, TypeVar, Unpack
 
-from pbem.core.errors import CommandError, MailError, SetupError
+from pbem.core.commands import find_spec
+from pbem.core.errors import CommandError, IllegalNow, MailError, SetupError, UnknownCommand
 from pbem.core.ids import PlayerId
-from pbem.core.match import fold
+from pbem.core.match import clean_token, fold
 from pbem.core.options import parse_options
+from pbem.desk import DESK_SPECS
 from pbem.desk.kernel import parse_duration
 from pbem.games import rules_for
 from pbem.mail.address import is_mailable
@@ -91,6 +94,24 @@ def _verb(line: str, table: Mapping[str, W]) -> tuple[W, list[str]] | None:
         if len(folded) >= size and key in table:
             return table[key], words[size:]
     return None
+
+
+def _not_before_the_start(line: str) -> CommandError | None:
+    """Why a game master's line that is none of the sign-up commands is refused, or None for
+    free text: a command of the game itself (PAUSE, RETIRER: not before it starts), or a
+    typo of a sign-up command (DEMARER, a bare ANNULER), as the desk answers them."""
+    tokens = line.split()
+    first = fold(clean_token(tokens[0])) if tokens else ""
+    if not first:
+        return None
+    if find_spec(tokens, DESK_SPECS) is not None:
+        return IllegalNow("desk_not_started", word=clean_token(tokens[0]).upper())
+    words = {k.split()[0]: k for k in ADMIN_WORDS}  # ANNULER alone: ANNULER PARTIE
+    close = [words[first]] if first in words else []
+    close += difflib.get_close_matches(first, [k for k in ADMIN_WORDS if " " not in k], 2, 0.75)
+    if not close:
+        return None
+    return UnknownCommand(word=clean_token(tokens[0]), suggestions=[c.upper() for c in close])
 
 
 class SignupTable:
@@ -470,7 +491,11 @@ class SignupTable:
             found = _verb(line, ADMIN_WORDS)
             if found is None:
                 if line.strip() and index >= len(heading):
-                    reply.ignored.append(line)
+                    refusal = _not_before_the_start(line)
+                    if refusal is None:
+                        reply.ignored.append(line)
+                    else:
+                        reply.rejected.append({"line": line, "reason": self._reason(refusal, lang)})
                 continue
             verb, rest = found
             try:
