@@ -278,6 +278,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     | {"kept": 1, "dropped": 2},
     "desk/help": {"lines": [{"help": "RETIRER nom : retire Inès.", "example": "RETIRER Inès"}]},
     "desk/side_name": {"side": "villagers"},
+    "desk/new_deadline": {"when": "2026-01-06T12:00:00+00:00", "paused": True},
+    "desk/told": {"mails": [{"subject": "Vous", "list": True, "to": ["Inès", "bob"]}]},
     "desk/preview": {"mails": [{"public": True, "to": [], "subject": "S", "body": "B"}]},
     "desk/your_orders": {"dropped": [{"order": "TUER Inès", "reason": "r"}]},
     "dracula/status": {"deadlines": _DEADLINES, "scores": {"Inès": 2}, "role": "human"}

@@ -13,6 +13,7 @@ from pbem.core.errors import IllegalNow
 from pbem.core.events import (
     ActionCleared,
     ActionSet,
+    DeadlineMoved,
     DeskNotice,
     Event,
     PhaseStarted,
@@ -68,6 +69,14 @@ def earliest(table: Table) -> tuple[str, datetime]:
     moved = {k: table.desk.moves.get((k, d), d) for k, d in ruled.items()}
     key = min(moved, key=lambda k: moved[k])
     return key, moved[key]
+
+
+def new_deadline(table: Table, moves: Sequence[DeadlineMoved]) -> str:
+    """The game master's line of what his EXTEND or RESUME moved: the deadline in effect."""
+    when = min(m.to for m in moves).isoformat()
+    return table.renderer.text(
+        "desk/new_deadline", table.setup.lang, {"when": when, "paused": table.paused}
+    )
 
 
 def notice(template: str, to: Sequence[PlayerId] = (), **params: Any) -> DeskNotice:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pbem.core.commands import Command, CommandSpec, Text
 from pbem.core.errors import IllegalNow
 from pbem.core.events import DeadlineMoved
-from pbem.desk.common import Result, notice, running, verb
+from pbem.desk.common import Result, new_deadline, notice, running, verb
 from pbem.desk.kernel import parse_duration
 
 if TYPE_CHECKING:
@@ -39,4 +39,5 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     deadlines = {m.key: m.to.isoformat() for m in moves}
     return Result(
         (*moves, notice("extended", deadlines=deadlines, paused=table.paused)),
+        (new_deadline(table, moves),),
     )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from pbem.core.commands import Command, CommandSpec
 from pbem.core.errors import IllegalNow
 from pbem.core.events import DeadlineMoved, Resumed
-from pbem.desk.common import Result, notice, running, verb
+from pbem.desk.common import Result, new_deadline, notice, running, verb
 
 if TYPE_CHECKING:
     from pbem.table import Table
@@ -34,4 +34,7 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
         current = table.desk.moves.get((key, due), due)
         moves.append(DeadlineMoved(key, due, current + gap))
     deadlines = {m.key: m.to.isoformat() for m in moves}
-    return Result((Resumed(now), *moves, notice("resumed", deadlines=deadlines)))
+    return Result(
+        (Resumed(now), *moves, notice("resumed", deadlines=deadlines)),
+        (new_deadline(table, moves),) if moves else (),
+    )

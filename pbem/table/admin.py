@@ -17,7 +17,7 @@ from pbem.desk import DESK_SPECS, is_desk, run_desk
 from pbem.desk.help import usage
 from pbem.mail.inbound import MailText, extract
 from pbem.table.mails import chained, reply_mail, step_of
-from pbem.table.step import Reply, Step
+from pbem.table.step import Outgoing, Reply, Step
 from pbem.table.wording import reason
 
 if TYPE_CHECKING:
@@ -36,6 +36,30 @@ _SHOW_FORM = frozenset(
     }
 )
 """The grammar's refusals that say what is wrong but not how to write it."""
+
+
+def _told(table: Table, mails: Sequence[Outgoing], sender: str, lang: str) -> str | None:
+    """Who the game master's commands had told what: each mail's subject (without the game's
+    tag) with its readers, the list or the players by their names, so that his reply says
+    what changed and who learnt it, not only « ✓ PAUSE (définitif) »."""
+    tag = f"[{table.rules.title}] "
+    masters = {a.lower() for a in (*table.setup.admins, sender)}
+    sent: dict[str, list[str]] = {}
+    for mail in mails:
+        if not mail.public and {a.lower() for a in mail.to} <= masters:
+            continue  # his own copy (an absence's notice): he has it
+        subject = mail.subject.removeprefix(tag)
+        readers = sent.setdefault(subject, [])
+        if mail.public:
+            readers.append("")
+            continue
+        for address in mail.to:
+            spec = table.by_email.get(address.lower())
+            readers.append(table.roster.shown(spec.name) if spec is not None else address)
+    if not sent:
+        return None
+    told = [{"subject": s, "list": "" in r, "to": [n for n in r if n]} for s, r in sent.items()]
+    return table.renderer.text("desk/told", lang, {"mails": told})
 
 
 def receive_admin(
@@ -104,6 +128,9 @@ def admin_lines(
         reply.extra.append(table.renderer.text("common/no_command", lang, {}))
     # a CLORE closes a phase: its result post carries its link of the chain like a deadline's
     step = chained(table, step_of(table, events, reply=None))
+    told = _told(table, step.outgoing, sender, lang) if step.outgoing else None
+    if told:
+        reply.extra.append(told)
     mail = reply_mail(table, sender, lang, reply, key, message_id, threaded=False)
     if reply_to:
         mail = replace(mail, to=tuple(reply_to))

@@ -142,3 +142,28 @@ def test_a_rollback_tells_the_game_master_what_it_undid(lang: str) -> None:
         assert f"the phase open again is night 1, until {when}." in reply
         assert "Undone: the phase it had opened, day 1 (debate); the death of p5." in reply
         assert "The phase open again: night 1." in g.public_text()
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_each_act_is_confirmed_with_what_changed_and_who_was_told(lang: str) -> None:
+    """The game master's reply was « ✓ PROLONGER 2j (définitif) » alone: no new deadline, and
+    nothing of who had been told what."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    fr = lang == "fr"
+    tag = "[Lupus in Tabula] "
+    g.admin("PROLONGER 2j" if fr else "EXTEND 2d")
+    reply = g.admin_reply()
+    when = g.table.renderer.when(min(g.table.deadlines().values()), lang)
+    assert (f"Nouvelle échéance : {when}." if fr else f"New deadline: {when}.") in reply
+    (post,) = g.public()
+    subject = post.subject.removeprefix(tag)
+    assert (f"  - sur la liste : « {subject} »" if fr else f'  - on the list: "{subject}"') in reply
+    g.admin("RETIRER p4 parti" if fr else "REMOVE p4 gone")
+    reply = g.admin_reply()
+    (farewell,) = g.to("p4")
+    subject = farewell.subject.removeprefix(tag)
+    assert (f"  - à p4 : « {subject} »" if fr else f'  - to p4: "{subject}"') in reply
+    # an absence's notice to the game masters is his own copy: not listed as told
+    g.admin("ABSENCE p1 le 24/12" if fr else "ABSENT p1 on 24/12")
+    reply = g.admin_reply()
+    assert "p1" in reply and "gm@example.org" not in reply
