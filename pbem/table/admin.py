@@ -10,9 +10,10 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
-from pbem.core.commands import find_spec, parse_line
-from pbem.core.errors import CommandError, InvalidSyntax, MailError
+from pbem.core.commands import CommandSpec, find_spec, parse_line
+from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax, MailError, UnknownCommand
 from pbem.core.events import Event
+from pbem.core.match import clean_token
 from pbem.desk import DESK_SPECS, is_desk, run_desk
 from pbem.desk.help import usage
 from pbem.mail.inbound import MailText, extract
@@ -36,6 +37,22 @@ _SHOW_FORM = frozenset(
     }
 )
 """The grammar's refusals that say what is wrong but not how to write it."""
+
+
+def _unknown(
+    table: Table, line: str, exc: UnknownCommand, specs: Sequence[CommandSpec], lang: str
+) -> CommandError:
+    """A game master's line that is none of his commands: a player's command (VOTE,
+    HISTORIQUE) is told to be the players', a typo is suggested the desk's keyword in the
+    game's language (« PROLONGER », not the English EXTEND a French game master never wrote)."""
+    tokens = line.split()
+    if find_spec(tokens, table.rules.all_commands) is not None:
+        return IllegalNow("desk_player_command", word=clean_token(tokens[0]).upper())
+    own = {k: s.keyword(lang) for s in specs for k in (*s.fr, *s.en)}
+    suggested = [own.get(k, k) for k in exc.params.get("suggestions", ())]
+    return UnknownCommand(
+        word=exc.params.get("word", ""), suggestions=list(dict.fromkeys(suggested))
+    )
 
 
 def _told(table: Table, mails: Sequence[Outgoing], sender: str, lang: str) -> str | None:
@@ -110,6 +127,8 @@ def admin_lines(
             else:
                 new = table.rules.admin(current.state, command, now)
         except CommandError as exc:
+            if isinstance(exc, UnknownCommand):
+                exc = _unknown(table, line, exc, specs, lang)
             why = reason(table, exc, lang)
             if isinstance(exc, InvalidSyntax) and exc.reason in _SHOW_FORM:
                 # a missing or extra argument: the command's form and an example, as AIDE

@@ -167,3 +167,22 @@ def test_each_act_is_confirmed_with_what_changed_and_who_was_told(lang: str) -> 
     g.admin("ABSENCE p1 le 24/12" if fr else "ABSENT p1 on 24/12")
     reply = g.admin_reply()
     assert "p1" in reply and "gm@example.org" not in reply
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_game_masters_typo_is_suggested_in_his_words_and_a_players_command_is_named(
+    lang: str,
+) -> None:
+    """« EXTND 24h » in a French game was answered « Vouliez-vous dire EXTEND ou END ? », and
+    the game master's VOTE or HISTORIQUE « Commande inconnue »."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    g.admin("EXTND 24h\nVOTE p2\nHISTORIQUE" if lang == "fr" else "PROLONGE 24h\nVOTE p2\nHISTORY")
+    reply = g.admin_reply()
+    if lang == "fr":
+        assert "Vouliez-vous dire PROLONGER ou FIN ?" in reply
+        assert "✗ VOTE p2 — « VOTE » est une commande de joueur" in reply
+        assert "✗ HISTORIQUE — « HISTORIQUE » est une commande de joueur" in reply
+    else:
+        assert "Did you mean EXTEND?" in reply
+        assert '✗ VOTE p2 — "VOTE" is a player\'s command' in reply
+        assert '✗ HISTORY — "HISTORY" is a player\'s command' in reply
