@@ -67,6 +67,12 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
         {"help": c.HELP.get(lang, c.HELP["en"]), "example": example(c, lang, name)}
         for c in COMMANDS
     ]
-    lines += [{"help": s.keyword(lang), "example": ""} for s in table.rules.admin_commands]
+    # the game's own commands (Dracula's review of a telepathy, AMB-072), as its folder says
+    own = f"{table.rules.templates}/admin_help"
+    if table.rules.admin_commands and table.renderer.exists(own, lang):
+        text = table.renderer.text(own, lang, {})
+        lines += [{"help": line, "example": ""} for line in text.splitlines() if line.strip()]
+    else:
+        lines += [{"help": s.keyword(lang), "example": ""} for s in table.rules.admin_commands]
     text = table.renderer.text("desk/help", lang, {"game": table.rules.title, "lines": lines})
     return Result((), (text,))

@@ -186,3 +186,18 @@ def test_a_game_masters_typo_is_suggested_in_his_words_and_a_players_command_is_
         assert "Did you mean EXTEND?" in reply
         assert '✗ VOTE p2 — "VOTE" is a player\'s command' in reply
         assert '✗ HISTORY — "HISTORY" is a player\'s command' in reply
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_the_help_says_what_draculas_own_commands_do_amb_072(lang: str) -> None:
+    """AMB-072's review of a telepathy: the help listed « - APPROUVER » and « - REFUSER »,
+    bare words."""
+    g = DeskGame("dracula", lang=lang)
+    g.admin("AIDE" if lang == "fr" else "HELP")
+    reply = g.admin_reply()
+    if lang == "fr":
+        assert "  - APPROUVER : envoie aux vampires le message télépathique de Dracula" in reply
+        assert "  - REFUSER raison : refuse ce message ; Dracula reçoit la raison" in reply
+    else:
+        assert "  - APPROVE: sends the vampires Dracula's telepathic message" in reply
+        assert "  - REFUSE reason: refuses that message; Dracula is told the reason" in reply
