@@ -147,7 +147,7 @@ def admin_lines(
         reply.extra.append(table.renderer.text("common/no_command", lang, {}))
     # a CLORE closes a phase: its result post carries its link of the chain like a deadline's
     step = chained(table, step_of(table, events, reply=None))
-    told = _told(table, step.outgoing, sender, lang) if step.outgoing else None
+    told = _told(current, step.outgoing, sender, lang) if step.outgoing else None
     if told:
         reply.extra.append(told)
     mail = reply_mail(table, sender, lang, reply, key, message_id, threaded=False)

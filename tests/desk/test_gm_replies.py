@@ -163,6 +163,19 @@ def test_each_act_is_confirmed_with_what_changed_and_who_was_told(lang: str) -> 
     (farewell,) = g.to("p4")
     subject = farewell.subject.removeprefix(tag)
     assert (f"  - à p4 : « {subject} »" if fr else f'  - to p4: "{subject}"') in reply
+    # a substitution: the newcomer by the seat's new name, the old address by itself
+    g.admin(
+        "REMPLACER p3 par zoe@example.org Zoé elle"
+        if fr
+        else "REPLACE p3 WITH zoe@example.org Zoe she"
+    )
+    reply = g.admin_reply()
+    (goodbye,) = [m for m in g.last if m.to == ("p3@example.org",)]
+    subject = goodbye.subject.removeprefix(tag)
+    assert (
+        f"  - à p3@example.org : « {subject} »" if fr else f'  - to p3@example.org: "{subject}"'
+    ) in reply
+    assert ("  - à Zoé : «" if fr else '  - to Zoe: "') in reply
     # an absence's notice to the game masters is his own copy: not listed as told
     g.admin("ABSENCE p1 le 24/12" if fr else "ABSENT p1 on 24/12")
     reply = g.admin_reply()
