@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from pbem.core.commands import CommandSpec, find_spec, parse_line
 from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax, MailError, UnknownCommand
 from pbem.core.events import Event
-from pbem.core.match import clean_token
+from pbem.core.match import clean_token, fold
 from pbem.desk import DESK_SPECS, is_desk, run_desk
 from pbem.desk.help import usage
 from pbem.mail.inbound import MailText, extract
@@ -87,7 +87,23 @@ def receive_admin(
         text = extract(msg)
     except MailError:
         text = MailText("", (), (), False, False)
-    return admin_lines(table, text.lines, sender, now, key, message_id, subject=text.subject)
+    ended = "" if text.lines else _bare_end(msg)
+    return admin_lines(
+        table, text.lines, sender, now, key, message_id, subject=text.subject, ended=ended
+    )
+
+
+def _bare_end(msg: EmailMessage) -> str:
+    """The mail's first line when it is a bare FIN/END: that line ends a mail's text (a
+    signature, a quote follow), so a game master who wrote it to end the game sent nothing;
+    he is told how to write it (FIN NUL, FIN camp) rather than « no command found »."""
+    try:
+        part = msg.get_body(("plain",))
+        body = part.get_content() if part is not None else ""
+    except (KeyError, LookupError, UnicodeError, AttributeError):
+        return ""
+    first = next((line.strip() for line in str(body).splitlines() if line.strip()), "")
+    return first if fold(clean_token(first)) in {"fin", "end"} else ""
 
 
 def admin_lines(
@@ -99,10 +115,12 @@ def admin_lines(
     message_id: str | None = None,
     reply_to: Sequence[str] = (),
     subject: str = "",
+    ended: str = "",
 ) -> Step:
     """The game master's commands, one a line, answered like a player's: accepted,
     rejected, ignored. The reply goes to ``sender``, or to every address of ``reply_to``. A
-    mail's ``subject`` may hold a command too, but is never reported as ignored text."""
+    mail's ``subject`` may hold a command too, but is never reported as ignored text.
+    ``ended``: the bare FIN/END line that ended the mail before any command."""
     lang = table.setup.lang
     current = table  # each line sees what the lines before it did
     events: list[Event] = []
@@ -143,6 +161,9 @@ def admin_lines(
             current = table.with_events(events)
         # a query (ROLES, STATUT, SPECTATEURS) changes nothing: « (définitif) » would say it did
         reply.accepted.append({"line": line, "deadline": None, "final": bool(new)})
+    if ended and not reply:
+        why = table.renderer.text("reasons/desk_bare_end", lang, {"line": ended}).strip()
+        reply.rejected.append({"line": ended, "reason": why})
     if not reply:
         reply.extra.append(table.renderer.text("common/no_command", lang, {}))
     # a CLORE closes a phase: its result post carries its link of the chain like a deadline's

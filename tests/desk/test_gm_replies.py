@@ -214,3 +214,19 @@ def test_the_help_says_what_draculas_own_commands_do_amb_072(lang: str) -> None:
     else:
         assert "  - APPROVE: sends the vampires Dracula's telepathic message" in reply
         assert "  - REFUSE reason: refuses that message; Dracula is told the reason" in reply
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_bare_end_by_mail_is_answered_with_how_to_end_the_game(lang: str) -> None:
+    """A bare FIN/END line ends a mail's text (docs/daemon.md): the game master who sent it
+    to end the game got « Aucune commande trouvée » and nothing else."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    g.admin("FIN\n\nCordialement" if lang == "fr" else "END")
+    reply = g.admin_reply()
+    if lang == "fr":
+        assert "✗ FIN — Une ligne FIN seule termine le texte d'un courriel" in reply
+        assert "écrivez FIN NUL (personne ne gagne) ou FIN suivi d'un camp." in reply
+    else:
+        assert "✗ END — A bare END line ends a mail's text" in reply
+        assert "write END NONE (nobody wins) or END followed by a side." in reply
+    assert not g.table.finished
