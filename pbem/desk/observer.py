@@ -61,6 +61,8 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
         raise InvalidSyntax("observer_usage")
     address = words[1].strip("<>").lower()
     if action in _ACCEPT:
+        if address in seen.joined:  # accepted before: not « no request at this address »
+            raise IllegalNow("observer_joined_already", address=address)
         if address not in seen.pending:
             raise IllegalNow("observer_unknown", address=address)
         if table.finished:

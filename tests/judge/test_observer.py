@@ -356,3 +356,19 @@ def test_a_game_with_observers_still_verifies() -> None:
     verdict = verify_record(record)
     assert verdict.ok, verdict.failure
     assert ZOE not in json.dumps(record)
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_accepting_an_observer_twice_says_he_already_follows_the_game(lang: str) -> None:
+    """The second SPECTATEURS ACCEPTER of the same address was refused « Aucune demande ni
+    aucun spectateur à cette adresse », of an address that is an observer."""
+    g = lupus(lang, observers="open")
+    send(g, ZOE, "SPECTATE")
+    assert observer_addresses(g.table) == [ZOE]
+    send(g, GM, f"OBSERVERS ACCEPT {ZOE}")
+    reply = g.reply()
+    if lang == "fr":
+        assert f"{ZOE} suit déjà la partie en spectateur" in reply
+    else:
+        assert f"{ZOE} already follows the game as an observer" in reply
+    assert observer_addresses(g.table) == [ZOE]
