@@ -230,3 +230,26 @@ def test_a_bare_end_by_mail_is_answered_with_how_to_end_the_game(lang: str) -> N
         assert "✗ END — A bare END line ends a mail's text" in reply
         assert "write END NONE (nobody wins) or END followed by a side." in reply
     assert not g.table.finished
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_the_helps_bench_placeholder_is_not_the_volunteers_keyword(lang: str) -> None:
+    """« REMPLACER nom par remplaçant » read as the literal word REMPLACANT (the volunteers'
+    command), which the desk refuses: « remplaçant n'est ni une adresse ni un remplaçant du
+    banc ». The placeholder names what to write: the volunteer's name."""
+    from pbem.core.match import fold
+    from pbem.seats.substitution import BENCH
+
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    g.admin("AIDE" if lang == "fr" else "HELP")
+    reply = g.admin_reply()
+    keywords = {fold(k) for k in (*BENCH.fr, *BENCH.en)}
+    for line in reply.splitlines():
+        words = line.replace("[", " ").replace("]", " ").split()
+        assert not any(w.islower() and fold(w) in keywords for w in words), line
+    shown = (
+        "REMPLACER nom par nom-du-volontaire"
+        if lang == "fr"
+        else "REPLACE name WITH volunteer's-name"
+    )
+    assert shown in reply

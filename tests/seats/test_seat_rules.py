@@ -131,7 +131,9 @@ def test_a_volunteer_joins_the_bench_and_the_gm_gives_him_a_seat() -> None:
     taken = table.receive(mail("x@example.net", "SUBSTITUTE bob"), channel="private", now=NOW)
     assert "already taken" in taken.outgoing[0].body
     roles = admin(table, "ROLES").outgoing[0].body
-    assert "Bench of substitutes (REPLACE name WITH substitute): Zed <zed@example.net>" in roles
+    assert (
+        "Bench of substitutes (REPLACE name WITH volunteer's-name): Zed <zed@example.net>" in roles
+    )
     step = admin(table, "REPLACE hugo WITH zed")
     assert table.player_emails["hugo"] == "zed@example.net"
     assert table.roster.shown("hugo") == "Zed" and table.roster.bench == ()
@@ -302,7 +304,7 @@ def test_punctuality_counts_a_phase_for_whoever_held_the_seat_when_it_closed() -
 def test_the_desks_help_names_replace() -> None:
     reply = admin(new_table(), "HELP").outgoing[0].body
     assert "REPLACE name WITH address [name] [he|she|they]" in reply
-    assert "REPLACE name WITH substitute" in reply
+    assert "REPLACE name WITH volunteer's-name" in reply
 
 
 def test_the_html_quick_actions_name_the_newcomer() -> None:
