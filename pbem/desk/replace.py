@@ -27,12 +27,12 @@ HELP = {
     "fr": (
         "REMPLACER nom par adresse [nom] [il|elle] : un nouveau joueur prend le siège d'un "
         "joueur vivant (son rôle, ses votes, son histoire) ; il reçoit le dossier du siège. "
-        "REMPLACER nom par remplaçant : un volontaire du banc (REMPLACANT) le prend."
+        "REMPLACER nom par nom-du-volontaire : un volontaire du banc (REMPLACANT) le prend."
     ),
     "en": (
         "REPLACE name WITH address [name] [he|she|they]: a newcomer takes a living player's "
         "seat (its role, votes and history) and gets the seat's hand-over packet. "
-        "REPLACE name WITH substitute: a volunteer of the bench (SUBSTITUTE) takes it."
+        "REPLACE name WITH volunteer's-name: a volunteer of the bench (SUBSTITUTE) takes it."
     ),
 }
 EXAMPLE = {
