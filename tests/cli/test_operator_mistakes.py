@@ -197,3 +197,23 @@ def test_the_longest_sign_up_name_is_a_good_setup_name(
     cfg = config(tmp_path)
     by_option = [*PLAYERS[:-2], "--player", f"{LONG} <hugo@example.org>"]
     assert run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *by_option)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [("moderator", "address"), ("imap", "host"), ("smtp", "host")],
+)
+@pytest.mark.parametrize("how", ["left out", "empty"])
+def test_a_required_key_left_out_or_empty_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], section: str, key: str, how: str
+) -> None:
+    """The sysadmin's first day: a key the daemon cannot work without was taken as "" and the
+    file said valid; the logins then failed far from the cause."""
+    cfg = config(tmp_path)
+    lines = cfg.read_text().splitlines()
+    start = lines.index(f"[{section}]")
+    at = next(i for i in range(start, len(lines)) if lines[i].startswith(f"{key} ="))
+    lines[at] = f'{key} = ""' if how == "empty" else ""
+    cfg.write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "check-config", "--offline", "-c", str(cfg))
+    assert code == 2 and f"{section}.{key}: required" in err and "Traceback" not in err, (out, err)
