@@ -90,6 +90,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     from pbem.adapters.imap import ImapDown, ImapMailbox
     from pbem.adapters.login import LoginRefused
     from pbem.adapters.smtp import SmtpClient
+    from pbem.cli.reach import unreachable
 
     rc = 0
     box = ImapMailbox(cfg.imap)
@@ -105,7 +106,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
         print(f"IMAP: FAILED: {exc}", file=sys.stderr)
         rc = 1
     except ImapDown as exc:
-        print(f"IMAP: FAILED: {exc}", file=sys.stderr)
+        im = cfg.imap
+        said = unreachable("IMAP", im.host, im.port, im.tls, im.timeout, exc.__cause__ or exc)
+        print(f"IMAP: FAILED: {said}", file=sys.stderr)
         rc = 1
     finally:
         box.close()
@@ -117,7 +120,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
         print(f"SMTP: FAILED: {exc}", file=sys.stderr)
         rc = 1
     except Exception as exc:
-        print(f"SMTP: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        sm = cfg.smtp
+        said = unreachable("SMTP", sm.host, sm.port, sm.tls, sm.timeout, exc)
+        print(f"SMTP: FAILED: {said}", file=sys.stderr)
         rc = 1
     if "dkim_verify" in cfg.auth.methods:
         rc = max(rc, _check_dns(cfg))
