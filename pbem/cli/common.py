@@ -93,6 +93,35 @@ def existing_data_dir(cfg: Any) -> Path:
     return root
 
 
+def unusable_data_dir(root: Path, create: bool) -> str | None:
+    """Why this process could not keep its state in ``root``, with the fix, or None. With
+    ``create`` a missing directory is made (as the daemon makes it); without, a missing one is
+    no problem here (systemd's ``StateDirectory=`` makes it at the first start)."""
+    try:
+        if create:
+            root.mkdir(parents=True, exist_ok=True)
+        elif not root.exists():
+            return None
+    except FileExistsError:
+        return f"data directory {root}: not a directory: check daemon.data_dir"
+    except OSError as exc:
+        return (
+            f"data directory {root}: cannot create it ({exc.strerror}): make it the service's, "
+            f"install -d -m 2770 -o pbem -g pbem-admin {root} (under systemd StateDirectory= "
+            "does it)"
+        )
+    if not root.is_dir():
+        return f"data directory {root}: not a directory: check daemon.data_dir"
+    if os.access(root, os.W_OK | os.X_OK):
+        return None
+    st = root.stat()
+    return (
+        f"data directory {root}: cannot write in it as uid {os.getuid()} (owner uid {st.st_uid}, "
+        f"gid {st.st_gid}, mode {st.st_mode & 0o7777:04o}): chown -R pbem:pbem-admin {root}; "
+        f"chmod -R g+rwX {root}"
+    )
+
+
 def add_wait_options(p: argparse.ArgumentParser) -> None:
     """``--wait`` and ``--timeout`` for a request the running daemon answers."""
     p.add_argument(

@@ -27,9 +27,9 @@ EXIT_STATUS = (
     ),
     (
         "78",
-        "(EX_CONFIG) serve: the configuration is invalid, or the IMAP or SMTP server refused the "
-        "login (wrong user or password). Restarting cannot help: the unit lists it in "
-        "RestartPreventExitStatus=.",
+        "(EX_CONFIG) serve: the configuration is invalid, the data directory cannot be "
+        "written, or the IMAP or SMTP server refused the login (wrong user or password). "
+        "Restarting cannot help: the unit lists it in RestartPreventExitStatus=.",
     ),
 )
 

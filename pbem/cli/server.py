@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.cli.common import config_path, fail, load_config
+from pbem.cli.common import config_path, fail, load_config, unusable_data_dir
 from pbem.core.errors import PbemError
 
 if TYPE_CHECKING:
@@ -61,6 +62,10 @@ def cmd_serve(args: argparse.Namespace, fault: FaultHook | None = None) -> int:
     except ConfigError as exc:  # restarting cannot fix the file: the unit does not retry 78
         fail("serve", exc)
         return EX_CONFIG
+    problem = unusable_data_dir(Path(cfg.data_dir), create=True)
+    if problem:  # a chown cannot come from a restart either
+        fail("serve", problem)
+        return EX_CONFIG
     try:
         return asyncio.run(serve(cfg, fault=fault or no_fault))
     except PbemError as exc:
@@ -83,8 +88,11 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     warning = admin_code_warning(cfg, _games_admin_codes(cfg))
     if warning:
         print(f"warning: {warning}")
+    problem = unusable_data_dir(Path(cfg.data_dir), create=False)
+    if problem:  # the operators' commands write there too
+        print(f"data: FAILED: {problem}", file=sys.stderr)
     if args.offline:
-        return 0
+        return 1 if problem else 0
     import asyncio
 
     from pbem.adapters.imap import ImapDown, ImapMailbox
@@ -92,7 +100,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     from pbem.adapters.smtp import SmtpClient
     from pbem.cli.reach import unreachable
 
-    rc = 0
+    rc = 1 if problem else 0
     box = ImapMailbox(cfg.imap)
     try:
         box.connect()
