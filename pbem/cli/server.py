@@ -81,7 +81,15 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     try:
         cfg = load(config_path(args), passwords=not args.offline, check_paths=args.offline)
     except PbemError as exc:
-        return fail("check-config", exc)
+        code = fail("check-config", exc)
+        if "no password source" in str(exc):  # a root shell, outside the unit's credentials
+            print(
+                "  outside the unit: `pbem check-config --offline` checks the file alone; "
+                "`systemd-run --pipe --wait -p LoadCredential=...` logs in with the unit's "
+                "credentials (docs/install-debian.md, 3.)",
+                file=sys.stderr,
+            )
+        return code
     print(f"{config_path(args)}: configuration is valid")
     for notice in cfg.notices:
         print(f"warning: {notice}")

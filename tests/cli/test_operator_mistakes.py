@@ -305,3 +305,19 @@ def test_check_config_names_a_data_directory_its_caller_cannot_write(open_dir: P
     code, err = _forked(["check-config", "--offline", "-c", str(cfg)])
     assert code == 1 and "Traceback" not in err, err
     assert f"data directory {open_dir / 'data'}: cannot write in it as uid 65534" in err, err
+
+
+def test_check_config_outside_the_unit_says_how_to_check_with_the_passwords(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guide's config has no password_file (systemd's credentials hold them): a plain
+    ``pbem check-config`` in a root shell, as the sysadmin types it, found no password and
+    did not say what to type instead."""
+    monkeypatch.delenv("CREDENTIALS_DIRECTORY", raising=False)
+    cfg = config(tmp_path)
+    cfg.write_text(cfg.read_text().replace(f'password_file = "{tmp_path / "pass"}"\n', ""))
+    code, _out, err = run(capsys, "check-config", "-c", str(cfg))
+    assert code == 2 and "imap: no password source" in err, err
+    hint = err.strip().splitlines()[-1]
+    assert "pbem check-config --offline" in hint and "systemd-run" in hint, err
+    assert "docs/install-debian.md" in hint, err
