@@ -32,6 +32,9 @@ COMMANDS = {
     "python3 -m venv /opt/pbem": "the `installed` fixture's venv is /opt/pbem here",
     "/opt/pbem/bin/pip install pbem-0.1.0-py3-none-any.whl": "the `installed` fixture does it",
     "ln -s /opt/pbem/bin/pbem /usr/local/bin/pbem": RUN,
+    "install -d /usr/local/share/man/man1": RUN,
+    "ln -s /opt/pbem/share/man/man1/pbem.1 /usr/local/share/man/man1/pbem.1": RUN,
+    "pbem completion bash > /etc/bash_completion.d/pbem": RUN,
     "PIPX_HOME=/opt/pipx PIPX_BIN_DIR=/usr/local/bin pipx install pbem-0.1.0.tar.gz": (
         "the alternative to the venv; pipx is not installed here"
     ),
@@ -113,7 +116,17 @@ def test_the_install_guide_runs_as_written(installed: Installed, tmp_path: Path)
         pytest.skip("the guide's commands run as root (CI does)")
     root = tmp_path / "root"
     # a stock Debian 12: no /etc/sysusers.d (issue 21 item 2), no /etc/pbem
-    for d in ("etc/systemd/system", "usr/local/bin", "var/lib", "var/backups", "root", "opt"):
+    # (and /usr/local/share/man, /etc/bash_completion.d: base-files, bash-completion)
+    for d in (
+        "etc/systemd/system",
+        "etc/bash_completion.d",
+        "usr/local/bin",
+        "usr/local/share/man",
+        "var/lib",
+        "var/backups",
+        "root",
+        "opt",
+    ):
         (root / d).mkdir(parents=True)
     (root / "opt" / "pbem").symlink_to(installed.venv)
     script = [
@@ -161,3 +174,7 @@ def test_the_install_guide_runs_as_written(installed: Installed, tmp_path: Path)
         ROOT / "systemd" / "pbem.sysusers"
     ).read_bytes()
     assert list((root / "var" / "backups").glob("pbem-*.tar.gz"))
+    # `man pbem` finds the page the wheel installed (man-db reads /usr/local/share/man)
+    page = root / "usr/local/share/man/man1/pbem.1"
+    assert page.resolve().read_bytes() == (ROOT / "docs" / "pbem.1").read_bytes()
+    assert "_pbem" in (root / "etc/bash_completion.d/pbem").read_text()
