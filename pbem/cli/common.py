@@ -21,6 +21,28 @@ DEFAULT_CONFIG = "/etc/pbem/pbem.toml"
 _CONFIG_HELP = f"the TOML configuration (default {DEFAULT_CONFIG}); before or after the verb"
 
 
+EXAMPLES = "examples:\n"
+
+
+class _KeepExamples(argparse.HelpFormatter):
+    """Wraps a verb's description as usual, and prints its examples line by line as typed."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLES):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def about(description: str, *examples: str) -> dict[str, Any]:
+    """``add_parser``'s keywords for a verb's ``--help`` (and its man page section): what it
+    does, then ``examples``, each a command line as typed (a comment after ``  #``)."""
+    return {
+        "description": description,
+        "epilog": EXAMPLES + "\n".join(f"  {e}" for e in examples),
+        "formatter_class": _KeepExamples,
+    }
+
+
 def without_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Mark a verb that reads no configuration (``simulate``, ``verify``): it takes no ``-c``."""
     p.set_defaults(_reads_no_config=True)

@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from pbem import __version__
+from pbem.cli.common import EXAMPLES
 from pbem.cli.completion import walk
 
 EXIT_STATUS = (
@@ -127,6 +128,10 @@ def manpage(parser: argparse.ArgumentParser) -> str:
         options = _option_lines(p)
         if options:
             lines += [".PP", *options]
+        if p.epilog and p.epilog.startswith(EXAMPLES):
+            examples = p.epilog.removeprefix(EXAMPLES).splitlines()
+            lines += [".PP", "Examples:", ".RS", ".nf", *(roff(e.strip()) for e in examples)]
+            lines += [".fi", ".RE"]
     lines.append(".SH EXIT STATUS")
     for code, text in EXIT_STATUS:
         lines += [".TP", f"\\fB{code}\\fR", roff(text)]

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.cli.common import config_path, fail, load_config, unusable_data_dir
+from pbem.cli.common import about, config_path, fail, load_config, unusable_data_dir
 from pbem.core.errors import PbemError
 
 if TYPE_CHECKING:
@@ -16,7 +16,20 @@ if TYPE_CHECKING:
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``serve`` and ``check-config``."""
-    p = sub.add_parser("serve", help="run the mail daemon")
+    p = sub.add_parser(
+        "serve",
+        help="run the mail daemon",
+        **about(
+            "Run the mail daemon in the foreground: it reads the moderator's mailbox (IMAP IDLE, "
+            "or polling), applies each mail, sends the replies and results, and resolves the "
+            "deadlines. systemd/pbem.service runs it (docs/install-debian.md): the passwords "
+            "come as credentials, the data directory from StateDirectory=, the log lines go to "
+            "the journal. Exit status 78: a configuration, data directory or login that a "
+            "restart cannot fix.",
+            "pbem serve -c /etc/pbem/pbem.toml      # what the unit runs",
+            "pbem serve -v --log-format plain       # by hand: debug lines, time stamps",
+        ),
+    )
     loud = p.add_mutually_exclusive_group()
     loud.add_argument(
         "-v", "--verbose", action="store_const", const=1, dest="verbosity", help="debug lines too"
@@ -39,7 +52,19 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     p.set_defaults(func=cmd_serve, verbosity=0)
 
-    p = sub.add_parser("check-config", help="validate the config and try the servers")
+    p = sub.add_parser(
+        "check-config",
+        help="validate the config and try the servers",
+        **about(
+            "Check the configuration file (every key, type, duration, option value and named "
+            "file) and the data directory, then log in to the IMAP and SMTP servers. The "
+            "logins need the passwords, which only the unit has (password_file, or systemd's "
+            "credentials): docs/install-debian.md runs it with them through systemd-run. Exit "
+            "status 0 valid, 1 a server or the data directory failed, 2 an invalid file.",
+            "pbem check-config --offline            # the file alone, as any operator",
+            "pbem check-config -c test.toml          # its password_file keys name the passwords",
+        ),
+    )
     p.add_argument("--offline", action="store_true", help="do not try IMAP and SMTP logins")
     p.set_defaults(func=cmd_check_config)
 
