@@ -74,7 +74,10 @@ COMMANDS = {
     "pbem deadline list; pbem deadline retry village1": "tests/install/test_operator_uids.py",
     "pbem reachable village1 Alice": "tests/install/test_operator_uids.py",
     "systemctl stop pbem": "needs systemd as PID 1",
-    "tar -C /var/lib -czf /var/backups/pbem-$(date +%F).tar.gz pbem": RUN,
+    "(umask 077 && tar -C /var/lib -czf /var/backups/pbem-$(date +%F).tar.gz pbem)": RUN,
+    "mv /var/lib/pbem /var/lib/pbem.before-restore": RUN,
+    "tar -C /var/lib -xzf /var/backups/pbem-$(date +%F).tar.gz": RUN,
+    "chown -R pbem:pbem-admin /var/lib/pbem": RUN,
     "systemctl start pbem": "needs systemd as PID 1",
 }
 
@@ -96,10 +99,12 @@ def as_played(command: str) -> str:
     """``command`` as it runs under the fake root ``$R`` (see the module docstring)."""
     command = re.sub(r"(?<![\w.$/-])/(?=(?:etc|opt|usr|var|root|run)\b)", "$R/", command)
     command = command.replace("-g pbem-admin", '-g "$PBEM_ADMIN_GID"')
+    command = command.replace("pbem:pbem-admin", '"$PBEM_UID:$PBEM_ADMIN_GID"')
     if command == "systemd-sysusers":
         return (
             'systemd-sysusers --root="$R"\n'
-            'PBEM_ADMIN_GID=$(awk -F: \'$1=="pbem-admin" {print $3}\' "$R/etc/group")'
+            'PBEM_ADMIN_GID=$(awk -F: \'$1=="pbem-admin" {print $3}\' "$R/etc/group")\n'
+            'PBEM_UID=$(awk -F: \'$1=="pbem" {print $3}\' "$R/etc/passwd")'
         )
     if command == "systemctl enable --now pbem":
         return 'systemctl --root="$R" enable pbem  # --now: systemd as PID 1'
@@ -108,7 +113,7 @@ def as_played(command: str) -> str:
 
 def test_the_install_guide_runs_as_written(installed: Installed, tmp_path: Path) -> None:
     commands = guide_commands(GUIDE.read_text(encoding="utf-8"))
-    assert sorted(commands) == sorted(COMMANDS), (
+    assert sorted(set(commands)) == sorted(COMMANDS), (
         "docs/install-debian.md changed: list each command in COMMANDS (run it, or say why "
         "not and what plays it)"
     )
@@ -173,7 +178,18 @@ def test_the_install_guide_runs_as_written(installed: Installed, tmp_path: Path)
     assert (root / "etc/sysusers.d/pbem.conf").read_bytes() == (
         ROOT / "systemd" / "pbem.sysusers"
     ).read_bytes()
-    assert list((root / "var" / "backups").glob("pbem-*.tar.gz"))
+    (backup,) = (root / "var" / "backups").glob("pbem-*.tar.gz")
+    # the backup holds every card dealt and every address: no one else's (umask 077)
+    assert stat.S_IMODE(backup.stat().st_mode) & 0o077 == 0
+    # restored, the state is the service's again
+    state = root / "var/lib/pbem"
+    uid = int(
+        next(
+            ln for ln in (root / "etc/passwd").read_text().splitlines() if ln.startswith("pbem:")
+        ).split(":")[2]
+    )
+    assert (state.stat().st_uid, state.stat().st_gid) == (uid, gid)
+    assert (root / "var/lib/pbem.before-restore").is_dir()
     # `man pbem` finds the page the wheel installed (man-db reads /usr/local/share/man)
     page = root / "usr/local/share/man/man1/pbem.1"
     assert page.resolve().read_bytes() == (ROOT / "docs" / "pbem.1").read_bytes()
