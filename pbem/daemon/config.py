@@ -342,10 +342,19 @@ class _Reader:
             )
             return ""
         try:
-            return path.read_text().rstrip("\r\n")
+            password = path.read_text().rstrip("\r\n")
         except OSError as exc:
-            self.problems.append(f"{sect}: cannot read password from {path}: {exc.strerror}")
+            hint = (
+                f" (a root-only file goes to the service as a systemd credential: "
+                f"LoadCredential={cred}:{path} in the unit, and no {sect}.password_file)"
+                if isinstance(exc, PermissionError)
+                else ""
+            )
+            self.problems.append(f"{sect}: cannot read password from {path}: {exc.strerror}{hint}")
             return ""
+        if not password:  # an editor quit unsaved: the server would refuse the login, later
+            self.problems.append(f"{sect}: the password file {path} is empty")
+        return password
 
 
 def parse_dns_server(text: str) -> tuple[str, int]:

@@ -321,3 +321,26 @@ def test_check_config_outside_the_unit_says_how_to_check_with_the_passwords(
     hint = err.strip().splitlines()[-1]
     assert "pbem check-config --offline" in hint and "systemd-run" in hint, err
     assert "docs/install-debian.md" in hint, err
+
+
+def test_an_empty_password_file_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``install -m 600 /dev/null imap.pass && editor imap.pass`` with the editor quit unsaved:
+    the login was refused by the server, far from the cause."""
+    cfg = config(tmp_path)
+    (tmp_path / "pass").write_text("\n")
+    code, _out, err = run(capsys, "check-config", "-c", str(cfg))
+    assert code == 2 and f"imap: the password file {tmp_path / 'pass'} is empty" in err, err
+
+
+def test_a_password_file_the_service_cannot_read_says_how_to_hand_it_over(open_dir: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("switches to the nobody uid (CI runs as root)")
+    cfg = config(open_dir)
+    cfg.chmod(0o644)
+    (open_dir / "pass").chmod(0o600)  # root's, as the guide makes it
+    code, err = _forked(["check-config", "-c", str(cfg)])
+    assert code == 2 and "Traceback" not in err, err
+    assert f"imap: cannot read password from {open_dir / 'pass'}: Permission denied" in err
+    assert "LoadCredential=imap-password:" in err, err
