@@ -127,11 +127,13 @@ def unusable_data_dir(root: Path, create: bool) -> str | None:
     except FileExistsError:
         return f"data directory {root}: not a directory: check daemon.data_dir"
     except OSError as exc:
-        return (
-            f"data directory {root}: cannot create it ({exc.strerror}): make it the service's, "
-            f"install -d -m 2770 -o pbem -g pbem-admin {root} (under systemd StateDirectory= "
-            "does it)"
+        fix = (
+            f": make it the service's, install -d -m 2770 -o pbem -g pbem-admin {root} (under "
+            "systemd StateDirectory= does it)"
+            if isinstance(exc, PermissionError)
+            else ""
         )
+        return f"data directory {root}: cannot create it ({exc.strerror}){fix}"
     if not root.is_dir():
         return f"data directory {root}: not a directory: check daemon.data_dir"
     if os.access(root, os.W_OK | os.X_OK):
