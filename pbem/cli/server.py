@@ -62,7 +62,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "credentials): docs/install-debian.md runs it with them through systemd-run. Exit "
             "status 0 valid, 1 a server or the data directory failed, 2 an invalid file.",
             "pbem check-config --offline            # the file alone, as any operator",
-            "pbem check-config -c test.toml          # its password_file keys name the passwords",
+            "pbem check-config -c test.toml         # its password_file keys name the passwords",
         ),
     )
     p.add_argument("--offline", action="store_true", help="do not try IMAP and SMTP logins")
