@@ -64,6 +64,13 @@ def unreachable(
                 f"{section}.port ({usual['tls']} for tls, {usual['starttls']} for starttls) and "
                 "that the server runs"
             )
+        if (isinstance(e, TimeoutError) or "Timed out" in text) and (
+            port == usual["tls"] and tls != "tls"
+        ):  # a TLS port waits for our handshake while we wait for its greeting
+            return (
+                f"{where}: no answer within {timeout:g} s: port {port} is the TLS port, set "
+                f'{section}.tls = "tls" (or {section}.port = {usual["starttls"]} for starttls)'
+            )
         if isinstance(e, TimeoutError) or "Timed out" in text:
             return (
                 f"{where}: no answer within {timeout:g} s: check {section}.host and "

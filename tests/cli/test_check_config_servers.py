@@ -145,6 +145,11 @@ def test_tls_and_starttls_on_the_wrong_port() -> None:
     assert "certificate is not trusted (self-signed certificate)" in unreachable(
         "IMAP", "h", 993, "tls", 60, cert
     )
+    waited = RuntimeError("Timed out waiting for server ready message")
+    assert unreachable("SMTP", "h", 465, "starttls", 30, waited) == (
+        'SMTP h:465: no answer within 30 s: port 465 is the TLS port, set smtp.tls = "tls" '
+        "(or smtp.port = 587 for starttls)"
+    )
     assert unreachable("SMTP", "h", 25, "none", 30, TimeoutError()) == (
         "SMTP h:25: no answer within 30 s: check smtp.host and smtp.port, and that no "
         "firewall drops pbem's connections"
