@@ -108,6 +108,7 @@ def run(
                 "game_id": table.rules.id,
                 "asked": command.text if wanted != Selection() else "",
                 "phases": phases,
+                "seat": "",  # the seat's own reader: « vous »
             },
         )
     )

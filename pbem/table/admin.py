@@ -142,6 +142,8 @@ def admin_lines(
                 result = run_desk(current, command, now, sender)
                 new = list(result.events)
                 reply.extra += result.reply
+                # a seat's history is a page of headings, as the player's own (issue 25)
+                reply.markdown = reply.markdown or command.verb == "desk.history"
             else:
                 new = table.rules.admin(current.state, command, now)
         except CommandError as exc:

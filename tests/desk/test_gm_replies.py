@@ -187,18 +187,18 @@ def test_a_game_masters_typo_is_suggested_in_his_words_and_a_players_command_is_
     lang: str,
 ) -> None:
     """« EXTND 24h » in a French game was answered « Vouliez-vous dire EXTEND ou END ? », and
-    the game master's VOTE or HISTORIQUE « Commande inconnue »."""
+    the game master's VOTE or REGLES « Commande inconnue »."""
     g = DeskGame("lupus-in-tabula", lang=lang)
-    g.admin("EXTND 24h\nVOTE p2\nHISTORIQUE" if lang == "fr" else "PROLONGE 24h\nVOTE p2\nHISTORY")
+    g.admin("EXTND 24h\nVOTE p2\nREGLES" if lang == "fr" else "PROLONGE 24h\nVOTE p2\nRULES")
     reply = g.admin_reply()
     if lang == "fr":
         assert "Vouliez-vous dire PROLONGER ou FIN ?" in reply
         assert "✗ VOTE p2 — « VOTE » est une commande de joueur" in reply
-        assert "✗ HISTORIQUE — « HISTORIQUE » est une commande de joueur" in reply
+        assert "✗ REGLES — « REGLES » est une commande de joueur" in reply
     else:
         assert "Did you mean EXTEND?" in reply
         assert '✗ VOTE p2 — "VOTE" is a player\'s command' in reply
-        assert '✗ HISTORY — "HISTORY" is a player\'s command' in reply
+        assert '✗ RULES — "RULES" is a player\'s command' in reply
 
 
 @pytest.mark.parametrize("lang", ["fr", "en"])
@@ -253,3 +253,24 @@ def test_the_helps_bench_placeholder_is_not_the_volunteers_keyword(lang: str) ->
         else "REPLACE name WITH volunteer's-name"
     )
     assert shown in reply
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_the_game_master_reads_a_seats_history_as_the_seat_got_it(lang: str) -> None:
+    """njudge's HISTORY for the master: the game master's HISTORIQUE was « une commande de
+    joueur »; he gets the seat's own mails and orders (LUP-100's pack vote), never another's."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    kill = "TUER p5" if lang == "fr" else "KILL p5"
+    g.mail("p1", kill)
+    g.deadline()
+    g.admin("HISTORIQUE p1 NUIT 1" if lang == "fr" else "HISTORY p1 NIGHT 1")
+    reply = g.admin_reply()
+    if lang == "fr":
+        assert "Historique de la partie Lupus in Tabula vue par p1 : « NUIT 1 »" in reply
+        assert "Pour p1 — " in reply and "Ses ordres" in reply
+    else:
+        assert 'History of the game Lupus in Tabula as p1 saw it: "NIGHT 1"' in reply
+        assert "For p1 — " in reply and "Orders\n" in reply
+    assert kill in reply
+    g.admin("HISTORIQUE p4" if lang == "fr" else "HISTORY p4")
+    assert kill not in g.admin_reply()  # a villager's history has none of the pack's mails
