@@ -274,3 +274,19 @@ def test_the_game_master_reads_a_seats_history_as_the_seat_got_it(lang: str) -> 
     assert kill in reply
     g.admin("HISTORIQUE p4" if lang == "fr" else "HISTORY p4")
     assert kill not in g.admin_reply()  # a villager's history has none of the pack's mails
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_status_tells_the_game_master_the_phase_and_who_has_not_acted(lang: str) -> None:
+    """Only ``pbem status`` on the server said who the phase still waits for; the game
+    master's STATUT by mail listed absences and observers alone (LUP-100: the pack and the
+    Seer act at night)."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    g.mail("p1", "TUER p5" if lang == "fr" else "KILL p5")
+    g.admin("STATUT" if lang == "fr" else "STATUS")
+    reply = g.admin_reply()
+    when = g.table.renderer.when(min(g.table.deadlines().values()), lang)
+    if lang == "fr":
+        assert f"Phase en cours : nuit 1, jusqu'au {when}.\nPas encore joué : p2 et p3." in reply
+    else:
+        assert f"Phase in play: night 1, until {when}.\nNot acted yet: p2 and p3." in reply
