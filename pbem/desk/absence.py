@@ -22,7 +22,7 @@ HELP = {
     "fr": "ABSENCE nom du 12/01 au 14/01 [raison] : déclare l'absence d'un joueur (ABSENCE nom : "
     "ses absences ; ABSENCE nom ANNULER [date] : l'annule).",
     "en": "ABSENT name from 12/01 to 14/01 [reason]: declares a player's absence (ABSENT name: "
-    "his absences; ABSENT name CANCEL [date]: cancels it).",
+    "that player's absences; ABSENT name CANCEL [date]: cancels it).",
 }
 EXAMPLE = {
     "fr": "ABSENCE {name} du 24/12 au 26/12 Noël",

@@ -27,7 +27,7 @@ SPEC = CommandSpec(verb(NAME), ("RETIRER",), ("REMOVE",), (Player(), Text(option
 HELP = {
     "fr": "RETIRER nom [raison] : retire ce joueur de la partie (sa mort, avec ses conséquences "
     "dans ce jeu), annoncé sur la liste avec la raison.",
-    "en": "REMOVE name [reason]: removes that player from the game (his death, with its "
+    "en": "REMOVE name [reason]: removes that player from the game (the seat's death, with its "
     "consequences in this game), announced on the list with the reason.",
 }
 EXAMPLE = {
