@@ -79,6 +79,30 @@ def _told(table: Table, mails: Sequence[Outgoing], sender: str, lang: str) -> st
     return table.renderer.text("desk/told", lang, {"mails": told})
 
 
+def list_commands(
+    table: Table, msg: EmailMessage, sender: str, key: str, message_id: str | None
+) -> Step:
+    """The game master's post on the list: relayed as his talk; but its lines written as his
+    commands (« PAUSE », « PROLONGER 24h ») did nothing there, and he is told so privately,
+    with where they go (the desk reads the moderator's address only)."""
+    try:
+        lines = extract(msg).lines
+    except MailError:
+        lines = ()
+    specs = (*table.rules.admin_commands, *DESK_SPECS)
+    written = [
+        line
+        for line in lines
+        if line.split()[0].isupper() and find_spec(line.split(), specs) is not None
+    ]
+    if not written:
+        return Step(post="relay")
+    lang = table.setup.lang
+    why = table.renderer.text("reasons/desk_on_list", lang, {}).strip()
+    refused = Reply(rejected=[{"line": line, "reason": why} for line in written])
+    return Step((), (reply_mail(table, sender, lang, refused, key, message_id),), post="relay")
+
+
 def receive_admin(
     table: Table, msg: EmailMessage, sender: str, key: str, message_id: str | None, now: datetime
 ) -> Step:

@@ -23,7 +23,7 @@ from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.seats.substitution import bench_offer, replaced_refusal
 from pbem.signup import late as late_signup
-from pbem.table.admin import receive_admin
+from pbem.table.admin import list_commands, receive_admin
 from pbem.table.commands import bold_command, read_commands, run_command
 from pbem.table.mails import reply_mail, step_of
 from pbem.table.step import Channel, Confirm, Reply, Step
@@ -72,7 +72,7 @@ def receive_mail(
         return receive_admin(table, msg, sender, key[:16], message_id, now)
     if player is None and channel == "list":
         if sender in table.setup.admins:  # the game master talks on his own list
-            return Step(post="relay")
+            return list_commands(table, msg, sender, key[:16], message_id)
         if not relay and replaced_refusal(table, sender) is None:
             return Step()  # a spectator's post on an external list is just talk
     if player is None and channel == "private":

@@ -290,3 +290,20 @@ def test_status_tells_the_game_master_the_phase_and_who_has_not_acted(lang: str)
         assert f"Phase en cours : nuit 1, jusqu'au {when}.\nPas encore joué : p2 et p3." in reply
     else:
         assert f"Phase in play: night 1, until {when}.\nNot acted yet: p2 and p3." in reply
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_command_the_game_master_posts_on_the_list_is_told_to_have_done_nothing(
+    lang: str,
+) -> None:
+    """His « PAUSE » on the list went out as talk and paused nothing, and nobody said so."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    g.post(ADMIN, "PAUSE\nBonne soirée")
+    assert not g.table.paused
+    (reply,) = [m for m in g.last if m.to == (ADMIN,)]
+    if lang == "fr":
+        assert "✗ PAUSE — Sur la liste, ce n'est pas une commande" in reply.body
+    else:
+        assert "✗ PAUSE — On the list this is no command" in reply.body
+    g.post(ADMIN, "Pause café pour tout le monde ce soir")  # talk, in his own words
+    assert g.last == []
