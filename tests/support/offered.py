@@ -123,6 +123,7 @@ class _Checked(RulesGame):
     specs: tuple[CommandSpec, ...]
     keywords: tuple[str, ...]
     trials_of: dict[str, list[Command]]
+    last: Any = None
 
     def close(self, key: str, now: datetime) -> None:
         self.check(now)  # as the step closes: what each seat sent in it stands
@@ -131,8 +132,9 @@ class _Checked(RulesGame):
 
     def check(self, now: datetime) -> None:
         rules, state, counts = self.rules, self.state, self.counts
-        if rules.outcome(state) is not None:
-            return
+        if rules.outcome(state) is not None or state is self.last:
+            return  # a state is frozen: one checked already is not checked again
+        self.last = state
         counts.steps += 1
         phase = str(getattr(state, "phase", "?"))
         for actor in rules.names(state):
