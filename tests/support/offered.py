@@ -23,7 +23,6 @@ from typing import Any
 
 from pbem.balance.fastgame import RulesGame, play_rules
 from pbem.core.commands import (
-    COMMON_COMMANDS,
     Command,
     CommandSpec,
     Player,
@@ -72,9 +71,9 @@ class Counts:
 
 
 def trials(spec: CommandSpec, names: Sequence[PlayerId], keywords: Sequence[str]) -> list[Command]:
-    """Every command of ``spec``'s grammar with each argument each way: each name (a pair
-    of names where it takes several: each unordered pair, a name twice where it may repeat),
-    each word, a short text (for CANCEL: each command's keyword)."""
+    """Every command of ``spec``'s grammar with each argument each way: each name (where it
+    takes several: each name alone where fewer may be given, beside its neighbour, twice
+    where it may repeat), each word, a short text (for CANCEL: each command's keyword)."""
     combos: list[tuple[tuple[PlayerId, ...], str | None, str]] = [((), None, "")]
     for arg in spec.args:
         options: list[tuple[tuple[PlayerId, ...], str | None, str]] = []
@@ -83,12 +82,10 @@ def trials(spec: CommandSpec, names: Sequence[PlayerId], keywords: Sequence[str]
             if arg.optional:
                 options.append(((), None, ""))
         elif isinstance(arg, Players):
-            # each name beside the first, the second, and its neighbour: each kind of pair
-            # the rules tell apart (a name and himself, the dead, a partner) at a sixth of the
-            # cost of every pair (the whole test stays cheap, tests/README)
-            pairs = sorted(
-                {tuple(sorted((a, b))) for i, a in enumerate(names) for b in names[:2] + names[i + 1 : i + 2] if a != b}
-            )
+            # each name beside its neighbour in the seating (the last beside the first):
+            # every name in two pairs, the kinds of pair the rules tell apart (the dead, a
+            # partner) met over a game, at a fraction of the cost of every pair
+            pairs = [(n, names[(i + 1) % len(names)]) for i, n in enumerate(names)]
             if not arg.distinct:
                 pairs += [(n, n) for n in names]
             options = [(pair, None, "") for pair in pairs]

@@ -41,8 +41,8 @@ from pbem.games.loupgarou.roles import (
     NIGHT_ROLES,
     PIPER,
     RESERVED,
-    SEER,
     ROLES,
+    SEER,
     THIEF,
     VILLAGERS,
     WOLVES,
@@ -81,6 +81,8 @@ def _day_ballot(state: LoupGarouState, actor: PlayerId) -> str:
 def _scan_final(state: LoupGarouState, actor: PlayerId) -> bool:
     """Whether the Seer's scan of tonight is made and final (LG-D11: immediate results)."""
     return state.options.seer_result_timing == "immediate" and bool(state.action(actor, "scan"))
+
+
 """What :meth:`LoupGarou._allowed_alive` reads of a living player and his state -> the verbs
 he may send (with the sash he holds)."""
 
