@@ -40,6 +40,7 @@ def test_every_offered_command_is_taken_and_every_other_refused(seed: int) -> No
     )
     assert not counts.mismatches, described(counts.mismatches)
     assert counts.steps > 20 and counts.offered > 250 and counts.refused > 50_000
+    assert counts.dead > 50 and counts.dead_offered  # a dead Prue's revenge, a dead Penny's choice
 
 
 def test_unvote_is_offered_once_a_vote_stands() -> None:

@@ -53,6 +53,7 @@ def test_every_offered_command_is_taken_and_every_other_refused(
     counts = check_game("loup-garou", seed, options, players=10, moot=cancel_vote_is_unvote)
     assert not counts.mismatches, described(counts.mismatches)
     assert counts.steps > 20 and counts.offered > 250 and counts.refused > 50_000
+    assert counts.dead > 50 and (counts.dead_offered or seed == 2)  # seed 7: a dead Mayor's sash
 
 
 def _verbs(g: LG, name: str) -> frozenset[str]:

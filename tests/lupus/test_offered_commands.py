@@ -47,6 +47,7 @@ def test_every_offered_command_is_taken_and_every_other_refused(
     )
     assert not counts.mismatches, described(counts.mismatches)
     assert counts.steps > 20 and counts.offered > 150 and counts.refused > 50_000
+    assert counts.dead > 100 and counts.dead_offered > 20  # the ghosts' round-1 votes
 
 
 def _verbs(g: Game, name: str) -> frozenset[str]:

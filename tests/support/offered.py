@@ -67,6 +67,11 @@ class Counts:
     refused: int = 0
     """Trials of commands not offered found refused (b)."""
     moot: int = 0
+    dead: int = 0
+    """Checks of a dead seat (every offer of his, and every other command, refused)."""
+    dead_offered: int = 0
+    """Offers to a dead seat found taken: a ghost's vote, a dead Mayor's sash, Prue's
+    revenge (LUP-D22, LG-447, CAS-619)."""
     mismatches: list[Mismatch] = field(default_factory=list)
 
 
@@ -137,6 +142,7 @@ class _Checked(RulesGame):
         for actor in rules.names(state):
             alive = bool(state.seats[actor].alive)
             offered = {c.verb for c in rules.available(state, actor)}
+            counts.dead += not alive
             for spec in self.specs:
                 verb = spec.verb
                 if verb in offered:
@@ -148,6 +154,7 @@ class _Checked(RulesGame):
                         for channel in _channels(spec)
                     ):
                         counts.offered += 1
+                        counts.dead_offered += not alive
                     else:
                         counts.mismatches.append(
                             Mismatch("offered_never_taken", phase, actor, alive, verb)
