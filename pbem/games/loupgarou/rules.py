@@ -66,6 +66,9 @@ _CARD_ORDERS: Mapping[str, Callable[[LoupGarouState, PlayerId, Command], list[Ev
 _ALWAYS = frozenset({"help", "status"})
 _WITH_SASH = _ALWAYS | {"sash"}
 _VERBS: dict[tuple[object, ...], frozenset[str]] = {}
+"""What :meth:`LoupGarou._allowed_alive` reads of a living player and his state -> the verbs
+he may send (with the sash he holds)."""
+
 _DAY_BALLOT = {"none": ("vote",), "changeable": ("vote", "unvote"), "final": ()}
 """A day voter's ballot verbs by his vote (:func:`_day_ballot`)."""
 
@@ -81,10 +84,6 @@ def _day_ballot(state: LoupGarouState, actor: PlayerId) -> str:
 def _scan_final(state: LoupGarouState, actor: PlayerId) -> bool:
     """Whether the Seer's scan of tonight is made and final (LG-D11: immediate results)."""
     return state.options.seer_result_timing == "immediate" and bool(state.action(actor, "scan"))
-
-
-"""What :meth:`LoupGarou._allowed_alive` reads of a living player and his state -> the verbs
-he may send (with the sash he holds)."""
 
 
 class LoupGarou(VillageRules[LoupGarouState]):
