@@ -304,7 +304,7 @@ def _plain_patterns(names: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     days = {lang: "|".join(DAYS[lang]) for lang in ("fr", "en")}
     months = {lang: "|".join(MONTHS[lang]) for lang in ("fr", "en")}
     deadline = re.compile(
-        rf"(?:(?:{days['fr']}) \d{{1,2}} (?:{months['fr']}) à |"
+        rf"(?:(?:{days['fr']}) \d{{1,2}}(?:er)? (?:{months['fr']}) à |"
         rf"(?:{days['en']}) \d{{1,2}} (?:{months['en']}) )"
         r"\d{2}:\d{2}(?::\d{2})?(?: [A-Za-z][\w+-]*)?"
     )

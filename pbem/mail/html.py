@@ -81,7 +81,7 @@ def _deadline_pattern() -> re.Pattern[str]:
     every alternative starts with a letter lets ``re`` skip to the positions starting one,
     not try each character of every line (issue 23)."""
     dated = [
-        rf"{day} \d{{1,2}} (?:{'|'.join(MONTHS[lang])}){after}"
+        rf"{day} \d{{1,2}}(?:er)? (?:{'|'.join(MONTHS[lang])}){after}"
         for lang, after in (("fr", " à "), ("en", " "))
         for day in DAYS[lang]
     ]

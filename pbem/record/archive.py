@@ -51,7 +51,7 @@ from pbem.core.events import (
     VoteSet,
     voided,
 )
-from pbem.mail.dates import MONTHS
+from pbem.mail.dates import MONTHS, day_of_month
 from pbem.mail.grammar import agree
 from pbem.mail.render import Renderer, join_names, shared_renderer, templates_root
 from pbem.record.deal import reveal
@@ -533,7 +533,7 @@ def _clock(renderer: Renderer, value: datetime | None, lang: str) -> str:
     local = value.astimezone(renderer.tz)
     clock = f"{local:%H:%M:%S}" if local.second else f"{local:%H:%M}"
     month = MONTHS[lang][local.month - 1]
-    return f"{local.day} {month} {clock}" if lang == "fr" else f"{month} {local.day}, {clock}"
+    return f"{day_of_month(local.day, lang)} {month} {clock}" if lang == "fr" else f"{month} {local.day}, {clock}"
 
 
 @functools.lru_cache(maxsize=16)
