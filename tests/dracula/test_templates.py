@@ -272,3 +272,54 @@ def test_dra_184_186_a_staked_vampire_is_told_once_and_the_verb_agrees() -> None
     two = [{"name": "Ana", "objects": ["paintkit", "stake"]}]
     body = renderer.text("dracula/morning", "fr", {**sample, "killed": two, "livid": ["A", "B"]})
     assert "Avec Ana disparaissent" in body and "ce sont des vampires" in body
+
+
+@pytest.mark.parametrize(
+    ("others", "genders", "must", "may_dance"),
+    [
+        (["Bob"], {"Bob": "m"}, "Vous devez le mordre :", "Vous pouvez l'entraîner"),
+        (["Eve"], {"Eve": "f"}, "Vous devez la mordre :", "Vous pouvez l'entraîner"),
+        (["Cam"], {}, "Vous devez mordre Cam :", "Vous pouvez l'entraîner"),
+        (
+            ["Eve", "Zoé"],
+            {"Eve": "f", "Zoé": "f"},
+            "mordre l'une d'elles :",
+            "entraîner l'une d'elles",
+        ),
+        (["Eve", "Bob"], {"Eve": "f", "Bob": "m"}, "mordre l'un d'eux :", "entraîner l'un d'eux"),
+        (["Eve", "Cam"], {"Eve": "f"}, "mordre l'un d'eux :", "entraîner l'un d'eux"),
+    ],
+)
+def test_ntf_16_17_the_bite_and_dance_prompts_agree_with_the_players_in_the_room(
+    others: list[str], genders: dict[str, str], must: str, may_dance: str
+) -> None:
+    """NTF-16 (DRA-110): « Vous devez la mordre » a woman alone with the vampire, « l'une
+    d'elles » women only; an unknown gender is named rather than guessed. NTF-17 (DRA-400):
+    the phonograph's invitation agrees alike, and its holder alone is « seul » / « seule »."""
+    r = Renderer()
+    params = {"game": "Dracula", "name": "Ana", "room": "boudoir", "others": others}
+    bite = r.text(
+        "dracula/bite_prompt", "fr", {**params, "status": "must", "deadline": T, "genders": genders}
+    )
+    assert must in bite
+    dance = r.text("dracula/phonograph_prompt", "fr", {**params, "deadline": T, "genders": genders})
+    assert may_dance in dance
+    for gender, alone in (
+        ("m", "le boudoir, seul."),
+        ("f", "le boudoir, seule."),
+        (None, "le boudoir, sans personne d'autre."),
+    ):
+        text = r.text(
+            "dracula/phonograph_prompt",
+            "fr",
+            {**params, "others": [], "deadline": T, "genders": {"Ana": gender} if gender else {}},
+        )
+        assert alone in text, text
+
+
+def test_ntf_28_the_dance_reply_names_the_partner_without_a_gender() -> None:
+    """NTF-28 (DRA-405): the reply's subject says « partenaire de valse », as its body does,
+    not « cavalier » whoever the partner was."""
+    subject, body = Renderer().mail("dracula/waltz_reply", "fr", {"game": "Dracula", "text": "Oui"})
+    assert subject == "[Dracula] La réponse de votre partenaire de valse"
+    assert "cavalier" not in subject + body
