@@ -100,3 +100,52 @@ def test_french_texts_are_french() -> None:
         "chasse/role", "fr", {"game": "G", "name": "ivan", "role": "billie", "faction": "good"}
     )
     assert "ivan, vous êtes Billie." in role and "Force du Bien" in role
+
+
+@pytest.mark.parametrize(
+    ("dead", "genders", "said"),
+    [
+        (["Anne"], {"Anne": "f"}, "Cette nuit, cette joueuse a été éliminée :"),
+        (["Bob"], {"Bob": "m"}, "Cette nuit, ce joueur a été éliminé :"),
+        (["Cam"], {}, "Cette nuit, une personne a été éliminée :"),
+        (
+            ["Anne", "Eve"],
+            {"Anne": "f", "Eve": "f"},
+            "Cette nuit, ces joueuses ont été éliminées :",
+        ),
+        (["Anne", "Bob"], {"Anne": "f", "Bob": "m"}, "Cette nuit, ces joueurs ont été éliminés :"),
+    ],
+)
+def test_cas_230_the_morning_names_the_eliminated_in_their_gender(
+    dead: list[str], genders: dict[str, str], said: str
+) -> None:
+    """CAS-230: the morning names the night's eliminated; « cette joueuse a été éliminée »
+    agrees with what the player said (neutral when unknown)."""
+    params = {
+        "game": "Chasse aux sorcières",
+        "day": 2,
+        "dead": [{"name": n, "role": "innocent"} for n in dead],
+        "grief": [],
+        "lines": {},
+        "burned": None,
+        "revenge": None,
+        "deadline": None,
+        "genders": genders,
+    }
+    assert said in Renderer().text("chasse/dawn", "fr", params)
+
+
+@pytest.mark.parametrize(
+    ("lang", "heal"), [("fr", "vous guérir : GUERIR"), ("en", "heal yourself: HEAL")]
+)
+def test_cas_217_paige_the_demons_victim_is_told_to_heal_herself(lang: str, heal: str) -> None:
+    """CAS-217, CAS-350: Paige may heal the Demons' victim, herself included; told she is
+    the victim, she reads « vous guérir », not « la guérir »."""
+    params = {
+        "game": "Chasse aux sorcières",
+        "name": "Hugo",
+        "victim": "Hugo",
+        "self_victim": True,
+        "deadline": "2026-01-07T00:00:00+00:00",
+    }
+    assert heal in Renderer().text("chasse/paige_prompt", lang, params)
