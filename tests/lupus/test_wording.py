@@ -1,0 +1,27 @@
+"""Lupus in Tabula's mails read as a careful forum MJ writes them (counts, agreement)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.mail.render import Renderer
+
+T = "2026-01-08T00:00:00+00:00"
+
+
+@pytest.mark.parametrize(
+    ("lang", "ghosts", "said"),
+    [
+        ("fr", ["Gaëlle"], "Le fantôme (Gaëlle) vote par message privé au modérateur."),
+        ("fr", ["Gaëlle", "Paul"], "Les fantômes (Gaëlle et Paul) votent par message privé"),
+        ("en", ["Gaëlle"], "The ghost (Gaëlle) votes by private message to the moderator."),
+        ("en", ["Gaëlle", "Paul"], "The ghosts (Gaëlle and Paul) vote by private message"),
+    ],
+)
+def test_lup_502_round_1_tells_one_ghost_in_the_singular(
+    lang: str, ghosts: list[str], said: str
+) -> None:
+    """LUP-502, LUP-D22: round 1's opening tells the ghosts to vote by private message; one
+    ghost is « Le fantôme (Gaëlle) vote », not « Les fantômes (Gaëlle) votent »."""
+    params = {"game": "Lupus in Tabula", "day": 1, "deadline": T, "changes": True, "ghosts": ghosts}
+    assert said in Renderer().text("lupus/round1_open", lang, params)
