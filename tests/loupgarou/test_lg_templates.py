@@ -237,3 +237,78 @@ def test_reasons_exist_in_both_languages() -> None:
     for lang in LANGS:
         for reason in reasons:
             assert r.exists(f"reasons/{reason}", lang), (lang, reason)
+
+
+def test_lg_510_the_thief_who_joins_or_leaves_the_council_agrees_with_her() -> None:
+    """LG-510, LG-711: the council is told « Bruno (Voleuse) rejoint le conseil » when the
+    Thief is a woman, as the list below it says « Bruno : Voleuse »."""
+    params = {**SAMPLES["council_prompt"][0], "game": "LG", "name": "alice"}
+    text = Renderer().text("loupgarou/council_prompt", "fr", {**params, "genders": {"carol": "f"}})
+    assert "carol (Voleuse) rejoint le conseil." in text
+    assert "carol (Voleuse) a quitté le conseil." in text
+    text = Renderer().text("loupgarou/council_prompt", "fr", {**params, "genders": {}})
+    assert "carol (Voleur) rejoint le conseil." in text
+
+
+@pytest.mark.parametrize(
+    ("gender", "team"),
+    [("f", "équipe Joueuse de flûte (seule)"), ("m", "équipe Joueur de flûte (seul)")],
+)
+def test_lg_d29_the_pied_pipers_team_agrees_with_her(gender: str, team: str) -> None:
+    """LG-D29: the end of the game reveals each player's team; the Pied Piper plays alone,
+    « Joueuse de flûte (seule) » when she is a woman (and in her STATUT)."""
+    piper = {
+        "name": "kim",
+        "role": "pied_piper",
+        "team": "pied_piper",
+        "conditions": [],
+        "alive": False,
+    }
+    r = Renderer()
+    params = {"game": "LG", "side": "villagers", "winners": ["a"], "reveal": [piper]}
+    assert f"kim : {'Joueuse' if gender == 'f' else 'Joueur'} de flûte, {team}" in r.text(
+        "loupgarou/victory", "fr", {**params, "genders": {"kim": gender}}
+    )
+    status = {**SAMPLES["status"][0], "role": "pied_piper", "team": "pied_piper", "conditions": []}
+    text = r.text(
+        "loupgarou/status",
+        "fr",
+        {**status, "game": "LG", "name": "kim", "genders": {"kim": gender}},
+    )
+    assert team in text
+
+
+@pytest.mark.parametrize(
+    ("victim", "life", "death", "told"),
+    [
+        (
+            None,
+            True,
+            False,
+            "Votre potion de vie ne sauve que la victime des loups : vous n'avez rien à faire cette nuit.",
+        ),
+        (
+            "bob",
+            True,
+            True,
+            "Envoyez SAUVER pour la sauver avec la potion de vie, ou EMPOISONNER nom pour utiliser la potion de mort, jusqu'au",
+        ),
+        (
+            "zoe",
+            True,
+            False,
+            "la victime des loups cette nuit, c'est vous.\nEnvoyez SAUVER pour vous sauver avec la potion de vie, jusqu'au",
+        ),
+        (None, False, True, "Envoyez EMPOISONNER nom pour utiliser la potion de mort, jusqu'au"),
+    ],
+)
+def test_lg_714_the_witch_is_told_what_she_can_still_do_tonight(
+    victim: str | None, life: bool, death: bool, told: str
+) -> None:
+    """LG-351, LG-714: the Witch told the wolves' victim reads what she may send and until
+    when; with only her life potion and no victim, that she has nothing to do (not a lone
+    « Jusqu'au … »); her own name as the victim, « c'est vous »."""
+    params = {"game": "LG", "name": "zoe", "victim": victim, "life": life, "death": death, "end": T}
+    text = Renderer().text("loupgarou/witch_victim", "fr", params)
+    assert told in text
+    assert "\nJusqu'au" not in text
