@@ -25,3 +25,24 @@ def test_lup_502_round_1_tells_one_ghost_in_the_singular(
     ghost is « Le fantôme (Gaëlle) vote », not « Les fantômes (Gaëlle) votent »."""
     params = {"game": "Lupus in Tabula", "day": 1, "deadline": T, "changes": True, "ghosts": ghosts}
     assert said in Renderer().text("lupus/round1_open", lang, params)
+
+
+@pytest.mark.parametrize(
+    ("lang", "alone", "not_said"),
+    [
+        ("fr", "bob, vous êtes le seul Loup-Garou encore en vie.", ("une voix chacun", "LOUPS")),
+        ("en", "bob, you are the only Werewolf left alive.", ("one vote each", "PACK")),
+    ],
+)
+def test_lup_300_a_lone_werewolf_is_not_told_of_a_pack(
+    lang: str, alone: str, not_said: tuple[str, ...]
+) -> None:
+    """LUP-300, LUP-D05, LUP-613: the night's prompt lists the pack and its rules (one vote
+    each, ties, LOUPS relays to the pack); the last Werewolf alive is told he is alone, not
+    « les Loups-Garous sont : bob » and a vote each."""
+    params = {"game": "Lupus in Tabula", "name": "bob", "deadline": T, "tie": "random"}
+    text = Renderer().text("lupus/wolves_prompt", lang, {**params, "wolves": ["bob"]})
+    assert alone in text
+    assert not any(words in text for words in not_said)
+    pack = Renderer().text("lupus/wolves_prompt", lang, {**params, "wolves": ["alice", "bob"]})
+    assert all(words in pack for words in not_said)
