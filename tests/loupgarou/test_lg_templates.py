@@ -312,3 +312,36 @@ def test_lg_714_the_witch_is_told_what_she_can_still_do_tonight(
     text = Renderer().text("loupgarou/witch_victim", "fr", params)
     assert told in text
     assert "\nJusqu'au" not in text
+
+
+@pytest.mark.parametrize(
+    ("lang", "alone", "pack"),
+    [
+        (
+            "fr",
+            "Vous êtes seule au conseil cette nuit : choisissez la victime avec TUER nom",
+            "LOUPS",
+        ),
+        ("en", "You are alone in the council tonight: choose the victim with KILL name", "PACK"),
+    ],
+)
+def test_lg_711_a_wolf_alone_in_the_council_is_not_told_to_talk_to_it(
+    lang: str, alone: str, pack: str
+) -> None:
+    """LG-711, LG-D38: the council's prompt lists it and says each vote is relayed and LOUPS
+    talks to it; a wolf alone in it (LOUPS is then refused: nobody to relay to) is told she
+    chooses alone."""
+    params = {
+        **SAMPLES["council_prompt"][0],
+        "game": "LG",
+        "name": "carol",
+        "joined": [],
+        "left": [],
+        "welcome": False,
+        "genders": {"carol": "f"},
+    }
+    lone = [{"name": "carol", "role": "thief", "status": "thief"}]
+    text = Renderer().text("loupgarou/council_prompt", lang, {**params, "wolves": lone})
+    assert alone in text
+    assert pack not in text and "relay" not in text
+    assert pack in Renderer().text("loupgarou/council_prompt", lang, params)
