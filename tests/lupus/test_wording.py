@@ -30,7 +30,7 @@ def test_lup_502_round_1_tells_one_ghost_in_the_singular(
 @pytest.mark.parametrize(
     ("lang", "alone", "not_said"),
     [
-        ("fr", "bob, vous êtes le seul Loup-Garou encore en vie.", ("une voix chacun", "LOUPS")),
+        ("fr", "bob, vous êtes l'unique Loup-Garou encore en vie.", ("une voix chacun", "LOUPS")),
         ("en", "bob, you are the only Werewolf left alive.", ("one vote each", "PACK")),
     ],
 )
