@@ -323,3 +323,41 @@ def test_ntf_28_the_dance_reply_names_the_partner_without_a_gender() -> None:
     subject, body = Renderer().mail("dracula/waltz_reply", "fr", {"game": "Dracula", "text": "Oui"})
     assert subject == "[Dracula] La réponse de votre partenaire de valse"
     assert "cavalier" not in subject + body
+
+
+def test_ntf_wording_of_the_morning_the_flames_the_candle_and_the_stakes() -> None:
+    """What a forum MJ would not write, each case its notice: DRA-185 « le teint livide
+    d'Inès et de Léo » (« de » before each name); a dead player's position « morte » for a
+    woman; NTF-43 (DRA-473) one killed fighter in the singular, « Damien, qui combattait, est
+    tuée », not « Les combattants sont tués : Damien »; NTF-34 (DRA-292) alone in a candle
+    room, « il n'y avait que vous », not « étaient présents : Jules »; NTF-25 (DRA-325) one
+    colon in a stake scene on Dracula; NTF-21 (DRA-143) two bites told as two vampires."""
+    r = Renderer()
+    morning = {
+        **SAMPLES["morning"],
+        "game": "D",
+        "livid": ["Inès", "Léo", "Hugo"],
+        "genders": {"Manon": "f"},
+        "positions": [{"name": "Manon", "position": "dead", "killed": False}],
+    }
+    text = r.text("dracula/morning", "fr", morning)
+    assert "Le teint livide d'Inès, de Léo et d'Hugo ne trompe pas" in text
+    assert "  Manon : morte" in text
+    flames = {**SAMPLES["final_result"], "game": "D", "dracula_burned": False, "killed": ["Damien"]}
+    text = r.text("dracula/final_result", "fr", {**flames, "genders": {"Damien": "f"}})
+    assert "Damien, qui combattait, est tuée." in text and "Les combattants" not in text
+    assert "Les combattants sont tués : A et B." in r.text(
+        "dracula/final_result", "fr", {**flames, "killed": ["A", "B"]}
+    )
+    candle = {**SAMPLES["candle_report"], "game": "D", "present": ["Jules"]}
+    assert "dans le boudoir, il n'y avait que vous." in r.text(
+        "dracula/candle_report", "fr", candle
+    )
+    scene = {"game": "D", "scenes": [{"user": "Bob", "target": "Ana", "outcome": "dracula"}]}
+    assert "Bob a planté un pieu dans Ana : Ana survit, c'est Dracula !" in r.text(
+        "dracula/stake_scene", "fr", scene
+    )
+    bitten = {"game": "D", "name": "Ana", "count": 2}
+    text = r.text("dracula/bitten_too", "fr", {**bitten, "genders": {"Ana": "f"}})
+    assert "\n2 vampires vous ont mordue cette nuit ;" in text
+    assert "Vous avez reçu 2 morsures de vampire" in r.text("dracula/bitten_too", "fr", bitten)
