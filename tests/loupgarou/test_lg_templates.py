@@ -345,3 +345,34 @@ def test_lg_711_a_wolf_alone_in_the_council_is_not_told_to_talk_to_it(
     assert alone in text
     assert pack not in text and "relay" not in text
     assert pack in Renderer().text("loupgarou/council_prompt", lang, params)
+
+
+def test_lg_d32_the_mayors_tie_break_agrees_and_names_the_mayor_as_you() -> None:
+    """LG-527, LG-D32: on a tie the Mayor decides; the list reads « la Maire Damien tranche »
+    for a woman, and the Mayor tied herself is asked « parmi Manon et vous-même », not
+    « parmi Damien et Manon »."""
+    r = Renderer()
+    tally = {
+        **SAMPLES["final_tally"][0],
+        "game": "LG",
+        "tied": ["Damien", "Manon"],
+        "mayor": "Damien",
+    }
+    assert "la Maire Damien tranche" in r.text(
+        "loupgarou/final_tally", "fr", {**tally, "genders": {"Damien": "f"}}
+    )
+    assert "le Maire Damien tranche" in r.text("loupgarou/final_tally", "fr", tally)
+    prompt = {"game": "LG", "name": "Damien", "tied": ["Damien", "Manon"], "deadline": T}
+    assert "parmi Manon et vous-même :" in r.text("loupgarou/tiebreak_prompt", "fr", prompt)
+    assert "among Manon and yourself:" in r.text("loupgarou/tiebreak_prompt", "en", prompt)
+    other = r.text("loupgarou/tiebreak_prompt", "fr", {**prompt, "tied": ["Bob", "Manon"]})
+    assert "parmi Bob et Manon :" in other
+
+
+def test_lg_204_a_young_wolfs_card_agrees_with_her_in_the_wolves_list() -> None:
+    """LG-204, LG-704: the wolves' list tells a Young wolf's card; Manon, the Pied Piper
+    bitten, is « Jeune louve (carte : Joueuse de flûte) », as her own mail says."""
+    wolves = [{"name": "Manon", "role": "pied_piper", "status": "young_wolf"}]
+    params = {"game": "LG", "name": "x", "wolves": wolves, "detail": "names_and_identities"}
+    text = Renderer().text("loupgarou/wolves_list", "fr", {**params, "genders": {"Manon": "f"}})
+    assert "Manon : Jeune louve (carte : Joueuse de flûte)" in text
