@@ -149,3 +149,37 @@ def test_cas_217_paige_the_demons_victim_is_told_to_heal_herself(lang: str, heal
         "deadline": "2026-01-07T00:00:00+00:00",
     }
     assert heal in Renderer().text("chasse/paige_prompt", lang, params)
+
+
+@pytest.mark.parametrize(
+    ("lang", "alone", "council"),
+    [
+        (
+            "fr",
+            "Manon, vous êtes seule au conseil cette nuit : désignez une victime avec TUER nom",
+            "CONSEIL",
+        ),
+        (
+            "en",
+            "Manon, you are alone in the council tonight: designate a victim with KILL name",
+            "COUNCIL",
+        ),
+    ],
+)
+def test_cas_214_a_demon_alone_in_the_council_is_not_shown_a_list_of_one(
+    lang: str, alone: str, council: str
+) -> None:
+    """CAS-214, CAS-D10: the council's prompt lists the Demons (Billie among them) and tells
+    how to confer; the last Demon, alone, reads that she chooses alone, not « voici les
+    Démons (…) : Manon » and CONSEIL to nobody."""
+    params = {
+        "game": "Chasse aux sorcières",
+        "name": "Manon",
+        "billie": False,
+        "deadline": "2026-01-06T18:00:00+00:00",
+        "genders": {"Manon": "f"},
+    }
+    text = Renderer().text("chasse/council_prompt", lang, {**params, "council": ["Manon"]})
+    assert alone in text and council not in text
+    pack = Renderer().text("chasse/council_prompt", lang, {**params, "council": ["Manon", "Bob"]})
+    assert council in pack
