@@ -183,3 +183,21 @@ def test_cas_214_a_demon_alone_in_the_council_is_not_shown_a_list_of_one(
     assert alone in text and council not in text
     pack = Renderer().text("chasse/council_prompt", lang, {**params, "council": ["Manon", "Bob"]})
     assert council in pack
+
+
+def test_cas_233_piper_and_paige_use_her_power_in_english() -> None:
+    """CAS-233, CAS-D16: the morning tells whether Piper and Paige used their power; in
+    English each sister uses « her » power (« son pouvoir »), not « its »."""
+    params = {
+        "game": "Chasse aux sorcières",
+        "day": 2,
+        "dead": [],
+        "grief": [],
+        "lines": {"piper": True, "paige": False},
+        "burned": None,
+        "revenge": None,
+        "deadline": None,
+    }
+    text = Renderer().text("chasse/dawn", "en", params)
+    assert "Piper used her power tonight." in text
+    assert "Paige did not use her power tonight." in text
