@@ -361,3 +361,24 @@ def test_ntf_wording_of_the_morning_the_flames_the_candle_and_the_stakes() -> No
     text = r.text("dracula/bitten_too", "fr", {**bitten, "genders": {"Ana": "f"}})
     assert "\n2 vampires vous ont mordue cette nuit ;" in text
     assert "Vous avez reçu 2 morsures de vampire" in r.text("dracula/bitten_too", "fr", bitten)
+
+
+@pytest.mark.parametrize(
+    ("phase", "fr", "en"),
+    [
+        (
+            "dawn_wait",
+            "Phase : nuit 3 (en attente du matin),",
+            "Phase: night 3 (waiting for the morning),",
+        ),
+        ("bites", "Phase : nuit 3 (morsures),", "Phase: night 3 (bites),"),
+        ("day", "Phase : journée 3,", "Phase: day 3,"),
+    ],
+)
+def test_cmd_20_status_names_the_step_never_its_id(phase: str, fr: str, en: str) -> None:
+    """CMD-20, AMB-002: STATUS tells the phase; a night held until its scheduled morning
+    (``morning_not_before_scheduled``) read « Phase : dawn_wait 3 », an internal id; the
+    night's number follows « nuit », not its step."""
+    params = {**SAMPLES["status"], "game": "D", "name": "Ana", "phase": phase, "number": 3}
+    assert fr in Renderer().text("dracula/status", "fr", params)
+    assert en in Renderer().text("dracula/status", "en", params)

@@ -46,3 +46,31 @@ def test_lup_300_a_lone_werewolf_is_not_told_of_a_pack(
     assert not any(words in text for words in not_said)
     pack = Renderer().text("lupus/wolves_prompt", lang, {**params, "wolves": ["alice", "bob"]})
     assert all(words in pack for words in not_said)
+
+
+@pytest.mark.parametrize(
+    ("phase", "fr", "en"),
+    [
+        ("round2", "Phase : jour 2 (second tour du vote),", "Phase: day 2 (round 2 of the vote),"),
+        (
+            "defence",
+            "Phase : jour 2 (défense des nommés),",
+            "Phase: day 2 (the nominees' defence),",
+        ),
+        ("night", "Phase : nuit 2,", "Phase: night 2,"),
+    ],
+)
+def test_lup_622_status_names_the_days_step_never_its_id(phase: str, fr: str, en: str) -> None:
+    """LUP-622: STATUT tells the phase; « second tour 2 » read as a second round numbered 2,
+    and the English reply showed the phase's id (« round2 2 »)."""
+    from pbem.table import Table
+    from pbem.tools.demo import demo_setup
+    from pbem.tools.simulate import EPOCH
+
+    for lang, said in (("fr", fr), ("en", en)):
+        table, step = Table.new(demo_setup("lupus-in-tabula", 8, 1, lang), EPOCH)
+        table.apply(step)
+        params = table.rules.status(table.state, table.setup.players[0].name)
+        params = {**params, "phase": phase, "number": 2, "game": "Lupus in Tabula"}
+        text = Renderer().text("lupus/status", lang, {"name": "Alice", "genders": {}, **params})
+        assert said in text, text
