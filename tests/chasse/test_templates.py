@@ -185,9 +185,10 @@ def test_cas_214_a_demon_alone_in_the_council_is_not_shown_a_list_of_one(
     assert council in pack
 
 
-def test_cas_233_piper_and_paige_use_her_power_in_english() -> None:
+def test_cas_233_piper_and_paige_power_is_not_its_power_in_english() -> None:
     """CAS-233, CAS-D16: the morning tells whether Piper and Paige used their power; in
-    English each sister uses « her » power (« son pouvoir »), not « its »."""
+    English « Piper's power was used », not « Piper used its power » (a sister, not a thing;
+    and the card's holder may be anyone, so no « her » either)."""
     params = {
         "game": "Chasse aux sorcières",
         "day": 2,
@@ -199,5 +200,5 @@ def test_cas_233_piper_and_paige_use_her_power_in_english() -> None:
         "deadline": None,
     }
     text = Renderer().text("chasse/dawn", "en", params)
-    assert "Piper used her power tonight." in text
-    assert "Paige did not use her power tonight." in text
+    assert "Piper's power was used tonight." in text
+    assert "Paige's power was not used tonight." in text
