@@ -382,3 +382,21 @@ def test_cmd_20_status_names_the_step_never_its_id(phase: str, fr: str, en: str)
     params = {**SAMPLES["status"], "game": "D", "name": "Ana", "phase": phase, "number": 3}
     assert fr in Renderer().text("dracula/status", "fr", params)
     assert en in Renderer().text("dracula/status", "en", params)
+
+
+def test_ntf_16_17_19_one_other_player_is_named_in_english() -> None:
+    """NTF-16, NTF-17 (DRA-110, DRA-400): alone with Inès, the English prompts read « You must
+    bite Inès », « You may sweep Inès into a wild waltz », not « one of them »; NTF-19
+    (DRA-140): « bitten by a vampire », not « by 1 vampire »."""
+    r = Renderer()
+    params = {"game": "D", "name": "Ana", "room": "dungeons", "others": ["Inès"], "deadline": T}
+    assert "You must bite Inès: BITE name" in r.text(
+        "dracula/bite_prompt", "en", {**params, "status": "must"}
+    )
+    assert "You may sweep Inès into a wild waltz" in r.text(
+        "dracula/phonograph_prompt", "en", params
+    )
+    two = {**params, "others": ["Inès", "Léo"], "status": "may"}
+    assert "You may bite one of them (BITE name)" in r.text("dracula/bite_prompt", "en", two)
+    converted = r.text("dracula/converted", "en", {"game": "D", "name": "Ana", "count": 1})
+    assert "You were bitten by a vampire:" in converted
