@@ -299,7 +299,7 @@ def test_the_first_of_a_month_is_written_1er_in_french() -> None:
     assert renderer.when("2026-02-01T12:00:00+00:00", "en") == "Sun 1 Feb 12:00 UTC"
     assert day("2026-02-01", "fr") == "dimanche 1er février"
     page = to_html("Sujet", "Votez avant le dimanche 1er février à 12:00 UTC.", lang="fr")
-    assert "2px\">dimanche 1er février à 12:00" in page  # highlighted as a deadline
+    assert '2px">dimanche 1er février à 12:00' in page  # highlighted as a deadline
 
 
 _ = Path

@@ -221,4 +221,8 @@ def _date(day: str, lang: str) -> str:
     """« mardi 6 janvier » / « Tue, Jan 6 »: the day a digest tells."""
     date = datetime.fromisoformat(day).date()
     weekday, month = DAYS[lang][date.weekday()], MONTHS[lang][date.month - 1]
-    return f"{weekday} {day_of_month(date.day, lang)} {month}" if lang == "fr" else f"{weekday}, {month} {date.day}"
+    return (
+        f"{weekday} {day_of_month(date.day, lang)} {month}"
+        if lang == "fr"
+        else f"{weekday}, {month} {date.day}"
+    )

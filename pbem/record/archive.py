@@ -533,7 +533,11 @@ def _clock(renderer: Renderer, value: datetime | None, lang: str) -> str:
     local = value.astimezone(renderer.tz)
     clock = f"{local:%H:%M:%S}" if local.second else f"{local:%H:%M}"
     month = MONTHS[lang][local.month - 1]
-    return f"{day_of_month(local.day, lang)} {month} {clock}" if lang == "fr" else f"{month} {local.day}, {clock}"
+    return (
+        f"{day_of_month(local.day, lang)} {month} {clock}"
+        if lang == "fr"
+        else f"{month} {local.day}, {clock}"
+    )
 
 
 @functools.lru_cache(maxsize=16)
