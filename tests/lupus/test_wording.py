@@ -74,3 +74,27 @@ def test_lup_622_status_names_the_days_step_never_its_id(phase: str, fr: str, en
         params = {**params, "phase": phase, "number": 2, "game": "Lupus in Tabula"}
         text = Renderer().text("lupus/status", lang, {"name": "Alice", "genders": {}, **params})
         assert said in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("fr", "Nommés : Théo, Nathan et Ugo (choix du Hibou)."),
+        ("en", "Nominees: Théo, Nathan and Ugo (nominated by the Owl)."),
+    ],
+)
+def test_lup_d16_three_nominees_are_a_list_not_a_chain_of_ands(lang: str, said: str) -> None:
+    """LUP-D16 (``nomination_tie = all_tied``) and the Owl's pick: round 1 may nominate three
+    or more; « Théo, Nathan et Ugo », not « Théo et Nathan et Ugo »."""
+    params = {
+        "game": "Lupus in Tabula",
+        "day": 2,
+        "votes": [],
+        "counts": [],
+        "draws": [],
+        "outcome": "defence",
+        "nominees": ["Théo", "Nathan", "Ugo"],
+        "owl": "Ugo",
+        "deadline": T,
+    }
+    assert said in Renderer().text("lupus/round1_result", lang, params)
