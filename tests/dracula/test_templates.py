@@ -400,3 +400,30 @@ def test_ntf_16_17_19_one_other_player_is_named_in_english() -> None:
     assert "You may bite one of them (BITE name)" in r.text("dracula/bite_prompt", "en", two)
     converted = r.text("dracula/converted", "en", {"game": "D", "name": "Ana", "count": 1})
     assert "You were bitten by a vampire:" in converted
+
+
+@pytest.mark.parametrize(
+    ("genders", "subject", "reason"),
+    [
+        (
+            {"Eve": "f"},
+            "Nuit 4 : votre coéquipière a quitté la partie",
+            "c'est votre coéquipière Eve qui",
+        ),
+        (
+            {"Eve": "m"},
+            "Nuit 4 : votre coéquipier a quitté la partie",
+            "c'est votre coéquipier Eve qui",
+        ),
+        ({}, "Nuit 4 : Eve a quitté la partie", "c'est Eve, votre partenaire, qui"),
+    ],
+)
+def test_amb_031_the_night_4_partner_agrees(
+    genders: dict[str, str], subject: str, reason: str
+) -> None:
+    """AMB-031, DRA-228: the Night 4 partner is « votre coéquipière » when she is a woman
+    (a partner who left, a partner who chooses the room); neutral when unknown."""
+    r = Renderer()
+    params = {"game": "Dracula", "name": "Ana", "partner": "Eve", "deadline": T, "genders": genders}
+    assert r.mail("dracula/partner_removed", "fr", params)[0] == f"[Dracula] {subject}"
+    assert reason in r.text("reasons/partner_chooses", "fr", params)
