@@ -98,3 +98,14 @@ def test_lup_d16_three_nominees_are_a_list_not_a_chain_of_ands(lang: str, said: 
         "deadline": T,
     }
     assert said in Renderer().text("lupus/round1_result", lang, params)
+
+
+@pytest.mark.parametrize(
+    ("gender", "said"), [("f", "Ugo, la Mythomane, a imité"), (None, "Ugo, le Mythomane, a imité")]
+)
+def test_lup_380_the_mythomaniac_who_joins_the_pack_agrees(gender: str | None, said: str) -> None:
+    """LUP-380, LUP-383: the pack is told the Mythomaniac who copied one of them joins it;
+    « la Mythomane » when she is a woman, as her own role mail says."""
+    genders = {"Ugo": gender} if gender else {}
+    params = {"game": "Lupus in Tabula", "myth": "Ugo", "role": "werewolf", "genders": genders}
+    assert said in Renderer().text("lupus/myth_joined", "fr", params)
