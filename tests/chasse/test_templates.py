@@ -202,3 +202,35 @@ def test_cas_233_piper_and_paige_power_is_not_its_power_in_english() -> None:
     text = Renderer().text("chasse/dawn", "en", params)
     assert "Piper's power was used tonight." in text
     assert "Paige's power was not used tonight." in text
+
+
+@pytest.mark.parametrize(
+    ("genders", "among", "spared"),
+    [
+        ({"Anne": "f", "Eve": "f"}, "parmi elles", "laquelle est sauvée"),
+        ({"Anne": "f", "Bob": "m"}, "parmi eux", "lequel est sauvé"),
+    ],
+)
+def test_cas_d20_a_tie_between_women_is_parmi_elles(
+    genders: dict[str, str], among: str, spared: str
+) -> None:
+    """CAS-D20, CAS-731 (``tie_order``): Penny's holder or the last player lynched breaks a tie; two
+    tied women are « parmi elles », « laquelle est sauvée »."""
+    tied = list(genders)
+    params = {
+        "game": "Chasse aux sorcières",
+        "day": 3,
+        "votes": [],
+        "counts": [],
+        "tied": tied,
+        "breaker": "Zoé",
+        "deadline": "2026-01-06T18:00:00+00:00",
+        "genders": genders,
+    }
+    r = Renderer()
+    assert f"désigne la victime {among} avant" in r.text(
+        "chasse/tie", "fr", {**params, "penny": True, "mode": "kill"}
+    )
+    assert f"décide {spared} avant" in r.text(
+        "chasse/tie", "fr", {**params, "penny": False, "mode": "spare"}
+    )

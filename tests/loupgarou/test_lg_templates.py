@@ -376,3 +376,23 @@ def test_lg_204_a_young_wolfs_card_agrees_with_her_in_the_wolves_list() -> None:
     params = {"game": "LG", "name": "x", "wolves": wolves, "detail": "names_and_identities"}
     text = Renderer().text("loupgarou/wolves_list", "fr", {**params, "genders": {"Manon": "f"}})
     assert "Manon : Jeune louve (carte : Joueuse de flûte)" in text
+
+
+def test_lg_d05_a_runoff_between_women_is_entre_elles_seules() -> None:
+    """LG-D05: the Mayor's election with ``mayor_election_tie = runoff``: the tied players alone are
+    voted for again; two women are « entre elles seules »."""
+    params = {
+        "game": "LG",
+        "votes": [],
+        "counts": [],
+        "tied": ["Anne", "Eve"],
+        "deadline": T,
+        "genders": {"Anne": "f", "Eve": "f"},
+    }
+    assert "second tour entre elles seules," in Renderer().text(
+        "loupgarou/election_runoff", "fr", params
+    )
+    mixed = {**params, "genders": {"Anne": "f"}}
+    assert "second tour entre eux seuls," in Renderer().text(
+        "loupgarou/election_runoff", "fr", mixed
+    )
