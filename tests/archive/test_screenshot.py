@@ -61,8 +61,21 @@ function measure(f) {
         overlaps.push(text.textContent);
     }
   }
+  // a winner's star on a line of its own, under his name
+  const stars = [...d.querySelectorAll("td.win")].filter(td => {
+    const text = td.firstChild, at = text.textContent.indexOf("★");
+    const star = d.createRange(), before = d.createRange();
+    star.setStart(text, at); star.setEnd(text, at + 1);
+    before.setStart(text, at - 2); before.setEnd(text, at - 1);
+    return at > 1 && star.getBoundingClientRect().top !== before.getBoundingClientRect().top;
+  }).map(td => td.textContent.trim().slice(0, 30));
+  // the folds (a phase's orders, each mail): is what they hold shown?
+  const folded = [...d.querySelectorAll("details")]
+    .filter(x => ![...x.children].some(c => c.tagName !== "SUMMARY" && c.checkVisibility()))
+    .length;
   return {
     scroll: root.scrollWidth, client: root.clientWidth, wide: wide, inner: inner,
+    stars: stars, folded: folded,
     sections: [...d.querySelectorAll("h2[id]")].map(h => h.id),
     details: d.querySelectorAll("details").length,
     charts: d.querySelectorAll("svg[role=img] title").length,
@@ -159,12 +172,14 @@ LONG_NAME = "Marie-Charlotte-Dubreuil"  # 24 characters, a player's name as play
 
 def measure_archives() -> dict[str, dict[str, object]]:
     """Each game's archive measured, Lupus's with a table wider than a phone (the probe's
-    own check), and each game's with Alice called :data:`LONG_NAME` at 360 px
-    (``long-GAME``), in one Chromium."""
+    own check), each game's with Alice called :data:`LONG_NAME` at 360 px (``long-GAME``)
+    and Lupus's print view (``print``), in one Chromium."""
     pages = {game: archive_files(whole_game(game, "fr"))["html"] for game in GAMES}
     pages["wide"] = pages["lupus-in-tabula"].replace("</body>", WIDE_TABLE)
     for game in GAMES:
         pages[f"long-{game}"] = pages[game].replace("Alice", LONG_NAME)
+    # the print view, laid out on the screen: the page with its print styles for every medium
+    pages["print"] = pages["lupus-in-tabula"].replace("@media print{", "@media all{")
     widths = [NARROW if page.startswith("long-") else WIDTH for page in pages]
     with tempfile.TemporaryDirectory(prefix="pbem-layouts-") as tmp:
         measures = layouts(list(pages.values()), Path(tmp), widths)
@@ -267,6 +282,17 @@ def test_the_archive_fits_a_phones_width_with_every_section(game: str) -> None:
     assert layout["sections"] == SECTIONS
     assert isinstance(layout["details"], int) and layout["details"] > 10
     assert isinstance(layout["charts"], int) and layout["charts"] >= 1
+    assert layout["stars"] == []  # « Bruno ★ », never the star alone under the name
+    assert layout["folded"] == layout["details"]  # on the screen, the mails are folded
+
+
+def test_the_archives_print_view_shows_every_mail_and_order() -> None:
+    """Printed or saved as PDF (how a phone keeps a page), the story's folds were printed
+    closed: « ▶ Sur la liste : Jour 2 » and nothing of the mail."""
+    layout = measured("print")
+    assert isinstance(layout["details"], int) and layout["details"] > 10
+    assert layout["folded"] == 0
+    assert layout["scroll"] == layout["client"]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -280,7 +306,7 @@ def test_the_archive_reads_on_a_narrow_phone_with_a_long_name(game: str) -> None
     assert layout["scroll"] == layout["client"], layout["wide"]
     assert layout["inner"] == []
     assert layout["overlaps"] == [] and layout["shrunk"] == []
-    assert layout["small"] == []
+    assert layout["small"] == [] and layout["stars"] == []
     assert isinstance(layout["charts"], int) and layout["charts"] >= 1
 
 
