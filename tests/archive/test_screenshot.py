@@ -73,9 +73,13 @@ function measure(f) {
   const folded = [...d.querySelectorAll("details")]
     .filter(x => ![...x.children].some(c => c.tagName !== "SUMMARY" && c.checkVisibility()))
     .length;
+  // the folds' summaries are what a thumb taps: how high, how far apart
+  const folds = [...d.querySelectorAll("summary")].map(x => x.getBoundingClientRect());
+  const apart = folds.slice(1).map((box, i) => box.top - folds[i].bottom).filter(g => g >= 0);
   return {
     scroll: root.scrollWidth, client: root.clientWidth, wide: wide, inner: inner,
-    stars: stars, folded: folded,
+    stars: stars, folded: folded, summaryHeight: Math.min(...folds.map(box => box.height)),
+    summaryApart: Math.min(...apart),
     sections: [...d.querySelectorAll("h2[id]")].map(h => h.id),
     details: d.querySelectorAll("details").length,
     charts: d.querySelectorAll("svg[role=img] title").length,
@@ -284,6 +288,16 @@ def test_the_archive_fits_a_phones_width_with_every_section(game: str) -> None:
     assert isinstance(layout["charts"], int) and layout["charts"] >= 1
     assert layout["stars"] == []  # « Bruno ★ », never the star alone under the name
     assert layout["folded"] == layout["details"]  # on the screen, the mails are folded
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_archives_folds_are_44_px_high_and_8_px_apart(game: str) -> None:
+    """A fold (a phase's orders, each mail) opens under a thumb: its summary was 40 px high
+    and 5 px from the next one."""
+    layout = measured(game)
+    height, apart = layout["summaryHeight"], layout["summaryApart"]
+    assert isinstance(height, int | float) and height >= 44
+    assert isinstance(apart, int | float) and apart >= 8
 
 
 def test_the_archives_print_view_shows_every_mail_and_order() -> None:
