@@ -125,7 +125,10 @@ def extract(ref: str, into: Path) -> Path:
     tree = into / "ref"
     tree.mkdir()
     with tarfile.open(archive) as tar:
-        tar.extractall(tree, filter="data")
+        if hasattr(tarfile, "data_filter"):  # PEP 706, from 3.11.4: Debian 12's 3.11.2 lacks it
+            tar.extractall(tree, filter="data")
+        else:  # our own git archive, not a stranger's tar
+            tar.extractall(tree)
     archive.unlink()
     return tree
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 
 from pbem import __version__
 from pbem.cli.completion import walk
@@ -56,10 +57,28 @@ def roff(text: str) -> str:
 
 
 def _usage(p: argparse.ArgumentParser) -> str:
-    # a fixed width: the page must not depend on the terminal it was generated in
-    formatter = argparse.HelpFormatter(prog=p.prog, width=78)
+    # a fixed width: the page must not depend on the terminal it was generated in, nor on the
+    # Python: argparse wraps a long usage differently from one version to the next (3.13), so
+    # it writes it on one line and the page wraps it here, never inside a [bracketed] group
+    formatter = argparse.HelpFormatter(prog=p.prog, width=100_000)
     formatter.add_usage(p.usage, p._actions, p._mutually_exclusive_groups, prefix="")
-    return formatter.format_help().strip()
+    line = " ".join(formatter.format_help().split())
+    kept = []
+    depth = 0
+    for char in line:
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
+        kept.append("\0" if char == " " and depth > 0 else char)
+    wrapped = textwrap.fill(
+        "".join(kept),
+        width=_USAGE_WIDTH,
+        subsequent_indent=" " * (len(p.prog) + 1),
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return wrapped.replace("\0", " ")
+
+
+_USAGE_WIDTH = 78
 
 
 def _help_of(parent: argparse.ArgumentParser, name: str) -> str:

@@ -39,10 +39,10 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
-from email.utils import getaddresses
 from typing import TYPE_CHECKING
 
 from pbem.daemon.config import AuthConfig
+from pbem.mail.address import getaddresses
 
 if TYPE_CHECKING:
     from pbem.mail.dkim import Resolver

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from email.header import decode_header, make_header
 from email.parser import BytesHeaderParser
 from email.policy import compat32
-from email.utils import parseaddr
 
+from pbem.mail.address import parseaddr
 from pbem.mail.inbound import automatic_reason
 
 HEAD_LIMIT = 16384

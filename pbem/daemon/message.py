@@ -9,8 +9,8 @@ import functools
 import hashlib
 import logging
 from email.message import EmailMessage, Message
-from email.utils import getaddresses
 
+from pbem.mail.address import getaddresses
 from pbem.mail.inbound import parse_once_policy
 from pbem.mail.scrub import without_codes
 

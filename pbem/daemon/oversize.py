@@ -12,11 +12,11 @@ from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import compat32
-from email.utils import getaddresses
 from typing import Any
 
 from pbem.core.errors import MailError
 from pbem.daemon.outbox import OutboxRow, make_row
+from pbem.mail.address import getaddresses
 from pbem.mail.envelope import build
 from pbem.mail.html import alternative
 from pbem.mail.inbound import automatic_reason

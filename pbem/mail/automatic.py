@@ -7,8 +7,8 @@ import functools
 import re
 from collections.abc import Collection
 from email.message import Message
-from email.utils import getaddresses, parseaddr
 
+from pbem.mail.address import getaddresses, parseaddr
 from pbem.mail.mime import as_mail_error, mime_parts, raw_headers
 
 

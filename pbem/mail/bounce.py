@@ -44,8 +44,8 @@ import logging
 import re
 from dataclasses import dataclass
 from email.message import Message
-from email.utils import getaddresses
 
+from pbem.mail.address import getaddresses
 from pbem.mail.automatic import bare_address
 from pbem.mail.mime import as_mail_error, mime_parts, part_text, raw_headers
 

@@ -17,9 +17,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from email.header import Header
 from email.policy import compat32
-from email.utils import format_datetime, formataddr, getaddresses, parseaddr
+from email.utils import format_datetime, formataddr
 from typing import Protocol
 
+from pbem.mail.address import getaddresses, parseaddr
 from pbem.mail.html import merged
 
 

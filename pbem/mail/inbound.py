@@ -23,11 +23,11 @@ import re
 from dataclasses import dataclass
 from email.message import EmailMessage, Message
 from email.policy import compat32
-from email.utils import getaddresses
 
 from pbem.core.commands import Command, CommandSpec, parse_line
 from pbem.core.errors import CommandError, MailError
 from pbem.core.frozen import quick_init
+from pbem.mail.address import getaddresses
 from pbem.mail.automatic import automatic_reason
 from pbem.mail.body_end import select_lines
 from pbem.mail.body_lines import Line, html_lines, marked_bold, plain_lines

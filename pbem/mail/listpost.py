@@ -29,7 +29,8 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from email.message import Message
-from email.utils import getaddresses
+
+from pbem.mail.address import getaddresses
 
 #: where the list managers put the author, most specific first
 AUTHOR_HEADERS = ("X-Original-From", "X-Original-Sender", "Reply-To", "Cc")

@@ -18,7 +18,6 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from email.message import EmailMessage
-from email.utils import parseaddr
 from functools import cached_property
 from typing import Any, TypeVar, Unpack
 
@@ -28,7 +27,7 @@ from pbem.core.match import fold
 from pbem.core.options import parse_options
 from pbem.desk.kernel import parse_duration
 from pbem.games import rules_for
-from pbem.mail.address import is_mailable
+from pbem.mail.address import is_mailable, parseaddr
 from pbem.mail.grammar import parse_gender
 from pbem.mail.html import to_html
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of

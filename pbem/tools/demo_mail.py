@@ -6,8 +6,8 @@ import contextlib
 import email
 import unicodedata
 from email.message import EmailMessage
-from email.utils import parseaddr
 
+from pbem.mail.address import parseaddr
 from pbem.mail.parse_once import parse_once_policy
 
 DOMAIN = "village.example"

@@ -66,13 +66,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.parser import BytesHeaderParser
-from email.utils import parseaddr
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from aiosmtpd.controller import Controller
 
 from pbem.daemon.config import LIST_MODES
+from pbem.mail.address import parseaddr
 from pbem.mail.parse_once import parse_once_policy
 from pbem.record.archive import named_summary
 from pbem.tools.demo import NAMES, USUAL_PLAYERS, demo_names

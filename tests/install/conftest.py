@@ -124,6 +124,7 @@ def _run(cmd: list[str]) -> str:
 
 def _build(root: Path) -> Installed:
     """Build the sdist, the wheel from it and a venv with it installed, under ``root``."""
+    python = shared_python()  # first: each test that asks again then fails as the first did
     root.mkdir(exist_ok=True)
     root.chmod(0o755)
     seconds: dict[str, float] = {}
@@ -153,7 +154,7 @@ def _build(root: Path) -> Installed:
     (wheel,) = dist.glob("pbem-*.whl")
     t = time.monotonic()
     venv = root / "venv"
-    _run([shared_python(), "-m", "venv", "--without-pip", str(venv)])
+    _run([python, "-m", "venv", "--without-pip", str(venv)])
     # one pip run resolves and installs the dependencies, rather than a `pip wheel` into a
     # wheelhouse then an install from it (a second resolution, ~0.5 s of CPU); one published
     # as an sdist only, like dkimpy, is built once and then taken from pip's wheel cache.
