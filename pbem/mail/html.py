@@ -446,7 +446,9 @@ def _actions(actions: Sequence[QuickAction], title: str) -> str:
     rows = "".join(
         [
             f'<p style="margin:8px 0 4px;font-weight:600">{html.escape(group)}</p>'
-            f"<div>{''.join(links)}</div>"
+            # a space between two links: where a client drops the styles (Outlook's padding
+            # and margins), the names stay words apart, and the row wraps between them
+            f"<div>{' '.join(links)}</div>"
             for group, links in groups.items()
         ]
     )

@@ -139,6 +139,7 @@ def chromium_run(page: Path, profile: Path, *args: str) -> str:
     return done.stdout
 
 
+STYLE = re.compile(r' style="[^"]*"')
 KINDS = ["role card", "prompt with quick actions", "tally", "confirmation request"]
 LONG_NAME = "Marie-Charlotte-Dubreuil"  # 24 characters, a player's name as players choose them
 NARROW = 360  # the narrowest phones still common (a small Android's CSS width)
@@ -157,6 +158,8 @@ def measure_pages() -> dict[str, dict[str, Any]]:
     (``wide``: the measure's own check), in one Chromium."""
     mails = {kind: (pages()[kind], PHONE) for kind in [*KINDS, "reply to an order"]}
     mails["long name"] = (long_name_tally(), NARROW)
+    # a client that keeps no style (Outlook's padding and margins, a stripped page)
+    mails["unstyled prompt"] = (STYLE.sub("", pages()["prompt with quick actions"]), NARROW)
     mails["wide"] = (pages()["tally"].replace("max-width:600px", "width:700px"), PHONE)
     with tempfile.TemporaryDirectory(prefix="pbem-phone-") as tmp:
         page = Path(tmp) / "mails.html"
@@ -228,4 +231,12 @@ def test_a_long_name_in_a_tally_cuts_no_other_name_on_a_narrow_phone() -> None:
     wraps at its hyphens, and no page scrolls sideways."""
     layout = measured("long name")
     assert layout["cut"] == []
+    assert layout["scroll"] <= layout["client"] == NARROW
+
+
+def test_the_quick_actions_read_as_words_in_a_client_that_drops_the_styles() -> None:
+    """With its styles dropped, a prompt's links ran together (« AliceBrunoChloé »), one
+    unbreakable word wider than the phone: the page scrolled sideways at 360 px."""
+    assert "</a><a" not in pages()["prompt with quick actions"]
+    layout = measured("unstyled prompt")
     assert layout["scroll"] <= layout["client"] == NARROW
