@@ -17,6 +17,11 @@ external image; tables for layout (Outlook), system fonts, at most 600 px wide, 
 in pairs (text and background) so that a client's dark mode never leaves dark text on dark.
 A mail that asks for a command gets quick actions: one ``mailto:`` link per legal choice
 (RFC 6068), built by :func:`mailto` and placed before the signature.
+
+Read on a phone (tests/tools/test_html_screenshot.py measures it in Chromium at 390 and 360
+px): no text under 14 px, quick actions 44 px high and 8 px apart with a space between two
+links (a client that drops the styles still shows them as words), a table of votes shared in
+halves (a long name wraps in its half, never cuts its neighbours' names).
 """
 
 from __future__ import annotations
