@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pbem.cli.common import load_config, without_config
+from pbem.cli.common import about, load_config, without_config
 from pbem.core.errors import PbemError
 
 
@@ -30,7 +30,17 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         return p
 
     p = with_data(
-        sub.add_parser("archive", help="write a game's archive (HTML and text), or the index")
+        sub.add_parser(
+            "archive",
+            help="write a game's archive (HTML and text), or the index",
+            **about(
+                "Write a game's archive, the HTML page and the text mailed to everyone at its "
+                "end, into --out; of a running game only with --spoilers (it shows every card). "
+                "--index writes every finished game's and an index.html with their statistics.",
+                "pbem archive village1 -o /var/www/pbem",
+                "pbem archive --index -o /var/www/pbem",
+            ),
+        )
     )
     p.add_argument("game", nargs="?", help="the game's id")
     p.add_argument("--index", action="store_true", help="every finished game, and index.html")
@@ -45,14 +55,33 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(func=cmd_archive)
 
     p = with_data(
-        sub.add_parser("export", help="write a finished game's open record (versioned JSON)")
+        sub.add_parser(
+            "export",
+            help="write a finished game's open record (versioned JSON)",
+            **about(
+                "Write a finished game's open record: versioned JSON without any address "
+                "(docs/record.md), which anyone checks with pbem verify and pbem stats reads.",
+                "pbem export village1 -o village1.record.json",
+            ),
+        )
     )
     p.add_argument("game", help="the game's id")
     p.add_argument("-o", "--out", help="the file to write (default: GAME.record.json)")
     p.set_defaults(func=cmd_export)
 
     p = without_config(
-        sub.add_parser("verify", help="check an exported record, or an archive's sealed deal")
+        sub.add_parser(
+            "verify",
+            help="check an exported record, or an archive's sealed deal",
+            **about(
+                "Check a game as any player may (docs/verify.md): a record's seed and deal "
+                "against the opening post's commitments, its hash chain against the fingerprints "
+                "the posts carried (--posts), the rules replayed against every death and winner "
+                "published; it names the first phase that differs. An old archive: its deal.",
+                "pbem verify village1.record.json",
+                "pbem verify village1.record.json --posts liste.mbox",
+            ),
+        )
     )
     p.add_argument("file", help="a GAME.record.json, an archive (.html or .txt) or its .deal.json")
     p.add_argument(

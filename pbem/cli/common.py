@@ -21,6 +21,28 @@ DEFAULT_CONFIG = "/etc/pbem/pbem.toml"
 _CONFIG_HELP = f"the TOML configuration (default {DEFAULT_CONFIG}); before or after the verb"
 
 
+EXAMPLES = "examples:\n"
+
+
+class _KeepExamples(argparse.HelpFormatter):
+    """Wraps a verb's description as usual, and prints its examples line by line as typed."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLES):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def about(description: str, *examples: str) -> dict[str, Any]:
+    """``add_parser``'s keywords for a verb's ``--help`` (and its man page section): what it
+    does, then ``examples``, each a command line as typed (a comment after ``  #``)."""
+    return {
+        "description": description,
+        "epilog": EXAMPLES + "\n".join(f"  {e}" for e in examples),
+        "formatter_class": _KeepExamples,
+    }
+
+
 def without_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Mark a verb that reads no configuration (``simulate``, ``verify``): it takes no ``-c``."""
     p.set_defaults(_reads_no_config=True)
@@ -91,6 +113,37 @@ def existing_data_dir(cfg: Any) -> Path:
             "(under systemd, $STATE_DIRECTORY), or start the daemon once"
         )
     return root
+
+
+def unusable_data_dir(root: Path, create: bool) -> str | None:
+    """Why this process could not keep its state in ``root``, with the fix, or None. With
+    ``create`` a missing directory is made (as the daemon makes it); without, a missing one is
+    no problem here (systemd's ``StateDirectory=`` makes it at the first start)."""
+    try:
+        if create:
+            root.mkdir(parents=True, exist_ok=True)
+        elif not root.exists():
+            return None
+    except FileExistsError:
+        return f"data directory {root}: not a directory: check daemon.data_dir"
+    except OSError as exc:
+        fix = (
+            f": make it the service's, install -d -m 2770 -o pbem -g pbem-admin {root} (under "
+            "systemd StateDirectory= does it)"
+            if isinstance(exc, PermissionError)
+            else ""
+        )
+        return f"data directory {root}: cannot create it ({exc.strerror}){fix}"
+    if not root.is_dir():
+        return f"data directory {root}: not a directory: check daemon.data_dir"
+    if os.access(root, os.W_OK | os.X_OK):
+        return None
+    st = root.stat()
+    return (
+        f"data directory {root}: cannot write in it as uid {os.getuid()} (owner uid {st.st_uid}, "
+        f"gid {st.st_gid}, mode {st.st_mode & 0o7777:04o}): chown -R pbem:pbem-admin {root}; "
+        f"chmod -R g+rwX {root}"
+    )
 
 
 def add_wait_options(p: argparse.ArgumentParser) -> None:

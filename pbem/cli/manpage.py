@@ -11,6 +11,7 @@ import sys
 import textwrap
 
 from pbem import __version__
+from pbem.cli.common import EXAMPLES
 from pbem.cli.completion import walk
 
 EXIT_STATUS = (
@@ -28,9 +29,9 @@ EXIT_STATUS = (
     ),
     (
         "78",
-        "(EX_CONFIG) serve: the configuration is invalid, or the IMAP or SMTP server refused the "
-        "login (wrong user or password). Restarting cannot help: the unit lists it in "
-        "RestartPreventExitStatus=.",
+        "(EX_CONFIG) serve: the configuration is invalid, the data directory cannot be "
+        "written, or the IMAP or SMTP server refused the login (wrong user or password). "
+        "Restarting cannot help: the unit lists it in RestartPreventExitStatus=.",
     ),
 )
 
@@ -146,6 +147,10 @@ def manpage(parser: argparse.ArgumentParser) -> str:
         options = _option_lines(p)
         if options:
             lines += [".PP", *options]
+        if p.epilog and p.epilog.startswith(EXAMPLES):
+            examples = p.epilog.removeprefix(EXAMPLES).splitlines()
+            lines += [".PP", "Examples:", ".RS", ".nf", *(roff(e.strip()) for e in examples)]
+            lines += [".fi", ".RE"]
     lines.append(".SH EXIT STATUS")
     for code, text in EXIT_STATUS:
         lines += [".TP", f"\\fB{code}\\fR", roff(text)]

@@ -10,17 +10,38 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pbem.cli.common import existing_data_dir, fail, load_config
+from pbem.cli.common import about, existing_data_dir, fail, load_config
 from pbem.core.errors import PbemError
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``status``, ``deadline`` and ``shunt``."""
-    p = sub.add_parser("status", help="games, deadlines, outbox and shunt at a glance")
+    p = sub.add_parser(
+        "status",
+        help="games, deadlines, outbox and shunt at a glance",
+        **about(
+            "Whether the daemon runs (its heartbeat) and when it last reached the mailbox, the "
+            "outbox and the shunted mail, then per game the phase, the next deadline, who has "
+            "not acted yet, the bench, or the outcome. No password needed. Its exit status is "
+            "the health, for a monitor: 0 healthy, 1 degraded, 2 stopped, 3 no data.",
+            "pbem status",
+            "pbem status --json                     # for a monitor: health and reasons",
+        ),
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_status)
 
-    p = sub.add_parser("deadline", help="deadlines whose resolution failed")
+    p = sub.add_parser(
+        "deadline",
+        help="deadlines whose resolution failed",
+        **about(
+            "A deadline whose resolution failed daemon.max_failures times pauses its game (the "
+            "others go on; the admins are told): list them, fix the cause, then have the "
+            "running daemon resolve them again.",
+            "pbem deadline list",
+            "pbem deadline retry village1",
+        ),
+    )
     dsub = p.add_subparsers(dest="deadline_command", required=True)
     d = dsub.add_parser("list", help="list stalled deadlines (failed daemon.max_failures times)")
     d.set_defaults(func=cmd_deadline)
@@ -28,7 +49,18 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     d.add_argument("game", help="the game's id")
     d.set_defaults(func=cmd_deadline)
 
-    p = sub.add_parser("shunt", help="mail whose handling failed")
+    p = sub.add_parser(
+        "shunt",
+        help="mail whose handling failed",
+        **about(
+            "Mail whose handling raised an error (shunted), or held because the daemon died "
+            "while handling it (quarantined): list it, show one with its error (by a prefix of "
+            "its key), fix the cause, then have the running daemon process it again.",
+            "pbem shunt list",
+            "pbem shunt show 3fa2c1",
+            "pbem shunt retry 3fa2c1",
+        ),
+    )
     ssub = p.add_subparsers(dest="shunt_command", required=True)
     s = ssub.add_parser("list", help="list shunted and quarantined mail")
     s.set_defaults(func=cmd_shunt)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.cli.common import existing_data_dir, fail, load_config
+from pbem.cli.common import about, existing_data_dir, fail, load_config
 from pbem.core.errors import PbemError
 
 if TYPE_CHECKING:
@@ -27,7 +27,22 @@ _PLAYER = re.compile(r"^\s*(?P<name>[^<>]*?[^<>\s])\s*<(?P<email>[^<>\s]+@[^<>\s
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``new-game``."""
-    p = sub.add_parser("new-game", help="create a game the daemon will run")
+    p = sub.add_parser(
+        "new-game",
+        help="create a game the daemon will run",
+        **about(
+            "Create a game whose players are known: the running daemon deals the cards and "
+            "mails the opening post and each player's role. The players come from --player "
+            "(repeated) or a setup file (docs/season.md shows one); the options from the "
+            'config\'s [games."<id>"] table, then the setup file, then --option (pbem games '
+            "lists them). It prints the game masters' admin code once. For sign-ups by mail: "
+            "pbem open-game.",
+            "pbem new-game --id village1 --setup village1.json",
+            "pbem new-game --id village2 --setup village2.json --option night_duration=12h",
+            "pbem new-game --id village3 --player 'Alice <alice@example.org>' "
+            "--player 'Bob <bob@example.org>'  # ... one per seat",
+        ),
+    )
     p.add_argument("--setup", help="a JSON setup file (game, players, options, seed, lang...)")
     p.add_argument("--game", default="lupus-in-tabula", help="game id (default lupus-in-tabula)")
     p.add_argument("--id", dest="game_id", help="the game's id (plus-address and [tag])")

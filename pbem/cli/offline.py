@@ -7,14 +7,25 @@ import json
 import sys
 from pathlib import Path
 
-from pbem.cli.common import fail, without_config
+from pbem.cli.common import about, fail, without_config
 from pbem.core.errors import PbemError
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``simulate``, ``demo`` and ``games``."""
     sim = without_config(
-        sub.add_parser("simulate", help="play a JSON Lines transcript on a virtual clock")
+        sub.add_parser(
+            "simulate",
+            help="play a JSON Lines transcript on a virtual clock",
+            **about(
+                "Play a transcript (JSON Lines: one setup line, then mail and deadline lines; "
+                "tests/transcripts/ and docs/design.md) through the daemon's own parsing, rules "
+                "and rendering on a virtual clock: one JSON line per mail sent, then the final "
+                "state. A bad transcript is one line naming the problem, exit status 2.",
+                "pbem simulate partie.jsonl",
+                "pbem simulate tests/transcripts/lupus-night1.jsonl",
+            ),
+        )
     )
     sim.add_argument("transcript", help="the transcript file, or - for standard input")
     sim.set_defaults(func=_simulate)

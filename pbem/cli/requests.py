@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import argparse
 
-from pbem.cli.common import add_wait_options, fail, load_config, no_answer, queue_request
+from pbem.cli.common import (
+    about,
+    add_wait_options,
+    fail,
+    load_config,
+    no_answer,
+    queue_request,
+)
 from pbem.core.errors import PbemError
 
 
@@ -16,7 +23,14 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     """Register ``reachable`` and ``admin``."""
 
     p = sub.add_parser(
-        "reachable", help="clear a player's hard bounces and unreachable flag (via the daemon)"
+        "reachable",
+        help="clear a player's hard bounces and unreachable flag (via the daemon)",
+        **about(
+            "A player whose mail hard-bounced daemon.hard_bounces times within a phase is "
+            "flagged unreachable (the admins are told; the game goes on). Once his address "
+            "works again, this has the running daemon clear the flag and his bounces.",
+            "pbem reachable village1 Alice",
+        ),
     )
     p.add_argument("game", help="the game's id")
     p.add_argument("player", help="the player's name (as in pbem status)")

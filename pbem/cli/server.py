@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.cli.common import config_path, fail, load_config
+from pbem.cli.common import about, config_path, fail, load_config, unusable_data_dir
 from pbem.core.errors import PbemError
 
 if TYPE_CHECKING:
@@ -15,7 +16,20 @@ if TYPE_CHECKING:
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``serve`` and ``check-config``."""
-    p = sub.add_parser("serve", help="run the mail daemon")
+    p = sub.add_parser(
+        "serve",
+        help="run the mail daemon",
+        **about(
+            "Run the mail daemon in the foreground: it reads the moderator's mailbox (IMAP IDLE, "
+            "or polling), applies each mail, sends the replies and results, and resolves the "
+            "deadlines. systemd/pbem.service runs it (docs/install-debian.md): the passwords "
+            "come as credentials, the data directory from StateDirectory=, the log lines go to "
+            "the journal. Exit status 78: a configuration, data directory or login that a "
+            "restart cannot fix.",
+            "pbem serve -c /etc/pbem/pbem.toml      # what the unit runs",
+            "pbem serve -v --log-format plain       # by hand: debug lines, time stamps",
+        ),
+    )
     loud = p.add_mutually_exclusive_group()
     loud.add_argument(
         "-v", "--verbose", action="store_const", const=1, dest="verbosity", help="debug lines too"
@@ -38,7 +52,19 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     p.set_defaults(func=cmd_serve, verbosity=0)
 
-    p = sub.add_parser("check-config", help="validate the config and try the servers")
+    p = sub.add_parser(
+        "check-config",
+        help="validate the config and try the servers",
+        **about(
+            "Check the configuration file (every key, type, duration, option value and named "
+            "file) and the data directory, then log in to the IMAP and SMTP servers. The "
+            "logins need the passwords, which only the unit has (password_file, or systemd's "
+            "credentials): docs/install-debian.md runs it with them through systemd-run. Exit "
+            "status 0 valid, 1 a server or the data directory failed, 2 an invalid file.",
+            "pbem check-config --offline            # the file alone, as any operator",
+            "pbem check-config -c test.toml         # its password_file keys name the passwords",
+        ),
+    )
     p.add_argument("--offline", action="store_true", help="do not try IMAP and SMTP logins")
     p.set_defaults(func=cmd_check_config)
 
@@ -61,6 +87,10 @@ def cmd_serve(args: argparse.Namespace, fault: FaultHook | None = None) -> int:
     except ConfigError as exc:  # restarting cannot fix the file: the unit does not retry 78
         fail("serve", exc)
         return EX_CONFIG
+    problem = unusable_data_dir(Path(cfg.data_dir), create=True)
+    if problem:  # a chown cannot come from a restart either
+        fail("serve", problem)
+        return EX_CONFIG
     try:
         return asyncio.run(serve(cfg, fault=fault or no_fault))
     except PbemError as exc:
@@ -76,22 +106,34 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     try:
         cfg = load(config_path(args), passwords=not args.offline, check_paths=args.offline)
     except PbemError as exc:
-        return fail("check-config", exc)
+        code = fail("check-config", exc)
+        if "no password source" in str(exc):  # a root shell, outside the unit's credentials
+            print(
+                "  outside the unit: `pbem check-config --offline` checks the file alone; "
+                "`systemd-run --pipe --wait -p LoadCredential=...` logs in with the unit's "
+                "credentials (docs/install-debian.md, 3.)",
+                file=sys.stderr,
+            )
+        return code
     print(f"{config_path(args)}: configuration is valid")
     for notice in cfg.notices:
         print(f"warning: {notice}")
     warning = admin_code_warning(cfg, _games_admin_codes(cfg))
     if warning:
         print(f"warning: {warning}")
+    problem = unusable_data_dir(Path(cfg.data_dir), create=False)
+    if problem:  # the operators' commands write there too
+        print(f"data: FAILED: {problem}", file=sys.stderr)
     if args.offline:
-        return 0
+        return 1 if problem else 0
     import asyncio
 
     from pbem.adapters.imap import ImapDown, ImapMailbox
     from pbem.adapters.login import LoginRefused
     from pbem.adapters.smtp import SmtpClient
+    from pbem.cli.reach import unreachable
 
-    rc = 0
+    rc = 1 if problem else 0
     box = ImapMailbox(cfg.imap)
     try:
         box.connect()
@@ -105,7 +147,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
         print(f"IMAP: FAILED: {exc}", file=sys.stderr)
         rc = 1
     except ImapDown as exc:
-        print(f"IMAP: FAILED: {exc}", file=sys.stderr)
+        im = cfg.imap
+        said = unreachable("IMAP", im.host, im.port, im.tls, im.timeout, exc.__cause__ or exc)
+        print(f"IMAP: FAILED: {said}", file=sys.stderr)
         rc = 1
     finally:
         box.close()
@@ -117,7 +161,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
         print(f"SMTP: FAILED: {exc}", file=sys.stderr)
         rc = 1
     except Exception as exc:
-        print(f"SMTP: FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        sm = cfg.smtp
+        said = unreachable("SMTP", sm.host, sm.port, sm.tls, sm.timeout, exc)
+        print(f"SMTP: FAILED: {said}", file=sys.stderr)
         rc = 1
     if "dkim_verify" in cfg.auth.methods:
         rc = max(rc, _check_dns(cfg))

@@ -12,7 +12,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pbem.cli.common import existing_data_dir, fail, load_config
+from pbem.cli.common import about, existing_data_dir, fail, load_config
 from pbem.cli.newgame import (
     add_admin_secret_option,
     admin_code,
@@ -28,13 +28,17 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p = sub.add_parser(
         "open-game",
         help="open a game for sign-ups by mail (the daemon starts it when full or at the deadline)",
-        description="Open a game without players: pbem posts the announcement on the list "
-        "(the game, the deck for each count the rules accept, how to join, the deadline), "
-        "players sign up by mail (INSCRIPTION/JOIN [name] [il|elle|he|she|they], "
-        "DESINSCRIPTION/LEAVE, REMPLACANT/SUBSTITUTE), and the game starts when every seat "
-        "is taken or at the deadline when the count is one the rules accept; otherwise the "
-        "game masters are asked to extend (PROLONGER/EXTEND 24h), start with fewer "
-        "(DEMARRER/START) or cancel (ANNULER PARTIE/CANCEL), by mail or `pbem admin`.",
+        **about(
+            "Open a game without players: pbem posts the announcement on the list "
+            "(the game, the deck for each count the rules accept, how to join, the deadline), "
+            "players sign up by mail (INSCRIPTION/JOIN [name] [il|elle|he|she|they], "
+            "DESINSCRIPTION/LEAVE, REMPLACANT/SUBSTITUTE), and the game starts when every seat "
+            "is taken or at the deadline when the count is one the rules accept; otherwise the "
+            "game masters are asked to extend (PROLONGER/EXTEND 24h), start with fewer "
+            "(DEMARRER/START) or cancel (ANNULER PARTIE/CANCEL), by mail or `pbem admin`.",
+            "pbem open-game --id village7 --seats 8-12 --deadline 3d",
+            "pbem open-game --id village8 --game dracula --seats 4 --deadline 2026-12-05T20:00",
+        ),
     )
     p.add_argument("--setup", help="a JSON setup file (game, options, seed, lang, admins...)")
     p.add_argument("--game", default="lupus-in-tabula", help="game id (default lupus-in-tabula)")

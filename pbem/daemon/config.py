@@ -269,11 +269,19 @@ class _Reader:
             return default if default is not None else v  # type: ignore[return-value]
         return v
 
+    def required_text(self, tbl: Mapping[str, Any], sect: str, key: str) -> str:
+        """A string the daemon cannot work without: left out or empty is a problem here, not a
+        login failing later against a server named ""."""
+        v = self.get(tbl, sect, key, str, "")
+        if isinstance(v, str) and not v.strip():
+            self.problems.append(f"{sect}.{key}: required")
+        return v
+
     def address(self, tbl: Mapping[str, Any], sect: str, key: str, required: bool = True) -> str:
         v = tbl.get(key)
         if v is None and not required:
             return ""
-        s = self.get(tbl, sect, key, str, "")
+        s = self.required_text(tbl, sect, key) if required else self.get(tbl, sect, key, str, "")
         if s and ("@" not in s or " " in s or s.startswith("@") or s.endswith("@")):
             self.problems.append(f"{sect}.{key}: {s!r} is not an email address")
         return s
@@ -334,10 +342,19 @@ class _Reader:
             )
             return ""
         try:
-            return path.read_text().rstrip("\r\n")
+            password = path.read_text().rstrip("\r\n")
         except OSError as exc:
-            self.problems.append(f"{sect}: cannot read password from {path}: {exc.strerror}")
+            hint = (
+                f" (a root-only file goes to the service as a systemd credential: "
+                f"LoadCredential={cred}:{path} in the unit, and no {sect}.password_file)"
+                if isinstance(exc, PermissionError)
+                else ""
+            )
+            self.problems.append(f"{sect}: cannot read password from {path}: {exc.strerror}{hint}")
             return ""
+        if not password:  # an editor quit unsaved: the server would refuse the login, later
+            self.problems.append(f"{sect}: the password file {path} is empty")
+        return password
 
 
 def parse_dns_server(text: str) -> tuple[str, int]:
@@ -576,7 +593,7 @@ def load(
 
     im = r.table("imap")
     imap = ImapSettings(
-        host=r.get(im, "imap", "host", str, ""),
+        host=r.required_text(im, "imap", "host"),
         port=r.port(im, "imap", 993),
         user=r.get(im, "imap", "user", str, ""),
         password=r.password(im, "imap", "imap-password", base),
@@ -595,7 +612,7 @@ def load(
     )
     sm = r.table("smtp")
     smtp = SmtpSettings(
-        host=r.get(sm, "smtp", "host", str, ""),
+        host=r.required_text(sm, "smtp", "host"),
         port=r.port(sm, "smtp", 587),
         tls=r.tls(sm, "smtp", "starttls"),  # type: ignore[arg-type]
         user=sm.get("user"),

@@ -306,17 +306,25 @@ class Heartbeat:
             "at": now,
             "mailbox_ok": None,
         }
+        self.root: Path | None = None
 
     def chain(self, alive: Callable[[], None]) -> Callable[[], None]:
-        """``alive`` (called after each IMAP round-trip), noting the time for ``pbem status``."""
+        """``alive`` (called after each IMAP round-trip), noting the time for ``pbem status``;
+        the first is written at once: ``systemctl start`` returns once the mailbox answered
+        (Type=notify), and a ``pbem status`` then must not say "mailbox reached never"."""
 
         def both() -> None:
             alive()
+            first = self.record["mailbox_ok"] is None
             self.record["mailbox_ok"] = datetime.now(UTC).isoformat()
+            if first and self.root is not None:
+                self.record["at"] = self.record["mailbox_ok"]
+                heartbeat.write(self.root, self.record)
 
         return both
 
     async def run(self, svc: Service) -> None:
+        self.root = svc.root
         while not svc.stopping:
             self.record["at"] = datetime.now(UTC).isoformat()
             heartbeat.write(svc.root, self.record)

@@ -14,7 +14,7 @@ import pytest
 
 from pbem.cli.completion import bash_completion
 from pbem.cli.main import build_parser, main
-from pbem.cli.manpage import manpage
+from pbem.cli.manpage import manpage, roff
 from pbem.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,3 +135,47 @@ def test_no_help_text_shows_a_doubled_percent_sign() -> None:
         for name, sub in action.choices.items():
             assert "%%" not in sub.format_help(), name
     assert "%%" not in manpage(parser)
+
+
+#: The verbs a sysadmin or an operator runs (docs/install-debian.md, docs/season.md): each
+#: `--help` says what the verb does and shows how it is typed.
+OPERATOR_VERBS = (
+    ("serve",),
+    ("check-config",),
+    ("new-game",),
+    ("open-game",),
+    ("status",),
+    ("shunt",),
+    ("deadline",),
+    ("reachable",),
+    ("archive",),
+    ("export",),
+    ("verify",),
+    ("simulate",),
+)
+
+
+@pytest.mark.parametrize("path", OPERATOR_VERBS, ids=" ".join)
+def test_an_operator_verb_s_help_says_what_it_does_with_examples_that_parse(
+    path: tuple[str, ...],
+) -> None:
+    """The sysadmin's day after: `pbem serve --help`, `check-config --help`, `new-game --help`
+    and `status --help` printed their options and nothing else. The examples are parsed by the
+    parser itself, so one cannot go stale."""
+    import shlex
+
+    from pbem.cli.completion import walk
+
+    parser = build_parser()
+    verbs = {tuple(p[1:]): sub for p, sub in walk(parser, ("pbem",))}
+    sub = verbs[path]
+    text = sub.format_help()
+    assert sub.description and len(sub.description) > 80, text
+    assert "examples:\n" in text, text
+    commands = text.split("examples:\n", 1)[1].strip().splitlines()
+    for line in commands:
+        argv = shlex.split(line.split("  #", 1)[0])
+        assert argv[:2] == ["pbem", path[0]], line
+        parser.parse_args(argv[1:])
+    page = manpage(parser)
+    assert roff(commands[0].split("  #", 1)[0].strip()) in page.split(f".SS {roff(path[0])}")[1]

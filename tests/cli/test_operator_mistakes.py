@@ -5,6 +5,9 @@ running game's spoilers, setup files and players' names."""
 from __future__ import annotations
 
 import json
+import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -197,3 +200,147 @@ def test_the_longest_sign_up_name_is_a_good_setup_name(
     cfg = config(tmp_path)
     by_option = [*PLAYERS[:-2], "--player", f"{LONG} <hugo@example.org>"]
     assert run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *by_option)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [("moderator", "address"), ("imap", "host"), ("smtp", "host")],
+)
+@pytest.mark.parametrize("how", ["left out", "empty"])
+def test_a_required_key_left_out_or_empty_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], section: str, key: str, how: str
+) -> None:
+    """The sysadmin's first day: a key the daemon cannot work without was taken as "" and the
+    file said valid; the logins then failed far from the cause."""
+    cfg = config(tmp_path)
+    lines = cfg.read_text().splitlines()
+    start = lines.index(f"[{section}]")
+    at = next(i for i in range(start, len(lines)) if lines[i].startswith(f"{key} ="))
+    lines[at] = f'{key} = ""' if how == "empty" else ""
+    cfg.write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "check-config", "--offline", "-c", str(cfg))
+    assert code == 2 and f"{section}.{key}: required" in err and "Traceback" not in err, (out, err)
+
+
+def _forked(argv: list[str], nobody: bool = True) -> tuple[int, str]:
+    """``main(argv)`` in a forked child, as nobody (the service user of a data directory left
+    root's) unless told otherwise, with what it printed on standard error (``serve`` sets up
+    the process's logging: never in the test's own process)."""
+    # what the child imports is imported before its uid changes: the interpreter's own files
+    # may be out of nobody's reach (a pyenv under /root)
+    import asyncio  # noqa: F401
+
+    import pbem.cli.server
+    import pbem.daemon.logsetup
+    import pbem.daemon.serve  # noqa: F401
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        code = 70
+        try:
+            sys.stderr = os.fdopen(write, "w")
+            if nobody:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+            code = main(argv)
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as f:
+        err = f.read()
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), err
+
+
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A directory nobody may enter (pytest's own are root's, mode 700)."""
+    import shutil
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="pbem-nobody-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path)
+
+
+def test_serve_on_a_data_directory_it_cannot_write_is_one_line_and_78(open_dir: Path) -> None:
+    """The sysadmin's first day: the state directory made by hand as root (mode 755), or
+    restored from a backup without the chown, gave the service a traceback."""
+    if os.geteuid() != 0:
+        pytest.skip("switches to the nobody uid (CI runs as root)")
+    cfg = config(open_dir)
+    cfg.chmod(0o644)
+    (open_dir / "pass").chmod(0o644)
+    (open_dir / "data").chmod(0o755)
+    code, err = _forked(["serve", "-c", str(cfg)])
+    assert code == 78 and "Traceback" not in err, err
+    assert f"data directory {open_dir / 'data'}: cannot write in it as uid 65534" in err, err
+    assert "chown -R pbem:pbem-admin" in err, err
+    (open_dir / "data").rmdir()
+    code, err = _forked(["serve", "-c", str(cfg)])
+    assert code == 78 and "Traceback" not in err, err
+    assert f"data directory {open_dir / 'data'}: cannot create it" in err, err
+
+
+def test_serve_on_a_data_directory_that_is_a_file_is_one_line_and_78(tmp_path: Path) -> None:
+    cfg = config(tmp_path, data=False)
+    (tmp_path / "data").write_text("a file where the state should be\n")
+    code, err = _forked(["serve", "-c", str(cfg)], nobody=False)
+    assert code == 78 and "Traceback" not in err, err
+    assert f"data directory {tmp_path / 'data'}: not a directory" in err, err
+
+
+def test_check_config_names_a_data_directory_its_caller_cannot_write(open_dir: Path) -> None:
+    """An operator's commands (new-game, the requests) write there: check-config says so
+    before they fail, offline too (the state directory need not exist yet: systemd makes it)."""
+    if os.geteuid() != 0:
+        pytest.skip("switches to the nobody uid (CI runs as root)")
+    cfg = config(open_dir)
+    cfg.chmod(0o644)
+    (open_dir / "data").chmod(0o755)
+    code, err = _forked(["check-config", "--offline", "-c", str(cfg)])
+    assert code == 1 and "Traceback" not in err, err
+    assert f"data directory {open_dir / 'data'}: cannot write in it as uid 65534" in err, err
+
+
+def test_check_config_outside_the_unit_says_how_to_check_with_the_passwords(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guide's config has no password_file (systemd's credentials hold them): a plain
+    ``pbem check-config`` in a root shell, as the sysadmin types it, found no password and
+    did not say what to type instead."""
+    monkeypatch.delenv("CREDENTIALS_DIRECTORY", raising=False)
+    cfg = config(tmp_path)
+    cfg.write_text(cfg.read_text().replace(f'password_file = "{tmp_path / "pass"}"\n', ""))
+    code, _out, err = run(capsys, "check-config", "-c", str(cfg))
+    assert code == 2 and "imap: no password source" in err, err
+    hint = err.strip().splitlines()[-1]
+    assert "pbem check-config --offline" in hint and "systemd-run" in hint, err
+    assert "docs/install-debian.md" in hint, err
+
+
+def test_an_empty_password_file_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``install -m 600 /dev/null imap.pass && editor imap.pass`` with the editor quit unsaved:
+    the login was refused by the server, far from the cause."""
+    cfg = config(tmp_path)
+    (tmp_path / "pass").write_text("\n")
+    code, _out, err = run(capsys, "check-config", "-c", str(cfg))
+    assert code == 2 and f"imap: the password file {tmp_path / 'pass'} is empty" in err, err
+
+
+def test_a_password_file_the_service_cannot_read_says_how_to_hand_it_over(open_dir: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("switches to the nobody uid (CI runs as root)")
+    cfg = config(open_dir)
+    cfg.chmod(0o644)
+    (open_dir / "pass").chmod(0o600)  # root's, as the guide makes it
+    code, err = _forked(["check-config", "-c", str(cfg)])
+    assert code == 2 and "Traceback" not in err, err
+    assert f"imap: cannot read password from {open_dir / 'pass'}: Permission denied" in err
+    assert "LoadCredential=imap-password:" in err, err

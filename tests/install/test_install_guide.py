@@ -32,6 +32,9 @@ COMMANDS = {
     "python3 -m venv /opt/pbem": "the `installed` fixture's venv is /opt/pbem here",
     "/opt/pbem/bin/pip install pbem-0.1.0-py3-none-any.whl": "the `installed` fixture does it",
     "ln -s /opt/pbem/bin/pbem /usr/local/bin/pbem": RUN,
+    "install -d /usr/local/share/man/man1": RUN,
+    "ln -s /opt/pbem/share/man/man1/pbem.1 /usr/local/share/man/man1/pbem.1": RUN,
+    "pbem completion bash > /etc/bash_completion.d/pbem": RUN,
     "PIPX_HOME=/opt/pipx PIPX_BIN_DIR=/usr/local/bin pipx install pbem-0.1.0.tar.gz": (
         "the alternative to the venv; pipx is not installed here"
     ),
@@ -71,7 +74,10 @@ COMMANDS = {
     "pbem deadline list; pbem deadline retry village1": "tests/install/test_operator_uids.py",
     "pbem reachable village1 Alice": "tests/install/test_operator_uids.py",
     "systemctl stop pbem": "needs systemd as PID 1",
-    "tar -C /var/lib -czf /var/backups/pbem-$(date +%F).tar.gz pbem": RUN,
+    "(umask 077 && tar -C /var/lib -czf /var/backups/pbem-$(date +%F).tar.gz pbem)": RUN,
+    "mv /var/lib/pbem /var/lib/pbem.before-restore": RUN,
+    "tar -C /var/lib -xzf /var/backups/pbem-$(date +%F).tar.gz": RUN,
+    "chown -R pbem:pbem-admin /var/lib/pbem": RUN,
     "systemctl start pbem": "needs systemd as PID 1",
 }
 
@@ -93,10 +99,12 @@ def as_played(command: str) -> str:
     """``command`` as it runs under the fake root ``$R`` (see the module docstring)."""
     command = re.sub(r"(?<![\w.$/-])/(?=(?:etc|opt|usr|var|root|run)\b)", "$R/", command)
     command = command.replace("-g pbem-admin", '-g "$PBEM_ADMIN_GID"')
+    command = command.replace("pbem:pbem-admin", '"$PBEM_UID:$PBEM_ADMIN_GID"')
     if command == "systemd-sysusers":
         return (
             'systemd-sysusers --root="$R"\n'
-            'PBEM_ADMIN_GID=$(awk -F: \'$1=="pbem-admin" {print $3}\' "$R/etc/group")'
+            'PBEM_ADMIN_GID=$(awk -F: \'$1=="pbem-admin" {print $3}\' "$R/etc/group")\n'
+            'PBEM_UID=$(awk -F: \'$1=="pbem" {print $3}\' "$R/etc/passwd")'
         )
     if command == "systemctl enable --now pbem":
         return 'systemctl --root="$R" enable pbem  # --now: systemd as PID 1'
@@ -105,7 +113,7 @@ def as_played(command: str) -> str:
 
 def test_the_install_guide_runs_as_written(installed: Installed, tmp_path: Path) -> None:
     commands = guide_commands(GUIDE.read_text(encoding="utf-8"))
-    assert sorted(commands) == sorted(COMMANDS), (
+    assert sorted(set(commands)) == sorted(COMMANDS), (
         "docs/install-debian.md changed: list each command in COMMANDS (run it, or say why "
         "not and what plays it)"
     )
@@ -113,7 +121,17 @@ def test_the_install_guide_runs_as_written(installed: Installed, tmp_path: Path)
         pytest.skip("the guide's commands run as root (CI does)")
     root = tmp_path / "root"
     # a stock Debian 12: no /etc/sysusers.d (issue 21 item 2), no /etc/pbem
-    for d in ("etc/systemd/system", "usr/local/bin", "var/lib", "var/backups", "root", "opt"):
+    # (and /usr/local/share/man, /etc/bash_completion.d: base-files, bash-completion)
+    for d in (
+        "etc/systemd/system",
+        "etc/bash_completion.d",
+        "usr/local/bin",
+        "usr/local/share/man",
+        "var/lib",
+        "var/backups",
+        "root",
+        "opt",
+    ):
         (root / d).mkdir(parents=True)
     (root / "opt" / "pbem").symlink_to(installed.venv)
     script = [
@@ -160,4 +178,19 @@ def test_the_install_guide_runs_as_written(installed: Installed, tmp_path: Path)
     assert (root / "etc/sysusers.d/pbem.conf").read_bytes() == (
         ROOT / "systemd" / "pbem.sysusers"
     ).read_bytes()
-    assert list((root / "var" / "backups").glob("pbem-*.tar.gz"))
+    (backup,) = (root / "var" / "backups").glob("pbem-*.tar.gz")
+    # the backup holds every card dealt and every address: no one else's (umask 077)
+    assert stat.S_IMODE(backup.stat().st_mode) & 0o077 == 0
+    # restored, the state is the service's again
+    state = root / "var/lib/pbem"
+    uid = int(
+        next(
+            ln for ln in (root / "etc/passwd").read_text().splitlines() if ln.startswith("pbem:")
+        ).split(":")[2]
+    )
+    assert (state.stat().st_uid, state.stat().st_gid) == (uid, gid)
+    assert (root / "var/lib/pbem.before-restore").is_dir()
+    # `man pbem` finds the page the wheel installed (man-db reads /usr/local/share/man)
+    page = root / "usr/local/share/man/man1/pbem.1"
+    assert page.resolve().read_bytes() == (ROOT / "docs" / "pbem.1").read_bytes()
+    assert "_pbem" in (root / "etc/bash_completion.d/pbem").read_text()
