@@ -28,7 +28,7 @@ from pbem.core.game import GameSpec, PlayerSpec, Rules
 from pbem.core.idle import IdleCount, IdleOptions
 from pbem.desk.kernel import is_kernel
 from pbem.games import rules_for
-from pbem.games.idle import idle_after_close
+from pbem.games.idle import idle_after_close, without_mail_to_removed
 from pbem.table.setup import TableSetup
 from pbem.tools.bots import BotMove, bot_moves
 from pbem.tools.simulate import EPOCH
@@ -174,7 +174,9 @@ class RulesGame:
         if self.idle_removes:  # only the idle policy reads who was awaited
             awaited = tuple(sorted(self.rules.awaiting(before)))
             closed = PhaseClosed(key, len(events), awaited)
-            events += idle_after_close(self, closed, events, now)
+            acts = idle_after_close(self, closed, events, now)
+            # as the table: no private notice to a seat this close removes (issue 22)
+            events = [*without_mail_to_removed(events, acts), *acts]
             self.apply([PhaseClosed(key, len(events), awaited), *events])
             return
         # the rules' events only (no kernel event among them), the state already folded as

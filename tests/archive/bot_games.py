@@ -15,7 +15,7 @@ GAMES = ("lupus-in-tabula", "loup-garou", "chasse-aux-sorcieres", "dracula")
 SALT = "5eed5a1f00112233445566778899aabb"
 WOMEN = frozenset({"Alice", "Chloé", "Élodie", "Gaëlle", "Inès", "Karine", "Manon", "Océane"})
 """The demo's players who say « elle » in a ``gendered`` game; the others say « il »."""
-VETO_SEED = {"lupus-in-tabula": 2, "loup-garou": 1, "chasse-aux-sorcieres": 1, "dracula": 0}
+VETO_SEED = {"lupus-in-tabula": 6, "loup-garou": 1, "chasse-aux-sorcieres": 1, "dracula": 0}
 """A seed whose bot game has a night intent some hook stopped (a protection, an elder...)."""
 
 

@@ -137,7 +137,7 @@ def test_the_commitment_does_not_depend_on_later_card_changes() -> None:
     files = archive_files(table)
     shown = find_reveal(files["text"])
     assert shown is not None and shown.verifies
-    names = {"demon": "Demon", "cole": "Cole", "leo": "Léo"}  # as en/chasse/_names.jinja
+    names = {"demon": "Demon", "cole": "Cole", "leo": "Léo", "prue": "Prue"}  # en/chasse names
     for change in changes:
         assert f"{change.player}’s card becomes {names[change.role]}" in files["text"]
 

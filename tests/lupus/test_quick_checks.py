@@ -18,7 +18,7 @@ from pbem.core.moments import iso
 from pbem.games.lupus import day
 from pbem.games.lupus.night import _prompt, prompted
 from pbem.games.lupus.roles import SEER, WOLF
-from pbem.games.lupus.rules import _night_verbs
+from pbem.games.lupus.rules import _night_verbs, _probes
 from pbem.games.lupus.state import LupusState, NightResolved, evolve, phase_started
 from pbem.games.village.state import record_action
 from pbem.tools.bots import BotMove
@@ -50,12 +50,16 @@ def test_the_quick_readings_answer_as_the_full_ones_after_every_move(
             seat = state.seats[actor]
             if state.phase == "night" and seat.alive:  # LUP-380, LUP-614: kept per night
                 seers = seat.role == SEER and len(state.holders(SEER)) > 1
-                fresh = _night_verbs(seat.role, state.number, seers)
+                pack = seat.role == WOLF and len(state.holders(WOLF)) > 1  # LUP-613
+                probes = _probes(state, actor) if seat.role == SEER else "open"  # LUP-D04
+                fresh = _night_verbs(seat.role, state.number, seers, pack, probes)
                 assert game.rules.available_verbs(state, actor) == fresh
                 nights.add((seat.role, state.number))
             if state.phase == "round1":  # LUP-D22: the living and the ghosts vote in round 1
                 offered = "vote" in (game.rules.available_verbs(state, actor) or ())
-                assert offered == (state.seats[actor].alive or actor in state.ghosts())
+                voter = state.seats[actor].alive or actor in state.ghosts()
+                final = actor in state.votes and not state.options.vote_changes_allowed
+                assert offered == (voter and not final)  # LUP-D18: a final vote
                 ghosts_offered += offered and not state.seats[actor].alive
             for command in commands:
                 for channel in ("list", "private"):

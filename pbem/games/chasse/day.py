@@ -171,6 +171,13 @@ def decide_vote(
     return vote_and_tally(state, vote, now, state.options.tally_min_interval, evolve, tally)
 
 
+def vote_withdrawable(state: ChasseState, actor: PlayerId) -> bool:
+    """Whether ``actor`` has a vote standing to withdraw: one for a living player (CAS-621,
+    as :func:`check_vote` reads it)."""
+    previous = state.votes.get(actor)
+    return previous is not None and state.alive(previous)
+
+
 def check_vote(
     state: ChasseState, actor: PlayerId, command: Command, channel: str
 ) -> PlayerId | None:

@@ -259,6 +259,10 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         verb = self.cancelled_verb(command)
         if verb == "vote":
             return day.decide_vote(state, actor, Command("unvote"), now, "list")
+        if state.phase not in NIGHT_PHASES:
+            # CAS-603: a night order stands until its sub-phase's deadline, no later (the
+            # last sub-phase's orders, resolved, are still held by day: none is withdrawn)
+            raise IllegalNow("night_only")
         return self.cleared(state, actor, "take" if verb == "keep" else verb)
 
     def conditions(self, state: ChasseState, player: PlayerId) -> list[str]:
@@ -321,6 +325,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         tie = state.tie
         key: tuple[object, ...] = (
             state.revenge is not None and state.revenge.prue == actor,
+            phase == "day" and day.vote_withdrawable(state, actor),
             tie.mode if phase == "tiebreak" and tie and tie.breaker == actor else None,
             phase,
             seat.alive,
@@ -364,7 +369,9 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
                 if state.victim is None:
                     allowed.discard("heal")
             if seat.alive and state.phase == "day":
-                allowed |= {"vote", "unvote"}
+                allowed.add("vote")
+                if day.vote_withdrawable(state, actor):  # CAS-621: « has a vote »
+                    allowed.add("unvote")
         return allowed
 
     def bold_command(

@@ -125,6 +125,7 @@ class Dracula(Orders, Rules[DraculaState]):
     commands = COMMANDS
     event_types = EVENT_TYPES
     admin_commands = ADMIN_COMMANDS
+    _last_awaited: tuple[DraculaState, frozenset[PlayerId]] | None = None
 
     def new_state(self) -> DraculaState:
         return DraculaState()
@@ -522,9 +523,21 @@ class Dracula(Orders, Rules[DraculaState]):
         if state.outcome is not None or not seat.alive:
             return _ALWAYS
         allowed = PHASE_VERBS[state.phase](state, actor, seat)  # Dracula._allowed
+        if state.options.early_close and actor in self._awaited(state):
+            # CMD-16, AMB-001: PASSE closes his part of the step, which then closes early
+            # once nobody is awaited (without early_close a PASSE changes nothing: not offered)
+            allowed += ("pass",)
         if not allowed:
             return _ALWAYS
         return _VERBS.get(allowed) or _verbs_of(allowed)
+
+    def _awaited(self, state: DraculaState) -> frozenset[PlayerId]:
+        """:meth:`awaiting`, worked out once per state (asked of every player at every bot
+        round where early_close is on)."""
+        last = self._last_awaited
+        if last is None or last[0] is not state:
+            last = self._last_awaited = (state, self.awaiting(state))
+        return last[1]
 
     def _allowed(self, s: DraculaState, actor: PlayerId, seat: Seat) -> tuple[str, ...]:
         """What the living ``actor`` may send now besides help and status: his phase's own

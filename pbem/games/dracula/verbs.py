@@ -97,17 +97,37 @@ def _choosing_objects(
     ):
         for obj in hand:  # a few objects, not every use
             verb = _USE_OF.get(obj)
-            if (
-                verb is not None
-                and (verb != "magnifier" or s.phase == "rooms")
-                and (actor, verb) not in orders
-            ):
+            if verb is not None and (actor, verb) not in orders and _combines(s, actor, verb):
                 out += (verb,)
-    if PAINTKIT in hand and not sanctuary and (actor, "paint") not in orders:
+    if (
+        PAINTKIT in hand
+        and not sanctuary
+        and (actor, "paint") not in orders
+        and (actor, "key") not in orders  # AMB-041
+    ):
         out += ("paint",)
     if human and STAKE in hand and _may_stake(s, actor):
         out += ("stake",)
     return _curse(s, actor, hand, out)
+
+
+def _combines(s: DraculaState, actor: PlayerId, verb: str) -> bool:
+    """Whether the use ``verb`` goes with the orders ``actor`` gave tonight (the checks of
+    :meth:`~pbem.games.dracula.orders.Orders._use_object`): the magnifier instead of a room
+    at the first choice (DRA-300, ORD-04), the key instead of a room (DRA-311, a Night 4
+    named partner's still named: AMB-031) and never with garlic, candle or painting
+    (AMB-041)."""
+    orders = s.orders
+    if verb == "magnifier":
+        return s.phase == "rooms" and (actor, "room") not in orders
+    if verb == "key":
+        if any((actor, v) in orders for v in ("garlic", "candle", "paint")):
+            return False
+        still_names = s.options.key_escape_room == "named_partner_still_names"
+        return (actor, "room") not in orders or (
+            s.naming_partner(actor) is not None and still_names
+        )
+    return (actor, "key") not in orders  # garlic, candle
 
 
 def _bites_verbs(s: DraculaState, actor: PlayerId, seat: Seat) -> tuple[str, ...]:

@@ -42,6 +42,7 @@ from pbem.games.loupgarou.roles import (
     PIPER,
     RESERVED,
     ROLES,
+    SEER,
     THIEF,
     VILLAGERS,
     WOLVES,
@@ -67,6 +68,22 @@ _WITH_SASH = _ALWAYS | {"sash"}
 _VERBS: dict[tuple[object, ...], frozenset[str]] = {}
 """What :meth:`LoupGarou._allowed_alive` reads of a living player and his state -> the verbs
 he may send (with the sash he holds)."""
+
+_DAY_BALLOT = {"none": ("vote",), "changeable": ("vote", "unvote"), "final": ()}
+"""A day voter's ballot verbs by his vote (:func:`_day_ballot`)."""
+
+
+def _day_ballot(state: LoupGarouState, actor: PlayerId) -> str:
+    """A day voter's vote: ``none`` standing (nothing to withdraw, LG-623: « has a vote »),
+    ``changeable``, or ``final`` (LG-D33: ``vote_changes_allowed`` off)."""
+    if actor not in state.votes:
+        return "none"
+    return "changeable" if state.options.vote_changes_allowed else "final"
+
+
+def _scan_final(state: LoupGarouState, actor: PlayerId) -> bool:
+    """Whether the Seer's scan of tonight is made and final (LG-D11: immediate results)."""
+    return state.options.seer_result_timing == "immediate" and bool(state.action(actor, "scan"))
 
 
 class LoupGarou(VillageRules[LoupGarouState]):
@@ -334,7 +351,11 @@ class LoupGarou(VillageRules[LoupGarouState]):
                 state.death_used,
                 state.life_used or not (state.council_closed and state.victim),
                 role == THIEF and not night.thief_choices(state, actor),
+                len(state.council) > 1,
+                role == SEER and _scan_final(state, actor),
             )
+        elif phase == "day":
+            key = (sash, phase, role, ballot, state.mayor == actor, _day_ballot(state, actor))
         else:
             key = (sash, phase, role, ballot, state.mayor == actor)
         found = _VERBS.get(key)
@@ -348,7 +369,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
         allowed: set[str] = set()
         phase = state.phase
         if phase == "bite":
-            allowed.add("pass")
+            allowed |= {"pass", "cancel"}  # LG-603: ANNULER withdraws his PASS or his bite
             if seat.role == MASTER:
                 allowed.add("bite")
         if election.election_open(state):
@@ -356,7 +377,8 @@ class LoupGarou(VillageRules[LoupGarouState]):
         if phase == "night":
             allowed |= {"pass", "cancel"}
             if actor in state.council:
-                allowed.add("pack")
+                if len(state.council) > 1:  # LG-613: relayed to the other members
+                    allowed.add("pack")
                 if not state.council_closed:
                     allowed.add("kill")
             if state.powered(actor):  # LG-385, LG-D19 (the Piper is never powerless, LG-394)
@@ -373,8 +395,10 @@ class LoupGarou(VillageRules[LoupGarouState]):
                 allowed.discard("save")
             if seat.role == THIEF and not night.thief_choices(state, actor):
                 allowed.discard("become")
+            if seat.role == SEER and _scan_final(state, actor):
+                allowed.discard("scan")  # LG-D11: an immediate scan is final
         elif phase == "day":
-            allowed |= {"vote", "unvote", "cancel"}
+            allowed |= {"cancel", *_DAY_BALLOT[_day_ballot(state, actor)]}
         elif phase == "tiebreak" and state.mayor == actor:
             allowed.add("decide")
         return allowed

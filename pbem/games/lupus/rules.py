@@ -62,19 +62,42 @@ _ALWAYS = frozenset({"help", "status"})
 _VOTING = _ALWAYS | {"vote", "unvote"}
 _QUIET_PHASES = frozenset({"debate", "defence"})
 """The phases in which every player may send only HELP and STATUS (LUP-400, LUP-D19)."""
-_NIGHT_VERBS: dict[tuple[str, int, bool], frozenset[str]] = {}
-"""(card, night number, a second living Seer) -> the verbs offered that night."""
+_NIGHT_VERBS: dict[tuple[str, int, bool, bool, str], frozenset[str]] = {}
+"""(card, night number, a second living Seer, a second living werewolf, the night's
+immediate probes) -> the verbs offered that night."""
+
+_BALLOT = _ALWAYS | {"vote"}
+"""A voter with no vote standing: nothing to withdraw yet (LUP-620: « has a vote »)."""
 
 
-def _night_verbs(role: str, number: int, seers: bool) -> frozenset[str]:
-    """The verbs a living ``role`` may send on night ``number`` (LUP-380: some only then)."""
+def _night_verbs(role: str, number: int, seers: bool, pack: bool, probes: str) -> frozenset[str]:
+    """The verbs a living ``role`` may send on night ``number`` (LUP-380: some only then).
+    ``probes``: ``open``, ``closed`` once a Seer's immediate probe is made, ``mine`` once it
+    is his own (LUP-D04: final, so neither another probe nor a PASS is taken)."""
     verbs = _ALWAYS | {"pass", "cancel"}
     verbs |= {a.verb for a in CARDS[role].actions if not a.nights or number in a.nights}
-    if role == WOLF:
+    if pack:  # LUP-613: the pack's relay, while another werewolf lives to hear it
         verbs |= {"pack"}
     if seers:  # LUP-614, LUP-D07: the Seers' relay
         verbs |= {"seers"}
+    if probes != "open":
+        verbs -= {"scan", "pass"} if probes == "mine" else {"scan"}
     return verbs
+
+
+def _probes(state: LupusState, actor: PlayerId) -> str:
+    """The night's immediate probes as ``actor``, a Seer, is offered them (LUP-D04)."""
+    if not night.probe_made(state):
+        return "open"
+    return "mine" if state.action(actor, "scan") else "closed"
+
+
+def _ballot_verbs(state: LupusState, actor: PlayerId) -> frozenset[str]:
+    """A voter's verbs in a round: UNVOTE once he has a vote to withdraw (LUP-620), neither
+    once his vote is final (LUP-D18: changes off)."""
+    if actor not in state.votes:
+        return _BALLOT
+    return _VOTING if state.options.vote_changes_allowed else _ALWAYS
 
 
 _PASSES: dict[PlayerId, ActionSet] = {}
@@ -417,7 +440,14 @@ class LupusInTabula(VillageRules[LupusState]):
             if not seat.alive:
                 return _ALWAYS
             role = seat.role
-            key = (role, state.number, role == SEER and len(state.holders(SEER)) > 1)
+            seer, wolf = role == SEER, role == WOLF
+            key = (
+                role,
+                state.number,
+                seer and len(state.holders(SEER)) > 1,
+                wolf and len(state.holders(WOLF)) > 1,
+                _probes(state, actor) if seer else "open",
+            )
             allowed = _NIGHT_VERBS.get(key)
             if allowed is None:
                 allowed = _NIGHT_VERBS[key] = _night_verbs(*key)
@@ -425,12 +455,16 @@ class LupusInTabula(VillageRules[LupusState]):
         if phase == "round1":
             seat = state.seats[actor]
             if seat.alive:
-                return _VOTING
+                return _ballot_verbs(state, actor)
             # LUP-D22: a ghost votes in round 1 (the variant off, by default: no ghost)
-            return _VOTING if state.options.ghost_variant and actor in state.ghosts() else _ALWAYS
+            if state.options.ghost_variant and actor in state.ghosts():
+                return _ballot_verbs(state, actor)
+            return _ALWAYS
         if phase == "round2":  # LUP-408: neither nominees nor ghosts vote in round 2
             seat = state.seats[actor]
-            return _VOTING if seat.alive and actor not in state.nominees else _ALWAYS
+            if seat.alive and actor not in state.nominees:
+                return _ballot_verbs(state, actor)
+            return _ALWAYS
         return _ALWAYS
 
     def on_post(
