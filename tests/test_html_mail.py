@@ -238,7 +238,9 @@ def test_a_reply_quoting_a_mail_with_a_bold_name_votes_for_nobody() -> None:
                     checked.add(quoting)
                 return
 
-    play_and_deliver("lupus-in-tabula", "fr", 1, observe=answer, deliver=False)
+    # seed 4: a tally names one player while the vote is open on day 1 (the bots' offers
+    # changed: seed 1's game named one player only at dawns, before the vote opens)
+    play_and_deliver("lupus-in-tabula", "fr", 4, observe=answer, deliver=False)
     assert checked == {"gmail", "outlook"}
 
 
