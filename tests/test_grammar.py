@@ -379,6 +379,8 @@ def test_template_reads_correctly_for_every_gender(entry: str) -> None:
         ("Inès", "d'Inès", "à Inès", "Inès"),
         ("Leonard", "de Leonard", "à Leonard", "Leonard"),
         ("le boudoir", "du boudoir", "au boudoir", "le boudoir"),
+        ("Yasmine", "de Yasmine", "à Yasmine", "Yasmine"),  # a consonant y: « le corps de Yasmine »
+        ("Yves", "d'Yves", "à Yves", "Yves"),  # a vowel y
     ],
 )
 def test_french_contraction_and_elision(

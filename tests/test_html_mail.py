@@ -238,7 +238,9 @@ def test_a_reply_quoting_a_mail_with_a_bold_name_votes_for_nobody() -> None:
                     checked.add(quoting)
                 return
 
-    play_and_deliver("lupus-in-tabula", "fr", 1, observe=answer, deliver=False)
+    # seed 4: a tally names one player while the vote is open on day 1 (the bots' offers
+    # changed: seed 1's game named one player only at dawns, before the vote opens)
+    play_and_deliver("lupus-in-tabula", "fr", 4, observe=answer, deliver=False)
     assert checked == {"gmail", "outlook"}
 
 
@@ -304,7 +306,7 @@ def _plain_patterns(names: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     days = {lang: "|".join(DAYS[lang]) for lang in ("fr", "en")}
     months = {lang: "|".join(MONTHS[lang]) for lang in ("fr", "en")}
     deadline = re.compile(
-        rf"(?:(?:{days['fr']}) \d{{1,2}} (?:{months['fr']}) à |"
+        rf"(?:(?:{days['fr']}) \d{{1,2}}(?:er)? (?:{months['fr']}) à |"
         rf"(?:{days['en']}) \d{{1,2}} (?:{months['en']}) )"
         r"\d{2}:\d{2}(?::\d{2})?(?: [A-Za-z][\w+-]*)?"
     )

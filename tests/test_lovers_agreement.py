@@ -32,3 +32,25 @@ def test_the_lovers_agree_with_the_couple(genders: dict[str, str], couple: str, 
         {"game": "g", "name": "Inès", "other": "Zoé", "role": "villager", "genders": genders},
     )
     assert f"Si {one} meurt" in loupgarou
+
+
+@pytest.mark.parametrize(
+    ("genders", "last"),
+    [
+        ({"Inès": "f", "Zoé": "f"}, "les deux dernières vivantes"),
+        ({"Inès": "f", "Zoé": "m"}, "les deux derniers vivants"),
+    ],
+)
+def test_lg_619_the_lovers_mail_names_no_cupid_and_agrees_to_the_end(
+    genders: dict[str, str], last: str
+) -> None:
+    """LG-619: the Little Girl, not a Cupidon (no such card in this rule set's seed), makes the
+    Lovers; their mail's subject names no role, and two women win as « les deux dernières
+    vivantes »."""
+    subject, body = RENDERER.mail(
+        "loupgarou/lovers",
+        "fr",
+        {"game": "g", "name": "Inès", "other": "Zoé", "role": "villager", "genders": genders},
+    )
+    assert subject == "[g] Le coup de foudre" and "Cupidon" not in body
+    assert f"Si vous êtes {last}, vous gagnez ensemble." in body

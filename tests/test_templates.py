@@ -287,4 +287,19 @@ def test_dates_are_localised() -> None:
     assert renderer.when("2026-01-06T12:00:00+00:00", "en") == "Tue 6 Jan 13:00 CET"
 
 
+def test_the_first_of_a_month_is_written_1er_in_french() -> None:
+    """« le dimanche 1er février », as a forum MJ writes it; the other days and English keep
+    the number (a deadline, an absence's day, and the HTML part still finds the deadline)."""
+    from pbem.mail.html import to_html
+    from pbem.mail.render import day
+
+    renderer = Renderer(timezone="UTC")
+    assert renderer.when("2026-02-01T12:00:00+00:00", "fr") == "dimanche 1er février à 12:00 UTC"
+    assert renderer.when("2026-02-02T12:00:00+00:00", "fr") == "lundi 2 février à 12:00 UTC"
+    assert renderer.when("2026-02-01T12:00:00+00:00", "en") == "Sun 1 Feb 12:00 UTC"
+    assert day("2026-02-01", "fr") == "dimanche 1er février"
+    page = to_html("Sujet", "Votez avant le dimanche 1er février à 12:00 UTC.", lang="fr")
+    assert '2px">dimanche 1er février à 12:00' in page  # highlighted as a deadline
+
+
 _ = Path

@@ -2,7 +2,7 @@
 every default setup from 8 to 18 players its rules accept, played at each bot level. Kept
 apart from the reader so that the sign-ups, which read the table, import no simulation.
 
-    python -m pbem.balance.tablegen --games 2000   # then: python -m pbem.balance.docs
+    python -m pbem.balance.tablegen --games 1000   # the shipped sample; then: python -m pbem.balance.docs
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from pbem.core.errors import InvalidSyntax
 from pbem.core.events import DigestChosen, DigestSent, Event, Notice, voided
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
-from pbem.mail.dates import DAYS, MONTHS
+from pbem.mail.dates import DAYS, MONTHS, day_of_month
 from pbem.mail.plain_text import plain_text
 from pbem.record.story import RUNNING_POSTS, Mark, phase_marks
 from pbem.seats.handover import notice_section
@@ -221,4 +221,8 @@ def _date(day: str, lang: str) -> str:
     """« mardi 6 janvier » / « Tue, Jan 6 »: the day a digest tells."""
     date = datetime.fromisoformat(day).date()
     weekday, month = DAYS[lang][date.weekday()], MONTHS[lang][date.month - 1]
-    return f"{weekday} {date.day} {month}" if lang == "fr" else f"{weekday}, {month} {date.day}"
+    return (
+        f"{weekday} {day_of_month(date.day, lang)} {month}"
+        if lang == "fr"
+        else f"{weekday}, {month} {date.day}"
+    )

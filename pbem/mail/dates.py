@@ -27,3 +27,9 @@ MONTHS = {
     ),
     "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
 }
+
+
+def day_of_month(day: int, lang: str) -> str:
+    """The day's number as written before a month: French writes the first « 1er » (« le
+    dimanche 1er février »), every other day as its number; English as its number."""
+    return "1er" if day == 1 and lang == "fr" else str(day)

@@ -52,6 +52,8 @@ def vowel_sound(phrase: str) -> bool:
     word = re.split(r"[\s\-']", phrase.strip().lower(), maxsplit=1)[0]
     if not word:
         return False
+    if word[0] == "y":  # a y before a vowel is the consonant of « Yasmine », « yaourt »
+        return len(word) > 1 and word[1] not in _VOWELS  # « d'Yves », « l'ypérite »
     if word[0] in _VOWELS:
         return True
     return word[0] == "h" and word not in H_ASPIRE

@@ -17,6 +17,11 @@ external image; tables for layout (Outlook), system fonts, at most 600 px wide, 
 in pairs (text and background) so that a client's dark mode never leaves dark text on dark.
 A mail that asks for a command gets quick actions: one ``mailto:`` link per legal choice
 (RFC 6068), built by :func:`mailto` and placed before the signature.
+
+Read on a phone (tests/tools/test_html_screenshot.py measures it in Chromium at 390 and 360
+px): no text under 14 px, quick actions 44 px high and 8 px apart with a space between two
+links (a client that drops the styles still shows them as words), a table of votes shared in
+halves (a long name wraps in its half, never cuts its neighbours' names).
 """
 
 from __future__ import annotations
@@ -38,7 +43,10 @@ MUTED = "#57606a"  # signature, notes
 RULE = "#d0d7de"  # table borders, separators
 HIGHLIGHT = "background-color:#fff3bf;color:#3b2f00"  # a deadline: a pair, dark-mode safe
 BUTTON = (
-    "display:inline-block;margin:0 6px 8px 0;padding:8px 14px;border-radius:6px;"
+    # 44 px high (24 px of line and 10 px above and below) and 8 px apart: a thumb's target
+    # on a phone (Apple's and WCAG 2.5.5's 44 px), not a neighbour's
+    "display:inline-block;margin:0 8px 8px 0;padding:10px 14px;min-width:16px;"
+    "text-align:center;border-radius:6px;"
     "background-color:#0b5cad;color:#ffffff;text-decoration:none;font-weight:600"
 )
 
@@ -81,7 +89,7 @@ def _deadline_pattern() -> re.Pattern[str]:
     every alternative starts with a letter lets ``re`` skip to the positions starting one,
     not try each character of every line (issue 23)."""
     dated = [
-        rf"{day} \d{{1,2}} (?:{'|'.join(MONTHS[lang])}){after}"
+        rf"{day} \d{{1,2}}(?:er)? (?:{'|'.join(MONTHS[lang])}){after}"
         for lang, after in (("fr", " à "), ("en", " "))
         for day in DAYS[lang]
     ]
@@ -147,7 +155,7 @@ def _head(subject: str, lang: str, names: tuple[str, ...]) -> str:
 @functools.lru_cache(maxsize=64)  # the game master's signature, under every mail
 def _signature(signature: str, names: tuple[str, ...]) -> str:
     return (
-        f'<p style="margin:20px 0 0;font-size:13px;color:{MUTED}">'
+        f'<p style="margin:20px 0 0;font-size:14px;color:{MUTED}">'
         f"{_inline(signature, names).replace(chr(10), '<br>')}</p>"
     )
 
@@ -347,7 +355,7 @@ def _list(items: Sequence[str], names: tuple[str, ...]) -> str:
     """Indented lines: a table of ``a → b`` rows, else a list (deeper lines continue an item)."""
     top = [item.strip() for item in items if not item.startswith("    ")]
     if top and len(top) == len(items) and all(" → " in item for item in top):
-        return _table("".join([_arrow_row(item, names) for item in top]))
+        return _table("".join([_arrow_row(item, names) for item in top]), halves=True)
     entries: list[list[str]] = []
     for item in items:
         if item.startswith("    ") and entries:
@@ -372,8 +380,13 @@ def _list(items: Sequence[str], names: tuple[str, ...]) -> str:
 def _arrow_row(item: str, names: tuple[str, ...]) -> str:
     """One ``voter → target`` line as a row of :func:`_list`'s table."""
     left, _arrow, right = item.partition(" → ")
-    return f"<tr>{_cell(left, names)}{_cell('→', names, muted=True)}{_cell(right, names)}</tr>"
+    return f"<tr>{_cell(left, names)}{_ARROW_CELL}{_cell(right, names)}</tr>"
 
+
+_ARROW_CELL = (
+    f'<td style="padding:4px 0;border-bottom:1px solid {RULE};color:{MUTED};width:20px">→</td>'
+)
+"""The arrow's column of a table of votes: as narrow as its arrow (:func:`_table`'s halves)."""
 
 _MARKERS = frozenset("✓✗·•–—*→")
 """Marks a text list's lines start with (a receipt's ✓ accepted, ✗ refused, · ignored): the
@@ -403,19 +416,22 @@ def _label(text: str, names: tuple[str, ...]) -> str:
     return f'<p style="margin:0 0 4px;font-weight:600">{_inline(text, names)}</p>'
 
 
-def _cell(text: str, names: tuple[str, ...], *, muted: bool = False, right: bool = False) -> str:
+def _cell(text: str, names: tuple[str, ...], *, right: bool = False) -> str:
     style = f"padding:4px 10px;border-bottom:1px solid {RULE}"
-    if muted:
-        style += f";color:{MUTED}"
     if right:
         style += ";text-align:right"
     return f'<td style="{style}">{_inline(text, names)}</td>'
 
 
-def _table(rows: str) -> str:
+def _table(rows: str, *, halves: bool = False) -> str:
+    """A small table of ``rows``; ``halves``: a table of votes, the page's width shared by
+    its two names' columns (a fixed layout). A table laid out by its content gives a long
+    name (« Marie-Charlotte-Dubreuil ») the room its neighbours' names need, and the page's
+    « break anywhere » then cuts them at a letter (« Alic|e ») on a phone."""
+    layout = ";width:100%;table-layout:fixed" if halves else ""
     return (
         '<table role="presentation" cellpadding="0" cellspacing="0" border="0" '
-        f'style="border-collapse:collapse;margin:0 0 12px;color:{INK}">{rows}</table>'
+        f'style="border-collapse:collapse;margin:0 0 12px;color:{INK}{layout}">{rows}</table>'
     )
 
 
@@ -435,12 +451,14 @@ def _actions(actions: Sequence[QuickAction], title: str) -> str:
     rows = "".join(
         [
             f'<p style="margin:8px 0 4px;font-weight:600">{html.escape(group)}</p>'
-            f"<div>{''.join(links)}</div>"
+            # a space between two links: where a client drops the styles (Outlook's padding
+            # and margins), the names stay words apart, and the row wraps between them
+            f"<div>{' '.join(links)}</div>"
             for group, links in groups.items()
         ]
     )
     heading = (
-        f'<p style="margin:0 0 4px;font-size:13px;color:{MUTED}">{html.escape(title)}</p>'
+        f'<p style="margin:0 0 4px;font-size:14px;color:{MUTED}">{html.escape(title)}</p>'
         if title
         else ""
     )

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import jinja2
 from jinja2 import meta
 
-from pbem.mail.dates import DAYS, MONTHS
+from pbem.mail.dates import DAYS, MONTHS, day_of_month
 from pbem.mail.grammar import agree, au, de, elide, gender_of
 
 LANGS = ("fr", "en")
@@ -137,7 +137,7 @@ class Renderer:
         zone = local.tzname() or ""
         clock = f"{local:%H:%M:%S}" if local.second else f"{local:%H:%M}"  # short demo phases
         if lang == "fr":
-            return f"{day} {local.day} {month} à {clock} {zone}".strip()
+            return f"{day} {day_of_month(local.day, lang)} {month} à {clock} {zone}".strip()
         return f"{day} {local.day} {month} {clock} {zone}".strip()
 
     def exists(self, template: str, lang: str) -> bool:
@@ -288,7 +288,7 @@ def day(value: object, lang: str) -> str:
     ``Tue 12 Jan`` (an absence's first and last days, issue 25)."""
     moment = date.fromisoformat(str(value))  # str(): a missing one raises as undefined
     weekday, month = DAYS[lang][moment.weekday()], MONTHS[lang][moment.month - 1]
-    return f"{weekday} {moment.day} {month}"
+    return f"{weekday} {day_of_month(moment.day, lang)} {month}"
 
 
 def duration(seconds: float, lang: str) -> str:

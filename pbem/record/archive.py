@@ -51,7 +51,7 @@ from pbem.core.events import (
     VoteSet,
     voided,
 )
-from pbem.mail.dates import MONTHS
+from pbem.mail.dates import MONTHS, day_of_month
 from pbem.mail.grammar import agree
 from pbem.mail.render import Renderer, join_names, shared_renderer, templates_root
 from pbem.record.deal import reveal
@@ -67,8 +67,8 @@ _VERDICTS = frozenset({"lynch", "burned"})
 # day): NIGHT_PHASES and DAY_PHASES (pbem.record.story); Dracula counts its rounds instead.
 BAR_WIDTH = 200
 """The width in px of the longest bar of a tally chart."""
-ROW = 24
-"""The height in px of one bar of a tally chart."""
+ROW = 40
+"""The height in px of one row of a tally chart: the name's line, and its bar under it."""
 
 
 def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
@@ -525,15 +525,19 @@ def _hand_overs(events: Sequence[Event], rounds: bool) -> dict[str, list[dict[st
     return out
 
 
-def _clock(renderer: Renderer, value: datetime | None, lang: str) -> str:
+def _clock(renderer: Renderer, value: datetime | None, lang: str, html: bool = False) -> str:
     """A vote's time, short enough for a phone's table cell: « 9 janvier 18:04 » in the
-    game's timezone; « — » when the log has none (a vote the rules withdrew)."""
+    game's timezone; « — » when the log has none (a vote the rules withdrew). ``html``: the
+    day and its month held together (a narrow cell wraps before the hour only)."""
     if value is None:
         return "—"
     local = value.astimezone(renderer.tz)
     clock = f"{local:%H:%M:%S}" if local.second else f"{local:%H:%M}"
     month = MONTHS[lang][local.month - 1]
-    return f"{local.day} {month} {clock}" if lang == "fr" else f"{month} {local.day}, {clock}"
+    space = "\u00a0" if html else " "
+    if lang == "fr":
+        return f"{day_of_month(local.day, lang)}{space}{month} {clock}"
+    return f"{month}{space}{local.day}, {clock}"
 
 
 @functools.lru_cache(maxsize=16)
@@ -550,7 +554,7 @@ def _env(lang: str, html: bool, renderer: Renderer) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["when"] = lambda value: renderer.when(value, lang)
-    env.filters["clock"] = lambda value: _clock(renderer, value, lang)
+    env.filters["clock"] = lambda value: _clock(renderer, value, lang, html)
     env.filters["names"] = lambda value: join_names(value, lang)
     env.filters["g"] = agree  # agreement with a player's gender (pbem/mail/grammar.py)
     return env

@@ -118,7 +118,7 @@ def test_the_cast_agrees_with_each_players_gender(game: str) -> None:
     rows += re.findall(r"<tr class=[^>]*>(.*?)</tr>", page, re.S)
     checked = 0
     for row in rows:
-        first = re.search(r"<td[^>]*>([^<(★]+)", row) or re.match(r"- (\S+)", row)
+        first = re.search(r"<td[^>]*>([^<(★&]+)", row) or re.match(r"- (\S+)", row)
         assert first
         name = first.group(1).strip()
         woman = name in WOMEN

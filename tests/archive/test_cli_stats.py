@@ -103,7 +103,7 @@ def test_pbem_archive_writes_the_html_the_text_and_the_deal_of_a_game(
 def test_the_archive_index_lists_every_finished_game_with_its_archive(
     site: Path, tmp_path: Path
 ) -> None:
-    from tests.archive.test_screenshot import layout
+    from tests.archive.test_screenshot import LONG_NAME, NARROW, WIDTH, layouts
 
     index = (site / "index.html").read_text(encoding="utf-8")
     for gid in FINISHED:
@@ -113,9 +113,14 @@ def test_the_archive_index_lists_every_finished_game_with_its_archive(
     assert "Win rate per camp" in index and "On time" in index
     assert "Villagers" in index and ">villagers<" not in index  # camps named, not ids
     assert index.count('role="img"') == 2 * 2
-    measured = layout(index, tmp_path)  # a phone's width (412 px), in Chromium
+    # a phone's width (412 px) and a narrow phone's (360 px), in one Chromium
+    long = index.replace("Alice", LONG_NAME)
+    measured, narrow = layouts([index, long], tmp_path, [WIDTH, NARROW])
     assert measured["scroll"] == measured["client"] and measured["wide"] == [], measured
     assert measured["sections"] == ["stats"] and measured["charts"] == 2 * 2
+    # at 360 px, with a 24-character name, the players' figures (five columns) were scrolled
+    # sideways in their box, « On time » out of sight: the tables are 14 px there (were 15.2)
+    assert narrow["scroll"] == narrow["client"] and narrow["inner"] == [], narrow
 
 
 def test_stats_from_the_records_equal_stats_from_the_data_directory(

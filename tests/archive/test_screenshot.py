@@ -40,11 +40,55 @@ function measure(f) {
   const wide = [...d.querySelectorAll("body *")]
     .filter(e => e.getBoundingClientRect().right > root.clientWidth + 1)
     .map(e => e.tagName + "." + e.className).slice(0, 10);
+  // a table scrolled sideways in its own box (.wide): the page fits, the table does not
+  const inner = [...d.querySelectorAll(".wide")].filter(e => e.scrollWidth > e.clientWidth)
+    .map(e => e.scrollWidth + ">" + e.clientWidth + " " + e.textContent.trim().slice(0, 40));
+  const small = [], walker = d.createTreeWalker(d.body, NodeFilter.SHOW_TEXT);
+  for (let node; (node = walker.nextNode());) {
+    const parent = node.parentElement;
+    const size = parseFloat(f.contentWindow.getComputedStyle(parent).fontSize);
+    // the deal's marker is for pbem verify, not for the eye
+    if (node.textContent.trim() && size < 14 && !parent.closest(".marker, title, desc"))
+      small.push(size + "px " + node.textContent.trim().slice(0, 40));
+  }
+  const overlaps = [], shrunk = [], haloless = [];
+  for (const svg of d.querySelectorAll("svg.tally")) {
+    for (const text of svg.querySelectorAll("text")) {
+      const style = f.contentWindow.getComputedStyle(text);
+      if (style.stroke !== "rgb(255, 255, 255)" || !style.paintOrder.startsWith("stroke"))
+        haloless.push(text.textContent);
+    }
+    if (svg.getBoundingClientRect().width < svg.width.baseVal.value) shrunk.push(svg.id);
+    const bars = [...svg.querySelectorAll("rect")].map(r => r.getBoundingClientRect());
+    for (const text of svg.querySelectorAll("text")) {
+      const t = text.getBoundingClientRect();
+      if (bars.some(b => t.left < b.right && b.left < t.right && t.top < b.bottom && b.top < t.bottom))
+        overlaps.push(text.textContent);
+    }
+  }
+  // a winner's star on a line of its own, under his name
+  const stars = [...d.querySelectorAll("td.win")].filter(td => {
+    const text = td.firstChild, at = text.textContent.indexOf("★");
+    const star = d.createRange(), before = d.createRange();
+    star.setStart(text, at); star.setEnd(text, at + 1);
+    before.setStart(text, at - 2); before.setEnd(text, at - 1);
+    return at > 1 && star.getBoundingClientRect().top !== before.getBoundingClientRect().top;
+  }).map(td => td.textContent.trim().slice(0, 30));
+  // the folds (a phase's orders, each mail): is what they hold shown?
+  const folded = [...d.querySelectorAll("details")]
+    .filter(x => ![...x.children].some(c => c.tagName !== "SUMMARY" && c.checkVisibility()))
+    .length;
+  // the folds' summaries are what a thumb taps: how high, how far apart
+  const folds = [...d.querySelectorAll("summary")].map(x => x.getBoundingClientRect());
+  const apart = folds.slice(1).map((box, i) => box.top - folds[i].bottom).filter(g => g >= 0);
   return {
-    scroll: root.scrollWidth, client: root.clientWidth, wide: wide,
+    scroll: root.scrollWidth, client: root.clientWidth, wide: wide, inner: inner,
+    stars: stars, folded: folded, summaryHeight: Math.min(...folds.map(box => box.height)),
+    summaryApart: Math.min(...apart),
     sections: [...d.querySelectorAll("h2[id]")].map(h => h.id),
     details: d.querySelectorAll("details").length,
     charts: d.querySelectorAll("svg[role=img] title").length,
+    small: small.slice(0, 10), overlaps: overlaps, shrunk: shrunk, haloless: haloless,
   };
 }
 // the page's load event comes once every frame has loaded (a frame's own load event may come
@@ -87,10 +131,16 @@ def screenshot(page: Path, png: Path, profile: Path) -> None:
     )
 
 
-def layouts(pages: list[str], tmp: Path) -> list[dict[str, object]]:
-    """What Chromium measured of each page in a 412 px frame (see the module's docstring)."""
+def layouts(
+    pages: list[str], tmp: Path, widths: list[int] | None = None
+) -> list[dict[str, object]]:
+    """What Chromium measured of each page in a 412 px frame, or in a frame of its width in
+    ``widths`` (see the module's docstring)."""
     probe = tmp / "probe.html"
-    frames = "\n".join(FRAME % (WIDTH, HEIGHT, html.escape(page, quote=True)) for page in pages)
+    frames = "\n".join(
+        FRAME % (width, HEIGHT, html.escape(page, quote=True))
+        for page, width in zip(pages, widths or [WIDTH] * len(pages), strict=True)
+    )
     probe.write_text(PROBE % frames, encoding="utf-8")
     done = subprocess.run(
         [
@@ -125,15 +175,24 @@ def layout(page: str, tmp: Path) -> dict[str, object]:
 
 
 WIDE_TABLE = '<table style="width:600px"><tr><td>x</td></tr></table></body>'
+NARROW = 360  # the narrowest phones still common (a small Android's CSS width)
+LONG_NAME = "Marie-Charlotte-Dubreuil"  # 24 characters, a player's name as players choose them
 
 
 def measure_archives() -> dict[str, dict[str, object]]:
-    """Each game's archive measured, and Lupus's with a table wider than a phone (the probe's
-    own check), in one Chromium."""
+    """Each game's archive measured, Lupus's with a table wider than a phone (the probe's
+    own check), each game's with Alice called :data:`LONG_NAME` at 360 px (``long-GAME``)
+    and Lupus's print view (``print``), in one Chromium."""
     pages = {game: archive_files(whole_game(game, "fr"))["html"] for game in GAMES}
     pages["wide"] = pages["lupus-in-tabula"].replace("</body>", WIDE_TABLE)
+    for game in GAMES:
+        pages[f"long-{game}"] = pages[game].replace("Alice", LONG_NAME)
+    # the print view, laid out on the screen: the page with its print styles for every medium
+    pages["print"] = pages["lupus-in-tabula"].replace("@media print{", "@media all{")
+    widths = [NARROW if page.startswith("long-") else WIDTH for page in pages]
     with tempfile.TemporaryDirectory(prefix="pbem-layouts-") as tmp:
-        return dict(zip(pages, layouts(list(pages.values()), Path(tmp)), strict=True))
+        measures = layouts(list(pages.values()), Path(tmp), widths)
+        return dict(zip(pages, measures, strict=True))
 
 
 def measured(page: str) -> dict[str, object]:
@@ -231,6 +290,45 @@ def test_the_archive_fits_a_phones_width_with_every_section(game: str) -> None:
     assert layout["scroll"] == layout["client"], layout["wide"]
     assert layout["sections"] == SECTIONS
     assert isinstance(layout["details"], int) and layout["details"] > 10
+    assert isinstance(layout["charts"], int) and layout["charts"] >= 1
+    assert layout["stars"] == []  # « Bruno ★ », never the star alone under the name
+    assert layout["folded"] == layout["details"]  # on the screen, the mails are folded
+    # a browser that darkens the page (Chrome's dark theme for sites) darkens the chart's
+    # ground but not its SVG text: black names on black, but for their white halo
+    assert layout["haloless"] == []
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_archives_folds_are_44_px_high_and_8_px_apart(game: str) -> None:
+    """A fold (a phase's orders, each mail) opens under a thumb: its summary was 40 px high
+    and 5 px from the next one."""
+    layout = measured(game)
+    height, apart = layout["summaryHeight"], layout["summaryApart"]
+    assert isinstance(height, int | float) and height >= 44
+    assert isinstance(apart, int | float) and apart >= 8
+
+
+def test_the_archives_print_view_shows_every_mail_and_order() -> None:
+    """Printed or saved as PDF (how a phone keeps a page), the story's folds were printed
+    closed: « ▶ Sur la liste : Jour 2 » and nothing of the mail."""
+    layout = measured("print")
+    assert isinstance(layout["details"], int) and layout["details"] > 10
+    assert layout["folded"] == 0
+    assert layout["scroll"] == layout["client"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_archive_reads_on_a_narrow_phone_with_a_long_name(game: str) -> None:
+    """At 360 px, with a 24-character player's name: no table scrolled sideways in its box
+    (the cast's first column never wrapped, so a long name pushed « Sort » out of sight; the
+    votes' hours never wrapped, so « En tête » was cut even with short names), no name drawn
+    under a chart's bar (names had 90 px left of the bars), no chart shrunk, no text under
+    14 px (the charts' names and counts were 12 px, the deal's code 12 px)."""
+    layout = measured(f"long-{game}")
+    assert layout["scroll"] == layout["client"], layout["wide"]
+    assert layout["inner"] == []
+    assert layout["overlaps"] == [] and layout["shrunk"] == []
+    assert layout["small"] == [] and layout["stars"] == []
     assert isinstance(layout["charts"], int) and layout["charts"] >= 1
 
 

@@ -58,7 +58,7 @@ def test_cas_x04_231_342_353_both_acted_only_pipers_victim() -> None:
     )
     body = mails_to(mails, "list")[-1]["body"]
     assert "bob, who was Prue" in body and "alice" not in body
-    assert "Piper used its power tonight." in body and "Paige used its power tonight." in body
+    assert "Piper's power was used tonight." in body and "Paige's power was used tonight." in body
 
 
 def test_cas_231_paige_healed_nobody_dies() -> None:

@@ -100,3 +100,137 @@ def test_french_texts_are_french() -> None:
         "chasse/role", "fr", {"game": "G", "name": "ivan", "role": "billie", "faction": "good"}
     )
     assert "ivan, vous êtes Billie." in role and "Force du Bien" in role
+
+
+@pytest.mark.parametrize(
+    ("dead", "genders", "said"),
+    [
+        (["Anne"], {"Anne": "f"}, "Cette nuit, cette joueuse a été éliminée :"),
+        (["Bob"], {"Bob": "m"}, "Cette nuit, ce joueur a été éliminé :"),
+        (["Cam"], {}, "Cette nuit, une personne a été éliminée :"),
+        (
+            ["Anne", "Eve"],
+            {"Anne": "f", "Eve": "f"},
+            "Cette nuit, ces joueuses ont été éliminées :",
+        ),
+        (["Anne", "Bob"], {"Anne": "f", "Bob": "m"}, "Cette nuit, ces joueurs ont été éliminés :"),
+    ],
+)
+def test_cas_230_the_morning_names_the_eliminated_in_their_gender(
+    dead: list[str], genders: dict[str, str], said: str
+) -> None:
+    """CAS-230: the morning names the night's eliminated; « cette joueuse a été éliminée »
+    agrees with what the player said (neutral when unknown)."""
+    params = {
+        "game": "Chasse aux sorcières",
+        "day": 2,
+        "dead": [{"name": n, "role": "innocent"} for n in dead],
+        "grief": [],
+        "lines": {},
+        "burned": None,
+        "revenge": None,
+        "deadline": None,
+        "genders": genders,
+    }
+    assert said in Renderer().text("chasse/dawn", "fr", params)
+
+
+@pytest.mark.parametrize(
+    ("lang", "heal"), [("fr", "vous guérir : GUERIR"), ("en", "heal yourself: HEAL")]
+)
+def test_cas_217_paige_the_demons_victim_is_told_to_heal_herself(lang: str, heal: str) -> None:
+    """CAS-217, CAS-350: Paige may heal the Demons' victim, herself included; told she is
+    the victim, she reads « vous guérir », not « la guérir »."""
+    params = {
+        "game": "Chasse aux sorcières",
+        "name": "Hugo",
+        "victim": "Hugo",
+        "self_victim": True,
+        "deadline": "2026-01-07T00:00:00+00:00",
+    }
+    assert heal in Renderer().text("chasse/paige_prompt", lang, params)
+
+
+@pytest.mark.parametrize(
+    ("lang", "alone", "council"),
+    [
+        (
+            "fr",
+            "Manon, vous êtes seule au conseil cette nuit : désignez une victime avec TUER nom",
+            "CONSEIL",
+        ),
+        (
+            "en",
+            "Manon, you are alone in the council tonight: designate a victim with KILL name",
+            "COUNCIL",
+        ),
+    ],
+)
+def test_cas_214_a_demon_alone_in_the_council_is_not_shown_a_list_of_one(
+    lang: str, alone: str, council: str
+) -> None:
+    """CAS-214, CAS-D10: the council's prompt lists the Demons (Billie among them) and tells
+    how to confer; the last Demon, alone, reads that she chooses alone, not « voici les
+    Démons (…) : Manon » and CONSEIL to nobody."""
+    params = {
+        "game": "Chasse aux sorcières",
+        "name": "Manon",
+        "billie": False,
+        "deadline": "2026-01-06T18:00:00+00:00",
+        "genders": {"Manon": "f"},
+    }
+    text = Renderer().text("chasse/council_prompt", lang, {**params, "council": ["Manon"]})
+    assert alone in text and council not in text
+    pack = Renderer().text("chasse/council_prompt", lang, {**params, "council": ["Manon", "Bob"]})
+    assert council in pack
+
+
+def test_cas_233_piper_and_paige_power_is_not_its_power_in_english() -> None:
+    """CAS-233, CAS-D16: the morning tells whether Piper and Paige used their power; in
+    English « Piper's power was used », not « Piper used its power » (a sister, not a thing;
+    and the card's holder may be anyone, so no « her » either)."""
+    params = {
+        "game": "Chasse aux sorcières",
+        "day": 2,
+        "dead": [],
+        "grief": [],
+        "lines": {"piper": True, "paige": False},
+        "burned": None,
+        "revenge": None,
+        "deadline": None,
+    }
+    text = Renderer().text("chasse/dawn", "en", params)
+    assert "Piper's power was used tonight." in text
+    assert "Paige's power was not used tonight." in text
+
+
+@pytest.mark.parametrize(
+    ("genders", "among", "spared"),
+    [
+        ({"Anne": "f", "Eve": "f"}, "parmi elles", "laquelle est sauvée"),
+        ({"Anne": "f", "Bob": "m"}, "parmi eux", "lequel est sauvé"),
+    ],
+)
+def test_cas_d20_a_tie_between_women_is_parmi_elles(
+    genders: dict[str, str], among: str, spared: str
+) -> None:
+    """CAS-D20, CAS-731 (``tie_order``): Penny's holder or the last player lynched breaks a tie; two
+    tied women are « parmi elles », « laquelle est sauvée »."""
+    tied = list(genders)
+    params = {
+        "game": "Chasse aux sorcières",
+        "day": 3,
+        "votes": [],
+        "counts": [],
+        "tied": tied,
+        "breaker": "Zoé",
+        "deadline": "2026-01-06T18:00:00+00:00",
+        "genders": genders,
+    }
+    r = Renderer()
+    assert f"désigne la victime {among} avant" in r.text(
+        "chasse/tie", "fr", {**params, "penny": True, "mode": "kill"}
+    )
+    assert f"décide {spared} avant" in r.text(
+        "chasse/tie", "fr", {**params, "penny": False, "mode": "spare"}
+    )

@@ -285,7 +285,7 @@ def test_extension_after_a_clock_jump_is_worded_as_a_jump(tmp_path: Path) -> Non
         assert text.index("L'horloge du serveur a fait un bond en avant de 72.0 h") < text.index(
             "The server's clock jumped forward by 72.0 h"
         )
-        assert "dimanche 1 mars à 13:00 UTC" in text and "Sun 1 Mar 13:00 UTC" in text
+        assert "dimanche 1er mars à 13:00 UTC" in text and "Sun 1 Mar 13:00 UTC" in text
         assert "Thu 5 Mar 12:00:10 UTC" in text, "the new deadline: now + the grace"
         assert "injoignable" not in text and "unreachable" not in text
 

@@ -272,3 +272,158 @@ def test_dra_184_186_a_staked_vampire_is_told_once_and_the_verb_agrees() -> None
     two = [{"name": "Ana", "objects": ["paintkit", "stake"]}]
     body = renderer.text("dracula/morning", "fr", {**sample, "killed": two, "livid": ["A", "B"]})
     assert "Avec Ana disparaissent" in body and "ce sont des vampires" in body
+
+
+@pytest.mark.parametrize(
+    ("others", "genders", "must", "may_dance"),
+    [
+        (["Bob"], {"Bob": "m"}, "Vous devez le mordre :", "Vous pouvez l'entraîner"),
+        (["Eve"], {"Eve": "f"}, "Vous devez la mordre :", "Vous pouvez l'entraîner"),
+        (["Cam"], {}, "Vous devez mordre Cam :", "Vous pouvez l'entraîner"),
+        (
+            ["Eve", "Zoé"],
+            {"Eve": "f", "Zoé": "f"},
+            "mordre l'une d'elles :",
+            "entraîner l'une d'elles",
+        ),
+        (["Eve", "Bob"], {"Eve": "f", "Bob": "m"}, "mordre l'un d'eux :", "entraîner l'un d'eux"),
+        (["Eve", "Cam"], {"Eve": "f"}, "mordre l'un d'eux :", "entraîner l'un d'eux"),
+    ],
+)
+def test_ntf_16_17_the_bite_and_dance_prompts_agree_with_the_players_in_the_room(
+    others: list[str], genders: dict[str, str], must: str, may_dance: str
+) -> None:
+    """NTF-16 (DRA-110): « Vous devez la mordre » a woman alone with the vampire, « l'une
+    d'elles » women only; an unknown gender is named rather than guessed. NTF-17 (DRA-400):
+    the phonograph's invitation agrees alike, and its holder alone is « seul » / « seule »."""
+    r = Renderer()
+    params = {"game": "Dracula", "name": "Ana", "room": "boudoir", "others": others}
+    bite = r.text(
+        "dracula/bite_prompt", "fr", {**params, "status": "must", "deadline": T, "genders": genders}
+    )
+    assert must in bite
+    dance = r.text("dracula/phonograph_prompt", "fr", {**params, "deadline": T, "genders": genders})
+    assert may_dance in dance
+    for gender, alone in (
+        ("m", "le boudoir, seul."),
+        ("f", "le boudoir, seule."),
+        (None, "le boudoir, sans personne d'autre."),
+    ):
+        text = r.text(
+            "dracula/phonograph_prompt",
+            "fr",
+            {**params, "others": [], "deadline": T, "genders": {"Ana": gender} if gender else {}},
+        )
+        assert alone in text, text
+
+
+def test_ntf_28_the_dance_reply_names_the_partner_without_a_gender() -> None:
+    """NTF-28 (DRA-405): the reply's subject says « partenaire de valse », as its body does,
+    not « cavalier » whoever the partner was."""
+    subject, body = Renderer().mail("dracula/waltz_reply", "fr", {"game": "Dracula", "text": "Oui"})
+    assert subject == "[Dracula] La réponse de votre partenaire de valse"
+    assert "cavalier" not in subject + body
+
+
+def test_ntf_wording_of_the_morning_the_flames_the_candle_and_the_stakes() -> None:
+    """What a forum MJ would not write, each case its notice: DRA-185 « le teint livide
+    d'Inès et de Léo » (« de » before each name); a dead player's position « morte » for a
+    woman; NTF-43 (DRA-473) one killed fighter in the singular, « Damien, qui combattait, est
+    tuée », not « Les combattants sont tués : Damien »; NTF-34 (DRA-292) alone in a candle
+    room, « il n'y avait que vous », not « étaient présents : Jules »; NTF-25 (DRA-325) one
+    colon in a stake scene on Dracula; NTF-21 (DRA-143) two bites told as two vampires."""
+    r = Renderer()
+    morning = {
+        **SAMPLES["morning"],
+        "game": "D",
+        "livid": ["Inès", "Léo", "Hugo"],
+        "genders": {"Manon": "f"},
+        "positions": [{"name": "Manon", "position": "dead", "killed": False}],
+    }
+    text = r.text("dracula/morning", "fr", morning)
+    assert "Le teint livide d'Inès, de Léo et d'Hugo ne trompe pas" in text
+    assert "  Manon : morte" in text
+    flames = {**SAMPLES["final_result"], "game": "D", "dracula_burned": False, "killed": ["Damien"]}
+    text = r.text("dracula/final_result", "fr", {**flames, "genders": {"Damien": "f"}})
+    assert "Damien, qui combattait, est tuée." in text and "Les combattants" not in text
+    assert "Les combattants sont tués : A et B." in r.text(
+        "dracula/final_result", "fr", {**flames, "killed": ["A", "B"]}
+    )
+    candle = {**SAMPLES["candle_report"], "game": "D", "present": ["Jules"]}
+    assert "dans le boudoir, il n'y avait que vous." in r.text(
+        "dracula/candle_report", "fr", candle
+    )
+    scene = {"game": "D", "scenes": [{"user": "Bob", "target": "Ana", "outcome": "dracula"}]}
+    assert "Bob a planté un pieu dans Ana : Ana survit, c'est Dracula !" in r.text(
+        "dracula/stake_scene", "fr", scene
+    )
+    bitten = {"game": "D", "name": "Ana", "count": 2}
+    text = r.text("dracula/bitten_too", "fr", {**bitten, "genders": {"Ana": "f"}})
+    assert "\n2 vampires vous ont mordue cette nuit ;" in text
+    assert "Vous avez reçu 2 morsures de vampire" in r.text("dracula/bitten_too", "fr", bitten)
+
+
+@pytest.mark.parametrize(
+    ("phase", "fr", "en"),
+    [
+        (
+            "dawn_wait",
+            "Phase : nuit 3 (en attente du matin),",
+            "Phase: night 3 (waiting for the morning),",
+        ),
+        ("bites", "Phase : nuit 3 (morsures),", "Phase: night 3 (bites),"),
+        ("day", "Phase : journée 3,", "Phase: day 3,"),
+    ],
+)
+def test_cmd_20_status_names_the_step_never_its_id(phase: str, fr: str, en: str) -> None:
+    """CMD-20, AMB-002: STATUS tells the phase; a night held until its scheduled morning
+    (``morning_not_before_scheduled``) read « Phase : dawn_wait 3 », an internal id; the
+    night's number follows « nuit », not its step."""
+    params = {**SAMPLES["status"], "game": "D", "name": "Ana", "phase": phase, "number": 3}
+    assert fr in Renderer().text("dracula/status", "fr", params)
+    assert en in Renderer().text("dracula/status", "en", params)
+
+
+def test_ntf_16_17_19_one_other_player_is_named_in_english() -> None:
+    """NTF-16, NTF-17 (DRA-110, DRA-400): alone with Inès, the English prompts read « You must
+    bite Inès », « You may sweep Inès into a wild waltz », not « one of them »; NTF-19
+    (DRA-140): « bitten by a vampire », not « by 1 vampire »."""
+    r = Renderer()
+    params = {"game": "D", "name": "Ana", "room": "dungeons", "others": ["Inès"], "deadline": T}
+    assert "You must bite Inès: BITE name" in r.text(
+        "dracula/bite_prompt", "en", {**params, "status": "must"}
+    )
+    assert "You may sweep Inès into a wild waltz" in r.text(
+        "dracula/phonograph_prompt", "en", params
+    )
+    two = {**params, "others": ["Inès", "Léo"], "status": "may"}
+    assert "You may bite one of them (BITE name)" in r.text("dracula/bite_prompt", "en", two)
+    converted = r.text("dracula/converted", "en", {"game": "D", "name": "Ana", "count": 1})
+    assert "You were bitten by a vampire:" in converted
+
+
+@pytest.mark.parametrize(
+    ("genders", "subject", "reason"),
+    [
+        (
+            {"Eve": "f"},
+            "Nuit 4 : votre coéquipière a quitté la partie",
+            "c'est votre coéquipière Eve qui",
+        ),
+        (
+            {"Eve": "m"},
+            "Nuit 4 : votre coéquipier a quitté la partie",
+            "c'est votre coéquipier Eve qui",
+        ),
+        ({}, "Nuit 4 : Eve a quitté la partie", "c'est Eve, votre partenaire, qui"),
+    ],
+)
+def test_amb_031_the_night_4_partner_agrees(
+    genders: dict[str, str], subject: str, reason: str
+) -> None:
+    """AMB-031, DRA-228: the Night 4 partner is « votre coéquipière » when she is a woman
+    (a partner who left, a partner who chooses the room); neutral when unknown."""
+    r = Renderer()
+    params = {"game": "Dracula", "name": "Ana", "partner": "Eve", "deadline": T, "genders": genders}
+    assert r.mail("dracula/partner_removed", "fr", params)[0] == f"[Dracula] {subject}"
+    assert reason in r.text("reasons/partner_chooses", "fr", params)

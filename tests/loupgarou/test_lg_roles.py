@@ -148,10 +148,10 @@ def test_lovers_night2_x_grief() -> None:
     assert len(prompt) == 1
     out = g.night(frank="AMOUREUX ivan dave\nQUESTION LOUPS")
     assert g.state.lovers == ("ivan", "dave")
-    to_ivan = [m for m in g.notices_to("ivan", out) if "Cupidon" in m.subject]
+    to_ivan = [m for m in g.notices_to("ivan", out) if "coup de foudre" in m.subject]
     assert "appartient désormais à dave, qui est la Voyante" in to_ivan[0].body
     assert "pas le droit de vous écrire en privé" in to_ivan[0].body  # LG-423, LG-D36
-    assert g.recipients(out, "Cupidon") == {"ivan", "dave"}
+    assert g.recipients(out, "coup de foudre") == {"ivan", "dave"}
     # LG-421, LG-423: STATUS shows the lover and his identity
     assert g.rules.status(g.state, "dave")["lover"] == "ivan"
     g.post("judy", "VOTE ivan")
@@ -171,7 +171,7 @@ def test_lovers_formed_before_the_nights_deaths() -> None:
     assert not g.alive("ivan") and not g.alive("frank")
     dawn = next(m for m in g.public(out) if "aube" in m.subject).body
     assert dawn.index("ont dévoré ivan") < dawn.index("frank meurt de chagrin")  # LG-D16 order
-    assert not g.recipients(out, "Cupidon")  # nobody alive to tell
+    assert not g.recipients(out, "coup de foudre")  # nobody alive to tell
 
 
 def test_no_lovers_if_little_girl_dead_or_powerless() -> None:

@@ -237,3 +237,162 @@ def test_reasons_exist_in_both_languages() -> None:
     for lang in LANGS:
         for reason in reasons:
             assert r.exists(f"reasons/{reason}", lang), (lang, reason)
+
+
+def test_lg_510_the_thief_who_joins_or_leaves_the_council_agrees_with_her() -> None:
+    """LG-510, LG-711: the council is told « Bruno (Voleuse) rejoint le conseil » when the
+    Thief is a woman, as the list below it says « Bruno : Voleuse »."""
+    params = {**SAMPLES["council_prompt"][0], "game": "LG", "name": "alice"}
+    text = Renderer().text("loupgarou/council_prompt", "fr", {**params, "genders": {"carol": "f"}})
+    assert "carol (Voleuse) rejoint le conseil." in text
+    assert "carol (Voleuse) a quitté le conseil." in text
+    text = Renderer().text("loupgarou/council_prompt", "fr", {**params, "genders": {}})
+    assert "carol (Voleur) rejoint le conseil." in text
+
+
+@pytest.mark.parametrize(
+    ("gender", "team"),
+    [("f", "équipe Joueuse de flûte (seule)"), ("m", "équipe Joueur de flûte (seul)")],
+)
+def test_lg_d29_the_pied_pipers_team_agrees_with_her(gender: str, team: str) -> None:
+    """LG-D29: the end of the game reveals each player's team; the Pied Piper plays alone,
+    « Joueuse de flûte (seule) » when she is a woman (and in her STATUT)."""
+    piper = {
+        "name": "kim",
+        "role": "pied_piper",
+        "team": "pied_piper",
+        "conditions": [],
+        "alive": False,
+    }
+    r = Renderer()
+    params = {"game": "LG", "side": "villagers", "winners": ["a"], "reveal": [piper]}
+    assert f"kim : {'Joueuse' if gender == 'f' else 'Joueur'} de flûte, {team}" in r.text(
+        "loupgarou/victory", "fr", {**params, "genders": {"kim": gender}}
+    )
+    status = {**SAMPLES["status"][0], "role": "pied_piper", "team": "pied_piper", "conditions": []}
+    text = r.text(
+        "loupgarou/status",
+        "fr",
+        {**status, "game": "LG", "name": "kim", "genders": {"kim": gender}},
+    )
+    assert team in text
+
+
+@pytest.mark.parametrize(
+    ("victim", "life", "death", "told"),
+    [
+        (
+            None,
+            True,
+            False,
+            "Votre potion de vie ne sauve que la victime des loups : vous n'avez rien à faire cette nuit.",
+        ),
+        (
+            "bob",
+            True,
+            True,
+            "Envoyez SAUVER pour la sauver avec la potion de vie, ou EMPOISONNER nom pour utiliser la potion de mort, jusqu'au",
+        ),
+        (
+            "zoe",
+            True,
+            False,
+            "la victime des loups cette nuit, c'est vous.\nEnvoyez SAUVER pour vous sauver avec la potion de vie, jusqu'au",
+        ),
+        (None, False, True, "Envoyez EMPOISONNER nom pour utiliser la potion de mort, jusqu'au"),
+    ],
+)
+def test_lg_714_the_witch_is_told_what_she_can_still_do_tonight(
+    victim: str | None, life: bool, death: bool, told: str
+) -> None:
+    """LG-351, LG-714: the Witch told the wolves' victim reads what she may send and until
+    when; with only her life potion and no victim, that she has nothing to do (not a lone
+    « Jusqu'au … »); her own name as the victim, « c'est vous »."""
+    params = {"game": "LG", "name": "zoe", "victim": victim, "life": life, "death": death, "end": T}
+    text = Renderer().text("loupgarou/witch_victim", "fr", params)
+    assert told in text
+    assert "\nJusqu'au" not in text
+
+
+@pytest.mark.parametrize(
+    ("lang", "alone", "pack"),
+    [
+        (
+            "fr",
+            "Vous êtes seule au conseil cette nuit : choisissez la victime avec TUER nom",
+            "LOUPS",
+        ),
+        ("en", "You are alone in the council tonight: choose the victim with KILL name", "PACK"),
+    ],
+)
+def test_lg_711_a_wolf_alone_in_the_council_is_not_told_to_talk_to_it(
+    lang: str, alone: str, pack: str
+) -> None:
+    """LG-711, LG-D38: the council's prompt lists it and says each vote is relayed and LOUPS
+    talks to it; a wolf alone in it (LOUPS is then refused: nobody to relay to) is told she
+    chooses alone."""
+    params = {
+        **SAMPLES["council_prompt"][0],
+        "game": "LG",
+        "name": "carol",
+        "joined": [],
+        "left": [],
+        "welcome": False,
+        "genders": {"carol": "f"},
+    }
+    lone = [{"name": "carol", "role": "thief", "status": "thief"}]
+    text = Renderer().text("loupgarou/council_prompt", lang, {**params, "wolves": lone})
+    assert alone in text
+    assert pack not in text and "relay" not in text
+    assert pack in Renderer().text("loupgarou/council_prompt", lang, params)
+
+
+def test_lg_d32_the_mayors_tie_break_agrees_and_names_the_mayor_as_you() -> None:
+    """LG-527, LG-D32: on a tie the Mayor decides; the list reads « la Maire Damien tranche »
+    for a woman, and the Mayor tied herself is asked « parmi Manon et vous-même », not
+    « parmi Damien et Manon »."""
+    r = Renderer()
+    tally = {
+        **SAMPLES["final_tally"][0],
+        "game": "LG",
+        "tied": ["Damien", "Manon"],
+        "mayor": "Damien",
+    }
+    assert "la Maire Damien tranche" in r.text(
+        "loupgarou/final_tally", "fr", {**tally, "genders": {"Damien": "f"}}
+    )
+    assert "le Maire Damien tranche" in r.text("loupgarou/final_tally", "fr", tally)
+    prompt = {"game": "LG", "name": "Damien", "tied": ["Damien", "Manon"], "deadline": T}
+    assert "parmi Manon et vous-même :" in r.text("loupgarou/tiebreak_prompt", "fr", prompt)
+    assert "among Manon and yourself:" in r.text("loupgarou/tiebreak_prompt", "en", prompt)
+    other = r.text("loupgarou/tiebreak_prompt", "fr", {**prompt, "tied": ["Bob", "Manon"]})
+    assert "parmi Bob et Manon :" in other
+
+
+def test_lg_204_a_young_wolfs_card_agrees_with_her_in_the_wolves_list() -> None:
+    """LG-204, LG-704: the wolves' list tells a Young wolf's card; Manon, the Pied Piper
+    bitten, is « Jeune louve (carte : Joueuse de flûte) », as her own mail says."""
+    wolves = [{"name": "Manon", "role": "pied_piper", "status": "young_wolf"}]
+    params = {"game": "LG", "name": "x", "wolves": wolves, "detail": "names_and_identities"}
+    text = Renderer().text("loupgarou/wolves_list", "fr", {**params, "genders": {"Manon": "f"}})
+    assert "Manon : Jeune louve (carte : Joueuse de flûte)" in text
+
+
+def test_lg_d05_a_runoff_between_women_is_entre_elles_seules() -> None:
+    """LG-D05: the Mayor's election with ``mayor_election_tie = runoff``: the tied players alone are
+    voted for again; two women are « entre elles seules »."""
+    params = {
+        "game": "LG",
+        "votes": [],
+        "counts": [],
+        "tied": ["Anne", "Eve"],
+        "deadline": T,
+        "genders": {"Anne": "f", "Eve": "f"},
+    }
+    assert "second tour entre elles seules," in Renderer().text(
+        "loupgarou/election_runoff", "fr", params
+    )
+    mixed = {**params, "genders": {"Anne": "f"}}
+    assert "second tour entre eux seuls," in Renderer().text(
+        "loupgarou/election_runoff", "fr", mixed
+    )

@@ -29,7 +29,7 @@ def test_ghost_votes_privately_in_round1_counted_and_marked() -> None:
     """LUP-501, LUP-502, LUP-618, LUP-D22: a ghost's private vote counts like any other,
     shown as "(ghost)" in the public tally."""
     g = ghost_game()
-    assert "Ghosts (p8) vote by private message" in g.public_text(g.sent)
+    assert "The ghost (p8) votes by private message" in g.public_text(g.sent)
     g.mail("p8", "VOTE p1")
     assert "✓ VOTE p1" in g.reply()
     assert "p8 (ghost) → p1" in g.public_text()
