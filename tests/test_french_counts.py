@@ -62,13 +62,14 @@ def test_declared_room_is_named_in_french() -> None:
 
 
 def test_a_suggestion_is_in_the_players_language() -> None:
-    """An English player's PAUSE is answered « Did you mean PASS? », not « PASSE? »."""
+    """An English player's PASZ is answered « Did you mean PASS? », not « PASSE? » (PAUSE,
+    the game master's command, is answered as his: tests/desk/test_gm_replies.py)."""
     setup = demo_setup("lupus-in-tabula", 0, 1, "en")
     table, first = Table.new(setup, EPOCH)
     table.apply(first)
     player = setup["players"][0]["email"]
     step = table.receive(
-        plain_mail(player, setup["moderator"], "PAUSE\n"), channel="private", now=EPOCH
+        plain_mail(player, setup["moderator"], "PASZ\n"), channel="private", now=EPOCH
     )
     (reply,) = [m for m in step.outgoing if m.to == (player,)]
     assert "Did you mean PASS?" in reply.body and "PASSE" not in reply.body

@@ -47,6 +47,7 @@ KNOWN_CIRCLES = (
                 "end",
                 "extend",
                 "help",
+                "history",  # the game master's HISTORIQUE, a desk command like its siblings
                 "observer",
                 "pause",
                 "preview",
