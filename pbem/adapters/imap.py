@@ -31,6 +31,7 @@ from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientError, LoginError, ProtocolError
 
 from pbem.adapters.login import LoginRefused, imap_refusal, server_text, without_code
+from pbem.adapters.reach import unreachable
 from pbem.adapters.servers import ImapSettings as ImapSettings
 from pbem.adapters.tls import client_context
 from pbem.core.errors import PbemError
@@ -139,8 +140,8 @@ class ImapMailbox:
             self.seen_uid = 0
         except NETWORK_ERRORS as exc:
             self.close()
-            reason = f"{type(exc).__name__}: {server_text(exc)}"
-            raise ImapDown(f"IMAP {s.host}:{s.port}: {reason}") from exc
+            # the retry's journal line says what to change (a wrong host, port or TLS mode)
+            raise ImapDown(unreachable("IMAP", s.host, s.port, s.tls, s.timeout, exc)) from exc
 
     def _login(self, c: IMAPClient) -> None:
         """LOGIN; a refusal of the credentials is :class:`LoginRefused` (permanent), not

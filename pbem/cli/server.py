@@ -130,8 +130,8 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
     from pbem.adapters.imap import ImapDown, ImapMailbox
     from pbem.adapters.login import LoginRefused
+    from pbem.adapters.reach import unreachable
     from pbem.adapters.smtp import SmtpClient
-    from pbem.cli.reach import unreachable
 
     rc = 1 if problem else 0
     box = ImapMailbox(cfg.imap)

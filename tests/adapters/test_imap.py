@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 
@@ -189,3 +190,18 @@ def test_an_unsolicited_fetch_of_another_client_is_not_taken_for_a_size(stack: M
     box.client.fetch = fetch_with_an_unsolicited_flags_update  # type: ignore[method-assign]
     assert [f.uid for f in box.fetch(uids)] == uids[1:]
     box.close()
+
+
+def test_a_mailbox_it_cannot_reach_says_what_to_change() -> None:
+    """``pbem serve`` logs each retry of its mailbox with the ImapDown's text: it says what is
+    wrong and which key to change, as check-config does (pbem.adapters.reach), not
+    ``ConnectionRefusedError: [Errno 111]`` (F3: the retries themselves are test_faults')."""
+    with socket.socket() as free:  # a port nothing listens on once closed
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    box = ImapMailbox(ImapSettings("127.0.0.1", port, "u", "p", tls="none", timeout=5.0))
+    with pytest.raises(ImapDown) as caught:
+        box.connect()
+    said = str(caught.value)
+    assert said.startswith(f"IMAP 127.0.0.1:{port}: connection refused, nothing listens there")
+    assert "check imap.host, imap.port" in said and "Errno" not in said

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from pbem.adapters.reach import unreachable
 from pbem.cli.main import main
-from pbem.cli.reach import unreachable
 
 
 class _Greeter(socketserver.BaseRequestHandler):

@@ -1,6 +1,7 @@
-"""Why ``pbem check-config`` could not reach a mail server, in the sysadmin's words: what is
-wrong and which key to change, instead of an exception's name (refused, unknown host, no answer,
-TLS or STARTTLS on the wrong port, an IMAP port given to SMTP or the reverse)."""
+"""Why a mail server could not be reached, in the sysadmin's words: what is wrong and which key
+to change, instead of an exception's name (refused, unknown host, no answer, TLS or STARTTLS on
+the wrong port, an IMAP port given to SMTP or the reverse). ``pbem check-config`` says it, and
+``pbem serve`` logs it at each retry of its mailbox (the journal the sysadmin reads)."""
 
 from __future__ import annotations
 
