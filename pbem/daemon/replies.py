@@ -31,6 +31,7 @@ from pbem.daemon.threads import game_addressing
 from pbem.judge.observer import graveyard_welcomes, open_to
 from pbem.mail.address import is_mailable
 from pbem.mail.envelope import build, build_outgoing
+from pbem.mail.gameid import plus_tails
 from pbem.mail.html import alternative
 from pbem.mail.render import Renderer, bilingual
 from pbem.mail.threads import addressed, dress, plus_address
@@ -211,14 +212,9 @@ class Replies:
     def _asked_game(self, msg: Message) -> str:
         """The game id a mail's plus address names that no game has (``moderator+villag7@``),
         or empty (a Subject's bracket may be anything: « [Lupus] », a list's tag)."""
-        local, _, domain = self.cfg.moderator.lower().partition("@")
-        asked = [
-            a.partition("@")[0][len(local) + 1 :]
-            for a in header_addresses(msg, "To", "Cc")
-            if a.partition("@")[2] == domain and a.startswith(local + "+")
-        ]
-        known = {gid.lower() for gid in self.games}
-        return next((t for t in asked if t and t.lower() not in known), "")
+        asked = plus_tails(self.cfg.moderator, header_addresses(msg, "To", "Cc"))
+        unknown = sorted(asked - {gid.lower() for gid in self.games} - {""})
+        return unknown[0] if unknown else ""
 
     def _takes_observers(self, gid: str) -> bool:
         """Whether a stranger may ask to follow the game: pbem relays its list and its
