@@ -3,7 +3,7 @@ actions, a tally and one of the daemon's own mails (a confirmation request), eac
 frame a phone wide (390 CSS px), screenshotted (not blank; the quick actions' buttons painted)
 and measured (no horizontal scroll, no text under 14 px, quick actions a thumb can tap, no name
 cut in a tally with a long name at 360 px; the kinds and the measure's own check in frames of
-one page, one Chromium a run)."""
+one page, one Chromium a run for the measures and one for the screenshots)."""
 
 from __future__ import annotations
 
@@ -57,21 +57,6 @@ def pages() -> dict[str, str]:
     return found
 
 
-def phone_frame(page: str) -> str:
-    """The mail in a frame a phone wide; the frame's page reports its scroll width in the
-    title (the mail itself carries no script: this is the test's own page around it)."""
-    return (
-        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>-</title></head>'
-        '<body style="margin:0;background:#ffffff">'
-        f'<iframe id="mail" style="border:0;width:{PHONE}px;height:{WINDOW[1]}px" '
-        f'srcdoc="{html.escape(page)}"></iframe><script>'
-        'document.getElementById("mail").onload = function () {'
-        "  var root = this.contentDocument.documentElement;"
-        '  document.title = "scroll=" + root.scrollWidth + " client=" + root.clientWidth;'
-        "};</script></body></html>"
-    )
-
-
 def phone_frames(pages: list[tuple[str, int]]) -> str:
     """Each mail in a frame of its width (a phone's), one under the other; the page reports
     what it measured of each frame in its title, as JSON, once they are all loaded: the
@@ -113,7 +98,7 @@ window.addEventListener("load", function () {
 """
 
 
-def chromium_run(page: Path, profile: Path, *args: str) -> str:
+def chromium_run(page: Path, profile: Path, *args: str, window: tuple[int, int] = WINDOW) -> str:
     done = subprocess.run(
         [
             chromium(),
@@ -126,7 +111,7 @@ def chromium_run(page: Path, profile: Path, *args: str) -> str:
             "--disable-component-update",
             "--disable-sync",
             f"--user-data-dir={profile}",
-            f"--window-size={WINDOW[0]},{WINDOW[1]}",
+            f"--window-size={window[0]},{window[1]}",
             "--virtual-time-budget=5000",  # the frame's load event fires before the dump
             *args,
             page.as_uri(),
@@ -181,18 +166,60 @@ def widths(kind: str) -> tuple[int, int]:
     return int(layout["scroll"]), int(layout["client"])
 
 
+def side_by_side(pages: list[str]) -> str:
+    """The mails in frames a phone wide, side by side from the left edge: one screenshot for
+    them all, each frame's pixels at its own columns (one Chromium start, not one a kind)."""
+    frames = "".join(
+        f'<iframe style="border:0;display:block;flex:none;width:{PHONE}px;height:{WINDOW[1]}px" '
+        f'srcdoc="{html.escape(page)}"></iframe>'
+        for page in pages
+    )
+    return (
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>-</title></head>'
+        f'<body style="margin:0;background:#ffffff;display:flex">{frames}</body></html>'
+    )
+
+
+def shoot_kinds() -> dict[str, list[bytes]]:
+    """Every kind's frame as Chromium painted it: its rows of RGB pixels, every third row (what
+    the test looks at), from one screenshot of the frames side by side."""
+    with tempfile.TemporaryDirectory(prefix="pbem-shots-") as tmp:
+        page, png = Path(tmp) / "mails.html", Path(tmp) / "shot.png"
+        page.write_text(side_by_side([pages()[kind] for kind in KINDS]), encoding="utf-8")
+        chromium_run(
+            page,
+            Path(tmp) / "profile",
+            f"--screenshot={png}",
+            window=(PHONE * len(KINDS), WINDOW[1]),
+        )
+        width, height, rows = decode_png(png.read_bytes())
+    assert (width, height) == (PHONE * len(KINDS), WINDOW[1])
+    channels = len(rows[0]) // width
+    return {
+        kind: [
+            b"".join(
+                row[x : x + 3]
+                for x in range(n * PHONE * channels, (n + 1) * PHONE * channels, channels)
+            )
+            for row in rows[::3]
+        ]
+        for n, kind in enumerate(KINDS)
+    }
+
+
+@functools.cache
+def painted(kind: str) -> list[bytes]:
+    """The rows of ``kind``'s frame (every third), painted once per run for every kind at once."""
+    return once_per_run("mail-screenshots", shoot_kinds)[kind]
+
+
 @pytest.mark.parametrize("kind", KINDS)
-def test_the_mail_renders_in_headless_chromium_at_a_phones_width(kind: str, tmp_path: Path) -> None:
+def test_the_mail_renders_in_headless_chromium_at_a_phones_width(kind: str) -> None:
     scroll, client = widths(kind)
     assert client == PHONE and scroll <= client  # no horizontal scroll on a phone
 
-    page = tmp_path / "mail.html"
-    page.write_text(phone_frame(pages()[kind]), encoding="utf-8")
-    png = tmp_path / "shot.png"
-    chromium_run(page, tmp_path / "profile", f"--screenshot={png}")
-    width, _height, rows = decode_png(png.read_bytes())
-    channels = len(rows[0]) // width
-    phone = [row[i : i + 3] for row in rows[::3] for i in range(0, PHONE * channels, channels)]
+    rows = painted(kind)
+    phone = [row[i : i + 3] for row in rows for i in range(0, PHONE * 3, 3)]
     white = sum(p == b"\xff\xff\xff" for p in phone)
     assert len(set(phone)) > 20  # text in several shades: not a blank page
     assert white < len(phone)
