@@ -5,11 +5,13 @@ decoded with the standard library (zlib) to check that the page is not blank. Th
 measured in the browser too: each game's archive is loaded in a 412 px frame of one probe page
 (headless Chromium keeps its window at least 500 px wide), whose script reports each frame's
 scroll width and the sections it found (the archive itself runs no script); the four games
-and the probe's own check share one Chromium, once per run.
+and the probe's own check share one Chromium, once per run, and the four games' screenshot
+another (their frames side by side).
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import itertools
 import json
@@ -97,9 +99,11 @@ window.addEventListener("load", () => {
   document.body.setAttribute("data-layout", JSON.stringify(frames.map(measure)));
 });
 </script></body></html>"""
-FRAME = '<iframe style="width:%dpx;height:%dpx;border:0;display:block" srcdoc="%s"></iframe>'
-"""One page a frame, measured together: one Chromium for them all (a start costs a second of
-CPU)."""
+FRAME = (
+    '<iframe style="width:%dpx;height:%dpx;border:0;display:block;flex:none" srcdoc="%s"></iframe>'
+)
+"""One page a frame, measured (or screenshotted) together: one Chromium for them all (a start
+costs a second of CPU)."""
 
 
 def chromium() -> str:
@@ -108,7 +112,7 @@ def chromium() -> str:
     return path
 
 
-def screenshot(page: Path, png: Path, profile: Path) -> None:
+def screenshot(page: Path, png: Path, profile: Path, window: tuple[int, int]) -> None:
     subprocess.run(
         [
             chromium(),
@@ -122,13 +126,47 @@ def screenshot(page: Path, png: Path, profile: Path) -> None:
             "--disable-sync",
             f"--user-data-dir={profile}",
             f"--screenshot={png}",
-            f"--window-size={WIDTH},{HEIGHT}",
+            f"--window-size={window[0]},{window[1]}",
             page.as_uri(),
         ],
         capture_output=True,
         timeout=120,
         check=True,
     )
+
+
+def shoot_archives() -> dict[str, bytes]:
+    """Each game's archive as Chromium painted it in a frame a phone wide (412 x 2000, its
+    scroll bar inside, as in a window of that size), the frames side by side in one
+    screenshot: every other pixel of every fourth row of each frame (what the test looks at),
+    their RGB bytes end to end."""
+    frames = "".join(
+        FRAME % (WIDTH, HEIGHT, html.escape(archive_files(whole_game(game, "fr"))["html"]))
+        for game in GAMES
+    )
+    page = f'<!DOCTYPE html><html><body style="margin:0;display:flex">{frames}</body></html>'
+    with tempfile.TemporaryDirectory(prefix="pbem-shots-") as tmp:
+        path, png = Path(tmp) / "archives.html", Path(tmp) / "shot.png"
+        path.write_text(page, encoding="utf-8")
+        screenshot(path, png, Path(tmp) / "profile", (WIDTH * len(GAMES), HEIGHT))
+        width, height, rows = decode_png(png.read_bytes())
+    assert (width, height) == (WIDTH * len(GAMES), HEIGHT)
+    channels = len(rows[0]) // width
+    return {
+        game: b"".join(
+            row[x : x + 3]
+            for row in rows[::4]
+            for x in range(n * WIDTH * channels, (n + 1) * WIDTH * channels, channels * 2)
+        )
+        for n, game in enumerate(GAMES)
+    }
+
+
+@functools.cache
+def painted(game: str) -> list[bytes]:
+    """The pixels of ``game``'s archive the test looks at, painted once per run for all."""
+    shot = once_per_run("archive-screenshots", shoot_archives)[game]
+    return [shot[i : i + 3] for i in range(0, len(shot), 3)]
 
 
 def layouts(
@@ -262,17 +300,8 @@ def unfilter(kind: int, line: bytes, previous: bytes, channels: int) -> bytes:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_the_archive_renders_in_headless_chromium_at_a_phones_width(
-    game: str, tmp_path: Path
-) -> None:
-    page = tmp_path / f"{game}.html"
-    page.write_text(archive_files(whole_game(game, "fr"))["html"], encoding="utf-8")
-    png = tmp_path / "shot.png"
-    screenshot(page, png, tmp_path / "profile")
-    width, height, rows = decode_png(png.read_bytes())
-    assert (width, height) == (WIDTH, HEIGHT)
-    channels = len(rows[0]) // width
-    pixels = [row[i : i + 3] for row in rows[::4] for i in range(0, len(row), channels * 2)]
+def test_the_archive_renders_in_headless_chromium_at_a_phones_width(game: str) -> None:
+    pixels = painted(game)
     colours = set(pixels)
     white = sum(p == b"\xff\xff\xff" for p in pixels)
     assert len(colours) > 50  # text, the banner, the table shades: not a blank page
