@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pbem.adapters.codes import hash_secret
 from pbem.adapters.servers import ImapSettings, SmtpSettings
 from pbem.core.errors import PbemError
 from pbem.mail.threads import DEFAULT_FROM_NAME, REPLY_TO_POLICIES
@@ -387,8 +388,6 @@ def parse_dns_server(text: str) -> tuple[str, int]:
 def _admin_code(au: Mapping[str, Any], r: _Reader, base: Path) -> Mapping[str, str] | None:
     """The daemon-wide admin code, from ``[auth] admin_secret_file`` (relative to the config)
     or ``$CREDENTIALS_DIRECTORY/admin-secret``; kept scrypt-hashed only."""
-    from pbem.daemon.auth import hash_secret
-
     pf = au.get("admin_secret_file")
     if not r.passwords:
         if pf is not None:
