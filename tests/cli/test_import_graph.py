@@ -15,7 +15,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 KNOWN_CIRCLES = (
     {"pbem.daemon.bounces", "pbem.daemon.relay", "pbem.daemon.replies", "pbem.daemon.threads"},
-    {"pbem.games.chasse.dawn", "pbem.games.chasse.night", "pbem.games.chasse.revenge"},
     {
         "pbem.games.loupgarou.dawn",
         "pbem.games.loupgarou.election",
