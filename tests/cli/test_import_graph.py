@@ -16,12 +16,6 @@ ROOT = Path(__file__).resolve().parents[2]
 KNOWN_CIRCLES = (
     {"pbem.daemon.bounces", "pbem.daemon.relay", "pbem.daemon.replies", "pbem.daemon.threads"},
     {
-        "pbem.games.loupgarou.dawn",
-        "pbem.games.loupgarou.election",
-        "pbem.games.loupgarou.night",
-        "pbem.games.loupgarou.victory",
-    },
-    {
         *(f"pbem.daemon.intake.{m}" for m in ("apply", "guard", "inbound", "steps")),
         *(
             f"pbem.daemon.operator.{m}"
