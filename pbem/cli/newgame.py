@@ -200,8 +200,8 @@ def create_game(
     from pbem.adapters.codes import hash_secret, new_code
     from pbem.adapters.idkey import message_id_key
     from pbem.adapters.store import GameStore
+    from pbem.daemon.gamelist import list_headers, list_members
     from pbem.daemon.outbox import make_row
-    from pbem.daemon.relay import list_headers, list_members
     from pbem.daemon.threads import game_addressing
     from pbem.mail.envelope import build_outgoing
     from pbem.mail.gameid import plus_tails

@@ -14,7 +14,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 KNOWN_CIRCLES = (
-    {"pbem.daemon.bounces", "pbem.daemon.relay", "pbem.daemon.replies", "pbem.daemon.threads"},
     {
         *(f"pbem.daemon.intake.{m}" for m in ("apply", "guard", "inbound", "steps")),
         *(

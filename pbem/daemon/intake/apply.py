@@ -8,9 +8,9 @@ import logging
 from dataclasses import is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from pbem.daemon.gamelist import graveyard_of
 from pbem.daemon.intake.inbound import Inbound, Step
 from pbem.daemon.message import raw_without_codes
-from pbem.daemon.relay import graveyard_of
 from pbem.daemon.unheard import seat_of, unheard_step
 from pbem.mail.threads import noted
 from pbem.table.step import Delivery
