@@ -60,7 +60,13 @@ KNOWN_CIRCLES = (
     },
 )
 """The circles pbem had when this test was written (December 2026), outside the command line:
-one may shrink or go, none may grow and no new one may appear."""
+one may shrink or go (and then leaves this list), none may grow and no new one may appear.
+
+The two left are of one kind: a hub and the parts it composes, each part typed over the hub.
+The daemon's parts name the Service under ``TYPE_CHECKING`` only (no import at run time); the
+Table dispatches to the desk, the judges, the seats and the late sign-up, which are typed over
+the Table. Breaking either means giving each part a port (a Protocol of what it reads) instead
+of the hub's class."""
 
 
 def modules() -> dict[str, Path]:
