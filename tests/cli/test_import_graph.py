@@ -15,16 +15,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 KNOWN_CIRCLES = (
     {
-        *(f"pbem.daemon.intake.{m}" for m in ("apply", "guard", "inbound", "steps")),
-        *(
-            f"pbem.daemon.operator.{m}"
-            for m in ("admin", "reachable", "registry", "retry_deadline", "retry_shunt", "spool")
-        ),
-        "pbem.daemon.queue",
-        "pbem.daemon.requests",
-        "pbem.daemon.service",
-    },
-    {
         "pbem.desk",
         *(
             f"pbem.desk.{m}"
@@ -62,11 +52,11 @@ KNOWN_CIRCLES = (
 """The circles pbem had when this test was written (December 2026), outside the command line:
 one may shrink or go (and then leaves this list), none may grow and no new one may appear.
 
-The two left are of one kind: a hub and the parts it composes, each part typed over the hub.
-The daemon's parts name the Service under ``TYPE_CHECKING`` only (no import at run time); the
-Table dispatches to the desk, the judges, the seats and the late sign-up, which are typed over
-the Table. Breaking either means giving each part a port (a Protocol of what it reads) instead
-of the hub's class."""
+The one left is a hub and the parts it composes, each part typed over the hub: the Table
+dispatches to the desk, the judges, the seats and the late sign-up, which are typed over the
+Table. Breaking it means giving each part a port (a Protocol of what it reads) instead of the
+hub's class, as the daemon's intake and operator requests have (``IntakeParts``,
+``OperatorParts``)."""
 
 
 def modules() -> dict[str, Path]:

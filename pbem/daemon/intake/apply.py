@@ -16,7 +16,7 @@ from pbem.mail.threads import noted
 from pbem.table.step import Delivery
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.intake.parts import IntakeParts
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ class Apply(Step):
     name = "apply"
     description = "The rules read the mail; its events and replies are committed."
 
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         game, verdict, msg, raw, now = mail.routed, mail.checked, mail.parsed, mail.raw, mail.now
         ask = (
             mail.channel == "list"
