@@ -32,8 +32,11 @@ AUTH_METHODS = ("registered", "secret", "dkim", "dkim_verify")
 class ConfigError(PbemError):
     """The configuration is invalid; ``problems`` lists every problem found, one per line."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], unsourced: tuple[str, ...] = ()) -> None:
         self.problems = problems
+        self.unsourced = unsourced
+        """The sections (``imap``, ``smtp``) with a login and no password source: a shell
+        outside the unit, which alone holds the credentials (``pbem check-config``'s hint)."""
         super().__init__("invalid configuration:\n  " + "\n  ".join(problems))
 
 
@@ -227,6 +230,8 @@ class _Reader:
         self.data = data
         self.check_paths = check_paths
         self.problems: list[str] = []
+        self.unsourced: list[str] = []
+        """Sections with a login and no password source (:attr:`ConfigError.unsourced`)."""
         self.sections: dict[str, _Section] = {}
         self.passwords = passwords
 
@@ -337,6 +342,7 @@ class _Reader:
         elif os.environ.get("CREDENTIALS_DIRECTORY"):
             path = Path(os.environ["CREDENTIALS_DIRECTORY"]) / cred
         else:
+            self.unsourced.append(sect)
             self.problems.append(
                 f"{sect}: no password source: set {sect}.password_file, or run under systemd "
                 f"with LoadCredential={cred}:<file>"
@@ -766,5 +772,5 @@ def load(
     )
     r.problems.extend(r.unknown_keys())
     if r.problems:
-        raise ConfigError(r.problems)
+        raise ConfigError(r.problems, tuple(r.unsourced))
     return cfg
