@@ -48,6 +48,7 @@ TMPFS_ROOM = 2 * 1024**3
 ON_DISK = "PBEM_TESTS_ON_DISK"
 """Set (to anything) to keep the run's files in the usual temporary directory."""
 _tmpfs_basetemp: list[str] = []
+_kept: list[str] = []  # a failing run's, named at the end of its report
 
 
 def basetemp_on_tmpfs(config: pytest.Config) -> None:
@@ -100,7 +101,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if exitstatus == 0:
         shutil.rmtree(path, ignore_errors=True)
     else:
-        session.config.get_terminal_writer().line(f"the run's files: {path}")
+        _kept.append(path)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for path in _kept:
+        terminalreporter.write_line(f"the run's files, kept for a look: {path}")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
