@@ -104,14 +104,15 @@ def test_cas_384_billie_leftover_council_of_demons_only() -> None:
 
 def test_cas_300_410_614_714_x09_any_member_sends_last_name_counts() -> None:
     """CAS-X09, CAS-300, CAS-410, CAS-614, CAS-714, CAS-D09: Billie sends TUER dave, a Demon
-    then TUER erin: every member saw both relays; the victim is erin."""
+    then TUER erin: each name relayed to the other members (the sender has his
+    acknowledgement); the victim is erin."""
     g = at_w1()
     first = g.do("judy", "TUER dave")
     second = g.do("frank", "TUER erin")
     council = {"dave", "erin", "frank", "judy"}
-    assert recipients(first, "council_relay") == council
+    assert recipients(first, "council_relay") == council - {"judy"}
     assert notices(first, "council_relay")[0].params == {"sender": "judy", "target": "dave"}
-    assert recipients(second, "council_relay") == council
+    assert recipients(second, "council_relay") == council - {"frank"}
     events = g.deadline()
     assert g.state.victim == "erin"
     (fixed,) = notices(events, "council_victim")
