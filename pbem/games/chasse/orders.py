@@ -62,11 +62,10 @@ def decide_night(state: ChasseState, actor: PlayerId, command: Command) -> list[
         raise IllegalNow("target_is_victim", name=target)  # CAS-617, CAS-D14
     events: list[Event] = [ActionSet(actor, verb, (target,))]
     if verb == "kill":  # CAS-714, CAS-D09: relayed to the other council members
+        # (alone in the council: to nobody, no mail, but logged, as the log's length seeds
+        # the game's draws, pbem.core.draws)
         others = [p for p in state.council() if p != actor]
-        if others:
-            events.append(
-                private("chasse/council_relay", others, thread, sender=actor, target=target)
-            )
+        events.append(private("chasse/council_relay", others, thread, sender=actor, target=target))
     return events
 
 

@@ -43,13 +43,14 @@ def decide_council(state: LoupGarouState, actor: PlayerId, command: Command) -> 
         raise IllegalNow("council_closed")  # LG-213, LG-516
     target = command.targets[0]
     living_target(state, target)  # LG-511, LG-D10: any living player
-    events: list[Event] = [ActionSet(actor, "kill", (target,))]
-    # LG-612, LG-712: relayed to the other members (the voter has his acknowledgement; a lone
-    # wolf gets no relay of his own vote)
+    # LG-612, LG-712: relayed to the other members (the voter has his acknowledgement); a
+    # lone wolf's relay reaches nobody, no mail, but stays in the log: the log's length seeds
+    # the game's draws (pbem.core.draws), which a lone wolf's vote did not change before
     others = [w for w in state.council if w != actor]
-    if others:
-        events.append(private("loupgarou/kill_relay", others, thread, voter=actor, target=target))
-    return events
+    return [
+        ActionSet(actor, "kill", (target,)),
+        private("loupgarou/kill_relay", others, thread, voter=actor, target=target),
+    ]
 
 
 def decide_scan(state: LoupGarouState, actor: PlayerId, command: Command) -> list[Event]:
