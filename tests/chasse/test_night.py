@@ -317,14 +317,13 @@ def test_cas_716_no_victim_told_as_none() -> None:
 
 
 def test_cas_310_innocents_have_no_power() -> None:
-    """CAS-310: a simple Innocent has no night command: only help, status, pass and cancel."""
+    """CAS-310: a simple Innocent has no night command: only help, status, pass, and cancel
+    once his PASS stands (CAS-603)."""
     g = at_w1()
-    assert {c.verb for c in g.rules.available(g.state, "niaj")} == {  # type: ignore[arg-type]
-        "help",
-        "status",
-        "pass",
-        "cancel",
-    }
+    verbs = {"help", "status", "pass"}
+    assert {c.verb for c in g.rules.available(g.state, "niaj")} == verbs  # type: ignore[arg-type]
+    g.do("niaj", "RIEN")
+    assert {c.verb for c in g.rules.available(g.state, "niaj")} == verbs | {"cancel"}  # type: ignore[arg-type]
     for line in ("SCAN dave", "KILL dave", "SWAP dave", "COUNCIL hi"):
         assert g.fails("niaj", line).reason == "not_your_role"
     g.deadline()

@@ -53,3 +53,14 @@ def test_pass_is_offered_to_who_is_awaited_when_a_step_may_close_early() -> None
     assert "pass" not in _verbs(g, "Cid")
     quiet = advance(Game(options=QUIET), 3)
     assert "pass" not in _verbs(quiet, "Cid")
+
+
+def test_cancel_is_never_offered_as_orders_are_final() -> None:
+    """AMB-007 (private_orders_final): an order given is final, so CANCEL is never offered,
+    before or after an order, and CANCEL sent anyway says there is nothing to cancel."""
+    g = advance(Game(options=QUIET), 3)
+    assert "cancel" not in _verbs(g, "Cid")
+    assert g.fails("Cid", "CANCEL") == "orders_final"
+    g.do("Cid", "ROOM ballroom")
+    assert "cancel" not in _verbs(g, "Cid")
+    assert g.fails("Cid", "CANCEL ROOM") == "orders_final"
