@@ -193,7 +193,9 @@ def admin_lines(
     if not reply:
         reply.extra.append(table.renderer.text("common/no_command", lang, {}))
     # a CLORE closes a phase: its result post carries its link of the chain like a deadline's
-    step = chained(table, step_of(table, events, reply=None))
+    # his reply says what his commands did: no game master's copy of their notices to him
+    replied = tuple(a.lower() for a in reply_to) or (sender.lower(),)
+    step = chained(table, step_of(table, events, reply=None, replied=replied))
     told = _told(current, step.outgoing, sender, lang) if step.outgoing else None
     if told:
         reply.extra.append(told)
