@@ -197,11 +197,11 @@ def create_game(
     Returns the table, the outbox rows and the secret codes (shown once, stored hashed).
     ``admin_code``: the game masters' code for their mail (stored hashed, issue 10 item 9).
     """
+    from pbem.adapters.codes import hash_secret, new_code
     from pbem.adapters.idkey import message_id_key
     from pbem.adapters.store import GameStore
-    from pbem.daemon.auth import hash_secret, new_secret
+    from pbem.daemon.gamelist import list_headers, list_members
     from pbem.daemon.outbox import make_row
-    from pbem.daemon.relay import list_headers, list_members
     from pbem.daemon.threads import game_addressing
     from pbem.mail.envelope import build_outgoing
     from pbem.mail.gameid import plus_tails
@@ -253,7 +253,7 @@ def create_game(
                 seq=seq,
             )
         )
-    codes = {name: new_secret() for name in table.player_emails} if secrets else {}
+    codes = {name: new_code() for name in table.player_emails} if secrets else {}
     # the secrets are in the head from its first write: the daemon may load the game at once
     GameStore.create(
         cfg.data_dir,

@@ -101,13 +101,13 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     """Validate the config; then log in to both servers, unless ``--offline``: every key, type,
     duration, option value and named file is checked, and no password is needed (it runs
     outside the unit, where the credentials are not)."""
-    from pbem.daemon.config import admin_code_warning, load
+    from pbem.daemon.config import ConfigError, admin_code_warning, load
 
     try:
         cfg = load(config_path(args), passwords=not args.offline, check_paths=args.offline)
     except PbemError as exc:
         code = fail("check-config", exc)
-        if "no password source" in str(exc):  # a root shell, outside the unit's credentials
+        if isinstance(exc, ConfigError) and exc.unsourced:  # a shell, outside the unit
             print(
                 "  outside the unit: `pbem check-config --offline` checks the file alone; "
                 "`systemd-run --pipe --wait -p LoadCredential=...` logs in with the unit's "

@@ -31,16 +31,14 @@ relays the list itself, authenticates the posts like private mail (they reach it
 from __future__ import annotations
 
 import copy
-import hashlib
-import hmac
 import re
-import secrets
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
+from pbem.adapters.codes import new_code, verify_secret
 from pbem.daemon.config import AuthConfig
 from pbem.mail.address import getaddresses
 
@@ -73,11 +71,6 @@ class AuthVerdict:
     nothing is answered to the From."""
 
 
-def new_secret() -> str:
-    """A fresh 128-bit code to give a player once."""
-    return secrets.token_hex(16)
-
-
 def game_admin_code(
     asked: bool | None, admin_secret: bool, daemon_code: str | None, admins: Sequence[str]
 ) -> str | None:
@@ -88,20 +81,8 @@ def game_admin_code(
     admin_secret`` on, game masters named, no daemon-wide code (``daemon_code``, where it is
     read from). Without it every desk command by mail would be refused (issue 21 item 6)."""
     if asked is not None:
-        return new_secret() if asked else None
-    return new_secret() if admin_secret and admins and not daemon_code else None
-
-
-def hash_secret(code: str, salt: bytes | None = None) -> dict[str, str]:
-    """The stored form of a code: scrypt with a random salt (the code itself is never stored)."""
-    salt = salt or secrets.token_bytes(16)
-    digest = hashlib.scrypt(code.strip().lower().encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
-    return {"salt": salt.hex(), "hash": digest.hex()}
-
-
-def verify_secret(code: str, stored: Mapping[str, str]) -> bool:
-    got = hash_secret(code, bytes.fromhex(stored["salt"]))["hash"]
-    return hmac.compare_digest(got, stored["hash"])
+        return new_code() if asked else None
+    return new_code() if admin_secret and admins and not daemon_code else None
 
 
 def _from(msg: EmailMessage) -> str:

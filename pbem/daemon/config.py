@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pbem.adapters.codes import hash_secret
 from pbem.adapters.servers import ImapSettings, SmtpSettings
 from pbem.core.errors import PbemError
 from pbem.mail.threads import DEFAULT_FROM_NAME, REPLY_TO_POLICIES
@@ -31,8 +32,11 @@ AUTH_METHODS = ("registered", "secret", "dkim", "dkim_verify")
 class ConfigError(PbemError):
     """The configuration is invalid; ``problems`` lists every problem found, one per line."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], unsourced: tuple[str, ...] = ()) -> None:
         self.problems = problems
+        self.unsourced = unsourced
+        """The sections (``imap``, ``smtp``) with a login and no password source: a shell
+        outside the unit, which alone holds the credentials (``pbem check-config``'s hint)."""
         super().__init__("invalid configuration:\n  " + "\n  ".join(problems))
 
 
@@ -226,6 +230,8 @@ class _Reader:
         self.data = data
         self.check_paths = check_paths
         self.problems: list[str] = []
+        self.unsourced: list[str] = []
+        """Sections with a login and no password source (:attr:`ConfigError.unsourced`)."""
         self.sections: dict[str, _Section] = {}
         self.passwords = passwords
 
@@ -336,6 +342,7 @@ class _Reader:
         elif os.environ.get("CREDENTIALS_DIRECTORY"):
             path = Path(os.environ["CREDENTIALS_DIRECTORY"]) / cred
         else:
+            self.unsourced.append(sect)
             self.problems.append(
                 f"{sect}: no password source: set {sect}.password_file, or run under systemd "
                 f"with LoadCredential={cred}:<file>"
@@ -387,8 +394,6 @@ def parse_dns_server(text: str) -> tuple[str, int]:
 def _admin_code(au: Mapping[str, Any], r: _Reader, base: Path) -> Mapping[str, str] | None:
     """The daemon-wide admin code, from ``[auth] admin_secret_file`` (relative to the config)
     or ``$CREDENTIALS_DIRECTORY/admin-secret``; kept scrypt-hashed only."""
-    from pbem.daemon.auth import hash_secret
-
     pf = au.get("admin_secret_file")
     if not r.passwords:
         if pf is not None:
@@ -767,5 +772,5 @@ def load(
     )
     r.problems.extend(r.unknown_keys())
     if r.problems:
-        raise ConfigError(r.problems)
+        raise ConfigError(r.problems, tuple(r.unsourced))
     return cfg

@@ -25,9 +25,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from pbem.daemon.config import Config
+from pbem.daemon.gamelist import poster_of
 from pbem.daemon.message import parse
 from pbem.daemon.ports import Game
-from pbem.daemon.relay import poster_of
 from pbem.daemon.replies import Replies
 from pbem.judge.digest import digest_step, subscribers
 from pbem.table.table import Table

@@ -15,17 +15,17 @@ from typing import Any
 
 from pbem.daemon.auth import AuthVerdict
 from pbem.daemon.config import Config
-from pbem.daemon.limits import SenderLimits, limit_note
-from pbem.daemon.message import header_addresses
-from pbem.daemon.outbox import OutboxRow, make_row
-from pbem.daemon.ports import Game
-from pbem.daemon.relay import (
+from pbem.daemon.gamelist import (
     game_list_address,
     graveyard_of,
     list_headers,
     list_readers,
     relaying,
 )
+from pbem.daemon.limits import SenderLimits, limit_note
+from pbem.daemon.message import header_addresses
+from pbem.daemon.outbox import OutboxRow, make_row
+from pbem.daemon.ports import Game
 from pbem.daemon.seats import seat_rows
 from pbem.daemon.threads import game_addressing
 from pbem.judge.observer import graveyard_welcomes, open_to

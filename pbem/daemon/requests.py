@@ -19,7 +19,7 @@ from pbem.daemon.ports import Game
 from pbem.daemon.work import Call, Work
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.operator.parts import OperatorParts
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class OperatorRequests:
     root: Path
     spool: RequestSpool
     games: Mapping[str, Game]
-    parts: Service
+    parts: OperatorParts
     submit: Callable[[Work], Awaitable[Any]]
     load_games: Callable[[], None]
     held_due: Callable[[], list[str]]

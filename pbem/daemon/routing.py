@@ -13,10 +13,10 @@ from datetime import datetime
 from email.message import Message
 
 from pbem.daemon.config import Config
+from pbem.daemon.gamelist import graveyard_of, relaying
 from pbem.daemon.message import header_addresses
 from pbem.daemon.outbox import OutboxRow
 from pbem.daemon.ports import Channel, Game
-from pbem.daemon.relay import graveyard_of, relaying
 from pbem.daemon.replies import Replies
 from pbem.daemon.seats import replaced_in, waits_for_code
 from pbem.mail.listpost import Attribution, attribute

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from pbem.adapters.codes import hash_secret, new_code
 from pbem.core.events import AddressChanged, Substituted
-from pbem.daemon.auth import hash_secret, new_secret
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.judge.address import awaited
 from pbem.mail.envelope import build
@@ -72,7 +72,7 @@ def seat_rows(service: Any, game: Any, step: Any, now: datetime) -> list[OutboxR
         _clear_bounces(game, event.seat, now, "substitution")
         if not game.store.meta.get("secrets"):  # the players have no codes in this game
             continue
-        code = new_secret()
+        code = new_code()
         game.store.set_secret(event.seat, hash_secret(code))
         subject, body = service.texts.mail(
             "daemon/seat_code", event.lang, {"game": game.id, "name": event.name, "code": code}

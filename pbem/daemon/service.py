@@ -50,6 +50,7 @@ from pbem.daemon.crashloop import CrashLoop
 from pbem.daemon.deadlines import Deadlines
 from pbem.daemon.digests import Digests
 from pbem.daemon.diskfull import is_disk_full
+from pbem.daemon.gamelist import relaying
 from pbem.daemon.imap_loop import ImapLoop
 from pbem.daemon.intake.guard import Intake
 from pbem.daemon.limits import GlobalCap, SenderLimits, Windows, merge_windows
@@ -63,7 +64,7 @@ from pbem.daemon.ports import (
     no_fault,
 )
 from pbem.daemon.queue import WorkQueue, Writer
-from pbem.daemon.relay import Relay, relaying
+from pbem.daemon.relay import Relay
 from pbem.daemon.replies import Replies
 from pbem.daemon.requests import OperatorRequests
 from pbem.daemon.routing import Router

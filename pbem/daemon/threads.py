@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pbem.daemon.config import Config
-from pbem.daemon.relay import game_list_address
+from pbem.daemon.gamelist import game_list_address
 from pbem.mail.threads import Addressing
 
 

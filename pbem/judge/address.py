@@ -14,8 +14,8 @@ Subject carries that line) moves the seat there: :func:`confirmation`. The roste
 authentication, the relayed list's members and the bounces follow at once; the old address gets
 a notice and is refused from then on (``address_moved``), the game masters are told.
 
-Decisions: the code is :func:`pbem.signup.codes.new_code`'s (128 bits from :mod:`secrets`),
-kept in the log only scrypt-hashed (:func:`pbem.daemon.auth.hash_secret`), valid 48 hours
+Decisions: the code is :func:`pbem.adapters.codes.new_code`'s (128 bits from :mod:`secrets`),
+kept in the log only scrypt-hashed (:func:`pbem.adapters.codes.hash_secret`), valid 48 hours
 (long enough for a weekend away from one mailbox, short enough that a forgotten request dies);
 the seat keeps its name, role, language and secret code (the same player); no address that
 plays, steers (a game master), waits on the bench or is the game's own may be taken; a seat
@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
+from pbem.adapters.codes import hash_secret, verify_secret
 from pbem.core.commands import ADDRESS, parse_line
 from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax, MailError, NotAPlayer
 from pbem.core.events import (
@@ -106,8 +107,6 @@ def run(
     except CommandError as exc:
         reply.rejected.append({"line": line, "reason": table.reason(exc, lang)})
         return state
-    from pbem.daemon.auth import hash_secret  # scrypt: only when a code is made
-
     code = table.code_source()
     asked_event = AddressAsked(seat, email, hash_secret(code), now + CODE_TTL)
     events.append(asked_event)
@@ -294,8 +293,6 @@ def _confirmed(
     table: Table, sender: str, words: list[str], now: datetime, admins: Sequence[str]
 ) -> tuple[AddressChanged, str]:
     """The change ``sender``'s code confirms, and its seat's language; a CommandError why not."""
-    from pbem.daemon.auth import verify_secret  # scrypt: only when a code is sent back
-
     if words and "@" in words[0]:  # a request, from an address that holds no seat
         raise NotAPlayer("address_not_a_player", address=sender)
     waiting = [

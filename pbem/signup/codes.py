@@ -10,27 +10,17 @@ daemon's authentication reads them from there (:func:`started_secrets`).
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pbem.adapters.codes import CodeSource, hash_secret, new_code
 from pbem.signup.engine import STARTED
-
-CodeSource = Callable[[], str]
-"""Where fresh codes come from (tests pass a predictable one)."""
-
-
-def new_code() -> str:
-    """A fresh 128-bit code, like ``pbem new-game --secrets`` gives."""
-    return secrets.token_hex(16)
 
 
 def issue_codes(
     names: Iterable[str], source: CodeSource = new_code
 ) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     """A code for each name, and their stored (hashed) forms."""
-    from pbem.daemon.auth import hash_secret
-
     codes = {name: source() for name in names}
     return codes, {name: hash_secret(code) for name, code in codes.items()}
 
@@ -49,4 +39,4 @@ def started_secrets(events: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, 
     return {}
 
 
-__all__ = ["CodeSource", "issue_codes", "new_code", "started_secrets", "wants_codes"]
+__all__ = ["issue_codes", "started_secrets", "wants_codes"]

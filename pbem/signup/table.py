@@ -22,6 +22,7 @@ from email.message import EmailMessage
 from functools import cached_property
 from typing import Any, TypeVar, Unpack
 
+from pbem.adapters.codes import CodeSource, new_code
 from pbem.core.commands import find_spec
 from pbem.core.errors import CommandError, IllegalNow, MailError, SetupError, UnknownCommand
 from pbem.core.ids import PlayerId
@@ -39,7 +40,7 @@ from pbem.mail.render import Renderer, shared_renderer
 from pbem.rules import options_in_use, rules_page
 from pbem.rules.options_words import described
 from pbem.signup import lobby as lb
-from pbem.signup.codes import CodeSource, issue_codes, new_code, wants_codes
+from pbem.signup.codes import issue_codes, wants_codes
 from pbem.signup.decks import deck, legal_counts
 from pbem.signup.engine import started_game, still_signing_up
 from pbem.table import Delivery, Outgoing, Reply, Step, Table

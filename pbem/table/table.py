@@ -10,6 +10,7 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import Any, Unpack
 
+from pbem.adapters.codes import CodeSource, new_code
 from pbem.core.absences import excused, may_excuse
 from pbem.core.commands import CommandSpec
 from pbem.core.draws import deal_rng, lazy_draw_rng
@@ -30,7 +31,6 @@ from pbem.record.chain import ChainCursor
 from pbem.record.deal import deal_commitment
 from pbem.record.seed import commitment as seed_commitment
 from pbem.seats.substitution import setup_bench
-from pbem.signup.codes import CodeSource, new_code
 from pbem.table import admin, receive, wording
 from pbem.table.mailpages import MailPages
 from pbem.table.mails import Receipt, chained, committed, step_of

@@ -323,6 +323,22 @@ def test_check_config_outside_the_unit_says_how_to_check_with_the_passwords(
     assert "docs/install-debian.md" in hint, err
 
 
+def test_the_sections_with_no_password_source_are_named_on_the_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """check-config's hint above follows ``ConfigError.unsourced``, not the message's words
+    (which may be reworded); a config whose password sources are all there has none."""
+    from pbem.daemon.config import ConfigError, load
+
+    monkeypatch.delenv("CREDENTIALS_DIRECTORY", raising=False)
+    cfg = config(tmp_path)
+    cfg.write_text(cfg.read_text().replace(f'password_file = "{tmp_path / "pass"}"\n', ""))
+    with pytest.raises(ConfigError) as raised:
+        load(cfg)
+    assert "imap" in raised.value.unsourced
+    assert ConfigError(["x: wrong"]).unsourced == ()
+
+
 def test_an_empty_password_file_is_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,7 +7,8 @@ import email
 import email.policy
 from email.message import EmailMessage
 
-from pbem.daemon.auth import check_sender, hash_secret
+from pbem.adapters.codes import hash_secret
+from pbem.daemon.auth import check_sender
 from pbem.daemon.config import AuthConfig
 
 ADMIN = "gm@example.test"

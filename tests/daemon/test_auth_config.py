@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.daemon.auth import ar_pass, check_sender, hash_secret, verify_secret
+from pbem.adapters.codes import hash_secret, verify_secret
+from pbem.daemon.auth import ar_pass, check_sender
 from pbem.daemon.config import AuthConfig, ConfigError, load, parse_dns_server
 from tests.support.cli_in_process import pbem_in_process
 from tests.support.daemon_process import (

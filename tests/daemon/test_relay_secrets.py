@@ -50,7 +50,7 @@ def test_relayed_post_of_every_mail_client_carries_no_secret_code(
     Subject too), Outlook and Thunderbird send it (text + HTML alternative): authenticated by
     the code, her vote counted, and the copy every member gets carries the code nowhere."""
     world = relay_world(tmp_path, auth=AuthConfig(("registered", "secret")))
-    monkeypatch.setattr("pbem.daemon.auth.new_secret", lambda: CODE)
+    monkeypatch.setattr("pbem.adapters.codes.new_code", lambda: CODE)
     setup = {
         "game": "fake",
         "game_id": "g1",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbem.core.errors import PbemError
-from pbem.daemon.relay import list_members
+from pbem.daemon.gamelist import list_members
 from pbem.table import Outgoing, Table
 from pbem.tools.simulate import simulate
 from tests.support.game_by_mail import Game, lupus_roles

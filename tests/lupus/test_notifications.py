@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import pytest
 
-from pbem.games.lupus.night import prompted
+from pbem.games.lupus.nightfall import prompted
 from pbem.games.lupus.roles import MYTH
 from pbem.table import Outgoing
 from tests.lupus.scenario import FULL16, kill, votes

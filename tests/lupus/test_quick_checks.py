@@ -16,7 +16,7 @@ from pbem.core.events import ActionSet, Notice, PhaseStarted, private, public
 from pbem.core.ids import PlayerId
 from pbem.core.moments import iso
 from pbem.games.lupus import day
-from pbem.games.lupus.night import _prompt, prompted
+from pbem.games.lupus.nightfall import _prompt, prompted
 from pbem.games.lupus.roles import SEER, WOLF
 from pbem.games.lupus.rules import _night_verbs, _probes
 from pbem.games.lupus.state import LupusState, NightResolved, evolve, phase_started

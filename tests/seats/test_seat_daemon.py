@@ -9,10 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from pbem.adapters.codes import hash_secret, verify_secret
 from pbem.adapters.store import GameStore
 from pbem.core.events import Substituted
 from pbem.core.ids import PlayerId
-from pbem.daemon.auth import hash_secret, verify_secret
 from pbem.daemon.seats import seat_rows
 from pbem.mail.render import shared_renderer
 from pbem.table import Step

@@ -216,7 +216,7 @@ def test_the_game_master_names_a_renamed_seat_by_either_name() -> None:
 
 
 def test_the_relayed_lists_members_follow_the_roster() -> None:
-    from pbem.daemon.relay import list_members
+    from pbem.daemon.gamelist import list_members
 
     table = new_table()
     admin(table, "REPLACE carol WITH zoe@example.net Zoe")

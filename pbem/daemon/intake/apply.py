@@ -8,15 +8,15 @@ import logging
 from dataclasses import is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from pbem.daemon.gamelist import graveyard_of
 from pbem.daemon.intake.inbound import Inbound, Step
 from pbem.daemon.message import raw_without_codes
-from pbem.daemon.relay import graveyard_of
 from pbem.daemon.unheard import seat_of, unheard_step
 from pbem.mail.threads import noted
 from pbem.table.step import Delivery
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.intake.parts import IntakeParts
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ class Apply(Step):
     name = "apply"
     description = "The rules read the mail; its events and replies are committed."
 
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         game, verdict, msg, raw, now = mail.routed, mail.checked, mail.parsed, mail.raw, mail.now
         ask = (
             mail.channel == "list"

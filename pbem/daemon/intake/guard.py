@@ -35,7 +35,7 @@ from pbem.daemon.unheard import note_unheard
 from pbem.daemon.work import group_commit
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.intake.parts import IntakeParts
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ class Intake:
     crashloop: CrashLoop
     replies: Replies
     router: Router
-    parts: Service
+    parts: IntakeParts
     stats: Counter[str]
     fault: FaultHook
     wake: Callable[[], None]

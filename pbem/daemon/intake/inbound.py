@@ -21,7 +21,7 @@ from pbem.daemon.ports import Channel, Game
 from pbem.mail.listpost import Attribution
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.intake.parts import IntakeParts
 
 
 @dataclass
@@ -100,6 +100,6 @@ class Step(ABC):
     description: ClassVar[str]
 
     @abstractmethod
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         """Deal with ``mail`` for good (``True``: committed, answered or ignored; the chain
         stops) or let it go on (``False``)."""

@@ -20,12 +20,12 @@ from pbem.mail.inbound import automatic_reason
 from pbem.mail.listpost import rewrite_from
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.intake.parts import IntakeParts
 
 log = logging.getLogger(__name__)
 
 
-def ignore(svc: Service, mail: Inbound, reason: str) -> bool:
+def ignore(svc: IntakeParts, mail: Inbound, reason: str) -> bool:
     """Never parsed, never answered (RFC 3834, requirement 8): only the ledger records it."""
     log.info("mail %s ignored: %s", mail.key[:12], reason)
     svc.stats["automatic"] += 1
@@ -38,7 +38,7 @@ class AutomaticReplies(Step):
     name = "automatic-replies"
     description = "Auto-replies, bulk mail and our own echoes are never read nor answered."
 
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         # a MailError (unreadable headers) is a poison mail: shunted, then quarantined
         reason = automatic_reason(mail.msg, our_addresses=svc.our_addresses)
         if reason == "bulk" and mail.channel == "list" and not svc.relay:
@@ -55,7 +55,7 @@ class Bounces(Step):
     name = "bounces"
     description = "A bounce is counted against the player it names, never parsed nor answered."
 
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         if mail.reason != "bounce":
             return False
         if svc.bounces.handle(mail.key, mail.raw, mail.info, mail.now):
@@ -67,7 +67,7 @@ class Routing(Step):
     name = "routing"
     description = "The mail's game (by its list, its tag, its sender); none: the sender is told."
 
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         mail.munged = svc.router.list_rewrite(mail.msg, mail.channel)
         if mail.munged is not None and mail.munged.author is not None:
             # the list put its own address in From (DMARC): the post is the author's
@@ -90,7 +90,7 @@ class Authentication(Step):
     name = "authentication"
     description = "The sender's layers (requirement 5, RELIABILITY §1.6); refused: he is told."
 
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         game = mail.routed
         verdict = mail.verdict = check_sender(
             mail.parsed,
@@ -149,7 +149,7 @@ class Copies(Step):
     name = "copies"
     description = "Another copy of a mail applied (the list's copy, a reply-all): applied once."
 
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         game = mail.routed
         if not any(k in game.keys for k in mail.copies):
             return False
@@ -164,7 +164,7 @@ class Replay(Step):
     name = "replay"
     description = "The same DKIM signature seen before: a captured mail re-sent, applied once."
 
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         game = mail.routed
         if not any(k in game.keys for k in mail.checked.replay_keys):
             return False
@@ -177,7 +177,7 @@ class Relay(Step):
     name = "relay"
     description = "A relayed list post stopped before the rules (a code in it, too long, too many)."
 
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         registered = mail.checked.registered
         return (
             mail.channel in ("list", "graveyard")  # the graveyard's posters too (issue 25)
@@ -200,7 +200,7 @@ class Confirmation(Step):
     name = "confirmation"
     description = "A private mail confirming a public vote (requirement 6): the vote counts."
 
-    def check(self, svc: Service, mail: Inbound) -> bool:
+    def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         verdict = mail.checked
         if mail.channel != "private" or not verdict.registered:
             return False

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Self
 from pbem.daemon.operator.spool import Request
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.operator.parts import OperatorParts
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class AdminCommand(Request):
             str(data["game"]), lines, when, name, int(expect) if expect is not None else None
         )
 
-    def apply(self, svc: Service) -> None:
+    def apply(self, svc: OperatorParts) -> None:
         key = f"admin:{self.name}"
         game = svc.games.get(self.game)
         if game is None:
@@ -116,7 +116,7 @@ class AdminCommand(Request):
         )
         self.answer(svc, bool(step.events), reply)
 
-    def answer(self, svc: Service, applied: bool, reply: str) -> None:
+    def answer(self, svc: OperatorParts, applied: bool, reply: str) -> None:
         """Tell a ``--wait``ing command what became of the request (the mail says it too)."""
         from pbem.adapters.answers import answer
 

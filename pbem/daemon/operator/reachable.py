@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Self
 from pbem.daemon.operator.spool import Request
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.operator.parts import OperatorParts
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class Reachable(Request):
         when = datetime.fromisoformat(at) if isinstance(at, str) else datetime.now(UTC)
         return cls(str(data["game"]), str(data["player"]), when)
 
-    def apply(self, svc: Service) -> None:
+    def apply(self, svc: OperatorParts) -> None:
         now = svc.clock()
         game = svc.games.get(self.game)
         if game is None or self.player not in game.table.player_emails:

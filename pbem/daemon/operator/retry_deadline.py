@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pbem.daemon.operator.spool import Retry
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.operator.parts import OperatorParts
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +20,7 @@ class RetryDeadline(Retry):
 
     spool = "deadlines/retry"
 
-    def apply(self, svc: Service) -> None:
+    def apply(self, svc: OperatorParts) -> None:
         game = svc.games.get(self.target)
         if game is None:
             log.warning("deadline retry for unknown game %s ignored", self.target)

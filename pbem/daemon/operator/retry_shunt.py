@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pbem.daemon.operator.spool import Retry
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.operator.parts import OperatorParts
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +21,7 @@ class RetryShunt(Retry):
 
     spool = "shunt/retry"
 
-    def apply(self, svc: Service) -> None:
+    def apply(self, svc: OperatorParts) -> None:
         key = self.target
         row = svc.daemon.shunt_row(key)
         eml = svc.root / "shunt" / f"{key}.eml"

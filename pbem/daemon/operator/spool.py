@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, ClassVar, Self
 from pbem.adapters.spool import write_request
 
 if TYPE_CHECKING:
-    from pbem.daemon.service import Service
+    from pbem.daemon.operator.parts import OperatorParts
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class Request(ABC):
         """The request in a file (raises ValueError, KeyError or TypeError if unreadable)."""
 
     @abstractmethod
-    def apply(self, svc: Service) -> None:
+    def apply(self, svc: OperatorParts) -> None:
         """Act on it, in the running daemon (on the writer, one request at a time)."""
 
 
@@ -74,7 +74,7 @@ def submit(data_dir: Path, request: Request) -> Path:
     return write_request(data_dir / request.spool, request.file_name(), request.text())
 
 
-def drain(svc: Service, kind: type[Request]) -> int:
+def drain(svc: OperatorParts, kind: type[Request]) -> int:
     """Apply every request of ``kind`` waiting in its spool (the daemon's side); returns the
     number of files taken."""
     files = svc.requests.pending(svc.root / kind.spool)

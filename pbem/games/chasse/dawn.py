@@ -1,17 +1,17 @@
-"""Chasse aux sorcières' dawn: the deaths, the lovers' grief and Prue's trigger."""
+"""Chasse aux sorcières' dawn: the deaths, the lovers' grief (:mod:`pbem.games.chasse.grief`)
+and Prue's trigger (:mod:`pbem.games.chasse.revenge`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from pbem.core.events import Event, PhaseStarted, PlayerDied, public
-from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.resolve import Intent, Veto, resolve
 from pbem.games.chasse import revenge, victory
-from pbem.games.chasse.roles import NIGHT_STEPS, PAIGE, PIPER, PRUE
+from pbem.games.chasse.grief import grief_deaths, grief_params
+from pbem.games.chasse.roles import NIGHT_STEPS, PAIGE, PIPER
 from pbem.games.chasse.state import ChasseState, evolve, evolve_all, iso
 from pbem.games.village.cards import PowerSpent
 
@@ -69,7 +69,7 @@ def dawn(state: ChasseState, now: datetime) -> list[Event]:
         "lines": lines,
         "burned": burned if o.attribute_piper_kill else None,
     }
-    prue = prue_trigger(state, after, ("demons",))  # CAS-235, CAS-320, CAS-D17
+    prue = revenge.prue_trigger(state, after, ("demons",))  # CAS-235, CAS-320, CAS-D17
     ended = victory.check_victory(after)  # CAS-104, CAS-D22 (a)
     if ended:  # CAS-721, CAS-105: no day, no revenge
         return [
@@ -92,40 +92,3 @@ def dawn(state: ChasseState, now: datetime) -> list[Event]:
     if prue and revenge_until:
         events += revenge.open_revenge(prue, revenge_until, "dawn", thread)
     return events
-
-
-def grief_deaths(state: ChasseState) -> list[Event]:
-    """CAS-335: a Lover whose partner is dead dies of grief at once."""
-    if len(state.lovers) != 2:
-        return []
-    a, b = state.lovers
-    if state.alive(a) and not state.alive(b):
-        return [PlayerDied(a, "grief")]
-    if state.alive(b) and not state.alive(a):
-        return [PlayerDied(b, "grief")]
-    return []
-
-
-def grief_params(grief: Sequence[Event], state: ChasseState) -> list[dict[str, Any]]:
-    """The lovers who died of grief, as the dawn notice lists them."""
-    return [
-        {
-            "name": e.player,
-            "role": state.seat(e.player).role,
-            "partner": state.partner(e.player),
-        }
-        for e in grief
-        if isinstance(e, PlayerDied)
-    ]
-
-
-def prue_trigger(
-    before: ChasseState, after: ChasseState, causes: tuple[str, ...]
-) -> PlayerId | None:
-    """CAS-320, CAS-325, CAS-D17: a Prue eliminated by the Demons or lynched retaliates."""
-    wanted = causes if after.options.prue_revenge_triggers == "demons,lynch" else None
-    for p in before.living():
-        seat = after.seat(p)
-        if not seat.alive and seat.role == PRUE and (wanted is None or seat.cause in wanted):
-            return p
-    return None

@@ -12,7 +12,8 @@ from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow
 from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, private, public
 from pbem.core.ids import PlayerId
-from pbem.games.chasse import dawn, night, revenge, victory
+from pbem.games.chasse import nightfall, revenge, victory
+from pbem.games.chasse.grief import grief_deaths, grief_params
 from pbem.games.chasse.state import ChasseState, TieOpened, Verdict, evolve, evolve_all, iso
 from pbem.games.village.voting import ranked, vote_and_tally, weighted_plurality
 
@@ -124,10 +125,10 @@ def lynch_events(
     if lynched is not None:
         events.append(PlayerDied(lynched, "lynch"))
     after = evolve_all(events, state)
-    grief = dawn.grief_deaths(after)
+    grief = grief_deaths(after)
     events += grief
     after = evolve_all(grief, after)
-    prue = dawn.prue_trigger(state, after, ("lynch",))
+    prue = revenge.prue_trigger(state, after, ("lynch",))
     ended = victory.check_victory(after)  # CAS-D22 (c)
     until = now + state.options.revenge_window
     events.append(
@@ -140,7 +141,7 @@ def lynch_events(
             how=how,
             tied=list(tied),
             decided_by=decided_by,
-            grief=dawn.grief_params(grief, after),
+            grief=grief_params(grief, after),
             revenge=iso(until) if prue and not ended else None,
             **tally,
         )
@@ -153,7 +154,7 @@ def lynch_events(
             PhaseStarted("revenge", state.number, {}),
             *revenge.open_revenge(prue, until, "lynch", thread),
         ]
-    return events + night.start_night(after, state.number + 1, now)
+    return events + nightfall.start_night(after, state.number + 1, now)
 
 
 def decide_vote(

@@ -8,7 +8,7 @@ from pbem.core.errors import IllegalNow
 from pbem.core.events import ActionCleared, ActionSet, Event, private
 from pbem.core.ids import PlayerId
 from pbem.core.roles import action_of
-from pbem.games.chasse import night
+from pbem.games.chasse import nightfall
 from pbem.games.chasse.roles import CARD_OF, COUNCIL_KILL, ROLE_TABLE
 from pbem.games.chasse.state import ChasseState
 from pbem.games.chasse.subphases import NIGHT_PHASES
@@ -40,7 +40,7 @@ def decide_night(state: ChasseState, actor: PlayerId, command: Command) -> list[
         cleared = [ActionCleared(actor, "keep")] if state.action(actor, "keep") else []
         return [*cleared, ActionSet(actor, "take", (), command.word)]
     if verb == "keep":  # CAS-611, CAS-362, CAS-363
-        if night.leo_forced(state):
+        if nightfall.leo_forced(state):
             raise IllegalNow("leo_must_take")
         cleared = [ActionCleared(actor, "take")] if state.action(actor, "take") else []
         return [*cleared, ActionSet(actor, "keep")]

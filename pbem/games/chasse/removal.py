@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from pbem.core.events import Event, PlayerDied
 from pbem.core.ids import PlayerId
 from pbem.games.aftermath import Aftermath
-from pbem.games.chasse.dawn import grief_deaths
+from pbem.games.chasse.grief import grief_deaths
 from pbem.games.chasse.state import evolve_all
 from pbem.games.chasse.victory import check_victory
 from pbem.games.village.withdraw import withdrawn

@@ -1,4 +1,4 @@
-"""Prue's revenge window (CAS-D18)."""
+"""Prue's revenge: what triggers it (CAS-320, CAS-325, CAS-D17) and its window (CAS-D18)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pbem.core.errors import IllegalNow
 from pbem.core.events import Event, PlayerDied, private, public
 from pbem.core.ids import PlayerId
 from pbem.core.roles import prompt_of
-from pbem.games.chasse import dawn, night, victory
+from pbem.games.chasse import nightfall, victory
+from pbem.games.chasse.grief import grief_deaths, grief_params
 from pbem.games.chasse.roles import CARDS, PRUE
 from pbem.games.chasse.state import ChasseState, RevengeClosed, RevengeOpened, evolve_all, iso
 
@@ -31,7 +32,7 @@ def revenge_closed(state: ChasseState, now: datetime) -> list[Event]:
         public("chasse/revenge", thread, prue=state.revenge.prue, target=None, role=None, grief=[]),
     ]
     if state.revenge.after == "lynch":  # CAS-239
-        return events + night.start_night(evolve_all(events, state), state.number + 1, now)
+        return events + nightfall.start_night(evolve_all(events, state), state.number + 1, now)
     return events
 
 
@@ -48,7 +49,7 @@ def decide_revenge(
     thread = f"day-{state.number}"
     events: list[Event] = [RevengeClosed(actor, target), PlayerDied(target, "revenge")]
     after = evolve_all(events, state)
-    grief = dawn.grief_deaths(after)
+    grief = grief_deaths(after)
     events += grief
     after = evolve_all(grief, after)
     events.append(
@@ -58,12 +59,24 @@ def decide_revenge(
             prue=actor,
             target=target,
             role=after.seat(target).role,
-            grief=dawn.grief_params(grief, after),
+            grief=grief_params(grief, after),
         )
     )
     ended = victory.check_victory(after)  # CAS-104, CAS-D22 (b)
     if ended:
         return events + ended
     if pending.after == "lynch":  # CAS-239
-        return events + night.start_night(after, state.number + 1, now)
+        return events + nightfall.start_night(after, state.number + 1, now)
     return events
+
+
+def prue_trigger(
+    before: ChasseState, after: ChasseState, causes: tuple[str, ...]
+) -> PlayerId | None:
+    """CAS-320, CAS-325, CAS-D17: a Prue eliminated by the Demons or lynched retaliates."""
+    wanted = causes if after.options.prue_revenge_triggers == "demons,lynch" else None
+    for p in before.living():
+        seat = after.seat(p)
+        if not seat.alive and seat.role == PRUE and (wanted is None or seat.cause in wanted):
+            return p
+    return None

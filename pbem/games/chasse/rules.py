@@ -31,7 +31,7 @@ from pbem.core.game import GameSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold, names_by_fold
 from pbem.core.options import options_to_json, parse_options
-from pbem.games.chasse import day, night, orders, revenge
+from pbem.games.chasse import day, night, nightfall, orders, revenge
 from pbem.games.chasse.commands import COMMANDS
 from pbem.games.chasse.deck import DECK, PLAYERS, deck_cards
 from pbem.games.chasse.options import ChasseOptions
@@ -173,7 +173,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
             role = roles[p]
             events.append(private("chasse/role", [p], "opening", role=role, faction=faction(role)))
         events.append(private("chasse/penny", [penny], "opening"))  # CAS-702
-        return events + night.start_night(state, 1, now)  # CAS-202, CAS-703
+        return events + nightfall.start_night(state, 1, now)  # CAS-202, CAS-703
 
     def deadlines(self, state: ChasseState) -> Mapping[str, datetime]:
         if state.outcome is not None:
@@ -358,7 +358,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
             role = seat.role
             key += (
                 role,
-                night.leo_forced(state),
+                nightfall.leo_forced(state),
                 # in state.council(): the living Demons and Billie (CAS-214), and he lives
                 phase in ("W1", "W2") and role in (DEMON, BILLIE),
                 role in state.spent or (role == COLE and not state.cole_active()),
@@ -385,7 +385,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
                 for verb, card in CARD_OF.items():
                     if seat.role == card and SUBPHASE_OF[verb] == state.phase:
                         allowed.add(verb)
-                if "keep" in allowed and night.leo_forced(state):
+                if "keep" in allowed and nightfall.leo_forced(state):
                     allowed.discard("keep")
                 if state.phase in ("W1", "W2") and actor in state.council():
                     allowed.add("council")

@@ -1,20 +1,52 @@
-"""Loup-Garou's dawn: the private results, the public deaths and the lovers' grief."""
+"""Loup-Garou's dawn: the private results, the public deaths and the lovers' grief
+(:mod:`pbem.games.loupgarou.deaths`)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.core.events import ActionSet, Event, PhaseStarted, PlayerDied, private, public
 from pbem.core.ids import PlayerId
 from pbem.games.loupgarou import victory
-from pbem.games.loupgarou.night import _Night
+from pbem.games.loupgarou.deaths import reveal_params
 from pbem.games.loupgarou.roles import ELDER, PIPER, POWERED, SEER, VILLAGERS
 from pbem.games.loupgarou.state import LoupGarouState, PowersLost, SashOpened, evolve, iso
 
 
-def dawn(night: _Night, now: datetime) -> list[Event]:
+@dataclass
+class Night:
+    """A night being resolved (:mod:`pbem.games.loupgarou.night`): the state as its steps change
+    it, and what the dawn reports."""
+
+    start: LoupGarouState
+    rng: random.Random
+    s: LoupGarouState = field(init=False)
+    events: list[Event] = field(default_factory=list)
+    lovers_formed: bool = False
+    charm_targets: tuple[PlayerId, ...] = ()
+    newly_charmed: tuple[PlayerId, ...] = ()
+    scan: ActionSet | None = None
+    question: ActionSet | None = None
+    answer: dict[str, Any] | None = None
+    spied: list[PlayerId] = field(default_factory=list)
+    elder_escaped: list[PlayerId] = field(default_factory=list)
+    elder_saved_by_witch: list[PlayerId] = field(default_factory=list)
+    thief_result: tuple[PlayerId, str] | None = None
+
+    def __post_init__(self) -> None:
+        self.s = self.start
+
+    def emit(self, *new: Event) -> None:
+        for event in new:
+            self.s = evolve(self.s, event)
+            self.events.append(event)
+
+
+def dawn(night: Night, now: datetime) -> list[Event]:
     """LG-230..LG-235: private notices first, the announcement, the Ancien, checkpoint (a)."""
     state, o, n = night.start, night.start.options, night.start.number
     thread = f"day-{n}"
@@ -122,33 +154,3 @@ def answer_question(
         ]
     target = question.targets[0]  # LG-364: after this night's lovers and charms
     return {"question": kind, "names": [target], "conditions": s.conditions(target)}, [target]
-
-
-def grief_deaths(state: LoupGarouState) -> list[Event]:
-    """LG-422: a Lover dies of grief when the other has died, until nothing changes."""
-    events: list[Event] = []
-    s = state
-    changed = True
-    while changed:
-        changed = False
-        for lover in s.lovers:
-            other = s.lover_of(lover)
-            if other is not None and not s.seat(other).alive and s.seat(lover).alive:
-                death = PlayerDied(lover, "grief")
-                events.append(death)
-                s = evolve(s, death)
-                changed = True
-    return events
-
-
-def reveal_params(s: LoupGarouState, player: PlayerId) -> dict[str, Any]:
-    """LG-100: identity, team and conditions at the moment of death."""
-    seat = s.seat(player)
-    return {
-        "name": player,
-        "cause": seat.cause,
-        "role": seat.role,
-        "team": seat.team,
-        "conditions": s.conditions(player),
-        "lover": s.lover_of(player) if seat.cause == "grief" else None,
-    }

@@ -11,7 +11,7 @@ from pbem.core.errors import IllegalNow
 from pbem.core.events import Event, Notice, PhaseStarted, PlayerDied, VoteSet, private, public
 from pbem.core.folded import Batch
 from pbem.core.ids import PlayerId
-from pbem.games.loupgarou import dawn, election, night, orders, victory
+from pbem.games.loupgarou import deaths, election, nightfall, orders, victory
 from pbem.games.loupgarou.roles import ELDER, POWERED, VILLAGERS
 from pbem.games.loupgarou.state import (
     IdiotRevealed,
@@ -109,7 +109,7 @@ def lynch(
             s = emit(IdiotRevealed(designated), PlayerDied(mayor, "burned"))
         else:
             s = emit(PlayerDied(designated, "lynch"))
-        s = emit(*dawn.grief_deaths(s))  # LG-253
+        s = emit(*deaths.grief_deaths(s))  # LG-253
     dead = [e.player for e in batch.events[start:] if isinstance(e, PlayerDied)]
     elder_dead = any(s.seat(p).role == ELDER for p in dead)
     lost: list[PlayerId] = []
@@ -125,7 +125,7 @@ def lynch(
             designated=designated,
             how=how,
             idiot=idiot,
-            dead=[dawn.reveal_params(s, p) for p in dead],
+            dead=[deaths.reveal_params(s, p) for p in dead],
             elder_dead=elder_dead,
             mayor_dead=s.mayor if mayor_died else None,
         )
@@ -144,7 +144,7 @@ def lynch(
             SashOpened(s.mayor, due),
             private("loupgarou/sash_prompt", [s.mayor], thread, deadline=iso(due)),
         )
-    night.open_night(batch, s.number + 1, now)
+    nightfall.open_night(batch, s.number + 1, now)
 
 
 def decide_tiebreak(

@@ -12,8 +12,9 @@ from pbem.core.commands import Command
 from pbem.core.errors import IllegalNow
 from pbem.core.events import Event, PhaseStarted, private, public
 from pbem.core.ids import PlayerId
-from pbem.games.loupgarou import night, orders
-from pbem.games.loupgarou.roles import ELDER, MASTER, VILLAGER, VILLAGERS, WOLF, WOLVES
+from pbem.games.loupgarou import nightfall, orders
+from pbem.games.loupgarou.nightfall import wolf_list
+from pbem.games.loupgarou.roles import ELDER, MASTER, VILLAGER, VILLAGERS, WOLVES
 from pbem.games.loupgarou.state import (
     BiteResolved,
     ElectionTied,
@@ -78,28 +79,11 @@ def close_bite(state: LoupGarouState, now: datetime, rng: random.Random) -> list
     if o.election_concurrent_with_night1:  # LG-D02 alternative: during Night 1
         end = now + o.night_council_duration + o.night_witch_duration
         events.append(public("loupgarou/election_open", "setup", deadline=iso(end)))
-        return events + night.start_night(after, 1, now, {"election": end})
+        return events + nightfall.start_night(after, 1, now, {"election": end})
     end = now + o.election_window
     events.append(PhaseStarted("election", 0, {"election": end}))
     events.append(public("loupgarou/election_open", "setup", deadline=iso(end)))  # LG-705
     return events
-
-
-def wolf_list(state: LoupGarouState, wolves: Sequence[PlayerId]) -> list[dict[str, str]]:
-    """LG-D04: each Wolf's name, card and pack status."""
-    out = []
-    for w in wolves:
-        role = state.seat(w).role
-        if role == MASTER:
-            status = "master"
-        elif role == WOLF:
-            status = "wolf"
-        elif state.young_wolf == w:
-            status = "young_wolf"
-        else:
-            status = "thief"
-        out.append({"name": w, "role": role, "status": status})
-    return out
 
 
 def close_election(state: LoupGarouState, now: datetime, rng: random.Random) -> list[Event]:
@@ -146,7 +130,7 @@ def close_election(state: LoupGarouState, now: datetime, rng: random.Random) -> 
     ]
     if state.phase == "night":  # LG-D02 alternative: the night goes on
         return events
-    return events + night.start_night(after, 1, now)
+    return events + nightfall.start_night(after, 1, now)
 
 
 def draw_successor(state: LoupGarouState, rng: random.Random) -> list[Event]:

@@ -1,31 +1,24 @@
-"""Loup-Garou's nights: the prompts, the council closed at T_A, then the night's steps in the order
-of section 4.3 (NIGHT_STEPS)."""
+"""Loup-Garou's nights: the council closed at T_A, then the night's steps in the order of section
+4.3 (NIGHT_STEPS), which lead to the dawn (the night falls in :mod:`pbem.games.loupgarou.nightfall`)."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
-from pbem.core.events import ActionSet, Event, PhaseStarted, PlayerDied, private, public
-from pbem.core.folded import Batch
+from pbem.core.events import Event, PlayerDied, private
 from pbem.core.ids import PlayerId
 from pbem.core.resolve import Intent, Veto, resolve
-from pbem.core.roles import prompt_of
-from pbem.games.loupgarou import dawn, election
+from pbem.games.loupgarou import dawn, deaths
+from pbem.games.loupgarou.dawn import Night
 from pbem.games.loupgarou.roles import (
-    CARDS,
     ELDER,
     GIRL,
     MASTER,
     NIGHT_ORDER,
     NIGHT_STEPS,
-    PIPER,
-    SEER,
     THIEF,
-    THIEF_NIGHTS,
     VILLAGERS,
     WITCH,
     WOLVES,
@@ -42,144 +35,6 @@ from pbem.games.loupgarou.state import (
 )
 from pbem.games.village.events import LoversFormed
 from pbem.games.village.voting import weighted_plurality
-
-
-@dataclass
-class _Night:
-    """A night being resolved: the state as its steps change it, and what the dawn reports."""
-
-    start: LoupGarouState
-    rng: random.Random
-    s: LoupGarouState = field(init=False)
-    events: list[Event] = field(default_factory=list)
-    lovers_formed: bool = False
-    charm_targets: tuple[PlayerId, ...] = ()
-    newly_charmed: tuple[PlayerId, ...] = ()
-    scan: ActionSet | None = None
-    question: ActionSet | None = None
-    answer: dict[str, Any] | None = None
-    spied: list[PlayerId] = field(default_factory=list)
-    elder_escaped: list[PlayerId] = field(default_factory=list)
-    elder_saved_by_witch: list[PlayerId] = field(default_factory=list)
-    thief_result: tuple[PlayerId, str] | None = None
-
-    def __post_init__(self) -> None:
-        self.s = self.start
-
-    def emit(self, *new: Event) -> None:
-        for event in new:
-            self.s = evolve(self.s, event)
-            self.events.append(event)
-
-
-def start_night(
-    state: LoupGarouState,
-    number: int,
-    now: datetime,
-    extra: Mapping[str, datetime] | None = None,
-) -> list[Event]:
-    """LG-210, LG-710, LG-711: the public announcement, then the private prompts."""
-    batch = Batch(state, evolve)
-    open_night(batch, number, now, extra)
-    return batch.events
-
-
-def open_night(
-    batch: Batch[LoupGarouState],
-    number: int,
-    now: datetime,
-    extra: Mapping[str, datetime] | None = None,
-) -> None:
-    """:func:`start_night`'s events, added to ``batch`` (a close that ends with the night)."""
-    o = batch.state.options
-    t_a = now + o.night_council_duration
-    t_end = t_a + o.night_witch_duration
-    thread = f"night-{number}"
-    started = PhaseStarted("night", number, {"council": t_a, "night": t_end, **(extra or {})})
-    s = batch.add(started)
-    events: list[Event] = [
-        public("loupgarou/night_start", thread, number=number, council=iso(t_a), end=iso(t_end))
-    ]
-    council = list(s.council)
-    joined = [p for p in council if p not in s.previous_council and s.seat(p).role == THIEF]
-    left = [
-        p
-        for p in s.previous_council
-        if p not in council and s.seat(p).alive and s.seat(p).role == THIEF
-    ]
-    for member in council:  # LG-711, LG-D38, LG-D40
-        events.append(
-            private(
-                "loupgarou/council_prompt",  # the council's, by team (LG-510), not a card's
-                [member],
-                thread,
-                number=number,
-                wolves=election.wolf_list(s, council),
-                detail=o.wolves_list_detail,
-                joined=[j for j in joined if j != member],
-                left=left,
-                welcome=member in joined,
-                deadline=iso(t_a),
-                end=iso(t_end),
-            )
-        )
-    for seer in s.holders(SEER):
-        if s.powered(seer):
-            events.append(private(prompt_of(CARDS, SEER), [seer], thread, end=iso(t_end)))
-    for girl in s.holders(GIRL):
-        if s.powered(girl):
-            events.append(
-                private(
-                    prompt_of(CARDS, GIRL),
-                    [girl],
-                    thread,
-                    matchmaking=number == 2,
-                    end=iso(t_end),
-                )
-            )
-    for piper in s.holders(PIPER):  # LG-394: the Piper never loses his power
-        events.append(private(prompt_of(CARDS, PIPER), [piper], thread, end=iso(t_end)))
-    for witch in s.holders(WITCH):
-        if s.powered(witch) and not (s.life_used and s.death_used):
-            events.append(
-                private(
-                    prompt_of(CARDS, WITCH),
-                    [witch],
-                    thread,
-                    life=not s.life_used,
-                    death=not s.death_used,
-                    council=iso(t_a),
-                    end=iso(t_end),
-                )
-            )
-    for thief in s.holders(THIEF):
-        choices = thief_choices(s, thief)
-        if choices:
-            events.append(
-                private(
-                    prompt_of(CARDS, THIEF),
-                    [thief],
-                    thread,
-                    number=number,
-                    choices=list(choices),
-                    end=iso(t_end),
-                )
-            )
-    batch.add(*events)  # prompts: notices, which change no state
-
-
-def thief_choices(s: LoupGarouState, thief: PlayerId) -> tuple[str, ...]:
-    """LG-321, LG-322, LG-316, LG-331, LG-D37: what the thief may ask tonight."""
-    if s.phase != "night" or s.young_wolf == thief or not s.seat(thief).alive:
-        return ()
-    allowed = THIEF_NIGHTS.get(s.number, ())
-    team = s.seat(thief).team
-    out: list[str] = []
-    if "wolf" in allowed and team == VILLAGERS and s.powered(thief):
-        out.append("wolf")
-    if "villager" in allowed and team == WOLVES:
-        out.append("villager")
-    return tuple(out)
 
 
 def close_council(state: LoupGarouState, rng: random.Random) -> list[Event]:
@@ -241,8 +96,8 @@ def close_council(state: LoupGarouState, rng: random.Random) -> list[Event]:
 
 def resolve_night(state: LoupGarouState, now: datetime, rng: random.Random) -> list[Event]:
     """LG-215, LG-220..LG-229: the steps of NIGHT_STEPS in order, then the dawn (LG-230)."""
-    night = _Night(state, rng)
-    steps: Mapping[str, Callable[[_Night], None]] = {
+    night = Night(state, rng)
+    steps: Mapping[str, Callable[[Night], None]] = {
         "lovers": night_lovers,
         "charm": night_charm,
         "scan": night_scan,
@@ -256,7 +111,7 @@ def resolve_night(state: LoupGarouState, now: datetime, rng: random.Random) -> l
     return dawn.dawn(night, now)
 
 
-def night_lovers(night: _Night) -> None:
+def night_lovers(night: Night) -> None:
     """Step 1 (LG-220, LG-368, LG-D23): the Lovers, Night 2 only, before any death."""
     s = night.s
     if s.number != 2 or s.lovers:
@@ -272,7 +127,7 @@ def night_lovers(night: _Night) -> None:
     night.lovers_formed = bool(night.s.lovers)
 
 
-def night_charm(night: _Night) -> None:
+def night_charm(night: Night) -> None:
     """Step 2 (LG-221, LG-D25): charms; re-charming has no new effect."""
     charm = next(iter(night.s.actions_of("charm")), None)
     night.charm_targets = charm.targets if charm else ()
@@ -281,12 +136,12 @@ def night_charm(night: _Night) -> None:
         night.emit(Charmed(night.newly_charmed))
 
 
-def night_scan(night: _Night) -> None:
+def night_scan(night: Night) -> None:
     """Step 3 (LG-222, LG-341): the seer's result is the scanned player's card."""
     night.scan = next(iter(night.s.actions_of("scan")), None)
 
 
-def night_ask(night: _Night) -> None:
+def night_ask(night: Night) -> None:
     """Step 4 (LG-223, LG-D21): the little girl's answer, with the night's final choices."""
     night.question = next(iter(night.s.actions_of("ask")), None)
     if night.question is not None:
@@ -296,7 +151,7 @@ def night_ask(night: _Night) -> None:
         )
 
 
-def night_attacks(night: _Night) -> None:
+def night_attacks(night: Night) -> None:
     """Steps 5 and 6 (LG-224, LG-225, LG-D15): the kernel's loop with two veto hooks."""
     s = night.s
     save = next(iter(s.actions_of("save")), None)
@@ -339,12 +194,12 @@ def night_attacks(night: _Night) -> None:
             night.elder_saved_by_witch.append(intent.target)  # LG-357, LG-D17
 
 
-def night_grief(night: _Night) -> None:
+def night_grief(night: Night) -> None:
     """Step 7 (LG-226, LG-422): Lovers die of grief."""
-    night.emit(*dawn.grief_deaths(night.s))
+    night.emit(*deaths.grief_deaths(night.s))
 
 
-def night_become(night: _Night) -> None:
+def night_become(night: Night) -> None:
     """Step 8 (LG-227, LG-324..LG-327, LG-D37): the thief's change, if he is alive."""
     for request in night.s.actions_of("become"):
         s = night.s

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pbem.core.events import Event, PlayerDied, public
 from pbem.core.ids import PlayerId
 from pbem.games.aftermath import Aftermath
-from pbem.games.loupgarou.dawn import grief_deaths, reveal_params
+from pbem.games.loupgarou.deaths import grief_deaths, reveal_params
 from pbem.games.loupgarou.roles import ELDER, VILLAGERS
 from pbem.games.loupgarou.state import MayorChanged, PowersLost, evolve_all
 from pbem.games.loupgarou.victory import checkpoint_events

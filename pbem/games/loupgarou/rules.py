@@ -30,7 +30,7 @@ from pbem.core.game import GameSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
 from pbem.core.options import options_to_json, parse_options
-from pbem.games.loupgarou import day, election, night, orders
+from pbem.games.loupgarou import day, election, night, nightfall, orders
 from pbem.games.loupgarou.commands import COMMANDS
 from pbem.games.loupgarou.deck import game_deck
 from pbem.games.loupgarou.options import LoupGarouOptions
@@ -383,7 +383,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
                 state.number,
                 state.death_used,
                 state.life_used or not (state.council_closed and state.victim),
-                role == THIEF and not night.thief_choices(state, actor),
+                role == THIEF and not nightfall.thief_choices(state, actor),
                 len(state.council) > 1,
                 role == SEER and _scan_final(state, actor),
             )
@@ -434,7 +434,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
                 allowed.discard("poison")
             if state.life_used or not (state.council_closed and state.victim):
                 allowed.discard("save")
-            if seat.role == THIEF and not night.thief_choices(state, actor):
+            if seat.role == THIEF and not nightfall.thief_choices(state, actor):
                 allowed.discard("become")
             if seat.role == SEER and _scan_final(state, actor):
                 allowed.discard("scan")  # LG-D11: an immediate scan is final

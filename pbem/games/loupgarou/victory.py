@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbem.core.events import Event, GameEnded, public
 from pbem.core.ids import PlayerId
 from pbem.core.outcome import Termination
-from pbem.games.loupgarou import dawn
+from pbem.games.loupgarou.deaths import reveal_params
 from pbem.games.loupgarou.roles import CHECKPOINTS, LOVERS, PIPER, PIPER_SIDE, VILLAGERS, WOLVES
 from pbem.games.loupgarou.state import LoupGarouState
 
@@ -47,7 +47,7 @@ def checkpoint_events(s: LoupGarouState, checkpoint: str) -> list[Event]:
         return []
     side, winners = won
     termination = Termination.VICTORY if side else Termination.NO_WINNER
-    reveal = [{**dawn.reveal_params(s, p), "alive": s.seat(p).alive} for p in s.order]  # LG-D29
+    reveal = [{**reveal_params(s, p), "alive": s.seat(p).alive} for p in s.order]  # LG-D29
     return [
         GameEnded(termination, side, winners),
         public(

@@ -9,7 +9,7 @@ from pbem.core.events import Event, GameEnded, public
 from pbem.core.folded import Batch
 from pbem.core.moments import iso
 from pbem.core.outcome import Termination
-from pbem.games.lupus import night
+from pbem.games.lupus import nightfall
 from pbem.games.lupus.roles import HAMSTER, HAMSTER_SIDE, VILLAGERS, WEREWOLVES, WOLF, faction
 from pbem.games.lupus.state import LupusState, phase_started
 
@@ -51,7 +51,7 @@ def after_deaths(
     if ended:
         batch.add(*ended)
     else:
-        night.start_night(batch, state.number + 1, now)
+        nightfall.start_night(batch, state.number + 1, now)
 
 
 def victory(state: LupusState) -> list[Event]:

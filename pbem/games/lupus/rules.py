@@ -29,7 +29,7 @@ from pbem.core.ids import PlayerId
 from pbem.core.moments import iso
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.roles import Action
-from pbem.games.lupus import day, night
+from pbem.games.lupus import day, night, nightfall
 from pbem.games.lupus.commands import COMMANDS
 from pbem.games.lupus.deck import custom_deck, deck_counts, standard_deck
 from pbem.games.lupus.options import LupusOptions
@@ -223,7 +223,7 @@ class LupusInTabula(VillageRules[LupusState]):
                 for p in names
             )
         )
-        night.start_night(batch, 1, now)
+        nightfall.start_night(batch, 1, now)
         return batch.events
 
     def deadlines(self, state: LupusState) -> Mapping[str, datetime]:
