@@ -64,3 +64,21 @@ def test_cancel_is_never_offered_as_orders_are_final() -> None:
     g.do("Cid", "ROOM ballroom")
     assert "cancel" not in _verbs(g, "Cid")
     assert g.fails("Cid", "CANCEL ROOM") == "orders_final"
+
+
+def test_the_players_rules_page_does_not_list_cancel_as_a_useful_command() -> None:
+    """AMB-007: REGLES/RULES (pbem/rules, the same pages as docs/players) listed « ANNULER
+    mot-clé » among the useful commands of a game that refuses every ANNULER."""
+    from pathlib import Path
+
+    import pbem.rules
+
+    folder = Path(pbem.rules.__file__).parent
+    for lang, word in (("fr", "ANNULER"), ("en", "CANCEL")):
+        (useful,) = [
+            line
+            for line in (folder / f"dracula.{lang}.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith(("**Commandes utiles", "**Useful commands"))
+        ]
+        assert f"{word} mot-clé" not in useful and f"{word} keyword" not in useful
+        assert f"({word} " in useful  # said to be refused
