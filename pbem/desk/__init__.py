@@ -2,7 +2,7 @@
 
 One small module per command, as Mailman's ``commands/eml_*.py``: each has a ``NAME``, a
 :class:`~pbem.core.commands.CommandSpec` (French and English keywords), a help text in both
-languages and a pure ``run(table, command, now, admin) -> Result``. They are registered in the
+languages and a pure ``run(table, command, now, admin, lang) -> Result`` (``lang``: the game master's). They are registered in the
 explicit tuple :data:`COMMANDS`. Their facts are kernel events (pbem.desk.kernel) handled by the
 Table for every game alike: no game's rules change.
 """
@@ -67,9 +67,11 @@ def is_desk(verb: str) -> bool:
     return verb in _BY_VERB
 
 
-def run_desk(table: Table, command: Command, now: datetime, admin: str) -> Result:
-    """Run a desk command on ``table``; raises a CommandError to reject it."""
-    return _BY_VERB[command.verb].run(table, command, now, admin)
+def run_desk(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Run a desk command on ``table`` for the game master ``admin``, answered in ``lang`` (the
+    language of his mail's command words, else the game's); raises a CommandError to reject
+    it."""
+    return _BY_VERB[command.verb].run(table, command, now, admin, lang)
 
 
 __all__ = ["COMMANDS", "DESK_SPECS", "Result", "is_desk", "run_desk"]

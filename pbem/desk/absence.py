@@ -30,11 +30,11 @@ EXAMPLE = {
 }
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     # imported here: pbem.judge's services import the table, which imports the desk
     from pbem.judge.absence import act
 
     seat = command.targets[0]
     events, _ = act(table, table.state, seat, command.text, now, by=admin)
     listed = act(table, table.state, seat, "", now, events, by=admin)[1]
-    return Result(tuple(events), (listed(table.setup.lang, for_gm=True),))
+    return Result(tuple(events), (listed(lang, for_gm=True),))

@@ -54,11 +54,11 @@ def change(
     return AddressChanged(seat, holder.email, email, by=admin or "admin")
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     event = change(table, command, admin)
     params = {
         "name": table.roster.shown(event.seat),
         "address": event.email,
         "old": event.old_email,
     }
-    return Result((event,), (table.renderer.text("judge/address_desk", table.setup.lang, params),))
+    return Result((event,), (table.renderer.text("judge/address_desk", lang, params),))

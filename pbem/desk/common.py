@@ -48,7 +48,9 @@ class DeskCommand(Protocol):
     @property
     def EXAMPLE(self) -> Mapping[str, str]: ...
 
-    def run(self, table: Table, command: Command, now: datetime, admin: str) -> Result: ...
+    def run(
+        self, table: Table, command: Command, now: datetime, admin: str, lang: str
+    ) -> Result: ...
 
 
 def verb(name: str) -> str:
@@ -71,12 +73,11 @@ def earliest(table: Table) -> tuple[str, datetime]:
     return key, moved[key]
 
 
-def new_deadline(table: Table, moves: Sequence[DeadlineMoved]) -> str:
-    """The game master's line of what his EXTEND or RESUME moved: the deadline in effect."""
+def new_deadline(table: Table, moves: Sequence[DeadlineMoved], lang: str) -> str:
+    """The game master's line of what his EXTEND or RESUME moved: the deadline in effect, in
+    his ``lang``."""
     when = min(m.to for m in moves).isoformat()
-    return table.renderer.text(
-        "desk/new_deadline", table.setup.lang, {"when": when, "paused": table.paused}
-    )
+    return table.renderer.text("desk/new_deadline", lang, {"when": when, "paused": table.paused})
 
 
 def notice(template: str, to: Sequence[PlayerId] = (), **params: Any) -> DeskNotice:

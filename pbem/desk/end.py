@@ -26,7 +26,7 @@ EXAMPLE = {"fr": "FIN NUL", "en": "END NONE"}
 NOBODY = ("", "nul", "none", "draw", "personne")
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     seats = cast(table)
     sides = sorted({s["side"] for s in seats if s["side"]})
@@ -35,7 +35,6 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     if wanted not in NOBODY:
         side = _side(table, sides, wanted)
         if side is None:
-            lang = table.setup.lang
             shown = [_side_name(table, s, lang) for s in sides]
             raise InvalidSyntax("desk_unknown_side", side=command.text.strip(), sides=shown)
     winners = tuple(s["name"] for s in seats if side is not None and s["side"] == side)

@@ -26,7 +26,7 @@ HELP = {
 EXAMPLE = {"fr": "PROLONGER 2j", "en": "EXTEND 2d"}
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     by = parse_duration(command.text)
     ruled = table.rules.deadlines(table.state)
@@ -39,5 +39,5 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     deadlines = {m.key: m.to.isoformat() for m in moves}
     return Result(
         (*moves, notice("extended", deadlines=deadlines, paused=table.paused)),
-        (new_deadline(table, moves),),
+        (new_deadline(table, moves, lang),),
     )

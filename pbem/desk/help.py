@@ -58,10 +58,9 @@ def _a_name(table: Table) -> str:
     return names[0] if names else "Alice"
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     from pbem.desk import COMMANDS  # the registry imports this module
 
-    lang = table.setup.lang
     name = _a_name(table)
     lines = [
         {"help": c.HELP.get(lang, c.HELP["en"]), "example": example(c, lang, name)}

@@ -31,13 +31,12 @@ HELP = {
 EXAMPLE = {"fr": "HISTORIQUE {name} NUIT 1", "en": "HISTORY {name} NIGHT 1"}
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     # late: pbem.judge's services import the table, which imports the desk
     from pbem.judge.history import Selection, history_phases, selection
     from pbem.record.story import phase_marks
 
     seat = command.targets[0]
-    lang = table.setup.lang
     rounds = "round" in table.summary()
     marks = phase_marks(table.events, rounds)
     current_round = marks[-1].round if marks else 0

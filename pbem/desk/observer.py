@@ -43,7 +43,7 @@ _REFUSE = {"refuser", "refuse", "retirer", "remove", "non", "no"}
 _LIST = {"", "liste", "list"}
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     # late: pbem.judge loads the table, whose admin lines load this package
     from pbem.judge.observer import observers
 
@@ -56,7 +56,7 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
             "joined": sorted(seen.joined),
             "pending": sorted(seen.pending),
         }
-        return Result((), (table.renderer.text("desk/observers", table.setup.lang, params),))
+        return Result((), (table.renderer.text("desk/observers", lang, params),))
     if len(words) != 2 or action not in _ACCEPT | _REFUSE:
         raise InvalidSyntax("observer_usage")
     address = words[1].strip("<>").lower()

@@ -22,7 +22,7 @@ HELP = {
 EXAMPLE = {"fr": "PAUSE vacances de Noël", "en": "PAUSE Christmas holidays"}
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     if table.paused:
         raise IllegalNow("desk_paused_already")

@@ -29,14 +29,12 @@ def preview_step(table: Table, now: datetime) -> Step:
     return table.close(key, now)
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     step = preview_step(table, now)
     mails = [
         {"to": list(m.to), "public": m.public, "subject": m.subject, "body": m.body}
         for m in step.outgoing
     ]
-    text = table.renderer.text(
-        "desk/preview", table.setup.lang, {"mails": mails, "events": len(step.events)}
-    )
+    text = table.renderer.text("desk/preview", lang, {"mails": mails, "events": len(step.events)})
     return Result((), (text,))

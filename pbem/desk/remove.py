@@ -36,7 +36,7 @@ EXAMPLE = {
 }
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     player = command.targets[0]
     events = removal_events(

@@ -41,12 +41,12 @@ EXAMPLE = {
 }
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     seat = command.targets[0]
     event = substitution(table, seat, parse_newcomer(table, command.text))
     text = table.renderer.text(
         "desk/replaced",
-        table.setup.lang,
+        lang,
         {"old": event.old_name, "name": event.name, "address": event.email, "seat": seat},
     )
     return Result((event,), (text,))

@@ -23,7 +23,7 @@ EXAMPLE: dict[str, str] = {}
 """None: the command alone is its example."""
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     paused_at = table.desk.paused_at
     if paused_at is None:
@@ -36,5 +36,5 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
     deadlines = {m.key: m.to.isoformat() for m in moves}
     return Result(
         (Resumed(now), *moves, notice("resumed", deadlines=deadlines)),
-        (new_deadline(table, moves),) if moves else (),
+        (new_deadline(table, moves, lang),) if moves else (),
     )

@@ -22,7 +22,7 @@ EXAMPLE: dict[str, str] = {}
 """None: the command alone is its example."""
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     died = deaths(table)
     params = {
         "game": table.rules.title,
@@ -32,14 +32,14 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
             for s in cast(table)
         ],
         "genders": table.genders,  # « morte, lynchée au jour 2 » agrees with the seat
-        "orders": pending_orders(table.ruled, table.rules.all_commands, table.setup.lang),
+        "orders": pending_orders(table.ruled, table.rules.all_commands, lang),
         "deadlines": {k: v.isoformat() for k, v in table.deadlines().items()},
         "bench": [f"{b.name} <{b.email}>" for b in table.roster.bench],  # issue 13
         "paused": table.paused,
         "finished": table.finished,
         **phase_of(table),
     }
-    return Result((), (table.renderer.text("desk/roles", table.setup.lang, params),))
+    return Result((), (table.renderer.text("desk/roles", lang, params),))
 
 
 def _holder(table: Table, seat: str) -> str:

@@ -57,7 +57,7 @@ HELP = {
 EXAMPLE = {"fr": "ANNULER RESOLUTION 12h", "en": "ROLLBACK 12h"}
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     by = parse_duration(command.text)
     if not table.desk.closes:
         raise IllegalNow("desk_nothing_to_roll_back")
@@ -126,6 +126,4 @@ def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
         "dropped": sum(len(d) for d in dropped.values()),
     }
     # the game master reads what his command undid, not only that it was accepted
-    return Result(
-        tuple(events), (table.renderer.text("desk/rolled_back_gm", table.setup.lang, told),)
-    )
+    return Result(tuple(events), (table.renderer.text("desk/rolled_back_gm", lang, told),))

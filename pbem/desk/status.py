@@ -26,12 +26,11 @@ EXAMPLE: dict[str, str] = {}
 """None: the command alone is its example."""
 
 
-def run(table: Table, command: Command, now: datetime, admin: str) -> Result:
+def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
     # late: pbem.judge loads the table, whose admin lines load this package
     from pbem.judge.absence import extends, standing
     from pbem.judge.observer import observers
 
-    lang = table.setup.lang
     seen = observers(table)
     away = {
         "game": table.rules.title,

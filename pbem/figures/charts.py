@@ -25,14 +25,28 @@ def svg_chart(
     width: int = 660,
     right: int = 210,
     label: str | None = None,
+    text: int = 11,
+    legend_below: bool = False,
 ) -> str:
     """A line chart of win rates (0 to 100 %) by player count, as an SVG document.
 
     ``x_label``: the axis's word (the reader's language); ``width`` and ``right`` (the
     legend's room): narrower for a phone's page; ``label``: an accessible name (``role="img"``
-    and a ``<title>``) for a chart inlined in a page beside its table."""
-    height, left, top, bottom = 300, 48, 28, 36
+    and a ``<title>``) for a chart inlined in a page beside its table. ``text``: the texts'
+    size in px (the title's 2 px more), the margins growing with it; ``legend_below``: the
+    legend under the plot (the plot then takes the whole width: a phone's page)."""
+    k = text / 11  # the margins were drawn for 11 px texts: they grow with them
+
+    def px(length: float) -> int:
+        return round(length * k)
+
+    row = px(14)  # a legend's line
+    notes = 2 if dashed else 0  # the dashed lines' two lines of explanation
+    if legend_below:
+        right = px(12)
+    height, left, top, bottom = 300, px(48), px(28), px(36)
     plot_w, plot_h = width - left - right, height - top - bottom
+    below = row * (len(series) + notes) + px(10) if legend_below else 0
     low, high = min(counts), max(counts)
     span = max(1, high - low)
 
@@ -43,21 +57,34 @@ def svg_chart(
         return top + plot_h * (1 - rate)
 
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11"{_named(label)}',
-        f'<text x="{left}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + below}" '
+        f'viewBox="0 0 {width} {height + below}" font-family="sans-serif" font-size="{text}"'
+        f"{_named(label)}",
+        f'<text x="{left}" y="{px(16)}" font-size="{text + 2}" font-weight="bold">'
+        f"{escape(title)}</text>",
     ]
     for pct in range(0, 101, 25):
         yy = y(pct / 100)
         out.append(
             f'<line x1="{left}" y1="{yy:.1f}" x2="{left + plot_w}" y2="{yy:.1f}" stroke="#ddd"/>'
         )
-        out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{pct} %</text>')
-    for n in counts:
-        out.append(f'<text x="{x(n):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{n}</text>')
+        out.append(
+            f'<text x="{left - px(6)}" y="{yy + px(4):.1f}" text-anchor="end">{pct} %</text>'
+        )
+    apart = 1.3 * text + px(4)  # two digits and a gap: a count's label never touches the next
+    shown = -apart
+    for n in sorted(counts):
+        if x(n) - shown < apart:
+            continue  # many counts on a narrow plot: every other one labelled
+        shown = x(n)
+        out.append(
+            f'<text x="{x(n):.1f}" y="{top + plot_h + px(16)}" text-anchor="middle">{n}</text>'
+        )
     out.append(
-        f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle">{escape(x_label)}</text>'
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - px(4)}" text-anchor="middle">'
+        f"{escape(x_label)}</text>"
     )
+    lx, first = (left, height + px(10)) if legend_below else (left + plot_w + px(12), top + px(6))
     camps: dict[str, str] = {}  # a camp keeps its colour at every bot level
     for i, (label, points) in enumerate(series.items()):
         camp = label.partition(" (")[0]
@@ -73,20 +100,17 @@ def svg_chart(
                 f'fill="#fff" stroke="{colour}" stroke-width="1.5"' if dash else f'fill="{colour}"'
             )
             out.append(f'<circle cx="{x(n):.1f}" cy="{y(r):.1f}" r="3.5" {fill}/>')
-        ly = top + 14 * i + 6
-        lx = left + plot_w + 12
+        ly = first + row * i
         out.append(
-            f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" stroke="{colour}" '
+            f'<line x1="{lx}" y1="{ly}" x2="{lx + px(18)}" y2="{ly}" stroke="{colour}" '
             f'stroke-width="2"{dash}/>'
         )
-        out.append(f'<text x="{lx + 24}" y="{ly + 4}">{escape(label)}</text>')
+        out.append(f'<text x="{lx + px(24)}" y="{ly + px(4)}">{escape(label)}</text>')
     if dashed:
-        ly = top + 14 * len(series) + 16
+        ly = first - px(6) + row * len(series) + px(16)
+        out.append(f'<text x="{lx}" y="{ly}" fill="#555">solid, filled: random bots</text>')
         out.append(
-            f'<text x="{left + plot_w + 12}" y="{ly}" fill="#555">solid, filled: random bots</text>'
-        )
-        out.append(
-            f'<text x="{left + plot_w + 12}" y="{ly + 14}" fill="#555">dashed, hollow: informed bots</text>'
+            f'<text x="{lx}" y="{ly + row}" fill="#555">dashed, hollow: informed bots</text>'
         )
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -103,35 +127,58 @@ Bar = tuple[str, float, float | None, float | None]
 """A bar's label, its value (a rate from 0 to 1) and its interval's ends (None: no interval)."""
 
 
-def svg_bars(title: str, bars: Sequence[Bar], *, label: str | None = None, width: int = 400) -> str:
+def svg_bars(
+    title: str,
+    bars: Sequence[Bar],
+    *,
+    label: str | None = None,
+    width: int = 400,
+    text: int = 11,
+    left: int | None = None,
+) -> str:
     """Horizontal bars of rates (0 to 100 %), each with its 95 % interval as a whisker, as an
-    SVG document ``width`` px wide (400: a phone's page shows it unscaled)."""
-    row, top, left, right = 22, 26, min(150, width // 3), 44
+    SVG document ``width`` px wide (400: a phone's page shows it unscaled). ``text``: the
+    texts' size in px (the title's 2 px more), the rows and margins growing with it;
+    ``left``: the names' room (default: a third of the width, at most 150 px), each name cut
+    to what 11 px texts fit in 22 characters."""
+    k = text / 11
+
+    def px(length: float) -> int:
+        return round(length * k)
+
+    row, top, right = px(22), px(26), px(44)
+    left = min(150, width // 3) if left is None else left
+    most = 22 * 11 // text  # a name's characters
     plot_w = width - left - right
-    height = top + row * len(bars) + 22
+    height = top + row * len(bars) + px(22)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11"{_named(label)}',
-        f'<text x="0" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="{text}"'
+        f"{_named(label)}",
+        f'<text x="0" y="{px(16)}" font-size="{text + 2}" font-weight="bold">{escape(title)}</text>',
     ]
     for pct in range(0, 101, 25):
         xx = left + plot_w * pct / 100
         out.append(
-            f'<line x1="{xx:.1f}" y1="{top - 4}" x2="{xx:.1f}" y2="{top + row * len(bars)}" '
+            f'<line x1="{xx:.1f}" y1="{top - px(4)}" x2="{xx:.1f}" y2="{top + row * len(bars)}" '
             'stroke="#ddd"/>'
         )
+        if pct % 50 and text > 11:
+            continue  # larger texts: 0, 50 and 100 % alone, never touching
         out.append(
-            f'<text x="{xx:.1f}" y="{top + row * len(bars) + 14}" text-anchor="middle">'
+            f'<text x="{xx:.1f}" y="{top + row * len(bars) + px(14)}" text-anchor="middle">'
             f"{pct} %</text>"
         )
     for i, (name, rate, low, high) in enumerate(bars):
         y = top + row * i
         colour = COLOURS[i % len(COLOURS)]
-        shown = name if len(name) <= 22 else name[:21] + "…"
-        out.append(f'<text x="{left - 6}" y="{y + 14}" text-anchor="end">{escape(shown)}</text>')
+        shown = name if len(name) <= most else name[: most - 1] + "…"
         out.append(
-            f'<rect x="{left}" y="{y + 3}" width="{max(1.0, plot_w * rate):.1f}" height="{row - 8}" '
-            f'fill="{colour}" fill-opacity="0.75"/>'
+            f'<text x="{left - px(6)}" y="{y + px(14)}" text-anchor="end">{escape(shown)}</text>'
+        )
+        out.append(
+            f'<rect x="{left}" y="{y + px(3)}" width="{max(1.0, plot_w * rate):.1f}" '
+            f'height="{row - px(8)}" fill="{colour}" fill-opacity="0.75"/>'
         )
         if low is not None and high is not None:
             x1, x2, mid = left + plot_w * low, left + plot_w * high, y + row / 2 - 1
@@ -140,7 +187,7 @@ def svg_bars(title: str, bars: Sequence[Bar], *, label: str | None = None, width
                 f'M{x2:.1f} {mid - 5:.1f}v10" stroke="#222" fill="none"/>'
             )
         out.append(
-            f'<text x="{width - 2}" y="{y + 14}" text-anchor="end">{round(100 * rate)} %</text>'
+            f'<text x="{width - 2}" y="{y + px(14)}" text-anchor="end">{round(100 * rate)} %</text>'
         )
     out.append("</svg>")
     return "\n".join(out) + "\n"

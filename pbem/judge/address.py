@@ -323,6 +323,8 @@ def _tell_masters(
     from dataclasses import replace
 
     masters = table.setup.admins or tuple(a.lower() for a in admins)
+    # a game master who held the seat has the old address's notice (changed_mails): not both
+    masters = tuple(a for a in masters if a != event.old_email.lower())
     lang = table.setup.lang
     params = {
         "game": table.rules.title,

@@ -96,10 +96,17 @@ def _names(game: str, lang: str) -> GameNames:
     return GameNames(shared_renderer(), rules_for(game).templates, lang, {})
 
 
+CHART_WIDTH = 340
+"""The charts' width: a 360 px phone's page (less its margins) shows them unscaled."""
+CHART_TEXT = 15
+"""Their texts' size in px: at least 14 px as a phone shows them (a page's small print)."""
+
+
 def _bars(title: str, rows: Sequence[Mapping[str, Any]], label: str) -> Markup:
     """A bar chart of rows' rates with their intervals; ``label``: its accessible name."""
     bars = [(str(r["name"]), float(r["rate"]), float(r["low"]), float(r["high"])) for r in rows]
-    return Markup(svg_bars(title, bars, label=label))  # its texts escaped in pbem/figures/charts.py
+    svg = svg_bars(title, bars, label=label, width=CHART_WIDTH, text=CHART_TEXT, left=140)
+    return Markup(svg)  # its texts escaped in pbem/figures/charts.py
 
 
 def _lines(
@@ -109,9 +116,18 @@ def _lines(
     x_label: str,
     label: str,
 ) -> Markup:
-    """The camps' win rate by player count (the chart docs/balance.md draws), 400 px wide as
-    the bars are (a phone shows it unscaled), its legend on the right."""
-    svg = svg_chart(title, series, counts, x_label=x_label, width=400, right=150, label=label)
+    """The camps' win rate by player count (the chart docs/balance.md draws), as wide as the
+    bars are (a phone shows it unscaled), its legend under the plot."""
+    svg = svg_chart(
+        title,
+        series,
+        counts,
+        x_label=x_label,
+        width=CHART_WIDTH,
+        label=label,
+        text=CHART_TEXT,
+        legend_below=True,
+    )
     return Markup(svg)  # its texts escaped in pbem/figures/charts.py
 
 

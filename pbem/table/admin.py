@@ -55,6 +55,25 @@ def _unknown(
     )
 
 
+def written_language(lines: Sequence[str], specs: Sequence[CommandSpec]) -> str | None:
+    """The language of the game master's command words: that of the first line whose keyword
+    is one language's only (PROLONGER, EXTEND; not PAUSE or ROLES, both languages' words);
+    None when no line tells. pbem knows no other language of his (a game master has no seat
+    and the configuration gives him none), so his reply is in it, else in the game's."""
+    for line in lines:
+        tokens = line.split()
+        found = find_spec(tokens, specs)
+        if found is None:
+            continue
+        spec, length = found
+        written = tuple(fold(clean_token(t)) for t in tokens[:length])
+        french = any(tuple(map(fold, k.split())) == written for k in spec.fr)
+        english = any(tuple(map(fold, k.split())) == written for k in spec.en)
+        if french != english:
+            return "fr" if french else "en"
+    return None
+
+
 def _told(table: Table, mails: Sequence[Outgoing], sender: str, lang: str) -> str | None:
     """Who the game master's commands had told what: each mail's subject (without the game's
     tag) with its readers, the list or the players by their names, so that his reply says
@@ -97,7 +116,7 @@ def list_commands(
     ]
     if not written:
         return Step(post="relay")
-    lang = table.setup.lang
+    lang = written_language(written, specs) or table.setup.lang
     why = table.renderer.text("reasons/desk_on_list", lang, {}).strip()
     refused = Reply(rejected=[{"line": line, "reason": why} for line in written])
     return Step((), (reply_mail(table, sender, lang, refused, key, message_id),), post="relay")
@@ -145,12 +164,14 @@ def admin_lines(
     rejected, ignored. The reply goes to ``sender``, or to every address of ``reply_to``. A
     mail's ``subject`` may hold a command too, but is never reported as ignored text.
     ``ended``: the bare FIN/END line that ended the mail before any command."""
-    lang = table.setup.lang
+    specs = [*table.rules.admin_commands, *DESK_SPECS]
+    heading = [subject] if subject else []
+    # answered in the language of his command words (a French game master of an English
+    # game), else the game's
+    lang = written_language([*heading, *lines], specs) or table.setup.lang
     current = table  # each line sees what the lines before it did
     events: list[Event] = []
     reply = Reply()
-    specs = [*table.rules.admin_commands, *DESK_SPECS]
-    heading = [subject] if subject else []
     for index, line in enumerate([*heading, *lines]):
         try:
             # the game master may name a seat by its shown name or by the seat's own
@@ -163,7 +184,7 @@ def admin_lines(
                 continue
             command = current.roster.to_seats(command)
             if is_desk(command.verb):
-                result = run_desk(current, command, now, sender)
+                result = run_desk(current, command, now, sender, lang)
                 new = list(result.events)
                 reply.extra += result.reply
                 # a seat's history is a page of headings, as the player's own (issue 25)
@@ -193,7 +214,9 @@ def admin_lines(
     if not reply:
         reply.extra.append(table.renderer.text("common/no_command", lang, {}))
     # a CLORE closes a phase: its result post carries its link of the chain like a deadline's
-    step = chained(table, step_of(table, events, reply=None))
+    # his reply says what his commands did: no game master's copy of their notices to him
+    replied = tuple(a.lower() for a in reply_to) or (sender.lower(),)
+    step = chained(table, step_of(table, events, reply=None, replied=replied))
     told = _told(current, step.outgoing, sender, lang) if step.outgoing else None
     if told:
         reply.extra.append(told)

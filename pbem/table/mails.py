@@ -116,16 +116,20 @@ def step_of(
     post: PostVerdict | None = None,
     deferred: tuple[str, ...] = (),
     after: Any = None,
+    replied: Sequence[str] = (),
 ) -> Step:
     """The step that appends ``events`` to ``table``: their encoding, the receipt's mail, the
     mails of their notices and hand-overs. ``after``: the rules' state ``events`` lead to from
-    the table's, when the caller folded them (else it is folded here if a notice needs it)."""
+    the table's, when the caller folded them (else it is folded here if a notice needs it).
+    ``replied``: the addresses the caller answers himself (the game master's reply): like the
+    receipt's, they get no game master's copy of a notice, their answer says it already."""
     base = len(table.events)
     outgoing: list[Outgoing] = []
     if reply is not None:
         player, body, key, message_id = reply
         outgoing.append(reply_mail(table, player.email, player.lang, body, key, message_id))
         outgoing += body.mails
+        replied = (*replied, player.email.lower())  # a game master who plays a seat
     # the state the step leads to: the one its prompts' quick actions are for
     for index, event in enumerate(events):
         cls = type(event)
@@ -137,7 +141,8 @@ def step_of(
         if isinstance(event, Notice):
             if after is None and not rolls_back(events):
                 after = table.rules.fold((e for e in events if not is_kernel(e)), table.state)
-            outgoing += notice_mails(table, event, f"{table.game_id}/{base + index}", after)
+            key = f"{table.game_id}/{base + index}"
+            outgoing += notice_mails(table, event, key, after, replied)
         elif isinstance(event, Substituted):  # issue 13: the list, the packet, a goodbye
             history = [*table.events, *events[:index]]
             outgoing += handover_mails(table, event, history, f"{table.game_id}/{base + index}")
@@ -153,9 +158,13 @@ def step_of(
     return Step(encoded, tuple(outgoing), facts, post, deferred, folded)
 
 
-def notice_mails(table: Table, notice: Notice, key: str, after: Any = None) -> list[Outgoing]:
+def notice_mails(
+    table: Table, notice: Notice, key: str, after: Any = None, replied: Sequence[str] = ()
+) -> list[Outgoing]:
     """The mails of a notice; ``after``: the state its quick actions are checked on
-    (None: no quick actions)."""
+    (None: no quick actions). ``replied``: addresses answered in the same step (the game
+    master who acted, or who holds the seat that did): no game master's copy to them, one
+    mail and not two saying the same."""
     thread = f"{table.game_id}/{notice.thread}"
     # a seat that changed hands is shown by its newcomer's name (the option
     # substitute_name, issue 13): the rules' params name seats
@@ -181,6 +190,7 @@ def notice_mails(table: Table, notice: Notice, key: str, after: Any = None) -> l
             mails += [
                 Outgoing(f"{key}/admin/{i}", (a,), False, subject, body, None, thread, html=page)
                 for i, a in enumerate(table.setup.admins)
+                if a not in replied
             ]
             continue
         player = table.by_name[name]

@@ -48,10 +48,13 @@ function measure(f) {
   const small = [], walker = d.createTreeWalker(d.body, NodeFilter.SHOW_TEXT);
   for (let node; (node = walker.nextNode());) {
     const parent = node.parentElement;
-    const size = parseFloat(f.contentWindow.getComputedStyle(parent).fontSize);
+    // a chart's text as the phone shows it: its size times the chart's scale on the page
+    const svg = parent.closest("svg"), box = svg && svg.viewBox.baseVal;
+    const scale = box && box.width ? svg.getBoundingClientRect().width / box.width : 1;
+    const size = parseFloat(f.contentWindow.getComputedStyle(parent).fontSize) * scale;
     // the deal's marker is for pbem verify, not for the eye
     if (node.textContent.trim() && size < 14 && !parent.closest(".marker, title, desc"))
-      small.push(size + "px " + node.textContent.trim().slice(0, 40));
+      small.push(size.toFixed(1) + "px " + node.textContent.trim().slice(0, 40));
   }
   const overlaps = [], shrunk = [], haloless = [];
   for (const svg of d.querySelectorAll("svg.tally")) {

@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 
 from pbem.record.stats import record_stats
-from pbem.record.stats_page import render_stats_page
-from tests.archive.test_screenshot import layout
+from pbem.record.stats_page import render_index, render_stats_page
+from tests.archive.test_screenshot import NARROW, WIDTH, layout, layouts
 
 SCHEMA = json.loads(Path("docs/stats-schema.json").read_text(encoding="utf-8"))
 NAMES = ("Alice", "Bruno", "Carole", "Damien", "Élodie", "Fabien", "Gaëlle", "Hugo")
@@ -190,3 +190,28 @@ def test_the_stats_page_fits_a_phones_width_and_agrees_with_each_player(
     assert measured["scroll"] == measured["client"] and measured["wide"] == [], measured
     assert measured["charts"] == 3  # camps, player counts, cards
     assert measured["sections"] == ["stats"]
+
+
+def test_the_archive_index_charts_text_reads_at_14_px_on_a_phone(tmp_path: Path) -> None:
+    """The index's statistics charts drew 11-12 px texts, shrunk further to fit a phone (a
+    400 px chart in a 360 px page): every text, the charts' included, is at least 14 px as
+    Chromium shows it at 412 and 360 px, in French and English, and nothing is wider than
+    the page; the charts are not shrunk (a chart's text is its size times its scale)."""
+    games = [record(villagers_win=w, count=n) for w, n in ((True, 8), (False, 10), (True, 24))]
+    stats = record_stats(games)
+    row = {
+        "id": "village1",
+        "rules": "lupus-in-tabula",
+        "game": "Lupus in Tabula",
+        "players": 8,
+        "side": "villagers",
+        "winners": ["Alice"],
+        "html": "village1.html",
+        "text": "village1.txt",
+    }
+    pages = [render_index([row], stats, lang) for lang in ("fr", "en") for _ in (1, 2)]
+    measured = layouts(pages, tmp_path, [WIDTH, NARROW, WIDTH, NARROW])
+    for found in measured:
+        assert found["charts"] == 3
+        assert found["small"] == [], found["small"]
+        assert found["scroll"] == found["client"] and found["wide"] == [], found

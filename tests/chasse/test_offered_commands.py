@@ -65,3 +65,23 @@ def test_a_night_order_is_not_withdrawn_by_day() -> None:
     g.vote("alice", "dave")
     g.do("alice", "CANCEL VOTE", "list")
     assert "alice" not in g.state.votes
+
+
+def test_cancel_is_offered_only_while_a_night_order_stands() -> None:
+    """CAS-603: ANNULER withdraws a night order he gave: offered (AIDE) once one stands, no
+    longer once withdrawn, nor by day; sent bare with nothing standing, the answer says
+    there is nothing to cancel."""
+    g = Game()
+    g.until("W1")
+    assert "cancel" not in g.rules.available_verbs(g.state, PlayerId("alice"))
+    assert g.fails("alice", "ANNULER").reason == "nothing_standing"
+    g.do("alice", "SONDER dave")
+    assert "cancel" in g.rules.available_verbs(g.state, PlayerId("alice"))
+    assert g.fails("alice", "ANNULER").reason == "cancel_what"
+    g.do("alice", "ANNULER SONDER")
+    assert "cancel" not in g.rules.available_verbs(g.state, PlayerId("alice"))
+    g.do("alice", "RIEN")
+    assert "cancel" in g.rules.available_verbs(g.state, PlayerId("alice"))
+    g.until("day", 1)
+    assert "cancel" not in g.rules.available_verbs(g.state, PlayerId("alice"))
+    assert g.fails("alice", "ANNULER").reason == "nothing_standing"

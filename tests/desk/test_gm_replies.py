@@ -307,3 +307,29 @@ def test_a_command_the_game_master_posts_on_the_list_is_told_to_have_done_nothin
         assert "✗ PAUSE — On the list this is no command" in reply.body
     g.post(ADMIN, "Pause café pour tout le monde ce soir")  # talk, in his own words
     assert g.last == []
+
+
+@pytest.mark.parametrize(
+    ("game_lang", "line", "his", "help_word", "his_help"),
+    [
+        ("en", "PROLONGER 2j", "Nouvelle échéance :", "AIDE", "PROLONGER"),
+        ("fr", "EXTEND 2d", "New deadline:", "HELP", "EXTEND"),
+    ],
+)
+def test_a_game_master_is_answered_in_the_language_of_his_command_words(
+    game_lang: str, line: str, his: str, help_word: str, his_help: str
+) -> None:
+    """A game master has no language of his own in pbem (no seat, none in the configuration)
+    but that of his command words: a French game master of an English game (or the reverse)
+    was answered in the game's; now in his, while the players' mails stay in the game's."""
+    g = DeskGame("lupus-in-tabula", lang=game_lang)
+    g.admin(line)
+    reply = g.admin_reply()
+    assert his in reply and f"✓ {line}" in reply
+    (post,) = g.public()
+    game_words = "has extended the current phase" if game_lang == "en" else "a prolongé la phase"
+    assert game_words in post.body
+    g.admin(help_word)
+    assert his_help in g.admin_reply()
+    g.admin("PAUSE")  # a word of both languages: the game's
+    assert ("Accepted:" if game_lang == "en" else "Acceptées :") in g.admin_reply()

@@ -53,3 +53,32 @@ def test_pass_is_offered_to_who_is_awaited_when_a_step_may_close_early() -> None
     assert "pass" not in _verbs(g, "Cid")
     quiet = advance(Game(options=QUIET), 3)
     assert "pass" not in _verbs(quiet, "Cid")
+
+
+def test_cancel_is_never_offered_as_orders_are_final() -> None:
+    """AMB-007 (private_orders_final): an order given is final, so CANCEL is never offered,
+    before or after an order, and CANCEL sent anyway says there is nothing to cancel."""
+    g = advance(Game(options=QUIET), 3)
+    assert "cancel" not in _verbs(g, "Cid")
+    assert g.fails("Cid", "CANCEL") == "orders_final"
+    g.do("Cid", "ROOM ballroom")
+    assert "cancel" not in _verbs(g, "Cid")
+    assert g.fails("Cid", "CANCEL ROOM") == "orders_final"
+
+
+def test_the_players_rules_page_does_not_list_cancel_as_a_useful_command() -> None:
+    """AMB-007: REGLES/RULES (pbem/rules, the same pages as docs/players) listed « ANNULER
+    mot-clé » among the useful commands of a game that refuses every ANNULER."""
+    from pathlib import Path
+
+    import pbem.rules
+
+    folder = Path(pbem.rules.__file__).parent
+    for lang, word in (("fr", "ANNULER"), ("en", "CANCEL")):
+        (useful,) = [
+            line
+            for line in (folder / f"dracula.{lang}.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith(("**Commandes utiles", "**Useful commands"))
+        ]
+        assert f"{word} mot-clé" not in useful and f"{word} keyword" not in useful
+        assert f"({word} " in useful  # said to be refused

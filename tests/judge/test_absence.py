@@ -11,7 +11,7 @@ from pbem.core.absences import may_excuse
 from pbem.core.events import AbsenceCancelled, AbsenceDeclared, DeadlineMoved, PhaseClosed
 from pbem.core.idle import idle_streaks
 from tests.desk.desk_game import ADMIN, DeskGame
-from tests.support.game_by_mail import address
+from tests.support.game_by_mail import Game, address, lupus_roles
 
 
 def receipt(g: DeskGame, name: str) -> str:
@@ -212,3 +212,49 @@ def test_an_absence_declared_after_closes_that_found_none_still_excuses() -> Non
     closes = [e for e in g.table.events if isinstance(e, PhaseClosed)][1:]
     assert closes and all("p1" not in c.awaited for c in closes)
     assert idle_streaks(g.table.events).get("p1", 0) <= 1
+
+
+GM2 = "gm2@example.org"
+
+
+@pytest.mark.parametrize(
+    ("lang", "line", "listed", "told"),
+    [
+        ("fr", "ABSENCE p1 le 24/12", "Absences déclarées de p1", "Absence de p1"),
+        ("en", "ABSENT p1 on 24/12", "p1's declared absences", "p1's absence"),
+    ],
+)
+def test_the_game_master_who_declares_an_absence_gets_his_reply_alone(
+    lang: str, line: str, listed: str, told: str
+) -> None:
+    """The game master who declares an absence had his reply and the game masters' notice
+    saying the same: one mail now, his reply; the other game master is still told, and the
+    player (issue 25 item 1)."""
+    g = Game(lupus_roles(8), lang=lang, admins=[ADMIN, GM2])
+    g.mail(ADMIN, line)
+    (reply,) = [m for m in g.last if m.to == (ADMIN,)]
+    assert listed in reply.body
+    (other,) = [m for m in g.last if m.to == (GM2,)]
+    assert told in other.subject
+    assert [m for m in g.last if m.to == (address("p1"),)]
+
+
+def test_pbem_admin_answers_every_game_master_once_for_an_absence() -> None:
+    """``pbem admin`` runs the lines with the reply to every game master: none of them gets
+    the game masters' notice besides it."""
+    g = Game(lupus_roles(8), lang="fr", admins=[ADMIN, GM2])
+    step = g.table.admin_lines(["ABSENCE p1 le 24/12"], ADMIN, g.now, "k", reply_to=[ADMIN, GM2])
+    to_masters = [m for m in step.outgoing if {ADMIN, GM2} & set(m.to)]
+    assert len(to_masters) == 1 and set(to_masters[0].to) == {ADMIN, GM2}
+    assert "Absences déclarées de p1" in to_masters[0].body
+
+
+def test_a_game_master_who_plays_a_seat_gets_his_reply_alone_for_his_absence() -> None:
+    """A game master who also holds a seat (his address is a player's) declares his own
+    absence: his reply, not also the game masters' notice; the other game master is told."""
+    g = Game(lupus_roles(8), lang="fr", admins=[address("p3"), GM2])
+    g.mail("p3", "ABSENCE du 12/01 au 14/01 vacances")
+    (mine,) = [m for m in g.last if m.to == (address("p3"),)]
+    assert "Absence notée du lundi 12 janvier au mercredi 14 janvier" in mine.body
+    (other,) = [m for m in g.last if m.to == (GM2,)]
+    assert "Absence de p3" in other.subject

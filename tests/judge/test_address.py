@@ -376,3 +376,19 @@ def test_a_pending_address_reaches_its_game_through_the_bare_moderator_address(
         assert len(told) == 1
     finally:
         w.close()
+
+
+def test_a_game_master_who_plays_a_seat_is_told_his_new_address_once() -> None:
+    """A game master who also holds a seat moves it to a new address: his old address had
+    the seat's notice and the game masters' one saying the same; now the seat's alone, and
+    the other game master is told."""
+    g = Game(lupus_roles(8), lang="fr", admins=["p3@example.org", GM])
+    given = iter((CODE,))
+    g.table.code_source = lambda: next(given)
+    g.mail("p3", "ADRESSE P3.New@example.net")
+    (code_mail,) = sent_to(g, NEW)
+    g.mail(NEW, "Merci !", subject=f"Re: {code_mail.subject}")
+    assert g.table.player_emails["p3"] == NEW
+    (left,) = sent_to(g, "p3@example.org")
+    assert "Le siège de p3 se joue depuis une autre adresse" in left.subject
+    assert "p3 change d'adresse" in body_to(g, GM)

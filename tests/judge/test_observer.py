@@ -365,7 +365,9 @@ def test_accepting_an_observer_twice_says_he_already_follows_the_game(lang: str)
     g = lupus(lang, observers="open")
     send(g, ZOE, "SPECTATE")
     assert observer_addresses(g.table) == [ZOE]
-    send(g, GM, f"OBSERVERS ACCEPT {ZOE}")
+    # in his own words: a game master is answered in the language he writes (a French one
+    # writing OBSERVERS ACCEPT is answered in English)
+    send(g, GM, f"SPECTATEURS ACCEPTER {ZOE}" if lang == "fr" else f"OBSERVERS ACCEPT {ZOE}")
     reply = g.reply()
     if lang == "fr":
         assert f"{ZOE} suit déjà la partie en spectateur" in reply

@@ -44,13 +44,17 @@ def test_sub_phases_kill_votes_only_until_t_a() -> None:
 
 
 def test_council_votes_relayed_and_result() -> None:
-    """LG-712, LG-713, LG-D07, LG-512: each vote relayed to the council; the victim told."""
+    """LG-612, LG-712, LG-713, LG-D07, LG-512: each vote relayed to the other members (the
+    voter has his acknowledgement); the victim told to the whole council."""
     g = LG()
     g.to_night1()
     out = g.send("alice", "TUER ivan")
     relayed = [m for m in out if "Conseil : le vote" in m.subject]
-    assert {m.to[0] for m in relayed} == {email("alice"), email("bob")}
+    assert [m.to[0] for m in relayed] == [email("bob")]
     assert "alice vote pour tuer ivan" in relayed[0].body
+    assert "TUER ivan" in g.reply(out)
+    prompt = next(m for m in g.notices_to("bob") if "conseil des loups" in m.subject)
+    assert "chaque vote est relayé aux autres membres" in prompt.body
     out = g.deadline("council")
     assert g.recipients(out, "Conseil : la victime") == {"alice", "bob"}
 
@@ -573,3 +577,17 @@ def test_changed_kill_vote_moves_to_the_end_of_the_arrival_order() -> None:
     assert [a for _, a in by_seq if a.verb == "kill"] == kills
     g.deadline("council")
     assert g.state.victim == "judy"
+
+
+def test_lg_612_712_a_lone_wolf_gets_no_relay_of_his_own_vote() -> None:
+    """LG-612, LG-712: with bob lynched, alice alone in the council: her vote is acknowledged,
+    and relayed to nobody (not back to her)."""
+    g = LG()
+    g.to_night1()
+    g.night()
+    g.day({n: "bob" for n in g.names if n != "bob"})
+    assert list(g.state.council) == ["alice"]
+    out = g.send("alice", "TUER ivan")
+    assert "TUER ivan" in g.reply(out)
+    assert [m for m in out if "Conseil : le vote" in m.subject] == []
+    assert len(out) == 1

@@ -104,12 +104,54 @@ def test_an_immediate_scan_is_not_offered_again() -> None:
     assert "scan" not in _verbs(g, "dave") and "pass" in _verbs(g, "dave")
 
 
-def test_the_bite_step_offers_cancel() -> None:
-    """LG-603: until the deadline ANNULER withdraws a pending command, the Master Wolf's
-    bite or a PASS included: the bite step offers it as the night does."""
+def test_the_bite_step_offers_cancel_once_an_order_stands() -> None:
+    """LG-603, LG-626: until the deadline ANNULER withdraws a pending command, the Master
+    Wolf's bite or a PASS included: offered while one stands, not before nor after it."""
     g = LG()
     assert g.state.phase == "bite"
-    assert "cancel" in _verbs(g, "alice")
+    assert "cancel" not in _verbs(g, "alice")
+    assert "\n  ANNULER [" not in g.reply(g.send("alice", "AIDE"))
     g.send("alice", "MORDRE ivan")
-    assert "ANNULER" in g.reply(g.send("alice", "AIDE"))
+    assert "\n  ANNULER [" in g.reply(g.send("alice", "AIDE"))
     assert "✓" in g.reply(g.send("alice", "ANNULER MORDRE"))
+    assert "cancel" not in _verbs(g, "alice")
+    g.send("ivan", "RIEN")
+    assert "cancel" in _verbs(g, "ivan")
+
+
+@pytest.mark.parametrize(
+    ("lang", "help_word", "cancel", "nothing"),
+    [
+        ("fr", "AIDE", "ANNULER", "Vous n'avez aucune commande en attente : rien à annuler."),
+        ("en", "HELP", "CANCEL", "You have no command pending: nothing to cancel."),
+    ],
+)
+def test_a_night_offers_cancel_only_while_an_order_stands(
+    lang: str, help_word: str, cancel: str, nothing: str
+) -> None:
+    """LG-603, LG-626, LG-612: at night ANNULER is offered (AIDE/HELP) only once an order of
+    the player stands, and no longer once withdrawn or once the council is over for a
+    council vote (LG-213); sent bare with nothing standing, the answer says so."""
+    g = LG(lang=lang)
+    g.to_night1()
+    assert "cancel" not in _verbs(g, "bob")
+    assert f"\n  {cancel} [" not in g.reply(g.send("bob", help_word))
+    assert nothing in g.reply(g.send("bob", cancel))
+    g.send("bob", "TUER ivan")
+    assert f"\n  {cancel} [" in g.reply(g.send("bob", help_word))
+    g.send("bob", f"{cancel} {'TUER' if lang == 'fr' else 'KILL'}")
+    assert "cancel" not in _verbs(g, "bob")
+    g.send("bob", "TUER ivan")
+    g.deadline("council")
+    assert "cancel" not in _verbs(g, "bob")  # LG-213: the council's vote is carried out
+
+
+def test_an_immediate_scan_is_not_withdrawn_by_cancel() -> None:
+    """LG-D11 (seer_result_timing immediate): the first scan is final and answered, so
+    ANNULER SONDER is neither offered nor taken (no second scan by way of it)."""
+    g = LG(options={"seer_result_timing": "immediate"})
+    g.to_night1()
+    g.send("dave", "SONDER ivan")
+    assert "cancel" not in _verbs(g, "dave")
+    assert "définitif" in g.reply(g.send("dave", "ANNULER SONDER"))
+    assert g.state.action("dave", "scan") is not None

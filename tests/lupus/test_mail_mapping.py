@@ -67,9 +67,12 @@ def test_new_command_replaces_cancel_removes_pass_records_nothing(g: Game) -> No
 
 
 def test_cancel_needs_a_keyword_and_a_pending_command(g: Game) -> None:
-    """LUP-603, LUP-621: CANCEL alone or of nothing is refused, changes nothing."""
-    assert "Say which command to cancel" in rejected(g, "p6", "CANCEL")
+    """LUP-603, LUP-621: CANCEL alone or of nothing is refused, changes nothing: with
+    nothing pending, CANCEL alone says there is nothing to cancel (not which to name)."""
+    assert "You have no command pending: nothing to cancel." in rejected(g, "p6", "CANCEL")
     assert "You have no such command pending" in rejected(g, "p6", "CANCEL PROTECT")
+    g.mail("p6", "PROTECT p4")
+    assert "Say which command to cancel" in rejected(g, "p6", "CANCEL")
 
 
 def test_cancel_vote_withdraws_like_unvote() -> None:

@@ -115,3 +115,43 @@ def test_an_immediate_probe_closes_the_seers_probe_and_pass() -> None:
     assert "SCAN" not in reply and "PASS" not in reply
     kill(g, "p6")  # the werewolves' orders stay open to them
     assert {"kill", "pass"} <= _verbs(g, "p1")
+
+
+@pytest.mark.parametrize(
+    ("lang", "line", "nothing", "which"),
+    [
+        (
+            "fr",
+            "\n  ANNULER [",
+            "Vous n'avez aucune commande en attente : rien à annuler.",
+            "Précisez la commande à annuler",
+        ),
+        (
+            "en",
+            "\n  CANCEL [",
+            "You have no command pending: nothing to cancel.",
+            "Say which command to cancel",
+        ),
+    ],
+)
+def test_cancel_is_offered_only_while_an_order_stands(
+    lang: str, line: str, nothing: str, which: str
+) -> None:
+    """LUP-603, LUP-621: CANCEL withdraws a night order he gave: offered (HELP) once one
+    stands, no longer once it is withdrawn, nor for a final immediate probe (LUP-D04); sent
+    bare with nothing standing, the answer says there is nothing to cancel."""
+    g = Game(lupus_roles(10), options={"seer_result_timing": "immediate"}, lang=lang)
+    assert "cancel" not in _verbs(g, "p1")
+    assert line not in _help(g, "p1")
+    g.mail("p1", "CANCEL")
+    assert nothing in g.reply()
+    g.mail("p1", "KILL p5")
+    assert line in _help(g, "p1")
+    g.mail("p1", "CANCEL")
+    assert which in g.reply()
+    g.mail("p1", "CANCEL KILL")
+    assert "cancel" not in _verbs(g, "p1")
+    g.mail("p5", "PASS")
+    assert "cancel" in _verbs(g, "p5")
+    g.mail("p3", "SCAN p5")  # final once answered
+    assert "cancel" not in _verbs(g, "p3")

@@ -52,7 +52,9 @@ def test_the_quick_readings_answer_as_the_full_ones_after_every_move(
                 seers = seat.role == SEER and len(state.holders(SEER)) > 1
                 pack = seat.role == WOLF and len(state.holders(WOLF)) > 1  # LUP-613
                 probes = _probes(state, actor) if seat.role == SEER else "open"  # LUP-D04
-                fresh = _night_verbs(seat.role, state.number, seers, pack, probes)
+                # LUP-603: CANCEL while an order of his stands (LUP-D04: not a final probe)
+                standing = probes != "mine" and any(who == actor for who, _ in state.actions)
+                fresh = _night_verbs(seat.role, state.number, seers, pack, probes, standing)
                 assert game.rules.available_verbs(state, actor) == fresh
                 nights.add((seat.role, state.number))
             if state.phase == "round1":  # LUP-D22: the living and the ghosts vote in round 1

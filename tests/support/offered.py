@@ -9,8 +9,9 @@ test names it moot (the rules take a command that changes nothing, or that anoth
 command already does).
 
 HELP, STATUS, REGLES and the judges' services are the table's, never the rules': not
-checked. CANCEL is the rules' but not a choice of its own (a player cancels an order he
-gave): only checked not offered (b).
+checked. CANCEL is the rules' and withdraws an order he gave: offered only while one stands
+that it would withdraw (some ``ANNULER <mot-clé>`` taken, a), refused with every keyword
+otherwise (b) (LUP-603, LG-603, CAS-603).
 """
 
 from __future__ import annotations
@@ -146,8 +147,6 @@ class _Checked(RulesGame):
             for spec in self.specs:
                 verb = spec.verb
                 if verb in offered:
-                    if verb == "cancel":
-                        continue
                     if any(
                         rules.allows(state, actor, trial, now, channel)
                         for trial in self.trials_of[verb]

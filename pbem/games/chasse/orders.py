@@ -61,10 +61,11 @@ def decide_night(state: ChasseState, actor: PlayerId, command: Command) -> list[
     if verb == "burn" and target == state.victim:
         raise IllegalNow("target_is_victim", name=target)  # CAS-617, CAS-D14
     events: list[Event] = [ActionSet(actor, verb, (target,))]
-    if verb == "kill":  # CAS-714, CAS-D09: relayed to the whole council
-        events.append(
-            private("chasse/council_relay", state.council(), thread, sender=actor, target=target)
-        )
+    if verb == "kill":  # CAS-714, CAS-D09: relayed to the other council members
+        # (alone in the council: to nobody, no mail, but logged, as the log's length seeds
+        # the game's draws, pbem.core.draws)
+        others = [p for p in state.council() if p != actor]
+        events.append(private("chasse/council_relay", others, thread, sender=actor, target=target))
     return events
 
 

@@ -55,6 +55,28 @@ _VERBS: dict[tuple[object, ...], frozenset[str]] = {}
 """What :meth:`ChasseAuxSorcieres._verbs` reads of a player and his state -> the verbs he
 may send."""
 
+_WITHDRAWN: dict[str, tuple[str, ...]] = {
+    role: ("pass", "kill", *(v for v, card in CARD_OF.items() if card == role and v != "keep"))
+    for role in ROLES
+}
+"""A card -> the night orders of its holder ANNULER withdraws (CAS-603; GARDER is withdrawn
+as the PRENDRE it stands against, so a kept card is not)."""
+
+
+def _standing(state: ChasseState, actor: PlayerId, role: str) -> bool:
+    """Whether ANNULER would withdraw a night order of ``actor``'s (CAS-603): a few lookups,
+    asked of every player at every bot round (issue 23)."""
+    actions = state.actions
+    return any((actor, verb) in actions for verb in _WITHDRAWN[role])
+
+
+def _cancellable(state: ChasseState, actor: PlayerId) -> bool:
+    """Whether ANNULER has something of ``actor``'s to withdraw: a vote (ANNULER VOTE,
+    CAS-621) or a night order standing (CAS-603)."""
+    if actor in state.votes:
+        return True
+    return state.phase in NIGHT_PHASES and _standing(state, actor, state.seat(actor).role)
+
 
 class ChasseAuxSorcieres(VillageRules[ChasseState]):
     """Chasse aux sorcières: every rule CAS-001..CAS-750 with the spec's decisions as defaults."""
@@ -256,6 +278,8 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         self, state: ChasseState, actor: PlayerId, command: Command, now: datetime
     ) -> list[Event]:
         """CAS-603: ``ANNULER <mot-clé>`` withdraws the pending command of that kind."""
+        if not command.text and not _cancellable(state, actor):
+            raise IllegalNow("nothing_standing")  # a bare ANNULER, nothing to withdraw
         verb = self.cancelled_verb(command)
         if verb == "vote":
             return day.decide_vote(state, actor, Command("unvote"), now, "list")
@@ -339,6 +363,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
                 phase in ("W1", "W2") and role in (DEMON, BILLIE),
                 role in state.spent or (role == COLE and not state.cole_active()),
                 state.victim is None,
+                _standing(state, actor, role),
             )
         found = _VERBS.get(key)
         if found is None:
@@ -354,7 +379,9 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
             if state.phase == "tiebreak" and state.tie and state.tie.breaker == actor:
                 allowed.add("choose" if state.tie.mode == "choose" else "spare")
             if seat.alive and state.phase in NIGHT_PHASES:
-                allowed |= {"pass", "cancel"}
+                allowed.add("pass")
+                if _standing(state, actor, seat.role):  # CAS-603: else nothing to withdraw
+                    allowed.add("cancel")
                 for verb, card in CARD_OF.items():
                     if seat.role == card and SUBPHASE_OF[verb] == state.phase:
                         allowed.add(verb)

@@ -30,7 +30,7 @@ def decide_bite(state: LoupGarouState, actor: PlayerId, command: Command) -> lis
 
 
 def decide_council(state: LoupGarouState, actor: PlayerId, command: Command) -> list[Event]:
-    """LG-612, LG-613, LG-712: the council's votes and chat, relayed to the council."""
+    """LG-612, LG-613, LG-712: the council's votes and chat, relayed to the other members."""
     if actor not in state.council:
         raise IllegalNow("not_in_council")  # LG-510
     thread = f"night-{state.number}"
@@ -43,9 +43,13 @@ def decide_council(state: LoupGarouState, actor: PlayerId, command: Command) -> 
         raise IllegalNow("council_closed")  # LG-213, LG-516
     target = command.targets[0]
     living_target(state, target)  # LG-511, LG-D10: any living player
+    # LG-612, LG-712: relayed to the other members (the voter has his acknowledgement); a
+    # lone wolf's relay reaches nobody, no mail, but stays in the log: the log's length seeds
+    # the game's draws (pbem.core.draws), which a lone wolf's vote did not change before
+    others = [w for w in state.council if w != actor]
     return [
         ActionSet(actor, "kill", (target,)),
-        private("loupgarou/kill_relay", list(state.council), thread, voter=actor, target=target),
+        private("loupgarou/kill_relay", others, thread, voter=actor, target=target),
     ]
 
 

@@ -86,6 +86,31 @@ def _scan_final(state: LoupGarouState, actor: PlayerId) -> bool:
     return state.options.seer_result_timing == "immediate" and bool(state.action(actor, "scan"))
 
 
+_WITHDRAWN: dict[str, tuple[str, ...]] = {
+    role: ("pass", "bite", "kill", *dict.fromkeys(a.verb for a in card.actions))
+    for role, card in CARDS.items()
+}
+"""A card -> the orders its holder may have standing (LG-603: what ANNULER withdraws)."""
+
+
+def _standing(state: LoupGarouState, actor: PlayerId, role: str, ballot: bool) -> bool:
+    """Whether ANNULER would withdraw something of ``actor``'s (LG-603, LG-626): his vote for
+    Mayor while the election is open, or an order of his still open to change (not a council
+    vote once the council is over, LG-213; not an immediate scan, final, LG-D11). A few
+    lookups: asked of every player at every bot round (issue 23)."""
+    if ballot and actor in state.votes:
+        return True
+    actions = state.actions
+    for verb in _WITHDRAWN[role]:
+        if (actor, verb) in actions:
+            if verb == "kill" and state.council_closed:
+                continue
+            if verb == "scan" and _scan_final(state, actor):
+                continue
+            return True
+    return False
+
+
 class LoupGarou(VillageRules[LoupGarouState]):
     """Loup-Garou, every rule LG-001..LG-760 with the spec's decisions as defaults."""
 
@@ -265,6 +290,10 @@ class LoupGarou(VillageRules[LoupGarouState]):
         channel: str,
     ) -> list[Event]:
         """LG-603, LG-626: ``ANNULER <mot-clé>``."""
+        if not command.text and actor not in state.votes:
+            ballot = election.election_open(state)
+            if not _standing(state, actor, state.seat(actor).role, ballot):
+                raise IllegalNow("nothing_standing")  # a bare ANNULER, nothing to withdraw
         verb = self.cancelled_verb(command)
         if verb == "vote":
             return day.decide_vote(state, actor, Command("unvote"), now, "list")
@@ -274,6 +303,8 @@ class LoupGarou(VillageRules[LoupGarouState]):
             return [VoteSet("mayor", actor, None, state.seq + 1)]
         if verb == "kill" and state.council_closed:
             raise IllegalNow("council_closed")
+        if verb == "scan" and _scan_final(state, actor):
+            raise IllegalNow("already_final")  # LG-D11: no second scan by way of ANNULER
         return self.cleared(state, actor, verb)
 
     def summary_extra(self, state: LoupGarouState) -> dict[str, Any]:
@@ -337,9 +368,11 @@ class LoupGarou(VillageRules[LoupGarouState]):
         phase = state.phase
         role = seat.role
         ballot = phase in ("election", "runoff") or "election" in state.deadlines  # election_open
+        standing = _standing(state, actor, role, ballot)
         key: tuple[object, ...]
         if phase == "night":
             key = (
+                standing,
                 sash,
                 phase,
                 role,
@@ -355,9 +388,17 @@ class LoupGarou(VillageRules[LoupGarouState]):
                 role == SEER and _scan_final(state, actor),
             )
         elif phase == "day":
-            key = (sash, phase, role, ballot, state.mayor == actor, _day_ballot(state, actor))
+            key = (
+                standing,
+                sash,
+                phase,
+                role,
+                ballot,
+                state.mayor == actor,
+                _day_ballot(state, actor),
+            )
         else:
-            key = (sash, phase, role, ballot, state.mayor == actor)
+            key = (standing, sash, phase, role, ballot, state.mayor == actor)
         found = _VERBS.get(key)
         if found is None:
             allowed = {"help", "status"} | self._allowed_alive(state, actor)
@@ -401,6 +442,10 @@ class LoupGarou(VillageRules[LoupGarouState]):
             allowed |= {"cancel", *_DAY_BALLOT[_day_ballot(state, actor)]}
         elif phase == "tiebreak" and state.mayor == actor:
             allowed.add("decide")
+        if "cancel" in allowed and not _standing(
+            state, actor, seat.role, election.election_open(state)
+        ):
+            allowed.discard("cancel")  # LG-603: nothing of his to withdraw
         return allowed
 
     def changeable_until(

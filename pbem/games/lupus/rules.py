@@ -62,19 +62,22 @@ _ALWAYS = frozenset({"help", "status"})
 _VOTING = _ALWAYS | {"vote", "unvote"}
 _QUIET_PHASES = frozenset({"debate", "defence"})
 """The phases in which every player may send only HELP and STATUS (LUP-400, LUP-D19)."""
-_NIGHT_VERBS: dict[tuple[str, int, bool, bool, str], frozenset[str]] = {}
+_NIGHT_VERBS: dict[tuple[str, int, bool, bool, str, bool], frozenset[str]] = {}
 """(card, night number, a second living Seer, a second living werewolf, the night's
-immediate probes) -> the verbs offered that night."""
+immediate probes, an order standing) -> the verbs offered that night."""
 
 _BALLOT = _ALWAYS | {"vote"}
 """A voter with no vote standing: nothing to withdraw yet (LUP-620: « has a vote »)."""
 
 
-def _night_verbs(role: str, number: int, seers: bool, pack: bool, probes: str) -> frozenset[str]:
+def _night_verbs(
+    role: str, number: int, seers: bool, pack: bool, probes: str, standing: bool
+) -> frozenset[str]:
     """The verbs a living ``role`` may send on night ``number`` (LUP-380: some only then).
     ``probes``: ``open``, ``closed`` once a Seer's immediate probe is made, ``mine`` once it
-    is his own (LUP-D04: final, so neither another probe nor a PASS is taken)."""
-    verbs = _ALWAYS | {"pass", "cancel"}
+    is his own (LUP-D04: final, so neither another probe nor a PASS is taken). ``standing``:
+    an order of his stands, that ANNULER would withdraw (LUP-603: else it has nothing to)."""
+    verbs = _ALWAYS | ({"pass", "cancel"} if standing else {"pass"})
     verbs |= {a.verb for a in CARDS[role].actions if not a.nights or number in a.nights}
     if pack:  # LUP-613: the pack's relay, while another werewolf lives to hear it
         verbs |= {"pack"}
@@ -83,6 +86,17 @@ def _night_verbs(role: str, number: int, seers: bool, pack: bool, probes: str) -
     if probes != "open":
         verbs -= {"scan", "pass"} if probes == "mine" else {"scan"}
     return verbs
+
+
+def _acting(state: LupusState) -> frozenset[PlayerId]:
+    """Who has a night order standing tonight, that ANNULER withdraws (LUP-603)."""
+    return frozenset([who for who, _ in state.actions])
+
+
+def _cancellable(state: LupusState, actor: PlayerId) -> bool:
+    """Whether ANNULER has something of ``actor``'s to withdraw: a vote (ANNULER VOTE,
+    LUP-620) or a night order standing (LUP-603)."""
+    return actor in state.votes or (state.phase == "night" and actor in _acting(state))
 
 
 def _probes(state: LupusState, actor: PlayerId) -> str:
@@ -144,6 +158,7 @@ class LupusInTabula(VillageRules[LupusState]):
     event_types = EVENT_TYPES
     state_type = LupusState
     fold_event = staticmethod(evolve)
+    _last_acting: tuple[LupusState, frozenset[PlayerId]] | None = None
 
     def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
         options = parse_options(LupusOptions, spec.options)
@@ -239,7 +254,7 @@ class LupusInTabula(VillageRules[LupusState]):
             raise IllegalNow("game_over")  # LUP-750
         verb = command.verb
         seat = state.seats[actor]
-        if verb == "cancel" and self.cancelled_verb(command) == "vote":
+        if verb == "cancel" and command.text and self.cancelled_verb(command) == "vote":
             # LUP-603, LUP-620: CANCEL VOTE is UNVOTE, on the channel and at the time it came
             # (a ghost withdraws privately; a living voter is sent to the list).
             return day.decide_vote(state, actor, Command("unvote"), now, channel)
@@ -389,6 +404,8 @@ class LupusInTabula(VillageRules[LupusState]):
             raise IllegalNow("already_final")
 
     def _decide_cancel(self, state: LupusState, actor: PlayerId, command: Command) -> list[Event]:
+        if not command.text and not _cancellable(state, actor):
+            raise IllegalNow("nothing_standing")  # a bare ANNULER, nothing to withdraw
         verb = self.cancelled_verb(command)
         if state.phase != "night":
             raise IllegalNow("night_only")  # LUP-603, LUP-604: night actions end with the night
@@ -431,6 +448,14 @@ class LupusInTabula(VillageRules[LupusState]):
     def available(self, state: LupusState, actor: PlayerId) -> list[CommandSpec]:
         return self.commands_among(self.available_verbs(state, actor))
 
+    def _acting(self, state: LupusState) -> frozenset[PlayerId]:
+        """:func:`_acting`, worked out once per state: asked of every player at every bot
+        round (issue 23), a set made once a round and a lookup a player."""
+        last = self._last_acting
+        if last is None or last[0] is not state:
+            last = self._last_acting = (state, _acting(state))
+        return last[1]
+
     def available_verbs(self, state: LupusState, actor: PlayerId) -> frozenset[str]:
         # asked of every player at every bot round (issue 23): the verbs come from a few
         # kept sets, the night's from its card, its night number and a second Seer
@@ -441,12 +466,15 @@ class LupusInTabula(VillageRules[LupusState]):
                 return _ALWAYS
             role = seat.role
             seer, wolf = role == SEER, role == WOLF
+            probes = _probes(state, actor) if seer else "open"
             key = (
                 role,
                 state.number,
                 seer and len(state.holders(SEER)) > 1,
                 wolf and len(state.holders(WOLF)) > 1,
-                _probes(state, actor) if seer else "open",
+                probes,
+                # LUP-D04: an immediate probe of his own is final, not withdrawn
+                probes != "mine" and actor in self._acting(state),
             )
             allowed = _NIGHT_VERBS.get(key)
             if allowed is None:
