@@ -1,9 +1,9 @@
 # Quick start: `make demo` plays a game, `make test` runs the whole suite.
 # The venv is made from the interpreter the install guide runs pbem on, the system's
 # /usr/bin/python3 (Debian's, built with PGO and LTO), when it is Python >= 3.11 with venv's
-# ensurepip; otherwise from the first python3 on PATH. So the suite tests what production runs,
-# and `make bench` measures it (a pyenv build without optimisations ran the rules 1.12-1.27x
-# slower, docs/balance.md). `make PYTHON=...` chooses another.
+# ensurepip; otherwise from the first python3 on PATH. So the suite tests what production runs
+# (Debian's 3.11.2 reads some mail differently from pyenv's 3.11.7: pbem/mail/address.py), and
+# `make bench` measures it (docs/balance.md, Speed). `make PYTHON=...` chooses another.
 SYSTEM_PYTHON := $(shell /usr/bin/python3 -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && echo /usr/bin/python3)
 PYTHON ?= $(or $(SYSTEM_PYTHON),python3)
 VENV   ?= .venv
