@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.ids import PlayerId
+from pbem.mail.render import Renderer
 from tests.chasse.scenario import Game
 from tests.chasse.test_day import day1
 from tests.support.offered import cancel_vote_is_unvote, check_game, described
@@ -77,7 +78,10 @@ def test_cancel_is_offered_only_while_a_night_order_stands() -> None:
     assert g.fails("alice", "ANNULER").reason == "nothing_standing"
     g.do("alice", "SONDER dave")
     assert "cancel" in g.rules.available_verbs(g.state, PlayerId("alice"))
-    assert g.fails("alice", "ANNULER").reason == "cancel_what"
+    bare = g.fails("alice", "ANNULER")  # his own order as the example, not another card's
+    assert bare.reason == "cancel_what" and bare.params["standing_fr"] == "SONDER"
+    for lang, words in (("fr", "par exemple ANNULER SONDER."), ("en", "e.g. CANCEL SCAN.")):
+        assert words in Renderer().text("reasons/cancel_what", lang, bare.params)
     g.do("alice", "ANNULER SONDER")
     assert "cancel" not in g.rules.available_verbs(g.state, PlayerId("alice"))
     g.do("alice", "RIEN")

@@ -280,7 +280,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         """CAS-603: ``ANNULER <mot-clé>`` withdraws the pending command of that kind."""
         if not command.text and not _cancellable(state, actor):
             raise IllegalNow("nothing_standing")  # a bare ANNULER, nothing to withdraw
-        verb = self.cancelled_verb(command)
+        verb = self.cancelled_verb(command, state, actor)
         if verb == "vote":
             return day.decide_vote(state, actor, Command("unvote"), now, "list")
         if state.phase not in NIGHT_PHASES:

@@ -294,7 +294,7 @@ class LoupGarou(VillageRules[LoupGarouState]):
             ballot = election.election_open(state)
             if not _standing(state, actor, state.seat(actor).role, ballot):
                 raise IllegalNow("nothing_standing")  # a bare ANNULER, nothing to withdraw
-        verb = self.cancelled_verb(command)
+        verb = self.cancelled_verb(command, state, actor)
         if verb == "vote":
             return day.decide_vote(state, actor, Command("unvote"), now, "list")
         if verb == "mayor":

@@ -254,7 +254,11 @@ class LupusInTabula(VillageRules[LupusState]):
             raise IllegalNow("game_over")  # LUP-750
         verb = command.verb
         seat = state.seats[actor]
-        if verb == "cancel" and command.text and self.cancelled_verb(command) == "vote":
+        if (
+            verb == "cancel"
+            and command.text
+            and self.cancelled_verb(command, state, actor) == "vote"
+        ):
             # LUP-603, LUP-620: CANCEL VOTE is UNVOTE, on the channel and at the time it came
             # (a ghost withdraws privately; a living voter is sent to the list).
             return day.decide_vote(state, actor, Command("unvote"), now, channel)
@@ -406,7 +410,7 @@ class LupusInTabula(VillageRules[LupusState]):
     def _decide_cancel(self, state: LupusState, actor: PlayerId, command: Command) -> list[Event]:
         if not command.text and not _cancellable(state, actor):
             raise IllegalNow("nothing_standing")  # a bare ANNULER, nothing to withdraw
-        verb = self.cancelled_verb(command)
+        verb = self.cancelled_verb(command, state, actor)
         if state.phase != "night":
             raise IllegalNow("night_only")  # LUP-603, LUP-604: night actions end with the night
         if state.action(actor, verb) is None:

@@ -60,13 +60,25 @@ class VillageRules(Rules[V]):
             "players": [self.player_summary(state, p) for p in state.order],
         }
 
-    def cancelled_verb(self, command: Command) -> str:
+    def cancelled_verb(self, command: Command, state: V, actor: PlayerId) -> str:
         """The verb ``ANNULER <mot-clé>`` names (LUP-603, LG-603, CAS-603); InvalidSyntax if
-        its text names no command."""
+        its text names no command, with an example naming an order ``actor`` has standing."""
         found = find_spec(command.text.split(), self.all_commands)
         if found is None:
-            raise InvalidSyntax("cancel_what")
+            raise InvalidSyntax("cancel_what", **self._cancel_example(state, actor))
         return found[0].verb
+
+    def _cancel_example(self, state: V, actor: PlayerId) -> dict[str, str]:
+        """The keyword, in both languages, of an order ``actor`` has standing (his vote
+        first), else of VOTE: a bare ANNULER's example names his own command, not another
+        card's."""
+        verbs = ["vote"] if actor in state.votes else []
+        verbs += [verb for (who, verb) in state.actions if who == actor]
+        for verb in (*verbs, "vote"):
+            for spec in self.all_commands:
+                if spec.verb == verb:
+                    return {"standing_fr": spec.keyword("fr"), "standing_en": spec.keyword("en")}
+        return {"standing_fr": "VOTE", "standing_en": "VOTE"}
 
     @staticmethod
     def cleared(state: V, actor: PlayerId, verb: str) -> list[Event]:
