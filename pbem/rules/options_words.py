@@ -170,6 +170,14 @@ LABELS: dict[str, Words] = {
         "Morning never comes before its time",
     ),
     "fill_empty_seats": ("Places vides", "Empty places"),
+    "publish_tally": (
+        "Le crépuscule donne le nombre de voix de chacun",
+        "Dusk gives each player's number of votes",
+    ),
+    "running_tally": (
+        "Décompte provisoire des voix pendant la journée",
+        "Running tally of the votes during the day",
+    ),
     "missed_bite": ("Morsure non donnée", "A bite not given"),
     "notify_successful_bite": (
         "Morsure réussie annoncée au vampire",

@@ -40,6 +40,14 @@ class Order(Event):
 
 
 @dataclass(frozen=True)
+class TallyPosted(Event):
+    """AMB-015 ``running_tally``: a running tally of the sanctuary vote went out (at most one
+    every ``tally_min_interval``, as the werewolf games' LUP-D18)."""
+
+    at: datetime
+
+
+@dataclass(frozen=True)
 class Designated(Event):
     """Dusk (ORD-01): the sanctuary occupants, their counts, and the seats filled at random."""
 
@@ -204,6 +212,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     NightScheduled,
     Order,
     Designated,
+    TallyPosted,
     Declared,
     Posted,
     Paired,

@@ -28,6 +28,9 @@ class DraculaOptions(IdleOptions):
     morning_not_before_scheduled: bool = True  # AMB-002
     fill_empty_seats: Literal["random", "none"] = "random"  # AMB-013
     allow_self_vote: bool = True  # AMB-011
+    publish_tally: bool = True  # AMB-015: the dusk announcement gives the counts
+    running_tally: bool = False  # AMB-015: a tally on the list during the day
+    tally_min_interval: timedelta = timedelta(minutes=15)  # AMB-015 (as LUP-D18): running_tally
     missed_bite: Literal["random", "none"] = "random"  # AMB-003
     notify_successful_bite: bool = True  # AMB-060
     cursed_count: Literal["new", "total", "both"] = "new"  # AMB-055

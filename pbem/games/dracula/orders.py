@@ -12,7 +12,7 @@ from datetime import datetime
 
 from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word
 from pbem.core.errors import IllegalNow, InvalidSyntax, PartlyRefused, refuse
-from pbem.core.events import Event, VoteSet, private
+from pbem.core.events import Event, VoteSet, private, public
 from pbem.core.game import ADMIN
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
@@ -23,6 +23,7 @@ from pbem.games.dracula.events import (
     Moved,
     Order,
     Paired,
+    TallyPosted,
     Telepathy,
     TelepathyHeld,
 )
@@ -39,7 +40,7 @@ from pbem.games.dracula.manor import (
     SANCTUARY,
     STAKE,
 )
-from pbem.games.dracula.state import DraculaPhase, DraculaState
+from pbem.games.dracula.state import DraculaPhase, DraculaState, evolve
 
 ROOMS_AND_SANCTUARY: Mapping[str, tuple[str, ...]] = {
     **ROOM_WORDS,
@@ -168,6 +169,36 @@ def vote_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> Illeg
     return None
 
 
+def vote_ranking(s: DraculaState) -> tuple[dict[PlayerId, int], list[PlayerId]]:
+    """Today's sanctuary votes: each target's count, and the targets best first, on a tie
+    whoever reached his total first (DRA-048)."""
+    counts: dict[PlayerId, int] = {}
+    reached: dict[PlayerId, int] = {}
+    for _, target, seq in s.votes:
+        counts[target] = counts.get(target, 0) + 1
+        reached[target] = seq  # the sequence number of his c-th vote
+    return counts, sorted(counts, key=lambda p: (-counts[p], reached[p]))
+
+
+def running_tally(s: DraculaState, vote: VoteSet, now: datetime) -> list[Event]:
+    """AMB-015 ``running_tally``: the vote, then the tally after it on the list, unless
+    today's last tally is younger than ``tally_min_interval`` (as LUP-D18, CAS-730)."""
+    last = s.last_tally
+    if last is not None and now - last < s.options.tally_min_interval:
+        return [vote]
+    after = evolve(s, vote)
+    counts, ranking = vote_ranking(after)
+    tally = public(
+        "dracula/tally",
+        f"round-{s.round}-day-{s.number}",
+        round=s.round,
+        day=s.number,
+        votes=[{"voter": v, "target": t} for v, t, _ in after.votes],
+        ranking=[{"name": p, "votes": counts[p]} for p in ranking],
+    )
+    return [vote, TallyPosted(now), tally]
+
+
 def partner_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> IllegalNow | None:
     """Why a Night 4 partner is refused, None if he is taken (the bots try one on many names,
     issue 23)."""
@@ -259,7 +290,10 @@ class Orders:
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
         refuse(vote_refusal(s, actor, c, ch))
-        return [VoteSet(f"day-{s.number}", actor, c.targets[0], s.seq + 1)]
+        vote = VoteSet(f"day-{s.number}", actor, c.targets[0], s.seq + 1)
+        if s.options.running_tally:  # AMB-015
+            return running_tally(s, vote, now)
+        return [vote]
 
     def _do_partner(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str

@@ -55,6 +55,7 @@ from pbem.games.dracula.orders import (
     eligible,
     partner_refusal,
     stake_refusal,
+    vote_ranking,
     vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
@@ -323,12 +324,7 @@ class Dracula(Orders, Rules[DraculaState]):
         """ORD-01: the designation (DRA-048, DRA-049, AMB-012, AMB-013), cursed defaults."""
         s = b.state
         t = f"round-{s.round}-day-{s.number}"
-        counts: dict[PlayerId, int] = {}
-        reached: dict[PlayerId, int] = {}
-        for _, target, seq in s.votes:
-            counts[target] = counts.get(target, 0) + 1
-            reached[target] = seq  # the sequence number of his c-th vote
-        ranking = sorted(counts, key=lambda p: (-counts[p], reached[p]))
+        counts, ranking = vote_ranking(s)
         designated: list[PlayerId] = []
         drawn: list[PlayerId] = []
         if s.number >= 2:  # DRA-022, DRA-023
@@ -359,9 +355,14 @@ class Dracula(Orders, Rules[DraculaState]):
                 t,
                 round=s.round,
                 day=s.number,
-                designated=[{"name": p, "votes": counts.get(p, 0)} for p in designated],
+                # AMB-015 publish_tally = false: who stays, without the counts
+                designated=[{"name": p, "votes": counts.get(p, 0)} for p in designated]
+                if s.options.publish_tally
+                else [{"name": p} for p in designated],
                 drawn=drawn,
-                ranking=[{"name": p, "votes": counts[p]} for p in ranking],
+                ranking=[{"name": p, "votes": counts[p]} for p in ranking]
+                if s.options.publish_tally
+                else [],
                 cursed_defaults=cursed_defaults,
             )
         )  # NTF-07, DRA-070, AMB-006, AMB-015

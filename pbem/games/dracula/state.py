@@ -46,6 +46,7 @@ from pbem.games.dracula.events import (
     Posted,
     RoundScored,
     RoundStarted,
+    TallyPosted,
     Telepathy,
     TelepathyHeld,
     Unpaired,
@@ -154,6 +155,7 @@ class DraculaState:
     night_end: datetime | None = None
     seq: int = 0
     votes: tuple[tuple[PlayerId, PlayerId, int], ...] = ()
+    last_tally: datetime | None = None  # AMB-015 running_tally: today's last one
     designated: tuple[PlayerId, ...] = ()
     orders: Mapping[tuple[PlayerId, str], Order] = field(default_factory=dict)
     floor: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -470,6 +472,10 @@ def _order(state: DraculaState, event: Order) -> DraculaState:
     return new
 
 
+def _tally_posted(state: DraculaState, event: TallyPosted) -> DraculaState:
+    return _next(state, last_tally=event.at)
+
+
 def _posted(state: DraculaState, event: Posted) -> DraculaState:
     new = _copied(state, ())
     new.__dict__["posted"] = state.posted | {event.player}
@@ -536,6 +542,7 @@ def _phase_started(state: DraculaState, event: PhaseStarted) -> DraculaState:
     values["number"] = number
     if phase == "day":
         values["votes"] = ()
+        values["last_tally"] = None
         values["posted"] = frozenset()
         values["declared"] = {}
         values["pairs"] = {}
@@ -565,7 +572,7 @@ def _phase_stale(phase: str, renumbered: bool, counted: bool) -> tuple[str, ...]
         if renumbered:
             changed.append("number")
         if phase == "day":
-            changed += ["votes", "posted", "declared", "pairs"]
+            changed += ["votes", "last_tally", "posted", "declared", "pairs"]
             if counted:
                 changed.append("designated")
         elif phase in ("rooms", "final_choice"):
@@ -740,6 +747,7 @@ _FOLD_ORDER: tuple[tuple[type[Event], Fold], ...] = (
     (GameCreated, _created),
     (RoundStarted, _round_started),
     (Designated, _designated),
+    (TallyPosted, _tally_posted),
     (NightScheduled, _night_scheduled),
     (Declared, _declared),
     (Paired, _paired),
