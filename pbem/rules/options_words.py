@@ -170,6 +170,12 @@ LABELS: dict[str, Words] = {
         "Morning never comes before its time",
     ),
     "fill_empty_seats": ("Places vides", "Empty places"),
+    "private_orders_final": (
+        "Un ordre privé est définitif dès qu'il est accepté (sinon : modifiable ou ANNULER"
+        " jusqu'à la fin de son étape)",
+        "A private order is final once accepted (otherwise: changed or CANCELled until its"
+        " step ends)",
+    ),
     "publish_tally": (
         "Le crépuscule donne le nombre de voix de chacun",
         "Dusk gives each player's number of votes",

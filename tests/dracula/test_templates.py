@@ -181,6 +181,8 @@ REASON_PARAMS = {
     "choices": ["A"],
     "candidates": ["A"],
     "suggestions": [],
+    "standing_fr": "AIL",
+    "standing_en": "GARLIC",
 }
 
 

@@ -48,6 +48,15 @@ class TallyPosted(Event):
 
 
 @dataclass(frozen=True)
+class Withdrawn(Event):
+    """AMB-007 ``private_orders_final = false``: the actor's orders ``verbs`` of the current
+    step are withdrawn (ANNULER, or a new order of the same kind replacing them)."""
+
+    actor: PlayerId
+    verbs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Designated(Event):
     """Dusk (ORD-01): the sanctuary occupants, their counts, and the seats filled at random."""
 
@@ -211,6 +220,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     RoundStarted,
     NightScheduled,
     Order,
+    Withdrawn,
     Designated,
     TallyPosted,
     Declared,

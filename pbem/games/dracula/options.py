@@ -25,6 +25,9 @@ class DraculaOptions(IdleOptions):
     final_choice: timedelta = timedelta(hours=24)
     flames: timedelta = timedelta(hours=12)
     early_close: bool = False  # AMB-001 (off in transcripts unless asked, DESIGN.md)
+    private_orders_final: bool = (
+        True  # AMB-007 (false: the last valid order wins; not with early_close)
+    )
     morning_not_before_scheduled: bool = True  # AMB-002
     fill_empty_seats: Literal["random", "none"] = "random"  # AMB-013
     allow_self_vote: bool = True  # AMB-011

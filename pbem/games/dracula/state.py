@@ -50,6 +50,7 @@ from pbem.games.dracula.events import (
     Telepathy,
     TelepathyHeld,
     Unpaired,
+    Withdrawn,
 )
 from pbem.games.dracula.manor import (
     SANCTUARY,
@@ -158,6 +159,9 @@ class DraculaState:
     last_tally: datetime | None = None  # AMB-015 running_tally: today's last one
     designated: tuple[PlayerId, ...] = ()
     orders: Mapping[tuple[PlayerId, str], Order] = field(default_factory=dict)
+    step_orders: Mapping[tuple[PlayerId, str], Order] = field(default_factory=dict)
+    """The orders as the current step found them (AMB-007 ``private_orders_final = false``:
+    an order given since may be changed; one in here is final, its step having closed)."""
     floor: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     assignment: Mapping[str, str] = field(default_factory=dict)
     paintings: Mapping[str, tuple[PlayerId, str]] = field(default_factory=dict)
@@ -472,6 +476,13 @@ def _order(state: DraculaState, event: Order) -> DraculaState:
     return new
 
 
+def _withdrawn(state: DraculaState, event: Withdrawn) -> DraculaState:
+    gone = {(event.actor, verb) for verb in event.verbs}
+    new = _copied(state, _PLACE_STALE)
+    new.__dict__["orders"] = {k: o for k, o in state.orders.items() if k not in gone}
+    return new
+
+
 def _tally_posted(state: DraculaState, event: TallyPosted) -> DraculaState:
     return _next(state, last_tally=event.at)
 
@@ -555,6 +566,7 @@ def _phase_started(state: DraculaState, event: PhaseStarted) -> DraculaState:
         values["dance"] = None
     elif phase == "final_choice":
         values["orders"] = {}
+    values["step_orders"] = values["orders"]  # AMB-007: a mapping never changed, kept as is
     return new
 
 
@@ -739,6 +751,7 @@ Fold = Callable[[DraculaState, Any], DraculaState]
 _FOLD_ORDER: tuple[tuple[type[Event], Fold], ...] = (
     (Notice, _unchanged),
     (Order, _order),
+    (Withdrawn, _withdrawn),
     (Posted, _posted),
     (VoteSet, _vote),
     (Fact, _fact),
