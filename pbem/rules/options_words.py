@@ -206,6 +206,18 @@ LABELS: dict[str, Words] = {
         "La bougie montre les maudits",
         "The candle shows the cursed",
     ),
+    "candle_shows_magnifier": (
+        "La bougie montre qui a utilisé une loupe",
+        "The candle shows who used a magnifying glass",
+    ),
+    "garlic_vampires_see_occupants": (
+        "Un vampire pris de nausée apprend qui est dans sa pièce",
+        "A nauseous vampire learns who is in his room",
+    ),
+    "staked_orders_apply": (
+        "Les ordres d'un vampire tué d'un pieu la même nuit s'appliquent",
+        "The orders of a vampire staked the same night apply",
+    ),
     "dance_in_sanctuary": ("Danse possible au sanctuaire", "Dancing allowed in the sanctuary"),
     "key_escape_room": ("Pièce après une fuite par la clé", "Room after an escape by the key"),
     "default_flee_points": (

@@ -41,6 +41,9 @@ class DraculaOptions(IdleOptions):
     notify_destroyed: bool = True  # AMB-052
     candle_shows_paint_text: bool = False  # AMB-046
     candle_shows_curse_targets: bool = True  # AMB-046
+    candle_shows_magnifier: bool = False  # AMB-046
+    garlic_vampires_see_occupants: bool = True  # AMB-043
+    staked_orders_apply: bool = True  # AMB-049
     dance_in_sanctuary: bool = True  # AMB-058
     key_escape_room: Literal["named_partner_still_names", "naming_partner_chooses"] = (
         "named_partner_still_names"  # AMB-031
