@@ -219,6 +219,10 @@ LABELS: dict[str, Words] = {
         "The orders of a vampire staked the same night apply",
     ),
     "dance_in_sanctuary": ("Danse possible au sanctuaire", "Dancing allowed in the sanctuary"),
+    "room_objects_in_sanctuary": (
+        "Ail, bougie et peinture utilisables au sanctuaire",
+        "Garlic, candle and painting usable in the sanctuary",
+    ),
     "key_escape_room": ("Pièce après une fuite par la clé", "Room after an escape by the key"),
     "default_flee_points": (
         "Points d'un humain qui n'a pas choisi (il fuit)",

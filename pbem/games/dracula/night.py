@@ -225,7 +225,8 @@ def fix_positions(b: Batch[DraculaState], now: datetime) -> None:
             b.note(private("dracula/key_joined", others, t, user=user))
     if painting is not None:  # DRA-390, DRA-391, AMB-057
         room = s.position(painting.actor)
-        if room in ORDINARY and room not in s.paintings:
+        walls = room in ORDINARY or (room == SANCTUARY and s.options.room_objects_in_sanctuary)
+        if walls and room is not None and room not in s.paintings:  # AMB-041
             b.add(Painted(room, painting.actor, painting.text))
             b.add(Fact("paint", room, painting.actor))
         else:
@@ -252,8 +253,9 @@ def bite_status(s: DraculaState, v: PlayerId) -> str:
 
 def _bite_status(s: DraculaState, v: PlayerId) -> str:
     pos = s.position(v)
-    if pos == SANCTUARY:
-        return "sanctuary"
+    if pos == SANCTUARY:  # AMB-041 room_objects_in_sanctuary: garlic there nauseates too
+        garlic = s.options.room_objects_in_sanctuary and s.used_in("garlic", SANCTUARY)
+        return "nausea" if garlic else "sanctuary"
     if s.count_present(pos or "") <= 1:
         return "alone"
     if s.used_in("garlic", pos):

@@ -45,6 +45,7 @@ class DraculaOptions(IdleOptions):
     garlic_vampires_see_occupants: bool = True  # AMB-043
     staked_orders_apply: bool = True  # AMB-049
     dance_in_sanctuary: bool = True  # AMB-058
+    room_objects_in_sanctuary: bool = False  # AMB-041: garlic, candle, painting there too
     key_escape_room: Literal["named_partner_still_names", "naming_partner_chooses"] = (
         "named_partner_still_names"  # AMB-031
     )

@@ -414,16 +414,23 @@ class Orders:
         if s.phase == "magnifier" and (actor, "magnifier") not in s.orders:
             raise IllegalNow("not_now")  # ORD-06 is the magnifier users' second choice
         refuse(_object_refusal(s, actor, obj))
-        if actor in s.designated:
+        # AMB-041 room_objects_in_sanctuary: garlic and candle act in the sanctuary too (with
+        # the key, or for a designated occupant, who still chooses no room: no magnifier, key)
+        anywhere = s.options.room_objects_in_sanctuary and verb in ("garlic", "candle")
+        if actor in s.designated and not anywhere:
             raise IllegalNow("in_sanctuary")  # AMB-041
         if verb == "magnifier" and s.phase != "rooms":
             raise IllegalNow("not_now")
         if verb == "magnifier" and (actor, "room") in s.orders:
             raise IllegalNow("room_already_chosen")  # DRA-300
         key = (actor, "key") in s.orders
-        if verb in ("garlic", "candle") and key:
+        if verb in ("garlic", "candle") and key and not anywhere:
             raise IllegalNow("not_with_key")
-        if verb == "key" and any(s.order_of(actor, v) for v in ("garlic", "candle", "paint")):
+        if (
+            verb == "key"
+            and not s.options.room_objects_in_sanctuary
+            and any(s.order_of(actor, v) for v in ("garlic", "candle", "paint"))
+        ):
             raise IllegalNow("not_with_key")
         still_names = s.options.key_escape_room == "named_partner_still_names"  # AMB-031
         if (
@@ -462,7 +469,8 @@ class Orders:
         self._night_order(s, actor, "paint", CHOICE_PHASES)
         if PAINTKIT not in s.seats[actor].hand:
             raise IllegalNow("no_such_object", object=PAINTKIT)
-        if actor in s.designated or (actor, "key") in s.orders:
+        sanctuary = actor in s.designated or (actor, "key") in s.orders
+        if sanctuary and not s.options.room_objects_in_sanctuary:
             raise IllegalNow("not_with_key")  # AMB-041
         if len(c.text) > s.options.paint_max_chars:
             raise InvalidSyntax("text_too_long", limit=s.options.paint_max_chars)

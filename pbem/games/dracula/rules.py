@@ -579,9 +579,10 @@ class Dracula(Orders, Rules[DraculaState]):
         if state.outcome is not None or not seat.alive:
             return _ALWAYS
         allowed = PHASE_VERBS[state.phase](state, actor, seat)  # Dracula._allowed
-        if not state.options.private_orders_final and changes.any_standing(state, actor):
+        options = state.options
+        if not options.private_orders_final and changes.any_standing(state, actor):
             allowed += ("cancel",)  # AMB-007: an order of this step may be withdrawn
-        if state.options.early_close and actor in self._awaited(state):
+        if options.early_close and actor in self._awaited(state):
             # CMD-16, AMB-001: PASSE closes his part of the step, which then closes early
             # once nobody is awaited (without early_close a PASSE changes nothing: not offered)
             allowed += ("pass",)
