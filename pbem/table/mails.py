@@ -17,7 +17,7 @@ from pbem.core.events import (
     Substituted,
     rolls_back,
 )
-from pbem.core.game import ADMIN, PlayerSpec
+from pbem.core.game import ADMIN
 from pbem.core.ids import PlayerId
 from pbem.desk.kernel import is_kernel
 from pbem.judge import observer
@@ -28,14 +28,10 @@ from pbem.record.deal import deal_commitment
 from pbem.record.seed import commitment as seed_commitment
 from pbem.seats.handover import handover_mails
 from pbem.table.mailpages import MailPages
-from pbem.table.step import Encoding, Outgoing, PostVerdict, Reply, Step
+from pbem.table.step import Encoding, Outgoing, PostVerdict, Receipt, Reply, Step
 
 if TYPE_CHECKING:
     from pbem.table.table import Table
-
-Receipt = tuple[PlayerSpec, Reply, str, str | None]
-"""A step's receipt: to whom, what it says, the key its mail derives from, the Message-ID it
-answers."""
 
 
 def reply_mail(
