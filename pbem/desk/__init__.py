@@ -35,7 +35,7 @@ from pbem.desk import (
 from pbem.desk.common import DeskCommand, Result
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 COMMANDS: tuple[DeskCommand, ...] = (
     pause,
@@ -67,7 +67,7 @@ def is_desk(verb: str) -> bool:
     return verb in _BY_VERB
 
 
-def run_desk(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run_desk(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     """Run a desk command on ``table`` for the game master ``admin``, answered in ``lang`` (the
     language of his mail's command words, else the game's); raises a CommandError to reject
     it."""

@@ -14,7 +14,7 @@ from pbem.core.commands import Command, CommandSpec
 from pbem.desk.common import DeskCommand, Result, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "help"
 SPEC = CommandSpec(verb(NAME), ("AIDE",), ("HELP",))
@@ -40,7 +40,7 @@ def example(command: DeskCommand, lang: str, name: str) -> str:
     return text.replace("{name}", name)
 
 
-def usage(table: Table, verb: str, lang: str) -> str:
+def usage(table: DeskTable, verb: str, lang: str) -> str:
     """The form and an example of the desk command ``verb``, for the reply to a line of it
     the grammar refused (a missing or extra argument); empty for another verb."""
     from pbem.desk import COMMANDS  # the registry imports this module
@@ -52,13 +52,13 @@ def usage(table: Table, verb: str, lang: str) -> str:
     return table.renderer.text("desk/usage", lang, params).strip()
 
 
-def _a_name(table: Table) -> str:
+def _a_name(table: DeskTable) -> str:
     """A seat's name for the examples: the first seat's, as the game shows it."""
     names = table.roster.shown_names(table.rules.names(table.state))
     return names[0] if names else "Alice"
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     from pbem.desk import COMMANDS  # the registry imports this module
 
     name = _a_name(table)
