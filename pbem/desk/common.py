@@ -37,7 +37,7 @@ class Result:
 
 
 class DeskCommand(Protocol):
-    """One desk command module."""
+    """One desk command: its module, or for ``AIDE`` the object listing the others."""
 
     @property
     def NAME(self) -> str: ...
