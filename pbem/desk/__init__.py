@@ -5,8 +5,8 @@ One small module per command, as Mailman's ``commands/eml_*.py``: each has a ``N
 languages and a pure ``run(table, command, now, admin, lang) -> Result`` (``lang``: the game
 master's), over the desk's port of the Table (:class:`pbem.table.ports.DeskTable`). They are
 registered in the explicit tuple :data:`COMMANDS`, ``AIDE``/``HELP`` last, given the others it
-lists (:class:`pbem.desk.help.Help`). Their facts are kernel events (pbem.desk.kernel) handled by the
-Table for every game alike: no game's rules change.
+lists (:class:`pbem.desk.help.Help`). Their facts are kernel events (pbem.desk.kernel) handled
+by the Table for every game alike: no game's rules change.
 """
 
 from __future__ import annotations

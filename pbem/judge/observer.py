@@ -1,7 +1,8 @@
 """Observers and the graveyard (issue 25, item 5): ``OBSERVER``/``SPECTATE`` from a non-player,
 and the second relayed list where the dead and the observers talk.
 
-Pure over a :class:`~pbem.table.Table`; the daemon (pbem/daemon/relay.py) asks who reads what.
+Pure over the Table's port (:class:`~pbem.table.ports.AnsweringTable`); the daemon
+(pbem/daemon/relay.py) asks who reads what.
 
 Decisions (docs/season.md, "Observers and the graveyard"):
 

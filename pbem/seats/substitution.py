@@ -1,9 +1,9 @@
 """A seat changing hands (issue 13): who may take it, under which name; the bench of a game.
 
-Pure over a :class:`~pbem.table.Table`: the checks a substitution passes and the
-:class:`~pbem.core.events.Substituted` event it records, whether the game master asked by mail
-(``REMPLACER``, pbem/desk/replace.py) or from the shell (``pbem seat replace``, through the same
-desk command), and the bench of volunteers a running game keeps (``REMPLACANT`` from a
+Pure over the Table's port (:class:`~pbem.table.ports.AnsweringTable`): the checks a
+substitution passes and the :class:`~pbem.core.events.Substituted` event it records, whether
+the game master asked by mail (``REMPLACER``, pbem/desk/replace.py) or from the shell (``pbem
+seat replace``, through the same desk command), and the bench of volunteers a running game keeps (``REMPLACANT`` from a
 non-player, :class:`~pbem.core.events.BenchJoined`).
 
 Decisions (docs/daemon.md, "Seats"):

@@ -1,6 +1,7 @@
 """Sign-up words after the start (issue 13): what a stranger's ``INSCRIPTION``/``JOIN`` or
 ``REMPLACANT``/``SUBSTITUTE``, and a player's ``DESINSCRIPTION``/``LEAVE``, get once the game
-runs. Pure: texts and mails from the running game's :class:`~pbem.table.Table`.
+runs. Pure: texts and mails from the running game's Table, read through its port
+(:class:`~pbem.table.ports.AnsweringTable`).
 
 - a stranger who asks to join is told the game has started and how to volunteer as a
   substitute (``REMPLACANT``); one who volunteers is thanked and the game masters are told, so
