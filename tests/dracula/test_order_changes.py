@@ -123,3 +123,15 @@ def test_amb_007_the_receipt_says_the_order_may_change(
     step = table.receive(mail("Cid", bare, to="mj@example.org"), channel="private", now=g.now)
     (reply,) = [m for m in step.outgoing if "/reply/" in m.key]
     assert cancel in reply.body, reply.body
+
+
+def test_amb_007_a_changeable_order_is_offered_again_with_cancel() -> None:
+    """AMB-007 false: once a room is sent, ROOM stays among the commands (a new one replaces
+    it) with ANNULER; by default neither is offered."""
+    g = advance(Game(options=CHANGING), 3)
+    g.do("Cid", "ROOM boudoir")
+    verbs = g.rules.available_verbs(g.state, PlayerId("Cid"))
+    assert {"room", "cancel"} <= verbs
+    quiet = advance(Game(options=QUIET), 3)
+    quiet.do("Cid", "ROOM boudoir")
+    assert not {"room", "cancel"} & quiet.rules.available_verbs(quiet.state, PlayerId("Cid"))

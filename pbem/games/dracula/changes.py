@@ -17,6 +17,7 @@ from __future__ import annotations
 from pbem.core.errors import IllegalNow
 from pbem.core.events import Event
 from pbem.core.ids import PlayerId
+from pbem.games.dracula import night
 from pbem.games.dracula.events import Moved, Withdrawn
 from pbem.games.dracula.manor import STAKE
 from pbem.games.dracula.orders import NORMAL_USES
@@ -51,12 +52,25 @@ def standing(s: DraculaState, actor: PlayerId, verb: str) -> tuple[str, ...]:
 
 
 def any_standing(s: DraculaState, actor: PlayerId) -> bool:
-    """Whether ``actor`` has an order he may still cancel (ANNULER is offered)."""
+    """Whether ``actor`` has an order he may still cancel."""
+    return bool(offered(s, actor))
+
+
+def offered(s: DraculaState, actor: PlayerId) -> tuple[str, ...]:
+    """What ``actor``'s orders of this step add to his commands: ANNULER, and the verbs of
+    those a new order would replace (Dracula's bite and abstention both, DRA-113)."""
     before = s.step_orders
-    return any(
-        a == actor and _kind(v) in CHANGEABLE and before.get((a, v)) is not order
+    verbs = [
+        v
         for (a, v), order in s.orders.items()
-    )
+        if a == actor and _kind(v) in CHANGEABLE and before.get((a, v)) is not order
+    ]
+    if not verbs:
+        return ()
+    again = [v for v in verbs if v in REPLACING]
+    if ("bite" in again or "abstain" in again) and night.bite_status(s, actor) == "may":
+        again += ["bite", "abstain"]
+    return ("cancel", *dict.fromkeys(again))
 
 
 def cancellable(s: DraculaState, actor: PlayerId, verb: str) -> tuple[str, ...]:

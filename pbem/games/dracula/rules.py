@@ -580,8 +580,8 @@ class Dracula(Orders, Rules[DraculaState]):
             return _ALWAYS
         allowed = PHASE_VERBS[state.phase](state, actor, seat)  # Dracula._allowed
         options = state.options
-        if not options.private_orders_final and changes.any_standing(state, actor):
-            allowed += ("cancel",)  # AMB-007: an order of this step may be withdrawn
+        if not options.private_orders_final:  # AMB-007: this step's orders may change
+            allowed += tuple(v for v in changes.offered(state, actor) if v not in allowed)
         if options.early_close and actor in self._awaited(state):
             # CMD-16, AMB-001: PASSE closes his part of the step, which then closes early
             # once nobody is awaited (without early_close a PASSE changes nothing: not offered)
