@@ -52,10 +52,7 @@ from pbem.games.dracula.events import (
     Unpaired,
     Withdrawn,
 )
-from pbem.games.dracula.manor import (
-    SANCTUARY,
-    START_FLOOR,
-)
+from pbem.games.dracula.manor import SANCTUARY, START_FLOOR
 from pbem.games.dracula.options import DraculaOptions
 from pbem.games.dracula.roles import (
     DRACULA,
@@ -159,9 +156,7 @@ class DraculaState:
     last_tally: datetime | None = None  # AMB-015 running_tally: today's last one
     designated: tuple[PlayerId, ...] = ()
     orders: Mapping[tuple[PlayerId, str], Order] = field(default_factory=dict)
-    step_orders: Mapping[tuple[PlayerId, str], Order] = field(default_factory=dict)
-    """The orders as the current step found them (AMB-007 ``private_orders_final = false``:
-    an order given since may be changed; one in here is final, its step having closed)."""
+    step_orders: Mapping[tuple[PlayerId, str], Order] = field(default_factory=dict)  # AMB-007
     floor: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     assignment: Mapping[str, str] = field(default_factory=dict)
     paintings: Mapping[str, tuple[PlayerId, str]] = field(default_factory=dict)
@@ -477,10 +472,8 @@ def _order(state: DraculaState, event: Order) -> DraculaState:
 
 
 def _withdrawn(state: DraculaState, event: Withdrawn) -> DraculaState:
-    gone = {(event.actor, verb) for verb in event.verbs}
-    new = _copied(state, _PLACE_STALE)
-    new.__dict__["orders"] = {k: o for k, o in state.orders.items() if k not in gone}
-    return new
+    gone = {(event.actor, verb) for verb in event.verbs}  # AMB-007
+    return _next(state, orders={k: o for k, o in state.orders.items() if k not in gone})
 
 
 def _tally_posted(state: DraculaState, event: TallyPosted) -> DraculaState:
