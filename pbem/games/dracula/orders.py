@@ -46,7 +46,8 @@ ROOMS_AND_SANCTUARY: Mapping[str, tuple[str, ...]] = {
     **ROOM_WORDS,
     SANCTUARY: ("SANCTUAIRE", "SANCTUARY"),
 }
-_ROOM = (Word(ROOMS_AND_SANCTUARY, labels=ROOM_LABELS),)
+# the sanctuary is read, to be refused with its reason (DRA-081), never listed as a room
+_ROOM = (Word(ROOMS_AND_SANCTUARY, labels=ROOM_LABELS, unlisted=frozenset({SANCTUARY})),)
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("vote", ("VOTE", "VOTER"), ("VOTE",), (Player(),), public=True),  # CMD-01
     CommandSpec("partner", ("COEQUIPIER",), ("PARTNER",), (Player(),), public=True),  # CMD-02
