@@ -4,6 +4,8 @@ game master's command is told whose it is."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from pbem.desk import COMMANDS
@@ -333,3 +335,25 @@ def test_a_game_master_is_answered_in_the_language_of_his_command_words(
     assert his_help in g.admin_reply()
     g.admin("PAUSE")  # a word of both languages: the game's
     assert ("Accepted:" if game_lang == "en" else "Acceptées :") in g.admin_reply()
+
+
+@pytest.mark.parametrize(
+    ("lang", "line", "hours"),
+    [
+        ("fr", "PROLONGER 2 jours", 48),
+        ("fr", "PROLONGER 1 jour et 12 heures", 36),
+        ("fr", "PROLONGER 30 minutes", 0.5),
+        ("en", "EXTEND 2 days", 48),
+        ("en", "EXTEND 1 day and 6 hours", 30),
+    ],
+)
+def test_a_duration_written_in_words_is_taken(lang: str, line: str, hours: float) -> None:
+    """« PROLONGER 2 jours » was refused « Durée illisible »: a game master writes the unit in
+    words as often as « 2j »; the words of either language are read, a trailing « et » is not."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    _, due = g.earliest()
+    g.admin(line)
+    assert f"✓ {line} " in g.admin_reply()
+    assert g.earliest()[1] == due + timedelta(hours=hours)
+    g.admin(f"{line.split()[0]} 2 jours et")
+    assert g.earliest()[1] == due + timedelta(hours=hours)  # refused: nothing moved
