@@ -249,6 +249,12 @@ class Accepted(TypedDict):
     """Whether it can no longer be changed."""
     text: NotRequired[str]
     """A text others will read, exactly as it is passed on (DRA-421)."""
+    verb: NotRequired[str]
+    """The command's verb: a later line of the same verb in the mail replaces it."""
+    replaced: NotRequired[str]
+    """The later line of the same mail that replaced this order (LUP-603), as it shows."""
+    passed_on: NotRequired[bool]
+    """A chat line, relayed at once (nothing stands until a deadline)."""
 
 
 class Rejected(TypedDict):
