@@ -84,7 +84,7 @@ def tell_game_masters(
     from pbem.table import Outgoing  # pbem.table uses this module
 
     lang = table.setup.lang
-    full = {"game": table.rules.title, "game_id": table.game_id, **params}
+    full = {"game": table.rules.title, **params}
     subject, body = table.renderer.mail("signup/late_admin", lang, full)
     html = table.pages.page(subject, body, lang)
     thread = f"{table.game_id}/desk"
