@@ -21,7 +21,7 @@ from pbem.judge import observer
 from pbem.judge.address import awaiting_refusal, confirmation, moves_seat
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
-from pbem.seats.substitution import bench_offer, replaced_refusal
+from pbem.seats.substitution import bench_offer, bench_refusal, replaced_refusal
 from pbem.signup import late as late_signup
 from pbem.table.admin import list_commands, receive_admin
 from pbem.table.commands import bold_command, read_commands, run_command
@@ -106,7 +106,8 @@ def receive_mail(
         # an address whose seat changed hands is told so politely (issue 13), on an external
         # list too: its post reached the players but counts for nothing (LUP-602)
         # an address waiting for its code (ADRESSE, issue 25) is told how to confirm it
-        waiting = awaiting_refusal(table, sender, now)
+        # and a volunteer of the bench that he waits there (issue 13)
+        waiting = awaiting_refusal(table, sender, now) or bench_refusal(table, sender)
         why = (
             replaced_refusal(table, sender)
             or observer.list_refusal(table, sender, channel)
