@@ -192,6 +192,7 @@ def run_command(
             )
             return state
     if command.verb == "status":
+        reply.topic = reply.topic or "status"  # « Votre situation », not « Vos commandes »
         params = status_params(table, state, player.name, player.lang)
         reply.extra.append(
             table.renderer.text(

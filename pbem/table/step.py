@@ -274,9 +274,9 @@ class Reply:
     rejected: list[Rejected] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
-    topic: Literal["", "help", "rules", "history"] = ""
-    """``help`` or ``rules`` when the mail asked for AIDE or REGLES: the Subject says so (when
-    the reply holds nothing else)."""
+    topic: Literal["", "help", "rules", "history", "status"] = ""
+    """``help``, ``rules``, ``history`` or ``status`` when the mail asked for AIDE, REGLES,
+    HISTORIQUE or STATUT: the Subject says so (when the reply holds nothing else)."""
     markdown: bool = False
     """The texts hold a Markdown page (REGLES): the mail's text part is its plain reading
     (:func:`pbem.mail.plain_text.plain_text`), its HTML part the page's form."""
