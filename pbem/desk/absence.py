@@ -12,7 +12,7 @@ from pbem.core.commands import Command, CommandSpec, Player, Text
 from pbem.desk.common import Result, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "absence"
 SPEC = CommandSpec(
@@ -30,7 +30,7 @@ EXAMPLE = {
 }
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     # imported here: pbem.judge's services import the table, which imports the desk
     from pbem.judge.absence import act
 

@@ -21,7 +21,7 @@ from pbem.core.events import AddressChanged
 from pbem.desk.common import Result, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "address"
 SPEC = CommandSpec(verb(NAME), ("ADRESSE",), ("ADDRESS",), (Player(), Text(optional=True)))
@@ -35,7 +35,7 @@ EXAMPLE = {"fr": "ADRESSE {name} nouvelle@exemple.org", "en": "ADDRESS {name} ne
 
 
 def change(
-    table: Table, command: Command, admin: str = "", admins: Sequence[str] = ()
+    table: DeskTable, command: Command, admin: str = "", admins: Sequence[str] = ()
 ) -> AddressChanged:
     """The change ``command`` asks for, by ``admin``; a CommandError says why it cannot be made
     (``admins``: the daemon's game masters, whose addresses no seat may take either)."""
@@ -54,7 +54,7 @@ def change(
     return AddressChanged(seat, holder.email, email, by=admin or "admin")
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     event = change(table, command, admin)
     params = {
         "name": table.roster.shown(event.seat),

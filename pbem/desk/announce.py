@@ -9,7 +9,7 @@ from pbem.core.commands import Command, CommandSpec, Text
 from pbem.desk.common import Result, notice, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "announce"
 SPEC = CommandSpec(verb(NAME), ("ANNONCE", "ANNONCER"), ("ANNOUNCE",), (Text(),))
@@ -23,5 +23,5 @@ EXAMPLE = {
 }
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     return Result((notice("announce", text=command.text),))

@@ -11,7 +11,7 @@ from pbem.core.events import PhaseClosed
 from pbem.desk.common import Result, earliest, running, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "close"
 SPEC = CommandSpec(verb(NAME), ("CLORE",), ("CLOSE",))
@@ -23,7 +23,7 @@ EXAMPLE: dict[str, str] = {}
 """None: the command alone is its example."""
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     key, _ = earliest(table)
     facts = table.close(key, now).facts

@@ -25,7 +25,7 @@ from pbem.core.events import (
 from pbem.core.ids import PlayerId
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Result:
 
 
 class DeskCommand(Protocol):
-    """One desk command module."""
+    """One desk command: its module, or for ``AIDE`` the object listing the others."""
 
     @property
     def NAME(self) -> str: ...
@@ -49,7 +49,7 @@ class DeskCommand(Protocol):
     def EXAMPLE(self) -> Mapping[str, str]: ...
 
     def run(
-        self, table: Table, command: Command, now: datetime, admin: str, lang: str
+        self, table: DeskTable, command: Command, now: datetime, admin: str, lang: str
     ) -> Result: ...
 
 
@@ -57,13 +57,13 @@ def verb(name: str) -> str:
     return f"desk.{name}"
 
 
-def running(table: Table) -> None:
+def running(table: DeskTable) -> None:
     """Refuse a command that needs a game still running."""
     if table.finished:
         raise IllegalNow("desk_over")
 
 
-def earliest(table: Table) -> tuple[str, datetime]:
+def earliest(table: DeskTable) -> tuple[str, datetime]:
     """The rules' pending deadline that comes first (in effect: moved, and ignoring a pause)."""
     ruled = table.rules.deadlines(table.state)
     if not ruled:
@@ -73,7 +73,7 @@ def earliest(table: Table) -> tuple[str, datetime]:
     return key, moved[key]
 
 
-def new_deadline(table: Table, moves: Sequence[DeadlineMoved], lang: str) -> str:
+def new_deadline(table: DeskTable, moves: Sequence[DeadlineMoved], lang: str) -> str:
     """The game master's line of what his EXTEND or RESUME moved: the deadline in effect, in
     his ``lang``."""
     when = min(m.to for m in moves).isoformat()
@@ -85,7 +85,7 @@ def notice(template: str, to: Sequence[PlayerId] = (), **params: Any) -> DeskNot
     return DeskNotice(f"desk/{template}", tuple(to), not to, params, "desk")
 
 
-def phase_of(table: Table) -> dict[str, Any]:
+def phase_of(table: DeskTable) -> dict[str, Any]:
     """The current phase (the last ``PhaseStarted`` the rules folded)."""
     for event in reversed(table.ruled):
         if isinstance(event, PhaseStarted):
@@ -93,7 +93,7 @@ def phase_of(table: Table) -> dict[str, Any]:
     return {"phase": "", "number": 0}
 
 
-def cast(table: Table) -> list[dict[str, Any]]:
+def cast(table: DeskTable) -> list[dict[str, Any]]:
     """Every seat: its card now, the card dealt, alive or not, its side where the game says, its
     conditions (Mayor, lover, charmed, cursed...) as the rules' summary lists them."""
     dealt: dict[str, str] = {}
@@ -126,7 +126,7 @@ def cast(table: Table) -> list[dict[str, Any]]:
     ]
 
 
-def deaths(table: Table) -> dict[str, dict[str, Any]]:
+def deaths(table: DeskTable) -> dict[str, dict[str, Any]]:
     """Each dead seat's cause and the phase it died in (``phase``, ``number``: the last
     ``PhaseStarted`` before its ``PlayerDied``), for the game master's wording of a death."""
     out: dict[str, dict[str, Any]] = {}

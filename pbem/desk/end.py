@@ -14,7 +14,7 @@ from pbem.core.outcome import Termination
 from pbem.desk.common import Result, cast, notice, running, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "end"
 SPEC = CommandSpec(verb(NAME), ("FIN",), ("END",), (Text(optional=True),))
@@ -26,7 +26,7 @@ EXAMPLE = {"fr": "FIN NUL", "en": "END NONE"}
 NOBODY = ("", "nul", "none", "draw", "personne")
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     seats = cast(table)
     sides = sorted({s["side"] for s in seats if s["side"]})
@@ -55,7 +55,7 @@ def run(table: Table, command: Command, now: datetime, admin: str, lang: str) ->
 _ARTICLES = ("des ", "du ", "de la ", "the ")
 
 
-def _side_name(table: Table, side: str, lang: str) -> str:
+def _side_name(table: DeskTable, side: str, lang: str) -> str:
     """A side as the game master reads it in ``lang`` (« Loups-Garous », "Werewolves"): the
     desk's own name of it (``desk/_table.jinja``), without its article."""
     text = table.renderer.text("desk/side_name", lang, {"side": side}).strip()
@@ -65,7 +65,7 @@ def _side_name(table: Table, side: str, lang: str) -> str:
     return text
 
 
-def _side(table: Table, sides: list[str], wanted: str) -> str | None:
+def _side(table: DeskTable, sides: list[str], wanted: str) -> str | None:
     """The side ``wanted`` names: its id (``werewolves``), or its name in either language
     (« Loups-Garous », "Werewolves"), whole or by a unique beginning (« loups »)."""
     spellings = {

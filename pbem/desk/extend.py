@@ -13,7 +13,7 @@ from pbem.desk.common import Result, new_deadline, notice, running, verb
 from pbem.desk.kernel import parse_duration
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "extend"
 # optional: a bare PROLONGER is answered « Durée illisible » by parse_duration, not « the text
@@ -26,7 +26,7 @@ HELP = {
 EXAMPLE = {"fr": "PROLONGER 2j", "en": "EXTEND 2d"}
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     by = parse_duration(command.text)
     ruled = table.rules.deadlines(table.state)

@@ -13,7 +13,7 @@ from pbem.core.errors import IllegalNow
 from pbem.desk.common import Result, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "history"
 SPEC = CommandSpec(
@@ -31,7 +31,7 @@ HELP = {
 EXAMPLE = {"fr": "HISTORIQUE {name} NUIT 1", "en": "HISTORY {name} NIGHT 1"}
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     # late: pbem.judge's services import the table, which imports the desk
     from pbem.judge.history import Selection, history_phases, selection
     from pbem.record.story import phase_marks

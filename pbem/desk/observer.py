@@ -15,7 +15,7 @@ from pbem.core.match import fold
 from pbem.desk.common import Result, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "observer"
 SPEC = CommandSpec(
@@ -43,7 +43,7 @@ _REFUSE = {"refuser", "refuse", "retirer", "remove", "non", "no"}
 _LIST = {"", "liste", "list"}
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     # late: pbem.judge loads the table, whose admin lines load this package
     from pbem.judge.observer import observers
 

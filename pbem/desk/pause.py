@@ -11,7 +11,7 @@ from pbem.core.events import Paused
 from pbem.desk.common import Result, notice, running, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "pause"
 SPEC = CommandSpec(verb(NAME), ("PAUSE",), ("PAUSE",), (Text(optional=True),))
@@ -22,7 +22,7 @@ HELP = {
 EXAMPLE = {"fr": "PAUSE vacances de Noël", "en": "PAUSE Christmas holidays"}
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     if table.paused:
         raise IllegalNow("desk_paused_already")

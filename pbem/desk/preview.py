@@ -11,7 +11,8 @@ from pbem.core.commands import Command, CommandSpec
 from pbem.desk.common import Result, earliest, running, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Step, Table
+    from pbem.table.ports import DeskTable
+    from pbem.table.step import Step
 
 NAME = "preview"
 SPEC = CommandSpec(verb(NAME), ("APERCU", "APERÇU"), ("PREVIEW",))
@@ -23,13 +24,13 @@ EXAMPLE: dict[str, str] = {}
 """None: the command alone is its example."""
 
 
-def preview_step(table: Table, now: datetime) -> Step:
+def preview_step(table: DeskTable, now: datetime) -> Step:
     """The step closing the current phase now would give; the table is left as it was."""
     key, _ = earliest(table)
     return table.close(key, now)
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     step = preview_step(table, now)
     mails = [

@@ -20,7 +20,7 @@ from pbem.desk.common import Result, running, verb
 from pbem.games.removal import removal_events
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "remove"
 SPEC = CommandSpec(verb(NAME), ("RETIRER",), ("REMOVE",), (Player(), Text(optional=True)))
@@ -36,7 +36,7 @@ EXAMPLE = {
 }
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     player = command.targets[0]
     events = removal_events(

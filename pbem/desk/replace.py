@@ -17,7 +17,7 @@ from pbem.desk.common import Result, verb
 from pbem.seats.substitution import parse_newcomer, substitution
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "replace"
 SPEC = CommandSpec(
@@ -41,7 +41,7 @@ EXAMPLE = {
 }
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     seat = command.targets[0]
     event = substitution(table, seat, parse_newcomer(table, command.text))
     text = table.renderer.text(

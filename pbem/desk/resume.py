@@ -11,7 +11,7 @@ from pbem.core.events import DeadlineMoved, Resumed
 from pbem.desk.common import Result, new_deadline, notice, running, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "resume"
 SPEC = CommandSpec(verb(NAME), ("REPRISE", "REPRENDRE"), ("RESUME",))
@@ -23,7 +23,7 @@ EXAMPLE: dict[str, str] = {}
 """None: the command alone is its example."""
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     running(table)
     paused_at = table.desk.paused_at
     if paused_at is None:

@@ -10,7 +10,7 @@ from pbem.core.commands import Command, CommandSpec
 from pbem.desk.common import Result, cast, deaths, pending_orders, phase_of, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "roles"
 SPEC = CommandSpec(verb(NAME), ("ROLES", "RÔLES"), ("ROLES",))
@@ -22,7 +22,7 @@ EXAMPLE: dict[str, str] = {}
 """None: the command alone is its example."""
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     died = deaths(table)
     params = {
         "game": table.rules.title,
@@ -42,7 +42,7 @@ def run(table: Table, command: Command, now: datetime, admin: str, lang: str) ->
     return Result((), (table.renderer.text("desk/roles", lang, params),))
 
 
-def _holder(table: Table, seat: str) -> str:
+def _holder(table: DeskTable, seat: str) -> str:
     """Who holds a seat that changed hands (the roster): ``Zoe <zoe@example.net>``; empty
     for a seat still held by its first player."""
     first = next((p.email for p in table.setup.players if p.name == seat), "")

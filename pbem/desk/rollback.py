@@ -39,7 +39,7 @@ from pbem.desk.common import (
 from pbem.desk.kernel import parse_duration
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "rollback"
 # optional: a bare ROLLBACK is answered « Durée illisible » by parse_duration (as PROLONGER)
@@ -57,7 +57,7 @@ HELP = {
 EXAMPLE = {"fr": "ANNULER RESOLUTION 12h", "en": "ROLLBACK 12h"}
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     by = parse_duration(command.text)
     if not table.desk.closes:
         raise IllegalNow("desk_nothing_to_roll_back")

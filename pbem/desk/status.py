@@ -12,7 +12,7 @@ from pbem.core.commands import Command, CommandSpec
 from pbem.desk.common import Result, phase_of, verb
 
 if TYPE_CHECKING:
-    from pbem.table import Table
+    from pbem.table.ports import DeskTable
 
 NAME = "status"
 SPEC = CommandSpec(verb(NAME), ("STATUT", "ETAT"), ("STATUS",))
@@ -26,7 +26,7 @@ EXAMPLE: dict[str, str] = {}
 """None: the command alone is its example."""
 
 
-def run(table: Table, command: Command, now: datetime, admin: str, lang: str) -> Result:
+def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
     # late: pbem.judge loads the table, whose admin lines load this package
     from pbem.judge.absence import extends, standing
     from pbem.judge.observer import observers

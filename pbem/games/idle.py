@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from pbem.core.absences import Absence, absences, after_absences
 from pbem.core.draws import idle_rng
@@ -30,9 +30,39 @@ from pbem.core.events import (
     rolls_back,
 )
 from pbem.core.game import ADMIN, Rules
-from pbem.core.idle import IdleOptions, crossed, idle_streaks
+from pbem.core.idle import IdleCount, IdleOptions, crossed, idle_streaks
 from pbem.core.ids import PlayerId
 from pbem.games.removal import IDLE, THREAD, alive, check_removable, removal_events
+
+
+class ClosingSetup(Protocol):
+    """What the idle policy reads of a game's setup: its draws' seed and the bench."""
+
+    @property
+    def seed(self) -> int: ...
+    @property
+    def seed_scheme(self) -> int: ...
+    @property
+    def bench(self) -> Sequence[Mapping[str, Any]]: ...
+
+
+class ClosingGame(Protocol):
+    """What the idle policy reads of a game whose phase closes: a
+    :class:`pbem.table.table.Table`, or the rules-only fast path's
+    :class:`pbem.balance.fastgame.RulesGame` (both hand themselves over)."""
+
+    @property
+    def rules(self) -> Rules[Any]: ...
+    @property
+    def state(self) -> Any: ...
+    @property
+    def setup(self) -> ClosingSetup: ...
+    @property
+    def events(self) -> Sequence[Event]: ...
+    @property
+    def ruled(self) -> Sequence[Event]: ...
+    def idle_count(self) -> IdleCount: ...
+
 
 QUIET = ("help", "status", "rules", "cancel", "unvote")
 """Commands that are no answer to what the rules await (the warning does not list them)."""
@@ -163,7 +193,7 @@ def without_mail_to_removed(resolution: Sequence[Event], acts: Sequence[Event]) 
 
 
 def idle_after_close(
-    table: Any,
+    table: ClosingGame,
     closed: PhaseClosed,
     resolution: Sequence[Event],
     now: datetime,
@@ -186,7 +216,7 @@ def idle_after_close(
     return idle_events(table.rules, log, frozenset(closed.awaited), after, now, rng, bench, counts)
 
 
-def absence_moves(table: Any, resolution: Sequence[Event]) -> list[Event]:
+def absence_moves(table: ClosingGame, resolution: Sequence[Event]) -> list[Event]:
     """In ``absence_mode = "extend"`` (issue 25), the deadlines the phase ``resolution`` opens
     that fall in the declared absence of a seat the rules await, moved past it, and the list
     told; nothing otherwise (the ``excuse`` mode, no absence, the game over)."""

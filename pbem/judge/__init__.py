@@ -23,11 +23,11 @@ if TYPE_CHECKING:
     from pbem.core.commands import Command
     from pbem.core.events import Event
     from pbem.core.game import PlayerSpec
+    from pbem.table.ports import AnsweringTable
     from pbem.table.step import Reply
-    from pbem.table.table import Table
 
 Service = Callable[
-    ["Table", Any, "PlayerSpec", "Command", str, datetime, "list[Event]", "Reply"], Any
+    ["AnsweringTable", Any, "PlayerSpec", "Command", str, datetime, "list[Event]", "Reply"], Any
 ]
 """Run one command on ``state``: its events added to ``events``, its answer to ``reply``; the
 state after it (as :func:`pbem.table.commands.run_command`)."""

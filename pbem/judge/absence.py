@@ -39,8 +39,8 @@ from pbem.games.removal import alive
 if TYPE_CHECKING:
     from pbem.core.commands import Command
     from pbem.core.game import PlayerSpec
+    from pbem.table.ports import AnsweringTable
     from pbem.table.step import Reply
-    from pbem.table.table import Table
 
 _FROM = frozenset({"du", "de", "le", "from", "on", "since"})
 _TO = frozenset({"au", "a", "jusquau", "jusqua", "to", "until", "till", "-", "->"})
@@ -61,7 +61,7 @@ class Asked:
 
 
 def run(
-    table: Table,
+    table: AnsweringTable,
     state: Any,
     player: PlayerSpec,
     command: Command,
@@ -81,7 +81,7 @@ def run(
 
 
 def act(
-    table: Table,
+    table: AnsweringTable,
     state: Any,
     seat: str,
     text: str,
@@ -141,7 +141,7 @@ def act(
     )
 
 
-def standing(table: Table, now: datetime) -> list[dict[str, Any]]:
+def standing(table: AnsweringTable, now: datetime) -> list[dict[str, Any]]:
     """The absences not over at ``now``, soonest first, as the game master reads them (his
     ``STATUT``, ``pbem status``): the seat, its first and last days in the game's zone, its
     reason, and whether it has begun."""
@@ -160,7 +160,7 @@ def extends(state: Any) -> bool:
     return isinstance(options, IdleOptions) and options.absence_mode == "extend"
 
 
-def in_play(table: Table, state: Any, seat: str) -> bool:
+def in_play(table: AnsweringTable, state: Any, seat: str) -> bool:
     """Whether ``seat`` still has a part the rules may await: alive, or a Lupus ghost who still
     votes in round 1 (LUP-502); never a seat the game master or the idle policy removed."""
     if any(isinstance(e, SeatRemoved) and e.player == seat for e in table.events):
@@ -290,7 +290,7 @@ def _span(absence: Absence, zone: ZoneInfo) -> dict[str, Any]:
 
 
 def _answer(
-    table: Table,
+    table: AnsweringTable,
     template: str,
     seat: str,
     mine: Sequence[Absence],

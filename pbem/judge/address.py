@@ -52,8 +52,8 @@ from pbem.seats.substitution import replaced_refusal
 
 if TYPE_CHECKING:
     from pbem.core.commands import Command
+    from pbem.table.ports import AnsweringTable
     from pbem.table.step import Outgoing, Reply, Step
-    from pbem.table.table import Table
 
 CODE_TTL = timedelta(hours=48)
 """How long a code mailed to a new address may be sent back."""
@@ -63,7 +63,7 @@ _CANCEL = {"annuler", "cancel"}
 
 
 def run(
-    table: Table,
+    table: AnsweringTable,
     state: Any,
     player: PlayerSpec,
     command: Command,
@@ -170,7 +170,9 @@ def awaited(table: Any, address: str) -> AddressAsked | None:
     return next((a for a in by_seat.values() if a.email == wanted), None)
 
 
-def awaiting_refusal(table: Table, sender: str, now: datetime) -> tuple[CommandError, str] | None:
+def awaiting_refusal(
+    table: AnsweringTable, sender: str, now: datetime
+) -> tuple[CommandError, str] | None:
     """Why a mail from an address waiting for its code does nothing yet, and the seat's
     language: where the code went and how to send it back (or that it expired); None when
     ``sender`` waits for no code."""
@@ -190,7 +192,7 @@ def awaiting_refusal(table: Table, sender: str, now: datetime) -> tuple[CommandE
     return why, holder.lang
 
 
-def check_free(table: Table, email: str, admins: Sequence[str] = ()) -> None:
+def check_free(table: AnsweringTable, email: str, admins: Sequence[str] = ()) -> None:
     """Refuse an address nobody could be mailed at, or one that plays (another seat), steers
     (a game master), waits on the bench, or is the game's own (the moderator, the list)."""
     if table.finished:
@@ -215,7 +217,7 @@ def check_free(table: Table, email: str, admins: Sequence[str] = ()) -> None:
 
 
 def _code_mail(
-    table: Table, player: PlayerSpec, asked: AddressAsked, code: str, index: int
+    table: AnsweringTable, player: PlayerSpec, asked: AddressAsked, code: str, index: int
 ) -> Outgoing:
     """The code, to the new address, in the seat's language; its Subject carries the line to
     send back, so that a plain Reply confirms."""
@@ -235,7 +237,7 @@ def _code_mail(
 
 
 def confirmation(
-    table: Table,
+    table: AnsweringTable,
     msg: EmailMessage,
     sender: str,
     key: str,
@@ -248,7 +250,7 @@ def confirmation(
     """A non-player's private mail with an ``ADRESSE``/``ADDRESS`` line: the code that moves a
     seat to ``sender`` (or the reason it does not); None when the mail holds no such line (the
     table answers it as a stranger's)."""
-    from pbem.table import Reply  # the table imports this module
+    from pbem.table.step import Reply  # late: pbem.table's __init__ loads the Table first
 
     try:
         text = extract(msg)
@@ -290,7 +292,7 @@ def confirmation(
 
 
 def _confirmed(
-    table: Table, sender: str, words: list[str], now: datetime, admins: Sequence[str]
+    table: AnsweringTable, sender: str, words: list[str], now: datetime, admins: Sequence[str]
 ) -> tuple[AddressChanged, str]:
     """The change ``sender``'s code confirms, and its seat's language; a CommandError why not."""
     if words and "@" in words[0]:  # a request, from an address that holds no seat
@@ -317,7 +319,7 @@ def _confirmed(
 
 
 def _tell_masters(
-    table: Table, step: Step, event: AddressChanged, admins: Sequence[str], relay: bool
+    table: AnsweringTable, step: Step, event: AddressChanged, admins: Sequence[str], relay: bool
 ) -> Step:
     """The game masters told of a seat's new address (the game's, else the daemon's)."""
     from dataclasses import replace
@@ -348,7 +350,7 @@ def _tell_masters(
     return replace(step, outgoing=(*step.outgoing, *told))
 
 
-def changed_mails(table: Table, event: AddressChanged, key: str) -> list[Outgoing]:
+def changed_mails(table: AnsweringTable, event: AddressChanged, key: str) -> list[Outgoing]:
     """The notices of a seat's new address (:func:`pbem.table.mails.step_of`): to the old
     address (it no longer plays), and, when the game master set it, to the new one (a seat
     that confirmed its code has its receipt)."""
@@ -369,11 +371,11 @@ def changed_mails(table: Table, event: AddressChanged, key: str) -> list[Outgoin
 
 
 def _mail(
-    table: Table, key: str, to: str, template: str, lang: str, params: dict[str, Any]
+    table: AnsweringTable, key: str, to: str, template: str, lang: str, params: dict[str, Any]
 ) -> Outgoing:
     """One private mail of a template, in the seat's thread of the desk, with its HTML
     alternative like every mail of the game (made when first read)."""
-    from pbem.table import Outgoing  # the table imports this module
+    from pbem.table.step import Outgoing  # late: pbem.table's __init__ loads the Table first
 
     subject, body = table.renderer.mail(template, lang, params)
     pages = table.pages

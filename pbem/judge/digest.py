@@ -36,8 +36,8 @@ from pbem.table.step import Outgoing, Step
 
 if TYPE_CHECKING:
     from pbem.core.game import PlayerSpec
+    from pbem.table.ports import AnsweringTable
     from pbem.table.step import Reply
-    from pbem.table.table import Table
 
 ON = frozenset({"oui", "on", "yes", "o", "y"})
 OFF = frozenset({"non", "off", "no", "n"})
@@ -73,7 +73,7 @@ def subscribers(
 
 
 def run(
-    table: Table,
+    table: AnsweringTable,
     state: Any,
     player: PlayerSpec,
     command: Command,
@@ -107,7 +107,7 @@ def last_digest(events: Sequence[Event]) -> DigestSent | None:
 
 
 def digest_step(
-    table: Table, day: str, kept: Sequence[Mapping[str, Any]] = (), *, final: bool = False
+    table: AnsweringTable, day: str, kept: Sequence[Mapping[str, Any]] = (), *, final: bool = False
 ) -> Step:
     """The digest of ``day`` (the game's local date, ISO): one mail per reader who has posts
     to read since his last digest, and the :class:`DigestSent` event; an empty step when
@@ -157,7 +157,7 @@ def _kept(post: Mapping[str, Any], marks: Sequence[Mark]) -> dict[str, Any]:
     }
 
 
-def public_posts(table: Table, log: Sequence[Event], start: int) -> list[dict[str, Any]]:
+def public_posts(table: AnsweringTable, log: Sequence[Event], start: int) -> list[dict[str, Any]]:
     """The public posts of ``log`` from index ``start``, as the list got them (the running
     tallies and what a rollback voided left out), each with its phase."""
     void = voided(log)
@@ -187,7 +187,7 @@ def public_posts(table: Table, log: Sequence[Event], start: int) -> list[dict[st
 
 
 def _mail(
-    table: Table,
+    table: AnsweringTable,
     email: str,
     lang: str,
     seat: str,

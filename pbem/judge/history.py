@@ -33,8 +33,8 @@ from pbem.seats.handover import notice_section
 if TYPE_CHECKING:
     from pbem.core.commands import Command
     from pbem.core.game import PlayerSpec
+    from pbem.table.ports import AnsweringTable
     from pbem.table.step import Reply
-    from pbem.table.table import Table
 
 WHOLE = frozenset({"tout", "toute", "all", "everything", "partie", "game"})
 KINDS = {
@@ -80,7 +80,7 @@ def selection(text: str, *, rounds: bool, current_round: int) -> Selection:
 
 
 def run(
-    table: Table,
+    table: AnsweringTable,
     state: Any,
     player: PlayerSpec,
     command: Command,
@@ -116,7 +116,7 @@ def run(
 
 
 def history_phases(
-    table: Table, seat: str, lang: str, marks: Sequence[Mark], wanted: Selection
+    table: AnsweringTable, seat: str, lang: str, marks: Sequence[Mark], wanted: Selection
 ) -> list[dict[str, Any]]:
     """The phases asked for, each with its pieces in the order they were sent: the list's
     posts (``public``), the seat's own mails (``private``) and the orders the seat sent
@@ -152,7 +152,7 @@ def history_phases(
 
 
 def _piece(
-    table: Table, event: Event, seat: str, lang: str, game_lang: str
+    table: AnsweringTable, event: Event, seat: str, lang: str, game_lang: str
 ) -> dict[str, Any] | None:
     """One event as the seat saw it, or None when it is not the seat's to see."""
     if isinstance(event, Notice):

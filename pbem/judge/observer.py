@@ -1,7 +1,8 @@
 """Observers and the graveyard (issue 25, item 5): ``OBSERVER``/``SPECTATE`` from a non-player,
 and the second relayed list where the dead and the observers talk.
 
-Pure over a :class:`~pbem.table.Table`; the daemon (pbem/daemon/relay.py) asks who reads what.
+Pure over the Table's port (:class:`~pbem.table.ports.AnsweringTable`); the daemon
+(pbem/daemon/relay.py) asks who reads what.
 
 Decisions (docs/season.md, "Observers and the graveyard"):
 
@@ -52,7 +53,8 @@ from pbem.core.match import fold
 from pbem.mail.inbound import first_command
 
 if TYPE_CHECKING:
-    from pbem.table import Outgoing, Reply, Step, Table
+    from pbem.table.ports import AnsweringTable
+    from pbem.table.step import Outgoing, Reply, Step
 
 OBSERVE = CommandSpec(
     "observe",
@@ -85,7 +87,7 @@ _CACHE: weakref.WeakKeyDictionary[Any, tuple[int, dict[str, str], dict[str, str]
 )
 
 
-def observers(table: Table) -> Observers:
+def observers(table: AnsweringTable) -> Observers:
     """The game's observers, read from its log (folded once, then only its new events: a
     public post asks it on every mail it sends)."""
     events: Sequence[Event] = getattr(table, "events", ())
@@ -117,18 +119,18 @@ def observers(table: Table) -> Observers:
     return Observers(joined, pending)
 
 
-def observer_addresses(table: Table) -> list[str]:
+def observer_addresses(table: AnsweringTable) -> list[str]:
     """The addresses that follow the game (none for a table without a log, a lobby's)."""
     return sorted(observers(table).joined)
 
 
-def lang_of(table: Table, address: str) -> str | None:
+def lang_of(table: AnsweringTable, address: str) -> str | None:
     """The language an observer (or a pending one) asked in; None for anyone else."""
     seen = observers(table)
     return seen.joined.get(address) or seen.pending.get(address)
 
 
-def option(table: Table) -> str:
+def option(table: AnsweringTable) -> str:
     """The game's ``observers`` option: ``approve`` (default), ``open`` or ``closed``."""
     return str(getattr(getattr(table.state, "options", None), "observers", "approve"))
 
@@ -143,7 +145,7 @@ def graveyard_address(list_address: str) -> str:
 
 
 def request(
-    table: Table,
+    table: AnsweringTable,
     msg: EmailMessage,
     sender: str,
     key: str,
@@ -155,7 +157,7 @@ def request(
 ) -> Step | None:
     """A non-player's private ``OBSERVER``/``SPECTATE [STOP]``: he follows the game, waits
     for the game master, stops, or is told why not; None when the mail holds no such line."""
-    from pbem.table import Reply  # the table imports this module
+    from pbem.table.step import Reply  # late: pbem.table's __init__ loads the Table first
 
     found = first_command(msg, OBSERVE)
     if found is None:
@@ -186,7 +188,7 @@ def request(
     return replace(step, outgoing=(*step.outgoing, *_ask_masters(table, email, key, admins)))
 
 
-def _decide(table: Table, email: str, lang: str, stop: bool, relay: bool) -> list[Event]:
+def _decide(table: AnsweringTable, email: str, lang: str, stop: bool, relay: bool) -> list[Event]:
     if not relay:  # the list is someone else's: its own subscription is the way in
         raise IllegalNow("observer_external", list=table.setup.list_address)
     seen = observers(table)
@@ -211,10 +213,12 @@ def _decide(table: Table, email: str, lang: str, stop: bool, relay: bool) -> lis
     return [ObserverAsked(email, lang)]
 
 
-def _ask_masters(table: Table, email: str, key: str, admins: Sequence[str]) -> list[Outgoing]:
+def _ask_masters(
+    table: AnsweringTable, email: str, key: str, admins: Sequence[str]
+) -> list[Outgoing]:
     """The game masters asked to accept or refuse a request (the daemon's when the game has
     none of its own: a request nobody reads would strand its sender)."""
-    from pbem.table import Outgoing
+    from pbem.table.step import Outgoing
 
     masters = table.setup.admins or tuple(a.lower() for a in admins)
     params = {"game": table.rules.title, "address": email}
@@ -235,7 +239,7 @@ def _ask_masters(table: Table, email: str, key: str, admins: Sequence[str]) -> l
     ]
 
 
-def explain_to_player(table: Table, reply: Reply, lang: str) -> None:
+def explain_to_player(table: AnsweringTable, reply: Reply, lang: str) -> None:
     """A player's own ``OBSERVER`` line: he plays this game, he cannot observe it (the reason
     replaces the "unknown command" his rules gave it). Reads only the refused lines."""
     for rejected in reply.rejected:
@@ -245,7 +249,7 @@ def explain_to_player(table: Table, reply: Reply, lang: str) -> None:
             rejected["reason"] = table.reason(exc, lang)
 
 
-def list_refusal(table: Table, sender: str, channel: str) -> CommandError | None:
+def list_refusal(table: AnsweringTable, sender: str, channel: str) -> CommandError | None:
     """Why an observer's mail is refused: his post on the living's list, or a private mail
     holding no command for him (None for anyone else)."""
     seen = observers(table)
@@ -255,7 +259,7 @@ def list_refusal(table: Table, sender: str, channel: str) -> CommandError | None
     return None
 
 
-def open_to(table: Table, relay: bool) -> str:
+def open_to(table: AnsweringTable, relay: bool) -> str:
     """How a stranger may follow the game, for his "not a player" reply: ``approve`` (he asks,
     the game master answers) or ``open``; empty where OBSERVER would be refused (an external
     list, the option ``closed``, a game over)."""
@@ -263,10 +267,10 @@ def open_to(table: Table, relay: bool) -> str:
     return kind if relay and kind != "closed" and not table.finished else ""
 
 
-def event_mails(table: Table, event: Event, key: str) -> list[Outgoing]:
+def event_mails(table: AnsweringTable, event: Event, key: str) -> list[Outgoing]:
     """The mail an observer gets when the game master decided for him (accepted, refused or
     removed); none for his own requests (his reply says it)."""
-    from pbem.table import Outgoing
+    from pbem.table.step import Outgoing
 
     if not isinstance(event, ObserverJoined | ObserverLeft) or not event.by:
         return []
@@ -286,13 +290,13 @@ def event_mails(table: Table, event: Event, key: str) -> list[Outgoing]:
 # -- the graveyard -------------------------------------------------------------------------
 
 
-def _dead(table: Table, state: Any = None) -> list[PlayerId]:
+def _dead(table: AnsweringTable, state: Any = None) -> list[PlayerId]:
     """The seats dead now (Dracula's new round brings its dead back, AMB-075)."""
     players = table.rules.summary(table.state if state is None else state).get("players", ())
     return [PlayerId(str(p["name"])) for p in players if not p.get("alive", True)]
 
 
-def _silent(table: Table, state: Any = None) -> set[str]:
+def _silent(table: AnsweringTable, state: Any = None) -> set[str]:
     """The dead kept out of the graveyard: Lupus ghosts (LUP-502, LUP-505), whose round-1 vote
     the dead's talk would steer; a dead player the rules still offer an act (CAS-321 Prue's
     revenge, LG-404 the dead Mayor's sash) until he has made it."""
@@ -302,12 +306,12 @@ def _silent(table: Table, state: Any = None) -> set[str]:
     return out | {str(s) for s in _dead(table, state) if _acting(table, state, s)}
 
 
-def _acting(table: Table, state: Any, seat: PlayerId) -> bool:
+def _acting(table: AnsweringTable, state: Any, seat: PlayerId) -> bool:
     """Whether the rules offer ``seat`` an act of the game (not AIDE, STATUT, a service...)."""
     return any(c.verb not in _GENERIC for c in table.rules.available(state, seat))
 
 
-def graveyard_members(table: Table, admins: Sequence[str] = ()) -> list[str]:
+def graveyard_members(table: AnsweringTable, admins: Sequence[str] = ()) -> list[str]:
     """Who a graveyard post reaches: the dead (but the silent), the observers and the game
     masters; never a living player while the game runs, everyone once it is over."""
     emails = table.player_emails
@@ -323,7 +327,7 @@ def graveyard_members(table: Table, admins: Sequence[str] = ()) -> list[str]:
 
 
 def graveyard_post(
-    table: Table,
+    table: AnsweringTable,
     msg: EmailMessage,
     sender: str,
     key: str,
@@ -331,7 +335,7 @@ def graveyard_post(
     admins: Sequence[str] = (),
 ) -> Step:
     """A post to the graveyard: relayed to its members, or refused with its reason."""
-    from pbem.table import Reply, Step
+    from pbem.table.step import Reply, Step
 
     if sender in {a.lower() for a in (*table.setup.admins, *admins)}:
         return Step(post="relay")
@@ -346,7 +350,9 @@ def graveyard_post(
     return replace(table.step([], (spec, refused, key, message_id)), post="refused")
 
 
-def _graveyard_refusal(table: Table, sender: str, player: PlayerSpec | None) -> CommandError | None:
+def _graveyard_refusal(
+    table: AnsweringTable, sender: str, player: PlayerSpec | None
+) -> CommandError | None:
     if table.finished:  # the game is over: everyone may talk there
         ok = player is not None or sender in observers(table).joined
         return None if ok else NotAPlayer("graveyard_not_member", address=sender)
@@ -367,7 +373,7 @@ def _graveyard_refusal(table: Table, sender: str, player: PlayerSpec | None) -> 
     return NotAPlayer("graveyard_not_member", address=sender)
 
 
-def graveyard_welcomes(table: Table, step: Step, address: str) -> list[Outgoing]:
+def graveyard_welcomes(table: AnsweringTable, step: Step, address: str) -> list[Outgoing]:
     """The graveyard's welcome to whoever joins it with ``step`` (not yet applied to
     ``table``): each player it kills (but the silent: a Lupus ghost is told why he is not
     welcome) and each observer the game master admits."""
@@ -400,9 +406,9 @@ def graveyard_welcomes(table: Table, step: Step, address: str) -> list[Outgoing]
 
 
 def _mail(
-    table: Table, key: str, to: str, lang: str, template: str, params: dict[str, Any]
+    table: AnsweringTable, key: str, to: str, lang: str, template: str, params: dict[str, Any]
 ) -> Outgoing:
-    from pbem.table import Outgoing
+    from pbem.table.step import Outgoing
 
     subject, body = table.renderer.mail(template, lang, params)
     html = table.pages.page(subject, body, lang)

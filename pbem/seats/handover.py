@@ -18,7 +18,8 @@ from pbem.core.ids import PlayerId
 from pbem.core.roster import Roster
 
 if TYPE_CHECKING:
-    from pbem.table import Outgoing, Table
+    from pbem.table.ports import AnsweringTable
+    from pbem.table.step import Outgoing
 
 
 def received(seat: str, history: Sequence[Event]) -> list[Notice]:
@@ -32,14 +33,14 @@ def received(seat: str, history: Sequence[Event]) -> list[Notice]:
 
 
 def packet_sections(
-    table: Table, roster: Roster, seat: str, lang: str, history: Sequence[Event]
+    table: AnsweringTable, roster: Roster, seat: str, lang: str, history: Sequence[Event]
 ) -> list[dict[str, str]]:
     """Each private mail of the seat, rendered again for the newcomer: subject and body."""
     return [notice_section(table, roster, n, lang, seat) for n in received(seat, history)]
 
 
 def notice_section(
-    table: Table, roster: Roster, notice: Notice, lang: str, seat: str | None = None
+    table: AnsweringTable, roster: Roster, notice: Notice, lang: str, seat: str | None = None
 ) -> dict[str, str]:
     """A notice rendered again as its reader got it, in ``lang``: subject and body; ``seat``:
     the reader of a private one (named in it), None for a public post. Also a player's
@@ -54,7 +55,7 @@ def notice_section(
     return {"subject": subject, "body": body}
 
 
-def situation(table: Table, roster: Roster, seat: PlayerId, lang: str) -> str:
+def situation(table: AnsweringTable, roster: Roster, seat: PlayerId, lang: str) -> str:
     """The seat's ``STATUT``/``STATUS`` now, as its newcomer would get it (the potions left, the
     objects held, the orders standing: what the rules tell the seat of itself)."""
     genders = {h.seat: h.gender for h in roster.holders if h.gender}
@@ -64,7 +65,7 @@ def situation(table: Table, roster: Roster, seat: PlayerId, lang: str) -> str:
     return table.renderer.text(f"{table.rules.templates}/status", lang, roster.show(params))
 
 
-def awaited(table: Table, seat: PlayerId, lang: str) -> dict[str, Any]:
+def awaited(table: AnsweringTable, seat: PlayerId, lang: str) -> dict[str, Any]:
     """What the seat may send now, whether the rules wait for it, and until when."""
     deadlines = table.deadlines()
     return {
@@ -76,10 +77,10 @@ def awaited(table: Table, seat: PlayerId, lang: str) -> dict[str, Any]:
 
 
 def handover_mails(
-    table: Table, event: Substituted, history: Sequence[Event], key: str
+    table: AnsweringTable, event: Substituted, history: Sequence[Event], key: str
 ) -> list[Outgoing]:
     """The list's notice, the newcomer's packet and the old holder's goodbye."""
-    from pbem.table import Outgoing  # the table imports this module
+    from pbem.table.step import Outgoing  # late: pbem.table's __init__ loads the Table first
 
     roster = Roster.of(table.setup.players, [*history, event])  # names and agreement only
     game = table.rules.title

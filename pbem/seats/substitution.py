@@ -1,9 +1,9 @@
 """A seat changing hands (issue 13): who may take it, under which name; the bench of a game.
 
-Pure over a :class:`~pbem.table.Table`: the checks a substitution passes and the
-:class:`~pbem.core.events.Substituted` event it records, whether the game master asked by mail
-(``REMPLACER``, pbem/desk/replace.py) or from the shell (``pbem seat replace``, through the same
-desk command), and the bench of volunteers a running game keeps (``REMPLACANT`` from a
+Pure over the Table's port (:class:`~pbem.table.ports.AnsweringTable`): the checks a
+substitution passes and the :class:`~pbem.core.events.Substituted` event it records, whether
+the game master asked by mail (``REMPLACER``, pbem/desk/replace.py) or from the shell (``pbem
+seat replace``, through the same desk command), and the bench of volunteers a running game keeps (``REMPLACANT`` from a
 non-player, :class:`~pbem.core.events.BenchJoined`).
 
 Decisions (docs/daemon.md, "Seats"):
@@ -40,7 +40,8 @@ from pbem.mail.grammar import parse_gender
 from pbem.mail.inbound import first_command
 
 if TYPE_CHECKING:
-    from pbem.table import Step, Table
+    from pbem.table.ports import AnsweringTable
+    from pbem.table.step import Step
 
 BENCH_MAX = 20
 """Volunteers a game's bench holds: each is an event in the log and a mail to the game
@@ -74,18 +75,18 @@ def setup_bench(setup: Any) -> tuple[Holder, ...]:
     return tuple(out)
 
 
-def substitute_name_option(table: Table) -> str:
+def substitute_name_option(table: AnsweringTable) -> str:
     """The game's ``substitute_name`` option: ``newcomer`` (default) or ``kept``."""
     options = getattr(table.state, "options", None)
     return str(getattr(options, "substitute_name", "newcomer"))
 
 
-def alive(table: Table, seat: str) -> bool:
+def alive(table: AnsweringTable, seat: str) -> bool:
     """Whether ``seat`` is still in the game (no ``PlayerDied`` the rules folded)."""
     return not any(isinstance(e, PlayerDied) and e.player == seat for e in table.ruled)
 
 
-def parse_newcomer(table: Table, text: str) -> Newcomer:
+def parse_newcomer(table: AnsweringTable, text: str) -> Newcomer:
     """``par adresse [nom] [il|elle]`` or ``par nom-du-banc``: who takes the seat."""
     tokens = text.split()
     if tokens and fold(tokens[0]) in _LINKS:
@@ -112,7 +113,7 @@ def parse_newcomer(table: Table, text: str) -> Newcomer:
     return Newcomer(first.strip("<>").lower(), " ".join(rest) or None, gender)
 
 
-def check_name(table: Table, name: str, seat: str | None = None) -> None:
+def check_name(table: AnsweringTable, name: str, seat: str | None = None) -> None:
     """Refuse a name the game could not tell apart (``seat``: the seat it will be shown for,
     whose own names do not clash with it). LUP-D28 as issue 13 amends it (the sign-ups'
     rule): spaces, accents and hyphens are fine, but the parser must read the name back, it
@@ -136,7 +137,7 @@ def check_name(table: Table, name: str, seat: str | None = None) -> None:
                 raise IllegalNow("seat_name_taken", name=name)
 
 
-def check_address(table: Table, email: str, admins: Sequence[str] = ()) -> None:
+def check_address(table: AnsweringTable, email: str, admins: Sequence[str] = ()) -> None:
     """Refuse an address nobody could be mailed at, or one that plays or steers the game."""
     if not is_mailable(email):
         raise InvalidSyntax("seat_bad_address", address=email)
@@ -147,7 +148,7 @@ def check_address(table: Table, email: str, admins: Sequence[str] = ()) -> None:
         raise IllegalNow("seat_address_admin", address=email)
 
 
-def substitution(table: Table, seat: PlayerId, newcomer: Newcomer) -> Substituted:
+def substitution(table: AnsweringTable, seat: PlayerId, newcomer: Newcomer) -> Substituted:
     """The event of ``newcomer`` taking ``seat``; a CommandError says why it cannot."""
     if table.finished:
         raise IllegalNow("desk_over")
@@ -170,7 +171,7 @@ def substitution(table: Table, seat: PlayerId, newcomer: Newcomer) -> Substitute
     )
 
 
-def volunteer(table: Table, email: str, text: str, lang: str) -> BenchJoined:
+def volunteer(table: AnsweringTable, email: str, text: str, lang: str) -> BenchJoined:
     """A non-player's ``REMPLACANT [nom] [il|elle]``: his place on the bench."""
     if table.finished:
         raise IllegalNow("game_over")
@@ -197,7 +198,7 @@ BENCH = CommandSpec("bench", ("REMPLACANT", "REMPLACANTE"), ("SUBSTITUTE",), (Te
 """A non-player's offer to take a seat of a running game (his first command line)."""
 
 
-def replaced_refusal(table: Table, address: str) -> CommandError | None:
+def replaced_refusal(table: AnsweringTable, address: str) -> CommandError | None:
     """The polite refusal for an address whose seat changed hands (None for a stranger)."""
     name = table.roster.replaced_name(address)
     if name is None:
@@ -219,7 +220,7 @@ def bench_refusal(table: Table, address: str) -> tuple[CommandError, str] | None
 
 
 def bench_offer(
-    table: Table,
+    table: AnsweringTable,
     msg: EmailMessage,
     sender: str,
     key: str,
@@ -229,7 +230,7 @@ def bench_offer(
     """A non-player's private mail with a ``REMPLACANT``/``SUBSTITUTE`` line: his
     place on the bench and the game masters told (or the reason it is refused); None when the
     mail holds no such line (the table answers it as a stranger's)."""
-    from pbem.table import Outgoing, Reply  # the table imports this module
+    from pbem.table.step import Outgoing, Reply  # late: pbem.table's __init__ loads the Table first
 
     found = first_command(msg, BENCH)
     if found is None:

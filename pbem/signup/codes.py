@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pbem.adapters.codes import CodeSource, hash_secret, new_code
-from pbem.signup.engine import STARTED
+from pbem.signup.started import STARTED
 
 
 def issue_codes(

@@ -12,25 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core.errors import SetupError
-
-STARTED = "signup.started"
-
-
-def started_game(
-    setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]
-) -> tuple[Mapping[str, Any], Sequence[Mapping[str, Any]]]:
-    """The setup and log of the game a sign-up started: its setup from ``signup.started``, its
-    events after it. SetupError while it still takes sign-ups (there is no game yet)."""
-    for index, event in enumerate(events):
-        if event.get("type") == STARTED:
-            return event["setup"], events[index + 1 :]
-    raise SetupError(f"game {setup.get('game_id')!r} is still taking sign-ups: no game yet")
-
-
-def still_signing_up(setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether a stored game is a lobby that has not started (nothing to archive or count)."""
-    return "signup" in setup and all(e.get("type") != STARTED for e in events)
+# re-exported: the daemon and `pbem archive` read them from here
+from pbem.signup.started import started_game, still_signing_up
 
 
 class WithSignups:

@@ -1,6 +1,7 @@
 """Sign-up words after the start (issue 13): what a stranger's ``INSCRIPTION``/``JOIN`` or
 ``REMPLACANT``/``SUBSTITUTE``, and a player's ``DESINSCRIPTION``/``LEAVE``, get once the game
-runs. Pure: texts and mails from the running game's :class:`~pbem.table.Table`.
+runs. Pure: texts and mails from the running game's Table, read through its port
+(:class:`~pbem.table.ports.AnsweringTable`).
 
 - a stranger who asks to join is told the game has started and how to volunteer as a
   substitute (``REMPLACANT``); one who volunteers is thanked and the game masters are told, so
@@ -21,7 +22,8 @@ from pbem.core.match import fold
 from pbem.mail.inbound import MailText
 
 if TYPE_CHECKING:
-    from pbem.table import Outgoing, Table
+    from pbem.table.ports import AnsweringTable
+    from pbem.table.step import Outgoing
 
 # folded keyword -> (verb, the language it is in)
 STRANGER_WORDS: Mapping[str, tuple[str, str]] = {
@@ -59,29 +61,29 @@ def take_leave(text: MailText) -> tuple[MailText, str | None]:
     return replace(text, lines=tuple(line for _i, line in pairs), breaks=breaks), langs[0]
 
 
-def game_masters(table: Table, admins: Sequence[str]) -> list[str]:
+def game_masters(table: AnsweringTable, admins: Sequence[str]) -> list[str]:
     """Who is told: the game's masters, else the daemon's."""
     return list(dict.fromkeys([*table.setup.admins, *(a.lower() for a in admins)]))
 
 
-def stranger_text(table: Table, verb: str, lang: str, told: bool) -> str:
+def stranger_text(table: AnsweringTable, verb: str, lang: str, told: bool) -> str:
     """The reply to a stranger's sign-up word once the game runs."""
     return table.renderer.text(
         "signup/late_join", lang, {"game": table.rules.title, "verb": verb, "told": told}
     )
 
 
-def leave_text(table: Table, lang: str, told: bool) -> str:
+def leave_text(table: AnsweringTable, lang: str, told: bool) -> str:
     """The reply to a player's ``DESINSCRIPTION``/``LEAVE`` once the game runs."""
     return table.renderer.text("signup/late_leave", lang, {"game": table.rules.title, "told": told})
 
 
 def tell_game_masters(
-    table: Table, to: Sequence[str], key: str, params: Mapping[str, Any]
+    table: AnsweringTable, to: Sequence[str], key: str, params: Mapping[str, Any]
 ) -> list[Outgoing]:
     """The game masters' notice (``params``: ``kind`` leave|substitute, ``name``, ``address``,
     ``words``), in the game's language, with the HTML alternative of the game's mails."""
-    from pbem.table import Outgoing  # pbem.table uses this module
+    from pbem.table.step import Outgoing  # late: pbem.table's __init__ loads the Table first
 
     lang = table.setup.lang
     full = {"game": table.rules.title, **params}

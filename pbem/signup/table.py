@@ -42,7 +42,7 @@ from pbem.rules.options_words import described
 from pbem.signup import lobby as lb
 from pbem.signup.codes import issue_codes, wants_codes
 from pbem.signup.decks import deck, legal_counts
-from pbem.signup.engine import started_game, still_signing_up
+from pbem.signup.started import started_game, still_signing_up
 from pbem.table import Delivery, Outgoing, Reply, Step, Table
 
 # What a volunteer may send before the start: folded keyword -> (verb, language it is in).

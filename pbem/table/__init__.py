@@ -11,7 +11,8 @@ One module a concern: ``table`` (the Table: log, state, what is read of it, its 
 ``setup`` (a game's fixed parameters), ``step`` (what an input gives back), ``receive`` (a
 mail to the game), ``commands`` (a player's command lines read and run), ``admin`` (the game
 master's lines), ``mails`` (a step's mails), ``wording`` (canonical forms, AIDE's syntax,
-refusals).
+refusals), ``ports`` (what those parts, the desk, the judges and the seats read of the Table:
+they import its ports, never the Table).
 """
 
 from __future__ import annotations

@@ -14,15 +14,14 @@ from pbem.core.commands import CommandSpec, find_spec, parse_line
 from pbem.core.errors import CommandError, IllegalNow, InvalidSyntax, MailError, UnknownCommand
 from pbem.core.events import Event
 from pbem.core.match import clean_token, fold
-from pbem.desk import DESK_SPECS, is_desk, run_desk
-from pbem.desk.help import usage
+from pbem.desk import DESK_SPECS, is_desk, run_desk, usage
 from pbem.mail.inbound import MailText, extract
 from pbem.table.mails import chained, reply_mail, step_of
 from pbem.table.step import Outgoing, Reply, Step
 from pbem.table.wording import reason
 
 if TYPE_CHECKING:
-    from pbem.table.table import Table
+    from pbem.table.ports import HubTable
 
 
 _SHOW_FORM = frozenset(
@@ -40,7 +39,7 @@ _SHOW_FORM = frozenset(
 
 
 def _unknown(
-    table: Table, line: str, exc: UnknownCommand, specs: Sequence[CommandSpec], lang: str
+    table: HubTable, line: str, exc: UnknownCommand, specs: Sequence[CommandSpec], lang: str
 ) -> CommandError:
     """A game master's line that is none of his commands: a player's command (VOTE,
     HISTORIQUE) is told to be the players', a typo is suggested the desk's keyword in the
@@ -74,7 +73,7 @@ def written_language(lines: Sequence[str], specs: Sequence[CommandSpec]) -> str 
     return None
 
 
-def _told(table: Table, mails: Sequence[Outgoing], sender: str, lang: str) -> str | None:
+def _told(table: HubTable, mails: Sequence[Outgoing], sender: str, lang: str) -> str | None:
     """Who the game master's commands had told what: each mail's subject (without the game's
     tag) with its readers, the list or the players by their names, so that his reply says
     what changed and who learnt it, not only « ✓ PAUSE (définitif) »."""
@@ -99,7 +98,7 @@ def _told(table: Table, mails: Sequence[Outgoing], sender: str, lang: str) -> st
 
 
 def list_commands(
-    table: Table, msg: EmailMessage, sender: str, key: str, message_id: str | None
+    table: HubTable, msg: EmailMessage, sender: str, key: str, message_id: str | None
 ) -> Step:
     """The game master's post on the list: relayed as his talk; but its lines written as his
     commands (« PAUSE », « PROLONGER 24h ») did nothing there, and he is told so privately,
@@ -123,7 +122,7 @@ def list_commands(
 
 
 def receive_admin(
-    table: Table, msg: EmailMessage, sender: str, key: str, message_id: str | None, now: datetime
+    table: HubTable, msg: EmailMessage, sender: str, key: str, message_id: str | None, now: datetime
 ) -> Step:
     """An administrator's private mail: the game's ``admin_commands`` and the desk's."""
     try:
@@ -150,7 +149,7 @@ def _bare_end(msg: EmailMessage) -> str:
 
 
 def admin_lines(
-    table: Table,
+    table: HubTable,
     lines: Sequence[str],
     sender: str,
     now: datetime,

@@ -43,11 +43,11 @@ from pbem.table.wording import (
 )
 
 if TYPE_CHECKING:
-    from pbem.table.table import Table
+    from pbem.table.ports import HubTable
 
 
 def read_commands(
-    table: Table, text: MailText, channel: Channel, lang: str, reply: Reply
+    table: HubTable, text: MailText, channel: Channel, lang: str, reply: Reply
 ) -> list[tuple[str, Command]]:
     """The mail's commands; errors and free text are noted in ``reply``.
 
@@ -88,7 +88,7 @@ def read_commands(
     return commands
 
 
-def _game_masters_only(table: Table, line: str) -> IllegalNow | None:
+def _game_masters_only(table: HubTable, line: str) -> IllegalNow | None:
     """A player's line that is none of his commands but a game master's (PAUSE, CLORE,
     PROLONGER...): told so, rather than « did you mean PASSE? » (a forged or mistaken desk
     command changes nothing either way)."""
@@ -115,7 +115,7 @@ def _public(specs: tuple[CommandSpec, ...]) -> tuple[CommandSpec, ...]:
 
 
 def bold_command(
-    table: Table, bold: Sequence[str], player: PlayerSpec, reply: Reply
+    table: HubTable, bold: Sequence[str], player: PlayerSpec, reply: Reply
 ) -> list[tuple[str, Command]]:
     """The forum convention: a public post whose only command is a bold text."""
     line = " ".join(f"**{b}**" for b in bold)
@@ -132,7 +132,7 @@ def bold_command(
 
 
 def run_command(
-    table: Table,
+    table: HubTable,
     state: Any,
     player: PlayerSpec,
     command: Command,

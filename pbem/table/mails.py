@@ -17,7 +17,7 @@ from pbem.core.events import (
     Substituted,
     rolls_back,
 )
-from pbem.core.game import ADMIN, PlayerSpec
+from pbem.core.game import ADMIN
 from pbem.core.ids import PlayerId
 from pbem.desk.kernel import is_kernel
 from pbem.judge import observer
@@ -28,18 +28,14 @@ from pbem.record.deal import deal_commitment
 from pbem.record.seed import commitment as seed_commitment
 from pbem.seats.handover import handover_mails
 from pbem.table.mailpages import MailPages
-from pbem.table.step import Encoding, Outgoing, PostVerdict, Reply, Step
+from pbem.table.step import Encoding, Outgoing, PostVerdict, Receipt, Reply, Step
 
 if TYPE_CHECKING:
-    from pbem.table.table import Table
-
-Receipt = tuple[PlayerSpec, Reply, str, str | None]
-"""A step's receipt: to whom, what it says, the key its mail derives from, the Message-ID it
-answers."""
+    from pbem.table.ports import HubTable
 
 
 def reply_mail(
-    table: Table,
+    table: HubTable,
     to: str,
     lang: str,
     reply: Reply,
@@ -110,7 +106,7 @@ _MAILED: dict[type, bool] = {}
 
 
 def step_of(
-    table: Table,
+    table: HubTable,
     events: Sequence[Event],
     reply: Receipt | None,
     post: PostVerdict | None = None,
@@ -159,7 +155,7 @@ def step_of(
 
 
 def notice_mails(
-    table: Table, notice: Notice, key: str, after: Any = None, replied: Sequence[str] = ()
+    table: HubTable, notice: Notice, key: str, after: Any = None, replied: Sequence[str] = ()
 ) -> list[Outgoing]:
     """The mails of a notice; ``after``: the state its quick actions are checked on
     (None: no quick actions). ``replied``: addresses answered in the same step (the game
@@ -241,7 +237,7 @@ class _Once:
         return self.page
 
 
-def committed(table: Table, events: list[Event], salt: str) -> Step:
+def committed(table: HubTable, events: list[Event], salt: str) -> Step:
     """The opening step with the deal's commitment: a :class:`DealCommitted` event after
     the opening ones (their mails keep their keys) and its digest under the opening post."""
     commitment = deal_commitment(events, table.rules.codec.encode, table.rules.id, salt)
@@ -268,7 +264,7 @@ def committed(table: Table, events: list[Event], salt: str) -> Step:
     return replace(step, outgoing=tuple(outgoing))
 
 
-def chained(table: Table, step: Step) -> Step:
+def chained(table: HubTable, step: Step) -> Step:
     """A phase's close with its link of the hash chain (pbem/record/chain.py): ``H_n`` added
     under the step's first public mail (the result post), in one short line. Only a game
     whose opening committed to its seed (a sealed game) has a chain to publish."""

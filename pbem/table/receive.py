@@ -30,7 +30,7 @@ from pbem.table.step import Channel, Confirm, Reply, Step
 from pbem.table.wording import reason
 
 if TYPE_CHECKING:
-    from pbem.table.table import Table
+    from pbem.table.ports import HubTable
 
 
 _SHA256 = hashlib.sha256()
@@ -39,7 +39,7 @@ up again at every call, half the cost of hashing a mail's short key (issue 23)."
 
 
 def receive_mail(
-    table: Table,
+    table: HubTable,
     msg: EmailMessage,
     *,
     channel: Channel,
@@ -215,7 +215,7 @@ def receive_mail(
 
 
 def _late_stranger(
-    table: Table,
+    table: HubTable,
     msg: EmailMessage,
     sender: str,
     key: str,
@@ -243,14 +243,14 @@ def _late_stranger(
 
 
 def _refuse_post(
-    table: Table, exc: CommandError, player: PlayerSpec, key: str, message_id: str | None
+    table: HubTable, exc: CommandError, player: PlayerSpec, key: str, message_id: str | None
 ) -> Step:
     """The rules refuse the whole post: explained privately, never relayed."""
     bounced = Reply(rejected=[{"line": "", "reason": reason(table, exc, player.lang, player.name)}])
     return step_of(table, [], (player, bounced, key, message_id), post="refused")
 
 
-def release_post(table: Table, msg: EmailMessage, now: datetime) -> Step:
+def release_post(table: HubTable, msg: EmailMessage, now: datetime) -> Step:
     """A held list post (see ``receive(relay=True)``), asked again whether it may go out.
 
     ``post="relay"`` once the list has reopened to its sender, ``"hold"`` while it is still

@@ -10,6 +10,7 @@ from typing import Any, Literal, NotRequired, Required, TypedDict, overload
 
 from pbem.core.events import Event
 from pbem.core.frozen import quick_init
+from pbem.core.game import PlayerSpec
 
 Channel = Literal["private", "list", "graveyard"]
 """Where a mail reached the game: the moderator's address, the game's list, or its graveyard
@@ -289,3 +290,8 @@ class Reply:
 
     def __bool__(self) -> bool:
         return bool(self.accepted or self.rejected or self.extra)
+
+
+Receipt = tuple[PlayerSpec, Reply, str, str | None]
+"""A step's receipt: to whom, what it says, the key its mail derives from, the Message-ID it
+answers."""

@@ -33,10 +33,10 @@ from pbem.record.seed import commitment as seed_commitment
 from pbem.seats.substitution import setup_bench
 from pbem.table import admin, receive, wording
 from pbem.table.mailpages import MailPages
-from pbem.table.mails import Receipt, chained, committed, step_of
+from pbem.table.mails import chained, committed, step_of
 from pbem.table.setup import TableSetup
 from pbem.table.setup_check import check_new_setup
-from pbem.table.step import Delivery, Encoding, Outgoing, PostVerdict, Step
+from pbem.table.step import Delivery, Encoding, Outgoing, PostVerdict, Receipt, Step
 
 _RESERVED: dict[type[Rules[Any]], tuple[frozenset[str], frozenset[str]]] = {}
 
@@ -136,7 +136,7 @@ class Table:
     ) -> Table:
         """Rebuild a game from its log; never calls the RNG."""
         if "signup" in setup_data:  # opened by `pbem open-game`: its game follows its start
-            from pbem.signup.engine import started_game
+            from pbem.signup.started import started_game
 
             setup_data, encoded = started_game(setup_data, encoded)
         setup = TableSetup.from_mapping(setup_data)

@@ -18,7 +18,7 @@ from pbem.core.game import Rules
 from pbem.core.ids import PlayerId
 
 if TYPE_CHECKING:
-    from pbem.table.table import Table
+    from pbem.table.ports import TableView
 
 
 def argument(arg: object, lang: str) -> str:
@@ -75,7 +75,7 @@ def spec_of(rules: Rules[Any], verb: str) -> CommandSpec:
 _BY_VERB: dict[int, tuple[tuple[CommandSpec, ...], dict[str, CommandSpec]]] = {}
 
 
-def canonical(table: Table, command: Command, lang: str) -> str:
+def canonical(table: TableView, command: Command, lang: str) -> str:
     """The command as a receipt repeats it: its keyword, its word, the names it targets (as
     the seats are shown now), its text."""
     spec = spec_of(table.rules, command.verb)
@@ -89,7 +89,7 @@ def canonical(table: Table, command: Command, lang: str) -> str:
     return " ".join(parts)
 
 
-def status_params(table: Table, state: Any, seat: str, lang: str) -> dict[str, Any]:
+def status_params(table: TableView, state: Any, seat: str, lang: str) -> dict[str, Any]:
     """What ``STATUT``/``STATUS`` tells ``seat`` (the rules' :meth:`~pbem.core.game.Rules.status`),
     each pending order written as the command the player would send, in his language
     (« SONDER Alice », never the verb's id and the seat: « scan alice »), and only while it can
@@ -124,7 +124,7 @@ def in_language(rules: Rules[Any], keywords: Iterable[str], lang: str) -> list[s
     return shown
 
 
-def reason(table: Table, exc: CommandError, lang: str, reader: str | None = None) -> str:
+def reason(table: TableView, exc: CommandError, lang: str, reader: str | None = None) -> str:
     """Why ``exc`` refused a command, in ``lang`` (the reply's wording); ``reader``, the player
     it is told to, for the words that agree with him or her (« Vous êtes déjà une louve »)."""
     params = {"genders": table.genders, "reader": reader, **exc.params}

@@ -1,4 +1,4 @@
-"""No import circle in the command line, and none new across the package (issue 21).
+"""No import circle in the command line, nor anywhere in the package (issue 21).
 
 The graph counts every ``import`` of a pbem module wherever it stands (a function's body
 included: a circle through a late import is still a circle, as ``pbem.cli.daemon`` ↔
@@ -13,50 +13,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-KNOWN_CIRCLES = (
-    {
-        "pbem.desk",
-        *(
-            f"pbem.desk.{m}"
-            for m in [
-                "absence",  # issue 25: the game master's ABSENCE, like its siblings
-                "address",  # issue 25: a desk command typed over the Table like the others
-                "announce",
-                "close",
-                "common",
-                "end",
-                "extend",
-                "help",
-                "history",  # the game master's HISTORIQUE, a desk command like its siblings
-                "observer",
-                "pause",
-                "preview",
-                "remove",
-                "replace",
-                "resume",
-                "roles",
-                "rollback",
-                "status",  # the game master's STATUT reads the judges' absences, like ABSENCE
-            ]
-        ),
-        # the judges' services (issue 25) are typed over the Table as the desk's commands are
-        "pbem.judge",
-        *(f"pbem.judge.{m}" for m in ("absence", "address", "digest", "history", "observer")),
-        "pbem.seats.handover",
-        "pbem.seats.substitution",
-        *(f"pbem.signup.{m}" for m in ("codes", "engine", "late", "table")),
-        "pbem.table",
-        *(f"pbem.table.{m}" for m in ("admin", "commands", "mails", "receive", "table", "wording")),
-    },
-)
-"""The circles pbem had when this test was written (December 2026), outside the command line:
-one may shrink or go (and then leaves this list), none may grow and no new one may appear.
+KNOWN_CIRCLES: tuple[set[str], ...] = ()
+"""The circles pbem may still have: none. One may only leave this list, none may grow and no
+new one may appear.
 
-The one left is a hub and the parts it composes, each part typed over the hub: the Table
-dispatches to the desk, the judges, the seats and the late sign-up, which are typed over the
-Table. Breaking it means giving each part a port (a Protocol of what it reads) instead of the
-hub's class, as the daemon's intake and operator requests have (``IntakeParts``,
-``OperatorParts``)."""
+The last one (38 modules, broken in December 2026) was the Table and the parts it composes,
+each typed over the hub: the parts now read the Table through its ports
+(:mod:`pbem.table.ports`: ``TableView``, ``AnsweringTable``, ``DeskTable``, ``HubTable``), as
+the daemon's intake and operator requests read the service (``IntakeParts``,
+``OperatorParts``); a started sign-up's game is read by :mod:`pbem.signup.started`, below the
+Table, and ``AIDE`` is given the desk's commands it lists rather than importing their
+registry."""
 
 
 def modules() -> dict[str, Path]:
