@@ -208,7 +208,7 @@ def replaced_refusal(table: AnsweringTable, address: str) -> CommandError | None
     return NotAPlayer("seat_replaced", address=address, name=name)
 
 
-def bench_refusal(table: Table, address: str) -> tuple[CommandError, str] | None:
+def bench_refusal(table: AnsweringTable, address: str) -> tuple[CommandError, str] | None:
     """A volunteer of the bench who writes before he holds a seat: told he waits on the
     bench, in his language, rather than to volunteer again (None for anyone else)."""
     wanted = address.strip().lower()
