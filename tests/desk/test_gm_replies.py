@@ -5,6 +5,7 @@ game master's command is told whose it is."""
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -357,3 +358,14 @@ def test_a_duration_written_in_words_is_taken(lang: str, line: str, hours: float
     assert g.earliest()[1] == due + timedelta(hours=hours)
     g.admin(f"{line.split()[0]} 2 jours et")
     assert g.earliest()[1] == due + timedelta(hours=hours)  # refused: nothing moved
+
+
+def test_the_daemon_manual_lists_every_desk_command_in_both_languages() -> None:
+    """docs/daemon.md's table of the game master's commands lacked ABSENCE, ADRESSE and STATUT
+    (his STATUT row sat in the sign-up players' table): every command AIDE lists has a row."""
+    manual = (Path(__file__).parents[2] / "docs" / "daemon.md").read_text(encoding="utf-8")
+    table = manual[manual.index("| `PAUSE [raison]`") :]
+    rows = table[: table.index("\n\n")].splitlines()
+    for command in COMMANDS:
+        fr, en = f"| `{command.SPEC.fr[0]}", f"| `{command.SPEC.en[0]}"
+        assert any(r.startswith(fr) and en in r for r in rows), command.NAME
