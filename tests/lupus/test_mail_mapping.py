@@ -87,6 +87,24 @@ def test_an_order_replaced_in_the_same_mail_is_said_replaced_lup_603() -> None:
     assert g.state.votes["p4"] == "p2"
 
 
+def test_an_order_replaced_in_the_same_mail_is_told_to_no_one_lup_612_lup_d18() -> None:
+    """LUP-603, LUP-D18, LUP-612: « VOTE p1 / VOTE p2 » in one post put « p4 → p1 » in the
+    running tally on the list, a vote that never stood; « TUER p4 / TUER p5 » relayed both
+    to the pack. Only what stands after the mail is told; the receipt names both lines."""
+    g = Game(lupus_roles(11), lang="en")
+    g.mail("p1", "KILL p4\nKILL p5")
+    (relay,) = g.to("p2")
+    assert "p1 votes to kill p5" in relay.body
+    g.until("round1")
+    g.post("p4", "VOTE p1\nVOTE p2")
+    assert "✓ VOTE p1 (replaced by VOTE p2, below)" in g.reply()
+    (tally,) = g.public()
+    assert "p4 → p2" in tally.body and "p1" not in tally.body
+    # UNVOTE between needs the vote it withdraws: the mail is played as it came
+    g.post("p6", "VOTE p1\nUNVOTE\nVOTE p9")
+    assert "✓ UNVOTE (until" in g.reply() and g.state.votes["p6"] == "p9"
+
+
 def test_a_chat_line_is_said_passed_on_not_changeable_lup_613() -> None:
     """LUP-613: « LOUPS texte » was acknowledged « (jusqu'au … ; modifiable d'ici là) »,
     but it is relayed at once and nothing of it can be changed."""
