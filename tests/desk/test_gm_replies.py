@@ -369,3 +369,22 @@ def test_the_daemon_manual_lists_every_desk_command_in_both_languages() -> None:
     for command in COMMANDS:
         fr, en = f"| `{command.SPEC.fr[0]}", f"| `{command.SPEC.en[0]}"
         assert any(r.startswith(fr) and en in r for r in rows), command.NAME
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_resume_does_not_say_the_game_stays_paused(lang: str) -> None:
+    """REPRISE was answered « Nouvelle échéance : … (la partie reste en pause d'ici là) »: the
+    reply read the pause before its own Resumed was applied. PROLONGER in a pause says it."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    fr = lang == "fr"
+    still = "la partie reste en pause" if fr else "the game stays paused"
+    g.admin("PAUSE")
+    g.advance(3600)
+    g.admin("PROLONGER 1j" if fr else "EXTEND 1d")
+    assert still in g.admin_reply()
+    g.admin("REPRISE" if fr else "RESUME")
+    reply = g.admin_reply()
+    assert not g.table.paused
+    when = g.table.renderer.when(min(g.table.deadlines().values()), lang)
+    assert (f"Nouvelle échéance : {when}.\n" if fr else f"New deadline: {when}.\n") in reply
+    assert still not in reply
