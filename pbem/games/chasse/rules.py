@@ -430,6 +430,12 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         return faction(state.seat(player).role)
 
     def awaiting(self, state: ChasseState) -> frozenset[PlayerId]:
+        if state.revenge is not None and state.revenge.until <= min(
+            state.deadlines.values(), default=state.revenge.until
+        ):
+            # CAS-D18: Prue's window closes first; it awaits nobody of the phase (the vote runs
+            # on to T_day) and she, out of the game, may let it pass: its close counts no one
+            return frozenset()
         if state.phase in NIGHT_PHASES:
             acted = {actor for actor, _ in state.actions}
             expected = {

@@ -526,6 +526,14 @@ class LoupGarou(VillageRules[LoupGarouState]):
         return state.seats[player].team
 
     def awaiting(self, state: LoupGarouState) -> frozenset[PlayerId]:
+        if (
+            state.sash_holder is not None
+            and state.sash_due is not None
+            and state.sash_due <= min(state.deadlines.values(), default=state.sash_due)
+        ):
+            # LG-D31: the dead Mayor's sash closes first; it awaits nobody of the phase (the
+            # vote or the council runs on to its own deadline): its close counts no one
+            return frozenset()
         if state.phase == "bite":
             return frozenset(p for p in state.holders(MASTER) if not state.action(p, "bite"))
         if state.phase in ("election", "runoff"):
