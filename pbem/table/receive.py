@@ -197,7 +197,7 @@ def receive_mail(
         closing = table.rules.on_deadline(state, early, now, table.rng(len(events)))
         if closing:  # marked like a deadline's resolution (the desk's ROLLBACK)
             after = None
-            awaited = tuple(sorted(table.rules.awaiting(state)))
+            awaited = tuple(sorted(table.rules.awaited_at_close(state, early)))
             events += [PhaseClosed(early, len(closing), awaited)]
         events += closing
         if reply.accepted:

@@ -177,6 +177,9 @@ def test_a_side_window_inside_a_phase_counts_nobody_cas_d18_lg_d31() -> None:
     assert set(g.table.deadlines()) == {"day", "revenge"}
     before = counts(g)
     assert g.earliest()[0] == "revenge"
+    # the day's silent voters are still awaited meanwhile (reminders, STATUT): only the
+    # window's close holds nobody to account
+    assert {PlayerId("peggy"), PlayerId("niaj")} <= g.table.awaiting()
     g.deadline()  # the revenge window closes: the vote is still open
     assert counts(g) == before
     assert not [m for m in g.last if "not played for" in m.subject]
@@ -192,5 +195,6 @@ def test_a_side_window_inside_a_phase_counts_nobody_cas_d18_lg_d31() -> None:
     assert set(g.table.deadlines()) == {"day", "sash"}  # the Mayor (the witch) died at night
     before = counts(g)
     assert g.earliest()[0] == "sash"
+    assert g.table.awaiting()  # the day's voters, awaited while the sash is pending
     g.deadline()
     assert counts(g) == before

@@ -525,15 +525,12 @@ class LoupGarou(VillageRules[LoupGarouState]):
     def side_of(self, state: LoupGarouState, player: PlayerId) -> str | None:
         return state.seats[player].team
 
+    def awaited_at_close(self, state: LoupGarouState, key: str) -> frozenset[PlayerId]:
+        # LG-D31: the dead Mayor's sash closes inside a phase whose vote or council runs on to
+        # its own deadline (its silent players are counted then, once): its close counts no one
+        return frozenset() if key == "sash" else self.awaiting(state)
+
     def awaiting(self, state: LoupGarouState) -> frozenset[PlayerId]:
-        if (
-            state.sash_holder is not None
-            and state.sash_due is not None
-            and state.sash_due <= min(state.deadlines.values(), default=state.sash_due)
-        ):
-            # LG-D31: the dead Mayor's sash closes first; it awaits nobody of the phase (the
-            # vote or the council runs on to its own deadline): its close counts no one
-            return frozenset()
         if state.phase == "bite":
             return frozenset(p for p in state.holders(MASTER) if not state.action(p, "bite"))
         if state.phase in ("election", "runoff"):
