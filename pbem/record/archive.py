@@ -306,8 +306,9 @@ class _Orders:
             return
         for key in mine:
             self.standing.pop(key)["void"] = "replaced"
-        line = {"kind": "action", "actor": actor, "verb": self.keywords["pass"], "targets": []}
-        line |= {"word": "", "text": "", "default": False, "order": "pass", "void": None}
+        line: dict[str, Any] = {"kind": "action", "actor": actor, "verb": self.keywords["pass"]}
+        line |= {"targets": [], "word": "", "text": "", "default": False}
+        line |= {"order": "pass", "void": None}
         self.standing[(actor, "")] = line
         phase["entries"].append(line)
 
@@ -519,8 +520,11 @@ def _action(
 ) -> dict[str, Any] | None:
     """An order a player sent (``ActionSet``, Dracula's ``Order``), as he would type it in the
     reader's language; None for any other event (the posts tell those)."""
-    actor, verb = getattr(event, "actor", None), getattr(event, "verb", None)
-    if not (isinstance(actor, str) and isinstance(verb, str)) or verb not in keywords:
+    actor, order = getattr(event, "actor", None), getattr(event, "verb", None)
+    if not (isinstance(actor, str) and isinstance(order, str)):
+        return None
+    verb = order.partition("#")[0]  # Dracula's second reply to a waltz: « reply#2 » (AMB-058)
+    if verb not in keywords:
         return None
     if verb == "pass":  # « RIEN »: nothing to tell
         return None
@@ -534,7 +538,7 @@ def _action(
         "word": shown_word,
         "text": str(getattr(event, "text", "") or ""),
         "default": bool(getattr(event, "default", False)),
-        "order": verb,  # the order's kind: a later one of the same replaces it (LUP-603)
+        "order": order,  # the order's kind: a later one of the same replaces it (LUP-603)
         "void": None,  # or why it did not stand at the phase's end (_Orders)
     }
 

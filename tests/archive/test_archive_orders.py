@@ -4,6 +4,8 @@ ANNULER withdrew, one that left with its seat stays in the phase's log, struck a
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pbem.record.archive import archive_files
@@ -120,3 +122,23 @@ def test_dracula_orders_changed_before_the_deadline_amb_007() -> None:
         '- cid cancels "ROOM".',
     ]
     assert orders[4].endswith("(default choice).") and "[" not in orders[4], orders
+
+
+def test_a_second_reply_to_a_waltz_is_in_the_orders_amb_058() -> None:
+    """AMB-058 ``dance_replies`` > 1: the rules log the second reply as « reply#2 »; the
+    archive showed only the first. Each is told, and neither replaces the other."""
+    from pbem.games.dracula import Dracula
+    from pbem.games.dracula.events import Order
+    from pbem.record.archive import _action, _Orders
+
+    keywords = {s.verb: s.keyword("en") for s in Dracula().all_commands}
+    phase: dict[str, Any] = {"entries": []}
+    orders = _Orders(keywords, pass_withdraws=False)
+    for verb, text in (("reply", "yes"), ("reply#2", "and more")):
+        action = _action(Order("Cid", verb, (), None, text), keywords, {}, None)  # type: ignore[arg-type]
+        assert action is not None, verb
+        orders.sent(phase, action)
+    assert [(e["verb"], e["text"], e["void"]) for e in phase["entries"]] == [
+        ("REPLY", "yes", None),
+        ("REPLY", "and more", None),
+    ]
