@@ -142,3 +142,19 @@ def test_a_second_reply_to_a_waltz_is_in_the_orders_amb_058() -> None:
         ("REPLY", "yes", None),
         ("REPLY", "and more", None),
     ]
+
+
+def test_a_line_replaced_by_a_later_line_of_the_same_mail_never_shows_as_standing() -> None:
+    """LUP-603 in one mail: « TUER p4 / TUER p5 » is played without its first line (it never
+    stood, pbem/table/receive.py), so the archive has the second alone; with a service in the
+    same mail (ADRESSE) both lines are logged, and the first is struck."""
+    g = DeskGame("lupus-in-tabula", lang="fr")
+    g.mail("p1", "TUER p4\nTUER p5")
+    g.mail("p3", "SONDER p4\nSONDER p5\nADRESSE")
+    g.deadline()
+    lines = night_one(archive_files(g.table, "fr")["text"], "fr")
+    assert lines[:3] == [
+        "- p1 a envoyé « TUER p5 ».",
+        "- p3 a envoyé « SONDER p4 ». [Remplacé par un ordre suivant.]",
+        "- p3 a envoyé « SONDER p5 ».",
+    ]
