@@ -327,8 +327,12 @@ class _Orders:
         while after < len(events) and type(events[after]).__name__ in _FOLLOWING:
             after += 1
         following = events[after] if after < len(events) else None
-        replaced = getattr(following, "actor", None) == actor and isinstance(
-            getattr(following, "verb", None), str
+        then = getattr(following, "verb", None)
+        replaced = (  # by an order the story shows: never RIEN, which replaces nothing here
+            getattr(following, "actor", None) == actor
+            and isinstance(then, str)
+            and then != "pass"
+            and then.partition("#")[0] in self.keywords
         )
         for verb in verbs:
             order = self.standing.pop((actor, verb), None)

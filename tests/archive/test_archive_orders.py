@@ -158,3 +158,17 @@ def test_a_line_replaced_by_a_later_line_of_the_same_mail_never_shows_as_standin
         "- p3 a envoyé « SONDER p4 ». [Remplacé par un ordre suivant.]",
         "- p3 a envoyé « SONDER p5 ».",
     ]
+
+
+def test_a_cancel_then_rien_in_one_mail_is_told_as_a_cancel_lup_603() -> None:
+    """« ANNULER SONDER / RIEN » in one mail: the scan was cancelled (the player's ANNULER
+    is told), not « replaced » by a RIEN the story does not show."""
+    g = DeskGame("lupus-in-tabula", lang="fr")
+    g.mail("p3", "SONDER p4")
+    g.mail("p3", "ANNULER SONDER\nRIEN")
+    g.deadline()
+    lines = night_one(archive_files(g.table, "fr")["text"], "fr")
+    assert lines[:2] == [
+        "- p3 a envoyé « SONDER p4 ». [Annulé ensuite.]",
+        "- p3 annule « SONDER ».",
+    ]
