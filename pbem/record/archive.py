@@ -340,8 +340,9 @@ class _Orders:
                 order["void"] = "replaced" if replaced else "left" if left else "cancelled"
         shown = [self.keywords[v] for v in verbs if v in self.keywords]
         if shown and not (replaced or left):
-            cleared = {"kind": "cleared", "actor": actor, "verb": shown[0], "void": None}
-            phase["entries"].append(cleared)
+            # as he sent it: « ANNULER TUER », the line a reader can match with the receipt
+            verb = f"{self.keywords.get('cancel', '')} {shown[0]}".strip()
+            phase["entries"].append({"kind": "cleared", "actor": actor, "verb": verb, "void": None})
 
 
 def _withdrawn_verbs(event: Event) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ WORDS = {
         "cancel": "ANNULER",
         "pass": "RIEN",
         "sent": "{} a envoyé « {} ».",
-        "cancels": "{} annule « {} ».",
+        "cancels": "{} a envoyé « ANNULER {} ».",
         "replaced": "[Remplacé par un ordre suivant.]",
         "cancelled": "[Annulé ensuite.]",
         "summary": "Les ordres (6, dont 3 remplacés ou annulés)",
@@ -29,7 +29,7 @@ WORDS = {
         "cancel": "CANCEL",
         "pass": "PASS",
         "sent": '{} sent "{}".',
-        "cancels": '{} cancels "{}".',
+        "cancels": '{} sent "CANCEL {}".',
         "replaced": "[Replaced by a later order.]",
         "cancelled": "[Cancelled later.]",
         "summary": "The orders (6, 3 of them replaced or cancelled)",
@@ -77,14 +77,14 @@ def test_a_replaced_or_cancelled_order_is_struck_not_told_as_standing_lup_603(la
 
 def test_an_order_of_a_removed_seat_is_said_gone_with_it_not_cancelled_by_him() -> None:
     """A seat the game master removes has its orders withdrawn (pbem.games.village.withdraw):
-    the archive says why the order had no effect, never « p1 annule » (he sent no ANNULER)."""
+    the archive says why the order had no effect, never an ANNULER he did not send."""
     g = DeskGame("lupus-in-tabula", lang="fr")
     g.mail("p1", "TUER p4")
     g.admin("RETIRER p1 parti")
     g.deadline()
     lines = night_one(archive_files(g.table, "fr")["text"], "fr")
     assert lines[0] == "- p1 a envoyé « TUER p4 ». [Sans effet : p1 a quitté la partie.]"
-    assert not any("annule" in line for line in lines), lines
+    assert not any("ANNULER" in line for line in lines), lines
 
 
 def test_leos_card_chosen_again_replaces_the_first_choice_cas_603() -> None:
@@ -119,7 +119,7 @@ def test_dracula_orders_changed_before_the_deadline_amb_007() -> None:
         '- bob sent "ROOM BOUDOIR". [Replaced by a later order.]',
         '- bob sent "ROOM DUNGEONS".',
         '- cid sent "ROOM BOUDOIR". [Cancelled later.]',
-        '- cid cancels "ROOM".',
+        '- cid sent "CANCEL ROOM".',
     ]
     assert orders[4].endswith("(default choice).") and "[" not in orders[4], orders
 
@@ -170,5 +170,5 @@ def test_a_cancel_then_rien_in_one_mail_is_told_as_a_cancel_lup_603() -> None:
     lines = night_one(archive_files(g.table, "fr")["text"], "fr")
     assert lines[:2] == [
         "- p3 a envoyé « SONDER p4 ». [Annulé ensuite.]",
-        "- p3 annule « SONDER ».",
+        "- p3 a envoyé « ANNULER SONDER ».",
     ]
