@@ -7,6 +7,7 @@ file in the operator spool (pbem/daemon/operator/spool.py) that the daemon acts 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from pbem.cli.common import (
     about,
@@ -100,17 +101,20 @@ def cmd_admin(args: argparse.Namespace) -> int:
     line = " ".join(args.words).strip()
     try:
         cfg = load_config(args)
-        if args.game not in {d.name for d in list_games(cfg.data_dir)}:
+        games = {d.name: d for d in list_games(cfg.data_dir)}
+        if args.game not in games:
             raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
-        found = find_spec(line.split(), DESK_SPECS)
-        if found is None:
-            keywords = ", ".join(s.en[0] for s in DESK_SPECS)
-            raise PbemError(f"unknown command {args.words[0]!r} (commands: {keywords})")
-        if found[0].verb == "desk.address":  # checked at once, as `pbem seat replace` (issue 25)
-            from pbem.cli.seat import check_address_line
+        if _signing_up(games[args.game]):
+            _check_lobby_line(args.game, line)
+        else:
+            found = find_spec(line.split(), DESK_SPECS)
+            if found is None:
+                keywords = ", ".join(s.en[0] for s in DESK_SPECS)
+                raise PbemError(f"unknown command {args.words[0]!r} (commands: {keywords})")
+            if found[0].verb == "desk.address":  # checked at once, as `pbem seat replace`
+                from pbem.cli.seat import check_address_line
 
-            games = {d.name: d for d in list_games(cfg.data_dir)}
-            check_address_line(cfg, games[args.game], line)
+                check_address_line(cfg, games[args.game], line)
         request = AdminCommand.now(args.game, [line])
         path, answer = queue_request(cfg.data_dir, request, args.wait, args.timeout)
     except (PbemError, OSError) as exc:
@@ -125,3 +129,30 @@ def cmd_admin(args: argparse.Namespace) -> int:
         return no_answer("admin", args.timeout)
     print(str(answer.get("reply") or "").strip() or f"{line}: applied")
     return 0
+
+
+def _signing_up(directory: Path) -> bool:
+    """Whether the stored game is one ``pbem open-game`` opened that has not started yet."""
+    from pbem.adapters.store import GameStore
+    from pbem.signup.started import still_signing_up
+
+    store = GameStore(directory, readonly=True)
+    return "signup" in store.setup and still_signing_up(store.setup, store.events())
+
+
+def _check_lobby_line(game: str, line: str) -> None:
+    """Before its start a game opened for sign-ups takes the lobby's commands only
+    (:data:`pbem.signup.table.ADMIN_WORDS`: START, CANCEL... as docs/season.md sends them),
+    not the desk's (PAUSE, REMOVE: the lobby would refuse them by mail)."""
+    from pbem.core.match import clean_token, fold
+    from pbem.signup.table import ADMIN_WORDS
+
+    folded = [fold(clean_token(w)) for w in line.split()[:2]]
+    if " ".join(folded) in ADMIN_WORDS or (folded and folded[0] in ADMIN_WORDS):
+        return
+    keywords = ", ".join(dict.fromkeys(v.upper() for v in ADMIN_WORDS.values()))
+    word = line.split()[0] if line.split() else line
+    raise PbemError(
+        f"game {game} is taking sign-ups: {word!r} is not a command before its start "
+        f"(commands: {keywords})"
+    )
