@@ -66,7 +66,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         )
     )
     p.add_argument("game", help="the game's id")
-    p.add_argument("-o", "--out", help="the file to write (default: GAME.record.json)")
+    p.add_argument(
+        "-o", "--out", help="the file, or a folder, to write it into (default: ./GAME.record.json)"
+    )
     p.set_defaults(func=cmd_export)
 
     p = without_config(
@@ -208,7 +210,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
     if args.game:
         table = next((t for t in tables if t.game_id == args.game), None)
         if table is None:
-            print(f"pbem archive: no game {args.game!r}", file=sys.stderr)
+            print(f"pbem archive: {_absent(args, args.game)}", file=sys.stderr)
             return 2
         if not table.finished and not args.spoilers:
             print(
@@ -293,15 +295,37 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 2
     table = next((t for t in tables if t.game_id == args.game), None)
     if table is None:
-        print(f"pbem export: no game {args.game!r}", file=sys.stderr)
+        print(f"pbem export: {_absent(args, args.game)}", file=sys.stderr)
         return 2
     if not table.finished:  # the record reveals the seed: every card and every draw
-        print(f"pbem export: game {args.game!r} is not over (its record reveals the seed)")
+        print(
+            f"pbem export: game {args.game!r} is not over (its record reveals the seed)",
+            file=sys.stderr,
+        )
         return 2
     out = Path(args.out or record_name(table.game_id))
-    out.write_text(record_json(table), encoding="utf-8")
+    if out.is_dir():  # -o a folder, as `pbem archive -o` takes one
+        out /= record_name(table.game_id)
+    try:
+        out.write_text(record_json(table), encoding="utf-8")
+    except OSError as exc:
+        print(f"pbem export: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(out)
     return 0
+
+
+def _absent(args: argparse.Namespace, game: str) -> str:
+    """Why ``game`` has no table to read: a game still taking sign-ups (nothing dealt yet,
+    nothing to archive), or no such game (named with the data directory looked in)."""
+    from pbem.adapters.store import list_games
+
+    root = _data_dir(args)
+    if any(d.name == game for d in list_games(root)):
+        return (
+            f"game {game!r} is still taking sign-ups: nothing is dealt or played before its start"
+        )
+    return f"no game {game!r} in {root}"
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
