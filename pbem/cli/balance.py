@@ -47,6 +47,10 @@ def cmd_balance(args: argparse.Namespace) -> int:
         return fail("balance", f"unknown game {args.game!r} ({', '.join(GAME_IDS)})")
     if args.games < 1:
         return fail("balance", "--games must be at least 1")
+    if args.jobs < 0:
+        return fail(
+            "balance", f"--jobs {args.jobs}: give 1 or more worker processes (0: one a core)"
+        )
     try:
         options = dict(_pair(o, "--option") for o in args.option)
         if args.deck:

@@ -1,0 +1,95 @@
+"""The command line walked as a game master reads docs/season.md and as a sysadmin pipes it:
+what the runbook sends works, and every mistake is one line on standard error with a non-zero
+status, never a traceback nor a message on standard output."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_operator_mistakes import PLAYERS, config, one_line, run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _open_village7(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    cfg = config(tmp_path)
+    code, _out, err = run(capsys, "open-game", "-c", str(cfg), "--id", "village7", "--seats", "8")
+    assert code == 0, err
+    return cfg
+
+
+def test_the_runbook_s_commands_before_the_start_are_queued(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/season.md's `pbem admin village7 START` (and CANCEL) were refused by the command
+    line as unknown: it knew the desk's commands only, not the lobby's."""
+    cfg = _open_village7(tmp_path, capsys)
+    season = (ROOT / "docs" / "season.md").read_text(encoding="utf-8")
+    section = season.split("## Open sign-ups", 1)[1].split("\n## ", 1)[0]
+    sent = re.findall(r"`pbem admin village7 ([^`]+)`", section)
+    assert {"EXTEND 24h", "START", "CANCEL"} <= set(sent), sent
+    for words in [*sent, "DEMARRER", "ANNULER PARTIE"]:
+        code, out, err = run(capsys, "admin", "-c", str(cfg), "village7", words)
+        assert code == 0 and f"queued for village7: {words}" in out, (words, err)
+
+
+def test_a_desk_command_before_the_start_names_the_lobby_s_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = _open_village7(tmp_path, capsys)
+    for words in ("PAUSE", "ANNULER"):  # ANNULER alone is a player's; ANNULER PARTIE cancels
+        code, out, err = run(capsys, "admin", "-c", str(cfg), "village7", words)
+        assert code == 2 and out == "" and one_line(err, "is taking sign-ups"), err
+        assert "START, CANCEL" in err, err
+    assert not list((tmp_path / "data").glob("operator/admin/*.json"))
+
+
+def test_archive_and_export_of_a_game_taking_sign_ups_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """They said « no game 'village7' » of a game `pbem status` lists."""
+    cfg = _open_village7(tmp_path, capsys)
+    for verb in ("archive", "export"):
+        code, out, err = run(capsys, verb, "village7", "-c", str(cfg))
+        assert code == 2 and out == "" and one_line(err, "still taking sign-ups"), err
+        code, out, err = run(capsys, verb, "nope", "-c", str(cfg))
+        assert code == 2 and out == "" and one_line(err, f"no game 'nope' in {tmp_path}"), err
+
+
+def test_export_into_a_folder_or_a_missing_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pbem export GAME -o DIR` (as `pbem archive -o DIR`) and a mistyped folder were
+    tracebacks; a running game's refusal went to standard output."""
+    from pbem.adapters.store import GameStore
+    from tests.archive.bot_games import whole_game
+
+    cfg = config(tmp_path)
+    assert run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *PLAYERS)[0] == 0
+    code, out, err = run(capsys, "export", "g1", "-c", str(cfg), "-o", str(tmp_path))
+    assert code == 2 and out == "" and one_line(err, "is not over"), (out, err)
+    done = whole_game("lupus-in-tabula", "fr")
+    setup = {
+        "game": done.setup.game,
+        "game_id": "done",
+        "seed": done.setup.seed,
+        "deal_salt": done.setup.deal_salt,
+        "players": [{"name": p.name, "email": p.email} for p in done.setup.players],
+    }
+    events = [done.rules.codec.encode(e) for e in done.events]
+    GameStore.create(tmp_path / "data", "done", setup, events, [])
+    code, out, err = run(capsys, "export", "done", "-c", str(cfg), "-o", str(tmp_path))
+    assert code == 0 and out.strip() == str(tmp_path / "done.record.json"), err
+    missing = tmp_path / "nowhere" / "done.json"
+    code, out, err = run(capsys, "export", "done", "-c", str(cfg), "-o", str(missing))
+    assert code == 2 and out == "" and one_line(err, f"cannot write {missing}"), err
+
+
+def test_balance_with_a_negative_jobs_count_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "balance", "lupus-in-tabula", "--games", "2", "--jobs", "-2")
+    assert code == 2 and out == "" and one_line(err, "--jobs -2"), err
