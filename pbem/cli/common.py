@@ -152,7 +152,8 @@ def add_wait_options(p: argparse.ArgumentParser) -> None:
         "--wait",
         action="store_true",
         help="wait for the running daemon's answer and print it (the reply is mailed too); "
-        "exit status 1 when none came within --timeout",
+        "refused at once when the daemon is stopped; exit status 1 when no answer came within "
+        "--timeout",
     )
     p.add_argument(
         "--timeout",
@@ -161,6 +162,46 @@ def add_wait_options(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long --wait waits (default 60)",
     )
+
+
+def daemon_down(cfg: Any) -> str | None:
+    """None while the daemon runs (its heartbeat, :mod:`pbem.daemon.heartbeat`, as ``pbem
+    status`` reads it), else its state in words: ``stopped``, ``not responding``, ``not
+    running (never started ...)``."""
+    from datetime import UTC, datetime
+
+    from pbem.daemon import heartbeat
+
+    record = heartbeat.read(Path(cfg.data_dir))
+    state = heartbeat.describe(record, datetime.now(UTC), cfg.heartbeat_seconds)["state"]
+    if state == "never started":
+        return "not running (never started with this data directory)"
+    return None if state == "running" else str(state)
+
+
+def queued(verb: str, cfg: Any) -> str:
+    """Who takes up what a command queued (a request, a new game's mail), as the subject of
+    the line it prints: the running daemon, or the daemon once started, when it does not run;
+    then standard error says so, with what to do (the queued work is kept for its start)."""
+    down = daemon_down(cfg)
+    if down is None:
+        return "the running daemon"
+    print(
+        f"pbem {verb}: the daemon is {down}: start it (systemctl start pbem; pbem status shows it)",
+        file=sys.stderr,
+    )
+    return "the daemon, once started,"
+
+
+def wait_needs_the_daemon(cfg: Any) -> None:
+    """``--wait`` with no daemon running (stopped, or never started) would wait out its whole
+    timeout: refused at once, before anything is queued."""
+    down = daemon_down(cfg)
+    if down is not None and down != "not responding":  # hung or busy: the timeout decides
+        raise PbemError(
+            f"the daemon is {down}, so --wait would get no answer: start it (systemctl start "
+            "pbem), or leave out --wait to queue the request for its start"
+        )
 
 
 def queue_request(

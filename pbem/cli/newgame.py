@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.cli.common import about, existing_data_dir, fail, load_config
+from pbem.cli.common import about, existing_data_dir, fail, load_config, queued
 from pbem.core.errors import PbemError
 
 if TYPE_CHECKING:
@@ -291,5 +291,5 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     for name, code in codes.items():
         print(f"secret code for {name}: {code}")
     print_admin_code(code, cfg, setup)
-    print(f"{len(rows)} mail(s) queued; the running daemon sends them")
+    print(f"{len(rows)} mail(s) queued; {queued('new-game', cfg)} sends them")
     return 0

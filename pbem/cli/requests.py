@@ -16,6 +16,8 @@ from pbem.cli.common import (
     load_config,
     no_answer,
     queue_request,
+    queued,
+    wait_needs_the_daemon,
 )
 from pbem.core.errors import PbemError
 
@@ -85,8 +87,8 @@ def cmd_reachable(args: argparse.Namespace) -> int:
         else f"{rec.get('count') or 0} hard bounce(s) counted"
     )
     print(
-        f"{args.player} in {args.game} ({state}): clearing requested; the running daemon "
-        "picks it up"
+        f"{args.player} in {args.game} ({state}): clearing requested; "
+        f"{queued('reachable', cfg)} picks it up"
     )
     return 0
 
@@ -115,14 +117,16 @@ def cmd_admin(args: argparse.Namespace) -> int:
                 from pbem.cli.seat import check_address_line
 
                 check_address_line(cfg, games[args.game], line)
+        if args.wait:
+            wait_needs_the_daemon(cfg)
         request = AdminCommand.now(args.game, [line])
         path, answer = queue_request(cfg.data_dir, request, args.wait, args.timeout)
     except (PbemError, OSError) as exc:
         return fail("admin", exc)
     if not args.wait:
         print(
-            f"queued for {args.game}: {line} ({path.name}); the running daemon applies it and "
-            "mails the reply to the game's administrators"
+            f"queued for {args.game}: {line} ({path.name}); {queued('admin', cfg)} applies it "
+            "and mails the reply to the game's administrators"
         )
         return 0
     if answer is None:

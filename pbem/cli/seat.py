@@ -11,7 +11,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pbem.cli.common import add_wait_options, fail, load_config, no_answer, queue_request
+from pbem.cli.common import (
+    add_wait_options,
+    fail,
+    load_config,
+    no_answer,
+    queue_request,
+    queued,
+    wait_needs_the_daemon,
+)
 from pbem.core.errors import PbemError
 
 PRONOUNS = ("il", "elle", "iel", "he", "she", "they")
@@ -132,6 +140,8 @@ def cmd_seat_replace(args: argparse.Namespace) -> int:
         newcomer = newcomer_words(args.newcomer, args.name, args.pronoun)
         lang = check_replacement(cfg, dirs[args.game], args.seat, newcomer)
         line = replace_line(args.seat, args.newcomer, args.name, args.pronoun, lang)
+        if args.wait:
+            wait_needs_the_daemon(cfg)
         request = AdminCommand.now(args.game, [line])
         path, answer = queue_request(cfg.data_dir, request, args.wait, args.timeout)
     except (PbemError, OSError) as exc:
@@ -144,7 +154,7 @@ def cmd_seat_replace(args: argparse.Namespace) -> int:
     if "@" in args.newcomer and args.name is None:
         print("(no --name: the seat keeps its name)")
     print(
-        f"queued for {args.game}: {line} ({path.name}); the running daemon applies it and "
-        "mails the reply to the game's administrators"
+        f"queued for {args.game}: {line} ({path.name}); {queued('seat replace', cfg)} "
+        "applies it and mails the reply to the game's administrators"
     )
     return 0

@@ -12,7 +12,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pbem.cli.common import about, existing_data_dir, fail, load_config
+from pbem.cli.common import about, existing_data_dir, fail, load_config, queued
 from pbem.cli.newgame import (
     add_admin_secret_option,
     admin_code,
@@ -191,7 +191,7 @@ def cmd_open_game(args: argparse.Namespace) -> int:
     if terms["deadline"]:
         print(f"sign-ups close at {terms['deadline']}")
     print_admin_code(code, cfg, setup)
-    print(f"{len(rows)} mail(s) queued (the announcement); the running daemon sends them")
+    print(f"{len(rows)} mail(s) queued (the announcement); {queued('open-game', cfg)} sends them")
     return 0
 
 

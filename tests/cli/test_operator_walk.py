@@ -44,7 +44,7 @@ def test_a_desk_command_before_the_start_names_the_lobby_s_commands(
         code, out, err = run(capsys, "admin", "-c", str(cfg), "village7", words)
         assert code == 2 and out == "" and one_line(err, "is taking sign-ups"), err
         assert "START, CANCEL" in err, err
-    assert not list((tmp_path / "data").glob("operator/admin/*.json"))
+    assert not list((tmp_path / "data").glob("admin/*.json"))
 
 
 def test_archive_and_export_of_a_game_taking_sign_ups_say_so(
@@ -93,3 +93,35 @@ def test_balance_with_a_negative_jobs_count_is_one_line(
 ) -> None:
     code, out, err = run(capsys, "balance", "lupus-in-tabula", "--games", "2", "--jobs", "-2")
     assert code == 2 and out == "" and one_line(err, "--jobs -2"), err
+
+
+def _beat(cfg: Path, **record: object) -> None:
+    """The daemon's heartbeat as `pbem serve` writes it (pbem.daemon.heartbeat)."""
+    from datetime import UTC, datetime
+
+    from pbem.daemon import heartbeat
+
+    heartbeat.write(cfg.parent / "data", {"at": datetime.now(UTC).isoformat(), **record})
+
+
+def test_a_request_to_a_daemon_not_running_says_so_and_a_wait_is_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pbem admin GAME PAUSE` with the daemon stopped said « the running daemon applies it »,
+    and `--wait` waited out its whole minute before saying « is it running? »."""
+    cfg = config(tmp_path)
+    assert run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *PLAYERS)[0] == 0
+    spool = tmp_path / "data" / "admin"
+    for record, state in (({}, "not running (never started"), ({"stopped": True}, "stopped")):
+        if record:
+            _beat(cfg, pid=1, **record)
+        queued = len(list(spool.glob("*.json")))
+        code, out, err = run(capsys, "admin", "-c", str(cfg), "g1", "PAUSE", "--wait")
+        assert code == 2 and out == "" and one_line(err, f"the daemon is {state}"), err
+        assert "leave out --wait" in err and len(list(spool.glob("*.json"))) == queued
+        code, out, err = run(capsys, "seat", "replace", "-c", str(cfg), "g1", "alice", "x@y.org")
+        assert code == 0 and "the daemon, once started, applies it" in out, out
+        assert one_line(err, f"the daemon is {state}") and "start it (systemctl start" in err
+    _beat(cfg, pid=1)
+    code, out, err = run(capsys, "reachable", "-c", str(cfg), "g1", "alice")
+    assert code == 0 and "the running daemon picks it up" in out and err == "", err
