@@ -99,11 +99,16 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         sub.add_parser(
             "stats",
             help="statistics over the finished games, read from their open records",
-            description="Win rates per camp, player count, option and card dealt (with 95 % "
-            "Wilson intervals), game length and per-player figures, from the records of the "
-            "data directory's finished games, or from record files (--records: what pbem "
-            "export and pbem archive write, what the archive mail attaches). docs/record.md "
-            "describes the figures and the JSON shape.",
+            **about(
+                "Win rates per camp, player count, option and card dealt (with 95 % "
+                "Wilson intervals), game length and per-player figures, from the records of the "
+                "data directory's finished games, or from record files (--records: what pbem "
+                "export and pbem archive write, what the archive mail attaches). docs/record.md "
+                "describes the figures and the JSON shape.",
+                "pbem stats",
+                "pbem stats --records /srv/pbem-archives --html stats.html",
+                "pbem stats --json > stats.json",
+            ),
         )
     )
     p.add_argument(

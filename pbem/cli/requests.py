@@ -42,15 +42,22 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p = sub.add_parser(
         "admin",
         help="a game master's command for a game (via the daemon, answered by mail)",
-        description="Queue one of the game master's commands (PAUSE, REPRISE/RESUME, "
-        "PROLONGER/EXTEND 24h, CLORE/CLOSE, ROLES, ANNONCE/ANNOUNCE text, RETIRER/REMOVE "
-        "name [reason], FIN/END [side], "
-        "APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, REMPLACER/REPLACE name WITH "
-        "address [name], ADRESSE/ADDRESS name new-address, ABSENCE/ABSENT name du/from 12/01 "
-        "au/to 14/01 [reason], SPECTATEURS/OBSERVERS, STATUT/STATUS, AIDE/HELP; before a game opened "
-        "by open-game starts: PROLONGER/EXTEND 24h, DEMARRER/START, ANNULER PARTIE/CANCEL, "
-        "STATUT/STATUS) for the running daemon, which applies it as if the game's "
-        "administrator had mailed it and mails the reply to the game's administrators.",
+        **about(
+            "Queue one of the game master's commands (PAUSE, REPRISE/RESUME, "
+            "PROLONGER/EXTEND 24h, CLORE/CLOSE, ROLES, ANNONCE/ANNOUNCE text, RETIRER/REMOVE "
+            "name [reason], FIN/END [side], APERCU/PREVIEW, ANNULER RESOLUTION/ROLLBACK 24h, "
+            "REMPLACER/REPLACE name WITH address [name], ADRESSE/ADDRESS name new-address, "
+            "ABSENCE/ABSENT name du/from 12/01 au/to 14/01 [reason], SPECTATEURS/OBSERVERS, "
+            "STATUT/STATUS, AIDE/HELP; before a game opened by open-game starts: "
+            "PROLONGER/EXTEND 24h, DEMARRER/START, ANNULER PARTIE/CANCEL, STATUT/STATUS) for "
+            "the running daemon, which applies it as if the game's administrator had mailed it "
+            "and mails the reply to the game's administrators. The command's words may be "
+            "quoted as one argument or not.",
+            "pbem admin village1 PAUSE holidays",
+            "pbem admin village1 EXTEND 24h --wait     # and print the daemon's reply",
+            'pbem admin village1 "ABSENCE alice du 12/01 au 14/01 hôpital"',
+            "pbem admin village7 START                # a game opened by open-game, now",
+        ),
     )
     p.add_argument("game", help="the game's id")
     p.add_argument("words", nargs="+", metavar="COMMAND", help="the command and its arguments")

@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from pbem.cli.common import (
+    about,
     add_wait_options,
     fail,
     load_config,
@@ -30,20 +31,24 @@ def add_commands(sub: Any) -> None:
     seat = sub.add_parser(
         "seat",
         help="change who holds a seat of a running game (via the daemon)",
-        description="Seats of a running game (issue 13).",
+        description="Change who holds a seat of a running game: pbem seat replace --help.",
     )
     ssub = seat.add_subparsers(dest="seat_command", required=True)
     p = ssub.add_parser(
         "replace",
         help="give a living seat to a newcomer (mailed the seat's file)",
-        description="Queue REPLACE SEAT WITH NEW-EMAIL [NAME] [PRONOUN] for the running "
-        "daemon: the newcomer takes the seat (its role, votes and history), gets the "
-        "hand-over packet (the role card and every private mail the seat received, then "
-        "what is awaited now), the list is told, and the old address is refused from then "
-        "on. Only a living seat is replaced. The seat takes NAME unless the game's option "
-        "substitute_name is 'kept'. NEW-EMAIL may instead be the name of a volunteer on "
-        "the game's bench (REMPLACANT/SUBSTITUTE by mail). The reply is mailed to the "
-        "game's administrators.",
+        **about(
+            "Queue REPLACE SEAT WITH NEW-EMAIL [NAME] [PRONOUN] for the running "
+            "daemon: the newcomer takes the seat (its role, votes and history), gets the "
+            "hand-over packet (the role card and every private mail the seat received, then "
+            "what is awaited now), the list is told, and the old address is refused from then "
+            "on. Only a living seat is replaced. The seat takes NAME unless the game's option "
+            "substitute_name is 'kept'. NEW-EMAIL may instead be the name of a volunteer on "
+            "the game's bench (REMPLACANT/SUBSTITUTE by mail). The reply is mailed to the "
+            "game's administrators.",
+            "pbem seat replace village7 Bob newcomer@example.org --name Zoé --pronoun elle",
+            "pbem seat replace village7 Bob Carla     # Carla, a volunteer of the bench",
+        ),
     )
     p.add_argument("game", help="the game's id")
     p.add_argument("seat", help="the seat's player name (as in pbem status)")
