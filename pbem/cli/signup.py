@@ -153,6 +153,15 @@ def signup_setup(args: argparse.Namespace, cfg: Any, now: datetime) -> dict[str,
     return setup
 
 
+def _local(when: str, timezone: str) -> str:
+    """A stored UTC instant as the game master reads a deadline (as ``pbem status`` shows
+    it): the game's time zone, to the minute (it was ISO UTC with microseconds)."""
+    from zoneinfo import ZoneInfo
+
+    local = datetime.fromisoformat(when).astimezone(ZoneInfo(timezone))
+    return f"{local:%a %d %b %Y %H:%M} {local.tzname()} ({timezone})"
+
+
 class _Opener:
     """The engine ``create_game`` writes with: the game opens as its lobby."""
 
@@ -189,7 +198,7 @@ def cmd_open_game(args: argparse.Namespace) -> int:
         f"or put [{setup['game_id']}] in the Subject"
     )
     if terms["deadline"]:
-        print(f"sign-ups close at {terms['deadline']}")
+        print(f"sign-ups close {_local(terms['deadline'], setup['timezone'])}")
     print_admin_code(code, cfg, setup)
     print(f"{len(rows)} mail(s) queued (the announcement); {queued('open-game', cfg)} sends them")
     return 0
