@@ -92,8 +92,11 @@ def check_replacement(cfg: Any, directory: Any, seat: str, newcomer: str) -> str
     lang = str(store.setup.get("lang") or "en")
     table: Any = load_engine(cfg.engine).load(store.setup, store.events())
     roster = getattr(table, "roster", None)
-    if roster is None or not hasattr(table, "reason"):
-        return lang  # a game still signing up: the desk answers
+    if roster is None or not hasattr(table, "reason"):  # the lobby takes no REPLACE
+        raise PbemError(
+            f"game {store.game_id} is taking sign-ups: nobody holds a seat before its start "
+            "(a player leaves with DESINSCRIPTION/LEAVE, a newcomer joins with INSCRIPTION/JOIN)"
+        )
     holder = roster.seat_named(seat)
     if holder is None:
         names = ", ".join(h.name for h in roster.holders)
