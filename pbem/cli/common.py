@@ -65,6 +65,18 @@ def config_everywhere(parser: argparse.ArgumentParser) -> argparse.ArgumentParse
     return parser
 
 
+def verbs_named(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Each verb group's sub-verbs named by their choices in its errors: a missing one said
+    « the following arguments are required: shunt_command » (argparse names the dest) where
+    the usage line shows ``{list,show,retry}``. Called once the whole tree is built."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            action.metavar = action.metavar or "{" + ",".join(action.choices) + "}"
+            for sub in dict(action.choices).values():
+                verbs_named(sub)
+    return parser
+
+
 def _descendants(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
     """Every verb and sub-verb under ``parser`` that reads the configuration."""
     for action in parser._actions:

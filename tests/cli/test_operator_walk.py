@@ -137,3 +137,31 @@ def test_open_game_tells_the_sign_up_deadline_in_the_game_s_time_zone(
     code, out, err = run(capsys, *argv, "--deadline", "2099-06-01T20:00")
     assert code == 0, err
     assert "sign-ups close Mon 01 Jun 2099 20:00 CEST (Europe/Paris)\n" in out, out
+
+
+def test_seat_replace_before_the_start_is_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It was queued, for the lobby to refuse by mail: nobody holds a seat before the start."""
+    cfg = _open_village7(tmp_path, capsys)
+    code, out, err = run(capsys, "seat", "replace", "-c", str(cfg), "village7", "Bob", "z@x.org")
+    assert code == 2 and out == "" and one_line(err, "village7 is taking sign-ups"), err
+    assert "INSCRIPTION/JOIN" in err and not list((tmp_path / "data").glob("admin/*.json"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [([], "{simulate,demo,"), (["shunt"], "{list,show,retry}"), (["seat"], "{replace}")],
+    ids=["pbem", "shunt", "seat"],
+)
+def test_a_missing_sub_verb_is_named_by_its_choices(
+    capsys: pytest.CaptureFixture[str], argv: list[str], named: str
+) -> None:
+    """It said « required: shunt_command », the parser's own name for it."""
+    from pbem.cli.main import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and f"the following arguments are required: {named}" in err
+    assert "_command" not in err and "required: command" not in err, err
