@@ -340,8 +340,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     try:
         text = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"pbem verify: cannot read {args.file}: {exc}", file=sys.stderr)
+    except OSError as exc:
+        print(f"pbem verify: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"pbem verify: {args.file}: not UTF-8 text", file=sys.stderr)
         return 2
     record = _record(text)
     if record is not None:
@@ -350,12 +353,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
         posted: dict[int, str] = {}
         for name in args.posts:
             try:
-                posted.update(
-                    posted_digests(Path(name).read_text(encoding="utf-8", errors="replace"))
-                )
+                found = posted_digests(Path(name).read_text(encoding="utf-8", errors="replace"))
             except OSError as exc:
-                print(f"pbem verify: cannot read {name}: {exc}", file=sys.stderr)
+                print(f"pbem verify: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
                 return 2
+            if not found:  # else the check asked for would pass unsaid, having compared nothing
+                print(
+                    f"pbem verify: {name}: no fingerprint in it (the list's result posts end with "
+                    "« Empreinte n° N de la partie : … » or « Game fingerprint no. N: … »)",
+                    file=sys.stderr,
+                )
+                return 2
+            posted.update(found)
         return _verify_record(record, posted)
     shown = find_reveal(text)
     if shown is None:

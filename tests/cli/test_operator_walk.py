@@ -165,3 +165,22 @@ def test_a_missing_sub_verb_is_named_by_its_choices(
     err = capsys.readouterr().err
     assert stop.value.code == 2 and f"the following arguments are required: {named}" in err
     assert "_command" not in err and "required: command" not in err, err
+
+
+def test_verify_against_posts_holding_no_fingerprint_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pbem verify GAME.record.json --posts liste.mbox` with a mailbox of other mail (or the
+    wrong file) printed every OK and status 0, the posts' check silently skipped."""
+    from pbem.record.export import record_json
+    from tests.archive.bot_games import whole_game
+
+    record = tmp_path / "done.record.json"
+    record.write_text(record_json(whole_game("lupus-in-tabula", "fr")), encoding="utf-8")
+    assert run(capsys, "verify", str(record))[0] == 0
+    other = tmp_path / "other.mbox"
+    other.write_text("From a@b Mon Dec  7 10:00:00 2026\nSubject: hi\n\nno fingerprint\n")
+    code, out, err = run(capsys, "verify", str(record), "--posts", str(other))
+    assert code == 2 and out == "" and one_line(err, f"{other}: no fingerprint in it"), err
+    code, out, err = run(capsys, "verify", str(record), "--posts", str(tmp_path))
+    assert code == 2 and one_line(err, f"cannot read {tmp_path}: Is a directory"), err
