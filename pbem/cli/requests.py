@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from pbem.cli.common import (
     about,
@@ -79,13 +80,9 @@ def cmd_reachable(args: argparse.Namespace) -> int:
         if args.game not in dirs:
             raise PbemError(f"no game {args.game!r} in {cfg.data_dir}")
         gs = GameStore(dirs[args.game], readonly=True)
-        names = [str(p.get("name")) for p in gs.setup.get("players", [])]
-        if args.player not in names:
-            raise PbemError(
-                f"no player {args.player!r} in game {args.game} (players: {', '.join(names)})"
-            )
-        rec = gs.bounce_states().get(args.player) or {}
-        submit(cfg.data_dir, Reachable.now(args.game, args.player))
+        seat, holder = _holder(cfg, gs, args.game, args.player)
+        rec = gs.bounce_states().get(seat) or {}
+        submit(cfg.data_dir, Reachable.now(args.game, seat))
     except (PbemError, OSError, ValueError) as exc:
         return fail("reachable", exc)
     state = (
@@ -94,10 +91,33 @@ def cmd_reachable(args: argparse.Namespace) -> int:
         else f"{rec.get('count') or 0} hard bounce(s) counted"
     )
     print(
-        f"{args.player} in {args.game} ({state}): clearing requested; "
+        f"{holder} in {args.game} ({state}): clearing requested; "
         f"{queued('reachable', cfg)} picks it up"
     )
     return 0
+
+
+def _holder(cfg: Any, store: Any, game: str, name: str) -> tuple[str, str]:
+    """The seat ``name`` designates (its holder's name now, as ``pbem status`` shows it, or the
+    seat's own: a seat handed over keeps its first holder's name as its id), without regard to
+    case or accents, as ``pbem seat replace`` reads it; with the holder's name."""
+    from pbem.core.match import fold
+    from pbem.daemon.engine import load_engine
+
+    table = load_engine(cfg.engine).load(store.setup, store.events())
+    roster = getattr(table, "roster", None)
+    if roster is not None:
+        holder = roster.seat_named(name)
+        if holder is not None:
+            return str(holder.seat), str(holder.name)
+        names = [h.name for h in roster.holders]
+    else:  # an engine without a roster (a game taking sign-ups has no seat yet)
+        names = [str(n) for n in getattr(table, "player_emails", {})]
+        seat = next((n for n in names if fold(n) == fold(name.strip())), None)
+        if seat is not None:
+            return seat, seat
+    listed = ", ".join(names) or "none yet"
+    raise PbemError(f"no player {name!r} in game {game} (players: {listed})")
 
 
 def cmd_admin(args: argparse.Namespace) -> int:

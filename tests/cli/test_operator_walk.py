@@ -184,3 +184,32 @@ def test_verify_against_posts_holding_no_fingerprint_says_so(
     assert code == 2 and out == "" and one_line(err, f"{other}: no fingerprint in it"), err
     code, out, err = run(capsys, "verify", str(record), "--posts", str(tmp_path))
     assert code == 2 and one_line(err, f"cannot read {tmp_path}: Is a directory"), err
+
+
+def test_reachable_names_the_seat_s_holder_as_the_daemon_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After `pbem seat replace g2 alice zoe@... --name Zoé`, `pbem reachable g2 Zoé` (the
+    name `pbem status` shows) was refused: only the setup's names were known."""
+    from pbem.adapters.store import GameStore
+    from pbem.core.events import Substituted
+    from pbem.table import Table
+
+    cfg = config(tmp_path)
+    assert run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *PLAYERS)[0] == 0
+    store = GameStore(tmp_path / "data" / "games" / "g1", readonly=True)
+    setup = {**store.setup, "game_id": "g2"}
+    table = Table.load(setup, store.events())
+    swap = Substituted(
+        table.roster.holders[0].seat, "alice", "alice@example.org", "Zoé", "zoe@example.org", "fr"
+    )
+    events = [*store.events(), table.rules.codec.encode(swap)]
+    GameStore.create(tmp_path / "data", "g2", setup, events, [])
+    for name in ("zoe", "alice"):  # the holder's name, or the seat's own (its id)
+        code, out, err = run(capsys, "reachable", "-c", str(cfg), "g2", name)
+        assert code == 0 and out.startswith("Zoé in g2 (0 hard bounce(s) counted)"), err
+    requests = [p.read_text() for p in (tmp_path / "data" / "reachable").glob("*")]
+    assert len(requests) == 2 and all('"alice"' in r for r in requests), requests
+    code, out, err = run(capsys, "reachable", "-c", str(cfg), "g2", "Zed")
+    assert code == 2 and out == "" and one_line(err, "no player 'Zed' in game g2"), err
+    assert "(players: Zoé, bob" in err, err
