@@ -178,6 +178,12 @@ def _demo(args: argparse.Namespace) -> int:
             f"pbem demo: --list {args.list_mode} ignored: it applies to the daemon demo only",
             file=sys.stderr,
         )
+    if args.dir:  # nor mailboxes nor game data: an empty folder would look like a failed run
+        print(
+            f"pbem demo: --dir {args.dir} left empty: the offline demo writes no mailbox and "
+            "no game data",
+            file=sys.stderr,
+        )
     try:
         return run_demo(args.game, args.players, args.seed, args.lang)
     except PbemError as exc:

@@ -213,3 +213,13 @@ def test_reachable_names_the_seat_s_holder_as_the_daemon_does(
     code, out, err = run(capsys, "reachable", "-c", str(cfg), "g2", "Zed")
     assert code == 2 and out == "" and one_line(err, "no player 'Zed' in game g2"), err
     assert "(players: Zoé, bob" in err, err
+
+
+def test_the_offline_demo_says_its_dir_stays_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pbem demo --offline --dir DIR` (to keep the mailboxes, as --help says) left DIR empty
+    without a word."""
+    argv = ["demo", "--offline", "--seed", "1", "--dir", str(tmp_path / "kept")]
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and out and one_line(err, "left empty: the offline demo writes no"), err
