@@ -85,13 +85,14 @@ def cmd_reachable(args: argparse.Namespace) -> int:
         submit(cfg.data_dir, Reachable.now(args.game, seat))
     except (PbemError, OSError, ValueError) as exc:
         return fail("reachable", exc)
+    who = holder if holder == seat else f"{holder} (seat {seat})"
     state = (
         "flagged unreachable"
         if rec.get("unreachable")
         else f"{rec.get('count') or 0} hard bounce(s) counted"
     )
     print(
-        f"{holder} in {args.game} ({state}): clearing requested; "
+        f"{who} in {args.game} ({state}): clearing requested; "
         f"{queued('reachable', cfg)} picks it up"
     )
     return 0

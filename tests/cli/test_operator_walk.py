@@ -207,7 +207,7 @@ def test_reachable_names_the_seat_s_holder_as_the_daemon_does(
     GameStore.create(tmp_path / "data", "g2", setup, events, [])
     for name in ("zoe", "alice"):  # the holder's name, or the seat's own (its id)
         code, out, err = run(capsys, "reachable", "-c", str(cfg), "g2", name)
-        assert code == 0 and out.startswith("Zoé in g2 (0 hard bounce(s) counted)"), err
+        assert code == 0 and out.startswith("Zoé (seat alice) in g2 (0 hard bounce"), err
     requests = [p.read_text() for p in (tmp_path / "data" / "reachable").glob("*")]
     assert len(requests) == 2 and all('"alice"' in r for r in requests), requests
     code, out, err = run(capsys, "reachable", "-c", str(cfg), "g2", "Zed")
