@@ -52,7 +52,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         default=[],
         help='a player: "Name <email>" (repeat; the name may hold spaces)',
     )
-    p.add_argument("--option", action="append", default=[], help="an option key=value (repeat)")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        help="an option key=value (repeat); a duration with its unit: night_duration=18h",
+    )
     p.add_argument("--seed", type=int, help="RNG seed (default: random)")
     p.add_argument("--lang", choices=("fr", "en"), help="language (default: the config's)")
     p.add_argument(
@@ -100,6 +105,22 @@ def _option_value(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+def _no_bare_seconds(game: str, key: str, value: Any) -> None:
+    """Refuse ``--option night_duration=18``: a bare number is seconds (pbem.core.options), so
+    the game master who meant 18 hours would get a night over before its mail arrives. Under
+    an hour it is taken for hours without their unit; a unit says which was meant."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value >= 3600:
+        return
+    from pbem.games.info import games
+
+    kinds = {o.name: o.kind for gid, _title, opts in games() if gid == game for o in opts}
+    if kinds.get(key) == "duration":
+        raise PbemError(
+            f"--option {key}={value}: a bare number is seconds; write {value}h for hours, "
+            f"{value}min for minutes or {value}s if seconds are meant"
+        )
 
 
 def read_setup(path: str) -> dict[str, Any]:
@@ -160,6 +181,7 @@ def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
         if not sep:
             raise PbemError(f"--option {opt!r}: expected key=value")
         options[k.strip()] = _option_value(v)
+        _no_bare_seconds(setup["game"], k.strip(), options[k.strip()])
     if options:
         setup["options"] = options
     if args.seed is not None:

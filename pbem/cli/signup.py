@@ -66,7 +66,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="the list sees the sign-up count at most this often, changes in between gathered "
         "in one post (default 1h; 0: one post per change)",
     )
-    p.add_argument("--option", action="append", default=[], help="an option key=value (repeat)")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        help="an option key=value (repeat); a duration with its unit: night_duration=18h",
+    )
     p.add_argument("--seed", type=int, help="RNG seed (default: random)")
     p.add_argument("--lang", choices=("fr", "en"), help="language (default: the config's)")
     p.add_argument(

@@ -223,3 +223,18 @@ def test_the_offline_demo_says_its_dir_stays_empty(
     argv = ["demo", "--offline", "--seed", "1", "--dir", str(tmp_path / "kept")]
     code, out, err = run(capsys, *argv)
     assert code == 0 and out and one_line(err, "left empty: the offline demo writes no"), err
+
+
+def test_a_duration_option_without_its_unit_is_refused_with_the_units(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--option night_duration=18` made an 18-second night (a bare number is seconds): the
+    game was over before its first mail arrived."""
+    cfg = config(tmp_path)
+    for verb, rest in (("new-game", PLAYERS), ("open-game", ["--seats", "8"])):
+        argv = [verb, "-c", str(cfg), "--id", "g1", *rest, "--option", "night_duration=18"]
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and one_line(err, "write 18h for hours"), err
+    assert not (tmp_path / "data" / "games").exists()
+    argv = ["new-game", "-c", str(cfg), "--id", "g1", *PLAYERS, "--option", "night_duration=18s"]
+    assert run(capsys, *argv)[0] == 0
