@@ -248,6 +248,24 @@ def no_answer(verb: str, timeout: float) -> int:
     return 1
 
 
+def bare_seconds(game: str, key: str, value: Any) -> str | None:
+    """What is wrong with ``night_duration = 18``, or None: a bare number is seconds
+    (pbem.core.options), so the game master who meant 18 hours would get a night over before
+    its mail arrives. Under an hour it is taken for hours without their unit; a unit says
+    which was meant."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value >= 3600:
+        return None
+    from pbem.games.info import games
+
+    kinds = {o.name: o.kind for gid, _title, opts in games() if gid == game for o in opts}
+    if kinds.get(key) != "duration":
+        return None
+    return (
+        f"a bare number is seconds; write {value}h for hours, {value}min for minutes or "
+        f"{value}s if seconds are meant"
+    )
+
+
 def fail(verb: str, exc: BaseException | str) -> int:
     """One line on standard error naming the verb, and the usage-error status 2; a permission
     error names the operators' group rather than a bare ``[Errno 13]``."""

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.cli.common import about, existing_data_dir, fail, load_config, queued
+from pbem.cli.common import about, bare_seconds, existing_data_dir, fail, load_config, queued
 from pbem.core.errors import PbemError
 
 if TYPE_CHECKING:
@@ -108,19 +108,10 @@ def _option_value(text: str) -> Any:
 
 
 def _no_bare_seconds(game: str, key: str, value: Any) -> None:
-    """Refuse ``--option night_duration=18``: a bare number is seconds (pbem.core.options), so
-    the game master who meant 18 hours would get a night over before its mail arrives. Under
-    an hour it is taken for hours without their unit; a unit says which was meant."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value >= 3600:
-        return
-    from pbem.games.info import games
-
-    kinds = {o.name: o.kind for gid, _title, opts in games() if gid == game for o in opts}
-    if kinds.get(key) == "duration":
-        raise PbemError(
-            f"--option {key}={value}: a bare number is seconds; write {value}h for hours, "
-            f"{value}min for minutes or {value}s if seconds are meant"
-        )
+    """``--option night_duration=18`` refused (:func:`bare_seconds`)."""
+    problem = bare_seconds(game, key, value)
+    if problem:
+        raise PbemError(f"--option {key}={value}: {problem}")
 
 
 def read_setup(path: str) -> dict[str, Any]:

@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.cli.common import about, config_path, fail, load_config, unusable_data_dir
+from pbem.cli.common import (
+    about,
+    bare_seconds,
+    config_path,
+    fail,
+    load_config,
+    unusable_data_dir,
+)
 from pbem.core.errors import PbemError
 
 if TYPE_CHECKING:
@@ -121,6 +128,11 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     warning = admin_code_warning(cfg, _games_admin_codes(cfg))
     if warning:
         print(f"warning: {warning}")
+    for game, options in cfg.game_options.items():  # new-game takes them as they are
+        for key, value in options.items():
+            problem = bare_seconds(game, key, value)
+            if problem:
+                print(f'warning: games."{game}".{key} = {value}: {problem}')
     problem = unusable_data_dir(Path(cfg.data_dir), create=False)
     if problem:  # the operators' commands write there too
         print(f"data: FAILED: {problem}", file=sys.stderr)

@@ -238,3 +238,16 @@ def test_a_duration_option_without_its_unit_is_refused_with_the_units(
     assert not (tmp_path / "data" / "games").exists()
     argv = ["new-game", "-c", str(cfg), "--id", "g1", *PLAYERS, "--option", "night_duration=18s"]
     assert run(capsys, *argv)[0] == 0
+
+
+def test_check_config_warns_of_a_duration_default_without_its_unit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`night_duration = 18` in the config's [games."..."] table: every new game got an
+    18-second night, and check-config said the file was valid."""
+    cfg = config(
+        tmp_path, '\n[games."lupus-in-tabula"]\nnight_duration = 18\nround1_duration = 7200\n'
+    )
+    code, out, _err = run(capsys, "check-config", "--offline", "-c", str(cfg))
+    assert code == 0 and 'warning: games."lupus-in-tabula".night_duration = 18: a bare' in out
+    assert "round1_duration" not in out, out
