@@ -143,7 +143,11 @@ def signup_setup(args: argparse.Namespace, cfg: Any, now: datetime) -> dict[str,
     )
     setup["admins"] = admins
     if args.list_address:
+        from pbem.mail.address import is_mailable
+
         setup["list"] = args.list_address.strip()
+        if not is_mailable(setup["list"]):  # its public posts would bounce, unseen
+            raise SetupError(f"--list {args.list_address!r}: not a mail address")
     low, high = parse_seats(args.seats)
     deadline = parse_deadline(args.deadline, now, setup["timezone"]) if args.deadline else None
     setup["signup"] = {

@@ -251,3 +251,15 @@ def test_check_config_warns_of_a_duration_default_without_its_unit(
     code, out, _err = run(capsys, "check-config", "--offline", "-c", str(cfg))
     assert code == 0 and 'warning: games."lupus-in-tabula".night_duration = 18: a bare' in out
     assert "round1_duration" not in out, out
+
+
+def test_open_game_refuses_a_list_that_is_no_address(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--list village` (the list's name, not its address) opened the game: every public
+    post would have gone to an address no server takes."""
+    cfg = config(tmp_path)
+    argv = ["open-game", "-c", str(cfg), "--id", "g1", "--seats", "8", "--list", "village"]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and one_line(err, "--list 'village': not a mail address"), err
+    assert not (tmp_path / "data" / "games").exists()
