@@ -204,7 +204,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
         print("pbem archive: give a game's id or --index", file=sys.stderr)
         return 2
     try:
-        tables = load_tables(_data_dir(args))
+        tables = load_tables(_data_dir(args), progress=args.index)
     except (PbemError, OSError) as exc:
         print(f"pbem archive: {exc}", file=sys.stderr)
         return 2
@@ -248,8 +248,10 @@ def _write_index(tables: list[Any], out: Path, lang: str | None) -> Path:
     from pbem.record.stats_page import render_index
 
     finished = sorted((t for t in tables if t.finished), key=lambda t: t.game_id)
-    for table in finished:
-        _write(table, out, lang)
+    with _progress(len(finished), "archive") as bar:  # a season's archives take a while
+        for table in finished:
+            _write(table, out, lang)
+            bar.update(1)
     records = read_records([out / record_name(t.game_id) for t in finished])
     rows = [
         {

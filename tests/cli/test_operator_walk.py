@@ -4,7 +4,9 @@ status, never a traceback nor a message on standard output."""
 
 from __future__ import annotations
 
+import io
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -263,3 +265,36 @@ def test_open_game_refuses_a_list_that_is_no_address(
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and one_line(err, "--list 'village': not a mail address"), err
     assert not (tmp_path / "data" / "games").exists()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_archive_index_shows_its_progress_on_a_terminal_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pbem archive --index` over a season's games wrote every archive without a sign of
+    life (`pbem stats` over the same games shows a bar); piped, it still prints the index
+    alone."""
+    from pbem.adapters.store import GameStore
+    from tests.archive.bot_games import whole_game
+
+    done = whole_game("lupus-in-tabula", "fr")
+    setup = {
+        "game": done.setup.game,
+        "game_id": "done",
+        "seed": done.setup.seed,
+        "deal_salt": done.setup.deal_salt,
+        "players": [{"name": p.name, "email": p.email} for p in done.setup.players],
+    }
+    events = [done.rules.codec.encode(e) for e in done.events]
+    GameStore.create(tmp_path / "data", "done", setup, events, [])
+    argv = ["archive", "--index", "--data-dir", str(tmp_path / "data"), "-o", str(tmp_path)]
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and out == f"{tmp_path / 'index.html'}\n" and err == "", err
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert run(capsys, *argv)[0] == 0
+    assert "0/1 [" in terminal.getvalue() and "archive/s" in terminal.getvalue()
