@@ -109,9 +109,28 @@ def config_path(args: argparse.Namespace) -> str:
 def load_config(args: argparse.Namespace, passwords: bool = False) -> Any:
     """The configuration; the password sources are read only for the commands that log in to
     a server (``serve``, ``check-config``): an operator needs no password for the others."""
-    from pbem.daemon.config import load
+    return read_config(config_path(args), passwords=passwords)
 
-    return load(config_path(args), passwords=passwords)
+
+def read_config(path: str, *, passwords: bool = False, check_paths: bool = False) -> Any:
+    """:func:`pbem.daemon.config.load`, a missing file said in one line with what to do: on a
+    machine where pbem is not installed yet, or with ``-c`` forgotten, the default path is no
+    typo to look for. It stays a ConfigError (``serve``'s status 78: a restart cannot fix it)."""
+    from pbem.daemon.config import ConfigError, load
+
+    try:
+        return load(path, passwords=passwords, check_paths=check_paths)
+    except ConfigError as exc:
+        if not isinstance(exc.__cause__, FileNotFoundError):
+            raise
+        missing = ConfigError(
+            [
+                f"{path}: no such file: name the configuration with -c FILE, or install one "
+                "(docs/install-debian.md; pbem install-files DIR writes the example)"
+            ]
+        )
+        missing.args = tuple(missing.problems)  # one line, not « invalid configuration: »
+        raise missing from exc
 
 
 def existing_data_dir(cfg: Any) -> Path:

@@ -13,6 +13,7 @@ from pbem.cli.common import (
     config_path,
     fail,
     load_config,
+    read_config,
     unusable_data_dir,
 )
 from pbem.core.errors import PbemError
@@ -108,10 +109,10 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     """Validate the config; then log in to both servers, unless ``--offline``: every key, type,
     duration, option value and named file is checked, and no password is needed (it runs
     outside the unit, where the credentials are not)."""
-    from pbem.daemon.config import ConfigError, admin_code_warning, load
+    from pbem.daemon.config import ConfigError, admin_code_warning
 
     try:
-        cfg = load(config_path(args), passwords=not args.offline, check_paths=args.offline)
+        cfg = read_config(config_path(args), passwords=not args.offline, check_paths=args.offline)
     except PbemError as exc:
         code = fail("check-config", exc)
         if isinstance(exc, ConfigError) and exc.unsourced:  # a shell, outside the unit

@@ -298,3 +298,23 @@ def test_archive_index_shows_its_progress_on_a_terminal_only(
     monkeypatch.setattr(sys, "stderr", terminal)
     assert run(capsys, *argv)[0] == 0
     assert "0/1 [" in terminal.getvalue() and "archive/s" in terminal.getvalue()
+
+
+@pytest.mark.parametrize(
+    "verb", [["status"], ["check-config", "--offline"], ["stats"]], ids=" ".join
+)
+def test_a_missing_config_is_one_line_saying_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], verb: list[str]
+) -> None:
+    """A first `pbem status` before the install (or with -c forgotten) printed « invalid
+    configuration: » then « /etc/pbem/pbem.toml: cannot read: No such file or directory »."""
+    code, out, err = run(capsys, *verb, "-c", str(tmp_path / "pbem.toml"))
+    assert code == 2 and out == "" and one_line(err, "pbem.toml: no such file: name the"), err
+    assert "pbem install-files DIR" in err, err
+
+
+def test_serve_without_its_config_is_one_line_and_78(tmp_path: Path) -> None:
+    from tests.cli.test_operator_mistakes import _forked
+
+    code, err = _forked(["serve", "-c", str(tmp_path / "pbem.toml")], nobody=False)
+    assert code == 78 and one_line(err, "pbem.toml: no such file"), err
