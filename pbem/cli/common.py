@@ -188,7 +188,7 @@ def add_wait_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=_seconds,
         default=60.0,
         metavar="SECONDS",
         help="how long --wait waits (default 60)",
@@ -233,6 +233,18 @@ def wait_needs_the_daemon(cfg: Any) -> None:
             f"the daemon is {down}, so --wait would get no answer: start it (systemctl start "
             "pbem), or leave out --wait to queue the request for its start"
         )
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``'s value: a number of seconds above 0 (``-5`` or ``nan`` waited for
+    nothing, then said no answer came)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 1e9:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds above 0")
+    return value
 
 
 def queue_request(

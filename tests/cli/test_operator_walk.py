@@ -318,3 +318,16 @@ def test_serve_without_its_config_is_one_line_and_78(tmp_path: Path) -> None:
 
     code, err = _forked(["serve", "-c", str(tmp_path / "pbem.toml")], nobody=False)
     assert code == 78 and one_line(err, "pbem.toml: no such file"), err
+
+
+@pytest.mark.parametrize("value", ["-5", "0", "nan", "soon"])
+def test_a_timeout_is_a_positive_number_of_seconds(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """`--wait --timeout -5` (or nan) was taken, waited for nothing and said no answer came."""
+    from pbem.cli.main import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["admin", "g1", "PAUSE", "--wait", "--timeout", value])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "expected a number of seconds above 0" in err, err
