@@ -287,6 +287,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "loupgarou/status": {"deadlines": _DEADLINES, "pending": [], "role": "thief"}
     | {"team": "villagers", "conditions": ["lover"], "lover": "Inès", "lover_role": "elder"}
     | {"wolves": [], "phase": "day", "vote": "", "mayor": ""},
+    "dracula/tally": {"round": 1, "day": 2, "votes": [{"voter": "Inès", "target": "bob"}]}
+    | {"ranking": [{"name": "bob", "votes": 1}]},
     "loupgarou/election_runoff": {"votes": [{"voter": "Inès", "target": "bob"}]}
     | {"counts": [{"name": "bob", "count": 1}]},
     "seats/removed": {"names": "lupus/_names.jinja", "role": "possessed", "player": "Inès"}

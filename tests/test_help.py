@@ -148,3 +148,19 @@ def test_help_shows_what_the_address_service_takes(lang: str, line: str) -> None
     ]
     assert line in reply.body
     assert "[texte]" not in reply.body and "[text]" not in reply.body
+
+
+@pytest.mark.parametrize(
+    ("lang", "status", "subject"),
+    [("fr", "STATUT", "Votre situation"), ("en", "STATUS", "Your situation")],
+)
+def test_status_alone_is_answered_under_a_subject_that_says_so(
+    lang: str, status: str, subject: str
+) -> None:
+    """LUP-622: a STATUT alone was answered « Vos commandes », though it ordered nothing; it
+    is « Votre situation », as AIDE's answer is « Aide : … ». With an order, the receipt."""
+    g = Game(lupus_roles(8), lang=lang)
+    (reply,) = [m for m in g.mail("p3", status) if m.to == ("p3@example.org",)]
+    assert reply.subject == f"[Lupus in Tabula] {subject}"
+    (reply,) = [m for m in g.mail("p3", f"{status}\nSCAN p1") if m.to == ("p3@example.org",)]
+    assert reply.subject.endswith(("Vos commandes", "Your commands"))

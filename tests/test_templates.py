@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,26 @@ def test_every_template_exists_in_both_languages() -> None:
         lang: {p.relative_to(ROOT / lang) for p in (ROOT / lang).rglob("*.txt")} for lang in LANGS
     }
     assert per_lang["fr"] == per_lang["en"]
+
+
+_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}")
+
+
+def test_no_sentence_runs_into_the_next_line_after_a_block_tag() -> None:
+    """The renderer trims the line's end after a block tag (``trim_blocks``): text, then
+    ``{% endif %}`` at a line's end, then text on the next line, ran the two lines together
+    (« l'adresse p3@example.org.Pour jouer… », a bare ADRESSE). Such a line ends ``+%}``."""
+    joined = []
+    for path in sorted(ROOT.rglob("*.txt")):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for number, (line, following) in enumerate(itertools.pairwise(lines), 1):
+            end = line.rstrip()
+            if not end.endswith("%}") or end.endswith(("-%}", "+%}")) or "{% macro" in end:
+                continue
+            before = _TAG.sub("", end[: end.rfind("{%")])
+            if before.strip() and _TAG.sub("", following).strip():
+                joined.append(f"{path.relative_to(ROOT)}:{number}")
+    assert not joined
 
 
 class Anything:

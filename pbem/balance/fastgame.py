@@ -155,7 +155,7 @@ class RulesGame:
         closing = rules.on_deadline(state, early, now, self.rng(len(ruled)))
         events = list(ruled)
         if closing:
-            awaited = tuple(sorted(rules.awaiting(state)))
+            awaited = tuple(sorted(rules.awaited_at_close(state, early)))
             events.append(PhaseClosed(early, len(closing), awaited))
             events += closing
             ruled += closing
@@ -172,7 +172,7 @@ class RulesGame:
         if not events:
             return
         if self.idle_removes:  # only the idle policy reads who was awaited
-            awaited = tuple(sorted(self.rules.awaiting(before)))
+            awaited = tuple(sorted(self.rules.awaited_at_close(before, key)))
             closed = PhaseClosed(key, len(events), awaited)
             acts = idle_after_close(self, closed, events, now)
             # as the table: no private notice to a seat this close removes (issue 22)

@@ -139,11 +139,28 @@ class Word(Arg):
     choices: Mapping[str, tuple[str, ...]]
     optional: bool = False
     labels: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    unlisted: frozenset[str] = frozenset()
+    """Values read only to be refused with their own reason (Dracula's sanctuary as a room,
+    DRA-081): never listed as a choice."""
 
     def label(self, value: str, lang: str) -> str:
         """The value as a player writing in ``lang`` reads it in a reply."""
         fr, en = self.labels.get(value, (value.upper(), value.upper()))
         return en if lang == "en" else fr
+
+    def spelling(self, value: str, lang: str) -> str:
+        """How a player writing in ``lang`` is shown to write ``value``: its label where the
+        parser reads the label back (« SALLE DE BAL », « BALLROOM »), else its first
+        spelling."""
+        spellings = self.choices[value]
+        label = self.label(value, lang)
+        own = value in self.labels or lang == "en"
+        return label if own and fold(label) in {fold(s) for s in spellings} else spellings[0]
+
+    def listed(self, lang: str) -> list[str]:
+        """The choices as AIDE and a refusal list them for ``lang`` (:meth:`spelling`), the
+        ``unlisted`` left out."""
+        return [self.spelling(v, lang) for v in self.choices if v not in self.unlisted]
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
         folded = [fold(clean_token(t)) for t in tokens]
@@ -156,7 +173,9 @@ class Word(Arg):
         if best is None:
             if self.optional:
                 return tokens
-            raise InvalidSyntax("expected_word", choices=[s[0] for s in self.choices.values()])
+            raise InvalidSyntax(
+                "expected_word", choices=self.listed("fr"), choices_en=self.listed("en")
+            )
         out.word = best[1]
         return tokens[best[0] :]
 

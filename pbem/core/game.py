@@ -252,6 +252,12 @@ class Rules(ABC, Generic[S]):
         return None
 
     def awaiting(self, state: S) -> frozenset[PlayerId]:
-        """Players expected to act before the current deadline who have not (reminders; at a
-        close, the seats whose idle count goes up, pbem/core/idle.py)."""
+        """Players expected to act before the current deadline who have not (reminders, the
+        game master's STATUT, the absences' extensions)."""
         return frozenset()
+
+    def awaited_at_close(self, state: S, key: str) -> frozenset[PlayerId]:
+        """The players the close of deadline ``key`` holds to account: the seats whose idle
+        count goes up (pbem/core/idle.py). Those :meth:`awaiting`, unless ``key`` is a side
+        window that closes inside a phase whose own deadline is still to come."""
+        return self.awaiting(state)

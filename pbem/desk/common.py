@@ -73,11 +73,15 @@ def earliest(table: DeskTable) -> tuple[str, datetime]:
     return key, moved[key]
 
 
-def new_deadline(table: DeskTable, moves: Sequence[DeadlineMoved], lang: str) -> str:
+def new_deadline(
+    table: DeskTable, moves: Sequence[DeadlineMoved], lang: str, paused: bool | None = None
+) -> str:
     """The game master's line of what his EXTEND or RESUME moved: the deadline in effect, in
-    his ``lang``."""
+    his ``lang``; ``paused``, whether the game stays paused once his command is applied (by
+    default as it is now: RESUME says False, its own event not yet folded)."""
     when = min(m.to for m in moves).isoformat()
-    return table.renderer.text("desk/new_deadline", lang, {"when": when, "paused": table.paused})
+    still = table.paused if paused is None else paused
+    return table.renderer.text("desk/new_deadline", lang, {"when": when, "paused": still})
 
 
 def notice(template: str, to: Sequence[PlayerId] = (), **params: Any) -> DeskNotice:

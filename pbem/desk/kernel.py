@@ -84,12 +84,23 @@ def split(events: Sequence[Event]) -> tuple[list[Event], Desk]:
     return ruled, desk
 
 
-_DURATION = re.compile(r"(\d+)\s*(j|d|h|m|min)?", re.IGNORECASE)
-_UNITS = {"j": 86400, "d": 86400, "h": 3600, "m": 60, "min": 60}
+_UNITS = {
+    **dict.fromkeys(("j", "d", "jour", "jours", "day", "days"), 86400),
+    **dict.fromkeys(("h", "heure", "heures", "hour", "hours"), 3600),
+    **dict.fromkeys(("m", "min", "mn", "minute", "minutes"), 60),
+}
+# a game master writes the unit in words as often as in letters (« PROLONGER 2 jours »,
+# « EXTEND 3 hours »), and « 1 jour et 12 heures » / « 1 day and 12 hours » as one duration
+_DURATION = re.compile(
+    r"(\d+)(" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")?(?:(?:et|and|,)(?=\d))?",
+    re.IGNORECASE,
+)
 
 
 def parse_duration(text: str) -> timedelta:
-    """``24h``, ``2j``/``2d``, ``1h30``, ``90m``, ``3`` (hours); InvalidSyntax otherwise."""
+    """``24h``, ``2j``/``2d``, ``1h30``, ``90m``, ``3`` (hours), and the units in words in
+    either language (``2 jours``, ``48 heures``, ``1 day and 12 hours``); InvalidSyntax
+    otherwise."""
     compact = text.replace(" ", "").lower()
     if not compact:
         raise InvalidSyntax("desk_duration")

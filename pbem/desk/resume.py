@@ -36,5 +36,5 @@ def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str
     deadlines = {m.key: m.to.isoformat() for m in moves}
     return Result(
         (Resumed(now), *moves, notice("resumed", deadlines=deadlines)),
-        (new_deadline(table, moves, lang),) if moves else (),
+        (new_deadline(table, moves, lang, paused=False),) if moves else (),
     )

@@ -47,6 +47,29 @@ _TO = frozenset({"au", "a", "jusquau", "jusqua", "to", "until", "till", "-", "->
 _CANCEL = frozenset({"annuler", "annule", "cancel"})
 _ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 _DAY_MONTH = re.compile(r"(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?")
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("janvier", "janv", "january", "jan"),
+            ("fevrier", "fevr", "fev", "february", "feb"),
+            ("mars", "march", "mar"),
+            ("avril", "avr", "april", "apr"),
+            ("mai", "may"),
+            ("juin", "june", "jun"),
+            ("juillet", "juil", "july", "jul"),
+            ("aout", "august", "aug"),
+            ("septembre", "sept", "sep", "september"),
+            ("octobre", "oct", "october"),
+            ("novembre", "nov", "november"),
+            ("decembre", "dec", "december"),
+        ),
+        1,
+    )
+    for name in names
+}
+"""A month in words, French or English, whole or shortened (folded, without its dot)."""
+_DAY = re.compile(r"(\d{1,2})(?:er|st|nd|rd|th)?,?")
 
 
 @dataclass(frozen=True)
@@ -174,7 +197,7 @@ def in_play(table: AnsweringTable, state: Any, seat: str) -> bool:
 def read(text: str, today: date) -> Asked:
     """What ``text`` (the words after ABSENCE) asks; InvalidSyntax(``absence_date``) when its
     dates cannot be read, IllegalNow(``absence_order``) for an end before the start."""
-    words = text.split()
+    words = _months_as_numbers(text.split())
     if not words:
         return Asked("list")
     if _word(words[0]) in _CANCEL:
@@ -195,6 +218,63 @@ def read(text: str, today: date) -> Asked:
     if last < first:
         raise IllegalNow("absence_order", first=first.isoformat(), last=last.isoformat())
     return Asked("declare", first, last, " ".join(words[at:]))
+
+
+def _months_as_numbers(words: list[str]) -> list[str]:
+    """The words with each date written with its month in words (« 12 janvier », « 1er
+    mars 2027 », « January 12 ») as ``12/01`` (``01/03/2027``), up to where the reason
+    begins; in « du 12 au 14 janvier » the first day takes the second's month and year (the
+    month before when its day is later: « du 30 au 2 janvier » is from 30 December)."""
+    if not any(_month(w) for w in words):
+        return words
+    out: list[str] = []
+    at = dates = 0
+    while at < len(words) and dates < 2:
+        word = words[at]
+        day, month = _DAY.fullmatch(word), _month(word)
+        after = _month(words[at + 1]) if at + 1 < len(words) else None
+        following = _DAY.fullmatch(words[at + 1]) if at + 1 < len(words) else None
+        if _word(word) in _FROM | _TO | _CANCEL:
+            out.append(word)
+        elif (day and after) or (month and following):
+            if day and after:
+                d, m = day[1], after
+            else:
+                assert following is not None and month is not None
+                d, m = following[1], month
+            at += 1
+            year = words[at + 1] if at + 1 < len(words) else ""
+            at += 1 if re.fullmatch(r"\d{4}", year) else 0
+            out.append(f"{d}/{m}" + (f"/{year}" if re.fullmatch(r"\d{4}", year) else ""))
+            dates += 1
+        elif day or _DAY_MONTH.fullmatch(word) or _ISO.fullmatch(word):
+            out.append(word)
+            dates += 1
+        else:
+            break  # the reason
+        at += 1
+    for i in range(len(out) - 2):  # du 12 au 14/01: the first day takes the second's month
+        bare, later = _DAY.fullmatch(out[i]), _DAY_MONTH.fullmatch(out[i + 2])
+        if bare and _word(out[i + 1]) in _TO and later:
+            back = int(bare[1]) > int(later[1])
+            its_month, its_year = int(later[2]) - back, int(later[3]) if later[3] else None
+            if its_month == 0:
+                its_month, its_year = 12, its_year - 1 if its_year else None
+            out[i] = f"{bare[1]}/{its_month}" + (f"/{its_year}" if its_year else "")
+    for i in range(2, len(out)):  # January 12 to 14: the last day takes the first's month
+        earlier, bare = _DAY_MONTH.fullmatch(out[i - 2]), _DAY.fullmatch(out[i])
+        if bare and _word(out[i - 1]) in _TO and earlier:
+            on = int(bare[1]) < int(earlier[1])  # du 30 janvier au 2: the month after
+            its_month, its_year = int(earlier[2]) + on, int(earlier[3]) if earlier[3] else None
+            if its_month == 13:
+                its_month, its_year = 1, its_year + 1 if its_year else None
+            out[i] = f"{bare[1]}/{its_month}" + (f"/{its_year}" if its_year else "")
+    return out + words[at:]
+
+
+def _month(word: str) -> int | None:
+    """The month ``word`` names in French or English, whole or shortened (« janv. »)."""
+    return _MONTHS.get(fold(word).rstrip(".,"))
 
 
 def _word(token: str) -> str:

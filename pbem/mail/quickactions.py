@@ -481,13 +481,10 @@ def _choices(
         if arg.optional:
             yield keyword, Command(spec.verb), keyword
     elif isinstance(arg, Word):
-        for value, spellings in arg.choices.items():
-            # the word in the reader's language: the game's label for it, or (without one) the
-            # value itself in English, the first spelling (French) otherwise; always one the
-            # parser reads back
-            label = arg.label(value, lang)
-            own = value in arg.labels or lang == "en"
-            word = label if own and fold(label) in {fold(s) for s in spellings} else spellings[0]
+        for value in arg.choices:
+            if value in arg.unlisted:  # read only to be refused (DRA-081)
+                continue
+            word = arg.spelling(value, lang)  # the reader's language, read back by the parser
             yield (
                 word,
                 Command(spec.verb, word=value),

@@ -170,6 +170,20 @@ LABELS: dict[str, Words] = {
         "Morning never comes before its time",
     ),
     "fill_empty_seats": ("Places vides", "Empty places"),
+    "private_orders_final": (
+        "Un ordre privé est définitif dès qu'il est accepté (sinon : modifiable ou ANNULER"
+        " jusqu'à la fin de son étape)",
+        "A private order is final once accepted (otherwise: changed or CANCELled until its"
+        " step ends)",
+    ),
+    "publish_tally": (
+        "Le crépuscule donne le nombre de voix de chacun",
+        "Dusk gives each player's number of votes",
+    ),
+    "running_tally": (
+        "Décompte provisoire des voix pendant la journée",
+        "Running tally of the votes during the day",
+    ),
     "missed_bite": ("Morsure non donnée", "A bite not given"),
     "notify_successful_bite": (
         "Morsure réussie annoncée au vampire",
@@ -192,7 +206,23 @@ LABELS: dict[str, Words] = {
         "La bougie montre les maudits",
         "The candle shows the cursed",
     ),
+    "candle_shows_magnifier": (
+        "La bougie montre qui a utilisé une loupe",
+        "The candle shows who used a magnifying glass",
+    ),
+    "garlic_vampires_see_occupants": (
+        "Un vampire pris de nausée apprend qui est dans sa pièce",
+        "A nauseous vampire learns who is in his room",
+    ),
+    "staked_orders_apply": (
+        "Les ordres d'un vampire tué d'un pieu la même nuit s'appliquent",
+        "The orders of a vampire staked the same night apply",
+    ),
     "dance_in_sanctuary": ("Danse possible au sanctuaire", "Dancing allowed in the sanctuary"),
+    "room_objects_in_sanctuary": (
+        "Ail, bougie et peinture utilisables au sanctuaire",
+        "Garlic, candle and painting usable in the sanctuary",
+    ),
     "key_escape_room": ("Pièce après une fuite par la clé", "Room after an escape by the key"),
     "default_flee_points": (
         "Points d'un humain qui n'a pas choisi (il fuit)",

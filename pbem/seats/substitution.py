@@ -208,6 +208,17 @@ def replaced_refusal(table: AnsweringTable, address: str) -> CommandError | None
     return NotAPlayer("seat_replaced", address=address, name=name)
 
 
+def bench_refusal(table: AnsweringTable, address: str) -> tuple[CommandError, str] | None:
+    """A volunteer of the bench who writes before he holds a seat: told he waits on the
+    bench, in his language, rather than to volunteer again (None for anyone else)."""
+    wanted = address.strip().lower()
+    holder = next((b for b in table.roster.bench if b.email.lower() == wanted), None)
+    if holder is None:
+        return None
+    why = NotAPlayer("on_the_bench", name=holder.name, game=table.rules.title)
+    return why, holder.lang
+
+
 def bench_offer(
     table: AnsweringTable,
     msg: EmailMessage,

@@ -86,7 +86,7 @@ def tell_game_masters(
     from pbem.table.step import Outgoing  # late: pbem.table's __init__ loads the Table first
 
     lang = table.setup.lang
-    full = {"game": table.rules.title, "game_id": table.game_id, **params}
+    full = {"game": table.rules.title, **params}
     subject, body = table.renderer.mail("signup/late_admin", lang, full)
     html = table.pages.page(subject, body, lang)
     thread = f"{table.game_id}/desk"

@@ -192,6 +192,7 @@ def run_command(
             )
             return state
     if command.verb == "status":
+        reply.topic = reply.topic or "status"  # « Votre situation », not « Vos commandes »
         params = status_params(table, state, player.name, player.lang)
         reply.extra.append(
             table.renderer.text(
@@ -219,15 +220,32 @@ def run_command(
     new = stamp_votes(new, now)
     events += new
     state = table.rules.fold(new, state) if folded is None else folded
+    spec = spec_of(table.rules, command.verb)
+    if _passed_on(spec):  # a chat line (LUP-613/614, LG-613, CAS-615) is relayed at once:
+        # nothing of it stands until a deadline, so nothing « modifiable d'ici là »
+        entry: Accepted = {
+            "line": canonical(table, command, player.lang),
+            "deadline": None,
+            "final": False,
+            "passed_on": True,
+        }
+        reply.accepted.append(entry)
+        return state
     until = table.rules.changeable_until(state, player.name, command.verb)
     if until is not None:  # a deadline the game master moved is shown where it now falls
         until = table.desk.moved(until)
-    entry: Accepted = {
+    entry = {
         "line": canonical(table, command, player.lang),
         "deadline": iso(until) if until else None,
         "final": table.rules.final(state, player.name, command.verb),
+        "verb": command.verb,
     }
-    spec = spec_of(table.rules, command.verb)
+    if entry["deadline"] and not entry["final"]:
+        # LUP-603, LG-603, CAS-603: a later order of the same kind replaces the earlier, in
+        # one mail too; the receipt says so rather than show both as standing
+        for earlier in reply.accepted:
+            if earlier.get("verb") == command.verb and earlier["deadline"]:
+                earlier["replaced"] = entry["line"]
     if command.text and any(isinstance(a, Text) and a.multiline for a in spec.args):
         # a text others will read (Dracula's telepathy, painting, waltz, reply): the sender
         # sees exactly what is passed on, where the mail's text ended (DRA-421)
@@ -235,6 +253,18 @@ def run_command(
         entry["text"] = command.text
     reply.accepted.append(entry)
     return state
+
+
+def _passed_on(spec: CommandSpec) -> bool:
+    """Whether ``spec`` is a chat line: its whole argument a text passed on to others as it
+    is received (the wolves', the seers', the council's), not an order that stands."""
+    args = spec.args
+    return (
+        len(args) == 1
+        and isinstance(args[0], Text)
+        and not args[0].optional
+        and not args[0].multiline
+    )
 
 
 def stamp_votes(events: Sequence[Event], now: datetime) -> list[Event]:

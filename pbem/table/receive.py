@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from email.message import EmailMessage
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbem import judge
+from pbem.core.commands import Command
 from pbem.core.errors import CommandError, IllegalNow, ListClosed, MailError, NotAPlayer
 from pbem.core.events import Event, OrdersReceived, PhaseClosed
 from pbem.core.game import PlayerSpec
@@ -21,7 +22,7 @@ from pbem.judge import observer
 from pbem.judge.address import awaiting_refusal, confirmation, moves_seat
 from pbem.mail.address import is_mailable
 from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
-from pbem.seats.substitution import bench_offer, replaced_refusal
+from pbem.seats.substitution import bench_offer, bench_refusal, replaced_refusal
 from pbem.signup import late as late_signup
 from pbem.table.admin import list_commands, receive_admin
 from pbem.table.commands import bold_command, read_commands, run_command
@@ -106,7 +107,8 @@ def receive_mail(
         # an address whose seat changed hands is told so politely (issue 13), on an external
         # list too: its post reached the players but counts for nothing (LUP-602)
         # an address waiting for its code (ADRESSE, issue 25) is told how to confirm it
-        waiting = awaiting_refusal(table, sender, now)
+        # and a volunteer of the bench that he waits there (issue 13)
+        waiting = awaiting_refusal(table, sender, now) or bench_refusal(table, sender)
         why = (
             replaced_refusal(table, sender)
             or observer.list_refusal(table, sender, channel)
@@ -166,16 +168,21 @@ def receive_mail(
             deferred=tuple(line for line, _command in commands),
         )
     orders_at = len(events)
-    for line, command in commands:
-        if not strong and table.rules.final(state, player.name, command.verb):
-            refusal = table.renderer.text("reasons/final_needs_auth", player.lang, {})
-            reply.rejected.append({"line": line, "reason": refusal})
-            continue
-        if not strong and moves_seat(command):  # issue 25: the seat itself would go elsewhere
-            weak = reason(table, IllegalNow("address_needs_auth"), player.lang)
-            reply.rejected.append({"line": line, "reason": weak})
-            continue
-        state = run_command(table, state, player, command, line, now, channel, events, reply)
+    start = (state, list(events))
+    state, taken = _run_lines(table, state, player, commands, now, channel, events, reply, strong)
+    replaced = frozenset(taken[i] for i, e in enumerate(reply.accepted) if e.get("replaced"))
+    if replaced and not any(c.verb in judge.SERVICES for _l, c in commands):
+        # LUP-603: an order a later line of the same mail replaced never stood; played again
+        # without it, no one is told of it (a relay to the pack, a running tally that showed
+        # it on the list, LUP-D18). The receipt still names it, replaced.
+        again, scratch = list(start[1]), Reply()
+        kept = [(n, c) for i, (n, c) in enumerate(commands) if i not in replaced]
+        after_kept, _ = _run_lines(
+            table, start[0], player, kept, now, channel, again, scratch, strong
+        )
+        shown = [e["line"] for i, e in enumerate(reply.accepted) if taken[i] not in replaced]
+        if [e["line"] for e in scratch.accepted] == shown and scratch.rejected == reply.rejected:
+            state, events = after_kept, again
     # early close (LUP-D29) is off unless the options turn it on; a paused game closes
     # nothing by itself
     # the state the commands led to is the step's own fold when only the rules' decisions
@@ -190,7 +197,7 @@ def receive_mail(
         closing = table.rules.on_deadline(state, early, now, table.rng(len(events)))
         if closing:  # marked like a deadline's resolution (the desk's ROLLBACK)
             after = None
-            awaited = tuple(sorted(table.rules.awaiting(state)))
+            awaited = tuple(sorted(table.rules.awaited_at_close(state, early)))
             events += [PhaseClosed(early, len(closing), awaited)]
         events += closing
         if reply.accepted:
@@ -285,6 +292,36 @@ def release_post(table: HubTable, msg: EmailMessage, now: datetime) -> Step:
             table, [], (player, dropped, key.hexdigest()[:16], message_id), post="refused"
         )
     return Step(post="relay")
+
+
+def _run_lines(
+    table: HubTable,
+    state: Any,
+    player: PlayerSpec,
+    commands: Sequence[tuple[str, Command]],
+    now: datetime,
+    channel: Channel,
+    events: list[Event],
+    reply: Reply,
+    strong: bool,
+) -> tuple[Any, dict[int, int]]:
+    """Run a mail's commands in order from ``state`` (events and receipt lines added to
+    ``events`` and ``reply``): the state after them, and for each accepted line of the
+    receipt the index of the command it answers."""
+    taken: dict[int, int] = {}
+    for number, (line, command) in enumerate(commands):
+        if not strong and table.rules.final(state, player.name, command.verb):
+            refusal = table.renderer.text("reasons/final_needs_auth", player.lang, {})
+            reply.rejected.append({"line": line, "reason": refusal})
+            continue
+        if not strong and moves_seat(command):  # issue 25: the seat itself would go elsewhere
+            weak = reason(table, IllegalNow("address_needs_auth"), player.lang)
+            reply.rejected.append({"line": line, "reason": weak})
+            continue
+        accepted = len(reply.accepted)
+        state = run_command(table, state, player, command, line, now, channel, events, reply)
+        taken.update(dict.fromkeys(range(accepted, len(reply.accepted)), number))
+    return state, taken
 
 
 def received(player: PlayerSpec, reply: Reply, now: datetime) -> OrdersReceived:

@@ -250,6 +250,12 @@ class Accepted(TypedDict):
     """Whether it can no longer be changed."""
     text: NotRequired[str]
     """A text others will read, exactly as it is passed on (DRA-421)."""
+    verb: NotRequired[str]
+    """The command's verb: a later line of the same verb in the mail replaces it."""
+    replaced: NotRequired[str]
+    """The later line of the same mail that replaced this order (LUP-603), as it shows."""
+    passed_on: NotRequired[bool]
+    """A chat line, relayed at once (nothing stands until a deadline)."""
 
 
 class Rejected(TypedDict):
@@ -269,9 +275,9 @@ class Reply:
     rejected: list[Rejected] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
-    topic: Literal["", "help", "rules", "history"] = ""
-    """``help`` or ``rules`` when the mail asked for AIDE or REGLES: the Subject says so (when
-    the reply holds nothing else)."""
+    topic: Literal["", "help", "rules", "history", "status"] = ""
+    """``help``, ``rules``, ``history`` or ``status`` when the mail asked for AIDE, REGLES,
+    HISTORIQUE or STATUT: the Subject says so (when the reply holds nothing else)."""
     markdown: bool = False
     """The texts hold a Markdown page (REGLES): the mail's text part is its plain reading
     (:func:`pbem.mail.plain_text.plain_text`), its HTML part the page's form."""

@@ -312,7 +312,7 @@ class Table:
         those the close does not hold to account (an absence, a phase the daemon could not hear
         them in: :func:`pbem.core.absences.excused`). The close's moment is the deadline's when
         it passed (``pbem verify`` knows it), ``now`` when the game master closed early."""
-        awaited = self.rules.awaiting(self.state)
+        awaited = self.rules.awaited_at_close(self.state, key)
         due = self.rules.deadlines(self.state).get(key)
         moment = now if due is None else min(now, self.desk.moved(due))
         deadline = None if due is None else (key, due)

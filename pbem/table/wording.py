@@ -33,7 +33,7 @@ def argument(arg: object, lang: str) -> str:
             return f"{name} [{name}…]" if arg.count > 2 else f"{name} [{name}]"
         return " ".join(f"{name}{i}" for i in range(1, arg.count + 1))
     if isinstance(arg, Word):
-        words = "|".join(spellings[0] for spellings in arg.choices.values())
+        words = "|".join(arg.listed(lang))
         return f"[{words}]" if arg.optional else words
     if isinstance(arg, Text) and arg.hint:
         shown = arg.hint[1] if lang == "en" else arg.hint[0]

@@ -4,6 +4,9 @@ game master's command is told whose it is."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+from pathlib import Path
+
 import pytest
 
 from pbem.desk import COMMANDS
@@ -333,3 +336,55 @@ def test_a_game_master_is_answered_in_the_language_of_his_command_words(
     assert his_help in g.admin_reply()
     g.admin("PAUSE")  # a word of both languages: the game's
     assert ("Accepted:" if game_lang == "en" else "Acceptées :") in g.admin_reply()
+
+
+@pytest.mark.parametrize(
+    ("lang", "line", "hours"),
+    [
+        ("fr", "PROLONGER 2 jours", 48),
+        ("fr", "PROLONGER 1 jour et 12 heures", 36),
+        ("fr", "PROLONGER 30 minutes", 0.5),
+        ("en", "EXTEND 2 days", 48),
+        ("en", "EXTEND 1 day and 6 hours", 30),
+    ],
+)
+def test_a_duration_written_in_words_is_taken(lang: str, line: str, hours: float) -> None:
+    """« PROLONGER 2 jours » was refused « Durée illisible »: a game master writes the unit in
+    words as often as « 2j »; the words of either language are read, a trailing « et » is not."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    _, due = g.earliest()
+    g.admin(line)
+    assert f"✓ {line} " in g.admin_reply()
+    assert g.earliest()[1] == due + timedelta(hours=hours)
+    g.admin(f"{line.split()[0]} 2 jours et")
+    assert g.earliest()[1] == due + timedelta(hours=hours)  # refused: nothing moved
+
+
+def test_the_daemon_manual_lists_every_desk_command_in_both_languages() -> None:
+    """docs/daemon.md's table of the game master's commands lacked ABSENCE, ADRESSE and STATUT
+    (his STATUT row sat in the sign-up players' table): every command AIDE lists has a row."""
+    manual = (Path(__file__).parents[2] / "docs" / "daemon.md").read_text(encoding="utf-8")
+    table = manual[manual.index("| `PAUSE [raison]`") :]
+    rows = table[: table.index("\n\n")].splitlines()
+    for command in COMMANDS:
+        fr, en = f"| `{command.SPEC.fr[0]}", f"| `{command.SPEC.en[0]}"
+        assert any(r.startswith(fr) and en in r for r in rows), command.NAME
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_resume_does_not_say_the_game_stays_paused(lang: str) -> None:
+    """REPRISE was answered « Nouvelle échéance : … (la partie reste en pause d'ici là) »: the
+    reply read the pause before its own Resumed was applied. PROLONGER in a pause says it."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    fr = lang == "fr"
+    still = "la partie reste en pause" if fr else "the game stays paused"
+    g.admin("PAUSE")
+    g.advance(3600)
+    g.admin("PROLONGER 1j" if fr else "EXTEND 1d")
+    assert still in g.admin_reply()
+    g.admin("REPRISE" if fr else "RESUME")
+    reply = g.admin_reply()
+    assert not g.table.paused
+    when = g.table.renderer.when(min(g.table.deadlines().values()), lang)
+    assert (f"Nouvelle échéance : {when}.\n" if fr else f"New deadline: {when}.\n") in reply
+    assert still not in reply

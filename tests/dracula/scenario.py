@@ -188,15 +188,16 @@ def advance(g: Game, night: int, *, clear: bool = True) -> Game:
 QUIET = {"fill_empty_seats": "none"}
 
 
-def table_from(g: Game, admins: list[str] | None = None) -> Any:
-    """A :class:`~pbem.table.Table` over the game's log, to send it real mails."""
+def table_from(g: Game, admins: list[str] | None = None, lang: str = "en") -> Any:
+    """A :class:`~pbem.table.Table` over the game's log, to send it real mails (the
+    players write in ``lang``)."""
     from pbem.table import Table, TableSetup
 
     setup = TableSetup.from_mapping(
         {
             "game": "dracula",
             "seed": 1,
-            "lang": "en",
+            "lang": lang,
             "players": [{"name": n, "email": f"{n.lower()}@example.org"} for n in NAMES],
             "moderator": "mj@example.org",
             "list": "list@example.org",

@@ -56,3 +56,31 @@ def test_dracula_roles_are_a_table_of_records() -> None:
     assert ROLES == ("dracula", "vampire", "human")
     assert TEAMS == {"dracula": "vampires", "vampire": "vampires", "human": "humans"}
     assert not any(r.partners_know for r in ROLE_TABLE)
+
+
+def test_cmd_04_help_and_a_bad_room_list_the_rooms_in_the_readers_words() -> None:
+    """CMD-04, DRA-081: AIDE/HELP writes the rooms as the reader's language names them (never
+    « GEOLES » to an English player) and never offers the sanctuary, which a ROOM order is
+    refused for; a room the parser does not know is answered with the same list."""
+    from pbem.core.errors import InvalidSyntax
+    from pbem.table.wording import syntax
+
+    room = next(s for s in Dracula().all_commands if s.verb == "room")
+    assert syntax(room, "fr")["args"] == "BOUDOIR|SALLE DE BAL|GEÔLES|SALLE DE TORTURE"
+    assert syntax(room, "en")["args"] == "BOUDOIR|BALLROOM|DUNGEONS|TORTURE CHAMBER"
+    with pytest.raises(InvalidSyntax) as refused:
+        parse_line("ROOM kitchen", (room,), NAMES)
+    assert refused.value.params["choices"] == [
+        "BOUDOIR",
+        "SALLE DE BAL",
+        "GEÔLES",
+        "SALLE DE TORTURE",
+    ]
+    assert refused.value.params["choices_en"] == [
+        "BOUDOIR",
+        "BALLROOM",
+        "DUNGEONS",
+        "TORTURE CHAMBER",
+    ]
+    for shown in ("SALLE DE BAL", "GEÔLES", "TORTURE CHAMBER", "SANCTUAIRE"):  # read back
+        assert parse_line(f"ROOM {shown}", (room,), NAMES).word is not None

@@ -114,3 +114,70 @@ def test_dusk_day4_opens_the_pairing() -> None:
     assert g.phase == "pairing"
     opened = g.public("pairing_open")[0]
     assert "Dan" not in opened.params["players"] and len(opened.params["players"]) == 12
+
+
+def _rendered(template: str, params: dict[str, object]) -> tuple[str, str]:
+    from pbem.mail.render import Renderer
+
+    r = Renderer()
+    full = {"game": "Dracula", "name": "Ana", **params}
+    return r.text(f"dracula/{template}", "fr", full), r.text(f"dracula/{template}", "en", full)
+
+
+def test_amb_015_publish_tally_false_names_who_stays_without_counts() -> None:
+    """AMB-015 publish_tally = false: dusk names the three designated players, without
+    their counts nor the ranking (the default gives both: test_appendix_a1…)."""
+    g = day2({"publish_tally": False})
+    for voter, target in [("Eve", "Cid"), ("Fay", "Dan"), ("Gus", "Dan"), ("Hal", "Eve")]:
+        g.do(voter, f"VOTE {target}", "list")
+    g.mark()
+    g.close("day")
+    assert g.state.designated == ("Dan", "Cid", "Eve")
+    (dusk,) = g.public("dusk")
+    assert dusk.params["designated"] == [{"name": "Dan"}, {"name": "Cid"}, {"name": "Eve"}]
+    assert dusk.params["ranking"] == []
+    fr, en = _rendered("dusk", dict(dusk.params))
+    assert "sanctuaire cette nuit : Dan, Cid, Eve." in fr
+    assert "sanctuary tonight: Dan, Cid, Eve." in en
+    assert "voix" not in fr and "Classement" not in fr and "vote" not in en
+
+
+def test_amb_015_running_tally_posts_the_votes_at_most_every_interval() -> None:
+    """AMB-015 running_tally = true: a vote brings a public tally on the list (every vote so
+    far, the counts in dusk's order: DRA-048's speed breaks a tie), then none until
+    tally_min_interval has passed; a new day starts afresh."""
+    from datetime import timedelta
+
+    g = day2({"running_tally": True, "tally_min_interval": "30min"})
+    g.mark()
+    g.do("Eve", "VOTE Cid", "list")
+    (first,) = g.public("tally")
+    assert first.params["votes"] == [{"voter": "Eve", "target": "Cid"}]
+    g.now += timedelta(minutes=10)
+    g.do("Fay", "VOTE Dan", "list")
+    g.do("Gus", "VOTE Dan", "list")
+    assert len(g.public("tally")) == 1  # within the interval: no tally
+    g.now += timedelta(minutes=25)
+    g.do("Hal", "VOTE Cid", "list")
+    second = g.public("tally")[1].params
+    assert [v["voter"] for v in second["votes"]] == ["Eve", "Fay", "Gus", "Hal"]
+    # Dan reached 2 votes (Gus) before Cid (Hal): Dan ranks first
+    assert second["ranking"] == [{"name": "Dan", "votes": 2}, {"name": "Cid", "votes": 2}]
+    fr, en = _rendered("tally", dict(second))
+    assert "décompte provisoire" in fr.splitlines()[0] and "Décompte : Dan 2, Cid 2." in fr
+    assert "  Eve → Cid" in fr and "Count: Dan 2, Cid 2." in en
+    g.close("day")
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    assert g.phase == "day" and g.state.number == 3 and g.state.last_tally is None
+    g.mark()
+    g.do("Ivy", "VOTE Jon", "list")  # the next day's first vote is tallied at once
+    assert g.public("tally")[0].params["votes"] == [{"voter": "Ivy", "target": "Jon"}]
+
+
+def test_amb_015_no_running_tally_by_default() -> None:
+    """AMB-015 running_tally = false (default): a vote posts nothing."""
+    g = day2()
+    g.mark()
+    g.do("Eve", "VOTE Cid", "list")
+    assert not g.public("tally")

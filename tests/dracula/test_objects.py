@@ -376,3 +376,48 @@ def test_the_magnifier_step_offers_objects_to_the_magnifier_users_only() -> None
     assert g.fails("Fay", "CANDLE") == "not_now"
     g.do("Cid", "GARLIC")
     g.do("Cid", "ROOM boudoir")
+
+
+def test_amb_041_room_objects_in_the_sanctuary_option() -> None:
+    """AMB-041 room_objects_in_sanctuary = true: a designated occupant may use garlic and a
+    candle (never a magnifier or the key), a key user may paint: the garlic nauseates the
+    sanctuary's vampire, named livid in the morning (AMB-043); the candle reports the
+    sanctuary; the painting is read there at dawn (AMB-057)."""
+    from pbem.core.ids import PlayerId
+    from pbem.mail.render import Renderer
+
+    g = advance(Game(options={**QUIET, "room_objects_in_sanctuary": True}), 2)
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    for voter, target in (("Cid", "Bob"), ("Dan", "Cid"), ("Eve", "Dan")):
+        g.do(voter, f"VOTE {target}", "list")
+    g.close("day")
+    g.clear_hands()
+    g.give("Cid", "garlic", "magnifier")
+    g.give("Dan", "candle")
+    g.give("Eve", "key", "paintkit")
+    assert {"garlic"} <= g.rules.available_verbs(g.state, PlayerId("Cid"))
+    assert "magnifier" not in g.rules.available_verbs(g.state, PlayerId("Cid"))
+    assert g.fails("Cid", "MAGNIFIER") == "in_sanctuary"
+    g.do("Cid", "GARLIC")
+    g.do("Dan", "CANDLE")
+    g.do("Eve", "KEY")
+    assert "paint" in g.rules.available_verbs(g.state, PlayerId("Eve"))
+    g.do("Eve", "PAINT Bob est un vampire")
+    g.rooms({})
+    g.mark()
+    g.close("rooms")
+    assert g.to("Bob", "bite_prompt")[0].params["status"] == "nausea"
+    g.close("bites")
+    g.finish_night()
+    assert g.public("morning")[0].params["livid"] == ["Bob"]
+    (report,) = g.notices("candle_report")
+    assert report.params["room"] == "sanctuary"
+    assert sorted(report.to) == ["Bob", "Cid", "Dan", "Eve"]
+    kinds = {line["kind"] for line in report.params["lines"]}
+    assert {"garlic", "nausea", "candle", "paint"} <= kinds
+    (painting,) = g.notices("painting")
+    assert sorted(painting.to) == ["Cid", "Dan", "Eve"] and painting.params["room"] == "sanctuary"
+    params = {"game": "Dracula", **painting.params}
+    assert "Sur les murs du sanctuaire" in Renderer().text("dracula/painting", "fr", params)
+    assert "sanctuary" in Renderer().text("dracula/painting", "en", params)

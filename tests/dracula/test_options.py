@@ -204,3 +204,78 @@ def test_dance_replies_is_validated(bad: object) -> None:
     """AMB-058: dance_replies is an integer of at least 1."""
     with pytest.raises(SetupError):
         Dracula().setup(GameSpec(players(), {"dance_replies": bad}, "en"), NOW, random.Random(0))
+
+
+def _render(template: str, params: dict[str, object]) -> tuple[str, str]:
+    from pbem.mail.render import Renderer
+
+    r = Renderer()
+    full = {"game": "Dracula", "name": "Ana", **params}
+    return r.text(f"dracula/{template}", "fr", full), r.text(f"dracula/{template}", "en", full)
+
+
+def test_amb_046_candle_shows_magnifier() -> None:
+    """AMB-046 candle_shows_magnifier = true: the candle report names who used a magnifier
+    before entering its room (by default it does not)."""
+    for shown in (False, True):
+        g = advance(Game(options={**QUIET, "candle_shows_magnifier": shown}), 3)
+        g.give("Cid", "candle")
+        g.give("Dan", "magnifier")
+        g.do("Cid", "CANDLE")
+        g.do("Dan", "MAGNIFIER")
+        g.rooms({"Cid": "boudoir", "Bob": "dungeons"})
+        g.close("rooms")
+        g.do("Dan", "ROOM boudoir")
+        g.close("magnifier")
+        g.mark()
+        g.close("bites")
+        g.finish_night()
+        (report,) = g.notices("candle_report")
+        lines = [line for line in report.params["lines"] if line["kind"] == "magnifier"]
+        assert [line["actor"] for line in lines] == (["Dan"] if shown else [])
+    fr, en = _render("candle_report", dict(report.params))
+    assert "Dan a utilisé une loupe avant d'entrer." in fr
+    assert "Dan used a magnifying glass before coming in." in en
+
+
+def test_amb_043_garlic_vampires_see_no_occupants() -> None:
+    """AMB-043 garlic_vampires_see_occupants = false: a nauseous vampire is told of his
+    nausea only, not who shares his room (the default lists them); he is still livid."""
+    g = advance(Game(options={**QUIET, "garlic_vampires_see_occupants": False}), 3)
+    g.give("Cid", "garlic")
+    g.do("Cid", "GARLIC")
+    g.rooms({"Bob": "boudoir", "Cid": "boudoir", "Dan": "boudoir"})
+    g.mark()
+    g.close("rooms")
+    (prompt,) = g.to("Bob", "bite_prompt")
+    assert prompt.params["status"] == "nausea" and prompt.params["others"] == []
+    fr, en = _render("bite_prompt", dict(prompt.params))
+    assert "Vous êtes dans le boudoir.\n" in fr and "Cid" not in fr and "Dan" not in fr
+    assert "Cid" not in en and "nausea" in en
+    g.close("bites")
+    g.finish_night()
+    assert g.public("morning")[0].params["livid"] == ["Bob"]
+
+
+def test_amb_049_staked_orders_do_not_apply() -> None:
+    """AMB-049 staked_orders_apply = false: a vampire staked tonight does not waltz nor curse
+    (the default: test_phonograph_in_the_sanctuary_and_staked_dancer)."""
+    g = advance(Game(options={**QUIET, "staked_orders_apply": False}), 2)
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    for voter, target in (("Cid", "Bob"), ("Dan", "Cid"), ("Eve", "Dan")):
+        g.do(voter, f"VOTE {target}", "list")
+    g.close("day")
+    g.clear_hands()
+    g.give("Bob", "phonograph", "grimoire")
+    g.give("Cid", "stake")
+    g.do("Cid", "STAKE Bob")
+    g.rooms({})
+    g.close("rooms")
+    g.do("Bob", "DANCE Dan adieu")
+    g.do("Bob", "CURSE Eve")
+    g.mark()
+    g.close("bites")
+    g.finish_night()
+    assert not g.state.seat("Bob").alive
+    assert not g.to("Dan", "waltz") and not g.state.seat("Eve").cursed

@@ -136,7 +136,17 @@ OPTIONS = st.fixed_dictionaries(
         "final_default": st.sampled_from(["flee", "fight"]),
         "missed_bite": st.sampled_from(["random", "none"]),
         "curse_enforcement": st.sampled_from(["bounce", "flag"]),
+        # section 22's alternatives (AMB-007, AMB-015, AMB-041, AMB-043, AMB-046, AMB-049)
+        "private_orders_final": st.booleans(),
+        "publish_tally": st.booleans(),
+        "running_tally": st.booleans(),
+        "room_objects_in_sanctuary": st.booleans(),
+        "garlic_vampires_see_occupants": st.booleans(),
+        "candle_shows_magnifier": st.booleans(),
+        "staked_orders_apply": st.booleans(),
     },
+).filter(  # AMB-007: setup refuses changeable orders with an early close
+    lambda o: not (o.get("early_close") and o.get("private_orders_final") is False)
 )
 
 

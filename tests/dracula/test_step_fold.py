@@ -1,9 +1,9 @@
 """What a new step of a Dracula round resets when its ``PhaseStarted`` is folded, and what it
 leaves as it was, at every step of whole games: a day forgets yesterday's votes (DRA-045 a vote
-stands for its day only), posts (DRA-374 the first post of each day), declarations and pairs
+stands for its day only) and the running tally's time (AMB-015), posts (DRA-374 the first post of each day), declarations and pairs
 (DRA-224), and after the first day the designated (DRA-050 a designated night); the rooms
 step forgets the last night's orders, facts, curses and dance; the final choice starts with no
-order. The seats and the kept readings of untouched fields (the living) stay the same objects
+order; every step notes the orders it found (AMB-007: those are final). The seats and the kept readings of untouched fields (the living) stay the same objects
 (issue 23: a step copies the state once, and only what it resets is changed)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pbem.core.events import PhaseStarted
 from pbem.games.dracula.state import DraculaState, Seat, _quick_reseat, evolve
 from pbem.tools.demo import demo_setup
 
-_DAY = {"votes": (), "posted": frozenset(), "declared": {}, "pairs": {}}
+_DAY = {"votes": (), "last_tally": None, "posted": frozenset(), "declared": {}, "pairs": {}}
 _ROOMS = {"orders": {}, "facts": (), "newly_cursed": (), "dance": None}
 
 
@@ -35,6 +35,7 @@ def _expected(before: DraculaState, event: PhaseStarted) -> DraculaState:
         changes.update(_ROOMS)
     if event.phase == "final_choice":
         changes["orders"] = {}
+    changes["step_orders"] = changes.get("orders", before.orders)  # AMB-007: what it found
     return dataclasses.replace(before, **changes)  # type: ignore[arg-type]
 
 

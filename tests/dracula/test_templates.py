@@ -33,6 +33,12 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "ranking": [{"name": "Ana", "votes": 2}],
         "cursed_defaults": [{"name": "Cid", "room": "boudoir"}],
     },
+    "tally": {
+        "round": 1,
+        "day": 2,
+        "votes": [{"voter": "Bob", "target": "Ana"}],
+        "ranking": [{"name": "Ana", "votes": 1}],
+    },
     "curse_default": {"room": "ballroom"},
     "pairing_open": {"players": ["Ana", "Bob"], "deadline": T},
     "pairs": {"pairs": [{"naming": "Ana", "named": "Bob"}], "alone": ["Cid"]},
@@ -175,6 +181,8 @@ REASON_PARAMS = {
     "choices": ["A"],
     "candidates": ["A"],
     "suggestions": [],
+    "standing_fr": "AIL",
+    "standing_en": "GARLIC",
 }
 
 

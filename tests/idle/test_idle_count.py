@@ -163,3 +163,38 @@ def test_an_event_that_names_no_order_is_passed_over_without_reading_it() -> Non
     with mock.patch.object(idle, "actor_of", wraps=idle.actor_of) as read:
         assert idle_streaks(log) == {PlayerId("a"): 1, PlayerId("b"): 2}
     assert [c.args[0] for c in read.call_args_list] == [log[2]]
+
+
+def test_a_side_window_inside_a_phase_counts_nobody_cas_d18_lg_d31() -> None:
+    """CAS-D18: Prue's revenge window closes hours into the day, whose vote runs on; its close
+    counted every living player who had not voted yet, so the day's own close counted them a
+    second time (warnings after one silent day, the game master told « ne joue plus »). A
+    dead Mayor's sash (LG-D31) is the same. Such a close counts no one."""
+    g = DeskGame("chasse-aux-sorcieres")
+    g.until("W1")
+    g.mail("dave", "KILL bob")  # Prue, the Demons' victim: her revenge opens at dawn
+    g.until("day")
+    assert set(g.table.deadlines()) == {"day", "revenge"}
+    before = counts(g)
+    assert g.earliest()[0] == "revenge"
+    # the day's silent voters are still awaited meanwhile (reminders, STATUT): only the
+    # window's close holds nobody to account
+    assert {PlayerId("peggy"), PlayerId("niaj")} <= g.table.awaiting()
+    g.deadline()  # the revenge window closes: the vote is still open
+    assert counts(g) == before
+    assert not [m for m in g.last if "not played for" in m.subject]
+    g.deadline()  # the day closes: its silent voters count once
+    assert all(counts(g)[p] == before.get(p, 0) + 1 for p in map(PlayerId, ("peggy", "niaj")))
+    g = DeskGame("loup-garou")
+    g.until("night", 1)
+    assert g.table.state.mayor is not None
+    mayor = g.table.state.mayor
+    g.mail("alice", f"KILL {mayor}")
+    g.mail("bob", f"KILL {mayor}")
+    g.until("day")
+    assert set(g.table.deadlines()) == {"day", "sash"}  # the Mayor (the witch) died at night
+    before = counts(g)
+    assert g.earliest()[0] == "sash"
+    assert g.table.awaiting()  # the day's voters, awaited while the sash is pending
+    g.deadline()
+    assert counts(g) == before

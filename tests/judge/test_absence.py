@@ -258,3 +258,35 @@ def test_a_game_master_who_plays_a_seat_gets_his_reply_alone_for_his_absence() -
     assert "Absence notée du lundi 12 janvier au mercredi 14 janvier" in mine.body
     (other,) = [m for m in g.last if m.to == (GM2,)]
     assert "Absence de p3" in other.subject
+
+
+@pytest.mark.parametrize(
+    ("lang", "line", "noted"),
+    [
+        (
+            "fr",
+            "ABSENCE du 12 au 14 janvier vacances",
+            "du lundi 12 janvier au mercredi 14 janvier",
+        ),
+        ("fr", "ABSENCE le 1er février", "pour le dimanche 1er février"),
+        ("fr", "ABSENCE du 30 janv. au 2 févr. 2026", "du vendredi 30 janvier au lundi 2 février"),
+        ("fr", "ABSENCE du 30 au 2 février", "du vendredi 30 janvier au lundi 2 février"),
+        ("en", "ABSENT from January 12 to January 14 trip", "from Mon 12 Jan to Wed 14 Jan"),
+        ("en", "ABSENT from 12 to 14 January", "from Mon 12 Jan to Wed 14 Jan"),
+        ("en", "ABSENT on 3rd February", "for Tue 3 Feb"),
+        ("en", "ABSENT from January 30 to 2", "from Fri 30 Jan to Mon 2 Feb"),
+        # a reason after the dates keeps its words, a month in them too
+        (
+            "fr",
+            "ABSENCE du 20/01 au 21/01 mariage le 3 mai",
+            "au mercredi 21 janvier (mariage le 3",
+        ),
+    ],
+)
+def test_a_date_with_its_month_in_words_is_read(lang: str, line: str, noted: str) -> None:
+    """« ABSENCE du 12 au 14 janvier » was refused « Date illisible : « 12 » »: a forum player
+    writes the month in words as often as « 12/01 »; the first day of « du 12 au 14 janvier »
+    takes the second's month, and a reason after the dates keeps its words."""
+    g = DeskGame("lupus-in-tabula", lang=lang)  # 2026-01-05, Monday
+    g.mail("p3", line)
+    assert noted in receipt(g, "p3")

@@ -392,3 +392,20 @@ def test_a_game_master_who_plays_a_seat_is_told_his_new_address_once() -> None:
     (left,) = sent_to(g, "p3@example.org")
     assert "Le siège de p3 se joue depuis une autre adresse" in left.subject
     assert "p3 change d'adresse" in body_to(g, GM)
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_bare_address_answers_in_two_sentences_not_run_together(lang: str) -> None:
+    """A bare ADRESSE was answered « …depuis l'adresse p3@example.org.Pour jouer depuis une
+    autre adresse… »: the template's ``{% endif %}`` ate the line's end (trim_blocks)."""
+    g = game(lang)
+    g.mail("p3", "ADRESSE" if lang == "fr" else "ADDRESS")
+    first, second = (
+        ("Vous jouez depuis l'adresse p3@example.org.", "Pour jouer depuis une autre adresse")
+        if lang == "fr"
+        else ("You play from p3@example.org.", "To play from another address")
+    )
+    assert f"{first}\n{second}" in g.reply()
+    g.mail("p3", f"ADRESSE {NEW}" if lang == "fr" else f"ADDRESS {NEW}")
+    g.mail("p3", "ADRESSE" if lang == "fr" else "ADDRESS")
+    assert ("l'abandonne.\n" if lang == "fr" else "drops it.\n") + second in g.reply()

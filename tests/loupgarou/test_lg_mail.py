@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from email.message import EmailMessage
 
 from pbem.core.events import Notice
@@ -82,6 +83,21 @@ def test_accepted_reply_restates_and_gives_deadline() -> None:
     assert "✓ SONDER bob" in g.reply(out) and "modifiable" in g.reply(out)
     g.send("dave", "SONDER carol")
     assert g.state.action("dave", "scan").targets == ("carol",)
+
+
+def test_status_gives_the_nights_end_then_the_councils_lg_627() -> None:
+    """LG-627 (STATUT): the phase line read « nuit 1, conseil des loups jusqu'au …, jusqu'au … »,
+    a second « jusqu'au » with nothing to say what ends; the phase's own end comes first."""
+    g = LG()
+    g.to_night1()
+    status = g.reply(g.send("eve", "STATUT"))
+    night, council = g.table.deadlines()["night"], g.table.deadlines()["council"]
+    assert night > council
+    assert re.search(
+        r"Phase : nuit 1, jusqu'au [^(]+ \(conseil des loups jusqu'au [^)]+\)\.\n", status
+    )
+    g.deadline("council")
+    assert re.search(r"Phase : nuit 1, jusqu'au [^(\n]+UTC\.\n", g.reply(g.send("eve", "STATUT")))
 
 
 def test_too_late_rejected() -> None:

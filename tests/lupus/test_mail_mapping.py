@@ -66,6 +66,59 @@ def test_new_command_replaces_cancel_removes_pass_records_nothing(g: Game) -> No
     assert not g.alive("p4")  # the cancelled protection did not save him
 
 
+def test_an_order_replaced_in_the_same_mail_is_said_replaced_lup_603() -> None:
+    """LUP-603: « TUER p4 / TUER p5 » in one mail showed both lines accepted « modifiable
+    d'ici là », as if both stood; the earlier is said replaced by the later, in both
+    languages, on the list too (LUP-617)."""
+    g = Game(lupus_roles(11, p6="bodyguard"), lang="fr")
+    g.mail("p1", "TUER p4\nTUER p5")
+    assert "✓ TUER p4 (remplacée par TUER p5, plus bas)\n" in g.reply()
+    assert "✓ TUER p5 (jusqu'au mardi 6 janvier à 12:00 UTC ; modifiable d'ici là)" in g.reply()
+    assert g.state.action("p1", "kill").targets == ("p5",)
+    g.mail("p6", "PROTEGER p4\nPROTEGER p5\nPROTEGER p7")
+    assert "✓ PROTEGER p4 (remplacée par PROTEGER p7, plus bas)" in g.reply()
+    assert "✓ PROTEGER p5 (remplacée par PROTEGER p7, plus bas)" in g.reply()
+    g.mail("p6", "PROTEGER p4\nPROTEGER p6")  # the second refused: the first stands
+    assert "✓ PROTEGER p4 (jusqu'au" in g.reply() and "remplacée" not in g.reply()
+    g = Game(lupus_roles(11), lang="en")
+    g.until("round1")
+    g.post("p4", "VOTE p1\nVOTE p2")
+    assert "✓ VOTE p1 (replaced by VOTE p2, below)\n" in g.reply()
+    assert g.state.votes["p4"] == "p2"
+
+
+def test_an_order_replaced_in_the_same_mail_is_told_to_no_one_lup_612_lup_d18() -> None:
+    """LUP-603, LUP-D18, LUP-612: « VOTE p1 / VOTE p2 » in one post put « p4 → p1 » in the
+    running tally on the list, a vote that never stood; « TUER p4 / TUER p5 » relayed both
+    to the pack. Only what stands after the mail is told; the receipt names both lines."""
+    g = Game(lupus_roles(11), lang="en")
+    g.mail("p1", "KILL p4\nKILL p5")
+    (relay,) = g.to("p2")
+    assert "p1 votes to kill p5" in relay.body
+    g.until("round1")
+    g.post("p4", "VOTE p1\nVOTE p2")
+    assert "✓ VOTE p1 (replaced by VOTE p2, below)" in g.reply()
+    (tally,) = g.public()
+    assert "p4 → p2" in tally.body and "p1" not in tally.body
+    # UNVOTE between needs the vote it withdraws: the mail is played as it came
+    g.post("p6", "VOTE p1\nUNVOTE\nVOTE p9")
+    assert "✓ UNVOTE (until" in g.reply() and g.state.votes["p6"] == "p9"
+
+
+def test_a_chat_line_is_said_passed_on_not_changeable_lup_613() -> None:
+    """LUP-613: « LOUPS texte » was acknowledged « (jusqu'au … ; modifiable d'ici là) »,
+    but it is relayed at once and nothing of it can be changed."""
+    g = Game(lupus_roles(11), lang="fr")
+    g.mail("p1", "LOUPS on mange p4 ?\nLOUPS ou p5")
+    assert "✓ LOUPS on mange p4 ? (message transmis)\n  ✓ LOUPS ou p5 (message transmis)\n" in (
+        g.reply()
+    )
+    assert "modifiable" not in g.reply()
+    g = Game(lupus_roles(11), lang="en")
+    g.mail("p1", "PACK p4?")
+    assert "✓ PACK p4? (message passed on)\n" in g.reply() and "until" not in g.reply()
+
+
 def test_cancel_needs_a_keyword_and_a_pending_command(g: Game) -> None:
     """LUP-603, LUP-621: CANCEL alone or of nothing is refused, changes nothing: with
     nothing pending, CANCEL alone says there is nothing to cancel (not which to name)."""

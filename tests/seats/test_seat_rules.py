@@ -203,6 +203,26 @@ def test_a_stranger_is_told_how_to_volunteer_for_the_bench() -> None:
     assert not step.events
 
 
+def test_a_volunteer_on_the_bench_is_told_he_waits_there_in_his_language() -> None:
+    """Issue 13: a volunteer of the bench who wrote AIDE (or an order) before he held a seat
+    was told « écrivez REMPLACANT [votre nom] », to volunteer again."""
+    table = new_table(lang="fr")
+    table.apply(
+        table.receive(mail("zed@example.net", "SUBSTITUTE Zed"), channel="private", now=NOW)
+    )
+    step = table.receive(mail("zed@example.net", "HELP\nVOTE bob"), channel="private", now=NOW)
+    (reply,) = step.outgoing
+    assert "You are on the bench of Lupus in Tabula, as Zed:" in reply.body
+    assert "SUBSTITUTE [your name]" not in reply.body and not step.events
+    table.apply(
+        table.receive(mail("zoe@example.net", "REMPLACANTE Zoé elle"), channel="private", now=NOW)
+    )
+    step = table.receive(mail("zoe@example.net", "AIDE"), channel="private", now=NOW)
+    assert "Vous êtes sur le banc des remplaçants de Lupus in Tabula, sous le nom de Zoé" in (
+        step.outgoing[0].body
+    )
+
+
 def test_the_game_master_names_a_renamed_seat_by_either_name() -> None:
     """``pbem status`` and the operator's commands name seats; players see the new name."""
     table = new_table()

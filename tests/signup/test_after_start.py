@@ -79,7 +79,9 @@ def test_a_players_leave_after_the_start_keeps_his_seat_and_tells_the_game_maste
     assert "votre place reste la vôtre" in reply.body
     assert "Commande inconnue" not in reply.body
     (notice,) = to(step, GM)
-    assert "Chloé demande à quitter la partie" in notice.subject
+    # it was « [village] Chloé demande… », the game's tag, where every other mail of a running
+    # game, the bench's offer beside it too, names the game as its players read it
+    assert notice.subject == "[Lupus in Tabula] Chloé demande à quitter la partie"
     assert "RETIRER" in notice.body and "REMPLACER" in notice.body
     assert not step.events and dict(running.player_emails) == before
 

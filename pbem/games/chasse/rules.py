@@ -429,6 +429,12 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
     def side_of(self, state: ChasseState, player: PlayerId) -> str | None:
         return faction(state.seat(player).role)
 
+    def awaited_at_close(self, state: ChasseState, key: str) -> frozenset[PlayerId]:
+        # CAS-D18: Prue's revenge window closes inside the day, whose vote runs on to T_day
+        # (its silent voters are counted then, once), and Prue, out of the game, may let it
+        # pass: its close counts no one
+        return frozenset() if key == "revenge" else self.awaiting(state)
+
     def awaiting(self, state: ChasseState) -> frozenset[PlayerId]:
         if state.phase in NIGHT_PHASES:
             acted = {actor for actor, _ in state.actions}

@@ -40,6 +40,23 @@ class Order(Event):
 
 
 @dataclass(frozen=True)
+class TallyPosted(Event):
+    """AMB-015 ``running_tally``: a running tally of the sanctuary vote went out (at most one
+    every ``tally_min_interval``, as the werewolf games' LUP-D18)."""
+
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Withdrawn(Event):
+    """AMB-007 ``private_orders_final = false``: the actor's orders ``verbs`` of the current
+    step are withdrawn (ANNULER, or a new order of the same kind replacing them)."""
+
+    actor: PlayerId
+    verbs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Designated(Event):
     """Dusk (ORD-01): the sanctuary occupants, their counts, and the seats filled at random."""
 
@@ -203,7 +220,9 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     RoundStarted,
     NightScheduled,
     Order,
+    Withdrawn,
     Designated,
+    TallyPosted,
     Declared,
     Posted,
     Paired,

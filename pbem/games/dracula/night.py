@@ -199,6 +199,10 @@ def close_magnifier(b: Batch[DraculaState], now: datetime, rng: random.Random) -
     fix_positions(b, now)
 
 
+_LIT = ("garlic", "candle")
+"""The uses a candle report shows by default (AMB-046)."""
+
+
 def fix_positions(b: Batch[DraculaState], now: datetime) -> None:
     """ORD-07: positions are final; partner rooms, key users, paintings, garlic, candles."""
     s = b.state
@@ -221,12 +225,14 @@ def fix_positions(b: Batch[DraculaState], now: datetime) -> None:
             b.note(private("dracula/key_joined", others, t, user=user))
     if painting is not None:  # DRA-390, DRA-391, AMB-057
         room = s.position(painting.actor)
-        if room in ORDINARY and room not in s.paintings:
+        walls = room in ORDINARY or (room == SANCTUARY and s.options.room_objects_in_sanctuary)
+        if walls and room is not None and room not in s.paintings:  # AMB-041
             b.add(Painted(room, painting.actor, painting.text))
             b.add(Fact("paint", room, painting.actor))
         else:
             b.add(Fact("paint_void", room or SANCTUARY, painting.actor))
-    for verb in ("garlic", "candle"):
+    # AMB-046 candle_shows_magnifier: a magnifier use is seen in the room its user entered
+    for verb in ("garlic", "candle", "magnifier") if s.options.candle_shows_magnifier else _LIT:
         for room, users in s.room_of_use(verb).items():
             for user in users:
                 b.add(Fact(verb, room, user))
@@ -247,8 +253,9 @@ def bite_status(s: DraculaState, v: PlayerId) -> str:
 
 def _bite_status(s: DraculaState, v: PlayerId) -> str:
     pos = s.position(v)
-    if pos == SANCTUARY:
-        return "sanctuary"
+    if pos == SANCTUARY:  # AMB-041 room_objects_in_sanctuary: garlic there nauseates too
+        garlic = s.options.room_objects_in_sanctuary and s.used_in("garlic", SANCTUARY)
+        return "nausea" if garlic else "sanctuary"
     if s.count_present(pos or "") <= 1:
         return "alone"
     if s.used_in("garlic", pos):
@@ -271,6 +278,8 @@ def open_bites(b: Batch[DraculaState], now: datetime) -> None:
         status = bite_status(s, v)
         if status == "nausea":
             b.add(Fact("nausea", room, v))
+            if not s.options.garlic_vampires_see_occupants:
+                others = []  # AMB-043: the nausea notice only, not who is in the room
         b.note(
             private(
                 "dracula/bite_prompt",
@@ -453,6 +462,10 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
         for f in stakes:
             if f.outcome == "dies":  # DRA-326, NTF-26
                 b.note(private("dracula/staked_dead", [f.targets[0]], t))
+    if dance is not None and not (
+        b.state.options.staked_orders_apply or b.state.seats[dance.actor].alive
+    ):  # AMB-049 staked_orders_apply = false: a staked holder's waltz does not happen
+        dance = None
     if dance is not None:  # AMB-049: a dance ordered by a staked holder still happens
         b.add(Danced(dance.actor, dance.targets[0]))
         b.add(Fact("dance", room_of(dance.actor), dance.actor, dance.targets))
@@ -587,8 +600,11 @@ def end_night(b: Batch[DraculaState], now: datetime) -> None:
     t = thread(s)
     curses: list[Order] = []  # AMB-053
     defaults: dict[PlayerId, list[dict[str, Any]]] = {}
+    # AMB-049 staked_orders_apply = false: a staked curser's curses fall, unless his targets
+    # were told at once (AMB-054)
+    void = not s.options.staked_orders_apply and s.options.curse_notice != "immediate"
     for (actor, verb), order in s.orders.items():  # one pass: the curses and AMB-003's defaults
-        if verb.startswith("curse"):
+        if verb.startswith("curse") and not (void and not s.seats[actor].alive):
             curses.append(order)
         if order.default:
             defaults.setdefault(actor, []).append(

@@ -25,9 +25,15 @@ class DraculaOptions(IdleOptions):
     final_choice: timedelta = timedelta(hours=24)
     flames: timedelta = timedelta(hours=12)
     early_close: bool = False  # AMB-001 (off in transcripts unless asked, DESIGN.md)
+    private_orders_final: bool = (
+        True  # AMB-007 (false: the last valid order wins; not with early_close)
+    )
     morning_not_before_scheduled: bool = True  # AMB-002
     fill_empty_seats: Literal["random", "none"] = "random"  # AMB-013
     allow_self_vote: bool = True  # AMB-011
+    publish_tally: bool = True  # AMB-015: the dusk announcement gives the counts
+    running_tally: bool = False  # AMB-015: a tally on the list during the day
+    tally_min_interval: timedelta = timedelta(minutes=15)  # AMB-015 (as LUP-D18): running_tally
     missed_bite: Literal["random", "none"] = "random"  # AMB-003
     notify_successful_bite: bool = True  # AMB-060
     cursed_count: Literal["new", "total", "both"] = "new"  # AMB-055
@@ -35,7 +41,11 @@ class DraculaOptions(IdleOptions):
     notify_destroyed: bool = True  # AMB-052
     candle_shows_paint_text: bool = False  # AMB-046
     candle_shows_curse_targets: bool = True  # AMB-046
+    candle_shows_magnifier: bool = False  # AMB-046
+    garlic_vampires_see_occupants: bool = True  # AMB-043
+    staked_orders_apply: bool = True  # AMB-049
     dance_in_sanctuary: bool = True  # AMB-058
+    room_objects_in_sanctuary: bool = False  # AMB-041: garlic, candle, painting there too
     key_escape_room: Literal["named_partner_still_names", "naming_partner_chooses"] = (
         "named_partner_still_names"  # AMB-031
     )

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word
 from pbem.core.errors import IllegalNow, InvalidSyntax, PartlyRefused, refuse
-from pbem.core.events import Event, VoteSet, private
+from pbem.core.events import Event, VoteSet, private, public
 from pbem.core.game import ADMIN
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
@@ -23,6 +23,7 @@ from pbem.games.dracula.events import (
     Moved,
     Order,
     Paired,
+    TallyPosted,
     Telepathy,
     TelepathyHeld,
 )
@@ -39,13 +40,14 @@ from pbem.games.dracula.manor import (
     SANCTUARY,
     STAKE,
 )
-from pbem.games.dracula.state import DraculaPhase, DraculaState
+from pbem.games.dracula.state import DraculaPhase, DraculaState, evolve
 
 ROOMS_AND_SANCTUARY: Mapping[str, tuple[str, ...]] = {
     **ROOM_WORDS,
     SANCTUARY: ("SANCTUAIRE", "SANCTUARY"),
 }
-_ROOM = (Word(ROOMS_AND_SANCTUARY, labels=ROOM_LABELS),)
+# the sanctuary is read, to be refused with its reason (DRA-081), never listed as a room
+_ROOM = (Word(ROOMS_AND_SANCTUARY, labels=ROOM_LABELS, unlisted=frozenset({SANCTUARY})),)
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("vote", ("VOTE", "VOTER"), ("VOTE",), (Player(),), public=True),  # CMD-01
     CommandSpec("partner", ("COEQUIPIER",), ("PARTNER",), (Player(),), public=True),  # CMD-02
@@ -168,6 +170,36 @@ def vote_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> Illeg
     return None
 
 
+def vote_ranking(s: DraculaState) -> tuple[dict[PlayerId, int], list[PlayerId]]:
+    """Today's sanctuary votes: each target's count, and the targets best first, on a tie
+    whoever reached his total first (DRA-048)."""
+    counts: dict[PlayerId, int] = {}
+    reached: dict[PlayerId, int] = {}
+    for _, target, seq in s.votes:
+        counts[target] = counts.get(target, 0) + 1
+        reached[target] = seq  # the sequence number of his c-th vote
+    return counts, sorted(counts, key=lambda p: (-counts[p], reached[p]))
+
+
+def running_tally(s: DraculaState, vote: VoteSet, now: datetime) -> list[Event]:
+    """AMB-015 ``running_tally``: the vote, then the tally after it on the list, unless
+    today's last tally is younger than ``tally_min_interval`` (as LUP-D18, CAS-730)."""
+    last = s.last_tally
+    if last is not None and now - last < s.options.tally_min_interval:
+        return [vote]
+    after = evolve(s, vote)
+    counts, ranking = vote_ranking(after)
+    tally = public(
+        "dracula/tally",
+        f"round-{s.round}-day-{s.number}",
+        round=s.round,
+        day=s.number,
+        votes=[{"voter": v, "target": t} for v, t, _ in after.votes],
+        ranking=[{"name": p, "votes": counts[p]} for p in ranking],
+    )
+    return [vote, TallyPosted(now), tally]
+
+
 def partner_refusal(s: DraculaState, actor: PlayerId, c: Command, ch: str) -> IllegalNow | None:
     """Why a Night 4 partner is refused, None if he is taken (the bots try one on many names,
     issue 23)."""
@@ -259,7 +291,10 @@ class Orders:
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
     ) -> list[Event]:
         refuse(vote_refusal(s, actor, c, ch))
-        return [VoteSet(f"day-{s.number}", actor, c.targets[0], s.seq + 1)]
+        vote = VoteSet(f"day-{s.number}", actor, c.targets[0], s.seq + 1)
+        if s.options.running_tally:  # AMB-015
+            return running_tally(s, vote, now)
+        return [vote]
 
     def _do_partner(
         self, s: DraculaState, actor: PlayerId, c: Command, now: datetime, ch: str
@@ -380,16 +415,23 @@ class Orders:
         if s.phase == "magnifier" and (actor, "magnifier") not in s.orders:
             raise IllegalNow("not_now")  # ORD-06 is the magnifier users' second choice
         refuse(_object_refusal(s, actor, obj))
-        if actor in s.designated:
+        # AMB-041 room_objects_in_sanctuary: garlic and candle act in the sanctuary too (with
+        # the key, or for a designated occupant, who still chooses no room: no magnifier, key)
+        anywhere = s.options.room_objects_in_sanctuary and verb in ("garlic", "candle")
+        if actor in s.designated and not anywhere:
             raise IllegalNow("in_sanctuary")  # AMB-041
         if verb == "magnifier" and s.phase != "rooms":
             raise IllegalNow("not_now")
         if verb == "magnifier" and (actor, "room") in s.orders:
             raise IllegalNow("room_already_chosen")  # DRA-300
         key = (actor, "key") in s.orders
-        if verb in ("garlic", "candle") and key:
+        if verb in ("garlic", "candle") and key and not anywhere:
             raise IllegalNow("not_with_key")
-        if verb == "key" and any(s.order_of(actor, v) for v in ("garlic", "candle", "paint")):
+        if (
+            verb == "key"
+            and not s.options.room_objects_in_sanctuary
+            and any(s.order_of(actor, v) for v in ("garlic", "candle", "paint"))
+        ):
             raise IllegalNow("not_with_key")
         still_names = s.options.key_escape_room == "named_partner_still_names"  # AMB-031
         if (
@@ -428,7 +470,8 @@ class Orders:
         self._night_order(s, actor, "paint", CHOICE_PHASES)
         if PAINTKIT not in s.seats[actor].hand:
             raise IllegalNow("no_such_object", object=PAINTKIT)
-        if actor in s.designated or (actor, "key") in s.orders:
+        sanctuary = actor in s.designated or (actor, "key") in s.orders
+        if sanctuary and not s.options.room_objects_in_sanctuary:
             raise IllegalNow("not_with_key")  # AMB-041
         if len(c.text) > s.options.paint_max_chars:
             raise InvalidSyntax("text_too_long", limit=s.options.paint_max_chars)

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core.commands import Command, CommandSpec
+from pbem.core.commands import Command, CommandSpec, find_spec
 from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import Event, GameCreated, GameEnded, PhaseStarted, private, public
 from pbem.core.folded import Batch
@@ -21,7 +21,7 @@ from pbem.core.ids import PlayerId
 from pbem.core.match import fold, names_by_fold
 from pbem.core.options import options_to_json, parse_options
 from pbem.core.outcome import Outcome, Termination
-from pbem.games.dracula import final, night
+from pbem.games.dracula import changes, final, night
 from pbem.games.dracula.events import (
     EVENT_TYPES,
     Declared,
@@ -48,6 +48,7 @@ from pbem.games.dracula.orders import (
     COMMANDS,
     EARLY_PHASES,
     NIGHT_PHASES,
+    NORMAL_USES,
     SILENT_PHASES,
     Orders,
     cursed_declaration,
@@ -55,6 +56,7 @@ from pbem.games.dracula.orders import (
     eligible,
     partner_refusal,
     stake_refusal,
+    vote_ranking,
     vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
@@ -143,6 +145,12 @@ class Dracula(Orders, Rules[DraculaState]):
             raise SetupError("Dracula needs at least 3 players")
         if options.rounds < 1:
             raise SetupError("option 'rounds' must be at least 1 (DRA-006)")
+        if options.early_close and not options.private_orders_final:
+            raise SetupError(
+                "options 'early_close' and 'private_orders_final = false' do not go together:"
+                " a step that closes once everyone has acted leaves no time to change an"
+                " order (AMB-007, AMB-001)"
+            )
         if options.dance_replies < 1:
             raise SetupError("option 'dance_replies' must be at least 1 (AMB-058)")
         if spec.leftover:
@@ -323,12 +331,7 @@ class Dracula(Orders, Rules[DraculaState]):
         """ORD-01: the designation (DRA-048, DRA-049, AMB-012, AMB-013), cursed defaults."""
         s = b.state
         t = f"round-{s.round}-day-{s.number}"
-        counts: dict[PlayerId, int] = {}
-        reached: dict[PlayerId, int] = {}
-        for _, target, seq in s.votes:
-            counts[target] = counts.get(target, 0) + 1
-            reached[target] = seq  # the sequence number of his c-th vote
-        ranking = sorted(counts, key=lambda p: (-counts[p], reached[p]))
+        counts, ranking = vote_ranking(s)
         designated: list[PlayerId] = []
         drawn: list[PlayerId] = []
         if s.number >= 2:  # DRA-022, DRA-023
@@ -359,9 +362,14 @@ class Dracula(Orders, Rules[DraculaState]):
                 t,
                 round=s.round,
                 day=s.number,
-                designated=[{"name": p, "votes": counts.get(p, 0)} for p in designated],
+                # AMB-015 publish_tally = false: who stays, without the counts
+                designated=[{"name": p, "votes": counts.get(p, 0)} for p in designated]
+                if s.options.publish_tally
+                else [{"name": p} for p in designated],
                 drawn=drawn,
-                ranking=[{"name": p, "votes": counts[p]} for p in ranking],
+                ranking=[{"name": p, "votes": counts[p]} for p in ranking]
+                if s.options.publish_tally
+                else [],
                 cursed_defaults=cursed_defaults,
             )
         )  # NTF-07, DRA-070, AMB-006, AMB-015
@@ -408,10 +416,58 @@ class Dracula(Orders, Rules[DraculaState]):
             if s_key := self._pass_key(state):
                 return [Order(actor, s_key)]
             raise IllegalNow("not_now")
+        if not state.options.private_orders_final:  # AMB-007: the last valid order wins
+            return self._changing(state, actor, command, now, channel)
         if verb == "cancel":
             raise IllegalNow("orders_final")  # AMB-007
         events: list[Event] = _HANDLERS[verb](self, state, actor, command, now, channel)
         return events
+
+    def _changing(
+        self, state: DraculaState, actor: PlayerId, command: Command, now: datetime, channel: str
+    ) -> list[Event]:
+        """:meth:`decide` when ``private_orders_final`` is false (AMB-007,
+        :mod:`pbem.games.dracula.changes`): ANNULER withdraws an order of this step, a new
+        order of the same kind replaces it, judged as if the old one had never been given."""
+        verb = command.verb
+        if verb == "cancel":
+            if not command.text:
+                if not changes.any_standing(state, actor):
+                    raise IllegalNow("nothing_standing")
+                raise InvalidSyntax("cancel_what", **self._cancel_example(state, actor))
+            found = find_spec(command.text.split(), self.all_commands)
+            if found is None:
+                raise InvalidSyntax("cancel_what", **self._cancel_example(state, actor))
+            keys = changes.cancellable(state, actor, found[0].verb)
+            return changes.withdrawal(state, actor, keys)
+        keys = changes.standing(state, actor, verb) if verb in changes.CHANGEABLE else ()
+        if keys and verb in changes.REPLACING:
+            withdrawn = changes.withdrawal(state, actor, keys)
+            before = state
+            for event in withdrawn:
+                before = evolve(before, event)
+            return [*withdrawn, *_HANDLERS[verb](self, before, actor, command, now, channel)]
+        if keys and verb in NORMAL_USES:
+            spec = next(c for c in self.all_commands if c.verb == verb)
+            keywords = {"standing_fr": spec.keyword("fr"), "standing_en": spec.keyword("en")}
+            raise IllegalNow("order_standing", **keywords)  # nothing to choose: ANNULER
+        events: list[Event] = _HANDLERS[verb](self, state, actor, command, now, channel)
+        return events
+
+    def _cancel_example(self, state: DraculaState, actor: PlayerId) -> dict[str, str]:
+        """The keyword of an order ``actor`` may cancel, in both languages (a bare ANNULER's
+        example names his own order)."""
+        before = state.step_orders
+        verbs = [
+            v.partition("#")[0]
+            for (a, v), order in state.orders.items()
+            if a == actor and before.get((a, v)) is not order
+        ]
+        for verb in (*verbs, "room"):
+            for spec in self.all_commands:
+                if spec.verb == verb:
+                    return {"standing_fr": spec.keyword("fr"), "standing_en": spec.keyword("en")}
+        return {"standing_fr": "PIECE", "standing_en": "ROOM"}
 
     def allows(
         self, state: DraculaState, actor: PlayerId, command: Command, now: datetime, channel: str
@@ -422,8 +478,8 @@ class Dracula(Orders, Rules[DraculaState]):
         :func:`dance_refusal`), a bite's checks on the biter kept for the next name:
         :meth:`Orders._do_bite`'s checks, in its order."""
         verb = command.verb
-        if verb not in _TRIED or not command.targets:
-            return super().allows(state, actor, command, now, channel)
+        if verb not in _TRIED or not command.targets or not state.options.private_orders_final:
+            return super().allows(state, actor, command, now, channel)  # AMB-007: decide
         if state.outcome is not None or not state.seats[actor].alive:
             return False  # decide: game_over, dead (DRA-326)
         if verb == "vote":
@@ -523,7 +579,10 @@ class Dracula(Orders, Rules[DraculaState]):
         if state.outcome is not None or not seat.alive:
             return _ALWAYS
         allowed = PHASE_VERBS[state.phase](state, actor, seat)  # Dracula._allowed
-        if state.options.early_close and actor in self._awaited(state):
+        options = state.options
+        if not options.private_orders_final:  # AMB-007: this step's orders may change
+            allowed += tuple(v for v in changes.offered(state, actor) if v not in allowed)
+        if options.early_close and actor in self._awaited(state):
             # CMD-16, AMB-001: PASSE closes his part of the step, which then closes early
             # once nobody is awaited (without early_close a PASSE changes nothing: not offered)
             allowed += ("pass",)
@@ -634,8 +693,14 @@ class Dracula(Orders, Rules[DraculaState]):
 
     def final(self, state: DraculaState, actor: PlayerId, verb: str) -> bool:
         """AMB-007 (private orders), DRA-045 (votes), DRA-223 (pairs), DRA-465 (flee/fight),
-        DRA-377 (cursed destination): every accepted order is final."""
-        return verb not in ("help", "status")
+        DRA-377 (cursed destination): every accepted order is final; with
+        ``private_orders_final = false`` a private order is not (:mod:`changes`), but a curse
+        its target was told of at once is (AMB-054)."""
+        if verb in ("help", "status"):
+            return False
+        if state.options.private_orders_final or verb not in changes.CHANGEABLE:
+            return verb != "cancel" or state.options.private_orders_final
+        return verb == "curse" and state.options.curse_notice == "immediate"
 
     @staticmethod
     def _pass_key(s: DraculaState) -> str | None:

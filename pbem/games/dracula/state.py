@@ -46,14 +46,13 @@ from pbem.games.dracula.events import (
     Posted,
     RoundScored,
     RoundStarted,
+    TallyPosted,
     Telepathy,
     TelepathyHeld,
     Unpaired,
+    Withdrawn,
 )
-from pbem.games.dracula.manor import (
-    SANCTUARY,
-    START_FLOOR,
-)
+from pbem.games.dracula.manor import SANCTUARY, START_FLOOR
 from pbem.games.dracula.options import DraculaOptions
 from pbem.games.dracula.roles import (
     DRACULA,
@@ -154,8 +153,10 @@ class DraculaState:
     night_end: datetime | None = None
     seq: int = 0
     votes: tuple[tuple[PlayerId, PlayerId, int], ...] = ()
+    last_tally: datetime | None = None  # AMB-015 running_tally: today's last one
     designated: tuple[PlayerId, ...] = ()
     orders: Mapping[tuple[PlayerId, str], Order] = field(default_factory=dict)
+    step_orders: Mapping[tuple[PlayerId, str], Order] = field(default_factory=dict)  # AMB-007
     floor: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     assignment: Mapping[str, str] = field(default_factory=dict)
     paintings: Mapping[str, tuple[PlayerId, str]] = field(default_factory=dict)
@@ -470,6 +471,15 @@ def _order(state: DraculaState, event: Order) -> DraculaState:
     return new
 
 
+def _withdrawn(state: DraculaState, event: Withdrawn) -> DraculaState:
+    gone = {(event.actor, verb) for verb in event.verbs}  # AMB-007
+    return _next(state, orders={k: o for k, o in state.orders.items() if k not in gone})
+
+
+def _tally_posted(state: DraculaState, event: TallyPosted) -> DraculaState:
+    return _next(state, last_tally=event.at)
+
+
 def _posted(state: DraculaState, event: Posted) -> DraculaState:
     new = _copied(state, ())
     new.__dict__["posted"] = state.posted | {event.player}
@@ -536,6 +546,7 @@ def _phase_started(state: DraculaState, event: PhaseStarted) -> DraculaState:
     values["number"] = number
     if phase == "day":
         values["votes"] = ()
+        values["last_tally"] = None
         values["posted"] = frozenset()
         values["declared"] = {}
         values["pairs"] = {}
@@ -548,6 +559,7 @@ def _phase_started(state: DraculaState, event: PhaseStarted) -> DraculaState:
         values["dance"] = None
     elif phase == "final_choice":
         values["orders"] = {}
+    values["step_orders"] = values["orders"]  # AMB-007: a mapping never changed, kept as is
     return new
 
 
@@ -565,7 +577,7 @@ def _phase_stale(phase: str, renumbered: bool, counted: bool) -> tuple[str, ...]
         if renumbered:
             changed.append("number")
         if phase == "day":
-            changed += ["votes", "posted", "declared", "pairs"]
+            changed += ["votes", "last_tally", "posted", "declared", "pairs"]
             if counted:
                 changed.append("designated")
         elif phase in ("rooms", "final_choice"):
@@ -732,6 +744,7 @@ Fold = Callable[[DraculaState, Any], DraculaState]
 _FOLD_ORDER: tuple[tuple[type[Event], Fold], ...] = (
     (Notice, _unchanged),
     (Order, _order),
+    (Withdrawn, _withdrawn),
     (Posted, _posted),
     (VoteSet, _vote),
     (Fact, _fact),
@@ -740,6 +753,7 @@ _FOLD_ORDER: tuple[tuple[type[Event], Fold], ...] = (
     (GameCreated, _created),
     (RoundStarted, _round_started),
     (Designated, _designated),
+    (TallyPosted, _tally_posted),
     (NightScheduled, _night_scheduled),
     (Declared, _declared),
     (Paired, _paired),

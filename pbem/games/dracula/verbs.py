@@ -89,6 +89,8 @@ def _choosing_objects(
     sanctuary = actor in s.designated
     human = seat.side == HUMAN  # Seat.human, without a call
     # CHOICE_PHASES; the magnifier step is the magnifier users' second choice only (ORD-06)
+    # AMB-041 room_objects_in_sanctuary: garlic, candle and painting in the sanctuary too
+    anywhere = sanctuary and s.options.room_objects_in_sanctuary
     if (
         s.phase != "dracula_room"
         and human
@@ -99,11 +101,16 @@ def _choosing_objects(
             verb = _USE_OF.get(obj)
             if verb is not None and (actor, verb) not in orders and _combines(s, actor, verb):
                 out += (verb,)
+    elif anywhere and human and s.phase == "rooms":  # a designated occupant: no room chosen
+        for obj in hand:
+            verb = _USE_OF.get(obj)
+            if verb in ("garlic", "candle") and (actor, verb) not in orders:
+                out += (verb,)
     if (
         PAINTKIT in hand
-        and not sanctuary
+        and (not sanctuary or anywhere)
         and (actor, "paint") not in orders
-        and (actor, "key") not in orders  # AMB-041
+        and ((actor, "key") not in orders or s.options.room_objects_in_sanctuary)  # AMB-041
     ):
         out += ("paint",)
     if human and STAKE in hand and _may_stake(s, actor):
@@ -121,13 +128,15 @@ def _combines(s: DraculaState, actor: PlayerId, verb: str) -> bool:
     if verb == "magnifier":
         return s.phase == "rooms" and (actor, "room") not in orders
     if verb == "key":
-        if any((actor, v) in orders for v in ("garlic", "candle", "paint")):
+        if not s.options.room_objects_in_sanctuary and any(
+            (actor, v) in orders for v in ("garlic", "candle", "paint")
+        ):
             return False
         still_names = s.options.key_escape_room == "named_partner_still_names"
         return (actor, "room") not in orders or (
             s.naming_partner(actor) is not None and still_names
         )
-    return (actor, "key") not in orders  # garlic, candle
+    return (actor, "key") not in orders or s.options.room_objects_in_sanctuary  # garlic, candle
 
 
 def _bites_verbs(s: DraculaState, actor: PlayerId, seat: Seat) -> tuple[str, ...]:

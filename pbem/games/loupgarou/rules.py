@@ -525,6 +525,11 @@ class LoupGarou(VillageRules[LoupGarouState]):
     def side_of(self, state: LoupGarouState, player: PlayerId) -> str | None:
         return state.seats[player].team
 
+    def awaited_at_close(self, state: LoupGarouState, key: str) -> frozenset[PlayerId]:
+        # LG-D31: the dead Mayor's sash closes inside a phase whose vote or council runs on to
+        # its own deadline (its silent players are counted then, once): its close counts no one
+        return frozenset() if key == "sash" else self.awaiting(state)
+
     def awaiting(self, state: LoupGarouState) -> frozenset[PlayerId]:
         if state.phase == "bite":
             return frozenset(p for p in state.holders(MASTER) if not state.action(p, "bite"))
