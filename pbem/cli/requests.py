@@ -145,6 +145,11 @@ def cmd_admin(args: argparse.Namespace) -> int:
                 from pbem.cli.seat import check_address_line
 
                 check_address_line(cfg, games[args.game], line)
+            if found[0].verb in running_verbs() and _finished(cfg, games[args.game]):
+                raise PbemError(
+                    f"game {args.game} is over: {args.words[0].split()[0].upper()} needs a "
+                    f"running game (pbem archive {args.game} writes its archive)"
+                )
         if args.wait:
             wait_needs_the_daemon(cfg)
         request = AdminCommand.now(args.game, [line])
@@ -161,6 +166,25 @@ def cmd_admin(args: argparse.Namespace) -> int:
         return no_answer("admin", args.timeout)
     print(str(answer.get("reply") or "").strip() or f"{line}: applied")
     return 0
+
+
+def running_verbs() -> frozenset[str]:
+    """The desk's verbs that refuse a finished game (each calls ``pbem.desk.common.running``:
+    tests/cli/test_operator_walk.py keeps the two lists together)."""
+    from pbem.desk import close, end, extend, pause, preview, remove, resume
+
+    return frozenset(m.SPEC.verb for m in (close, end, extend, pause, preview, remove, resume))
+
+
+def _finished(cfg: Any, directory: Path) -> bool:
+    """Whether the stored game is over (its table rebuilt from its log, read-only)."""
+    from pbem.adapters.store import GameStore
+    from pbem.daemon.engine import load_engine
+
+    store = GameStore(directory, readonly=True)
+    return bool(
+        getattr(load_engine(cfg.engine).load(store.setup, store.events()), "finished", False)
+    )
 
 
 def _signing_up(directory: Path) -> bool:

@@ -331,3 +331,39 @@ def test_a_timeout_is_a_positive_number_of_seconds(
         main(["admin", "g1", "PAUSE", "--wait", "--timeout", value])
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "expected a number of seconds above 0" in err, err
+
+
+def test_a_command_a_finished_game_refuses_is_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pbem admin GAME PAUSE` on a game over was queued; the desk's « The game is over. » went
+    by mail, and only with --wait did the shell hear of it. STATUS and ROLES are still asked."""
+    from pbem.adapters.store import GameStore
+    from tests.archive.bot_games import whole_game
+
+    cfg = config(tmp_path)
+    done = whole_game("lupus-in-tabula", "fr")
+    setup = {
+        "game": done.setup.game,
+        "game_id": "done",
+        "seed": done.setup.seed,
+        "deal_salt": done.setup.deal_salt,
+        "players": [{"name": p.name, "email": p.email} for p in done.setup.players],
+    }
+    events = [done.rules.codec.encode(e) for e in done.events]
+    GameStore.create(tmp_path / "data", "done", setup, events, [])
+    for words in ("PAUSE", "EXTEND 24h", "END NONE"):
+        code, out, err = run(capsys, "admin", "-c", str(cfg), "done", words)
+        word = words.split()[0]
+        assert code == 2 and out == "" and one_line(err, f"done is over: {word} needs a"), err
+    code, out, _err = run(capsys, "admin", "-c", str(cfg), "done", "STATUS")
+    assert code == 0 and "queued for done: STATUS" in out
+
+
+def test_the_verbs_refused_after_the_end_are_the_desk_s() -> None:
+    """pbem admin's list is the desk modules that call ``running(table)``."""
+    from pbem.cli.requests import running_verbs
+
+    desk = ROOT / "pbem" / "desk"
+    calling = {p.stem for p in desk.glob("*.py") if "running(table)" in p.read_text()}
+    assert {f"desk.{name}" for name in calling} == running_verbs()
