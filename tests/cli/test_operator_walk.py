@@ -16,6 +16,23 @@ from tests.cli.test_operator_mistakes import PLAYERS, config, one_line, run
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _store_a_finished_game(data: Path) -> None:
+    """A whole Lupus bot game, stored as the daemon stores it, under the id ``done``."""
+    from pbem.adapters.store import GameStore
+    from tests.archive.bot_games import whole_game
+
+    done = whole_game("lupus-in-tabula", "fr")
+    setup = {
+        "game": done.setup.game,
+        "game_id": "done",
+        "seed": done.setup.seed,
+        "deal_salt": done.setup.deal_salt,
+        "players": [{"name": p.name, "email": p.email} for p in done.setup.players],
+    }
+    events = [done.rules.codec.encode(e) for e in done.events]
+    GameStore.create(data, "done", setup, events, [])
+
+
 def _open_village7(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     cfg = config(tmp_path)
     code, _out, err = run(capsys, "open-game", "-c", str(cfg), "--id", "village7", "--seats", "8")
@@ -66,23 +83,12 @@ def test_export_into_a_folder_or_a_missing_one(
 ) -> None:
     """`pbem export GAME -o DIR` (as `pbem archive -o DIR`) and a mistyped folder were
     tracebacks; a running game's refusal went to standard output."""
-    from pbem.adapters.store import GameStore
-    from tests.archive.bot_games import whole_game
 
     cfg = config(tmp_path)
     assert run(capsys, "new-game", "-c", str(cfg), "--id", "g1", *PLAYERS)[0] == 0
     code, out, err = run(capsys, "export", "g1", "-c", str(cfg), "-o", str(tmp_path))
     assert code == 2 and out == "" and one_line(err, "is not over"), (out, err)
-    done = whole_game("lupus-in-tabula", "fr")
-    setup = {
-        "game": done.setup.game,
-        "game_id": "done",
-        "seed": done.setup.seed,
-        "deal_salt": done.setup.deal_salt,
-        "players": [{"name": p.name, "email": p.email} for p in done.setup.players],
-    }
-    events = [done.rules.codec.encode(e) for e in done.events]
-    GameStore.create(tmp_path / "data", "done", setup, events, [])
+    _store_a_finished_game(tmp_path / "data")
     code, out, err = run(capsys, "export", "done", "-c", str(cfg), "-o", str(tmp_path))
     assert code == 0 and out.strip() == str(tmp_path / "done.record.json"), err
     missing = tmp_path / "nowhere" / "done.json"
@@ -278,19 +284,8 @@ def test_archive_index_shows_its_progress_on_a_terminal_only(
     """`pbem archive --index` over a season's games wrote every archive without a sign of
     life (`pbem stats` over the same games shows a bar); piped, it still prints the index
     alone."""
-    from pbem.adapters.store import GameStore
-    from tests.archive.bot_games import whole_game
 
-    done = whole_game("lupus-in-tabula", "fr")
-    setup = {
-        "game": done.setup.game,
-        "game_id": "done",
-        "seed": done.setup.seed,
-        "deal_salt": done.setup.deal_salt,
-        "players": [{"name": p.name, "email": p.email} for p in done.setup.players],
-    }
-    events = [done.rules.codec.encode(e) for e in done.events]
-    GameStore.create(tmp_path / "data", "done", setup, events, [])
+    _store_a_finished_game(tmp_path / "data")
     argv = ["archive", "--index", "--data-dir", str(tmp_path / "data"), "-o", str(tmp_path)]
     code, out, err = run(capsys, *argv)
     assert code == 0 and out == f"{tmp_path / 'index.html'}\n" and err == "", err
@@ -338,20 +333,9 @@ def test_a_command_a_finished_game_refuses_is_refused_at_once(
 ) -> None:
     """`pbem admin GAME PAUSE` on a game over was queued; the desk's « The game is over. » went
     by mail, and only with --wait did the shell hear of it. STATUS and ROLES are still asked."""
-    from pbem.adapters.store import GameStore
-    from tests.archive.bot_games import whole_game
 
     cfg = config(tmp_path)
-    done = whole_game("lupus-in-tabula", "fr")
-    setup = {
-        "game": done.setup.game,
-        "game_id": "done",
-        "seed": done.setup.seed,
-        "deal_salt": done.setup.deal_salt,
-        "players": [{"name": p.name, "email": p.email} for p in done.setup.players],
-    }
-    events = [done.rules.codec.encode(e) for e in done.events]
-    GameStore.create(tmp_path / "data", "done", setup, events, [])
+    _store_a_finished_game(tmp_path / "data")
     for words in ("PAUSE", "EXTEND 24h", "END NONE"):
         code, out, err = run(capsys, "admin", "-c", str(cfg), "done", words)
         word = words.split()[0]
