@@ -273,6 +273,21 @@ def test_open_game_refuses_a_list_that_is_no_address(
     assert not (tmp_path / "data" / "games").exists()
 
 
+@pytest.mark.parametrize("deadline", ["9999-12-31", "2099-01-01T20:00"])
+def test_open_game_refuses_a_sign_up_deadline_years_ahead(
+    deadline: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A year's digits mistyped (9999, 2099) opened a lobby that would wait for ever, its
+    sign-up post promising that date; a deadline more than a year ahead is refused."""
+    cfg = config(tmp_path)
+    argv = ["open-game", "-c", str(cfg), "--id", "g1", "--seats", "8", "--deadline", deadline]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and one_line(err, "more than a year ahead"), err
+    assert not (tmp_path / "data" / "games").exists()
+    code, _out, err = run(capsys, *argv[:-1], "300d")
+    assert code == 0, err
+
+
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
