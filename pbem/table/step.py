@@ -265,6 +265,10 @@ class Rejected(TypedDict):
     reason: str
 
 
+Topic = Literal["", "help", "rules", "history", "status", "game_status", "roles"]
+"""What a reply answers, when it answers a question alone: its Subject (common/reply.txt)."""
+
+
 @quick_init  # one per mail received (issue 23)
 @dataclass
 class Reply:
@@ -275,9 +279,10 @@ class Reply:
     rejected: list[Rejected] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
-    topic: Literal["", "help", "rules", "history", "status"] = ""
+    topic: Topic = ""
     """``help``, ``rules``, ``history`` or ``status`` when the mail asked for AIDE, REGLES,
-    HISTORIQUE or STATUT: the Subject says so (when the reply holds nothing else)."""
+    HISTORIQUE or STATUT (a game master's STATUT and ROLES: ``game_status``, ``roles``): the
+    Subject says so (when the reply holds nothing else)."""
     markdown: bool = False
     """The texts hold a Markdown page (REGLES): the mail's text part is its plain reading
     (:func:`pbem.mail.plain_text.plain_text`), its HTML part the page's form."""
