@@ -242,10 +242,19 @@ def run_command(
     }
     if entry["deadline"] and not entry["final"]:
         # LUP-603, LG-603, CAS-603: a later order of the same kind replaces the earlier, in
-        # one mail too; the receipt says so rather than show both as standing
+        # one mail too; the receipt says so rather than show both as standing. A ballot's
+        # RETIRER withdraws a VOTE of the same mail, a VOTE replaces a RETIRER (LUP-620,
+        # LG-623, CAS-621): only the last line of the ballot stands (LUP-D18's tally)
+        ballot = command.verb in _BALLOT
         for earlier in reply.accepted:
-            if earlier.get("verb") == command.verb and earlier["deadline"]:
+            verb = earlier.get("verb")
+            if not earlier["deadline"]:
+                continue
+            if verb == command.verb or (ballot and verb in _BALLOT and command.verb == "vote"):
                 earlier["replaced"] = entry["line"]
+            elif ballot and verb == "vote":
+                earlier["withdrawn"] = True
+                entry["withdraws"] = True
     if command.text and any(isinstance(a, Text) and a.multiline for a in spec.args):
         # a text others will read (Dracula's telepathy, painting, waltz, reply): the sender
         # sees exactly what is passed on, where the mail's text ended (DRA-421)
@@ -253,6 +262,11 @@ def run_command(
         entry["text"] = command.text
     reply.accepted.append(entry)
     return state
+
+
+_BALLOT = frozenset({"vote", "unvote"})
+"""A village ballot's verbs: a vote and its withdrawal (LUP-617..LUP-620, LG-622/LG-623,
+CAS-620/CAS-621)."""
 
 
 def _passed_on(spec: CommandSpec) -> bool:

@@ -256,6 +256,10 @@ class Accepted(TypedDict):
     """The later line of the same mail that replaced this order (LUP-603), as it shows."""
     passed_on: NotRequired[bool]
     """A chat line, relayed at once (nothing stands until a deadline)."""
+    withdrawn: NotRequired[bool]
+    """A VOTE a later RETIRER of the same mail withdrew (LUP-620): it never stood."""
+    withdraws: NotRequired[bool]
+    """A RETIRER that withdrew a VOTE of its own mail."""
 
 
 class Rejected(TypedDict):

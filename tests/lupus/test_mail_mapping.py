@@ -100,9 +100,38 @@ def test_an_order_replaced_in_the_same_mail_is_told_to_no_one_lup_612_lup_d18() 
     assert "✓ VOTE p1 (replaced by VOTE p2, below)" in g.reply()
     (tally,) = g.public()
     assert "p4 → p2" in tally.body and "p1" not in tally.body
-    # UNVOTE between needs the vote it withdraws: the mail is played as it came
+    # the UNVOTE between withdrew a vote that never stood: only the last line stands
     g.post("p6", "VOTE p1\nUNVOTE\nVOTE p9")
-    assert "✓ UNVOTE (until" in g.reply() and g.state.votes["p6"] == "p9"
+    assert "✓ UNVOTE (replaced by VOTE p9, below)" in g.reply() and g.state.votes["p6"] == "p9"
+
+
+def test_a_vote_withdrawn_in_the_same_post_is_shown_in_no_tally_lup_620_lup_d18() -> None:
+    """LUP-408, LUP-620, LUP-D18: « VOTE p6 / RETIRER » in one round-2 post put « p1 → p6 »
+    in the running tally on the list, though p1's vote was withdrawn at once, until the next
+    tally. The withdrawn vote is told to no one; the receipt says it was withdrawn. With a
+    vote standing from before, the RETIRER withdraws that one, and the tally shows it."""
+    for lang, withdraw, said in (
+        ("fr", "RETIRER", "(retirée plus bas)"),
+        ("en", "UNVOTE", "(withdrawn below)"),
+    ):
+        g = Game(lupus_roles(8), lang=lang)
+        g.mail("p1", "KILL p5")
+        g.until("round1")
+        for voter, target in (("p1", "p6"), ("p2", "p6"), ("p3", "p7"), ("p4", "p7")):
+            g.post(voter, f"VOTE {target}")
+        g.until("round2")
+        assert g.state.nominees == ("p6", "p7")
+        g.post("p1", f"VOTE p6\n{withdraw}")
+        assert f"✓ VOTE p6 {said}" in g.reply()
+        assert "p1" not in g.state.votes
+        assert not [m for m in g.public() if "p6" in m.body]  # nothing stood: nothing told
+        g.advance(3600)  # past the running tally's interval
+        g.post("p2", "VOTE p7")
+        g.advance(3600)
+        g.post("p2", f"VOTE p6\n{withdraw}")
+        assert "p2" not in g.state.votes
+        (tally,) = g.public()
+        assert "p2" not in tally.body  # his earlier vote withdrawn, the mail's own never shown
 
 
 def test_a_chat_line_is_said_passed_on_not_changeable_lup_613() -> None:
