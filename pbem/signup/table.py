@@ -688,6 +688,7 @@ class SignupTable:
                 "accepted": reply.accepted,
                 "rejected": reply.rejected,
                 "ignored": reply.ignored,
+                "hints": reply.hints,
                 "extra": reply.extra,
                 "topic": "",
             },

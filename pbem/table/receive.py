@@ -25,7 +25,7 @@ from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.seats.substitution import bench_offer, bench_refusal, replaced_refusal
 from pbem.signup import late as late_signup
 from pbem.table.admin import list_commands, receive_admin
-from pbem.table.commands import bold_command, read_commands, run_command
+from pbem.table.commands import bold_command, hint_ignored, read_commands, run_command
 from pbem.table.mails import reply_mail, step_of
 from pbem.table.step import Channel, Confirm, Reply, Step
 from pbem.table.wording import reason
@@ -131,6 +131,8 @@ def receive_mail(
     if channel == "private":  # DESINSCRIPTION/LEAVE after the start: the GMs decide
         text, leaving = late_signup.take_leave(text)
     commands = read_commands(table, text, channel, player.lang, reply)
+    if reply.ignored:  # ignored lines are a private mail's only (the list's are debate)
+        hint_ignored(table, player, reply)
     if reply.rejected and channel == "private":  # his own OBSERVER line: he plays this game
         observer.explain_to_player(table, reply, player.lang)
     told = late_signup.game_masters(table, admins) if leaving else []

@@ -282,6 +282,8 @@ class Reply:
     accepted: list[Accepted] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    hints: dict[str, str] = field(default_factory=dict)
+    """An ignored line -> the order it seems to hold (« je sonde Hugo »: SONDER Hugo)."""
     extra: list[str] = field(default_factory=list)
     topic: Topic = ""
     """``help``, ``rules``, ``history`` or ``status`` when the mail asked for AIDE, REGLES,

@@ -391,3 +391,23 @@ def test_command_in_the_subject_of_a_private_mail() -> None:
     g = Game(lupus_roles(8))
     g.mail("p3", "", subject="Re: SCAN p1")
     assert "✓ SCAN p1" in g.reply() and g.state.action("p3", "scan").targets == ("p1",)
+
+
+def test_an_order_not_first_on_its_line_is_suggested_in_private_only_lup_601() -> None:
+    """LUP-601: a command starts its line; « je sonde p1 » was listed as ignored with no word
+    more. The Seer is asked whether he meant SONDER p1 (nothing done); no hint where prose is
+    likelier: an order he may not give, words after it, a vote (said on the list), a post."""
+    g = Game(lupus_roles(8), lang="fr")
+    g.mail("p3", "Bonsoir,\nje sonde p1\nle loup sonde p2 demain\nje vote p2")
+    reply = g.reply()
+    assert (
+        "· je sonde p1 — vouliez-vous dire SONDER p1 ? Une commande commence sa ligne.\n" in reply
+    )
+    assert "· Bonsoir,\n" in reply and "· le loup sonde p2 demain\n" in reply
+    assert "· je vote p2\n" in reply
+    assert g.state.action("p3", "scan") is None
+    g.mail("p4", "je sonde p1")  # a villager: not his power
+    assert "· je sonde p1\n" in g.reply()
+    g = Game(lupus_roles(8), lang="en")
+    g.mail("p1", "ok, I kill p5")
+    assert "· ok, I kill p5 — did you mean KILL p5? A command starts its line.\n" in g.reply()
