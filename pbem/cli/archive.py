@@ -66,7 +66,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         )
     )
     p.add_argument("game", help="the game's id")
-    p.add_argument("-o", "--out", help="the file to write (default: GAME.record.json)")
+    p.add_argument(
+        "-o", "--out", help="the file, or a folder, to write it into (default: ./GAME.record.json)"
+    )
     p.set_defaults(func=cmd_export)
 
     p = without_config(
@@ -97,11 +99,16 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         sub.add_parser(
             "stats",
             help="statistics over the finished games, read from their open records",
-            description="Win rates per camp, player count, option and card dealt (with 95 % "
-            "Wilson intervals), game length and per-player figures, from the records of the "
-            "data directory's finished games, or from record files (--records: what pbem "
-            "export and pbem archive write, what the archive mail attaches). docs/record.md "
-            "describes the figures and the JSON shape.",
+            **about(
+                "Win rates per camp, player count, option and card dealt (with 95 % "
+                "Wilson intervals), game length and per-player figures, from the records of the "
+                "data directory's finished games, or from record files (--records: what pbem "
+                "export and pbem archive write, what the archive mail attaches). docs/record.md "
+                "describes the figures and the JSON shape.",
+                "pbem stats",
+                "pbem stats --records /srv/pbem-archives --html stats.html",
+                "pbem stats --json > stats.json",
+            ),
         )
     )
     p.add_argument(
@@ -197,7 +204,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
         print("pbem archive: give a game's id or --index", file=sys.stderr)
         return 2
     try:
-        tables = load_tables(_data_dir(args))
+        tables = load_tables(_data_dir(args), progress=args.index)
     except (PbemError, OSError) as exc:
         print(f"pbem archive: {exc}", file=sys.stderr)
         return 2
@@ -208,7 +215,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
     if args.game:
         table = next((t for t in tables if t.game_id == args.game), None)
         if table is None:
-            print(f"pbem archive: no game {args.game!r}", file=sys.stderr)
+            print(f"pbem archive: {_absent(args, args.game)}", file=sys.stderr)
             return 2
         if not table.finished and not args.spoilers:
             print(
@@ -241,8 +248,10 @@ def _write_index(tables: list[Any], out: Path, lang: str | None) -> Path:
     from pbem.record.stats_page import render_index
 
     finished = sorted((t for t in tables if t.finished), key=lambda t: t.game_id)
-    for table in finished:
-        _write(table, out, lang)
+    with _progress(len(finished), "archive") as bar:  # a season's archives take a while
+        for table in finished:
+            _write(table, out, lang)
+            bar.update(1)
     records = read_records([out / record_name(t.game_id) for t in finished])
     rows = [
         {
@@ -293,15 +302,37 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 2
     table = next((t for t in tables if t.game_id == args.game), None)
     if table is None:
-        print(f"pbem export: no game {args.game!r}", file=sys.stderr)
+        print(f"pbem export: {_absent(args, args.game)}", file=sys.stderr)
         return 2
     if not table.finished:  # the record reveals the seed: every card and every draw
-        print(f"pbem export: game {args.game!r} is not over (its record reveals the seed)")
+        print(
+            f"pbem export: game {args.game!r} is not over (its record reveals the seed)",
+            file=sys.stderr,
+        )
         return 2
     out = Path(args.out or record_name(table.game_id))
-    out.write_text(record_json(table), encoding="utf-8")
+    if out.is_dir():  # -o a folder, as `pbem archive -o` takes one
+        out /= record_name(table.game_id)
+    try:
+        out.write_text(record_json(table), encoding="utf-8")
+    except OSError as exc:
+        print(f"pbem export: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(out)
     return 0
+
+
+def _absent(args: argparse.Namespace, game: str) -> str:
+    """Why ``game`` has no table to read: a game still taking sign-ups (nothing dealt yet,
+    nothing to archive), or no such game (named with the data directory looked in)."""
+    from pbem.adapters.store import list_games
+
+    root = _data_dir(args)
+    if any(d.name == game for d in list_games(root)):
+        return (
+            f"game {game!r} is still taking sign-ups: nothing is dealt or played before its start"
+        )
+    return f"no game {game!r} in {root}"
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -311,8 +342,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     try:
         text = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"pbem verify: cannot read {args.file}: {exc}", file=sys.stderr)
+    except OSError as exc:
+        print(f"pbem verify: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"pbem verify: {args.file}: not UTF-8 text", file=sys.stderr)
         return 2
     record = _record(text)
     if record is not None:
@@ -321,12 +355,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
         posted: dict[int, str] = {}
         for name in args.posts:
             try:
-                posted.update(
-                    posted_digests(Path(name).read_text(encoding="utf-8", errors="replace"))
-                )
+                found = posted_digests(Path(name).read_text(encoding="utf-8", errors="replace"))
             except OSError as exc:
-                print(f"pbem verify: cannot read {name}: {exc}", file=sys.stderr)
+                print(f"pbem verify: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
                 return 2
+            if not found:  # else the check asked for would pass unsaid, having compared nothing
+                print(
+                    f"pbem verify: {name}: no fingerprint in it (the list's result posts end with "
+                    "« Empreinte n° N de la partie : … » or « Game fingerprint no. N: … »)",
+                    file=sys.stderr,
+                )
+                return 2
+            posted.update(found)
         return _verify_record(record, posted)
     shown = find_reveal(text)
     if shown is None:

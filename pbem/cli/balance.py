@@ -9,7 +9,7 @@ import json
 import sys
 from typing import Any
 
-from pbem.cli.common import fail, without_config
+from pbem.cli.common import about, fail, without_config
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,10 +17,15 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p = sub.add_parser(
         "balance",
         help="simulate a setup many times with bots: win rate per camp and role",
-        description="Play GAME's setup many times with bots through the rules only (no mail) "
-        "and report each camp's win rate with its 95 % Wilson interval, each role's win rate, "
-        "survival and day of death, the games' length and who dies first "
-        "(docs/balance.md: the bots' assumptions).",
+        **about(
+            "Play GAME's setup many times with bots through the rules only (no mail) "
+            "and report each camp's win rate with its 95 % Wilson interval, each role's win "
+            "rate, survival and day of death, the games' length and who dies first "
+            "(docs/balance.md: the bots' assumptions). A progress bar shows on a terminal.",
+            "pbem balance lupus-in-tabula --players 12",
+            "pbem balance lupus-in-tabula --players 10 --deck seer,medium,bodyguard",
+            "pbem balance lupus-in-tabula --vary wolves_tie=random,no_victim --games 2000",
+        ),
     )
     p.add_argument("game", help="the game id (see pbem games)")
     p.add_argument("--players", type=int, default=0, help="players (default: the usual table)")
@@ -47,6 +52,10 @@ def cmd_balance(args: argparse.Namespace) -> int:
         return fail("balance", f"unknown game {args.game!r} ({', '.join(GAME_IDS)})")
     if args.games < 1:
         return fail("balance", "--games must be at least 1")
+    if args.jobs < 0:
+        return fail(
+            "balance", f"--jobs {args.jobs}: give 1 or more worker processes (0: one a core)"
+        )
     try:
         options = dict(_pair(o, "--option") for o in args.option)
         if args.deck:

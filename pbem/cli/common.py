@@ -65,6 +65,18 @@ def config_everywhere(parser: argparse.ArgumentParser) -> argparse.ArgumentParse
     return parser
 
 
+def verbs_named(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Each verb group's sub-verbs named by their choices in its errors: a missing one said
+    « the following arguments are required: shunt_command » (argparse names the dest) where
+    the usage line shows ``{list,show,retry}``. Called once the whole tree is built."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            action.metavar = action.metavar or "{" + ",".join(action.choices) + "}"
+            for sub in dict(action.choices).values():
+                verbs_named(sub)
+    return parser
+
+
 def _descendants(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
     """Every verb and sub-verb under ``parser`` that reads the configuration."""
     for action in parser._actions:
@@ -97,9 +109,28 @@ def config_path(args: argparse.Namespace) -> str:
 def load_config(args: argparse.Namespace, passwords: bool = False) -> Any:
     """The configuration; the password sources are read only for the commands that log in to
     a server (``serve``, ``check-config``): an operator needs no password for the others."""
-    from pbem.daemon.config import load
+    return read_config(config_path(args), passwords=passwords)
 
-    return load(config_path(args), passwords=passwords)
+
+def read_config(path: str, *, passwords: bool = False, check_paths: bool = False) -> Any:
+    """:func:`pbem.daemon.config.load`, a missing file said in one line with what to do: on a
+    machine where pbem is not installed yet, or with ``-c`` forgotten, the default path is no
+    typo to look for. It stays a ConfigError (``serve``'s status 78: a restart cannot fix it)."""
+    from pbem.daemon.config import ConfigError, load
+
+    try:
+        return load(path, passwords=passwords, check_paths=check_paths)
+    except ConfigError as exc:
+        if not isinstance(exc.__cause__, FileNotFoundError):
+            raise
+        missing = ConfigError(
+            [
+                f"{path}: no such file: name the configuration with -c FILE, or install one "
+                "(docs/install-debian.md; pbem install-files DIR writes the example)"
+            ]
+        )
+        missing.args = tuple(missing.problems)  # one line, not « invalid configuration: »
+        raise missing from exc
 
 
 def existing_data_dir(cfg: Any) -> Path:
@@ -152,15 +183,68 @@ def add_wait_options(p: argparse.ArgumentParser) -> None:
         "--wait",
         action="store_true",
         help="wait for the running daemon's answer and print it (the reply is mailed too); "
-        "exit status 1 when none came within --timeout",
+        "refused at once when the daemon is stopped; exit status 1 when no answer came within "
+        "--timeout",
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=_seconds,
         default=60.0,
         metavar="SECONDS",
         help="how long --wait waits (default 60)",
     )
+
+
+def daemon_down(cfg: Any) -> str | None:
+    """None while the daemon runs (its heartbeat, :mod:`pbem.daemon.heartbeat`, as ``pbem
+    status`` reads it), else its state in words: ``stopped``, ``not responding``, ``not
+    running (never started ...)``."""
+    from datetime import UTC, datetime
+
+    from pbem.daemon import heartbeat
+
+    record = heartbeat.read(Path(cfg.data_dir))
+    state = heartbeat.describe(record, datetime.now(UTC), cfg.heartbeat_seconds)["state"]
+    if state == "never started":
+        return "not running (never started with this data directory)"
+    return None if state == "running" else str(state)
+
+
+def queued(verb: str, cfg: Any) -> str:
+    """Who takes up what a command queued (a request, a new game's mail), as the subject of
+    the line it prints: the running daemon, or the daemon once started, when it does not run;
+    then standard error says so, with what to do (the queued work is kept for its start)."""
+    down = daemon_down(cfg)
+    if down is None:
+        return "the running daemon"
+    print(
+        f"pbem {verb}: the daemon is {down}: start it (systemctl start pbem; pbem status shows it)",
+        file=sys.stderr,
+    )
+    return "the daemon, once started,"
+
+
+def wait_needs_the_daemon(cfg: Any) -> None:
+    """``--wait`` with no daemon running (stopped, or never started) would wait out its whole
+    timeout: refused at once, before anything is queued."""
+    down = daemon_down(cfg)
+    if down is not None and down != "not responding":  # hung or busy: the timeout decides
+        raise PbemError(
+            f"the daemon is {down}, so --wait would get no answer: start it (systemctl start "
+            "pbem), or leave out --wait to queue the request for its start"
+        )
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``'s value: a number of seconds above 0 (``-5`` or ``nan`` waited for
+    nothing, then said no answer came)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 1e9:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds above 0")
+    return value
 
 
 def queue_request(
@@ -193,6 +277,24 @@ def no_answer(verb: str, timeout: float) -> int:
         file=sys.stderr,
     )
     return 1
+
+
+def bare_seconds(game: str, key: str, value: Any) -> str | None:
+    """What is wrong with ``night_duration = 18``, or None: a bare number is seconds
+    (pbem.core.options), so the game master who meant 18 hours would get a night over before
+    its mail arrives. Under an hour it is taken for hours without their unit; a unit says
+    which was meant."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value >= 3600:
+        return None
+    from pbem.games.info import games
+
+    kinds = {o.name: o.kind for gid, _title, opts in games() if gid == game for o in opts}
+    if kinds.get(key) != "duration":
+        return None
+    return (
+        f"a bare number is seconds; write {value}h for hours, {value}min for minutes or "
+        f"{value}s if seconds are meant"
+    )
 
 
 def fail(verb: str, exc: BaseException | str) -> int:

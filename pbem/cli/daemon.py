@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Sequence
 
 from pbem.cli import monitor, newgame, requests, seat, server, signup
-from pbem.cli.common import config_everywhere
+from pbem.cli.common import config_everywhere, verbs_named
 from pbem.cli.newgame import create_game
 
 __all__ = ["add_commands", "create_game", "main", "parse_args"]
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The daemon's verbs alone, parsed as ``pbem`` parses them."""
     parser = argparse.ArgumentParser(prog="pbem")
     add_commands(parser.add_subparsers(dest="command", required=True))
-    return config_everywhere(parser)
+    return verbs_named(config_everywhere(parser))
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from pbem.cli.common import about
+
 #: Where each file goes under DIR (its place in the source tree).
 FILES = {
     "pbem.example.toml": "config/pbem.example.toml",
@@ -26,9 +28,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p = sub.add_parser(
         "install-files",
         help="write the example config, the systemd unit and the sysusers file into DIR",
-        description="Write config/pbem.example.toml, systemd/pbem.service and "
-        "systemd/pbem.sysusers (as shipped with this pbem) into DIR, to install as "
-        "docs/install-debian.md says. An existing file is left alone unless --force.",
+        **about(
+            "Write config/pbem.example.toml, systemd/pbem.service and "
+            "systemd/pbem.sysusers (as shipped with this pbem) into DIR, to install as "
+            "docs/install-debian.md says. An existing file is left alone unless --force.",
+            "pbem install-files /tmp/pbem-files",
+        ),
     )
     p.add_argument("dir", metavar="DIR", help="where to write them (created if missing)")
     p.add_argument("--force", action="store_true", help="overwrite files already there")

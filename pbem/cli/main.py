@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from pbem import __version__
 from pbem.cli import offline
-from pbem.cli.common import config_everywhere, without_config
+from pbem.cli.common import about, config_everywhere, verbs_named, without_config
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -35,8 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_parser(
             "completion",
             help="print the shell completion script",
-            description="Print the completion script for a shell, e.g. "
-            "`pbem completion bash > /etc/bash_completion.d/pbem`.",
+            **about(
+                "Print the completion script for a shell: every verb, option and choice of "
+                "this pbem completes on Tab (docs/install-debian.md installs it).",
+                "pbem completion bash > /etc/bash_completion.d/pbem",
+            ),
         )
     )
     completion.add_argument("shell", choices=("bash",))
@@ -50,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     importlib.import_module("pbem.cli.archive").add_commands(sub)  # archive, verify, stats
     importlib.import_module("pbem.cli.install_files").add_commands(sub)
     importlib.import_module("pbem.cli.balance").add_commands(sub)  # simulated win rates
-    return config_everywhere(parser)
+    return verbs_named(config_everywhere(parser))
 
 
 def _games_epilog() -> str:

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pbem.cli.common import about, existing_data_dir, fail, load_config
+from pbem.cli.common import about, existing_data_dir, fail, load_config, queued
 from pbem.core.errors import PbemError
 
 
@@ -125,7 +125,9 @@ def cmd_deadline(args: argparse.Namespace) -> int:
         from pbem.daemon.operator.spool import submit
 
         submit(cfg.data_dir, RetryDeadline(args.game))
-        print(f"retry of {args.game}'s stalled deadline requested; the running daemon picks it up")
+        print(
+            f"retry of {args.game}'s stalled deadline requested; {queued('deadline', cfg)} picks it up"
+        )
         return 0
     except (PbemError, OSError) as exc:
         return fail("deadline", exc)
@@ -165,7 +167,7 @@ def cmd_shunt(args: argparse.Namespace) -> int:
         from pbem.daemon.operator.spool import submit
 
         submit(cfg.data_dir, RetryShunt(row["key"]))
-        print(f"retry of {row['key'][:12]} requested; the running daemon picks it up")
+        print(f"retry of {row['key'][:12]} requested; {queued('shunt', cfg)} picks it up")
         return 0
     except (PbemError, OSError) as exc:
         return fail("shunt", exc)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.cli.common import about, existing_data_dir, fail, load_config
+from pbem.cli.common import about, bare_seconds, existing_data_dir, fail, load_config, queued
 from pbem.core.errors import PbemError
 
 if TYPE_CHECKING:
@@ -52,7 +52,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         default=[],
         help='a player: "Name <email>" (repeat; the name may hold spaces)',
     )
-    p.add_argument("--option", action="append", default=[], help="an option key=value (repeat)")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        help="an option key=value (repeat); a duration with its unit: night_duration=18h",
+    )
     p.add_argument("--seed", type=int, help="RNG seed (default: random)")
     p.add_argument("--lang", choices=("fr", "en"), help="language (default: the config's)")
     p.add_argument(
@@ -100,6 +105,13 @@ def _option_value(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+def _no_bare_seconds(game: str, key: str, value: Any) -> None:
+    """``--option night_duration=18`` refused (:func:`bare_seconds`)."""
+    problem = bare_seconds(game, key, value)
+    if problem:
+        raise PbemError(f"--option {key}={value}: {problem}")
 
 
 def read_setup(path: str) -> dict[str, Any]:
@@ -160,6 +172,7 @@ def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
         if not sep:
             raise PbemError(f"--option {opt!r}: expected key=value")
         options[k.strip()] = _option_value(v)
+        _no_bare_seconds(setup["game"], k.strip(), options[k.strip()])
     if options:
         setup["options"] = options
     if args.seed is not None:
@@ -291,5 +304,5 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     for name, code in codes.items():
         print(f"secret code for {name}: {code}")
     print_admin_code(code, cfg, setup)
-    print(f"{len(rows)} mail(s) queued; the running daemon sends them")
+    print(f"{len(rows)} mail(s) queued; {queued('new-game', cfg)} sends them")
     return 0

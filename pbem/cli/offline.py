@@ -34,9 +34,15 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         sub.add_parser(
             "demo",
             help="watch bots play a whole game by email with the real daemon (or --offline)",
-            description="Bots play a whole game by email with the real daemon, an embedded SMTP "
-            "server on loopback and local Maildirs; the public thread is printed as it goes. "
-            "Every game is played by email (Dracula: one round); --offline plays in memory.",
+            **about(
+                "Bots play a whole game by email with the real daemon, an embedded SMTP "
+                "server on loopback and local Maildirs; the public thread is printed as it "
+                "goes. Every game is played by email (Dracula: one round); --offline plays in "
+                "memory.",
+                "pbem demo",
+                "pbem demo --game loup-garou --lang en --list relay",
+                "pbem demo --offline --game dracula --seed 7",
+            ),
         )
     )
     demo.add_argument("--game", default="lupus-in-tabula", help="the game id (see pbem games)")
@@ -71,9 +77,13 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         sub.add_parser(
             "games",
             help="list the games and each game's options (default and allowed values)",
-            description="The game ids pbem runs and, for each, the options a setup file, "
-            '`pbem new-game --option key=value` or the config\'s [games."<id>"] table accept, '
-            "with their defaults and allowed values.",
+            **about(
+                "The game ids pbem runs and, for each, the options a setup file, "
+                '`pbem new-game --option key=value` or the config\'s [games."<id>"] table '
+                "accept, with their defaults and allowed values.",
+                "pbem games",
+                "pbem games dracula --json",
+            ),
         )
     )
     games.add_argument("game", nargs="?", help="only this game")
@@ -166,6 +176,12 @@ def _demo(args: argparse.Namespace) -> int:
         # the in-memory demo has no mail and no list: the mode changes nothing there
         print(
             f"pbem demo: --list {args.list_mode} ignored: it applies to the daemon demo only",
+            file=sys.stderr,
+        )
+    if args.dir:  # nor mailboxes nor game data: an empty folder would look like a failed run
+        print(
+            f"pbem demo: --dir {args.dir} left empty: the offline demo writes no mailbox and "
+            "no game data",
             file=sys.stderr,
         )
     try:

@@ -11,7 +11,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pbem.cli.common import add_wait_options, fail, load_config, no_answer, queue_request
+from pbem.cli.common import (
+    about,
+    add_wait_options,
+    fail,
+    load_config,
+    no_answer,
+    queue_request,
+    queued,
+    wait_needs_the_daemon,
+)
 from pbem.core.errors import PbemError
 
 PRONOUNS = ("il", "elle", "iel", "he", "she", "they")
@@ -22,20 +31,24 @@ def add_commands(sub: Any) -> None:
     seat = sub.add_parser(
         "seat",
         help="change who holds a seat of a running game (via the daemon)",
-        description="Seats of a running game (issue 13).",
+        description="Change who holds a seat of a running game: pbem seat replace --help.",
     )
     ssub = seat.add_subparsers(dest="seat_command", required=True)
     p = ssub.add_parser(
         "replace",
         help="give a living seat to a newcomer (mailed the seat's file)",
-        description="Queue REPLACE SEAT WITH NEW-EMAIL [NAME] [PRONOUN] for the running "
-        "daemon: the newcomer takes the seat (its role, votes and history), gets the "
-        "hand-over packet (the role card and every private mail the seat received, then "
-        "what is awaited now), the list is told, and the old address is refused from then "
-        "on. Only a living seat is replaced. The seat takes NAME unless the game's option "
-        "substitute_name is 'kept'. NEW-EMAIL may instead be the name of a volunteer on "
-        "the game's bench (REMPLACANT/SUBSTITUTE by mail). The reply is mailed to the "
-        "game's administrators.",
+        **about(
+            "Queue REPLACE SEAT WITH NEW-EMAIL [NAME] [PRONOUN] for the running "
+            "daemon: the newcomer takes the seat (its role, votes and history), gets the "
+            "hand-over packet (the role card and every private mail the seat received, then "
+            "what is awaited now), the list is told, and the old address is refused from then "
+            "on. Only a living seat is replaced. The seat takes NAME unless the game's option "
+            "substitute_name is 'kept'. NEW-EMAIL may instead be the name of a volunteer on "
+            "the game's bench (REMPLACANT/SUBSTITUTE by mail). The reply is mailed to the "
+            "game's administrators.",
+            "pbem seat replace village7 Bob newcomer@example.org --name Zoé --pronoun elle",
+            "pbem seat replace village7 Bob Carla     # Carla, a volunteer of the bench",
+        ),
     )
     p.add_argument("game", help="the game's id")
     p.add_argument("seat", help="the seat's player name (as in pbem status)")
@@ -79,8 +92,11 @@ def check_replacement(cfg: Any, directory: Any, seat: str, newcomer: str) -> str
     lang = str(store.setup.get("lang") or "en")
     table: Any = load_engine(cfg.engine).load(store.setup, store.events())
     roster = getattr(table, "roster", None)
-    if roster is None or not hasattr(table, "reason"):
-        return lang  # a game still signing up: the desk answers
+    if roster is None or not hasattr(table, "reason"):  # the lobby takes no REPLACE
+        raise PbemError(
+            f"game {store.game_id} is taking sign-ups: nobody holds a seat before its start "
+            "(a player leaves with DESINSCRIPTION/LEAVE, a newcomer joins with INSCRIPTION/JOIN)"
+        )
     holder = roster.seat_named(seat)
     if holder is None:
         names = ", ".join(h.name for h in roster.holders)
@@ -132,6 +148,8 @@ def cmd_seat_replace(args: argparse.Namespace) -> int:
         newcomer = newcomer_words(args.newcomer, args.name, args.pronoun)
         lang = check_replacement(cfg, dirs[args.game], args.seat, newcomer)
         line = replace_line(args.seat, args.newcomer, args.name, args.pronoun, lang)
+        if args.wait:
+            wait_needs_the_daemon(cfg)
         request = AdminCommand.now(args.game, [line])
         path, answer = queue_request(cfg.data_dir, request, args.wait, args.timeout)
     except (PbemError, OSError) as exc:
@@ -144,7 +162,7 @@ def cmd_seat_replace(args: argparse.Namespace) -> int:
     if "@" in args.newcomer and args.name is None:
         print("(no --name: the seat keeps its name)")
     print(
-        f"queued for {args.game}: {line} ({path.name}); the running daemon applies it and "
-        "mails the reply to the game's administrators"
+        f"queued for {args.game}: {line} ({path.name}); {queued('seat replace', cfg)} "
+        "applies it and mails the reply to the game's administrators"
     )
     return 0

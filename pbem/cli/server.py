@@ -7,7 +7,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.cli.common import about, config_path, fail, load_config, unusable_data_dir
+from pbem.cli.common import (
+    about,
+    bare_seconds,
+    config_path,
+    fail,
+    load_config,
+    read_config,
+    unusable_data_dir,
+)
 from pbem.core.errors import PbemError
 
 if TYPE_CHECKING:
@@ -101,10 +109,10 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     """Validate the config; then log in to both servers, unless ``--offline``: every key, type,
     duration, option value and named file is checked, and no password is needed (it runs
     outside the unit, where the credentials are not)."""
-    from pbem.daemon.config import ConfigError, admin_code_warning, load
+    from pbem.daemon.config import ConfigError, admin_code_warning
 
     try:
-        cfg = load(config_path(args), passwords=not args.offline, check_paths=args.offline)
+        cfg = read_config(config_path(args), passwords=not args.offline, check_paths=args.offline)
     except PbemError as exc:
         code = fail("check-config", exc)
         if isinstance(exc, ConfigError) and exc.unsourced:  # a shell, outside the unit
@@ -121,6 +129,11 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     warning = admin_code_warning(cfg, _games_admin_codes(cfg))
     if warning:
         print(f"warning: {warning}")
+    for game, options in cfg.game_options.items():  # new-game takes them as they are
+        for key, value in options.items():
+            problem = bare_seconds(game, key, value)
+            if problem:
+                print(f'warning: games."{game}".{key} = {value}: {problem}')
     problem = unusable_data_dir(Path(cfg.data_dir), create=False)
     if problem:  # the operators' commands write there too
         print(f"data: FAILED: {problem}", file=sys.stderr)

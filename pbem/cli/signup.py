@@ -12,7 +12,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pbem.cli.common import about, existing_data_dir, fail, load_config
+from pbem.cli.common import about, existing_data_dir, fail, load_config, queued
 from pbem.cli.newgame import (
     add_admin_secret_option,
     admin_code,
@@ -66,7 +66,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="the list sees the sign-up count at most this often, changes in between gathered "
         "in one post (default 1h; 0: one post per change)",
     )
-    p.add_argument("--option", action="append", default=[], help="an option key=value (repeat)")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        help="an option key=value (repeat); a duration with its unit: night_duration=18h",
+    )
     p.add_argument("--seed", type=int, help="RNG seed (default: random)")
     p.add_argument("--lang", choices=("fr", "en"), help="language (default: the config's)")
     p.add_argument(
@@ -138,7 +143,11 @@ def signup_setup(args: argparse.Namespace, cfg: Any, now: datetime) -> dict[str,
     )
     setup["admins"] = admins
     if args.list_address:
+        from pbem.mail.address import is_mailable
+
         setup["list"] = args.list_address.strip()
+        if not is_mailable(setup["list"]):  # its public posts would bounce, unseen
+            raise SetupError(f"--list {args.list_address!r}: not a mail address")
     low, high = parse_seats(args.seats)
     deadline = parse_deadline(args.deadline, now, setup["timezone"]) if args.deadline else None
     setup["signup"] = {
@@ -151,6 +160,15 @@ def signup_setup(args: argparse.Namespace, cfg: Any, now: datetime) -> dict[str,
         "secrets": "secret" in (*cfg.auth.methods, *(cfg.auth.final_methods or ())),
     }
     return setup
+
+
+def _local(when: str, timezone: str) -> str:
+    """A stored UTC instant as the game master reads a deadline (as ``pbem status`` shows
+    it): the game's time zone, to the minute (it was ISO UTC with microseconds)."""
+    from zoneinfo import ZoneInfo
+
+    local = datetime.fromisoformat(when).astimezone(ZoneInfo(timezone))
+    return f"{local:%a %d %b %Y %H:%M} {local.tzname()} ({timezone})"
 
 
 class _Opener:
@@ -189,9 +207,9 @@ def cmd_open_game(args: argparse.Namespace) -> int:
         f"or put [{setup['game_id']}] in the Subject"
     )
     if terms["deadline"]:
-        print(f"sign-ups close at {terms['deadline']}")
+        print(f"sign-ups close {_local(terms['deadline'], setup['timezone'])}")
     print_admin_code(code, cfg, setup)
-    print(f"{len(rows)} mail(s) queued (the announcement); the running daemon sends them")
+    print(f"{len(rows)} mail(s) queued (the announcement); {queued('open-game', cfg)} sends them")
     return 0
 
 

@@ -13,7 +13,6 @@ from typing import Any
 
 from pbem.adapters.imap import Fetched
 from pbem.adapters.store import DaemonStore
-from pbem.adapters.store.directories import make_dirs, write_new_file
 from pbem.daemon.config import Config
 from pbem.daemon.held import held_sender
 from pbem.daemon.inflight import (
@@ -29,6 +28,7 @@ from pbem.daemon.message import safe_subject
 from pbem.daemon.outbox import OutboxRow, make_row
 from pbem.daemon.ports import FaultHook, Game
 from pbem.daemon.replies import Replies
+from pbem.daemon.shuntcopy import copy_path, keep_copy
 from pbem.daemon.unheard import note_unheard
 
 log = logging.getLogger(__name__)
@@ -232,9 +232,7 @@ class CrashLoop:
         """A mail blamed for a crash at start-up is seen again: keep its bytes and headers for
         ``pbem shunt show|retry`` (the blame itself was written at start-up)."""
         assert f.raw is not None
-        shunt_dir = self.root / "shunt"
-        make_dirs(shunt_dir)  # a player's mail: the state's access, never others (issue 21)
-        write_new_file(shunt_dir / f"{key}.eml", f.raw)
+        keep_copy(self.root, key, f.raw)
         row = {
             **row,
             "uid": f.uid,
@@ -257,7 +255,7 @@ class CrashLoop:
                 self.cfg.quarantine_retry_seconds,
                 self.cfg.quarantine_retries,
             )
-            if (self.root / "shunt" / f"{k}.eml").exists() and not self.knows(k)
+            if copy_path(self.root, k).exists() and not self.knows(k)
         ]
 
     def announce(self, keys: Sequence[str]) -> str | None:

@@ -99,13 +99,16 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     ended: GameEnded | None = None
     void = voided(table.events)
     in_force: dict[tuple[str, datetime], datetime] = {}  # a deadline the game master moved
-    for index, event in enumerate(table.events):
+    orders = _Orders(keywords, rules.id in _PASS_WITHDRAWS)
+    events = table.events
+    for index, event in enumerate(events):
         if index in void:  # a rolled-back resolution; the game master's close stays told
             if isinstance(event, PhaseClosed) and event.at is not None:
                 current["entries"].append({"kind": "desk", "act": "closed", "at": event.at})
             continue
         if isinstance(event, PhaseStarted):
             _close(current)
+            orders.standing.clear()  # a phase's orders end with it
             if rounds_game and phases and event.number < phases[-1]["number"]:
                 round_number += 1  # the days count from 1 again: a new round
             current = _phase(event.phase, event.number, _last(event.deadlines), round_number)
@@ -117,9 +120,8 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         elif isinstance(event, VoteSet):
             _vote(current, event)
         elif isinstance(event, ActionCleared):
-            verb = keywords.get(event.verb)
-            if verb:
-                current["entries"].append({"kind": "cleared", "actor": event.actor, "verb": verb})
+            left = event.actor not in alive  # a removed seat's orders, withdrawn with it
+            orders.withdraw(current, event.actor, (event.verb,), events, index + 1, left)
         elif isinstance(event, PlayerDied):
             alive.discard(str(event.player))
             death = {
@@ -139,8 +141,13 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             changes.append(change)
             current["entries"].append({"kind": "card", "player": event.player, "role": new_role})
         elif isinstance(event, Resolved):
-            for entry in event.trace:
-                current["entries"].append(_intent(entry, names))
+            # what each power aimed at, told before the deaths and cards it caused (logged
+            # just before the resolution's trace)
+            told = current["entries"]
+            at = len(told)
+            while at and told[at - 1]["kind"] in _AFTERMATH:
+                at -= 1
+            told[at:at] = [_intent(entry, names) for entry in event.trace]
         elif isinstance(event, GameEnded):
             ended = event
         elif isinstance(event, DeskNotice):
@@ -175,10 +182,16 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
             current["entries"].append(
                 {"kind": "desk", "act": "replaced", "player": event.old_name, "by_name": event.name}
             )
+        elif _withdrawn_verbs(event):  # Dracula's ANNULER, or a new order replacing (AMB-007)
+            actor = str(getattr(event, "actor", ""))
+            verbs = _withdrawn_verbs(event)
+            orders.withdraw(current, actor, verbs, events, index + 1, False)
         else:
             action = _action(event, keywords, words, names)
             if action is not None:
-                current["entries"].append(action)
+                orders.sent(current, action)
+            elif orders.pass_withdraws and getattr(event, "verb", None) == "pass":
+                orders.passed(current, str(getattr(event, "actor", "")))
     _close(current)
     handed = _hand_overs(table.events, rounds_game)
     winners = list(ended.winners) if ended else []
@@ -250,6 +263,95 @@ def named_summary(table: Table, lang: str | None = None) -> dict[str, Any]:
     ]
     side = summary.get("side")
     return {**summary, "players": players, "side": names.side(str(side)) if side else side}
+
+
+_PASS_WITHDRAWS = frozenset({"lupus-in-tabula", "chasse-aux-sorcieres"})
+"""The games whose ``RIEN``/``PASS`` takes back the actor's orders of the night (LUP-603,
+CAS-603: pbem.games.village.state.record_action); Loup-Garou keeps it beside them (LG-603)."""
+_AFTERMATH = frozenset({"death", "card", "public", "private"})
+"""What a resolution logs before its trace: the deaths and cards it caused, their mails."""
+_FOLLOWING = frozenset({"Moved"})
+"""Events a withdrawal logs with it before an order that replaces the withdrawn one (Dracula:
+the objects it consumed go back to the hand)."""
+
+
+class _Orders:
+    """Which of a phase's orders stood at its end (LUP-603, LG-603, CAS-603, AMB-007): each
+    order a player sent is kept in the story's log, and one that a later order of the same
+    kind replaced, or that ANNULER withdrew, is marked so (``void``): the reader sees what
+    counted without losing what was sent."""
+
+    def __init__(self, keywords: Mapping[str, str], pass_withdraws: bool) -> None:
+        self.keywords = keywords
+        self.pass_withdraws = pass_withdraws
+        self.standing: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def sent(self, phase: dict[str, Any], action: dict[str, Any]) -> None:
+        """An order sent: it replaces the actor's standing order of that kind."""
+        key = (action["actor"], action["order"])
+        earlier = self.standing.get(key)
+        if earlier is not None:
+            earlier["void"] = "replaced"
+        if self.pass_withdraws:  # an order after RIEN: the RIEN is replaced (LUP-603)
+            passed = self.standing.pop((action["actor"], ""), None)
+            if passed is not None:
+                passed["void"] = "replaced"
+        self.standing[key] = action
+        phase["entries"].append(action)
+
+    def passed(self, phase: dict[str, Any], actor: str) -> None:
+        """``RIEN`` where it takes back the actor's orders: told when it took one back."""
+        mine = [key for key in self.standing if key[0] == actor]
+        if not mine:
+            return
+        for key in mine:
+            self.standing.pop(key)["void"] = "replaced"
+        line: dict[str, Any] = {"kind": "action", "actor": actor, "verb": self.keywords["pass"]}
+        line |= {"targets": [], "word": "", "text": "", "default": False}
+        line |= {"order": "pass", "void": None}
+        self.standing[(actor, "")] = line
+        phase["entries"].append(line)
+
+    def withdraw(
+        self,
+        phase: dict[str, Any],
+        actor: str,
+        verbs: Sequence[str],
+        events: Sequence[Event],
+        after: int,
+        left: bool,
+    ) -> None:
+        """``actor``'s orders ``verbs`` withdrawn: replaced when an order of his follows at
+        once in the log (Chasse's PRENDRE for GARDER, CAS-603; Dracula's new order, AMB-007),
+        else cancelled (his ANNULER, told as he sent it), or gone with his seat (``left``)."""
+        while after < len(events) and type(events[after]).__name__ in _FOLLOWING:
+            after += 1
+        following = events[after] if after < len(events) else None
+        then = getattr(following, "verb", None)
+        replaced = (  # by an order the story shows: never RIEN, which replaces nothing here
+            getattr(following, "actor", None) == actor
+            and isinstance(then, str)
+            and then != "pass"
+            and then.partition("#")[0] in self.keywords
+        )
+        for verb in verbs:
+            order = self.standing.pop((actor, verb), None)
+            if order is not None:
+                order["void"] = "replaced" if replaced else "left" if left else "cancelled"
+        shown = [self.keywords[v] for v in verbs if v in self.keywords]
+        if shown and not (replaced or left):
+            # as he sent it: « ANNULER TUER », the line a reader can match with the receipt
+            verb = f"{self.keywords.get('cancel', '')} {shown[0]}".strip()
+            phase["entries"].append({"kind": "cleared", "actor": actor, "verb": verb, "void": None})
+
+
+def _withdrawn_verbs(event: Event) -> tuple[str, ...]:
+    """The verbs a withdrawal event takes back (Dracula's ``Withdrawn``, AMB-007), read by
+    its fields: the record imports no game."""
+    verbs = getattr(event, "verbs", None)
+    if isinstance(verbs, tuple) and isinstance(getattr(event, "actor", None), str):
+        return verbs
+    return ()
 
 
 class GameNames:
@@ -423,8 +525,11 @@ def _action(
 ) -> dict[str, Any] | None:
     """An order a player sent (``ActionSet``, Dracula's ``Order``), as he would type it in the
     reader's language; None for any other event (the posts tell those)."""
-    actor, verb = getattr(event, "actor", None), getattr(event, "verb", None)
-    if not (isinstance(actor, str) and isinstance(verb, str)) or verb not in keywords:
+    actor, order = getattr(event, "actor", None), getattr(event, "verb", None)
+    if not (isinstance(actor, str) and isinstance(order, str)):
+        return None
+    verb = order.partition("#")[0]  # Dracula's second reply to a waltz: « reply#2 » (AMB-058)
+    if verb not in keywords:
         return None
     if verb == "pass":  # « RIEN »: nothing to tell
         return None
@@ -438,6 +543,8 @@ def _action(
         "word": shown_word,
         "text": str(getattr(event, "text", "") or ""),
         "default": bool(getattr(event, "default", False)),
+        "order": order,  # the order's kind: a later one of the same replaces it (LUP-603)
+        "void": None,  # or why it did not stand at the phase's end (_Orders)
     }
 
 

@@ -90,13 +90,13 @@ def test_each_moved_deadline_reads_from_the_one_in_force(lang: str) -> None:
     assert moved[0]["due"] > NOW
     if lang == "fr":  # as the tester read it: the third move starts where the second ended
         text = archive_files(table, lang)["text"]
-        said = [line for line in text.splitlines() if line.startswith("- Nuit 1 : Le MJ a déplacé")]
+        said = [line for line in text.splitlines() if line.startswith("  [MJ] Le MJ a déplacé")]
         assert said == [
-            "- Nuit 1 : Le MJ a déplacé une échéance du mardi 6 janvier à 12:00 UTC"
+            "  [MJ] Le MJ a déplacé une échéance du mardi 6 janvier à 12:00 UTC"
             " au mardi 6 janvier à 13:00 UTC.",
-            "- Nuit 1 : Le MJ a déplacé une échéance du mardi 6 janvier à 13:00 UTC"
+            "  [MJ] Le MJ a déplacé une échéance du mardi 6 janvier à 13:00 UTC"
             " au mardi 6 janvier à 14:00 UTC.",
-            "- Nuit 1 : Le MJ a déplacé une échéance du mardi 6 janvier à 14:00 UTC"
+            "  [MJ] Le MJ a déplacé une échéance du mardi 6 janvier à 14:00 UTC"
             " au mardi 6 janvier à 15:00 UTC.",
         ]
         assert "== Nuit 1 (jusqu’au mardi 6 janvier à 15:00 UTC)" in text  # the one in force

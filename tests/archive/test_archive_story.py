@@ -158,3 +158,13 @@ def test_the_text_archive_has_its_title_once() -> None:
     text = archive_files(whole_game("lupus-in-tabula", "fr"))["text"]
     title = text.splitlines()[0]
     assert text.count(title) == 1
+
+
+@pytest.mark.parametrize(("lang", "cue"), [("fr", "en gras sur fond rose"), ("en", "in bold")])
+def test_the_vote_timeline_names_the_cue_its_majority_row_has(lang: str, cue: str) -> None:
+    """The caption said « en rouge » of a row drawn bold on a pale pink ground: it names what
+    a reader sees (bold, which a colour-blind reader and a printout keep too)."""
+    page = archive_files(whole_game("lupus-in-tabula", lang))["html"]
+    assert 'class="majority"' in page and cue in page
+    assert re.search(r"\.majority td\{[^}]*font-weight:bold", page)
+    assert "en rouge" not in page and "in red" not in page

@@ -77,7 +77,7 @@ def test_pbem_export_writes_a_finished_game_and_refuses_a_running_one(
     jsonschema.Draft202012Validator(SCHEMA).validate(json.loads(out.read_text(encoding="utf-8")))
     capsys.readouterr()
     assert main(["export", "running", "--data-dir", str(root), "-o", str(out)]) == 2
-    assert "not over" in capsys.readouterr().out
+    assert "not over" in capsys.readouterr().err
     assert main(["export", "nope", "--data-dir", str(root)]) == 2
 
 

@@ -52,8 +52,8 @@ function measure(f) {
     const svg = parent.closest("svg"), box = svg && svg.viewBox.baseVal;
     const scale = box && box.width ? svg.getBoundingClientRect().width / box.width : 1;
     const size = parseFloat(f.contentWindow.getComputedStyle(parent).fontSize) * scale;
-    // the deal's marker is for pbem verify, not for the eye
-    if (node.textContent.trim() && size < 14 && !parent.closest(".marker, title, desc"))
+    // the deal's marker is for pbem verify, not for the eye: it is hidden, never drawn small
+    if (node.textContent.trim() && size < 14 && !parent.closest("[hidden], title, desc"))
       small.push(size.toFixed(1) + "px " + node.textContent.trim().slice(0, 40));
   }
   const overlaps = [], shrunk = [], haloless = [];

@@ -215,3 +215,21 @@ def test_the_archive_index_charts_text_reads_at_14_px_on_a_phone(tmp_path: Path)
         assert found["charts"] == 3
         assert found["small"] == [], found["small"]
         assert found["scroll"] == found["client"] and found["wide"] == [], found
+
+
+@pytest.mark.parametrize(("lang", "said"), [("fr", "<td>personne</td>"), ("en", "<td>nobody</td>")])
+def test_the_archive_index_says_nobody_won_a_game_without_winners(lang: str, said: str) -> None:
+    """A game the game master ended naming no side (END NONE) or that no one could win had
+    an empty « Gagnants » cell in the index: it now says nobody won, as the archive does."""
+    row = {
+        "id": "village1",
+        "rules": "lupus-in-tabula",
+        "game": "Lupus in Tabula",
+        "players": 8,
+        "side": None,
+        "winners": [],
+        "html": "village1.html",
+        "text": "village1.txt",
+    }
+    page = render_index([row], record_stats([record(villagers_win=True, count=8)]), lang)
+    assert said in page

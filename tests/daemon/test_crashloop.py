@@ -326,6 +326,43 @@ def test_good_mail_held_by_outside_kills_is_retried_once_the_daemon_is_stable(
     assert world.words()["w1"] == 1
 
 
+def test_a_held_copy_cut_short_by_a_death_is_written_whole_and_never_applied_short(
+    world: World,
+) -> None:
+    """F1 (issue 16): a kill between the creation of a held mail's copy (shunt/<key>.eml) and
+    its write left an empty file, which the next runs kept as it was; the retry applied zero
+    bytes (« no game »), recorded the key, and the player's command was lost. A copy is now
+    written whole or not at all, and one that is not the mail's bytes (its key is their
+    sha256) is written again, never applied."""
+    world.engine = fake_table.Table
+    world.new_game()
+    burst = _burst(poison_at=None)
+    victim = content_key(bytes(burst[1]))
+    for run in range(world.cfg.max_failures):
+        svc = world.start()
+        _kill_while_in_hand(world, svc, victim)
+        with pytest.raises(Died):
+            svc.writer.handle_batch(world.fetched(*burst))
+        world.fault_at.clear()
+        if run == 0:  # the death cut the copy's write short: the file exists, empty
+            copy = world.cfg.data_dir / "shunt" / f"{victim}.eml"
+            copy.parent.mkdir(exist_ok=True)
+            copy.write_bytes(b"")
+    svc = world.start()
+    svc.writer.handle_batch(world.fetched(*burst))
+    assert copy.read_bytes() == bytes(burst[1])
+    copy.write_bytes(b"")  # a copy left short by an older pbem: never applied as it is
+    world.advance(world.cfg.quarantine_retry_seconds)
+    assert svc.intake.retry_held() == 0
+    assert "w1" not in world.words()
+    (row,) = world.daemon_store().shunt_rows()
+    assert row["key"] == victim
+    copy.write_bytes(bytes(burst[1]))
+    world.advance(world.cfg.quarantine_retry_seconds)
+    assert svc.intake.retry_held() == 1
+    assert world.words() == Counter({f"w{i}": 1 for i in range(5)})
+
+
 def test_poison_retried_when_stable_dies_again_and_stays_held_within_the_bound(
     world: World,
 ) -> None:

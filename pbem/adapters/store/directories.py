@@ -234,7 +234,12 @@ def write_new_file(
     FileExistsError). ``durable``: its data fsynced before the return, and the directories
     ``with_dirs`` with it (:func:`fsync_with_directories`: its own directory, for its entry),
     else the caller fsyncs the directory. ``parent``: the directory ``path`` is in, and
-    ``parent_status`` its status, when the caller has them already."""
+    ``parent_status`` its status, when the caller has them already.
+
+    Not whole-or-nothing: a death between the creation and the write leaves ``path`` short,
+    and a later call leaves it so. Only for a file in a directory renamed into place once
+    whole (a game's creation); a file that must be whole on its own goes through
+    :func:`pbem.adapters.store.atomic_file.replace_bytes` (a held mail's copy, F1)."""
     try:
         fd = os.open(
             path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600

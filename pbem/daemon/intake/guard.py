@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.adapters.imap import Fetched
 from pbem.adapters.store import DaemonStore
-from pbem.adapters.store.directories import make_dirs, write_new_file
 from pbem.daemon.config import Config
 from pbem.daemon.crashloop import CrashLoop
 from pbem.daemon.inflight import COMMIT, DONE
@@ -31,6 +30,7 @@ from pbem.daemon.oversize import too_big_reply
 from pbem.daemon.ports import Disposition, FaultHook
 from pbem.daemon.replies import Replies
 from pbem.daemon.routing import Router
+from pbem.daemon.shuntcopy import keep_copy, read_copy
 from pbem.daemon.unheard import note_unheard
 from pbem.daemon.work import group_commit
 
@@ -158,9 +158,7 @@ class Intake:
         """Roll back (the transaction already did), count, keep the bytes; quarantine at N."""
         now = self.clock()
         failures = int((row or {}).get("failures", 0)) + 1
-        shunt_dir = self.root / "shunt"
-        make_dirs(shunt_dir)  # a player's mail: the state's access, never others (issue 21)
-        write_new_file(shunt_dir / f"{key}.eml", raw)
+        keep_copy(self.root, key, raw)
         quarantined = failures >= self.cfg.max_failures
         tb = "".join(traceback.format_exception(exc))[-4000:]
         log.error("mail %s failed (%d/%d): %s", key[:12], failures, self.cfg.max_failures, exc)
@@ -242,7 +240,9 @@ class Intake:
             row = self.daemon.shunt_row(key)
             if row is None or self.stopping():
                 continue
-            raw = (self.root / "shunt" / f"{key}.eml").read_bytes()
+            raw = read_copy(self.root, key)
+            if raw is None:  # no whole copy: left held, never applied short
+                continue
             attempt = self.crashloop.announce([key])
             assert attempt is not None
             try:

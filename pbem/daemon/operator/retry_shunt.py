@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pbem.daemon.operator.spool import Retry
+from pbem.daemon.shuntcopy import read_copy
 
 if TYPE_CHECKING:
     from pbem.daemon.operator.parts import OperatorParts
@@ -24,9 +25,8 @@ class RetryShunt(Retry):
     def apply(self, svc: OperatorParts) -> None:
         key = self.target
         row = svc.daemon.shunt_row(key)
-        eml = svc.root / "shunt" / f"{key}.eml"
-        if row is not None and eml.exists() and not svc.knows(key):
-            raw = eml.read_bytes()
+        raw = read_copy(svc.root, key) if row is not None and not svc.knows(key) else None
+        if row is not None and raw is not None:
             try:
                 svc.intake.apply_mail(key, None, raw, svc.clock())
                 svc.daemon.remove_shunt(key)
