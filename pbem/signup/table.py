@@ -698,6 +698,7 @@ class SignupTable:
                 "accepted": reply.accepted,
                 "rejected": reply.rejected,
                 "ignored": reply.ignored,
+                "hints": reply.hints,
                 "extra": reply.extra,
                 "topic": "",
             },
