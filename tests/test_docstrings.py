@@ -19,8 +19,17 @@ PACKAGE = ROOT / "pbem"
 # writes their docstrings then and removes this skip.
 SKIPPED = ("pbem/games/dracula/",)
 
-# Files whose public things may still lack a docstring. The coordinator empties this list.
-ALLOWANCE: frozenset[str] = frozenset()
+# Files whose public things may still lack a docstring: the coordinator's own area while he
+# works on issue 23 (helpers stay out of pbem/balance). He empties this list.
+ALLOWANCE: frozenset[str] = frozenset(
+    {
+        "pbem/balance/docs.py",
+        "pbem/balance/fastgame.py",
+        "pbem/balance/report.py",
+        "pbem/balance/run.py",
+        "pbem/balance/tablegen.py",
+    }
+)
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -92,7 +101,9 @@ def _undocumented() -> dict[str, list[str]]:
 
 def test_every_public_thing_has_a_docstring() -> None:
     missing = _undocumented()
-    unexpected = [line for path, lines in missing.items() if path not in ALLOWANCE for line in lines]
+    unexpected = [
+        line for path, lines in missing.items() if path not in ALLOWANCE for line in lines
+    ]
     assert not unexpected, "public things without a docstring:\n" + "\n".join(unexpected)
 
 

@@ -37,6 +37,7 @@ class StepLike(Protocol):
 
 class TableLike(Protocol):
     """What the daemon asks of a game's table: its players, its mail in and out, its deadlines."""
+
     @property
     def game_id(self) -> str: ...
 
@@ -64,6 +65,7 @@ class TableLike(Protocol):
 
 class Engine(Protocol):
     """What makes a game's table: a new game from its setup, or a stored one from its events."""
+
     def new(self, setup: Mapping[str, Any], now: datetime) -> tuple[TableLike, StepLike]: ...
     def load(self, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> TableLike: ...
 

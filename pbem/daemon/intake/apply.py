@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 class Apply(Step):
     """The last step: the rules read the mail; its events and replies are committed."""
+
     name = "apply"
     description = "The rules read the mail; its events and replies are committed."
 

@@ -36,6 +36,7 @@ def ignore(svc: IntakeParts, mail: Inbound, reason: str) -> bool:
 
 class AutomaticReplies(Step):
     """The first step: auto-replies, bulk mail and our own echoes are ignored (RFC 3834)."""
+
     name = "automatic-replies"
     description = "Auto-replies, bulk mail and our own echoes are never read nor answered."
 
@@ -56,6 +57,7 @@ class AutomaticReplies(Step):
 
 class Bounces(Step):
     """A bounce is counted against the player it names (RELIABILITY §2.5), never answered."""
+
     name = "bounces"
     description = "A bounce is counted against the player it names, never parsed nor answered."
 
@@ -71,6 +73,7 @@ class Bounces(Step):
 
 class Routing(Step):
     """Find the mail's game; a mail for no game gets the sender a reply and stops."""
+
     name = "routing"
     description = "The mail's game (by its list, its tag, its sender); none: the sender is told."
 
@@ -97,6 +100,7 @@ class Routing(Step):
 
 class Authentication(Step):
     """The sender's authentication layers (requirement 5, RELIABILITY §1.6)."""
+
     name = "authentication"
     description = "The sender's layers (requirement 5, RELIABILITY §1.6); refused: he is told."
 
@@ -159,6 +163,7 @@ def _ledger_only(mail: Inbound, why: str) -> bool:
 
 class Copies(Step):
     """Another copy of a mail already applied (the list's copy, a reply-all) is applied once."""
+
     name = "copies"
     description = "Another copy of a mail applied (the list's copy, a reply-all): applied once."
 
@@ -176,6 +181,7 @@ class Copies(Step):
 
 class Replay(Step):
     """A DKIM signature seen before is a captured mail re-sent: applied once."""
+
     name = "replay"
     description = "The same DKIM signature seen before: a captured mail re-sent, applied once."
 
@@ -191,6 +197,7 @@ class Replay(Step):
 
 class Relay(Step):
     """A relayed list post stopped before the rules (a code in it, too long, too many)."""
+
     name = "relay"
     description = "A relayed list post stopped before the rules (a code in it, too long, too many)."
 
@@ -216,6 +223,7 @@ class Relay(Step):
 
 class Confirmation(Step):
     """A private mail confirming a public vote (requirement 6): the vote counts."""
+
     name = "confirmation"
     description = "A private mail confirming a public vote (requirement 6): the vote counts."
 
