@@ -109,8 +109,8 @@ class Players(Arg):
     distinct: bool = True
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
-        """Take up to ``count`` names, skipping joiners (« et », « , »); too few or a repeat
-        refused."""
+        """Take up to ``count`` names, skipping joiners (« et », « , »); too few refused, and a
+        name twice unless ``distinct`` is off."""
         tokens = [t for t in tokens if clean_token(t)]
         chosen: list[PlayerId] = []
         while tokens and len(chosen) < self.count:

@@ -126,7 +126,7 @@ class TokenBucket:
         return [t.timestamp() for t in self.times]
 
     def restore(self, times: Iterable[float], now: datetime) -> None:
-        """Load the persisted spending times, forgetting those out of the window at ``now``."""
+        """Load the persisted spending times, dropping those the bucket has refilled by ``now``."""
         self.times = deque(sorted(datetime.fromtimestamp(t, UTC) for t in times))
         self._trim(now)
 
