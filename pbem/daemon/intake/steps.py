@@ -168,7 +168,8 @@ class Copies(Step):
     description = "Another copy of a mail applied (the list's copy, a reply-all): applied once."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
-        """Record a copy of a mail already applied in the ledger only (issue 10 item 6)."""
+        """A copy of a mail already applied goes in the ledger only (issue 10 item 6); other mail
+        goes on."""
         game = mail.routed
         if not any(k in game.keys for k in mail.copies):
             return False
@@ -186,7 +187,7 @@ class Replay(Step):
     description = "The same DKIM signature seen before: a captured mail re-sent, applied once."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
-        """Record a replayed signed mail in the ledger only (requirement 5)."""
+        """A replayed signed mail goes in the ledger only (requirement 5); other mail goes on."""
         game = mail.routed
         if not any(k in game.keys for k in mail.checked.replay_keys):
             return False
