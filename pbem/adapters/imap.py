@@ -113,6 +113,7 @@ class ImapMailbox:
 
     @property
     def connected(self) -> bool:
+        """Whether a connection is open."""
         return self.client is not None
 
     def connect(self) -> None:
@@ -185,6 +186,7 @@ class ImapMailbox:
         return full
 
     def close(self) -> None:
+        """Log out and drop the connection (a network error on the way is ignored)."""
         c, self.client = self.client, None
         if c is not None:
             with contextlib.suppress(*NETWORK_ERRORS):

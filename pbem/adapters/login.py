@@ -36,6 +36,7 @@ class LoginRefused(PbemError):
 
     @property
     def section(self) -> str:
+        """The config section of the server that refused the login (``imap``, ``smtp``)."""
         return self.protocol.lower()
 
     def describe(self) -> str:

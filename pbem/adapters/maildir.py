@@ -76,6 +76,7 @@ class MaildirMailbox:
 
     @property
     def connected(self) -> bool:
+        """Whether the Maildir is open."""
         return self.client is not None
 
     def connect(self) -> None:
@@ -91,6 +92,7 @@ class MaildirMailbox:
             raise ImapDown(f"Maildir {self.root}: {type(exc).__name__}: {exc}") from exc
 
     def close(self) -> None:
+        """Drop the Maildir (nothing to log out of)."""
         self.client = None
 
     @staticmethod

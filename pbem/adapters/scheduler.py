@@ -48,6 +48,7 @@ class DeadlineScheduler:
         self.sched.start()
 
     def shutdown(self) -> None:
+        """Stop the scheduler if it runs, without waiting for a job in progress."""
         if self.sched.running:
             self.sched.shutdown(wait=False)
 
@@ -109,4 +110,5 @@ class DeadlineScheduler:
             self.by_game.pop(game_id, None)
 
     def jobs(self) -> dict[str, datetime]:
+        """Each armed job's id and when it fires."""
         return {j.id: j.trigger.run_date for j in self.sched.get_jobs()}

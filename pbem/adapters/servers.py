@@ -69,4 +69,5 @@ class SendResult:
 
     @property
     def ok(self) -> bool:
+        """Whether every recipient took the mail (none to retry, none dead)."""
         return not self.retry and not self.dead

@@ -60,6 +60,7 @@ class SmtpClient:
         await smtp.quit()
 
     async def close(self) -> None:
+        """Say QUIT and drop the connection (closed anyway if QUIT fails)."""
         smtp, self._smtp = self._smtp, None
         if smtp is not None:
             try:

@@ -200,6 +200,8 @@ def _counted(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
+    """``pbem archive``: write one game's archive (a running one only with ``--spoilers``), or the
+    index of every game, into ``-o``."""
     if bool(args.game) == bool(args.index):
         print("pbem archive: give a game's id or --index", file=sys.stderr)
         return 2

@@ -43,6 +43,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def cmd_balance(args: argparse.Namespace) -> int:
+    """``pbem balance``: play that many bot games of a setup (or of each value of ``--vary``) and
+    print the report, as text or JSON."""
     from pbem.balance.report import analyse, render, render_vary
     from pbem.balance.run import Setup, deck_options, play_many
     from pbem.core.errors import PbemError

@@ -61,6 +61,8 @@ def shipped_file(name: str) -> Path:
 
 
 def cmd_install_files(args: argparse.Namespace) -> int:
+    """``pbem install-files``: copy the example configuration and the systemd files into a
+    directory, refusing to overwrite without ``--force``."""
     target = Path(args.dir)
     try:
         sources = {name: shipped_file(name) for name in FILES}

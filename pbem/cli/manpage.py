@@ -170,6 +170,7 @@ def manpage(parser: argparse.ArgumentParser) -> str:
 
 
 def main() -> int:
+    """Print the man page ``pbem(1)``, made from the argument parser."""
     from pbem.cli.main import build_parser
 
     sys.stdout.write(manpage(build_parser()))

@@ -141,6 +141,8 @@ def _find_shunt(rows: Sequence[dict[str, Any]], prefix: str) -> dict[str, Any]:
 
 
 def cmd_shunt(args: argparse.Namespace) -> int:
+    """``pbem shunt list|show|retry``: list the shunted mail, show one (its row, traceback and
+    start), or ask the daemon to retry it."""
     from pbem.adapters.store import DaemonStore
 
     try:

@@ -146,6 +146,8 @@ def check_game_id(cfg: Any, game_id: str) -> None:
 
 
 def setup_from_args(args: argparse.Namespace, cfg: Any) -> dict[str, Any]:
+    """The game's setup: the setup file, then the command line's players and options over the
+    config's defaults, with a new seed, deal salt and game id where none is given."""
     from pbem.core.draws import SEED_SCHEME
     from pbem.record.deal import new_salt
     from pbem.record.seed import new_seed
@@ -283,6 +285,8 @@ def create_game(
 
 
 def cmd_new_game(args: argparse.Namespace) -> int:
+    """``pbem new-game``: create a game, queue its opening mail and print its addresses and
+    codes."""
     from pbem.daemon.engine import load_engine
 
     try:

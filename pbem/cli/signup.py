@@ -120,6 +120,7 @@ def parse_deadline(text: str, now: datetime, timezone: str) -> datetime:
 
 
 def parse_every(text: str) -> timedelta:
+    """``--count-every``'s duration (``0`` for none); anything else: a SetupError."""
     from pbem.desk.kernel import parse_duration
 
     if text.strip() in ("0", "0h", "0m"):
@@ -176,12 +177,14 @@ class _Opener:
 
     @staticmethod
     def new(setup: Any, now: datetime) -> tuple[Any, Any]:
+        """A new game's table: its lobby (:class:`pbem.signup.table.SignupTable`)."""
         from pbem.signup.table import SignupTable
 
         return SignupTable.open(setup, now)
 
 
 def cmd_open_game(args: argparse.Namespace) -> int:
+    """``pbem open-game``: open a game for sign-ups on its list and print its terms."""
     now = datetime.now(UTC)
     try:
         cfg = load_config(args)

@@ -47,9 +47,11 @@ class Absence:
     reason: str = ""
 
     def covers(self, moment: datetime) -> bool:
+        """Whether the absence is in effect at ``moment``."""
         return self.start <= moment < self.end
 
     def overlaps(self, start: datetime, end: datetime) -> bool:
+        """Whether the absence shares some time with ``start``..``end`` (end excluded)."""
         return self.start < end and start < self.end
 
 

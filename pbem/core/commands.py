@@ -86,6 +86,7 @@ class Player(Arg):
     optional: bool = False
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
+        """Take one player's name (an exact name, possibly of several words, or a unique prefix)."""
         tokens = [t for t in tokens if clean_token(t)]
         if not tokens:
             if self.optional:
@@ -108,6 +109,8 @@ class Players(Arg):
     distinct: bool = True
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
+        """Take up to ``count`` names, skipping joiners (« et », « , »); too few refused, and a
+        name twice unless ``distinct`` is off."""
         tokens = [t for t in tokens if clean_token(t)]
         chosen: list[PlayerId] = []
         while tokens and len(chosen) < self.count:
@@ -163,6 +166,8 @@ class Word(Arg):
         return [self.spelling(v, lang) for v in self.choices if v not in self.unlisted]
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
+        """Take the choice whose spelling matches the most leading words; none matches: refused
+        unless optional."""
         folded = [fold(clean_token(t)) for t in tokens]
         best: tuple[int, str] | None = None
         for value, spellings in self.choices.items():
@@ -195,6 +200,8 @@ class Text(Arg):
     services: ``phase|tout``, ``OUI|NON``)."""
 
     def take(self, tokens: list[str], names: Sequence[str], out: _Building) -> list[str]:
+        """Take the rest of the line (and, if multiline, the following lines); empty: refused unless
+        optional."""
         out.text = " ".join(tokens).strip()
         if self.multiline and out.more:
             out.text = f"{out.text}\n{out.more}".strip()

@@ -45,19 +45,23 @@ class LazyRandom(random.Random):
 
     # a caller may hold these bound methods (``gauss`` does): they seed once only
     def random(self) -> float:
+        """A draw of ``random.Random(key)``, seeding it first."""
         if type(self) is LazyRandom:
             self._seed_now()
         return _RANDOM(self)
 
     def getrandbits(self, k: int, /) -> int:
+        """``k`` random bits of ``random.Random(key)``, seeding it first."""
         if type(self) is LazyRandom:
             self._seed_now()
         return _GETRANDBITS(self, k)
 
     def seed(self, *args: object, **kwargs: object) -> None:
+        """Refused: a LazyRandom's seed is its key, given once."""
         raise TypeError("a LazyRandom is seeded by its key")
 
     def getstate(self) -> tuple[Any, ...]:
+        """The generator's state, seeding it first (so it is ``random.Random(key)``'s)."""
         self._seed_now()
         return random.Random.getstate(self)
 

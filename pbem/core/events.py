@@ -484,6 +484,7 @@ class EventCodec:
         self._plans: dict[str, tuple[type[Event], tuple[tuple[str, Decoder | None], ...]]] = {}
 
     def encode(self, event: Event) -> dict[str, Any]:
+        """The event as JSON-ready data, its type's encoder made once."""
         kind = type(event)
         encoder = _ENCODERS.get(kind)
         if encoder is None:
@@ -491,6 +492,7 @@ class EventCodec:
         return encoder(event)
 
     def decode(self, data: Mapping[str, Any]) -> Event:
+        """The event stored as ``data`` (by its ``type``), its type's decoding plan made once."""
         name = data["type"]
         plan = self._plans.get(name)
         if plan is None:

@@ -87,6 +87,8 @@ class Rules(ABC, Generic[S]):
         """Fold one event into the state. Total: events are facts."""
 
     def fold(self, events: Iterable[Event], state: S | None = None) -> S:
+        """The state after ``events``, from ``state`` (or a new game's state) through
+        :meth:`evolve`."""
         current = self.new_state() if state is None else state
         for event in events:
             current = self.evolve(current, event)

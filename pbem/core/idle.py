@@ -142,6 +142,7 @@ class IdleCount:
         return count
 
     def counts(self) -> dict[PlayerId, int]:
+        """Each player's current streak of idle phases, those at zero left out."""
         return {p: n for p, n in self.streak.items() if n}
 
     def _feed(self, event: Event) -> None:

@@ -30,6 +30,7 @@ class Outcome:
     winners: tuple[PlayerId, ...]
 
     def to_json(self) -> dict[str, object]:
+        """The outcome as JSON-ready data."""
         return {
             "termination": self.termination.value,
             "side": self.side,
@@ -38,6 +39,7 @@ class Outcome:
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Outcome:
+        """The outcome stored by :meth:`to_json`."""
         winners = data.get("winners") or []
         assert isinstance(winners, list)
         side = data.get("side")

@@ -58,6 +58,7 @@ class Resolution(Generic[S]):
     vetoed: dict[Intent, str]
 
     def survived(self, intent: Intent) -> bool:
+        """Whether a hook vetoed ``intent`` (it was stopped, not carried out)."""
         return intent in self.vetoed
 
 

@@ -64,6 +64,8 @@ class ClockJumps:
             await self.sleep(period)
 
     def alert(self, jump: ClockJump) -> None:
+        """Alert the game masters once to a clock jump, saying what the daemon does about it (drain,
+        outage or, backward, only rearm)."""
         key = f"clockjump:{jump.before.isoformat()}:{jump.after.isoformat()}"
         if key in self.alerted:
             return  # a retry after an IMAP drop

@@ -32,6 +32,7 @@ class ClockJump:
 
     @property
     def forward(self) -> bool:
+        """Whether the wall clock stepped forward."""
         return self.skew > timedelta(0)
 
     def then(self, later: ClockJump) -> ClockJump:
@@ -41,6 +42,7 @@ class ClockJump:
         return ClockJump(self.before, later.after, (later.after - self.before) - skew)
 
     def describe(self) -> str:
+        """The jump in words, for the log and the operator's alert."""
         way = "forward" if self.forward else "backward"
         return (
             f"the wall clock jumped {way} by {abs(self.skew)} "
@@ -58,6 +60,8 @@ class ClockWatch:
     last: tuple[float, datetime] | None = None
 
     def observe(self, mono: float, wall: datetime) -> ClockJump | None:
+        """Note this pair; the jump since the previous one if it steps past the thresholds, else
+        None."""
         prev, self.last = self.last, (mono, wall)
         if prev is None:
             return None

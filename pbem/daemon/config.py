@@ -80,6 +80,8 @@ class AuthConfig:
 
     @property
     def confirm_list_votes(self) -> bool:
+        """Whether a vote posted on the list waits for a private confirmation (requirement 6):
+        ``auto`` asks it unless the only method is the registered address."""
         if self.list_votes == "auto":
             weakest = ("registered",)
             return tuple(self.methods) != weakest or self.final_methods not in (None, weakest)
@@ -204,6 +206,7 @@ class _Section(dict[str, Any]):
         self.asked: set[str] = set()
 
     def get(self, key: str, default: Any = None) -> Any:
+        """The key's value (or ``default``), the key noted as asked for."""
         self.asked.add(key)
         return super().get(key, default)
 
@@ -264,6 +267,8 @@ class _Reader:
     def get(
         self, tbl: Mapping[str, Any], sect: str, key: str, typ: type[T], default: T | None = None
     ) -> T:
+        """The key's value if it has type ``typ``; missing (without a default) or of another type: a
+        problem noted."""
         v = tbl.get(key, default)
         if v is None:
             self.problems.append(f"{sect}.{key}: required")
@@ -284,6 +289,7 @@ class _Reader:
         return v
 
     def address(self, tbl: Mapping[str, Any], sect: str, key: str, required: bool = True) -> str:
+        """The key's email address; missing (when required) or not an address: a problem noted."""
         v = tbl.get(key)
         if v is None and not required:
             return ""
@@ -293,12 +299,14 @@ class _Reader:
         return s
 
     def port(self, tbl: Mapping[str, Any], sect: str, default: int) -> int:
+        """The section's ``port``; outside 1..65535: a problem noted."""
         p = self.get(tbl, sect, "port", int, default)
         if not 1 <= p <= 65535:
             self.problems.append(f"{sect}.port: {p} is not a TCP port (1..65535)")
         return p
 
     def tls(self, tbl: Mapping[str, Any], sect: str, default: str) -> str:
+        """The section's ``tls`` mode; not one of :data:`TLS_MODES`: a problem noted."""
         t = self.get(tbl, sect, "tls", str, default)
         if t not in TLS_MODES:
             self.problems.append(f"{sect}.tls: {t!r} must be one of {', '.join(TLS_MODES)}")

@@ -378,6 +378,8 @@ class Deadlines:
                         self.failed(game.id, key, exc)
 
     def passed(self, now: datetime) -> list[tuple[datetime, str, str]]:
+        """Every deadline of an unfinished game due by ``now``, as ``(when, game id, key)``,
+        earliest first."""
         out = []
         for game in self.games.values():
             if game.table.finished:
@@ -434,5 +436,6 @@ class Deadlines:
         return n
 
     def rearm_all(self) -> None:
+        """Arm every game's deadlines again (after a clock jump)."""
         for game in list(self.games.values()):
             self.rearm(game)

@@ -63,6 +63,7 @@ def room_needed(data_dir: Path) -> int:
 
 
 def room_free(data_dir: Path) -> int:
+    """The bytes free to an unprivileged writer on the data directory's file system."""
     st = os.statvfs(data_dir)
     return st.f_bavail * st.f_frsize
 

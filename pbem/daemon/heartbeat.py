@@ -25,6 +25,7 @@ INTERVAL = 10.0
 
 
 def interval(heartbeat_seconds: float) -> float:
+    """Seconds between beats: the configured ones, between 0.5 and :data:`INTERVAL`."""
     return max(0.5, min(INTERVAL, heartbeat_seconds))
 
 
@@ -50,6 +51,7 @@ def write(root: Path, record: dict[str, Any]) -> None:
 
 
 def read(root: Path) -> dict[str, Any] | None:
+    """The last heartbeat written under ``root``; None if there is none or it is unreadable."""
     try:
         data = json.loads((root / FILE).read_text())
     except (OSError, ValueError):

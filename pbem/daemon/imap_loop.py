@@ -95,6 +95,7 @@ class ImapLoop:
             self.wake()
 
     async def fetch_pending(self, box: Mailbox) -> list[Fetched]:
+        """Every mail not yet dealt with in the mailbox, fetched in batches (off the event loop)."""
         uids = await asyncio.to_thread(box.pending_uids)
         self.on_alive()
         out: list[Fetched] = []
@@ -167,6 +168,7 @@ class ImapLoop:
             self.daemon_keys.update(self.daemon.ledger_keys())
 
     def heartbeat(self) -> None:
+        """Record when the mailbox was last seen (``last_seen``)."""
         self.daemon.set_meta("last_seen", self.clock().isoformat())
 
     async def apply_in_order(

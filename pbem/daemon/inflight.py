@@ -116,9 +116,11 @@ class Marker:
         return (batch, what) if batch and what else None
 
     def set(self, batch: str, what: str) -> None:
+        """Overwrite the marker with ``(batch id, what)`` in place, without fsync."""
         os.pwrite(self.fd, f"{batch} {what}\n".encode().ljust(MARKER_SIZE), 0)
 
     def close(self) -> None:
+        """Close the marker's file (an error closing it is ignored)."""
         with contextlib.suppress(OSError):
             os.close(self.fd)
 
@@ -141,6 +143,7 @@ class InflightFile:
         return rec if isinstance(rec, dict) else None
 
     def write(self, rec: dict[str, Any]) -> None:
+        """Replace the record atomically (no backup kept)."""
         atomic_write(self.path, rec, self.fault, keep_bak=False)
 
 

@@ -43,10 +43,12 @@ class Window:
             self.times.popleft()
 
     def allowed(self, now: datetime) -> bool:
+        """Whether one more event fits in the window at ``now``."""
         self._trim(now)
         return len(self.times) < self.limit
 
     def hit(self, now: datetime) -> None:
+        """Record an event at ``now``, keeping only the newest ``limit`` times."""
         self._trim(now)
         self.times.append(now)
         # only the newest ``limit`` hits decide: if that many are inside the span the window is
@@ -55,6 +57,7 @@ class Window:
             self.times.popleft()
 
     def export(self) -> list[float]:
+        """The window's times as POSIX seconds, oldest first (to persist it)."""
         return [t.timestamp() for t in self.times]
 
     def restore(self, times: Iterable[float], now: datetime) -> None:
@@ -119,9 +122,11 @@ class TokenBucket:
         return True, now + timedelta(seconds=wait)
 
     def export(self) -> list[float]:
+        """The bucket's spending times as POSIX seconds, oldest first (to persist it)."""
         return [t.timestamp() for t in self.times]
 
     def restore(self, times: Iterable[float], now: datetime) -> None:
+        """Load the persisted spending times, dropping those the bucket has refilled by ``now``."""
         self.times = deque(sorted(datetime.fromtimestamp(t, UTC) for t in times))
         self._trim(now)
 
@@ -244,6 +249,7 @@ class GlobalCap:
         self.window = Window(self.per_hour, timedelta(hours=1))
 
     def try_send(self, now: datetime) -> bool:
+        """Whether a mail may go out at ``now``; if so it is counted and the cap untripped."""
         if self.window.allowed(now):
             self.window.hit(now)
             self._dirty = True
@@ -252,12 +258,14 @@ class GlobalCap:
         return False
 
     def changes(self) -> Windows:
+        """The cap's window to persist if it changed since last asked, else nothing."""
         if not self._dirty:
             return {}
         self._dirty = False
         return {self.name: self.window.export()}
 
     def restore(self, windows: Mapping[str, Sequence[float]], now: datetime) -> None:
+        """Load the cap's persisted window, if there is one (start-up)."""
         if self.name in windows:
             self.window.restore(windows[self.name], now)
 

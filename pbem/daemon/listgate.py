@@ -79,6 +79,7 @@ class PosterLimits:
     _dirty: set[str] = field(default_factory=set)
 
     def name(self, game: str, address: str) -> str:
+        """The persisted window's name for ``address`` in ``game``."""
         return f"{self.prefix}{game}:{address.lower()}"
 
     def _window(self, name: str) -> Window:

@@ -26,6 +26,7 @@ PRIORITIES = ((logging.CRITICAL, 2), (logging.ERROR, 3), (logging.WARNING, 4), (
 
 
 def priority(levelno: int) -> int:
+    """The syslog priority of a logging level (:data:`PRIORITIES`; below INFO: debug, 7)."""
     for level, prio in PRIORITIES:
         if levelno >= level:
             return prio
@@ -39,6 +40,7 @@ class JournalFormatter(logging.Formatter):
         super().__init__("%(name)s: %(message)s")
 
     def format(self, record: logging.LogRecord) -> str:
+        """The record formatted, each line prefixed with its ``<priority>`` for the journal."""
         prefix = f"<{priority(record.levelno)}>"
         return "\n".join(prefix + line for line in super().format(record).splitlines())
 

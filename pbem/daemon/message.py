@@ -31,6 +31,7 @@ def parse(raw: bytes) -> EmailMessage:
 
 
 def header_addresses(msg: Message, *headers: str) -> list[str]:
+    """The addresses in ``headers``, lower-case (a header that cannot be read is skipped)."""
     vals: list[str] = []
     for h in headers:
         for v in msg.get_all(h, []):
@@ -67,6 +68,8 @@ def raw_without_codes(raw: bytes) -> bytes | None:
 
 
 def safe_subject(raw: bytes) -> str:
+    """The Subject of a mail that may not parse (read from its head alone, at most 200 characters);
+    empty if unreadable."""
     with contextlib.suppress(Exception):
         head = raw.split(b"\n\n", 1)[0][:8192]
         m = email.message_from_bytes(head)

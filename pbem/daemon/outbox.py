@@ -159,6 +159,8 @@ class SenderPolicy:
     give_up: timedelta = timedelta(days=3)
 
     def next_delay(self, attempts: int) -> timedelta:
+        """The wait before the next try after ``attempts`` failed ones: doubling from ``base``, at
+        most ``cap``."""
         delay: timedelta = self.base * (2 ** min(attempts, 30))
         return min(self.cap, delay)
 
@@ -222,9 +224,11 @@ class OutboxSender:
     """The sending failures since the last send that went through (one warning each)."""
 
     def wake(self) -> None:
+        """Wake the sender: there is mail to send now."""
         self._event.set()
 
     def stop(self) -> None:
+        """Ask the sender to stop, and wake it so that it does."""
         self._stopping = True
         self._event.set()
 

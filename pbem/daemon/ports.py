@@ -36,6 +36,8 @@ class StepLike(Protocol):
 
 
 class TableLike(Protocol):
+    """What the daemon asks of a game's table: its players, its mail in and out, its deadlines."""
+
     @property
     def game_id(self) -> str: ...
 
@@ -62,6 +64,8 @@ class TableLike(Protocol):
 
 
 class Engine(Protocol):
+    """What makes a game's table: a new game from its setup, or a stored one from its events."""
+
     def new(self, setup: Mapping[str, Any], now: datetime) -> tuple[TableLike, StepLike]: ...
     def load(self, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> TableLike: ...
 
@@ -121,6 +125,7 @@ class Game:
 
     @property
     def id(self) -> str:
+        """The game's id, as its store has it."""
         return self.store.game_id
 
 

@@ -137,6 +137,7 @@ class Replies:
         return {a.lower() for a in (*game.table.player_emails.values(), *admins, *former)}
 
     def lang(self, game: Game, address: str) -> str:
+        """The language of the player at ``address`` in ``game``; a stranger: the daemon's."""
         names = {a.lower(): n for n, a in game.table.player_emails.items()}
         return game.table.player_langs.get(names.get(address.lower(), ""), self.cfg.language)
 

@@ -41,6 +41,7 @@ class Router:
     replies: Replies
 
     def list_addresses(self) -> set[str]:
+        """Every game's list address and the configured one, lower-case."""
         lists = {str(g.store.setup.get("list", "")).lower() for g in self.games.values()}
         if self.cfg.list_address:
             lists.add(self.cfg.list_address.lower())
@@ -88,6 +89,8 @@ class Router:
         return out
 
     def channel(self, msg: Message, rcpts: Sequence[str] | None = None) -> Channel:
+        """Where the mail came by: ``graveyard`` (the dead's list), ``list`` (by List-Id or a list
+        address) or ``private``."""
         to_cc = header_addresses(msg, "To", "Cc") if rcpts is None else rcpts
         if self.cfg.list_graveyard and set(self.graveyards()) & set(to_cc):
             return "graveyard"  # first: a post to both lists never reaches the living

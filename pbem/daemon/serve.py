@@ -49,6 +49,8 @@ class Notifier:
         self._last_ping = 0.0
 
     def send(self, text: str) -> None:
+        """Send ``text`` to systemd's socket (an abstract one if it starts with ``@``); no socket or
+        an error: nothing."""
         if not self.path:
             return
         addr = "\0" + self.path[1:] if self.path.startswith("@") else self.path
@@ -324,6 +326,7 @@ class Heartbeat:
         return both
 
     async def run(self, svc: Service) -> None:
+        """Write the heartbeat file every ``every`` seconds until the daemon stops."""
         self.root = svc.root
         while not svc.stopping:
             self.record["at"] = datetime.now(UTC).isoformat()
@@ -331,6 +334,7 @@ class Heartbeat:
             await svc.work.sleep(self.every)
 
     def stopped(self, root: Path, rc: int) -> None:
+        """Write the last heartbeat: when the daemon stopped and its exit code."""
         now = datetime.now(UTC).isoformat()
         heartbeat.write(root, {**self.record, "at": now, "stopped": now, "exit": rc})
 
@@ -344,6 +348,7 @@ class LoginWatch:
         self.on_refused = on_refused
 
     async def send(self, mail_from: str, rcpts: Sequence[str], raw: bytes) -> SendResult:
+        """Send through the SMTP transport, reporting a refused login."""
         res = await self.smtp.send(mail_from, rcpts, raw)
         if res.login_refused is not None:
             self.on_refused(res.login_refused)

@@ -164,10 +164,12 @@ class Service:
 
     @property
     def root(self) -> Path:
+        """The data directory."""
         return self.cfg.data_dir
 
     @property
     def our_addresses(self) -> set[str]:
+        """The daemon's own addresses (moderator, bounce), lower-case: mail from them is an echo."""
         mod = self.cfg.moderator.lower()
         return {mod, self.cfg.bounce.lower()}
 
@@ -410,6 +412,8 @@ class Service:
         }
 
     def restore_limits(self) -> None:
+        """Load every rate-limit window persisted (the daemon's and each game's, merged) at
+        start-up."""
         copies = [
             self.daemon.limit_windows(),
             *(g.store.limit_windows() for g in self.games.values()),
@@ -445,4 +449,6 @@ class Service:
         return added
 
     def knows(self, key: str) -> bool:
+        """Whether a mail with content key ``key`` was already dealt with, by the daemon or a
+        game."""
         return key in self.daemon_keys or any(key in g.keys for g in self.games.values())

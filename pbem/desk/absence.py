@@ -31,6 +31,8 @@ EXAMPLE = {
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Declare, cancel or list the seat's absences as the game master, within the game's allowance;
+    the listing answers him."""
     # imported here: pbem.judge's services import the table, which imports the desk
     from pbem.judge.absence import act
 

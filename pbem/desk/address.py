@@ -55,6 +55,7 @@ def change(
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Move the seat to the new address at once; the game master is told the change."""
     event = change(table, command, admin)
     params = {
         "name": table.roster.shown(event.seat),

@@ -24,4 +24,5 @@ EXAMPLE = {
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Post the text on the list as the game master."""
     return Result((notice("announce", text=command.text),))

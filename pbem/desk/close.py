@@ -25,6 +25,8 @@ EXAMPLE: dict[str, str] = {}
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Close the current phase now, as at its deadline, marked as the game master's act; a paused
+    game stays paused in the new phase."""
     running(table)
     key, _ = earliest(table)
     facts = table.close(key, now).facts

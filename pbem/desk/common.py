@@ -54,6 +54,8 @@ class DeskCommand(Protocol):
 
 
 def verb(name: str) -> str:
+    """The verb of the desk command ``name`` (``desk.`` before it, apart from the players'
+    verbs)."""
     return f"desk.{name}"
 
 

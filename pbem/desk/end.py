@@ -27,6 +27,7 @@ NOBODY = ("", "nul", "none", "draw", "personne")
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """End the game now with the side named winning (or nobody), every card revealed."""
     running(table)
     seats = cast(table)
     sides = sorted({s["side"] for s in seats if s["side"]})

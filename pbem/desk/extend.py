@@ -27,6 +27,7 @@ EXAMPLE = {"fr": "PROLONGER 2j", "en": "EXTEND 2d"}
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Move every deadline of the current phase that much later and tell every player."""
     running(table)
     by = parse_duration(command.text)
     ruled = table.rules.deadlines(table.state)

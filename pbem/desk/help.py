@@ -72,6 +72,7 @@ class Help:
     def run(
         self, table: DeskTable, command: Command, now: datetime, admin: str, lang: str
     ) -> Result:
+        """The desk's commands, each with what it does and an example, then the game's own."""
         name = _a_name(table)
         lines = [
             {"help": c.HELP.get(lang, c.HELP["en"]), "example": example(c, lang, name)}

@@ -32,6 +32,7 @@ EXAMPLE = {"fr": "HISTORIQUE {name} NUIT 1", "en": "HISTORY {name} NIGHT 1"}
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """The seat's history in the phases asked for, to the game master, as the seat got it."""
     # late: pbem.judge's services import the table, which imports the desk
     from pbem.judge.history import Selection, history_phases, selection
     from pbem.record.story import phase_marks

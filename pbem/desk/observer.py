@@ -44,6 +44,7 @@ _LIST = {"", "liste", "list"}
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """List the observers and the requests, or accept or refuse (remove) one by address."""
     # late: pbem.judge loads the table, whose admin lines load this package
     from pbem.judge.observer import observers
 

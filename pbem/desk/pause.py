@@ -23,6 +23,7 @@ EXAMPLE = {"fr": "PAUSE vacances de Noël", "en": "PAUSE Christmas holidays"}
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Freeze the deadlines and tell the players; refused if already paused."""
     running(table)
     if table.paused:
         raise IllegalNow("desk_paused_already")

@@ -31,6 +31,7 @@ def preview_step(table: DeskTable, now: datetime) -> Step:
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """What closing the phase now would send, to the game master only; nothing changes."""
     running(table)
     step = preview_step(table, now)
     mails = [

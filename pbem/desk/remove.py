@@ -37,6 +37,7 @@ EXAMPLE = {
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Remove the player for good: the seat's death and what the game's rules make of it."""
     running(table)
     player = command.targets[0]
     events = removal_events(

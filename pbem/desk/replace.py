@@ -42,6 +42,8 @@ EXAMPLE = {
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Seat the newcomer (or a volunteer of the bench) in the living seat; the game master is
+    told."""
     seat = command.targets[0]
     event = substitution(table, seat, parse_newcomer(table, command.text))
     text = table.renderer.text(

@@ -24,6 +24,8 @@ EXAMPLE: dict[str, str] = {}
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Run the deadlines again, each moved by the pause's length, and tell the players; refused if
+    not paused."""
     running(table)
     paused_at = table.desk.paused_at
     if paused_at is None:

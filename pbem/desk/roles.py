@@ -23,6 +23,8 @@ EXAMPLE: dict[str, str] = {}
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """The whole table, to the game master only: cards, sides, deaths, pending orders, deadlines,
+    bench."""
     died = deaths(table)
     params = {
         "game": table.rules.title,

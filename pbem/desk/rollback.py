@@ -58,6 +58,8 @@ EXAMPLE = {"fr": "ANNULER RESOLUTION 12h", "en": "ROLLBACK 12h"}
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """Void the last resolution and reopen its phase for the given time, the later orders given
+    again to the rules."""
     by = parse_duration(command.text)
     if not table.desk.closes:
         raise IllegalNow("desk_nothing_to_roll_back")

@@ -27,6 +27,8 @@ EXAMPLE: dict[str, str] = {}
 
 
 def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str) -> Result:
+    """The phase, its deadline and who has not acted yet, the absences and the observers, to the
+    game master."""
     # late: pbem.judge loads the table, whose admin lines load this package
     from pbem.judge.absence import extends, standing
     from pbem.judge.observer import observers

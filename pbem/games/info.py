@@ -36,6 +36,7 @@ class OptionInfo:
         }.get(self.kind, "text")
 
     def shown_default(self) -> str:
+        """The default as the option is written (``true``, ``2h``, ``[a, b]``)."""
         if isinstance(self.default, bool):
             return "true" if self.default else "false"
         if isinstance(self.default, timedelta):
@@ -45,6 +46,7 @@ class OptionInfo:
         return str(self.default)
 
     def as_json(self) -> dict[str, Any]:
+        """The option as JSON-ready data: name, type, default and allowed values."""
         default = self.default
         if isinstance(default, timedelta):
             default = self.shown_default()

@@ -113,6 +113,8 @@ class _HtmlToLines(HTMLParser):
         return done
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        """Open the tag: a block breaks the line, a cell adds a space, a quote or hidden part
+        starts, and a bold run (by its tag or its CSS weight)."""
         self._tag(tag, +1)
         weight = _css_weight(attrs)
         bold = weight if weight is not None else tag in _BOLD_TAGS
@@ -122,6 +124,8 @@ class _HtmlToLines(HTMLParser):
             self._bold_depth += 1
 
     def handle_endtag(self, tag: str) -> None:
+        """Close the tag (a block breaks the line), ending its bold run if it opened one; a stray
+        end tag changes nothing else."""
         self._tag(tag, -1)
         opened = self._open.get(tag)
         # a stray end tag (common in mail HTML) changes nothing
@@ -131,6 +135,8 @@ class _HtmlToLines(HTMLParser):
                 self._end_bold()
 
     def handle_data(self, data: str) -> None:
+        """Keep visible text for the current line (and its bold run); quoted or hidden text is
+        dropped."""
         if self._quote_depth or self._hidden_depth:
             return
         self._chunks.append(data)
@@ -138,6 +144,7 @@ class _HtmlToLines(HTMLParser):
             self._bold_chunks.append(data)
 
     def close(self) -> None:
+        """Parse what is left and complete the last line."""
         super().close()
         self._break_line()
 
@@ -175,6 +182,8 @@ _MARKED_BOLD = re.compile(
 
 
 def marked_bold(line: str) -> list[str]:
+    """The runs a plain-text line marks bold with ``**x**`` or ``*x*``, trimmed by
+    :func:`bold_run`."""
     runs = (bold_run(m.group("double") or m.group("single")) for m in _MARKED_BOLD.finditer(line))
     return [run for run in runs if run]
 

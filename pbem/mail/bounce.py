@@ -109,6 +109,7 @@ class Bounce:
 
     @property
     def hard(self) -> tuple[Failure, ...]:
+        """The permanent failures among those reported."""
         return tuple(f for f in self.failures if f.hard)
 
 

@@ -70,6 +70,7 @@ class QuickAction(NamedTuple):
 
     @property
     def href(self) -> str:
+        """The link's ``mailto:`` URL: the address, the subject and the command as the body."""
         return mailto(self.address, self.subject, self.command)
 
 

@@ -102,12 +102,15 @@ class ParseOncePolicy(EmailPolicy):
         object.__setattr__(self, "_memo", {})  # policies are read-only once built
 
     def clone(self, **kw: Any) -> ParseOncePolicy:
+        """The policy changed by ``kw``, with a memo of its own."""
         new = super().clone(**kw)
         assert isinstance(new, ParseOncePolicy)
         object.__setattr__(new, "_memo", {})  # a clone may parse differently: its own memo
         return new
 
     def header_fetch_parse(self, name: str, value: str) -> str:
+        """The header object for ``value``, parsed once per message (a header object set by the
+        program is returned as is)."""
         if hasattr(value, "name"):  # already a header object (set by the program)
             return value
         key = (name, value)

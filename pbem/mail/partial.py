@@ -30,9 +30,11 @@ class Part:
 
     @property
     def multipart(self) -> bool:
+        """Whether the part is a multipart (it has a boundary)."""
         return bool(self.boundary)
 
     def leaves(self) -> list[Part]:
+        """The part's leaf parts, in order (itself if it is not multipart)."""
         if not self.multipart:
             return [self]
         return [leaf for c in self.children for leaf in c.leaves()]

@@ -41,6 +41,8 @@ class _Environment(jinja2.Environment):
         self._loaded: dict[str, jinja2.Template] = {}
 
     def getattr(self, obj: Any, attribute: str) -> Any:
+        """``obj.attribute`` as jinja reads it, a plain dict's key read at once (the dict's own
+        methods excepted)."""
         # a plain dict has no attribute but its class's: for any other name, jinja's own
         # getattr fails and reads the key, as here
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
@@ -141,6 +143,7 @@ class Renderer:
         return f"{day} {local.day} {month} {clock} {zone}".strip()
 
     def exists(self, template: str, lang: str) -> bool:
+        """Whether the template exists in ``lang`` (looked up once)."""
         found = self._exists.get((template, lang))
         if found is None:
             found = self._exists[template, lang] = (self.root / lang / f"{template}.txt").is_file()

@@ -35,6 +35,8 @@ def subject_text(msg: Message) -> str:
 
 
 def strip_subject_prefixes(subject: str) -> str:
+    """The subject without its leading reply and forward prefixes (``Re:``, ``Fwd:``, ``TR:``,
+    ``Réf.``) and ``[tags]``."""
     while match := _SUBJECT_PREFIX.match(subject):
         subject = subject[match.end() :]
     return subject

@@ -384,12 +384,15 @@ class GameNames:
         return None
 
     def role(self, value: str) -> str:
+        """The role's name in the game's words, or ``value`` where it has none."""
         return self._call(("role",), value) or value
 
     def side(self, value: str) -> str:
+        """The side's short name in the game's words, or ``value`` where it has none."""
         return self._call(("team_short", "side", "team"), value) or value
 
     def condition(self, value: str) -> str:
+        """A condition's name (a lover, Penny) in the game's words, or ``value``."""
         return self._call(("cond",), value) or value
 
     def thing(self, value: str) -> str | None:
@@ -407,6 +410,7 @@ class GameNames:
         return self._call(("stopped",), value, target)
 
     def death(self, player: str, cause: str, death: Mapping[str, Any]) -> str:
+        """How ``player`` died, said in the game's words; empty where it has none."""
         seat = {"name": player, "cause": cause, "death": dict(death)}
         return self._call(("death",), seat) or ""
 

@@ -73,6 +73,7 @@ class Link:
     digest: str
 
     def to_json(self) -> dict[str, Any]:
+        """The link as JSON-ready data."""
         return {"n": self.n, "key": self.key, "index": self.index, "digest": self.digest}
 
 

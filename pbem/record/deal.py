@@ -83,13 +83,16 @@ class Reveal:
 
     @property
     def verifies(self) -> bool:
+        """Whether the salt and the canonical deal hash to the digest announced."""
         return digest(self.salt, self.canonical) == self.digest
 
     @property
     def recipe(self) -> str:
+        """A shell command that prints the digest, for a player to check it."""
         return shell_recipe(self.salt, self.canonical)
 
     def to_json(self) -> dict[str, str]:
+        """The reveal as JSON-ready data (salt, canonical deal, digest)."""
         return {"salt": self.salt, "canonical": self.canonical, "digest": self.digest}
 
 

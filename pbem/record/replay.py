@@ -43,9 +43,11 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
+        """Whether every check passed."""
         return self.failure is None
 
     def fail(self, phase: int | None, what: str) -> Verdict:
+        """Record a failure and its phase, unless one was recorded already (the first is kept)."""
         if self.failure is None:
             self.failure, self.phase = what, phase
         return self

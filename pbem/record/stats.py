@@ -127,10 +127,13 @@ class _Tally:
         self.won: Counter[tuple[Any, ...]] = Counter()
 
     def add(self, key: tuple[Any, ...], won: bool) -> None:
+        """Count one game played under ``key``, and won if ``won``."""
         self.played[key] += 1
         self.won[key] += won
 
     def rows(self, total: str) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+        """Each key with its games (under ``total``), its wins and its win rate with the interval,
+        in key order."""
         return [
             (key, {total: n, "won": self.won[key], **_rate(self.won[key], n)})
             for key, n in sorted(self.played.items(), key=lambda kv: _sortable(kv[0]))

@@ -23,9 +23,12 @@ class WithSignups:
         self.engine = engine
 
     def new(self, setup: Mapping[str, Any], now: datetime) -> tuple[Any, Any]:
+        """A new game, from the wrapped engine."""
         return self.engine.new(setup, now)  # type: ignore[no-any-return]
 
     def load(self, setup: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any:
+        """A stored game: through :func:`pbem.signup.table.load` if it was opened for sign-ups, else
+        the wrapped engine's."""
         if "signup" in setup:
             from pbem.signup.table import load
 

@@ -54,6 +54,7 @@ class Terms:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Terms:
+        """The terms as stored in the game's setup (see :meth:`to_mapping`)."""
         seats = data["seats"]
         deadline = data.get("deadline")
         return cls(
@@ -65,6 +66,7 @@ class Terms:
         )
 
     def to_mapping(self) -> dict[str, Any]:
+        """The terms as JSON-ready data, for the game's setup."""
         return {
             "seats": [self.seats_min, self.seats_max],
             "deadline": self.deadline.isoformat() if self.deadline else None,
@@ -118,9 +120,11 @@ class Lobby:
 
     @property
     def full(self) -> bool:
+        """Whether every seat is taken."""
         return len(self.seated) >= self.terms.seats_max
 
     def find(self, email: str) -> Volunteer | None:
+        """The volunteer with this address (case-insensitive), or None."""
         wanted = email.lower()
         return next((v for v in self.volunteers if v.email.lower() == wanted), None)
 
@@ -177,6 +181,7 @@ def evolve(lobby: Lobby, event: Mapping[str, Any]) -> Lobby:
 
 
 def fold_events(terms: Terms, events: Iterable[Mapping[str, Any]]) -> Lobby:
+    """The lobby the terms open, after ``events`` in order."""
     lobby = opened(terms)
     for event in events:
         lobby = evolve(lobby, event)
@@ -295,6 +300,7 @@ def check_start(lobby: Lobby, legal: Sequence[int]) -> None:
 
 
 def cancel(lobby: Lobby, now: datetime) -> dict[str, Any]:
+    """The event that cancels the sign-up; refused if it has started or was cancelled."""
     _still_open(lobby)
     return {"type": "signup.cancelled", "at": now.isoformat()}
 

@@ -203,16 +203,19 @@ class SignupTable:
 
     @property
     def started(self) -> bool:
+        """Whether the game has started (its table exists)."""
         return self.game is not None
 
     @property
     def finished(self) -> bool:
+        """Whether the game is over, or the sign-up was cancelled."""
         if self.game is not None:
             return self.game.finished
         return self.lobby.status == "cancelled"
 
     @property
     def paused(self) -> bool:
+        """Whether the started game is paused (a sign-up never is)."""
         return self.game.paused if self.game is not None else False
 
     @property
@@ -225,6 +228,7 @@ class SignupTable:
 
     @property
     def player_langs(self) -> Mapping[str, str]:
+        """Each player's language: the game's players, else the volunteers."""
         if self.game is not None:
             return self.game.player_langs
         return {v.name: v.lang for v in self.lobby.volunteers}
@@ -249,6 +253,7 @@ class SignupTable:
 
     @property
     def legal_in_range(self) -> list[int]:
+        """The player counts the rules accept, from the fewest seats wanted."""
         return [n for n in self.legal if n >= self.terms.seats_min]
 
     def deadlines(self) -> Mapping[str, datetime]:
@@ -312,6 +317,8 @@ class SignupTable:
                 self.game = Table.load(event["setup"], [], self.renderer)
 
     def release(self, msg: EmailMessage, now: datetime) -> Step:
+        """A held list post asked again whether it may go out: the game decides, a lobby relays
+        it."""
         if self.game is not None:
             return self.game.release(msg, now)
         return Step(post="relay")

@@ -147,10 +147,12 @@ class Table:
 
     @property
     def game_id(self) -> str:
+        """The game's id, as its setup gives it."""
         return self.setup.game_id
 
     @property
     def finished(self) -> bool:
+        """Whether the rules say the game is over (it has an outcome)."""
         return self.rules.outcome(self.state) is not None
 
     @property
@@ -160,6 +162,7 @@ class Table:
 
     @property
     def player_langs(self) -> Mapping[str, str]:
+        """Each seat's language, as its current holder chose it."""
         return {h.seat: h.lang for h in self.roster.holders}
 
     @property
@@ -186,6 +189,7 @@ class Table:
 
     @property
     def by_name(self) -> Mapping[str, PlayerSpec]:
+        """Each seat's player spec, by seat name."""
         return self.roster.specs_by_seat
 
     @property
@@ -206,6 +210,7 @@ class Table:
 
     @property
     def paused(self) -> bool:
+        """Whether the game master paused the game."""
         return self.desk.paused_at is not None
 
     def with_events(self, events: Sequence[Event]) -> Table:

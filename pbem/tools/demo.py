@@ -61,6 +61,8 @@ def demo_names(game: str, count: int) -> list[str]:
 
 
 def demo_setup(game: str, players: int, seed: int, lang: str) -> dict[str, Any]:
+    """A demo game's setup: ``players`` (or the usual count) named players with made-up
+    addresses."""
     count = players or USUAL_PLAYERS.get(game, 12)
     names = demo_names(game, count)
     return {
@@ -127,6 +129,8 @@ def play(
 
 
 def run_demo(game: str, players: int, seed: int | None, lang: str) -> int:
+    """Play a demo game with random bots, print its public mails and its summary; return the exit
+    code."""
     seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
     table, step = Table.new(demo_setup(game, players, seed, lang), EPOCH)
     table.apply(step)

@@ -124,6 +124,8 @@ def write_mailboxes(directory: Path, game: str, lang: str = "fr", seed: int = 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Write the mailbox of each reader of a bot-played game, for each game asked (all four by
+    default)."""
     parser = argparse.ArgumentParser(
         prog="python -m pbem.tools.mailboxes",
         description="Write each reader's mailbox of a whole bot-played game (text and HTML).",

@@ -79,15 +79,19 @@ class _IntKeyed:
         return iter(self.keys())
 
     def keys(self) -> list[int]:
+        """The ids, as integers."""
         return [int(k) for k in self.raw]
 
     def items(self) -> list[tuple[int, Any]]:
+        """The (integer id, document) pairs."""
         return [(int(k), v) for k, v in self.raw.items()]
 
     def pop(self, doc_id: int, *default: Any) -> Any:
+        """Remove and return the document with integer id ``doc_id`` (or the default)."""
         return self.raw.pop(str(doc_id), *default)
 
     def clear(self) -> None:
+        """Remove every document."""
         self.raw.clear()
 
 
@@ -166,6 +170,7 @@ class AtomicStorage(Storage):
         return self._owned.get(id(table)) is table
 
     def own(self, table: dict[str, Any]) -> None:
+        """Mark ``table`` as made by a write since the last snapshot (see :meth:`owned`)."""
         self._owned[id(table)] = table
 
     def _set_data(self, data: dict[str, dict[str, Any]] | None) -> None:
@@ -187,6 +192,7 @@ class AtomicStorage(Storage):
             action()
 
     def read(self) -> dict[str, dict[str, Any]] | None:
+        """The stored tables (the live dict, not a copy), decoded on first read."""
         # no copy: tinydb rebuilds the tables it writes, and a rollback reloads from disk, so
         # handing out the live dict is safe and keeps reads O(1) instead of O(file size)
         if self._unread is not None:
@@ -194,6 +200,7 @@ class AtomicStorage(Storage):
         return self._data
 
     def write(self, data: dict[str, dict[str, Any]]) -> None:
+        """Keep ``data``; write the file atomically now, or at the transaction's end."""
         if self.readonly:
             raise StoreError(f"{self.path}: opened read-only")
         self._data, self._unread = data, None
@@ -318,6 +325,7 @@ class AtomicDB:
             self.db.table(name)._next_id = None
 
     def table(self, name: str) -> Any:
+        """The tinydb table ``name``."""
         return self.db.table(name)
 
     def get_one(self, table: str, **match: Any) -> dict[str, Any] | None:
@@ -334,6 +342,7 @@ class AtomicDB:
         return dict(doc) if doc is not None else None
 
     def upsert(self, table: str, doc: Mapping[str, Any], **match: Any) -> None:
+        """Update the document of ``table`` matching every ``match`` field, or insert ``doc``."""
         q = Query()
         cond = None
         for k, v in match.items():
@@ -343,6 +352,7 @@ class AtomicDB:
         self.table(table).upsert(dict(doc), cond)
 
     def remove(self, table: str, **match: Any) -> None:
+        """Remove the documents of ``table`` matching every ``match`` field."""
         q = Query()
         cond = None
         for k, v in match.items():

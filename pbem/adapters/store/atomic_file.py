@@ -59,6 +59,7 @@ class Packed:
         self.text = text
 
     def value(self) -> Any:
+        """The packed JSON text, decoded."""
         return json.loads(self.text)
 
     def __eq__(self, other: object) -> bool:

@@ -23,14 +23,17 @@ class DaemonStore:
         self.limits_hook: LimitsHook | None = None
 
     def uidvalidity(self, folder: str) -> int | None:
+        """The UIDVALIDITY last seen for ``folder``, or None if never seen."""
         doc = self.db.get_one("folders", name=folder)
         return None if doc is None else int(doc["uidvalidity"])
 
     def set_uidvalidity(self, folder: str, value: int) -> None:
+        """Remember ``folder``'s UIDVALIDITY (a change means its UIDs were renumbered)."""
         with self.db.transaction():
             self.db.upsert("folders", {"name": folder, "uidvalidity": value}, name=folder)
 
     def ledger_keys(self) -> set[str]:
+        """The content keys of every non-game mail already dealt with."""
         return {d["key"] for d in self.db.table("ledger").all()}
 
     def commit(
@@ -59,6 +62,7 @@ class DaemonStore:
         return len(removed)
 
     def shunt_rows(self) -> list[dict[str, Any]]:
+        """Every shunt row (a mail that failed, with its attempts and status), copied."""
         return [dict(d) for d in self.db.table("shunt").all()]
 
     def shunt_status(self) -> dict[str, str]:
@@ -66,33 +70,42 @@ class DaemonStore:
         return {d["key"]: str(d.get("status")) for d in self.db.table("shunt").all()}
 
     def shunt_row(self, key: str) -> dict[str, Any] | None:
+        """The shunt row of the mail with content key ``key``, or None."""
         return self.db.get_one("shunt", key=key)
 
     def remove_shunt(self, key: str) -> None:
+        """Forget the shunt row of the mail with content key ``key``."""
         with self.db.transaction():
             self.db.remove("shunt", key=key)
 
     def outbox(self) -> list[dict[str, Any]]:
+        """The non-game mail still to send, copied."""
         return [dict(r) for r in self.db.table("outbox").all()]
 
     def outbox_done(self, message_id: str) -> None:
+        """Drop a sent mail from the outbox (with the rate-limit windows, in one write)."""
         with self.db.transaction():
             self.db.remove("outbox", message_id=message_id)
             write_limits(self.db, self.limits_hook)
 
     def outbox_update(self, message_id: str, changes: Mapping[str, Any]) -> None:
+        """Change an outbox row (a retry's count or date) in one write with the rate-limit
+        windows."""
         q = Query()
         with self.db.transaction():
             self.db.table("outbox").update(dict(changes), q.message_id == message_id)
             write_limits(self.db, self.limits_hook)
 
     def limit_windows(self) -> dict[str, list[float]]:
+        """The rate-limit windows stored: each limit's recent send times."""
         return read_limits(self.db)
 
     def get_meta(self, name: str) -> Any:
+        """The daemon-wide value stored under ``name``, or None."""
         doc = self.db.get_one("meta", name=name)
         return None if doc is None else doc["value"]
 
     def set_meta(self, name: str, value: Any) -> None:
+        """Store a daemon-wide value under ``name`` (the VERP key, when the mailbox was last seen)."""
         with self.db.transaction():
             self.db.upsert("meta", {"name": name, "value": value}, name=name)

@@ -194,10 +194,12 @@ class GameStore:
 
     @property
     def meta(self) -> dict[str, Any]:
+        """A copy of the game's meta document (its id, setup, event count, segments, secrets)."""
         return dict(self._meta())
 
     @property
     def game_id(self) -> str:
+        """The game's id."""
         return str(self._meta()["game_id"])
 
     @property
@@ -262,6 +264,7 @@ class GameStore:
         ]
 
     def deadline_states(self) -> dict[str, dict[str, Any]]:
+        """Each deadline's stored record (its state, an extension, an error), by key."""
         return {d["key"]: dict(d) for d in self.head.table("deadlines").all()}
 
     def held_entries(self) -> list[dict[str, Any]]:
@@ -387,6 +390,7 @@ class GameStore:
             self.head.table("held").update({"window": window}, Query().key.one_of(list(keys)))
 
     def set_deadline_state(self, record: Mapping[str, Any]) -> None:
+        """Store a deadline's record, replacing the one with its key."""
         with self._transaction():
             self.head.upsert("deadlines", record, key=record["key"])
 
@@ -398,12 +402,15 @@ class GameStore:
         self._sent_log().append(message_id, changes)
 
     def outbox_update(self, message_id: str, changes: Mapping[str, Any]) -> None:
+        """Change an outbox row (a retry's count or date) in one write with the rate-limit
+        windows."""
         with self._transaction():
             q = Query()
             self.head.table("outbox").update(dict(changes), q.message_id == message_id)
             write_limits(self.head, self.limits_hook)
 
     def limit_windows(self) -> dict[str, list[float]]:
+        """The rate-limit windows: the head's copy, updated by what the sent log holds since."""
         windows = read_limits(self.head)
         windows.update(self._sent_log().limits)  # sent after the head's copy was written
         return windows

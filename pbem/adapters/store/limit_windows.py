@@ -54,5 +54,6 @@ def write_limits(db: AtomicDB, hook: LimitsHook | None) -> None:
 
 
 def read_limits(db: AtomicDB) -> dict[str, list[float]]:
+    """The rate-limit windows stored in ``db`` (window name -> its times), or none."""
     doc = db.table("limits").get(doc_id=1)
     return dict(doc["windows"]) if doc is not None else {}

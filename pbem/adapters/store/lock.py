@@ -35,6 +35,7 @@ class DirLock:
             raise StoreError(f"{directory} is in use by another pbem writer") from exc
 
     def release(self) -> None:
+        """Unlock and close the lock file (an error doing so is ignored)."""
         with contextlib.suppress(OSError):
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)

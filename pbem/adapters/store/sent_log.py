@@ -55,6 +55,7 @@ class SentLog:
 
     @property
     def path(self) -> Path:
+        """The sent log's file, of generation ``gen``."""
         return log_path(self.game_dir, self.gen)
 
     @classmethod

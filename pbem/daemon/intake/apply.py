@@ -22,10 +22,14 @@ log = logging.getLogger(__name__)
 
 
 class Apply(Step):
+    """The last step: the rules read the mail; its events and replies are committed."""
+
     name = "apply"
     description = "The rules read the mail; its events and replies are committed."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
+        """Let the game's table read the mail, then commit its events, replies, relayed copies and
+        held post with its ledger key in one write; always deals with the mail."""
         game, verdict, msg, raw, now = mail.routed, mail.checked, mail.parsed, mail.raw, mail.now
         ask = (
             mail.channel == "list"

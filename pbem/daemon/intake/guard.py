@@ -95,6 +95,8 @@ class Intake:
             return self.shunt(key, f, f.raw, exc, row)
 
     def oversize(self, f: Fetched) -> Disposition:
+        """Quarantine a mail over the size cap unread, the game masters alerted and the sender told
+        (rate-limited), once per mail."""
         key = f"oversize:{f.uidvalidity}:{f.uid}:{f.size}:{f.internaldate.isoformat()}"
         if self.daemon.shunt_row(key) is None:
             now = self.clock()

@@ -35,10 +35,14 @@ def ignore(svc: IntakeParts, mail: Inbound, reason: str) -> bool:
 
 
 class AutomaticReplies(Step):
+    """The first step: auto-replies, bulk mail and our own echoes are ignored (RFC 3834)."""
+
     name = "automatic-replies"
     description = "Auto-replies, bulk mail and our own echoes are never read nor answered."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
+        """Mark the mail's automatic reason; ignore it unless it is none or a bounce (a list's bulk
+        post is read)."""
         # a MailError (unreadable headers) is a poison mail: shunted, then quarantined
         reason = automatic_reason(mail.msg, our_addresses=svc.our_addresses)
         if reason == "bulk" and mail.channel == "list" and not svc.relay:
@@ -52,10 +56,14 @@ class AutomaticReplies(Step):
 
 
 class Bounces(Step):
+    """A bounce is counted against the player it names (RELIABILITY §2.5), never answered."""
+
     name = "bounces"
     description = "A bounce is counted against the player it names, never parsed nor answered."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
+        """Count a bounce against its player, or ignore it if it names none; any other mail goes
+        on."""
         if mail.reason != "bounce":
             return False
         if svc.bounces.handle(mail.key, mail.raw, mail.info, mail.now):
@@ -64,10 +72,14 @@ class Bounces(Step):
 
 
 class Routing(Step):
+    """Find the mail's game; a mail for no game gets the sender a reply and stops."""
+
     name = "routing"
     description = "The mail's game (by its list, its tag, its sender); none: the sender is told."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
+        """Undo a list's From rewrite (DMARC), then route: a game found goes on, none is
+        answered."""
         mail.munged = svc.router.list_rewrite(mail.msg, mail.channel)
         if mail.munged is not None and mail.munged.author is not None:
             # the list put its own address in From (DMARC): the post is the author's
@@ -87,10 +99,14 @@ class Routing(Step):
 
 
 class Authentication(Step):
+    """The sender's authentication layers (requirement 5, RELIABILITY §1.6)."""
+
     name = "authentication"
     description = "The sender's layers (requirement 5, RELIABILITY §1.6); refused: he is told."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
+        """Let an authenticated mail go on (its copy keys noted); a refused one is answered and
+        stops."""
         game = mail.routed
         verdict = mail.verdict = check_sender(
             mail.parsed,
@@ -146,10 +162,14 @@ def _ledger_only(mail: Inbound, why: str) -> bool:
 
 
 class Copies(Step):
+    """Another copy of a mail already applied (the list's copy, a reply-all) is applied once."""
+
     name = "copies"
     description = "Another copy of a mail applied (the list's copy, a reply-all): applied once."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
+        """A copy of a mail already applied goes in the ledger only (issue 10 item 6); other mail
+        goes on."""
         game = mail.routed
         if not any(k in game.keys for k in mail.copies):
             return False
@@ -161,10 +181,13 @@ class Copies(Step):
 
 
 class Replay(Step):
+    """A DKIM signature seen before is a captured mail re-sent: applied once."""
+
     name = "replay"
     description = "The same DKIM signature seen before: a captured mail re-sent, applied once."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
+        """A replayed signed mail goes in the ledger only (requirement 5); other mail goes on."""
         game = mail.routed
         if not any(k in game.keys for k in mail.checked.replay_keys):
             return False
@@ -174,10 +197,13 @@ class Replay(Step):
 
 
 class Relay(Step):
+    """A relayed list post stopped before the rules (a code in it, too long, too many)."""
+
     name = "relay"
     description = "A relayed list post stopped before the rules (a code in it, too long, too many)."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
+        """Whether the relay stopped this list or graveyard post (it then dealt with it)."""
         registered = mail.checked.registered
         return (
             mail.channel in ("list", "graveyard")  # the graveyard's posters too (issue 25)
@@ -197,10 +223,14 @@ class Relay(Step):
 
 
 class Confirmation(Step):
+    """A private mail confirming a public vote (requirement 6): the vote counts."""
+
     name = "confirmation"
     description = "A private mail confirming a public vote (requirement 6): the vote counts."
 
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
+        """Confirm the public vote a registered player's private mail confirms; other mail goes
+        on."""
         verdict = mail.checked
         if mail.channel != "private" or not verdict.registered:
             return False

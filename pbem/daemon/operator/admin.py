@@ -47,9 +47,11 @@ class AdminCommand(Request):
         return cls(game, tuple(lines), at, name, expect_events)
 
     def file_name(self) -> str:
+        """The name it was made with (the time it was asked, the asking process)."""
         return self.name
 
     def text(self) -> str:
+        """The request as JSON: the game, the lines, when, the event count expected if any."""
         data: dict[str, object] = {
             "game": self.game,
             "lines": list(self.lines),
@@ -61,6 +63,7 @@ class AdminCommand(Request):
 
     @classmethod
     def read(cls, name: str, text: str) -> Self:
+        """The request in a file written by :meth:`text`."""
         data = json.loads(text)
         at = data.get("at")
         when = datetime.fromisoformat(at) if isinstance(at, str) else datetime.now(UTC)
@@ -71,6 +74,8 @@ class AdminCommand(Request):
         )
 
     def apply(self, svc: OperatorParts) -> None:
+        """Run the lines as the game's first administrator, once, committed with their replies, and
+        answer a waiting command; an unknown game, a game moved on or no administrator: dropped."""
         key = f"admin:{self.name}"
         game = svc.games.get(self.game)
         if game is None:

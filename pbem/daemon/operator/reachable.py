@@ -34,19 +34,23 @@ class Reachable(Request):
         return cls(game, player, datetime.now(UTC))
 
     def file_name(self) -> str:
+        """Named by when it was asked and by the asking process: one file per request."""
         return f"{self.at:%Y%m%dT%H%M%S%f}-{os.getpid()}.json"
 
     def text(self) -> str:
+        """The request as JSON: the game, the player, when."""
         return json.dumps({"game": self.game, "player": self.player, "at": self.at.isoformat()})
 
     @classmethod
     def read(cls, name: str, text: str) -> Self:
+        """The request in a file written by :meth:`text`."""
         data = json.loads(text)
         at = data.get("at")
         when = datetime.fromisoformat(at) if isinstance(at, str) else datetime.now(UTC)
         return cls(str(data["game"]), str(data["player"]), when)
 
     def apply(self, svc: OperatorParts) -> None:
+        """Clear the player's bounce count and unreachable flag, committed in the game's store."""
         now = svc.clock()
         game = svc.games.get(self.game)
         if game is None or self.player not in game.table.player_emails:

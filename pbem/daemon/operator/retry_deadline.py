@@ -21,6 +21,8 @@ class RetryDeadline(Retry):
     spool = "deadlines/retry"
 
     def apply(self, svc: OperatorParts) -> None:
+        """Open the game's stalled deadlines again and rearm them; an unknown game: logged and
+        dropped."""
         game = svc.games.get(self.target)
         if game is None:
             log.warning("deadline retry for unknown game %s ignored", self.target)

@@ -23,6 +23,7 @@ class RetryShunt(Retry):
     spool = "shunt/retry"
 
     def apply(self, svc: OperatorParts) -> None:
+        """Apply the shunted mail again; it goes back to the shunt if it fails again."""
         key = self.target
         row = svc.daemon.shunt_row(key)
         raw = read_copy(svc.root, key) if row is not None and not svc.knows(key) else None

@@ -59,13 +59,16 @@ class Retry(Request, ABC):
     consume_first = True
 
     def file_name(self) -> str:
+        """The retried thing's name (a request for it again replaces the file)."""
         return self.target
 
     def text(self) -> str:
+        """When it was asked."""
         return datetime.now(UTC).isoformat()
 
     @classmethod
     def read(cls, name: str, text: str) -> Self:
+        """The retry of the thing the file is named after."""
         return cls(name)
 
 

@@ -34,6 +34,8 @@ def aftermath(
     now: datetime,
     rng: random.Random,
 ) -> Aftermath:
+    """What removing ``player`` triggers: his orders withdrawn, the other Lover's grief death
+    (CAS-234, CAS-335), then the victory check (CAS-101..CAS-104)."""
     events: list[Event] = withdrawn(state, player)
     state = evolve_all(events, state)
     grief = grief_deaths(state)  # CAS-234, CAS-335

@@ -290,6 +290,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         return self.cleared(state, actor, "take" if verb == "keep" else verb)
 
     def conditions(self, state: ChasseState, player: PlayerId) -> list[str]:
+        """What ``player`` is besides a role: ``lover``, ``penny``."""
         out = []
         if player in state.lovers:
             out.append("lover")
@@ -298,6 +299,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         return out
 
     def summary_extra(self, state: ChasseState) -> dict[str, Any]:
+        """The summary's own keys: the cards left over, the lovers, Penny's player."""
         return {
             "leftover": list(state.leftover),
             "lovers": list(state.lovers),
@@ -305,6 +307,7 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
         }
 
     def player_summary(self, state: ChasseState, player: PlayerId) -> dict[str, Any]:
+        """One player in the summary: name, role, team, alive and conditions."""
         s = state.seat(player)
         return {
             "name": player,

@@ -120,9 +120,11 @@ class ChasseState(Village):
     revenge: RevengeOpened | None = None
 
     def alive(self, name: PlayerId) -> bool:
+        """Whether ``name`` is still in the game."""
         return self.seats[name].alive
 
     def holder(self, role: str) -> PlayerId | None:
+        """The first living holder of the card ``role`` in table order, or None."""
         found = self.holders(role)
         return found[0] if found else None
 
@@ -139,6 +141,7 @@ class ChasseState(Village):
         return list(council)
 
     def partner(self, player: PlayerId) -> PlayerId | None:
+        """The other lover if ``player`` is one of the two, else None."""
         if player in self.lovers:
             return next(p for p in self.lovers if p != player)
         return None
@@ -148,6 +151,7 @@ class ChasseState(Village):
         return COLE not in self.spent and self.holder(COLE) is not None
 
     def weight(self, player: PlayerId) -> int:
+        """What ``player``'s vote counts: 2 for Penny's player, else 1 (CAS-401)."""
         return 2 if player == self.penny else 1  # CAS-401
 
 

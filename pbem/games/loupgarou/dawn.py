@@ -41,6 +41,7 @@ class Night:
         self.s = self.start
 
     def emit(self, *new: Event) -> None:
+        """Fold each event into the night's state and record it."""
         for event in new:
             self.s = evolve(self.s, event)
             self.events.append(event)

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 def aftermath(
     rules: LoupGarou, state: LoupGarouState, player: PlayerId, now: datetime, rng: random.Random
 ) -> Aftermath:
+    """What removing ``player`` triggers: a Lover's grief (LG-422), the Ancien's powers lost
+    (LG-385), a new Mayor drawn (LG-404, LG-D31), then the victory check (LG-114 (b), LG-115)."""
     events: list[Event] = []
     ending: list[Event] = []
 

@@ -308,9 +308,11 @@ class LoupGarou(VillageRules[LoupGarouState]):
         return self.cleared(state, actor, verb)
 
     def summary_extra(self, state: LoupGarouState) -> dict[str, Any]:
+        """The summary's own keys: the mayor."""
         return {"mayor": state.mayor}
 
     def player_summary(self, state: LoupGarouState, player: PlayerId) -> dict[str, Any]:
+        """One player in the summary: name, role, team, alive and conditions."""
         s = state.seat(player)
         return {
             "name": player,

@@ -185,6 +185,7 @@ class LoupGarouState(Village):
     tied: tuple[PlayerId, ...] = ()
 
     def team(self, team: str, *, alive: bool = True) -> list[PlayerId]:
+        """The players of ``team`` in table order (the living ones only when ``alive``)."""
         seats = self.seats
         return [p for p in self.order if seats[p].team == team and (seats[p].alive or not alive)]
 
@@ -210,6 +211,7 @@ class LoupGarouState(Village):
         return [c for c in CONDITIONS if has[c]]
 
     def lover_of(self, player: PlayerId) -> PlayerId | None:
+        """The other lover if ``player`` is one of the two, else None."""
         if player in self.lovers and len(self.lovers) == 2:
             return self.lovers[1] if self.lovers[0] == player else self.lovers[0]
         return None

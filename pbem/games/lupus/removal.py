@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 def aftermath(
     rules: LupusInTabula, state: LupusState, player: PlayerId, now: datetime, rng: random.Random
 ) -> Aftermath:
+    """What removing ``player`` triggers: his orders withdrawn, the day's ballot without him
+    (LUP-408), then the victory check (LUP-110..LUP-113)."""
     events: list[Event] = withdrawn(state, player)
     if player in state.nominees:  # LUP-408: round 2 is between the nominees still in the game
         kept = tuple(p for p in state.nominees if p != player)

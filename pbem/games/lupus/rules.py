@@ -420,6 +420,7 @@ class LupusInTabula(VillageRules[LupusState]):
         return [ActionCleared(actor, verb)]
 
     def player_summary(self, state: LupusState, player: PlayerId) -> dict[str, Any]:
+        """One player in the summary: name, role, team and alive."""
         s = state.seats[player]
         return {"name": player, "role": s.role, "team": faction(s), "alive": s.alive}
 

@@ -84,9 +84,11 @@ class Village:
     outcome: Outcome | None = None
 
     def seat(self, name: PlayerId) -> Seat:
+        """The seat of the player ``name``."""
         return self.seats[name]
 
     def living(self) -> list[PlayerId]:
+        """The living players, in table order."""
         return list(_seating(self.seats, self.order).living)
 
     def living_holders(self) -> Mapping[str, tuple[PlayerId, ...]]:
@@ -101,6 +103,7 @@ class Village:
         return list((seating.living_holders if alive else seating.holders).get(role, ()))
 
     def action(self, actor: PlayerId, verb: str) -> ActionSet | None:
+        """The action ``actor`` set for ``verb`` (its last setting), or None."""
         found = self.actions.get((actor, verb))
         return found[1] if found else None
 
