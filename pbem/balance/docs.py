@@ -81,6 +81,8 @@ def markdown(table: Mapping[str, Any], charts: str = "balance") -> str:
 
 
 def main() -> None:
+    """Rewrite docs/balance.md's tables and docs/balance/*.svg from the shipped odds table
+    (``python -m pbem.balance.docs``)."""
     from pbem.balance.odds import table
 
     root = Path(__file__).resolve().parents[2]

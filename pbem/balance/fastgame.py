@@ -82,6 +82,7 @@ class RulesGame:
 
     @property
     def finished(self) -> bool:
+        """Whether the rules have an outcome (the game is over)."""
         return self.rules.outcome(self.state) is not None
 
     def deadlines(self) -> Mapping[str, datetime]:
@@ -99,6 +100,8 @@ class RulesGame:
         return self._idle
 
     def apply(self, events: Iterable[Event]) -> None:
+        """Append ``events`` to the log and fold the rules' own (not the kernel's) into the
+        state, as :meth:`pbem.table.Table.apply` does."""
         events = list(events)
         ruled = [e for e in events if type(e) in _RULED or _ruled(e)]
         self.events += events

@@ -73,6 +73,7 @@ def analyse(setup: Setup, results: Sequence[GameResult]) -> dict[str, Any]:
 
 
 def pct(r: Mapping[str, Any]) -> str:
+    """A rate and its 95 % Wilson interval, as the terminal report prints them."""
     return f"{100 * r['rate']:5.1f} % [{100 * r['low']:4.1f}–{100 * r['high']:4.1f}]"
 
 

@@ -47,9 +47,12 @@ class Setup:
 
     @property
     def count(self) -> int:
+        """The number of players: ``players``, or the game's usual table."""
         return self.players or USUAL_PLAYERS.get(self.game, 12)
 
     def setup_data(self, seed: int) -> dict[str, Any]:
+        """The setup of the game of ``seed``, as ``pbem demo --offline --seed`` makes it,
+        with this simulation's options."""
         data = demo_setup(self.game, self.count, seed, "fr")
         data["options"] = dict(self.options)
         return data
@@ -78,6 +81,8 @@ class GameResult:
 
 
 def bots_for(level: BotLevel, game: str) -> Bots:
+    """Who plays at ``level``: the random legal bots, or the informed ones
+    (docs/balance.md, The bots)."""
     if level == "informed":
         from pbem.balance.informed import InformedBots
 

@@ -46,6 +46,8 @@ def build_table(games: int, jobs: int) -> dict[str, Any]:
 
 
 def main() -> None:
+    """Rebuild pbem/balance/odds.json, the odds ``open-game`` shows (``python -m
+    pbem.balance.tablegen [--games N]``)."""
     parser = argparse.ArgumentParser(description="Rebuild pbem/balance/odds.json")
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=0)
