@@ -57,10 +57,6 @@ class Resolution(Generic[S]):
     events: list[Event]
     vetoed: dict[Intent, str]
 
-    def survived(self, intent: Intent) -> bool:
-        """Whether a hook vetoed ``intent`` (it was stopped, not carried out)."""
-        return intent in self.vetoed
-
 
 def resolve(
     state: S,
