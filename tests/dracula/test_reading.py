@@ -48,3 +48,45 @@ def test_dra_374_an_english_mail_gives_the_english_phrase() -> None:
         text = r.text(template, "en", base)
         assert '"I am cursed!"' in text and "maudit" not in text
     assert '"I am cursed!"' in r.text("reasons/cursed_post", "en", base)
+
+
+@pytest.mark.parametrize(
+    ("lang", "must", "may", "dance"),
+    [
+        (
+            "fr",
+            "Vous devez la mordre : MORDRE Inès, avant",
+            "Vous pouvez la mordre (MORDRE Inès) ou vous abstenir",
+            ": DANSER Inès message (",
+        ),
+        (
+            "en",
+            "You must bite Inès: BITE Inès, before",
+            "You may bite Inès (BITE Inès) or abstain",
+            ": DANCE Inès message (",
+        ),
+    ],
+)
+def test_ntf_16_17_alone_with_one_player_the_prompt_spells_the_command(
+    lang: str, must: str, may: str, dance: str
+) -> None:
+    """NTF-16 (DRA-110, DRA-111), NTF-17 (DRA-400): a vampire alone with Inès was told « Vous
+    devez la mordre : MORDRE nom », a placeholder where there is one name to write; the
+    prompt now gives the very command (« MORDRE Inès »), the phonograph's too. With two
+    players or more the placeholder stays."""
+    r = Renderer()
+    params = {
+        "game": "D",
+        "name": "Ana",
+        "room": "dungeons",
+        "others": ["Inès"],
+        "deadline": T,
+        "genders": {"Inès": "f"},
+    }
+    assert must in r.text("dracula/bite_prompt", lang, {**params, "status": "must"})
+    assert may in r.text("dracula/bite_prompt", lang, {**params, "status": "may"})
+    assert dance in r.text("dracula/phonograph_prompt", lang, params)
+    two = {**params, "others": ["Inès", "Léo"], "status": "must"}
+    assert ("MORDRE nom," if lang == "fr" else "BITE name,") in r.text(
+        "dracula/bite_prompt", lang, two
+    )
