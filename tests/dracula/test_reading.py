@@ -90,3 +90,40 @@ def test_ntf_16_17_alone_with_one_player_the_prompt_spells_the_command(
     assert ("MORDRE nom," if lang == "fr" else "BITE name,") in r.text(
         "dracula/bite_prompt", lang, two
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "intro", "unknown"),
+    [
+        (
+            "fr",
+            "Votre loupe vous montre où se rendent les autres joueurs cette nuit :",
+            "  Bob : destination encore inconnue\n",
+        ),
+        (
+            "en",
+            "Your magnifying glass shows you where the other players go tonight:",
+            "  Bob: destination not known yet\n",
+        ),
+    ],
+)
+def test_dra_301_303_the_magnifier_report_says_what_it_lists(
+    lang: str, intro: str, unknown: str
+) -> None:
+    """DRA-301, DRA-303, AMB-047, NTF-13: the report began with a bare list of names and
+    rooms, and another magnifier user read « Bob : indéterminé » (an adjective agreeing with
+    nobody); it now says what the list is, and that such a player's destination is not known
+    yet."""
+    params = {
+        "game": "D",
+        "name": "Ana",
+        "report": [
+            {"name": "Bob", "position": "undetermined"},
+            {"name": "Eve", "position": "sanctuary"},
+        ],
+        "pairs": [],
+        "deadline": T,
+    }
+    text = Renderer().text("dracula/magnifier_report", lang, params)
+    assert text.splitlines()[1] == intro
+    assert unknown in text and "ndetermined" not in text and "indéterminé" not in text
