@@ -127,3 +127,50 @@ def test_dra_301_303_the_magnifier_report_says_what_it_lists(
     text = Renderer().text("dracula/magnifier_report", lang, params)
     assert text.splitlines()[1] == intro
     assert unknown in text and "ndetermined" not in text and "indéterminé" not in text
+
+
+@pytest.mark.parametrize(
+    ("reason", "target", "fr", "en"),
+    [
+        (
+            "not_in_your_room",
+            "Eve",
+            "Eve n'est pas avec vous dans votre pièce.",
+            "Eve is not in your room with you.",
+        ),
+        (
+            "not_in_your_room",
+            "Dan",
+            "Vous ne pouvez pas vous choisir vous-même.",
+            "You cannot choose yourself.",
+        ),
+        (
+            "stake_target",
+            "Eve",
+            "Eve n'est pas, à votre connaissance, avec vous dans le sanctuaire cette nuit.",
+            "Eve is not, as far as you know, in the sanctuary with you tonight.",
+        ),
+        (
+            "already_paired",
+            "Eve",
+            "Vous faites déjà équipe avec quelqu'un ; ce choix est définitif.",
+            "You already have a partner; the choice is final.",
+        ),
+    ],
+)
+def test_dra_111_321_223_refusals_need_no_agreement(
+    reason: str, target: str, fr: str, en: str
+) -> None:
+    """DRA-111, DRA-401, DRA-321, DRA-223: a refused bite, waltz or stake on Eve read « Eve
+    n'est pas un autre joueur de votre pièce » / « pas encore connu comme étant un autre
+    joueur du sanctuaire », masculine for a woman, and a refused partner « Vous avez déjà un
+    coéquipier » whoever the partner; now in words that agree with anyone, and a player who
+    named himself is told so."""
+    from pbem.core.errors import IllegalNow
+    from pbem.core.ids import PlayerId
+    from pbem.table.wording import reason as why
+
+    table = table_from(cursed_game(), genders={"Eve": "f", "Dan": "f"})
+    refusal = IllegalNow(reason, name=PlayerId(target))
+    assert why(table, refusal, "fr", "Dan") == fr
+    assert why(table, refusal, "en", "Dan") == en
