@@ -174,3 +174,30 @@ def test_dra_111_321_223_refusals_need_no_agreement(
     refusal = IllegalNow(reason, name=PlayerId(target))
     assert why(table, refusal, "fr", "Dan") == fr
     assert why(table, refusal, "en", "Dan") == en
+
+
+def test_dra_470_273_143_one_flame_one_bite_in_words() -> None:
+    """DRA-470, AMB-065: a fighter with one flame read « vous combattez avec 1 flamme :
+    désignez un vampire par flamme … Un même vampire peut recevoir plusieurs flammes », under
+    « vos flammes »; DRA-273 (NTF-23) « il a arrêté 1 morsure »; DRA-143 (NTF-21) « You were
+    bitten tonight (1 bite) ». One is written in words, and what only several flames need is
+    said only to a fighter who has several."""
+    r = Renderer()
+    one = {"game": "D", "name": "Ana", "round": 1, "flames": 1, "vampires": ["Bob"], "deadline": T}
+    subject, body = r.mail("dracula/flame_prompt", "fr", one)
+    assert subject == "[D] Manche 1 : votre flamme"
+    assert "vous combattez avec une flamme : désignez en privé le vampire qu'elle frappera" in body
+    assert "plusieurs" not in body and "1 flamme" not in body and "Le vampire : Bob." in body
+    subject, body = r.mail("dracula/flame_prompt", "en", one)
+    assert subject == "[D] Round 1: your flame" and "you fight with one flame:" in body
+    three = {**one, "flames": 3, "vampires": ["Bob", "Eve"]}
+    subject, body = r.mail("dracula/flame_prompt", "fr", three)
+    assert subject == "[D] Manche 1 : vos flammes" and "avec FLAMME nom nom nom," in body
+    assert "Les vampires : Bob et Eve." in body
+    crucifix = {"game": "D", "name": "Ana", "count": 1}
+    assert "il a arrêté une morsure." in r.text("dracula/crucifix_holder", "fr", crucifix)
+    assert "it protected you from a bite." in r.text("dracula/crucifix_holder", "en", crucifix)
+    assert "2 morsures." in r.text("dracula/crucifix_holder", "fr", {**crucifix, "count": 2})
+    assert "You were bitten tonight by a vampire;" in r.text(
+        "dracula/bitten_too", "en", crucifix
+    )
