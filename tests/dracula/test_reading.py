@@ -201,3 +201,72 @@ def test_dra_470_273_143_one_flame_one_bite_in_words() -> None:
     assert "You were bitten tonight by a vampire;" in r.text(
         "dracula/bitten_too", "en", crucifix
     )
+
+
+@pytest.mark.parametrize(
+    ("vampirised", "cursed", "fr", "en"),
+    [
+        (
+            0,
+            0,
+            "Aucun joueur n'a été vampirisé cette nuit.\nAucun joueur n'a été maudit cette nuit.",
+            "No player was vampirised last night.\nNo player was cursed last night.",
+        ),
+        (
+            1,
+            1,
+            "Un joueur a été vampirisé cette nuit.\nUn joueur a été maudit cette nuit.",
+            "One player was vampirised last night.\nOne player was cursed last night.",
+        ),
+        (
+            3,
+            2,
+            "3 joueurs ont été vampirisés cette nuit.\n2 joueurs ont été maudits cette nuit.",
+            "3 players were vampirised last night.\n2 players were cursed last night.",
+        ),
+    ],
+)
+def test_dra_181_182_the_morning_counts_in_words(
+    vampirised: int, cursed: int, fr: str, en: str
+) -> None:
+    """DRA-181, DRA-182, NTF-31: the morning read « Joueurs vampirisés cette nuit : 0. »,
+    « Joueurs maudits cette nuit : 1. », a form's fields; now as a game master writes the
+    count (« Aucun joueur n'a été vampirisé », « Un joueur a été maudit »), and in English
+    the morning speaks of « last night », not « tonight »."""
+    from tests.dracula.test_templates import SAMPLES
+
+    r = Renderer()
+    params = {**SAMPLES["morning"], "game": "D", "vampirised": vampirised, "cursed": cursed}
+    params["cursed_total"] = None
+    assert fr in r.text("dracula/morning", "fr", params)
+    assert en in r.text("dracula/morning", "en", params)
+
+
+def test_amb_069_the_flames_are_told_in_sentences() -> None:
+    """AMB-069, DRA-470, DRA-471 (NTF-43): the flames' result listed « Fabien : — » for a
+    fighter who named nobody, « Karine, Karine » for two flames on one vampire, and
+    « Brûlés : Karine » of a woman; now a sentence each, in words that agree with anyone."""
+    from tests.dracula.test_templates import SAMPLES
+
+    r = Renderer()
+    params = {
+        **SAMPLES["final_result"],
+        "game": "D",
+        "designations": [
+            {"name": "Fabien", "targets": []},
+            {"name": "Inès", "targets": ["Karine", "Léo", "Karine"]},
+        ],
+        "burned": ["Karine"],
+        "dracula_burned": False,
+        "killed": [],
+    }
+    text = r.text("dracula/final_result", "fr", params)
+    assert "  Fabien n'a désigné personne.\n" in text
+    assert "  Inès a désigné Karine (2 flammes) et Léo.\n" in text
+    assert "\nKarine a brûlé.\n" in text and "Brûlés" not in text
+    assert "Karine et Léo ont brûlé." in r.text(
+        "dracula/final_result", "fr", {**params, "burned": ["Karine", "Léo"]}
+    )
+    text = r.text("dracula/final_result", "en", params)
+    assert "  Fabien designated nobody.\n" in text
+    assert "  Inès designated Karine (2 flames) and Léo.\n" in text and "\nKarine burned.\n" in text
