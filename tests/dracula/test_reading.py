@@ -270,3 +270,23 @@ def test_amb_069_the_flames_are_told_in_sentences() -> None:
     text = r.text("dracula/final_result", "en", params)
     assert "  Fabien designated nobody.\n" in text
     assert "  Inès designated Karine (2 flames) and Léo.\n" in text and "\nKarine burned.\n" in text
+
+
+def test_dra_048_292_the_dusk_joins_its_names_and_the_candle_needs_no_agreement() -> None:
+    """DRA-048 (NTF-07): the dusk listed « Élodie (8 voix), Karine (1 voix), Gaëlle (1 voix) »
+    where French joins the last with « et »; DRA-292 (NTF-34): the candle's « étaient
+    présents : Chloé et Inès », masculine of two women, reads « il y avait Chloé et Inès »."""
+    r = Renderer()
+    designated = [{"name": n, "votes": v} for n, v in (("Élodie", 8), ("Karine", 1), ("Gaëlle", 1))]
+    dusk = {"game": "D", "round": 1, "day": 2, "designated": designated, "drawn": [], "ranking": []}
+    dusk["cursed_defaults"] = []
+    assert "cette nuit : Élodie (8 voix), Karine (1 voix) et Gaëlle (1 voix)." in r.text(
+        "dracula/dusk", "fr", dusk
+    )
+    assert "tonight: Élodie (8 votes), Karine (1 vote) and Gaëlle (1 vote)." in r.text(
+        "dracula/dusk", "en", dusk
+    )
+    candle = {"game": "D", "room": "torture", "present": ["Chloé", "Inès"], "lines": []}
+    text = r.text("dracula/candle_report", "fr", {**candle, "genders": {"Chloé": "f", "Inès": "f"}})
+    assert "Cette nuit, dans la salle de torture, il y avait Chloé et Inès." in text
+    assert "présents" not in text
