@@ -325,8 +325,10 @@ def render_text(stats: Mapping[str, Any]) -> str:
     def pct(row: Mapping[str, Any]) -> str:
         return f"{row['rate']:.0%} [{row['low']:.0%}-{row['high']:.0%}]"
 
+    if not stats["games"]:  # not seven empty headings
+        return "No finished game yet: nothing to count.\n"
     lines = ["Games per rule set:"]
-    lines += [f"  {g}: {n}" for g, n in stats["games"].items()] or ["  (no finished game)"]
+    lines += [f"  {g}: {n}" for g, n in stats["games"].items()]
     lines.append("Win rate per camp (95 % interval):")
     lines += [
         f"  {s['game']} / {s['camp']}: {s['won']}/{s['played']} {pct(s)}" for s in stats["camps"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from functools import cached_property
 from typing import Any, TypeVar, Unpack
@@ -83,6 +83,10 @@ SIGNUP_DEADLINE = "signup"
 """The deadline key of the sign-up deadline."""
 COUNT_DEADLINE = "signup-count"
 """The deadline key of a digest of sign-up changes the list has not seen yet."""
+
+
+LONGEST_SIGNUP = timedelta(days=366)
+"""The latest a sign-up deadline may fall, from its opening."""
 
 
 def _verb(line: str, table: Mapping[str, W]) -> tuple[W, list[str]] | None:
@@ -175,6 +179,12 @@ class SignupTable:
             raise SetupError("a game taking sign-ups needs a deadline or to start when full")
         if terms.deadline is not None and terms.deadline <= now:
             raise SetupError(f"the sign-up deadline {terms.deadline.isoformat()} has passed")
+        if terms.deadline is not None and terms.deadline > now + LONGEST_SIGNUP:
+            # a typo (a year's digits): the lobby would wait for ever, its mails promising it
+            raise SetupError(
+                f"the sign-up deadline {terms.deadline.isoformat()} is more than a year ahead:"
+                " give one within a year (48h, 3d or a date)"
+            )
         if not table.admins:
             raise SetupError("sign-ups need a game master to ask at the deadline (admins)")
         for admin in table.admins:
@@ -688,6 +698,7 @@ class SignupTable:
                 "accepted": reply.accepted,
                 "rejected": reply.rejected,
                 "ignored": reply.ignored,
+                "hints": reply.hints,
                 "extra": reply.extra,
                 "topic": "",
             },

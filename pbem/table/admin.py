@@ -17,7 +17,7 @@ from pbem.core.match import clean_token, fold
 from pbem.desk import DESK_SPECS, is_desk, run_desk, usage
 from pbem.mail.inbound import MailText, extract
 from pbem.table.mails import chained, reply_mail, step_of
-from pbem.table.step import Outgoing, Reply, Step
+from pbem.table.step import Outgoing, Reply, Step, Topic
 from pbem.table.wording import reason
 
 if TYPE_CHECKING:
@@ -36,6 +36,15 @@ _SHOW_FORM = frozenset(
     }
 )
 """The grammar's refusals that say what is wrong but not how to write it."""
+
+_QUERY_TOPICS: dict[str, Topic] = {
+    "desk.help": "help",
+    "desk.status": "game_status",
+    "desk.roles": "roles",
+    "desk.history": "history",
+}
+"""The desk's queries whose answer alone titles the reply (« État de la partie », not « Vos
+commandes » over « ✓ STATUT »), as a player's AIDE or STATUT does."""
 
 
 def _unknown(
@@ -171,6 +180,7 @@ def admin_lines(
     current = table  # each line sees what the lines before it did
     events: list[Event] = []
     reply = Reply()
+    asked: list[Topic] = []  # the topics of the queries among the accepted lines
     for index, line in enumerate([*heading, *lines]):
         try:
             # the game master may name a seat by its shown name or by the seat's own
@@ -205,8 +215,13 @@ def admin_lines(
         events += new
         if new:
             current = table.with_events(events)
+        elif command.verb in _QUERY_TOPICS:
+            asked.append(_QUERY_TOPICS[command.verb])
         # a query (ROLES, STATUT, SPECTATEURS) changes nothing: « (définitif) » would say it did
         reply.accepted.append({"line": line, "deadline": None, "final": bool(new)})
+    if len(set(asked)) == 1 and len(asked) == len(reply.accepted) and not reply.rejected:
+        # one kind of question, nothing else: the Subject says what the answer is
+        reply.topic, reply.accepted = asked[0], []
     if ended and not reply:
         why = table.renderer.text("reasons/desk_bare_end", lang, {"line": ended}).strip()
         reply.rejected.append({"line": ended, "reason": why})

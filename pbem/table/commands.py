@@ -16,6 +16,8 @@ from pbem.core.commands import (
     RULES,
     Command,
     CommandSpec,
+    Player,
+    Players,
     Text,
     find_spec,
     parse_line,
@@ -27,7 +29,7 @@ from pbem.core.folded import recall
 from pbem.core.frozen import quick_replace
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
-from pbem.core.match import clean_token
+from pbem.core.match import clean_token, fold
 from pbem.core.moments import iso
 from pbem.desk import DESK_SPECS
 from pbem.mail.inbound import MailText
@@ -86,6 +88,68 @@ def read_commands(
         elif channel == "private" and len(subject) <= index < signed:
             reply.ignored.append(line)
     return commands
+
+
+def hint_ignored(table: HubTable, player: PlayerSpec, reply: Reply) -> None:
+    """A private mail's ignored line that holds one of the player's orders after its first
+    word (« je sonde Hugo », « I kill Bob ») is answered « vouliez-vous dire SONDER Hugo ? » in
+    ``reply``; the line stays ignored. Only an order he may give now that names players and
+    takes no text, with nothing after it: in prose, a keyword is far more often a word
+    (« le voyant sonde peut-être »); never a vote, which is said on the list (LUP-617)."""
+    rules, state = table.rules, table.state
+    specs = rules.all_commands
+    words = _order_words(specs)
+    offered: set[str] | None = None
+    names = table.roster.shown_names(rules.names(state))
+    for line in reply.ignored:
+        tokens = line.split()
+        for start in range(1, len(tokens) - 1):  # a word, the order, at least one name
+            spec = words.get(fold(clean_token(tokens[start])))
+            if spec is None:
+                continue
+            if offered is None:  # asked once, and only when a line holds an order's word
+                offered = {s.verb for s in rules.available(state, player.name)}
+            if spec.verb not in offered:
+                continue
+            try:
+                command = parse_line(" ".join([spec.fr[0], *tokens[start + 1 :]]), specs, names)
+            except CommandError:
+                continue
+            if command is None or command.verb != spec.verb:
+                continue
+            shown = canonical(table, table.roster.to_seats(command), player.lang)
+            if len(shown.split()) >= len(tokens) - start:  # nothing follows the order
+                reply.hints[line] = shown
+                break
+
+
+_ORDER_WORDS: dict[int, tuple[tuple[CommandSpec, ...], dict[str, CommandSpec]]] = {}
+
+
+def _order_words(specs: tuple[CommandSpec, ...]) -> dict[str, CommandSpec]:
+    """The words that name a private order naming players, with no free text (folded): its
+    one-word keywords, and a French -ER keyword's « je/il » form (SONDER: « sonde »). Made once
+    per game's commands."""
+    known = _ORDER_WORDS.get(id(specs))
+    if known is not None and known[0] is specs:
+        return known[1]
+    words: dict[str, CommandSpec] = {}
+    for spec in specs:
+        args = spec.args
+        if spec.public or any(isinstance(a, Text) for a in args):
+            continue
+        if not any(isinstance(a, Player | Players) for a in args):
+            continue
+        for keyword in (*spec.fr, *spec.en):
+            if " " not in keyword:
+                words.setdefault(fold(keyword), spec)
+        for keyword in spec.fr:
+            if " " not in keyword and fold(keyword).endswith("er"):
+                words.setdefault(fold(keyword)[:-1], spec)
+    if len(_ORDER_WORDS) > 256:  # commands made on the fly (tests): bounded
+        _ORDER_WORDS.clear()
+    _ORDER_WORDS[id(specs)] = (specs, words)
+    return words
 
 
 def _game_masters_only(table: HubTable, line: str) -> IllegalNow | None:
@@ -242,10 +306,19 @@ def run_command(
     }
     if entry["deadline"] and not entry["final"]:
         # LUP-603, LG-603, CAS-603: a later order of the same kind replaces the earlier, in
-        # one mail too; the receipt says so rather than show both as standing
+        # one mail too; the receipt says so rather than show both as standing. A ballot's
+        # RETIRER withdraws a VOTE of the same mail, a VOTE replaces a RETIRER (LUP-620,
+        # LG-623, CAS-621): only the last line of the ballot stands (LUP-D18's tally)
+        ballot = command.verb in _BALLOT
         for earlier in reply.accepted:
-            if earlier.get("verb") == command.verb and earlier["deadline"]:
+            verb = earlier.get("verb")
+            if not earlier["deadline"]:
+                continue
+            if verb == command.verb or (ballot and verb in _BALLOT and command.verb == "vote"):
                 earlier["replaced"] = entry["line"]
+            elif ballot and verb == "vote":
+                earlier["withdrawn"] = True
+                entry["withdraws"] = True
     if command.text and any(isinstance(a, Text) and a.multiline for a in spec.args):
         # a text others will read (Dracula's telepathy, painting, waltz, reply): the sender
         # sees exactly what is passed on, where the mail's text ended (DRA-421)
@@ -253,6 +326,11 @@ def run_command(
         entry["text"] = command.text
     reply.accepted.append(entry)
     return state
+
+
+_BALLOT = frozenset({"vote", "unvote"})
+"""A village ballot's verbs: a vote and its withdrawal (LUP-617..LUP-620, LG-622/LG-623,
+CAS-620/CAS-621)."""
 
 
 def _passed_on(spec: CommandSpec) -> bool:

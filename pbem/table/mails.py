@@ -54,6 +54,7 @@ def reply_mail(
             "accepted": reply.accepted,
             "rejected": reply.rejected,
             "ignored": reply.ignored,
+            "hints": reply.hints,
             "extra": reply.extra,
             "topic": topic,
         },
@@ -90,6 +91,7 @@ def receipt_content(title: str, reply: Reply, topic: str) -> tuple[Any, ...]:
         tuple([tuple(entry.items()) for entry in reply.accepted]),
         tuple([tuple(entry.items()) for entry in reply.rejected]),
         tuple(reply.ignored),
+        tuple(reply.hints.items()),
         tuple(reply.extra),
     )
 

@@ -25,7 +25,7 @@ from pbem.mail.inbound import MailText, extract, message_id_of, sender_of
 from pbem.seats.substitution import bench_offer, bench_refusal, replaced_refusal
 from pbem.signup import late as late_signup
 from pbem.table.admin import list_commands, receive_admin
-from pbem.table.commands import bold_command, read_commands, run_command
+from pbem.table.commands import bold_command, hint_ignored, read_commands, run_command
 from pbem.table.mails import reply_mail, step_of
 from pbem.table.step import Channel, Confirm, Reply, Step
 from pbem.table.wording import reason
@@ -131,6 +131,8 @@ def receive_mail(
     if channel == "private":  # DESINSCRIPTION/LEAVE after the start: the GMs decide
         text, leaving = late_signup.take_leave(text)
     commands = read_commands(table, text, channel, player.lang, reply)
+    if reply.ignored:  # ignored lines are a private mail's only (the list's are debate)
+        hint_ignored(table, player, reply)
     if reply.rejected and channel == "private":  # his own OBSERVER line: he plays this game
         observer.explain_to_player(table, reply, player.lang)
     told = late_signup.game_masters(table, admins) if leaving else []
@@ -170,19 +172,31 @@ def receive_mail(
     orders_at = len(events)
     start = (state, list(events))
     state, taken = _run_lines(table, state, player, commands, now, channel, events, reply, strong)
-    replaced = frozenset(taken[i] for i, e in enumerate(reply.accepted) if e.get("replaced"))
+    replaced = frozenset(
+        taken[i] for i, e in enumerate(reply.accepted) if e.get("replaced") or e.get("withdrawn")
+    )
     if replaced and not any(c.verb in judge.SERVICES for _l, c in commands):
         # LUP-603: an order a later line of the same mail replaced never stood; played again
         # without it, no one is told of it (a relay to the pack, a running tally that showed
-        # it on the list, LUP-D18). The receipt still names it, replaced.
-        again, scratch = list(start[1]), Reply()
-        kept = [(n, c) for i, (n, c) in enumerate(commands) if i not in replaced]
-        after_kept, _ = _run_lines(
-            table, start[0], player, kept, now, channel, again, scratch, strong
+        # it on the list, LUP-D18). The receipt still names it, replaced. A RETIRER that
+        # withdrew only the mail's own VOTE (none stood before) is left out too, if need be
+        withdrawing = frozenset(
+            taken[i] for i, e in enumerate(reply.accepted) if e.get("withdraws")
         )
-        shown = [e["line"] for i, e in enumerate(reply.accepted) if taken[i] not in replaced]
-        if [e["line"] for e in scratch.accepted] == shown and scratch.rejected == reply.rejected:
-            state, events = after_kept, again
+        for dropped in (replaced, replaced | withdrawing):
+            again, scratch = list(start[1]), Reply()
+            kept = [(n, c) for i, (n, c) in enumerate(commands) if i not in dropped]
+            after_kept, _ = _run_lines(
+                table, start[0], player, kept, now, channel, again, scratch, strong
+            )
+            shown = [e["line"] for i, e in enumerate(reply.accepted) if taken[i] not in dropped]
+            if [
+                e["line"] for e in scratch.accepted
+            ] == shown and scratch.rejected == reply.rejected:
+                state, events = after_kept, again
+                break
+            if not withdrawing:
+                break
     # early close (LUP-D29) is off unless the options turn it on; a paused game closes
     # nothing by itself
     # the state the commands led to is the step's own fold when only the rules' decisions

@@ -256,6 +256,10 @@ class Accepted(TypedDict):
     """The later line of the same mail that replaced this order (LUP-603), as it shows."""
     passed_on: NotRequired[bool]
     """A chat line, relayed at once (nothing stands until a deadline)."""
+    withdrawn: NotRequired[bool]
+    """A VOTE a later RETIRER of the same mail withdrew (LUP-620): it never stood."""
+    withdraws: NotRequired[bool]
+    """A RETIRER that withdrew a VOTE of its own mail."""
 
 
 class Rejected(TypedDict):
@@ -263,6 +267,10 @@ class Rejected(TypedDict):
 
     line: str
     reason: str
+
+
+Topic = Literal["", "help", "rules", "history", "status", "game_status", "roles"]
+"""What a reply answers, when it answers a question alone: its Subject (common/reply.txt)."""
 
 
 @quick_init  # one per mail received (issue 23)
@@ -274,10 +282,13 @@ class Reply:
     accepted: list[Accepted] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    hints: dict[str, str] = field(default_factory=dict)
+    """An ignored line -> the order it seems to hold (« je sonde Hugo »: SONDER Hugo)."""
     extra: list[str] = field(default_factory=list)
-    topic: Literal["", "help", "rules", "history", "status"] = ""
+    topic: Topic = ""
     """``help``, ``rules``, ``history`` or ``status`` when the mail asked for AIDE, REGLES,
-    HISTORIQUE or STATUT: the Subject says so (when the reply holds nothing else)."""
+    HISTORIQUE or STATUT (a game master's STATUT and ROLES: ``game_status``, ``roles``): the
+    Subject says so (when the reply holds nothing else)."""
     markdown: bool = False
     """The texts hold a Markdown page (REGLES): the mail's text part is its plain reading
     (:func:`pbem.mail.plain_text.plain_text`), its HTML part the page's form."""

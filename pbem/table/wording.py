@@ -124,12 +124,23 @@ def in_language(rules: Rules[Any], keywords: Iterable[str], lang: str) -> list[s
     return shown
 
 
+def in_and_out(table: TableView) -> tuple[list[str], list[str]]:
+    """The seats still in the game and those out of it (dead or removed), in the game's order:
+    an unknown name's refusal lists the first as « Joueurs », the others apart, not as names a
+    VOTE could take (every game's summary says who is alive)."""
+    alive = {
+        s.get("name") for s in table.rules.summary(table.state).get("players", ()) if s.get("alive")
+    }
+    names = table.rules.names(table.state)
+    return [n for n in names if n in alive], [n for n in names if n not in alive]
+
+
 def reason(table: TableView, exc: CommandError, lang: str, reader: str | None = None) -> str:
     """Why ``exc`` refused a command, in ``lang`` (the reply's wording); ``reader``, the player
     it is told to, for the words that agree with him or her (« Vous êtes déjà une louve »)."""
     params = {"genders": table.genders, "reader": reader, **exc.params}
     if isinstance(exc, UnknownTarget):  # LG-D42: the rejection lists the valid names
-        params["players"] = list(table.rules.names(table.state))
+        params["players"], params["out"] = in_and_out(table)
     if isinstance(exc, UnknownCommand):  # a suggestion in the player's own words
         params["suggestions"] = in_language(table.rules, exc.params.get("suggestions", ()), lang)
     template = f"reasons/{exc.reason}"

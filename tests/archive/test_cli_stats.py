@@ -219,3 +219,15 @@ def test_pbem_stats_html_writes_the_page_in_the_language_asked(
         assert (
             "<script" not in html and html.count('role="img"') == 2 * 2
         )  # 2 rule sets: camps, cards (one count)
+
+
+def test_pbem_stats_without_a_finished_game_says_so_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A season's first days: no game is over yet; one line says so, not seven empty
+    headings, and the exit is 0 (nothing is wrong)."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "records").mkdir()
+    for where in (("--data-dir", str(tmp_path / "data")), ("--records", str(tmp_path / "records"))):
+        assert main(["stats", *where]) == 0
+        assert capsys.readouterr().out == "No finished game yet: nothing to count.\n"

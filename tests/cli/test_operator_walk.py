@@ -138,13 +138,17 @@ def test_a_request_to_a_daemon_not_running_says_so_and_a_wait_is_refused_at_once
 def test_open_game_tells_the_sign_up_deadline_in_the_game_s_time_zone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """It printed « sign-ups close at 2099-06-01T18:00:00+00:00 » for a 20:00 in Paris."""
+    """It printed « sign-ups close at 2027-06-01T18:00:00+00:00 » for a 20:00 in Paris."""
+    import datetime as dt
+
     cfg = config(tmp_path)
     cfg.write_text(cfg.read_text().replace("[imap]", 'timezone = "Europe/Paris"\n\n[imap]'))
     argv = ["open-game", "-c", str(cfg), "--id", "v9", "--seats", "8"]
-    code, out, err = run(capsys, *argv, "--deadline", "2099-06-01T20:00")
+    today = dt.date.today()
+    june = dt.date(today.year + (today >= dt.date(today.year, 5, 1)), 6, 1)  # summer time
+    code, out, err = run(capsys, *argv, "--deadline", f"{june.isoformat()}T20:00")
     assert code == 0, err
-    assert "sign-ups close Mon 01 Jun 2099 20:00 CEST (Europe/Paris)\n" in out, out
+    assert f"sign-ups close {june:%a %d %b %Y} 20:00 CEST (Europe/Paris)\n" in out, out
 
 
 def test_seat_replace_before_the_start_is_refused_at_once(
@@ -271,6 +275,21 @@ def test_open_game_refuses_a_list_that_is_no_address(
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and one_line(err, "--list 'village': not a mail address"), err
     assert not (tmp_path / "data" / "games").exists()
+
+
+@pytest.mark.parametrize("deadline", ["9999-12-31", "2099-01-01T20:00"])
+def test_open_game_refuses_a_sign_up_deadline_years_ahead(
+    deadline: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A year's digits mistyped (9999, 2099) opened a lobby that would wait for ever, its
+    sign-up post promising that date; a deadline more than a year ahead is refused."""
+    cfg = config(tmp_path)
+    argv = ["open-game", "-c", str(cfg), "--id", "g1", "--seats", "8", "--deadline", deadline]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and one_line(err, "more than a year ahead"), err
+    assert not (tmp_path / "data" / "games").exists()
+    code, _out, err = run(capsys, *argv[:-1], "300d")
+    assert code == 0, err
 
 
 class _Terminal(io.StringIO):

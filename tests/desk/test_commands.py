@@ -38,6 +38,23 @@ def test_pause_across_a_deadline_freezes_it_and_resume_restores_the_time_left(
     assert "resumes" in g.public_text()
 
 
+def test_a_close_in_a_pause_opens_a_phase_that_waits_for_the_resume(game: str) -> None:
+    """CLORE in a pause opened the next phase, whose post gave deadlines that did not run,
+    and nobody said so; REPRISE then moved them by the whole pause, the part before the close
+    included. The players are told the phase waits; REPRISE gives it the time it had."""
+    g = DeskGame(game)
+    g.admin("PAUSE")
+    g.advance(2 * 3600)
+    g.admin("CLOSE")
+    assert g.table.paused and g.table.deadlines() == {}
+    assert g.public()[-1].subject.endswith("The game stays paused")
+    opened = g.now
+    left = {k: d - opened for k, d in g.table.rules.deadlines(g.table.state).items()}
+    g.advance(5 * 3600)
+    g.admin("RESUME")
+    assert {k: d - g.now for k, d in g.table.deadlines().items()} == left
+
+
 def test_extend_moves_the_phase_deadline_and_tells_every_player(game: str) -> None:
     g = DeskGame(game)
     _, due = g.earliest()

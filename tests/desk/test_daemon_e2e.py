@@ -76,7 +76,9 @@ def test_admin_extends_a_phase_and_ends_the_game_by_mail(stack: MailStack, tmp_p
         r = pbem(cfg, "admin", "lupus1", "ROLES")
         assert r.returncode == 0 and "queued for lupus1: ROLES" in r.stdout, r.stderr
         wait_for(
-            lambda: any("The table of Lupus" in b for b in _got(stack, ADMIN, "Your commands")),
+            lambda: any(
+                "The table of Lupus" in b for b in _got(stack, ADMIN, "The table: roles and sides")
+            ),
             what="the table mailed to the admin",
             log=d.log,
         )

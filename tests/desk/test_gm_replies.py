@@ -72,8 +72,10 @@ def test_every_example_of_the_help_is_accepted_as_written(lang: str) -> None:
             assert "friend@example.org" in reply or "ami@exemple.org" in reply
             assert "Forme" not in reply and "Form:" not in reply
             continue
-        assert reply.startswith("Acceptées" if lang == "fr" else "Accepted"), (shown, reply)
         assert ("Refusées" if lang == "fr" else "Rejected") not in reply, (shown, reply)
+        if command.NAME in ("help", "status", "roles", "history"):
+            continue  # a question alone: its answer, titled by what it is, no ✓ line
+        assert reply.startswith("Acceptées" if lang == "fr" else "Accepted"), (shown, reply)
 
 
 @pytest.mark.parametrize("lang", ["fr", "en"])
@@ -388,3 +390,32 @@ def test_resume_does_not_say_the_game_stays_paused(lang: str) -> None:
     when = g.table.renderer.when(min(g.table.deadlines().values()), lang)
     assert (f"Nouvelle échéance : {when}.\n" if fr else f"New deadline: {when}.\n") in reply
     assert still not in reply
+
+
+@pytest.mark.parametrize(
+    ("lang", "asked", "subject"),
+    [
+        ("fr", "AIDE", "Aide : ce que vous pouvez envoyer"),
+        ("fr", "STATUT", "État de la partie"),
+        ("fr", "ROLES", "La table : rôles et camps"),
+        ("fr", "HISTORIQUE p1", "Historique de la partie"),
+        ("en", "HELP", "Help: what you can send"),
+        ("en", "STATUS", "Game status"),
+        ("en", "ROLES", "The table: roles and sides"),
+        ("en", "HISTORY p1", "History of the game"),
+    ],
+)
+def test_a_game_masters_question_alone_is_answered_under_a_subject_that_says_so(
+    lang: str, asked: str, subject: str
+) -> None:
+    """His AIDE or STATUT was answered « Vos commandes » over « ✓ AIDE », though it ordered
+    nothing, while a player's is titled by what it answers: so is his now. With an act or a
+    second kind of question, the receipt as before."""
+    g = DeskGame("lupus-in-tabula", lang=lang)
+    (reply, *_) = g.admin(asked)
+    assert reply.to == (ADMIN,) and reply.subject == f"[Lupus in Tabula] {subject}"
+    assert "✓" not in reply.body
+    mixed = "STATUT\nROLES" if lang == "fr" else "STATUS\nROLES"
+    for body in (mixed, f"{asked}\nPAUSE"):
+        (reply, *_) = g.admin(body)
+        assert reply.subject.endswith(("Vos commandes", "Your commands")) and "✓" in reply.body

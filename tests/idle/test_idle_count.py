@@ -66,11 +66,12 @@ def test_warning_after_two_silent_phases_when_nothing_is_awaited_now() -> None:
 
 
 def test_warning_names_what_is_awaited_now_and_until_when() -> None:
-    """The Maître des loups, silent at the bite (LG-203) and the election, is warned as the
-    council opens (LG-220): TUER/KILL, before the council's deadline."""
-    g = DeskGame("loup-garou")
-    g.deadline()  # the bite window: 1
-    g.deadline()  # the Mayor's election: 2
+    """The Maître des loups, silent at the election (warned after one silent phase here; the
+    optional bite counts nothing, LG-D03), is warned as the council opens (LG-220): TUER/KILL,
+    before the council's deadline."""
+    g = DeskGame("loup-garou", options={"idle_warn_after": 1})
+    g.deadline()  # the bite window: nothing
+    g.deadline()  # the Mayor's election: 1
     assert g.state.phase == "night"
     (warning,) = warnings(g, "alice")
     assert "What the game awaits from you now, before " in warning
@@ -198,3 +199,13 @@ def test_a_side_window_inside_a_phase_counts_nobody_cas_d18_lg_d31() -> None:
     assert g.table.awaiting()  # the day's voters, awaited while the sash is pending
     g.deadline()
     assert counts(g) == before
+
+
+def test_the_optional_bite_counts_no_one_idle_lg_311_lg_d03() -> None:
+    """LG-311, LG-D03: the master wolf *may* bite; letting the window pass is his choice, not a
+    silence: he is reminded meanwhile (a once-a-game power) but its close counts no one."""
+    g = DeskGame("loup-garou")
+    master = PlayerId("alice")
+    assert g.table.awaiting() == {master}
+    g.deadline()  # the bite window closes without a bite
+    assert master not in counts(g)

@@ -135,6 +135,7 @@ def test_english_game_and_keywords() -> None:
     """LG-610..LG-627 English keywords; English templates complete."""
     g = LG(lang="en", langs=dict.fromkeys(NAMES, "en"))
     assert "you are the Seer" in g.notices_to("dave")[0].body
+    assert "(optional: PASS to bite no one)" in g.notices_to("alice")[0].body  # LG-D03
     g.send("alice", "BITE eve")
     g.deadline("bite")
     for n in NAMES:

@@ -90,6 +90,7 @@ def test_opening_and_role_messages() -> None:
     assert "vous êtes un Simple villageois" in g.notices_to("ivan")[0].body
     master = g.notices_to("alice")[0].body
     assert "MORDRE" in master  # LG-701: the bite prompt with its deadline
+    assert "(facultatif : RIEN pour ne mordre personne)" in master  # LG-D03: how to pass
     # LG-202: no Wolf is told the other Wolves during the bite window
     assert "bob" not in master and "alice" not in g.notices_to("bob")[0].body
     # LG-D36 conduct rules stated

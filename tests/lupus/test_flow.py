@@ -185,3 +185,21 @@ def test_unknown_name_reply_lists_the_players() -> None:
     reply = g.reply()
     assert '"p9" is not a player.' in reply
     assert "Players: p1, p2, p3, p4, p5, p6, p7, p8." in reply
+
+
+def test_unknown_name_reply_lists_the_dead_apart_lup_d28() -> None:
+    """LUP-D28: « VOTE Zoé » listed the dead among « Joueurs », as names a vote could take;
+    the living are listed, the dead apart, in French and English."""
+    for lang, line, expected in (
+        ("fr", "VOTE zoe", "Joueurs encore en jeu : p1, p2, p3, p4, p6, p7, p8 ; hors jeu : p5."),
+        (
+            "en",
+            "VOTE zoe",
+            "Players still in the game: p1, p2, p3, p4, p6, p7, p8; out of the game: p5.",
+        ),
+    ):
+        g = Game(lupus_roles(8), lang=lang)
+        g.mail("p1", "KILL p5")
+        g.until("round1")
+        g.mail("p4", line)
+        assert expected in g.reply()

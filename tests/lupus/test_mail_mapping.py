@@ -100,9 +100,38 @@ def test_an_order_replaced_in_the_same_mail_is_told_to_no_one_lup_612_lup_d18() 
     assert "✓ VOTE p1 (replaced by VOTE p2, below)" in g.reply()
     (tally,) = g.public()
     assert "p4 → p2" in tally.body and "p1" not in tally.body
-    # UNVOTE between needs the vote it withdraws: the mail is played as it came
+    # the UNVOTE between withdrew a vote that never stood: only the last line stands
     g.post("p6", "VOTE p1\nUNVOTE\nVOTE p9")
-    assert "✓ UNVOTE (until" in g.reply() and g.state.votes["p6"] == "p9"
+    assert "✓ UNVOTE (replaced by VOTE p9, below)" in g.reply() and g.state.votes["p6"] == "p9"
+
+
+def test_a_vote_withdrawn_in_the_same_post_is_shown_in_no_tally_lup_620_lup_d18() -> None:
+    """LUP-408, LUP-620, LUP-D18: « VOTE p6 / RETIRER » in one round-2 post put « p1 → p6 »
+    in the running tally on the list, though p1's vote was withdrawn at once, until the next
+    tally. The withdrawn vote is told to no one; the receipt says it was withdrawn. With a
+    vote standing from before, the RETIRER withdraws that one, and the tally shows it."""
+    for lang, withdraw, said in (
+        ("fr", "RETIRER", "(retirée plus bas)"),
+        ("en", "UNVOTE", "(withdrawn below)"),
+    ):
+        g = Game(lupus_roles(8), lang=lang)
+        g.mail("p1", "KILL p5")
+        g.until("round1")
+        for voter, target in (("p1", "p6"), ("p2", "p6"), ("p3", "p7"), ("p4", "p7")):
+            g.post(voter, f"VOTE {target}")
+        g.until("round2")
+        assert g.state.nominees == ("p6", "p7")
+        g.post("p1", f"VOTE p6\n{withdraw}")
+        assert f"✓ VOTE p6 {said}" in g.reply()
+        assert "p1" not in g.state.votes
+        assert not [m for m in g.public() if "p6" in m.body]  # nothing stood: nothing told
+        g.advance(3600)  # past the running tally's interval
+        g.post("p2", "VOTE p7")
+        g.advance(3600)
+        g.post("p2", f"VOTE p6\n{withdraw}")
+        assert "p2" not in g.state.votes
+        (tally,) = g.public()
+        assert "p2" not in tally.body  # his earlier vote withdrawn, the mail's own never shown
 
 
 def test_a_chat_line_is_said_passed_on_not_changeable_lup_613() -> None:
@@ -362,3 +391,23 @@ def test_command_in_the_subject_of_a_private_mail() -> None:
     g = Game(lupus_roles(8))
     g.mail("p3", "", subject="Re: SCAN p1")
     assert "✓ SCAN p1" in g.reply() and g.state.action("p3", "scan").targets == ("p1",)
+
+
+def test_an_order_not_first_on_its_line_is_suggested_in_private_only_lup_601() -> None:
+    """LUP-601: a command starts its line; « je sonde p1 » was listed as ignored with no word
+    more. The Seer is asked whether he meant SONDER p1 (nothing done); no hint where prose is
+    likelier: an order he may not give, words after it, a vote (said on the list), a post."""
+    g = Game(lupus_roles(8), lang="fr")
+    g.mail("p3", "Bonsoir,\nje sonde p1\nle loup sonde p2 demain\nje vote p2")
+    reply = g.reply()
+    assert (
+        "· je sonde p1 — vouliez-vous dire SONDER p1 ? Une commande commence sa ligne.\n" in reply
+    )
+    assert "· Bonsoir,\n" in reply and "· le loup sonde p2 demain\n" in reply
+    assert "· je vote p2\n" in reply
+    assert g.state.action("p3", "scan") is None
+    g.mail("p4", "je sonde p1")  # a villager: not his power
+    assert "· je sonde p1\n" in g.reply()
+    g = Game(lupus_roles(8), lang="en")
+    g.mail("p1", "ok, I kill p5")
+    assert "· ok, I kill p5 — did you mean KILL p5? A command starts its line.\n" in g.reply()

@@ -86,6 +86,7 @@ def test_a_receipt_is_kept_by_its_lines_and_rendered_as_afresh() -> None:
         Reply(rejected=[{"line": "VOTE Zed", "reason": "Zed est mort."}]),
         Reply(ignored=["bonjour"], extra=["Rien à signaler."]),
         Reply(ignored=["bonjour"], extra=["Rien a signaler."]),
+        Reply(ignored=["bonjour"], extra=["Rien a signaler."], hints={"bonjour": "SONDER Bob"}),
         Reply(extra=["Aide"], topic="help"),
     ]
     seen = set()
@@ -96,6 +97,7 @@ def test_a_receipt_is_kept_by_its_lines_and_rendered_as_afresh() -> None:
             "accepted": reply.accepted,
             "rejected": reply.rejected,
             "ignored": reply.ignored,
+            "hints": reply.hints,
             "extra": reply.extra,
             "topic": topic,
         }

@@ -527,8 +527,10 @@ class LoupGarou(VillageRules[LoupGarouState]):
 
     def awaited_at_close(self, state: LoupGarouState, key: str) -> frozenset[PlayerId]:
         # LG-D31: the dead Mayor's sash closes inside a phase whose vote or council runs on to
-        # its own deadline (its silent players are counted then, once): its close counts no one
-        return frozenset() if key == "sash" else self.awaiting(state)
+        # its own deadline (its silent players are counted then, once): its close counts no one.
+        # LG-311/LG-D03: the bite is optional, so a master wolf who lets the window pass has
+        # chosen not to bite; he stays awaited meanwhile (the reminder of a once-a-game power)
+        return frozenset() if key in ("sash", "bite") else self.awaiting(state)
 
     def awaiting(self, state: LoupGarouState) -> frozenset[PlayerId]:
         if state.phase == "bite":
