@@ -198,9 +198,7 @@ def test_dra_470_273_143_one_flame_one_bite_in_words() -> None:
     assert "il a arrêté une morsure." in r.text("dracula/crucifix_holder", "fr", crucifix)
     assert "it protected you from a bite." in r.text("dracula/crucifix_holder", "en", crucifix)
     assert "2 morsures." in r.text("dracula/crucifix_holder", "fr", {**crucifix, "count": 2})
-    assert "You were bitten tonight by a vampire;" in r.text(
-        "dracula/bitten_too", "en", crucifix
-    )
+    assert "You were bitten tonight by a vampire;" in r.text("dracula/bitten_too", "en", crucifix)
 
 
 @pytest.mark.parametrize(
