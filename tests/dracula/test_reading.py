@@ -288,3 +288,25 @@ def test_dra_048_292_the_dusk_joins_its_names_and_the_candle_needs_no_agreement(
     text = r.text("dracula/candle_report", "fr", {**candle, "genders": {"Chloé": "f", "Inès": "f"}})
     assert "Cette nuit, dans la salle de torture, il y avait Chloé et Inès." in text
     assert "présents" not in text
+
+
+def test_dra_469_the_recap_in_the_number_it_tells() -> None:
+    """DRA-469, AMB-069 (NTF-42): the recap read « Ont fui : Gaëlle. », « Combattent :
+    Bruno (1 flamme), Léo (2 flammes) » and called a lone fighter « Combattants »; now
+    « A fui », « une flamme », the last name joined with « et », and one fighter addressed
+    by name."""
+    r = Renderer()
+    fighters = [{"name": "Bruno", "flames": 1}, {"name": "Léo", "flames": 2}]
+    recap = {"game": "D", "fled": ["Gaëlle"], "fighters": fighters, "deadline": T}
+    text = r.text("dracula/final_recap", "fr", recap)
+    assert "\nA fui : Gaëlle.\n" in text
+    assert "\nCombattent : Bruno (une flamme) et Léo (2 flammes).\n" in text
+    assert "Fighting: Bruno (one flame) and Léo (2 flames)." in r.text(
+        "dracula/final_recap", "en", recap
+    )
+    alone = {**recap, "fled": ["Gaëlle", "Inès"], "fighters": fighters[:1]}
+    text = r.text("dracula/final_recap", "fr", alone)
+    assert "\nOnt fui : Gaëlle et Inès.\n" in text and "Combattants" not in text
+    assert (
+        "Un seul joueur combat : Bruno (une flamme).\nBruno, désignez en privé le vampire" in text
+    )
