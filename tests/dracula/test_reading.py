@@ -310,3 +310,29 @@ def test_dra_469_the_recap_in_the_number_it_tells() -> None:
     assert (
         "Un seul joueur combat : Bruno (une flamme).\nBruno, désignez en privé le vampire" in text
     )
+
+
+def test_dra_253_the_bitten_human_is_told_what_fell() -> None:
+    """DRA-253, DRA-344, DRA-140 (NTF-19): the conversion notice said « Les objets normaux
+    que vous portiez sont tombés au sol » to every bitten human, one who held nothing
+    too; it now names what fell (the phonograph, special, stays in hand), and says
+    nothing of objects to one who held none."""
+    from tests.dracula.scenario import QUIET, Game, advance
+
+    g = advance(Game(options=QUIET), 3)
+    g.give("Cid", "stake", "candle", "phonograph")
+    g.rooms({"Bob": "boudoir", "Cid": "boudoir", "Dan": "boudoir", "Eve": "boudoir"})
+    g.close("rooms")
+    g.do("Bob", "BITE Cid")
+    g.close("bites")
+    (notice,) = g.to("Cid", "converted")
+    assert sorted(notice.params["dropped"]) == ["candle", "stake"]
+    r = Renderer()
+    params = {"game": "D", "name": "Cid", **notice.params}
+    text = r.text("dracula/converted", "fr", params)
+    assert "Vous avez laissé tomber au sol ce que vous portiez : un pieu et une bougie." in text
+    assert "You dropped what you carried on the floor: a stake and a candle." in r.text(
+        "dracula/converted", "en", params
+    )
+    nothing = r.text("dracula/converted", "fr", {**params, "dropped": []})
+    assert "tomb" not in nothing and "objets" not in nothing
