@@ -336,3 +336,14 @@ def test_dra_253_the_bitten_human_is_told_what_fell() -> None:
     )
     nothing = r.text("dracula/converted", "fr", {**params, "dropped": []})
     assert "tomb" not in nothing and "objets" not in nothing
+
+
+def test_dra_161_one_object_found_is_one_in_the_subject() -> None:
+    """DRA-161, DRA-163 (NTF-30): a human who picked up the shaman's grimoire alone read the subject
+    « Vous trouvez des objets »; one object is « un objet »."""
+    r = Renderer()
+    one = {"game": "D", "name": "Ana", "objects": ["grimoire"]}
+    assert r.mail("dracula/picked_up", "fr", one)[0] == "[D] Vous trouvez un objet"
+    assert r.mail("dracula/picked_up", "en", one)[0] == "[D] You find an object"
+    two = {**one, "objects": ["grimoire", "candle"]}
+    assert r.mail("dracula/picked_up", "fr", two)[0] == "[D] Vous trouvez des objets"
