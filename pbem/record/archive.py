@@ -99,6 +99,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     ended: GameEnded | None = None
     void = voided(table.events)
     in_force: dict[tuple[str, datetime], datetime] = {}  # a deadline the game master moved
+    paused = False  # a CLORE in a pause pauses the phase it opens: the game stays paused
     orders = _Orders(keywords, rules.id in _PASS_WITHDRAWS)
     events = table.events
     for index, event in enumerate(events):
@@ -162,6 +163,10 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
                 current["entries"].append(item)
         elif isinstance(event, Paused | Resumed | DeadlineMoved | RolledBack | PhaseClosed):
             act = _desk_act(event, in_force)
+            if isinstance(event, Paused | Resumed):
+                if isinstance(event, Paused) and paused and act is not None:
+                    act["act"] = "still_paused"  # not a second pause the game master asked
+                paused = isinstance(event, Paused)
             if isinstance(event, DeadlineMoved) and event.key in current.get("due", {}):
                 current["due"][event.key] = event.to  # the phase ran to the deadline in force
                 current["deadline"] = _last(current["due"])

@@ -131,3 +131,27 @@ def test_the_game_masters_acts_are_told_once_and_indexed_by_phase(lang: str) -> 
     colon = ":" if lang == "en" else " :"
     lines = [f"- {phase}{colon} {acts}" for _, phase, acts in links]
     assert index_text.strip().splitlines()[1:3] == lines
+
+
+@pytest.mark.parametrize(
+    ("lang", "still"),
+    [
+        (
+            "fr",
+            "La partie reste en pause : les échéances de la nouvelle phase attendent la reprise.",
+        ),
+        ("en", "The game stays paused: the new phase's deadlines wait for the resumption."),
+    ],
+)
+def test_a_close_in_a_pause_is_told_as_the_game_staying_paused_not_a_second_pause(
+    lang: str, still: str
+) -> None:
+    """A CLORE in a pause pauses the phase it opens (pbem/desk/close.py): the archive told it
+    as a second « Le MJ a mis la partie en pause » the game master never asked for."""
+    table = new_table()
+    for line in ("PAUSE", "CLOSE", "RESUME"):
+        assert admin(table, line).events, line
+    files = archive_files(table, lang)
+    paused = SAID[lang][0]
+    for text in (files["text"], files["html"].replace("&#39;", "'")):
+        assert text.count(paused) == 1 and text.count(still) == 1, text
