@@ -56,9 +56,9 @@ def test_ex_aequo_and_the_dusk_and_the_calendar() -> None:
 
 
 def test_declared_room_is_named_in_french() -> None:
-    """DRA-378, AMB-056.5: « votre destination déclarée est la salle de bal », not ballroom."""
+    """DRA-378, AMB-056.5: « vous avez déclaré aller dans la salle de bal », not ballroom."""
     text = fr("reasons/declared_room", room="ballroom")
-    assert text.endswith("votre destination déclarée est la salle de bal.")
+    assert text.endswith("vous avez déclaré aller dans la salle de bal.")
 
 
 def test_a_suggestion_is_in_the_players_language() -> None:

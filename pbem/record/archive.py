@@ -201,6 +201,7 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
     handed = _hand_overs(table.events, rounds_game)
     winners = list(ended.winners) if ended else []
     first_genders = {str(p.name): p.gender for p in table.setup.players if p.gender}
+    said = {str(name): gender for name, gender in genders.items()}  # the seats' holders now
     cast = []
     for seat in summary.get("players", []):
         name = seat["name"]
@@ -208,8 +209,11 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
         cast.append(
             {
                 "name": name,
-                "initial": initial.get(name, names.role(str(seat.get("role", "—")))),
-                "role": names.role(str(seat.get("role", "—"))),
+                # a game dealt anew each round (Dracula) tells its last deal in the summary
+                "initial": initial.get(
+                    name, names.role(str(seat.get("dealt", seat.get("role", "—"))), said.get(name))
+                ),
+                "role": names.role(str(seat.get("role", "—")), said.get(name)),
                 "team": names.side(str(seat.get("team", "—"))),
                 "alive": bool(seat.get("alive")),
                 "fate": names.death(name, fell["cause"], fell) if fell else None,
@@ -383,8 +387,11 @@ class GameNames:
                 return text
         return None
 
-    def role(self, value: str) -> str:
-        """The role's name in the game's words, or ``value`` where it has none."""
+    def role(self, value: str, gender: str | None = None) -> str:
+        """The card's name; agreeing with ``gender`` where the game's macro takes one
+        (« humaine »), its plain name otherwise."""
+        if gender is not None and (agreed := self._call(("role",), value, gender)) is not None:
+            return agreed
         return self._call(("role",), value) or value
 
     def side(self, value: str) -> str:

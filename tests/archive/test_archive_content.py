@@ -150,3 +150,16 @@ def test_player_written_text_is_escaped_in_the_html_archive() -> None:
     page = render_html(model)
     assert evil not in page
     assert html.escape(evil, quote=True) in page or "&lt;script&gt;" in page
+
+
+def test_dra_117_the_cast_tells_a_bitten_human_humain_then_vampire() -> None:
+    """DRA-117, AMB-075 (each round deals anew: Dracula and humans): the cast showed each
+    Dracula player's last card alone (« vampire »); it now shows the card of the last deal
+    and what the player became, agreeing with the player: « humaine → vampire »."""
+    table = whole_game("dracula", "fr")
+    cast = {c["name"]: c for c in archive_model(table, "fr")["cast"]}
+    assert (cast["Chloé"]["initial"], cast["Chloé"]["role"]) == ("humaine", "vampire")
+    assert (cast["Hugo"]["initial"], cast["Hugo"]["role"]) == ("humain", "vampire")
+    assert cast["Gaëlle"]["initial"] == cast["Gaëlle"]["role"] == "Dracula"
+    page = archive_files(table, "fr")["html"]
+    assert "humaine → vampire" in page and "humain → vampire" in page

@@ -188,9 +188,14 @@ def advance(g: Game, night: int, *, clear: bool = True) -> Game:
 QUIET = {"fill_empty_seats": "none"}
 
 
-def table_from(g: Game, admins: list[str] | None = None, lang: str = "en") -> Any:
+def table_from(
+    g: Game,
+    admins: list[str] | None = None,
+    lang: str = "en",
+    genders: Mapping[str, str] | None = None,
+) -> Any:
     """A :class:`~pbem.table.Table` over the game's log, to send it real mails (the
-    players write in ``lang``)."""
+    players write in ``lang``; ``genders``: what some of them said, « f » or « m »)."""
     from pbem.table import Table, TableSetup
 
     setup = TableSetup.from_mapping(
@@ -198,7 +203,11 @@ def table_from(g: Game, admins: list[str] | None = None, lang: str = "en") -> An
             "game": "dracula",
             "seed": 1,
             "lang": lang,
-            "players": [{"name": n, "email": f"{n.lower()}@example.org"} for n in NAMES],
+            "players": [
+                {"name": n, "email": f"{n.lower()}@example.org"}
+                | ({"gender": genders[n]} if genders and n in genders else {})
+                for n in NAMES
+            ],
             "moderator": "mj@example.org",
             "list": "list@example.org",
             "admins": admins or [],

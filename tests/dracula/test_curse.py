@@ -94,7 +94,7 @@ def test_cursed_first_post_must_declare() -> None:
     step = table.receive(mail("Dan", "Hello everybody"), channel="list", now=g.now, relay=True)
     table.apply(step)
     assert len(step.outgoing) == 1 and not step.outgoing[0].public
-    assert "Je suis maudit" in step.outgoing[0].body
+    assert '"I am cursed!"' in step.outgoing[0].body  # the English phrase to an English reader
     assert "Dan" not in table.state.declared
     step = table.receive(
         mail("Dan", "Je suis maudit ! Ce soir je vais au **boudoir**."), channel="list", now=g.now

@@ -137,8 +137,8 @@ def test_amb_015_publish_tally_false_names_who_stays_without_counts() -> None:
     assert dusk.params["designated"] == [{"name": "Dan"}, {"name": "Cid"}, {"name": "Eve"}]
     assert dusk.params["ranking"] == []
     fr, en = _rendered("dusk", dict(dusk.params))
-    assert "sanctuaire cette nuit : Dan, Cid, Eve." in fr
-    assert "sanctuary tonight: Dan, Cid, Eve." in en
+    assert "sanctuaire cette nuit : Dan, Cid et Eve." in fr
+    assert "sanctuary tonight: Dan, Cid and Eve." in en
     assert "voix" not in fr and "Classement" not in fr and "vote" not in en
 
 

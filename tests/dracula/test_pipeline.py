@@ -67,7 +67,7 @@ def test_a_night_by_mail_in_the_seven_steps_order() -> None:
         if any("morsures" in s.lower() for s in subjects)
         else first("Les morsures"),
         first("Un changement pour vous"),  # 5 conversion notices
-        first("trouvez des objets"),  # 6 dawn
+        first("Vous trouvez"),  # 6 dawn
         first("matin 1"),  # 7 morning
     ]
     assert order == sorted(order)

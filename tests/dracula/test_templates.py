@@ -403,7 +403,7 @@ def test_ntf_16_17_19_one_other_player_is_named_in_english() -> None:
     (DRA-140): « bitten by a vampire », not « by 1 vampire »."""
     r = Renderer()
     params = {"game": "D", "name": "Ana", "room": "dungeons", "others": ["Inès"], "deadline": T}
-    assert "You must bite Inès: BITE name" in r.text(
+    assert "You must bite Inès: BITE Inès," in r.text(
         "dracula/bite_prompt", "en", {**params, "status": "must"}
     )
     assert "You may sweep Inès into a wild waltz" in r.text(

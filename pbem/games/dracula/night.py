@@ -421,6 +421,7 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
 
     # ORD-13: conversions, grouped by target.
     biters: dict[PlayerId, list[PlayerId]] = {}
+    dropped: dict[PlayerId, tuple[str, ...]] = {}
     for f in bites:
         if f.outcome == "vampirised":
             assert f.actor is not None
@@ -431,10 +432,20 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
         normals = tuple(o for o in b.state.seats[target].hand if o not in SPECIAL_OBJECTS)
         if normals:  # DRA-253
             b.add(Moved(normals, f"hand:{target}", f"floor:{room_of(target)}", "dropped"))
+            dropped[target] = normals
 
     # ORD-14: the step-5 notices, all together.
     for target, who in biters.items():  # DRA-140, DRA-141
-        b.note(private("dracula/converted", [target], t, count=len(who)))
+        # DRA-253: told what fell, never « your objects fell » to who held none
+        b.note(
+            private(
+                "dracula/converted",
+                [target],
+                t,
+                count=len(who),
+                dropped=list(dropped.get(target, ())),
+            )
+        )
     for f in bites:
         assert f.actor is not None
         if f.outcome == "vampire":  # DRA-116

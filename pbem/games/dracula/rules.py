@@ -536,6 +536,9 @@ class Dracula(Orders, Rules[DraculaState]):
                 {
                     "name": p,
                     "role": DRACULA if seat.dracula else seat.side,
+                    # the card of this round's deal (AMB-075): a human bitten since reads
+                    # « humain → vampire » in the archive's cast
+                    "dealt": DRACULA if seat.dracula else HUMAN,
                     "team": HUMANS if seat.side == HUMAN else VAMPIRES,
                     "alive": seat.alive,
                     "conditions": ["cursed"] if seat.cursed else [],
