@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -121,3 +122,28 @@ class _Nothing:
 
 
 _NOTHING = _Nothing()
+
+
+class reading(Generic[T]):  # lower case: a decorator, like cached_property
+    """A ``functools.cached_property`` without its lock (Python 3.11 takes one at every first
+    reading), for what is read many times from a frozen state: the value is kept in the
+    instance's ``__dict__``, which the next readings find first (a state's copy may keep it,
+    Dracula's :func:`pbem.games.dracula.state._quick_next`)."""
+
+    def __init__(self, read: Callable[[Any], T]) -> None:
+        self.read = read
+        self.name = read.__name__
+        self.__doc__ = read.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> reading[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> T | reading[T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.read(obj)
+        return value

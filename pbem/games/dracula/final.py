@@ -61,6 +61,9 @@ def _flame_destination(
 
 
 def close_final_choice(b: Batch[DraculaState], now: datetime, rng: random.Random) -> list[Any]:
+    """DRA-460 … DRA-469: the final choice closes: the configured default for whoever chose
+    nothing (AMB-064), each fighter's flame (DRA-463); ``[ending, points]`` when nobody
+    fights (the round ends), else ``[]`` (the flames step opens, DRA-470)."""
     s = b.state
     for h in s.humans():  # AMB-064: no choice -> the configured default
         if h not in s.choices:

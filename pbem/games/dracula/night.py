@@ -49,6 +49,7 @@ from pbem.games.dracula.state import DraculaState, evolve
 
 
 def thread(state: DraculaState, part: str = "night") -> str:
+    """The mail thread of ``part`` (the night, the day, the morning) of this round's step."""
     return f"round-{state.round}-{part}-{state.number}"
 
 
@@ -56,6 +57,9 @@ def thread(state: DraculaState, part: str = "night") -> str:
 
 
 def open_night(b: Batch[DraculaState], number: int, now: datetime, rng: random.Random) -> None:
+    """ORD-03: night ``number`` falls: the room step opens, the night's scheduled end is noted
+    (AMB-002), Night 2's objects are dealt (DRA-201, AMB-025) and the thief told what lies on
+    the floors (DRA-360)."""
     s = b.state
     end = now + s.options.room_choice
     b.add(PhaseStarted("rooms", number, {"rooms": end}))
@@ -109,6 +113,9 @@ def _default_room(
 
 
 def close_rooms(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
+    """ORD-04, ORD-05: the room step closes: a random ordinary room for whoever sent none
+    (AMB-003); on Night 1 Dracula then chooses his (DRA-102), else the magnifier users get
+    their reports (ORD-06) or the positions are fixed (ORD-07)."""
     s = b.state
     orders = s.orders
     for p in s.living():  # AMB-003: missing room choice -> a random ordinary room
@@ -135,6 +142,8 @@ def close_rooms(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
 
 
 def close_dracula_room(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
+    """ORD-05, Night 1: Dracula's room, drawn among the occupied rooms if he sent none
+    (AMB-003); then the positions are fixed (ORD-07)."""
     s = b.state
     dracula = s.dracula()
     if s.order_of(dracula, "room") is None:  # AMB-003: a random non-empty room
@@ -185,6 +194,8 @@ def open_magnifier(
 
 
 def close_magnifier(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
+    """ORD-06: the magnifier users (and AMB-031's naming partners) who chose no room get a
+    random one (AMB-003); then the positions are fixed (ORD-07)."""
     s = b.state
     orders = s.orders
     for p in s.living():
@@ -266,6 +277,8 @@ def _bite_status(s: DraculaState, v: PlayerId) -> str:
 
 
 def open_bites(b: Batch[DraculaState], now: datetime) -> None:
+    """ORD-08: the bite step opens: each vampire learns who is in his room and whether he must
+    or may bite (DRA-110 … DRA-112), the stake and phonograph holders their choices."""
     s = b.state
     end = now + s.options.bites
     b.add(PhaseStarted("bites", s.number, {"bites": end}))
@@ -339,6 +352,9 @@ def _default_bites(b: Batch[DraculaState], rng: random.Random) -> None:
 
 
 def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
+    """ORD-09 … ORD-14: the bite step closes: default bites (AMB-003), stakes before bites
+    (ORD-11), conversions grouped by target (ORD-13), the waltz, then the notices together
+    (ORD-14)."""
     _default_bites(b, rng)
     before = b.state
     t = thread(before)
@@ -497,6 +513,8 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
 
 
 def close_dance_reply(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
+    """ORD-15: the waltz partner's replies reach the phonograph holder (DRA-405, AMB-058,
+    NTF-28); then dawn."""
     s = b.state
     if s.dance is not None:
         holder, partner = s.dance
@@ -509,6 +527,9 @@ def close_dance_reply(b: Batch[DraculaState], now: datetime, rng: random.Random)
 
 
 def dawn(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
+    """ORD-16 … ORD-21: dawn: Night 2's objects delivered (DRA-204), objects picked up and
+    destroyed (DRA-161, DRA-361), the paintings read (DRA-165), the grimoire's new holder's
+    curse window (AMB-053)."""
     s = b.state
     t = thread(s)
     received: dict[PlayerId, list[str]] = {}
@@ -576,6 +597,7 @@ def dawn(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
 
 
 def close_dawn_curse(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
+    """ORD-21: the grimoire's dawn window closes: the night ends."""
     end_night(b, now)
 
 
@@ -607,6 +629,8 @@ def candle_report(s: DraculaState, room: str) -> dict[str, Any]:
 
 
 def end_night(b: Batch[DraculaState], now: datetime) -> None:
+    """ORD-22, ORD-23: the night's curses fall (DRA-370 … DRA-372, AMB-049), the candle reports
+    go out (DRA-292) and the cursed are told (DRA-373, AMB-054)."""
     s = b.state
     t = thread(s)
     curses: list[Order] = []  # AMB-053
@@ -679,6 +703,8 @@ def morning_params(s: DraculaState) -> dict[str, Any]:
 
 
 def morning(b: Batch[DraculaState], next_deadline: datetime | None) -> None:
+    """ORD-24: the morning post (DRA-180 … DRA-188), and the telepathy held for the vampires
+    (DRA-425, AMB-071)."""
     s = b.state
     t = thread(s, "morning")
     b.note(
@@ -700,10 +726,13 @@ def morning(b: Batch[DraculaState], next_deadline: datetime | None) -> None:
 
 
 def lost_objects(state: DraculaState) -> Mapping[str, list[str]]:
+    """The objects each bitten human dropped tonight (DRA-253), by player."""
     return {f.targets[0]: list(f.items) for f in state.facts if f.kind == "lost"}
 
 
 def curse_reminders(b: Batch[DraculaState], deadline: datetime) -> None:
+    """Each cursed player is reminded that his first post of the day must declare a room
+    (DRA-374 … DRA-377), before ``deadline``."""
     s = b.state
     seats = s.seats
     cursed = [p for p in s.living() if seats[p].cursed]

@@ -48,6 +48,9 @@ def refuse(state: DraculaState, player: PlayerId) -> None:
 def aftermath(
     rules: Dracula, state: DraculaState, player: PlayerId, now: datetime, rng: random.Random
 ) -> Aftermath:
+    """What a seat's removal undoes in Dracula (the module's docstring): its sanctuary vote
+    of the day (DRA-326, AMB-011, AMB-014) and, while the Night 4 window is open, its pair
+    (AMB-030, DRA-225, DRA-231)."""
     events: list[Event] = []
     if any(voter == player for voter, _, _ in state.votes):  # DRA-326, AMB-011, AMB-014
         events.append(VoteSet(f"day-{state.number}", player, None))

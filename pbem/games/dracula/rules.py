@@ -65,6 +65,7 @@ from pbem.games.dracula.verbs import PHASE_VERBS
 
 
 def faction(state: DraculaState, p: PlayerId) -> str:
+    """The camp ``p`` plays for this round: the humans or the vampires."""
     return HUMANS if state.seats[p].human else VAMPIRES
 
 

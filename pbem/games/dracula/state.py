@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, get_args, overload
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pbem.core.events import (
     Event,
@@ -22,7 +22,7 @@ from pbem.core.events import (
     RoleChanged,
     VoteSet,
 )
-from pbem.core.frozen import quick_init
+from pbem.core.frozen import quick_init, reading
 from pbem.core.ids import PlayerId
 from pbem.core.options import parse_options
 from pbem.core.outcome import Outcome
@@ -83,33 +83,6 @@ DRACULA_PHASES: tuple[DraculaPhase, ...] = get_args(DraculaPhase)
 # -- state -----------------------------------------------------------------------------------
 
 
-T = TypeVar("T")
-
-
-class _reading(Generic[T]):  # lower case: a decorator, like cached_property
-    """A ``functools.cached_property`` without its lock (Python 3.11 takes one at every first
-    reading): the value is kept in the instance's ``__dict__``, which the next readings find
-    first."""
-
-    def __init__(self, read: Callable[[Any], T]) -> None:
-        self.read = read
-        self.name = read.__name__
-        self.__doc__ = read.__doc__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, obj: None, owner: type | None = None) -> _reading[T]: ...
-    @overload
-    def __get__(self, obj: object, owner: type | None = None) -> T: ...
-    def __get__(self, obj: object | None, owner: type | None = None) -> T | _reading[T]:
-        if obj is None:
-            return self
-        value = obj.__dict__[self.name] = self.read(obj)
-        return value
-
-
 @quick_init  # a round deals a seat per player (issue 23)
 @dataclass(frozen=True)
 class Seat:
@@ -133,6 +106,7 @@ class Seat:
 
     @property
     def human(self) -> bool:
+        """Whether he is still human (not bitten, not Dracula)."""
         return self.side == HUMAN
 
 
@@ -177,25 +151,25 @@ class DraculaState:
     # -- reading helpers --------------------------------------------------------------------
     # A state never changes: what is read from it many times (each bot's available commands,
     # each bite, each notice: issue 23) is computed once, on first reading, and kept in the
-    # instance (:class:`_reading`); the next state keeps it when the fields it is read from
+    # instance (:class:`pbem.core.frozen.reading`); the next state keeps it when the fields it is read from
     # are the same (:data:`_READ_FROM`, :func:`_next`).
 
-    @_reading
+    @reading
     def _living(self) -> tuple[PlayerId, ...]:
         seats = self.seats
         return tuple([p for p in self.order if seats[p].alive])  # a list: quicker than a generator
 
-    @_reading
+    @reading
     def _humans(self) -> tuple[PlayerId, ...]:
         seats = self.seats
         return tuple([p for p in self._living if seats[p].side == HUMAN])
 
-    @_reading
+    @reading
     def _vampires(self) -> tuple[PlayerId, ...]:
         seats = self.seats
         return tuple([p for p in self._living if seats[p].side != HUMAN])
 
-    @_reading
+    @reading
     def _holders(self) -> dict[str, PlayerId]:
         """Each object held by a living player: its first holder in the table's order."""
         seats = self.seats
@@ -205,7 +179,7 @@ class DraculaState:
                 found.setdefault(obj, p)
         return found
 
-    @_reading
+    @reading
     def _placed(self) -> dict[PlayerId, str]:
         """Every player whose position is fixed tonight (:meth:`position`): asked for each
         player at each step of the night. Read from the night's orders (a score of them)
@@ -229,13 +203,13 @@ class DraculaState:
             found[p] = SANCTUARY
         return found
 
-    @_reading
+    @reading
     def _positions(self) -> dict[PlayerId, str]:
         """The living players whose position is fixed tonight, in the table's order."""
         placed = self._placed
         return {p: placed[p] for p in self._living if p in placed}
 
-    @_reading
+    @reading
     def _rooms(self) -> dict[str, tuple[PlayerId, ...]]:
         """Room -> the living players there (:meth:`present`)."""
         rooms: dict[str, list[PlayerId]] = {}
@@ -243,7 +217,7 @@ class DraculaState:
             rooms.setdefault(pos, []).append(p)
         return {room: tuple(there) for room, there in rooms.items()}
 
-    @_reading
+    @reading
     def _uses(self) -> dict[str, dict[str, tuple[PlayerId, ...]]]:
         """Verb -> :meth:`room_of_use`, as asked."""
         return {}
@@ -259,30 +233,34 @@ class DraculaState:
             found = known[verb] = {room: tuple(users) for room, users in rooms.items()}
         return found
 
-    @_reading
+    @reading
     def _voters(self) -> frozenset[PlayerId]:
         return frozenset(v for v, _, _ in self.votes)
 
-    @_reading
+    @reading
     def _named(self) -> frozenset[PlayerId]:
         return frozenset(self.pairs.values())
 
-    @_reading
+    @reading
     def bite_statuses(self) -> dict[PlayerId, str]:
         """The vampires' :func:`night.bite_status` asked so far (read from the positions, the
         seats and the night's number)."""
         return {}
 
     def seat(self, name: PlayerId) -> Seat:
+        """``name``'s seat this round."""
         return self.seats[name]
 
     def living(self) -> list[PlayerId]:
+        """The players alive, in the table's order."""
         return list(self._living)
 
     def humans(self) -> list[PlayerId]:
+        """The living humans, in the table's order."""
         return list(self._humans)
 
     def vampires(self) -> list[PlayerId]:
+        """The living vampires (Dracula included), in the table's order."""
         return list(self._vampires)
 
     def vampire_count(self) -> int:
@@ -290,6 +268,7 @@ class DraculaState:
         return len(self._vampires)
 
     def dracula(self) -> PlayerId:
+        """This round's Dracula (DRA-007)."""
         return next(p for p in self.order if self.seats[p].dracula)
 
     def has_voted(self, actor: PlayerId) -> bool:
@@ -301,6 +280,7 @@ class DraculaState:
         return player in self._named
 
     def order_of(self, actor: PlayerId, verb: str) -> Order | None:
+        """``actor``'s order of ``verb`` in this step, if he gave one."""
         return self.orders.get((actor, verb))
 
     def replies(self, partner: PlayerId) -> list[Order]:
@@ -313,9 +293,11 @@ class DraculaState:
         return self._holders.get(obj)
 
     def named_partner(self, naming: PlayerId) -> PlayerId | None:
+        """Whom ``naming`` named as his Night 4 partner (DRA-221), if anyone."""
         return self.pairs.get(naming)
 
     def naming_partner(self, named: PlayerId) -> PlayerId | None:
+        """Who named ``named`` as his Night 4 partner (DRA-224), if anyone."""
         return next((a for a, b in self.pairs.items() if b == named), None)
 
     def left_to_choose(self, naming: PlayerId) -> bool:
@@ -334,9 +316,11 @@ class DraculaState:
         return self._placed.get(player)
 
     def positions(self) -> dict[PlayerId, str]:
+        """The living players whose position tonight is fixed, and where."""
         return dict(self._positions)
 
     def present(self, room: str) -> list[PlayerId]:
+        """The living players in ``room`` tonight, in the table's order."""
         return list(self._rooms.get(room, ()))
 
     def count_present(self, room: str) -> int:
