@@ -10,6 +10,7 @@ read with `ast`, never imported, so the test costs a parse of each file and noth
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,6 +76,7 @@ def _public_definitions(tree: ast.Module, inherited: frozenset[str]) -> list[Def
     return found
 
 
+@functools.cache  # both tests read the same parse of the package
 def _undocumented() -> dict[str, list[str]]:
     """`path:line name` of each public thing without a docstring, by file."""
     inherited = _documented_rules_methods()
