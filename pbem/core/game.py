@@ -195,6 +195,12 @@ class Rules(ABC, Generic[S]):
         deadlines = self.deadlines(state)
         return min(deadlines.values()) if deadlines else None
 
+    def adds_up(self, verb: str) -> bool:
+        """Whether a second order of ``verb`` in a step adds to the first rather than
+        replacing it (Dracula's curses and dance replies, AMB-053, AMB-058): the receipt of a
+        mail holding both then shows neither replaced."""
+        return False
+
     def final(self, state: S, actor: PlayerId, verb: str) -> bool:
         """Whether an accepted ``verb`` can no longer be changed before the deadline."""
         return False

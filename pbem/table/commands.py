@@ -319,7 +319,9 @@ def run_command(
             verb = earlier.get("verb")
             if not earlier["deadline"]:
                 continue
-            if verb == command.verb or (ballot and verb in _BALLOT and command.verb == "vote"):
+            if (verb == command.verb and not table.rules.adds_up(verb)) or (
+                ballot and verb in _BALLOT and command.verb == "vote"
+            ):
                 earlier["replaced"] = entry["line"]
             elif ballot and verb == "vote":
                 earlier["withdrawn"] = True

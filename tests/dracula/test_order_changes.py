@@ -135,3 +135,18 @@ def test_amb_007_a_changeable_order_is_offered_again_with_cancel() -> None:
     quiet = advance(Game(options=QUIET), 3)
     quiet.do("Cid", "ROOM boudoir")
     assert not {"room", "cancel"} & quiet.rules.available_verbs(quiet.state, PlayerId("Cid"))
+
+
+def test_amb_053_amb_007_two_curses_in_one_mail_add_up_where_orders_may_change() -> None:
+    """AMB-053 with AMB-007 false: a grimoire holder's two curse lines in one mail both stand
+    (``curse``, ``curse#2``), as they do by default; the receipt read the first as replaced
+    by the second, and the mail was played again without it, so its target was never cursed."""
+    g = advance(Game(options=CHANGING), 3)
+    g.give("Cid", "grimoire")
+    table = table_from(g, lang="en")
+    body = "CURSE Dan\nCURSE Eve"
+    step = table.receive(mail("Cid", body, to="mj@example.org"), channel="private", now=g.now)
+    (reply,) = [m for m in step.outgoing if "/reply/" in m.key]
+    assert "replaced" not in reply.body, reply.body
+    table.apply(step)
+    assert {v for a, v in table.state.orders if a == "Cid"} == {"curse", "curse#2"}

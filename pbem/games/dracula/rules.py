@@ -695,6 +695,11 @@ class Dracula(Orders, Rules[DraculaState]):
             return bool(command.targets) and command.targets[0] in state.humans()
         return True
 
+    def adds_up(self, verb: str) -> bool:
+        """AMB-053, AMB-058: curses and dance replies add up within their limits (``curse#2``,
+        ``reply#2``), also where orders may change (AMB-007)."""
+        return verb in ("curse", "reply")
+
     def final(self, state: DraculaState, actor: PlayerId, verb: str) -> bool:
         """AMB-007 (private orders), DRA-045 (votes), DRA-223 (pairs), DRA-465 (flee/fight),
         DRA-377 (cursed destination): every accepted order is final; with
