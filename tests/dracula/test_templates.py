@@ -342,7 +342,7 @@ def test_ntf_28_the_dance_reply_names_the_partner_without_a_gender() -> None:
 def test_ntf_wording_of_the_morning_the_flames_the_candle_and_the_stakes() -> None:
     """What a forum MJ would not write, each case its notice: DRA-185 « le teint livide
     d'Inès et de Léo » (« de » before each name); a dead player's position « morte » for a
-    woman; NTF-43 (DRA-473) one killed fighter in the singular, « Damien, qui combattait, est
+    woman; NTF-43 (DRA-474) one killed fighter in the singular, « Damien, qui combattait, est
     tuée », not « Les combattants sont tués : Damien »; NTF-34 (DRA-292) alone in a candle
     room, « il n'y avait que vous », not « étaient présents : Jules »; NTF-25 (DRA-325) one
     colon in a stake scene on Dracula; NTF-21 (DRA-143) two bites told as two vampires."""
