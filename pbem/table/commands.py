@@ -268,10 +268,15 @@ def run_command(
         new = table.rules.decide(state, player.name, command, now, channel)
     except PartlyRefused as exc:  # the taken part is accepted, the rest explained
         new = list(exc.events)
+        # the refused part as a command, « ✗ MAUDIRE Bruno », not a bare « ✗ Bruno »: the
+        # receipt's lines each begin with the keyword, beside « ✓ MAUDIRE Hugo Gaëlle »
+        refused = replace(command, targets=tuple(PlayerId(t) for t in exc.refused))
         command = replace(command, targets=tuple(PlayerId(t) for t in exc.kept))
-        refused = " ".join(exc.refused)
         reply.rejected.append(
-            {"line": refused, "reason": reason(table, exc, player.lang, player.name)}
+            {
+                "line": canonical(table, refused, player.lang),
+                "reason": reason(table, exc, player.lang, player.name),
+            }
         )
     except CommandError as exc:
         reply.rejected.append(

@@ -105,7 +105,9 @@ def test_cas_384_billie_leftover_council_of_demons_only() -> None:
 def test_cas_300_410_614_714_x09_any_member_sends_last_name_counts() -> None:
     """CAS-X09, CAS-300, CAS-410, CAS-614, CAS-714, CAS-D09: Billie sends TUER dave, a Demon
     then TUER erin: each name relayed to the other members (the sender has his
-    acknowledgement); the victim is erin."""
+    acknowledgement); the victim is erin, and the trace the archive reads names frank alone,
+    who sent it (« Le conseil des Démons a désigné erin (par frank) »), not judy, who named
+    dave."""
     g = at_w1()
     first = g.do("judy", "TUER dave")
     second = g.do("frank", "TUER erin")
@@ -117,6 +119,10 @@ def test_cas_300_410_614_714_x09_any_member_sends_last_name_counts() -> None:
     assert g.state.victim == "erin"
     (fixed,) = notices(events, "council_victim")
     assert set(fixed.to) == council and fixed.params == {"victim": "erin"}  # CAS-715
+    (trace,) = [e for e in events if isinstance(e, Resolved)]
+    assert [(t["cause"], t["target"], t["actors"]) for t in trace.trace] == [
+        ("council", "erin", ["frank"])
+    ]
 
 
 def test_cas_d09_council_submission_first() -> None:

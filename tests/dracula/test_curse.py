@@ -70,7 +70,8 @@ def test_a_second_curse_order_the_same_night_is_taken() -> None:
 
 def test_a_curse_with_three_names_is_answered_kept_and_refused_by_mail() -> None:
     """AMB-053 through the mail pipeline: the receipt accepts the two names kept and refuses
-    the third with its reason, in one reply."""
+    the third with its reason, in one reply; the refused line is a command, « ✗ MAUDIRE
+    Fay », not a bare « ✗ Fay » (in French and in English)."""
     g = advance(Game(options=QUIET), 2)
     g.give("Cid", "grimoire")
     table = table_from(g)
@@ -79,7 +80,13 @@ def test_a_curse_with_three_names_is_answered_kept_and_refused_by_mail() -> None
     )
     (reply,) = [m for m in step.outgoing if "/reply/" in m.key]
     assert "✓ CURSE Dan Eve" in reply.body
-    assert "✗ Fay — Two targets at most a night" in reply.body
+    assert "✗ CURSE Fay — Two targets at most a night" in reply.body
+    french = table_from(g, lang="fr").receive(
+        mail("Cid", "MAUDIRE Dan Eve Fay", to="moderator@example.org"), channel="private", now=g.now
+    )
+    (reply,) = [m for m in french.outgoing if "/reply/" in m.key]
+    assert "✓ MAUDIRE Dan Eve" in reply.body
+    assert "✗ MAUDIRE Fay — Deux cibles au plus par nuit" in reply.body
     table.apply(step)
     assert [o.targets for (a, v), o in table.state.orders.items() if v == "curse"] == [
         ("Dan", "Eve")

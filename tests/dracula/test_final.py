@@ -214,3 +214,15 @@ def test_amb_063_a_flee_towards_a_vampire_is_told_its_flame_goes_to_chance() -> 
     flees = sorted(a.command for a in actions if a.command.startswith("FUIR"))
     assert flees == ["FUIR Cid", "FUIR Dan", "FUIR Eve"]
     assert any(a.command == "COMBATTRE" for a in actions)
+
+
+def test_amb_063_the_refused_recipient_of_a_flee_reads_as_a_command_in_the_receipt() -> None:
+    """AMB-063: « **FUIR Ana** » towards a vampire: the receipt accepts « FUIR » and refuses
+    « FUIR Ana » with its reason, not a bare « ✗ Ana »."""
+    from tests.dracula.scenario import mail, table_from
+
+    g = final()
+    step = table_from(g, lang="fr").receive(mail("Eve", "**FUIR Ana**"), channel="list", now=g.now)
+    (reply,) = [m for m in step.outgoing if "/reply/" in m.key]
+    assert "✓ FUIR (définitif)" in reply.body
+    assert "✗ FUIR Ana — Ana n'est pas un autre humain encore en jeu" in reply.body

@@ -62,7 +62,9 @@ def test_candle_options() -> None:
     ("mode", "shown", "total"), [("new", 1, None), ("total", 2, None), ("both", 1, 2)]
 )
 def test_cursed_count_modes(mode: str, shown: int, total: int | None) -> None:
-    """AMB-055 cursed_count = new | total | both."""
+    """AMB-055 cursed_count = new | total | both; DRA-182: « total » counts the whole round,
+    so the morning says « depuis le début de la manche » (en: "since the round began"), not
+    « cette nuit » of a count that includes the night before."""
     g = advance(Game(options={**QUIET, "cursed_count": mode}), 2)
     g.give("Cid", "grimoire")
     g.do("Cid", "CURSE Eve")
@@ -76,6 +78,13 @@ def test_cursed_count_modes(mode: str, shown: int, total: int | None) -> None:
     g.finish_night()
     m = g.public("morning")[0].params
     assert (m["cursed"], m["cursed_total"]) == (shown, total)
+    fr, en = _render("morning", dict(m))
+    if mode == "total":
+        assert "2 joueurs ont été maudits depuis le début de la manche." in fr
+        assert "2 players were cursed since the round began." in en
+    else:
+        assert "Un joueur a été maudit cette nuit" in fr
+        assert "One player was cursed last night" in en
 
 
 def test_no_dance_in_the_sanctuary_option() -> None:

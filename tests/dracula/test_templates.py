@@ -117,6 +117,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "vampirised": 1,
         "cursed": 1,
         "cursed_total": 2,
+        "cursed_scope": "night",
         "positions": [
             {"name": "A", "position": "sanctuary", "killed": True},
             {"name": "B", "position": "dead", "killed": False},
@@ -341,7 +342,7 @@ def test_ntf_28_the_dance_reply_names_the_partner_without_a_gender() -> None:
 def test_ntf_wording_of_the_morning_the_flames_the_candle_and_the_stakes() -> None:
     """What a forum MJ would not write, each case its notice: DRA-185 « le teint livide
     d'Inès et de Léo » (« de » before each name); a dead player's position « morte » for a
-    woman; NTF-43 (DRA-473) one killed fighter in the singular, « Damien, qui combattait, est
+    woman; NTF-43 (DRA-474) one killed fighter in the singular, « Damien, qui combattait, est
     tuée », not « Les combattants sont tués : Damien »; NTF-34 (DRA-292) alone in a candle
     room, « il n'y avait que vous », not « étaient présents : Jules »; NTF-25 (DRA-325) one
     colon in a stake scene on Dracula; NTF-21 (DRA-143) two bites told as two vampires."""
@@ -374,6 +375,30 @@ def test_ntf_wording_of_the_morning_the_flames_the_candle_and_the_stakes() -> No
     text = r.text("dracula/bitten_too", "fr", {**bitten, "genders": {"Ana": "f"}})
     assert "\n2 vampires vous ont mordue cette nuit ;" in text
     assert "Vous avez reçu 2 morsures de vampire" in r.text("dracula/bitten_too", "fr", bitten)
+
+
+def test_dra_474_the_killed_fighters_agree_and_the_candle_report_looks_back() -> None:
+    """DRA-474 (NTF-43): fighters all women are « Les combattantes sont tuées »; mixed or
+    unknown, the masculine plural, as French writes it. ORD-22 (DRA-292, NTF-34): the candle
+    report arrives at dawn, so the English says "Last night in …", not "Tonight in …" (the
+    French « Cette nuit » is right at dawn)."""
+    r = Renderer()
+    flames = {**SAMPLES["final_result"], "game": "D", "dracula_burned": False, "killed": ["A", "B"]}
+    women = r.text("dracula/final_result", "fr", {**flames, "genders": {"A": "f", "B": "f"}})
+    assert "Les combattantes sont tuées : A et B." in women
+    mixed = r.text("dracula/final_result", "fr", {**flames, "genders": {"A": "f", "B": "m"}})
+    assert "Les combattants sont tués : A et B." in mixed
+    some_unknown = r.text("dracula/final_result", "fr", {**flames, "genders": {"A": "f"}})
+    assert "Les combattants sont tués : A et B." in some_unknown
+    assert "The fighters are killed: A and B." in r.text("dracula/final_result", "en", flames)
+    candle = {**SAMPLES["candle_report"], "game": "D"}
+    assert "Cette nuit, dans le boudoir, il y avait A et B." in r.text(
+        "dracula/candle_report", "fr", candle
+    )
+    en = r.text("dracula/candle_report", "en", candle)
+    assert "Last night in the boudoir were present: A and B." in en and "Tonight" not in en
+    alone = r.text("dracula/candle_report", "en", {**candle, "present": ["A"]})
+    assert "Last night in the boudoir there was nobody but you." in alone
 
 
 @pytest.mark.parametrize(

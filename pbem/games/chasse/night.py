@@ -76,7 +76,8 @@ def resolve_c(state: ChasseState, rng: random.Random) -> list[Event]:
 
 
 def council_victim(state: ChasseState) -> tuple[PlayerId | None, tuple[PlayerId, ...]]:
-    """CAS-410, CAS-D09: the last (or first) name received from a council member."""
+    """CAS-410, CAS-D09: the last (or first) name received from a council member, and who
+    sent that name (the archive's « (par …) »: not a member who named someone else)."""
     council = set(state.council())
     names = sorted(
         (seq, a)
@@ -85,15 +86,15 @@ def council_victim(state: ChasseState) -> tuple[PlayerId | None, tuple[PlayerId,
     )
     if not names:
         return None, ()
-    seq_action = names[-1] if state.options.council_submission == "last" else names[0]
-    return seq_action[1].targets[0], tuple(a.actor for _, a in names)
+    victim = (names[-1] if state.options.council_submission == "last" else names[0])[1].targets[0]
+    return victim, tuple(a.actor for _, a in names if a.targets[0] == victim)
 
 
 def resolve_w1(state: ChasseState, rng: random.Random) -> list[Event]:
     """CAS-223: step 7 (Phoebe, before the swap), step 8 (the victim), step 9 (Cole)."""
     number = state.number
     thread = f"night-{number}"
-    victim, senders = council_victim(state)
+    victim, senders = council_victim(state)  # senders: who named the victim
     intents: list[Intent] = []
     phoebe = state.holder(PHOEBE)
     probe = state.action(phoebe, "scan") if phoebe is not None else None

@@ -690,10 +690,13 @@ def morning_params(s: DraculaState) -> dict[str, Any]:
             positions.append({"name": p, "position": "dead", "killed": False})
         else:
             positions.append({"name": p, "position": position(p) or "-", "killed": killed_now})
-    cursed = total if s.options.cursed_count == "total" else len(s.newly_cursed)
+    whole_round = s.options.cursed_count == "total"
+    cursed = total if whole_round else len(s.newly_cursed)
     return {
         "vampirised": converted,
         "cursed": cursed,
+        # AMB-055: « total » counts the whole round, not the night: the sentence says which
+        "cursed_scope": "round" if whole_round else "night",
         "cursed_total": total if s.options.cursed_count == "both" else None,
         "positions": positions,
         "killed": killed,
