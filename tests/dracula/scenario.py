@@ -185,6 +185,19 @@ def advance(g: Game, night: int, *, clear: bool = True) -> Game:
     return g
 
 
+def designated_night_3(options: Mapping[str, Any]) -> Game:
+    """:func:`advance` to Night 2's end, then a Day 3 whose votes send Bob, Cid and Dan to
+    the sanctuary (DRA-048): Night 3's room choice, hands emptied."""
+    g = advance(Game(options=dict(options)), 2)
+    g.night({"Bob": "dungeons"})
+    g.finish_night()
+    for voter, target in (("Cid", "Bob"), ("Dan", "Cid"), ("Eve", "Dan")):
+        g.do(voter, f"VOTE {target}", "list")
+    g.close("day")
+    g.clear_hands()
+    return g
+
+
 QUIET = {"fill_empty_seats": "none"}
 
 

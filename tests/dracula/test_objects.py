@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.games.dracula.events import Assigned, Moved
 from pbem.games.dracula.manor import NORMAL_OBJECTS
-from tests.dracula.scenario import NAMES, QUIET, Game, advance
+from tests.dracula.scenario import NAMES, QUIET, Game, advance, designated_night_3
 
 
 def night2() -> Game:
@@ -386,13 +386,7 @@ def test_amb_041_room_objects_in_the_sanctuary_option() -> None:
     from pbem.core.ids import PlayerId
     from pbem.mail.render import Renderer
 
-    g = advance(Game(options={**QUIET, "room_objects_in_sanctuary": True}), 2)
-    g.night({"Bob": "dungeons"})
-    g.finish_night()
-    for voter, target in (("Cid", "Bob"), ("Dan", "Cid"), ("Eve", "Dan")):
-        g.do(voter, f"VOTE {target}", "list")
-    g.close("day")
-    g.clear_hands()
+    g = designated_night_3({**QUIET, "room_objects_in_sanctuary": True})
     g.give("Cid", "garlic", "magnifier")
     g.give("Dan", "candle")
     g.give("Eve", "key", "paintkit")

@@ -10,7 +10,7 @@ from pbem.core.errors import SetupError
 from pbem.core.game import GameSpec
 from pbem.games.dracula import Dracula
 from pbem.games.dracula.events import Moved
-from tests.dracula.scenario import NOW, QUIET, Game, advance, players
+from tests.dracula.scenario import NOW, QUIET, Game, advance, designated_night_3, players
 
 
 def test_unknown_option_is_refused() -> None:
@@ -269,13 +269,7 @@ def test_amb_043_garlic_vampires_see_no_occupants() -> None:
 def test_amb_049_staked_orders_do_not_apply() -> None:
     """AMB-049 staked_orders_apply = false: a vampire staked tonight does not waltz nor curse
     (the default: test_phonograph_in_the_sanctuary_and_staked_dancer)."""
-    g = advance(Game(options={**QUIET, "staked_orders_apply": False}), 2)
-    g.night({"Bob": "dungeons"})
-    g.finish_night()
-    for voter, target in (("Cid", "Bob"), ("Dan", "Cid"), ("Eve", "Dan")):
-        g.do(voter, f"VOTE {target}", "list")
-    g.close("day")
-    g.clear_hands()
+    g = designated_night_3({**QUIET, "staked_orders_apply": False})
     g.give("Bob", "phonograph", "grimoire")
     g.give("Cid", "stake")
     g.do("Cid", "STAKE Bob")
