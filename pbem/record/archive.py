@@ -257,15 +257,16 @@ def archive_model(table: Table, lang: str | None = None) -> dict[str, Any]:
 
 def named_summary(table: Table, lang: str | None = None) -> dict[str, Any]:
     """The table's summary with each role and side named as the game's templates name them
-    in ``lang`` (« Voyant », « les Villageois », never ``seer``): for a summary an operator
-    reads (the demos)."""
+    in ``lang`` (« Voyante » for a woman, « les Villageois », never ``seer``): for a summary an
+    operator reads (the demos)."""
     lang = lang or table.setup.lang
-    names = GameNames(table.renderer, table.rules.templates, lang, dict(table.genders))
+    genders = dict(table.genders)
+    names = GameNames(table.renderer, table.rules.templates, lang, genders)
     summary = table.summary()
     players = [
         {
             **seat,
-            "role": names.role(str(seat.get("role", "—"))),
+            "role": names.role(str(seat.get("role", "—")), genders.get(str(seat.get("name")))),
             "team": names.side(str(seat.get("team", "—"))),
         }
         for seat in summary.get("players", [])

@@ -16,7 +16,7 @@ from pbem.games import rules_for
 from pbem.record.archive import named_summary
 from pbem.table import Outgoing, Step, Table
 from pbem.tools.bots import bot_mails
-from pbem.tools.demo_words import seconds, words
+from pbem.tools.demo_words import seconds, summary_lines, words
 from pbem.tools.simulate import EPOCH
 
 NAMES = (
@@ -45,6 +45,12 @@ NAMES = (
     "William",
     "Yasmine",
 )
+_WOMEN = "Alice Chloé Élodie Gaëlle Inès Karine Manon Océane Rose Valérie Yasmine"
+_MEN = "Bruno Damien Fabien Hugo Jules Léo Nathan Paul Quentin Théo Ugo William"
+GENDERS = dict.fromkeys(_WOMEN.split(), "f") | dict.fromkeys(_MEN.split(), "m")
+"""The gender each demo player gives at sign-up, as a real player may (the setup's ``gender``):
+the demos' French agrees with it (« Élodie, Voyante »). Sacha gives none, as a player may
+choose not to say: pbem then writes the masculine, never a guess from the name."""
 USUAL_PLAYERS = {"lupus-in-tabula": 12, "loup-garou": 16, "chasse-aux-sorcieres": 14, "dracula": 13}
 
 
@@ -58,6 +64,12 @@ def demo_names(game: str, count: int) -> list[str]:
     Chasse aux sorcières refuses a player called Léo, a role's name)."""
     reserved = {fold(w) for w in rules_for(game).reserved}
     return [n for n in NAMES if fold(n) not in reserved][:count]
+
+
+def gendered(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``players`` (a setup's) each with the gender its name has in :data:`GENDERS`: what the
+    demos show a reader. The benches and bots' setups (:func:`demo_setup`) give none."""
+    return [{**p, "gender": GENDERS[p["name"]]} if p["name"] in GENDERS else p for p in players]
 
 
 def demo_setup(game: str, players: int, seed: int, lang: str) -> dict[str, Any]:
@@ -132,7 +144,8 @@ def run_demo(game: str, players: int, seed: int | None, lang: str) -> int:
     """Play a demo game with random bots, print its public mails and its summary; return the exit
     code."""
     seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
-    table, step = Table.new(demo_setup(game, players, seed, lang), EPOCH)
+    setup = demo_setup(game, players, seed, lang)
+    table, step = Table.new({**setup, "players": gendered(setup["players"])}, EPOCH)
     table.apply(step)
     started = time.perf_counter()
     sent = list(step.outgoing) + play(table, random.Random(seed))
@@ -154,11 +167,8 @@ def run_demo(game: str, players: int, seed: int | None, lang: str) -> int:
     summary = named_summary(table)  # the game's role and side names, never their ids
     private = sum(1 for m in sent if not m.public)
     print(f"\n{bar}\n  {w['summary']}\n{bar}")
-    winners = ", ".join(summary["winners"]) or w["nobody"]
-    print(f"  {w['winners']} {summary.get('side')} — {winners}")
-    for p in summary["players"]:
-        mark = w["alive"] if p["alive"] else w["dead"]
-        print(f"  {p['name']:<10} {p['role']:<18} {p['team']:<16} {mark}")
+    for line in summary_lines(summary, table.finished, lang):
+        print(f"  {line}")
     counts = w["counts"].format(
         public=len(sent) - private,
         private=private,

@@ -1,11 +1,12 @@
 """The demos' words on the terminal (``pbem demo``, ``make demo``, the in-memory demo), in the
 game's language: an operator watching a French game reads its summary in French; ``LANG=en``
 keeps English. Neutral where a French word would agree with a player (« en vie », « hors
-jeu »): the bots give no gender, and pbem never guesses one."""
+jeu »): a player may give no gender (the demos' Sacha), and pbem never guesses one."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 WORDS: Mapping[str, Mapping[str, str]] = {
     "en": {
@@ -71,3 +72,35 @@ def seconds(value: float, digits: int, lang: str) -> str:
     """``1.5`` in English, « 1,5 » in French."""
     text = f"{value:.{digits}f}"
     return text.replace(".", ",") if lang == "fr" else text
+
+
+def summary_lines(summary: Mapping[str, Any], finished: bool, lang: str) -> list[str]:
+    """The demos' summary of a game (a summary whose roles and sides are named, as
+    :func:`pbem.record.archive.named_summary` gives it): the winners, then one line a player,
+    in columns as wide as their longest entry. A game of points (Dracula) names its best
+    score and each player's."""
+    w = words(lang)
+    scores: Mapping[str, int] = summary.get("scores") or {}
+    winners = ", ".join(summary["winners"]) or w["nobody"]
+    if finished and scores:
+        head = f"{w['winners']} {winners} ({points(max(scores.values(), default=0), lang)})"
+    elif finished:
+        head = f"{w['winners']} {summary.get('side')} — {winners}"
+    else:
+        head = w["unfinished"].format(phase=summary.get("phase"), day=summary.get("day"))
+    rows = [
+        (
+            p["name"],
+            p["role"],
+            p["team"],
+            w["alive"] if p["alive"] else w["dead"],
+            "" if p["name"] not in scores else points(scores[p["name"]], lang),
+        )
+        for p in summary["players"]
+    ]
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(4)]
+    lines = [head]
+    for *columns, score in rows:
+        cells = [cell.ljust(width) for cell, width in zip(columns, widths, strict=True)]
+        lines.append(" ".join(cells) + (f" {score:>10}" if score else ""))
+    return [line.rstrip() for line in lines]

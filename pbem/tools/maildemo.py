@@ -75,7 +75,7 @@ from pbem.daemon.config import LIST_MODES
 from pbem.mail.address import parseaddr
 from pbem.mail.parse_once import parse_once_policy
 from pbem.record.archive import named_summary
-from pbem.tools.demo import NAMES, USUAL_PLAYERS, demo_names
+from pbem.tools.demo import NAMES, USUAL_PLAYERS, demo_names, gendered
 from pbem.tools.demo_mail import (
     ADMIN,
     GAME_ID,
@@ -89,7 +89,7 @@ from pbem.tools.demo_mail import (
 )
 from pbem.tools.demo_problems import demo_problems
 from pbem.tools.demo_watch import GameWatch, IdleCloser
-from pbem.tools.demo_words import points, seconds, words
+from pbem.tools.demo_words import seconds, summary_lines, words
 from pbem.tools.mailbots import PROMPT_TARGETS, MailBot, doorbell
 
 if TYPE_CHECKING:
@@ -485,7 +485,7 @@ def create_game(
         "game": game,
         "seed": seed,
         "lang": lang,
-        "players": [{"name": n, "email": email_of(n)} for n in names],
+        "players": gendered([{"name": n, "email": email_of(n)} for n in names]),
         "options": dict(options),
     }
     path = config.parent / "setup.json"
@@ -697,22 +697,9 @@ def print_summary(result: DemoResult, out: TextIO) -> None:
     game's language."""
     bar = "═" * 72
     w = words(result.lang)
-    s = result.summary
-    scores: Mapping[str, int] = s.get("scores") or {}  # a game of points: who scored what
     print(f"\n{bar}\n  {w['summary']}\n{bar}", file=out)
-    winners = ", ".join(s["winners"]) or w["nobody"]
-    if result.finished and scores:
-        best = max(scores.values(), default=0)
-        print(f"  {w['winners']} {winners} ({points(best, result.lang)})", file=out)
-    elif result.finished:
-        print(f"  {w['winners']} {s.get('side')} — {winners}", file=out)
-    else:
-        print("  " + w["unfinished"].format(phase=s.get("phase"), day=s.get("day")), file=out)
-    for p in s["players"]:
-        mark = w["alive"] if p["alive"] else w["dead"]
-        n = scores.get(p["name"])
-        score = "" if n is None else f" {points(n, result.lang):>10}"
-        print(f"  {p['name']:<10} {p['role']:<18} {p['team']:<16} {mark:<8}{score}", file=out)
+    for line in summary_lines(result.summary, result.finished, result.lang):
+        print(f"  {line}", file=out)
     traffic = w["traffic"].format(
         posts=len(result.posts),
         who=w["relayed"] if result.list_mode == "relay" else w["listed"],

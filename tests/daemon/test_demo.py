@@ -19,6 +19,7 @@ import aiosmtplib
 import pytest
 
 from pbem.games import rules_for
+from pbem.tools.demo import GENDERS
 from pbem.tools.demo_mail import LIST, LIST_ID, MODERATOR, email_of
 from pbem.tools.demo_problems import demo_problems, empty_rounds
 from pbem.tools.mailbots import MailBot, View, choose, doorbell, read_reply
@@ -499,6 +500,9 @@ def test_chasse_aux_sorcieres_by_email(tmp_path: Path) -> None:
     printed = io.StringIO()
     print_summary(result, printed)
     assert "Vainqueurs : " in printed.getvalue()  # a French game: French words
+    # the bots gave their genders at sign-up: a woman's card agrees (« Innocente »)
+    women = [p for p in result.summary["players"] if GENDERS.get(p["name"]) == "f"]
+    assert women and all(p["role"] != "Innocent" for p in women), women
 
 
 @pytest.mark.slow(30)
@@ -748,6 +752,33 @@ def test_the_french_summary_names_roles_and_sides_as_the_game_does(
         words = {w for row in rows for w in row} | {w.strip(",.") for row in rows for w in row}
         assert not ids & words, ids & words
         assert "Vainqueurs :" in out and "Winners" not in out
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_the_offline_demo_agrees_with_its_players_and_names_a_match_s_scores(
+    lang: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``pbem demo --offline``: its players give their genders, as the mail demo's do, so
+    a woman's card agrees in French (« Villageoise »: Lupus, seed 2, deals Gaëlle and
+    Bruno a villager); Dracula, a game of points, names the best score and each player's, never a
+    side (it printed « Vainqueurs : None »); the columns hold the longest name (Loup-Garou's
+    « Maîtresse des loups » ran into its side)."""
+    from pbem.tools.demo import run_demo
+
+    assert run_demo("lupus-in-tabula", 0, 2, lang) == 0
+    lines = capsys.readouterr().out.splitlines()[-16:]
+    rows = {line.split()[0]: line for line in lines if line.startswith("  ")}
+    assert ("Villageoise" if lang == "fr" else "Villager") in rows["Gaëlle"], rows
+    assert "Villageoise" not in rows["Bruno"]
+    assert run_demo("dracula", 0, 3, lang) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out and ("Vainqueurs : Hugo (6 points)" in out or lang == "en")
+    assert lang == "fr" or "Winners: Hugo (6 points)" in out
+    assert run_demo("loup-garou", 0, 3, "fr") == 0
+    table = capsys.readouterr().out.split("Bilan")[-1].splitlines()
+    (inès,) = [line for line in table if line.startswith("  Inès ")]
+    (jules,) = [line for line in table if line.startswith("  Jules ")]
+    assert inès.index("Loups-garous") == jules.index("Joueur de flûte (seul)"), table
 
 
 def test_the_summary_speaks_the_games_language(tmp_path: Path) -> None:
