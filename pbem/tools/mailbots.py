@@ -53,9 +53,10 @@ _CHAT = {
     "en": ("I trust nobody tonight.", "Stay calm, pack.", "Who is the Seer?"),
     "fr": ("Je me méfie de tout le monde.", "Du calme, la meute.", "Qui est le Voyant ?"),
 }
+# words that agree with no one: a bot is any of the demos' players, women among them
 _BOLD = {
-    "en": ("My vote: **{}**", "I am sure it is **{}**.", "**{}**, obviously."),
-    "fr": ("Mon vote : **{}**", "Je suis sûr que c'est **{}**.", "**{}**, évidemment."),
+    "en": ("My vote: **{}**", "For me it is **{}**.", "**{}**, obviously."),
+    "fr": ("Mon vote : **{}**", "Pour moi, c'est **{}**.", "**{}**, évidemment."),
 }
 _META = ("help", "status", "cancel", "pass", "unvote", "rules")
 #: What the rulebook says a step waits for (a room at night, a bite, the final choice): a bot

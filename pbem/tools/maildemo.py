@@ -746,7 +746,10 @@ def run_mail_demo(
     bar = "═" * 72
     w = words(lang)
     print(bar, file=out)
-    print("  " + w["banner"].format(game=game, count=count, seed=seed), file=out)
+    from pbem.games import rules_for
+
+    title = rules_for(game).title  # « Lupus in Tabula », never its id
+    print("  " + w["banner"].format(game=title, count=count, seed=seed), file=out)
     if list_mode == "relay":
         print(f"  {w['relay']}", file=out)
     print(bar, file=out, flush=True)

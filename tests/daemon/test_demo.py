@@ -391,6 +391,27 @@ def test_in_relay_mode_the_list_address_is_an_alias_of_the_moderator(tmp_path: P
         MailSystem(tmp_path, [], [], "moderated")
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [("fr", "Chasse aux sorcières par courriel"), ("en", "Chasse aux sorcières by email")],
+)
+def test_the_mail_demo_s_banner_names_the_game_by_its_title(
+    lang: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``make demo`` opened with « lupus-in-tabula par courriel »: the game's id in a French
+    line. Its banner names the game by its title; the game itself is not played here."""
+    from pbem.tools import maildemo
+
+    async def not_played(*args: Any, **kw: Any) -> DemoResult:
+        raise RuntimeError("not played")
+
+    monkeypatch.setattr(maildemo, "play_by_mail", not_played)
+    out = io.StringIO()
+    with pytest.raises(RuntimeError):
+        maildemo.run_mail_demo("chasse-aux-sorcieres", 0, 1, lang, str(tmp_path / "demo"), out)
+    assert said in out.getvalue() and "chasse-aux-sorcieres" not in out.getvalue()
+
+
 def test_the_list_mode_is_ignored_offline(capsys: pytest.CaptureFixture[str]) -> None:
     from pbem.cli.main import main
 
