@@ -108,6 +108,27 @@ def agree(context: jinja2.runtime.Context, name: Any, masc: str, fem: str, unkno
 
 
 @jinja2.pass_context
+def agree_all(
+    context: jinja2.runtime.Context,
+    names: Any,
+    masc: str,
+    fem: str,
+    masc_plural: str,
+    fem_plural: str,
+) -> str:
+    """The word for players ``names`` together: one player's form agrees with him or her
+    (masculine when not given); several take the feminine plural only when every one is a
+    woman, the masculine plural otherwise, as French writes a mixed or unknown group
+    (« Gagnantes : Alice et Chloé », « Gagnants : Alice et Bruno »)."""
+    genders = context.get("genders")
+    known = genders if isinstance(genders, Mapping) else {}
+    said = [known.get(str(name)) for name in names]
+    if len(said) == 1:
+        return fem if said[0] == "f" else masc
+    return fem_plural if said and all(g == "f" for g in said) else masc_plural
+
+
+@jinja2.pass_context
 def gender_of(context: jinja2.runtime.Context, name: Any) -> str | None:
     """Player ``name``'s gender (``"m"``, ``"f"``, or None when not given), for the role
     macros of each game's ``_names.jinja`` (« la Possédée », « une Villageoise »): the

@@ -19,7 +19,7 @@ import jinja2
 from jinja2 import meta
 
 from pbem.mail.dates import DAYS, MONTHS, day_of_month
-from pbem.mail.grammar import agree, au, de, elide, gender_of
+from pbem.mail.grammar import agree, agree_all, au, de, elide, gender_of
 
 LANGS = ("fr", "en")
 
@@ -113,6 +113,7 @@ class Renderer:
         env.filters["duration"] = lambda value: duration(value, lang)
         env.filters["day"] = lambda value: day(value, lang)
         env.filters["g"] = agree
+        env.filters["g_all"] = agree_all
         env.filters["gender"] = gender_of
         if lang == "fr":  # elision and contraction, done once here rather than in each sentence
             env.filters["elide"] = elide

@@ -52,7 +52,7 @@ from pbem.core.events import (
     voided,
 )
 from pbem.mail.dates import MONTHS, day_of_month
-from pbem.mail.grammar import agree
+from pbem.mail.grammar import agree, agree_all
 from pbem.mail.render import Renderer, join_names, shared_renderer, templates_root
 from pbem.record.deal import reveal
 from pbem.record.story import DAY_PHASES, NIGHT_PHASES, RUNNING_POSTS, phase_marks
@@ -681,6 +681,7 @@ def _env(lang: str, html: bool, renderer: Renderer) -> jinja2.Environment:
     env.filters["clock"] = lambda value: _clock(renderer, value, lang, html)
     env.filters["names"] = lambda value: join_names(value, lang)
     env.filters["g"] = agree  # agreement with a player's gender (pbem/mail/grammar.py)
+    env.filters["g_all"] = agree_all  # and with a group's (« Gagnantes »)
     return env
 
 

@@ -80,7 +80,7 @@ def test_hamster_alive_at_the_end_wins_alone() -> None:
     lynch(g, "p2", ["p3", "p4"])
     s = g.summary()
     assert (s["side"], s["winners"]) == ("werehamster", ["p4"])
-    assert "Victory for the Werehamster! Winners: p4." in g.public_text()
+    assert "Victory for the Werehamster! Winner: p4." in g.public_text()  # one: singular
 
 
 def test_parity_counts_the_possessed_not_the_hamster() -> None:

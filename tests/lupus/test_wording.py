@@ -109,3 +109,32 @@ def test_lup_380_the_mythomaniac_who_joins_the_pack_agrees(gender: str | None, s
     genders = {"Ugo": gender} if gender else {}
     params = {"game": "Lupus in Tabula", "myth": "Ugo", "role": "werewolf", "genders": genders}
     assert said in Renderer().text("lupus/myth_joined", "fr", params)
+
+
+@pytest.mark.parametrize(
+    ("lang", "winners", "genders", "said"),
+    [
+        ("fr", ["Alice", "Chloé"], {"Alice": "f", "Chloé": "f"}, "Gagnantes : Alice et Chloé."),
+        ("fr", ["Alice", "Bruno"], {"Alice": "f", "Bruno": "m"}, "Gagnants : Alice et Bruno."),
+        ("fr", ["Alice", "Sacha"], {"Alice": "f"}, "Gagnants : Alice et Sacha."),
+        ("fr", ["Alice"], {"Alice": "f"}, "Gagnante : Alice."),
+        ("fr", ["Sacha"], {}, "Gagnant : Sacha."),
+        ("en", ["Sacha"], {}, "Winner: Sacha."),
+        ("en", ["Alice", "Chloé"], {"Alice": "f", "Chloé": "f"}, "Winners: Alice and Chloé."),
+    ],
+)
+def test_lup_112_the_winners_are_named_in_their_number_and_gender(
+    lang: str, winners: list[str], genders: dict[str, str], said: str
+) -> None:
+    """LUP-110 to LUP-112: the victory mail names the winners; three women won and read
+    « Gagnants : Alice, Chloé et Gaëlle », and the lone Werehamster (LUP-112) « Gagnants :
+    Jules ». The feminine plural only when every winner is a woman, as French writes a mixed
+    or unknown group; the same words in the archive's ending."""
+    params = {
+        "game": "Lupus in Tabula",
+        "side": "werehamster" if len(winners) == 1 else "werewolves",
+        "winners": winners,
+        "reveal": [],
+        "genders": genders,
+    }
+    assert said in Renderer().text("lupus/victory", lang, params)
