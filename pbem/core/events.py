@@ -17,7 +17,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core.frozen import quick_init
+from pbem.core.frozen import compact, quick_init
 from pbem.core.ids import PlayerId
 from pbem.core.outcome import Termination
 
@@ -503,7 +503,7 @@ class EventCodec:
             if field in data:
                 value = data[field]
                 kwargs[field] = value if decoder is None or value is None else decoder(value)
-        return cls(**kwargs)
+        return compact(cls, kwargs)  # a loaded log stays in memory: pbem.core.frozen.compact
 
     def _plan(self, name: str) -> tuple[type[Event], tuple[tuple[str, Decoder | None], ...]]:
         """A type's fields with each one's decoder, worked out once (every game's whole log

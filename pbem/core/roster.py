@@ -18,7 +18,7 @@ from typing import Any
 
 from pbem.core.commands import Command
 from pbem.core.events import AddressChanged, BenchJoined, Event, Substituted
-from pbem.core.frozen import quick_init
+from pbem.core.frozen import compact, quick_init
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.core.match import fold
@@ -66,10 +66,21 @@ class Roster:
     ) -> Roster:
         """The roster of a setup's ``players`` after the seat events among ``events``;
         ``bench``: the setup's volunteers collected at sign-up (pbem/seats/substitution.py)."""
-        roster = cls(
-            tuple(Holder(p.name, str(p.name), p.email, p.lang, p.gender) for p in players),
-            bench=tuple(bench),
+        holders = tuple(
+            # built once a game loaded, and kept: pbem.core.frozen.compact
+            compact(
+                Holder,
+                {
+                    "seat": p.name,
+                    "name": str(p.name),
+                    "email": p.email,
+                    "lang": p.lang,
+                    "gender": p.gender,
+                },
+            )
+            for p in players
         )
+        roster = cls(holders, bench=tuple(bench))
         for event in events:
             roster = roster.evolve(event)
         return roster
