@@ -4,6 +4,7 @@ outage policy that extends deadlines missed while the daemon was down."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
@@ -96,10 +97,10 @@ class Deadlines:
         self.scheduler.disarm_game(game.id, keep=jobs)
 
     def _digest_callback(self, game_id: str) -> Callable[[], Awaitable[None]]:
-        async def fire() -> None:
-            self.submit(Call(lambda: self._send_digest(game_id)))
+        return functools.partial(self._digest_due, game_id)
 
-        return fire
+    async def _digest_due(self, game_id: str) -> None:
+        self.submit(Call(lambda: self._send_digest(game_id)))
 
     def _send_digest(self, game_id: str) -> int:
         """The writer sends the digest, then arms the next day's."""
@@ -113,10 +114,10 @@ class Deadlines:
     def _remind_callback(
         self, game_id: str, key: str, hours: float
     ) -> Callable[[], Awaitable[None]]:
-        async def fire() -> None:
-            self.submit(Reminder(game_id, key, hours))
+        return functools.partial(self._remind_due, game_id, key, hours)
 
-        return fire
+    async def _remind_due(self, game_id: str, key: str, hours: float) -> None:
+        self.submit(Reminder(game_id, key, hours))
 
     def send_reminders(self, game_id: str, key: str, hours: float) -> int:
         """Remind the players who have not acted (``Table.awaiting``), once per deadline
@@ -186,12 +187,11 @@ class Deadlines:
     def _deadline_callback(
         self, game_id: str, key: str, armed: datetime
     ) -> Callable[[], Awaitable[None]]:
-        # a coroutine function: AsyncIOScheduler runs it on the loop (a plain function would run
-        # in a thread pool, off the single writer's thread)
-        async def fire() -> None:
-            self.fallen(game_id, key, armed)
+        # a partial, not a closure: 10,000 games keep 30,000 of them (issue 23)
+        return functools.partial(self._fall, game_id, key, armed)
 
-        return fire
+    async def _fall(self, game_id: str, key: str, armed: datetime) -> None:
+        self.fallen(game_id, key, armed)
 
     def still_armed(self, game_id: str, key: str, armed: datetime) -> bool:
         """Whether the deadline ``key`` still falls when a timer was armed for it. Keys are
