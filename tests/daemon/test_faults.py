@@ -312,14 +312,20 @@ def test_f3_imap_drop_during_the_startup_drain(stack: MailStack, tmp_path: Path)
     cfg = write_config(stack, tmp_path, extra_daemon="autos_per_day = 1000")
     new_fake_game(cfg, "g1", PLAYERS)
     data = tmp_path / "data"
-    # the drain applies the whole backlog, then moves it: the drop after 10 of 150 lands
-    # before the MOVEs however fast the machine (the log line below checks it did)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    # the drain applies the whole backlog, then moves it: the engine holds at the 11th of
+    # 150 mails until the connection is dropped, so the drop lands before the MOVEs however
+    # fast the drain and however slow this test (a busy machine once let the whole drain
+    # finish before the test saw its tenth command)
     sent = _burst(150)
+    sent[10] = mail(str(sent[10]["From"]), "CMD w10\nGATE\n", subject="order 10")
     send(stack, *sent)
-    d = Daemon(cfg).start()
+    d = Daemon(cfg, FAKE_ENGINE_GATE=str(gate)).start()
     try:
-        wait_for(lambda: sum(_words(data).values()) >= 10, what="the drain under way", log=d.log)
+        wait_for((gate / "reached").exists, what="the drain under way", log=d.log)
         assert stack.dovecot.kill_imap_children() >= 1
+        (gate / "open").touch()
         _verify(stack, d, data, sent)
         assert "IMAP dropped during the start-up drain" in d.log(), d.log()
         assert d.alive(), d.log()

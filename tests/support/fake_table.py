@@ -15,18 +15,22 @@ gives a phase that must not end under it a long deadline, and closes it by this 
 Test poisons: ``BOOM`` in a mail raises while ``$FAKE_ENGINE_BOOM`` names an existing file;
 ``DIE`` kills the process with SIGKILL while ``$FAKE_ENGINE_DIE`` does. A game created with the
 option ``deadline_poison = "boom"`` (or ``"die"``) raises (or is SIGKILLed) in ``on_deadline``
-while ``$FAKE_ENGINE_DEADLINE`` names an existing file.
+while ``$FAKE_ENGINE_DEADLINE`` names an existing file. A gate: ``GATE`` in a mail, while
+``$FAKE_ENGINE_GATE`` names a directory, makes ``reached`` there and holds the engine until
+``open`` exists there (a minute at most), so that a test's fault lands at that mail.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import getaddresses
+from pathlib import Path
 from typing import Any, Literal
 
 
@@ -197,6 +201,15 @@ class Table:
         boom = os.environ.get("FAKE_ENGINE_BOOM")
         if boom and os.path.exists(boom) and "BOOM" in _text(msg):
             raise RuntimeError("the engine crashed on this mail (test poison)")
+        gate = os.environ.get("FAKE_ENGINE_GATE")
+        if gate and "GATE" in _text(msg):
+            # a mail that holds the engine until the test opens the gate: a fault lands while
+            # the daemon is at this mail, however fast the machine (F3 during the drain)
+            Path(gate, "reached").touch()
+            for _ in range(6000):
+                if Path(gate, "open").exists():
+                    break
+                time.sleep(0.01)
         die = os.environ.get("FAKE_ENGINE_DIE")
         if die and os.path.exists(die) and "DIE" in _text(msg):
             # a poison that kills the PROCESS (a segfault in a C extension, the OOM killer)
