@@ -16,6 +16,7 @@ WORDS: Mapping[str, Mapping[str, str]] = {
         "title": "{title} — {count} players, seed {seed}",
         "summary": "Summary",
         "winners": "Winners:",
+        "winner": "Winner:",
         "nobody": "nobody",
         "unfinished": "The game did not finish (phase {phase}, day {day}).",
         "alive": "alive",
@@ -38,6 +39,7 @@ WORDS: Mapping[str, Mapping[str, str]] = {
         "title": "{title} — {count} joueurs, graine {seed}",
         "summary": "Bilan",
         "winners": "Vainqueurs :",
+        "winner": "Vainqueur :",
         "nobody": "personne",
         "unfinished": "La partie ne s’est pas terminée (jour {day}).",
         "alive": "en vie",
@@ -82,10 +84,11 @@ def summary_lines(summary: Mapping[str, Any], finished: bool, lang: str) -> list
     w = words(lang)
     scores: Mapping[str, int] = summary.get("scores") or {}
     winners = ", ".join(summary["winners"]) or w["nobody"]
+    label = w["winner"] if len(summary["winners"]) == 1 else w["winners"]
     if finished and scores:
-        head = f"{w['winners']} {winners} ({points(max(scores.values(), default=0), lang)})"
+        head = f"{label} {winners} ({points(max(scores.values(), default=0), lang)})"
     elif finished:
-        head = f"{w['winners']} {summary.get('side')} — {winners}"
+        head = f"{label} {summary.get('side')} — {winners}"
     else:
         head = w["unfinished"].format(phase=summary.get("phase"), day=summary.get("day"))
     rows = [

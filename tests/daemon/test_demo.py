@@ -125,7 +125,7 @@ def test_a_whole_game_by_email_with_the_real_daemon(tmp_path: Path) -> None:
     ]
     assert len(victory) == 1
     assert any("The game is over" in s for s in _subjects(mail / LIST / "Maildir"))
-    assert "The game is over" in text and "Winners:" in text  # printed as it went
+    assert "The game is over" in text and "Winner" in text  # printed as it went
     # the bots played by mail: orders to the moderator, votes on the list
     assert sum(b.sent for b in result.bots) > 2 * len(names)
     assert any(b"VOTE " in p or b"**" in p for p in result.posts)
@@ -417,7 +417,7 @@ def test_the_list_mode_is_ignored_offline(capsys: pytest.CaptureFixture[str]) ->
 
     assert main(["demo", "--offline", "--list", "relay", "--seed", "1", "--lang", "en"]) == 0
     captured = capsys.readouterr()
-    assert "--list relay ignored" in captured.err and "Winners:" in captured.out
+    assert "--list relay ignored" in captured.err and "Winner" in captured.out
 
 
 # ---- the other games by email ---------------------------------------------------------------
@@ -520,7 +520,7 @@ def test_chasse_aux_sorcieres_by_email(tmp_path: Path) -> None:
     assert any(b"VOTE " in p or b"**" in p for p in result.posts)
     printed = io.StringIO()
     print_summary(result, printed)
-    assert "Vainqueurs : " in printed.getvalue()  # a French game: French words
+    assert "Vainqueur" in printed.getvalue()  # a French game: French words
     # the bots gave their genders at sign-up: a woman's card agrees (« Innocente »)
     women = [p for p in result.summary["players"] if GENDERS.get(p["name"]) == "f"]
     assert women and all(p["role"] != "Innocent" for p in women), women
@@ -545,7 +545,8 @@ def test_dracula_plays_a_round_by_email(tmp_path: Path) -> None:
     printed = io.StringIO()
     print_summary(result, printed)
     best = max(summary["scores"].values())
-    assert f"Winners: {', '.join(summary['winners'])} ({best} point" in printed.getvalue()
+    label = "Winner:" if len(summary["winners"]) == 1 else "Winners:"
+    assert f"{label} {', '.join(summary['winners'])} ({best} point" in printed.getvalue()
 
 
 DRACULA_ROSTER = ("Alice", "Bruno", "Chloé", "Damien", "Élodie")
@@ -772,7 +773,7 @@ def test_the_french_summary_names_roles_and_sides_as_the_game_does(
         rows = [line.split() for line in out.splitlines() if line.startswith("  ")]
         words = {w for row in rows for w in row} | {w.strip(",.") for row in rows for w in row}
         assert not ids & words, ids & words
-        assert "Vainqueurs :" in out and "Winners" not in out
+        assert "Vainqueur" in out and "Winner" not in out
 
 
 @pytest.mark.parametrize("lang", ["fr", "en"])
@@ -793,8 +794,8 @@ def test_the_offline_demo_agrees_with_its_players_and_names_a_match_s_scores(
     assert "Villageoise" not in rows["Bruno"]
     assert run_demo("dracula", 0, 3, lang) == 0
     out = capsys.readouterr().out
-    assert "None" not in out and ("Vainqueurs : Hugo (6 points)" in out or lang == "en")
-    assert lang == "fr" or "Winners: Hugo (6 points)" in out
+    assert "None" not in out and ("Vainqueur : Hugo (6 points)" in out or lang == "en")
+    assert lang == "fr" or "Winner: Hugo (6 points)" in out  # one winner: the singular
     assert run_demo("loup-garou", 0, 3, "fr") == 0
     table = capsys.readouterr().out.split("Bilan")[-1].splitlines()
     (inès,) = [line for line in table if line.startswith("  Inès ")]
@@ -808,8 +809,8 @@ def test_the_summary_speaks_the_games_language(tmp_path: Path) -> None:
     from pbem.record.archive import named_summary
     from tests.archive.bot_games import whole_game
 
-    english = {"Summary", "Winners:", "nobody", "alive", "dead", "posts", "through"}
-    for lang, said in (("fr", "Vainqueurs :"), ("en", "Winners:")):
+    english = {"Summary", "Winners:", "Winner:", "nobody", "alive", "dead", "posts", "through"}
+    for lang, said in (("fr", "Vainqueur"), ("en", "Winner")):
         table = whole_game("lupus-in-tabula", lang)
         result = DemoResult(tmp_path, True, named_summary(table), [], 1.5, 40, 90, 0, [], lang=lang)
         printed = io.StringIO()
