@@ -102,6 +102,30 @@ def test_leos_card_chosen_again_replaces_the_first_choice_cas_603() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("lang", "order", "cancel", "sent", "cancelled"),
+    [
+        ("fr", "GARDER", "ANNULER GARDER", "a envoyé « {} ».", "[Annulé ensuite.]"),
+        ("fr", "PRENDRE DEMON", "ANNULER PRENDRE", "a envoyé « {} ».", "[Annulé ensuite.]"),
+        ("en", "KEEP", "CANCEL KEEP", 'sent "{}".', "[Cancelled later.]"),
+    ],
+)
+def test_leos_cancel_is_told_as_he_sent_it_cas_603_611(
+    lang: str, order: str, cancel: str, sent: str, cancelled: str
+) -> None:
+    """CAS-603, CAS-610/611: Léo's ANNULER GARDER takes back his GARDER (it was refused, and
+    an ANNULER GARDER after a PRENDRE took the PRENDRE back and was told « ANNULER
+    PRENDRE »): the archive shows the command he sent, the order it withdrew struck."""
+    g = DeskGame("chasse-aux-sorcieres", lang=lang)
+    g.mail("ivan", order)
+    g.mail("ivan", cancel)
+    g.deadline()
+    text = archive_files(g.table, lang)["text"]
+    orders = [line.strip() for line in text.splitlines() if line.startswith("  - ivan")]
+    shown = order.replace("DEMON", "Démon")
+    assert orders == [f"- ivan {sent.format(shown)} {cancelled}", f"- ivan {sent.format(cancel)}"]
+
+
 def test_dracula_orders_changed_before_the_deadline_amb_007() -> None:
     """AMB-007 with ``private_orders_final = false``: bob's second room replaces his first,
     cid's CANCEL withdraws his (the room drawn for him at the deadline is the one that
