@@ -386,3 +386,24 @@ def test_a_password_file_the_service_cannot_read_says_how_to_hand_it_over(open_d
     assert code == 2 and "Traceback" not in err, err
     assert f"imap: cannot read password from {open_dir / 'pass'}: Permission denied" in err
     assert "LoadCredential=imap-password:" in err, err
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "words"),
+    [
+        ("lupus-in-tabula", 'specials = ["seer"]\n', "needs deck_mode = custom (LUP-D01)"),
+        (
+            "loup-garou",
+            'election_concurrent_with_night1 = true\nmayor_election_tie = "runoff"\n',
+            "a runoff needs its own window",
+        ),
+    ],
+)
+def test_check_config_offline_rejects_the_other_games_option_pairs_lup_d01_lg_d05(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str, options: str, words: str
+) -> None:
+    """LUP-D01 (``specials`` with the standard deck), LG-D02 with LG-D05 (a runoff in an
+    election held during Night 1): refused by check-config with setup's words."""
+    cfg = config(tmp_path, f'\n[games."{game}"]\n{options}')
+    code, _out, err = run(capsys, "check-config", "--offline", "-c", str(cfg))
+    assert code == 2 and f'games."{game}": ' in err and words in err, err
