@@ -101,6 +101,30 @@ def test_the_deadline_is_highlighted_and_french_punctuation_does_not_wrap_alone(
     assert ">mardi 1\u00a0décembre à 20:00\u00a0UTC</span>\u00a0; vite\u00a0!" in page
 
 
+def test_only_the_html_part_makes_the_french_spaces_unbreakable() -> None:
+    """Polish6 item 9, decided (pbem.mail.html, ``_NBSP``): the HTML part holds « : » to its
+    word with U+00A0 (never U+202F, missing from some Windows fonts); the text/plain part
+    keeps ordinary spaces, so a lost charset never shows « Â » before every colon."""
+    body = "Vous devez le mordre avant le mardi 1 décembre à 20:00 UTC : envoyez MORDRE Léo.\n"
+    common = {
+        "key": "g/1",
+        "sender": "mj@example.org",
+        "to": ("elodie@example.org",),
+        "subject": "[g] Nuit",
+        "body": body,
+        "date": DATE,
+        "id_key": TEST_ID_KEY,
+    }
+    _, both = build(**common, html=to_html("[g] Nuit", body))  # type: ignore[arg-type]
+    msg = parse(both)
+    plain, page = msg.get_body(("plain",)), msg.get_body(("html",))
+    assert plain is not None and page is not None
+    text = plain.get_content().replace("\r\n", "\n")
+    assert text == body and "\u00a0" not in text
+    assert "UTC</span>\u00a0: envoyez" in page.get_content()
+    assert "\u202f" not in page.get_content()
+
+
 def test_headings_lists_and_the_signature() -> None:
     body = "Vos commandes\n=============\n\nAcceptées :\n  ✓ TUER Bob\n  ✗ SONDER Zed\n-- \npbem\n"
     page = to_html("[g] Vos commandes (×2)", body, names=NAMES)

@@ -64,8 +64,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "check-config",
         help="validate the config and try the servers",
         **about(
-            "Check the configuration file (every key, type, duration, option value and named "
-            "file) and the data directory, then log in to the IMAP and SMTP servers. The "
+            "Check the configuration file (every key, type, duration, option value, the option "
+            "values a game's rules refuse together, and named file) and the data directory, then log in to the IMAP and SMTP servers. The "
             "logins need the passwords, which only the unit has (password_file, or systemd's "
             "credentials): docs/install-debian.md runs it with them through systemd-run. Exit "
             "status 0 valid, 1 a server or the data directory failed, 2 an invalid file.",
@@ -107,8 +107,9 @@ def cmd_serve(args: argparse.Namespace, fault: FaultHook | None = None) -> int:
 
 def cmd_check_config(args: argparse.Namespace) -> int:
     """Validate the config; then log in to both servers, unless ``--offline``: every key, type,
-    duration, option value and named file is checked, and no password is needed (it runs
-    outside the unit, where the credentials are not)."""
+    duration, option value (alone and with the game's others, as its setup checks them) and
+    named file is checked, and no password is needed (it runs outside the unit, where the
+    credentials are not)."""
     from pbem.daemon.config import ConfigError, admin_code_warning
 
     try:

@@ -83,6 +83,14 @@ class PartlyRefused(CommandError):
         self.refused = tuple(refused)
 
 
+class Amended(PartlyRefused):
+    """A command taken otherwise than it reads, and nothing of it refused: ``events`` are what
+    is taken, ``kept`` the targets it keeps, ``refused`` the names it could not honour as asked
+    and the ``reason`` explains how it is taken instead (Dracula: a flee towards a vampire is a
+    flee whose flame goes to chance, AMB-063). The receipt shows it accepted, the reason beside
+    it, never under « Refusées »: an accepted order's parts are not refused."""
+
+
 class UnknownCommand(CommandError):
     """The first word of the line is not a keyword of this game."""
 

@@ -95,6 +95,13 @@ class Rules(ABC, Generic[S]):
         return current
 
     # -- deciding -------------------------------------------------------------------------
+    @classmethod
+    def check_options(cls, options: Any) -> None:
+        """Raise SetupError where the parsed ``options`` (an :attr:`options_type`) hold values
+        the rules refuse together, whoever the players: :meth:`setup` asks it, and so does
+        ``pbem check-config`` for the ``[games]`` tables, with the same message. None by
+        default."""
+
     @abstractmethod
     def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
         """The opening events (deal, announcements, first phase). Raises SetupError."""

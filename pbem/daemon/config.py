@@ -473,7 +473,9 @@ def _option_names(game_id: str) -> list[str]:
 
 def _option_problems(game_id: str, options: Mapping[str, Any]) -> list[str]:
     """Each option value ``new-game`` would refuse (a duration such as ``"18 hours"``, a value
-    outside its choices), checked one by one so that every bad one is named."""
+    outside its choices), checked one by one so that every bad one is named; then, each good
+    alone, the values the rules refuse together (Dracula's ``early_close`` with
+    ``private_orders_final = false``), by the check the rules' setup makes, in its words."""
     from pbem.core.options import parse_options
     from pbem.games import game_class
 
@@ -486,6 +488,11 @@ def _option_problems(game_id: str, options: Mapping[str, Any]) -> list[str]:
             parse_options(cls, {key: value})
         except (PbemError, ValueError, TypeError) as exc:
             out.append(f'games."{game_id}".{key}: {exc}')
+    if not out:  # each value good alone: together, as the rules check them at setup
+        try:
+            game_class(game_id).check_options(parse_options(cls, options))
+        except (PbemError, ValueError, TypeError) as exc:
+            out.append(f'games."{game_id}": {exc}')
     return out
 
 

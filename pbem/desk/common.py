@@ -146,22 +146,27 @@ def deaths(table: DeskTable) -> dict[str, dict[str, Any]]:
 
 
 def pending_orders(
-    events: Sequence[Event], specs: Sequence[CommandSpec] = (), lang: str = "en"
+    events: Sequence[Event],
+    specs: Sequence[CommandSpec] = (),
+    lang: str = "en",
+    shown: Mapping[str, str] | None = None,
 ) -> dict[str, list[str]]:
-    """Each player's orders standing in the current phase (since its ``PhaseStarted``)."""
+    """Each player's orders standing in the current phase (since its ``PhaseStarted``), its
+    targets named as :func:`order_text` names them (``shown``)."""
     start = max((i for i, e in enumerate(events) if isinstance(e, PhaseStarted)), default=-1)
     actions: dict[tuple[str, str], str] = {}
     votes: dict[tuple[str, str], str] = {}
     for event in events[start + 1 :]:
         if is_order(event) and not isinstance(event, VoteSet):
-            actions[(event.actor, event.verb)] = order_text(event, specs, lang)  # type: ignore[attr-defined]
+            text = order_text(event, specs, lang, shown)
+            actions[(event.actor, event.verb)] = text  # type: ignore[attr-defined]
         elif isinstance(event, ActionCleared):
             actions.pop((event.actor, event.verb), None)
         elif isinstance(event, VoteSet):
             if event.target is None:
                 votes.pop((event.voter, event.ballot), None)
             else:
-                votes[(event.voter, event.ballot)] = order_text(event, specs, lang)
+                votes[(event.voter, event.ballot)] = order_text(event, specs, lang, shown)
     out: dict[str, list[str]] = {}
     for (actor, _), text in [*actions.items(), *votes.items()]:
         out.setdefault(actor, []).append(text)
@@ -181,15 +186,25 @@ def is_order(event: Event) -> bool:
     )
 
 
-def order_text(event: Event, specs: Sequence[CommandSpec] = (), lang: str = "en") -> str:
-    """An order as its author wrote it: the command's keyword in his language, its targets."""
+def order_text(
+    event: Event,
+    specs: Sequence[CommandSpec] = (),
+    lang: str = "en",
+    shown: Mapping[str, str] | None = None,
+) -> str:
+    """An order as its author wrote it: the command's keyword in his language, its targets;
+    ``shown``: the seats shown by another name (the roster's ``renamed``): a seat that changed
+    hands is named as the players know it, never by the seat's own name (issue 13)."""
+    names = shown or {}
     if isinstance(event, VoteSet):
         spec = next((s for s in specs if s.verb == "vote"), None)
-        return f"{spec.keyword(lang) if spec else 'VOTE'} {event.target}"
+        target = names.get(str(event.target), str(event.target))
+        return f"{spec.keyword(lang) if spec else 'VOTE'} {target}"
     verb: str = getattr(event, "verb", "")
-    spec = next((s for s in specs if s.verb == verb), None)
-    words = [spec.keyword(lang) if spec else verb.upper()]
-    words += [str(t) for t in getattr(event, "targets", ())]
+    kind = verb.partition("#")[0]  # Dracula's second curse of a night: « curse#2 » (AMB-053)
+    spec = next((s for s in specs if s.verb == kind), None)
+    words = [spec.keyword(lang) if spec else kind.upper()]
+    words += [names.get(str(t), str(t)) for t in getattr(event, "targets", ())]
     word = getattr(event, "word", None)
     if word:
         words.append(str(word).upper())

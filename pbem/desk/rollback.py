@@ -83,6 +83,7 @@ def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str
     new: list[Event] = []
     specs = table.rules.all_commands
     langs = table.player_langs
+    shown = table.roster.renamed  # a seat that changed hands, named as the players know it
     for event in later:
         order = as_command(event)
         if order is None:
@@ -93,13 +94,13 @@ def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str
             caused = table.rules.decide(state, actor, again, now, channel)
         except CommandError as exc:
             reason = table.reason(exc, langs.get(actor, table.setup.lang))
-            text = order_text(event, specs, langs.get(actor, table.setup.lang))
+            text = order_text(event, specs, langs.get(actor, table.setup.lang), shown)
             dropped.setdefault(actor, []).append({"order": text, "reason": reason})
             continue
         new += caused
         state = table.rules.fold(caused, state)
         kept.setdefault(actor, []).append(
-            order_text(event, specs, langs.get(actor, table.setup.lang))
+            order_text(event, specs, langs.get(actor, table.setup.lang), shown)
         )
     phase = phase_of(back)
     deadlines = {m.key: m.to.isoformat() for m in moves}
@@ -107,7 +108,7 @@ def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str
     events.append(notice("rolled_back", deadlines=deadlines, **phase))
     for name in table.rules.names(table.state):
         lang = langs.get(name, table.setup.lang)
-        standing = pending_orders([*back.ruled, *new], specs, lang)
+        standing = pending_orders([*back.ruled, *new], specs, lang, shown)
         params: dict[str, Any] = {
             "standing": standing.get(name, []),
             "kept": kept.get(name, []),

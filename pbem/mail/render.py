@@ -186,7 +186,9 @@ class Renderer:
         return _trimmed(rendered)
 
     def mail(self, template: str, lang: str, params: Mapping[str, Any]) -> tuple[str, str]:
-        """(subject, body): the rendered first line is the subject."""
+        """(subject, body): the rendered first line is the subject. The body is the mail's
+        text/plain part as written, its spaces before « : ; ? ! » ordinary ones: only the HTML
+        part makes them unbreakable (why: pbem.mail.html, ``_NBSP``)."""
         subject, _, body = self.text(template, lang, params).partition("\n")
         return subject.strip(), body.strip("\n") + "\n"
 

@@ -615,7 +615,12 @@ def _notice(event: Notice, table: Table, renderer: Renderer, lang: str) -> dict[
     if not event.public and (_QUIET.search(base) or not event.to):
         return None
     params = table.roster.show(
-        {"game": table.rules.title, "genders": table.genders, **event.params}
+        {
+            "game": table.rules.title,
+            "genders": table.genders,
+            "thread": event.thread,
+            **event.params,
+        }
     )
     if not event.public:
         params = {"name": table.roster.shown(event.to[0]), **params}

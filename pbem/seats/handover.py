@@ -47,7 +47,7 @@ def notice_section(
     history (pbem.judge.history)."""
     genders = {h.seat: h.gender for h in roster.holders if h.gender}
     params: dict[str, Any] = roster.show(
-        {"game": table.rules.title, "genders": genders, **notice.params}
+        {"game": table.rules.title, "genders": genders, "thread": notice.thread, **notice.params}
     )
     if seat is not None:
         params = {"name": roster.shown(seat), **params}

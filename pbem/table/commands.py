@@ -23,7 +23,7 @@ from pbem.core.commands import (
     parse_line,
     takes_lines,
 )
-from pbem.core.errors import CommandError, IllegalNow, PartlyRefused, UnknownCommand
+from pbem.core.errors import Amended, CommandError, IllegalNow, PartlyRefused, UnknownCommand
 from pbem.core.events import Event, VoteSet
 from pbem.core.folded import recall
 from pbem.core.frozen import quick_replace
@@ -264,8 +264,13 @@ def run_command(
             )
         )
         return state
+    note = None
     try:
         new = table.rules.decide(state, player.name, command, now, channel)
+    except Amended as exc:  # taken otherwise than it reads: accepted, the reason beside it
+        new = list(exc.events)
+        command = replace(command, targets=tuple(PlayerId(t) for t in exc.kept))
+        note = reason(table, exc, player.lang, player.name)
     except PartlyRefused as exc:  # the taken part is accepted, the rest explained
         new = list(exc.events)
         # the refused part as a command, « ✗ MAUDIRE Bruno », not a bare « ✗ Bruno »: the
@@ -326,6 +331,8 @@ def run_command(
             elif ballot and verb == "vote":
                 earlier["withdrawn"] = True
                 entry["withdraws"] = True
+    if note is not None:
+        entry["note"] = note
     if command.text and any(isinstance(a, Text) and a.multiline for a in spec.args):
         # a text others will read (Dracula's telepathy, painting, waltz, reply): the sender
         # sees exactly what is passed on, where the mail's text ended (DRA-421)

@@ -167,7 +167,12 @@ def notice_mails(
     # a seat that changed hands is shown by its newcomer's name (the option
     # substitute_name, issue 13): the rules' params name seats
     params = table.roster.show(
-        {"game": table.rules.title, "genders": table.genders, **notice.params}
+        {
+            "game": table.rules.title,
+            "genders": table.genders,
+            "thread": notice.thread,
+            **notice.params,
+        }
     )
     lang = table.setup.lang
     pages = table.pages  # the pages are made when first read (pbem.table.step.LazyPage)

@@ -260,6 +260,8 @@ class Accepted(TypedDict):
     """A VOTE a later RETIRER of the same mail withdrew (LUP-620): it never stood."""
     withdraws: NotRequired[bool]
     """A RETIRER that withdrew a VOTE of its own mail."""
+    note: NotRequired[str]
+    """How the order was taken where it differs from what it reads (:class:`Amended`)."""
 
 
 class Rejected(TypedDict):

@@ -102,6 +102,30 @@ def test_leos_card_chosen_again_replaces_the_first_choice_cas_603() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("lang", "order", "cancel", "sent", "cancelled"),
+    [
+        ("fr", "GARDER", "ANNULER GARDER", "a envoyé « {} ».", "[Annulé ensuite.]"),
+        ("fr", "PRENDRE DEMON", "ANNULER PRENDRE", "a envoyé « {} ».", "[Annulé ensuite.]"),
+        ("en", "KEEP", "CANCEL KEEP", 'sent "{}".', "[Cancelled later.]"),
+    ],
+)
+def test_leos_cancel_is_told_as_he_sent_it_cas_603_611(
+    lang: str, order: str, cancel: str, sent: str, cancelled: str
+) -> None:
+    """CAS-603, CAS-610/611: Léo's ANNULER GARDER takes back his GARDER (it was refused, and
+    an ANNULER GARDER after a PRENDRE took the PRENDRE back and was told « ANNULER
+    PRENDRE »): the archive shows the command he sent, the order it withdrew struck."""
+    g = DeskGame("chasse-aux-sorcieres", lang=lang)
+    g.mail("ivan", order)
+    g.mail("ivan", cancel)
+    g.deadline()
+    text = archive_files(g.table, lang)["text"]
+    orders = [line.strip() for line in text.splitlines() if line.startswith("  - ivan")]
+    shown = order.replace("DEMON", "Démon")
+    assert orders == [f"- ivan {sent.format(shown)} {cancelled}", f"- ivan {sent.format(cancel)}"]
+
+
 def test_dracula_orders_changed_before_the_deadline_amb_007() -> None:
     """AMB-007 with ``private_orders_final = false``: bob's second room replaces his first,
     cid's CANCEL withdraws his (the room drawn for him at the deadline is the one that
@@ -172,3 +196,52 @@ def test_a_cancel_then_rien_in_one_mail_is_told_as_a_cancel_lup_603() -> None:
         "- p3 a envoyé « SONDER p4 ». [Annulé ensuite.]",
         "- p3 a envoyé « ANNULER SONDER ».",
     ]
+
+
+def test_the_wolves_who_chose_the_victim_are_named_lup_300_lup_d05() -> None:
+    """LUP-300, LUP-D05: the night's trace names the Werewolves who voted for the victim, as
+    the other kills name their actors (« (par …) »); the archive is read after the game."""
+    g = DeskGame("lupus-in-tabula", lang="fr")
+    g.mail("p1", "TUER p4")
+    g.mail("p2", "TUER p4")
+    g.deadline()
+    lines = night_one(archive_files(g.table, "fr")["text"], "fr")
+    assert "Les loups ont attaqué p4 (par p1 et p2) : succès." in lines, lines
+
+
+@pytest.mark.parametrize(
+    ("lang", "kills", "poison", "told"),
+    [
+        (
+            "fr",
+            ("TUER ivan", "TUER ivan"),
+            "EMPOISONNER judy",
+            [
+                "Les loups ont attaqué ivan (par alice et bob) : succès.",
+                "La potion de mort visait judy (par eve) : succès.",
+            ],
+        ),
+        (
+            "en",
+            ("KILL ivan", "KILL judy"),
+            "POISON ivan",
+            ["The wolves and the death potion aimed at ivan (by alice and eve): it worked."],
+        ),
+    ],
+)
+def test_the_wolves_and_the_witch_who_killed_are_named_lg_510_lg_353(
+    lang: str, kills: tuple[str, str], poison: str, told: list[str]
+) -> None:
+    """LG-510, LG-512, LG-513, LG-224, LG-353: the trace names the council members who named
+    the victim fixed at T_A (alice, the Master wolf, breaks the tie, LG-513: bob named
+    someone else) and the Witch who poured the death potion."""
+    g = DeskGame("loup-garou", lang=lang)
+    while "council" not in g.table.deadlines():
+        g.deadline()
+    g.mail("alice", kills[0])
+    g.mail("bob", kills[1])
+    g.deadline()
+    g.mail("eve", poison)
+    g.deadline()
+    lines = night_one(archive_files(g.table, lang)["text"], lang)
+    assert all(line in lines for line in told), lines

@@ -168,3 +168,21 @@ def test_the_vote_timeline_names_the_cue_its_majority_row_has(lang: str, cue: st
     assert 'class="majority"' in page and cue in page
     assert re.search(r"\.majority td\{[^}]*font-weight:bold", page)
     assert "en rouge" not in page and "in red" not in page
+
+
+@pytest.mark.parametrize(("game", "lang"), CASES)
+def test_the_cast_says_the_night_and_the_day_of_a_death_alike(game: str, lang: str) -> None:
+    """LUP-217, LG-224, CAS-223, DRA-471: the cast and the story said « dévoré (nuit 7) »
+    beside « lynchée au jour 7 »: now « la nuit 7 », « le jour 7 » (Dracula: « la journée 2 »
+    and the round, « à la fin de la manche 1 », as its headings say them)."""
+    text = archive_files(whole_game(game, lang), lang)["text"]
+    deaths = [
+        line
+        for line in text.splitlines()
+        if line.startswith("  † ")
+        or (line.startswith("- ") and (" mort" in line or " dead" in line))
+    ]
+    assert deaths, game
+    for line in deaths:
+        assert not re.search(r"\((?:nuit|night|jour|day|phase finale|final phase)\b", line), line
+        assert not re.search(r"\bau jour \d", line), line

@@ -85,6 +85,32 @@ def test_check_config_offline_rejects_a_bad_option_value(
     assert code == 2 and "night_duration" in err, err
 
 
+def test_check_config_offline_rejects_options_the_rules_refuse_together_amb_007(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """AMB-007, AMB-001: Dracula's ``early_close = true`` with ``private_orders_final = false``,
+    each good alone, is refused by check-config, in the very words new-game's setup uses (it
+    was only caught when a game was created or opened)."""
+    import random
+    from datetime import UTC, datetime
+
+    from pbem.core.errors import SetupError
+    from pbem.core.game import GameSpec, PlayerSpec
+    from pbem.core.ids import PlayerId
+    from pbem.games.dracula import Dracula
+
+    options = {"early_close": True, "private_orders_final": False}
+    players = tuple(PlayerSpec(PlayerId(f"p{i}"), f"p{i}@example.org", "en") for i in range(13))
+    with pytest.raises(SetupError) as setup:
+        Dracula().setup(GameSpec(players, options, "en"), datetime.now(UTC), random.Random(1))
+    cfg = config(
+        tmp_path, '\n[games."dracula"]\nearly_close = true\nprivate_orders_final = false\n'
+    )
+    code, _out, err = run(capsys, "check-config", "--offline", "-c", str(cfg))
+    assert code == 2 and f'games."dracula": {setup.value}' in err, err
+    assert "Traceback" not in err
+
+
 @pytest.mark.parametrize(
     "command",
     [["stats"], ["archive", "--index"], ["shunt", "list"], ["deadline", "list"]],
@@ -360,3 +386,24 @@ def test_a_password_file_the_service_cannot_read_says_how_to_hand_it_over(open_d
     assert code == 2 and "Traceback" not in err, err
     assert f"imap: cannot read password from {open_dir / 'pass'}: Permission denied" in err
     assert "LoadCredential=imap-password:" in err, err
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "words"),
+    [
+        ("lupus-in-tabula", 'specials = ["seer"]\n', "needs deck_mode = custom (LUP-D01)"),
+        (
+            "loup-garou",
+            'election_concurrent_with_night1 = true\nmayor_election_tie = "runoff"\n',
+            "a runoff needs its own window",
+        ),
+    ],
+)
+def test_check_config_offline_rejects_the_other_games_option_pairs_lup_d01_lg_d05(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str, options: str, words: str
+) -> None:
+    """LUP-D01 (``specials`` with the standard deck), LG-D02 with LG-D05 (a runoff in an
+    election held during Night 1): refused by check-config with setup's words."""
+    cfg = config(tmp_path, f'\n[games."{game}"]\n{options}')
+    code, _out, err = run(capsys, "check-config", "--offline", "-c", str(cfg))
+    assert code == 2 and f'games."{game}": ' in err and words in err, err

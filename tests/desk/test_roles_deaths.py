@@ -1,6 +1,7 @@
 """``ROLES`` writes each death as a game master would, per game, in French and English,
-agreeing with the player: « morte, lynchée par le village au jour 2 », « mort, dévoré par
-les Loups-garous (nuit 1) », never the raw cause (« mort (lynch) »)."""
+agreeing with the player: « morte, lynchée par le village le jour 2 », « mort, dévoré par
+les Loups-garous la nuit 1 », never the raw cause (« mort (lynch) »); the night and the day
+said alike (« (nuit 7) » sat beside « au jour 7 »; LUP-217, LG-224, CAS-223, DRA-471)."""
 
 from __future__ import annotations
 
@@ -103,25 +104,28 @@ def test_roles_words_every_death_for_every_gender(game: str, lang: str, gender: 
                 assert not re.search(r"\b(mort|lynché|dévoré|tué|retiré|brûlé)\b", line), line
             if gender is None:
                 assert not re.search(r"\b(mort|morte|\w+ée?)\b,", line), line
-        when = line.rsplit(" ", 2)
+        assert "(" not in line and ")" not in line, line  # no « (nuit 1) » beside « jour 2 »
+        day = "la journée" if game == "dracula" else "le jour"
         if phase in ("night", "W2", "bites"):
-            assert line.endswith(f"(nuit {number})" if lang == "fr" else f"(night {number})")
+            assert line.endswith(f"la nuit {number}" if lang == "fr" else f"on night {number}")
         elif phase == "flames":
-            assert line.endswith("(phase finale)" if lang == "fr" else "(final phase)")
+            assert line.endswith(
+                "à la fin de la manche" if lang == "fr" else "at the end of the round"
+            )
         elif number == 0:
             assert line.endswith(
                 "avant la première nuit" if lang == "fr" else "before the first night"
             )
         elif phase != "L":
-            assert when[-2:] == (["jour", str(number)] if lang == "fr" else ["day", str(number)])
+            assert line.endswith(f"{day} {number}" if lang == "fr" else f"on day {number}")
 
 
 @pytest.mark.parametrize(
     ("gender", "wording"),
     [
-        ("f", "morte, lynchée par le village au jour 1"),
-        ("m", "mort, lynché par le village au jour 1"),
-        (None, "hors jeu : victime du vote du village au jour 1"),
+        ("f", "morte, lynchée par le village le jour 1"),
+        ("m", "mort, lynché par le village le jour 1"),
+        (None, "hors jeu : victime du vote du village le jour 1"),
     ],
 )
 def test_roles_in_a_real_game_agrees_with_the_dead_player(gender: str | None, wording: str) -> None:

@@ -90,3 +90,39 @@ def test_rollback_in_dracula_keeps_the_rooms_chosen_and_drops_dracula_s_later_ch
     assert "dropped:\n  - ROOM DUNGEONS: On the first night you choose your room last" in (
         g.text_to("ana")
     )
+
+
+def test_rollback_names_a_seat_that_changed_hands_as_the_players_know_it() -> None:
+    """Issue 13 with issue 14, LUP-603, LUP-617: after REMPLACER p5 par Zoe, the orders a
+    rollback lists (standing, and dropped with the rules' reason) named the seat « p5 »: they
+    name it « Zoe », as the receipts and the rules' reasons do."""
+    g = DeskGame("lupus-in-tabula")
+    g.admin("REPLACE p5 WITH zoe@example.net Zoe")
+    g.admin("REPLACE p6 WITH yann@example.net Yann")
+    g.mail("p1", "KILL Zoe")
+    g.mail("p2", "KILL Zoe")
+    g.deadline()
+    g.deadline()  # the debate closes: round 1 of the votes
+    g.post("p4", "VOTE Yann")
+    g.admin("ROLLBACK 2h")  # the debate is open again: voting has not started
+    assert "dropped:\n  - VOTE Yann: Voting has not started yet" in g.text_to("p4")
+    g.admin("ROLLBACK 2h")  # and the night before it
+    assert "Your orders that stand:\n  - KILL Zoe" in g.text_to("p1")
+    assert not any(
+        " p5" in m.body or " p6" in m.body
+        for m in g.last
+        if m.to and m.to[0].startswith(("p1@", "p2@", "p4@"))
+    )
+
+
+def test_a_second_curse_of_the_night_is_told_as_its_command_amb_053() -> None:
+    """AMB-053: Dracula logs a night's second curse as « curse#2 »; the orders a rollback lists
+    named it « CURSE#2 », a command nobody can send: it is « MAUDIRE »/« CURSE »."""
+    from pbem.desk.common import order_text
+    from pbem.games.dracula import Dracula
+    from pbem.games.dracula.events import Order
+
+    specs = Dracula().all_commands
+    second = Order("Cid", "curse#2", ("Fay",))  # type: ignore[arg-type]
+    assert order_text(second, specs, "fr", {"Fay": "Zoe"}) == "MAUDIRE Zoe"
+    assert order_text(second, specs, "en") == "CURSE Fay"

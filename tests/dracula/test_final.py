@@ -216,13 +216,19 @@ def test_amb_063_a_flee_towards_a_vampire_is_told_its_flame_goes_to_chance() -> 
     assert any(a.command == "COMBATTRE" for a in actions)
 
 
-def test_amb_063_the_refused_recipient_of_a_flee_reads_as_a_command_in_the_receipt() -> None:
-    """AMB-063: « **FUIR Ana** » towards a vampire: the receipt accepts « FUIR » and refuses
-    « FUIR Ana » with its reason, not a bare « ✗ Ana »."""
+def test_amb_063_a_flee_towards_a_vampire_is_accepted_with_its_reason_beside_it() -> None:
+    """AMB-063: « **FUIR Ana** » towards a vampire is an accepted flee: the receipt shows
+    « ✓ FUIR » with why its flame goes to chance beside it, and nothing under « Refusées
+    (rien n'a été changé) »: an accepted order's parts are never shown as refused (in French
+    and in English)."""
     from tests.dracula.scenario import mail, table_from
 
     g = final()
-    step = table_from(g, lang="fr").receive(mail("Eve", "**FUIR Ana**"), channel="list", now=g.now)
-    (reply,) = [m for m in step.outgoing if "/reply/" in m.key]
-    assert "✓ FUIR (définitif)" in reply.body
-    assert "✗ FUIR Ana — Ana n'est pas un autre humain encore en jeu" in reply.body
+    for lang, line, taken, why, refused in (
+        ("fr", "**FUIR Ana**", "✓ FUIR (définitif)", "Ana n'est pas un autre humain", "Refusées"),
+        ("en", "**FLEE Ana**", "✓ FLEE (final)", "Ana is not another human", "Rejected"),
+    ):
+        step = table_from(g, lang=lang).receive(mail("Eve", line), channel="list", now=g.now)
+        (reply,) = [m for m in step.outgoing if "/reply/" in m.key]
+        assert f"{taken}\n    {why}" in reply.body, reply.body
+        assert refused not in reply.body and "✗" not in reply.body, reply.body

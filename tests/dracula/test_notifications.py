@@ -80,3 +80,27 @@ def test_public_and_private_channels() -> None:
         if name in by_template:
             assert by_template[name] == {ntf in PUBLIC}, (ntf, name)
     assert {"opening", "morning", "bite_prompt", "converted"} <= set(by_template)
+
+
+def test_ntf_16_a_private_mail_names_its_round_and_night() -> None:
+    """NTF-16 (DRA-110), NTF-19, NTF-36: a private mail of the night names its round and night,
+    as the list's posts do (« Manche 1, nuit 2 »): « Les morsures » alone, read among the
+    mails of five nights or in a seat's hand-over packet, tells no night from another. The
+    mail and the packet read it alike, in French and in English."""
+    from pbem.seats.handover import notice_section
+    from pbem.table.mails import notice_mails
+    from tests.dracula.scenario import table_from
+
+    g = advance(Game(options=QUIET), 2)
+    g.mark()
+    g.night({"Ana": "boudoir", "Cid": "boudoir"})
+    (prompt,) = g.to("Ana", "bite_prompt")
+    for lang, title in (
+        ("fr", "Manche 1, nuit 2 : les morsures"),
+        ("en", "Round 1, night 2: bites"),
+    ):
+        table = table_from(g, lang=lang)
+        (mail,) = notice_mails(table, prompt, "k")
+        assert mail.subject == f"[Dracula] {title}", mail.subject
+        section = notice_section(table, table.roster, prompt, lang, "Ana")
+        assert section["subject"] == f"[Dracula] {title}", section

@@ -66,14 +66,14 @@ def test_a_night_by_mail_in_the_seven_steps_order() -> None:
         first("morsures")
         if any("morsures" in s.lower() for s in subjects)
         else first("Les morsures"),
-        first("Un changement pour vous"),  # 5 conversion notices
-        first("Vous trouvez"),  # 6 dawn
+        first("un changement pour vous"),  # 5 conversion notices
+        first("vous trouvez"),  # 6 dawn
         first("matin 1"),  # 7 morning
     ]
     assert order == sorted(order)
     morning = next(m for m in mails if "matin 1" in m["subject"])
     assert morning["public"] and "Bob" in morning["body"]
-    converted = next(m for m in mails if "Un changement pour vous" in m["subject"])
+    converted = next(m for m in mails if "un changement pour vous" in m["subject"])
     assert converted["to"] == ["bob@example.org"] and not converted["public"]
 
 

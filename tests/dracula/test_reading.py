@@ -55,14 +55,14 @@ def test_dra_374_an_english_mail_gives_the_english_phrase() -> None:
     [
         (
             "fr",
-            "Vous devez la mordre : MORDRE Inès, avant",
-            "Vous pouvez la mordre (MORDRE Inès) ou vous abstenir",
+            "Vous devez la mordre avant",
+            "Vous pouvez la mordre ou vous abstenir, avant",
             ": DANSER Inès message (",
         ),
         (
             "en",
-            "You must bite Inès: BITE Inès, before",
-            "You may bite Inès (BITE Inès) or abstain",
+            "You must bite Inès before",
+            "You may bite Inès or abstain, before",
             ": DANCE Inès message (",
         ),
     ],
@@ -72,8 +72,10 @@ def test_ntf_16_17_alone_with_one_player_the_prompt_spells_the_command(
 ) -> None:
     """NTF-16 (DRA-110, DRA-111), NTF-17 (DRA-400): a vampire alone with Inès was told « Vous
     devez la mordre : MORDRE nom », a placeholder where there is one name to write; the
-    prompt now gives the very command (« MORDRE Inès »), the phonograph's too. With two
-    players or more the placeholder stays."""
+    prompt now gives the very command (« MORDRE Inès »), the phonograph's too. The command
+    comes after the duty and its deadline, the name said once in each (« Vous devez mordre Léo :
+    MORDRE Léo » said it twice in a row): « … avant le … : envoyez MORDRE Inès ». With two
+    players or more, how to write it."""
     r = Renderer()
     params = {
         "game": "D",
@@ -83,13 +85,17 @@ def test_ntf_16_17_alone_with_one_player_the_prompt_spells_the_command(
         "deadline": T,
         "genders": {"Inès": "f"},
     }
-    assert must in r.text("dracula/bite_prompt", lang, {**params, "status": "must"})
-    assert may in r.text("dracula/bite_prompt", lang, {**params, "status": "may"})
+    bite = "MORDRE Inès" if lang == "fr" else "BITE Inès"
+    send = ": envoyez " if lang == "fr" else ": send "
+    for status, duty in (("must", must), ("may", may)):
+        text = r.text("dracula/bite_prompt", lang, {**params, "status": status})
+        assert duty in text and f"{send}{bite}" in text, text
+        assert f"Inès : {bite}" not in text and f"Inès: {bite}" not in text, text
     assert dance in r.text("dracula/phonograph_prompt", lang, params)
     two = {**params, "others": ["Inès", "Léo"], "status": "must"}
-    assert ("MORDRE nom," if lang == "fr" else "BITE name,") in r.text(
-        "dracula/bite_prompt", lang, two
-    )
+    assert (
+        "envoyez MORDRE suivi de son nom." if lang == "fr" else "send BITE followed by their name."
+    ) in r.text("dracula/bite_prompt", lang, two)
 
 
 @pytest.mark.parametrize(

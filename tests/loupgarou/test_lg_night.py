@@ -412,7 +412,7 @@ def test_night_order_table() -> None:
         "kind": "kill",
         "target": "bob",
         "cause": "poison",
-        "actors": [],
+        "actors": ["eve"],  # LG-353: the Witch who poured it
         "vetoed_by": None,
     }
 

@@ -287,7 +287,9 @@ class ChasseAuxSorcieres(VillageRules[ChasseState]):
             # CAS-603: a night order stands until its sub-phase's deadline, no later (the
             # last sub-phase's orders, resolved, are still held by day: none is withdrawn)
             raise IllegalNow("night_only")
-        return self.cleared(state, actor, "take" if verb == "keep" else verb)
+        # CAS-603: the order the keyword names, as for every other card: ANNULER GARDER took
+        # back a PRENDRE (and refused to take back a GARDER), told as an ANNULER PRENDRE
+        return self.cleared(state, actor, verb)
 
     def conditions(self, state: ChasseState, player: PlayerId) -> list[str]:
         """What ``player`` is besides a role: ``lover``, ``penny``."""

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word
-from pbem.core.errors import IllegalNow, InvalidSyntax, PartlyRefused, refuse
+from pbem.core.errors import Amended, IllegalNow, InvalidSyntax, PartlyRefused, refuse
 from pbem.core.events import Event, VoteSet, private, public
 from pbem.core.game import ADMIN
 from pbem.core.ids import PlayerId
@@ -580,10 +580,10 @@ class Orders:
         self._final_choice(s, actor, ch)
         recipient = c.targets[0] if c.targets else None
         if recipient is not None and (recipient == actor or recipient not in s.humans()):
-            # AMB-063: accepted as a flee, the flame goes to a random fighter; the reply says
-            # so beside the name it could not take (a vampire, the player himself)
+            # AMB-063: accepted as a flee, the flame goes to a random fighter; the receipt says
+            # so beside the accepted flee (a vampire, the player himself: nothing is refused)
             chosen = [FinalChoice(actor, "flee", None)]
-            raise PartlyRefused(
+            raise Amended(
                 "flee_recipient", events=chosen, kept=[], refused=[recipient], name=recipient
             )
         return [FinalChoice(actor, "flee", recipient)]

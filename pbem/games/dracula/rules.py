@@ -137,13 +137,9 @@ class Dracula(Orders, Rules[DraculaState]):
 
     # -- setup and rounds ---------------------------------------------------------------------
 
-    def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
-        options = parse_options(DraculaOptions, spec.options)
-        names = tuple(p.name for p in spec.players)
-        if len(names) != 13 and not options.allow_other_player_counts:  # DRA-005, AMB-010
-            raise SetupError(f"Dracula is played by exactly 13 players, not {len(names)} (DRA-005)")
-        if len(names) < 3:
-            raise SetupError("Dracula needs at least 3 players")
+    @classmethod
+    def check_options(cls, options: Any) -> None:
+        """DRA-006, AMB-007 with AMB-001, AMB-058: the values setup refuses, alone or together."""
         if options.rounds < 1:
             raise SetupError("option 'rounds' must be at least 1 (DRA-006)")
         if options.early_close and not options.private_orders_final:
@@ -154,6 +150,15 @@ class Dracula(Orders, Rules[DraculaState]):
             )
         if options.dance_replies < 1:
             raise SetupError("option 'dance_replies' must be at least 1 (AMB-058)")
+
+    def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
+        options = parse_options(DraculaOptions, spec.options)
+        names = tuple(p.name for p in spec.players)
+        if len(names) != 13 and not options.allow_other_player_counts:  # DRA-005, AMB-010
+            raise SetupError(f"Dracula is played by exactly 13 players, not {len(names)} (DRA-005)")
+        if len(names) < 3:
+            raise SetupError("Dracula needs at least 3 players")
+        self.check_options(options)
         if spec.leftover:
             raise SetupError("Dracula has no leftover cards")
         dracula: PlayerId | None = None

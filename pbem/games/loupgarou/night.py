@@ -163,11 +163,19 @@ def night_attacks(night: Night) -> None:
     if poison is not None:
         night.emit(PotionUsed("death"))
     intents: list[Intent] = []
+    # LG-510, LG-214: the council's members who named the victim fixed at T_A, and the
+    # Witch who poured the death potion (LG-353), for the archive's « (par …) »
+    council = set(s.council)
+    pack = tuple(
+        a.actor for a in s.actions_of("kill") if a.actor in council and a.targets[0] == victim
+    )
+    witch = (poison.actor,) if poison is not None else ()
     if victim is not None:
         cause = "wolves_and_poison" if victim == poisoned else "wolves"
-        intents.append(Intent("kill", victim, cause, NIGHT_ORDER["wolves"]))
+        actors = (*pack, *witch) if victim == poisoned else pack
+        intents.append(Intent("kill", victim, cause, NIGHT_ORDER["wolves"], actors))
     if poisoned is not None and poisoned != victim:
-        intents.append(Intent("kill", poisoned, "poison", NIGHT_ORDER["poison"]))
+        intents.append(Intent("kill", poisoned, "poison", NIGHT_ORDER["poison"], witch))
 
     def life_potion(st: LoupGarouState, intent: Intent) -> Veto | None:
         # LG-224, LG-352: the life potion saves the Wolves' victim (LG-357: first).

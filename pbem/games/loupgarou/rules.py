@@ -125,12 +125,18 @@ class LoupGarou(VillageRules[LoupGarouState]):
     fold_event = staticmethod(evolve)
     reserved = tuple(sorted(RESERVED))  # LG-D42: the engine refuses them at setup too
 
-    def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
-        options = parse_options(LoupGarouOptions, spec.options)
+    @classmethod
+    def check_options(cls, options: Any) -> None:
+        """LG-D02, LG-D05: a runoff of the Mayor's election (``mayor_election_tie = runoff``)
+        needs its own window, which an election held during Night 1 does not leave."""
         if options.election_concurrent_with_night1 and options.mayor_election_tie == "runoff":
             raise SetupError(
                 "a runoff needs its own window: not with election_concurrent_with_night1"
             )
+
+    def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
+        options = parse_options(LoupGarouOptions, spec.options)
+        self.check_options(options)
         if spec.leftover:
             raise SetupError("Loup-Garou deals every card: no leftover")
         players = tuple(p.name for p in spec.players)

@@ -38,6 +38,7 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
 
     # LUP-D05: the council's victim, a tie broken by a recorded draw.
     kill_votes: dict[PlayerId, int] = {}  # in arrival order, as ranked() keeps ties
+    kills: dict[PlayerId, PlayerId] = {}  # each wolf's victim, for the trace's actors
     seats = state.seats
     owl: PlayerId | None = None  # the Owl's designee (LUP-D11), the first one recorded
     protected: set[PlayerId] = set()  # LUP-341: the Bodyguard's ward
@@ -45,6 +46,7 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
         if verb == "kill":
             if seats[actor].role == WOLF:
                 kill_votes[a.targets[0]] = kill_votes.get(a.targets[0], 0) + 1
+                kills[actor] = a.targets[0]
         elif verb == "nominate":
             if owl is None:
                 owl = a.targets[0]
@@ -67,7 +69,9 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
     if probe is not None and state.seat(probe).role == HAMSTER:
         intents.append(Intent("kill", probe, "probe", NIGHT_ORDER["scan"]))  # LUP-372
     if victim is not None:
-        intents.append(Intent("kill", victim, "wolves", NIGHT_ORDER["kill"]))
+        # LUP-300, LUP-D05: the Werewolves who named the victim (the archive's « (par …) »)
+        pack = tuple(wolf for wolf, target in kills.items() if target == victim)
+        intents.append(Intent("kill", victim, "wolves", NIGHT_ORDER["kill"], pack))
 
     def bodyguard(s: LupusState, intent: Intent) -> Veto | None:
         # LUP-341, LUP-D09: only against the wolves, not against the Seer's probe.

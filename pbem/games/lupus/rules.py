@@ -160,6 +160,13 @@ class LupusInTabula(VillageRules[LupusState]):
     fold_event = staticmethod(evolve)
     _last_acting: tuple[LupusState, frozenset[PlayerId]] | None = None
 
+    @classmethod
+    def check_options(cls, options: Any) -> None:
+        """LUP-D01: ``specials`` name a custom deck's characters: refused with the standard
+        deck, which deals its own."""
+        if options.specials and options.deck_mode != "custom":
+            raise SetupError("option 'specials' needs deck_mode = custom (LUP-D01)")
+
     def setup(self, spec: GameSpec, now: datetime, rng: random.Random) -> list[Event]:
         options = parse_options(LupusOptions, spec.options)
         names = tuple(p.name for p in spec.players)
@@ -176,9 +183,8 @@ class LupusInTabula(VillageRules[LupusState]):
             deck, warnings = custom_deck(n, specials)
         elif options.deck_mode == "custom":
             deck, warnings = custom_deck(n, options.specials)
-        elif options.specials:
-            raise SetupError("option 'specials' needs deck_mode = custom (LUP-D01)")
         else:
+            self.check_options(options)  # a fixed deal above is its own deck: never asked there
             deck = standard_deck(n)
         if spec.leftover:
             raise SetupError("Lupus in Tabula deals every card: no leftover cards")
