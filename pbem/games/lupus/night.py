@@ -69,12 +69,12 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
     if probe is not None and state.seat(probe).role == HAMSTER:
         # LUP-372: the probe kills the Werehamster; its Seers (LUP-D07: both, if they agreed)
         # are named in the trace, as the wolves are (the archive's « (par …) »)
-        seers = tuple(
+        probers = tuple(
             actor
             for (actor, verb), (_, a) in state.actions.items()
             if verb == "scan" and seats[actor].role == SEER and a.targets[0] == probe
         )
-        intents.append(Intent("kill", probe, "probe", NIGHT_ORDER["scan"], seers))
+        intents.append(Intent("kill", probe, "probe", NIGHT_ORDER["scan"], probers))
     if victim is not None:
         # LUP-300, LUP-D05: the Werewolves who named the victim (the archive's « (par …) »)
         pack = tuple(wolf for wolf, target in kills.items() if target == victim)
