@@ -29,3 +29,13 @@ def test_roles_names_a_seat_that_changed_hands_as_the_players_know_it() -> None:
     assert "orders: KILL Zoe" in line and "p5" not in line
     g.admin("HISTORY p1 ALL")
     assert "KILL Zoe" in g.admin_reply() and "KILL p5" not in g.admin_reply()
+
+
+def test_roles_names_each_card_in_its_holder_s_gender() -> None:
+    """LUP-701: a woman is « Voyante », « Loup-Garou » has no feminine; the game master's
+    ROLES said « p3 : Voyant » of her, where her own role mail says « Voyante »."""
+    g = DeskGame("lupus-in-tabula", lang="fr", genders={"p3": "f", "p4": "m"})
+    g.admin("ROLES")
+    lines = g.admin_reply().splitlines()
+    assert next(x for x in lines if x.startswith("  - p3 : ")).startswith("  - p3 : Voyante,")
+    assert next(x for x in lines if x.startswith("  - p4 : ")).startswith("  - p4 : Villageois,")
