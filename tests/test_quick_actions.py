@@ -222,6 +222,28 @@ def test_dracula_curse_and_flames_have_one_tap_links() -> None:
             assert {n[0] for n in named} == vampires
 
 
+@pytest.mark.parametrize(("lang", "abstain"), [("fr", "MORDRE PERSONNE"), ("en", "BITE NOBODY")])
+def test_an_optional_bite_offers_a_link_to_bite_nobody(lang: str, abstain: str) -> None:
+    """CMD-11, NTF-16: a vampire who may bite or abstain is told « envoyez MORDRE Bob ou MORDRE
+    PERSONNE »; the prompt linked each MORDRE name but not the abstention, a keyword of two
+    words. It is linked where the prompt offers it, and only there (a vampire who must bite
+    has no such link)."""
+    seen: dict[bool, int] = {True: 0, False: 0}
+
+    def observe(table: Table, step: Step, now: datetime) -> None:
+        for out in step.outgoing:
+            bodies = [parse_qs(urlsplit(h).query)["body"][0] for h in links(out.html)]
+            offered = f" {abstain}." in out.body  # the prompt, not a receipt echoing it
+            if out.public or "✓" in out.body:
+                continue
+            if offered or any(b.startswith(abstain.split()[0] + " ") for b in bodies):
+                assert (abstain in bodies) == offered, (out.subject, out.body, bodies)
+                seen[offered] += 1
+
+    play_and_deliver("dracula", lang, 1, observe=observe, deliver=False)
+    assert seen[True] and seen[False]
+
+
 def test_a_choice_the_rules_refuse_to_all_is_refused_to_every_player() -> None:
     """Issue 23: a mail to every player asks no reader about a choice :meth:`refused_to_all`
     rules out, so each one it rules out must be refused to every player on every channel: a

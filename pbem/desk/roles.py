@@ -34,7 +34,8 @@ def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str
             for s in cast(table)
         ],
         "genders": table.genders,  # « morte, lynchée au jour 2 » agrees with the seat
-        "orders": pending_orders(table.ruled, table.rules.all_commands, lang),
+        # a seat that changed hands is named as the players know it (issue 13)
+        "orders": pending_orders(table.ruled, table.rules.all_commands, lang, table.roster.renamed),
         "deadlines": {k: v.isoformat() for k, v in table.deadlines().items()},
         "bench": [f"{b.name} <{b.email}>" for b in table.roster.bench],  # issue 13
         "paused": table.paused,

@@ -93,7 +93,8 @@ def run(table: DeskTable, command: Command, now: datetime, admin: str, lang: str
         try:
             caused = table.rules.decide(state, actor, again, now, channel)
         except CommandError as exc:
-            reason = table.reason(exc, langs.get(actor, table.setup.lang))
+            # told to the actor: « Vous êtes déjà une louve » agrees with her
+            reason = table.reason(exc, langs.get(actor, table.setup.lang), actor)
             text = order_text(event, specs, langs.get(actor, table.setup.lang), shown)
             dropped.setdefault(actor, []).append({"order": text, "reason": reason})
             continue

@@ -224,7 +224,18 @@ def _verdicts(
 def _asked_line(line: str) -> frozenset[str]:
     # an ASCII line's words are its runs of ASCII letters: found without Unicode's classes
     words = (_ASCII_WORD if line.isascii() else _WORD).findall(line)
-    return frozenset(fold(word) for word in words if word.isupper())
+    caps = [word for word in words if word.isupper()]
+    asked = frozenset(fold(word) for word in caps)
+    if len(caps) < 2:
+        return asked
+    # a keyword of two words (« MORDRE PERSONNE », CMD-11): two capitals one space apart
+    pairs = [f"{a} {b}" for a, b in _CAPS_PAIR.findall(line) if a.isupper() and b.isupper()]
+    return asked.union(map(fold, pairs)) if pairs else asked
+
+
+_CAPS_PAIR = re.compile(r"(?<!\w)([^\W\d_]{2,}) (?=([^\W\d_]{2,})(?!\w))")
+"""Two words one space apart, the second looked ahead (« MORDRE PERSONNE OU »: both pairs);
+the pair is kept when both are capitals."""
 
 
 @functools.lru_cache(maxsize=256)  # a notice's text, the same in each of its readers' mails

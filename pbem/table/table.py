@@ -377,9 +377,10 @@ class Table:
         """How ``AIDE`` shows ``spec`` to a player writing in ``lang``."""
         return wording.syntax(spec, lang)
 
-    def reason(self, exc: CommandError, lang: str) -> str:
-        """Why ``exc`` refused a command, in ``lang`` (the reply's wording)."""
-        return wording.reason(self, exc, lang)
+    def reason(self, exc: CommandError, lang: str, reader: str | None = None) -> str:
+        """Why ``exc`` refused a command, in ``lang`` (the reply's wording); ``reader``: the
+        seat it is told to, for the words that agree with him or her."""
+        return wording.reason(self, exc, lang, reader)
 
     def step(
         self,

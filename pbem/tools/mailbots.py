@@ -32,20 +32,30 @@ log = logging.getLogger(__name__)
 
 #: The labels of the STATUS reply a bot reads, per language; each game words its STATUS its
 #: own way (Chasse's players are "in play", Dracula lists everyone in its scores, Loup-Garou's
-#: wolves know "the other Wolves"), so a label may have several spellings.
+#: wolves know "the other Wolves"), so a label may have several spellings; a label naming
+#: players agrees with them (« Nommées : », "Nominee:"), so it has each of its forms.
 LABELS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "en": {
         "phase": ("Phase:",),
         "living": ("Living players:", "Players in play:"),
         "scores": ("Scores:",),
-        "nominees": ("Nominees:",),
+        "nominees": ("Nominees:", "Nominee:"),
         "partners": ("You know:", "The other Wolves:"),
     },
     "fr": {
         "phase": ("Phase :",),
-        "living": ("Joueurs vivants :", "Joueurs en jeu :"),
+        "living": (
+            "Joueurs vivants :",
+            "Joueuses vivantes :",
+            "Joueur vivant :",
+            "Joueuse vivante :",
+            "Joueurs en jeu :",
+            "Joueuses en jeu :",
+            "Joueur en jeu :",
+            "Joueuse en jeu :",
+        ),
         "scores": ("Scores :",),
-        "nominees": ("Nommés :",),
+        "nominees": ("Nommés :", "Nommées :", "Nommé :", "Nommée :"),
         "partners": ("Vous connaissez :", "Les autres loups :"),
     },
 }

@@ -10,6 +10,7 @@ import pytest
 
 from pbem.record.archive import archive_files
 from tests.desk.desk_game import DeskGame
+from tests.support.game_by_mail import Game, lupus_roles
 
 WORDS = {
     "fr": {
@@ -245,3 +246,24 @@ def test_the_wolves_and_the_witch_who_killed_are_named_lg_510_lg_353(
     g.deadline()
     lines = night_one(archive_files(g.table, lang)["text"], lang)
     assert all(line in lines for line in told), lines
+
+
+@pytest.mark.parametrize(
+    ("lang", "told"),
+    [
+        ("fr", "Un sondage visait p4 (par p3) : succès."),
+        ("en", "A probe aimed at p4 (by p3): it worked."),
+    ],
+)
+def test_the_seer_whose_probe_kills_the_werehamster_is_named_lup_372(lang: str, told: str) -> None:
+    """LUP-372: the Seer's probe kills the Werehamster; the night's trace named nobody (« Un
+    pouvoir de la nuit visait p4 : succès. »), where the wolves' kill names the pack (LUP-300):
+    it names the Seer who probed, in a sentence of its own."""
+    g = Game(lupus_roles(8, p4="werehamster"), lang=lang)
+    w = WORDS[lang]
+    g.mail("p1", f"{w['kill']} p5")
+    g.mail("p2", f"{w['kill']} p5")
+    g.mail("p3", f"{w['scan']} p4")
+    g.deadline()
+    assert not g.alive("p4")
+    assert told in night_one(archive_files(g.table, lang)["text"], lang)

@@ -249,6 +249,28 @@ def test_a_bot_votes_for_a_nominee_on_the_list_in_french() -> None:
     assert choose(view, "Bruno", specs, "fr", rng) is None  # a nominee does not vote
 
 
+@pytest.mark.parametrize(
+    ("lang", "labels"),
+    [
+        ("fr", "Nommées : Alice et Chloé.\nJoueuses vivantes : Alice et Chloé.\n"),
+        ("fr", "Nommée : Chloé.\nJoueuse en jeu : Chloé.\n"),
+        ("en", "Nominee: Chloé.\nLiving players: Alice and Chloé.\n"),
+    ],
+)
+def test_a_bot_reads_the_labels_that_agree_with_the_players(lang: str, labels: str) -> None:
+    """LUP-622: the STATUS's labels agree with the players they name (« Nommées : Alice et
+    Chloé », "Nominee: Chloé"); a bot reads each of their forms."""
+    specs = rules_for("lupus-in-tabula").all_commands
+    keywords = [s.keyword(lang) for s in specs]
+    view = read_reply(
+        ("Phase : jour 2.\n" if lang == "fr" else "Phase: day 2.\n") + labels,
+        ROSTER,
+        keywords,
+        lang,
+    )
+    assert view is not None and "Chloé" in view.nominees and "Chloé" in view.living
+
+
 def test_a_mayor_bot_breaks_a_tie_among_the_tied_players() -> None:
     # LG-251: the Mayor picks among the tied. `make demo GAME=loup-garou LIST=relay` showed
     # « Karine via demo: TRANCHER Bruno », then Alice, then Chloé, all refused, for a tie

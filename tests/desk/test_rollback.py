@@ -4,7 +4,11 @@ dropped otherwise, every affected player told."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
+import pytest
+
+from pbem.core.errors import IllegalNow
 from pbem.core.events import RolledBack
 from tests.desk.desk_game import DeskGame
 
@@ -126,3 +130,33 @@ def test_a_second_curse_of_the_night_is_told_as_its_command_amb_053() -> None:
     second = Order("Cid", "curse#2", ("Fay",))  # type: ignore[arg-type]
     assert order_text(second, specs, "fr", {"Fay": "Zoe"}) == "MAUDIRE Zoe"
     assert order_text(second, specs, "en") == "CURSE Fay"
+
+
+def test_a_rollback_tells_a_dropped_order_s_reason_in_words_that_agree_with_its_reader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LG-621, LG-D37: a rollback's dropped orders carry the rules' reasons as the receipts
+    do, for their reader: « Vous êtes déjà une louve » to Eve, not the neutral « un loup »
+    (the reason was rendered without its reader). The rules are made to refuse Eve's order
+    again as the Thief's refusal does: no four-night game to reach it."""
+    g = DeskGame("loup-garou", lang="fr", genders={"eve": "f"})
+    g.mail("alice", "MORDRE ivan")
+    g.deadline()
+    for name in g.names:
+        g.mail(name, "MAIRE ivan")
+    g.deadline()
+    for wolf in g.table.state.council:
+        g.mail(wolf, "TUER judy")
+    g.deadline()
+    g.mail("eve", "SAUVER")
+    rules = g.table.rules
+    decide = rules.decide
+
+    def refuse_eve(state: Any, actor: Any, command: Any, now: Any, channel: str) -> Any:
+        if actor == "eve":
+            raise IllegalNow("already_wolf")
+        return decide(state, actor, command, now, channel)
+
+    monkeypatch.setattr(rules, "decide", refuse_eve)
+    g.admin("ANNULER RESOLUTION 24h")
+    assert "abandonnés :\n  - SAUVER judy : Vous êtes déjà une louve." in g.text_to("eve")

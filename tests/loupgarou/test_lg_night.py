@@ -475,7 +475,7 @@ def test_charmed_know_each_other_option() -> None:
     g = LG(options={"charmed_know_each_other": True})
     g.to_night1()
     out = g.night(heidi="ENVOUTER ivan judy")
-    assert any("envoûtés : judy" in m.body for m in g.notices_to("ivan", out))
+    assert any("L'autre joueur vivant envoûté : judy" in m.body for m in g.notices_to("ivan", out))
 
 
 def test_early_close_night() -> None:

@@ -67,7 +67,14 @@ def resolve_night(state: LupusState, now: datetime, rng: random.Random) -> list[
     resolved = NightResolved(victim, drawn, probe, owl)
     intents: list[Intent] = []
     if probe is not None and state.seat(probe).role == HAMSTER:
-        intents.append(Intent("kill", probe, "probe", NIGHT_ORDER["scan"]))  # LUP-372
+        # LUP-372: the probe kills the Werehamster; its Seers (LUP-D07: both, if they agreed)
+        # are named in the trace, as the wolves are (the archive's « (par …) »)
+        probers = tuple(
+            actor
+            for (actor, verb), (_, a) in state.actions.items()
+            if verb == "scan" and seats[actor].role == SEER and a.targets[0] == probe
+        )
+        intents.append(Intent("kill", probe, "probe", NIGHT_ORDER["scan"], probers))
     if victim is not None:
         # LUP-300, LUP-D05: the Werewolves who named the victim (the archive's « (par …) »)
         pack = tuple(wolf for wolf, target in kills.items() if target == victim)
