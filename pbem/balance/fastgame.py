@@ -229,10 +229,9 @@ def fold(rules: Rules[Any], events: Sequence[Event], state: Any) -> Any:
     known = recall(events, state)
     if known is not None:
         return known
-    evolve = rules.evolve
-    for event in events:
-        state = evolve(state, event)
-    return state
+    if len(events) == 1:
+        return rules.evolve(state, events[0])
+    return rules.fold(events, state)  # one new state for them all, where the game can
 
 
 def play_rules(

@@ -8,7 +8,7 @@ then the night's sub-steps ``rooms``, ``dracula_room`` (Night 1), ``magnifier``,
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -60,7 +60,7 @@ from pbem.games.dracula.orders import (
     vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
-from pbem.games.dracula.state import DraculaState, Seat, evolve
+from pbem.games.dracula.state import DraculaState, Seat, evolve, evolve_all
 from pbem.games.dracula.verbs import PHASE_VERBS
 
 
@@ -135,6 +135,10 @@ class Dracula(Orders, Rules[DraculaState]):
 
     evolve = staticmethod(evolve)  # folded at every event: no method between (issue 23)
 
+    def fold(self, events: Iterable[Event], state: DraculaState | None = None) -> DraculaState:
+        """The state after ``events``: one new state for them all (:func:`evolve_all`)."""
+        return evolve_all(self.new_state() if state is None else state, events)
+
     # -- setup and rounds ---------------------------------------------------------------------
 
     @classmethod
@@ -178,7 +182,7 @@ class Dracula(Orders, Rules[DraculaState]):
             if len(draculas) != 1:
                 raise SetupError("roles: exactly one player is dracula (DRA-007)")
             dracula = PlayerId(draculas[0])
-        b = Batch(self.new_state(), evolve)
+        b = Batch(self.new_state(), evolve, evolve_all)
         b.add(
             GameCreated(
                 self.id,
@@ -274,7 +278,7 @@ class Dracula(Orders, Rules[DraculaState]):
     ) -> list[Event]:
         if key not in state.deadlines or state.outcome is not None:
             return []
-        b = Batch(state, evolve)
+        b = Batch(state, evolve, evolve_all)
         match key:
             case "day":
                 self._dusk(b, now, rng)
@@ -354,14 +358,16 @@ class Dracula(Orders, Rules[DraculaState]):
         s = b.state
         cursed_defaults: list[dict[str, str]] = []
         if s.number >= 1 and s.options.curse_default != "none":
+            defaults: list[Event] = []  # folded at once
             for p in s.living():  # AMB-056.6
                 if s.seats[p].cursed and p not in s.declared and p not in designated:
                     room = rng.choice(ORDINARY)
-                    b.add(Declared(p, room, default=True))
+                    defaults.append(Declared(p, room, default=True))
                     if s.options.curse_default == "random_public":
                         cursed_defaults.append({"name": p, "room": room})
                     else:
-                        b.note(private("dracula/curse_default", [p], t, room=room))
+                        defaults.append(private("dracula/curse_default", [p], t, room=room))
+            b.add(*defaults)
         b.note(
             public(
                 "dracula/dusk",
@@ -393,9 +399,11 @@ class Dracula(Orders, Rules[DraculaState]):
         paired = set(s.pairs) | set(s.pairs.values())
         left = [p for p in s.living() if p not in s.designated and p not in paired]
         rng.shuffle(left)
+        drawn: list[Event] = []  # folded at once
         while len(left) >= 2:
             a, c = left.pop(), left.pop()
-            b.add(Paired(a, c, drawn=True))
+            drawn.append(Paired(a, c, drawn=True))
+        b.add(*drawn)
         s = b.state
         b.note(
             public(

@@ -7,7 +7,7 @@ Night 2 assignment, a default room, a drawn seat) is recorded in the event that 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -401,7 +401,14 @@ _SIDE_STALE = ("_humans", "_vampires", "bite_statuses")
 def _copied(state: DraculaState, stale: tuple[str, ...]) -> DraculaState:
     """A new state with ``state``'s fields and its readings less the ``stale`` ones
     (:func:`_quick_next`), for a fold to set what the event changes in its ``__dict__``
-    before anyone reads it: one call a fold, the commonest events' (issue 23)."""
+    before anyone reads it: one call a fold, the commonest events' (issue 23). The state a
+    grouped fold made itself (:func:`evolve_all`), which nobody else has seen, is that new
+    state already: its stale readings are dropped and the fold sets its changes in it."""
+    if state is _OWN[0]:
+        values = state.__dict__
+        for name in stale:
+            values.pop(name, None)
+        return state
     values = state.__dict__.copy()
     if len(values) != _FIELD_COUNT:
         for name in stale:
@@ -475,11 +482,11 @@ def _vote(state: DraculaState, event: VoteSet) -> DraculaState:
         votes = tuple(v for v in state.votes if v[0] != event.voter)
     else:
         votes = (*state.votes, (event.voter, event.target, state.seq + 1))
+    voters = state.__dict__.get("_voters")  # read before the copy, which may be the state
     new = _copied(state, _VOTE_STALE)
     values = new.__dict__
     values["votes"] = votes
     values["seq"] = state.seq + 1
-    voters = state.__dict__.get("_voters")
     if voters is not None and event.target is not None:  # one more voter, kept as he comes
         values["_voters"] = voters | {event.voter}
     return new
@@ -779,3 +786,24 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
     except KeyError:
         fold = fold_of(type(event))
     return fold(state, event)
+
+
+_OWN: list[DraculaState | None] = [None]
+"""The state :func:`evolve_all` made and nobody else has seen yet (None out of it)."""
+
+
+def evolve_all(state: DraculaState, events: Iterable[Event]) -> DraculaState:
+    """:func:`evolve` of each of ``events`` in turn, one new state for them all: the first
+    fold that changes the state makes it, the next ones set their changes in it
+    (:func:`_copied`), since nobody sees the states between (a close's notices and facts,
+    an order's objects: issue 23). ``state`` itself is never changed."""
+    folds = FOLDS
+    try:
+        for event in events:
+            kind = type(event)
+            new = (folds.get(kind) or fold_of(kind))(state, event)
+            if new is not state:
+                state = _OWN[0] = new
+        return state
+    finally:
+        _OWN[0] = None
