@@ -13,7 +13,7 @@ from pbem.balance.fastgame import RulesGame
 from pbem.core.events import Notice
 from pbem.core.folded import recall
 from pbem.games.dracula.events import Converted
-from pbem.games.dracula.state import evolve, evolve_all
+from pbem.games.dracula.state import DraculaState, evolve, evolve_all
 from pbem.tools.demo import demo_setup
 from tests.support.closes import each_close
 
@@ -53,3 +53,14 @@ def test_a_close_folded_at_once_is_its_events_folded_one_by_one() -> None:
             assert before == as_it_was, key
             closes += 1
     assert closes > 100
+
+
+def test_the_setup_is_folded_once() -> None:
+    """A game's setup (DRA-006, DRA-007: the opening and the first round's deal) is folded
+    once, as the rules build it from the one state before any event: the fast path takes
+    that state rather than folding the setup's events again, and it is their fresh fold."""
+    game = RulesGame.new(demo_setup("dracula", 0, 0, "fr"))
+    rules = game.rules
+    assert rules.new_state() is rules.new_state()
+    assert recall(game.ruled, rules.new_state()) is game.state
+    assert game.state == rules.fold(game.ruled) == rules.fold(game.ruled, DraculaState())

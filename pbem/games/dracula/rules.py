@@ -106,6 +106,9 @@ def _verbs_of(allowed: tuple[str, ...]) -> frozenset[str]:
     return found
 
 
+_NEW = DraculaState()
+"""The state before any event (:meth:`Dracula.new_state`)."""
+
 _TRIED = frozenset({"bite", "vote", "partner", "stake", "dance"})
 """The verbs :meth:`Dracula.allows` judges without raising."""
 
@@ -131,7 +134,7 @@ class Dracula(Orders, Rules[DraculaState]):
     _last_awaited: tuple[DraculaState, frozenset[PlayerId]] | None = None
 
     def new_state(self) -> DraculaState:
-        return DraculaState()
+        return _NEW  # frozen: one for every game, so that a game's setup fold is recalled
 
     evolve = staticmethod(evolve)  # folded at every event: no method between (issue 23)
 
