@@ -106,6 +106,19 @@ def _verbs_of(allowed: tuple[str, ...]) -> frozenset[str]:
     return found
 
 
+def _naming(verb: str, name: PlayerId) -> Command:
+    """``Command(verb, (name,))``: one object for each (frozen), at most 1,024 kept (a bold
+    vote or partner, at half the votes: issue 23)."""
+    command = _NAMINGS.get((verb, name))
+    if command is None:
+        if len(_NAMINGS) >= 1024:
+            _NAMINGS.clear()
+        command = _NAMINGS[verb, name] = Command(verb, (name,))
+    return command
+
+
+_NAMINGS: dict[tuple[str, PlayerId], Command] = {}
+
 _NEW = DraculaState()
 """The state before any event (:meth:`Dracula.new_state`)."""
 
@@ -629,11 +642,17 @@ class Dracula(Orders, Rules[DraculaState]):
     ) -> Command | None:
         """AMB-081: a bold name is a vote or a pairing; a bold room a cursed destination;
         a bold flee/fight the final choice."""
-        names = names_by_fold(tuple(state.order))
+        names = names_by_fold(state.order)
         rooms = _FOLDED_ROOMS
-        folded = [_folded(x.strip()) for x in bold]
-        found = list(dict.fromkeys(names[f] for f in folded if f in names))
-        room = next((rooms[f] for f in folded if f in rooms), None)
+        if len(bold) == 1:  # most bold posts: one name (a vote), read without the loops
+            one = _folded(bold[0].strip())
+            name = names.get(one)
+            found = [] if name is None else [name]
+            room = rooms.get(one)
+        else:
+            folded = [_folded(x.strip()) for x in bold]
+            found = list(dict.fromkeys(names[f] for f in folded if f in names))
+            room = next((rooms[f] for f in folded if f in rooms), None)
         if (
             state.phase == "day"
             and room is not None
@@ -654,7 +673,7 @@ class Dracula(Orders, Rules[DraculaState]):
             return None
         if len(found) > 1:
             raise InvalidSyntax("several_bold_names", names=found)
-        return Command("vote" if state.phase == "day" else "partner", (PlayerId(found[0]),))
+        return _naming("vote" if state.phase == "day" else "partner", PlayerId(found[0]))
 
     def on_post(
         self,
