@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core.commands import Command, CommandSpec, find_spec
+from pbem.core.commands import Command, CommandSpec, find_spec, naming
 from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import Event, GameCreated, GameEnded, PhaseStarted, private, public
 from pbem.core.folded import Batch
@@ -106,21 +106,7 @@ def _verbs_of(allowed: tuple[str, ...]) -> frozenset[str]:
     return found
 
 
-def _naming(verb: str, name: PlayerId) -> Command:
-    """``Command(verb, (name,))``: one object for each (frozen), at most 1,024 kept (a bold
-    vote or partner, at half the votes: issue 23)."""
-    command = _NAMINGS.get((verb, name))
-    if command is None:
-        if len(_NAMINGS) >= 1024:
-            _NAMINGS.clear()
-        command = _NAMINGS[verb, name] = Command(verb, (name,))
-    return command
-
-
-_NAMINGS: dict[tuple[str, PlayerId], Command] = {}
-
-_NEW = DraculaState()
-"""The state before any event (:meth:`Dracula.new_state`)."""
+_NEW = DraculaState()  # the state before any event (Dracula.new_state)
 
 _TRIED = frozenset({"bite", "vote", "partner", "stake", "dance"})
 """The verbs :meth:`Dracula.allows` judges without raising."""
@@ -673,7 +659,7 @@ class Dracula(Orders, Rules[DraculaState]):
             return None
         if len(found) > 1:
             raise InvalidSyntax("several_bold_names", names=found)
-        return _naming("vote" if state.phase == "day" else "partner", PlayerId(found[0]))
+        return naming("vote" if state.phase == "day" else "partner", PlayerId(found[0]))
 
     def on_post(
         self,

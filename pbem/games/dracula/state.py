@@ -54,11 +54,7 @@ from pbem.games.dracula.events import (
 )
 from pbem.games.dracula.manor import SANCTUARY, START_FLOOR
 from pbem.games.dracula.options import DraculaOptions
-from pbem.games.dracula.roles import (
-    DRACULA,
-    HUMAN,
-    VAMPIRE,
-)
+from pbem.games.dracula.roles import DRACULA, HUMAN, VAMPIRE
 
 DraculaPhase = Literal[
     "setup",
@@ -401,18 +397,15 @@ _SIDE_STALE = ("_humans", "_vampires", "bite_statuses")
 def _copied(state: DraculaState, stale: tuple[str, ...]) -> DraculaState:
     """A new state with ``state``'s fields and its readings less the ``stale`` ones
     (:func:`_quick_next`), for a fold to set what the event changes in its ``__dict__``
-    before anyone reads it: one call a fold, the commonest events' (issue 23). The state a
-    grouped fold made itself (:func:`evolve_all`), which nobody else has seen, is that new
-    state already: its stale readings are dropped and the fold sets its changes in it."""
-    if state is _OWN[0]:
-        values = state.__dict__
-        for name in stale:
-            values.pop(name, None)
-        return state
-    values = state.__dict__.copy()
+    before anyone reads it: one call a fold, the commonest events' (issue 23); the state a
+    grouped fold owns (:func:`evolve_all`) itself, its stale readings dropped."""
+    own = state is _OWN[0]
+    values = state.__dict__ if own else state.__dict__.copy()
     if len(values) != _FIELD_COUNT:
         for name in stale:
             values.pop(name, None)
+    if own:
+        return state
     new = _new(DraculaState)
     _set(new, "__dict__", values)
     return new
@@ -788,20 +781,16 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
     return fold(state, event)
 
 
-_OWN: list[DraculaState | None] = [None]
-"""The state :func:`evolve_all` made and nobody else has seen yet (None out of it)."""
+_OWN: list[DraculaState | None] = [None]  # the state evolve_all owns (None out of it)
 
 
 def evolve_all(state: DraculaState, events: Iterable[Event]) -> DraculaState:
-    """:func:`evolve` of each of ``events`` in turn, one new state for them all: the first
-    fold that changes the state makes it, the next ones set their changes in it
-    (:func:`_copied`), since nobody sees the states between (a close's notices and facts,
-    an order's objects: issue 23). ``state`` itself is never changed."""
-    folds = FOLDS
+    """:func:`evolve` of each of ``events``, one new state for them all (the first fold makes
+    it, the next set their changes in it: nobody sees the states between, issue 23); the
+    state given is never changed."""
     try:
         for event in events:
-            kind = type(event)
-            new = (folds.get(kind) or fold_of(kind))(state, event)
+            new = (FOLDS.get(type(event)) or fold_of(type(event)))(state, event)
             if new is not state:
                 state = _OWN[0] = new
         return state
