@@ -113,6 +113,7 @@ class RulesGame:
     def move(self, move: BotMove, now: datetime) -> None:
         """One bot's command, as :func:`pbem.table.receive.receive_mail` runs its mail."""
         rules = self.rules
+        evolve = rules.evolve
         actor = move.player.name
         state = self.state
         # the rules' events: never a kernel event (those are the desk's and the table's)
@@ -130,7 +131,8 @@ class RulesGame:
                 return
             if posted:
                 ruled += posted
-                state = fold(rules, posted, state)
+                # a post's event (Dracula's first post of the day) folded as it is
+                state = evolve(state, posted[0]) if len(posted) == 1 else fold(rules, posted, state)
             channel = "list"
         else:
             channel = "private"
@@ -195,9 +197,18 @@ def _stamped(events: list[Event], now: datetime) -> list[Event]:
     list is kept when it is not a vote."""
     if len(events) == 1:
         event = events[0]
-        return [quick_replace(event, at=now)] if type(event) is VoteSet else events
+        if type(event) is not VoteSet:
+            return events
+        values = event.__dict__.copy()  # quick_replace(event, at=now), without its checks
+        values["at"] = now
+        stamped = _new(VoteSet)
+        _set(stamped, "__dict__", values)
+        return [stamped]
     return [quick_replace(e, at=now) if type(e) is VoteSet else e for e in events]
 
+
+_new = object.__new__
+_set = object.__setattr__
 
 _RULES: dict[str, Rules[Any]] = {}
 
@@ -229,10 +240,9 @@ def fold(rules: Rules[Any], events: Sequence[Event], state: Any) -> Any:
     known = recall(events, state)
     if known is not None:
         return known
-    evolve = rules.evolve
-    for event in events:
-        state = evolve(state, event)
-    return state
+    if len(events) == 1:
+        return rules.evolve(state, events[0])
+    return rules.fold(events, state)  # one new state for them all, where the game can
 
 
 def play_rules(

@@ -29,6 +29,22 @@ class Command:
     text: str = ""
 
 
+def naming(verb: str, name: PlayerId) -> Command:
+    """``Command(verb, (name,))``, one object for each (frozen): a bot's every trial of a
+    name, a bold vote (issue 23); at most :data:`_NAMING_MOST` kept."""
+    command = _NAMING.get((verb, name))
+    if command is None:
+        if len(_NAMING) >= _NAMING_MOST:
+            _NAMING.clear()
+        command = _NAMING[verb, name] = Command(verb, (name,))
+    return command
+
+
+_NAMING: dict[tuple[str, PlayerId], Command] = {}
+"""(verb, name) -> its command (:func:`naming`): a few verbs and table names."""
+_NAMING_MOST = 4096
+
+
 class Arg:
     """One argument of a command's grammar."""
 

@@ -64,18 +64,32 @@ class Batch(Generic[S]):
     message (:class:`~pbem.core.events.Notice`, a third of a close's events) changes no game's
     state, so it is not folded."""
 
-    def __init__(self, state: S, evolve: Callable[[S, Event], S]) -> None:
+    def __init__(
+        self,
+        state: S,
+        evolve: Callable[[S, Event], S],
+        fold: Callable[[S, Sequence[Event]], S] | None = None,
+    ) -> None:
         self.state = state
         self.events: list[Event] = []
         self._evolve = evolve
+        self._fold = fold
+        """The game's fold of several events at once, if it has one: one new state for them
+        (Dracula's :func:`~pbem.games.dracula.state.evolve_all`), where :meth:`add` is given
+        several."""
         self._trace = Trace(state)
 
     def add(self, *events: Event) -> S:
-        """``events`` in order, after those already added; the state after them."""
+        """``events`` in order, after those already added; the state after them (one new
+        state for them all where the game folds several at once: nobody reads those
+        between)."""
         state, evolve = self.state, self._evolve
-        for event in events:
-            if type(event) is not Notice:
-                state = evolve(state, event)
+        if len(events) > 1 and self._fold is not None:
+            state = self._fold(state, events)
+        else:
+            for event in events:
+                if type(event) is not Notice:
+                    state = evolve(state, event)
         self.events += events
         self._trace.events += events
         self.state = self._trace.state = state

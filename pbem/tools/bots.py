@@ -13,7 +13,16 @@ from email.message import EmailMessage
 from email.policy import compat32
 from typing import Any, TypeVar
 
-from pbem.core.commands import Command, CommandSpec, Player, Players, Text, Word, parse_line
+from pbem.core.commands import (
+    Command,
+    CommandSpec,
+    Player,
+    Players,
+    Text,
+    Word,
+    naming,
+    parse_line,
+)
 from pbem.core.errors import CommandError
 from pbem.core.frozen import quick_init
 from pbem.core.game import PlayerSpec, Rules
@@ -136,7 +145,7 @@ def bot_moves(
         line = " ".join(words)
         parsed: Command | None
         if len(targets) == 1 and word is None and not text:  # most named moves
-            parsed = _naming(command.verb, targets[0])
+            parsed = naming(command.verb, targets[0])
         else:
             parsed = Command(command.verb, tuple(targets), word, text)
         if text:  # a text after names loses what the grammar drops (a lone « ! »): read it
@@ -184,7 +193,7 @@ def _named(spec: PlayerSpec, command: CommandSpec, name: PlayerId, bold: bool) -
     """``spec``'s move of ``command`` naming ``name``: ``KEYWORD name``, or the forum's bold
     vote ``Mon vote : **name**``. Made afresh: a game's players are new objects in most
     callers (a bench's or the demo's table), so a move kept per player would seldom serve."""
-    parsed = _naming(command.verb, name)
+    parsed = naming(command.verb, name)
     if bold:
         return BotMove(spec, parsed, f"Mon vote : **{name}**", True, bold=True)
     return BotMove(spec, parsed, f"{command.keyword(spec.lang)} {name}", command.public)
@@ -287,34 +296,18 @@ def _legal_name(
     allows = rules.allows
     if verb in favourite and rng.random() < 0.7:
         fallback = favourite[verb]  # tried first, and sent should every name be refused
-        if allows(state, actor, _naming(verb, fallback), EPOCH, channel):
+        if allows(state, actor, naming(verb, fallback), EPOCH, channel):
             return fallback
     else:
         fallback = first
-    if allows(state, actor, _naming(verb, first), EPOCH, channel):
+    if allows(state, actor, naming(verb, first), EPOCH, channel):
         favourite.setdefault(verb, first)
         return first
     for name in _later(names, drawn) if candidates is None else candidates[1:]:  # type: ignore[arg-type]
-        if allows(state, actor, _naming(verb, name), EPOCH, channel):
+        if allows(state, actor, naming(verb, name), EPOCH, channel):
             favourite.setdefault(verb, name)
             return name
     return fallback
-
-
-def _naming(verb: str, name: PlayerId) -> Command:
-    """``Command(verb, (name,))``, one object for every trial of it (frozen), at most
-    :data:`_NAMING_MOST` kept."""
-    command = _NAMING.get((verb, name))
-    if command is None:
-        if len(_NAMING) >= _NAMING_MOST:
-            _NAMING.clear()
-        command = _NAMING[verb, name] = Command(verb, (name,))
-    return command
-
-
-_NAMING: dict[tuple[str, PlayerId], Command] = {}
-"""(verb, name) -> the command a bot tries (:func:`_naming`): a few verbs and table names."""
-_NAMING_MOST = 4096
 
 
 T = TypeVar("T")

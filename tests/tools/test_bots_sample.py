@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 
 from pbem.balance.fastgame import RulesGame, moves_of
-from pbem.core.commands import PASS, Command, CommandSpec, Player, Word, parse_line
+from pbem.core import commands
+from pbem.core.commands import PASS, Command, CommandSpec, Player, Word, naming, parse_line
 from pbem.core.game import PlayerSpec
 from pbem.core.ids import PlayerId
 from pbem.tools import bots
@@ -48,12 +49,12 @@ def test_a_bots_text_command_reads_as_a_fresh_parse() -> None:
 def test_a_kept_trial_is_the_command_made_fresh() -> None:
     """The command a bot tries a name with is kept per (verb, name), bounded, and is the
     command made fresh (frozen: one object serves every trial)."""
-    for n in range(bots._NAMING_MOST + 10):
+    for n in range(commands._NAMING_MOST + 10):
         name = PlayerId(f"p{n % 40}")
         verb = ("vote", "kill")[n % 2] if n < 80 else f"verb{n}"
-        assert bots._naming(verb, name) == Command(verb, (name,))
-        assert len(bots._NAMING) <= bots._NAMING_MOST
-    assert bots._naming("vote", PlayerId("p1")) is bots._naming("vote", PlayerId("p1"))
+        assert naming(verb, name) == Command(verb, (name,))
+        assert len(commands._NAMING) <= commands._NAMING_MOST
+    assert naming("vote", PlayerId("p1")) is naming("vote", PlayerId("p1"))
 
 
 def test_a_kept_word_list_is_the_words_choices() -> None:

@@ -65,9 +65,13 @@ def close_final_choice(b: Batch[DraculaState], now: datetime, rng: random.Random
     nothing (AMB-064), each fighter's flame (DRA-463); ``[ending, points]`` when nobody
     fights (the round ends), else ``[]`` (the flames step opens, DRA-470)."""
     s = b.state
-    for h in s.humans():  # AMB-064: no choice -> the configured default
-        if h not in s.choices:
-            b.add(FinalChoice(h, s.options.final_default, None, default=True))
+    b.add(  # AMB-064: no choice -> the configured default (folded at once)
+        *[
+            FinalChoice(h, s.options.final_default, None, default=True)
+            for h in s.humans()
+            if h not in s.choices
+        ]
+    )
     s = b.state
     fighters = [h for h in s.humans() if s.choices[h].choice == "fight"]
     flames: dict[str, int] = {f: 1 for f in fighters}  # DRA-463
@@ -121,20 +125,18 @@ def close_flames(b: Batch[DraculaState], now: datetime) -> list[Any]:
     points: dict[str, int] = {p: 0 for p in s.order}
     for h in fled:
         points[h] = s.options.default_flee_points if s.choices[h].default else 1  # DRA-466
-    for v in burned:  # DRA-471
-        b.add(PlayerDied(v, "burned"))
+    b.add(*[PlayerDied(v, "burned") for v in burned])  # DRA-471
     killed_fighters: list[PlayerId] = []
     if dracula in burned:
         ending = ENDING_DRACULA_BURNED
-        for v in b.state.vampires():  # DRA-472: all the vampires die
-            b.add(PlayerDied(v, "dracula_dead"))
+        # DRA-472: all the vampires die
+        b.add(*[PlayerDied(v, "dracula_dead") for v in b.state.vampires()])
         for f in fighters:
             points[f] = 5 if len(killers) == 1 and f in killers else 2  # DRA-472, DRA-473
     else:
         ending = ENDING_DRACULA_SURVIVES
-        for f in fighters:  # DRA-474
-            b.add(PlayerDied(f, "fight"))
-            killed_fighters.append(f)
+        b.add(*[PlayerDied(f, "fight") for f in fighters])  # DRA-474
+        killed_fighters += fighters
         after = b.state
         for v in s.order:
             seat = after.seats[v]

@@ -62,10 +62,11 @@ def open_night(b: Batch[DraculaState], number: int, now: datetime, rng: random.R
     the floors (DRA-360)."""
     s = b.state
     end = now + s.options.room_choice
-    b.add(PhaseStarted("rooms", number, {"rooms": end}))
     o = s.options  # AMB-002: the night's scheduled end (Dracula's own choice on Night 1)
     dracula_step = o.room_choice if number == 1 else timedelta(0)
-    b.add(NightScheduled(end + dracula_step + o.bites))
+    b.add(
+        PhaseStarted("rooms", number, {"rooms": end}), NightScheduled(end + dracula_step + o.bites)
+    )
     t = thread(b.state)
     b.note(public("dracula/night_start", t, round=s.round, night=number, deadline=iso(end)))
     if number == 2:  # DRA-201, AMB-025: a random permutation of the 11 objects
@@ -103,13 +104,14 @@ def must_choose_room(s: DraculaState, p: PlayerId) -> bool:
 
 
 def _default_room(
-    b: Batch[DraculaState], p: PlayerId, rng: random.Random, rooms: tuple[str, ...]
-) -> None:
-    s = b.state
+    s: DraculaState, p: PlayerId, rng: random.Random, rooms: tuple[str, ...]
+) -> Order:
+    """AMB-003: ``p``'s room when he sent none: his declared room if cursed (AMB-056.5), else
+    one of ``rooms`` drawn."""
     room = s.declared.get(p) if s.seats[p].cursed else None  # AMB-056.5
     if room is None:
         room = rng.choice(rooms)
-    b.add(Order(p, "room", (), room, "", default=True))
+    return Order(p, "room", (), room, "", default=True)
 
 
 def close_rooms(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
@@ -118,9 +120,13 @@ def close_rooms(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
     their reports (ORD-06) or the positions are fixed (ORD-07)."""
     s = b.state
     orders = s.orders
-    for p in s.living():  # AMB-003: missing room choice -> a random ordinary room
-        if (p, "room") not in orders and must_choose_room(s, p):
-            _default_room(b, p, rng, ORDINARY)
+    b.add(  # AMB-003: missing room choice -> a random ordinary room (folded at once)
+        *[
+            _default_room(s, p, rng, ORDINARY)
+            for p in s.living()
+            if (p, "room") not in orders and must_choose_room(s, p)
+        ]
+    )
     s = b.state
     t = thread(s)
     if s.number == 1:
@@ -148,7 +154,7 @@ def close_dracula_room(b: Batch[DraculaState], now: datetime, rng: random.Random
     dracula = s.dracula()
     if s.order_of(dracula, "room") is None:  # AMB-003: a random non-empty room
         rooms = tuple(r for r in ORDINARY if s.present(r)) or ORDINARY
-        _default_room(b, dracula, rng, rooms)
+        b.add(_default_room(s, dracula, rng, rooms))
     fix_positions(b, now)
 
 
@@ -198,15 +204,17 @@ def close_magnifier(b: Batch[DraculaState], now: datetime, rng: random.Random) -
     random one (AMB-003); then the positions are fixed (ORD-07)."""
     s = b.state
     orders = s.orders
-    for p in s.living():
-        if (
-            ((p, "magnifier") in orders or s.left_to_choose(p))
+    b.add(  # AMB-003, AMB-031
+        *[
+            _default_room(s, p, rng, ORDINARY)
+            for p in s.living()
+            if ((p, "magnifier") in orders or s.left_to_choose(p))
             and (p, "room") not in orders
             and (p, "key") not in orders
             and (s.named_partner(p) is None or s.left_to_choose(p))
             and p not in s.designated
-        ):
-            _default_room(b, p, rng, ORDINARY)  # AMB-003, AMB-031
+        ]
+    )
     fix_positions(b, now)
 
 
@@ -234,19 +242,23 @@ def fix_positions(b: Batch[DraculaState], now: datetime) -> None:
     for user in s.living() if others else ():  # DRA-313, NTF-15: a key user joins them
         if (user, "key") in s.orders:
             b.note(private("dracula/key_joined", others, t, user=user))
+    facts: list[Event] = []  # folded at once
     if painting is not None:  # DRA-390, DRA-391, AMB-057
         room = s.position(painting.actor)
         walls = room in ORDINARY or (room == SANCTUARY and s.options.room_objects_in_sanctuary)
         if walls and room is not None and room not in s.paintings:  # AMB-041
-            b.add(Painted(room, painting.actor, painting.text))
-            b.add(Fact("paint", room, painting.actor))
+            facts += (
+                Painted(room, painting.actor, painting.text),
+                Fact("paint", room, painting.actor),
+            )
         else:
-            b.add(Fact("paint_void", room or SANCTUARY, painting.actor))
+            facts.append(Fact("paint_void", room or SANCTUARY, painting.actor))
     # AMB-046 candle_shows_magnifier: a magnifier use is seen in the room its user entered
     for verb in ("garlic", "candle", "magnifier") if s.options.candle_shows_magnifier else _LIT:
         for room, users in s.room_of_use(verb).items():
             for user in users:
-                b.add(Fact(verb, room, user))
+                facts.append(Fact(verb, room, user))
+    b.add(*facts)
     open_bites(b, now)
 
 
@@ -342,13 +354,15 @@ def _default_bites(b: Batch[DraculaState], rng: random.Random) -> None:
     s = b.state
     if s.options.missed_bite != "random":
         return
+    bites: list[Event] = []  # folded at once
     for v in s.vampires():
         if bite_status(s, v) != "must" or s.order_of(v, "bite") is not None:
             continue
         room = s.position(v) or SANCTUARY
         others = [p for p in s.present(room) if p != v]
         if others:
-            b.add(Order(v, "bite", (rng.choice(others),), None, "", default=True))
+            bites.append(Order(v, "bite", (rng.choice(others),), None, "", default=True))
+    b.add(*bites)
 
 
 def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
@@ -442,13 +456,17 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
         if f.outcome == "vampirised":
             assert f.actor is not None
             biters.setdefault(f.targets[0], []).append(f.actor)
+    seats = result.state.seats  # the hands as the resolution left them
+    conversions: list[Event] = []  # folded at once
     for target, who in biters.items():
-        b.add(Converted(target, tuple(who)))
-        b.add(Fact("converted", room_of(target), target))
-        normals = tuple(o for o in b.state.seats[target].hand if o not in SPECIAL_OBJECTS)
+        conversions += (Converted(target, tuple(who)), Fact("converted", room_of(target), target))
+        normals = tuple(o for o in seats[target].hand if o not in SPECIAL_OBJECTS)
         if normals:  # DRA-253
-            b.add(Moved(normals, f"hand:{target}", f"floor:{room_of(target)}", "dropped"))
+            conversions.append(
+                Moved(normals, f"hand:{target}", f"floor:{room_of(target)}", "dropped")
+            )
             dropped[target] = normals
+    b.add(*conversions)
 
     # ORD-14: the step-5 notices, all together.
     for target, who in biters.items():  # DRA-140, DRA-141
@@ -494,10 +512,10 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
     ):  # AMB-049 staked_orders_apply = false: a staked holder's waltz does not happen
         dance = None
     if dance is not None:  # AMB-049: a dance ordered by a staked holder still happens
-        b.add(Danced(dance.actor, dance.targets[0]))
-        b.add(Fact("dance", room_of(dance.actor), dance.actor, dance.targets))
         end = now + before.options.dance_reply
-        b.note(
+        b.add(
+            Danced(dance.actor, dance.targets[0]),
+            Fact("dance", room_of(dance.actor), dance.actor, dance.targets),
             private(
                 "dracula/waltz",
                 [dance.targets[0]],
@@ -505,9 +523,9 @@ def close_bites(b: Batch[DraculaState], now: datetime, rng: random.Random) -> No
                 text=dance.text,
                 deadline=iso(end),
                 replies=before.options.dance_replies,
-            )
-        )  # DRA-403, DRA-404, NTF-27
-        b.add(PhaseStarted("dance_reply", before.number, {"dance_reply": end}))
+            ),  # DRA-403, DRA-404, NTF-27
+            PhaseStarted("dance_reply", before.number, {"dance_reply": end}),
+        )
         return
     dawn(b, now, rng)
 
@@ -533,19 +551,22 @@ def dawn(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
     s = b.state
     t = thread(s)
     received: dict[PlayerId, list[str]] = {}
+    moves: list[Event] = []  # folded at once: a delivery changes no side, no floor
     for p, obj in sorted(s.assignment.items()):  # ORD-16, DRA-204, DRA-205
         pid = PlayerId(p)
-        if b.state.seats[pid].human:
-            b.add(Moved((obj,), f"assigned:{p}", f"hand:{p}", "received"))
+        if s.seats[pid].human:
+            moves.append(Moved((obj,), f"assigned:{p}", f"hand:{p}", "received"))
             received[pid] = [obj]
         else:
             room = s.position(pid) or ORDINARY[0]
-            b.add(Moved((obj,), f"assigned:{p}", f"floor:{room}", "undelivered"))
+            moves.append(Moved((obj,), f"assigned:{p}", f"floor:{room}", "undelivered"))
+    b.add(*moves)
     picked: dict[PlayerId, list[str]] = {}
-    thief = b.state.holder(MANUAL)
-    grimoire_before = b.state.holder(GRIMOIRE)
+    s = b.state
+    thief = s.holder(MANUAL)
+    grimoire_before = s.holder(GRIMOIRE)
+    pickups: list[Event] = []  # folded at once: a pickup changes its own room's floor only
     for room in ORDINARY:  # ORD-17: DRA-361 before DRA-161
-        s = b.state
         objects = s.floor.get(room, ())
         if not objects:
             continue
@@ -556,17 +577,22 @@ def dawn(b: Batch[DraculaState], now: datetime, rng: random.Random) -> None:
         elif len(humans) == 1:
             taker = humans[0]
         if taker is not None:
-            b.add(Moved(objects, f"floor:{room}", f"hand:{taker}", "picked"))
-            b.add(Fact("pickup", room, taker, (), objects))
+            pickups += (
+                Moved(objects, f"floor:{room}", f"hand:{taker}", "picked"),
+                Fact("pickup", room, taker, (), objects),
+            )
             picked.setdefault(taker, []).extend(objects)
+    b.add(*pickups)
     destroyed: list[str] = []
     s = b.state
     if thief is not None and not s.seats[thief].human:  # ORD-18, DRA-362, AMB-052
         room = s.position(thief) or SANCTUARY
         objects = s.floor.get(room, ())
         if room in ORDINARY and objects:
-            b.add(Moved(objects, f"floor:{room}", "gone", "destroyed"))
-            b.add(Fact("destroy", room, thief, (), objects))
+            b.add(
+                Moved(objects, f"floor:{room}", "gone", "destroyed"),
+                Fact("destroy", room, thief, (), objects),
+            )
             destroyed = list(objects)
     s = b.state
     new_grimoire = s.holder(GRIMOIRE) if grimoire_before is None else None
@@ -645,10 +671,13 @@ def end_night(b: Batch[DraculaState], now: datetime) -> None:
             defaults.setdefault(actor, []).append(
                 {"verb": verb, "word": order.word or "", "targets": list(order.targets)}
             )
+    falling: list[Event] = []  # folded at once
     for curse in curses:  # DRA-370 … DRA-372
-        b.add(Fact("curse", s.position(curse.actor) or SANCTUARY, curse.actor, curse.targets))
-        for target in curse.targets:
-            b.add(Cursed(target))
+        falling.append(
+            Fact("curse", s.position(curse.actor) or SANCTUARY, curse.actor, curse.targets)
+        )
+        falling += [Cursed(target) for target in curse.targets]
+    b.add(*falling)
     s = b.state
     for room in s.room_of_use(CANDLE):  # ORD-22, DRA-292, AMB-045
         present = s.present(room)

@@ -8,11 +8,11 @@ then the night's sub-steps ``rooms``, ``dracula_room`` (Night 1), ``magnifier``,
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from pbem.core.commands import Command, CommandSpec, find_spec
+from pbem.core.commands import Command, CommandSpec, find_spec, naming
 from pbem.core.errors import IllegalNow, InvalidSyntax, ListClosed, SetupError
 from pbem.core.events import Event, GameCreated, GameEnded, PhaseStarted, private, public
 from pbem.core.folded import Batch
@@ -60,7 +60,7 @@ from pbem.games.dracula.orders import (
     vote_refusal,
 )
 from pbem.games.dracula.roles import DRACULA, HUMAN, HUMANS, ROLES, VAMPIRES
-from pbem.games.dracula.state import DraculaState, Seat, evolve
+from pbem.games.dracula.state import DraculaState, Seat, evolve, evolve_all
 from pbem.games.dracula.verbs import PHASE_VERBS
 
 
@@ -106,6 +106,8 @@ def _verbs_of(allowed: tuple[str, ...]) -> frozenset[str]:
     return found
 
 
+_NEW = DraculaState()  # the state before any event (Dracula.new_state)
+
 _TRIED = frozenset({"bite", "vote", "partner", "stake", "dance"})
 """The verbs :meth:`Dracula.allows` judges without raising."""
 
@@ -131,9 +133,13 @@ class Dracula(Orders, Rules[DraculaState]):
     _last_awaited: tuple[DraculaState, frozenset[PlayerId]] | None = None
 
     def new_state(self) -> DraculaState:
-        return DraculaState()
+        return _NEW  # frozen: one for every game, so that a game's setup fold is recalled
 
     evolve = staticmethod(evolve)  # folded at every event: no method between (issue 23)
+
+    def fold(self, events: Iterable[Event], state: DraculaState | None = None) -> DraculaState:
+        """The state after ``events``: one new state for them all (:func:`evolve_all`)."""
+        return evolve_all(self.new_state() if state is None else state, events)
 
     # -- setup and rounds ---------------------------------------------------------------------
 
@@ -178,7 +184,7 @@ class Dracula(Orders, Rules[DraculaState]):
             if len(draculas) != 1:
                 raise SetupError("roles: exactly one player is dracula (DRA-007)")
             dracula = PlayerId(draculas[0])
-        b = Batch(self.new_state(), evolve)
+        b = Batch(self.new_state(), evolve, evolve_all)
         b.add(
             GameCreated(
                 self.id,
@@ -274,7 +280,7 @@ class Dracula(Orders, Rules[DraculaState]):
     ) -> list[Event]:
         if key not in state.deadlines or state.outcome is not None:
             return []
-        b = Batch(state, evolve)
+        b = Batch(state, evolve, evolve_all)
         match key:
             case "day":
                 self._dusk(b, now, rng)
@@ -354,14 +360,16 @@ class Dracula(Orders, Rules[DraculaState]):
         s = b.state
         cursed_defaults: list[dict[str, str]] = []
         if s.number >= 1 and s.options.curse_default != "none":
+            defaults: list[Event] = []  # folded at once
             for p in s.living():  # AMB-056.6
                 if s.seats[p].cursed and p not in s.declared and p not in designated:
                     room = rng.choice(ORDINARY)
-                    b.add(Declared(p, room, default=True))
+                    defaults.append(Declared(p, room, default=True))
                     if s.options.curse_default == "random_public":
                         cursed_defaults.append({"name": p, "room": room})
                     else:
-                        b.note(private("dracula/curse_default", [p], t, room=room))
+                        defaults.append(private("dracula/curse_default", [p], t, room=room))
+            b.add(*defaults)
         b.note(
             public(
                 "dracula/dusk",
@@ -393,9 +401,11 @@ class Dracula(Orders, Rules[DraculaState]):
         paired = set(s.pairs) | set(s.pairs.values())
         left = [p for p in s.living() if p not in s.designated and p not in paired]
         rng.shuffle(left)
+        drawn: list[Event] = []  # folded at once
         while len(left) >= 2:
             a, c = left.pop(), left.pop()
-            b.add(Paired(a, c, drawn=True))
+            drawn.append(Paired(a, c, drawn=True))
+        b.add(*drawn)
         s = b.state
         b.note(
             public(
@@ -618,11 +628,17 @@ class Dracula(Orders, Rules[DraculaState]):
     ) -> Command | None:
         """AMB-081: a bold name is a vote or a pairing; a bold room a cursed destination;
         a bold flee/fight the final choice."""
-        names = names_by_fold(tuple(state.order))
+        names = names_by_fold(state.order)
         rooms = _FOLDED_ROOMS
-        folded = [_folded(x.strip()) for x in bold]
-        found = list(dict.fromkeys(names[f] for f in folded if f in names))
-        room = next((rooms[f] for f in folded if f in rooms), None)
+        if len(bold) == 1:  # most bold posts: one name (a vote), read without the loops
+            one = _folded(bold[0].strip())
+            name = names.get(one)
+            found = [] if name is None else [name]
+            room = rooms.get(one)
+        else:
+            folded = [_folded(x.strip()) for x in bold]
+            found = list(dict.fromkeys(names[f] for f in folded if f in names))
+            room = next((rooms[f] for f in folded if f in rooms), None)
         if (
             state.phase == "day"
             and room is not None
@@ -643,7 +659,7 @@ class Dracula(Orders, Rules[DraculaState]):
             return None
         if len(found) > 1:
             raise InvalidSyntax("several_bold_names", names=found)
-        return Command("vote" if state.phase == "day" else "partner", (PlayerId(found[0]),))
+        return naming("vote" if state.phase == "day" else "partner", PlayerId(found[0]))
 
     def on_post(
         self,

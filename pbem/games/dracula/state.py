@@ -7,7 +7,7 @@ Night 2 assignment, a default room, a drawn seat) is recorded in the event that 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -54,11 +54,7 @@ from pbem.games.dracula.events import (
 )
 from pbem.games.dracula.manor import SANCTUARY, START_FLOOR
 from pbem.games.dracula.options import DraculaOptions
-from pbem.games.dracula.roles import (
-    DRACULA,
-    HUMAN,
-    VAMPIRE,
-)
+from pbem.games.dracula.roles import DRACULA, HUMAN, VAMPIRE
 
 DraculaPhase = Literal[
     "setup",
@@ -401,11 +397,15 @@ _SIDE_STALE = ("_humans", "_vampires", "bite_statuses")
 def _copied(state: DraculaState, stale: tuple[str, ...]) -> DraculaState:
     """A new state with ``state``'s fields and its readings less the ``stale`` ones
     (:func:`_quick_next`), for a fold to set what the event changes in its ``__dict__``
-    before anyone reads it: one call a fold, the commonest events' (issue 23)."""
-    values = state.__dict__.copy()
+    before anyone reads it: one call a fold, the commonest events' (issue 23); the state a
+    grouped fold owns (:func:`evolve_all`) itself, its stale readings dropped."""
+    own = state is _OWN[0]
+    values = state.__dict__ if own else state.__dict__.copy()
     if len(values) != _FIELD_COUNT:
         for name in stale:
             values.pop(name, None)
+    if own:
+        return state
     new = _new(DraculaState)
     _set(new, "__dict__", values)
     return new
@@ -475,11 +475,11 @@ def _vote(state: DraculaState, event: VoteSet) -> DraculaState:
         votes = tuple(v for v in state.votes if v[0] != event.voter)
     else:
         votes = (*state.votes, (event.voter, event.target, state.seq + 1))
+    voters = state.__dict__.get("_voters")  # read before the copy, which may be the state
     new = _copied(state, _VOTE_STALE)
     values = new.__dict__
     values["votes"] = votes
     values["seq"] = state.seq + 1
-    voters = state.__dict__.get("_voters")
     if voters is not None and event.target is not None:  # one more voter, kept as he comes
         values["_voters"] = voters | {event.voter}
     return new
@@ -779,3 +779,20 @@ def evolve(state: DraculaState, event: Event) -> DraculaState:
     except KeyError:
         fold = fold_of(type(event))
     return fold(state, event)
+
+
+_OWN: list[DraculaState | None] = [None]  # the state evolve_all owns (None out of it)
+
+
+def evolve_all(state: DraculaState, events: Iterable[Event]) -> DraculaState:
+    """:func:`evolve` of each of ``events``, one new state for them all (the first fold makes
+    it, the next set their changes in it: nobody sees the states between, issue 23); the
+    state given is never changed."""
+    try:
+        for event in events:
+            new = (FOLDS.get(type(event)) or fold_of(type(event)))(state, event)
+            if new is not state:
+                state = _OWN[0] = new
+        return state
+    finally:
+        _OWN[0] = None
