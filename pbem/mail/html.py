@@ -122,22 +122,32 @@ def to_html(
     if body.startswith(_SIGNATURE_START):
         text, signature = "", body[len(SIGNATURE_MARK) + 1 :]
     halves = text.split(_ENGLISH_LINE) if ENGLISH_MARK in text else (text,)
-    sections = [f'<div lang="{lang}">{_blocks(halves[0], names)}</div>']
+    # the page's parts in one list, joined once: a page is kilobytes, and each nested join
+    # or f-string copied all of it again (issue 23)
+    parts = [
+        _head(subject, lang, names),
+        f'<div lang="{lang}">',
+    ]
+    parts += [_run(run, names) for run in halves[0].strip("\n").split("\n\n")]
+    parts.append("</div>")
     for half in halves[1:]:  # the bilingual mails: French first, English after
-        sections.append(
-            f'<hr style="border:0;border-top:1px solid {RULE};margin:20px 0">'
-            f'<div lang="en">{_blocks(half, names)}</div>'
-        )
+        parts.append(_ENGLISH_HALF)
+        parts += [_run(run, names) for run in half.strip("\n").split("\n\n")]
+        parts.append("</div>")
     if actions:
         kept = type(actions) is tuple  # hashable: a prompt's (pbem.table.mailpages)
-        sections.append(
+        parts.append(
             _actions_kept(actions, actions_title) if kept else _actions(actions, actions_title)
         )
     if carried:
-        sections += [f"{_ACTIONS_START}{block}{_ACTIONS_END}" for block in carried]
+        parts += [f"{_ACTIONS_START}{block}{_ACTIONS_END}" for block in carried]
     if signature.strip():
-        sections.append(_signature(signature.strip(), names))
-    return f"{_head(subject, lang, names)}{''.join(sections)}{_END}{_CLOSE}"
+        parts.append(_signature(signature.strip(), names))
+    parts.append(_END_CLOSE)
+    return "".join(parts)
+
+
+_ENGLISH_HALF = f'<hr style="border:0;border-top:1px solid {RULE};margin:20px 0"><div lang="en">'
 
 
 _SIGNATURE_LINE, _SIGNATURE_START = f"\n{SIGNATURE_MARK}\n", f"{SIGNATURE_MARK}\n"
@@ -189,6 +199,7 @@ def alternative(subject: str, body: str, *, enabled: bool, lang: str = "fr") -> 
 
 
 _END = "<!--end-->"
+_END_CLOSE = _END + _CLOSE
 
 
 def with_paragraph(page: str, text: str, names: Iterable[str] = ()) -> str:
