@@ -231,7 +231,7 @@ def _inline(text: str, names: tuple[str, ...]) -> str:
             f"<b>{_inline(part, ())}</b>" if odd else _inline(part, names)
             for odd, part in zip(itertools.cycle((False, True)), parts, strict=False)
         )
-    if ":" not in text:  # every deadline holds its hour's colon: none to highlight
+    if not _clock(text):  # every deadline holds its hour: none to highlight
         return _bold_names(text, names)
     out: list[str] = []
     pos = 0
@@ -243,6 +243,19 @@ def _inline(text: str, names: tuple[str, ...]) -> str:
     return "".join(out)
 
 
+def _clock(text: str) -> bool:
+    """Whether ``text`` holds a colon between two digits, as every deadline's hour does
+    (:data:`_DEADLINE`): found with ``str.find``, where the deadline's pattern tried each of
+    the line's letters that may start a weekday's name (issue 23)."""
+    at = text.find(":", 1)
+    while at != -1:
+        if text[at - 1].isdecimal() and text[at + 1 : at + 2].isdecimal():  # as ``\d`` reads
+            return True
+        at = text.find(":", at + 1)
+    return False
+
+
+@functools.lru_cache(maxsize=4096)  # a template's words between two names recur in each mail
 def _escape(text: str) -> str:
     """HTML-escaped, the space before a French « : ; ! ? », inside « » and after a count
     unbreakable (a narrow column must not start a line with the colon)."""
@@ -271,6 +284,7 @@ def _name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(f"({'|'.join(whole)})(?![\\w-])")
 
 
+@functools.lru_cache(maxsize=4096)  # the words of a line around a deadline recur in each mail
 def _bold_names(text: str, names: tuple[str, ...]) -> str:
     if not names:
         return _escape(text)
