@@ -99,7 +99,6 @@ def _deadline_pattern() -> re.Pattern[str]:
 
 _DEADLINE = _deadline_pattern()
 _UNDERLINE = re.compile(r"=+\Z")
-_COUNT_ITEM = re.compile(r"(.+?) (\d+)\Z")
 
 
 def to_html(
@@ -426,14 +425,16 @@ def _counts(line: str, names: tuple[str, ...]) -> str | None:
     label, colon, rest = line.partition(" : ") if " : " in line else line.partition(": ")
     if not colon or not rest:
         return None
-    items: list[re.Match[str]] = []
+    items: list[tuple[str, str]] = []
     for part in rest.rstrip(".").split(", "):  # the first that is no « name count » says no
-        m = _COUNT_ITEM.match(part.strip())
-        if m is None or m.group(1) not in names:
+        # « name count »: the count is what follows the last space, all decimal digits (as
+        # ``(.+?) (\d+)\Z`` reads it, without a regex per item, issue 23)
+        name, space, count = part.strip().rpartition(" ")
+        if not space or not count.isdecimal() or name not in names:
             return None
-        items.append(m)
+        items.append((name, count))
     rows = "".join(
-        f"<tr>{_cell(m.group(1), names)}{_cell(m.group(2), names, right=True)}</tr>" for m in items
+        [f"<tr>{_cell(name, names)}{_cell(count, names, right=True)}</tr>" for name, count in items]
     )
     return _label(label, names) + _table(rows)
 
