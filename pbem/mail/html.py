@@ -308,21 +308,15 @@ def _blocks(text: str, names: tuple[str, ...]) -> str:
 def _run(text: str, names: tuple[str, ...]) -> str:
     """The blocks of lines that hold no empty line (:func:`_blocks`)."""
     lines = text.split("\n")
+    count = len(lines)
     out: list[str] = []
-    paragraph: list[str] = []
-
-    def flush() -> None:
-        if paragraph:
-            inner = "<br>".join([_inline(line, names) for line in paragraph])
-            out.append(f'<p style="margin:0 0 12px">{inner}</p>')
-            paragraph.clear()
-
+    paragraph: list[str] = []  # its lines, made a paragraph where a block or the run ends
     i = 0
-    while i < len(lines):
+    while i < count:
         line = lines[i]
-        following = lines[i + 1] if i + 1 < len(lines) else ""
+        following = lines[i + 1] if i + 1 < count else ""
         if not line.strip():
-            flush()
+            block = None
             i += 1
         elif (
             following[:1] == "="
@@ -330,39 +324,50 @@ def _run(text: str, names: tuple[str, ...]) -> str:
             and line.strip()
             and not line.startswith(" ")
         ):
-            flush()
-            out.append(_heading(line, names))
+            block = _heading(line, names)
             i += 2
         elif line[:1] == "#" and _HASH_HEADING.match(line):  # a rules page's « # Title »
-            flush()
-            out.append(_heading(line.lstrip("#").strip(), names))
+            block = _heading(line.lstrip("#").strip(), names)
             i += 1
         elif line.startswith("- "):  # a rules page's list
-            flush()
             items = []
-            while i < len(lines) and lines[i].startswith("- "):
+            while i < count and lines[i].startswith("- "):
                 items.append("  " + lines[i][2:])
                 i += 1
-            out.append(_list(items, names))
+            block = _list(items, names)
         elif line.startswith("  "):
-            label = paragraph.pop() if paragraph and paragraph[-1].endswith(":") else None
-            flush()
-            if label is not None:  # « Votes : » over its list: the list's caption
-                out.append(_label(label, names))
-            items = []
-            while i < len(lines) and lines[i].startswith("  "):
-                items.append(lines[i])
+            if paragraph and paragraph[-1].endswith(":"):  # « Votes : » over its list
+                label: str | None = paragraph.pop()
+            else:
+                label = None
+            start = i
+            i += 1
+            while i < count and lines[i].startswith("  "):
                 i += 1
-            out.append(_list(items, names))
+            block = _list(lines[start:i], names)
+            if label is not None:  # the list's caption, after the paragraph before it
+                block = _label(label, names) + block
         elif (counts := _counts(line, names)) is not None:
-            flush()
-            out.append(counts)
+            block = counts
             i += 1
         else:
             paragraph.append(line)
             i += 1
-    flush()
+            continue
+        if paragraph:  # what a block ends: the paragraph before it
+            out.append(_paragraph(paragraph, names))
+            paragraph = []
+        if block is not None:
+            out.append(block)
+    if paragraph:
+        out.append(_paragraph(paragraph, names))
     return "".join(out)
+
+
+def _paragraph(lines: list[str], names: tuple[str, ...]) -> str:
+    """Plain lines, one paragraph: a line break between two."""
+    inner = "<br>".join([_inline(line, names) for line in lines])
+    return f'<p style="margin:0 0 12px">{inner}</p>'
 
 
 def _heading(text: str, names: tuple[str, ...]) -> str:
@@ -381,22 +386,21 @@ def _list(items: Sequence[str], names: tuple[str, ...]) -> str:
     top = [item.strip() for item in items if not item.startswith("    ")]
     if top and len(top) == len(items) and all(" → " in item for item in top):
         return _table("".join([_arrow_row(item, names) for item in top]), halves=True)
-    entries: list[list[str]] = []
+    # each item's line, then the deeper lines that continue it; made in one pass (issue 23)
+    parts: list[str] = []
+    marked = True  # every item starts with a mark (« ✗ line »): its mark, no bullet
     for item in items:
-        if item.startswith("    ") and entries:
-            entries[-1].append(item.strip())
-        else:
-            entries.append([item.strip()])
-    lis = "".join(
-        '<li style="margin:0 0 4px">'
-        + _inline(entry[0], names)
-        + "".join(
-            f'<br><span style="color:{MUTED}">{_inline(more, names)}</span>' for more in entry[1:]
-        )
-        + "</li>"
-        for entry in entries
-    )
-    if all(entry[0][:1] in _MARKERS for entry in entries):  # « ✗ line »: its mark, no bullet
+        if item.startswith("    ") and parts:
+            parts.insert(
+                -1, f'<br><span style="color:{MUTED}">{_inline(item.strip(), names)}</span>'
+            )
+            continue
+        line = item.strip()
+        if line[:1] not in _MARKERS:
+            marked = False
+        parts += ('<li style="margin:0 0 4px">', _inline(line, names), "</li>")
+    lis = "".join(parts)
+    if marked:
         return f'<ul style="margin:0 0 12px;padding-left:4px;list-style:none">{lis}</ul>'
     return f'<ul style="margin:0 0 12px;padding-left:22px">{lis}</ul>'
 
