@@ -383,9 +383,15 @@ _MARKED_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 
 def _list(items: Sequence[str], names: tuple[str, ...]) -> str:
     """Indented lines: a table of ``a → b`` rows, else a list (deeper lines continue an item)."""
-    top = [item.strip() for item in items if not item.startswith("    ")]
-    if top and len(top) == len(items) and all(" → " in item for item in top):
-        return _table("".join([_arrow_row(item, names) for item in top]), halves=True)
+    rows: list[str] = []  # every item a « voter → target » line, none deeper: a table
+    for item in items:
+        line = item.strip()
+        if item.startswith("    ") or " → " not in line:
+            break
+        rows.append(_arrow_row(line, names))
+    else:
+        if rows:
+            return _table("".join(rows), halves=True)
     # each item's line, then the deeper lines that continue it; made in one pass (issue 23)
     parts: list[str] = []
     marked = True  # every item starts with a mark (« ✗ line »): its mark, no bullet

@@ -298,6 +298,13 @@ def _asked_readers(
     hits = _offerable(rules.all_commands, lang, public).intersection(asked)
     if not hits:
         return []  # most mails name no command (a tally, a result): no reader's commands asked
+    if len(readers) == 1:  # a private prompt: its reader's commands the mail names
+        reader = readers[0]
+        verbs = rules.available_verbs(state, reader)
+        if verbs is not None:
+            named = _named_among(rules, verbs, hits, lang, public)
+            if len(named) < 2:  # most: one (no two of them to tell apart)
+                return [(spec, (reader,)) for spec in named]
     readers_of: dict[int, list[PlayerId]] = {}  # a spec of found (alive: ids hold) -> readers
     for reader in readers:
         verbs = rules.available_verbs(state, reader)
