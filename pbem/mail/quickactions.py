@@ -306,12 +306,16 @@ def _asked_readers(
             if len(named) < 2:  # most: one (no two of them to tell apart)
                 return [(spec, (reader,)) for spec in named]
     readers_of: dict[int, list[PlayerId]] = {}  # a spec of found (alive: ids hold) -> readers
+    named_of: dict[frozenset[str], list[CommandSpec]] = {}  # the readers' few sets of verbs
     for reader in readers:
         verbs = rules.available_verbs(state, reader)
         if verbs is None:
             specs = [s for s in rules.available(state, reader) if _named(s, hits, lang, public)]
         else:
-            specs = _named_among(rules, verbs, hits, lang, public)
+            kept = named_of.get(verbs)
+            if kept is None:
+                kept = named_of[verbs] = _named_among(rules, verbs, hits, lang, public)
+            specs = kept
         for spec in specs:
             # found holds named specs only, no two equal: an unnamed spec is in none; each
             # reader of a public mail finds the same spec objects, told by their identity
