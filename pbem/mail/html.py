@@ -99,7 +99,6 @@ def _deadline_pattern() -> re.Pattern[str]:
 
 _DEADLINE = _deadline_pattern()
 _UNDERLINE = re.compile(r"=+\Z")
-_COUNT_ITEM = re.compile(r"(.+?) (\d+)\Z")
 
 
 def to_html(
@@ -122,22 +121,32 @@ def to_html(
     if body.startswith(_SIGNATURE_START):
         text, signature = "", body[len(SIGNATURE_MARK) + 1 :]
     halves = text.split(_ENGLISH_LINE) if ENGLISH_MARK in text else (text,)
-    sections = [f'<div lang="{lang}">{_blocks(halves[0], names)}</div>']
+    # the page's parts in one list, joined once: a page is kilobytes, and each nested join
+    # or f-string copied all of it again (issue 23)
+    parts = [
+        _head(subject, lang, names),
+        f'<div lang="{lang}">',
+    ]
+    parts += [_run(run, names) for run in halves[0].strip("\n").split("\n\n")]
+    parts.append("</div>")
     for half in halves[1:]:  # the bilingual mails: French first, English after
-        sections.append(
-            f'<hr style="border:0;border-top:1px solid {RULE};margin:20px 0">'
-            f'<div lang="en">{_blocks(half, names)}</div>'
-        )
+        parts.append(_ENGLISH_HALF)
+        parts += [_run(run, names) for run in half.strip("\n").split("\n\n")]
+        parts.append("</div>")
     if actions:
         kept = type(actions) is tuple  # hashable: a prompt's (pbem.table.mailpages)
-        sections.append(
+        parts.append(
             _actions_kept(actions, actions_title) if kept else _actions(actions, actions_title)
         )
     if carried:
-        sections += [f"{_ACTIONS_START}{block}{_ACTIONS_END}" for block in carried]
+        parts += [f"{_ACTIONS_START}{block}{_ACTIONS_END}" for block in carried]
     if signature.strip():
-        sections.append(_signature(signature.strip(), names))
-    return f"{_head(subject, lang, names)}{''.join(sections)}{_END}{_CLOSE}"
+        parts.append(_signature(signature.strip(), names))
+    parts.append(_END_CLOSE)
+    return "".join(parts)
+
+
+_ENGLISH_HALF = f'<hr style="border:0;border-top:1px solid {RULE};margin:20px 0"><div lang="en">'
 
 
 _SIGNATURE_LINE, _SIGNATURE_START = f"\n{SIGNATURE_MARK}\n", f"{SIGNATURE_MARK}\n"
@@ -189,6 +198,7 @@ def alternative(subject: str, body: str, *, enabled: bool, lang: str = "fr") -> 
 
 
 _END = "<!--end-->"
+_END_CLOSE = _END + _CLOSE
 
 
 def with_paragraph(page: str, text: str, names: Iterable[str] = ()) -> str:
@@ -220,7 +230,7 @@ def _inline(text: str, names: tuple[str, ...]) -> str:
             f"<b>{_inline(part, ())}</b>" if odd else _inline(part, names)
             for odd, part in zip(itertools.cycle((False, True)), parts, strict=False)
         )
-    if ":" not in text:  # every deadline holds its hour's colon: none to highlight
+    if not _clock(text):  # every deadline holds its hour: none to highlight
         return _bold_names(text, names)
     out: list[str] = []
     pos = 0
@@ -232,6 +242,19 @@ def _inline(text: str, names: tuple[str, ...]) -> str:
     return "".join(out)
 
 
+def _clock(text: str) -> bool:
+    """Whether ``text`` holds a colon between two digits, as every deadline's hour does
+    (:data:`_DEADLINE`): found with ``str.find``, where the deadline's pattern tried each of
+    the line's letters that may start a weekday's name (issue 23)."""
+    at = text.find(":", 1)
+    while at != -1:
+        if text[at - 1].isdecimal() and text[at + 1 : at + 2].isdecimal():  # as ``\d`` reads
+            return True
+        at = text.find(":", at + 1)
+    return False
+
+
+@functools.lru_cache(maxsize=4096)  # a template's words between two names recur in each mail
 def _escape(text: str) -> str:
     """HTML-escaped, the space before a French « : ; ! ? », inside « » and after a count
     unbreakable (a narrow column must not start a line with the colon)."""
@@ -272,6 +295,7 @@ def _name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(f"({'|'.join(whole)})(?![\\w-])")
 
 
+@functools.lru_cache(maxsize=4096)  # the words of a line around a deadline recur in each mail
 def _bold_names(text: str, names: tuple[str, ...]) -> str:
     if not names:
         return _escape(text)
@@ -296,21 +320,15 @@ def _blocks(text: str, names: tuple[str, ...]) -> str:
 def _run(text: str, names: tuple[str, ...]) -> str:
     """The blocks of lines that hold no empty line (:func:`_blocks`)."""
     lines = text.split("\n")
+    count = len(lines)
     out: list[str] = []
-    paragraph: list[str] = []
-
-    def flush() -> None:
-        if paragraph:
-            inner = "<br>".join([_inline(line, names) for line in paragraph])
-            out.append(f'<p style="margin:0 0 12px">{inner}</p>')
-            paragraph.clear()
-
+    paragraph: list[str] = []  # its lines, made a paragraph where a block or the run ends
     i = 0
-    while i < len(lines):
+    while i < count:
         line = lines[i]
-        following = lines[i + 1] if i + 1 < len(lines) else ""
+        following = lines[i + 1] if i + 1 < count else ""
         if not line.strip():
-            flush()
+            block = None
             i += 1
         elif (
             following[:1] == "="
@@ -318,39 +336,50 @@ def _run(text: str, names: tuple[str, ...]) -> str:
             and line.strip()
             and not line.startswith(" ")
         ):
-            flush()
-            out.append(_heading(line, names))
+            block = _heading(line, names)
             i += 2
         elif line[:1] == "#" and _HASH_HEADING.match(line):  # a rules page's « # Title »
-            flush()
-            out.append(_heading(line.lstrip("#").strip(), names))
+            block = _heading(line.lstrip("#").strip(), names)
             i += 1
         elif line.startswith("- "):  # a rules page's list
-            flush()
             items = []
-            while i < len(lines) and lines[i].startswith("- "):
+            while i < count and lines[i].startswith("- "):
                 items.append("  " + lines[i][2:])
                 i += 1
-            out.append(_list(items, names))
+            block = _list(items, names)
         elif line.startswith("  "):
-            label = paragraph.pop() if paragraph and paragraph[-1].endswith(":") else None
-            flush()
-            if label is not None:  # « Votes : » over its list: the list's caption
-                out.append(_label(label, names))
-            items = []
-            while i < len(lines) and lines[i].startswith("  "):
-                items.append(lines[i])
+            if paragraph and paragraph[-1].endswith(":"):  # « Votes : » over its list
+                label: str | None = paragraph.pop()
+            else:
+                label = None
+            start = i
+            i += 1
+            while i < count and lines[i].startswith("  "):
                 i += 1
-            out.append(_list(items, names))
+            block = _list(lines[start:i], names)
+            if label is not None:  # the list's caption, after the paragraph before it
+                block = _label(label, names) + block
         elif (counts := _counts(line, names)) is not None:
-            flush()
-            out.append(counts)
+            block = counts
             i += 1
         else:
             paragraph.append(line)
             i += 1
-    flush()
+            continue
+        if paragraph:  # what a block ends: the paragraph before it
+            out.append(_paragraph(paragraph, names))
+            paragraph = []
+        if block is not None:
+            out.append(block)
+    if paragraph:
+        out.append(_paragraph(paragraph, names))
     return "".join(out)
+
+
+def _paragraph(lines: list[str], names: tuple[str, ...]) -> str:
+    """Plain lines, one paragraph: a line break between two."""
+    inner = "<br>".join([_inline(line, names) for line in lines])
+    return f'<p style="margin:0 0 12px">{inner}</p>'
 
 
 def _heading(text: str, names: tuple[str, ...]) -> str:
@@ -366,25 +395,30 @@ _MARKED_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 
 def _list(items: Sequence[str], names: tuple[str, ...]) -> str:
     """Indented lines: a table of ``a → b`` rows, else a list (deeper lines continue an item)."""
-    top = [item.strip() for item in items if not item.startswith("    ")]
-    if top and len(top) == len(items) and all(" → " in item for item in top):
-        return _table("".join([_arrow_row(item, names) for item in top]), halves=True)
-    entries: list[list[str]] = []
+    rows: list[str] = []  # every item a « voter → target » line, none deeper: a table
     for item in items:
-        if item.startswith("    ") and entries:
-            entries[-1].append(item.strip())
-        else:
-            entries.append([item.strip()])
-    lis = "".join(
-        '<li style="margin:0 0 4px">'
-        + _inline(entry[0], names)
-        + "".join(
-            f'<br><span style="color:{MUTED}">{_inline(more, names)}</span>' for more in entry[1:]
-        )
-        + "</li>"
-        for entry in entries
-    )
-    if all(entry[0][:1] in _MARKERS for entry in entries):  # « ✗ line »: its mark, no bullet
+        line = item.strip()
+        if item.startswith("    ") or " → " not in line:
+            break
+        rows.append(_arrow_row(line, names))
+    else:
+        if rows:
+            return _table("".join(rows), halves=True)
+    # each item's line, then the deeper lines that continue it; made in one pass (issue 23)
+    parts: list[str] = []
+    marked = True  # every item starts with a mark (« ✗ line »): its mark, no bullet
+    for item in items:
+        if item.startswith("    ") and parts:
+            parts.insert(
+                -1, f'<br><span style="color:{MUTED}">{_inline(item.strip(), names)}</span>'
+            )
+            continue
+        line = item.strip()
+        if line[:1] not in _MARKERS:
+            marked = False
+        parts += ('<li style="margin:0 0 4px">', _inline(line, names), "</li>")
+    lis = "".join(parts)
+    if marked:
         return f'<ul style="margin:0 0 12px;padding-left:4px;list-style:none">{lis}</ul>'
     return f'<ul style="margin:0 0 12px;padding-left:22px">{lis}</ul>'
 
@@ -413,14 +447,16 @@ def _counts(line: str, names: tuple[str, ...]) -> str | None:
     label, colon, rest = line.partition(" : ") if " : " in line else line.partition(": ")
     if not colon or not rest:
         return None
-    items: list[re.Match[str]] = []
+    items: list[tuple[str, str]] = []
     for part in rest.rstrip(".").split(", "):  # the first that is no « name count » says no
-        m = _COUNT_ITEM.match(part.strip())
-        if m is None or m.group(1) not in names:
+        # « name count »: the count is what follows the last space, all decimal digits (as
+        # ``(.+?) (\d+)\Z`` reads it, without a regex per item, issue 23)
+        name, space, count = part.strip().rpartition(" ")
+        if not space or not count.isdecimal() or name not in names:
             return None
-        items.append(m)
+        items.append((name, count))
     rows = "".join(
-        f"<tr>{_cell(m.group(1), names)}{_cell(m.group(2), names, right=True)}</tr>" for m in items
+        [f"<tr>{_cell(name, names)}{_cell(count, names, right=True)}</tr>" for name, count in items]
     )
     return _label(label, names) + _table(rows)
 

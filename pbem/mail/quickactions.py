@@ -80,6 +80,8 @@ def quick_actions(
     only the commands posted on the list. ``shown``: seats shown under a newcomer's name
     (issue 13), written so in the labels and lines.
     """
+    if rules.offers_nothing(state):  # a debate (LUP-400): no reader may send a command
+        return ()
     asked = _asked(text)
     found_specs = _asked_readers(rules, state, readers, asked, lang, public)
     if not found_specs:
@@ -115,41 +117,30 @@ def quick_actions(
 
             choices = _spending_choices(spec, names, lang, shown or {}, legal)
             known: list[Any] = [_UNKNOWN] * len(choices)
-            spared: list[Any] = [_UNKNOWN] * len(choices)
+            open_ = _unrefused(refused, state, choices, channels)
         else:
             choices = _candidates(spec, names, lang, shown or {}, shown_key)
             # a reader's verdict on a command is asked once per state: the prompt and the
             # reminder of one step to a player (issue 23); ``choices`` is kept, so its id holds
             known = _kept_verdicts(verdicts, (able, channels, id(choices)), choices)
-            # whether every reader is refused is no reader's own verdict: asked once per state
-            # for the readers of every mail of the step (each wolf of the pack, issue 23)
-            spared = _kept_verdicts(verdicts, (None, channels, id(choices)), choices)
+            # the choices no reader may make (a dead target) are no reader's own verdict:
+            # found once per state for the readers of every mail of the step (each wolf of
+            # the pack, issue 23), and no reader is asked of them
+            open_ = _kept_unrefused(verdicts, refused, state, choices, channels)
         group, pair, verb = spec.keyword(lang), _pair(spec), spec.verb
         offered = seen.setdefault(verb, set())
         # one reader on one channel (most private prompts): asked directly
         alone = able[0] if len(able) == 1 and single else None
-        for index, (label, command, line) in enumerate(choices):
+        for index in open_:
+            label, command, line = choices[index]
             if line in offered:
                 continue
             if offers is not None and not offers(state, command):
                 continue
             channel = known[index]
             if channel is _UNKNOWN:
-                if refused is not None:
-                    # a choice no reader may make (a dead target) is not asked of each of them
-                    refused_all = spared[index]
-                    if refused_all is _UNKNOWN:
-                        refused_all = spared[index] = (
-                            refused(state, command, single)
-                            if single
-                            else _refused(refused, state, command, channels)
-                        )
-                    if refused_all:
-                        known[index] = None
-                        continue
                 if alone is not None:
-                    allowed = rules.allows(state, alone, command, now, single)
-                    channel = single if allowed else None
+                    channel = single if rules.allows(state, alone, command, now, single) else None
                 else:
                     channel = _channel(rules, state, able, command, now, channels)
                 known[index] = channel
@@ -173,16 +164,45 @@ _UNKNOWN = object()
 _made = tuple.__new__
 
 
-def _refused(
-    refused: Callable[[Any, Command, str], bool],
+def _unrefused(
+    refused: Callable[[Any, Command, str], bool] | None,
     state: Any,
-    command: Command,
+    choices: Sequence[tuple[str, Command, str]],
     channels: tuple[str, ...],
-) -> bool:
-    """Whether :meth:`Rules.refused_to_all` rules ``command`` out on each of ``channels``."""
+) -> Sequence[int]:
+    """The indices of ``choices`` that :meth:`Rules.refused_to_all` does not rule out on
+    each of ``channels`` (all of them where the game has no such hook)."""
+    if refused is None:
+        return range(len(choices))
     if len(channels) == 1:  # most: no generator made
-        return refused(state, command, channels[0])
-    return all(refused(state, command, channel) for channel in channels)
+        channel = channels[0]
+        return [
+            i
+            for i, (_l, command, _line) in enumerate(choices)
+            if not refused(state, command, channel)
+        ]
+    return [
+        i
+        for i, (_l, command, _line) in enumerate(choices)
+        if not all(refused(state, command, channel) for channel in channels)
+    ]
+
+
+def _kept_unrefused(
+    verdicts: dict[Any, tuple[list[Any], Any]],
+    refused: Callable[[Any, Command, str], bool] | None,
+    state: Any,
+    choices: list[tuple[str, Command, str]],
+    channels: tuple[str, ...],
+) -> Sequence[int]:
+    """:func:`_unrefused`, kept with the state's verdicts (:func:`_verdicts`) by the
+    channels and the kept list of choices (held: its id is not reused)."""
+    memo = (None, channels, id(choices))
+    entry = verdicts.get(memo)
+    if entry is None or entry[0] is not choices:
+        entry = verdicts[memo] = (choices, _unrefused(refused, state, choices, channels))
+    kept: Sequence[int] = entry[1]
+    return kept
 
 
 def _kept_verdicts(
@@ -289,13 +309,24 @@ def _asked_readers(
     hits = _offerable(rules.all_commands, lang, public).intersection(asked)
     if not hits:
         return []  # most mails name no command (a tally, a result): no reader's commands asked
+    if len(readers) == 1:  # a private prompt: its reader's commands the mail names
+        reader = readers[0]
+        verbs = rules.available_verbs(state, reader)
+        if verbs is not None:
+            named = _named_among(rules, verbs, hits, lang, public)
+            if len(named) < 2:  # most: one (no two of them to tell apart)
+                return [(spec, (reader,)) for spec in named]
     readers_of: dict[int, list[PlayerId]] = {}  # a spec of found (alive: ids hold) -> readers
+    named_of: dict[frozenset[str], list[CommandSpec]] = {}  # the readers' few sets of verbs
     for reader in readers:
         verbs = rules.available_verbs(state, reader)
         if verbs is None:
             specs = [s for s in rules.available(state, reader) if _named(s, hits, lang, public)]
         else:
-            specs = _named_among(rules, verbs, hits, lang, public)
+            kept = named_of.get(verbs)
+            if kept is None:
+                kept = named_of[verbs] = _named_among(rules, verbs, hits, lang, public)
+            specs = kept
         for spec in specs:
             # found holds named specs only, no two equal: an unnamed spec is in none; each
             # reader of a public mail finds the same spec objects, told by their identity
