@@ -30,7 +30,7 @@ LUPUS_STATUS = {
     "vote": None,
 }
 ROUND1 = {"day": 2, "votes": [], "counts": [], "draws": [], "outcome": "defence", "owl": None}
-CASES: list[tuple[str, str, str, dict[str, Any], str]] = [
+CASES: list[tuple[str, str, str, dict[str, Any], str | tuple[str, ...]]] = [
     # LUP-622, LUP-741: the status and round 1's result name the nominees
     (
         "LUP-622",
@@ -241,21 +241,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], str]] = [
             "deadline": T,
             "genders": MIXED,
         },
-        "qui décidez laquelle est sauvée",
-    ),
-    (
-        "CAS-731",
-        "fr",
-        "chasse/tie_prompt",
-        {
-            "name": "Bruno",
-            "mode": "spare",
-            "tied": ["Alice", "Chloé"],
-            "penny": None,
-            "deadline": T,
-            "genders": MIXED,
-        },
-        "l'autre sera éliminée.",
+        ("qui décidez laquelle est sauvée", "l'autre sera éliminée."),
     ),
     (
         "CAS-750",
@@ -313,10 +299,12 @@ CASES: list[tuple[str, str, str, dict[str, Any], str]] = [
 
 @pytest.mark.parametrize(("rule", "lang", "template", "params", "said"), CASES)
 def test_a_group_of_players_agrees_with_them(
-    rule: str, lang: str, template: str, params: dict[str, Any], said: str
+    rule: str, lang: str, template: str, params: dict[str, Any], said: str | tuple[str, ...]
 ) -> None:
     """The rule's mail names a group of players in the words that agree with them (``rule``
     cites the mail's rule)."""
     game = {"lupus": "Lupus in Tabula", "chasse": "Chasse", "loupgarou": "LG", "dracula": "D"}
     params = {"game": game[template.split("/")[0]], **params}
-    assert said in Renderer().text(template, lang, params), rule
+    text = Renderer().text(template, lang, params)
+    for words in (said,) if isinstance(said, str) else said:
+        assert words in text, (rule, words)

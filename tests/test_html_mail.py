@@ -10,6 +10,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 from pbem.daemon.limits import limit_note
 from pbem.mail import html
@@ -31,9 +32,9 @@ def parse(raw: bytes) -> EmailMessage:
     return msg
 
 
-def test_the_text_part_is_byte_identical_with_or_without_the_html() -> None:
-    body = "Bonjour Élodie,\n\n= une ligne très longue " + "x" * 120 + "\n-- \npbem\n"
-    common = {
+def _night_mail(body: str) -> dict[str, Any]:
+    """``build``'s arguments for a night mail to Élodie with ``body``."""
+    return {
         "key": "g/1",
         "sender": "mj@example.org",
         "to": ("elodie@example.org",),
@@ -42,6 +43,11 @@ def test_the_text_part_is_byte_identical_with_or_without_the_html() -> None:
         "date": DATE,
         "id_key": TEST_ID_KEY,
     }
+
+
+def test_the_text_part_is_byte_identical_with_or_without_the_html() -> None:
+    body = "Bonjour Élodie,\n\n= une ligne très longue " + "x" * 120 + "\n-- \npbem\n"
+    common = _night_mail(body)
     mid_text, text_only = build(**common)  # type: ignore[arg-type]
     mid_both, both = build(**common, html=to_html("[g] Nuit", body))  # type: ignore[arg-type]
     assert mid_text == mid_both
@@ -106,15 +112,7 @@ def test_only_the_html_part_makes_the_french_spaces_unbreakable() -> None:
     word with U+00A0 (never U+202F, missing from some Windows fonts); the text/plain part
     keeps ordinary spaces, so a lost charset never shows « Â » before every colon."""
     body = "Vous devez le mordre avant le mardi 1 décembre à 20:00 UTC : envoyez MORDRE Léo.\n"
-    common = {
-        "key": "g/1",
-        "sender": "mj@example.org",
-        "to": ("elodie@example.org",),
-        "subject": "[g] Nuit",
-        "body": body,
-        "date": DATE,
-        "id_key": TEST_ID_KEY,
-    }
+    common = _night_mail(body)
     _, both = build(**common, html=to_html("[g] Nuit", body))  # type: ignore[arg-type]
     msg = parse(both)
     plain, page = msg.get_body(("plain",)), msg.get_body(("html",))
