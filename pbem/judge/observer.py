@@ -345,7 +345,8 @@ def graveyard_post(
         return Step(post="relay")
     lang = player.lang if player is not None else lang_of(table, sender) or table.setup.lang
     spec = player or PlayerSpec(PlayerId(""), sender, lang)
-    reason = table.reason(why, lang)
+    # told to the player when he plays: « une joueuse vivante » agrees with her
+    reason = table.reason(why, lang, player.name if player is not None else None)
     refused = Reply(rejected=[{"line": "", "reason": reason}])
     return replace(table.step([], (spec, refused, key, message_id)), post="refused")
 

@@ -313,6 +313,26 @@ def test_dracula_dead_leave_the_graveyard_when_a_new_round_brings_them_back() ->
     assert "a living player cannot write there" in step.outgoing[0].body
 
 
+@pytest.mark.parametrize(
+    ("gender", "said"),
+    [
+        ("f", "une joueuse vivante ne peut pas y écrire"),
+        ("m", "un joueur vivant ne peut pas y écrire"),
+        (None, "un joueur vivant ne peut pas y écrire"),
+    ],
+)
+def test_graveyard_refuses_a_living_player_in_words_that_agree_with_her(
+    gender: str | None, said: str
+) -> None:
+    """LUP-005: the refusal of a living player's post to the graveyard is told to her: « une
+    joueuse vivante » when she said « elle », the rule's generic words otherwise."""
+    g = Game(lupus_roles(8), lang="fr", genders={"p4": gender} if gender else {})
+    g.until("debate")
+    send(g, "p4", "bonjour les morts", "graveyard")
+    assert g.verdict == "refused"  # type: ignore[attr-defined]
+    assert said in g.reply()
+
+
 def test_an_observer_given_a_seat_is_a_player_and_out_of_the_graveyard() -> None:
     """The graveyard never reaches a living player (LUP-005), even one who observed first."""
     g = lupus("en", observers="open")
