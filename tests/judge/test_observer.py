@@ -168,6 +168,19 @@ def test_an_observer_never_posts_on_the_living_list() -> None:
     assert "An observer reads the list and never writes to it" in g.reply()  # in his language
 
 
+@pytest.mark.parametrize(
+    ("gender", "said"), [("f", "la suivre en spectatrice."), (None, "la suivre en spectateur.")]
+)
+def test_a_player_s_own_observer_line_is_refused_in_words_that_agree_with_her(
+    gender: str | None, said: str
+) -> None:
+    """A player cannot observe the game she plays: the refusal is told to her (« en
+    spectatrice » when she said « elle »)."""
+    g = Game(lupus_roles(8), lang="fr", genders={"p4": gender} if gender else {})
+    send(g, "p4", "OBSERVER")
+    assert f"Vous jouez (ou avez joué) dans cette partie : vous ne pouvez pas {said}" in g.reply()
+
+
 def test_a_former_holder_cannot_observe_the_seat_he_gave_up() -> None:
     g = lupus("en", observers="open")
     send(g, GM, "REPLACE p5 WITH newbie@example.net Newbie")
