@@ -329,7 +329,7 @@ def _run_lines(
             reply.rejected.append({"line": line, "reason": refusal})
             continue
         if not strong and moves_seat(command):  # issue 25: the seat itself would go elsewhere
-            weak = reason(table, IllegalNow("address_needs_auth"), player.lang)
+            weak = reason(table, IllegalNow("address_needs_auth"), player.lang, player.name)
             reply.rejected.append({"line": line, "reason": weak})
             continue
         accepted = len(reply.accepted)
