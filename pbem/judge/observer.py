@@ -239,9 +239,7 @@ def _ask_masters(
     ]
 
 
-def explain_to_player(
-    table: AnsweringTable, reply: Reply, lang: str, reader: str
-) -> None:
+def explain_to_player(table: AnsweringTable, reply: Reply, lang: str, reader: str) -> None:
     """A player's own ``OBSERVER`` line: he plays this game, he cannot observe it (the reason
     replaces the "unknown command" his rules gave it, told to ``reader``, his seat). Reads
     only the refused lines."""
