@@ -105,7 +105,7 @@ def run(
         if sum(1 for e in asked if e.expires - CODE_TTL > since) >= MAX_ASKED:
             raise IllegalNow("address_too_many", count=MAX_ASKED)
     except CommandError as exc:
-        reply.rejected.append({"line": line, "reason": table.reason(exc, lang)})
+        reply.rejected.append({"line": line, "reason": table.reason(exc, lang, seat)})
         return state
     code = table.code_source()
     asked_event = AddressAsked(seat, email, hash_secret(code), now + CODE_TTL)

@@ -239,14 +239,15 @@ def _ask_masters(
     ]
 
 
-def explain_to_player(table: AnsweringTable, reply: Reply, lang: str) -> None:
+def explain_to_player(table: AnsweringTable, reply: Reply, lang: str, reader: str) -> None:
     """A player's own ``OBSERVER`` line: he plays this game, he cannot observe it (the reason
-    replaces the "unknown command" his rules gave it). Reads only the refused lines."""
+    replaces the "unknown command" his rules gave it, told to ``reader``, his seat). Reads
+    only the refused lines."""
     for rejected in reply.rejected:
         words = rejected["line"].split()
         if words and fold(words[0]).upper() in {*OBSERVE.fr, *OBSERVE.en}:
             exc = IllegalNow("observer_player")
-            rejected["reason"] = table.reason(exc, lang)
+            rejected["reason"] = table.reason(exc, lang, reader)
 
 
 def list_refusal(table: AnsweringTable, sender: str, channel: str) -> CommandError | None:
@@ -345,7 +346,8 @@ def graveyard_post(
         return Step(post="relay")
     lang = player.lang if player is not None else lang_of(table, sender) or table.setup.lang
     spec = player or PlayerSpec(PlayerId(""), sender, lang)
-    reason = table.reason(why, lang)
+    # told to the player when he plays: « une joueuse vivante » agrees with her
+    reason = table.reason(why, lang, player.name if player is not None else None)
     refused = Reply(rejected=[{"line": "", "reason": reason}])
     return replace(table.step([], (spec, refused, key, message_id)), post="refused")
 

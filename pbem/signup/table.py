@@ -290,12 +290,7 @@ class SignupTable:
     @property
     def genders(self) -> dict[str, str]:
         """How each volunteer asked to be addressed: the templates' ``g`` filter reads it."""
-        out = {}
-        for v in self.lobby.volunteers:
-            gender = parse_gender(v.pronoun) if v.pronoun else None
-            if gender:
-                out[v.name] = gender
-        return out
+        return _genders(self.lobby)
 
     # -- inputs -------------------------------------------------------------------------------
 
@@ -669,7 +664,8 @@ class SignupTable:
             "seated": [v.name for v in lobby.seated],
             "bench": [v.name for v in lobby.bench],
             "status": lobby.status,
-            "genders": self.genders,
+            # the lobby the text shows, not the folded one: a count post names who just came
+            "genders": _genders(lobby),
         }
 
     def _rank(self, lobby: lb.Lobby, email: str) -> dict[str, Any]:
@@ -762,6 +758,16 @@ class SignupTable:
 
     def _step(self, events: Sequence[Mapping[str, Any]], outgoing: Sequence[Outgoing]) -> Step:
         return Step(self._encode(events), tuple(outgoing))
+
+
+def _genders(lobby: lb.Lobby) -> dict[str, str]:
+    """Each volunteer's gender in ``lobby``, as he or she said it at sign-up (« il », « elle »)."""
+    out = {}
+    for v in lobby.volunteers:
+        gender = parse_gender(v.pronoun) if v.pronoun else None
+        if gender:
+            out[v.name] = gender
+    return out
 
 
 def _display_name(msg: EmailMessage, sender: str) -> str:

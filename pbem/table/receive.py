@@ -134,7 +134,7 @@ def receive_mail(
     if reply.ignored:  # ignored lines are a private mail's only (the list's are debate)
         hint_ignored(table, player, reply)
     if reply.rejected and channel == "private":  # his own OBSERVER line: he plays this game
-        observer.explain_to_player(table, reply, player.lang)
+        observer.explain_to_player(table, reply, player.lang, player.name)
     told = late_signup.game_masters(table, admins) if leaving else []
     if leaving:
         reply.extra.append(late_signup.leave_text(table, player.lang, bool(told)))
@@ -329,7 +329,7 @@ def _run_lines(
             reply.rejected.append({"line": line, "reason": refusal})
             continue
         if not strong and moves_seat(command):  # issue 25: the seat itself would go elsewhere
-            weak = reason(table, IllegalNow("address_needs_auth"), player.lang)
+            weak = reason(table, IllegalNow("address_needs_auth"), player.lang, player.name)
             reply.rejected.append({"line": line, "reason": weak})
             continue
         accepted = len(reply.accepted)

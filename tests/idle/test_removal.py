@@ -415,6 +415,35 @@ def test_loupgarou_tied_player_removed_is_out_of_the_mayors_tiebreak() -> None:
     assert g.state.seat("olivia").cause == "lynch"
 
 
+@pytest.mark.parametrize(
+    ("genders", "said"),
+    [
+        ({"nick": "f", "olivia": "f"}, "les ex æquo ont toutes quitté la partie."),
+        ({"nick": "m", "olivia": "f"}, "les ex æquo ont tous quitté la partie."),
+        ({}, "les ex æquo ont tous quitté la partie."),
+    ],
+)
+def test_loupgarou_every_tied_player_removed_no_lynch_agrees_with_them(
+    genders: dict[str, str], said: str
+) -> None:
+    """LG-D32 (docs/seats.md): with every tied player removed before the Mayor decides,
+    nobody is lynched; the announcement agrees with the tied (« toutes » for women only)."""
+    g = DeskGame("loup-garou", lang="fr", genders=genders)
+    g.deadline()  # the bite window
+    for n in g.names:
+        g.mail(n, "MAIRE ivan")
+    g.deadline()  # the election
+    g.until("day", 1)
+    g.post("judy", "VOTE nick")
+    g.post("peggy", "VOTE olivia")
+    g.deadline()
+    assert g.state.phase == "tiebreak" and set(g.state.tied) == {"nick", "olivia"}
+    g.admin("RETIRER nick\nRETIRER olivia")
+    g.deadline()
+    (post,) = [m for m in g.last if "le lynchage" in m.subject]
+    assert f"Pas de lynchage aujourd'hui : {said}" in post.body
+
+
 def test_chasse_tied_player_removed_is_out_of_the_tiebreak_draw() -> None:
     """CAS-405, CAS-D20, CAS-D29: Penny's silent tie-break draws among the tied left."""
     g = Chasse()

@@ -168,6 +168,19 @@ def test_an_observer_never_posts_on_the_living_list() -> None:
     assert "An observer reads the list and never writes to it" in g.reply()  # in his language
 
 
+@pytest.mark.parametrize(
+    ("gender", "said"), [("f", "la suivre en spectatrice."), (None, "la suivre en spectateur.")]
+)
+def test_a_player_s_own_observer_line_is_refused_in_words_that_agree_with_her(
+    gender: str | None, said: str
+) -> None:
+    """A player cannot observe the game she plays: the refusal is told to her (« en
+    spectatrice » when she said « elle »)."""
+    g = Game(lupus_roles(8), lang="fr", genders={"p4": gender} if gender else {})
+    send(g, "p4", "OBSERVER")
+    assert f"Vous jouez (ou avez joué) dans cette partie : vous ne pouvez pas {said}" in g.reply()
+
+
 def test_a_former_holder_cannot_observe_the_seat_he_gave_up() -> None:
     g = lupus("en", observers="open")
     send(g, GM, "REPLACE p5 WITH newbie@example.net Newbie")
@@ -311,6 +324,26 @@ def test_dracula_dead_leave_the_graveyard_when_a_new_round_brings_them_back() ->
     step = table.receive(dracula_mail("Gus", "back!", to=GRAVE), channel="graveyard", now=g.now)
     assert step.post == "refused"
     assert "a living player cannot write there" in step.outgoing[0].body
+
+
+@pytest.mark.parametrize(
+    ("gender", "said"),
+    [
+        ("f", "une joueuse vivante ne peut pas y écrire"),
+        ("m", "un joueur vivant ne peut pas y écrire"),
+        (None, "un joueur vivant ne peut pas y écrire"),
+    ],
+)
+def test_graveyard_refuses_a_living_player_in_words_that_agree_with_her(
+    gender: str | None, said: str
+) -> None:
+    """LUP-005: the refusal of a living player's post to the graveyard is told to her: « une
+    joueuse vivante » when she said « elle », the rule's generic words otherwise."""
+    g = Game(lupus_roles(8), lang="fr", genders={"p4": gender} if gender else {})
+    g.until("debate")
+    send(g, "p4", "bonjour les morts", "graveyard")
+    assert g.verdict == "refused"  # type: ignore[attr-defined]
+    assert said in g.reply()
 
 
 def test_an_observer_given_a_seat_is_a_player_and_out_of_the_graveyard() -> None:

@@ -154,7 +154,7 @@ def test_the_game_master_starts_with_fewer_when_the_rules_accept_the_count() -> 
 def test_the_game_master_reads_the_lobby_and_his_help() -> None:
     table, _ = opened()
     send(table, "v0@example.org", "INSCRIPTION Anne")
-    assert "Inscrits (1 sur 8) : Anne." in to(send(table, GM, "STATUT"), GM)[0].body
+    assert "Inscrit (1 sur 8) : Anne." in to(send(table, GM, "STATUT"), GM)[0].body
     assert "ANNULER PARTIE" in to(send(table, GM, "AIDE"), GM)[0].body
 
 

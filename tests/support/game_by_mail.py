@@ -34,6 +34,7 @@ class Game:
         langs: Mapping[str, str] | None = None,
         moderator: str = "moderator",
         admins: Sequence[str] = (),
+        genders: Mapping[str, str] | None = None,
     ) -> None:
         setup: dict[str, Any] = {
             "moderator": moderator,
@@ -41,7 +42,13 @@ class Game:
             "seed": seed,
             "lang": lang,
             "players": [
-                {"name": n, "email": address(n), "lang": (langs or {}).get(n, lang)} for n in roles
+                {
+                    "name": n,
+                    "email": address(n),
+                    "lang": (langs or {}).get(n, lang),
+                    **({"gender": genders[n]} if n in (genders or {}) else {}),
+                }
+                for n in roles
             ],
             "roles": dict(roles),
             "options": dict(options or {}),

@@ -4,6 +4,7 @@ LG-520..LG-527)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from datetime import datetime
 
 from pbem.core.commands import Command
@@ -78,18 +79,23 @@ def close_tiebreak(state: LoupGarouState, now: datetime, rng: random.Random) -> 
     if own in living:
         lynch(batch, own, "mayor_vote", now)
     elif not living:  # every tied player was removed meanwhile (docs/seats.md)
-        lynch(batch, None, "removed", now)
+        lynch(batch, None, "removed", now, tied=state.tied)
     else:
         lynch(batch, rng.choice(living), "draw", now)
     return batch.events
 
 
 def lynch(
-    batch: Batch[LoupGarouState], designated: PlayerId | None, how: str, now: datetime
+    batch: Batch[LoupGarouState],
+    designated: PlayerId | None,
+    how: str,
+    now: datetime,
+    tied: Sequence[PlayerId] = (),
 ) -> None:
     """LG-252..LG-256: idiot, grief, the Ancien, the announcement, checkpoint (b); added to
     ``batch``, which folds them as they come (the fast path then recalls that fold instead of
-    folding them again, issue 23)."""
+    folding them again, issue 23). ``tied``: the tie-break's players when every one of them
+    left the game, whom the announcement names (« ont toutes quitté la partie »)."""
     emit = batch.add
     s = batch.state
     o = s.options
@@ -128,6 +134,8 @@ def lynch(
             dead=[deaths.reveal_params(s, p) for p in dead],
             elder_dead=elder_dead,
             mayor_dead=s.mayor if mayor_died else None,
+            # only when they are named: every other lynch's notice stays as logged before
+            **({"tied": list(tied)} if tied else {}),
         )
     )
     if lost:
