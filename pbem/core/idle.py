@@ -147,32 +147,26 @@ class IdleCount:
 
     def _feed(self, event: Event) -> None:
         cls = type(event)
-        kind = _KINDS.get(cls)
-        if kind is None:
-            kind = _KINDS[cls] = _kind(cls)
-        if kind is _SILENT:  # most of a log: nothing that counts (issue 23)
+        telling = _TELLING.get(cls)
+        if telling is None:
+            telling = _TELLING[cls] = _tells(cls)
+        if not telling:  # most of a log: nothing that counts (issue 23)
             return
-        streak = self.streak
-        if kind is _VOTE:  # its voter gave an order: what the general reading finds in a vote
-            voter = event.voter  # type: ignore[attr-defined]
-            if voter is not None:
-                streak[voter] = 0
-            return
-        out, spoke = self.out, self.spoke
-        if kind is _CLOSE:
-            for player in event.awaited:  # type: ignore[attr-defined]
+        streak, out, spoke = self.streak, self.out, self.spoke
+        if isinstance(event, PhaseClosed):
+            for player in event.awaited:
                 if player not in out and player not in spoke:
                     streak[player] = streak.get(player, 0) + 1
             spoke.clear()
             return
-        actor = None if kind is _RELAY else actor_of(event)  # a notice orders nothing
+        actor = actor_of(event)
         relayed = _relayed_for(event)
         if relayed is not None:
             spoke.add(relayed)
         who = actor if actor is not None else relayed
         if who is not None:
             streak[who] = 0
-        if kind is _ANY and isinstance(event, _OUT):
+        if isinstance(event, _OUT):
             out.add(event.player)
             streak.pop(event.player, None)
 
@@ -180,33 +174,8 @@ class IdleCount:
 _OUT = (PlayerDied, SeatRemoved)
 """The events that take a seat out of the count (a tuple: ``A | B`` makes a union each time)."""
 
-_SILENT, _VOTE, _CLOSE, _RELAY, _ANY = (object() for _ in range(5))
-"""What :meth:`IdleCount._feed` reads in an event, by its class (:func:`_kind`): nothing, a
-vote's voter, a close's awaited seats, a notice's relayed chat, or all an event may hold.
-Each reading is what the general one (``_ANY``) finds in such an event, found without
-asking each of its questions of each event (issue 23)."""
-
-_KINDS: dict[type, object] = {}
-"""Event class -> :func:`_kind` of it (bounded: the event classes)."""
-
-
-def _kind(cls: type) -> object:
-    """What an event of class ``cls`` may change in the counts (:data:`_SILENT`...)."""
-    if issubclass(cls, PhaseClosed):
-        return _CLOSE
-    if not _tells(cls):
-        return _SILENT
-    if issubclass(cls, VoteSet) and not issubclass(cls, Notice | PlayerDied | SeatRemoved):
-        return _VOTE  # actor_of reads its voter; no notice relays, none takes a seat out
-    if (
-        issubclass(cls, Notice)
-        and not issubclass(cls, VoteSet | PlayerDied | SeatRemoved)
-        and dataclasses.is_dataclass(cls)
-        and "actor" not in {f.name for f in dataclasses.fields(cls)}
-        and not hasattr(cls, "actor")
-    ):
-        return _RELAY  # actor_of finds no actor in it: only the chat it relays counts
-    return _ANY
+_TELLING: dict[type, bool] = {}
+"""Event class -> whether :meth:`IdleCount._feed` may read anything in its instances."""
 
 
 def _tells(cls: type) -> bool:

@@ -9,7 +9,6 @@ is the Subject, the rest is the body.
 from __future__ import annotations
 
 import functools
-import io
 from collections.abc import Hashable, Iterable, Mapping, MutableMapping
 from datetime import date, datetime
 from pathlib import Path
@@ -17,8 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import jinja2
-from jinja2 import meta, nodes
-from jinja2.compiler import CodeGenerator, Frame, optimizeconst
+from jinja2 import meta
 
 from pbem.mail.dates import DAYS, MONTHS, day_of_month
 from pbem.mail.grammar import agree, agree_all, au, de, elide, gender_of
@@ -32,46 +30,11 @@ def templates_root() -> Path:
     return Path(__file__).resolve().parents[1] / "templates"
 
 
-class _CodeGenerator(CodeGenerator):
-    """jinja's code generator, but ``x.key`` on a local name reads a plain dict's key inline,
-    without calling :meth:`_Environment.getattr`: the params' dicts are read in every loop of
-    every template (a tally's votes, a receipt's lines), a Python call each (issue 23). What
-    it reads is :meth:`_Environment.getattr`'s answer: the key of a plain dict that holds it
-    (a dict's own methods excepted, known when the template compiles), else that call."""
-
-    @optimizeconst
-    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
-        """``node.attr`` of ``node.node``, a plain dict's key read inline."""
-        if (
-            self.environment.is_async
-            or not isinstance(node.node, nodes.Name)
-            or node.attr in _DICT_ATTRIBUTES
-        ):
-            super().visit_Getattr(node, frame)
-            return
-        stream, self.stream = self.stream, io.StringIO()
-        try:
-            self.visit(node.node, frame)
-            ref = self.stream.getvalue()
-        finally:
-            self.stream = stream
-        key = repr(node.attr)
-        if ref.isidentifier():  # a local: read three times, never evaluated twice over
-            self.write(
-                f"({ref}[{key}] if type({ref}) is dict and {key} in {ref} "
-                f"else environment.getattr({ref}, {key}))"
-            )
-        else:  # a name that may be undefined: jinja's own call
-            self.write(f"environment.getattr({ref}, {key})")
-
-
 class _Environment(jinja2.Environment):
     """jinja's environment, but ``x.key`` on a dict reads the key without first failing to
     read an attribute: the params are dicts (a receipt's lines, a tally's rows), and jinja
     asks ``getattr`` first, whose AttributeError costs more than the lookup (issue 23). A key
     it lacks is jinja's undefined at once (a receipt's ``a.text is defined``)."""
-
-    code_generator_class = _CodeGenerator
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
