@@ -31,6 +31,7 @@ relays the list itself, authenticates the posts like private mail (they reach it
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -87,9 +88,14 @@ def game_admin_code(
 
 def _from(msg: EmailMessage) -> str:
     try:
-        return (getaddresses([str(msg.get("From", ""))])[0][1] or "").lower()
+        return _first_address(str(msg.get("From", "")))
     except Exception:
         return ""
+
+
+@functools.lru_cache(maxsize=1024)  # the same few players' From, mail after mail (issue 23)
+def _first_address(value: str) -> str:
+    return (getaddresses([value])[0][1] or "").lower()
 
 
 _COMMENT = re.compile(r"\([^()]*\)")

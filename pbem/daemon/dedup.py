@@ -41,7 +41,27 @@ def _tags(value: str) -> dict[str, str]:
     return tags
 
 
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_DOT_ATOM = rf"{_ATEXT}(?:\.{_ATEXT})*"
+_PLAIN_ID = re.compile(rf"<{_DOT_ATOM}@{_DOT_ATOM}>")
+"""A Message-ID of the plain form ``<dot-atom-text@dot-atom-text>`` (RFC 5322 §3.6.4): the
+header registry's reading of it is its own text, whatever the policy."""
+
+
 def _message_id(msg: Message) -> str:
+    """The first Message-ID as the modern policy reads it, whitespace removed ("" for none,
+    nor for ``<>``). A plain id is read from the raw header (issue 23: the header registry
+    cost 4 % of a mail's handling); any other (comments, quotes, folding inside, RFC 2047,
+    8-bit) is read by the registry, as before."""
+    # Message.get's scan, without its parse: the first Message-ID, raw (compat32 and the
+    # modern policy keep the same raw value; a header object set by a program is parsed)
+    for name, value in msg.__dict__.get("_headers", ()):
+        if len(name) == 10 and name.lower() == "message-id":
+            if type(value) is str:
+                bare = value.strip(" \t\r\n")
+                if _PLAIN_ID.fullmatch(bare):
+                    return bare
+            break
     try:
         value = str(msg.get("Message-ID", "") or "")
     except Exception:

@@ -12,6 +12,7 @@ from email.message import EmailMessage, Message
 
 from pbem.mail.address import getaddresses
 from pbem.mail.inbound import parse_once_policy
+from pbem.mail.parse_once import reparse
 from pbem.mail.scrub import without_codes
 
 log = logging.getLogger(__name__)
@@ -22,9 +23,15 @@ def content_key(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def parse(raw: bytes) -> EmailMessage:
+def parse(raw: bytes, head: Message | None = None) -> EmailMessage:
     """Parse with the modern policy, each header parsed once (hostile input may raise: the
-    caller shunts)."""
+    caller shunts). ``head``: the headers-only parse of the same ``raw``
+    (:func:`pbem.daemon.intake.inbound.headers_of`), whose reading a single-part mail reuses
+    (:func:`pbem.mail.parse_once.reparse`)."""
+    if head is not None:
+        again = reparse(head)
+        if again is not None:
+            return again
     msg = email.message_from_bytes(raw, policy=parse_once_policy())
     assert isinstance(msg, EmailMessage)
     return msg

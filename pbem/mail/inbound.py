@@ -137,15 +137,15 @@ Content-Disposition and Content-Transfer-Encoding, its payload, its default type
 
 
 def _short_single(msg: Message) -> _Inputs | None:
-    """All :func:`_extract` reads of ``msg`` when it is a single-part compat32 message of a
-    few lines (a bot's, a test's) with plain ASCII text headers; None for any other."""
+    """All :func:`_extract` reads of ``msg`` when it is a single-part message of a few lines
+    (a bot's, a test's, a player's order) with plain ASCII text headers; None for any other.
+
+    A message of another policy than compat32 (the daemon's parse) reads its MIME headers
+    through its header objects: it qualifies when they read as their raw values (what compat32
+    hands) and its payload is not transfer-encoded (reading it would note its defects on it),
+    so that the stdlib's reading of it is the compat32 message's (issue 23)."""
     payload = msg.__dict__.get("_payload")
-    if (
-        type(msg) not in _PLAIN_CLASSES
-        or msg.policy is not compat32
-        or type(payload) is not str
-        or len(payload) > _SHORT
-    ):
+    if type(msg) not in _PLAIN_CLASSES or type(payload) is not str or len(payload) > _SHORT:
         return None
     found: dict[str, str] = {}
     for name, value in msg.__dict__["_headers"]:  # what raw_items reads
@@ -157,6 +157,8 @@ def _short_single(msg: Message) -> _Inputs | None:
                 return None  # a Header object, raw 8-bit: read as it comes
             found[low] = value
     get = found.get
+    if msg.policy is not compat32 and not _reads_raw(msg, found):
+        return None
     return (
         get("subject"),
         get("content-type"),
@@ -167,7 +169,25 @@ def _short_single(msg: Message) -> _Inputs | None:
     )
 
 
-_READ = frozenset({"subject", "content-type", "content-disposition", "content-transfer-encoding"})
+def _reads_raw(msg: Message, found: dict[str, str]) -> bool:
+    """Whether ``msg``'s MIME headers read as their first raw values ``found`` (its header
+    objects render them so), its payload not transfer-encoded."""
+    encoding = found.get("content-transfer-encoding")
+    if encoding is not None and encoding.lower() not in _UNENCODED:
+        return False
+    try:
+        for name in _MIME_HEADERS:
+            value = found.get(name)
+            if value is not None and str(msg.get(name)) != value:
+                return False
+    except Exception:  # a header its policy cannot read: the general reading says how
+        return False
+    return True
+
+
+_MIME_HEADERS = ("content-type", "content-disposition", "content-transfer-encoding")
+_UNENCODED = frozenset({"7bit", "8bit", "binary"})
+_READ = frozenset({"subject", *_MIME_HEADERS})
 _READ_WIDTHS = frozenset(map(len, _READ))
 """The widths of :data:`_READ`'s names (a name lowered to one of them is as long as it)."""
 _PLAIN_CLASSES = (Message, EmailMessage)  # a subclass may read its parts its own way

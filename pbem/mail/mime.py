@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from email.message import EmailMessage, Message
 from email.policy import compat32
@@ -210,18 +210,41 @@ def raw_headers(msg: Message, name: str) -> list[str]:
     wanted = name.lower()
     width = len(wanted)
     values = []
-    # Message.raw_items is an iterator over a copy of _headers: read in place when it is
-    # Message's own (three headers a mail received, issue 23)
-    items = msg.__dict__["_headers"] if type(msg) in _PLAIN_CLASSES else msg.raw_items()
-    for key, value in items:
+    for key, value in _raw_items(msg):
         # a name of another width is another header: not lowered (a name lowered to the
         # ASCII ``wanted`` is as long as it)
         if len(key) == width and key.lower() == wanted:
-            text = value if type(value) is str else str(value)
-            # a printable value has no whitespace but " " (str.isprintable refuses every
-            # character \s matches but the space): without two in a row, nothing to unfold;
-            # spares the regex on nearly every header (issue 23)
-            if "  " in text or not text.isprintable():
-                text = _SPACES.sub(" ", text)
-            values.append(text.strip())
+            values.append(_unfolded(value))
     return values
+
+
+def raw_header_map(msg: Message, names: frozenset[str]) -> dict[str, list[str]]:
+    """:func:`raw_headers` of each of ``names`` (lower-case) that ``msg`` has, in one pass over
+    its headers (a check reading a dozen headers scans them once, issue 23)."""
+    widths = {len(name) for name in names}
+    found: dict[str, list[str]] = {}
+    for key, value in _raw_items(msg):
+        if len(key) in widths:
+            low = key.lower()
+            if low in names:
+                found.setdefault(low, []).append(_unfolded(value))
+    return found
+
+
+def _raw_items(msg: Message) -> Iterable[tuple[str, object]]:
+    # Message.raw_items is an iterator over a copy of _headers: read in place when it is
+    # Message's own (three headers a mail received, issue 23)
+    items: Iterable[tuple[str, object]] = (
+        msg.__dict__["_headers"] if type(msg) in _PLAIN_CLASSES else msg.raw_items()
+    )
+    return items
+
+
+def _unfolded(value: object) -> str:
+    text = value if type(value) is str else str(value)
+    # a printable value has no whitespace but " " (str.isprintable refuses every character
+    # \s matches but the space): without two in a row, nothing to unfold; spares the regex on
+    # nearly every header (issue 23)
+    if "  " in text or not text.isprintable():
+        text = _SPACES.sub(" ", text)
+    return text.strip()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import email
 import functools
 from email.headerregistry import BaseHeader, HeaderRegistry
-from email.message import EmailMessage
-from email.policy import EmailPolicy
+from email.message import EmailMessage, Message
+from email.policy import EmailPolicy, compat32
 from typing import Any
 
 from pbem.mail.mime import as_mail_error
@@ -135,3 +135,35 @@ def parse_bytes(raw: bytes) -> EmailMessage:
         msg = email.message_from_bytes(raw, policy=parse_once_policy())
         assert isinstance(msg, EmailMessage)
         return msg
+
+
+def reparse(head: Message) -> EmailMessage | None:
+    """The full parse (:func:`parse_bytes`, without its ``MailError``) of the mail whose
+    headers-only compat32 parse is ``head`` (``BytesHeaderParser(policy=compat32)``), when the
+    mail is a single part: None for any other (a multipart, a ``message/*``), which only the
+    parser reads.
+
+    The stdlib's feed parser reads the headers alike under every policy (``header_source_parse``
+    is the same), and the body of a part that is neither multipart nor ``message/*`` is its
+    payload as it comes, as the headers-only parse keeps it: those are taken from ``head`` and
+    not split into lines again (issue 23: a second parse was 7 % of a mail's handling). Which
+    parts those are is decided as the parser decides, by the content type the modern policy
+    reads."""
+    if type(head) is not Message or head.policy is not compat32:
+        return None
+    payload = head.__dict__.get("_payload")  # get_payload() would decode 8-bit text
+    if type(payload) is not str:
+        return None
+    msg = EmailMessage(policy=parse_once_policy())
+    for name, value in head.raw_items():
+        msg.set_raw(name, value)
+    try:
+        kind = msg.get_content_type()
+    except Exception:  # the parser would meet it too: it says how it fails
+        return None
+    if kind.partition("/")[0] in ("multipart", "message"):
+        return None
+    msg.set_unixfrom(head.get_unixfrom())  # type: ignore[arg-type]
+    msg.defects.extend(head.defects)
+    msg.set_payload(payload)
+    return msg

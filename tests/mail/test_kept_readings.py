@@ -14,6 +14,7 @@ from pbem.core.errors import CommandError
 from pbem.games import rules_for
 from pbem.mail import inbound, mime
 from pbem.mail.inbound import MailText, _plain, extract
+from pbem.mail.parse_once import parse_bytes
 from pbem.mail.render import Renderer
 from pbem.tools.bots import plain_mail
 from tests.support.renders import count_renders
@@ -158,3 +159,58 @@ def test_a_short_single_part_mail_read_again_reads_as_read_afresh(
     first, again = outcome(extract), outcome(extract)
     assert first == again == (fresh if isinstance(fresh, MailText) else "MailError")
     assert inbound._kept_reading.cache_info().maxsize == 1024  # bounded
+
+
+def _parsed(headers: list[tuple[str, str]], payload: str | bytes | None) -> bytes:
+    """The raw mail of ``headers`` and ``payload``, for the daemon's parse."""
+    head = "".join(
+        f"{name}: {value.replace(chr(10), chr(13) + chr(10))}\r\n" for name, value in headers
+    )
+    body = payload.encode() if isinstance(payload, str) else payload
+    return head.encode("utf-8", "surrogateescape") + (b"" if body is None else b"\r\n" + body)
+
+
+@pytest.mark.parametrize(
+    ("headers", "payload"),
+    SINGLE_PARTS
+    + [(s, b"SONDER Bruno\n") for s in SUBJECTS]
+    + [
+        ([("Content-Type", 'text/plain; charset="utf-8"; format="flowed"')], b"VOTE Bruno\n"),
+        ([("Content-Type", "text/plain; charset=UTF-8; format=flowed")], b"VOTE Bruno\n"),
+        ([("Content-Type", "text/plain (a comment); charset=utf-8")], b"VOTE Bruno\n"),
+        ([("Content-Type", 'text/plain; name="=?utf-8?q?=C3=A9?="')], b"VOTE Bruno\n"),
+        ([("Content-Type", 'text/html; charset="utf-8"')], b"<p><b>VOTE Bruno</b></p>"),
+        (
+            [("Content-Type", 'text/plain; charset="utf-8"'), ("Content-Disposition", "inline")],
+            b"x",
+        ),
+        ([("Content-Transfer-Encoding", "7bit"), ("Content-Type", "image/png")], b"VOTE Bruno"),
+        ([("Content-Transfer-Encoding", "x-weird")], b"VOTE Bruno\n"),
+    ],
+)
+def test_a_parsed_short_single_part_reads_as_its_general_reading(
+    headers: list[tuple[str, str]], payload: str | bytes | None
+) -> None:
+    """The daemon's parse of a short single-part mail (the modern policy) is read through the
+    kept reading when its MIME headers read as their raw values (issue 23), and reads as the
+    general reading of the mail itself."""
+    raw = _parsed(headers, payload)
+
+    def outcome(read: Any) -> Any:
+        try:
+            return read(parse_bytes(raw))
+        except Exception as exc:  # the same failure both ways
+            return type(exc).__name__
+
+    fresh = outcome(lambda msg: inbound._extract(msg, 60))
+    first, again = outcome(extract), outcome(extract)
+    assert first == again == (fresh if isinstance(fresh, MailText) else "MailError")
+
+
+def test_a_players_order_parsed_by_the_daemon_is_a_kept_reading() -> None:
+    plain = b'Subject: x\r\nContent-Type: text/plain; charset="utf-8"\r\n\r\nVOTE Bruno\r\n'
+    assert inbound._short_single(parse_bytes(plain)) is not None
+    unquoted = plain.replace(b'"utf-8"', b"utf-8")  # rendered with quotes: the stdlib's reading
+    assert inbound._short_single(parse_bytes(unquoted)) is None
+    encoded = plain.replace(b"\r\n\r\n", b"\r\nContent-Transfer-Encoding: base64\r\n\r\n")
+    assert inbound._short_single(parse_bytes(encoded)) is None

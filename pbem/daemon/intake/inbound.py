@@ -73,7 +73,8 @@ class Inbound:
 
 def headers_of(raw: bytes) -> Message:
     """The headers only, compat32: cheap string reads for hygiene and routing; the full modern
-    parse is done only for mail that reaches a game's engine."""
+    parse is done only for mail that reaches a game's engine (a single part's from this one:
+    :func:`pbem.mail.parse_once.reparse`)."""
     return BytesHeaderParser(policy=compat32).parsebytes(raw)
 
 

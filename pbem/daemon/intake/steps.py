@@ -7,6 +7,7 @@ The order is :data:`CHAIN`, and nowhere else."""
 from __future__ import annotations
 
 import logging
+from email.message import Message
 from typing import TYPE_CHECKING
 
 from pbem.daemon.auth import check_sender
@@ -80,14 +81,16 @@ class Routing(Step):
     def check(self, svc: IntakeParts, mail: Inbound) -> bool:
         """Undo a list's From rewrite (DMARC), then route: a game found goes on, none is
         answered."""
+        head: Message | None = mail.msg  # the headers of mail.raw
         mail.munged = svc.router.list_rewrite(mail.msg, mail.channel)
         if mail.munged is not None and mail.munged.author is not None:
             # the list put its own address in From (DMARC): the post is the author's
             mail.sender = mail.munged.author
             mail.raw = rewrite_from(mail.raw, mail.munged.author)
+            head = None  # new bytes: parsed anew
         mail.game, mail.how = svc.router.route_how(mail.msg, mail.rcpts, mail.sender)
         if mail.game is not None:
-            mail.msg = parse(mail.raw)
+            mail.msg = parse(mail.raw, head)
             return False
         rows = svc.replies.no_game_reply(mail.msg, mail.sender, mail.now)
         svc.daemon.commit(
