@@ -123,6 +123,7 @@ def id_game(mid: str, id_key: bytes) -> str | None:
     return found[1] or None if found else None
 
 
+@functools.lru_cache(maxsize=256)  # every public mail of a phase refers to it (issue 23)
 def thread_root(thread: str, domain: str, id_key: bytes, *, game: str = "") -> str:
     """A stable pseudo Message-ID every post of one phase refers to, so a phase is one thread."""
     return message_id("thread:" + thread, domain, id_key, public=True, game=game)
@@ -383,19 +384,16 @@ def build(
     """
     domain = domain_of(sender)
     mid = message_id(key, domain, id_key, public=public, game=game)
-    shown = formataddr((_clean(display), sender), charset="utf-8") if display else sender
     payload = _qp_body(body)
     mime = _MIME_HEAD
     if html:
         mime, payload = _alternative(payload, html, mid[1 : 1 + _STEM])
-    headers = [
-        ("From", shown),
-        ("To", ", ".join(_clean(t) for t in to)),
-        *([("Reply-To", _clean(reply_to))] if reply_to else []),
-        ("Subject", _header(_clean(subject))),
-        ("Date", _date(date)),
-        ("Message-ID", mid),
-    ]
+    to = tuple(to)
+    if len(subject) + len(display) + len(reply_to) + sum(map(len, to)) <= _REMEMBERED_LEAD:
+        lead = _remembered_lead(sender, display, to, reply_to, subject)
+    else:
+        lead = _lead(sender, display, to, reply_to, subject)
+    headers = [("Date", _date(date)), ("Message-ID", mid)]
     refs: list[str] = []
     if thread and public:
         refs.append(thread_root(thread, domain, id_key, game=game))
@@ -405,17 +403,50 @@ def build(
     if refs:
         headers.append(("In-Reply-To", refs[-1]))
         headers.append(("References", " ".join(refs)))
-    headers.append(
-        ("Auto-Submitted", auto if auto in ("auto-replied", "auto-generated") else "auto-generated")
-    )
-    headers.append(("X-Loop", sender))
-    headers.append(("X-Auto-Response-Suppress", "OOF, AutoReply"))
+    head = b"".join(_field(name, value) for name, value in headers)
+    extra = tuple(extra)
+    if sum(len(value) for _name, value in extra) <= _REMEMBERED_CHARS:
+        tail = _remembered_tail(sender, auto, public, extra)
+    else:
+        tail = _tail(sender, auto, public, extra)
+    return mid, mime + lead + head + tail + b"\r\n" + payload
+
+
+def _lead(sender: str, display: str, to: tuple[str, ...], reply_to: str, subject: str) -> bytes:
+    """The header lines before the Date: From, To, Reply-To, Subject."""
+    shown = formataddr((_clean(display), sender), charset="utf-8") if display else sender
+    headers = [
+        ("From", shown),
+        ("To", ", ".join(_clean(t) for t in to)),
+        *([("Reply-To", _clean(reply_to))] if reply_to else []),
+        ("Subject", _header(_clean(subject))),
+    ]
+    return b"".join(_field(name, value) for name, value in headers)
+
+
+def _tail(sender: str, auto: str, public: bool, extra: tuple[tuple[str, str], ...]) -> bytes:
+    """The header lines after the threading ones: loop safety, and the ``extra`` ones."""
+    headers = [
+        (
+            "Auto-Submitted",
+            auto if auto in ("auto-replied", "auto-generated") else "auto-generated",
+        ),
+        ("X-Loop", sender),
+        ("X-Auto-Response-Suppress", "OOF, AutoReply"),
+    ]
     if public:
         # only on broadcast results: some providers file private mail marked bulk as spam (§2.4)
         headers.append(("Precedence", "bulk"))
     headers += [(name, _header(_clean(value))) for name, value in extra]
-    head = b"".join(_field(name, value) for name, value in headers)
-    return mid, mime + head + b"\r\n" + payload
+    return b"".join(_field(name, value) for name, value in headers)
+
+
+# Every mail of one thread to one reader has the same From, To, Reply-To and Subject, and
+# every mail of a game the same closing lines: written once while they recur (issue 23), for
+# values of a bounded size (a stranger's 5,000-character Subject is written each time).
+_REMEMBERED_LEAD = 1000
+_remembered_lead = functools.lru_cache(maxsize=1024)(_lead)
+_remembered_tail = functools.lru_cache(maxsize=256)(_tail)
 
 
 def build_outgoing(
