@@ -135,13 +135,14 @@ def make_row(
     thread: str = "",
 ) -> OutboxRow:
     """A new outbox row, due now; ``thread``: the player's thread of a private mail."""
+    stamp = now.isoformat()
     return OutboxRow(
         message_id=message_id,
         raw=raw.decode("latin-1"),
         rcpts=tuple(rcpts),
         mail_from=mail_from,
-        created=now.isoformat(),
-        next_try=now.isoformat(),
+        created=stamp,
+        next_try=stamp,
         kind=kind,
         game=game,
         bypass_cap=bypass_cap,
