@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pbem.adapters.servers import SendResult
+from pbem.core.frozen import quick_init
 from pbem.daemon.limits import GlobalCap
 from pbem.mail.envelope import TEST_ID_KEY, build, digest
 from pbem.mail.html import alternative
@@ -44,6 +45,7 @@ class Transport(Protocol):
     async def send(self, mail_from: str, rcpts: Sequence[str], raw: bytes) -> SendResult: ...
 
 
+@quick_init  # a row or more for every mail received (issue 23)
 @dataclass(frozen=True)
 class OutboxRow(Mapping[str, Any]):
     """One mail waiting in an outbox. The stores keep it as a JSON document (it reads as a
