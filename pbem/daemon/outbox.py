@@ -90,7 +90,8 @@ class OutboxRow(Mapping[str, Any]):
         )
 
     def __getitem__(self, name: str) -> Any:
-        if name not in self._keys():
+        # dict(row) reads every key (a store's commit, issue 23): no tuple of keys made for each
+        if name not in _ROW_KEYS and (name != "thread" or not self.thread):
             raise KeyError(name)
         value = getattr(self, name)
         return list(value) if name == "rcpts" else value  # JSON has lists, not tuples
@@ -121,6 +122,7 @@ _ROW_FIELDS = (
     "seq",
     "last_error",
 )
+_ROW_KEYS = frozenset(_ROW_FIELDS)
 
 
 def make_row(
