@@ -193,9 +193,9 @@ def _field(name: str, value: str) -> bytes:
 
 
 def _fold_words(name: str, value: str) -> bytes | None:
-    """A plain value's header line folded as compat32 folds it, or None where that is not
-    plain: a References of two Message-IDs is over 78 columns, and the policy's folder cost
-    ~9 µs a mail (issue 23). ``value``: printable ASCII words between single spaces, none ending
+    """A plain value's header line folded as compat32 folds it (None: leave it to the folder):
+    a References of two Message-IDs is over 78 columns, and the policy's folder cost ~9 µs a
+    mail (issue 23). ``value``: printable ASCII words between single spaces, none ending
     in ``;`` or ``,`` (the folder's preferred breaks): the folder fills each line with whole
     words up to 78 columns, the header's name counted on the first, and starts the next line
     with the space before the word that did not fit (alone, past the limit, if it is longer).
