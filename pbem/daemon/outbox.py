@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pbem.adapters.servers import SendResult
+from pbem.core.frozen import quick_init
 from pbem.daemon.limits import GlobalCap
 from pbem.mail.envelope import TEST_ID_KEY, build, digest
 from pbem.mail.html import alternative
@@ -44,6 +45,7 @@ class Transport(Protocol):
     async def send(self, mail_from: str, rcpts: Sequence[str], raw: bytes) -> SendResult: ...
 
 
+@quick_init  # a row or more for every mail received (issue 23)
 @dataclass(frozen=True)
 class OutboxRow(Mapping[str, Any]):
     """One mail waiting in an outbox. The stores keep it as a JSON document (it reads as a
@@ -88,7 +90,8 @@ class OutboxRow(Mapping[str, Any]):
         )
 
     def __getitem__(self, name: str) -> Any:
-        if name not in self._keys():
+        # dict(row) reads every key (a store's commit, issue 23): no tuple of keys made for each
+        if name not in _ROW_KEYS and (name != "thread" or not self.thread):
             raise KeyError(name)
         value = getattr(self, name)
         return list(value) if name == "rcpts" else value  # JSON has lists, not tuples
@@ -119,6 +122,7 @@ _ROW_FIELDS = (
     "seq",
     "last_error",
 )
+_ROW_KEYS = frozenset(_ROW_FIELDS)
 
 
 def make_row(
@@ -135,13 +139,14 @@ def make_row(
     thread: str = "",
 ) -> OutboxRow:
     """A new outbox row, due now; ``thread``: the player's thread of a private mail."""
+    stamp = now.isoformat()
     return OutboxRow(
         message_id=message_id,
         raw=raw.decode("latin-1"),
         rcpts=tuple(rcpts),
         mail_from=mail_from,
-        created=now.isoformat(),
-        next_try=now.isoformat(),
+        created=stamp,
+        next_try=stamp,
         kind=kind,
         game=game,
         bypass_cap=bypass_cap,

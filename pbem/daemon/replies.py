@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage, Message
@@ -56,7 +56,11 @@ class Replies:
     def rows(self, game: Game, step: Any, now: datetime, *, error: bool) -> list[OutboxRow]:
         """Outbox rows for a step; per-sender limits on private automatic replies (§2.5)."""
         rows = []
-        members = self.members(game)
+        # read once a step, and the members only for an error's budget (issue 23: most steps
+        # answer one mail that is no error)
+        members = self.members(game) if error else set()
+        how = game_addressing(self.cfg, game.store.setup)
+        langs = self._langs(game)
         outgoing = (*step.outgoing, *self.graveyard_welcomes(game, step))
         for seq, out in enumerate(outgoing):
             if not out.public and out.auto == "auto-replied":
@@ -74,14 +78,13 @@ class Replies:
                     self.stats["rate_limited"] += 1
                     continue
                 if resume is not None:  # this reply spends the last one: say so in it
-                    out = limit_note(out, self.texts, self.lang(game, rcpts[0]), resume)
+                    out = limit_note(out, self.texts, langs(rcpts[0]), resume)
             elif out.public and relaying(self.cfg):
                 rcpts = list_readers(game)  # the daemon is the list: to every member
             else:
                 rcpts = list(out.to)
             reader = out.to[0] if out.to else ""
-            lang = game.store.setup.get("lang", "fr") if out.public else self.lang(game, reader)
-            how = game_addressing(self.cfg, game.store.setup)
+            lang = game.store.setup.get("lang", "fr") if out.public else langs(reader)
             filed = dress(out, how, self.texts, str(lang), self.id_key)  # its thread (issue 15)
             mid, raw = build_outgoing(
                 filed.mail,
@@ -114,7 +117,7 @@ class Replies:
             now=now,
             first_seq=len(outgoing),
             id_key=self.id_key,
-            how=game_addressing(self.cfg, game.store.setup),  # From, Reply-To, its thread
+            how=how,  # From, Reply-To, its thread
         )
         rows += seat_rows(self, game, step, now)  # a seat changed hands: its new code
         return rows
@@ -138,8 +141,17 @@ class Replies:
 
     def lang(self, game: Game, address: str) -> str:
         """The language of the player at ``address`` in ``game``; a stranger: the daemon's."""
+        return self._langs(game)(address)
+
+    def _langs(self, game: Game) -> Callable[[str], str]:
+        """:meth:`lang` for the addresses of one step: the game's players read once."""
         names = {a.lower(): n for n, a in game.table.player_emails.items()}
-        return game.table.player_langs.get(names.get(address.lower(), ""), self.cfg.language)
+        langs, default = game.table.player_langs, self.cfg.language
+
+        def lang(address: str) -> str:
+            return langs.get(names.get(address.lower(), ""), default)
+
+        return lang
 
     def bilingual(self, template: str, params: Mapping[str, Any]) -> tuple[str, str]:
         """A daemon text for several readers: French first, then English."""

@@ -185,6 +185,9 @@ def display_name(fmt: str, game: str) -> str:
     return fmt.replace("{game}", game).strip()
 
 
+# every receipt of a player's phase refers to it: two HMACs once per player and phase, not
+# once per mail (issue 23); a few players' threads of a few games at a time
+@functools.lru_cache(maxsize=1024)
 def private_root(thread: str, recipient: str, domain: str, id_key: bytes, game: str) -> str:
     """The root every private mail of one player's thread of one phase refers to: a private
     id (it names the player's thread: never referred to in public)."""

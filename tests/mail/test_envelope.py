@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import email
 import email.policy
+import email.quoprimime
+import email.utils
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from email.charset import QP, Charset
@@ -137,6 +140,83 @@ def test_field_is_the_policys_folding(name: str, value: str) -> None:
             return type(exc)
 
     assert outcome(_field) == outcome(_WIRE.fold_binary)
+
+
+# words as a References holds them (Message-IDs), of every length around the line's limit
+_WORDS = st.lists(
+    st.one_of(
+        st.text(alphabet="<>@.x", min_size=1, max_size=12),
+        st.integers(1, 90).map(lambda n: "<" + "m" * n + "@example.test>"[-n:]),
+        st.sampled_from([";", ",", "a;", "b,", "=?utf-8?q?x?="]),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=examples(400, soak=2000), deadline=None)
+@given(
+    name=st.sampled_from(["References", "In-Reply-To", "To", "X"]),
+    words=_WORDS,
+    lead=st.integers(0, 70),
+)
+def test_a_long_plain_field_folds_as_the_policy_folds_it(
+    name: str, words: list[str], lead: int
+) -> None:
+    """Issue 23: _field folds a long value of plain words itself (a References of two ids);
+    the same bytes as the policy's folder, a word at every column of the limit."""
+    value = " ".join(["w" * lead, *words] if lead else words)
+    assert _field(name, value) == _WIRE.fold_binary(name, value)
+
+
+@settings(max_examples=examples(300, soak=1000), deadline=None)
+@given(
+    date=st.datetimes(
+        min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.timezones()
+    )
+    | st.datetimes()
+    | st.datetimes(timezones=st.just(UTC)),
+    offset=st.integers(-24 * 3600 + 1, 24 * 3600 - 1),
+)
+def test_the_date_header_is_the_stdlibs(date: datetime, offset: int) -> None:
+    """Issue 23: build writes the Date without email.utils.format_datetime; the same text in
+    any zone (UTC, named zones, offsets with seconds) and for a naive time."""
+    assert envelope._date(date) == email.utils.format_datetime(date)
+    fixed = date.replace(tzinfo=timezone(timedelta(seconds=offset)))
+    assert envelope._date(fixed) == email.utils.format_datetime(fixed)
+
+
+def stdlib_qp(body: str) -> bytes:
+    """The body as MIMEText's quoted-printable and the compat32 wire generator write it."""
+    if not body:
+        return b""
+    encoded = email.quoprimime.body_encode(body.encode("utf-8").decode("latin-1"))
+    return "\r\n".join(re.split(r"\r\n|\r|\n", encoded)).encode("ascii")
+
+
+# the characters quoted-printable treats apart: its escape, blanks at a line's end, every line
+# end splitlines knows (only three of them end a QP line), the safe range's edges, non-ASCII
+_QP_ALPHABET = st.sampled_from(
+    [*"=\t \r\n\x0b\x0c\x1c\x85\u2028!~<>\x7f\x00aé✓日", "\r\n", "x" * 70]
+)
+
+
+@settings(max_examples=examples(400, soak=2000), deadline=None)
+@given(pieces=st.lists(_QP_ALPHABET, max_size=60), lead=st.integers(0, 160))
+def test_qp_body_is_the_stdlib_quoted_printable(pieces: list[str], lead: int) -> None:
+    """Issue 23: _qp_body writes quoted-printable with bytes methods; the same bytes as the
+    stdlib's encoder, at every column an escape or a blank may fall on a soft break."""
+    body = "y" * lead + "".join(pieces)
+    assert envelope._qp_body(body) == stdlib_qp(body)
+
+
+@pytest.mark.parametrize("width", range(70, 82))
+@pytest.mark.parametrize("tail", [" ", "\t", "=", "é", " \n", "= ", "é\t"])
+def test_qp_body_wraps_like_the_stdlib_at_the_line_limit(width: int, tail: str) -> None:
+    for fill in ("x", "=", "é"):
+        body = fill * (width // len(fill.encode())) + tail
+        assert envelope._qp_body(body) == stdlib_qp(body)
+        assert envelope._qp_body(body + "\n" + body) == stdlib_qp(body + "\n" + body)
 
 
 @settings(max_examples=300, deadline=None)
