@@ -162,6 +162,7 @@ class AtomicStorage(Storage):
         self._group = False
         self._group_dirty = False
         self._after_group: list[Callable[[], None]] = []
+        self._before_write: list[Callable[[], None]] = []
         self._owned: dict[int, dict[str, Any]] = {}
 
     def owned(self, table: dict[str, Any]) -> bool:
@@ -190,6 +191,17 @@ class AtomicStorage(Storage):
             self._after_group.append(action)
         else:
             action()
+
+    @property
+    def in_group(self) -> bool:
+        """Whether a :meth:`group` is open: its transactions are written at its end."""
+        return self._group
+
+    def before_group_write(self, action: Callable[[], None]) -> None:
+        """Inside :meth:`group`: run ``action`` (once, however often it is given) when the
+        group's body is done, before its write; a transaction it runs lands in that write."""
+        if action not in self._before_write:
+            self._before_write.append(action)
 
     def read(self) -> dict[str, dict[str, Any]] | None:
         """The stored tables (the live dict, not a copy), decoded on first read."""
@@ -255,8 +267,11 @@ class AtomicStorage(Storage):
         self._group = True
         self._group_dirty = False
         self._after_group = []
+        self._before_write = []
         try:
             yield
+            while self._before_write:
+                self._before_write.pop(0)()
             if self._group_dirty:
                 assert self._data is not None
                 atomic_write(self.path, self._data, self.fault)
@@ -266,6 +281,7 @@ class AtomicStorage(Storage):
         finally:
             self._group = False
             self._group_dirty = False
+            self._before_write = []
             after, self._after_group = self._after_group, []
         for action in after:  # reached only once the group's write is done
             action()

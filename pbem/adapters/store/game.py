@@ -94,6 +94,8 @@ class GameStore:
         self.head = AtomicDB(directory / "head.json", fault, readonly, data=_fresh, clean=False)
         #: set by the service: rate-limit hits ride along with the outbox writes
         self.limits_hook: LimitsHook | None = None
+        #: the windows the hook gave the commits of the open group, stored before its write
+        self._limits_due: dict[str, list[float]] = {}
         if _fresh is not None:  # just made by create(): no log, no held body, no stale file
             self._sent = SentLog(directory, 0)
             return
@@ -348,11 +350,36 @@ class GameStore:
                 self.head.remove("held", key=key)
             for record in bounces:
                 self.head.upsert("bounces", record, player=record["player"])
-            write_limits(self.head, self.limits_hook)
+            self._limits()
         if any(gone):
             # once the head no longer refers to them (a crash before: orphans, removed at open)
             self.head.storage.when_durable(lambda: remove_held_bodies(self.dir, gone))
         self.compact()
+
+    def _limits(self) -> None:
+        """Inside a commit's transaction: the rate-limit windows hit since the last write.
+
+        Outside a group they are stored now. Inside one the hook is still asked now (the hits
+        that allowed this commit's rows are this store's, not another game's of the group), but
+        they are stored once, just before the group's write (:meth:`_flush_limits`): the same
+        atomic write, one tinydb update a group instead of one a mail (issue 23). A member of
+        the group rolled back keeps the windows it was given: they are the limiter's, in memory
+        as on disk, whole windows (never counts)."""
+        storage = self.head.storage
+        if not storage.in_group:
+            write_limits(self.head, self.limits_hook)
+            return
+        changes = self.limits_hook() if self.limits_hook is not None else None
+        if changes:
+            self._limits_due.update(changes)  # a window hit again: its newest copy, first place
+            storage.before_group_write(self._flush_limits)
+
+    def _flush_limits(self) -> None:
+        """The windows of the group's commits (:meth:`_limits`), stored as its last change."""
+        due, self._limits_due = self._limits_due, {}
+        if due:
+            with self._transaction():
+                write_limits(self.head, lambda: due)
 
     def compact(self) -> None:
         """Move a full head's events and ledger keys to a new immutable segment.
