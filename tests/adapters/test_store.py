@@ -682,6 +682,32 @@ def test_append_and_update_doc_store_what_insert_multiple_and_update_store(
     assert docs == [{"k": "b", "n": 2}, {"k": "c", "n": 3}], "each stored as a copy"
 
 
+def test_a_group_members_appends_go_in_place_and_its_rollback_drops_them(tmp_path: Path) -> None:
+    """Issue 23: a mail's commit in a group appends to the head's events, ledger and outbox
+    without copying them first; a member rolled back leaves them as they were."""
+    db = AtomicDB(tmp_path / "r.json")
+    with db.transaction():
+        db.table("events").insert_multiple([{"e": 1}, {"e": 2}])
+    with db.group():
+        events = db.storage.read()["events"]  # type: ignore[index]
+        with db.transaction():
+            db.table("events").append([{"e": 3}])
+            assert db.storage.read()["events"] is events, "appended in place"  # type: ignore[index]
+        with pytest.raises(RuntimeError), db.transaction():
+            db.table("events").append([{"e": 4}, {"e": 5}])
+            db.table("events").remove(doc_ids=[1])  # a removal copies the table first
+            db.table("events").append([{"e": 6}])
+            raise RuntimeError("poison")
+        with pytest.raises(RuntimeError), db.transaction():
+            db.table("events").append([{"e": 7}])
+            raise RuntimeError("poison")
+        assert [d["e"] for d in db.table("events").all()] == [1, 2, 3]
+        with db.transaction():
+            db.table("events").append([{"e": 8}])
+    stored = AtomicDB(tmp_path / "r.json").table("events").all()
+    assert [(d.doc_id, d["e"]) for d in stored] == [(1, 1), (2, 2), (3, 3), (4, 8)]
+
+
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Any:
     """A real 2 MiB tmpfs (we are root in CI): writes fail with ENOSPC when it is full."""

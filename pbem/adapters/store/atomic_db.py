@@ -135,11 +135,23 @@ class CopyOnWriteTable(Table):
         their own ids), stored as tinydb stores them (the same ids, each a ``dict`` copy),
         without its closures and per-document type checks: a commit appends to three tables
         for every mail (issue 23)."""
-        tables, raw = self._writable()
+        storage = self._storage
+        tables = storage.read()
+        if tables is None:
+            tables = {}
+        found: dict[str, Any] | None = tables.get(self.name)
+        copied = found is None or not (
+            isinstance(storage, AtomicStorage) and storage.appendable(found)
+        )
+        raw = found if found is not None and not copied else dict(found or {})
         next_id: Callable[[], int] = self._get_next_id  # tinydb's, untyped
         for doc in docs:
             raw[str(next_id())] = dict(doc)
-        self._written(tables, raw)
+        tables[self.name] = raw
+        storage.write(tables)
+        if copied and isinstance(storage, AtomicStorage):
+            storage.own(raw)  # not one appended in place: the snapshot still shares it
+        self.clear_cache()
 
     def update_doc(self, doc_id: int, fields: Mapping[str, Any]) -> None:
         """``update(fields, doc_ids=[doc_id])`` (``KeyError`` if there is no such document),
@@ -192,11 +204,19 @@ class AtomicStorage(Storage):
         self._after_group: list[Callable[[], None]] = []
         self._before_write: list[Callable[[], None]] = []
         self._owned: dict[int, dict[str, Any]] = {}
+        self._lengths: dict[int, tuple[dict[str, Any], int]] = {}
 
     def owned(self, table: dict[str, Any]) -> bool:
         """Whether ``table`` (a stored table dict) was made by a write since the last
         rollback snapshot, so that a write may change it in place (:class:`CopyOnWriteTable`)."""
         return self._owned.get(id(table)) is table
+
+    def appendable(self, table: dict[str, Any]) -> bool:
+        """Whether a write may append to ``table`` in place (only append: a removal or an
+        update copies it first): :meth:`owned`, or an append table whose length the group
+        transaction's snapshot noted (its rollback removes what was appended since)."""
+        noted = self._lengths.get(id(table))
+        return self._owned.get(id(table)) is table or (noted is not None and noted[0] is table)
 
     def own(self, table: dict[str, Any]) -> None:
         """Mark ``table`` as made by a write since the last snapshot (see :meth:`owned`)."""
@@ -265,6 +285,14 @@ class AtomicStorage(Storage):
         if self._group:
             snapshot = _snapshot(self._data)
             self._owned = {}  # the snapshot shares the table dicts: copy them before a change
+            # but an append table may be appended to in place (:meth:`appendable`): a rollback
+            # drops what was appended (issue 23: no copy of the head's events, ledger and
+            # pending outbox for each mail of a group)
+            self._lengths = {
+                id(docs): (docs, len(docs))
+                for t, docs in (self._data or {}).items()
+                if t in APPEND_TABLES
+            }
         try:
             yield
             if self._dirty:
@@ -275,6 +303,9 @@ class AtomicStorage(Storage):
                     atomic_write(self.path, self._data, self.fault)
         except BaseException:
             if self._group:
+                for docs, n in self._lengths.values():
+                    while len(docs) > n:  # appended in place: the newest go first
+                        docs.popitem()
                 self._set_data(snapshot)
             else:
                 # the disk holds the last commit: reload it (rare path: no snapshot per commit)
@@ -283,6 +314,7 @@ class AtomicStorage(Storage):
         finally:
             self._in_tx = False
             self._dirty = False
+            self._lengths = {}
 
     @contextlib.contextmanager
     def group(self) -> Iterator[None]:
