@@ -27,7 +27,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,7 @@ class GameStore:
         if names is not None:
             clean_stale_temps(directory, names)
         self.head = AtomicDB(directory / "head.json", fault, readonly, data=_fresh, clean=False)
+        self._game_id: str | None = None
         #: set by the service: rate-limit hits ride along with the outbox writes
         self.limits_hook: LimitsHook | None = None
         #: the windows the hook gave the commits of the open group, stored before its write
@@ -201,8 +202,15 @@ class GameStore:
 
     @property
     def game_id(self) -> str:
-        """The game's id."""
-        return str(self._meta()["game_id"])
+        """The game's id (never changes: read once, issue 23)."""
+        if self._game_id is None:
+            self._game_id = str(self._meta()["game_id"])
+        return self._game_id
+
+    def _docs(self, table: str) -> Iterable[dict[str, Any]]:
+        """The documents of one of the head's tables as stored, in order (read them, never
+        change them), without tinydb's copy of each: read after every mail (issue 23)."""
+        return (((self.head.storage.read() or {}).get(table)) or {}).values()
 
     @property
     def setup(self) -> dict[str, Any]:
@@ -267,11 +275,11 @@ class GameStore:
 
     def deadline_states(self) -> dict[str, dict[str, Any]]:
         """Each deadline's stored record (its state, an extension, an error), by key."""
-        return {d["key"]: dict(d) for d in self.head.table("deadlines").all()}
+        return {d["key"]: dict(d) for d in self._docs("deadlines")}
 
     def held_entries(self) -> list[dict[str, Any]]:
         """The held posts without their bytes (cheap: the head only), oldest first."""
-        docs = sorted(self.head.table("held").all(), key=lambda d: d["seq"])
+        docs = sorted(self._docs("held"), key=lambda d: d["seq"])
         return [{k: v for k, v in d.items() if k != "raw"} for d in docs]
 
     def held_raw(self, entry: Mapping[str, Any]) -> bytes:
@@ -295,7 +303,7 @@ class GameStore:
 
     def bounce_states(self) -> dict[str, dict[str, Any]]:
         """Per player, the hard-bounce record (RELIABILITY §2.5): count, window, unreachable."""
-        return {d["player"]: dict(d) for d in self.head.table("bounces").all()}
+        return {d["player"]: dict(d) for d in self._docs("bounces")}
 
     # ---- the one commit -------------------------------------------------------------------
 
