@@ -29,7 +29,6 @@ import shutil
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from tinydb import Query
@@ -214,10 +213,8 @@ class GameStore:
         return (((self.head.storage.read() or {}).get(table)) or {}).values()
 
     @property
-    def setup(self) -> Mapping[str, Any]:
-        """The game's setup, read-only: a view of the head's, not a copy (issue 23: read a
-        dozen times a mail, and the routing reads every game's for each mail)."""
-        return MappingProxyType(self._meta()["setup"])
+    def setup(self) -> dict[str, Any]:
+        return dict(self._meta()["setup"])
 
     def _segment_path(self, n: int) -> Path:
         return self.dir / f"seg-{n:06d}.json"
