@@ -51,10 +51,6 @@ def _snapshot(data: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any
     }
 
 
-def _nothing() -> None:
-    """No rollback action (a storage used without :class:`AtomicDB`)."""
-
-
 class _IntKeyed:
     """A table's stored dict (string ids, as JSON has them) seen by tinydb's updaters with
     integer ids: what ``Table._update_table`` gets by rebuilding the whole dict twice."""
@@ -209,8 +205,6 @@ class AtomicStorage(Storage):
         self._before_write: list[Callable[[], None]] = []
         self._owned: dict[int, dict[str, Any]] = {}
         self._lengths: dict[int, tuple[dict[str, Any], int]] = {}
-        #: called once the data is rolled back (:class:`AtomicDB` drops tinydb's caches)
-        self.rolled_back: Callable[[], None] = _nothing
 
     def owned(self, table: dict[str, Any]) -> bool:
         """Whether ``table`` (a stored table dict) was made by a write since the last
@@ -316,7 +310,6 @@ class AtomicStorage(Storage):
             else:
                 # the disk holds the last commit: reload it (rare path: no snapshot per commit)
                 self._set_data(read_file(self.path) if self.path.exists() else None)
-            self.rolled_back()
             raise
         finally:
             self._in_tx = False
@@ -344,7 +337,6 @@ class AtomicStorage(Storage):
                 atomic_write(self.path, self._data, self.fault)
         except BaseException:
             self._set_data(read_file(self.path) if self.path.exists() else None)
-            self.rolled_back()
             raise
         finally:
             self._group = False
@@ -381,17 +373,27 @@ class AtomicDB:
         storage = self.db.storage
         assert isinstance(storage, AtomicStorage)
         self.storage = storage
-        # a rollback drops tinydb's caches (query results, next ids): they follow the data
-        storage.rolled_back = self._reset_caches
 
-    def transaction(self) -> contextlib.AbstractContextManager[None]:
-        """One atomic write for everything done inside; on error, memory matches the disk again
-        (the storage's own context: no second one around it for every commit, issue 23)."""
-        return self.storage.transaction()
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One atomic write for everything done inside; on error, memory matches the disk again."""
+        try:
+            with self.storage.transaction():
+                yield
+        except BaseException:
+            # drop tinydb's caches (query results, next ids) so they follow the restored data
+            self._reset_caches()
+            raise
 
-    def group(self) -> contextlib.AbstractContextManager[None]:
+    @contextlib.contextmanager
+    def group(self) -> Iterator[None]:
         """See :meth:`AtomicStorage.group`."""
-        return self.storage.group()
+        try:
+            with self.storage.group():
+                yield
+        except BaseException:
+            self._reset_caches()
+            raise
 
     def _reset_caches(self) -> None:
         self.db.clear_cache()

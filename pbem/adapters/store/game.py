@@ -27,7 +27,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +207,7 @@ class GameStore:
             self._game_id = str(self._meta()["game_id"])
         return self._game_id
 
-    def _docs(self, table: str) -> Collection[dict[str, Any]]:
+    def _docs(self, table: str) -> Iterable[dict[str, Any]]:
         """The documents of one of the head's tables as stored, in order (read them, never
         change them), without tinydb's copy of each: read after every mail (issue 23)."""
         return (((self.head.storage.read() or {}).get(table)) or {}).values()
@@ -396,7 +396,7 @@ class GameStore:
         the head's ``segments`` number includes it; a crash between leaves an unreferenced segment
         that the next compaction overwrites.
         """
-        if len(self._docs("events")) < self.segment_size:
+        if len(self.head.table("events")) < self.segment_size:
             return  # the usual case, without copying the head's events
         rows = sorted(self.head.table("events").all(), key=lambda d: d["seq"])
         ledger = self.head.table("ledger").all()
