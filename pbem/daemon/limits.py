@@ -37,10 +37,17 @@ class Window:
     limit: int
     span: timedelta
     times: deque[datetime] = field(default_factory=deque)
+    _stamps: deque[float] = field(init=False, repr=False, compare=False)
+    """``times`` as POSIX seconds, kept beside them: a window is exported after each of its
+    hits, for the store write that carries it (issue 23)."""
+
+    def __post_init__(self) -> None:
+        self._stamps = deque(t.timestamp() for t in self.times)
 
     def _trim(self, now: datetime) -> None:
         while self.times and self.times[0] <= now - self.span:
             self.times.popleft()
+            self._stamps.popleft()
 
     def allowed(self, now: datetime) -> bool:
         """Whether one more event fits in the window at ``now``."""
@@ -51,21 +58,25 @@ class Window:
         """Record an event at ``now``, keeping only the newest ``limit`` times."""
         self._trim(now)
         self.times.append(now)
+        self._stamps.append(now.timestamp())
         # only the newest ``limit`` hits decide: if that many are inside the span the window is
         # full, and older ones expire first
         while len(self.times) > max(1, self.limit):
             self.times.popleft()
+            self._stamps.popleft()
 
     def export(self) -> list[float]:
         """The window's times as POSIX seconds, oldest first (to persist it)."""
-        return [t.timestamp() for t in self.times]
+        return list(self._stamps)
 
     def restore(self, times: Iterable[float], now: datetime) -> None:
         """Replace the timestamps (a restart); expired ones are dropped."""
         self.times = deque(sorted(datetime.fromtimestamp(t, UTC) for t in times))
+        self._stamps = deque(t.timestamp() for t in self.times)
         self._trim(now)
         while len(self.times) > max(1, self.limit):
             self.times.popleft()
+            self._stamps.popleft()
 
 
 @dataclass

@@ -142,7 +142,8 @@ class Writer:
                 for f, key in run:
                     if attempt is not None and marker is not None and key is not None:
                         marker.set(attempt, key)
-                    out[f.uid] = self.intake.handle_fetched(f, now(f) if callable(now) else now)
+                    when = now(f) if callable(now) else now
+                    out[f.uid] = self.intake.handle_fetched(f, when, key)  # its key made once
                     if key is not None:
                         self.crashloop.suspects.pop(key, None)
                 if attempt is not None and marker is not None:

@@ -232,11 +232,12 @@ class Relay:
         of players who may no longer post, in arrival order; one commit. Returns the number
         released or dropped. First, a pending confirmation from a phase that has ended lapses
         (a late vote would be refused anyway): held posts never outlive their phase."""
+        entries = game.store.held_entries()
+        if not entries:  # after most mails: nothing to lapse or release, no window to make
+            return 0
         window = self.bounces.window(game)
         ended = [
-            h
-            for h in game.store.held_entries()
-            if h.get("kind") == "confirm" and h.get("window", window) != window
+            h for h in entries if h.get("kind") == "confirm" and h.get("window", window) != window
         ]
         if ended:
             # a mark per token stays in the ledger: a confirmation arriving later is refused

@@ -651,6 +651,63 @@ def test_tinydb_operations_store_what_plain_tinydb_stores(tmp_path: Path) -> Non
     assert json.dumps(read_file(tmp_path / "p.json")) == json.dumps(plain.storage.read())
 
 
+def test_append_and_update_doc_store_what_insert_multiple_and_update_store(
+    tmp_path: Path,
+) -> None:
+    """Issue 23: a commit's appends skip tinydb's per-call closures and per-document checks;
+    the ids, the documents and a group member's rollback are tinydb's."""
+    from tinydb import TinyDB
+    from tinydb.storages import MemoryStorage
+    from tinydb.table import Document
+
+    docs = [{"k": "b", "n": 2}, {"k": "c", "n": 3}]
+    plain = TinyDB(storage=MemoryStorage)
+    plain.table("t").insert({"k": "a", "n": 1})
+    plain.table("t").insert(Document({"k": "d", "n": 4}, doc_id=9))
+    plain.table("t").insert_multiple(docs)
+    plain.table("t").update({"n": 30}, doc_ids=[10])
+    ours = AtomicDB(tmp_path / "a.json")
+    with ours.group():
+        with ours.transaction():
+            ours.table("t").insert({"k": "a", "n": 1})
+            ours.table("t").insert(Document({"k": "d", "n": 4}, doc_id=9))
+        with ours.transaction():
+            ours.table("t").append(docs)
+            ours.table("t").update_doc(10, {"n": 30})
+        with pytest.raises(KeyError), ours.transaction():
+            ours.table("t").append([{"k": "x"}])
+            ours.table("t").update_doc(1, {"n": 99})
+            ours.table("t").update_doc(99, {"n": 99})  # no such document: tinydb's KeyError
+    assert json.dumps(read_file(tmp_path / "a.json")) == json.dumps(plain.storage.read())
+    assert docs == [{"k": "b", "n": 2}, {"k": "c", "n": 3}], "each stored as a copy"
+
+
+def test_a_group_members_appends_go_in_place_and_its_rollback_drops_them(tmp_path: Path) -> None:
+    """Issue 23: a mail's commit in a group appends to the head's events, ledger and outbox
+    without copying them first; a member rolled back leaves them as they were."""
+    db = AtomicDB(tmp_path / "r.json")
+    with db.transaction():
+        db.table("events").insert_multiple([{"e": 1}, {"e": 2}])
+    with db.group():
+        events = db.storage.read()["events"]  # type: ignore[index]
+        with db.transaction():
+            db.table("events").append([{"e": 3}])
+            assert db.storage.read()["events"] is events, "appended in place"  # type: ignore[index]
+        with pytest.raises(RuntimeError), db.transaction():
+            db.table("events").append([{"e": 4}, {"e": 5}])
+            db.table("events").remove(doc_ids=[1])  # a removal copies the table first
+            db.table("events").append([{"e": 6}])
+            raise RuntimeError("poison")
+        with pytest.raises(RuntimeError), db.transaction():
+            db.table("events").append([{"e": 7}])
+            raise RuntimeError("poison")
+        assert [d["e"] for d in db.table("events").all()] == [1, 2, 3]
+        with db.transaction():
+            db.table("events").append([{"e": 8}])
+    stored = AtomicDB(tmp_path / "r.json").table("events").all()
+    assert [(d.doc_id, d["e"]) for d in stored] == [(1, 1), (2, 2), (3, 3), (4, 8)]
+
+
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Any:
     """A real 2 MiB tmpfs (we are root in CI): writes fail with ENOSPC when it is full."""

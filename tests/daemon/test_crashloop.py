@@ -486,6 +486,28 @@ def test_one_extra_durable_write_per_batch(world: World) -> None:
     assert world.faults.count("after_group") == 1
 
 
+def test_a_batchs_mail_is_hashed_once(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23: the writer makes each mail's content key for its in-flight record and hands
+    it to the intake, which made it again (a sha256 of the whole mail)."""
+    import pbem.daemon.intake.guard as guard
+    import pbem.daemon.queue as queue
+
+    world.engine = fake_table.Table
+    world.new_game()
+    svc = world.start()
+    made: list[str] = []
+
+    def counted(raw: bytes) -> str:
+        made.append(content_key(raw))
+        return made[-1]
+
+    monkeypatch.setattr(queue, "content_key", counted)
+    monkeypatch.setattr(guard, "content_key", counted)
+    mails = world.fetched(*[cmd(PLAYERS[i % 3], f"w{i}") for i in range(5)])
+    assert set(svc.writer.handle_batch(mails).values()) == {"processed"}
+    assert len(made) == len(set(made)) == 5
+
+
 def test_marker_survives_in_the_file(tmp_path: Path) -> None:
     m = Marker(tmp_path / "inflight.pos")
     assert m.read() is None

@@ -139,3 +139,26 @@ def test_error_reply_limit_survives_a_daemon_restart(stack: MailStack, tmp_path:
         assert len(stack.messages(frank)) == 1, "no second error reply within the hour"
     finally:
         d.kill()
+
+
+def test_a_window_exports_its_times_as_posix_seconds_through_hits_trims_and_restores() -> None:
+    """Issue 23: a window keeps its times as POSIX seconds beside them (exported after each
+    hit); they stay the times' own, whatever expired or was dropped past the limit."""
+    import random
+    from collections import deque
+    from datetime import UTC, datetime
+
+    from pbem.daemon.limits import Window
+
+    rng = random.Random(23)
+    start = datetime(2030, 1, 1, tzinfo=UTC)
+    w = Window(5, timedelta(hours=1), deque([start - timedelta(minutes=30)]))
+    now = start
+    for _ in range(300):
+        now += timedelta(seconds=rng.choice([1, 7.5, 600, 1800, 5000]))
+        if rng.random() < 0.1:
+            w.restore([*w.export(), now.timestamp() - 10.000001], now)
+        elif w.allowed(now) or rng.random() < 0.5:
+            w.hit(now)
+        assert w.export() == [t.timestamp() for t in w.times]
+        assert len(w.times) <= 5

@@ -9,7 +9,7 @@ temp files; read-only users (``pbem status``) never touch the directory.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +106,12 @@ class CopyOnWriteTable(Table):
     """
 
     def _update_table(self, updater: Callable[[dict[int, Any]], None]) -> None:
+        tables, raw = self._writable()
+        updater(_IntKeyed(raw))  # type: ignore[arg-type]
+        self._written(tables, raw)
+
+    def _writable(self) -> tuple[Tables, dict[str, Any]]:
+        """The stored tables, and this table's dict as a write may change it in place."""
         storage = self._storage
         tables = storage.read()
         if tables is None:
@@ -113,12 +119,46 @@ class CopyOnWriteTable(Table):
         raw = tables.get(self.name)
         if raw is None or not (isinstance(storage, AtomicStorage) and storage.owned(raw)):
             raw = dict(raw) if raw is not None else {}
-        updater(_IntKeyed(raw))  # type: ignore[arg-type]
+        return tables, raw
+
+    def _written(self, tables: Tables, raw: dict[str, Any]) -> None:
+        """The changed table stored (at the transaction's end), and known as changed."""
+        storage = self._storage
         tables[self.name] = raw
         storage.write(tables)
         if isinstance(storage, AtomicStorage):
             storage.own(raw)
         self.clear_cache()
+
+    def append(self, docs: Iterable[Mapping[str, Any]]) -> None:
+        """``insert_multiple`` of plain documents (not tinydb ``Document`` objects, which carry
+        their own ids), stored as tinydb stores them (the same ids, each a ``dict`` copy),
+        without its closures and per-document type checks: a commit appends to three tables
+        for every mail (issue 23)."""
+        storage = self._storage
+        tables = storage.read()
+        if tables is None:
+            tables = {}
+        found: dict[str, Any] | None = tables.get(self.name)
+        copied = found is None or not (
+            isinstance(storage, AtomicStorage) and storage.appendable(found)
+        )
+        raw = found if found is not None and not copied else dict(found or {})
+        next_id: Callable[[], int] = self._get_next_id  # tinydb's, untyped
+        for doc in docs:
+            raw[str(next_id())] = dict(doc)
+        tables[self.name] = raw
+        storage.write(tables)
+        if copied and isinstance(storage, AtomicStorage):
+            storage.own(raw)  # not one appended in place: the snapshot still shares it
+        self.clear_cache()
+
+    def update_doc(self, doc_id: int, fields: Mapping[str, Any]) -> None:
+        """``update(fields, doc_ids=[doc_id])`` (``KeyError`` if there is no such document),
+        without building tinydb's updater for one document."""
+        tables, raw = self._writable()
+        raw[str(doc_id)].update(fields)
+        self._written(tables, raw)
 
 
 class AtomicStorage(Storage):
@@ -162,12 +202,21 @@ class AtomicStorage(Storage):
         self._group = False
         self._group_dirty = False
         self._after_group: list[Callable[[], None]] = []
+        self._before_write: list[Callable[[], None]] = []
         self._owned: dict[int, dict[str, Any]] = {}
+        self._lengths: dict[int, tuple[dict[str, Any], int]] = {}
 
     def owned(self, table: dict[str, Any]) -> bool:
         """Whether ``table`` (a stored table dict) was made by a write since the last
         rollback snapshot, so that a write may change it in place (:class:`CopyOnWriteTable`)."""
         return self._owned.get(id(table)) is table
+
+    def appendable(self, table: dict[str, Any]) -> bool:
+        """Whether a write may append to ``table`` in place (only append: a removal or an
+        update copies it first): :meth:`owned`, or an append table whose length the group
+        transaction's snapshot noted (its rollback removes what was appended since)."""
+        noted = self._lengths.get(id(table))
+        return self._owned.get(id(table)) is table or (noted is not None and noted[0] is table)
 
     def own(self, table: dict[str, Any]) -> None:
         """Mark ``table`` as made by a write since the last snapshot (see :meth:`owned`)."""
@@ -190,6 +239,17 @@ class AtomicStorage(Storage):
             self._after_group.append(action)
         else:
             action()
+
+    @property
+    def in_group(self) -> bool:
+        """Whether a :meth:`group` is open: its transactions are written at its end."""
+        return self._group
+
+    def before_group_write(self, action: Callable[[], None]) -> None:
+        """Inside :meth:`group`: run ``action`` (once, however often it is given) when the
+        group's body is done, before its write; a transaction it runs lands in that write."""
+        if action not in self._before_write:
+            self._before_write.append(action)
 
     def read(self) -> dict[str, dict[str, Any]] | None:
         """The stored tables (the live dict, not a copy), decoded on first read."""
@@ -225,6 +285,14 @@ class AtomicStorage(Storage):
         if self._group:
             snapshot = _snapshot(self._data)
             self._owned = {}  # the snapshot shares the table dicts: copy them before a change
+            # but an append table may be appended to in place (:meth:`appendable`): a rollback
+            # drops what was appended (issue 23: no copy of the head's events, ledger and
+            # pending outbox for each mail of a group)
+            self._lengths = {
+                id(docs): (docs, len(docs))
+                for t, docs in (self._data or {}).items()
+                if t in APPEND_TABLES
+            }
         try:
             yield
             if self._dirty:
@@ -235,6 +303,9 @@ class AtomicStorage(Storage):
                     atomic_write(self.path, self._data, self.fault)
         except BaseException:
             if self._group:
+                for docs, n in self._lengths.values():
+                    while len(docs) > n:  # appended in place: the newest go first
+                        docs.popitem()
                 self._set_data(snapshot)
             else:
                 # the disk holds the last commit: reload it (rare path: no snapshot per commit)
@@ -243,6 +314,7 @@ class AtomicStorage(Storage):
         finally:
             self._in_tx = False
             self._dirty = False
+            self._lengths = {}
 
     @contextlib.contextmanager
     def group(self) -> Iterator[None]:
@@ -255,8 +327,11 @@ class AtomicStorage(Storage):
         self._group = True
         self._group_dirty = False
         self._after_group = []
+        self._before_write = []
         try:
             yield
+            while self._before_write:
+                self._before_write.pop(0)()
             if self._group_dirty:
                 assert self._data is not None
                 atomic_write(self.path, self._data, self.fault)
@@ -266,6 +341,7 @@ class AtomicStorage(Storage):
         finally:
             self._group = False
             self._group_dirty = False
+            self._before_write = []
             after, self._after_group = self._after_group, []
         for action in after:  # reached only once the group's write is done
             action()

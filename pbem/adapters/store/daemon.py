@@ -71,7 +71,12 @@ class DaemonStore:
 
     def shunt_row(self, key: str) -> dict[str, Any] | None:
         """The shunt row of the mail with content key ``key``, or None."""
-        return self.db.get_one("shunt", key=key)
+        # the table read as it is (no tinydb query built for each mail: the guard asks for
+        # every mail, and the table is empty but for failing mail, issue 23)
+        for doc in ((self.db.storage.read() or {}).get("shunt") or {}).values():
+            if doc.get("key") == key:
+                return dict(doc)
+        return None
 
     def remove_shunt(self, key: str) -> None:
         """Forget the shunt row of the mail with content key ``key``."""

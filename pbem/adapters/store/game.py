@@ -27,7 +27,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,8 +92,11 @@ class GameStore:
         if names is not None:
             clean_stale_temps(directory, names)
         self.head = AtomicDB(directory / "head.json", fault, readonly, data=_fresh, clean=False)
+        self._game_id: str | None = None
         #: set by the service: rate-limit hits ride along with the outbox writes
         self.limits_hook: LimitsHook | None = None
+        #: the windows the hook gave the commits of the open group, stored before its write
+        self._limits_due: dict[str, list[float]] = {}
         if _fresh is not None:  # just made by create(): no log, no held body, no stale file
             self._sent = SentLog(directory, 0)
             return
@@ -199,8 +202,15 @@ class GameStore:
 
     @property
     def game_id(self) -> str:
-        """The game's id."""
-        return str(self._meta()["game_id"])
+        """The game's id (never changes: read once, issue 23)."""
+        if self._game_id is None:
+            self._game_id = str(self._meta()["game_id"])
+        return self._game_id
+
+    def _docs(self, table: str) -> Iterable[dict[str, Any]]:
+        """The documents of one of the head's tables as stored, in order (read them, never
+        change them), without tinydb's copy of each: read after every mail (issue 23)."""
+        return (((self.head.storage.read() or {}).get(table)) or {}).values()
 
     @property
     def setup(self) -> dict[str, Any]:
@@ -265,11 +275,11 @@ class GameStore:
 
     def deadline_states(self) -> dict[str, dict[str, Any]]:
         """Each deadline's stored record (its state, an extension, an error), by key."""
-        return {d["key"]: dict(d) for d in self.head.table("deadlines").all()}
+        return {d["key"]: dict(d) for d in self._docs("deadlines")}
 
     def held_entries(self) -> list[dict[str, Any]]:
         """The held posts without their bytes (cheap: the head only), oldest first."""
-        docs = sorted(self.head.table("held").all(), key=lambda d: d["seq"])
+        docs = sorted(self._docs("held"), key=lambda d: d["seq"])
         return [{k: v for k, v in d.items() if k != "raw"} for d in docs]
 
     def held_raw(self, entry: Mapping[str, Any]) -> bytes:
@@ -293,7 +303,7 @@ class GameStore:
 
     def bounce_states(self) -> dict[str, dict[str, Any]]:
         """Per player, the hard-bounce record (RELIABILITY §2.5): count, window, unreachable."""
-        return {d["player"]: dict(d) for d in self.head.table("bounces").all()}
+        return {d["player"]: dict(d) for d in self._docs("bounces")}
 
     # ---- the one commit -------------------------------------------------------------------
 
@@ -314,23 +324,23 @@ class GameStore:
         released by key, + players' bounce records) in ONE atomic write."""
         with self._transaction():
             seq = int(self._meta()["seq"])
-            # each table's rows in one insert_multiple: tinydb copies the whole table on every
-            # insert (the ids and rows are the same as one insert each)
+            # each table's rows in one append (tinydb's insert_multiple, lighter: the ids and
+            # rows are the same as one insert each)
             if events:
                 rows = [
                     {"seq": seq + i, "event": Packed(compact_json(ev))}
                     for i, ev in enumerate(events, 1)
                 ]
-                self.head.table("events").insert_multiple(rows)
+                self.head.table("events").append(rows)
                 seq += len(rows)
-            self.head.table("meta").update({"seq": seq}, doc_ids=[1])
+            self.head.table("meta").update_doc(1, {"seq": seq})
             if outbox:
-                self.head.table("outbox").insert_multiple([_packed_row(row) for row in outbox])
+                self.head.table("outbox").append([_packed_row(row) for row in outbox])
             keys = [{"key": ledger_key, **(ledger_info or {})}] if ledger_key is not None else []
             # e.g. a verified DKIM signature: replays are refused
             keys += [{"key": extra, "of": ledger_key} for extra in extra_keys]
             if keys:
-                self.head.table("ledger").insert_multiple(keys)
+                self.head.table("ledger").append(keys)
             if deadline is not None:
                 self.head.upsert("deadlines", deadline, key=deadline["key"])
             if hold is not None:
@@ -348,11 +358,36 @@ class GameStore:
                 self.head.remove("held", key=key)
             for record in bounces:
                 self.head.upsert("bounces", record, player=record["player"])
-            write_limits(self.head, self.limits_hook)
+            self._limits()
         if any(gone):
             # once the head no longer refers to them (a crash before: orphans, removed at open)
             self.head.storage.when_durable(lambda: remove_held_bodies(self.dir, gone))
         self.compact()
+
+    def _limits(self) -> None:
+        """Inside a commit's transaction: the rate-limit windows hit since the last write.
+
+        Outside a group they are stored now. Inside one the hook is still asked now (the hits
+        that allowed this commit's rows are this store's, not another game's of the group), but
+        they are stored once, just before the group's write (:meth:`_flush_limits`): the same
+        atomic write, one tinydb update a group instead of one a mail (issue 23). A member of
+        the group rolled back keeps the windows it was given: they are the limiter's, in memory
+        as on disk, whole windows (never counts)."""
+        storage = self.head.storage
+        if not storage.in_group:
+            write_limits(self.head, self.limits_hook)
+            return
+        changes = self.limits_hook() if self.limits_hook is not None else None
+        if changes:
+            self._limits_due.update(changes)  # a window hit again: its newest copy, first place
+            storage.before_group_write(self._flush_limits)
+
+    def _flush_limits(self) -> None:
+        """The windows of the group's commits (:meth:`_limits`), stored as its last change."""
+        due, self._limits_due = self._limits_due, {}
+        if due:
+            with self._transaction():
+                write_limits(self.head, lambda: due)
 
     def compact(self) -> None:
         """Move a full head's events and ledger keys to a new immutable segment.
@@ -418,7 +453,8 @@ class GameStore:
     # ---- the sent log ---------------------------------------------------------------------
 
     def _sent_gen(self) -> int:
-        doc = self.head.table(SENT_LOG).get(doc_id=1)
+        # read as stored: asked by every commit's transaction (issue 23)
+        doc = ((self.head.storage.read() or {}).get(SENT_LOG) or {}).get("1")
         return 0 if doc is None else int(doc["gen"])
 
     def _sent_log(self) -> SentLog:

@@ -94,8 +94,8 @@ class Apply(Step):
             sent = raw_without_codes(raw) if svc.relay_list.codes_in_use else raw
             if sent is not None:
                 rows.append(svc.relay_list.graveyard_row(game, mail.key, msg, sent, now))
-        seat = seat_of(game, verdict.registered)
-        if ask and deferred and seat is not None and is_dataclass(step):
+        seat = seat_of(game, verdict.registered) if ask and deferred else None
+        if seat is not None and is_dataclass(step):
             # issue 25: his vote waits for his confirmation; unconfirmed, the phase is forgiven
             unheard = unheard_step(game, [seat], "confirmation", now)
             if unheard is not None:

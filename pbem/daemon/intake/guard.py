@@ -67,11 +67,14 @@ class Intake:
     wake: Callable[[], None]
     stopping: Callable[[], bool]
 
-    def handle_fetched(self, f: Fetched, now: datetime | None = None) -> Disposition:
-        """One inbound mail under its own guard (requirement 10). Never raises."""
+    def handle_fetched(
+        self, f: Fetched, now: datetime | None = None, key: str | None = None
+    ) -> Disposition:
+        """One inbound mail under its own guard (requirement 10). Never raises. ``key``: its
+        content key, when the caller made it already (the writer's batch)."""
         if f.raw is None:
             return self.oversize(f)
-        key = content_key(f.raw)
+        key = key or content_key(f.raw)
         if self.knows(key):
             self.stats["duplicate"] += 1
             return "processed"  # committed before a crash; only the MOVE was missing
