@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Hashable
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -85,17 +85,6 @@ class DeadlineScheduler:
             coalesce=True,
             max_instances=1,
         )
-
-    def holds(self, game_id: str, marks: Mapping[str, tuple[datetime, Hashable]]) -> bool:
-        """Whether the game's jobs are exactly ``marks`` (job id: its time and plan), each
-        still armed and not run: arming them again and disarming the others would change
-        nothing (:meth:`pbem.daemon.deadlines.Deadlines.rearm`)."""
-        ids = self.by_game.get(game_id, ())
-        if len(ids) != len(marks):
-            return False
-        armed = self.armed
-        # a job id is its game's: marks all armed and as many as the game's ids are those ids
-        return all(armed.get(job_id) == mark for job_id, mark in marks.items())
 
     def disarm_game(self, game_id: str, keep: Collection[JobKey]) -> None:
         """Remove the game's jobs but ``keep`` (and forget the keys of those removed or run)."""

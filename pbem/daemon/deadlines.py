@@ -31,22 +31,6 @@ from pbem.mail.threads import Note, dress
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Armed:
-    """What a game's last :meth:`Deadlines.rearm` armed, and when."""
-
-    pending: dict[str, datetime]
-    """The deadlines in effect then (:meth:`Deadlines.effective`)."""
-    digest: datetime | None
-    """The digest's time then."""
-    at: datetime
-    """The clock then."""
-    first_reminder: datetime | None
-    """The earliest reminder armed: once reached, the next rearm leaves it out."""
-    marks: dict[str, tuple[datetime, str]]
-    """Each job armed: its id, its time and its plan (the scheduler's ``holds``)."""
-
-
 @dataclass
 class Deadlines:
     """A game's deadlines. Reads the configuration, the games and the clock; arms the
@@ -73,8 +57,6 @@ class Deadlines:
     #: scheduler-fired deadlines the IMAP loop resolves after fetching (issue 10 item 4):
     #: (game id, key) → the timer resolving it anyway if the mailbox cannot be read
     due: dict[tuple[str, str], asyncio.TimerHandle] = field(default_factory=dict)
-    #: per game, what its last rearm armed (:meth:`rearm`)
-    armed: dict[str, Armed] = field(default_factory=dict)
 
     def effective(self, game: Game) -> dict[str, datetime]:
         """The engine's pending deadlines, with outage extensions applied (§5.4)."""
@@ -89,55 +71,30 @@ class Deadlines:
         return out
 
     def rearm(self, game: Game) -> None:
-        """Rebuild this game's in-memory jobs from its state (requirement 11).
-
-        Left as they are when this would change nothing (:attr:`armed`; issue 23: a rearm
-        after each mail, whose deadlines mostly stay): the same deadlines and digest as the
-        last rearm's, no reminder's time reached since (none left out now that was armed
-        then), and the scheduler still holding exactly the jobs it armed, none run since."""
-        game_id = game.id
+        """Rebuild this game's in-memory jobs from its state (requirement 11)."""
         pending = self.effective(game)
-        now = self.clock()
-        digest = self.digests.due(game) if self.digests is not None else None
-        last = self.armed.get(game_id)
-        holds = getattr(self.scheduler, "holds", None)
-        if (
-            last is not None
-            and holds is not None
-            and last.pending == pending
-            and last.digest == digest
-            and last.at <= now  # a clock set back: reminders left out may be due again
-            and (last.first_reminder is None or now < last.first_reminder)
-            and holds(game_id, last.marks)
-        ):
-            return
         jobs: set[Job] = set()
-        marks: dict[str, tuple[datetime, str]] = {}
-        reminders: list[datetime] = []
+        now = self.clock()
         for key, when in pending.items():
-            job: Job = DeadlineJob(game_id, key)
+            job: Job = DeadlineJob(game.id, key)
             jobs.add(job)
             # the plans: each callback is its job's and time's (a rearm after each mail
             # leaves the unchanged jobs alone)
-            self.scheduler.arm(job, when, self._deadline_callback(game_id, key, when), "fall")
-            marks[str(job)] = (when, "fall")
+            self.scheduler.arm(job, when, self._deadline_callback(game.id, key, when), "fall")
             for hours in self.cfg.reminders_hours:
                 at = when - timedelta(hours=hours)
                 if at > now:  # a reminder whose time passed (an outage) is not sent late
-                    job = ReminderJob(game_id, key, hours)
+                    job = ReminderJob(game.id, key, hours)
                     jobs.add(job)
                     self.scheduler.arm(
-                        job, at, self._remind_callback(game_id, key, hours), "remind"
+                        job, at, self._remind_callback(game.id, key, hours), "remind"
                     )
-                    marks[str(job)] = (at, "remind")
-                    reminders.append(at)
+        digest = self.digests.due(game) if self.digests is not None else None
         if digest is not None:
-            job = DigestJob(game_id)
+            job = DigestJob(game.id)
             jobs.add(job)
-            self.scheduler.arm(job, digest, self._digest_callback(game_id), "digest")
-            marks[str(job)] = (digest, "digest")
-        self.scheduler.disarm_game(game_id, keep=jobs)
-        self.armed[game_id] = Armed(pending, digest, now, min(reminders, default=None), marks)
+            self.scheduler.arm(job, digest, self._digest_callback(game.id), "digest")
+        self.scheduler.disarm_game(game.id, keep=jobs)
 
     def _digest_callback(self, game_id: str) -> Callable[[], Awaitable[None]]:
         return functools.partial(self._digest_due, game_id)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
 from typing import Any
 
 from pbem.adapters.scheduler import DeadlineScheduler
-from pbem.daemon.deadlines import Deadlines
 from pbem.daemon.jobs import DeadlineJob, ReminderJob
 
 WHEN = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
@@ -91,74 +89,3 @@ def test_a_job_that_ran_is_armed_again_by_the_same_plan() -> None:
 
     asyncio.run(scenario())
     assert runs == [1, 1]
-
-
-class _Rearmed:
-    """A game's deadlines rearmed through a real scheduler, with or without the memo."""
-
-    def __init__(self, memo: bool) -> None:
-        self.sched = DeadlineScheduler()
-        if not memo:
-            self.sched.holds = None  # type: ignore[assignment,method-assign]
-        self.arms: list[str] = []
-        real = self.sched.arm
-
-        def arm(job: Any, *args: Any) -> None:
-            self.arms.append(str(job))
-            real(job, *args)
-
-        self.sched.arm = arm  # type: ignore[method-assign]
-        self.now = WHEN - timedelta(hours=10)
-        self.pending = {"day-1": WHEN}
-        self.states: dict[str, Any] = {}
-        store = SimpleNamespace(deadline_states=lambda: self.states)
-        self.game = SimpleNamespace(
-            id="g1", store=store, table=SimpleNamespace(deadlines=lambda: dict(self.pending))
-        )
-        self.deadlines = Deadlines(
-            cfg=SimpleNamespace(reminders_hours=(2.0, 6.0)),  # type: ignore[arg-type]
-            games={"g1": self.game},  # type: ignore[dict-item]
-            clock=lambda: self.now,
-            scheduler=self.sched,
-            submit=lambda work: None,
-            replies=None,  # type: ignore[arg-type]
-            relay=None,  # type: ignore[arg-type]
-            fault=lambda point: None,
-            wake=lambda: None,
-        )
-
-    def rearm(self) -> tuple[dict[str, set[str]], dict[str, Any]]:
-        self.deadlines.rearm(self.game)  # type: ignore[arg-type]
-        return dict(self.sched.by_game), dict(self.sched.armed)
-
-
-def test_a_rearm_that_would_change_nothing_arms_nothing_and_any_change_rearms() -> None:
-    """Issue 23 (ingest): a rearm after each mail whose deadlines stay calls the scheduler
-    no more; whatever would change what is armed (a deadline moved or stalled, a reminder's
-    time reached, the clock set back, a job that ran, a retry armed) rearms as before."""
-    memo, plain = _Rearmed(memo=True), _Rearmed(memo=False)
-
-    def both(change: Any = None) -> list[str]:
-        for r in (memo, plain):
-            if change is not None:
-                change(r)
-            r.arms.clear()
-        assert memo.rearm() == plain.rearm()
-        return memo.arms
-
-    assert both() == ["g1:day-1", "g1:day-1:remind:2.0", "g1:day-1:remind:6.0"]
-    assert both() == [], "nothing changed: the scheduler is not called"
-    assert both(lambda r: setattr(r, "now", WHEN - timedelta(hours=7))) == []
-    assert both(lambda r: setattr(r, "now", WHEN - timedelta(hours=6))) != []  # 6 h reached
-    assert "g1:day-1:remind:6.0" not in memo.sched.armed
-    assert both(lambda r: setattr(r, "now", WHEN - timedelta(hours=8))) != []  # set back
-    assert "g1:day-1:remind:6.0" in memo.sched.armed
-    assert both() == []
-    assert both(lambda r: r.pending.update({"day-1": WHEN + timedelta(hours=1)})) != []
-    assert both(lambda r: r.sched.armed.pop("g1:day-1")) != [], "a job that ran"
-    assert both(lambda r: r.sched.arm(DeadlineJob("g1", "day-1"), WHEN, _nothing)) != []
-    stalled = {f"day-1@{(WHEN + timedelta(hours=1)).isoformat()}": {"state": "stalled"}}
-    both(lambda r: setattr(r, "states", stalled))
-    assert memo.sched.armed == {} and "g1" not in memo.sched.by_game, "disarmed"
-
-    assert both() == []

@@ -453,8 +453,7 @@ class GameStore:
     # ---- the sent log ---------------------------------------------------------------------
 
     def _sent_gen(self) -> int:
-        # read as stored: asked by every commit's transaction (issue 23)
-        doc = ((self.head.storage.read() or {}).get(SENT_LOG) or {}).get("1")
+        doc = self.head.table(SENT_LOG).get(doc_id=1)
         return 0 if doc is None else int(doc["gen"])
 
     def _sent_log(self) -> SentLog:
