@@ -87,6 +87,7 @@ async def pipeline(cfg_path: Path, engine: Any = None) -> tuple[float, int, floa
     for game in svc.games.values():
         svc.deadlines.rearm(game)
     scheduler.start()
+    svc.settle_heap()  # as `pbem serve` does once its games are armed (pbem.daemon.serve)
     box = ImapMailbox(cfg.imap)
     await asyncio.to_thread(box.connect)
     t, cpu = time.perf_counter(), time.process_time()
