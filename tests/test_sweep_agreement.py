@@ -1,0 +1,154 @@
+"""Words tied to a player or a group of players, found by polish9's sweep of the French
+templates, agree with them: the last fighter of Dracula's final phase (« Une seule joueuse
+combat », DRA-469), the fighters addressed together (« Combattantes, désignez »), Dracula
+burned among women (« parmi elles », DRA-472), the Loup-Garou Elder whose death strips the
+Villagers (« L'Ancienne n'est plus », LG-254, LG-727)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pbem.mail.render import Renderer
+from tests.loupgarou.scenario import LG, ROLES
+from tests.support.game_by_mail import Game
+
+T = "2026-01-08T00:00:00+00:00"
+WOMEN = {"Alice": "f", "Chloé": "f", "Inès": "f"}
+MIXED = {"Alice": "f", "Bruno": "m", "Chloé": "f"}
+
+
+def _fighters(*names: str) -> list[dict[str, Any]]:
+    return [{"name": n, "flames": 1} for n in names]
+
+
+def _burned(burned: list[str], genders: dict[str, str]) -> dict[str, Any]:
+    return {
+        "designations": [],
+        "burned": burned,
+        "dracula_burned": True,
+        "killers": [],
+        "killed": [],
+        "points": {},
+        "genders": genders,
+    }
+
+
+CASES: list[tuple[str, str, str, dict[str, Any], str]] = [
+    (
+        "DRA-469",
+        "fr",
+        "dracula/final_recap",
+        {"fled": [], "fighters": _fighters("Inès"), "deadline": T, "genders": WOMEN},
+        "Une seule joueuse combat : Inès (une flamme).",
+    ),
+    (
+        "DRA-469",
+        "fr",
+        "dracula/final_recap",
+        {"fled": [], "fighters": _fighters("Bruno"), "deadline": T, "genders": MIXED},
+        "Un seul joueur combat : Bruno (une flamme).",
+    ),
+    (
+        "DRA-469",
+        "fr",
+        "dracula/final_recap",
+        {"fled": [], "fighters": _fighters("Hugo"), "deadline": T, "genders": {}},
+        "Une seule personne combat : Hugo (une flamme).",
+    ),
+    (
+        "DRA-470",
+        "fr",
+        "dracula/final_recap",
+        {"fled": [], "fighters": _fighters("Alice", "Inès"), "deadline": T, "genders": WOMEN},
+        "Combattantes, désignez en privé un vampire par flamme",
+    ),
+    (
+        "DRA-470",
+        "fr",
+        "dracula/final_recap",
+        {"fled": [], "fighters": _fighters("Alice", "Bruno"), "deadline": T, "genders": MIXED},
+        "Combattants, désignez en privé un vampire par flamme",
+    ),
+    (
+        "DRA-472",
+        "fr",
+        "dracula/final_result",
+        _burned(["Alice", "Chloé"], WOMEN),
+        "Dracula était parmi elles : tous les vampires meurent.",
+    ),
+    (
+        "DRA-472",
+        "fr",
+        "dracula/final_result",
+        _burned(["Alice", "Bruno"], MIXED),
+        "Dracula était parmi eux : tous les vampires meurent.",
+    ),
+    (
+        "DRA-472",
+        "fr",
+        "dracula/final_result",
+        _burned(["Alice"], WOMEN),
+        "Alice a brûlé.\nC'était Dracula : tous les vampires meurent.",
+    ),
+    (
+        "DRA-472",
+        "en",
+        "dracula/final_result",
+        _burned(["Alice"], WOMEN),
+        "It was Dracula: all the vampires die.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rule", "lang", "template", "params", "said"), CASES)
+def test_the_words_agree_with_the_players_they_name(
+    rule: str, lang: str, template: str, params: dict[str, Any], said: str
+) -> None:
+    """The rule's mail (``rule``) names its players in the words that agree with them."""
+    text = Renderer().text(template, lang, {"game": "D", **params})
+    assert said in text, (rule, text)
+
+
+class _Elder(LG):
+    """The usual Loup-Garou deal (grace the Elder), its players' genders given."""
+
+    def __init__(self, genders: dict[str, str]) -> None:
+        self.names = list(ROLES)
+        Game.__init__(self, ROLES, game="loup-garou", lang="fr", genders=genders)
+
+
+@pytest.mark.parametrize(
+    ("gender", "gone", "dead"),
+    [
+        ("f", "L'Ancienne n'est plus", "l'Ancienne est morte"),
+        ("m", "L'Ancien n'est plus", "l'Ancien est mort"),
+    ],
+)
+def test_lg_254_lg_727_the_elder_agrees_when_her_death_strips_the_villagers(
+    gender: str, gone: str, dead: str
+) -> None:
+    """LG-254, LG-727: the Elder lynched, the Villagers lose their powers at once; the lynch
+    and each powered Villager's notice name the Elder as the card's holder is."""
+    g = _Elder({"grace": gender})
+    g.to_night1()
+    g.night()
+    g.post("judy", "VOTE grace")
+    out = g.deadline("day")
+    lynch = next(m for m in g.public(out) if "lynchage" in m.subject).body
+    assert f"{gone} : les villageois perdent leurs pouvoirs dès maintenant." in lynch
+    lost = [m.body for m in out if "perdez vos pouvoirs" in m.body]
+    assert lost and all(dead in body for body in lost)
+
+
+def test_lg_228_lg_727_the_elder_killed_at_night_agrees_at_dawn() -> None:
+    """LG-228, LG-727: the Elder killed by the Witch's poison at night: the dawn names her
+    « l'Ancienne » (the powers go at the start of the debates)."""
+    g = _Elder({"grace": "f"})
+    g.to_night1()
+    out = g.night(eve="!EMPOISONNER grace")
+    dawn = next(m for m in g.public(out) if "grace" in m.body and "pouvoirs" in m.body).body
+    assert "L'Ancienne n'est plus : les villageois perdent leurs pouvoirs" in dawn
+    lost = [m.body for m in out if "perdez vos pouvoirs" in m.body]
+    assert lost and all("l'Ancienne est morte" in body for body in lost)
