@@ -2,7 +2,9 @@
 templates, agree with them: the last fighter of Dracula's final phase (« Une seule joueuse
 combat », DRA-469), the fighters addressed together (« Combattantes, désignez »), Dracula
 burned among women (« parmi elles », DRA-472), the Loup-Garou Elder whose death strips the
-Villagers (« L'Ancienne n'est plus », LG-254, LG-727)."""
+Villagers (« L'Ancienne n'est plus », LG-254, LG-727), the players listed to whoever named
+nobody (« Joueuses encore en jeu », LG-D42), the sign-up's own help (« STATUT — les
+inscrites »), and Chasse's tie-break told with no word to agree (« la personne sauvée »)."""
 
 from __future__ import annotations
 
@@ -93,6 +95,29 @@ CASES: list[tuple[str, str, str, dict[str, Any], str]] = [
         "Alice a brûlé.\nC'était Dracula : tous les vampires meurent.",
     ),
     (
+        "LG-D42",
+        "fr",
+        "reasons/unknown_target",
+        {"name": "zoé", "suggestions": [], "players": ["Alice", "Chloé"], "out": ["Bruno"]}
+        | {"genders": {**WOMEN, **MIXED}},
+        "Joueuses encore en jeu : Alice, Chloé ; hors jeu : Bruno.",
+    ),
+    (
+        "LG-D42",
+        "fr",
+        "reasons/unknown_target",
+        {"name": "zoé", "suggestions": [], "players": ["Alice", "Bruno"], "out": []}
+        | {"genders": MIXED},
+        "Joueurs : Alice, Bruno.",
+    ),
+    (
+        "CAS-D20",
+        "fr",
+        "reasons/tiebreak_mode",
+        {"mode": "spare", "genders": WOMEN},
+        "Envoyez SAUVER nom : vous désignez la personne sauvée.",
+    ),
+    (
         "DRA-472",
         "en",
         "dracula/final_result",
@@ -152,3 +177,14 @@ def test_lg_228_lg_727_the_elder_killed_at_night_agrees_at_dawn() -> None:
     assert "L'Ancienne n'est plus : les villageois perdent leurs pouvoirs" in dawn
     lost = [m.body for m in out if "perdez vos pouvoirs" in m.body]
     assert lost and all("l'Ancienne est morte" in body for body in lost)
+
+
+def test_a_volunteers_help_names_the_sign_ups_as_the_roster_does() -> None:
+    """A volunteer's AIDE says what STATUT tells: « les inscrites » in a lobby of women."""
+    from tests.signup.helpers import opened, send, to
+
+    table, _ = opened(seats=(8, 12))
+    for i, volunteer in enumerate(["Anne elle", "Chloé elle"]):
+        send(table, f"v{i}@example.org", f"INSCRIPTION {volunteer}")
+    body = to(send(table, "v0@example.org", "AIDE"), "v0@example.org")[0].body
+    assert "STATUT — les inscrites et votre situation" in body, body
