@@ -188,3 +188,20 @@ def test_a_volunteers_help_names_the_sign_ups_as_the_roster_does() -> None:
         send(table, f"v{i}@example.org", f"INSCRIPTION {volunteer}")
     body = to(send(table, "v0@example.org", "AIDE"), "v0@example.org")[0].body
     assert "STATUT — les inscrites et votre situation" in body, body
+
+
+@pytest.mark.parametrize(
+    ("gender", "said"),
+    [
+        ("f", "Alice change de joueuse"),
+        ("m", "Alice change de joueur"),
+        (None, "Alice change de main"),
+    ],
+)
+def test_a_seat_kept_under_its_name_says_who_holds_it_now(gender: str | None, said: str) -> None:
+    """Issue 13 (substitute_name kept): the list's notice of a seat changing hands under its
+    own name says so in the newcomer's gender, as its body does (« Une remplaçante »)."""
+    genders = {"Alice": gender} if gender else {}
+    params = {"game": "G", "name": "Alice", "old": "Alice", "genders": genders}
+    subject, _body = Renderer().mail("common/substituted", "fr", params)
+    assert subject == f"[G] {said}"
