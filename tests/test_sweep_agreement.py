@@ -4,7 +4,9 @@ combat », DRA-469), the fighters addressed together (« Combattantes, désignez
 burned among women (« parmi elles », DRA-472), the Loup-Garou Elder whose death strips the
 Villagers (« L'Ancienne n'est plus », LG-254, LG-727), the players listed to whoever named
 nobody (« Joueuses encore en jeu », LG-D42), the sign-up's own help (« STATUT — les
-inscrites »), and Chasse's tie-break told with no word to agree (« la personne sauvée »)."""
+inscrites »), Chasse's tie-break told with no word to agree (« la personne sauvée »), a seat kept under its
+name (« change de joueuse »), and the openings' greeting and count (« Bonjour à toutes »,
+« 16 joueuses »)."""
 
 from __future__ import annotations
 
@@ -205,3 +207,31 @@ def test_a_seat_kept_under_its_name_says_who_holds_it_now(gender: str | None, sa
     params = {"game": "G", "name": "Alice", "old": "Alice", "genders": genders}
     subject, _body = Renderer().mail("common/substituted", "fr", params)
     assert subject == f"[G] {said}"
+
+
+@pytest.mark.parametrize(
+    ("game", "gender", "said"),
+    [
+        ("chasse-aux-sorcieres", "f", "Bonjour à toutes."),  # CAS-700
+        ("chasse-aux-sorcieres", "m", "Bonjour à tous."),
+        ("chasse-aux-sorcieres", None, "Bonjour à tous."),
+        ("loup-garou", "f", "Une partie commence : 16 joueuses"),  # LG-700
+        ("loup-garou", None, "Une partie commence : 16 joueurs"),
+    ],
+)
+def test_cas_700_lg_700_the_opening_greets_the_players_as_they_are(
+    game: str, gender: str | None, said: str
+) -> None:
+    """CAS-700, LG-700: the opening addresses the table: a table of women is greeted « Bonjour
+    à toutes » and counted « 16 joueuses »; mixed or not given, the masculine plural."""
+    from pbem.table import Table
+    from pbem.tools.demo import demo_setup
+    from pbem.tools.simulate import EPOCH
+
+    setup = demo_setup(game, 16 if game == "loup-garou" else 14, 0, "fr")
+    for player in setup["players"]:
+        if gender:
+            player["gender"] = gender
+    _table, step = Table.new(setup, EPOCH)
+    opening = next(m for m in step.outgoing if m.public)
+    assert said in opening.subject + "\n" + opening.body
