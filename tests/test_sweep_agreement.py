@@ -4,9 +4,9 @@ combat », DRA-469), the fighters addressed together (« Combattantes, désignez
 burned among women (« parmi elles », DRA-472), the Loup-Garou Elder whose death strips the
 Villagers (« L'Ancienne n'est plus », LG-254, LG-727), the players listed to whoever named
 nobody (« Joueuses encore en jeu », LG-D42), the sign-up's own help (« STATUT — les
-inscrites »), Chasse's tie-break told with no word to agree (« la personne sauvée »), a seat kept under its
-name (« change de joueuse »), and the openings' greeting and count (« Bonjour à toutes »,
-« 16 joueuses »)."""
+inscrites »), Chasse's tie-break told with no word to agree (« la personne sauvée »), a
+seat kept under its name (« change de joueuse »), and the openings' greeting and count
+(« Bonjour à toutes », « 16 joueuses »)."""
 
 from __future__ import annotations
 
