@@ -6,7 +6,8 @@ Villagers (« L'Ancienne n'est plus », LG-254, LG-727), the players listed to w
 nobody (« Joueuses encore en jeu », LG-D42), the sign-up's own help (« STATUT — les
 inscrites »), Chasse's tie-break told with no word to agree (« la personne sauvée »), a
 seat kept under its name (« change de joueuse »), and the openings' greeting and count
-(« Bonjour à toutes », « 16 joueuses »)."""
+(« Bonjour à toutes », « 16 joueuses »), a pack of she-wolves' « une voix chacune » (LUP-300)
+and the Masons' Subject (« les Franc-maçonnes », LUP-360)."""
 
 from __future__ import annotations
 
@@ -118,6 +119,36 @@ CASES: list[tuple[str, str, str, dict[str, Any], str]] = [
         "reasons/tiebreak_mode",
         {"mode": "spare", "genders": WOMEN},
         "Envoyez SAUVER nom : vous désignez la personne sauvée.",
+    ),
+    (
+        "LUP-300",
+        "fr",
+        "lupus/wolves_prompt",
+        {"name": "Alice", "wolves": ["Alice", "Chloé"], "deadline": T, "tie": "random"}
+        | {"genders": WOMEN},
+        "(une voix chacune, modifiable",
+    ),
+    (
+        "LUP-300",
+        "fr",
+        "lupus/wolves_prompt",
+        {"name": "Alice", "wolves": ["Alice", "Bruno"], "deadline": T, "tie": "random"}
+        | {"genders": MIXED},
+        "(une voix chacun, modifiable",
+    ),
+    (
+        "LUP-360",
+        "fr",
+        "lupus/masons",
+        {"name": "Alice", "others": ["Chloé", "Inès"], "genders": WOMEN},
+        "Première nuit : les Franc-maçonnes",
+    ),
+    (
+        "LUP-360",
+        "fr",
+        "lupus/masons",
+        {"name": "Alice", "others": ["Bruno", "Chloé"], "genders": MIXED},
+        "Première nuit : les Francs-maçons",
     ),
     (
         "DRA-472",
