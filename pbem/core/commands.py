@@ -139,7 +139,8 @@ class Players(Arg):
         if not chosen or (len(chosen) < self.count and not self.at_most):
             raise InvalidSyntax("missing_names", count=self.count)
         if self.distinct and len(set(chosen)) != len(chosen):
-            raise InvalidSyntax("same_name_twice")
+            twice = next(t for i, t in enumerate(chosen) if t in chosen[:i])
+            raise InvalidSyntax("same_name_twice", name=twice)
         out.targets.extend(chosen)
         return tokens
 

@@ -251,7 +251,13 @@ def bench_offer(
     # the game's masters, else the daemon's: an offer nobody reads would strand the volunteer
     masters = table.setup.admins or tuple(a.lower() for a in admins)
     living = [table.roster.shown(s) for s in table.rules.names(table.state) if alive(table, s)]
-    params = {"game": table.rules.title, "volunteer": joined.name, "address": joined.email}
+    params: dict[str, object] = {
+        "game": table.rules.title,
+        "volunteer": joined.name,
+        "address": joined.email,
+        # « Une remplaçante se propose » when she said « elle » (REMPLACANT nom elle)
+        "genders": {joined.name: joined.gender} if joined.gender else {},
+    }
     subject, body = table.renderer.mail(
         "desk/bench_offer", table.setup.lang, {**params, "seats": living}
     )

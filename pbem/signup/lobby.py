@@ -296,7 +296,12 @@ def check_start(lobby: Lobby, legal: Sequence[int]) -> None:
     """``DEMARRER``: refused unless the count is one the rules accept."""
     _still_open(lobby)
     if len(lobby.seated) not in legal:
-        raise LobbyRefusal("signup_count_illegal", count=len(lobby.seated), legal=list(legal))
+        raise LobbyRefusal(
+            "signup_count_illegal",
+            count=len(lobby.seated),
+            legal=list(legal),
+            seated=[v.name for v in lobby.seated],  # « 3 inscrites » agrees with who they are
+        )
 
 
 def cancel(lobby: Lobby, now: datetime) -> dict[str, Any]:

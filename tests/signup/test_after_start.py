@@ -60,7 +60,7 @@ def test_a_strangers_offer_to_substitute_after_the_start_reaches_the_game_master
     # the game masters get the command that gives him a seat
     assert "banc des remplaçants" in to(step, "late@example.org")[0].body
     (notice,) = to(step, GM)
-    assert "Un remplaçant se propose : Tardif" in notice.subject
+    assert "Proposition de remplacement : Tardif" in notice.subject  # his gender not given
     assert "REMPLACER nom par Tardif" in notice.body and "late@example.org" in notice.body
     assert notice.html is not None  # the HTML alternative of the game's mails
     assert [type(e).__name__ for e in step.facts] == ["BenchJoined"]
@@ -120,3 +120,18 @@ def _help_reply(table: SignupTable, sender: str, **delivery: Any) -> str:
     step = table.receive(mail(sender, "AIDE"), channel="private", now=EPOCH, **delivery)
     (reply,) = to(step, sender)
     return reply.body
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("REMPLACANTE Zoé elle", "Une remplaçante se propose : Zoé"),
+        ("REMPLACANT Hugo il", "Un remplaçant se propose : Hugo"),
+    ],
+)
+def test_the_game_masters_are_told_of_a_volunteer_as_she_said(line: str, said: str) -> None:
+    """Issue 13: the volunteer's « il »/« elle » (REMPLACANT nom elle) reaches the game
+    masters' notice: « Une remplaçante se propose : Zoé »."""
+    table, _ = _started()
+    (notice,) = to(send(table, "late@example.org", line), GM)
+    assert said in notice.subject

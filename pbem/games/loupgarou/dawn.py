@@ -54,7 +54,10 @@ def dawn(night: Night, now: datetime) -> list[Event]:
     events = night.events
     dead = [e.player for e in events if isinstance(e, PlayerDied)]  # LG-D16: in order
     # Step 9: the Ancien's death strips the Villagers at the start of the debates (LG-228).
-    elder_dead = any(state.seat(p).role == ELDER for p in dead)
+    elder = next((p for p in dead if state.seat(p).role == ELDER), None)
+    elder_dead = elder is not None
+    # named only when dead (« l'Ancienne n'est plus »): every other notice stays as logged before
+    named = {"elder": elder} if elder is not None else {}
     s = night.s
 
     def reached(who: Sequence[PlayerId]) -> list[PlayerId]:
@@ -103,7 +106,7 @@ def dawn(night: Night, now: datetime) -> list[Event]:
         lost = [p for p in s.team(VILLAGERS) if s.powered(p)]
         affected = [p for p in lost if s.seat(p).role in POWERED]
         if affected:
-            events.append(private("loupgarou/powers_lost", affected, thread, when="today"))
+            events.append(private("loupgarou/powers_lost", affected, thread, when="today", **named))
     # The dawn announcement (LG-730) opens the debates (LG-240): the loss happens now.
     t_day = now + o.day_duration
     mayor_died = s.mayor is not None and s.mayor in dead
@@ -117,6 +120,7 @@ def dawn(night: Night, now: datetime) -> list[Event]:
             elder_dead=elder_dead,
             mayor_dead=s.mayor if mayor_died else None,
             deadline=None if ending else iso(t_day),
+            **named,
         )
     )
     if lost:

@@ -117,7 +117,10 @@ def lynch(
             s = emit(PlayerDied(designated, "lynch"))
         s = emit(*deaths.grief_deaths(s))  # LG-253
     dead = [e.player for e in batch.events[start:] if isinstance(e, PlayerDied)]
-    elder_dead = any(s.seat(p).role == ELDER for p in dead)
+    elder = next((p for p in dead if s.seat(p).role == ELDER), None)
+    elder_dead = elder is not None
+    # named only when dead (« l'Ancienne n'est plus »): every other notice stays as logged before
+    named = {"elder": elder} if elder is not None else {}
     lost: list[PlayerId] = []
     if elder_dead:  # LG-254, LG-386: at once by day
         lost = [p for p in s.team(VILLAGERS) if s.powered(p)]
@@ -136,13 +139,14 @@ def lynch(
             mayor_dead=s.mayor if mayor_died else None,
             # only when they are named: every other lynch's notice stays as logged before
             **({"tied": list(tied)} if tied else {}),
+            **named,
         )
     )
     if lost:
         s = emit(PowersLost(tuple(lost)))
         affected = [p for p in lost if s.seat(p).role in POWERED]
         if affected:  # LG-727
-            emit(private("loupgarou/powers_lost", affected, thread, when="now"))
+            emit(private("loupgarou/powers_lost", affected, thread, when="now", **named))
     if ending:
         emit(*ending)
         return
