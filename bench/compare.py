@@ -7,15 +7,19 @@ round, so that a busy machine slows both alike; the table gives each figure's me
 rounds, and the ratio HEAD / REF. A figure one side's bench does not print is shown as "—".
 
 ``simulate`` is measured in lockstep: one long-lived worker per side (``bench/pair_worker.py``,
-running that side's own ``bench/simulate.py``), the two taking turns one game at a time, each
-timing its own game in CPU time. This VM's speed drifts by a fifth from one minute to the next,
-so whole runs a minute apart do not compare; two games a fraction of a second apart do. The
+running that side's own ``bench/simulate.py``), the two taking turns, ``--slice`` games a turn
+(4; about 0.1 s), each timing its own games in CPU time. This VM's speed drifts by a fifth from
+one minute to the next, so whole runs a minute apart do not compare; turns a fraction of a
+second apart do. One game a turn (``--slice 1``) times every game just after the other side's
+has evicted its CPU caches: that cost HEAD 3 to 5 % against a507d5c on 2026-12-07 (60 pairs
+each, alternated: 1.471× and 1.505× with one game a turn, 1.538× and 1.548× with four), where
+whole runs (1.62×) and instruction counts (1.65×) see warm caches, as a daemon's busy minute does. The
 ratio is REF's total time over HEAD's (what games per second means: the ratio column is HEAD's
 figure over REF's), with a 95 % interval from resampling the pairs. ``--whole-runs`` measures
 ``simulate`` as the other benches are, whole runs under ``bench/cpu_clock.py``. ``balance``
 (not run unless asked) compares ``bench/balance.py``'s games per second per core in lockstep.
 
-    python bench/compare.py [--ref COMMIT] [--rounds N] [--pairs N] [--warmup N] [--games N]
+    python bench/compare.py [--ref COMMIT] [--rounds N] [--pairs N] [--slice N] [--warmup N] [--games N]
         [--players N] [--idle-games N] [--messages N] [--only simulate,games,ingest,balance]
         [--balance-game ID] [--balance-players N] [--whole-runs] [--verbose]
 
@@ -293,13 +297,14 @@ def lockstep(
 def lockstep_simulate(ref_tree: Path, args: argparse.Namespace) -> tuple[list[Row], list[str]]:
     """``simulate``'s figures in lockstep: for each pair, a game with every mail rendered, then
     another with the bench's NullRenderer."""
+    k = args.slice
     paired = lockstep(
         (ref_tree, HERE),
         ["simulate", "--players", str(args.players)],
-        [{"kind": "full", "bare": False}, {"kind": "bare", "bare": True}],
+        [{"kind": "full", "bare": False, "games": k}, {"kind": "bare", "bare": True, "games": k}],
         args,
     )
-    n = args.pairs
+    n = args.pairs * k
 
     def per_command(side: int) -> float:
         return 1e6 * paired.total("full", side, "receive") / paired.total("full", side, "commands")
@@ -318,7 +323,7 @@ def lockstep_simulate(ref_tree: Path, args: argparse.Namespace) -> tuple[list[Ro
     ]
     notes = [
         f"simulate in lockstep: {n} {args.players}-player games a side and {n} more without "
-        "rendering, paired by seed, CPU time",
+        f"rendering, {k} in a row a turn, paired by seed, CPU time",
         paired.note("full", "  whole pipeline"),
         paired.note("bare", "  without rendering"),
     ]
@@ -390,6 +395,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ref", default=DEFAULT_REF, help="the reference commit")
     parser.add_argument("--rounds", type=int, default=3, help="alternating runs of each side")
     parser.add_argument("--pairs", type=int, default=150, help="seeds played in lockstep")
+    parser.add_argument(
+        "--slice", type=int, default=4, help="simulate's games a side plays in a row, a turn"
+    )
     parser.add_argument(
         "--warmup", type=int, default=3, help="lockstep seeds not counted, for each new worker"
     )

@@ -5,7 +5,8 @@ Run from a side's tree with ``PYTHONPATH`` set to it (its ``pbem``, its ``bench/
 writes one JSON line per slice and reads one back:
 - ``simulate``: ``{"seed": 7, "bare": false}`` plays seed 7 through that side's
   ``bench/simulate.py`` ``run`` (with its ``NullRenderer`` if bare) and answers
-  ``{"seconds": pipeline, "receive": s, "commands": n}``;
+  ``{"seconds": pipeline, "receive": s, "commands": n}``; with ``"games": 4`` it plays seeds
+  28 to 31 (the 7th four) in a row;
 - ``balance``: ``{"seed": 7, "games": 5}`` plays seeds 35 to 39 (the 7th five) through that side's
   ``bench/balance.py`` ``per_core`` and answers ``{"seconds": s}``.
 Each side's own bench code is called, so REF's is measured as REF wrote it. Both play
@@ -67,7 +68,10 @@ def main() -> None:
         asked = json.loads(line)
         answer: dict[str, float]
         if args.bench == "simulate":
-            _, timer = seeds(bench, asked["seed"], 1).run(1, args.players, renderers[asked["bare"]])
+            games = asked.get("games", 1)
+            first = asked["seed"] * games  # no seed played twice: a replay may find it cached
+            renderer = renderers[asked["bare"]]
+            _, timer = seeds(bench, first, games).run(games, args.players, renderer)
             answer = {"seconds": timer.total, "receive": timer.receive, "commands": timer.commands}
         else:
             games = asked["games"]

@@ -107,12 +107,16 @@ def test_compare_in_lockstep_prints_every_figure_and_the_pairs_interval(capsys: 
             "0",
             "--players",
             "8",
+            "--slice",
+            "2",
         ]
     )
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     rows = [line for line in out.splitlines() if line.startswith(("| simulate", "| balance"))]
     assert len(rows) == 5 and all("—" not in row for row in rows), out
-    assert "2 pairs in lockstep" in out and "2 8-player games a side" in out, out
+    # two pairs of turns, two games a turn: four games a side, none played twice
+    assert "2 pairs in lockstep" in out and "4 8-player games a side" in out, out
+    assert "2 in a row a turn" in out, out
     assert "whole pipeline HEAD/REF" in out and "95 % interval" in out, out
 
 
