@@ -28,6 +28,7 @@ import re
 from email.message import Message
 
 from pbem.mail.alignment import aligned
+from pbem.mail.mime import raw_headers
 
 
 def _tags(value: str) -> dict[str, str]:
@@ -53,15 +54,10 @@ def _message_id(msg: Message) -> str:
     nor for ``<>``). A plain id is read from the raw header (issue 23: the header registry
     cost 4 % of a mail's handling); any other (comments, quotes, folding inside, RFC 2047,
     8-bit) is read by the registry, as before."""
-    # Message.get's scan, without its parse: the first Message-ID, raw (compat32 and the
-    # modern policy keep the same raw value; a header object set by a program is parsed)
-    for name, value in msg.__dict__.get("_headers", ()):
-        if len(name) == 10 and name.lower() == "message-id":
-            if type(value) is str:
-                bare = value.strip(" \t\r\n")
-                if _PLAIN_ID.fullmatch(bare):
-                    return bare
-            break
+    # the first Message-ID, raw (compat32 and the modern policy keep the same raw value)
+    first = raw_headers(msg, "Message-ID")[:1]
+    if first and _PLAIN_ID.fullmatch(first[0]):
+        return first[0]
     try:
         value = str(msg.get("Message-ID", "") or "")
     except Exception:
